@@ -1,0 +1,58 @@
+# Gacha TriadAlpha backend: the front door. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PROTOS := $(wildcard proto/triad/v1/*.proto)
+GEN_STAMP := gen/.generated
+
+.PHONY: help venv proto run test unit lint fmt bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+venv: $(STAMP) ## create .venv and install the pinned dependencies
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# Generated protobuf code lives in gen/ (never committed); put it on the venv's path.
+	@echo "$(CURDIR)/gen" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/triad-generated.pth"
+	@touch $@
+
+proto: $(GEN_STAMP) ## generate Python code from proto/triad/v1 into gen/
+
+$(GEN_STAMP): $(STAMP) $(PROTOS)
+	@rm -rf gen && mkdir -p gen
+	$(BIN)/python -m grpc_tools.protoc -I proto \
+		--python_out=gen --grpc_python_out=gen \
+		--mypy_out=gen --mypy_grpc_out=gen $(PROTOS)
+	@touch gen/triad/__init__.py gen/triad/v1/__init__.py gen/triad/py.typed $@
+
+run: proto ## start the whole backend on this machine
+	$(BIN)/python -m services.platform.run
+
+test: proto lint ## run every test (unit, integration, conformance)
+	$(BIN)/python -m pytest -q
+
+unit: proto ## run the fast unit tests only
+	$(BIN)/python -m pytest -q -m "not integration" services gateway
+
+lint: proto ## ruff (lint and format check) and mypy
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: $(STAMP) ## format the code and apply safe lint fixes
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: proto ## run the benchmarks; JSON reports land in bench/results/
+	$(BIN)/python -m bench
+
+clean: ## remove the virtual environment and generated code
+	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache

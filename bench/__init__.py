@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` runs them and writes JSON reports to bench/results/."""

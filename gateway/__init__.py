@@ -1,0 +1,1 @@
+"""The gateway: the only public endpoint (TLS, accounts, tokens, per-player streams)."""

@@ -1,0 +1,1 @@
+"""The backend's services: platform (shared plumbing), match, matchmaker, collection, rating."""

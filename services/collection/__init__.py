@@ -1,0 +1,1 @@
+"""The collection service: catalog, owned copies, decks, boosters, draft, Trade One."""

@@ -1,0 +1,1 @@
+"""The match service: event-sourced matches, the rules engine, per-player views, timers."""

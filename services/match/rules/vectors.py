@@ -1,0 +1,180 @@
+"""Placement vectors: the JSON format of ``shared/conformance/placement.jsonl``.
+
+A vector is one placement on a board with the rules in force. :func:`parse_vector`
+checks every field and raises :class:`VectorError` naming the first problem, so a
+malformed vector never reaches the engine; :func:`run_vector` resolves a parsed one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any
+
+from services.match.rules.board import Board
+from services.match.rules.cards import ACE, Card, Element, Sides
+from services.match.rules.errors import RuleViolation
+from services.match.rules.game import Seat
+from services.match.rules.geometry import Geometry
+from services.match.rules.resolve import Placement, Rules
+
+RULE_NAMES = frozenset(f.name for f in fields(Rules))
+MAX_SIDE_CELLS = 1_000_000
+"""Refuse absurd boards instead of allocating them."""
+
+
+class VectorError(ValueError):
+    """A vector that does not follow the format; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Vector:
+    name: str | None
+    board: Board
+    player: Seat
+    cell: int
+    card: Card
+
+
+def load_line(line: str) -> dict[str, Any]:
+    """Read one JSON line into the object it must hold."""
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise VectorError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(raw, dict):
+        raise VectorError(f"a vector is a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def parse_vector(raw: dict[str, Any]) -> Vector:
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise VectorError("'name' must be a string")
+    rows, cols = _size(raw.get("size", [3, 3]))
+    size = rows * cols
+    blocked = _blocked(raw.get("blocked", []), size)
+    geometry = Geometry.of(rows, cols, blocked)
+    rules = _rules(raw.get("rules", {}))
+    cells = raw.get("cells")
+    marks = (
+        [None] * size
+        if cells is None
+        else [_element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", size))]
+    )
+    board = Board.empty(geometry, rules, marks)
+    for index, entry in enumerate(_list(raw.get("board"), "board", size)):
+        if entry is None:
+            continue
+        where = f"board[{index}]"
+        if index in blocked:
+            raise VectorError(f"{where} is a blocked cell and cannot hold a card")
+        card_raw = _object(entry, where)
+        owner = _seat(card_raw.get("owner"), f"{where}.owner")
+        board = board.with_card(index, _card(card_raw, where), owner)
+    move = _object(raw.get("move"), "move")
+    player = _seat(move.get("player"), "move.player")
+    cell = move.get("cell")
+    if not _is_int(cell):
+        raise VectorError("move.cell must be a whole number (a row-major cell index)")
+    try:
+        board.check_free(cell)
+    except RuleViolation as exc:
+        raise VectorError(f"move.cell: {exc}") from None
+    card = _card(_object(move.get("card"), "move.card"), "move.card")
+    return Vector(name, board, player, cell, card)
+
+
+def run_vector(vector: Vector) -> tuple[Board, Placement]:
+    return vector.board.place(vector.cell, vector.card, vector.player)
+
+
+def result_json(name: Any, board: Board, placement: Placement) -> dict[str, Any]:
+    """The output line of ``triad-rules resolve`` for one vector."""
+    return {
+        "name": name,
+        "owners": [None if o is None else Seat(o).name for o in board.owners],
+        "captures": {str(c.cell): c.cause.value for c in placement.captures},
+    }
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _size(value: object) -> tuple[int, int]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(_is_int(v) and v >= 1 for v in value)
+    ):
+        raise VectorError("'size' must be [rows, columns], two whole numbers of at least 1")
+    rows, cols = value
+    if rows * cols > MAX_SIDE_CELLS:
+        raise VectorError(f"'size' {rows}x{cols} is too large")
+    return rows, cols
+
+
+def _blocked(value: object, size: int) -> frozenset[int]:
+    if not isinstance(value, list) or not all(_is_int(v) for v in value):
+        raise VectorError("'blocked' must be a list of cell indices")
+    outside = [v for v in value if not 0 <= v < size]
+    if outside:
+        raise VectorError(f"'blocked' cells {outside} are outside the board (0..{size - 1})")
+    return frozenset(value)
+
+
+def _rules(value: object) -> Rules:
+    if not isinstance(value, dict):
+        raise VectorError("'rules' must be an object such as {\"same\": true}")
+    unknown = sorted(set(value) - RULE_NAMES)
+    if unknown:
+        raise VectorError(
+            f"unknown rule {', '.join(map(repr, unknown))}; known rules: {', '.join(sorted(RULE_NAMES))}"
+        )
+    for key, flag in value.items():
+        if not isinstance(flag, bool):
+            raise VectorError(f"rule {key!r} must be true or false, got {flag!r}")
+    return Rules(**value)
+
+
+def _list(value: object, field: str, size: int) -> list[Any]:
+    if not isinstance(value, list):
+        raise VectorError(f"'{field}' must be a list of {size} entries, row-major")
+    if len(value) != size:
+        raise VectorError(f"'{field}' has {len(value)} entries; the board has {size} cells")
+    return value
+
+
+def _object(value: object, field: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise VectorError(f"'{field}' must be an object")
+    return value
+
+
+def _seat(value: object, field: str) -> Seat:
+    if value not in ("A", "B"):
+        raise VectorError(f"{field} must be \"A\" or \"B\", got {value!r}")
+    return Seat.A if value == "A" else Seat.B
+
+
+def _element(value: object, field: str) -> Element | None:
+    if value is None:
+        return None
+    try:
+        return Element(value)
+    except ValueError:
+        raise VectorError(
+            f"{field}: unknown element {value!r}; elements are "
+            f"{', '.join(e.value for e in Element)} or null"
+        ) from None
+
+
+def _card(raw: dict[str, Any], field: str) -> Card:
+    sides = raw.get("sides")
+    if not isinstance(sides, list) or len(sides) != 4 or not all(_is_int(s) for s in sides):
+        raise VectorError(f"{field}.sides must be four whole numbers: top, right, bottom, left")
+    if not all(1 <= s <= ACE for s in sides):
+        raise VectorError(f"{field}.sides {sides} must each be within 1..10 (A is 10)")
+    typed: Sides = (sides[0], sides[1], sides[2], sides[3])
+    return Card(typed, _element(raw.get("element"), f"{field}.element"))

@@ -1,0 +1,1 @@
+"""The matchmaker: queues per mode, pairing, the custom-table lobby, bot seats."""

@@ -1,0 +1,1 @@
+"""The rating service: Season 0 Elo ladders for Ranked and Draft, leaderboards."""
