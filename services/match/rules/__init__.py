@@ -8,7 +8,6 @@ callers pass random draws in, so every result is a pure function of its argument
 """
 
 from services.match.rules.board import Board
-from services.match.rules.geometry import Geometry
 from services.match.rules.cards import (
     ACE,
     SIDES,
@@ -22,6 +21,7 @@ from services.match.rules.cards import (
 )
 from services.match.rules.deck import DeckEntry, DeckRule, Violation, validate_deck
 from services.match.rules.game import Move, Outcome, Position, Seat
+from services.match.rules.geometry import Geometry
 from services.match.rules.resolve import Capture, Cause, Placement, Rules, resolve
 from services.match.rules.view import HIDDEN, Hidden, PlayerView, Visibility, view_for
 
@@ -38,11 +38,11 @@ __all__ = [
     "Element",
     "Geometry",
     "Hidden",
+    "Move",
     "Outcome",
     "Placement",
     "PlayerView",
     "Position",
-    "Move",
     "Rules",
     "Seat",
     "Side",

@@ -58,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "resolve":
         # Undecodable bytes become U+FFFD so the line fails as "not JSON", not as a traceback.
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
-        return 1 if resolve_lines(sys.stdin, sys.stdout) else 0
+        try:
+            return 1 if resolve_lines(sys.stdin, sys.stdout) else 0
+        except BrokenPipeError:  # the reader went away (`| head`): not our failure
+            sys.stderr.close()
+            return 0
     parser.error(f"unknown command {args.command}")
     return 2
 

@@ -86,9 +86,7 @@ def validate_deck(
             )
     bad_stars = tuple(e.copy_id for e in entries if not 1 <= e.stars <= 5)
     if bad_stars:
-        found.append(
-            Violation(DeckRule.STARS, bad_stars, "star ranks run from 1 to 5")
-        )
+        found.append(Violation(DeckRule.STARS, bad_stars, "star ranks run from 1 to 5"))
     fives = tuple(e.copy_id for e in entries if e.stars == 5)
     fours = tuple(e.copy_id for e in entries if e.stars == 4)
     if len(fives) > MAX_FIVE_STARS:

@@ -48,7 +48,9 @@ class Position:
     to_move: Seat
 
     @staticmethod
-    def start(board: Board, hand_a: Sequence[Card], hand_b: Sequence[Card], first: Seat) -> Position:
+    def start(
+        board: Board, hand_a: Sequence[Card], hand_b: Sequence[Card], first: Seat
+    ) -> Position:
         """The opening position; ``first`` is the seat the server drew to place first."""
         return Position(board, (tuple(hand_a), tuple(hand_b)), first)
 

@@ -37,7 +37,9 @@ class Geometry:
         return self.rows * self.cols
 
     @staticmethod
-    def of(rows: int = 3, cols: int = 3, blocked: frozenset[int] | tuple[int, ...] = ()) -> Geometry:
+    def of(
+        rows: int = 3, cols: int = 3, blocked: frozenset[int] | tuple[int, ...] = ()
+    ) -> Geometry:
         return _geometry(rows, cols, frozenset(blocked))
 
 

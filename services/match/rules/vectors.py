@@ -19,6 +19,7 @@ from services.match.rules.geometry import Geometry
 from services.match.rules.resolve import Placement, Rules
 
 RULE_NAMES = frozenset(f.name for f in fields(Rules))
+ELEMENT_NAMES = tuple(e.value for e in Element)
 MAX_SIDE_CELLS = 1_000_000
 """Refuse absurd boards instead of allocating them."""
 
@@ -75,7 +76,7 @@ def parse_vector(raw: dict[str, Any]) -> Vector:
     move = _object(raw.get("move"), "move")
     player = _seat(move.get("player"), "move.player")
     cell = move.get("cell")
-    if not _is_int(cell):
+    if not isinstance(cell, int) or isinstance(cell, bool):
         raise VectorError("move.cell must be a whole number (a row-major cell index)")
     try:
         board.check_free(cell)
@@ -129,9 +130,8 @@ def _rules(value: object) -> Rules:
         raise VectorError("'rules' must be an object such as {\"same\": true}")
     unknown = sorted(set(value) - RULE_NAMES)
     if unknown:
-        raise VectorError(
-            f"unknown rule {', '.join(map(repr, unknown))}; known rules: {', '.join(sorted(RULE_NAMES))}"
-        )
+        known = ", ".join(sorted(RULE_NAMES))
+        raise VectorError(f"unknown rule {', '.join(map(repr, unknown))}; known rules: {known}")
     for key, flag in value.items():
         if not isinstance(flag, bool):
             raise VectorError(f"rule {key!r} must be true or false, got {flag!r}")
@@ -154,20 +154,18 @@ def _object(value: object, field: str) -> dict[str, Any]:
 
 def _seat(value: object, field: str) -> Seat:
     if value not in ("A", "B"):
-        raise VectorError(f"{field} must be \"A\" or \"B\", got {value!r}")
+        raise VectorError(f'{field} must be "A" or "B", got {value!r}')
     return Seat.A if value == "A" else Seat.B
 
 
 def _element(value: object, field: str) -> Element | None:
     if value is None:
         return None
-    try:
-        return Element(value)
-    except ValueError:
+    if not isinstance(value, str) or value not in ELEMENT_NAMES:
         raise VectorError(
-            f"{field}: unknown element {value!r}; elements are "
-            f"{', '.join(e.value for e in Element)} or null"
-        ) from None
+            f"{field}: unknown element {value!r}; elements are {', '.join(ELEMENT_NAMES)} or null"
+        )
+    return Element(value)
 
 
 def _card(raw: dict[str, Any], field: str) -> Card:
