@@ -29,6 +29,11 @@ class DeckRule(StrEnum):
     LOCKED = "locked"
 
 
+def within_star_limits(fives: int, fours: int) -> bool:
+    """#5★ ≤ 1 and #5★ + #4★ ≤ 2."""
+    return fives <= MAX_FIVE_STARS and fives + fours <= MAX_FOUR_AND_FIVE_STARS
+
+
 @dataclass(frozen=True, slots=True)
 class DeckEntry:
     copy_id: str
