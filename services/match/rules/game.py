@@ -23,7 +23,10 @@ class Seat(IntEnum):
 
     @property
     def other(self) -> Seat:
-        return Seat(1 - self)
+        return _OTHER[self]
+
+
+_OTHER = (Seat.B, Seat.A)
 
 
 @dataclass(frozen=True, slots=True)
