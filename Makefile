@@ -29,6 +29,8 @@ proto: $(GEN_STAMP) ## generate Python code from proto/triad/v1 into gen/
 $(GEN_STAMP): $(STAMP) $(PROTOS)
 	@rm -rf gen && mkdir -p gen
 	$(BIN)/python -m grpc_tools.protoc -I proto \
+		--plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy \
+		--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
 		--python_out=gen --grpc_python_out=gen \
 		--mypy_out=gen --mypy_grpc_out=gen $(PROTOS)
 	@touch gen/triad/__init__.py gen/triad/v1/__init__.py gen/triad/py.typed $@
