@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.match.rules.cards import Card, Element, Sides, adjusted_sides
@@ -50,6 +50,19 @@ class Board:
         captures = resolve(self.geometry, self.adjusted, owners, cell, sides, player, self.rules)
         board = self._set(cell, card, player, owners, sides)
         return board, Placement(cell, tuple(captures))
+
+    def apply(self, cell: int, card: Card, player: int, captured: Iterable[int]) -> Board:
+        """The board after a placement whose outcome is already known: ``card`` goes
+        down on ``cell`` and every ``captured`` cell turns to ``player``. Replay uses
+        this, so history never re-runs rule code."""
+        self.check_free(cell)
+        owners = list(self.owners)
+        for taken in captured:
+            if owners[taken] is None:
+                raise ValueError(f"cell {taken} is empty and cannot be captured")
+            owners[taken] = player
+        sides = adjusted_sides(card, self.marks[cell], self.rules.elemental)
+        return self._set(cell, card, player, owners, sides)
 
     def check_free(self, cell: int) -> None:
         geometry = self.geometry

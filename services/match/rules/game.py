@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -87,6 +87,15 @@ class Position:
         rest = hand[:hand_index] + hand[hand_index + 1 :]
         hands = (rest, self.hands[1]) if seat == Seat.A else (self.hands[0], rest)
         return Position(board, hands, seat.other), placement
+
+    def apply(self, hand_index: int, cell: int, captured: Iterable[int]) -> Position:
+        """The position after a recorded placement (see :meth:`Board.apply`)."""
+        seat = self.to_move
+        hand = self.hands[seat]
+        board = self.board.apply(cell, hand[hand_index], seat, captured)
+        rest = hand[:hand_index] + hand[hand_index + 1 :]
+        hands = (rest, self.hands[1]) if seat == Seat.A else (self.hands[0], rest)
+        return Position(board, hands, seat.other)
 
     def index_of(self, seat: Seat, card_id: str) -> int:
         """The index in ``seat``'s hand of the card called ``card_id``."""

@@ -142,3 +142,15 @@ def test_a_view_never_holds_an_unrevealed_opposing_card(
         if position.over:
             break
         position, _ = position.play(*rng.choice(position.legal_moves()))
+
+
+@given(openings(), st.randoms(use_true_random=False))
+def test_replaying_recorded_outcomes_rebuilds_the_same_position(
+    start: Position, rng: Random
+) -> None:
+    played = replayed = start
+    while not played.over:
+        index, cell = rng.choice(played.legal_moves())
+        played, placement = played.play(index, cell)
+        replayed = replayed.apply(index, cell, [c.cell for c in placement.captures])
+        assert replayed == played

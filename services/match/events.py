@@ -1,0 +1,187 @@
+"""The match's events: past-tense facts, plain Python (the mapper in ``store.py`` turns
+them into the ``triad.v1`` payloads). Each records what replay needs and every random
+draw, so folding them never draws again and never re-runs rule code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
+
+
+class Mode(StrEnum):
+    UNRANKED = "unranked"
+    RANKED = "ranked"
+    DRAFT = "draft"
+    ROULETTE = "roulette"
+    CUSTOM = "custom"
+    PRACTICE = "practice"
+
+
+class Origin(StrEnum):
+    """Where a card in a match comes from; only owned copies can ever be traded."""
+
+    OWNED_COPY = "owned_copy"
+    DRAFTED = "drafted"
+    BOT = "bot"
+
+
+class FinishReason(StrEnum):
+    BOARD_FULL = "board_full"
+    FORFEIT = "forfeit"
+    TURN_TIMEOUT = "turn_timeout"
+    DISCONNECT = "disconnect"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCard:
+    """A card as it takes part in a match: what the rules need plus what players see."""
+
+    card_id: str
+    character_id: str
+    name: str
+    stars: int
+    element: Element | None
+    base_sides: tuple[int, int, int, int]
+    """The character's printed sides, without the holo bonus."""
+    sides: tuple[int, int, int, int]
+    """Printed values of this card: the character's sides plus its holo bonus."""
+    holo: bool = False
+    holo_side: Side | None = None
+    origin: Origin = Origin.OWNED_COPY
+
+    def rules_card(self) -> Card:
+        return Card(self.sides, self.element, self.card_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    player_id: str
+    name: str
+    """Display name; a bot's always carries the ``[BOT]`` label."""
+    is_bot: bool = False
+    bot_level: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStart:
+    player: SeatPlayer
+    hand: tuple[MatchCard, ...]
+    revealed: frozenset[str]
+    """card_ids of this hand the opponent sees from the start."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRules:
+    """Everything about a match fixed at creation besides who plays with what."""
+
+    mode: Mode
+    rules: Rules
+    visibility: Visibility
+    rows: int = 3
+    cols: int = 3
+    blocked: frozenset[int] = frozenset()
+    trade_one: bool = False
+    ladder: str = ""
+    """The Elo ladder the result counts for ("ranked", "draft"); empty when unrated."""
+    season: int = 0
+    origin_mode: Mode | None = None
+    """For Practice: the mode whose rules it uses."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCreated:
+    match_id: str
+    setup: MatchRules
+    seats: tuple[SeatStart, SeatStart]
+    marks: tuple[Element | None, ...]
+    first: Seat
+    first_deadline: datetime
+    turn_seconds: float
+    disconnect_seconds: float
+    created_at: datetime
+    origin_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced:
+    match_id: str
+    turn: int
+    seat: Seat
+    card_id: str
+    cell: int
+    captures: tuple[Capture, ...]
+    scores: tuple[int, int]
+    next_seat: Seat | None
+    next_deadline: datetime | None
+    auto_played: bool = False
+    auto_draw: tuple[int, int] | None = None
+    """For an auto-played card: (number of legal placements, the drawn index)."""
+    warning_cleared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut:
+    match_id: str
+    turn: int
+    seat: Seat
+    consecutive_misses: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnWarningIssued:
+    match_id: str
+    seat: Seat
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerDisconnected:
+    match_id: str
+    seat: Seat
+    session_id: str
+    forfeit_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReconnected:
+    """A (new) session of the seated player is attached; it also ends a disconnect."""
+
+    match_id: str
+    seat: Seat
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeited:
+    match_id: str
+    seat: Seat
+    reason: FinishReason
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFinished:
+    match_id: str
+    scores: tuple[int, int]
+    winner: Seat | None
+    reason: FinishReason
+    forfeited: Seat | None
+    rated: bool
+    trade_one: bool
+    """Trade One applies now: a trading match between two humans with a winner."""
+    placements: int
+    finished_at: datetime
+
+
+MatchEvent = (
+    MatchCreated
+    | CardPlaced
+    | TurnTimedOut
+    | TurnWarningIssued
+    | PlayerDisconnected
+    | PlayerReconnected
+    | Forfeited
+    | MatchFinished
+)

@@ -1,0 +1,216 @@
+"""The match aggregate: RULES.md sections 3 to 5 as decide and evolve."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from random import Random
+
+import pytest
+
+from services.match import domain
+from services.match.events import (
+    CardPlaced,
+    FinishReason,
+    Forfeited,
+    MatchCard,
+    MatchCreated,
+    MatchEvent,
+    MatchFinished,
+    MatchRules,
+    Mode,
+    PlayerDisconnected,
+    PlayerReconnected,
+    SeatPlayer,
+    TurnTimedOut,
+    TurnWarningIssued,
+)
+from services.match.rules import Seat, Visibility
+from services.match.tests.builders import T0, after, created, later, started
+from services.platform.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+
+
+def play_out(match: domain.Match, rng: Random) -> tuple[domain.Match, list[MatchEvent]]:
+    history: list[MatchEvent] = []
+    while match.in_progress:
+        seat = match.position.to_move
+        index, cell = rng.choice(match.position.legal_moves())
+        card_id = match.position.hand(seat)[index].id
+        events = domain.place(match, match.player(seat).player_id, card_id, cell, later(1))
+        history += events
+        match = after(match, events)
+    return match, history
+
+
+def test_a_full_match_ends_when_the_board_is_full_with_scores_adding_to_ten() -> None:
+    match, history = play_out(started(), Random(1))
+    finished = match.finished
+    assert finished is not None and isinstance(history[-1], MatchFinished)
+    assert finished.reason is FinishReason.BOARD_FULL
+    assert sum(finished.scores) == 10 and finished.placements == 9
+    assert finished.rated and finished.trade_one == (finished.winner is not None)
+    assert domain.deadlines(match) == []
+
+
+def test_replaying_the_log_rebuilds_the_live_state() -> None:
+    for seed in range(20):
+        start = created(visibility=Visibility.THREE_OPEN)
+        match, history = play_out(after_none(start), Random(seed))
+        assert domain.fold([*start, *history]) == match
+
+
+def after_none(events: list[MatchEvent]) -> domain.Match:
+    match = domain.fold(events)
+    assert match is not None
+    return match
+
+
+def test_a_match_id_is_created_once() -> None:
+    with pytest.raises(AlreadyExists):
+        domain.create(started(), "m1", *_args())
+
+
+def _args() -> tuple[
+    MatchRules,
+    tuple[SeatPlayer, SeatPlayer],
+    tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
+    domain.StartDraws,
+    datetime,
+    float,
+    float,
+]:
+    first = created()[0]
+    assert isinstance(first, MatchCreated)
+    return (
+        first.setup,
+        (first.seats[0].player, first.seats[1].player),
+        (first.seats[0].hand, first.seats[1].hand),
+        domain.StartDraws(Seat.A, (None,) * 9, (frozenset(), frozenset())),
+        T0,
+        60,
+        120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("who", "card", "cell", "error", "words"),
+    [
+        ("p-b", "b0", 0, domain.NotYourTurn, "not your turn"),
+        ("p-a", "b0", 0, domain.IllegalPlacement, "not in your hand"),
+        ("p-a", "a0", 9, domain.IllegalPlacement, "not on the 3x3 board"),
+        ("p-x", "a0", 0, NotFound, "you have no match"),
+    ],
+)
+def test_a_placement_is_checked_and_refused_with_a_reason(
+    who: str, card: str, cell: int, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=words):
+        domain.place(started(), who, card, cell, later(1))
+
+
+def test_an_occupied_cell_is_refused_and_a_finished_match_takes_no_move() -> None:
+    match = after(started(), domain.place(started(), "p-a", "a0", 4, later(1)))
+    with pytest.raises(domain.CellTaken, match="already holds a card"):
+        domain.place(match, "p-b", "b0", 4, later(2))
+    over = after(match, domain.forfeit(match, "p-b", later(2)))
+    with pytest.raises(FailedPrecondition, match="is over"):
+        domain.place(over, "p-b", "b0", 0, later(3))
+
+
+def test_a_first_missed_turn_auto_plays_the_drawn_placement_and_warns() -> None:
+    match = started()
+    assert domain.time_out(match, 1, later(59), draw=7) == []  # too early: nothing
+    events = domain.time_out(match, 1, later(60), draw=7)
+    assert [type(e) for e in events] == [TurnTimedOut, TurnWarningIssued, CardPlaced]
+    placed = events[2]
+    assert isinstance(placed, CardPlaced)
+    assert placed.auto_played and placed.auto_draw == (45, 7)
+    index, cell = match.position.legal_moves()[7]
+    assert (placed.card_id, placed.cell) == (match.position.hand(Seat.A)[index].id, cell)
+    assert after(match, events).warned == (True, False)
+
+
+def test_a_second_consecutive_miss_forfeits_and_a_stale_timer_does_nothing() -> None:
+    match = started()
+    match = after(match, domain.time_out(match, 1, later(60), draw=0))
+    assert domain.time_out(match, 1, later(200), draw=0) == []  # turn 1 is gone
+    match = after(match, domain.place(match, "p-b", "b0", 8, later(61)))
+    events = domain.time_out(match, 3, later(121), draw=0)
+    assert [type(e) for e in events] == [TurnTimedOut, Forfeited, MatchFinished]
+    finished = events[-1]
+    assert isinstance(finished, MatchFinished)
+    assert finished.winner is Seat.B and finished.reason is FinishReason.TURN_TIMEOUT
+
+
+def test_a_move_of_ones_own_clears_the_warning() -> None:
+    match = started()
+    match = after(match, domain.time_out(match, 1, later(60), draw=0))
+    match = after(match, domain.place(match, "p-b", "b0", 8, later(61)))
+    events = domain.place(match, "p-a", "a1", 7, later(62))
+    placed = events[0]
+    assert isinstance(placed, CardPlaced) and placed.warning_cleared
+    assert after(match, events).warned == (False, False)
+
+
+def test_forfeit_ends_the_match_at_once_and_the_forfeiter_loses() -> None:
+    match = started()
+    events = domain.forfeit(match, "p-a", later(5))
+    assert [type(e) for e in events] == [Forfeited, MatchFinished]
+    finished = events[-1]
+    assert isinstance(finished, MatchFinished)
+    assert finished.winner is Seat.B and finished.forfeited is Seat.A
+    assert finished.trade_one  # a forfeit still loses a card
+
+
+def test_disconnect_grace_forfeits_unless_the_player_comes_back() -> None:
+    match = started()
+    match = after(match, domain.presence(match, "p-a", True, "s1", later(1)))
+    gone = domain.presence(match, "p-a", False, "s1", later(2))
+    assert gone == [PlayerDisconnected("m1", Seat.A, "s1", later(122))]
+    away = after(match, gone)
+    assert any(d.kind == "disconnect" for d in domain.deadlines(away))
+    assert domain.disconnect_expired(away, Seat.A, later(121)) == []
+    events = domain.disconnect_expired(away, Seat.A, later(122))
+    finished = events[-1]
+    assert isinstance(finished, MatchFinished) and finished.reason is FinishReason.DISCONNECT
+    back = after(away, domain.presence(away, "p-a", True, "s2", later(100)))
+    assert domain.disconnect_expired(back, Seat.A, later(130)) == []
+
+
+def test_a_late_disconnect_from_an_old_session_is_ignored() -> None:
+    match = started()
+    match = after(match, domain.presence(match, "p-a", True, "old", later(1)))
+    reconnect = domain.presence(match, "p-a", True, "new", later(2))
+    assert reconnect == [PlayerReconnected("m1", Seat.A, "new")]
+    match = after(match, reconnect)
+    assert domain.presence(match, "p-a", False, "old", later(3)) == []
+
+
+def test_games_with_a_bot_are_never_rated_or_traded_and_draws_trade_nothing() -> None:
+    match = started(bot_b=True)
+    finished = domain.forfeit(match, "p-a", later(1))[-1]
+    assert isinstance(finished, MatchFinished)
+    assert not finished.rated and not finished.trade_one
+    assert any(d.kind == "bot" for d in domain.deadlines(started(bot_b=True, first=Seat.B)))
+    for seed in range(200):
+        match, _ = play_out(started(), Random(seed))
+        assert match.finished is not None
+        if match.finished.winner is None:
+            assert not match.finished.trade_one
+            break
+    else:
+        pytest.fail("no draw in 200 random games")
+
+
+def test_unranked_matches_are_not_rated() -> None:
+    finished = domain.forfeit(started(mode=Mode.UNRANKED, trade_one=False), "p-a", later(1))[-1]
+    assert isinstance(finished, MatchFinished) and not finished.rated and not finished.trade_one
+
+
+def test_creation_refuses_bad_setups() -> None:
+    setup, seats, hands, draws, now, turn, grace = _args()
+    with pytest.raises(InvalidArgument, match="both seats"):
+        domain.create(None, "m2", setup, (seats[0], seats[0]), hands, draws, now, turn, grace)
+    with pytest.raises(InvalidArgument, match="same number of cards"):
+        domain.create(None, "m2", setup, seats, (hands[0], hands[1][:4]), draws, now, turn, grace)
+    with pytest.raises(InvalidArgument, match="own non-empty card id"):
+        domain.create(None, "m2", setup, seats, (hands[0], hands[0]), draws, now, turn, grace)

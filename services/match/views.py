@@ -1,0 +1,111 @@
+"""What one player of a match may see, computed from the state (RULES.md 3, Visibility).
+
+The opponent's unrevealed cards become :data:`HIDDEN` here, before anything leaves
+the domain: the view holds no id, character or side of them. Revealed slots come
+first, so a hidden slot's position tells nothing either. Bots get the same view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from services.match.domain import SEATS, Match
+from services.match.events import CardPlaced, MatchCard, MatchFinished, MatchRules, SeatPlayer
+from services.match.rules import HIDDEN, Element, Hidden, Seat, Sides, view_for
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    seat: Seat
+    player: SeatPlayer
+    score: int
+    hand_size: int
+    warned: bool
+    connected: bool
+    forfeit_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class CellView:
+    index: int
+    mark: Element | None
+    blocked: bool
+    card: MatchCard | None = None
+    owner: Seat | None = None
+    adjusted: Sides | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """Everything one player may know of a match, and nothing else: it deliberately
+    holds no reference to the match state, whose hands are whole."""
+
+    match_id: str
+    version: int
+    setup: MatchRules
+    first: Seat
+    turn: int
+    turn_seconds: float
+    created_at: datetime
+    seat: Seat
+    players: tuple[PlayerInfo, PlayerInfo]
+    board: tuple[CellView, ...]
+    hand: tuple[MatchCard, ...]
+    opponent_hand: tuple[MatchCard | Hidden, ...]
+    turn_seat: Seat | None
+    deadline: datetime | None
+    last: CardPlaced | None
+    finished: MatchFinished | None
+
+
+def match_view(match: Match, player_id: str) -> MatchView:
+    """The view of the player ``player_id``; a stranger gets MatchNotFound."""
+    seat = match.seat_of(player_id)
+    position = match.position
+    opponent = seat.other
+    rules_view = view_for(position, seat, match.setup.visibility, match.seats[opponent].revealed)
+    shown = [match.cards[c.id] for c in rules_view.opponent_hand if not isinstance(c, Hidden)]
+    hidden = len(rules_view.opponent_hand) - len(shown)
+    board = position.board
+    cells = tuple(
+        CellView(
+            index=i,
+            mark=board.marks[i],
+            blocked=i in board.geometry.blocked,
+            card=None if (card := board.cards[i]) is None else match.cards[card.id],
+            owner=None if (owner := board.owners[i]) is None else Seat(owner),
+            adjusted=board.adjusted[i],
+        )
+        for i in range(board.geometry.size)
+    )
+    players = tuple(
+        PlayerInfo(
+            seat=s,
+            player=match.player(s),
+            score=position.score(s),
+            hand_size=len(position.hands[s]),
+            warned=match.warned[s],
+            connected=match.disconnected[s] is None,
+            forfeit_at=match.disconnected[s],
+        )
+        for s in SEATS
+    )
+    return MatchView(
+        match_id=match.match_id,
+        version=match.version,
+        setup=match.setup,
+        first=match.first,
+        turn=match.turn,
+        turn_seconds=match.turn_seconds,
+        created_at=match.created_at,
+        seat=seat,
+        players=(players[0], players[1]),
+        board=cells,
+        hand=tuple(match.cards[c.id] for c in rules_view.hand),
+        opponent_hand=(*shown, *([HIDDEN] * hidden)),
+        turn_seat=position.to_move if match.in_progress else None,
+        deadline=match.deadline if match.in_progress else None,
+        last=match.last,
+        finished=match.finished,
+    )

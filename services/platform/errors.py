@@ -1,0 +1,39 @@
+"""Typed errors that every service raises and one gRPC interceptor maps to status codes.
+
+Each kind says what the caller did wrong in the words gRPC uses; the message is a
+sentence a person can act on. Pure: domain code may raise these.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """Base of every error a caller can cause; never an internal fault."""
+
+
+class InvalidArgument(DomainError):
+    """The request itself is malformed, whatever the state (INVALID_ARGUMENT)."""
+
+
+class FailedPrecondition(DomainError):
+    """The request is well-formed but the current state refuses it (FAILED_PRECONDITION)."""
+
+
+class NotFound(DomainError):
+    """No such thing, or not one the caller may see (NOT_FOUND)."""
+
+
+class PermissionDenied(DomainError):
+    """The caller may see it but not do this to it (PERMISSION_DENIED)."""
+
+
+class AlreadyExists(DomainError):
+    """It exists already (ALREADY_EXISTS)."""
+
+
+class Conflict(DomainError):
+    """A concurrent change won; retry with fresh state (ABORTED)."""
+
+
+class ResourceExhausted(DomainError):
+    """A limit was hit (RESOURCE_EXHAUSTED)."""
