@@ -53,10 +53,14 @@ class MatchOver(FailedPrecondition):
 
 
 class IllegalPlacement(InvalidArgument):
-    pass
+    """The cell is not on the board: malformed whatever the state."""
 
 
-class CellTaken(FailedPrecondition):
+class CellUnavailable(FailedPrecondition):
+    """The cell is occupied or blocked."""
+
+
+class CardNotInHand(FailedPrecondition):
     pass
 
 
@@ -82,8 +86,13 @@ class Match:
     turn_seconds: float
     disconnect_seconds: float
     created_at: datetime
-    last: CardPlaced | None = None
+    origin_id: str = ""
+    placements: tuple[CardPlaced, ...] = ()
     finished: MatchFinished | None = None
+
+    @property
+    def last(self) -> CardPlaced | None:
+        return self.placements[-1] if self.placements else None
 
     @property
     def in_progress(self) -> bool:
@@ -130,7 +139,7 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
             turn=state.turn + 1 if event.next_seat is not None else state.turn,
             deadline=event.next_deadline,
             warned=(warned[0], warned[1]),
-            last=event,
+            placements=(*state.placements, event),
         )
     if isinstance(event, TurnWarningIssued):
         warned = list(state.warned)
@@ -179,6 +188,7 @@ def _created(event: MatchCreated) -> Match:
         turn_seconds=event.turn_seconds,
         disconnect_seconds=event.disconnect_seconds,
         created_at=event.created_at,
+        origin_id=event.origin_id,
     )
 
 
@@ -274,7 +284,7 @@ def place(
     try:
         index = match.position.index_of(seat, card_id)
     except rule_errors.CardNotInHand:
-        raise IllegalPlacement(f"card {card_id!r} is not in your hand") from None
+        raise CardNotInHand(f"card {card_id!r} is not in your hand") from None
     return _placement(match, seat, index, cell, now, auto_draw=None)
 
 
@@ -357,8 +367,8 @@ def _check_in_progress(match: Match) -> None:
 
 _RULE_ERRORS: dict[type[Exception], type[Exception]] = {
     rule_errors.CellOutsideBoard: IllegalPlacement,
-    rule_errors.CellBlocked: IllegalPlacement,
-    rule_errors.CellOccupied: CellTaken,
+    rule_errors.CellBlocked: CellUnavailable,
+    rule_errors.CellOccupied: CellUnavailable,
 }
 
 
@@ -405,6 +415,13 @@ def _finish(
         winner = Seat.A if scores[0] > scores[1] else Seat.B if scores[1] > scores[0] else None
     finished = MatchFinished(
         match_id=match.match_id,
+        setup=match.setup,
+        players=(match.player(Seat.A), match.player(Seat.B)),
+        decks=(
+            tuple(c.card_id for c in match.seats[0].hand),
+            tuple(c.card_id for c in match.seats[1].hand),
+        ),
+        origin_id=match.origin_id,
         scores=scores,
         winner=winner,
         reason=reason,

@@ -163,7 +163,15 @@ class Forfeited:
 
 @dataclass(frozen=True, slots=True)
 class MatchFinished:
+    """The end of a match, self-contained for its consumers (collection: Trade One and
+    locks; rating: Elo; matchmaker: freeing the players)."""
+
     match_id: str
+    setup: MatchRules
+    players: tuple[SeatPlayer, SeatPlayer]
+    decks: tuple[tuple[str, ...], tuple[str, ...]]
+    """card_ids of each seat's original deck, unplayed card included, in deck order."""
+    origin_id: str
     scores: tuple[int, int]
     winner: Seat | None
     reason: FinishReason

@@ -34,6 +34,8 @@ class CellView:
     card: MatchCard | None = None
     owner: Seat | None = None
     adjusted: Sides | None = None
+    placed_by: Seat | None = None
+    placed_turn: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,7 @@ def match_view(match: Match, player_id: str) -> MatchView:
     shown = [match.cards[c.id] for c in rules_view.opponent_hand if not isinstance(c, Hidden)]
     hidden = len(rules_view.opponent_hand) - len(shown)
     board = position.board
+    placed = {p.cell: p for p in match.placements}
     cells = tuple(
         CellView(
             index=i,
@@ -76,6 +79,8 @@ def match_view(match: Match, player_id: str) -> MatchView:
             card=None if (card := board.cards[i]) is None else match.cards[card.id],
             owner=None if (owner := board.owners[i]) is None else Seat(owner),
             adjusted=board.adjusted[i],
+            placed_by=placed[i].seat if i in placed else None,
+            placed_turn=placed[i].turn if i in placed else 0,
         )
         for i in range(board.geometry.size)
     )

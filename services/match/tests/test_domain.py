@@ -95,7 +95,7 @@ def _args() -> tuple[
     ("who", "card", "cell", "error", "words"),
     [
         ("p-b", "b0", 0, domain.NotYourTurn, "not your turn"),
-        ("p-a", "b0", 0, domain.IllegalPlacement, "not in your hand"),
+        ("p-a", "b0", 0, domain.CardNotInHand, "not in your hand"),
         ("p-a", "a0", 9, domain.IllegalPlacement, "not on the 3x3 board"),
         ("p-x", "a0", 0, NotFound, "you have no match"),
     ],
@@ -109,7 +109,7 @@ def test_a_placement_is_checked_and_refused_with_a_reason(
 
 def test_an_occupied_cell_is_refused_and_a_finished_match_takes_no_move() -> None:
     match = after(started(), domain.place(started(), "p-a", "a0", 4, later(1)))
-    with pytest.raises(domain.CellTaken, match="already holds a card"):
+    with pytest.raises(domain.CellUnavailable, match="already holds a card"):
         domain.place(match, "p-b", "b0", 4, later(2))
     over = after(match, domain.forfeit(match, "p-b", later(2)))
     with pytest.raises(FailedPrecondition, match="is over"):
