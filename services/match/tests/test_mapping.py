@@ -9,7 +9,7 @@ import pytest
 from services.match import domain, mapping
 from services.match.events import MatchCreated, MatchEvent
 from services.match.rules import Visibility
-from services.match.tests.builders import T0, after, created, later, started
+from services.match.tests.builders import T0, after, created, later
 
 
 def history(seed: int, visibility: Visibility) -> list[MatchEvent]:
