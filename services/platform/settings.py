@@ -1,0 +1,94 @@
+"""Settings shared by every service, read once from the environment.
+
+Every variable carries the ``TRIAD_`` prefix. The composition root calls
+``Settings.from_env()`` once at start and passes the value down; nothing reads
+``os.environ`` later, so a bad value fails at start with a message that names the
+variable, never halfway through a match.
+
+An empty value counts as unset: deployment templates often render ``TRIAD_X=`` for
+"not configured", and that must mean the default, not a malformed URL.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+PREFIX = "TRIAD_"
+
+POSTGRES_SCHEMES = frozenset({"postgres", "postgresql"})
+NATS_SCHEMES = frozenset({"nats", "tls", "ws", "wss"})
+
+
+class SettingsError(ValueError):
+    """A TRIAD_ variable is malformed; the message names it and says what is expected."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Where the shared infrastructure is. ``None`` means: start the embedded server."""
+
+    database_url: str | None = None
+    nats_url: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        return cls(
+            database_url=postgres_url(env, PREFIX + "DATABASE_URL"),
+            nats_url=nats_url(env, PREFIX + "NATS_URL"),
+        )
+
+    @property
+    def nats_servers(self) -> list[str]:
+        """The NATS seed URLs as nats-py takes them (a cluster is a comma-separated list)."""
+        return [] if self.nats_url is None else [u.strip() for u in self.nats_url.split(",")]
+
+
+def optional(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def postgres_url(env: Mapping[str, str], name: str) -> str | None:
+    """A libpq-style URL, as asyncpg takes it.
+
+    No host is allowed (libpq's default socket), and so is ``?host=/dir`` for a Unix
+    socket, which is what the embedded server hands out.
+    """
+    value = optional(env, name)
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in POSTGRES_SCHEMES:
+        raise SettingsError(
+            f"{name} must be a postgresql:// URL such as "
+            f"postgresql://user:password@host:5432/triad, got scheme {parts.scheme!r}"
+        )
+    _check_port(name, value)
+    return value
+
+
+def nats_url(env: Mapping[str, str], name: str) -> str | None:
+    """One NATS URL, or a comma-separated list of seed URLs for a cluster."""
+    value = optional(env, name)
+    if value is None:
+        return None
+    for server in (s.strip() for s in value.split(",")):
+        parts = urlsplit(server)
+        if parts.scheme not in NATS_SCHEMES or not parts.hostname:
+            raise SettingsError(
+                f"{name} must be nats://host:4222 (or a comma-separated list of such URLs; "
+                f"tls://, ws:// and wss:// also work), got {server!r}"
+            )
+        _check_port(name, server)
+    return value
+
+
+def _check_port(name: str, url: str) -> None:
+    try:
+        urlsplit(url).port  # noqa: B018 -- parsing the port is the check
+    except ValueError as error:
+        raise SettingsError(f"{name} has an invalid port: {error}") from None

