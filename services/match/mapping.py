@@ -257,6 +257,7 @@ def _created(e: MatchCreated) -> ev.MatchCreated:
         turn_duration=duration(e.turn_seconds),
         disconnect_grace=duration(e.disconnect_seconds),
         origin_id=e.origin_id,
+        create_time=timestamp(e.created_at),
     )
 
 
@@ -280,7 +281,7 @@ def _created_back(m: ev.MatchCreated, at: datetime) -> MatchCreated:
         first_deadline=moment(m.first_turn_deadline_time),
         turn_seconds=m.turn_duration.ToTimedelta().total_seconds(),
         disconnect_seconds=m.disconnect_grace.ToTimedelta().total_seconds(),
-        created_at=at,
+        created_at=moment(m.create_time) if m.HasField("create_time") else at,
         origin_id=m.origin_id,
     )
 

@@ -1,0 +1,201 @@
+"""The match service's use cases: load the match, decide, append with the expected
+version, retry on conflict. No protobuf, SQL or NATS here (STYLE 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from random import Random
+
+import structlog
+
+from services.match import bots, domain
+from services.match.events import MatchCard, MatchEvent, MatchRules, SeatPlayer
+from services.match.rules import Geometry, Visibility
+from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
+from services.match.store import MatchStore, Request
+from services.match.views import match_view
+from services.platform.errors import Conflict, InvalidArgument
+from services.platform.eventstore import WrongExpectedVersion
+
+log = structlog.get_logger()
+
+Decide = Callable[[domain.Match | None], list[MatchEvent]]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    store: MatchStore
+    clock: Callable[[], datetime]
+    rng: Random
+    turn_seconds: float = 60.0
+    disconnect_seconds: float = 120.0
+    attempts: int = 8
+
+
+async def _execute(
+    ctx: Context, match_id: str, decide: Decide, request: Request | None = None
+) -> domain.Match | None:
+    """Load, decide, append; on a concurrent append, reload and decide again. A request
+    seen before returns the state its first run produced and appends nothing."""
+    for _ in range(ctx.attempts):
+        if request is not None and (seen := await ctx.store.answered(request)) is not None:
+            return await ctx.store.load_at(seen.match_id, seen.version)
+        state = await ctx.store.load(match_id)
+        events = decide(state)
+        if not events:
+            return state
+        try:
+            return await ctx.store.save(
+                state, events, request, correlation_id=request.request_id if request else ""
+            )
+        except WrongExpectedVersion:
+            ctx.store.forget(match_id)
+    raise Conflict(f"match {match_id} is changing too fast; try again")
+
+
+async def create_match(
+    ctx: Context,
+    request: Request,
+    match_id: str,
+    setup: MatchRules,
+    players: tuple[SeatPlayer, SeatPlayer],
+    hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
+    origin_id: str = "",
+) -> domain.Match:
+    geometry = Geometry.of(setup.rows, setup.cols, setup.blocked)
+    draws = domain.StartDraws(
+        first=draw_first_seat(ctx.rng),
+        marks=draw_cell_marks(geometry, ctx.rng),
+        revealed=(_reveal(setup, hands[0], ctx.rng), _reveal(setup, hands[1], ctx.rng)),
+    )
+
+    def decide(state: domain.Match | None) -> list[MatchEvent]:
+        return domain.create(
+            state,
+            match_id,
+            setup,
+            players,
+            hands,
+            draws,
+            ctx.clock(),
+            ctx.turn_seconds,
+            ctx.disconnect_seconds,
+            origin_id,
+        )
+
+    match = await _execute(ctx, match_id, decide, request)
+    assert match is not None
+    log.info("match created", match_id=match_id, mode=setup.mode.value)
+    return match
+
+
+def _reveal(setup: MatchRules, hand: tuple[MatchCard, ...], rng: Random) -> frozenset[str]:
+    ids = frozenset(c.card_id for c in hand)
+    if setup.visibility is Visibility.ALL_OPEN:
+        return ids
+    if setup.visibility is Visibility.CLOSED:
+        return frozenset()
+    if len(ids) != len(hand) or "" in ids:
+        raise InvalidArgument("every card of a hand needs its own card id")
+    return draw_revealed([c.rules_card() for c in hand], rng)
+
+
+async def place_card(
+    ctx: Context,
+    request: Request,
+    match_id: str,
+    player_id: str,
+    card_id: str,
+    cell: int,
+    expected_version: int | None = None,
+) -> domain.Match:
+    def decide(state: domain.Match | None) -> list[MatchEvent]:
+        if expected_version is not None and state is not None and state.version != expected_version:
+            raise Conflict(
+                f"the match is at version {state.version}, not {expected_version}: "
+                "refresh the view and decide again"
+            )
+        return domain.place(state, player_id, card_id, cell, ctx.clock())
+
+    match = await _execute(ctx, match_id, decide, request)
+    assert match is not None
+    return match
+
+
+async def forfeit(ctx: Context, request: Request, match_id: str, player_id: str) -> domain.Match:
+    match = await _execute(
+        ctx, match_id, lambda state: domain.forfeit(state, player_id, ctx.clock()), request
+    )
+    assert match is not None
+    return match
+
+
+async def report_presence(
+    ctx: Context, player_id: str, session_id: str, connected: bool
+) -> str | None:
+    """Applies to the player's active match, if any; returns its id."""
+    match_id = await ctx.store.active_match(player_id)
+    if match_id is None:
+        return None
+    await _execute(
+        ctx,
+        match_id,
+        lambda state: domain.presence(state, player_id, connected, session_id, ctx.clock()),
+    )
+    return match_id
+
+
+async def view(ctx: Context, match_id: str, player_id: str) -> domain.Match:
+    match = await ctx.store.load(match_id)
+    if match is None:
+        raise domain.MatchNotFound(f"you have no match {match_id}")
+    match.seat_of(player_id)  # strangers get the same NotFound
+    return match
+
+
+def _due_events(match: domain.Match, now: datetime, rng: Random) -> list[MatchEvent]:
+    """The events the first due timer of ``match`` produces (none if all are stale)."""
+    for timer in domain.deadlines(match):
+        if timer.due > now:
+            continue
+        if timer.kind == "turn":
+            events = domain.time_out(match, timer.turn, now, rng.randrange(1 << 30))
+        elif timer.kind == "disconnect":
+            events = domain.disconnect_expired(match, timer.seat, now)
+        else:
+            bot = match.player(timer.seat)
+            card_id, cell = bots.choose(match_view(match, bot.player_id), rng)
+            events = domain.place(match, bot.player_id, card_id, cell, now)
+        if events:
+            return events
+    return []
+
+
+async def fire_due_timer(ctx: Context) -> bool:
+    """Fire the most overdue timer of one match, if any is due; True if one was claimed.
+
+    Runs in the claim's transaction: the timer row stays locked until the events are
+    appended, so a move arriving in the same instant waits, then finds the new version.
+    """
+    now = ctx.clock()
+    try:
+        async with ctx.store.claim_due(now) as (conn, match_id):
+            if match_id is None:
+                return False
+            ctx.store.forget(match_id)
+            match = await ctx.store.load(match_id)
+            if match is None:
+                return True
+            events = _due_events(match, now, ctx.rng)
+            if events:
+                await ctx.store.save(match, events, conn=conn)
+                log.info(
+                    "timer fired", match_id=match_id, events=[type(e).__name__ for e in events]
+                )
+            else:
+                await ctx.store.refresh_timers(conn, match)
+            return True
+    except WrongExpectedVersion:
+        return True  # a move won the race; the next round sees the new state

@@ -1,0 +1,196 @@
+"""The match handlers on real PostgreSQL: idempotency, races, timers, replay."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from random import Random
+
+import pytest
+
+from services.match import domain, handlers
+from services.match.events import MatchRules, Mode
+from services.match.handlers import Context
+from services.match.rules import Visibility
+from services.match.store import MatchStore, PlayerBusy, Request, RequestReused
+from services.match.tests.builders import ALL, hand, players
+from services.match.tests.conftest import Clock
+from services.platform.errors import Conflict, FailedPrecondition
+
+pytestmark = pytest.mark.integration
+
+
+async def new_match(
+    ctx: Context,
+    match_id: str = "m1",
+    visibility: Visibility = Visibility.THREE_OPEN,
+    bot_b: bool = False,
+) -> domain.Match:
+    setup = MatchRules(Mode.RANKED, ALL, visibility, trade_one=True, ladder="ranked")
+    return await handlers.create_match(
+        ctx,
+        Request.of("matchmaker", f"create-{match_id}", match_id),
+        match_id,
+        setup,
+        players(bot_b),
+        (hand(f"{match_id}a"), hand(f"{match_id}b")),
+    )
+
+
+async def move(ctx: Context, match: domain.Match, request_id: str, rng: Random) -> domain.Match:
+    seat = match.position.to_move
+    index, cell = rng.choice(match.position.legal_moves())
+    card_id = match.position.hand(seat)[index].id
+    player = match.player(seat).player_id
+    return await handlers.place_card(
+        ctx,
+        Request.of(player, request_id, match.match_id, card_id, cell),
+        match.match_id,
+        player,
+        card_id,
+        cell,
+    )
+
+
+async def test_a_match_is_played_to_the_end_and_the_log_replays_to_the_same_state(
+    ctx: Context, store: MatchStore
+) -> None:
+    match = await new_match(ctx)
+    rng = Random(1)
+    while match.in_progress:
+        match = await move(ctx, match, f"r{match.version}", rng)
+    assert match.finished is not None and sum(match.finished.scores) == 10
+    fresh = MatchStore(store.pool, store._schema.strip('"'))
+    assert await fresh.load("m1") == match
+    assert await store.active_match("p-a") is None
+
+
+async def test_creating_twice_with_the_same_request_creates_once(ctx: Context) -> None:
+    first = await new_match(ctx)
+    again = await new_match(ctx)
+    assert again == first and again.version == 1
+
+
+async def test_a_player_has_at_most_one_active_match(ctx: Context) -> None:
+    await new_match(ctx, "m1")
+    with pytest.raises(PlayerBusy, match="already has an active match"):
+        await new_match(ctx, "m2")
+    assert await ctx.store.load("m2") is None  # nothing appended
+
+
+async def test_a_replayed_move_returns_the_first_result_and_appends_nothing(ctx: Context) -> None:
+    match = await new_match(ctx)
+    player = match.player(match.position.to_move).player_id
+    card = match.position.hand(match.position.to_move)[0].id
+    request = Request.of(player, "same-id", "m1", card, 4)
+    first = await handlers.place_card(ctx, request, "m1", player, card, 4)
+    second = await handlers.place_card(ctx, request, "m1", player, card, 4)
+    assert second == first and first.version == 2
+    other = Request.of(player, "same-id", "m1", card, 5)
+    with pytest.raises(RequestReused):
+        await handlers.place_card(ctx, other, "m1", player, card, 5)
+    latest = await ctx.store.load("m1")
+    assert latest is not None and latest.version == 2
+
+
+async def test_two_moves_in_the_same_instant_one_wins_the_other_is_refused(ctx: Context) -> None:
+    match = await new_match(ctx)
+    seat = match.position.to_move
+    player = match.player(seat).player_id
+    cards = [c.id for c in match.position.hand(seat)[:2]]
+    results = await asyncio.gather(
+        handlers.place_card(ctx, Request.of(player, "a", cards[0], 0), "m1", player, cards[0], 0),
+        handlers.place_card(ctx, Request.of(player, "b", cards[1], 1), "m1", player, cards[1], 1),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, domain.Match) for r in results) == 1
+    refused = [r for r in results if isinstance(r, Exception)]
+    assert len(refused) == 1 and isinstance(refused[0], FailedPrecondition)
+    latest = await ctx.store.load("m1")
+    assert latest is not None and latest.version == 2
+
+
+async def test_a_stale_expected_version_is_refused(ctx: Context) -> None:
+    match = await new_match(ctx)
+    seat = match.position.to_move
+    player, card = match.player(seat).player_id, match.position.hand(seat)[0].id
+    with pytest.raises(Conflict, match="refresh the view"):
+        await handlers.place_card(ctx, Request.of(player, "x", 1), "m1", player, card, 0, 7)
+
+
+async def test_a_turn_timer_auto_plays_then_forfeits_on_the_second_miss(
+    ctx: Context, clock: Clock
+) -> None:
+    await new_match(ctx)
+    assert not await handlers.fire_due_timer(ctx)  # nothing due yet
+    clock.now += timedelta(seconds=60)
+    assert await handlers.fire_due_timer(ctx)
+    match = await ctx.store.load("m1")
+    assert match is not None and match.last is not None and match.last.auto_played
+    missed = match.last.seat
+    # the other seat moves, then the warned seat misses again
+    other = match.player(match.position.to_move).player_id
+    card = match.position.hand(match.position.to_move)[0].id
+    empty = match.position.board.empty_cells[0]
+    match = await handlers.place_card(ctx, Request.of(other, "m", 1), "m1", other, card, empty)
+    clock.now += timedelta(seconds=60)
+    assert await handlers.fire_due_timer(ctx)
+    match = await ctx.store.load("m1")
+    assert match is not None and match.finished is not None
+    assert match.finished.forfeited is missed
+    assert not await handlers.fire_due_timer(ctx)  # no timers left
+
+
+async def test_a_timer_and_a_move_in_the_same_instant_exactly_one_wins(
+    ctx: Context, clock: Clock
+) -> None:
+    for attempt in range(5):
+        match_id = f"race{attempt}"
+        match = await new_match(ctx, match_id)
+        clock.now += timedelta(seconds=60)
+        seat = match.position.to_move
+        player, card = match.player(seat).player_id, match.position.hand(seat)[0].id
+        results = await asyncio.gather(
+            handlers.fire_due_timer(ctx),
+            handlers.place_card(ctx, Request.of(player, match_id, 1), match_id, player, card, 0),
+            return_exceptions=True,
+        )
+        latest = await ctx.store.load(match_id)
+        assert latest is not None
+        placed = [e for e in latest.placements if e.turn == 1]
+        assert len(placed) == 1  # exactly one placement for turn 1: the move or the auto-play
+        if isinstance(results[1], Exception):
+            assert isinstance(results[1], FailedPrecondition) and placed[0].auto_played
+        else:
+            assert not placed[0].auto_played
+        await handlers.forfeit(ctx, Request.of(player, f"f{attempt}"), match_id, player)
+
+
+async def test_a_bot_seat_moves_by_its_timer_from_its_own_view(ctx: Context, clock: Clock) -> None:
+    match = await new_match(ctx, bot_b=True)
+    rng = Random(3)
+    while match.in_progress:
+        if match.player(match.position.to_move).is_bot:
+            assert await handlers.fire_due_timer(ctx)
+            latest = await ctx.store.load("m1")
+            assert latest is not None
+            match = latest
+        else:
+            match = await move(ctx, match, f"h{match.version}", rng)
+    assert match.finished is not None and not match.finished.rated
+
+
+async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: Clock) -> None:
+    await new_match(ctx)
+    assert await handlers.report_presence(ctx, "p-a", "s1", True) == "m1"
+    await handlers.report_presence(ctx, "p-a", "s1", False)
+    match = await ctx.store.load("m1")
+    assert match is not None and match.disconnected[0] is not None
+    clock.now += timedelta(seconds=120)
+    while await handlers.fire_due_timer(ctx):
+        latest = await ctx.store.load("m1")
+        if latest is not None and latest.finished is not None:
+            break
+    latest = await ctx.store.load("m1")
+    assert latest is not None and latest.finished is not None
+    assert latest.finished.forfeited is not None
