@@ -28,10 +28,10 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 import asyncpg
 
-from services.match import domain, mapping
+from services.match import domain, mapping, metrics
 from services.match.events import MatchCreated, MatchEvent, MatchFinished
 from services.platform.errors import FailedPrecondition
-from services.platform.eventstore import NewEvent, PostgresEventStore
+from services.platform.eventstore import NewEvent, PostgresEventStore, Recorded
 from services.platform.migrations import Migration, quote_schema
 
 STREAM_PREFIX = "match-"
@@ -180,12 +180,16 @@ class MatchStore:
         ``WrongExpectedVersion`` when another command got there first."""
         after = domain.fold(list(events), before)
         assert after is not None
-        if conn is None:
-            async with self._pool.acquire() as own, own.transaction():
-                await self._write(own, before, after, events, request, correlation_id)
-        else:
-            await self._write(conn, before, after, events, request, correlation_id)
+        with metrics.APPEND_SECONDS.time():
+            if conn is None:
+                async with self._pool.acquire() as own, own.transaction():
+                    await self._write(own, before, after, events, request, correlation_id)
+            else:
+                await self._write(conn, before, after, events, request, correlation_id)
         self._remember(after)
+        ended = after.finished
+        age = (ended.finished_at - after.created_at).total_seconds() if ended is not None else 0.0
+        metrics.observe(events, after.setup.mode.value, age)
         return after
 
     async def _write(
@@ -290,6 +294,17 @@ class MatchStore:
     async def refresh_timers(self, conn: Any, match: domain.Match) -> None:
         """Rewrite a match's timer row from its state (after a stale firing)."""
         await self._write_timers(conn, match)
+
+    async def count_active(self) -> int:
+        value = await self._pool.fetchval(
+            f"SELECT count(DISTINCT match_id) FROM {self._schema}.match_timers"
+        )
+        return int(value)
+
+    async def records(self, match_id: str, after_version: int, limit: int) -> list[Recorded]:
+        """The raw stored events of a match, for operators."""
+        found = await self._events.read_stream(stream_id(match_id), after_version)
+        return found[:limit]
 
     def forget(self, match_id: str) -> None:
         self._cache.pop(match_id, None)

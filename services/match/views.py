@@ -51,6 +51,8 @@ class MatchView:
     turn_seconds: float
     created_at: datetime
     seat: Seat
+    revealed: frozenset[str]
+    """The viewer's own card_ids that the opponent sees."""
     players: tuple[PlayerInfo, PlayerInfo]
     board: tuple[CellView, ...]
     hand: tuple[MatchCard, ...]
@@ -58,6 +60,8 @@ class MatchView:
     turn_seat: Seat | None
     deadline: datetime | None
     last: CardPlaced | None
+    last_card: MatchCard | None
+    """The card of the last placement: on the board, so visible to both players."""
     finished: MatchFinished | None
 
 
@@ -105,6 +109,7 @@ def match_view(match: Match, player_id: str) -> MatchView:
         turn_seconds=match.turn_seconds,
         created_at=match.created_at,
         seat=seat,
+        revealed=match.seats[seat].revealed,
         players=(players[0], players[1]),
         board=cells,
         hand=tuple(match.cards[c.id] for c in rules_view.hand),
@@ -112,5 +117,6 @@ def match_view(match: Match, player_id: str) -> MatchView:
         turn_seat=position.to_move if match.in_progress else None,
         deadline=match.deadline if match.in_progress else None,
         last=match.last,
+        last_card=None if match.last is None else match.cards[match.last.card_id],
         finished=match.finished,
     )

@@ -1,0 +1,53 @@
+"""The match service's Prometheus metrics (names are what dashboards and alerts use)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from services.match.events import (
+    CardPlaced,
+    Forfeited,
+    MatchCreated,
+    MatchEvent,
+    MatchFinished,
+    TurnTimedOut,
+)
+
+MATCHES_CREATED = Counter("triad_matches_created_total", "Matches created, by mode.", ["mode"])
+MATCHES_FINISHED = Counter(
+    "triad_matches_finished_total", "Matches finished, by mode and reason.", ["mode", "reason"]
+)
+PLACEMENTS = Counter(
+    "triad_placements_total", "Cards placed, by whether the server auto-played.", ["auto"]
+)
+TURN_TIMEOUTS = Counter("triad_turn_timeouts_total", "Turns that ran out.")
+FORFEITS = Counter("triad_forfeits_total", "Forfeits, by reason.", ["reason"])
+ACTIVE_MATCHES = Gauge("triad_active_matches", "Matches in progress (from the database).")
+APPEND_SECONDS = Histogram(
+    "triad_match_append_seconds",
+    "Time to append a command's events with timers and keys, one transaction.",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+MATCH_DURATION = Histogram(
+    "triad_match_duration_seconds",
+    "Wall time from creation to the end of a match.",
+    buckets=(10, 30, 60, 120, 300, 600, 1200, 2400),
+)
+
+
+def observe(events: Sequence[MatchEvent], mode: str, started_seconds_ago: float) -> None:
+    """Count what a committed command did."""
+    for event in events:
+        if isinstance(event, CardPlaced):
+            PLACEMENTS.labels(auto=str(event.auto_played).lower()).inc()
+        elif isinstance(event, TurnTimedOut):
+            TURN_TIMEOUTS.inc()
+        elif isinstance(event, Forfeited):
+            FORFEITS.labels(reason=event.reason.value).inc()
+        elif isinstance(event, MatchCreated):
+            MATCHES_CREATED.labels(mode=mode).inc()
+        elif isinstance(event, MatchFinished):
+            MATCHES_FINISHED.labels(mode=mode, reason=event.reason.value).inc()
+            MATCH_DURATION.observe(started_seconds_ago)

@@ -1,0 +1,75 @@
+"""Wakes view streams when a match changes, on any replica.
+
+Every append of match events runs ``pg_notify('triad_match', '<match_id>:<version>')``
+in its transaction; PostgreSQL delivers it at commit to every listening connection, so
+a stream held by one replica wakes when another replica appends. A missed notification
+(the listening connection dropped) only delays: streams also re-check on a timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+import asyncpg
+import structlog
+
+from services.match.store import NOTIFY_CHANNEL
+
+log = structlog.get_logger()
+
+
+class Notifier:
+    def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
+        self._conn: Any = None
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    async def start(self) -> None:
+        self._conn = await asyncpg.connect(self._dsn)
+        await self._conn.add_listener(NOTIFY_CHANNEL, self._on_notify)
+        self._conn.add_termination_listener(self._on_lost)
+
+    async def close(self) -> None:
+        if self._conn is not None and not self._conn.is_closed():
+            await self._conn.close()
+
+    async def keep_alive(self, stop: asyncio.Event, every: float = 2.0) -> None:
+        """Reconnect the listening connection after PostgreSQL went away."""
+        while not stop.is_set():
+            if self._conn is None or self._conn.is_closed():
+                try:
+                    await self.start()
+                    self._wake_all()  # anything may have changed while we were deaf
+                except (OSError, asyncpg.PostgresError) as error:
+                    log.warning("notifier reconnect failed", error=str(error))
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), every)
+
+    @contextmanager
+    def watch(self, match_id: str) -> Iterator[asyncio.Event]:
+        event = asyncio.Event()
+        self._waiters.setdefault(match_id, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiters = self._waiters.get(match_id)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._waiters[match_id]
+
+    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        for event in self._waiters.get(payload.split(":", 1)[0], ()):
+            event.set()
+
+    def _on_lost(self, _conn: Any) -> None:
+        log.warning("notifier lost its PostgreSQL connection")
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiters in self._waiters.values():
+            for event in waiters:
+                event.set()

@@ -1,0 +1,92 @@
+"""Domain views -> ``triad.v1.MatchView``: what the gRPC edge sends to one player."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from triad.v1 import common_pb2 as pb
+
+from services.match import mapping
+from services.match.events import CardPlaced, MatchCard
+from services.match.rules import Hidden
+from services.match.views import MatchView
+
+
+def _placement(event: CardPlaced, card: MatchCard) -> pb.Placement:
+    return pb.Placement(
+        turn_number=event.turn,
+        seat=mapping.SEATS[event.seat],
+        card=mapping.card(card),
+        cell=event.cell,
+        captures=mapping.captures(event.captures),
+        auto_played=event.auto_played,
+    )
+
+
+def view_message(view: MatchView, now: datetime) -> pb.MatchView:
+    """The protobuf view of one player; built from the redacted domain view only."""
+    setup = view.setup
+    message = pb.MatchView(
+        match_id=view.match_id,
+        version=view.version,
+        mode=mapping.MODES[setup.mode],
+        origin_mode=mapping.MODES[setup.origin_mode],
+        rules=mapping.rules(setup),
+        ladder=mapping.ladder(setup),
+        my_seat=mapping.SEATS[view.seat],
+        first_seat=mapping.SEATS[view.first],
+        turn_seat=mapping.SEATS[view.turn_seat],
+        turn_number=view.turn,
+        turn_deadline_time=mapping.timestamp(view.deadline),
+        turn_duration=mapping.duration(view.turn_seconds),
+        status=pb.MATCH_STATUS_IN_PROGRESS if view.finished is None else pb.MATCH_STATUS_FINISHED,
+        create_time=mapping.timestamp(view.created_at),
+        server_time=mapping.timestamp(now),
+    )
+    for info in view.players:
+        message.players.append(
+            pb.MatchPlayerView(
+                seat=mapping.SEATS[info.seat],
+                player_name=info.player.name,
+                is_bot=info.player.is_bot,
+                bot_level=mapping.BOT_LEVELS[info.player.bot_level],
+                score=info.score,
+                hand_size=info.hand_size,
+                missed_turn_warning=info.warned,
+                connected=info.connected,
+                disconnect_forfeit_time=mapping.timestamp(info.forfeit_at),
+            )
+        )
+    for cell in view.board:
+        out = message.board.add(index=cell.index, mark=mapping.ELEMENTS[cell.mark])
+        if cell.blocked:
+            out.blocked.SetInParent()
+        elif cell.card is None:
+            out.empty.SetInParent()
+        else:
+            assert cell.owner is not None and cell.adjusted is not None
+            out.card.CopyFrom(
+                pb.PlacedCard(
+                    card=mapping.card(cell.card),
+                    owner_seat=mapping.SEATS[cell.owner],
+                    placed_by_seat=mapping.SEATS[cell.placed_by],
+                    adjusted_sides=mapping.sides(cell.adjusted),
+                    placed_turn=cell.placed_turn,
+                )
+            )
+    for own in view.hand:
+        message.my_hand.append(
+            pb.OwnHandCard(
+                card=mapping.card(own), revealed_to_opponent=own.card_id in view.revealed
+            )
+        )
+    for slot in view.opponent_hand:
+        if isinstance(slot, Hidden):
+            message.opponent_hand.add().hidden.SetInParent()
+        else:
+            message.opponent_hand.add().revealed.CopyFrom(mapping.card(slot))
+    if view.last is not None and view.last_card is not None:
+        message.last_placement.CopyFrom(_placement(view.last, view.last_card))
+    if view.finished is not None:
+        message.outcome.CopyFrom(mapping.outcome(view.finished))
+    return message

@@ -1,0 +1,245 @@
+"""The MatchService gRPC edge: protobuf in, handlers, protobuf out. Nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from triad.v1 import common_pb2 as pb
+from triad.v1 import events_pb2 as ev
+from triad.v1 import match_pb2 as m
+from triad.v1 import match_pb2_grpc
+
+from services.match import handlers, mapping
+from services.match.domain import Match
+from services.match.events import MatchCard, MatchRules, SeatPlayer
+from services.match.handlers import Context
+from services.match.notifier import Notifier
+from services.match.presenter import view_message
+from services.match.rules import validate_deck
+from services.match.rules.deck import DECK_SIZE, DeckEntry
+from services.match.store import Request
+from services.match.views import match_view
+from services.platform.errors import InvalidArgument, NotFound, PermissionDenied
+
+STREAM_RECHECK_SECONDS = 5.0
+MAX_EVENTS_PAGE = 5000
+
+
+def _require(value: str, field: str) -> str:
+    if not value:
+        raise InvalidArgument(f"{field} is required")
+    if len(value) > 200:
+        raise InvalidArgument(f"{field} is longer than 200 characters")
+    return value
+
+
+def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
+    rules = request.rules
+    if rules.visibility == pb.VISIBILITY_UNSPECIFIED:
+        raise InvalidArgument("rules.visibility is required: all open, closed or three open")
+    if rules.combo and not (rules.same or rules.plus):
+        raise InvalidArgument("Combo needs Same or Plus: it chains from their captures")
+    if rules.sudden_death:
+        raise InvalidArgument("Sudden Death is not available yet")
+    if rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
+        raise InvalidArgument("only the trade rules None and One are available")
+    if rules.trade_rule == pb.TRADE_RULE_ONE and not (
+        rules.visibility == pb.VISIBILITY_CLOSED and rules.same and rules.plus and rules.combo
+    ):
+        raise InvalidArgument("Trade One needs Closed visibility with Same, Plus and Combo on")
+    board = rules.board
+    if not (0 <= board.rows <= 5 and 0 <= board.columns <= 5):
+        raise InvalidArgument("boards are at most 5x5")
+    try:
+        return mapping.setup_back(
+            request.mode,
+            request.origin_mode,
+            rules,
+            request.ladder if request.HasField("ladder") else None,
+        )
+    except (KeyError, ValueError) as error:
+        raise InvalidArgument(f"rules or mode are not valid: {error}") from None
+
+
+def _seat(setup_message: m.SeatSetup) -> tuple[SeatPlayer, tuple[MatchCard, ...]]:
+    player = mapping.seat_player_back(setup_message.player)
+    _require(player.player_id, "seats.player.player_id")
+    _require(player.name, "seats.player.player_name")
+    if player.is_bot and not player.name.startswith("[BOT] "):
+        raise InvalidArgument("a bot's name must carry the [BOT] label")
+    cards = []
+    for card in setup_message.deck:
+        value = mapping.card_back(card)
+        _require(value.card_id, "seats.deck.card_id")
+        if not all(1 <= s <= 10 for s in (*value.sides, *value.base_sides)):
+            raise InvalidArgument(f"card {value.card_id}: sides run from 1 to 10")
+        if not 1 <= value.stars <= 5:
+            raise InvalidArgument(f"card {value.card_id}: stars run from 1 to 5")
+        cards.append(value)
+    if len(cards) == DECK_SIZE:
+        broken = validate_deck([DeckEntry(c.card_id, c.character_id, c.stars) for c in cards])
+        if broken:
+            raise InvalidArgument(f"{player.name}'s deck: {broken[0].message}")
+    return player, tuple(cards)
+
+
+class MatchServicer(match_pb2_grpc.MatchServiceServicer):
+    def __init__(self, ctx: Context, notifier: Notifier, admin_token: str | None) -> None:
+        self._ctx = ctx
+        self._notifier = notifier
+        self._admin_token = admin_token
+
+    def _view(self, match: Match, player_id: str) -> pb.MatchView:
+        return view_message(match_view(match, player_id), self._ctx.clock())
+
+    async def CreateMatch(
+        self, request: m.MatchServiceCreateMatchRequest, context: Any
+    ) -> m.MatchServiceCreateMatchResponse:
+        _require(request.request_id, "request_id")
+        match_id = _require(request.match_id, "match_id")
+        setup = _setup(request)
+        if len(request.seats) != 2:
+            raise InvalidArgument(f"a match has two seats, got {len(request.seats)}")
+        (p_a, hand_a), (p_b, hand_b) = (_seat(s) for s in request.seats)
+        if setup.trade_one and (p_a.is_bot or p_b.is_bot):
+            raise InvalidArgument("games with a bot never trade")
+        key = Request.of(
+            "create", request.request_id, request.SerializeToString(deterministic=True)
+        )
+        seen = await self._ctx.store.answered(key)
+        match = await handlers.create_match(
+            self._ctx, key, match_id, setup, (p_a, p_b), (hand_a, hand_b), request.origin_id
+        )
+        return m.MatchServiceCreateMatchResponse(
+            match_id=match.match_id, version=match.version, created=seen is None
+        )
+
+    async def GetView(
+        self, request: m.MatchServiceGetViewRequest, context: Any
+    ) -> m.MatchServiceGetViewResponse:
+        match = await handlers.view(
+            self._ctx, _require(request.match_id, "match_id"), request.player_id
+        )
+        return m.MatchServiceGetViewResponse(view=self._view(match, request.player_id))
+
+    async def StreamView(
+        self, request: m.MatchServiceStreamViewRequest, context: Any
+    ) -> AsyncIterator[m.MatchServiceStreamViewResponse]:
+        match_id = _require(request.match_id, "match_id")
+        await handlers.view(self._ctx, match_id, request.player_id)
+        sent = request.after_version
+        with self._notifier.watch(match_id) as changed:
+            while True:
+                changed.clear()
+                match = await handlers.view(self._ctx, match_id, request.player_id)
+                if match.version > sent:
+                    sent = match.version
+                    yield m.MatchServiceStreamViewResponse(
+                        view=self._view(match, request.player_id)
+                    )
+                if not match.in_progress:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), STREAM_RECHECK_SECONDS)
+
+    async def PlaceCard(
+        self, request: m.MatchServicePlaceCardRequest, context: Any
+    ) -> m.MatchServicePlaceCardResponse:
+        _require(request.request_id, "request_id")
+        match_id = _require(request.match_id, "match_id")
+        player = _require(request.player_id, "player_id")
+        card = _require(request.card_id, "card_id")
+        if request.cell < 0:
+            raise InvalidArgument(f"cell {request.cell} is not on the board (cells count from 0)")
+        key = Request.of(player, request.request_id, match_id, card, request.cell)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        match = await handlers.place_card(
+            self._ctx, key, match_id, player, card, request.cell, expected
+        )
+        return m.MatchServicePlaceCardResponse(view=self._view(match, player))
+
+    async def Forfeit(
+        self, request: m.MatchServiceForfeitRequest, context: Any
+    ) -> m.MatchServiceForfeitResponse:
+        _require(request.request_id, "request_id")
+        match_id = _require(request.match_id, "match_id")
+        player = _require(request.player_id, "player_id")
+        key = Request.of(player, request.request_id, "forfeit", match_id)
+        match = await handlers.forfeit(self._ctx, key, match_id, player)
+        return m.MatchServiceForfeitResponse(view=self._view(match, player))
+
+    async def ReportPresence(
+        self, request: m.MatchServiceReportPresenceRequest, context: Any
+    ) -> m.MatchServiceReportPresenceResponse:
+        player = _require(request.player_id, "player_id")
+        session = _require(request.session_id, "session_id")
+        if request.state == m.PRESENCE_STATE_UNSPECIFIED:
+            raise InvalidArgument("state must be connected or disconnected")
+        connected = request.state == m.PRESENCE_STATE_CONNECTED
+        match_id = await handlers.report_presence(self._ctx, player, session, connected)
+        return m.MatchServiceReportPresenceResponse(match_id=match_id or "")
+
+    async def GetActiveMatch(
+        self, request: m.MatchServiceGetActiveMatchRequest, context: Any
+    ) -> m.MatchServiceGetActiveMatchResponse:
+        player = _require(request.player_id, "player_id")
+        match_id = await self._ctx.store.active_match(player)
+        if match_id is None:
+            return m.MatchServiceGetActiveMatchResponse()
+        match = await handlers.view(self._ctx, match_id, player)
+        return m.MatchServiceGetActiveMatchResponse(
+            active_match=m.ActiveMatch(
+                match_id=match_id,
+                mode=mapping.MODES[match.setup.mode],
+                seat=mapping.SEATS[match.seat_of(player)],
+                version=match.version,
+            )
+        )
+
+    async def GetMatchEvents(
+        self, request: m.MatchServiceGetMatchEventsRequest, context: Any
+    ) -> m.MatchServiceGetMatchEventsResponse:
+        self._check_operator(context)
+        match_id = _require(request.match_id, "match_id")
+        limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
+        after = max(request.from_version - 1, 0)
+        found = await self._ctx.store.records(match_id, after, limit + 1)
+        if not found and after == 0:
+            raise NotFound(f"no match {match_id}")
+        page = found[:limit]
+        envelopes = [
+            ev.EventEnvelope(
+                event_id=str(r.event_id),
+                stream_id=r.stream_id,
+                version=r.version,
+                global_position=r.position.seq,
+                event_type=r.type,
+                schema_version=r.schema_version,
+                record_time=mapping.timestamp(r.recorded_at),
+                correlation_id=str(r.metadata.get("correlation_id", "")),
+                payload=r.data,
+            )
+            for r in page
+        ]
+        more = len(found) > limit
+        return m.MatchServiceGetMatchEventsResponse(
+            events=envelopes, next_version=page[-1].version + 1 if more else 0
+        )
+
+    def _check_operator(self, context: Any) -> None:
+        token = dict(context.invocation_metadata() or ()).get("authorization", "")
+        expected = f"Bearer {self._admin_token}" if self._admin_token else None
+        if expected is None or not hmac.compare_digest(token.encode(), expected.encode()):
+            raise PermissionDenied("operators only: send the TRIAD_ADMIN_TOKEN as a bearer token")
+
+
+def register(server: grpc.aio.Server, servicer: MatchServicer) -> None:
+    match_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server)
+
+
+SERVICE_NAME = m.DESCRIPTOR.services_by_name["MatchService"].full_name
