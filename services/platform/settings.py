@@ -92,3 +92,27 @@ def _check_port(name: str, url: str) -> None:
         urlsplit(url).port  # noqa: B018 -- parsing the port is the check
     except ValueError as error:
         raise SettingsError(f"{name} has an invalid port: {error}") from None
+
+
+def number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
+    """A number such as a duration in seconds; the default when unset."""
+    value = optional(env, name)
+    if value is None:
+        return default
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, got {value!r}") from None
+    if not parsed >= minimum:
+        raise SettingsError(f"{name} must be at least {minimum}, got {value!r}")
+    return parsed
+
+
+def port(env: Mapping[str, str], name: str, default: int) -> int:
+    """A TCP port; 0 lets the system choose a free one."""
+    value = optional(env, name)
+    if value is None:
+        return default
+    if not value.isdigit() or not 0 <= int(value) <= 65535:
+        raise SettingsError(f"{name} must be a port number 0..65535, got {value!r}")
+    return int(value)

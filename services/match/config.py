@@ -1,0 +1,52 @@
+"""The match service's settings, read once from the environment (TRIAD_...)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.platform.settings import (
+    PREFIX,
+    Settings,
+    SettingsError,
+    number,
+    optional,
+    port,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSettings:
+    database_url: str
+    nats_url: str | None
+    host: str
+    port: int
+    metrics_port: int
+    schema: str
+    turn_seconds: float
+    disconnect_seconds: float
+    timer_poll_seconds: float
+    admin_token: str | None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
+        env = os.environ if environ is None else environ
+        shared = Settings.from_env(env)
+        if shared.database_url is None:
+            raise SettingsError(
+                "TRIAD_DATABASE_URL is required by triad-match (make run starts an embedded "
+                "PostgreSQL and sets it for every service)"
+            )
+        return cls(
+            database_url=shared.database_url,
+            nats_url=shared.nats_url,
+            host=optional(env, PREFIX + "MATCH_HOST") or "127.0.0.1",
+            port=port(env, PREFIX + "MATCH_PORT", 50061),
+            metrics_port=port(env, PREFIX + "MATCH_METRICS_PORT", 9161),
+            schema=optional(env, PREFIX + "MATCH_SCHEMA") or "match",
+            turn_seconds=number(env, PREFIX + "TURN_SECONDS", 60.0, minimum=0.05),
+            disconnect_seconds=number(env, PREFIX + "DISCONNECT_SECONDS", 120.0, minimum=0.05),
+            timer_poll_seconds=number(env, PREFIX + "TIMER_POLL_SECONDS", 0.05, minimum=0.001),
+            admin_token=optional(env, PREFIX + "ADMIN_TOKEN"),
+        )

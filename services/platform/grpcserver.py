@@ -1,0 +1,259 @@
+"""The gRPC server every service runs, and the lifecycle of the process around it.
+
+``build_server`` gives a grpc.aio server with the standard ``grpc.health.v1`` servicer,
+server reflection, our interceptors (request context, then errors and metrics) and
+message-size and keepalive limits. ``Lifecycle`` is STYLE principle 13: one ``main()``
+owns an ``AsyncExitStack``; SIGTERM or SIGINT sets an event; on stop, health goes
+NOT_SERVING, the server drains for its grace period, then everything acquired before it
+(NATS, the pool...) is closed in reverse order. Nothing here connects or binds at import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import CollectorRegistry
+
+from services.platform.interceptors import ErrorInterceptor, RequestContextInterceptor
+from services.platform.metrics import RpcMetrics, new_registry, start_metrics_server
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+Register = Callable[[grpc.aio.Server], None]
+
+MIB = 1024 * 1024
+HEALTH_SERVICE = "grpc.health.v1.Health"
+
+# Tuned for long server streams (match views, queue status) to phones behind NATs:
+KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
+    # Ping every 30 s: a client that vanished without a FIN is noticed within ~40 s, and
+    # middleboxes that drop flows idle for a minute or more never see ours idle.
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    # A quiet stream may send nothing for minutes; by default core stops pinging after
+    # two pings without data, which would switch keepalive off exactly when it matters.
+    ("grpc.http2.max_pings_without_data", 0),
+    # Accept clients' own keepalive down to every 10 s, even between calls, instead of
+    # answering it with GOAWAY "too_many_pings".
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Where and how a service listens. ``port=0`` binds a free port (see ``GrpcServer.port``)."""
+
+    host: str = "[::]"
+    port: int = 0
+    max_receive_message_bytes: int = 1 * MIB
+    # The client's default receive limit: failing here names the real culprit.
+    max_send_message_bytes: int = 4 * MIB
+    stop_grace_seconds: float = 10.0
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+@dataclass(eq=False)
+class GrpcServer:
+    """A built server: the grpc.aio server, its health servicer and the port it bound."""
+
+    server: grpc.aio.Server
+    health: Any  # grpc_health.v1.health.aio.HealthServicer (the package ships no types)
+    port: int
+    service_names: tuple[str, ...]
+    grace: float
+
+    async def start(self) -> None:
+        await self.server.start()
+        # "" is the whole server, which is what Kubernetes' grpc probe asks by default.
+        for name in ("", *self.service_names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """NOT_SERVING for every service, then drain: in-flight RPCs get ``grace`` seconds."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(self.grace if grace is None else grace)
+
+
+def build_server(
+    config: ServerConfig,
+    register: Register,
+    service_names: Sequence[str],
+    *,
+    metrics: RpcMetrics | None = None,
+    credentials: grpc.ServerCredentials | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+) -> GrpcServer:
+    """A bound, not yet started server.
+
+    ``register`` adds the service's servicers (``add_XServicer_to_server(s, server)`` or
+    generic handlers); ``service_names`` are their full names (``triad.v1.Match``), which
+    health reports on and reflection lists. ``interceptors`` run inside ours: they see
+    the request id bound, and what the handlers they return raise is mapped too.
+    """
+    server = grpc.aio.server(
+        interceptors=[RequestContextInterceptor(), ErrorInterceptor(metrics), *interceptors],
+        options=[
+            ("grpc.max_receive_message_length", config.max_receive_message_bytes),
+            ("grpc.max_send_message_length", config.max_send_message_bytes),
+            *KEEPALIVE_OPTIONS,
+        ],
+    )
+    register(server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (*service_names, HEALTH_SERVICE, reflection.SERVICE_NAME), server
+    )
+    if credentials is None:
+        port = server.add_insecure_port(config.address)
+    else:
+        port = server.add_secure_port(config.address, credentials)
+    if port == 0:
+        raise RuntimeError(f"could not bind the gRPC server to {config.address}")
+    return GrpcServer(server, health, port, tuple(service_names), config.stop_grace_seconds)
+
+
+class Lifecycle:
+    """Everything a process acquires, released in reverse order once it is told to stop.
+
+    ::
+
+        async def main() -> None:
+            settings = Settings.from_env()
+            async with Lifecycle() as life:
+                nc = await nats.connect(settings.nats_servers)
+                life.push_async_callback(nc.drain)
+                pool = await life.enter(asyncpg.create_pool(settings.database_url))
+                server = await life.start_server(build_server(config, register, names))
+                await life.wait(server)
+
+        asyncio.run(main())
+
+    Leaving the block stops the server (health NOT_SERVING, then ``stop(grace)``) and
+    then closes the pool and drains NATS: the reverse of the order they were acquired.
+    """
+
+    def __init__(self, signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT)):
+        self._signals = tuple(signals)
+        self._stack = AsyncExitStack()
+        self._stop = asyncio.Event()
+        self.stop_reason: str | None = None
+        self.metrics_port: int | None = None
+
+    async def __aenter__(self) -> Lifecycle:
+        await self._stack.__aenter__()
+        loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+            # Pushed first, so removed last: a second SIGTERM during the drain is
+            # absorbed instead of killing the process halfway through its cleanup.
+            self._stack.callback(loop.remove_signal_handler, sig)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        if self.stop_reason is None:
+            self.stop_reason = "error" if exc is not None else "exit"
+        log.info("stopping", reason=self.stop_reason)
+        suppress = await self._stack.__aexit__(exc_type, exc, tb)
+        log.info("stopped")
+        return suppress
+
+    def request_stop(self, reason: str = "requested") -> None:
+        """Begin the shutdown: ``wait()`` returns. Safe to call more than once."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def push_async_callback(self, callback: Callable[[], Awaitable[object]]) -> None:
+        """Run ``callback`` at stop, before everything registered earlier (``nc.drain``)."""
+        self._stack.push_async_callback(callback)
+
+    async def enter(self, context: AbstractAsyncContextManager[T]) -> T:
+        """Enter an async context manager now and exit it at stop, in reverse order."""
+        return await self._stack.enter_async_context(context)
+
+    async def start_server(self, server: GrpcServer) -> GrpcServer:
+        await server.start()
+        self._stack.push_async_callback(server.stop)
+        return server
+
+    def start_metrics(
+        self, registry: CollectorRegistry, port: int = 0, host: str = "0.0.0.0"
+    ) -> int:
+        """Serve /metrics until stop; returns the bound port."""
+        metrics_server = start_metrics_server(registry, port, host)
+        # close() joins the HTTP thread (up to its poll interval): keep it off the loop.
+        self._stack.push_async_callback(asyncio.to_thread, metrics_server.close)
+        self.metrics_port = metrics_server.port
+        return metrics_server.port
+
+    async def wait(self, *servers: GrpcServer) -> None:
+        """Until a signal or ``request_stop()``, or until a server terminates on its own."""
+        for server in servers:
+            log.info(
+                "serving",
+                port=server.port,
+                services=list(server.service_names),
+                metrics_port=self.metrics_port,
+            )
+        waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(self._stop.wait())]
+        # Shielded: grpc.aio awaits its own shutdown future here, and cancelling this
+        # wait would cancel that future and with it a later server.stop().
+        waits += [asyncio.shield(s.server.wait_for_termination()) for s in servers]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+        self.request_stop("server terminated")
+
+
+async def serve(
+    config: ServerConfig,
+    register: Register,
+    service_names: Sequence[str],
+    *,
+    metrics_port: int | None = None,
+    metrics_host: str = "0.0.0.0",
+    on_serving: Callable[[GrpcServer], None] | None = None,
+) -> None:
+    """The whole life of a process that is only a gRPC server: serve until SIGTERM, then stop.
+
+    ``metrics_port=None`` serves no /metrics (the RPC metrics are still recorded);
+    ``on_serving`` is called once the server is up, e.g. to print the bound port.
+    """
+    registry = new_registry()
+    async with Lifecycle() as life:
+        if metrics_port is not None:
+            life.start_metrics(registry, metrics_port, metrics_host)
+        built = build_server(config, register, service_names, metrics=RpcMetrics.register(registry))
+        server = await life.start_server(built)
+        if on_serving is not None:
+            on_serving(server)
+        await life.wait(server)

@@ -1,0 +1,243 @@
+"""The server interceptors every service installs: request context, then errors and metrics.
+
+``ErrorInterceptor`` is the one place where exceptions become gRPC statuses (STYLE 9):
+domain errors carry their message to the caller under the code their kind names;
+anything else is a fault of ours, logged with its traceback under a reference id that
+is the only thing the caller sees. The same wrapper times each RPC to its final code,
+so the metrics and the statuses can never disagree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+
+import grpc
+import structlog
+
+from services.platform.errors import (
+    AlreadyExists,
+    Conflict,
+    DomainError,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+)
+from services.platform.metrics import RpcMetrics
+
+log = structlog.get_logger(__name__)
+
+REQUEST_ID_HEADER = "x-request-id"
+# Client-chosen ids end up in every log line; a bound keeps a hostile one from bloating them.
+MAX_REQUEST_ID_LENGTH = 128
+
+STATUS_BY_ERROR: Mapping[type[DomainError], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
+    Conflict: grpc.StatusCode.ABORTED,
+    ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+# A DomainError outside the kinds above is still the caller's doing, never INTERNAL:
+# the state refused the request.
+FALLBACK_DOMAIN_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
+if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+    # The stubs type handlers for the sync API; grpc.aio calls them with an aio context.
+    Behavior: TypeAlias = Callable[..., Any]
+    Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
+    Continuation: TypeAlias = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
+
+
+def status_for(error: DomainError) -> grpc.StatusCode:
+    """The code of the nearest mapped kind: ``IllegalMove(FailedPrecondition)`` -> its code."""
+    for kind in type(error).__mro__:
+        status = STATUS_BY_ERROR.get(kind)
+        if status is not None:
+            return status
+    return FALLBACK_DOMAIN_STATUS
+
+
+def final_code(error: BaseException, context: Context) -> grpc.StatusCode:
+    """The status an RPC ends with when its handler raised ``error``."""
+    if isinstance(error, asyncio.CancelledError | GeneratorExit):
+        # grpc.aio cancels the handler's task both when the client cancels and when the
+        # deadline passes; only the remaining time tells them apart.
+        remaining = context.time_remaining()
+        expired = remaining is not None and remaining <= 0
+        return grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED
+    if isinstance(error, grpc.aio.AbortError):
+        return context.code() or grpc.StatusCode.UNKNOWN
+    if isinstance(error, DomainError):
+        return status_for(error)
+    if isinstance(error, Exception):
+        return grpc.StatusCode.INTERNAL
+    return grpc.StatusCode.UNKNOWN
+
+
+def _code_set_by_handler(context: Context) -> grpc.StatusCode:
+    # A handler may set a code without raising (context.set_code); None means OK.
+    return context.code() or grpc.StatusCode.OK
+
+
+def split_method(full_method: str) -> tuple[str, str]:
+    """``/triad.v1.Match/Place`` -> (``triad.v1.Match``, ``Place``)."""
+    service, _, method = full_method.lstrip("/").rpartition("/")
+    return service, method
+
+
+class RequestContextInterceptor(grpc.aio.ServerInterceptor):
+    """Binds ``request_id`` (from ``x-request-id``, else a fresh one) and ``rpc`` for logging.
+
+    grpc.aio looks up the handler and runs it in one task per RPC, so what is bound
+    here is seen by the handler and everything it awaits, and by nothing else.
+    """
+
+    async def intercept_service(
+        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(
+            request_id=request_id(handler_call_details.invocation_metadata),
+            rpc=handler_call_details.method,
+        )
+        return await continuation(handler_call_details)
+
+
+def request_id(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
+    for key, value in metadata or ():
+        if key == REQUEST_ID_HEADER and isinstance(value, str) and value:
+            return value[:MAX_REQUEST_ID_LENGTH]
+    return uuid.uuid4().hex
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Maps exceptions to statuses and records ``triad_rpc_*`` for every handled RPC."""
+
+    def __init__(self, metrics: RpcMetrics | None = None) -> None:
+        self._metrics = metrics
+        # method -> (handler as registered, handler wrapped): wrapping once per method
+        # instead of once per call keeps the per-RPC cost to a dict lookup. Only methods
+        # that have a handler get here, so this is bounded by what is registered.
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+
+    async def intercept_service(
+        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None  # unknown method: grpc answers UNIMPLEMENTED itself
+        method = handler_call_details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, method: str, handler: Handler) -> Handler:
+        rpc = _Rpc(*split_method(method), self._metrics)
+        serialize = {
+            "request_deserializer": handler.request_deserializer,
+            "response_serializer": handler.response_serializer,
+        }
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(rpc.wrap(handler.unary_unary), **serialize)
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(rpc.wrap(handler.unary_stream), **serialize)
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(rpc.wrap(handler.stream_unary), **serialize)
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                rpc.wrap(handler.stream_stream), **serialize
+            )
+        return handler
+
+
+class _Rpc:
+    """One method's labels, and the wrappers that time it and map its failures."""
+
+    def __init__(self, service: str, method: str, metrics: RpcMetrics | None) -> None:
+        self.service = service
+        self.method = method
+        self._metrics = metrics
+
+    def wrap(self, behavior: Behavior) -> Behavior:
+        # grpc.aio picks how to drive a handler by its kind: a coroutine function is
+        # awaited (and streams through context.write), anything else that streams is
+        # iterated. The wrapper must be of the same kind as what it wraps. A plain sync
+        # handler is called on the event loop, as our services have none that block.
+        if inspect.isasyncgenfunction(behavior) or inspect.isgeneratorfunction(behavior):
+            return self._wrap_iterator(behavior)
+        return self._wrap_call(behavior)
+
+    def _wrap_call(self, behavior: Behavior) -> Behavior:
+        async def call(request: Any, context: Context) -> Any:
+            started = time.perf_counter()
+            try:
+                result = behavior(request, context)
+                if inspect.isawaitable(result):
+                    result = await result
+            except BaseException as error:
+                await self._fail(error, started, context)
+            # Recorded before the status leaves, so a caller that saw it sees it counted.
+            self._record(_code_set_by_handler(context), started)
+            return result
+
+        return call
+
+    def _wrap_iterator(self, behavior: Behavior) -> Behavior:
+        async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            try:
+                responses = behavior(request, context)
+                if hasattr(responses, "__aiter__"):
+                    # aclosing: if the client goes away mid-stream, the handler's own
+                    # finally blocks run now, not whenever the generator is collected.
+                    async with aclosing(responses):
+                        async for response in responses:
+                            yield response
+                else:
+                    for response in responses:
+                        yield response
+            except BaseException as error:
+                await self._fail(error, started, context)
+            self._record(_code_set_by_handler(context), started)
+
+        return stream
+
+    async def _fail(self, error: BaseException, started: float, context: Context) -> NoReturn:
+        """Record how the RPC ended, then abort with a status the caller may see, or re-raise.
+
+        Recorded first: ``context.abort`` sends the status before it raises.
+        """
+        code = final_code(error, context)
+        self._record(code, started)
+        if isinstance(error, DomainError):
+            await context.abort(code, str(error) or type(error).__name__)
+        if isinstance(error, Exception) and not isinstance(error, grpc.aio.AbortError):
+            reference = uuid.uuid4().hex[:16]
+            # The traceback goes to our logs only; the caller gets the reference to quote.
+            log.error(
+                "rpc failed", reference=reference, service=self.service, method=self.method,
+                exc_info=error,
+            )  # fmt: skip
+            await context.abort(code, f"internal error; reference {reference}")
+        # Cancellation, the handler's own context.abort, KeyboardInterrupt: grpc and
+        # asyncio know what to do with these, and none of them is a fault to report.
+        raise error
+
+    def _record(self, code: grpc.StatusCode, started: float) -> None:
+        if self._metrics is None:
+            return
+        self._metrics.observe(self.service, self.method, code, time.perf_counter() - started)
