@@ -26,6 +26,7 @@ class Notifier:
         self._dsn = dsn
         self._conn: Any = None
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._closing = False
 
     async def start(self) -> None:
         self._conn = await asyncpg.connect(self._dsn)
@@ -33,6 +34,7 @@ class Notifier:
         self._conn.add_termination_listener(self._on_lost)
 
     async def close(self) -> None:
+        self._closing = True
         if self._conn is not None and not self._conn.is_closed():
             await self._conn.close()
 
@@ -66,6 +68,8 @@ class Notifier:
             event.set()
 
     def _on_lost(self, _conn: Any) -> None:
+        if self._closing:
+            return
         log.warning("notifier lost its PostgreSQL connection")
         self._wake_all()
 

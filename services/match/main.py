@@ -1,0 +1,110 @@
+"""``triad-match``: the composition root of the match service. Wiring only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from random import SystemRandom
+
+import asyncpg
+import structlog
+from prometheus_client import REGISTRY
+
+from services.match import handlers, metrics
+from services.match.config import MatchSettings
+from services.match.handlers import Context
+from services.match.notifier import Notifier
+from services.match.server import SERVICE_NAME, MatchServicer, register
+from services.match.store import MIGRATIONS, MatchStore
+from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics
+from services.platform.migrations import migrate
+from services.platform.settings import SettingsError
+
+log = structlog.get_logger()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
+    """Run ``step`` until stop; pause only when it found nothing to do."""
+    while not stop.is_set():
+        try:
+            busy = await step()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            log.warning("background step failed; retrying", error=str(error))
+            busy = False
+        if not busy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+
+
+async def run(settings: MatchSettings) -> None:
+    async with Lifecycle() as life:
+        pool = await life.enter(asyncpg.create_pool(settings.database_url, min_size=2, max_size=32))
+        await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *MIGRATIONS])
+        store = MatchStore(pool, settings.schema)
+        ctx = Context(
+            store=store,
+            clock=now,
+            rng=SystemRandom(),
+            turn_seconds=settings.turn_seconds,
+            disconnect_seconds=settings.disconnect_seconds,
+        )
+        notifier = Notifier(settings.database_url)
+        await notifier.start()
+        life.push_async_callback(notifier.close)
+
+        stop = asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+
+        async def stop_tasks() -> None:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        life.push_async_callback(stop_tasks)
+
+        async def count_active() -> bool:
+            metrics.ACTIVE_MATCHES.set(await store.count_active())
+            return False
+
+        tasks += [
+            asyncio.create_task(
+                every(stop, settings.timer_poll_seconds, lambda: handlers.fire_due_timer(ctx))
+            ),
+            asyncio.create_task(every(stop, 5.0, count_active)),
+            asyncio.create_task(notifier.keep_alive(stop)),
+        ]
+        life.start_metrics(REGISTRY, settings.metrics_port)
+        servicer = MatchServicer(ctx, notifier, settings.admin_token)
+        server = await life.start_server(
+            build_server(
+                ServerConfig(host=settings.host, port=settings.port),
+                lambda grpc_server: register(grpc_server, servicer),
+                [SERVICE_NAME],
+                metrics=RpcMetrics.register(REGISTRY),
+            )
+        )
+        await life.wait(server)
+
+
+def main() -> int:
+    configure_logging("match")
+    try:
+        settings = MatchSettings.from_env()
+    except SettingsError as error:
+        print(f"triad-match: {error}", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
