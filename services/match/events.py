@@ -4,7 +4,7 @@ draw, so folding them never draws again and never re-runs rule code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -51,9 +51,14 @@ class MatchCard:
     holo: bool = False
     holo_side: Side | None = None
     origin: Origin = Origin.OWNED_COPY
+    rules: Card = field(init=False, repr=False, compare=False)
+    """The card as the rules engine sees it, built once (replay folds it often)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", Card(self.sides, self.element, self.card_id))
 
     def rules_card(self) -> Card:
-        return Card(self.sides, self.element, self.card_id)
+        return self.rules
 
 
 @dataclass(frozen=True, slots=True)
