@@ -1,0 +1,296 @@
+"""The outbox relay: every committed event, published once to JetStream, in the global order.
+
+The events table is the outbox
+    A transactional outbox is a table written in the same transaction as the state
+    change, so a message is queued if and only if the change commits. Appending events
+    already is that transaction: ``append_in`` runs inside the caller's transaction, and
+    the event rows exist exactly when it commits. So the events table is the outbox, and
+    the relay only needs to remember how far it got: one checkpoint row, here.
+
+    A separate outbox table would hold a second copy of every event and need an order
+    to be read in. Its ``bigserial`` id would have the very gap the event log has: ids
+    are taken at insert and become visible at commit, in another order, so a relay
+    checkpointing on the id skips a transaction that commits late. Fixing that means
+    deleting published rows (churn, vacuum, and still no order between the survivors)
+    or the event store's own remedy. ``read_all`` already is that remedy: it follows
+    ``(tx_id, seq)`` below the cluster's xmin, never skips a late commit, and keeps each
+    stream's events in version order. Reusing it costs nothing per append, deletes
+    nothing, and lets an operator republish history by moving a checkpoint back.
+
+One batch, one transaction
+    ``SELECT ... FOR UPDATE`` on the relay's checkpoint row, read the next events after
+    it, publish each in order and wait for JetStream's ack, advance the checkpoint,
+    commit. The row lock makes relays with the same name take turns, so two processes
+    never publish out of order nor skip anything. Taking the lock gives the batch a
+    transaction id, which holds the cluster's xmin (and so every global reader) back
+    while the batch publishes; publishes have a timeout, so the hold is short.
+
+    If NATS is down, a publish times out, the transaction rolls back, and the batch is
+    retried with backoff: nothing is lost. A crash (or a failed commit) after some
+    publishes republishes them; ``Nats-Msg-Id`` is the event id, so JetStream drops the
+    copies within its duplicate window, and consumers are idempotent by event id for
+    whatever arrives later than that. Events are published one at a time: pipelining
+    would let a rejected publish be retried behind a later one that went through,
+    breaking the stream's order.
+
+PostgreSQL is the source of truth
+    A JetStream ack is not an fsync: by default the server syncs its files every couple
+    of minutes, so a crash of a single-node server can lose acknowledged messages. The
+    log in PostgreSQL keeps them, and resetting the checkpoint (``reset``) replays them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from nats.js import JetStreamContext
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from services.platform import bus
+from services.platform.bus import EventStream
+from services.platform.eventstore import START, Position, PostgresEventStore, Recorded
+from services.platform.migrations import Migration, quote_schema
+
+log = structlog.get_logger()
+
+MIGRATIONS = (
+    Migration(
+        "relay",
+        1,
+        "relay checkpoints: how far each relay has published the global order",
+        """
+        CREATE TABLE relay_checkpoints (
+            name       text        PRIMARY KEY,
+            tx_id      xid8        NOT NULL DEFAULT '0',
+            seq        bigint      NOT NULL DEFAULT 0,
+            updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RelayMetrics:
+    """The relay's Prometheus metrics, labelled by relay name, in the process's registry."""
+
+    published: Counter
+    duplicates: Counter
+    errors: Counter
+    lag_events: Gauge
+    lag_seconds: Gauge
+
+    @classmethod
+    def register(cls, registry: CollectorRegistry) -> RelayMetrics:
+        labels = ("relay",)
+        return cls(
+            published=Counter(
+                "triad_relay_events_published_total",
+                "Events JetStream acknowledged as in the stream (duplicates included).",
+                labels,
+                registry=registry,
+            ),
+            duplicates=Counter(
+                "triad_relay_duplicates_total",
+                "Publishes JetStream dropped as duplicates (a batch retried after its commit "
+                "failed).",
+                labels,
+                registry=registry,
+            ),
+            errors=Counter(
+                "triad_relay_publish_errors_total",
+                "Batches that failed (NATS or PostgreSQL unavailable), rolled back for a retry.",
+                labels,
+                registry=registry,
+            ),
+            lag_events=Gauge(
+                "triad_relay_lag_events",
+                "Committed events not yet published when the last batch was read (capped).",
+                labels,
+                registry=registry,
+            ),
+            lag_seconds=Gauge(
+                "triad_relay_lag_seconds",
+                "Age of the oldest committed event not yet published when the last batch was read.",
+                labels,
+                registry=registry,
+            ),
+        )
+
+
+LAG_COUNT_CAP = 100_000
+
+
+class Relay:
+    """Publishes the events of one schema to JetStream (see the module docstring)."""
+
+    def __init__(
+        self,
+        pool: Any,
+        schema: str,
+        js: JetStreamContext,
+        name: str = "relay",
+        *,
+        stream: EventStream | None = None,
+        batch_size: int = 500,
+        poll_interval: float = 0.02,
+        publish_timeout: float = 5.0,
+        max_backoff: float = 5.0,
+        metrics: RelayMetrics | None = None,
+    ) -> None:
+        """``metrics`` default to a private registry: pass the process's to expose them."""
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        self.name = name
+        self.stream = stream or EventStream()
+        self.batch_size = batch_size
+        self.poll_interval = poll_interval
+        self.publish_timeout = publish_timeout
+        self.max_backoff = max_backoff
+        self._pool = pool
+        self._schema = schema
+        self._js = js
+        self._stream_ready = False
+        self._row_ready = False
+        quoted = quote_schema(schema)
+        checkpoints = f"{quoted}.relay_checkpoints"
+        self._ensure_sql = f"INSERT INTO {checkpoints} (name) VALUES ($1) ON CONFLICT DO NOTHING"
+        self._read_sql = f"SELECT tx_id::text AS tx_text, seq FROM {checkpoints} WHERE name = $1"
+        self._lock_sql = f"{self._read_sql} FOR UPDATE"
+        self._advance_sql = (
+            f"UPDATE {checkpoints} SET tx_id = $2::text::xid8, seq = $3, updated_at = now() "
+            "WHERE name = $1"
+        )
+        # Read-only, so it takes no transaction id: an idle relay polls with this alone.
+        self._pending_sql = f"""
+            SELECT EXISTS (
+                SELECT 1 FROM {quoted}.events AS e, {checkpoints} AS c
+                WHERE c.name = $1
+                  AND (e.tx_id, e.seq) > (c.tx_id, c.seq)
+                  AND e.tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
+            )"""
+        self._lag_sql = f"""
+            SELECT count(*) AS behind, min(recorded_at) AS oldest FROM (
+                SELECT recorded_at FROM {quoted}.events
+                WHERE (tx_id, seq) > ($1::text::xid8, $2::bigint)
+                  AND tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
+                LIMIT {LAG_COUNT_CAP}
+            ) AS unpublished"""
+        metrics = metrics or RelayMetrics.register(CollectorRegistry())
+        self._published = metrics.published.labels(name)
+        self._duplicates = metrics.duplicates.labels(name)
+        self._errors = metrics.errors.labels(name)
+        self._lag_events = metrics.lag_events.labels(name)
+        self._lag_seconds = metrics.lag_seconds.labels(name)
+
+    async def publish_batch(self) -> int:
+        """Publish the next events after the checkpoint; return how many.
+
+        Raises when NATS or PostgreSQL fails; the checkpoint then stays where it was.
+        """
+        if not self._stream_ready:
+            # Bounded like a publish: while NATS is down this is the first call to wait.
+            await asyncio.wait_for(bus.ensure_stream(self._js, self.stream), self.publish_timeout)
+            self._stream_ready = True
+        if not self._row_ready:
+            await self._pool.execute(self._ensure_sql, self.name)
+            self._row_ready = True
+        # Locking the checkpoint row assigns a transaction id and writes the row: not
+        # worth doing 50 times a second to find nothing.
+        if not await self._pool.fetchval(self._pending_sql, self.name):
+            self._set_lag(0, None)
+            return 0
+        async with self._pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(self._lock_sql, self.name)
+            after = Position(int(row["tx_text"]), row["seq"])
+            # The store only calls ``fetch`` on what it is given: handing it this
+            # connection runs the very same read_all inside our transaction.
+            events = await PostgresEventStore(conn, self._schema).read_all(after, self.batch_size)
+            await self._measure_lag(conn, after, events)
+            for event in events:
+                await self._publish(event)
+            if events:
+                last = events[-1].position
+                await conn.execute(self._advance_sql, self.name, str(last.tx_id), last.seq)
+        if events and len(events) < self.batch_size:
+            self._set_lag(0, None)  # caught up with what was committed when the batch began
+        return len(events)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Publish until ``stop`` is set; survive NATS and PostgreSQL outages."""
+        log.info("relay.started", relay=self.name, stream=self.stream.name)
+        failures = 0
+        while not stop.is_set():
+            try:
+                published = await self.publish_batch()
+            except Exception as error:  # any failure: roll back, back off, retry
+                failures += 1
+                self._stream_ready = False  # a restarted NATS may have lost it
+                self._errors.inc()
+                delay = self._backoff(failures)
+                log.warning(
+                    "relay.batch_failed",
+                    relay=self.name,
+                    error=repr(error),
+                    failures=failures,
+                    retry_in=round(delay, 3),
+                )
+                await _sleep(stop, delay)
+                continue
+            if failures:
+                log.info("relay.recovered", relay=self.name, after_failures=failures)
+                failures = 0
+            if published < self.batch_size:
+                await _sleep(stop, self.poll_interval)
+        log.info("relay.stopped", relay=self.name)
+
+    async def position(self) -> Position:
+        """The checkpoint: the last event published (``START`` if none)."""
+        row = await self._pool.fetchrow(self._read_sql, self.name)
+        return START if row is None else Position(int(row["tx_text"]), row["seq"])
+
+    async def reset(self, to: Position = START) -> None:
+        """Move the checkpoint (back) to republish from ``to``, e.g. after losing JetStream."""
+        await self._pool.execute(self._ensure_sql, self.name)
+        await self._pool.execute(self._advance_sql, self.name, str(to.tx_id), to.seq)
+
+    async def _publish(self, event: Recorded) -> None:
+        ack = await self._js.publish(
+            self.stream.subject(event.stream_id, event.type),
+            bus.envelope(event).SerializeToString(),
+            timeout=self.publish_timeout,
+            stream=self.stream.name,  # refuse to land anywhere else
+            headers=bus.headers(event),
+        )
+        self._published.inc()
+        if ack.duplicate:
+            self._duplicates.inc()
+
+    async def _measure_lag(self, conn: Any, after: Position, events: list[Recorded]) -> None:
+        if len(events) < self.batch_size:  # the batch holds everything committed so far
+            self._set_lag(len(events), events[0].recorded_at if events else None)
+            return
+        row = await conn.fetchrow(self._lag_sql, str(after.tx_id), after.seq)
+        self._set_lag(row["behind"], row["oldest"])
+
+    def _set_lag(self, behind: int, oldest: datetime | None) -> None:
+        self._lag_events.set(behind)
+        age = 0.0 if oldest is None else (datetime.now(UTC) - oldest).total_seconds()
+        self._lag_seconds.set(max(age, 0.0))
+
+    def _backoff(self, failures: int) -> float:
+        # Exponential from 50 ms, capped, with jitter so relays do not retry in step.
+        ceiling = min(self.max_backoff, 0.05 * 2 ** min(failures - 1, 16))
+        return random.uniform(ceiling / 2, ceiling)
+
+
+async def _sleep(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep, but wake as soon as ``stop`` is set."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
