@@ -29,6 +29,8 @@ from bench.report import (
 BENCHMARKS: dict[str, str] = {
     # name: module exposing `run(options: Options) -> Report`. One line per benchmark.
     "rules": "bench.rules",
+    "replay": "bench.replay",
+    "match": "bench.match",
 }
 
 REPEATS, SECONDS = 5, 0.6

@@ -99,7 +99,7 @@ def choose(view: pb.MatchView) -> tuple[str, int]:
 
 
 async def play_to_the_end(
-    stub: match_pb2_grpc.MatchServiceStub, match_id: str, recorders: dict[str, Recorder]
+    stub: match_pb2_grpc.MatchServiceAsyncStub, match_id: str, recorders: dict[str, Recorder]
 ) -> pb.MatchView:
     """Each player looks at their own view and places when it is their turn."""
     while True:

@@ -50,12 +50,14 @@ def match_service(shared_database_url: str, tmp_path: Path) -> Iterator[Service]
 
 
 @pytest.fixture
-async def stub(match_service: Service) -> AsyncIterator[match_pb2_grpc.MatchServiceStub]:
+async def stub(match_service: Service) -> AsyncIterator[match_pb2_grpc.MatchServiceAsyncStub]:
     async with grpc.aio.insecure_channel(match_service.address) as channel:
         yield match_pb2_grpc.MatchServiceStub(channel)
 
 
-async def events_of(stub: match_pb2_grpc.MatchServiceStub, match_id: str) -> list[ev.EventEnvelope]:
+async def events_of(
+    stub: match_pb2_grpc.MatchServiceAsyncStub, match_id: str
+) -> list[ev.EventEnvelope]:
     reply = await stub.GetMatchEvents(
         m.MatchServiceGetMatchEventsRequest(match_id=match_id),
         metadata=(("authorization", f"Bearer {ADMIN}"),),
@@ -89,7 +91,7 @@ def assert_no_hidden_card(
     "visibility", [pb.VISIBILITY_ALL_OPEN, pb.VISIBILITY_CLOSED, pb.VISIBILITY_THREE_OPEN]
 )
 async def test_two_players_play_a_whole_match_and_never_see_a_hidden_card(
-    stub: match_pb2_grpc.MatchServiceStub, visibility: int
+    stub: match_pb2_grpc.MatchServiceAsyncStub, visibility: int
 ) -> None:
     match_id = str(uuid4())
     names = (f"ann-{match_id[:6]}", f"bea-{match_id[:6]}")
@@ -99,6 +101,8 @@ async def test_two_players_play_a_whole_match_and_never_see_a_hidden_card(
     recorders = {name: Recorder(name) for name in names}
     streamed = {name: Recorder(name) for name in names}
     streams = [asyncio.create_task(stream_into(stub, match_id, r)) for r in streamed.values()]
+    while not all(r.views for r in streamed.values()):  # each stream's first snapshot
+        await asyncio.sleep(0.005)
     final = await play_to_the_end(stub, match_id, recorders)
     await asyncio.wait_for(asyncio.gather(*streams), 10)  # streams end with the final view
 
@@ -108,7 +112,7 @@ async def test_two_players_play_a_whole_match_and_never_see_a_hidden_card(
     revealed = [set(seat.revealed_card_ids) for seat in created_event.seats]
     for index, name in enumerate(names):
         views = recorders[name].views + streamed[name].views
-        assert any(v.version == 1 for v in streamed[name].views)  # the first snapshot too
+        assert streamed[name].views[0].version == 1  # the first snapshot is checked too
         for view in views:
             assert_no_hidden_card(view, decks[index], decks[1 - index], revealed[1 - index])
         versions = [v.version for v in streamed[name].views]
@@ -117,7 +121,7 @@ async def test_two_players_play_a_whole_match_and_never_see_a_hidden_card(
 
 
 async def test_bad_requests_get_clear_statuses_and_change_nothing(
-    stub: match_pb2_grpc.MatchServiceStub,
+    stub: match_pb2_grpc.MatchServiceAsyncStub,
 ) -> None:
     match_id = str(uuid4())
     names = (f"cai-{match_id[:6]}", f"dov-{match_id[:6]}")
@@ -187,7 +191,7 @@ async def test_bad_requests_get_clear_statuses_and_change_nothing(
 
 
 async def test_practice_against_a_bot_seat_plays_to_the_end(
-    stub: match_pb2_grpc.MatchServiceStub,
+    stub: match_pb2_grpc.MatchServiceAsyncStub,
 ) -> None:
     match_id = str(uuid4())
     human = f"eve-{match_id[:6]}"
@@ -201,7 +205,7 @@ async def test_practice_against_a_bot_seat_plays_to_the_end(
 
 
 async def drive(
-    stub: match_pb2_grpc.MatchServiceStub,
+    stub: match_pb2_grpc.MatchServiceAsyncStub,
     match_id: str,
     players: tuple[str, str],
     acknowledged: list[tuple[str, str, int]],
@@ -292,7 +296,7 @@ async def test_a_sigkilled_match_service_loses_no_acknowledged_move_and_applies_
 
 
 async def drive_one_move(
-    stub: match_pb2_grpc.MatchServiceStub,
+    stub: match_pb2_grpc.MatchServiceAsyncStub,
     match: tuple[str, tuple[str, str]],
     acknowledged: list[tuple[str, str, int]],
 ) -> None:

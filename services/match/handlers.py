@@ -14,9 +14,9 @@ from services.match import bots, domain
 from services.match.events import MatchCard, MatchEvent, MatchRules, SeatPlayer
 from services.match.rules import Geometry, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
-from services.match.store import MatchStore, Request
+from services.match.store import MatchStore, Request, RequestSeen
 from services.match.views import match_view
-from services.platform.errors import Conflict, InvalidArgument
+from services.platform.errors import Conflict, DomainError, InvalidArgument
 from services.platform.eventstore import WrongExpectedVersion
 
 log = structlog.get_logger()
@@ -37,14 +37,28 @@ class Context:
 async def _execute(
     ctx: Context, match_id: str, decide: Decide, request: Request | None = None
 ) -> domain.Match | None:
-    """Load, decide, append; on a concurrent append, reload and decide again. A request
-    seen before returns the state its first run produced and appends nothing."""
+    """Decide on the match and append with the expected version; on a concurrent append,
+    reload and decide again.
+
+    Optimistic on both counts, because this is every move's hot path: it decides on the
+    cached state (the append's expected version is the check that it was current) and
+    does not look the request id up first (the key is inserted in the same transaction,
+    so a request can never apply twice). Only a refusal or a no-op is double-checked on
+    fresh state, and only then is a request seen before answered with its first result.
+    """
     for _ in range(ctx.attempts):
-        if request is not None and (seen := await ctx.store.answered(request)) is not None:
-            return await ctx.store.load_at(seen.match_id, seen.version)
-        state = await ctx.store.load(match_id)
-        events = decide(state)
+        state = await ctx.store.current(match_id)
+        try:
+            events = decide(state)
+        except DomainError:
+            if request is not None and (seen := await ctx.store.answered(request)) is not None:
+                return await ctx.store.load_at(seen.match_id, seen.version)
+            if await _moved_on(ctx, match_id, state):
+                continue
+            raise
         if not events:
+            if await _moved_on(ctx, match_id, state):
+                continue
             return state
         try:
             return await ctx.store.save(
@@ -52,7 +66,19 @@ async def _execute(
             )
         except WrongExpectedVersion:
             ctx.store.forget(match_id)
+        except RequestSeen:
+            assert request is not None
+            seen = await ctx.store.answered(request)
+            if seen is not None:
+                return await ctx.store.load_at(seen.match_id, seen.version)
     raise Conflict(f"match {match_id} is changing too fast; try again")
+
+
+async def _moved_on(ctx: Context, match_id: str, state: domain.Match | None) -> bool:
+    """Whether the stream is ahead of the state a decision was made on."""
+    fresh = await ctx.store.load(match_id)
+    seen = state.version if state is not None else 0
+    return (fresh.version if fresh is not None else 0) != seen
 
 
 async def create_match(

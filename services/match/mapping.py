@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
@@ -116,7 +117,11 @@ def sides_back(message: pb.Sides) -> tuple[int, int, int, int]:
     return (message.top, message.right, message.bottom, message.left)
 
 
+@lru_cache(maxsize=65_536)
 def card(value: MatchCard) -> pb.Card:
+    """The protobuf card, built once per card: every view carries the hands and board.
+    Callers copy it into their messages (constructors and CopyFrom copy) and never
+    mutate the cached one."""
     return pb.Card(
         card_id=value.card_id,
         origin=ORIGINS[value.origin],

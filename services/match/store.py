@@ -67,6 +67,62 @@ MIGRATIONS = (
         CREATE INDEX active_matches_match ON active_matches (match_id);
         """,
     ),
+    Migration(
+        "match",
+        2,
+        "match_save(): a command's events, timers, seats, request key and notice at once",
+        """
+        -- Everything one command writes, in one statement (one round trip, its own
+        -- transaction unless the caller holds one). The timer row is locked first, so a
+        -- move and a timer firing serialise here. Returns append_events()'s rows, none
+        -- when the append was refused (the stream moved on).
+        CREATE FUNCTION match_save(
+            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
+            p_schema_versions integer[], p_data bytea[], p_metadata text[],
+            p_match text, p_due timestamptz, p_timers jsonb,
+            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean,
+            p_scope text, p_request text, p_fingerprint text, p_version integer
+        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE
+            appended integer;
+        BEGIN
+            PERFORM 1 FROM match_timers t WHERE t.match_id = p_match FOR UPDATE;
+            RETURN QUERY SELECT * FROM append_events(
+                p_stream, p_expected, p_ids, p_types, p_schema_versions, p_data, p_metadata);
+            GET DIAGNOSTICS appended = ROW_COUNT;
+            IF appended = 0 THEN
+                RETURN;
+            END IF;
+            IF p_due IS NULL THEN
+                DELETE FROM match_timers t WHERE t.match_id = p_match;
+            ELSE
+                INSERT INTO match_timers (match_id, due_at, timers)
+                VALUES (p_match, p_due, p_timers)
+                ON CONFLICT (match_id) DO UPDATE
+                SET due_at = EXCLUDED.due_at, timers = EXCLUDED.timers;
+            END IF;
+            INSERT INTO active_matches (player_id, match_id, seat)
+            SELECT player, p_match, seat
+            FROM unnest(p_seat_players, p_seat_numbers) AS s(player, seat);
+            IF p_finished THEN
+                DELETE FROM active_matches a WHERE a.match_id = p_match;
+            END IF;
+            IF p_request IS NOT NULL THEN
+                INSERT INTO requests (scope, request_id, fingerprint, match_id, version)
+                VALUES (p_scope, p_request, p_fingerprint, p_match, p_version)
+                ON CONFLICT DO NOTHING;
+                GET DIAGNOSTICS appended = ROW_COUNT;
+                IF appended = 0 THEN
+                    RAISE EXCEPTION 'request % was seen before', p_request
+                        USING HINT = 'triad:request-seen';
+                END IF;
+            END IF;
+            PERFORM pg_notify('triad_match', p_match || ':' || p_version);
+        END
+        $$;
+        """,
+    ),
 )
 
 
@@ -76,6 +132,10 @@ class PlayerBusy(FailedPrecondition):
 
 class RequestReused(FailedPrecondition):
     pass
+
+
+class RequestSeen(Exception):
+    """The request id was recorded by a concurrent or earlier run: answer from it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +160,16 @@ class Answered:
     version: int
 
 
+def _describe(timers: Sequence[domain.Deadline]) -> str:
+    """The timers as operators read them in the match_timers row."""
+    return json.dumps(
+        [
+            {"kind": t.kind, "seat": t.seat.name, "due": t.due.isoformat(), "turn": t.turn}
+            for t in timers
+        ]
+    )
+
+
 def stream_id(match_id: str) -> str:
     return f"{STREAM_PREFIX}{match_id}"
 
@@ -115,12 +185,24 @@ class MatchStore:
         self._schema = quote_schema(schema)
         self._events = PostgresEventStore(pool, schema)
         self._cache: OrderedDict[str, domain.Match] = OrderedDict()
+        self._save_sql = (
+            f"SELECT version, tx_text, seq, recorded_at FROM {self._schema}.match_save("
+            "$1, $2, $3::uuid[], $4::text[], $5::integer[], $6::bytea[], $7::text[], "
+            "$8, $9, $10::jsonb, $11::text[], $12::smallint[], $13, $14, $15, $16, $17)"
+        )
 
     @property
     def pool(self) -> Any:
         return self._pool
 
+    async def current(self, match_id: str) -> domain.Match | None:
+        """The cached state if there is one (a command's append checks it was current),
+        else the state loaded from the log."""
+        cached = self._cache.get(match_id)
+        return cached if cached is not None else await self.load(match_id)
+
     async def load(self, match_id: str) -> domain.Match | None:
+        """The current state: the cache brought up to date with the stream."""
         cached = self._cache.get(match_id)
         after = cached.version if cached is not None else 0
         records = await self._events.read_stream(stream_id(match_id), after)
@@ -181,11 +263,8 @@ class MatchStore:
         after = domain.fold(list(events), before)
         assert after is not None
         with metrics.APPEND_SECONDS.time():
-            if conn is None:
-                async with self._pool.acquire() as own, own.transaction():
-                    await self._write(own, before, after, events, request, correlation_id)
-            else:
-                await self._write(conn, before, after, events, request, correlation_id)
+            # One statement: its own transaction on the pool, or part of the caller's.
+            await self._write(conn or self._pool, before, after, events, request, correlation_id)
         self._remember(after)
         ended = after.finished
         age = (ended.finished_at - after.created_at).total_seconds() if ended is not None else 0.0
@@ -201,12 +280,8 @@ class MatchStore:
         request: Request | None,
         correlation_id: str,
     ) -> None:
-        schema, match_id = self._schema, after.match_id
+        match_id = after.match_id
         expected = before.version if before is not None else 0
-        # The timer row first: a timer firing holds it, so both serialise here.
-        await conn.execute(
-            f"SELECT 1 FROM {schema}.match_timers WHERE match_id = $1 FOR UPDATE", match_id
-        )
         new = []
         for offset, event in enumerate(events, start=1):
             payload = mapping.encode(event, after.cards)
@@ -218,66 +293,56 @@ class MatchStore:
                     event_id=event_id(match_id, expected + offset),
                 )
             )
-        await self._events.append_in(conn, stream_id(match_id), expected, new)
-        await self._write_timers(conn, after)
-        for event in events:
-            if isinstance(event, MatchCreated):
-                await self._seat_players(conn, after)
-            elif isinstance(event, MatchFinished):
-                await conn.execute(
-                    f"DELETE FROM {schema}.active_matches WHERE match_id = $1", match_id
-                )
-        if request is not None:
-            await conn.execute(
-                f"INSERT INTO {schema}.requests (scope, request_id, fingerprint, match_id, version)"
-                " VALUES ($1, $2, $3, $4, $5)",
-                request.scope,
-                request.request_id,
-                request.fingerprint,
+        timers = domain.deadlines(after)
+        seated = (
+            [s for s in domain.SEATS if not after.player(s).is_bot]
+            if any(isinstance(e, MatchCreated) for e in events)
+            else []
+        )
+        try:
+            await self._events.append_via(
+                conn,
+                self._save_sql,
+                stream_id(match_id),
+                expected,
+                new,
                 match_id,
+                min((t.due for t in timers), default=None),
+                json.dumps(
+                    [
+                        {
+                            "kind": t.kind,
+                            "seat": t.seat.name,
+                            "due": t.due.isoformat(),
+                            "turn": t.turn,
+                        }
+                        for t in timers
+                    ]
+                ),
+                [after.player(s).player_id for s in seated],
+                [int(s) for s in seated],
+                any(isinstance(e, MatchFinished) for e in events),
+                request.scope if request else None,
+                request.request_id if request else None,
+                request.fingerprint if request else None,
                 after.version,
             )
-        await conn.execute(
-            "SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, f"{match_id}:{after.version}"
-        )
-
-    async def _write_timers(self, conn: Any, match: domain.Match) -> None:
-        timers = domain.deadlines(match)
-        if not timers:
-            await conn.execute(
-                f"DELETE FROM {self._schema}.match_timers WHERE match_id = $1", match.match_id
+        except asyncpg.UniqueViolationError as error:
+            if error.constraint_name != "active_matches_pkey":
+                raise
+            busy = next(
+                (
+                    after.player(s).name
+                    for s in seated
+                    if after.player(s).player_id in str(error.detail)
+                ),
+                "a player",
             )
-            return
-        described = [
-            {"kind": t.kind, "seat": t.seat.name, "due": t.due.isoformat(), "turn": t.turn}
-            for t in timers
-        ]
-        await conn.execute(
-            f"INSERT INTO {self._schema}.match_timers (match_id, due_at, timers) "
-            "VALUES ($1, $2, $3::jsonb) ON CONFLICT (match_id) DO UPDATE "
-            "SET due_at = EXCLUDED.due_at, timers = EXCLUDED.timers",
-            match.match_id,
-            min(t.due for t in timers),
-            json.dumps(described),
-        )
-
-    async def _seat_players(self, conn: Any, match: domain.Match) -> None:
-        for seat in domain.SEATS:
-            player = match.player(seat)
-            if player.is_bot:
-                continue
-            try:
-                await conn.execute(
-                    f"INSERT INTO {self._schema}.active_matches (player_id, match_id, seat) "
-                    "VALUES ($1, $2, $3)",
-                    player.player_id,
-                    match.match_id,
-                    int(seat),
-                )
-            except asyncpg.UniqueViolationError:
-                raise PlayerBusy(
-                    f"{player.name} already has an active match; finish it first"
-                ) from None
+            raise PlayerBusy(f"{busy} already has an active match; finish it first") from None
+        except asyncpg.RaiseError as error:
+            if getattr(error, "hint", "") == "triad:request-seen" and request is not None:
+                raise RequestSeen(request.request_id) from None
+            raise
 
     @asynccontextmanager
     async def claim_due(self, now: datetime) -> AsyncIterator[tuple[Any, str | None]]:
@@ -293,7 +358,19 @@ class MatchStore:
 
     async def refresh_timers(self, conn: Any, match: domain.Match) -> None:
         """Rewrite a match's timer row from its state (after a stale firing)."""
-        await self._write_timers(conn, match)
+        timers = domain.deadlines(match)
+        if not timers:
+            await conn.execute(
+                f"DELETE FROM {self._schema}.match_timers WHERE match_id = $1", match.match_id
+            )
+            return
+        await conn.execute(
+            f"UPDATE {self._schema}.match_timers SET due_at = $2, timers = $3::jsonb "
+            "WHERE match_id = $1",
+            match.match_id,
+            min(t.due for t in timers),
+            _describe(timers),
+        )
 
     async def count_active(self) -> int:
         value = await self._pool.fetchval(

@@ -163,6 +163,36 @@ MIGRATIONS = (
         CREATE INDEX events_global_order ON events (tx_id, seq);
         """,
     ),
+    Migration(
+        "eventstore",
+        2,
+        "append_events(): the expected-version append as one server-side function",
+        """
+        -- One definition of the append, callable alone or from a service's own function
+        -- that writes its tables in the same statement (one round trip per command).
+        -- Returns no row when the stream is not at p_expected, or when this transaction
+        -- is older than the one that wrote the stream's last event.
+        CREATE FUNCTION append_events(
+            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
+            p_schema_versions integer[], p_data bytea[], p_metadata text[]
+        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
+        LANGUAGE sql SET search_path FROM CURRENT AS $$
+            WITH head AS (
+                SELECT e.version, e.tx_id FROM events e
+                WHERE e.stream_id = p_stream ORDER BY e.version DESC LIMIT 1
+            )
+            INSERT INTO events (stream_id, version, event_id, type, schema_version, data, metadata)
+            SELECT p_stream, p_expected + n.ord::integer, n.event_id, n.type, n.schema_version,
+                   n.data, n.metadata::jsonb
+            FROM unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata)
+                 WITH ORDINALITY AS n(event_id, type, schema_version, data, metadata, ord)
+            WHERE coalesce((SELECT h.version FROM head h), 0) = p_expected
+              AND coalesce((SELECT h.tx_id FROM head h), '0'::xid8) <= pg_current_xact_id()
+            ORDER BY n.ord
+            RETURNING events.version, events.tx_id::text, events.seq, events.recorded_at
+        $$;
+        """,
+    ),
 )
 
 _COLUMNS = (
@@ -182,20 +212,10 @@ class PostgresEventStore:
     def __init__(self, pool: Any, schema: str) -> None:
         self._pool = pool
         table = f"{quote_schema(schema)}.events"
-        self._append_sql = f"""
-            WITH head AS (
-                SELECT version, tx_id FROM {table}
-                WHERE stream_id = $1 ORDER BY version DESC LIMIT 1
-            )
-            INSERT INTO {table} (stream_id, version, event_id, type, schema_version, data, metadata)
-            SELECT $1, $2::integer + e.ord::integer, e.event_id, e.type, e.schema_version, e.data,
-                   e.metadata::jsonb
-            FROM unnest($3::uuid[], $4::text[], $5::integer[], $6::bytea[], $7::text[])
-                 WITH ORDINALITY AS e(event_id, type, schema_version, data, metadata, ord)
-            WHERE coalesce((SELECT version FROM head), 0) = $2
-              AND coalesce((SELECT tx_id FROM head), '0'::xid8) <= pg_current_xact_id()
-            ORDER BY e.ord
-            RETURNING version, tx_id::text AS tx_text, seq, recorded_at"""
+        self._append_sql = (
+            f"SELECT version, tx_text, seq, recorded_at FROM {quote_schema(schema)}.append_events("
+            "$1, $2, $3::uuid[], $4::text[], $5::integer[], $6::bytea[], $7::text[])"
+        )
         self._head_sql = f"SELECT coalesce(max(version), 0) FROM {table} WHERE stream_id = $1"
         self._stream_sql = (
             f"SELECT {_COLUMNS} FROM {table} WHERE stream_id = $1 AND version > $2 ORDER BY version"
@@ -236,13 +256,37 @@ class PostgresEventStore:
         rows = await self._pool.fetch(self._all_sql, str(after.tx_id), after.seq, limit)
         return [_recorded(row) for row in rows]
 
+    async def append_via(
+        self,
+        target: Any,
+        function_sql: str,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *extra: Any,
+    ) -> list[Recorded]:
+        """Append through a service's own server-side function that calls
+        ``append_events`` and writes the service's tables in the same statement.
+
+        ``function_sql`` takes the append's seven parameters as $1..$7 (stream, expected
+        version, ids, types, schema versions, data, metadata) and ``extra`` as $8...;
+        it returns ``append_events``'s rows, or none when the append was refused.
+        """
+        return await self._append(target, stream_id, expected_version, events, function_sql, extra)
+
     async def _append(
-        self, target: Any, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+        self,
+        target: Any,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        sql: str | None = None,
+        extra: Sequence[Any] = (),
     ) -> list[Recorded]:
         check_append(stream_id, expected_version, events)
         try:
             rows = await target.fetch(
-                self._append_sql,
+                sql or self._append_sql,
                 stream_id,
                 expected_version,
                 [e.event_id for e in events],
@@ -250,10 +294,13 @@ class PostgresEventStore:
                 [e.schema_version for e in events],
                 [e.data for e in events],
                 [encode_metadata(e.metadata) for e in events],
+                *extra,
             )
         except asyncpg.UniqueViolationError as error:
             if error.constraint_name == "events_event_id":
                 raise DuplicateEventId(str(error.detail or error)) from error
+            if error.constraint_name != "events_stream_version":
+                raise  # a unique key of the caller's own tables: theirs to interpret
             # A concurrent writer inserted the same version and committed first. Inside
             # a caller's transaction, now aborted, the actual version cannot be asked.
             actual = None

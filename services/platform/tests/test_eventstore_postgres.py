@@ -29,13 +29,13 @@ async def test_migrating_twice_applies_nothing_the_second_time(
     assert await migrate(pg_pool, pg_schema, MIGRATIONS) == []
 
     rows = await pg_pool.fetch(f"SELECT component, version FROM {pg_schema}.schema_migrations")
-    assert [tuple(r) for r in rows] == [("eventstore", 1)]
+    assert sorted(tuple(r) for r in rows) == [(m.component, m.version) for m in MIGRATIONS]
 
 
 async def test_replicas_starting_at_once_migrate_exactly_once(pg_pool: Any, pg_schema: str) -> None:
     applied = await asyncio.gather(*(migrate(pg_pool, pg_schema, MIGRATIONS) for _ in range(6)))
 
-    assert sorted(len(a) for a in applied) == [0, 0, 0, 0, 0, 1]
+    assert sorted(len(a) for a in applied) == [0, 0, 0, 0, 0, len(MIGRATIONS)]
     assert await pg_pool.fetchval(f"SELECT count(*) FROM {pg_schema}.events") == 0
 
 
@@ -55,7 +55,7 @@ async def test_later_migrations_run_in_order_after_earlier_ones(
     await migrate(pg_pool, pg_schema, MIGRATIONS)
     later = [*MIGRATIONS, Migration("match", 1, "views", "CREATE TABLE views (id int)")]
 
-    assert await migrate(pg_pool, pg_schema, later) == later[1:]
+    assert await migrate(pg_pool, pg_schema, later) == later[len(MIGRATIONS) :]
     views = f"{pg_schema}.views"
     assert await pg_pool.fetchval("SELECT to_regclass($1)::text", views) == views
 

@@ -1,0 +1,227 @@
+"""The match service alone on PostgreSQL, beside a bare gRPC echo server (issue 3).
+
+Placements per second and client-side p50/p99 latency of PlaceCard at 1, 16 and 64
+concurrent matches, and echo requests per second at 64 concurrent callers measured in
+the same run with the same driver. Targets: at 64 concurrent matches placements/s
+>= 0.4 x echo requests/s, and p99 <= 30 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from triad.v1 import common_pb2 as pb
+from triad.v1 import match_pb2 as m
+from triad.v1 import match_pb2_grpc
+
+from bench.report import Measurement, Options, Report
+from bench.service import LoadResult, Step, all_cores, closed_loop, process
+from services.platform.echo import EchoClient
+from services.platform.embedded import embedded_postgres
+from services.platform.settings import Settings
+from tests.match_client import create_request
+from tests.processes import free_port
+
+NAME = "match"
+LEVELS = (1, 16, 64)
+RATIO_TARGET = 0.4
+P99_TARGET_MS = 30.0
+
+
+async def healthy(address: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            await asyncio.sleep(0.05)
+    raise TimeoutError(f"{address} did not become healthy")
+
+
+async def echo_load(address: str, concurrency: int, seconds: float, warmup: float) -> LoadResult:
+    async with grpc.aio.insecure_channel(address) as channel:
+        client = EchoClient(channel)
+        payload = b"x" * 64
+
+        async def make(_: int, latencies: list[float]) -> Step:
+            async def step() -> int:
+                began = time.perf_counter()
+                await client.echo(payload)
+                latencies.append(time.perf_counter() - began)
+                return 1
+
+            return step
+
+        return await closed_loop(make, concurrency, seconds, warmup)
+
+
+async def match_load(address: str, concurrency: int, seconds: float, warmup: float) -> LoadResult:
+    """Each worker plays matches back to back: both players, their hands known from the
+    create request, the board from each PlaceCard reply. Only PlaceCard is timed."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = match_pb2_grpc.MatchServiceStub(channel)
+
+        async def make(index: int, latencies: list[float]) -> Step:
+            state: dict[str, Any] = {}
+
+            async def new_match() -> None:
+                match_id = str(uuid.uuid4())
+                players = (f"w{index}a-{match_id[:8]}", f"w{index}b-{match_id[:8]}")
+                request = create_request(match_id, pb.VISIBILITY_THREE_OPEN, players)
+                await stub.CreateMatch(request)
+                view = (
+                    await stub.GetView(
+                        m.MatchServiceGetViewRequest(match_id=match_id, player_id=players[0])
+                    )
+                ).view
+                state.update(
+                    match_id=match_id,
+                    players=players,
+                    hands=[[c.card_id for c in seat.deck] for seat in request.seats],
+                    turn=0 if view.turn_seat == pb.SEAT_A else 1,
+                    empty=list(range(9)),
+                )
+
+            await new_match()
+
+            async def step() -> int:
+                seat = state["turn"]
+                player = state["players"][seat]
+                card = state["hands"][seat].pop()
+                cell = state["empty"].pop()
+                began = time.perf_counter()
+                reply = await stub.PlaceCard(
+                    m.MatchServicePlaceCardRequest(
+                        request_id=uuid.uuid4().hex,
+                        match_id=state["match_id"],
+                        player_id=player,
+                        card_id=card,
+                        cell=cell,
+                    ),
+                    timeout=10,
+                )
+                latencies.append(time.perf_counter() - began)
+                if reply.view.status == pb.MATCH_STATUS_FINISHED:
+                    await new_match()
+                else:
+                    state["turn"] = 1 - seat
+                return 1
+
+            return step
+
+        return await closed_loop(make, concurrency, seconds, warmup)
+
+
+def measurement(name: str, unit: str, description: str, result: LoadResult) -> Measurement:
+    return Measurement(
+        name=name,
+        unit=unit,
+        description=description,
+        rates=(result.rate,),
+        seconds=(result.seconds,),
+        loops=1,
+        ops_per_repeat=result.requests,
+        warmup_seconds=0.0,
+    )
+
+
+async def measure_all(
+    database_url: str, seconds: float, warmup: float, logs: Path
+) -> dict[str, LoadResult]:
+    results: dict[str, LoadResult] = {}
+    echo_port, match_port = free_port(), free_port()
+    with process(
+        ["-m", "services.platform.echo", "--port", str(echo_port), "--log-level", "WARNING"],
+        {},
+        logs / "echo.log",
+    ):
+        await healthy(f"127.0.0.1:{echo_port}")
+        results["echo_64"] = await echo_load(f"127.0.0.1:{echo_port}", 64, seconds, warmup)
+    env = {
+        "TRIAD_DATABASE_URL": database_url,
+        "TRIAD_MATCH_SCHEMA": f"bench_{uuid.uuid4().hex[:10]}",
+        "TRIAD_MATCH_PORT": str(match_port),
+        "TRIAD_MATCH_METRICS_PORT": "0",
+        "TRIAD_TURN_SECONDS": "600",
+    }
+    with process(["-m", "services.match.main"], env, logs / "match.log"):
+        await healthy(f"127.0.0.1:{match_port}")
+        for level in LEVELS:
+            results[f"placements_{level}"] = await match_load(
+                f"127.0.0.1:{match_port}", level, seconds, warmup
+            )
+    return results
+
+
+def run(options: Options) -> Report:
+    seconds, warmup = (1.0, 0.3) if options.quick else (6.0, 1.5)
+    settings = Settings.from_env()
+    with all_cores() as cores, tempfile.TemporaryDirectory() as logs:
+        if settings.database_url is not None:
+            results = asyncio.run(measure_all(settings.database_url, seconds, warmup, Path(logs)))
+            database = "TRIAD_DATABASE_URL"
+        else:
+            with embedded_postgres() as url:
+                results = asyncio.run(measure_all(url, seconds, warmup, Path(logs)))
+            database = "embedded pgserver"
+    measurements = {
+        "echo_64": measurement(
+            "echo_64", "requests/s", "bare gRPC echo, 64 concurrent callers", results["echo_64"]
+        )
+    }
+    for level in LEVELS:
+        name = f"placements_{level}"
+        measurements[name] = measurement(
+            name, "placements/s", f"PlaceCard at {level} concurrent matches", results[name]
+        )
+    latency = {name: r.summary() for name, r in results.items()}
+    p99 = results["placements_64"].percentile(99) * 1000
+    ratio = results["placements_64"].rate / results["echo_64"].rate
+    return Report(
+        benchmark=NAME,
+        parameters={
+            "levels": list(LEVELS),
+            "seconds_per_level": seconds,
+            "warmup_seconds": warmup,
+            "database": database,
+            "cores": cores,
+            "visibility": "three open, Same/Plus/Combo",
+        },
+        measurements=measurements,
+        baseline="echo_64",
+        targets=[],
+        notes=[
+            "Closed loop: each worker sends its next request when the last one answered. "
+            "One client process, one channel per load, all of it on this 2-core machine "
+            "together with the server(s) and PostgreSQL; the client's own CPU is part of "
+            "both the echo and the match figures.",
+            "Each PlaceCard is one PostgreSQL transaction: timer row lock, event append, "
+            "timer update, idempotency key, NOTIFY; plus the view rebuilt for the reply.",
+        ],
+        extra={
+            "latency": latency,
+            "targets": {
+                "placements_64_over_echo_64": {
+                    "minimum": RATIO_TARGET,
+                    "measured": round(ratio, 4),
+                    "met": ratio >= RATIO_TARGET,
+                },
+                "placements_64_p99_ms": {
+                    "maximum": P99_TARGET_MS,
+                    "measured": round(p99, 3),
+                    "met": p99 <= P99_TARGET_MS,
+                },
+            },
+        },
+    )

@@ -1,0 +1,121 @@
+"""Load helpers for service benchmarks: processes, a closed-loop driver, percentiles.
+
+A closed loop: each of ``concurrency`` workers sends its next request as soon as the
+previous one answered, for a fixed time. Latency is measured per request on the
+client; throughput is completed requests over the window. The echo baseline runs the
+same driver against a bare gRPC server, so the two figures share the client's costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.report import REPO_ROOT
+
+Step = Callable[[], Awaitable[int]]
+"""One worker step: does some requests, returns how many of them to count."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    requests: int
+    seconds: float
+    latencies: tuple[float, ...]
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+    def percentile(self, p: float) -> float:
+        ordered = sorted(self.latencies)
+        if not ordered:
+            return float("nan")
+        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "seconds": round(self.seconds, 3),
+            "per_second": round(self.rate, 1),
+            "p50_ms": round(self.percentile(50) * 1000, 3),
+            "p95_ms": round(self.percentile(95) * 1000, 3),
+            "p99_ms": round(self.percentile(99) * 1000, 3),
+            "mean_ms": round(statistics.fmean(self.latencies) * 1000, 3)
+            if self.latencies
+            else None,
+        }
+
+
+async def closed_loop(
+    make_worker: Callable[[int, list[float]], Awaitable[Step]],
+    concurrency: int,
+    seconds: float,
+    warmup: float,
+) -> LoadResult:
+    """Run ``concurrency`` workers for ``warmup + seconds``; count only the window."""
+    latencies: list[float] = []
+    counted = 0
+    start = time.perf_counter()
+    window_start = start + warmup
+    end = window_start + seconds
+
+    async def worker(index: int) -> None:
+        nonlocal counted
+        mine: list[float] = []
+        step = await make_worker(index, mine)
+        while time.perf_counter() < end:
+            began = time.perf_counter()
+            done = await step()
+            if began >= window_start:
+                counted += done
+                latencies.extend(mine)
+            mine.clear()
+
+    await asyncio.gather(*(worker(i) for i in range(concurrency)))
+    return LoadResult(counted, seconds, tuple(latencies))
+
+
+@contextmanager
+def all_cores() -> Iterator[list[int]]:
+    """Servers and clients need the whole machine: undo the bench's one-core pin."""
+    if not hasattr(os, "sched_getaffinity"):
+        yield []
+        return
+    before = os.sched_getaffinity(0)
+    cores = sorted(range(os.cpu_count() or 1))
+    os.sched_setaffinity(0, cores)
+    try:
+        yield cores
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, *args],
+            env={**os.environ, **env},
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
