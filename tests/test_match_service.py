@@ -14,6 +14,8 @@ from pathlib import Path
 from uuid import uuid4
 
 import grpc
+import nats
+import nats.errors
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
@@ -28,11 +30,12 @@ ADMIN = "test-operator-token"
 
 
 @pytest.fixture
-def match_service(shared_database_url: str, tmp_path: Path) -> Iterator[Service]:
+def match_service(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[Service]:
     service = Service(
         "services.match.main",
         {
             "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_NATS_URL": nats_url,
             "TRIAD_MATCH_SCHEMA": f"match_{uuid4().hex[:12]}",
             "TRIAD_MATCH_PORT": str(free_port()),
             "TRIAD_MATCH_METRICS_PORT": "0",
@@ -316,3 +319,37 @@ async def drive_one_move(
             await stub.PlaceCard(request)
             acknowledged.append((match_id, request.card_id, 4))
             return
+
+
+async def test_every_event_of_a_match_reaches_jetstream_in_order(
+    stub: match_pb2_grpc.MatchServiceAsyncStub, nats_url: str
+) -> None:
+    match_id = str(uuid4())
+    names = (f"fay-{match_id[:6]}", f"gus-{match_id[:6]}")
+    await stub.CreateMatch(create_request(match_id, pb.VISIBILITY_ALL_OPEN, names))
+    await play_to_the_end(stub, match_id, {n: Recorder(n) for n in names})
+    stored = await events_of(stub, match_id)
+
+    client = await nats.connect(nats_url)
+    try:
+        js = client.jetstream()
+        got: list[ev.EventEnvelope] = []
+        deadline = asyncio.get_running_loop().time() + 15
+        while len(got) < len(stored) and asyncio.get_running_loop().time() < deadline:
+            got = []
+            sub = await js.subscribe("triad.events.match.>", ordered_consumer=True)
+            try:
+                while True:
+                    try:
+                        msg = await sub.next_msg(timeout=0.5)
+                    except nats.errors.TimeoutError:
+                        break
+                    if (msg.headers or {}).get("Triad-Stream-Id") == f"match-{match_id}":
+                        got.append(ev.EventEnvelope.FromString(msg.data))
+            finally:
+                await sub.unsubscribe()
+    finally:
+        await client.close()
+    assert [e.event_id for e in got] == [e.event_id for e in stored]
+    assert [e.version for e in got] == list(range(1, len(stored) + 1))
+    assert got[-1].event_type == "triad.v1.MatchFinished"

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from random import SystemRandom
+from typing import Any
 
 import asyncpg
 import structlog
@@ -19,12 +20,15 @@ from services.match.handlers import Context
 from services.match.notifier import Notifier
 from services.match.server import SERVICE_NAME, MatchServicer, register
 from services.match.store import MIGRATIONS, MatchStore
+from services.platform import bus
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.migrations import migrate
-from services.platform.settings import SettingsError
+from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
+from services.platform.relay import Relay, RelayMetrics
+from services.platform.settings import Settings, SettingsError
 
 log = structlog.get_logger()
 
@@ -46,10 +50,33 @@ async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[
                 await asyncio.wait_for(stop.wait(), pause)
 
 
+async def publish_events(settings: MatchSettings, pool: Any, stop: asyncio.Event) -> None:
+    """Relay this service's event log to JetStream (the log is the outbox). Connecting
+    waits for NATS as long as it takes; the match service serves meanwhile."""
+    if settings.nats_url is None:
+        log.warning("TRIAD_NATS_URL is not set: match events are not published")
+        return
+    client = await bus.connect(Settings.from_env().nats_servers, name="triad-match-relay")
+    try:
+        stream = bus.EventStream()
+        await bus.ensure_stream(client.jetstream(), stream)
+        relay = Relay(
+            pool,
+            settings.schema,
+            client.jetstream(),
+            name="match",
+            stream=stream,
+            metrics=RelayMetrics.register(REGISTRY),
+        )
+        await relay.run(stop)
+    finally:
+        await client.drain()
+
+
 async def run(settings: MatchSettings) -> None:
     async with Lifecycle() as life:
         pool = await life.enter(asyncpg.create_pool(settings.database_url, min_size=2, max_size=32))
-        await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *MIGRATIONS])
+        await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = MatchStore(pool, settings.schema)
         ctx = Context(
             store=store,
@@ -81,6 +108,7 @@ async def run(settings: MatchSettings) -> None:
             ),
             asyncio.create_task(every(stop, 5.0, count_active)),
             asyncio.create_task(notifier.keep_alive(stop)),
+            asyncio.create_task(publish_events(settings, pool, stop)),
         ]
         life.start_metrics(REGISTRY, settings.metrics_port)
         servicer = MatchServicer(ctx, notifier, settings.admin_token)
