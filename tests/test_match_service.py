@@ -9,6 +9,9 @@ acknowledged move is still there, none applied twice.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from uuid import uuid4
@@ -353,3 +356,53 @@ async def test_every_event_of_a_match_reaches_jetstream_in_order(
     assert [e.event_id for e in got] == [e.event_id for e in stored]
     assert [e.version for e in got] == list(range(1, len(stored) + 1))
     assert got[-1].event_type == "triad.v1.MatchFinished"
+
+
+async def test_triad_admin_shows_a_match_from_its_log(
+    stub: match_pb2_grpc.MatchServiceAsyncStub, match_service: Service
+) -> None:
+    match_id = str(uuid4())
+    names = (f"hal-{match_id[:6]}", f"ivy-{match_id[:6]}")
+    await stub.CreateMatch(create_request(match_id, pb.VISIBILITY_CLOSED, names))
+    final = await play_to_the_end(stub, match_id, {n: Recorder(n) for n in names})
+    env = {**os.environ, "TRIAD_ADMIN_TOKEN": ADMIN}
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.match.admin",
+            "--match-addr",
+            match_service.address,
+            "match",
+            "show",
+            match_id,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert sum("CardPlaced" in line for line in lines) == 9
+    assert any("MatchFinished" in line for line in lines)
+    scores = final.outcome.final_scores
+    assert f"scores {scores.seat_a}-{scores.seat_b}" in shown.stdout
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.match.admin",
+            "--match-addr",
+            match_service.address,
+            "match",
+            "show",
+            match_id,
+        ],
+        env={**env, "TRIAD_ADMIN_TOKEN": "wrong"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 1 and "PERMISSION_DENIED" in refused.stderr
