@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+import structlog
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 from triad.v1 import match_pb2 as m
@@ -28,6 +29,11 @@ from services.platform.errors import InvalidArgument, NotFound, PermissionDenied
 
 STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000
+
+
+def _bind(match_id: str = "", player_id: str = "") -> None:
+    """Every log line of this request carries the match and the player."""
+    structlog.contextvars.bind_contextvars(match_id=match_id, player_id=player_id)
 
 
 def _require(value: str, field: str) -> str:
@@ -100,6 +106,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def CreateMatch(
         self, request: m.MatchServiceCreateMatchRequest, context: Any
     ) -> m.MatchServiceCreateMatchResponse:
+        _bind(request.match_id)
         _require(request.request_id, "request_id")
         match_id = _require(request.match_id, "match_id")
         setup = _setup(request)
@@ -122,6 +129,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetView(
         self, request: m.MatchServiceGetViewRequest, context: Any
     ) -> m.MatchServiceGetViewResponse:
+        _bind(request.match_id, request.player_id)
         match = await handlers.view(
             self._ctx, _require(request.match_id, "match_id"), request.player_id
         )
@@ -130,6 +138,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def StreamView(
         self, request: m.MatchServiceStreamViewRequest, context: Any
     ) -> AsyncIterator[m.MatchServiceStreamViewResponse]:
+        _bind(request.match_id, request.player_id)
         match_id = _require(request.match_id, "match_id")
         await handlers.view(self._ctx, match_id, request.player_id)
         sent = request.after_version
@@ -150,6 +159,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def PlaceCard(
         self, request: m.MatchServicePlaceCardRequest, context: Any
     ) -> m.MatchServicePlaceCardResponse:
+        _bind(request.match_id, request.player_id)
         _require(request.request_id, "request_id")
         match_id = _require(request.match_id, "match_id")
         player = _require(request.player_id, "player_id")
@@ -166,6 +176,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def Forfeit(
         self, request: m.MatchServiceForfeitRequest, context: Any
     ) -> m.MatchServiceForfeitResponse:
+        _bind(request.match_id, request.player_id)
         _require(request.request_id, "request_id")
         match_id = _require(request.match_id, "match_id")
         player = _require(request.player_id, "player_id")
@@ -176,6 +187,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def ReportPresence(
         self, request: m.MatchServiceReportPresenceRequest, context: Any
     ) -> m.MatchServiceReportPresenceResponse:
+        _bind("", request.player_id)
         player = _require(request.player_id, "player_id")
         session = _require(request.session_id, "session_id")
         if request.state == m.PRESENCE_STATE_UNSPECIFIED:
@@ -187,6 +199,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetActiveMatch(
         self, request: m.MatchServiceGetActiveMatchRequest, context: Any
     ) -> m.MatchServiceGetActiveMatchResponse:
+        _bind("", request.player_id)
         player = _require(request.player_id, "player_id")
         match_id = await self._ctx.store.active_match(player)
         if match_id is None:
@@ -204,6 +217,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetMatchEvents(
         self, request: m.MatchServiceGetMatchEventsRequest, context: Any
     ) -> m.MatchServiceGetMatchEventsResponse:
+        _bind(request.match_id)
         self._check_operator(context)
         match_id = _require(request.match_id, "match_id")
         limit = min(request.page_size or 500, MAX_EVENTS_PAGE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 from random import Random
 
@@ -27,12 +28,15 @@ async def new_match(
     bot_b: bool = False,
 ) -> domain.Match:
     setup = MatchRules(Mode.RANKED, ALL, visibility, trade_one=True, ladder="ranked")
+    seated = players(bot_b)
+    if match_id.startswith("long"):  # one active match per player: their own players
+        seated = tuple(replace(p, player_id=f"{p.player_id}-{match_id}") for p in seated)  # type: ignore[assignment]
     return await handlers.create_match(
         ctx,
         Request.of("matchmaker", f"create-{match_id}", match_id),
         match_id,
         setup,
-        players(bot_b),
+        seated,
         (hand(f"{match_id}a"), hand(f"{match_id}b")),
     )
 
@@ -194,3 +198,39 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
     latest = await ctx.store.load("m1")
     assert latest is not None and latest.finished is not None
     assert latest.finished.forfeited is not None
+
+
+async def test_a_long_random_run_replays_to_the_live_state_for_every_match(
+    ctx: Context, store: MatchStore, clock: Clock
+) -> None:
+    """Thirty matches advance in random order through moves, timeouts, disconnects and
+    forfeits; a store that never saw them rebuilds each from the log alone."""
+    rng = Random(7)
+    live: dict[str, domain.Match] = {}
+    for i in range(30):
+        live[f"long{i}"] = await new_match(ctx, f"long{i}", list(Visibility)[i % 3])
+    for step in range(400):
+        running = [m for m in live.values() if m.in_progress]
+        if not running:
+            break
+        match = rng.choice(running)
+        roll = rng.random()
+        seat = match.position.to_move
+        player = match.player(seat).player_id
+        if roll < 0.75:
+            live[match.match_id] = await move(ctx, match, f"s{step}", rng)
+        elif roll < 0.85:
+            clock.now += timedelta(seconds=61)
+            while await handlers.fire_due_timer(ctx):
+                pass
+        elif roll < 0.95:
+            await handlers.report_presence(ctx, player, f"sess{step}", rng.random() < 0.5)
+        else:
+            await handlers.forfeit(ctx, Request.of(player, f"f{step}"), match.match_id, player)
+        for match_id in live:
+            latest = await ctx.store.load(match_id)
+            assert latest is not None
+            live[match_id] = latest
+    fresh = MatchStore(store.pool, store._schema.strip('"'))
+    for match_id, match in live.items():
+        assert await fresh.load(match_id) == match
