@@ -26,8 +26,17 @@ def free_port() -> int:
 class Service:
     """One service process: started, health-checked, killed and restarted by tests."""
 
-    def __init__(self, module: str, env: Mapping[str, str], port: int, log: Path) -> None:
+    def __init__(
+        self,
+        module: str,
+        env: Mapping[str, str],
+        port: int,
+        log: Path,
+        root_certificates: bytes | None = None,
+    ) -> None:
         self.module = module
+        self.root_certificates = root_certificates
+        """Set for a TLS server: health checks then go over TLS, trusting this root."""
         self.env = {**os.environ, **env}
         self.port = port
         self.address = f"127.0.0.1:{port}"
@@ -52,7 +61,7 @@ class Service:
             if self.process is not None and self.process.poll() is not None:
                 raise RuntimeError(f"{self.module} exited: {self.log.read_text()[-3000:]}")
             try:
-                with grpc.insecure_channel(self.address) as channel:
+                with self._channel() as channel:
                     reply = health_pb2_grpc.HealthStub(channel).Check(
                         health_pb2.HealthCheckRequest(service=""), timeout=1
                     )
@@ -64,6 +73,12 @@ class Service:
         raise TimeoutError(
             f"{self.module} not healthy in {timeout}s: {self.log.read_text()[-3000:]}"
         )
+
+    def _channel(self) -> grpc.Channel:
+        if self.root_certificates is None:
+            return grpc.insecure_channel(self.address)
+        credentials = grpc.ssl_channel_credentials(root_certificates=self.root_certificates)
+        return grpc.secure_channel(self.address, credentials)
 
     def kill(self) -> None:
         """SIGKILL: no drain, no cleanup, as a crash."""

@@ -37,3 +37,11 @@ class Conflict(DomainError):
 
 class ResourceExhausted(DomainError):
     """A limit was hit (RESOURCE_EXHAUSTED)."""
+
+
+class Unauthenticated(DomainError):
+    """No valid credentials: missing, malformed, forged, expired or revoked (UNAUTHENTICATED)."""
+
+
+class Unavailable(DomainError):
+    """A service this one depends on is not reachable now; retry (UNAVAILABLE)."""

@@ -29,6 +29,8 @@ from services.platform.errors import (
     NotFound,
     PermissionDenied,
     ResourceExhausted,
+    Unauthenticated,
+    Unavailable,
 )
 from services.platform.metrics import RpcMetrics
 
@@ -46,6 +48,8 @@ STATUS_BY_ERROR: Mapping[type[DomainError], grpc.StatusCode] = {
     AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
     Conflict: grpc.StatusCode.ABORTED,
     ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
 }
 # A DomainError outside the kinds above is still the caller's doing, never INTERNAL:
 # the state refused the request.

@@ -1,0 +1,143 @@
+"""Accounts and tokens, as pure functions: names, password hashes, signed tokens.
+
+Passwords are stored only as salted scrypt hashes (``hashlib.scrypt``: memory-hard,
+standard library). Access tokens are ``v1.<claims>.<signature>``: base64url JSON
+claims signed with HMAC-SHA256 under a secret from the environment; they expire, and
+each carries a token id (``jti``) so one token can be revoked. Refresh tokens are
+random strings stored only as their SHA-256.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from services.platform.errors import InvalidArgument, Unauthenticated
+
+NAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
+MIN_PASSWORD = 10
+MAX_PASSWORD = 200
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+TOKEN_VERSION = "v1"
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise InvalidArgument(
+            "a player name is 3 to 20 letters, digits, '_' or '-' (no spaces, no '[BOT]')"
+        )
+    return name
+
+
+def check_password(password: str) -> str:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise InvalidArgument(f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    return password
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(
+        password.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32
+    )
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+    except ValueError:
+        return False
+    if scheme != "scrypt":
+        return False
+    computed = hashlib.scrypt(
+        password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32
+    )
+    return hmac.compare_digest(computed.hex(), digest)
+
+
+DUMMY_HASH = hash_password("not a password of anyone", b"\x00" * 16)
+"""Verified against when the name is unknown, so both failures take the same time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    player_id: str
+    name: str
+    jti: str
+    issued_at: datetime
+    expires_at: datetime
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSigner:
+    secret: bytes
+    access_ttl: timedelta = timedelta(minutes=15)
+    refresh_ttl: timedelta = timedelta(days=30)
+
+    def issue(self, player_id: str, name: str, now: datetime) -> tuple[str, Claims]:
+        claims = Claims(player_id, name, secrets.token_hex(16), now, now + self.access_ttl)
+        body = _b64(
+            json.dumps(
+                {
+                    "sub": claims.player_id,
+                    "name": claims.name,
+                    "jti": claims.jti,
+                    "iat": int(claims.issued_at.timestamp()),
+                    "exp": int(claims.expires_at.timestamp()),
+                },
+                separators=(",", ":"),
+            ).encode()
+        )
+        signed = f"{TOKEN_VERSION}.{body}"
+        return f"{signed}.{self._sign(signed)}", claims
+
+    def verify(self, token: str, now: datetime) -> Claims:
+        """The claims of a genuine, unexpired token; Unauthenticated otherwise (the
+        message never says more than a client can act on)."""
+        parts = token.split(".")
+        if len(parts) != 3 or parts[0] != TOKEN_VERSION:
+            raise Unauthenticated("the access token is malformed: log in again")
+        signed = f"{parts[0]}.{parts[1]}"
+        if not hmac.compare_digest(self._sign(signed), parts[2]):
+            raise Unauthenticated("the access token is not valid: log in again")
+        try:
+            raw = json.loads(_unb64(parts[1]))
+            claims = Claims(
+                player_id=str(raw["sub"]),
+                name=str(raw["name"]),
+                jti=str(raw["jti"]),
+                issued_at=datetime.fromtimestamp(int(raw["iat"]), now.tzinfo),
+                expires_at=datetime.fromtimestamp(int(raw["exp"]), now.tzinfo),
+            )
+        except (ValueError, KeyError, TypeError):
+            raise Unauthenticated("the access token is malformed: log in again") from None
+        if claims.expires_at <= now:
+            raise Unauthenticated("the access token expired: refresh it or log in again")
+        return claims
+
+    def _sign(self, text: str) -> str:
+        return _b64(hmac.new(self.secret, text.encode(), hashlib.sha256).digest())
+
+
+def new_refresh_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def refresh_key(token: str) -> str:
+    """Refresh tokens are stored only as this digest: a database leak reveals none."""
+    return hashlib.sha256(token.encode()).hexdigest()

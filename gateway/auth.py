@@ -1,0 +1,134 @@
+"""Who is calling: one interceptor authenticates every RPC but the open ones, rate-limits
+per player, and makes the caller available to the servicer (``caller()``)."""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from gateway.accounts import Claims, TokenSigner
+from gateway.store import GatewayStore
+from services.platform.errors import ResourceExhausted, Unauthenticated
+
+if TYPE_CHECKING:
+    from services.platform.interceptors import Continuation
+
+OPEN_METHODS = frozenset(
+    {
+        "/triad.v1.TriadGateway/Register",
+        "/triad.v1.TriadGateway/Login",
+        "/triad.v1.TriadGateway/RefreshToken",
+    }
+)
+"""Everything else needs a bearer token (health and reflection are not ours to guard)."""
+REVOCATION_CACHE_SECONDS = 2.0
+
+_CALLER: contextvars.ContextVar[Claims] = contextvars.ContextVar("caller")
+
+
+def caller() -> Claims:
+    """The authenticated player of the current RPC."""
+    return _CALLER.get()
+
+
+class RateLimiter:
+    """A token bucket per player: ``rate`` requests a second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, player_id: str, now: float | None = None) -> bool:
+        moment = time.monotonic() if now is None else now
+        tokens, last = self._buckets.get(player_id, (self.burst, moment))
+        tokens = min(self.burst, tokens + (moment - last) * self.rate)
+        if tokens < 1:
+            self._buckets[player_id] = (tokens, moment)
+            return False
+        self._buckets[player_id] = (tokens - 1, moment)
+        if len(self._buckets) > 100_000:  # forget idle players now and then
+            self._buckets = {k: v for k, v in self._buckets.items() if moment - v[1] < 60}
+        return True
+
+
+class Authenticator:
+    def __init__(
+        self,
+        signer: TokenSigner,
+        store: GatewayStore,
+        limiter: RateLimiter,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
+        self._revocations: dict[str, tuple[float, bool, datetime | None]] = {}
+
+    async def authenticate(self, metadata: Any) -> Claims:
+        header = dict(metadata or ()).get("authorization", "")
+        if not isinstance(header, str) or not header.startswith("Bearer "):
+            raise Unauthenticated("send your access token as 'authorization: Bearer <token>'")
+        claims = self.signer.verify(header.removeprefix("Bearer ").strip(), self.clock())
+        revoked, before = await self._revocation(claims)
+        if revoked or (before is not None and claims.issued_at <= before):
+            raise Unauthenticated("the access token was revoked: log in again")
+        if not self.limiter.take(claims.player_id):
+            raise ResourceExhausted("too many requests: slow down and retry in a moment")
+        return claims
+
+    def forget(self, claims: Claims) -> None:
+        """After a logout on this replica, stop trusting the cached answer at once."""
+        self._revocations.pop(claims.jti, None)
+
+    async def _revocation(self, claims: Claims) -> tuple[bool, datetime | None]:
+        now = time.monotonic()
+        cached = self._revocations.get(claims.jti)
+        if cached is not None and now - cached[0] < REVOCATION_CACHE_SECONDS:
+            return cached[1], cached[2]
+        revoked, before = await self.store.revocation(claims.player_id, claims.jti)
+        self._revocations[claims.jti] = (now, revoked, before)
+        if len(self._revocations) > 100_000:
+            self._revocations = {
+                k: v for k, v in self._revocations.items() if now - v[0] < REVOCATION_CACHE_SECONDS
+            }
+        return revoked, before
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self, authenticator: Authenticator) -> None:
+        self._auth = authenticator
+
+    async def intercept_service(
+        self, continuation: Continuation, details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        registered = await continuation(details)
+        method = details.method
+        if registered is None or method in OPEN_METHODS or not method.startswith("/triad.v1."):
+            return registered
+        handler: Any = registered  # the stubs type handlers for the sync API
+        serialize = {
+            "request_deserializer": handler.request_deserializer,
+            "response_serializer": handler.response_serializer,
+        }
+        auth = self._auth
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(request: Any, context: Any) -> Any:
+                _CALLER.set(await auth.authenticate(context.invocation_metadata()))
+                return await inner(request, context)
+
+            return grpc.unary_unary_rpc_method_handler(unary, **serialize)
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+
+            async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+                _CALLER.set(await auth.authenticate(context.invocation_metadata()))
+                async for message in inner_stream(request, context):
+                    yield message
+
+            return grpc.unary_stream_rpc_method_handler(stream, **serialize)
+        return registered

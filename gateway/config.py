@@ -1,0 +1,73 @@
+"""The gateway's settings, read once from the environment (TRIAD_...)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
+
+MIN_SECRET = 32
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySettings:
+    database_url: str
+    host: str
+    port: int
+    metrics_port: int
+    schema: str
+    token_secret: bytes
+    access_minutes: float
+    tls_cert: str | None
+    tls_key: str | None
+    plaintext: bool
+    match_addr: str
+    matchmaker_addr: str | None
+    rate_per_second: float
+    rate_burst: float
+    heartbeat_seconds: float
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
+        env = os.environ if environ is None else environ
+        shared = Settings.from_env(env)
+        if shared.database_url is None:
+            raise SettingsError("TRIAD_DATABASE_URL is required by triad-gateway")
+        secret = optional(env, PREFIX + "TOKEN_SECRET")
+        if secret is None or len(secret) < MIN_SECRET:
+            raise SettingsError(
+                f"TRIAD_TOKEN_SECRET must be set to a random string of at least {MIN_SECRET} "
+                "characters (it signs every access token)"
+            )
+        cert = optional(env, PREFIX + "GATEWAY_TLS_CERT")
+        key = optional(env, PREFIX + "GATEWAY_TLS_KEY")
+        plaintext = optional(env, PREFIX + "GATEWAY_PLAINTEXT") in ("1", "true", "yes")
+        if (cert is None) != (key is None):
+            raise SettingsError("set both TRIAD_GATEWAY_TLS_CERT and TRIAD_GATEWAY_TLS_KEY")
+        if cert is None and not plaintext:
+            raise SettingsError(
+                "the gateway serves TLS: set TRIAD_GATEWAY_TLS_CERT and TRIAD_GATEWAY_TLS_KEY "
+                "(make run makes a development certificate), or TRIAD_GATEWAY_PLAINTEXT=1 for "
+                "local tests only"
+            )
+        if plaintext and optional(env, PREFIX + "ENV") == "production":
+            raise SettingsError("TRIAD_GATEWAY_PLAINTEXT is refused when TRIAD_ENV=production")
+        return cls(
+            database_url=shared.database_url,
+            host=optional(env, PREFIX + "GATEWAY_HOST") or "127.0.0.1",
+            port=port(env, PREFIX + "GATEWAY_PORT", 50051),
+            metrics_port=port(env, PREFIX + "GATEWAY_METRICS_PORT", 9151),
+            schema=optional(env, PREFIX + "GATEWAY_SCHEMA") or "gateway",
+            token_secret=secret.encode(),
+            access_minutes=number(env, PREFIX + "ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),
+            tls_cert=cert,
+            tls_key=key,
+            plaintext=plaintext,
+            match_addr=optional(env, PREFIX + "MATCH_ADDR") or "127.0.0.1:50061",
+            matchmaker_addr=optional(env, PREFIX + "MATCHMAKER_ADDR"),
+            rate_per_second=number(env, PREFIX + "RATE_PER_SECOND", 20.0, minimum=0.1),
+            rate_burst=number(env, PREFIX + "RATE_BURST", 40.0, minimum=1.0),
+            heartbeat_seconds=number(env, PREFIX + "HEARTBEAT_SECONDS", 10.0, minimum=0.05),
+        )

@@ -1,0 +1,84 @@
+"""``triad-gateway``: the composition root of the public gateway. Wiring only."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import grpc
+from prometheus_client import REGISTRY
+from triad.v1 import gateway_pb2, gateway_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc
+
+from gateway.accounts import TokenSigner
+from gateway.auth import Authenticator, AuthInterceptor, RateLimiter
+from gateway.config import GatewaySettings
+from gateway.server import GatewayServicer
+from gateway.store import MIGRATIONS, GatewayStore
+from services.platform.database import create_pool
+from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics
+from services.platform.migrations import migrate
+from services.platform.settings import SettingsError
+
+SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
+
+
+async def run(settings: GatewaySettings) -> None:
+    async with Lifecycle() as life:
+        pool = await life.enter(create_pool(settings.database_url))
+        await migrate(pool, settings.schema, MIGRATIONS)
+        store = GatewayStore(pool, settings.schema)
+        signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))
+        auth = Authenticator(
+            signer, store, RateLimiter(settings.rate_per_second, settings.rate_burst)
+        )
+        match_channel = await life.enter(grpc.aio.insecure_channel(settings.match_addr))
+        matchmaker = None
+        if settings.matchmaker_addr:
+            channel = await life.enter(grpc.aio.insecure_channel(settings.matchmaker_addr))
+            matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
+        # The stubs mark every RPC abstract; the generated class answers UNIMPLEMENTED for
+        # the ones whose services have not landed, which is what a client should see.
+        servicer = GatewayServicer(  # type: ignore[abstract]
+            store,
+            signer,
+            auth,
+            match_pb2_grpc.MatchServiceStub(match_channel),
+            matchmaker,
+            settings.heartbeat_seconds,
+        )
+        credentials = None
+        if settings.tls_cert and settings.tls_key:
+            credentials = grpc.ssl_server_credentials(
+                [(Path(settings.tls_key).read_bytes(), Path(settings.tls_cert).read_bytes())]
+            )
+        life.start_metrics(REGISTRY, settings.metrics_port)
+        server = await life.start_server(
+            build_server(
+                ServerConfig(host=settings.host, port=settings.port),
+                lambda s: gateway_pb2_grpc.add_TriadGatewayServicer_to_server(servicer, s),
+                [SERVICE_NAME],
+                metrics=RpcMetrics.register(REGISTRY),
+                credentials=credentials,
+                interceptors=[AuthInterceptor(auth)],
+            )
+        )
+        await life.wait(server)
+
+
+def main() -> int:
+    configure_logging("gateway")
+    try:
+        settings = GatewaySettings.from_env()
+    except SettingsError as error:
+        print(f"triad-gateway: {error}", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

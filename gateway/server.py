@@ -1,0 +1,396 @@
+"""The TriadGateway servicer: the public API. The caller is always the token's player;
+no request names a player. Match calls go to the match service with that player's id.
+
+RPCs of services that have not landed yet answer UNIMPLEMENTED (the generated base
+class does that), so a client can tell "not yet" from "refused".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from itertools import count
+from typing import Any
+
+import grpc
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+from triad.v1 import gateway_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc
+from triad.v1 import match_pb2 as m
+from triad.v1 import matchmaker_pb2 as mm
+
+from gateway import accounts
+from gateway.auth import Authenticator, caller
+from gateway.downstream import INTERNAL_DEADLINE, call
+from gateway.store import Account, GatewayStore, fingerprint
+from services.platform.errors import InvalidArgument, Unauthenticated, Unavailable
+
+MAX_REQUEST_ID = 64
+
+
+def _request_id(value: str) -> str:
+    if not 1 <= len(value) <= MAX_REQUEST_ID:
+        raise InvalidArgument(f"request_id is required: 1 to {MAX_REQUEST_ID} characters")
+    return value
+
+
+def _stamp(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def _player(account: Account) -> g.Player:
+    return g.Player(
+        player_id=account.player_id,
+        player_name=account.name,
+        create_time=_stamp(account.created_at),
+    )
+
+
+def _seal(token: str, payload: bytes) -> bytes:
+    """Encrypt a refresh answer under its refresh token: a retry that presents the same
+    token can read it, a copy of the database cannot."""
+    nonce = uuid.uuid4().bytes[:12]
+    return nonce + AESGCM(_replay_key(token)).encrypt(nonce, payload, None)
+
+
+def _unseal(token: str, sealed: bytes) -> bytes:
+    try:
+        return AESGCM(_replay_key(token)).decrypt(sealed[:12], sealed[12:], None)
+    except InvalidTag:
+        raise Unauthenticated("the refresh token is not valid any more: log in again") from None
+
+
+def _replay_key(token: str) -> bytes:
+    return hashlib.sha256(f"triad-refresh-replay:{token}".encode()).digest()
+
+
+class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
+    def __init__(
+        self,
+        store: GatewayStore,
+        signer: accounts.TokenSigner,
+        auth: Authenticator,
+        match: match_pb2_grpc.MatchServiceAsyncStub,
+        matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None,
+        heartbeat_seconds: float = 10.0,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._store = store
+        self._signer = signer
+        self._auth = auth
+        self._match = match
+        self._matchmaker = matchmaker
+        self._heartbeat = heartbeat_seconds
+        self._clock = clock
+
+    # ---- accounts ----------------------------------------------------------------
+
+    async def _tokens(self, conn: Any, account: Account) -> g.AuthTokens:
+        now = self._clock()
+        access, claims = self._signer.issue(account.player_id, account.name, now)
+        refresh = accounts.new_refresh_token()
+        refresh_expires = now + self._signer.refresh_ttl
+        await self._store.save_refresh(
+            conn, accounts.refresh_key(refresh), account.player_id, claims.jti, refresh_expires
+        )
+        return g.AuthTokens(
+            access_token=access,
+            access_token_expire_time=_stamp(claims.expires_at),
+            refresh_token=refresh,
+            refresh_token_expire_time=_stamp(refresh_expires),
+        )
+
+    async def Register(self, request: g.RegisterRequest, context: Any) -> g.RegisterResponse:
+        request_id = _request_id(request.request_id)
+        name = accounts.check_name(request.player_name)
+        password = accounts.check_password(request.password)
+        scope = f"register:{name.lower()}"
+        first = await self._store.answered(scope, request_id, fingerprint(name))
+        if first is not None:  # a retry: the same account, a fresh token pair
+            return await self._login(name, password)
+        hashed = await asyncio.to_thread(accounts.hash_password, password)
+        account = Account(str(uuid.uuid4()), name, hashed, self._clock())
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            await self._store.create_account(conn, account)
+            await self._store.remember(conn, scope, request_id, fingerprint(name), b"")
+            tokens = await self._tokens(conn, account)
+        return g.RegisterResponse(player=_player(account), tokens=tokens)
+
+    async def Login(self, request: g.LoginRequest, context: Any) -> g.LoginResponse:
+        _request_id(request.request_id)
+        if not request.player_name or not request.password:
+            raise InvalidArgument("player_name and password are required")
+        response = await self._login(request.player_name, request.password)
+        return g.LoginResponse(player=response.player, tokens=response.tokens)
+
+    async def _login(self, name: str, password: str) -> g.RegisterResponse:
+        # A login changes nothing but issues tokens, so a retry simply gets a new pair.
+        account = await self._store.account_named(name)
+        stored = account.password_hash if account is not None else accounts.DUMMY_HASH
+        good = await asyncio.to_thread(accounts.verify_password, password, stored)
+        if account is None or not good:
+            raise Unauthenticated("unknown player name or wrong password")
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            tokens = await self._tokens(conn, account)
+        return g.RegisterResponse(player=_player(account), tokens=tokens)
+
+    async def RefreshToken(
+        self, request: g.RefreshTokenRequest, context: Any
+    ) -> g.RefreshTokenResponse:
+        request_id = _request_id(request.request_id)
+        if not request.refresh_token:
+            raise Unauthenticated("a refresh token is required")
+        key = accounts.refresh_key(request.refresh_token)
+        scope = f"refresh:{key}"
+        sealed = await self._store.answered(scope, request_id, fingerprint(key))
+        if sealed is not None:
+            return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, sealed))
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            account = await self._store.use_refresh(conn, key, self._clock())
+            response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
+            await self._store.remember(
+                conn,
+                scope,
+                request_id,
+                fingerprint(key),
+                _seal(request.refresh_token, response.SerializeToString()),
+            )
+        return response
+
+    async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
+        me = caller()
+        await self._store.revoke(
+            me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock()
+        )
+        self._auth.forget(me)
+        return g.LogoutResponse()
+
+    async def GetPlayerStatus(
+        self, request: g.GetPlayerStatusRequest, context: Any
+    ) -> g.GetPlayerStatusResponse:
+        me = caller()
+        account = await self._store.account(me.player_id)
+        if account is None:
+            raise Unauthenticated("the account no longer exists")
+        active = await self._active_match_id(me.player_id)
+        return g.GetPlayerStatusResponse(
+            status=g.PlayerStatus(player=_player(account), active_match_id=active or "")
+        )
+
+    # ---- matches -----------------------------------------------------------------
+
+    async def _active_match_id(self, player_id: str) -> str | None:
+        reply = await call(
+            "match",
+            self._match.GetActiveMatch(
+                m.MatchServiceGetActiveMatchRequest(player_id=player_id), timeout=INTERNAL_DEADLINE
+            ),
+        )
+        return reply.active_match.match_id if reply.HasField("active_match") else None
+
+    async def _view(self, match_id: str, player_id: str) -> pb.MatchView:
+        reply = await call(
+            "match",
+            self._match.GetView(
+                m.MatchServiceGetViewRequest(match_id=match_id, player_id=player_id),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return reply.view
+
+    async def GetActiveMatch(
+        self, request: g.GetActiveMatchRequest, context: Any
+    ) -> g.GetActiveMatchResponse:
+        me = caller()
+        match_id = await self._active_match_id(me.player_id)
+        if match_id is None:
+            return g.GetActiveMatchResponse()
+        return g.GetActiveMatchResponse(view=await self._view(match_id, me.player_id))
+
+    async def GetMatchView(
+        self, request: g.GetMatchViewRequest, context: Any
+    ) -> g.GetMatchViewResponse:
+        if not request.match_id:
+            raise InvalidArgument("match_id is required")
+        return g.GetMatchViewResponse(view=await self._view(request.match_id, caller().player_id))
+
+    async def PlaceCard(self, request: g.PlaceCardRequest, context: Any) -> g.PlaceCardResponse:
+        internal = m.MatchServicePlaceCardRequest(
+            request_id=_request_id(request.request_id),
+            match_id=request.match_id,
+            player_id=caller().player_id,
+            card_id=request.card_id,
+            cell=request.cell,
+        )
+        if request.HasField("expected_version"):
+            internal.expected_version = request.expected_version
+        reply = await call("match", self._match.PlaceCard(internal, timeout=INTERNAL_DEADLINE))
+        return g.PlaceCardResponse(view=reply.view)
+
+    async def Forfeit(self, request: g.ForfeitRequest, context: Any) -> g.ForfeitResponse:
+        reply = await call(
+            "match",
+            self._match.Forfeit(
+                m.MatchServiceForfeitRequest(
+                    request_id=_request_id(request.request_id),
+                    match_id=request.match_id,
+                    player_id=caller().player_id,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.ForfeitResponse(view=reply.view)
+
+    async def StartPractice(
+        self, request: g.StartPracticeRequest, context: Any
+    ) -> g.StartPracticeResponse:
+        if self._matchmaker is None:
+            raise Unavailable("practice needs the matchmaker, which is not configured here")
+        me = caller()
+        reply = await call(
+            "matchmaker",
+            self._matchmaker.StartPractice(
+                mm.MatchmakerServiceStartPracticeRequest(
+                    request_id=_request_id(request.request_id),
+                    player=pb.PlayerRef(player_id=me.player_id, player_name=me.name),
+                    origin_mode=request.origin_mode,
+                    bot_level=request.bot_level,
+                    deck=request.deck,
+                    custom_settings=request.custom_settings,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.StartPracticeResponse(
+            match_id=reply.match_id, view=await self._view(reply.match_id, me.player_id)
+        )
+
+    # ---- the session stream ------------------------------------------------------
+
+    async def OpenSession(
+        self, request: g.OpenSessionRequest, context: Any
+    ) -> AsyncIterator[g.OpenSessionResponse]:
+        me = caller()
+        session_id = uuid.uuid4().hex
+        sequence = count(1)
+
+        def push(**fields: Any) -> g.OpenSessionResponse:
+            return g.OpenSessionResponse(
+                sequence=next(sequence), send_time=_stamp(self._clock()), **fields
+            )
+
+        await self._store.open_session(me.player_id, session_id, self._clock())
+        await self._presence(me.player_id, session_id, connected=True)
+        views: asyncio.Queue[pb.MatchView] = asyncio.Queue()
+        watcher = asyncio.create_task(self._watch_matches(me.player_id, session_id, views))
+        try:
+            account = await self._store.account(me.player_id)
+            active = await self._active_match_id(me.player_id)
+            opened = g.SessionOpened(
+                session_id=session_id,
+                heartbeat_interval=Duration(seconds=int(self._heartbeat)),
+            )
+            if account is not None:
+                opened.status.CopyFrom(
+                    g.PlayerStatus(player=_player(account), active_match_id=active or "")
+                )
+            if active is not None:
+                opened.active_match.CopyFrom(await self._view(active, me.player_id))
+            yield push(session_opened=opened)
+            shown: dict[str, int] = {}
+            if active is not None:
+                shown[active] = opened.active_match.version
+            while True:
+                try:
+                    view = await asyncio.wait_for(views.get(), self._heartbeat)
+                except TimeoutError:
+                    closed = await self._should_close(me, session_id, context)
+                    if closed is not None:
+                        yield push(session_closed=closed)
+                        return
+                    yield push(heartbeat=g.Heartbeat(server_time=_stamp(self._clock())))
+                    continue
+                if view.version <= shown.get(view.match_id, 0):
+                    continue
+                if view.match_id not in shown:
+                    opponent = next(p for p in view.players if p.seat != view.my_seat)
+                    yield push(
+                        match_found=g.MatchFound(
+                            mode=view.mode,
+                            match_id=view.match_id,
+                            opponent_name=opponent.player_name,
+                            opponent_is_bot=opponent.is_bot,
+                        )
+                    )
+                shown[view.match_id] = view.version
+                yield push(match_view=view)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            await self._presence(me.player_id, session_id, connected=False)
+
+    async def _should_close(
+        self, me: accounts.Claims, session_id: str, context: Any
+    ) -> g.SessionClosed | None:
+        if await self._store.current_session(me.player_id) != session_id:
+            return g.SessionClosed(
+                reason=g.SESSION_CLOSE_REASON_REPLACED,
+                message="a newer session of yours was opened; this one ends",
+            )
+        try:
+            await self._auth.authenticate(context.invocation_metadata())
+        except Unauthenticated as error:
+            reason = (
+                g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+                if "expired" in str(error)
+                else g.SESSION_CLOSE_REASON_LOGGED_OUT
+            )
+            return g.SessionClosed(reason=reason, message=str(error))
+        return None
+
+    async def _presence(self, player_id: str, session_id: str, connected: bool) -> None:
+        state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
+        with contextlib.suppress(Exception):  # presence is best effort; the timer decides
+            await self._match.ReportPresence(
+                m.MatchServiceReportPresenceRequest(
+                    request_id=uuid.uuid4().hex,
+                    player_id=player_id,
+                    session_id=session_id,
+                    state=state,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            )
+
+    async def _watch_matches(
+        self, player_id: str, session_id: str, views: asyncio.Queue[pb.MatchView]
+    ) -> None:
+        """Forward every view of the player's active match; look for a new one when idle.
+        A match found while the session is open gets this session attached, so that
+        closing the session starts the disconnect grace."""
+        while True:
+            try:
+                match_id = await self._active_match_id(player_id)
+                if match_id is None:
+                    await asyncio.sleep(1.0)
+                    continue
+                await self._presence(player_id, session_id, connected=True)
+                stream = self._match.StreamView(
+                    m.MatchServiceStreamViewRequest(match_id=match_id, player_id=player_id)
+                )
+                async for reply in stream:
+                    await views.put(reply.view)
+            except (grpc.aio.AioRpcError, Unavailable):
+                # The match service restarts or the stream broke: the session stays,
+                # and the next round resumes with the current view.
+                await asyncio.sleep(1.0)

@@ -1,0 +1,220 @@
+"""The gateway's tables (schema ``gateway``): accounts, refresh tokens, revocations,
+idempotency keys of the calls it answers itself, and each player's current session."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from services.platform.errors import AlreadyExists, InvalidArgument, Unauthenticated
+from services.platform.migrations import Migration, quote_schema
+
+MIGRATIONS = (
+    Migration(
+        "gateway",
+        1,
+        "accounts, refresh tokens, revocations, requests, sessions",
+        """
+        CREATE TABLE accounts (
+            player_id      text PRIMARY KEY,
+            name           text NOT NULL,
+            name_key       text NOT NULL UNIQUE,
+            password_hash  text NOT NULL,
+            created_at     timestamptz NOT NULL,
+            revoked_before timestamptz
+        );
+        CREATE TABLE refresh_tokens (
+            token_key   text PRIMARY KEY,
+            player_id   text NOT NULL REFERENCES accounts,
+            access_jti  text NOT NULL,
+            expires_at  timestamptz NOT NULL,
+            used_at     timestamptz,
+            revoked_at  timestamptz
+        );
+        CREATE INDEX refresh_tokens_player ON refresh_tokens (player_id);
+        CREATE TABLE revoked_tokens (
+            jti        text PRIMARY KEY,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE TABLE requests (
+            scope       text NOT NULL,
+            request_id  text NOT NULL,
+            fingerprint text NOT NULL,
+            response    bytea NOT NULL,
+            created_at  timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (scope, request_id)
+        );
+        CREATE TABLE sessions (
+            player_id  text PRIMARY KEY,
+            session_id text NOT NULL,
+            opened_at  timestamptz NOT NULL
+        );
+        """,
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    player_id: str
+    name: str
+    password_hash: str
+    created_at: datetime
+
+
+def fingerprint(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class GatewayStore:
+    def __init__(self, pool: Any, schema: str) -> None:
+        self.pool = pool
+        self._s = quote_schema(schema)
+
+    async def create_account(self, conn: Any, account: Account) -> None:
+        try:
+            await conn.execute(
+                f"INSERT INTO {self._s}.accounts (player_id, name, name_key, password_hash, "
+                "created_at) VALUES ($1, $2, $3, $4, $5)",
+                account.player_id,
+                account.name,
+                account.name.lower(),
+                account.password_hash,
+                account.created_at,
+            )
+        except asyncpg.UniqueViolationError:
+            raise AlreadyExists(f"the name {account.name!r} is taken; choose another") from None
+
+    async def account_named(self, name: str) -> Account | None:
+        row = await self.pool.fetchrow(
+            f"SELECT player_id, name, password_hash, created_at FROM {self._s}.accounts "
+            "WHERE name_key = $1",
+            name.lower(),
+        )
+        return None if row is None else Account(**dict(row))
+
+    async def account(self, player_id: str) -> Account | None:
+        row = await self.pool.fetchrow(
+            f"SELECT player_id, name, password_hash, created_at FROM {self._s}.accounts "
+            "WHERE player_id = $1",
+            player_id,
+        )
+        return None if row is None else Account(**dict(row))
+
+    async def save_refresh(
+        self, conn: Any, key: str, player_id: str, jti: str, expires_at: datetime
+    ) -> None:
+        await conn.execute(
+            f"INSERT INTO {self._s}.refresh_tokens (token_key, player_id, access_jti, expires_at)"
+            " VALUES ($1, $2, $3, $4)",
+            key,
+            player_id,
+            jti,
+            expires_at,
+        )
+
+    async def use_refresh(self, conn: Any, key: str, now: datetime) -> Account:
+        """Spend a refresh token (single use) inside the caller's transaction."""
+        row = await conn.fetchrow(
+            f"SELECT player_id, expires_at, used_at, revoked_at FROM {self._s}.refresh_tokens "
+            "WHERE token_key = $1 FOR UPDATE",
+            key,
+        )
+        if row is None or row["revoked_at"] is not None or row["used_at"] is not None:
+            raise Unauthenticated("the refresh token is not valid any more: log in again")
+        if row["expires_at"] <= now:
+            raise Unauthenticated("the refresh token expired: log in again")
+        await conn.execute(
+            f"UPDATE {self._s}.refresh_tokens SET used_at = $2 WHERE token_key = $1", key, now
+        )
+        account = await self.account(row["player_id"])
+        if account is None:
+            raise Unauthenticated("the account no longer exists")
+        return account
+
+    async def revoke(
+        self, player_id: str, jti: str, expires_at: datetime, everything: bool, now: datetime
+    ) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO {self._s}.revoked_tokens (jti, expires_at) VALUES ($1, $2) "
+                "ON CONFLICT DO NOTHING",
+                jti,
+                expires_at,
+            )
+            if everything:
+                await conn.execute(
+                    f"UPDATE {self._s}.accounts SET revoked_before = $2 WHERE player_id = $1",
+                    player_id,
+                    now,
+                )
+                await conn.execute(
+                    f"UPDATE {self._s}.refresh_tokens SET revoked_at = $2 "
+                    "WHERE player_id = $1 AND revoked_at IS NULL",
+                    player_id,
+                    now,
+                )
+            else:
+                await conn.execute(
+                    f"UPDATE {self._s}.refresh_tokens SET revoked_at = $2 "
+                    "WHERE access_jti = $1 AND revoked_at IS NULL",
+                    jti,
+                    now,
+                )
+
+    async def revocation(self, player_id: str, jti: str) -> tuple[bool, datetime | None]:
+        """Whether ``jti`` is revoked, and before when all the player's tokens are."""
+        row = await self.pool.fetchrow(
+            f"SELECT EXISTS (SELECT 1 FROM {self._s}.revoked_tokens WHERE jti = $2) AS revoked, "
+            f"(SELECT revoked_before FROM {self._s}.accounts WHERE player_id = $1) AS before",
+            player_id,
+            jti,
+        )
+        return bool(row["revoked"]), row["before"]
+
+    async def answered(self, scope: str, request_id: str, print_: str) -> bytes | None:
+        row = await self.pool.fetchrow(
+            f"SELECT fingerprint, response FROM {self._s}.requests "
+            "WHERE scope = $1 AND request_id = $2",
+            scope,
+            request_id,
+        )
+        if row is None:
+            return None
+        if row["fingerprint"] != print_:
+            raise InvalidArgument(
+                f"request id {request_id!r} was used for a different request; use a new one"
+            )
+        return bytes(row["response"])
+
+    async def remember(
+        self, conn: Any, scope: str, request_id: str, print_: str, response: bytes
+    ) -> None:
+        await conn.execute(
+            f"INSERT INTO {self._s}.requests (scope, request_id, fingerprint, response) "
+            "VALUES ($1, $2, $3, $4)",
+            scope,
+            request_id,
+            print_,
+            response,
+        )
+
+    async def open_session(self, player_id: str, session_id: str, now: datetime) -> None:
+        await self.pool.execute(
+            f"INSERT INTO {self._s}.sessions (player_id, session_id, opened_at) "
+            "VALUES ($1, $2, $3) ON CONFLICT (player_id) DO UPDATE "
+            "SET session_id = EXCLUDED.session_id, opened_at = EXCLUDED.opened_at",
+            player_id,
+            session_id,
+            now,
+        )
+
+    async def current_session(self, player_id: str) -> str | None:
+        value = await self.pool.fetchval(
+            f"SELECT session_id FROM {self._s}.sessions WHERE player_id = $1", player_id
+        )
+        return None if value is None else str(value)
