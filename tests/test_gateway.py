@@ -325,3 +325,55 @@ async def test_too_many_requests_and_oversized_messages_are_refused(api: Any) ->
             metadata=bearer(ann.tokens),
         ),
     )
+
+
+async def test_the_terminal_client_plays_through_its_subcommands(
+    backend: dict[str, Any], internal: match_pb2_grpc.MatchServiceAsyncStub, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    base = [
+        sys.executable,
+        "-m",
+        "client.main",
+        "--addr",
+        backend["gateway"].address,
+        "--ca",
+        str(backend["cert"]),
+        "--state",
+        str(tmp_path / "state.json"),
+        "--json",
+    ]
+
+    def client(profile: str, *args: str) -> dict[str, Any]:
+        run = subprocess.run(
+            [*base, "--profile", profile, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+            env={**__import__("os").environ, "TRIAD_PASSWORD": PASSWORD},
+        )
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout) if run.stdout.strip() else {}
+
+    names = [f"cli{uuid4().hex[:8]}", f"cli{uuid4().hex[:8]}"]
+    ids = [client(f"p{i}", "register", name)["playerId"] for i, name in enumerate(names)]
+    assert client("p0", "status")["player"]["playerName"] == names[0]
+    match_id = str(uuid4())
+    await internal.CreateMatch(create_request(match_id, pb.VISIBILITY_THREE_OPEN, (ids[0], ids[1])))
+    view = client("p0", "active")
+    assert view["matchId"] == match_id
+    mover = 0 if view["turnSeat"] == view["mySeat"] else 1
+    placed = client(f"p{mover}", "place", match_id, "0", "4")
+    assert placed["lastPlacement"]["cell"] == 4
+    assert int(placed["version"]) == 2
+    refused = subprocess.run(
+        [*base, "--profile", f"p{mover}", "place", match_id, "0", "4"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "FAILED_PRECONDITION" in refused.stderr

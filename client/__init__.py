@@ -1,0 +1,1 @@
+"""``triad-client``: a terminal client that speaks only gRPC to the gateway."""
