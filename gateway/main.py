@@ -16,6 +16,7 @@ from gateway.auth import Authenticator, AuthInterceptor, RateLimiter
 from gateway.config import GatewaySettings
 from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
+from services.platform.channels import internal_channel
 from services.platform.database import create_pool
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
@@ -35,10 +36,10 @@ async def run(settings: GatewaySettings) -> None:
         auth = Authenticator(
             signer, store, RateLimiter(settings.rate_per_second, settings.rate_burst)
         )
-        match_channel = await life.enter(grpc.aio.insecure_channel(settings.match_addr))
+        match_channel = await life.enter(internal_channel(settings.match_addr))
         matchmaker = None
         if settings.matchmaker_addr:
-            channel = await life.enter(grpc.aio.insecure_channel(settings.matchmaker_addr))
+            channel = await life.enter(internal_channel(settings.matchmaker_addr))
             matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
         # The stubs mark every RPC abstract; the generated class answers UNIMPLEMENTED for
         # the ones whose services have not landed, which is what a client should see.

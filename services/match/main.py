@@ -56,9 +56,10 @@ async def publish_events(settings: MatchSettings, pool: Any, stop: asyncio.Event
     if settings.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: match events are not published")
         return
-    client = await bus.connect(Settings.from_env().nats_servers, name="triad-match-relay")
+    shared = Settings.from_env()
+    client = await bus.connect(shared.nats_servers, name="triad-match-relay")
     try:
-        stream = bus.EventStream()
+        stream = bus.EventStream(replicas=shared.stream_replicas)
         await bus.ensure_stream(client.jetstream(), stream)
         relay = Relay(
             pool,

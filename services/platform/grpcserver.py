@@ -48,6 +48,10 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
     # Accept clients' own keepalive down to every 10 s, even between calls, instead of
     # answering it with GOAWAY "too_many_pings".
     ("grpc.keepalive_permit_without_calls", 1),
+    # After 5 minutes a connection is told to go away (GOAWAY): its clients reconnect and
+    # re-resolve, so pods added by a scale-out get traffic. Calls in flight, long match
+    # streams included, finish on the old connection (no grace limit is set).
+    ("grpc.max_connection_age_ms", 300_000),
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
 )
 

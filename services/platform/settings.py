@@ -32,6 +32,8 @@ class Settings:
 
     database_url: str | None = None
     nats_url: str | None = None
+    stream_replicas: int = 1
+    """Replicas of the JetStream event stream (3 on a NATS cluster of three)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -39,6 +41,7 @@ class Settings:
         return cls(
             database_url=postgres_url(env, PREFIX + "DATABASE_URL"),
             nats_url=nats_url(env, PREFIX + "NATS_URL"),
+            stream_replicas=int(number(env, PREFIX + "NATS_STREAM_REPLICAS", 1, minimum=1)),
         )
 
     @property
