@@ -1,0 +1,145 @@
+"""Draft sessions (RULES.md 8): create, reveal, pick, and the deadlines that complete or
+forfeit them. The draft's row (open, next due time) is written with its events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import structlog
+
+from services.collection import draft_session as session
+from services.collection import metrics
+from services.collection.draft import draw_pool
+from services.collection.draft_session import Draft, DraftNotFound, Status
+from services.collection.events import DraftEvent, PlayerRef
+from services.collection.handlers import Context, PendingObligation
+from services.collection.store import Request, Result, Unit, draft_stream
+
+log = structlog.get_logger()
+
+
+async def load_draft(unit: Unit, draft_id: str) -> Draft | None:
+    events = [e for e, _ in await unit.stream(draft_stream(draft_id)) if isinstance(e, DraftEvent)]
+    return session.fold(events)
+
+
+async def _save(unit: Unit, before: Draft | None, events: Sequence[DraftEvent]) -> Draft | None:
+    if not events:
+        return before
+    after = session.fold(events, before)
+    assert after is not None
+    await unit.append(draft_stream(after.draft_id), before.version if before else 0, events)
+    players = (after.seats[0].player.player_id, after.seats[1].player.player_id)
+    await unit.save_draft(
+        after.draft_id, players, after.status is Status.PICKING, session.due(after)
+    )
+    if after.status is not Status.PICKING and (before is None or before.status is Status.PICKING):
+        metrics.DRAFTS.labels(outcome=after.status.value).inc()
+        log.info("draft ended", draft_id=after.draft_id, status=after.status.value)
+    return after
+
+
+async def create_draft(
+    ctx: Context,
+    request: Request,
+    draft_id: str,
+    pairing_id: str,
+    ladder: str,
+    season: int,
+    players: tuple[PlayerRef, PlayerRef],
+) -> bool:
+    """Start the draft; False if it existed already (a retry)."""
+    pools = (draw_pool(list(ctx.catalog), ctx.rng), draw_pool(list(ctx.catalog), ctx.rng))
+
+    async def work(unit: Unit) -> Result:
+        existing = await load_draft(unit, draft_id)
+        if existing is None:
+            for player in players:
+                busy = await unit.open_draft_of(player.player_id)
+                if busy is not None:
+                    raise PendingObligation(f"{player.name} is in draft {busy} already")
+        events = session.create(
+            existing,
+            draft_id,
+            ladder,
+            season,
+            pairing_id,
+            players,
+            pools,
+            ctx.clock(),
+            ctx.pick_seconds,
+            ctx.inactivity_seconds,
+        )
+        await _save(unit, existing, events)
+        return {"created": bool(events)}
+
+    return bool((await ctx.store.run(work, request))["created"])
+
+
+async def reveal(
+    ctx: Context,
+    request: Request,
+    draft_id: str,
+    player_id: str,
+    booster: int,
+    slots: Sequence[int],
+) -> Result:
+    async def work(unit: Unit) -> Result:
+        await unit.claim_draft(draft_id)
+        state = await load_draft(unit, draft_id)
+        events = session.reveal(
+            state, draft_id, player_id, booster, slots, ctx.clock(), ctx.inactivity_seconds
+        )
+        await _save(unit, state, events)
+        return {"draft_id": draft_id}
+
+    return await ctx.store.run(work, request)
+
+
+async def pick(
+    ctx: Context, request: Request, draft_id: str, player_id: str, card_id: str
+) -> Result:
+    async def work(unit: Unit) -> Result:
+        await unit.claim_draft(draft_id)
+        state = await load_draft(unit, draft_id)
+        events = session.pick(
+            state, draft_id, player_id, card_id, ctx.clock(), ctx.inactivity_seconds
+        )
+        await _save(unit, state, events)
+        return {"draft_id": draft_id}
+
+    return await ctx.store.run(work, request)
+
+
+async def fire_due_draft(ctx: Context) -> bool:
+    """Apply the deadline of the most overdue draft, if any; True if one was claimed."""
+    now = ctx.clock()
+
+    async def work(unit: Unit) -> Result:
+        draft_id = await ctx.store.due("drafts", now, unit.conn)
+        if draft_id is None:
+            return {"claimed": False}
+        state = await load_draft(unit, draft_id)
+        if state is not None:
+            after = await _save(unit, state, session.expire(state, now, ctx.rng))
+            if after is state:  # nothing was due after all: move the row to the real time
+                players = (state.seats[0].player.player_id, state.seats[1].player.player_id)
+                await unit.save_draft(
+                    draft_id, players, state.status is Status.PICKING, session.due(state)
+                )
+        return {"claimed": True}
+
+    return bool((await ctx.store.run(work))["claimed"])
+
+
+async def view(ctx: Context, draft_id: str, player_id: str) -> tuple[Draft, datetime]:
+    async def work(unit: Unit) -> Draft:
+        state = await load_draft(unit, draft_id)
+        if state is None:
+            raise DraftNotFound(f"you are not in draft {draft_id}")
+        state.seat_index(player_id)
+        return state
+
+    async with ctx.store.pool.acquire() as conn:
+        return await ctx.store.run_in(conn, work), ctx.clock()

@@ -1,0 +1,292 @@
+"""The collection's events and the values they carry: past-tense facts in plain Python.
+
+``mapping.py`` turns them into the ``triad.v1`` payloads of the same names. Every random
+draw (holo flags and sides, booster contents, the Random deck, the trade auto-pick, draft
+boosters and their automatic completion) is recorded here, so replay never draws again.
+
+Streams: ``player-<id>`` (copies, decks, locks, currency, seeds, boosters),
+``trade-<id>`` (Trade One) and ``draft-<id>`` (draft sessions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from services.collection.catalog import Character
+from services.collection.draft import DraftCard
+from services.match.rules import Side, Sides, with_holo
+
+
+class CopySource(StrEnum):
+    STARTER = "starter"
+    BOOSTER = "booster"
+    TRADE = "trade"
+    GRANT = "grant"
+
+
+class CurrencyReason(StrEnum):
+    STARTER = "starter"
+    MATCH_WIN = "match_win"
+    DAILY_FIRST_MATCH = "daily_first_match"
+    BOOSTER_PURCHASE = "booster_purchase"
+    GRANT = "grant"
+
+
+class HolderKind(StrEnum):
+    MATCH = "match"
+    TRADE = "trade"
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """What holds a lock (RULES.md 9): an active trading match or a pending trade."""
+
+    kind: HolderKind
+    id: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value} {self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedCopy:
+    """One owned instance of a character; its id survives trades (RULES.md 1)."""
+
+    copy_id: str
+    owner_id: str
+    character: Character
+    holo: bool
+    holo_side: Side | None
+    source: CopySource
+    acquired_at: datetime
+
+    @property
+    def sides(self) -> Sides:
+        """Printed values: the character's sides plus the holo bonus."""
+        return with_holo(self.character.sides, self.holo_side)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRef:
+    player_id: str
+    name: str
+
+
+# --- player-<id> ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CopyGranted:
+    player_id: str
+    copy: OwnedCopy
+    grant_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSeedCommitted:
+    player_id: str
+    seed_id: str
+    seed_hash: str
+    client_seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSeedRevealed:
+    player_id: str
+    seed_id: str
+    server_seed: str
+    draw_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoosterDraw:
+    draw_id: str
+    seed_id: str
+    seed_hash: str
+    client_seed: str
+    counter: int
+    algorithm: str
+    copies: tuple[OwnedCopy, ...]
+    pity_applied: bool
+    price: int
+    opened_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BoosterOpened:
+    player_id: str
+    draw: BoosterDraw
+    boosters_since_pity: int
+
+
+@dataclass(frozen=True, slots=True)
+class CurrencyCredited:
+    player_id: str
+    amount: int
+    reason: CurrencyReason
+    reference_id: str
+    balance_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class CurrencyDebited:
+    player_id: str
+    amount: int
+    reason: CurrencyReason
+    reference_id: str
+    balance_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSaved:
+    player_id: str
+    deck_id: str
+    name: str
+    copy_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeckDeleted:
+    player_id: str
+    deck_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RandomDeckDrawn:
+    player_id: str
+    purpose_id: str
+    copy_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CopiesLocked:
+    player_id: str
+    copy_ids: tuple[str, ...]
+    holder: Holder
+
+
+@dataclass(frozen=True, slots=True)
+class CopiesReleased:
+    player_id: str
+    copy_ids: tuple[str, ...]
+    holder: Holder
+
+
+# --- trade-<id> -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOpened:
+    trade_id: str
+    match_id: str
+    winner: PlayerRef
+    loser: PlayerRef
+    offered: tuple[OwnedCopy, ...]
+    deadline: datetime
+    opened_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TradeCardChosen:
+    trade_id: str
+    copy_id: str
+    auto_picked: bool
+    drawn_index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CopyTransferred:
+    trade_id: str
+    copy_id: str
+    from_player_id: str
+    to_player_id: str
+    copy: OwnedCopy
+    """The copy as now owned: new owner, source TRADE, holo unchanged."""
+
+
+# --- draft-<id> -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DraftParticipant:
+    player: PlayerRef
+    pool: tuple[DraftCard, ...]
+    """Fifteen cards: three boosters of five, booster by booster, in slot order."""
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCreated:
+    draft_id: str
+    ladder: str
+    season: int
+    pairing_id: str
+    participants: tuple[DraftParticipant, DraftParticipant]
+    pick_deadline: datetime
+    inactivity_deadline: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCardRevealed:
+    draft_id: str
+    player_id: str
+    booster: int
+    slot: int
+    card_id: str
+    inactivity_deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCardPicked:
+    draft_id: str
+    player_id: str
+    card_id: str
+    pick_number: int
+    auto_picked: bool
+    inactivity_deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DraftedDeck:
+    player: PlayerRef
+    cards: tuple[DraftCard, ...]
+    """The five picked cards in pick order: the hand for the match."""
+    auto_completed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DraftCompleted:
+    draft_id: str
+    ladder: str
+    season: int
+    decks: tuple[DraftedDeck, DraftedDeck]
+    match_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DraftForfeited:
+    draft_id: str
+    ladder: str
+    season: int
+    forfeiting: tuple[str, ...]
+    winner: str
+
+
+PlayerEvent = (
+    CopyGranted
+    | ServerSeedCommitted
+    | ServerSeedRevealed
+    | BoosterOpened
+    | CurrencyCredited
+    | CurrencyDebited
+    | DeckSaved
+    | DeckDeleted
+    | RandomDeckDrawn
+    | CopiesLocked
+    | CopiesReleased
+)
+TradeEvent = TradeOpened | TradeCardChosen | CopyTransferred
+DraftEvent = DraftCreated | DraftCardRevealed | DraftCardPicked | DraftCompleted | DraftForfeited
+CollectionEvent = PlayerEvent | TradeEvent | DraftEvent

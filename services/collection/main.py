@@ -1,0 +1,154 @@
+"""``triad-collection``: the composition root of the collection service. Wiring only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from random import SystemRandom
+from typing import Any
+
+import asyncpg
+import structlog
+from prometheus_client import REGISTRY
+
+from services.collection import draft_handlers, metrics, trade_handlers
+from services.collection.catalog import load_catalog
+from services.collection.config import CollectionSettings
+from services.collection.consumers import match_finished_consumer
+from services.collection.handlers import Context
+from services.collection.projection import MIGRATIONS
+from services.collection.server import SERVICE_NAME, CollectionServicer, register
+from services.collection.store import Store
+from services.platform import bus
+from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
+from services.platform.consumer import ConsumerMetrics
+from services.platform.database import create_pool
+from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics
+from services.platform.migrations import migrate
+from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
+from services.platform.relay import Relay, RelayMetrics
+from services.platform.settings import Settings, SettingsError
+
+log = structlog.get_logger()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
+    """Run ``step`` until stop; pause only when it found nothing to do."""
+    while not stop.is_set():
+        try:
+            busy = await step()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            log.warning("background step failed; retrying", error=str(error))
+            busy = False
+        if not busy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+
+
+async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Event) -> None:
+    """Relay the collection's event log to JetStream, and settle finished matches from it.
+    Connecting waits for NATS as long as it takes; the service serves meanwhile."""
+    if settings.nats_url is None:
+        log.warning("TRIAD_NATS_URL is not set: no events published, no matches settled")
+        return
+    client = await bus.connect(Settings.from_env().nats_servers, name="triad-collection")
+    try:
+        stream = bus.EventStream()
+        js = client.jetstream()
+        await bus.ensure_stream(js, stream)
+        relay = Relay(
+            ctx.store.pool,
+            settings.schema,
+            js,
+            name="collection",
+            stream=stream,
+            metrics=RelayMetrics.register(REGISTRY),
+        )
+        consumer = match_finished_consumer(
+            js, ctx, stream, metrics=ConsumerMetrics.register(REGISTRY)
+        )
+        await asyncio.gather(relay.run(stop), consumer.run(stop))
+    finally:
+        # Not drain(): nats-py never marks a pull subscription's queue done, so a drain
+        # waits out its whole timeout. Nothing is left to flush: the consumer acked what
+        # it applied, and the relay waited for JetStream's ack of every publish.
+        await client.close()
+
+
+async def run(settings: CollectionSettings) -> None:
+    async with Lifecycle() as life:
+        pool: Any = await life.enter(create_pool(settings.database_url))
+        await migrate(
+            pool,
+            settings.schema,
+            [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS],
+        )
+        catalog = load_catalog()
+        ctx = Context(
+            store=Store(pool, settings.schema, catalog),
+            catalog=catalog,
+            clock=now,
+            rng=SystemRandom(),
+            choice_seconds=settings.trade_choice_seconds,
+            pick_seconds=settings.draft_pick_seconds,
+            inactivity_seconds=settings.draft_inactivity_seconds,
+        )
+        stop = asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+
+        async def stop_tasks() -> None:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        life.push_async_callback(stop_tasks)
+
+        async def count_locks() -> bool:
+            counts = await ctx.store.count_locks()
+            for holder in ("match", "trade"):
+                metrics.LOCKED_COPIES.labels(holder=holder).set(counts.get(holder, 0))
+            return False
+
+        poll = settings.timer_poll_seconds
+        tasks += [
+            asyncio.create_task(every(stop, poll, lambda: trade_handlers.fire_due_trade(ctx))),
+            asyncio.create_task(every(stop, poll, lambda: draft_handlers.fire_due_draft(ctx))),
+            asyncio.create_task(every(stop, 5.0, count_locks)),
+            asyncio.create_task(use_nats(settings, ctx, stop)),
+        ]
+        life.start_metrics(REGISTRY, settings.metrics_port)
+        servicer = CollectionServicer(ctx, settings.admin_token)
+        server = await life.start_server(
+            build_server(
+                ServerConfig(host=settings.host, port=settings.port),
+                lambda grpc_server: register(grpc_server, servicer),
+                [SERVICE_NAME],
+                metrics=RpcMetrics.register(REGISTRY),
+            )
+        )
+        log.info("collection serving", port=server.port, characters=len(catalog))
+        await life.wait(server)
+
+
+def main() -> int:
+    configure_logging("collection")
+    try:
+        settings = CollectionSettings.from_env()
+    except SettingsError as error:
+        print(f"triad-collection: {error}", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

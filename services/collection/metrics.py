@@ -1,0 +1,24 @@
+"""The collection service's Prometheus metrics (names are what dashboards and alerts use)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge
+
+BOOSTERS_OPENED = Counter(
+    "triad_boosters_opened_total", "Boosters opened, by whether the pity rule applied.", ["pity"]
+)
+CARDS_DRAWN = Counter(
+    "triad_booster_cards_total",
+    "Cards drawn from boosters, by star rank and holo.",
+    ["stars", "holo"],
+)
+COINS_IN = Counter("triad_coins_credited_total", "Coins credited, by reason.", ["reason"])
+COINS_OUT = Counter("triad_coins_debited_total", "Coins debited, by reason.", ["reason"])
+TRADES_OPENED = Counter("triad_trades_opened_total", "Trade One trades opened.")
+TRADES_COMPLETED = Counter(
+    "triad_trades_completed_total", "Trades whose copy moved, by who chose.", ["chooser"]
+)
+LOCKED_COPIES = Gauge(
+    "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
+)
+DRAFTS = Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"])

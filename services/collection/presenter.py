@@ -1,0 +1,165 @@
+"""Per-player protobuf views of the collection's domain values, for the gRPC edge.
+
+A player's view of a draft never holds the opponent's cards, nor their own unrevealed
+ones (only a ``HiddenCard`` placeholder, which carries nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from triad.v1 import common_pb2 as pb
+
+from services.collection import boosters
+from services.collection.draft_session import Draft, Status
+from services.collection.events import Holder, OwnedCopy
+from services.collection.mapping import (
+    draft_card,
+    holder,
+    ladder,
+    owned_copy,
+    timestamp,
+)
+from services.collection.trade import Trade
+from services.match.rules import DeckRule, Violation
+from services.match.rules.deck import DECK_SIZE
+
+DECK_RULES: dict[DeckRule, pb.DeckRule.ValueType] = {
+    DeckRule.SIZE: pb.DECK_RULE_FIVE_CARDS,
+    DeckRule.DISTINCT_COPIES: pb.DECK_RULE_DISTINCT_COPIES,
+    DeckRule.DISTINCT_CHARACTERS: pb.DECK_RULE_DISTINCT_CHARACTERS,
+    DeckRule.STARS: pb.DECK_RULE_UNSPECIFIED,
+    DeckRule.FIVE_STAR_LIMIT: pb.DECK_RULE_MAX_ONE_FIVE_STAR,
+    DeckRule.FOUR_AND_FIVE_STAR_LIMIT: pb.DECK_RULE_MAX_TWO_FOUR_STAR_OR_MORE,
+    DeckRule.NOT_OWNED: pb.DECK_RULE_OWNED,
+    DeckRule.LOCKED: pb.DECK_RULE_NOT_LOCKED,
+}
+DRAFT_STATUS = {
+    Status.PICKING: pb.DRAFT_STATUS_PICKING,
+    Status.COMPLETED: pb.DRAFT_STATUS_COMPLETED,
+    Status.FORFEITED: pb.DRAFT_STATUS_FORFEITED,
+}
+
+
+def violations(found: Sequence[Violation]) -> list[pb.DeckViolation]:
+    return [
+        pb.DeckViolation(rule=DECK_RULES[v.rule], card_ids=v.copy_ids, message=v.message)
+        for v in found
+    ]
+
+
+def balance(coins: int, at: datetime | None) -> pb.Balance:
+    return pb.Balance(coins=coins, update_time=timestamp(at))
+
+
+def entry(copy: OwnedCopy, lock: tuple[Holder, datetime] | None) -> pb.CollectionEntry:
+    if lock is None:
+        return pb.CollectionEntry(copy=owned_copy(copy))
+    return pb.CollectionEntry(
+        copy=owned_copy(copy),
+        lock=pb.CopyLock(holder=holder(lock[0]), lock_time=timestamp(lock[1])),
+    )
+
+
+def deck(
+    deck_id: str,
+    name: str,
+    copy_ids: Sequence[str],
+    copies: Mapping[str, OwnedCopy],
+    broken: Sequence[Violation],
+    created: datetime,
+    updated: datetime,
+) -> pb.Deck:
+    return pb.Deck(
+        deck_id=deck_id,
+        name=name,
+        copy_ids=copy_ids,
+        copies=[owned_copy(copies[i]) for i in copy_ids if i in copies],
+        violations=violations(broken),
+        create_time=timestamp(created),
+        update_time=timestamp(updated),
+    )
+
+
+def odds() -> pb.BoosterOdds:
+    slots = []
+    for index, slot in enumerate(boosters.SLOTS):
+        total = slot.total
+        slots.append(
+            pb.BoosterSlotOdds(
+                slot_index=index,
+                star_odds=[
+                    pb.StarOdds(stars=s, weight=w, probability=w / total) for s, w in slot.weights
+                ],
+            )
+        )
+    return pb.BoosterOdds(
+        price_coins=boosters.BOOSTER_PRICE,
+        cards_per_booster=boosters.CARDS_PER_BOOSTER,
+        slots=slots,
+        holo_probability=boosters.HOLO_PER_10000 / 10_000,
+        pity=pb.PityRule(
+            booster_count=boosters.PITY.booster_count,
+            min_stars=boosters.PITY.min_stars,
+            description=boosters.PITY.description,
+        ),
+        algorithm=boosters.ALGORITHM,
+    )
+
+
+def trade(state: Trade, player_id: str) -> pb.Trade:
+    if state.completed:
+        status = pb.TRADE_STATUS_COMPLETED
+    elif state.chosen is not None:
+        status = pb.TRADE_STATUS_CHOSEN
+    else:
+        status = pb.TRADE_STATUS_AWAITING_CHOICE
+    winner = player_id == state.winner.player_id
+    return pb.Trade(
+        trade_id=state.trade_id,
+        match_id=state.match_id,
+        status=status,
+        my_role=pb.TRADE_ROLE_CHOOSER if winner else pb.TRADE_ROLE_GIVER,
+        winner_name=state.winner.name,
+        loser_name=state.loser.name,
+        offered_copies=[owned_copy(c) for c in state.offered],
+        choice_deadline_time=timestamp(state.deadline),
+        chosen_copy_id=state.chosen or "",
+        auto_picked=state.auto_picked,
+        open_time=timestamp(state.opened_at),
+        complete_time=timestamp(state.completed_at),
+    )
+
+
+def draft(state: Draft, player_id: str) -> pb.DraftView:
+    """The draft as one participant may see it: their own revealed cards only."""
+    me = state.seat_index(player_id)
+    seat = state.seats[me]
+    other = state.seats[1 - me]
+    boosters_view = []
+    for b in range(len(seat.pool) // 5):
+        slots = []
+        for s in range(5):
+            card = seat.pool[b * 5 + s]
+            slot = pb.DraftSlot(card_index=s, picked=card.id in seat.picks)
+            if card.id in seat.revealed:
+                slot.revealed.CopyFrom(draft_card(card))
+            else:
+                slot.hidden.SetInParent()
+            slots.append(slot)
+        boosters_view.append(pb.DraftBooster(booster_index=b, slots=slots))
+    return pb.DraftView(
+        draft_id=state.draft_id,
+        status=DRAFT_STATUS[state.status],
+        ladder=ladder(state.ladder, state.season),
+        boosters=boosters_view,
+        picked_card_ids=seat.picks,
+        picks_required=DECK_SIZE,
+        pick_deadline_time=timestamp(state.pick_deadline),
+        inactivity_deadline_time=timestamp(seat.inactive_at),
+        opponent_name=other.player.name,
+        opponent_pick_count=len(other.picks),
+        match_id=state.match_id,
+        version=state.version,
+    )

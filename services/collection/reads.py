@@ -1,0 +1,227 @@
+"""The collection's read side: queries over the tables that follow the event log.
+
+Each takes an optional connection: inside a command's transaction (``Unit``) it reads
+what that transaction sees, and with ``lock`` keeps the rows it read locked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from services.collection import mapping
+from services.collection.catalog import Catalog
+from services.collection.domain import ActiveSeed
+from services.collection.events import CollectionEvent, CopySource, Holder, HolderKind, OwnedCopy
+from services.collection.projection import Tables
+from services.match.rules import Side
+from services.platform.eventstore import PostgresEventStore
+
+
+class Reads:
+    pool: Any
+    schema: str
+    catalog: Catalog
+    tables: Tables
+    events: PostgresEventStore
+
+    def _copy(self, row: Mapping[str, Any]) -> OwnedCopy:
+        character = self.catalog.get(row["character_id"])
+        if character is None:
+            raise LookupError(f"copy {row['copy_id']} is of unknown character")
+        side = row["holo_side"]
+        return OwnedCopy(
+            row["copy_id"],
+            row["owner_id"],
+            character,
+            row["holo"],
+            None if side is None else Side(side),
+            CopySource(row["source"]),
+            row["acquired_at"],
+        )
+
+    async def copies(
+        self,
+        owner_id: str,
+        copy_ids: Sequence[str] | None = None,
+        lock: bool = False,
+        conn: Any = None,
+    ) -> dict[str, OwnedCopy]:
+        t = self.tables
+        sql = f"SELECT * FROM {t.copies} WHERE owner_id = $1"
+        args: list[Any] = [owner_id]
+        if copy_ids is not None:
+            sql += " AND copy_id = ANY($2::text[])"
+            args.append(list(copy_ids))
+        sql += " ORDER BY acquired_at, copy_id"
+        if lock:
+            sql += " FOR UPDATE"
+        rows = await (conn or self.pool).fetch(sql, *args)
+        return {r["copy_id"]: self._copy(r) for r in rows}
+
+    async def copies_by_id(self, copy_ids: Sequence[str]) -> dict[str, OwnedCopy]:
+        rows = await self.pool.fetch(
+            f"SELECT * FROM {self.tables.copies} WHERE copy_id = ANY($1::text[])", list(copy_ids)
+        )
+        return {r["copy_id"]: self._copy(r) for r in rows}
+
+    async def copies_from(self, origin_id: str) -> list[OwnedCopy]:
+        rows = await self.pool.fetch(
+            f"SELECT * FROM {self.tables.copies} WHERE origin_id = $1 ORDER BY copy_id",
+            origin_id,
+        )
+        return [self._copy(r) for r in rows]
+
+    async def locks(self, copy_ids: Sequence[str], conn: Any = None) -> dict[str, Holder]:
+        rows = await (conn or self.pool).fetch(
+            f"SELECT copy_id, holder_kind, holder_id FROM {self.tables.locks} "
+            "WHERE copy_id = ANY($1::text[])",
+            list(copy_ids),
+        )
+        return {r["copy_id"]: Holder(HolderKind(r["holder_kind"]), r["holder_id"]) for r in rows}
+
+    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, tuple[Holder, datetime]]:
+        rows = await self.pool.fetch(
+            f"SELECT * FROM {self.tables.locks} WHERE copy_id = ANY($1::text[])", list(copy_ids)
+        )
+        return {
+            r["copy_id"]: (Holder(HolderKind(r["holder_kind"]), r["holder_id"]), r["locked_at"])
+            for r in rows
+        }
+
+    async def balance(self, player_id: str) -> tuple[int, datetime | None]:
+        row = await self.pool.fetchrow(
+            f"SELECT coins, coins_updated_at FROM {self.tables.players} WHERE player_id = $1",
+            player_id,
+        )
+        return (0, None) if row is None else (row["coins"], row["coins_updated_at"])
+
+    async def boosters_since_pity(self, player_id: str) -> int:
+        value = await self.pool.fetchval(
+            f"SELECT boosters_since_pity FROM {self.tables.players} WHERE player_id = $1",
+            player_id,
+        )
+        return int(value or 0)
+
+    async def decks(
+        self, player_id: str, limit: int, offset: int
+    ) -> list[tuple[str, str, tuple[str, ...], datetime, datetime]]:
+        rows = await self.pool.fetch(
+            f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 "
+            "ORDER BY updated_at DESC, deck_id LIMIT $2 OFFSET $3",
+            player_id,
+            limit,
+            offset,
+        )
+        return [
+            (r["deck_id"], r["name"], tuple(r["copy_ids"]), r["created_at"], r["updated_at"])
+            for r in rows
+        ]
+
+    async def deck(
+        self, player_id: str, deck_id: str
+    ) -> tuple[str, str, tuple[str, ...], datetime, datetime] | None:
+        r = await self.pool.fetchrow(
+            f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 AND deck_id = $2",
+            player_id,
+            deck_id,
+        )
+        if r is None:
+            return None
+        return (r["deck_id"], r["name"], tuple(r["copy_ids"]), r["created_at"], r["updated_at"])
+
+    async def active_seed(self, player_id: str, conn: Any = None) -> ActiveSeed | None:
+        row = await (conn or self.pool).fetchrow(
+            f"SELECT * FROM {self.tables.seeds} WHERE player_id = $1 AND revealed_at IS NULL",
+            player_id,
+        )
+        if row is None:
+            return None
+        return ActiveSeed(
+            row["seed_id"],
+            row["server_seed"],
+            row["seed_hash"],
+            row["client_seed"],
+            row["draw_count"],
+            row["committed_at"],
+        )
+
+    async def seeds(self, player_id: str, limit: int, offset: int) -> list[Mapping[str, Any]]:
+        rows = await self.pool.fetch(
+            f"SELECT * FROM {self.tables.seeds} WHERE player_id = $1 "
+            "ORDER BY committed_at DESC, seed_id LIMIT $2 OFFSET $3",
+            player_id,
+            limit,
+            offset,
+        )
+        return list(rows)
+
+    async def draws(
+        self, player_id: str, seed_id: str, limit: int, offset: int
+    ) -> list[tuple[bytes, datetime]]:
+        """BoosterOpened payloads of a player, newest first."""
+        t = self.tables
+        rows = await self.pool.fetch(
+            f"SELECT e.data, e.recorded_at FROM {t.booster_draws} d JOIN {t.events} e "
+            "ON e.stream_id = 'player-' || d.player_id AND e.version = d.version "
+            "WHERE d.player_id = $1 AND ($2 = '' OR d.seed_id = $2) "
+            "ORDER BY d.opened_at DESC, d.counter DESC LIMIT $3 OFFSET $4",
+            player_id,
+            seed_id,
+            limit,
+            offset,
+        )
+        return [(bytes(r["data"]), r["recorded_at"]) for r in rows]
+
+    async def draw(self, draw_id: str) -> bytes | None:
+        t = self.tables
+        value = await self.pool.fetchval(
+            f"SELECT e.data FROM {t.booster_draws} d JOIN {t.events} e "
+            "ON e.stream_id = 'player-' || d.player_id AND e.version = d.version "
+            "WHERE d.draw_id = $1",
+            draw_id,
+        )
+        return None if value is None else bytes(value)
+
+    async def stream(
+        self, stream_id: str, conn: Any = None
+    ) -> list[tuple[CollectionEvent, datetime]]:
+        source = self.events if conn is None else PostgresEventStore(conn, self.schema)
+        return [
+            (mapping.decode(r.type, r.data, r.recorded_at), r.recorded_at)
+            for r in await source.read_stream(stream_id)
+        ]
+
+    async def pending_trade_of(self, player_id: str, conn: Any = None) -> str | None:
+        value = await (conn or self.pool).fetchval(
+            f"SELECT trade_id FROM {self.tables.trades} WHERE completed_at IS NULL "
+            "AND (winner_id = $1 OR loser_id = $1) ORDER BY opened_at LIMIT 1",
+            player_id,
+        )
+        return None if value is None else str(value)
+
+    async def open_draft_of(self, player_id: str, conn: Any = None) -> str | None:
+        value = await (conn or self.pool).fetchval(
+            f"SELECT draft_id FROM {self.tables.drafts} WHERE open "
+            "AND (player_a = $1 OR player_b = $1) LIMIT 1",
+            player_id,
+        )
+        return None if value is None else str(value)
+
+    async def due(self, table: str, now: datetime, conn: Any) -> str | None:
+        """Claim the most overdue trade or draft for this transaction (SKIP LOCKED: another
+        replica takes the next one)."""
+        key = {"trades": "trade_id", "drafts": "draft_id"}[table]
+        value = await conn.fetchval(
+            f"SELECT {key} FROM {getattr(self.tables, table)} WHERE due_at <= $1 "
+            "ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED",
+            now,
+        )
+        return None if value is None else str(value)
+
+    async def count_locks(self) -> dict[str, int]:
+        rows = await self.pool.fetch(
+            f"SELECT holder_kind, count(*) AS n FROM {self.tables.locks} GROUP BY holder_kind"
+        )
+        return {r["holder_kind"]: r["n"] for r in rows}

@@ -1,0 +1,135 @@
+"""Draft sessions as a pure aggregate (RULES.md 8): reveal, pick, deadlines, forfeits."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from random import Random
+
+import pytest
+
+from services.collection import draft_session as session
+from services.collection.draft import draw_pool, legal_completions
+from services.collection.events import (
+    DraftCardPicked,
+    DraftCompleted,
+    DraftEvent,
+    DraftForfeited,
+    PlayerRef,
+)
+from services.collection.tests.builders import CATALOG, T0
+from services.match.rules import DeckEntry, validate_deck
+from services.platform.errors import AlreadyExists, InvalidArgument
+
+ANN = PlayerRef("ann", "Ann")
+BEA = PlayerRef("bea", "Bea")
+
+
+def created(seed: int = 3) -> session.Draft:
+    rng = Random(seed)
+    pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
+    events = session.create(None, "d1", "draft", 0, "pair1", (ANN, BEA), pools, T0)
+    state = session.fold(events)
+    assert state is not None
+    return state
+
+
+def apply(state: session.Draft, events: list[DraftEvent]) -> session.Draft:
+    after = session.fold(events, state)
+    assert after is not None
+    return after
+
+
+def test_draft_card_ids_are_unique_across_both_participants() -> None:
+    state = created()
+    ids = [c.id for s in state.seats for c in s.pool]
+    assert len(ids) == len(set(ids)) == 30
+
+
+def test_a_retry_creates_nothing_and_other_participants_are_refused() -> None:
+    state = created()
+    pools = (state.seats[0].pool, state.seats[1].pool)
+    assert session.create(state, "d1", "draft", 0, "p", (BEA, ANN), pools, T0) == []
+    with pytest.raises(AlreadyExists):
+        session.create(state, "d1", "draft", 0, "p", (ANN, PlayerRef("x", "X")), pools, T0)
+
+
+def legal_picks(state: session.Draft, seat: int) -> list[str]:
+    return [c.id for c in legal_completions((), state.seats[seat].pool)[0]]
+
+
+def test_picks_are_checked_and_a_card_is_picked_once() -> None:
+    state = created()
+    now = T0 + timedelta(seconds=10)
+    first, second = legal_picks(state, 0)[:2]
+    with pytest.raises(session.PickRefused, match="reveal"):
+        session.pick(state, "d1", "ann", first, now)
+    with pytest.raises(InvalidArgument):
+        session.pick(state, "d1", "ann", state.seats[1].pool[0].id, now)  # Bea's card
+    with pytest.raises(session.DraftNotFound):
+        session.pick(state, "d1", "stranger", first, now)
+    for card in (first, second):
+        booster, slot = divmod(
+            next(i for i, c in enumerate(state.seats[0].pool) if c.id == card), 5
+        )
+        state = apply(state, session.reveal(state, "d1", "ann", booster, [slot], now))
+    state = apply(state, session.pick(state, "d1", "ann", first, now))
+    with pytest.raises(session.PickRefused, match="already"):
+        session.pick(state, "d1", "ann", first, now)
+    with pytest.raises(session.DraftOver, match="pick window"):
+        session.pick(state, "d1", "ann", second, state.pick_deadline + timedelta(seconds=1))
+
+
+def test_a_pick_that_would_leave_no_legal_deck_is_refused() -> None:
+    state = created()
+    pool = state.seats[0].pool
+    fives = [c for c in pool if c.character.stars == 5]
+    fours = [c for c in pool if c.character.stars >= 4]
+    if len(fives) < 2 and len(fours) < 3:
+        pytest.skip("this pool has no way to break the star limits")
+    now = T0 + timedelta(seconds=1)
+    state = apply(
+        state, [e for b in range(3) for e in session.reveal(state, "d1", "ann", b, [], now)]
+    )
+    picked = 0
+    with pytest.raises(session.PickRefused, match="no legal deck"):
+        for card in fives if len(fives) >= 2 else fours:
+            state = apply(state, session.pick(state, "d1", "ann", card.id, now))
+            picked += 1
+    assert picked >= 1
+
+
+def test_the_deadline_completes_both_decks_legally_with_the_picks_kept() -> None:
+    state = created()
+    now = T0 + timedelta(seconds=5)
+    mine = legal_picks(state, 0)[0]
+    index = next(i for i, c in enumerate(state.seats[0].pool) if c.id == mine)
+    state = apply(state, session.reveal(state, "d1", "ann", index // 5, [index % 5], now))
+    state = apply(state, session.pick(state, "d1", "ann", mine, now))
+    # Both keep acting within the inactivity window until the pick deadline.
+    for t in (100, 170):
+        at = T0 + timedelta(seconds=t)
+        for who in ("ann", "bea"):
+            seat = state.seats[state.seat_index(who)]
+            hidden = [s for s in range(5) if seat.pool[10 + s].id not in seat.revealed]
+            state = apply(state, session.reveal(state, "d1", who, 2, hidden[:1], at))
+    assert session.expire(state, T0 + timedelta(seconds=179), Random(1)) == []
+    events = session.expire(state, state.pick_deadline, Random(1))
+    assert all(isinstance(e, DraftCardPicked) and e.auto_picked for e in events[:-1])
+    done = events[-1]
+    assert isinstance(done, DraftCompleted) and done.match_id == session.match_id_for("d1")
+    assert done.decks[0].cards[0].id == mine
+    for deck in done.decks:
+        entries = [DeckEntry(c.id, c.character.id, c.character.stars) for c in deck.cards]
+        assert validate_deck(entries) == ()
+        assert deck.auto_completed
+
+
+def test_a_participant_idle_for_120_seconds_forfeits_and_the_other_wins() -> None:
+    state = created()
+    state = apply(state, session.reveal(state, "d1", "bea", 0, [0], T0 + timedelta(seconds=60)))
+    assert session.due(state) == T0 + timedelta(seconds=120)
+    events = session.expire(state, T0 + timedelta(seconds=120), Random(1))
+    assert events == [DraftForfeited("d1", "draft", 0, ("ann",), "bea")]
+    assert apply(state, events).status is session.Status.FORFEITED
+    with pytest.raises(session.DraftOver):
+        session.reveal(apply(state, events), "d1", "bea", 0, [1], T0 + timedelta(seconds=121))

@@ -1,0 +1,99 @@
+"""Draft sessions through the handlers on real PostgreSQL: obligations, refusals, deadlines."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.collection import draft_handlers
+from services.collection.draft import legal_completions
+from services.collection.draft_session import DraftOver, PickRefused, Status
+from services.collection.events import PlayerRef
+from services.collection.handlers import Context, PendingObligation
+from services.collection.tests.builders import Clock
+from services.collection.tests.helpers import key, refused
+
+pytestmark = pytest.mark.integration
+
+ANN = PlayerRef("ann", "Ann")
+BEA = PlayerRef("bea", "Bea")
+
+
+async def start(ctx: Context, draft_id: str = "d1") -> None:
+    created = await draft_handlers.create_draft(
+        ctx, key("draft", draft_id), draft_id, "pair", "draft", 0, (ANN, BEA)
+    )
+    assert created
+
+
+async def test_a_draft_blocks_its_players_until_it_ends_and_a_retry_creates_nothing(
+    ctx: Context,
+) -> None:
+    await start(ctx)
+    again = await draft_handlers.create_draft(
+        ctx, key("draft", "d1-retry"), "d1", "pair", "draft", 0, (ANN, BEA)
+    )
+    assert again is False
+    assert await ctx.store.open_draft_of("ann") == "d1"
+    await refused(
+        ctx.store,
+        draft_handlers.create_draft(
+            ctx, key("draft", "d2"), "d2", "pair2", "draft", 0, (ANN, PlayerRef("cy", "Cy"))
+        ),
+        PendingObligation,
+        "in draft d1",
+    )
+
+
+async def test_picking_twice_or_after_the_deadline_is_refused_and_changes_nothing(
+    ctx: Context, clock: Clock
+) -> None:
+    await start(ctx)
+    state, _ = await draft_handlers.view(ctx, "d1", "ann")
+    seat = state.seats[state.seat_index("ann")]
+    chosen = [c.id for c in legal_completions((), seat.pool)[0]]
+    for booster in range(3):
+        await draft_handlers.reveal(ctx, key("ann", f"r{booster}"), "d1", "ann", booster, [])
+    await draft_handlers.pick(ctx, key("ann", "p0"), "d1", "ann", chosen[0])
+    await refused(
+        ctx.store,
+        draft_handlers.pick(ctx, key("ann", "p0-again"), "d1", "ann", chosen[0]),
+        PickRefused,
+        "already",
+    )
+    clock.advance(181)
+    await refused(
+        ctx.store,
+        draft_handlers.pick(ctx, key("ann", "p1"), "d1", "ann", chosen[1]),
+        DraftOver,
+        "pick window",
+    )
+
+
+async def test_the_deadline_completes_both_decks_when_both_keep_acting(
+    ctx: Context, clock: Clock
+) -> None:
+    await start(ctx)
+    for step in range(3):  # both act every 59 s, so nobody is idle for 120 s
+        clock.advance(59)
+        for who in ("ann", "bea"):
+            await draft_handlers.reveal(ctx, key(who, f"r{step}"), "d1", who, step, [])
+    assert not await draft_handlers.fire_due_draft(ctx)  # 177 s: nothing due yet
+    clock.advance(3)
+    assert await draft_handlers.fire_due_draft(ctx)
+    state, _ = await draft_handlers.view(ctx, "d1", "bea")
+    assert state.status is Status.COMPLETED and state.match_id
+    assert all(len(s.picks) == 5 and s.auto_completed for s in state.seats)
+    assert await ctx.store.open_draft_of("ann") is None
+    # Drafted cards never become copies.
+    assert await ctx.store.copies("ann") == {} and await ctx.store.copies("bea") == {}
+
+
+async def test_a_player_idle_for_120_seconds_forfeits(ctx: Context, clock: Clock) -> None:
+    await start(ctx)
+    clock.advance(60)
+    await draft_handlers.reveal(ctx, key("bea", "r"), "d1", "bea", 0, [0])
+    clock.advance(60)
+    assert await draft_handlers.fire_due_draft(ctx)
+    state, _ = await draft_handlers.view(ctx, "d1", "ann")
+    assert state.status is Status.FORFEITED
+    assert state.forfeiting == ("ann",) and state.winner == "bea"

@@ -1,0 +1,101 @@
+"""Every collection event survives the trip through its protobuf payload unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from random import Random
+
+import pytest
+from triad.v1 import events_pb2 as ev
+
+from services.collection import domain, mapping, trade
+from services.collection import draft_session as session
+from services.collection.domain import ActiveSeed
+from services.collection.draft import draw_pool
+from services.collection.events import (
+    CollectionEvent,
+    CopiesLocked,
+    CopiesReleased,
+    CopySource,
+    CurrencyReason,
+    DeckDeleted,
+    DraftCardRevealed,
+    Holder,
+    HolderKind,
+    PlayerRef,
+    RandomDeckDrawn,
+)
+from services.collection.tests.builders import CATALOG, T0, legal_copies
+from services.match.rules import Side
+
+
+def every_event() -> list[CollectionEvent]:
+    rng = Random(5)
+    starter = domain.starter_characters(CATALOG, rng)
+    granted = domain.grant(
+        "p1", "g1", starter[:2], [(True, Side.LEFT), (False, None)], CopySource.STARTER, T0
+    )
+    seed = ActiveSeed("s1", "ab" * 32, "hash", "client", 4, T0)
+    paid, opened = domain.open_booster(CATALOG, "p1", "draw1", 500, seed, 9, T0)
+    revealed, committed = domain.rotate_seed("p1", seed, "s2", "cd" * 32, "new-client")
+    match_holder = Holder(HolderKind.MATCH, "m1")
+    offered = legal_copies(owner="l")
+    trade_opened = trade.open_trade("m1", PlayerRef("w", "W"), PlayerRef("l", "L"), offered, T0)
+    state = trade.evolve(None, trade_opened, T0)
+    picked = trade.auto_pick(state, 2, state.deadline)
+    assert picked is not None
+    chosen, moved = picked
+    pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
+    players = (PlayerRef("a", "A"), PlayerRef("b", "B"))
+    draft_events = session.create(None, "d1", "draft", 0, "pair", players, pools, T0)
+    draft = session.fold(draft_events)
+    assert draft is not None
+    end = session.expire(draft, draft.pick_deadline, rng)  # both idle: forfeit
+    draft_events += end
+    reveal = DraftCardRevealed("d1", "a", 1, 2, "a-b1-2", T0 + timedelta(seconds=120))
+    return [
+        *granted,
+        domain.credit("p1", 0, 300, CurrencyReason.STARTER, "g1"),
+        paid,
+        opened,
+        revealed,
+        committed,
+        domain.save_deck(
+            "p1", "deck1", "Main", [c.copy_id for c in offered], {c.copy_id: c for c in offered},
+            (), None, 0,
+        ),
+        DeckDeleted("p1", "deck1"),
+        RandomDeckDrawn("p1", "m1", ("a", "b", "c", "d", "e")),
+        CopiesLocked("p1", ("a", "b"), match_holder),
+        CopiesReleased("p1", ("a",), Holder(HolderKind.TRADE, "t1")),
+        trade_opened,
+        chosen,
+        moved,
+        *draft_events,
+        reveal,
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("event", every_event(), ids=lambda e: type(e).__name__)
+def test_an_event_decodes_to_what_was_encoded(event: CollectionEvent) -> None:
+    payload = mapping.encode(event)
+    at = getattr(event, "opened_at", getattr(event, "created_at", T0))
+    assert mapping.decode(mapping.type_name(payload), payload.SerializeToString(), at) == event
+
+
+def test_a_completed_draft_carries_both_decks_in_full() -> None:
+    rng = Random(8)
+    pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
+    players = (PlayerRef("a", "A"), PlayerRef("b", "B"))
+    draft = session.fold(session.create(None, "d1", "draft", 0, "p", players, pools, T0))
+    assert draft is not None
+    # Both keep acting, so the deadline completes their decks rather than forfeits them.
+    awake = [replace(s, inactive_at=draft.pick_deadline + timedelta(1)) for s in draft.seats]
+    active = replace(draft, seats=(awake[0], awake[1]))
+    events = session.expire(active, draft.pick_deadline, rng)
+    completed = events[-1]
+    payload = mapping.encode(completed)
+    assert isinstance(payload, ev.DraftCompleted)
+    assert len(payload.decks) == 2 and all(len(d.deck) == 5 for d in payload.decks)
+    assert mapping.decode(mapping.type_name(payload), payload.SerializeToString(), T0) == completed

@@ -1,0 +1,256 @@
+"""Trade One and the copy invariants on real PostgreSQL (RULES.md 7 and 9).
+
+- A finished match settles once however often (and in whatever order) it arrives.
+- A copy has exactly one owner at every moment: a trade moves a copy, never makes one.
+- Copies come into existence only through grants and boosters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from random import Random
+
+import pytest
+
+from services.collection import domain, handlers, trade, trade_handlers
+from services.collection.events import (
+    Holder,
+    HolderKind,
+    PlayerRef,
+)
+from services.collection.handlers import Context
+from services.collection.tests.builders import Clock
+from services.collection.tests.helpers import (
+    assert_copies_come_only_from_grants_and_boosters,
+    event_counts,
+    key,
+    owners,
+    refused,
+    starter,
+)
+from services.collection.trade_handlers import FinishedMatch, FinishedSeat
+from services.platform.errors import DomainError
+
+pytestmark = pytest.mark.integration
+
+
+async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedMatch:
+    """Both players bring five starter copies, locked for the match as the matchmaker does."""
+    decks = []
+    for player in (a, b):
+        copies = await starter(ctx, player)
+        done = await handlers.lock_copies(
+            ctx, key(player, f"lock-{match_id}"), player, copies[:5],
+            Holder(HolderKind.MATCH, match_id),
+        )  # fmt: skip
+        decks.append(tuple(done["copy_ids"]))
+    return FinishedMatch(
+        match_id,
+        (
+            FinishedSeat(PlayerRef(a, a.title()), False, decks[0]),
+            FinishedSeat(PlayerRef(b, b.title()), False, decks[1]),
+        ),
+        winner=0,
+        trade_one=True,
+        finished_at=ctx.clock(),
+    )
+
+
+async def settle(ctx: Context, finished: FinishedMatch) -> None:
+    async with ctx.store.pool.acquire() as conn, conn.transaction():
+        await ctx.store.run_in(conn, lambda unit: trade_handlers.settle_match(ctx, unit, finished))
+
+
+async def test_a_match_finished_ten_times_and_out_of_order_opens_one_trade_per_match(
+    ctx: Context,
+) -> None:
+    matches = [await ranked_match(ctx, f"m{n}", f"w{n}", f"l{n}") for n in range(3)]
+    deliveries = [m for m in matches for _ in range(10)]
+    Random(4).shuffle(deliveries)
+    for finished in deliveries:
+        await settle(ctx, finished)
+    counts = await event_counts(ctx.store)
+    assert counts["TradeOpened"] == 3
+    for n, finished in enumerate(matches):
+        pending = await trade_handlers.pending_trade(ctx, f"w{n}")
+        assert pending is not None and pending.match_id == finished.match_id
+        assert [c.copy_id for c in pending.offered] == list(finished.seats[1].deck)
+        # The match's locks are gone; the loser's five are locked for the trade.
+        locks = await ctx.store.locks([*finished.seats[0].deck, *finished.seats[1].deck])
+        assert set(locks) == set(finished.seats[1].deck)
+        assert {h.kind for h in locks.values()} == {HolderKind.TRADE}
+        balance = (await ctx.store.balance(f"w{n}"))[0]
+        assert (
+            balance
+            == domain.STARTER_COINS + domain.DAILY_FIRST_MATCH_COINS + domain.MATCH_WIN_COINS
+        )
+
+
+async def test_the_winner_takes_one_copy_which_moves_exactly_once(ctx: Context) -> None:
+    finished = await ranked_match(ctx, "m1", "win", "lose")
+    await settle(ctx, finished)
+    pending = await trade_handlers.pending_trade(ctx, "lose")
+    assert pending is not None
+    trade_id, wanted = pending.trade_id, finished.seats[1].deck[2]
+    before = await owners(ctx.store)
+    bad = [
+        ("lose", wanted, DomainError, "only the winner"),
+        ("stranger", wanted, DomainError, "no trade"),
+        ("win", finished.seats[0].deck[0], DomainError, "not in the loser's deck"),
+    ]
+    for n, (who, copy_id, kind, rule) in enumerate(bad):
+        await refused(
+            ctx.store,
+            trade_handlers.choose_card(ctx, key(who, f"bad{n}"), trade_id, who, copy_id),
+            kind,
+            rule,
+        )
+    await trade_handlers.choose_card(ctx, key("win", "pick"), trade_id, "win", wanted)
+    after = await owners(ctx.store)
+    assert after == {**before, wanted: "win"}
+    assert await ctx.store.locks(list(finished.seats[1].deck)) == {}
+    await refused(
+        ctx.store,
+        trade_handlers.choose_card(ctx, key("win", "again"), trade_id, "win", wanted),
+        DomainError,
+        "already chosen",
+    )
+    moved = (await ctx.store.copies("win"))[wanted]
+    assert moved.source.value == "trade"
+    assert await ctx.store.pending_trade_of("win") is None
+    await assert_copies_come_only_from_grants_and_boosters(ctx.store)
+
+
+async def test_at_the_deadline_the_server_picks_and_a_late_choice_is_refused(
+    ctx: Context, clock: Clock
+) -> None:
+    finished = await ranked_match(ctx, "m1", "win", "lose")
+    await settle(ctx, finished)
+    assert not await trade_handlers.fire_due_trade(ctx)
+    clock.advance(121)
+    pending = await trade_handlers.pending_trade(ctx, "win")
+    assert pending is not None
+    await refused(
+        ctx.store,
+        trade_handlers.choose_card(
+            ctx, key("win", "late"), pending.trade_id, "win", pending.offered[0].copy_id
+        ),
+        DomainError,
+        "2-minute",
+    )
+    assert await trade_handlers.fire_due_trade(ctx)
+    done = await trade_handlers.trade_for(ctx, pending.trade_id, "lose")
+    assert done.completed and done.auto_picked and done.chosen in finished.seats[1].deck
+    assert (await owners(ctx.store))[done.chosen] == "win"
+    assert not await trade_handlers.fire_due_trade(ctx)
+
+
+async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Context) -> None:
+    finished = await ranked_match(ctx, "m1", "win", "lose")
+    await settle(ctx, finished)
+    for player in ("win", "lose"):
+        deck = await handlers.save_deck(
+            ctx,
+            key(player, "deck"),
+            player,
+            "",
+            "Next",
+            list(await ctx.store.copies(player))[5:10],
+        )
+        await refused(
+            ctx.store,
+            handlers.resolve_deck_for_match(
+                ctx, key(player, "m2"), player, deck["deck_id"], "m2", None
+            ),
+            handlers.PendingObligation,
+            "must complete",
+        )
+    pending = await trade_handlers.pending_trade(ctx, "win")
+    assert pending is not None
+    await trade_handlers.choose_card(
+        ctx, key("win", "c"), pending.trade_id, "win", pending.offered[0].copy_id
+    )
+    deck_id = (await ctx.store.decks("lose", 1, 0))[0][0]
+    await handlers.resolve_deck_for_match(ctx, key("lose", "m3"), "lose", deck_id, "m3", None)
+
+
+async def test_a_draw_trades_nothing_and_frees_the_decks(ctx: Context) -> None:
+    finished = await ranked_match(ctx, "m1", "ann", "bea")
+    await settle(ctx, FinishedMatch(finished.match_id, finished.seats, None, True, ctx.clock()))
+    assert "TradeOpened" not in await event_counts(ctx.store)
+    assert await ctx.store.locks([*finished.seats[0].deck, *finished.seats[1].deck]) == {}
+
+
+async def test_a_choice_racing_the_deadline_moves_exactly_one_copy_once(
+    ctx: Context, clock: Clock
+) -> None:
+    for n in range(6):
+        finished = await ranked_match(ctx, f"m{n}", f"w{n}", f"l{n}")
+        await settle(ctx, finished)
+        trade_id = trade.trade_id_for(f"m{n}")
+        racing_clock = Clock(clock.now + timedelta(seconds=119.999))
+        racer = Context(ctx.store, ctx.catalog, racing_clock, Random(n))
+        late = Context(ctx.store, ctx.catalog, Clock(clock.now + timedelta(seconds=121)), Random(n))
+        choose = trade_handlers.choose_card(
+            racer, key(f"w{n}", "c"), trade_id, f"w{n}", finished.seats[1].deck[n % 5]
+        )
+        results = await asyncio.gather(
+            choose, trade_handlers.fire_due_trade(late), return_exceptions=True
+        )
+        assert sum(1 for r in results if isinstance(r, Exception)) <= 1
+        counts = await event_counts(ctx.store)
+        assert counts["CopyTransferred"] == n + 1
+        moved = [
+            i
+            for i, o in (await owners(ctx.store)).items()
+            if o == f"w{n}" and i in finished.seats[1].deck
+        ]
+        assert len(moved) == 1
+    await assert_copies_come_only_from_grants_and_boosters(ctx.store)
+
+
+async def test_copies_are_conserved_at_every_moment_under_concurrent_trades(
+    ctx: Context, clock: Clock
+) -> None:
+    """Eight players, four trades settled twice each at once, chosen or auto-picked at
+    once, while a sampler reads the table: every sample shows each copy with one owner,
+    each pair holding its twenty copies between them, and no copy made or lost."""
+    pairs = [(f"w{n}", f"l{n}") for n in range(4)]
+    matches = [await ranked_match(ctx, f"m{n}", w, lo) for n, (w, lo) in enumerate(pairs)]
+    total = len(await owners(ctx.store))
+    samples = 0
+    stop = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal samples
+        while not stop.is_set():
+            seen = await owners(ctx.store)
+            assert len(seen) == total
+            for w, lo in pairs:
+                assert sum(1 for o in seen.values() if o in (w, lo)) == 20
+            samples += 1
+            await asyncio.sleep(0)
+
+    sampler = asyncio.create_task(sample())
+    await asyncio.gather(*(settle(ctx, m) for m in matches + matches))
+    late = Context(ctx.store, ctx.catalog, Clock(clock.now + timedelta(seconds=121)), Random(3))
+    choices = [
+        trade_handlers.choose_card(
+            ctx, key(w, "c"), trade.trade_id_for(m.match_id), w, m.seats[1].deck[n]
+        )
+        for n, ((w, _), m) in enumerate(zip(pairs[:2], matches[:2], strict=True))
+    ]
+    await asyncio.gather(
+        *choices, *(trade_handlers.fire_due_trade(late) for _ in range(4)), return_exceptions=True
+    )
+    while await trade_handlers.fire_due_trade(late):
+        pass
+    stop.set()
+    await sampler
+    assert samples > 3
+    assert (await event_counts(ctx.store))["CopyTransferred"] == 4
+    for (w, lo), m in zip(pairs, matches, strict=True):
+        assert len(await ctx.store.copies(w)) == 11 and len(await ctx.store.copies(lo)) == 9
+        assert await ctx.store.locks(list(m.seats[1].deck)) == {}
+    await assert_copies_come_only_from_grants_and_boosters(ctx.store)

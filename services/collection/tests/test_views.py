@@ -1,0 +1,57 @@
+"""What a player may see: a draft view never carries the opponent's cards, nor the
+player's own cards before they are revealed; a trade shows each party its role."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from random import Random
+
+from triad.v1 import common_pb2 as pb
+
+from services.collection import draft_session as session
+from services.collection import presenter, trade
+from services.collection.draft import draw_pool
+from services.collection.events import PlayerRef
+from services.collection.tests.builders import CATALOG, T0, legal_copies
+
+ANN = PlayerRef("ann", "Ann")
+BEA = PlayerRef("bea", "Bea")
+
+
+def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
+    rng = Random(2)
+    pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
+    state = session.fold(session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0))
+    assert state is not None
+    now = T0 + timedelta(seconds=3)
+    state = session.fold(session.reveal(state, "d1", "ann", 1, [0, 4], now), state)
+    assert state is not None
+    view = presenter.draft(state, "ann")
+    raw = view.SerializeToString()
+    mine = state.seats[0].pool
+    for card in state.seats[1].pool:
+        assert card.id.encode() not in raw
+    shown = [s for b in view.boosters for s in b.slots if s.WhichOneof("card") == "revealed"]
+    assert [s.revealed.card_id for s in shown] == [mine[5].id, mine[9].id]
+    for card in mine:
+        if card.id not in state.seats[0].revealed:
+            assert card.id.encode() not in raw
+    hidden = [s for b in view.boosters for s in b.slots if s.WhichOneof("card") == "hidden"]
+    assert len(hidden) == 13 and all(s.hidden.ByteSize() == 0 for s in hidden)
+    assert view.opponent_name == "Bea" and view.opponent_pick_count == 0
+
+
+def test_a_trade_shows_the_winner_as_chooser_and_the_loser_as_giver() -> None:
+    opened = trade.open_trade("m1", ANN, BEA, legal_copies(owner="bea"), T0)
+    state = trade.evolve(None, opened, T0)
+    assert presenter.trade(state, "ann").my_role == pb.TRADE_ROLE_CHOOSER
+    as_loser = presenter.trade(state, "bea")
+    assert as_loser.my_role == pb.TRADE_ROLE_GIVER
+    assert as_loser.status == pb.TRADE_STATUS_AWAITING_CHOICE and len(as_loser.offered_copies) == 5
+
+
+def test_the_published_odds_are_the_weights_the_draw_uses() -> None:
+    odds = presenter.odds()
+    assert odds.algorithm == "hmac-sha256-v1" and odds.holo_probability == 0.05
+    assert [round(sum(s.probability for s in slot.star_odds), 9) for slot in odds.slots] == [1] * 5
+    assert odds.pity.booster_count == 10 and odds.pity.min_stars == 4
