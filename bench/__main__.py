@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, str] = {
     "rules": "bench.rules",
     "replay": "bench.replay",
     "match": "bench.match",
+    "rating": "bench.rating",
 }
 
 REPEATS, SECONDS = 5, 0.6

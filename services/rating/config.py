@@ -1,0 +1,80 @@
+"""The rating service's settings, read once from the environment (TRIAD_...)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.platform.settings import (
+    PREFIX,
+    Settings,
+    SettingsError,
+    number,
+    optional,
+    port,
+)
+
+
+def whole(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    """A whole number such as a season; the default when unset."""
+    value = optional(env, name)
+    if value is None:
+        return default
+    try:
+        parsed = int(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, got {value!r}") from None
+    if parsed < minimum:
+        raise SettingsError(f"{name} must be at least {minimum}, got {value!r}")
+    return parsed
+
+
+@dataclass(frozen=True, slots=True)
+class RatingSettings:
+    database_url: str
+    nats_url: str | None
+    nats_servers: tuple[str, ...]
+    host: str
+    port: int
+    metrics_port: int
+    schema: str
+    season: int
+    """The current season: the newest readable one, and the one a rated match that
+    names no ladder counts for. Opening a season is changing this; older ones stay."""
+    consumer: str
+    """The JetStream durable name; replicas share it and split the events between them."""
+    event_stream: str
+    event_prefix: str
+    ack_wait_seconds: float
+    workers: int
+    """Pull loops on the durable consumer in this process. 1 applies events in stream
+    order; more apply several at once (a backlog drains faster), each from the ratings
+    at the time it is applied, as with several replicas."""
+    """How long JetStream waits for an ack before handing an event out again: after a
+    crash, the events the dead process held come back after this long."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RatingSettings:
+        env = os.environ if environ is None else environ
+        shared = Settings.from_env(env)
+        if shared.database_url is None:
+            raise SettingsError(
+                "TRIAD_DATABASE_URL is required by triad-rating (make run starts an embedded "
+                "PostgreSQL and sets it for every service)"
+            )
+        return cls(
+            database_url=shared.database_url,
+            nats_url=shared.nats_url,
+            nats_servers=tuple(shared.nats_servers),
+            host=optional(env, PREFIX + "RATING_HOST") or "127.0.0.1",
+            port=port(env, PREFIX + "RATING_PORT", 50064),
+            metrics_port=port(env, PREFIX + "RATING_METRICS_PORT", 9164),
+            schema=optional(env, PREFIX + "RATING_SCHEMA") or "rating",
+            season=whole(env, PREFIX + "RATING_SEASON", 0),
+            consumer=optional(env, PREFIX + "RATING_CONSUMER") or "rating",
+            event_stream=optional(env, PREFIX + "RATING_EVENT_STREAM") or "TRIAD_EVENTS",
+            event_prefix=optional(env, PREFIX + "RATING_EVENT_PREFIX") or "triad.events",
+            ack_wait_seconds=number(env, PREFIX + "RATING_ACK_WAIT_SECONDS", 30.0, minimum=0.5),
+            workers=whole(env, PREFIX + "RATING_WORKERS", 1, minimum=1),
+        )

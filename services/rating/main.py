@@ -1,0 +1,145 @@
+"""``triad-rating``: the composition root of the rating service. Wiring only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from typing import Any
+
+import asyncpg
+import structlog
+
+from services.platform import bus
+from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
+from services.platform.consumer import ConsumerMetrics
+from services.platform.database import create_pool
+from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics, new_registry
+from services.platform.migrations import migrate
+from services.platform.settings import SettingsError
+from services.rating.config import RatingSettings
+from services.rating.domain import Ladder, LadderKey
+from services.rating.metrics import BAND, RatingMetrics
+from services.rating.notifier import Notifier
+from services.rating.schema import MIGRATIONS, NOTIFY_CHANNEL
+from services.rating.server import SERVICE_NAME, RatingServicer, register
+from services.rating.store import RatingReader
+from services.rating.subscriber import RatingConsumer
+
+log = structlog.get_logger()
+
+DISTRIBUTION_SECONDS = 15.0
+
+
+async def consume(
+    settings: RatingSettings,
+    pool: Any,
+    stop: asyncio.Event,
+    metrics: RatingMetrics,
+    consumer_metrics: ConsumerMetrics,
+) -> None:
+    """Rate every MatchFinished on the stream. Connecting waits for NATS as long as it
+    takes; the reads are served meanwhile."""
+    if settings.nats_url is None:
+        log.warning("TRIAD_NATS_URL is not set: no MatchFinished is consumed, ratings stay")
+        return
+    client = await bus.connect(list(settings.nats_servers), name="triad-rating")
+    try:
+        stream = bus.EventStream(name=settings.event_stream, prefix=settings.event_prefix)
+        await bus.ensure_stream(client.jetstream(), stream)
+        workers = [
+            RatingConsumer(
+                client.jetstream(),
+                pool,
+                settings.schema,
+                settings.season,
+                durable=settings.consumer,
+                stream=stream,
+                metrics=metrics,
+                consumer_metrics=consumer_metrics,
+                batch=256 if settings.workers == 1 else 32,
+                ack_wait=settings.ack_wait_seconds,
+            )
+            for _ in range(settings.workers)
+        ]
+        # Workers share one durable consumer: JetStream hands each fetch to one of them.
+        await asyncio.gather(*(worker.run(stop) for worker in workers))
+    finally:
+        # Not drain(): with the consumer's pull subscription bound, nats-py's drain waits
+        # on that subscription's queue forever. Flushing sends the last acks; an ack lost
+        # anyway only brings its event again, which the processed mark turns away.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.flush(), 2.0)
+        await client.close()
+
+
+async def publish_distribution(
+    reader: RatingReader, season: int, metrics: RatingMetrics, stop: asyncio.Event
+) -> None:
+    """Refresh the rating distribution gauges of the current season's ladders."""
+    while not stop.is_set():
+        for ladder in Ladder:
+            key = LadderKey(ladder, season)
+            try:
+                metrics.distribution(key, await reader.distribution(key, BAND))
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                log.warning("rating.distribution_failed", error=str(error))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), DISTRIBUTION_SECONDS)
+
+
+async def run(settings: RatingSettings) -> None:
+    registry = new_registry()
+    async with Lifecycle() as life:
+        pool = await life.enter(create_pool(settings.database_url, min_size=2, max_size=16))
+        await migrate(pool, settings.schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
+        reader = RatingReader(pool, settings.schema)
+        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
+        await notifier.start()
+        life.push_async_callback(notifier.close)
+        metrics = RatingMetrics.register(registry)
+
+        stop = asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+
+        async def stop_tasks() -> None:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        life.push_async_callback(stop_tasks)
+        tasks += [
+            asyncio.create_task(
+                consume(settings, pool, stop, metrics, ConsumerMetrics.register(registry))
+            ),
+            asyncio.create_task(notifier.keep_alive(stop)),
+            asyncio.create_task(publish_distribution(reader, settings.season, metrics, stop)),
+        ]
+        life.start_metrics(registry, settings.metrics_port)
+        log.info("rating.season", current=settings.season)
+        servicer = RatingServicer(reader, notifier, settings.season)
+        server = await life.start_server(
+            build_server(
+                ServerConfig(host=settings.host, port=settings.port),
+                lambda grpc_server: register(grpc_server, servicer),
+                [SERVICE_NAME],
+                metrics=RpcMetrics.register(registry),
+            )
+        )
+        await life.wait(server)
+
+
+def main() -> int:
+    configure_logging("rating")
+    try:
+        settings = RatingSettings.from_env()
+    except SettingsError as error:
+        print(f"triad-rating: {error}", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

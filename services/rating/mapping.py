@@ -1,0 +1,122 @@
+"""Protobuf <-> rating domain, at the edge: MatchFinished in, ratings and changes out."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from triad.v1 import common_pb2 as pb
+from triad.v1 import events_pb2 as ev
+
+from services.rating.domain import DRAW, LOSS, WIN, Contestant, FinishedGame, Ladder, LadderKey
+from services.rating.handlers import Rating
+from services.rating.views import LoggedChange
+
+MATCH_FINISHED = "triad.v1.MatchFinished"
+
+LADDERS: dict[Ladder, pb.Ladder.ValueType] = {
+    Ladder.RANKED: pb.LADDER_RANKED,
+    Ladder.DRAFT: pb.LADDER_DRAFT,
+}
+LADDERS_BACK = {v: k for k, v in LADDERS.items()}
+MODE_LADDERS: dict[pb.Mode.ValueType, Ladder] = {
+    pb.MODE_RANKED: Ladder.RANKED,
+    pb.MODE_DRAFT: Ladder.DRAFT,
+}
+OTHER_SEAT = {pb.SEAT_A: pb.SEAT_B, pb.SEAT_B: pb.SEAT_A}
+
+
+def ladder_key(message: pb.LadderKey) -> LadderKey | None:
+    """None for an unspecified (or unknown) ladder."""
+    ladder = LADDERS_BACK.get(message.ladder)
+    return None if ladder is None else LadderKey(ladder, message.season)
+
+
+def ladder_key_message(key: LadderKey) -> pb.LadderKey:
+    return pb.LadderKey(ladder=LADDERS[key.ladder], season=key.season)
+
+
+def score_a(outcome: pb.MatchOutcome) -> float | None:
+    """Seat A's score: a winner, a draw, or (a forfeit recorded without a winner) the
+    other seat of the one that forfeited; None when the outcome names none of these."""
+    result = outcome.WhichOneof("result")
+    if result == "draw":
+        return DRAW
+    winner = outcome.winner_seat if result == "winner_seat" else pb.SEAT_UNSPECIFIED
+    if winner == pb.SEAT_UNSPECIFIED:
+        winner = OTHER_SEAT.get(outcome.forfeiting_seat, pb.SEAT_UNSPECIFIED)
+    if winner == pb.SEAT_A:
+        return WIN
+    if winner == pb.SEAT_B:
+        return LOSS
+    return None
+
+
+def finished_game(message: ev.MatchFinished) -> FinishedGame:
+    """The ladders' view of a MatchFinished. Seats come seat A first; a malformed event
+    (not two seats) is treated as a game with no result, never rated."""
+    seats = [
+        Contestant(s.player.player_id, s.player.player_name, s.player.is_bot) for s in message.seats
+    ]
+    two = len(seats) == 2
+    return FinishedGame(
+        match_id=message.match_id,
+        rated=message.rated,
+        seats=(seats[0], seats[1]) if two else (Contestant("", ""), Contestant("", "")),
+        score_a=score_a(message.outcome) if two else None,
+        ladder=ladder_key(message.ladder) if message.HasField("ladder") else None,
+        mode_ladder=MODE_LADDERS.get(message.mode),
+    )
+
+
+def timestamp(moment: datetime | None) -> Timestamp | None:
+    if moment is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def player_rating(rating: Rating, key: LadderKey) -> pb.PlayerRating:
+    entry, standing = rating.entry, rating.entry.standing
+    return pb.PlayerRating(
+        ladder=ladder_key_message(key),
+        player_id=entry.player_id,
+        player_name=entry.name,
+        rating=standing.rating,
+        games=standing.games,
+        wins=standing.wins,
+        losses=standing.losses,
+        draws=standing.draws,
+        provisional=standing.provisional,
+        rank=rating.rank,
+        update_time=timestamp(entry.updated_at),
+    )
+
+
+def leaderboard_entry(rating: Rating) -> pb.LeaderboardEntry:
+    standing = rating.entry.standing
+    return pb.LeaderboardEntry(
+        rank=rating.rank,
+        player_name=rating.entry.name,
+        rating=standing.rating,
+        games=standing.games,
+        provisional=standing.provisional,
+    )
+
+
+def rating_change(change: LoggedChange) -> pb.RatingChange:
+    return pb.RatingChange(
+        ladder=ladder_key_message(change.key),
+        match_id=change.match_id,
+        rating_before=change.rating_before,
+        rating_after=change.rating_after,
+        delta=change.delta,
+        k_factor=change.k,
+        expected_score=change.expected,
+        actual_score=change.actual,
+        opponent_name=change.opponent_name,
+        opponent_rating_before=change.opponent_rating_before,
+        games_after=change.games_after,
+        change_time=timestamp(change.applied_at),
+    )

@@ -1,0 +1,236 @@
+"""The rating service's PostgreSQL adapters: the write side (``PostgresLadders``, on the
+consumer's connection and transaction) and the read side (``RatingReader``, on the
+pool). The tables, their keys and their lock order are in ``schema.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from services.platform.migrations import quote_schema
+from services.rating.domain import (
+    START_RATING,
+    Contestant,
+    Ladder,
+    LadderKey,
+    Standing,
+    Update,
+    bucket_moves,
+)
+from services.rating.views import LoggedChange, PlayerStanding
+
+
+class PostgresLadders:
+    """The write side, on one connection inside the caller's transaction."""
+
+    def __init__(self, conn: Any, schema: str) -> None:
+        self._conn = conn
+        q = quote_schema(schema)
+        self._lock = f"SELECT * FROM {q}.rating_lock($1, $2, $3, $4, $5)"
+        self._record = (
+            f"SELECT {q}.rating_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+            "$13, $14, $15, $16, $17, $18, $19)"
+        )
+
+    async def lock(
+        self, key: LadderKey, match_id: str, players: tuple[Contestant, Contestant]
+    ) -> tuple[Standing, Standing] | None:
+        rows = await self._conn.fetch(
+            self._lock,
+            key.ladder.value,
+            key.season,
+            match_id,
+            [p.player_id for p in players],
+            [p.name for p in players],
+        )
+        if not rows:
+            return None  # rated already
+        found = {r["player_id"]: _standing(r) for r in rows}
+        return found[players[0].player_id], found[players[1].player_id]
+
+    async def record(
+        self, key: LadderKey, match_id: str, event_id: UUID, updates: tuple[Update, Update]
+    ) -> None:
+        buckets = bucket_moves(updates)
+        await self._conn.execute(
+            self._record,
+            key.ladder.value,
+            key.season,
+            match_id,
+            event_id,
+            [u.player.player_id for u in updates],
+            [u.opponent.player_id for u in updates],
+            [u.opponent.name for u in updates],
+            [u.change.before for u in updates],
+            [u.change.after for u in updates],
+            [u.change.k for u in updates],
+            [u.change.expected for u in updates],
+            [u.change.score for u in updates],
+            [u.opponent_before.rating for u in updates],
+            [u.after.games for u in updates],
+            [u.after.wins for u in updates],
+            [u.after.losses for u in updates],
+            [u.after.draws for u in updates],
+            [rating for rating, _ in buckets],
+            [move for _, move in buckets],
+        )
+
+
+_CHANGE_COLUMNS = (
+    "seq, player_seq, ladder, season, match_id, player_id, event_id, opponent_id, "
+    "opponent_name, rating_before, rating_after, k_factor, expected_score, actual_score, "
+    "opponent_rating_before, games_after, applied_at"
+)
+
+
+class RatingReader:
+    """The read side, on the pool: standings, ranks, the top N, history, feeds."""
+
+    def __init__(self, pool: Any, schema: str) -> None:
+        self._pool = pool
+        q = quote_schema(schema)
+        # One primary-key lookup per player and table: each LIMIT keeps its subquery
+        # from being flattened into a join a cached plan could run as a ladder scan.
+        self._standings = (
+            "SELECT u.id AS player_id, coalesce(p.player_name, '') AS player_name, r.rating, "
+            "r.games, r.wins, r.losses, r.draws, r.updated_at "
+            "FROM unnest($3::text[]) WITH ORDINALITY AS u(id, ord) "
+            "LEFT JOIN LATERAL ("
+            f"  SELECT x.player_name FROM {q}.players x WHERE x.player_id = u.id LIMIT 1"
+            ") p ON true "
+            "LEFT JOIN LATERAL ("
+            "  SELECT x.rating, x.games, x.wins, x.losses, x.draws, x.updated_at "
+            f"  FROM {q}.ratings x "
+            "  WHERE x.ladder = $1 AND x.season = $2 AND x.player_id = u.id LIMIT 1"
+            ") r ON true "
+            "ORDER BY u.ord"
+        )
+        # Cumulative sums over the buckets, best first: at most a few thousand rows.
+        self._ranks = (
+            "WITH b AS ("
+            "  SELECT rating, players, sum(players) OVER (ORDER BY rating DESC) AS through "
+            f"  FROM {q}.rating_histogram WHERE ladder = $1 AND season = $2 AND players > 0) "
+            "SELECT rating, through - players AS above, (SELECT sum(players) FROM b) AS total "
+            "FROM b WHERE rating = ANY($3::integer[])"
+        )
+        self._rank = (
+            "SELECT coalesce(sum(players) FILTER (WHERE rating > $3), 0) AS above, "
+            "coalesce(sum(players), 0) AS total "
+            f"FROM {q}.rating_histogram WHERE ladder = $1 AND season = $2"
+        )
+        self._top = (
+            "SELECT r.player_id, p.player_name, r.rating, r.games, r.wins, r.losses, r.draws, "
+            "r.updated_at, (SELECT coalesce(sum(h.players), 0) "
+            f"  FROM {q}.rating_histogram h WHERE h.ladder = $1 AND h.season = $2) AS total "
+            f"FROM {q}.ratings r JOIN {q}.players p USING (player_id) "
+            "WHERE r.ladder = $1 AND r.season = $2 "
+            "ORDER BY r.rating DESC, r.player_id LIMIT $3"
+        )
+        self._history = (
+            f"SELECT {_CHANGE_COLUMNS} FROM {q}.rating_changes "
+            "WHERE player_id = $1 AND ladder = $2 AND season = $3 AND player_seq < $4 "
+            "ORDER BY player_seq DESC LIMIT $5"
+        )
+        self._feed = (
+            f"SELECT {_CHANGE_COLUMNS} FROM {q}.rating_changes "
+            "WHERE player_id = $1 AND player_seq > $2 ORDER BY player_seq LIMIT $3"
+        )
+        self._feed_head = f"SELECT changes FROM {q}.players WHERE player_id = $1"
+        self._log = f"SELECT {_CHANGE_COLUMNS} FROM {q}.rating_changes ORDER BY seq"
+        self._distribution = (
+            "SELECT (floor(rating::numeric / $3) * $3)::integer AS band, "
+            "sum(players)::bigint AS players "
+            f"FROM {q}.rating_histogram WHERE ladder = $1 AND season = $2 "
+            "GROUP BY 1 ORDER BY 1"
+        )
+
+    async def standings(self, key: LadderKey, player_ids: Sequence[str]) -> list[PlayerStanding]:
+        """In the order asked; an unrated player at 1500 with no games."""
+        rows = await self._pool.fetch(
+            self._standings, key.ladder.value, key.season, list(player_ids)
+        )
+        return [
+            PlayerStanding(
+                r["player_id"],
+                r["player_name"],
+                Standing() if r["rating"] is None else _standing(r),
+                r["updated_at"],
+            )
+            for r in rows
+        ]
+
+    async def rank(self, key: LadderKey, rating: int) -> tuple[int, int]:
+        """Players rated strictly above ``rating``, and the ladder's ranked players."""
+        row = await self._pool.fetchrow(self._rank, key.ladder.value, key.season, rating)
+        return int(row["above"]), int(row["total"])
+
+    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> tuple[dict[int, int], int]:
+        """Players above each of ``ratings`` held by a ranked player, and the ranked count."""
+        rows = await self._pool.fetch(
+            self._ranks, key.ladder.value, key.season, sorted(set(ratings))
+        )
+        total = int(rows[0]["total"]) if rows else (await self.rank(key, START_RATING))[1]
+        return {r["rating"]: int(r["above"]) for r in rows}, total
+
+    async def top(self, key: LadderKey, n: int) -> tuple[list[PlayerStanding], int]:
+        """The best ``n``, best first (ties by player id), and the ranked players."""
+        rows = await self._pool.fetch(self._top, key.ladder.value, key.season, n)
+        top = [
+            PlayerStanding(r["player_id"], r["player_name"], _standing(r), r["updated_at"])
+            for r in rows
+        ]
+        return top, int(rows[0]["total"]) if rows else 0
+
+    async def history(
+        self, player_id: str, key: LadderKey, before_player_seq: int, limit: int
+    ) -> list[LoggedChange]:
+        """A player's changes on a ladder, newest first, older than ``before_player_seq``."""
+        rows = await self._pool.fetch(
+            self._history, player_id, key.ladder.value, key.season, before_player_seq, limit
+        )
+        return [_logged(r) for r in rows]
+
+    async def feed(self, player_id: str, after_player_seq: int, limit: int) -> list[LoggedChange]:
+        """A player's changes on every ladder after a point of their feed, oldest first."""
+        rows = await self._pool.fetch(self._feed, player_id, after_player_seq, limit)
+        return [_logged(r) for r in rows]
+
+    async def feed_head(self, player_id: str) -> int:
+        """Where a player's feed is now (0 before their first change)."""
+        return int(await self._pool.fetchval(self._feed_head, player_id) or 0)
+
+    async def distribution(self, key: LadderKey, band: int) -> list[tuple[int, int]]:
+        """Ranked players per ``band``-point rating band: ``(lowest rating, players)``."""
+        rows = await self._pool.fetch(self._distribution, key.ladder.value, key.season, band)
+        return [(r["band"], r["players"]) for r in rows]
+
+    async def log(self) -> list[LoggedChange]:
+        """Every applied change in the order applied (tests and operators)."""
+        return [_logged(r) for r in await self._pool.fetch(self._log)]
+
+
+def _standing(row: Any) -> Standing:
+    return Standing(row["rating"], row["games"], row["wins"], row["losses"], row["draws"])
+
+
+def _logged(row: Any) -> LoggedChange:
+    return LoggedChange(
+        seq=row["seq"],
+        player_seq=row["player_seq"],
+        key=LadderKey(Ladder(row["ladder"]), row["season"]),
+        match_id=row["match_id"],
+        player_id=row["player_id"],
+        event_id=row["event_id"],
+        opponent_id=row["opponent_id"],
+        opponent_name=row["opponent_name"],
+        rating_before=row["rating_before"],
+        rating_after=row["rating_after"],
+        k=row["k_factor"],
+        expected=row["expected_score"],
+        actual=row["actual_score"],
+        opponent_rating_before=row["opponent_rating_before"],
+        games_after=row["games_after"],
+        applied_at=row["applied_at"],
+    )

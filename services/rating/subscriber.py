@@ -1,0 +1,108 @@
+"""MatchFinished from JetStream to the ladders, each exactly once.
+
+The platform's idempotent consumer does the "exactly once" for an event: its mark in
+``processed_events`` and the rating commit in one transaction (a redelivery finds the
+mark and only acks). The handler adds the second line, per match: a match rated
+before, under whatever event id, is not rated again, and ``UNIQUE (ladder, season,
+match_id, player_id)`` in the log stops even a bug in that check.
+
+Order: JetStream hands each batch out in stream order and the consumer applies it in
+that order. Only a failed event (the transaction rolled back, the event nak'ed) can come
+back behind later ones; it is then rated from the standings at that moment, which the
+log of changes records, so "exactly once" holds either way.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+from uuid import UUID
+
+import structlog
+from google.protobuf.message import DecodeError
+from nats.js import JetStreamContext
+from triad.v1 import events_pb2 as ev
+
+from services.platform.bus import EventStream
+from services.platform.consumer import Consumer, ConsumerMetrics
+from services.rating import handlers, mapping
+from services.rating.handlers import Outcome
+from services.rating.metrics import RatingMetrics
+from services.rating.store import PostgresLadders
+
+log = structlog.get_logger()
+
+MALFORMED = "malformed"
+
+# What the handler did, per delivery: a context variable rather than an attribute, so
+# deliveries applied concurrently (tests, the bench) each count their own.
+_outcomes: ContextVar[list[Outcome | str]] = ContextVar("rating_outcomes")
+
+
+class RatingConsumer(Consumer):
+    """The platform consumer with the rating handler; counts outcomes once committed."""
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        pool: Any,
+        schema: str,
+        current_season: int,
+        *,
+        durable: str = "rating",
+        stream: EventStream | None = None,
+        metrics: RatingMetrics,
+        consumer_metrics: ConsumerMetrics | None = None,
+        **options: Any,
+    ) -> None:
+        stream = stream or EventStream()
+        self._schema = schema
+        self._season = current_season
+        self._metrics = metrics
+        super().__init__(
+            js,
+            pool,
+            schema,
+            durable,
+            stream.filter("match", "MatchFinished"),
+            self._handle,
+            stream=stream,
+            metrics=consumer_metrics,
+            **options,
+        )
+
+    async def apply(self, envelope: ev.EventEnvelope) -> bool:
+        outcomes: list[Outcome | str] = []
+        token = _outcomes.set(outcomes)
+        try:
+            fresh = await super().apply(envelope)
+        finally:
+            _outcomes.reset(token)
+        # Counted only now: a transaction that rolled back did nothing worth counting.
+        if not fresh:
+            self._metrics.duplicate_event()
+        for outcome in outcomes:
+            if isinstance(outcome, str):
+                self._metrics.ignored.labels(outcome).inc()
+            else:
+                self._metrics.observe(outcome)
+        return fresh
+
+    async def _handle(self, conn: Any, envelope: ev.EventEnvelope) -> None:
+        if envelope.event_type != mapping.MATCH_FINISHED:
+            return  # the subject filter lets only MatchFinished through; be safe anyway
+        try:
+            message = ev.MatchFinished.FromString(envelope.payload)
+        except DecodeError as error:
+            # No retry can fix it, and retrying forever would hide it: log it loudly,
+            # count it, and let the mark commit.
+            log.error(
+                "rating.malformed_match_finished", event_id=envelope.event_id, error=repr(error)
+            )
+            _outcomes.get().append(MALFORMED)
+            return
+        game = mapping.finished_game(message)
+        outcome = await handlers.rate_match(
+            PostgresLadders(conn, self._schema), game, UUID(envelope.event_id), self._season
+        )
+        _outcomes.get().append(outcome)
