@@ -25,6 +25,8 @@ class GatewaySettings:
     plaintext: bool
     match_addr: str
     matchmaker_addr: str | None
+    collection_addr: str | None
+    rating_addr: str | None
     rate_per_second: float
     rate_burst: float
     heartbeat_seconds: float
@@ -66,7 +68,10 @@ class GatewaySettings:
             tls_key=key,
             plaintext=plaintext,
             match_addr=optional(env, PREFIX + "MATCH_ADDR") or "127.0.0.1:50061",
+            # Unset: that service's RPCs answer UNAVAILABLE ("not configured here").
             matchmaker_addr=optional(env, PREFIX + "MATCHMAKER_ADDR"),
+            collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),
+            rating_addr=optional(env, PREFIX + "RATING_ADDR"),
             rate_per_second=number(env, PREFIX + "RATE_PER_SECOND", 20.0, minimum=0.1),
             rate_burst=number(env, PREFIX + "RATE_BURST", 40.0, minimum=1.0),
             heartbeat_seconds=number(env, PREFIX + "HEARTBEAT_SECONDS", 10.0, minimum=0.05),

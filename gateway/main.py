@@ -9,7 +9,14 @@ from pathlib import Path
 
 import grpc
 from prometheus_client import REGISTRY
-from triad.v1 import gateway_pb2, gateway_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc
+from triad.v1 import (
+    collection_pb2_grpc,
+    gateway_pb2,
+    gateway_pb2_grpc,
+    match_pb2_grpc,
+    matchmaker_pb2_grpc,
+    rating_pb2_grpc,
+)
 
 from gateway.accounts import TokenSigner
 from gateway.auth import Authenticator, AuthInterceptor, RateLimiter
@@ -37,19 +44,27 @@ async def run(settings: GatewaySettings) -> None:
             signer, store, RateLimiter(settings.rate_per_second, settings.rate_burst)
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
-        matchmaker = None
+        # Each optional service gets a channel only when configured; without one its
+        # RPCs answer UNAVAILABLE ("not configured here").
+        matchmaker = collection = rating = None
         if settings.matchmaker_addr:
             channel = await life.enter(internal_channel(settings.matchmaker_addr))
             matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
-        # The stubs mark every RPC abstract; the generated class answers UNIMPLEMENTED for
-        # the ones whose services have not landed, which is what a client should see.
-        servicer = GatewayServicer(  # type: ignore[abstract]
+        if settings.collection_addr:
+            channel = await life.enter(internal_channel(settings.collection_addr))
+            collection = collection_pb2_grpc.CollectionServiceStub(channel)
+        if settings.rating_addr:
+            channel = await life.enter(internal_channel(settings.rating_addr))
+            rating = rating_pb2_grpc.RatingServiceStub(channel)
+        servicer = GatewayServicer(
             store,
             signer,
             auth,
             match_pb2_grpc.MatchServiceStub(match_channel),
-            matchmaker,
-            settings.heartbeat_seconds,
+            matchmaker=matchmaker,
+            collection=collection,
+            rating=rating,
+            heartbeat_seconds=settings.heartbeat_seconds,
         )
         credentials = None
         if settings.tls_cert and settings.tls_key:

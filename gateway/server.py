@@ -1,8 +1,10 @@
 """The TriadGateway servicer: the public API. The caller is always the token's player;
-no request names a player. Match calls go to the match service with that player's id.
+no request names a player. Accounts, tokens and the session stream live here; match
+calls go to the match service with that player's id, and the RPCs of the collection,
+rating and matchmaker services are forwarded by the mixins in ``forward_*.py``.
 
-RPCs of services that have not landed yet answer UNIMPLEMENTED (the generated base
-class does that), so a client can tell "not yet" from "refused".
+A service this gateway is not configured to reach answers UNAVAILABLE ("not configured
+here"), which a client can tell from a refusal.
 """
 
 from __future__ import annotations
@@ -21,25 +23,28 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
+from triad.v1 import (
+    collection_pb2_grpc,
+    gateway_pb2_grpc,
+    match_pb2_grpc,
+    matchmaker_pb2_grpc,
+    rating_pb2_grpc,
+)
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
-from triad.v1 import gateway_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc
 from triad.v1 import match_pb2 as m
-from triad.v1 import matchmaker_pb2 as mm
 
 from gateway import accounts
 from gateway.auth import Authenticator, caller
 from gateway.downstream import INTERNAL_DEADLINE, call
+from gateway.forward_collection import CollectionRpcs
+from gateway.forward_matchmaker import MatchmakerRpcs
+from gateway.forward_play import PlayRpcs
+from gateway.forward_rating import RatingRpcs
+from gateway.forwarding import request_id as _request_id
+from gateway.status import PlayerStatusReads, or_else
 from gateway.store import Account, GatewayStore, fingerprint
 from services.platform.errors import InvalidArgument, Unauthenticated, Unavailable
-
-MAX_REQUEST_ID = 64
-
-
-def _request_id(value: str) -> str:
-    if not 1 <= len(value) <= MAX_REQUEST_ID:
-        raise InvalidArgument(f"request_id is required: 1 to {MAX_REQUEST_ID} characters")
-    return value
 
 
 def _stamp(moment: datetime) -> Timestamp:
@@ -74,14 +79,24 @@ def _replay_key(token: str) -> bytes:
     return hashlib.sha256(f"triad-refresh-replay:{token}".encode()).digest()
 
 
-class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
+class GatewayServicer(
+    CollectionRpcs,
+    PlayRpcs,
+    RatingRpcs,
+    MatchmakerRpcs,
+    PlayerStatusReads,
+    gateway_pb2_grpc.TriadGatewayServicer,
+):
     def __init__(
         self,
         store: GatewayStore,
         signer: accounts.TokenSigner,
         auth: Authenticator,
         match: match_pb2_grpc.MatchServiceAsyncStub,
-        matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None,
+        *,
+        matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None = None,
+        collection: collection_pb2_grpc.CollectionServiceAsyncStub | None = None,
+        rating: rating_pb2_grpc.RatingServiceAsyncStub | None = None,
         heartbeat_seconds: float = 10.0,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -90,6 +105,8 @@ class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
         self._auth = auth
         self._match = match
         self._matchmaker = matchmaker
+        self._collection = collection
+        self._rating = rating
         self._heartbeat = heartbeat_seconds
         self._clock = clock
 
@@ -121,7 +138,13 @@ class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
         async with self._store.pool.acquire() as conn, conn.transaction():
-            await self._store.create_account(conn, account)
+            await self._store.create_account(conn, account)  # a taken name stops here
+            # Granted before the account commits: if the grant fails, no account exists
+            # and a retry starts over, so every account that exists has its collection.
+            # (A commit failing after the grant leaves a grant to an id nobody holds.)
+            await self._grant_starter(
+                request_id, pb.PlayerRef(player_id=account.player_id, player_name=name)
+            )
             await self._store.remember(conn, scope, request_id, fingerprint(name), b"")
             tokens = await self._tokens(conn, account)
         return g.RegisterResponse(player=_player(account), tokens=tokens)
@@ -182,31 +205,9 @@ class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
         account = await self._store.account(me.player_id)
         if account is None:
             raise Unauthenticated("the account no longer exists")
-        active = await self._active_match_id(me.player_id)
-        return g.GetPlayerStatusResponse(
-            status=g.PlayerStatus(player=_player(account), active_match_id=active or "")
-        )
+        return g.GetPlayerStatusResponse(status=await self._status(_player(account)))
 
     # ---- matches -----------------------------------------------------------------
-
-    async def _active_match_id(self, player_id: str) -> str | None:
-        reply = await call(
-            "match",
-            self._match.GetActiveMatch(
-                m.MatchServiceGetActiveMatchRequest(player_id=player_id), timeout=INTERNAL_DEADLINE
-            ),
-        )
-        return reply.active_match.match_id if reply.HasField("active_match") else None
-
-    async def _view(self, match_id: str, player_id: str) -> pb.MatchView:
-        reply = await call(
-            "match",
-            self._match.GetView(
-                m.MatchServiceGetViewRequest(match_id=match_id, player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
-        )
-        return reply.view
 
     async def GetActiveMatch(
         self, request: g.GetActiveMatchRequest, context: Any
@@ -251,30 +252,6 @@ class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
         )
         return g.ForfeitResponse(view=reply.view)
 
-    async def StartPractice(
-        self, request: g.StartPracticeRequest, context: Any
-    ) -> g.StartPracticeResponse:
-        if self._matchmaker is None:
-            raise Unavailable("practice needs the matchmaker, which is not configured here")
-        me = caller()
-        reply = await call(
-            "matchmaker",
-            self._matchmaker.StartPractice(
-                mm.MatchmakerServiceStartPracticeRequest(
-                    request_id=_request_id(request.request_id),
-                    player=pb.PlayerRef(player_id=me.player_id, player_name=me.name),
-                    origin_mode=request.origin_mode,
-                    bot_level=request.bot_level,
-                    deck=request.deck,
-                    custom_settings=request.custom_settings,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
-        )
-        return g.StartPracticeResponse(
-            match_id=reply.match_id, view=await self._view(reply.match_id, me.player_id)
-        )
-
     # ---- the session stream ------------------------------------------------------
 
     async def OpenSession(
@@ -295,17 +272,24 @@ class GatewayServicer(gateway_pb2_grpc.TriadGatewayServicer):
         watcher = asyncio.create_task(self._watch_matches(me.player_id, session_id, views))
         try:
             account = await self._store.account(me.player_id)
-            active = await self._active_match_id(me.player_id)
             opened = g.SessionOpened(
                 session_id=session_id,
                 heartbeat_interval=Duration(seconds=int(self._heartbeat)),
             )
+            # Only the match part is required: a session keeps the player connected to
+            # their match (closing it starts the forfeit grace), which must not depend
+            # on the collection or the matchmaker answering.
             if account is not None:
-                opened.status.CopyFrom(
-                    g.PlayerStatus(player=_player(account), active_match_id=active or "")
-                )
+                opened.status.CopyFrom(await self._status(_player(account), partial=True))
+                active = opened.status.active_match_id or None
+            else:
+                active = await self._active_match_id(me.player_id)
             if active is not None:
                 opened.active_match.CopyFrom(await self._view(active, me.player_id))
+            if opened.status.draft_id:
+                draft = await or_else(self._draft_view(opened.status.draft_id, me.player_id), None)
+                if draft is not None:
+                    opened.draft.CopyFrom(draft)
             yield push(session_opened=opened)
             shown: dict[str, int] = {}
             if active is not None:

@@ -93,9 +93,10 @@ def bearer(tokens: g.AuthTokens) -> tuple[tuple[str, str]]:
 
 async def register(api: Any, name: str | None = None) -> g.RegisterResponse:
     name = name or f"p{uuid4().hex[:10]}"
-    return await api.Register(
+    reply: g.RegisterResponse = await api.Register(
         g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
     )
+    return reply
 
 
 async def expect(code: grpc.StatusCode, pending: Any, words: str = "") -> str:
@@ -180,6 +181,34 @@ async def test_missing_forged_and_expired_tokens_are_unauthenticated(api: Any) -
         call(g.GetActiveMatchRequest(), metadata=(("authorization", f"Bearer {expired}"),)),
         "expired",
     )
+
+
+async def test_services_not_configured_here_are_unavailable(api: Any) -> None:
+    """This backend has no collection, rating or matchmaker: their RPCs say so, and what
+    the gateway does itself (accounts, status) goes on without them."""
+    ann = await register(api)
+    for what, pending in (
+        ("collection", api.ListCatalog(g.ListCatalogRequest(), metadata=bearer(ann.tokens))),
+        ("collection", api.GetBalance(g.GetBalanceRequest(), metadata=bearer(ann.tokens))),
+        (
+            "rating",
+            api.GetRating(
+                g.GetRatingRequest(ladder=pb.LadderKey(ladder=pb.LADDER_RANKED)),
+                metadata=bearer(ann.tokens),
+            ),
+        ),
+        (
+            "matchmaker",
+            api.CancelTicket(
+                g.CancelTicketRequest(request_id="c1", ticket_id="t"),
+                metadata=bearer(ann.tokens),
+            ),
+        ),
+    ):
+        await expect(grpc.StatusCode.UNAVAILABLE, pending, f"{what} service is not configured")
+    status = await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
+    assert status.status.player.player_id == ann.player.player_id
+    assert not status.status.HasField("balance") and not status.status.obligations
 
 
 async def collect(api: Any, tokens: g.AuthTokens, into: list[g.OpenSessionResponse]) -> None:

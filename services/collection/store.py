@@ -35,7 +35,7 @@ from services.collection.events import (
 )
 from services.collection.projection import Tables, project
 from services.collection.reads import Reads
-from services.platform.errors import Conflict, FailedPrecondition
+from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument
 from services.platform.eventstore import NewEvent, PostgresEventStore, WrongExpectedVersion
 
 log = structlog.get_logger()
@@ -60,7 +60,7 @@ def event_id(stream_id: str, version: int) -> UUID:
     return uuid5(NAMESPACE_URL, f"triad:collection:{stream_id}:{version}")
 
 
-class RequestReused(FailedPrecondition):
+class RequestReused(InvalidArgument):
     pass
 
 

@@ -30,7 +30,7 @@ import asyncpg
 
 from services.match import domain, mapping, metrics
 from services.match.events import MatchCreated, MatchEvent, MatchFinished
-from services.platform.errors import FailedPrecondition
+from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.platform.eventstore import NewEvent, PostgresEventStore, Recorded
 from services.platform.migrations import Migration, quote_schema
 
@@ -130,7 +130,7 @@ class PlayerBusy(FailedPrecondition):
     """A human player already has an active match (RULES.md 5: at most one)."""
 
 
-class RequestReused(FailedPrecondition):
+class RequestReused(InvalidArgument):
     pass
 
 

@@ -1,0 +1,145 @@
+"""What is going on for a player, gathered from every configured service at once: the
+active match (match), balance, obligations, pending trade and open draft (collection),
+the queued ticket and hosted table (matchmaker). GetPlayerStatus and the first push of
+the session stream show it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import NamedTuple, TypeVar
+
+from triad.v1 import collection_pb2 as c
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+from triad.v1 import matchmaker_pb2 as mm
+
+from gateway.downstream import INTERNAL_DEADLINE, call
+from gateway.forwarding import Downstreams
+from services.platform.errors import Unavailable
+
+T = TypeVar("T")
+
+
+class Holdings(NamedTuple):
+    """What the collection adds to a player's status."""
+
+    balance: pb.Balance | None
+    obligations: list[pb.Obligation]
+    pending_trade: pb.Trade | None
+
+
+NO_HOLDINGS = Holdings(None, [], None)
+
+
+async def or_else(pending: Awaitable[T], fallback: T) -> T:
+    """``pending``'s answer, or ``fallback`` if its service is unavailable."""
+    try:
+        return await pending
+    except Unavailable:
+        return fallback
+
+
+class PlayerStatusReads(Downstreams):
+    async def _status(self, player: g.Player, *, partial: bool = False) -> g.PlayerStatus:
+        """The player's status. ``partial``: a collection or matchmaker that does not
+        answer leaves its part out instead of failing (the match part is always needed)."""
+        player_id = player.player_id
+        holdings: Awaitable[Holdings] = self._holdings(player_id)
+        queue: Awaitable[tuple[pb.Ticket | None, pb.Table | None]] = self._queue(player_id)
+        if partial:
+            holdings = or_else(holdings, NO_HOLDINGS)
+            queue = or_else(queue, (None, None))
+        active, wealth, (ticket, table) = await asyncio.gather(
+            self._active_match_id(player_id), holdings, queue
+        )
+        status = g.PlayerStatus(
+            player=player,
+            ticket=ticket,
+            hosted_table=table,
+            active_match_id=active or "",
+            pending_trade=wealth.pending_trade,
+            balance=wealth.balance,
+        )
+        if active is not None:  # the collection knows trades and drafts, not matches
+            status.obligations.append(
+                pb.Obligation(
+                    kind=pb.OBLIGATION_KIND_ACTIVE_MATCH,
+                    id=active,
+                    message="finish your active match before starting another",
+                )
+            )
+        status.obligations.extend(wealth.obligations)
+        status.draft_id = next(
+            (o.id for o in wealth.obligations if o.kind == pb.OBLIGATION_KIND_OPEN_DRAFT), ""
+        )
+        return status
+
+    async def _holdings(self, player_id: str) -> Holdings:
+        """Balance, obligations and pending trade; none when collection is not
+        configured here (no player owns anything then)."""
+        if self._collection is None:
+            return NO_HOLDINGS
+        stub = self._collection
+        balance, obligations, trade = await asyncio.gather(
+            call(
+                "collection",
+                stub.GetBalance(
+                    c.CollectionServiceGetBalanceRequest(player_id=player_id),
+                    timeout=INTERNAL_DEADLINE,
+                ),
+            ),
+            call(
+                "collection",
+                stub.HasPendingObligations(
+                    c.CollectionServiceHasPendingObligationsRequest(player_id=player_id),
+                    timeout=INTERNAL_DEADLINE,
+                ),
+            ),
+            call(
+                "collection",
+                stub.GetPendingTrade(
+                    c.CollectionServiceGetPendingTradeRequest(player_id=player_id),
+                    timeout=INTERNAL_DEADLINE,
+                ),
+            ),
+        )
+        return Holdings(
+            balance.balance,
+            list(obligations.obligations),
+            trade.trade if trade.HasField("trade") else None,
+        )
+
+    async def _queue(self, player_id: str) -> tuple[pb.Ticket | None, pb.Table | None]:
+        """The queued ticket and the hosted open table; none when the matchmaker is not
+        configured here (nobody can queue then)."""
+        if self._matchmaker is None:
+            return None, None
+        reply = await call(
+            "matchmaker",
+            self._matchmaker.GetQueueStatus(
+                mm.MatchmakerServiceGetQueueStatusRequest(player_id=player_id),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        ticket = reply.status.ticket
+        # The matchmaker also returns a ticket that ended a moment ago; the status shows
+        # one only while the player is in the queue, and only a table still open.
+        queued = ticket if ticket.status == pb.TICKET_STATUS_QUEUED else None
+        table = reply.hosted_table if reply.HasField("hosted_table") else None
+        if table is not None and table.status != pb.TABLE_STATUS_OPEN:
+            table = None
+        return queued, table
+
+    async def _draft_view(self, draft_id: str, player_id: str) -> pb.DraftView | None:
+        """The player's view of their open draft; None when collection is not here."""
+        if self._collection is None:
+            return None
+        reply = await call(
+            "collection",
+            self._collection.GetDraft(
+                c.CollectionServiceGetDraftRequest(draft_id=draft_id, player_id=player_id),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return reply.draft

@@ -1,0 +1,325 @@
+"""Every forwarded RPC against recording stand-ins of the internal services: each internal
+call has the deadline, names the token's player, and carries every field the player set.
+
+The process tests (tests/test_gateway_services.py) show the services answering; these
+cover every RPC, including the matchmaker's, which is not started there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import grpc
+import pytest
+from google.protobuf.descriptor import FieldDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+from triad.v1 import collection_pb2, match_pb2, matchmaker_pb2, rating_pb2
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from gateway.accounts import Claims
+from gateway.auth import _CALLER
+from gateway.downstream import INTERNAL_DEADLINE
+from gateway.forwarding import MAX_PAGE_SIZE
+from gateway.server import GatewayServicer
+from services.platform.errors import InvalidArgument, NotFound, Unavailable
+
+ME = Claims("player-me", "Me", "jti", datetime.now(UTC), datetime.now(UTC))
+
+
+@dataclass
+class Call:
+    service: str
+    method: str
+    request: Any
+    timeout: float | None
+
+
+@dataclass
+class Backend:
+    """Stand-ins for the four internal services, recording every call."""
+
+    calls: list[Call] = field(default_factory=list)
+    answers: dict[str, Message | Exception] = field(default_factory=dict)
+
+    def stub(self, service: ServiceDescriptor) -> Any:
+        backend = self
+
+        class Stub:
+            def __getattr__(self, name: str) -> Any:
+                output = GetMessageClass(service.methods_by_name[name].output_type)
+
+                async def invoke(request: Message, timeout: float | None = None) -> Message:
+                    backend.calls.append(Call(service.name, name, request, timeout))
+                    answer = backend.answers.get(name)
+                    if isinstance(answer, Exception):
+                        raise answer
+                    return answer if answer is not None else output()
+
+                return invoke
+
+        return Stub()
+
+    def servicer(self, *, configured: bool = True) -> GatewayServicer:
+        def service(module: Any, name: str) -> Any:
+            return self.stub(module.DESCRIPTOR.services_by_name[name]) if configured else None
+
+        none = cast(Any, None)  # accounts, tokens and sessions are not used here
+        return GatewayServicer(
+            none,
+            none,
+            none,
+            self.stub(match_pb2.DESCRIPTOR.services_by_name["MatchService"]),
+            matchmaker=service(matchmaker_pb2, "MatchmakerService"),
+            collection=service(collection_pb2, "CollectionService"),
+            rating=service(rating_pb2, "RatingService"),
+        )
+
+
+@pytest.fixture(autouse=True)
+def caller() -> None:
+    _CALLER.set(ME)
+
+
+DECK = pb.DeckChoice(deck_id="deck-1")
+RULES = pb.TableSettings(rules=pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True))
+FORWARDED: list[tuple[str, Message]] = [
+    ("ListCatalog", g.ListCatalogRequest(filter=pb.CatalogFilter(stars=[3]), page_size=20)),
+    (
+        "ListCollection",
+        g.ListCollectionRequest(
+            filter=pb.CollectionFilter(locked=True), page_size=5, page_token="10"
+        ),
+    ),
+    ("GetCopy", g.GetCopyRequest(copy_id="copy-1")),
+    (
+        "SaveDeck",
+        g.SaveDeckRequest(request_id="r1", deck_id="d", name="Main", copy_ids=["a", "b"]),
+    ),
+    ("ListDecks", g.ListDecksRequest(page_size=3, page_token="3")),
+    ("DeleteDeck", g.DeleteDeckRequest(request_id="r2", deck_id="d")),
+    ("ValidateDeck", g.ValidateDeckRequest(deck_id="d")),
+    ("ValidateDeck", g.ValidateDeckRequest(copies=pb.CopySelection(copy_ids=["a"]))),
+    ("ValidateDeck", g.ValidateDeckRequest(random=pb.RandomDeck())),
+    ("GetBalance", g.GetBalanceRequest()),
+    ("GetBoosterOdds", g.GetBoosterOddsRequest()),
+    ("GetSeedCommitment", g.GetSeedCommitmentRequest()),
+    ("SetClientSeed", g.SetClientSeedRequest(request_id="r3", client_seed="lucky")),
+    ("OpenBooster", g.OpenBoosterRequest(request_id="r4", expected_server_seed_hash="h")),
+    ("ListBoosterDraws", g.ListBoosterDrawsRequest(seed_id="s", page_size=9, page_token="9")),
+    ("ListServerSeeds", g.ListServerSeedsRequest(page_size=2, page_token="2")),
+    ("GetDraft", g.GetDraftRequest(draft_id="draft-1")),
+    (
+        "RevealDraftCards",
+        g.RevealDraftCardsRequest(
+            request_id="r5", draft_id="draft-1", booster_index=2, card_indices=[0, 4]
+        ),
+    ),
+    (
+        "PickDraftCard",
+        g.PickDraftCardRequest(request_id="r6", draft_id="draft-1", draft_card_id="dc"),
+    ),
+    ("GetPendingTrade", g.GetPendingTradeRequest()),
+    ("ChooseTradeCard", g.ChooseTradeCardRequest(request_id="r7", trade_id="t", copy_id="c")),
+    ("GetRating", g.GetRatingRequest(ladder=pb.LadderKey(ladder=pb.LADDER_RANKED, season=2))),
+    (
+        "ListRatingHistory",
+        g.ListRatingHistoryRequest(
+            ladder=pb.LadderKey(ladder=pb.LADDER_DRAFT), page_size=4, page_token="44"
+        ),
+    ),
+    (
+        "GetLeaderboard",
+        g.GetLeaderboardRequest(ladder=pb.LadderKey(ladder=pb.LADDER_RANKED), top_n=7),
+    ),
+    ("Enqueue", g.EnqueueRequest(request_id="r8", mode=pb.MODE_RANKED, deck=DECK)),
+    ("Enqueue", g.EnqueueRequest(request_id="r9", mode=pb.MODE_DRAFT)),
+    ("CancelTicket", g.CancelTicketRequest(request_id="r10", ticket_id="tk")),
+    (
+        "StartPractice",
+        g.StartPracticeRequest(
+            request_id="r11",
+            origin_mode=pb.MODE_CUSTOM,
+            bot_level=pb.BOT_LEVEL_HARD,
+            deck=DECK,
+            custom_settings=RULES,
+        ),
+    ),
+    (
+        "SwitchToPractice",
+        g.SwitchToPracticeRequest(
+            request_id="r12", ticket_id="tk", bot_level=pb.BOT_LEVEL_NOVICE, deck=DECK
+        ),
+    ),
+    (
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id="r13", settings=RULES, deck=DECK, challenged_player_name="Bea"
+        ),
+    ),
+    (
+        "ListTables",
+        g.ListTablesRequest(
+            filter=pb.TableFilter(same=False, challenges_only=True), page_size=1, page_token="1"
+        ),
+    ),
+    ("JoinTable", g.JoinTableRequest(request_id="r14", table_id="tb", deck=DECK)),
+    ("CloseTable", g.CloseTableRequest(request_id="r15", table_id="tb")),
+]
+
+
+OWN = {"Register", "Login", "RefreshToken", "Logout", "GetPlayerStatus", "OpenSession"}
+MATCH = {"GetActiveMatch", "GetMatchView", "PlaceCard", "Forfeit"}
+
+
+def test_every_public_rpc_is_here_or_answered_by_the_gateway_or_match() -> None:
+    public = {x.name for x in g.DESCRIPTOR.services_by_name["TriadGateway"].methods}
+    assert public == {name for name, _ in FORWARDED} | OWN | MATCH
+
+
+def set_fields(message: Message) -> dict[str, Any]:
+    return {f.name: v for f, v in message.ListFields()}
+
+
+def players_named(request: Message) -> list[tuple[str, str | None]]:
+    """Every player the internal request names: a player id (no name), or a PlayerRef."""
+    found: list[tuple[str, str | None]] = []
+    for f, value in request.ListFields():
+        if f.name == "player_id":
+            found.append((value, None))
+        elif f.type == FieldDescriptor.TYPE_MESSAGE and isinstance(value, pb.PlayerRef):
+            found.append((value.player_id, value.player_name))
+    return found
+
+
+@pytest.mark.parametrize(("rpc", "request_"), FORWARDED, ids=[r for r, _ in FORWARDED])
+async def test_each_rpc_forwards_as_the_caller_with_a_deadline(rpc: str, request_: Message) -> None:
+    backend = Backend()
+    await getattr(backend.servicer(), rpc)(request_, None)
+
+    forwarded = [c for c in backend.calls if c.service != "MatchService"]
+    assert len(forwarded) == 1, backend.calls
+    internal = forwarded[0].request
+    assert all(c.timeout == INTERNAL_DEADLINE for c in backend.calls)
+    # every field the player set arrives with its value (the names match by design)
+    expected = set_fields(request_)
+    assert {k: v for k, v in set_fields(internal).items() if k in expected} == expected
+    # exactly one player is named, the token's (the catalog belongs to nobody)
+    named = players_named(internal)
+    if rpc == "ListCatalog":
+        assert not named
+    else:
+        assert len(named) == 1 and named[0][0] == ME.player_id
+        assert named[0][1] in (None, ME.name)
+
+
+async def test_unset_choices_stay_unset_and_pages_are_capped() -> None:
+    backend = Backend()
+    servicer = backend.servicer()
+    await servicer.Enqueue(g.EnqueueRequest(request_id="r", mode=pb.MODE_DRAFT), None)
+    await servicer.StartPractice(
+        g.StartPracticeRequest(request_id="r", origin_mode=pb.MODE_RANKED, deck=DECK), None
+    )
+    await servicer.ListCollection(g.ListCollectionRequest(page_size=5000), None)
+    enqueue, practice, _view, copies = (c.request for c in backend.calls)
+    assert not enqueue.HasField("deck")  # Draft refuses a deck, even an empty one
+    assert practice.HasField("deck") and not practice.HasField("custom_settings")
+    assert copies.page_size == MAX_PAGE_SIZE and not copies.HasField("filter")
+
+
+async def test_a_started_match_comes_with_the_callers_view() -> None:
+    backend = Backend()
+    backend.answers["JoinTable"] = matchmaker_pb2.MatchmakerServiceJoinTableResponse(
+        table=pb.Table(table_id="tb"), match_id="m1"
+    )
+    backend.answers["GetView"] = match_pb2.MatchServiceGetViewResponse(
+        view=pb.MatchView(match_id="m1", version=3)
+    )
+    reply = await backend.servicer().JoinTable(
+        g.JoinTableRequest(request_id="r", table_id="tb"), None
+    )
+    assert (reply.match_id, reply.view.version, reply.table.table_id) == ("m1", 3, "tb")
+    view = backend.calls[-1]
+    assert (view.method, view.request.player_id) == ("GetView", ME.player_id)
+
+
+async def test_request_ids_are_checked_before_anything_leaves() -> None:
+    backend = Backend()
+    for bad in ("", "x" * 65):
+        with pytest.raises(InvalidArgument, match="request_id"):
+            await backend.servicer().OpenBooster(g.OpenBoosterRequest(request_id=bad), None)
+    assert not backend.calls
+
+
+@pytest.mark.parametrize(
+    ("rpc", "what"),
+    [
+        ("ListCatalog", "collection"),
+        ("GetDraft", "collection"),
+        ("GetLeaderboard", "rating"),
+        ("CloseTable", "matchmaker"),
+    ],
+)
+async def test_a_service_not_configured_is_unavailable(rpc: str, what: str) -> None:
+    request = next(r for name, r in FORWARDED if name == rpc)
+    with pytest.raises(Unavailable, match=f"the {what} service is not configured here"):
+        await getattr(Backend().servicer(configured=False), rpc)(request, None)
+
+
+async def test_internal_errors_reach_the_player_as_the_contract_says() -> None:
+    backend = Backend()
+    servicer = backend.servicer()
+    meta = grpc.aio.Metadata()
+    backend.answers["GetCopy"] = grpc.aio.AioRpcError(
+        grpc.StatusCode.NOT_FOUND, meta, meta, details="you have no copy c"
+    )
+    with pytest.raises(NotFound, match="you have no copy c"):
+        await servicer.GetCopy(g.GetCopyRequest(copy_id="c"), None)
+    backend.answers["GetRating"] = grpc.aio.AioRpcError(
+        grpc.StatusCode.INTERNAL, meta, meta, details="relation rating.x does not exist"
+    )
+    with pytest.raises(Unavailable) as hidden:
+        await servicer.GetRating(g.GetRatingRequest(), None)
+    assert "relation" not in str(hidden.value)
+
+
+async def test_the_status_gathers_every_service() -> None:
+    backend = Backend()
+    backend.answers.update(
+        GetActiveMatch=match_pb2.MatchServiceGetActiveMatchResponse(
+            active_match=match_pb2.ActiveMatch(match_id="m1")
+        ),
+        GetBalance=collection_pb2.CollectionServiceGetBalanceResponse(
+            balance=pb.Balance(coins=120)
+        ),
+        HasPendingObligations=collection_pb2.CollectionServiceHasPendingObligationsResponse(
+            blocked=True,
+            obligations=[pb.Obligation(kind=pb.OBLIGATION_KIND_OPEN_DRAFT, id="dr")],
+        ),
+        GetQueueStatus=matchmaker_pb2.MatchmakerServiceGetQueueStatusResponse(
+            status=pb.QueueStatus(ticket=pb.Ticket(status=pb.TICKET_STATUS_CANCELLED)),
+            hosted_table=pb.Table(table_id="tb", status=pb.TABLE_STATUS_OPEN),
+        ),
+    )
+    player = g.Player(player_id=ME.player_id, player_name=ME.name)
+    status = await backend.servicer()._status(player)
+    assert (status.active_match_id, status.balance.coins, status.draft_id) == ("m1", 120, "dr")
+    assert [o.kind for o in status.obligations] == [
+        pb.OBLIGATION_KIND_ACTIVE_MATCH,
+        pb.OBLIGATION_KIND_OPEN_DRAFT,
+    ]
+    assert not status.HasField("ticket")  # a cancelled ticket is not a queue
+    assert status.hosted_table.table_id == "tb" and not status.HasField("pending_trade")
+    assert all(c.timeout == INTERNAL_DEADLINE for c in backend.calls)
+
+    # the session's status does without a collection that does not answer
+    backend.answers["GetBalance"] = grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata()
+    )
+    with pytest.raises(Unavailable):
+        await backend.servicer()._status(player)
+    partial = await backend.servicer()._status(player, partial=True)
+    assert partial.active_match_id == "m1" and not partial.HasField("balance")
