@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, str] = {
     "replay": "bench.replay",
     "match": "bench.match",
     "rating": "bench.rating",
+    "matchmaker": "bench.matchmaker",
 }
 
 REPEATS, SECONDS = 5, 0.6

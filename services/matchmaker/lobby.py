@@ -1,0 +1,195 @@
+"""The custom-table lobby's use cases (RULES.md 6): open a table, list and look at
+tables, join one (which starts its match), close one, expire idle ones."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import datetime, timedelta
+from uuid import uuid4
+
+from services.matchmaker.context import Context, Player, check_free, engaged_error, match_id_for
+from services.matchmaker.domain import (
+    DeckChoice,
+    Mode,
+    Seat,
+    StartKind,
+    StartPlan,
+    Table,
+    TableFilter,
+    TableSettings,
+    TableState,
+    check_custom_rules,
+)
+from services.matchmaker.starts import resume, run_start
+from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
+from services.platform.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+
+DEFAULT_PAGE, MAX_PAGE = 50, 200
+MAX_NAME = 64
+
+
+async def create_table(
+    ctx: Context,
+    request_id: str,
+    host: Player,
+    settings: TableSettings,
+    deck: DeckChoice | None,
+    challenged_name: str,
+) -> Table:
+    check_custom_rules(settings.rules)
+    if settings.random_deck and deck is not None:
+        raise InvalidArgument("a Random table draws both decks: send no deck")
+    if not settings.random_deck and deck is None:
+        raise InvalidArgument("a deck is required (or make the table Random)")
+    if challenged_name == host.name:
+        raise InvalidArgument("you cannot challenge yourself")
+    if len(challenged_name) > MAX_NAME:
+        raise InvalidArgument(f"challenged_player_name is longer than {MAX_NAME} characters")
+    request = Request.of(host.player_id, request_id, "table", settings, deck, challenged_name)
+    if (seen := await ctx.store.answered(request)) is not None:
+        return await _table(ctx, seen)
+    await check_free(ctx, host)
+    now = ctx.clock()
+    table = Table(
+        table_id=str(uuid4()),
+        host_id=host.player_id,
+        host_name=host.name,
+        settings=settings,
+        created_at=now,
+        expire_at=now + timedelta(seconds=ctx.config.table_ttl_seconds),
+        host_deck=deck,
+        challenged_name=challenged_name,
+    )
+    try:
+        await ctx.lobby.create_table(table, request)
+    except RequestSeen:
+        return await _table(ctx, await ctx.store.answered(request) or table.table_id)
+    except Engaged as error:
+        raise engaged_error(error, already="table") from None
+    ctx.metrics.tables.labels("created").inc()
+    return table
+
+
+async def _table(ctx: Context, table_id: str) -> Table:
+    table = await ctx.lobby.table(table_id)
+    if table is None:
+        raise NotFound(f"no table {table_id}")
+    return table
+
+
+async def list_tables(
+    ctx: Context, viewer: Player, filters: TableFilter, page_size: int, page_token: str
+) -> tuple[list[Table], str]:
+    """Open tables the viewer may join, newest first; and the next page's token."""
+    if page_size < 0:
+        raise InvalidArgument("page_size must not be negative")
+    size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
+    after = _decode_token(page_token) if page_token else None
+    tables = await ctx.lobby.list_tables(
+        viewer.player_id, viewer.name, filters, ctx.clock(), size + 1, after
+    )
+    if len(tables) <= size:
+        return tables, ""
+    last = tables[size - 1]
+    return tables[:size], _encode_token(last.created_at, last.table_id)
+
+
+def _encode_token(created_at: datetime, table_id: str) -> str:
+    raw = f"{created_at.isoformat()}|{table_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _decode_token(token: str) -> tuple[datetime, str]:
+    try:
+        moment, table_id = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(moment), table_id
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidArgument("page_token is not one this service gave out") from None
+
+
+async def get_table(ctx: Context, viewer: Player, table_id: str) -> Table:
+    table = await _table(ctx, table_id)
+    if not table.visible_to(viewer.player_id, viewer.name):
+        raise PermissionDenied("this table is a private challenge between other players")
+    return table
+
+
+async def join_table(
+    ctx: Context, request_id: str, guest: Player, table_id: str, deck: DeckChoice | None
+) -> tuple[Table, str]:
+    """Sit down at an open table: its match starts at once. The table and match id."""
+    table = await get_table(ctx, guest, table_id)
+    request = Request.of(guest.player_id, request_id, "join", table_id, deck)
+    if (seen := await ctx.store.answered(request)) is not None:
+        match_id = (await resume(ctx, seen)).plan.match_id
+        return await _table(ctx, table_id), match_id
+    if table.host_id == guest.player_id:
+        raise FailedPrecondition("this is your own table: wait for a guest, or close it")
+    if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
+        raise FailedPrecondition(f"table {table_id} is not open any more")
+    if table.settings.random_deck and deck is not None:
+        raise InvalidArgument("this is a Random table: the server draws your deck, send none")
+    if not table.settings.random_deck and deck is None:
+        raise InvalidArgument("a deck is required at this table")
+    await check_free(ctx, guest)
+    start_id = str(uuid4())
+    random = DeckChoice(random=True)
+    plan = StartPlan(
+        start_id=start_id,
+        kind=StartKind.TABLE,
+        mode=Mode.CUSTOM,
+        rules=table.settings.rules,
+        seats=(
+            Seat(table.host_id, table.host_name, deck=table.host_deck or random),
+            Seat(guest.player_id, guest.name, deck=deck or random),
+        ),
+        match_id=match_id_for(start_id),
+        origin_id=table_id,
+        table_id=table_id,
+    )
+    start = StartRecord(plan, "pending", uuid4())
+    now = ctx.clock()
+    try:
+        opened = await ctx.store.open_start(plan, ctx.lease_until(now), start.token, request, now)
+    except Engaged as error:
+        raise engaged_error(error) from None
+    except RequestSeen:
+        raise Conflict("this request is already being handled; retry it") from None
+    if not opened:
+        raise FailedPrecondition(f"table {table_id} is not open any more")
+    match_id = await run_start(ctx, start)
+    return await _table(ctx, table_id), match_id
+
+
+async def close_table(ctx: Context, request_id: str, player_id: str, table_id: str) -> Table:
+    request = Request.of(player_id, request_id, "close", table_id)
+    if (seen := await ctx.store.answered(request)) is not None:
+        return await _table(ctx, seen)
+    table, closed = await ctx.lobby.close_table(table_id, player_id, request)
+    if table is None:
+        raise NotFound(f"no table {table_id}")
+    if table.host_id != player_id:
+        raise PermissionDenied("only the host can close a table")
+    if closed:
+        ctx.metrics.tables.labels("closed").inc()
+        return table
+    if table.state is TableState.CLOSED:
+        return table  # closing a closed table returns it unchanged
+    if table.state is TableState.JOINING:
+        raise FailedPrecondition("a guest just sat down and the match is starting")
+    raise FailedPrecondition(f"table {table_id} has already {table.state.value}")
+
+
+async def expire_tables(ctx: Context) -> bool:
+    """Expire idle tables (any replica); True if there were some."""
+    expired = await ctx.lobby.expire_tables(ctx.clock())
+    if expired:
+        ctx.metrics.tables.labels("expired").inc(len(expired))
+    return bool(expired)

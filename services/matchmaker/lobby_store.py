@@ -1,0 +1,193 @@
+"""The custom-table lobby in PostgreSQL: open, list, close and expire tables, each
+change with its event in one transaction. Joining is a match start (``store.py``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from services.matchmaker import mapping
+from services.matchmaker.domain import (
+    RuleSet,
+    Table,
+    TableFilter,
+    TableSettings,
+    TableState,
+    Visibility,
+)
+from services.matchmaker.repository import Base, Request, decode_deck, encode_deck
+
+_COLUMNS = (
+    "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
+    "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
+    "created_at, expire_at"
+)
+
+
+class LobbyStore(Base):
+    async def create_table(self, table: Table, request: Request) -> None:
+        rules = table.settings.rules
+        async with self._pool.acquire() as conn, conn.transaction():
+            await self._remember(conn, request, table.table_id)
+            await self._engage(conn, table.host_id, "table", table.table_id)
+            await conn.execute(
+                f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
+                "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
+                "$14, $15)",
+                table.table_id,
+                table.host_id,
+                table.host_name,
+                table.challenged_name,
+                rules.visibility.value,
+                rules.same,
+                rules.plus,
+                rules.combo,
+                rules.elemental,
+                rules.same_wall,
+                table.settings.random_deck,
+                rules.trade_one,
+                encode_deck(table.host_deck),
+                table.created_at,
+                table.expire_at,
+            )
+            await self._append(
+                conn,
+                f"table-{table.table_id}",
+                0,
+                mapping.table_created(table),
+                request.request_id,
+            )
+
+    async def table(self, table_id: str) -> Table | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables WHERE table_id = $1", table_id
+        )
+        return None if row is None else _table(row)
+
+    async def hosted_table(self, player_id: str) -> Table | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables WHERE host_id = $1 "
+            "AND state IN ('open', 'joining') ORDER BY created_at DESC LIMIT 1",
+            player_id,
+        )
+        return None if row is None else _table(row)
+
+    async def close_table(
+        self, table_id: str, host_id: str, request: Request
+    ) -> tuple[Table | None, bool]:
+        """Close an open table of ``host_id``: (the table, True), or (its state, False)."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(
+                f"UPDATE {self._s}.lobby_tables SET state = 'closed' "
+                f"WHERE table_id = $1 AND host_id = $2 AND state = 'open' RETURNING {_COLUMNS}",
+                table_id,
+                host_id,
+            )
+            if row is None:  # read on this connection (see TicketRepository.cancel)
+                row = await conn.fetchrow(
+                    f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables WHERE table_id = $1",
+                    table_id,
+                )
+                return (None if row is None else _table(row)), False
+            await self._remember(conn, request, table_id)
+            await self._disengage(conn, [host_id], table_id)
+            await self._append(
+                conn,
+                f"table-{table_id}",
+                1,
+                mapping.table_closed(table_id, host_id),
+                request.request_id,
+            )
+            return _table(row), True
+
+    async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]:
+        """Expire open tables past their time; any replica may run this (SKIP LOCKED)."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                f"UPDATE {self._s}.lobby_tables SET state = 'expired' WHERE table_id IN ("
+                f"  SELECT table_id FROM {self._s}.lobby_tables "
+                "  WHERE state = 'open' AND expire_at <= $1 ORDER BY expire_at LIMIT $2 "
+                f"  FOR UPDATE SKIP LOCKED) RETURNING {_COLUMNS}",
+                now,
+                limit,
+            )
+            for row in rows:
+                await self._disengage(conn, [row["host_id"]], row["table_id"])
+                await self._append(
+                    conn, f"table-{row['table_id']}", 1, mapping.table_expired(row["table_id"])
+                )
+        return [_table(r) for r in rows]
+
+    async def open_tables(self) -> int:
+        return int(
+            await self._pool.fetchval(
+                f"SELECT count(*) FROM {self._s}.lobby_tables WHERE state = 'open'"
+            )
+        )
+
+    async def list_tables(
+        self,
+        viewer_id: str,
+        viewer_name: str,
+        filters: TableFilter,
+        now: datetime,
+        limit: int,
+        after: tuple[datetime, str] | None,
+    ) -> list[Table]:
+        """Open tables the viewer may join, newest first, after a keyset position."""
+        flags = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
+        # Each filter is "($n IS NULL OR column = $n)": unset filters match everything.
+        conditions = [
+            f"(${index}::boolean IS NULL OR {name} = ${index})"
+            for index, name in enumerate(flags, start=4)
+        ]
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
+            "WHERE state = 'open' AND expire_at > $1 AND host_id <> $2 "
+            "AND (challenged_name = '' OR challenged_name = $3) "
+            f"AND {' AND '.join(conditions)} "
+            "AND ($10::text[] IS NULL OR visibility = ANY($10)) "
+            "AND ($11::boolean[] IS NULL OR trade_one = ANY($11)) "
+            "AND ($12::boolean IS NULL OR (challenged_name <> '') = $12) "
+            "AND ($13::timestamptz IS NULL OR (created_at, table_id) < ($13, $14)) "
+            "ORDER BY created_at DESC, table_id DESC LIMIT $15",
+            now,
+            viewer_id,
+            viewer_name,
+            *(getattr(filters, name) for name in flags),
+            sorted(v.value for v in filters.visibilities) or None,
+            sorted(filters.trade_one) or None,
+            filters.challenges_only,
+            after[0] if after else None,
+            after[1] if after else "",
+            limit,
+        )
+        return [_table(r) for r in rows]
+
+
+def _table(row: Any) -> Table:
+    return Table(
+        table_id=row["table_id"],
+        host_id=row["host_id"],
+        host_name=row["host_name"],
+        settings=TableSettings(
+            RuleSet(
+                Visibility(row["visibility"]),
+                row["same"],
+                row["plus"],
+                row["combo"],
+                row["elemental"],
+                row["same_wall"],
+                row["trade_one"],
+            ),
+            row["random_deck"],
+        ),
+        created_at=row["created_at"],
+        expire_at=row["expire_at"],
+        host_deck=decode_deck(row["host_deck"]),
+        challenged_name=row["challenged_name"],
+        state=TableState(row["state"]),
+        match_id=row["match_id"],
+        guest_id=row["guest_id"],
+        guest_name=row["guest_name"],
+    )

@@ -1,0 +1,222 @@
+"""``triad-matchmaker``: the composition root of the matchmaker. Wiring only.
+
+Background work, on every replica (the schema makes them safe to run side by side):
+pairing rounds, taking over match starts whose replica died, expiring idle tables,
+refreshing the queue gauges, relaying the event log to JetStream and, with a
+collection service, starting Draft matches when their drafts complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from random import SystemRandom
+from typing import Any
+
+import structlog
+from prometheus_client import CollectorRegistry
+
+from services.matchmaker import lobby, mapping, pairing, starts
+from services.matchmaker.clients import GrpcCollection, GrpcMatches, GrpcRatings
+from services.matchmaker.config import MatchmakerSettings
+from services.matchmaker.context import Context
+from services.matchmaker.domain import QUEUES
+from services.matchmaker.fallbacks import FixedRatings, LocalBotDecks, NoObligations, StarterDecks
+from services.matchmaker.lobby_store import LobbyStore
+from services.matchmaker.metrics import MatchmakerMetrics
+from services.matchmaker.notifier import Notifier
+from services.matchmaker.ports import Ports
+from services.matchmaker.schema import MIGRATIONS
+from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
+from services.matchmaker.store import MatchmakerStore
+from services.platform import bus
+from services.platform.channels import internal_channel
+from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
+from services.platform.consumer import Consumer, ConsumerMetrics
+from services.platform.database import create_pool
+from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics, new_registry
+from services.platform.migrations import migrate
+from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
+from services.platform.relay import Relay, RelayMetrics
+from services.platform.settings import SettingsError
+
+log = structlog.get_logger()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
+    """Run ``step`` until stop; pause only when it found nothing to do. A failing step
+    is logged and retried: one bad round must not end the replica's pairing for good."""
+    while not stop.is_set():
+        try:
+            busy = await step()
+        except Exception:
+            log.exception("background step failed; retrying")
+            busy = False
+        if not busy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+
+
+def ports(settings: MatchmakerSettings, channels: dict[str, Any]) -> Ports:
+    """The real services where configured, the in-repo stand-ins elsewhere."""
+    timeout = settings.call_timeout_seconds
+    collection = (
+        GrpcCollection(channels["collection"], timeout) if "collection" in channels else None
+    )
+    if collection is None:
+        log.warning("TRIAD_COLLECTION_ADDR is not set: stand-in decks, no Draft queue")
+    if "rating" not in channels:
+        log.warning("TRIAD_RATING_ADDR is not set: everyone pairs at 1500")
+    return Ports(
+        matches=GrpcMatches(channels["match"], timeout),
+        decks=collection or StarterDecks(),
+        obligations=collection or NoObligations(),
+        ratings=GrpcRatings(channels["rating"], timeout)
+        if "rating" in channels
+        else FixedRatings(),
+        bot_decks=collection or LocalBotDecks(),
+        drafts=collection,
+    )
+
+
+async def publish_events(
+    settings: MatchmakerSettings, pool: Any, registry: CollectorRegistry, stop: asyncio.Event
+) -> None:
+    """Relay this service's event log (the outbox) to JetStream."""
+    client = await bus.connect(bus_servers(settings), name="triad-matchmaker-relay")
+    try:
+        relay = Relay(
+            pool, settings.schema, client.jetstream(), name="matchmaker",
+            metrics=RelayMetrics.register(registry),
+        )  # fmt: skip
+        await relay.run(stop)
+    finally:
+        await client.drain()
+
+
+async def start_draft_matches(
+    ctx: Context, settings: MatchmakerSettings, registry: CollectorRegistry, stop: asyncio.Event
+) -> None:
+    """DraftCompleted -> the Draft match, once per event (idempotent consumer)."""
+    client = await bus.connect(bus_servers(settings), name="triad-matchmaker-drafts")
+    stream = bus.EventStream()
+
+    async def handle(_conn: Any, envelope: Any) -> None:
+        draft_id, match_id, seats = mapping.draft_completed(envelope.payload)
+        await starts.start_drafted_match(ctx, draft_id, match_id, seats, ctx.clock())
+
+    try:
+        await bus.ensure_stream(client.jetstream(), stream)
+        consumer = Consumer(
+            client.jetstream(), ctx.store.pool, settings.schema, settings.consumer,
+            stream.filter("draft", "DraftCompleted"), handle, stream=stream,
+            metrics=ConsumerMetrics.register(registry),
+        )  # fmt: skip
+        await consumer.run(stop)
+    finally:
+        # Not drain(): nats-py never marks a pull subscription's queue done, so a drain
+        # waits out its whole timeout. Nothing is left to flush: what was applied is acked.
+        await client.close()
+
+
+def bus_servers(settings: MatchmakerSettings) -> list[str]:
+    return [u.strip() for u in (settings.nats_url or "").split(",") if u.strip()]
+
+
+async def run(settings: MatchmakerSettings) -> None:
+    registry = new_registry()
+    async with Lifecycle() as life:
+        pool = await life.enter(create_pool(settings.database_url))
+        await migrate(
+            pool,
+            settings.schema,
+            [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS],
+        )
+        addresses = {
+            "match": settings.match_addr,
+            "collection": settings.collection_addr,
+            "rating": settings.rating_addr,
+        }
+        channels = {k: internal_channel(a) for k, a in addresses.items() if a}
+        for channel in channels.values():
+            life.push_async_callback(channel.close)
+        ctx = Context(
+            store=MatchmakerStore(pool, settings.schema),
+            lobby=LobbyStore(pool, settings.schema),
+            ports=ports(settings, channels),
+            clock=now,
+            rng=SystemRandom(),
+            config=settings.config,
+            metrics=MatchmakerMetrics.register(registry),
+        )
+        notifier = Notifier(settings.database_url)
+        await notifier.start()
+        life.push_async_callback(notifier.close)
+
+        stop = asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+
+        async def stop_tasks() -> None:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        life.push_async_callback(stop_tasks)
+
+        async def gauges() -> bool:
+            lengths = await ctx.store.queue_lengths()
+            for mode in QUEUES:
+                ctx.metrics.queue_length.labels(mode.value).set(lengths.get(mode, 0))
+            ctx.metrics.open_tables.set(await ctx.lobby.open_tables())
+            return False
+
+        interval = settings.pair_interval_seconds
+        background: list[Awaitable[None]] = [
+            every(stop, interval, lambda: pairing.pair_all(ctx)),
+            every(stop, interval, lambda: starts.recover_due_start(ctx)),
+            every(stop, 1.0, lambda: lobby.expire_tables(ctx)),
+            every(stop, 5.0, gauges),
+            notifier.keep_alive(stop),
+        ]
+        if settings.nats_url is None:
+            log.warning("TRIAD_NATS_URL is not set: matchmaker events are not published")
+        else:
+            background.append(publish_events(settings, pool, registry, stop))
+            if ctx.ports.drafts is not None:
+                background.append(start_draft_matches(ctx, settings, registry, stop))
+        tasks += [asyncio.ensure_future(work) for work in background]
+        life.start_metrics(registry, settings.metrics_port)
+        servicer = MatchmakerServicer(ctx, notifier, settings.watch_heartbeat_seconds)
+        server = await life.start_server(
+            build_server(
+                ServerConfig(host=settings.host, port=settings.port),
+                lambda grpc_server: register(grpc_server, servicer),
+                [SERVICE_NAME],
+                metrics=RpcMetrics.register(registry),
+            )
+        )
+        await life.wait(server)
+
+
+def main() -> int:
+    configure_logging("matchmaker")
+    try:
+        settings = MatchmakerSettings.from_env()
+    except SettingsError as error:
+        print(f"triad-matchmaker: {error}", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

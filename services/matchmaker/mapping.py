@@ -1,0 +1,469 @@
+"""Domain values <-> ``triad.v1`` protobuf, for the matchmaker's edges: the gRPC server,
+the event payloads the store appends, the clients of other services, and the JSON form
+of a start plan kept in ``match_starts``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
+from triad.v1 import common_pb2 as pb
+from triad.v1 import events_pb2 as ev
+
+from services.matchmaker.domain import (
+    BotLevel,
+    CancelReason,
+    Card,
+    DeckChoice,
+    Mode,
+    RuleSet,
+    Seat,
+    StartKind,
+    StartPlan,
+    Table,
+    TableFilter,
+    TableSettings,
+    TableState,
+    Ticket,
+    TicketState,
+    Visibility,
+)
+from services.platform.errors import InvalidArgument
+
+MODES: dict[Mode, pb.Mode.ValueType] = {m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode}
+MODES_BACK = {v: k for k, v in MODES.items()}
+VISIBILITIES: dict[Visibility, pb.Visibility.ValueType] = {
+    v: pb.Visibility.Value(f"VISIBILITY_{v.name}") for v in Visibility
+}
+VISIBILITIES_BACK = {v: k for k, v in VISIBILITIES.items()}
+BOT_LEVELS: dict[BotLevel, pb.BotLevel.ValueType] = {
+    b: pb.BotLevel.Value(f"BOT_LEVEL_{b.name}") for b in BotLevel
+}
+BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
+LADDERS: dict[str, pb.Ladder.ValueType] = {"ranked": pb.LADDER_RANKED, "draft": pb.LADDER_DRAFT}
+LADDERS_BACK = {v: k for k, v in LADDERS.items()}
+TICKET_STATES: dict[TicketState, pb.TicketStatus.ValueType] = {
+    # A claimed ticket shows as queued until its match exists: a client told "paired"
+    # must find the match.
+    TicketState.QUEUED: pb.TICKET_STATUS_QUEUED,
+    TicketState.CLAIMED: pb.TICKET_STATUS_QUEUED,
+    TicketState.PAIRED: pb.TICKET_STATUS_PAIRED,
+    TicketState.CANCELLED: pb.TICKET_STATUS_CANCELLED,
+}
+TABLE_STATES: dict[TableState, pb.TableStatus.ValueType] = {
+    TableState.OPEN: pb.TABLE_STATUS_OPEN,
+    TableState.JOINING: pb.TABLE_STATUS_OPEN,
+    TableState.STARTED: pb.TABLE_STATUS_STARTED,
+    TableState.CLOSED: pb.TABLE_STATUS_CLOSED,
+    TableState.EXPIRED: pb.TABLE_STATUS_EXPIRED,
+}
+CANCEL_REASONS: dict[CancelReason, ev.TicketCancelReason.ValueType] = {
+    r: ev.TicketCancelReason.Value(f"TICKET_CANCEL_REASON_{r.name}") for r in CancelReason
+}
+ELEMENTS = ("fire", "ice", "thunder", "earth", "poison", "wind", "water", "holy")
+SIDES = ("top", "right", "bottom", "left")
+
+
+def timestamp(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def duration(seconds: float) -> Duration:
+    span = Duration()
+    span.FromNanoseconds(round(seconds * 1e9))
+    return span
+
+
+def type_name(message: Message) -> str:
+    return str(message.DESCRIPTOR.full_name)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def mode_back(value: int, field: str) -> Mode:
+    mode: Mode | None = MODES_BACK.get(value)  # type: ignore[call-overload]
+    if mode is None:
+        raise InvalidArgument(f"{field} is required")
+    return mode
+
+
+def rules(value: RuleSet) -> pb.Rules:
+    return pb.Rules(
+        visibility=VISIBILITIES[value.visibility],
+        same=value.same,
+        plus=value.plus,
+        combo=value.combo,
+        elemental=value.elemental,
+        same_wall=value.same_wall,
+        trade_rule=pb.TRADE_RULE_ONE if value.trade_one else pb.TRADE_RULE_NONE,
+    )
+
+
+def rules_back(message: pb.Rules) -> RuleSet:
+    """Rules as a client asks for them; what no release offers yet is refused here."""
+    visibility = VISIBILITIES_BACK.get(message.visibility)
+    if visibility is None:
+        raise InvalidArgument("rules.visibility is required: all open, closed or three open")
+    if message.sudden_death:
+        raise InvalidArgument("Sudden Death is not available yet (RULES.md 11, a later release)")
+    if message.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
+        raise InvalidArgument("only the trade rules None and One are available")
+    board = message.board
+    if board.blocked_cells or board.rows not in (0, 3) or board.columns not in (0, 3):
+        raise InvalidArgument("only the standard 3x3 board is available yet")
+    return RuleSet(
+        visibility,
+        message.same,
+        message.plus,
+        message.combo,
+        message.elemental,
+        message.same_wall,
+        message.trade_rule == pb.TRADE_RULE_ONE,
+    )
+
+
+def deck_choice(value: DeckChoice | None) -> pb.DeckChoice | None:
+    if value is None:
+        return None
+    if value.random:
+        return pb.DeckChoice(random=pb.RandomDeck())
+    return pb.DeckChoice(deck_id=value.deck_id)
+
+
+def deck_choice_back(message: pb.DeckChoice, present: bool) -> DeckChoice | None:
+    if not present or message.WhichOneof("choice") is None:
+        return None
+    if message.WhichOneof("choice") == "random":
+        return DeckChoice(random=True)
+    if not message.deck_id or len(message.deck_id) > 200:
+        raise InvalidArgument("deck.deck_id must be 1 to 200 characters")
+    return DeckChoice(deck_id=message.deck_id)
+
+
+def card(value: Card) -> pb.Card:
+    sides = pb.Sides(
+        top=value.sides[0], right=value.sides[1], bottom=value.sides[2], left=value.sides[3]
+    )
+    printed = value.printed
+    return pb.Card(
+        card_id=value.card_id,
+        origin=pb.CardOrigin.Value(f"CARD_ORIGIN_{value.origin.upper()}"),
+        character=pb.Character(
+            character_id=value.character_id,
+            name=value.name,
+            stars=value.stars,
+            element=pb.Element.Value(f"ELEMENT_{value.element.upper()}")
+            if value.element
+            else pb.ELEMENT_UNSPECIFIED,
+            sides=sides,
+        ),
+        holo=value.holo,
+        holo_side=pb.Side.Value(f"SIDE_{value.holo_side.upper()}")
+        if value.holo_side
+        else pb.SIDE_UNSPECIFIED,
+        printed_sides=pb.Sides(
+            top=printed[0], right=printed[1], bottom=printed[2], left=printed[3]
+        ),
+    )
+
+
+def card_back(message: pb.Card) -> Card:
+    character = message.character
+    element = character.element
+    side = message.holo_side
+    return Card(
+        card_id=message.card_id,
+        origin=pb.CardOrigin.Name(message.origin).removeprefix("CARD_ORIGIN_").lower(),
+        character_id=character.character_id,
+        name=character.name,
+        stars=character.stars,
+        element=ELEMENTS[element - 1] if 1 <= element <= len(ELEMENTS) else "",
+        sides=_sides(character.sides),
+        printed=_sides(message.printed_sides),
+        holo=message.holo,
+        holo_side=SIDES[side - 1] if 1 <= side <= len(SIDES) else "",
+    )
+
+
+def _sides(message: pb.Sides) -> tuple[int, int, int, int]:
+    return (message.top, message.right, message.bottom, message.left)
+
+
+def ladder_key(ladder: str) -> pb.LadderKey | None:
+    return pb.LadderKey(ladder=LADDERS[ladder], season=0) if ladder else None
+
+
+def seat_player(seat: Seat, index: int) -> pb.SeatPlayer:
+    return pb.SeatPlayer(
+        seat=pb.SEAT_A if index == 0 else pb.SEAT_B,
+        player_id=seat.player_id,
+        player_name=seat.name,
+        is_bot=seat.is_bot,
+        bot_level=BOT_LEVELS[seat.bot_level] if seat.bot_level else pb.BOT_LEVEL_UNSPECIFIED,
+    )
+
+
+def table_settings(value: TableSettings) -> pb.TableSettings:
+    return pb.TableSettings(rules=rules(value.rules), random_deck=value.random_deck)
+
+
+def table_filter_back(message: pb.TableFilter) -> TableFilter:
+    def flag(name: str) -> bool | None:
+        present = message.HasField(name)  # type: ignore[arg-type]
+        return bool(getattr(message, name)) if present else None
+
+    visibilities = set()
+    for value in message.visibilities:
+        found = VISIBILITIES_BACK.get(value)
+        if found is None:
+            raise InvalidArgument("filter.visibilities holds an unknown visibility")
+        visibilities.add(found)
+    trades = set()
+    for trade in message.trade_rules:
+        if trade not in (pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
+            raise InvalidArgument("filter.trade_rules: tables trade None or One")
+        trades.add(trade == pb.TRADE_RULE_ONE)
+    return TableFilter(
+        visibilities=frozenset(visibilities),
+        same=flag("same"),
+        plus=flag("plus"),
+        combo=flag("combo"),
+        elemental=flag("elemental"),
+        same_wall=flag("same_wall"),
+        random_deck=flag("random_deck"),
+        trade_one=frozenset(trades),
+        challenges_only=flag("challenges_only"),
+    )
+
+
+def ticket(value: Ticket) -> pb.Ticket:
+    return pb.Ticket(
+        ticket_id=value.ticket_id,
+        mode=MODES[value.mode],
+        status=TICKET_STATES[value.state],
+        enqueue_time=timestamp(value.enqueued_at),
+        match_id=value.match_id if value.state is TicketState.PAIRED else "",
+        draft_id=value.draft_id if value.state is TicketState.PAIRED else "",
+    )
+
+
+def table(value: Table) -> pb.Table:
+    return pb.Table(
+        table_id=value.table_id,
+        host_name=value.host_name,
+        settings=table_settings(value.settings),
+        challenged_player_name=value.challenged_name,
+        status=TABLE_STATES[value.state],
+        create_time=timestamp(value.created_at),
+        expire_time=timestamp(value.expire_at),
+        match_id=value.match_id if value.state is TableState.STARTED else "",
+    )
+
+
+# --------------------------------------------------------------------------- events
+
+
+def ticket_queued(value: Ticket) -> ev.TicketQueued:
+    return ev.TicketQueued(
+        ticket_id=value.ticket_id,
+        player=pb.PlayerRef(player_id=value.player_id, player_name=value.player_name),
+        mode=MODES[value.mode],
+        deck=deck_choice(value.deck),
+        rating=value.rating,
+    )
+
+
+def ticket_cancelled(ticket_id: str, player_id: str, reason: CancelReason) -> ev.TicketCancelled:
+    return ev.TicketCancelled(
+        ticket_id=ticket_id, player_id=player_id, reason=CANCEL_REASONS[reason]
+    )
+
+
+def _bot_seat(plan: StartPlan, bot_cards: Sequence[Card]) -> ev.BotSeat | None:
+    for index, seat in enumerate(plan.seats):
+        if seat.is_bot:
+            return ev.BotSeat(player=seat_player(seat, index), deck=[card(c) for c in bot_cards])
+    return None
+
+
+def tickets_paired(plan: StartPlan, bot_cards: Sequence[Card]) -> ev.TicketsPaired:
+    message = ev.TicketsPaired(
+        pairing_id=plan.start_id,
+        mode=MODES[plan.mode],
+        tickets=[
+            ev.PairedTicket(
+                ticket_id=seat.ticket_id,
+                player=pb.PlayerRef(player_id=seat.player_id, player_name=seat.name),
+                rating=seat.rating,
+                wait_duration=duration(seat.waited),
+            )
+            for seat in plan.humans
+        ],
+        bot=_bot_seat(plan, bot_cards),
+        rules=rules(plan.rules),
+        rating_gap=plan.rating_gap,
+    )
+    if plan.draft_id:
+        message.draft_id = plan.draft_id
+    else:
+        message.match_id = plan.match_id
+    return message
+
+
+def practice_started(
+    plan: StartPlan, bot_cards: Sequence[Card], cancelled_ticket_id: str = ""
+) -> ev.PracticeStarted:
+    human = plan.humans[0]
+    return ev.PracticeStarted(
+        practice_id=plan.start_id,
+        player=pb.PlayerRef(player_id=human.player_id, player_name=human.name),
+        origin_mode=MODES[plan.origin_mode or plan.mode],
+        rules=rules(plan.rules),
+        bot=_bot_seat(plan, bot_cards),
+        match_id=plan.match_id,
+        cancelled_ticket_id=cancelled_ticket_id,
+    )
+
+
+def table_created(value: Table) -> ev.TableCreated:
+    return ev.TableCreated(
+        table_id=value.table_id,
+        host=pb.PlayerRef(player_id=value.host_id, player_name=value.host_name),
+        settings=table_settings(value.settings),
+        host_deck=deck_choice(value.host_deck),
+        challenged_player_name=value.challenged_name,
+        expire_time=timestamp(value.expire_at),
+    )
+
+
+def table_joined(plan: StartPlan) -> ev.TableJoined:
+    guest = plan.seats[1]
+    return ev.TableJoined(
+        table_id=plan.table_id,
+        guest=pb.PlayerRef(player_id=guest.player_id, player_name=guest.name),
+        guest_deck=deck_choice(guest.deck),
+        match_id=plan.match_id,
+    )
+
+
+def table_closed(table_id: str, host_id: str) -> ev.TableClosed:
+    return ev.TableClosed(table_id=table_id, host_player_id=host_id)
+
+
+def table_expired(table_id: str) -> ev.TableExpired:
+    return ev.TableExpired(table_id=table_id)
+
+
+# --------------------------------------------------------------------------- plans
+
+
+def _deck_json(value: DeckChoice | None) -> dict[str, Any] | None:
+    return None if value is None else {"deck_id": value.deck_id, "random": value.random}
+
+
+def _card_json(value: Card) -> dict[str, Any]:
+    return {
+        "card_id": value.card_id,
+        "origin": value.origin,
+        "character_id": value.character_id,
+        "name": value.name,
+        "stars": value.stars,
+        "element": value.element,
+        "sides": list(value.sides),
+        "printed": list(value.printed),
+        "holo": value.holo,
+        "holo_side": value.holo_side,
+    }
+
+
+def _card_from(data: dict[str, Any]) -> Card:
+    return Card(**{**data, "sides": tuple(data["sides"]), "printed": tuple(data["printed"])})
+
+
+def plan_json(plan: StartPlan) -> str:
+    """The plan as stored in ``match_starts.plan`` (any replica may finish the start)."""
+    seats = [
+        {
+            "player_id": s.player_id,
+            "name": s.name,
+            "bot_level": s.bot_level.value if s.bot_level else None,
+            "deck": _deck_json(s.deck),
+            "ticket_id": s.ticket_id,
+            "rating": s.rating,
+            "waited": s.waited,
+            "cards": [_card_json(c) for c in s.cards],
+        }
+        for s in plan.seats
+    ]
+    r = plan.rules
+    return json.dumps(
+        {
+            "start_id": plan.start_id,
+            "kind": plan.kind.value,
+            "mode": plan.mode.value,
+            "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
+                      r.trade_one],
+            "seats": seats,
+            "match_id": plan.match_id,
+            "draft_id": plan.draft_id,
+            "origin_mode": plan.origin_mode.value if plan.origin_mode else None,
+            "ladder": plan.ladder,
+            "origin_id": plan.origin_id,
+            "table_id": plan.table_id,
+        },
+        separators=(",", ":"),
+    )  # fmt: skip
+
+
+def plan_from(text: str) -> StartPlan:
+    data = json.loads(text)
+    visibility, *flags = data["rules"]
+    seats = tuple(
+        Seat(
+            player_id=s["player_id"],
+            name=s["name"],
+            bot_level=BotLevel(s["bot_level"]) if s["bot_level"] else None,
+            deck=DeckChoice(**s["deck"]) if s["deck"] else None,
+            ticket_id=s["ticket_id"],
+            rating=s["rating"],
+            waited=s["waited"],
+            cards=tuple(_card_from(c) for c in s["cards"]),
+        )
+        for s in data["seats"]
+    )
+    return StartPlan(
+        start_id=data["start_id"],
+        kind=StartKind(data["kind"]),
+        mode=Mode(data["mode"]),
+        rules=RuleSet(Visibility(visibility), *flags),
+        seats=(seats[0], seats[1]),
+        match_id=data["match_id"],
+        draft_id=data["draft_id"],
+        origin_mode=Mode(data["origin_mode"]) if data["origin_mode"] else None,
+        ladder=data["ladder"],
+        origin_id=data["origin_id"],
+        table_id=data["table_id"],
+    )
+
+
+def moment(stamp: Timestamp) -> datetime:
+    return stamp.ToDatetime(tzinfo=UTC)
+
+
+def draft_completed(payload: bytes) -> tuple[str, str, tuple[Seat, ...]]:
+    """A DraftCompleted payload: the draft, the match id it names, and both seats with
+    their drafted decks."""
+    message = ev.DraftCompleted.FromString(payload)
+    seats = tuple(
+        Seat(d.player.player_id, d.player.player_name, cards=tuple(card_back(c) for c in d.deck))
+        for d in message.decks
+    )
+    return message.draft_id, message.match_id, seats

@@ -1,0 +1,101 @@
+"""Pairing rounds: each queue's waiting tickets paired by ``domain.pair_tickets``,
+Unranked leftovers seated against populated bots, every pair claimed with its start
+in one transaction, then started. Any replica may run rounds; a per-queue lock lets
+one replica pair a queue at a time (see ``store.queue_round``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import uuid4
+
+from services.matchmaker.context import Context, bot_seat, draft_id_for, match_id_for
+from services.matchmaker.domain import (
+    COMPATIBLE_RULE_SETS,
+    LADDERS,
+    MODE_RULES,
+    QUEUES,
+    Mode,
+    RuleSet,
+    Seat,
+    StartKind,
+    StartPlan,
+    Ticket,
+    due_for_bot,
+    pair_tickets,
+    roulette_rules,
+)
+from services.matchmaker.starts import run_started
+from services.matchmaker.store import StartRecord
+
+
+async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
+    """One round of one queue; the claimed starts, for the caller to run."""
+    now = ctx.clock()
+    async with ctx.store.queue_round(mode, ctx.config.round_limit) as queue:
+        if queue is None:
+            return []
+        tickets = {t.ticket_id: t for t in queue.tickets}
+        waiting = [t.as_waiting() for t in queue.tickets]
+        pairs = pair_tickets(waiting, now.timestamp(), ctx.config.policy)
+        plans = [
+            _plan(ctx, mode, (tickets[p.first.ticket_id], tickets[p.second.ticket_id]), now)
+            for p in pairs
+        ]
+        if mode is Mode.UNRANKED:
+            paired = {t for p in pairs for t in (p.first.ticket_id, p.second.ticket_id)}
+            leftovers = [w for w in waiting if w.ticket_id not in paired]
+            for due in due_for_bot(leftovers, now.timestamp(), ctx.config.bot_fill_seconds):
+                plans.append(_plan(ctx, mode, (tickets[due.ticket_id],), now))
+        token = uuid4()
+        for plan in plans:
+            await queue.claim(plan, ctx.lease_until(now), token)
+        starts = [StartRecord(plan, "pending", token) for plan in plans]
+    ctx.metrics.queue_length.labels(mode.value).set(
+        len(waiting) - sum(len(s.plan.ticket_ids) for s in starts)
+    )
+    return starts
+
+
+def _plan(ctx: Context, mode: Mode, tickets: tuple[Ticket, ...], now: datetime) -> StartPlan:
+    """Two tickets against each other, or one against a populated bot; every draw
+    (Roulette rules, the bot's name) made here and kept in the plan."""
+    start_id = str(uuid4())
+    seats = [
+        Seat(
+            t.player_id,
+            t.player_name,
+            deck=t.deck,
+            ticket_id=t.ticket_id,
+            rating=t.rating,
+            waited=t.waited(now),
+        )
+        for t in tickets
+    ]
+    if len(seats) == 1:
+        seats.append(bot_seat(ctx, start_id, ctx.config.bot_level))
+    drafting = mode is Mode.DRAFT
+    return StartPlan(
+        start_id=start_id,
+        kind=StartKind.PAIRING,
+        mode=mode,
+        rules=_rules(ctx, mode),
+        seats=(seats[0], seats[1]),
+        match_id="" if drafting else match_id_for(start_id),
+        draft_id=draft_id_for(start_id) if drafting else "",
+        ladder=LADDERS.get(mode, "") if len(tickets) == 2 else "",
+        origin_id=start_id,
+    )
+
+
+def _rules(ctx: Context, mode: Mode) -> RuleSet:
+    if mode is Mode.ROULETTE:
+        return roulette_rules(ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
+    return MODE_RULES[mode]
+
+
+async def pair_all(ctx: Context) -> bool:
+    """A round of every queue, then the new starts; True if anything was paired."""
+    starts = [start for mode in QUEUES for start in await pair_queue(ctx, mode)]
+    if starts:
+        await run_started(ctx, starts)
+    return bool(starts)

@@ -1,0 +1,119 @@
+"""The matchmaker's tables (schema ``matchmaker`` by default). Concurrency safety lives
+here, not in Python:
+
+- ``engaged_players``: one row per player the matchmaker holds (a queued or claimed
+  ticket, an open table they host, a table or practice they are starting). Its primary
+  key is the rule "one ticket per player, and no ticket while hosting a table".
+- ``tickets``: a ticket moves queued -> claimed -> paired, or queued -> cancelled, each
+  step a conditional ``UPDATE ... WHERE state = <expected>``, so a cancel and a
+  pairing racing for one ticket serialise on its row and exactly one wins. A pairing
+  round takes the queue with ``FOR UPDATE SKIP LOCKED`` under a per-mode advisory
+  lock, so two replicas never claim the same ticket nor split one queue.
+- ``match_starts``: a claimed pairing (or practice, or table join) and everything drawn
+  for it, with a lease. Creating the match is idempotent (its id derives from the
+  start id), so when a replica dies mid-start another one takes the expired lease and
+  finishes it: a ticket is never lost. Only the holder of the current lease token can
+  record the outcome, so two replicas never record two.
+- ``lobby_tables``: custom tables; open -> joining -> started, or closed / expired.
+- ``requests``: idempotency keys; a retried request returns its first result.
+
+The events are appended in the same transactions, to the platform event log that is
+also the outbox the relay publishes. Streams: ``ticket-<id>`` (TicketQueued, then
+TicketCancelled if it is cancelled), ``pairing-<start id>`` (TicketsPaired, with the
+Roulette rules and the bot's deck as drawn), ``practice-<start id>`` (PracticeStarted),
+``table-<id>`` (TableCreated, then TableJoined, TableClosed or TableExpired). A claim
+that fails to start leaves no event: the innocent ticket simply stays queued. The
+tables are what the log folds to, kept in step by those same transactions.
+"""
+
+from __future__ import annotations
+
+from services.platform.migrations import Migration
+
+MIGRATIONS = (
+    Migration(
+        "matchmaker",
+        1,
+        "tickets, engaged players, match starts, lobby tables and idempotency keys",
+        """
+        CREATE TABLE engaged_players (
+            player_id text PRIMARY KEY,
+            kind      text NOT NULL CHECK (kind IN ('ticket', 'table', 'joining', 'practice')),
+            ref_id    text NOT NULL,
+            since     timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE tickets (
+            ticket_id     text PRIMARY KEY,
+            player_id     text NOT NULL,
+            player_name   text NOT NULL,
+            mode          text NOT NULL,
+            deck          text NOT NULL DEFAULT '',
+            rating        integer NOT NULL,
+            enqueued_at   timestamptz NOT NULL,
+            state         text NOT NULL
+                          CHECK (state IN ('queued', 'claimed', 'paired', 'cancelled')),
+            start_id      text,
+            match_id      text NOT NULL DEFAULT '',
+            draft_id      text NOT NULL DEFAULT '',
+            cancel_reason text,
+            ended_at      timestamptz
+        );
+        -- Belt and braces: even without engaged_players, two waiting tickets of one
+        -- player cannot exist.
+        CREATE UNIQUE INDEX tickets_one_waiting ON tickets (player_id)
+            WHERE state IN ('queued', 'claimed');
+        CREATE INDEX tickets_queue ON tickets (mode, enqueued_at) WHERE state = 'queued';
+        CREATE INDEX tickets_by_player ON tickets (player_id, enqueued_at DESC);
+        CREATE INDEX tickets_by_start ON tickets (start_id) WHERE start_id IS NOT NULL;
+        CREATE TABLE match_starts (
+            start_id    text PRIMARY KEY,
+            kind        text NOT NULL,
+            plan        jsonb NOT NULL,
+            state       text NOT NULL CHECK (state IN ('pending', 'started', 'failed')),
+            lease_token uuid NOT NULL,
+            lease_until timestamptz NOT NULL,
+            attempts    integer NOT NULL DEFAULT 1,
+            error       text NOT NULL DEFAULT '',
+            created_at  timestamptz NOT NULL DEFAULT now(),
+            finished_at timestamptz
+        );
+        CREATE INDEX match_starts_due ON match_starts (lease_until) WHERE state = 'pending';
+        CREATE INDEX match_starts_draft ON match_starts ((plan->>'draft_id'))
+            WHERE kind = 'pairing';
+        CREATE TABLE lobby_tables (
+            table_id        text PRIMARY KEY,
+            host_id         text NOT NULL,
+            host_name       text NOT NULL,
+            challenged_name text NOT NULL DEFAULT '',
+            visibility      text NOT NULL,
+            same            boolean NOT NULL,
+            plus            boolean NOT NULL,
+            combo           boolean NOT NULL,
+            elemental       boolean NOT NULL,
+            same_wall       boolean NOT NULL,
+            random_deck     boolean NOT NULL,
+            trade_one       boolean NOT NULL,
+            host_deck       text NOT NULL DEFAULT '',
+            state           text NOT NULL
+                            CHECK (state IN ('open', 'joining', 'started', 'closed', 'expired')),
+            guest_id        text NOT NULL DEFAULT '',
+            guest_name      text NOT NULL DEFAULT '',
+            match_id        text NOT NULL DEFAULT '',
+            created_at      timestamptz NOT NULL,
+            expire_at       timestamptz NOT NULL
+        );
+        CREATE INDEX lobby_open ON lobby_tables (created_at DESC, table_id DESC)
+            WHERE state = 'open';
+        CREATE INDEX lobby_expiring ON lobby_tables (expire_at) WHERE state = 'open';
+        CREATE INDEX lobby_by_host ON lobby_tables (host_id, created_at DESC);
+        CREATE TABLE requests (
+            scope       text NOT NULL,
+            request_id  text NOT NULL,
+            fingerprint text NOT NULL,
+            ref_id      text NOT NULL,
+            created_at  timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (scope, request_id)
+        );
+        """,
+    ),
+)

@@ -1,0 +1,258 @@
+"""The MatchmakerService gRPC edge: protobuf in, handlers, protobuf out. Nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from triad.v1 import common_pb2 as pb
+from triad.v1 import matchmaker_pb2 as mm
+from triad.v1 import matchmaker_pb2_grpc
+
+from services.matchmaker import handlers, lobby, mapping
+from services.matchmaker.context import Context, Player
+from services.matchmaker.domain import BotLevel, DeckChoice, TableSettings
+from services.matchmaker.handlers import QueueView
+from services.matchmaker.notifier import Notifier
+from services.matchmaker.ports import Unavailable
+from services.platform.errors import InvalidArgument, NotFound
+
+R = TypeVar("R")
+MAX_ID = 200
+
+
+def _require(value: str, field: str) -> str:
+    if not value:
+        raise InvalidArgument(f"{field} is required")
+    if len(value) > MAX_ID:
+        raise InvalidArgument(f"{field} is longer than {MAX_ID} characters")
+    return value
+
+
+def _player(ref: pb.PlayerRef, field: str) -> Player:
+    player = Player(
+        _require(ref.player_id, f"{field}.player_id"), _require(ref.player_name, f"{field}.name")
+    )
+    structlog.contextvars.bind_contextvars(player_id=player.player_id)
+    return player
+
+
+def _level(value: int) -> BotLevel | None:
+    return mapping.BOT_LEVELS_BACK.get(value)  # type: ignore[call-overload, no-any-return]
+
+
+def _edge(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    """A service we depend on not answering is UNAVAILABLE: the caller may retry (with
+    the same request id), and nothing was decided."""
+
+    @functools.wraps(method)
+    async def call(self: Any, request: Any, context: Any) -> R:
+        try:
+            return await method(self, request, context)
+        except Unavailable as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"try again shortly: {error}")
+            raise  # abort raises; this line only satisfies the type checker
+
+    return call
+
+
+def status(view: QueueView) -> pb.QueueStatus:
+    return pb.QueueStatus(
+        ticket=mapping.ticket(view.ticket),
+        wait_duration=mapping.duration(view.waited),
+        queue_length=view.queue_length,
+        rating_window=view.window,
+        bot_fill_delay=None
+        if view.bot_fill_delay is None
+        else mapping.duration(view.bot_fill_delay),
+        practice_available=view.practice_available,
+    )
+
+
+class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
+    def __init__(self, ctx: Context, notifier: Notifier, heartbeat: float = 3.0) -> None:
+        self._ctx = ctx
+        self._notifier = notifier
+        self._heartbeat = heartbeat
+
+    @_edge
+    async def Enqueue(
+        self, request: mm.MatchmakerServiceEnqueueRequest, context: Any
+    ) -> mm.MatchmakerServiceEnqueueResponse:
+        player = _player(request.player, "player")
+        ticket = await handlers.enqueue(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            player,
+            mapping.mode_back(request.mode, "mode"),
+            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+        )
+        view = await handlers.view_of(self._ctx, ticket, self._ctx.clock())
+        return mm.MatchmakerServiceEnqueueResponse(
+            ticket=mapping.ticket(ticket), status=status(view)
+        )
+
+    async def CancelTicket(
+        self, request: mm.MatchmakerServiceCancelTicketRequest, context: Any
+    ) -> mm.MatchmakerServiceCancelTicketResponse:
+        ticket = await handlers.cancel(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            _require(request.player_id, "player_id"),
+            _require(request.ticket_id, "ticket_id"),
+        )
+        return mm.MatchmakerServiceCancelTicketResponse(ticket=mapping.ticket(ticket))
+
+    async def GetQueueStatus(
+        self, request: mm.MatchmakerServiceGetQueueStatusRequest, context: Any
+    ) -> mm.MatchmakerServiceGetQueueStatusResponse:
+        view, hosted = await handlers.queue_status(
+            self._ctx, _require(request.player_id, "player_id")
+        )
+        return mm.MatchmakerServiceGetQueueStatusResponse(
+            status=None if view is None else status(view),
+            hosted_table=None if hosted is None else mapping.table(hosted),
+        )
+
+    async def WatchQueue(
+        self, request: mm.MatchmakerServiceWatchQueueRequest, context: Any
+    ) -> AsyncIterator[mm.MatchmakerServiceWatchQueueResponse]:
+        player_id = _require(request.player_id, "player_id")
+        with self._notifier.watch(player_id) as changed:
+            view, _ = await handlers.queue_status(self._ctx, player_id)
+            if view is None:
+                raise NotFound("you have no ticket: enqueue first")
+            ticket_id, last, sent_at = view.ticket.ticket_id, None, 0.0
+            while True:
+                changed.clear()
+                message = status(view)
+                shown = (message.ticket.status, view.window, view.queue_length)
+                if shown != last or time.monotonic() - sent_at >= self._heartbeat:
+                    yield mm.MatchmakerServiceWatchQueueResponse(status=message)
+                    last, sent_at = shown, time.monotonic()
+                if not view.ticket.waiting:
+                    return
+                pause = self._heartbeat - (time.monotonic() - sent_at)
+                soon = handlers.next_change(self._ctx, view)
+                if soon is not None:
+                    pause = min(pause, soon + 0.01)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), max(pause, 0.01))
+                ticket = await self._ctx.store.ticket(ticket_id)
+                assert ticket is not None  # tickets are never deleted
+                view = await handlers.view_of(self._ctx, ticket, self._ctx.clock())
+
+    @_edge
+    async def StartPractice(
+        self, request: mm.MatchmakerServiceStartPracticeRequest, context: Any
+    ) -> mm.MatchmakerServiceStartPracticeResponse:
+        player = _player(request.player, "player")
+        custom = None
+        deck = mapping.deck_choice_back(request.deck, request.HasField("deck"))
+        if request.HasField("custom_settings"):
+            custom = mapping.rules_back(request.custom_settings.rules)
+            if request.custom_settings.random_deck and deck is None:
+                deck = DeckChoice(random=True)
+        match_id = await handlers.start_practice(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            player,
+            mapping.mode_back(request.origin_mode, "origin_mode"),
+            _level(request.bot_level),
+            deck,
+            custom,
+        )
+        return mm.MatchmakerServiceStartPracticeResponse(match_id=match_id)
+
+    @_edge
+    async def SwitchToPractice(
+        self, request: mm.MatchmakerServiceSwitchToPracticeRequest, context: Any
+    ) -> mm.MatchmakerServiceSwitchToPracticeResponse:
+        ticket, match_id = await handlers.switch_to_practice(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            _player(request.player, "player"),
+            _require(request.ticket_id, "ticket_id"),
+            _level(request.bot_level),
+            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+        )
+        return mm.MatchmakerServiceSwitchToPracticeResponse(
+            ticket=mapping.ticket(ticket), match_id=match_id
+        )
+
+    @_edge
+    async def CreateTable(
+        self, request: mm.MatchmakerServiceCreateTableRequest, context: Any
+    ) -> mm.MatchmakerServiceCreateTableResponse:
+        host = _player(request.host, "host")
+        settings = TableSettings(
+            mapping.rules_back(request.settings.rules), request.settings.random_deck
+        )
+        table = await lobby.create_table(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            host,
+            settings,
+            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            request.challenged_player_name,
+        )
+        return mm.MatchmakerServiceCreateTableResponse(table=mapping.table(table))
+
+    async def ListTables(
+        self, request: mm.MatchmakerServiceListTablesRequest, context: Any
+    ) -> mm.MatchmakerServiceListTablesResponse:
+        tables, token = await lobby.list_tables(
+            self._ctx,
+            _player(request.player, "player"),
+            mapping.table_filter_back(request.filter),
+            request.page_size,
+            request.page_token,
+        )
+        return mm.MatchmakerServiceListTablesResponse(
+            tables=[mapping.table(t) for t in tables], next_page_token=token
+        )
+
+    async def GetTable(
+        self, request: mm.MatchmakerServiceGetTableRequest, context: Any
+    ) -> mm.MatchmakerServiceGetTableResponse:
+        table = await lobby.get_table(
+            self._ctx, _player(request.player, "player"), _require(request.table_id, "table_id")
+        )
+        return mm.MatchmakerServiceGetTableResponse(table=mapping.table(table))
+
+    @_edge
+    async def JoinTable(
+        self, request: mm.MatchmakerServiceJoinTableRequest, context: Any
+    ) -> mm.MatchmakerServiceJoinTableResponse:
+        table, match_id = await lobby.join_table(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            _player(request.player, "player"),
+            _require(request.table_id, "table_id"),
+            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+        )
+        return mm.MatchmakerServiceJoinTableResponse(table=mapping.table(table), match_id=match_id)
+
+    async def CloseTable(
+        self, request: mm.MatchmakerServiceCloseTableRequest, context: Any
+    ) -> mm.MatchmakerServiceCloseTableResponse:
+        table = await lobby.close_table(
+            self._ctx,
+            _require(request.request_id, "request_id"),
+            _require(request.player_id, "player_id"),
+            _require(request.table_id, "table_id"),
+        )
+        return mm.MatchmakerServiceCloseTableResponse(table=mapping.table(table))
+
+
+def register(server: grpc.aio.Server, servicer: MatchmakerServicer) -> None:
+    matchmaker_pb2_grpc.add_MatchmakerServiceServicer_to_server(servicer, server)
+
+
+SERVICE_NAME = mm.DESCRIPTOR.services_by_name["MatchmakerService"].full_name

@@ -1,0 +1,225 @@
+"""Starting what a pairing, a practice request or a table join decided: check both
+players may play, resolve their decks, draw the bot's, create the match (or the draft),
+then record the outcome. No protobuf, SQL or NATS here.
+
+Every call made here is idempotent (the match id and request id derive from the start
+id, decks resolve per (player, match)), so a start interrupted anywhere is simply run
+again by whichever replica takes its expired lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import structlog
+
+from services.matchmaker.context import Context, obstacle
+from services.matchmaker.domain import (
+    MODE_RULES,
+    Card,
+    Mode,
+    Seat,
+    StartKind,
+    StartPlan,
+)
+from services.matchmaker.ports import MatchSeat, MatchSpec, Unavailable
+from services.matchmaker.store import StartRecord
+from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument, NotFound
+
+log = structlog.get_logger()
+
+
+class Refused(Exception):
+    """The match cannot start because of these players (id -> reason)."""
+
+    def __init__(self, culprits: Mapping[str, str]) -> None:
+        self.culprits = dict(culprits)
+        super().__init__("; ".join(self.culprits.values()))
+
+
+async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
+    """Create the plan's match or draft; returns the bot's cards (none without a bot).
+
+    Raises ``Refused`` (a player cannot play: the start fails) or ``Unavailable`` (a
+    service did not answer: the start stays pending and is retried).
+    """
+    humans = plan.humans
+    culprits = await _obstacles(ctx, plan)
+    if culprits:
+        raise Refused(culprits)
+    if plan.draft_id:
+        if ctx.ports.drafts is None:
+            raise Refused({s.player_id: "the Draft queue is closed" for s in humans})
+        players = [(s.player_id, s.name) for s in humans]
+        await ctx.ports.drafts.create(plan.draft_id, plan.start_id, plan.ladder, players)
+        return []
+    hands = await asyncio.gather(*(_hand(ctx, plan, seat) for seat in plan.seats))
+    refused = {s.player_id: h for s, h in zip(plan.seats, hands, strict=True) if isinstance(h, str)}
+    if refused:
+        await _release(ctx, plan)
+        raise Refused(refused)
+    cards = [h for h in hands if not isinstance(h, str)]
+    spec = MatchSpec(
+        request_id=plan.start_id,
+        match_id=plan.match_id,
+        mode=plan.mode,
+        rules=plan.rules,
+        seats=(
+            MatchSeat(
+                plan.seats[0].player_id, plan.seats[0].name, cards[0], plan.seats[0].bot_level
+            ),
+            MatchSeat(
+                plan.seats[1].player_id, plan.seats[1].name, cards[1], plan.seats[1].bot_level
+            ),
+        ),
+        origin_mode=plan.origin_mode,
+        ladder=plan.ladder,
+        origin_id=plan.origin_id or plan.start_id,
+    )
+    try:
+        await ctx.ports.matches.create(spec)
+    except (FailedPrecondition, InvalidArgument) as error:
+        if await _already_created(ctx, plan):
+            return _bot_cards(plan, cards)  # an earlier attempt made it: not a refusal
+        # Most likely a player entered another match since the check above: name them
+        # if so, else the refusal concerns the match as a whole.
+        culprits = await _obstacles(ctx, plan)
+        await _release(ctx, plan)
+        raise Refused(culprits or {s.player_id: str(error) for s in humans}) from error
+    return _bot_cards(plan, cards)
+
+
+def _bot_cards(plan: StartPlan, cards: Sequence[tuple[Card, ...]]) -> list[Card]:
+    return next((list(c) for s, c in zip(plan.seats, cards, strict=True) if s.is_bot), [])
+
+
+async def _already_created(ctx: Context, plan: StartPlan) -> bool:
+    """Whether every human of the plan is already seated in its match."""
+    active = await asyncio.gather(
+        *(ctx.ports.matches.active_match(s.player_id) for s in plan.humans)
+    )
+    return all(a == plan.match_id for a in active)
+
+
+async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
+    """Who of the plan's humans may not play now, and why. A finished draft is not an
+    obligation that keeps its own match from starting."""
+    obligations = plan.kind is not StartKind.DRAFT_MATCH
+    humans = plan.humans
+    problems = await asyncio.gather(
+        *(obstacle(ctx, s, plan.match_id, obligations=obligations) for s in humans)
+    )
+    return {s.player_id: p for s, p in zip(humans, problems, strict=True) if p}
+
+
+async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] | str:
+    """A seat's cards, or why the player cannot bring them."""
+    if seat.cards:
+        return seat.cards
+    if seat.is_bot:
+        return await ctx.ports.bot_decks.draw(f"{plan.start_id}:{seat.player_id}")
+    if seat.deck is None:
+        return f"{seat.name} has no deck for this match"
+    try:
+        return await ctx.ports.decks.resolve(
+            seat.player_id, seat.deck, plan.match_id, plan.rules.trade_one
+        )
+    except (NotFound, FailedPrecondition, InvalidArgument) as error:
+        return f"{seat.name}'s deck cannot play: {error}"
+
+
+async def _release(ctx: Context, plan: StartPlan) -> None:
+    """A trading match that will not start must not keep the other player's deck locked."""
+    if plan.rules.trade_one:
+        await ctx.ports.decks.release(plan.match_id)
+
+
+async def run_start(ctx: Context, start: StartRecord) -> str:
+    """Execute a start under our lease and record how it went; returns the match id
+    (the draft id for a Draft pairing). Raises FailedPrecondition when refused."""
+    plan = start.plan
+    try:
+        bot_cards = await execute(ctx, plan)
+    except Refused as refusal:
+        if await ctx.store.fail_start(start, refusal.culprits, str(refusal), ctx.clock()):
+            ctx.metrics.failed(plan, len(refusal.culprits))
+            log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=str(refusal))
+        raise FailedPrecondition(str(refusal)) from None
+    if await ctx.store.finish_start(start, bot_cards, ctx.clock()):
+        ctx.metrics.started(plan)
+        log.info(
+            "match started", start_id=plan.start_id, kind=plan.kind.value, mode=plan.mode.value,
+            match_id=plan.match_id, draft_id=plan.draft_id,
+            players=[s.player_id for s in plan.seats], rating_gap=plan.rating_gap,
+        )  # fmt: skip
+    return plan.draft_id or plan.match_id
+
+
+async def run_started(ctx: Context, starts: Sequence[StartRecord]) -> None:
+    """Run starts in the background (pairings): refusals are recorded, an unavailable
+    service leaves the start to be retried when its lease runs out."""
+    results = await asyncio.gather(*(run_start(ctx, s) for s in starts), return_exceptions=True)
+    for start, result in zip(starts, results, strict=True):
+        if isinstance(result, Unavailable):
+            log.warning("start postponed", start_id=start.plan.start_id, error=str(result))
+        elif isinstance(result, BaseException) and not isinstance(result, FailedPrecondition):
+            log.error("start failed", start_id=start.plan.start_id, exc_info=result)
+
+
+async def recover_due_start(ctx: Context) -> bool:
+    """Take over one start whose lease expired and run it; True if there was one."""
+    now = ctx.clock()
+    start = await ctx.store.claim_due_start(now, ctx.lease_until(now))
+    if start is None:
+        return False
+    ctx.metrics.recovered_starts.inc()
+    log.info("start taken over", start_id=start.plan.start_id, kind=start.plan.kind.value)
+    await run_started(ctx, [start])
+    return True
+
+
+async def resume(ctx: Context, start_id: str) -> StartRecord:
+    """Answer a retried request from its start: finished or failed as it was, or run
+    again if the replica that began it is gone."""
+    start = await ctx.store.start(start_id)
+    if start is None:
+        raise NotFound(f"no start {start_id}")
+    if start.state == "failed":
+        raise FailedPrecondition(start.error)
+    if start.state == "pending":
+        now = ctx.clock()
+        taken = await ctx.store.take_over(start_id, now, ctx.lease_until(now))
+        if taken is None:
+            raise Conflict("your match is being started; ask again in a moment")
+        await run_start(ctx, taken)
+    return start
+
+
+async def start_drafted_match(
+    ctx: Context, draft_id: str, match_id: str, seats: Sequence[Seat], now: datetime
+) -> None:
+    """Both drafted decks are complete (DraftCompleted): create the Draft match.
+    Idempotent on the draft id; the consumer calling this retries until it succeeds.
+    Only drafts our pairings started get a match from us."""
+    if not await ctx.store.paired_draft(draft_id):
+        log.info("draft not paired here; ignored", draft_id=draft_id)
+        return
+    plan = StartPlan(
+        start_id=f"draft-{draft_id}",
+        kind=StartKind.DRAFT_MATCH,
+        mode=Mode.DRAFT,
+        rules=MODE_RULES[Mode.DRAFT],
+        seats=(seats[0], seats[1]),
+        match_id=match_id,
+        ladder="draft",
+        origin_id=draft_id,
+    )
+    try:
+        await execute(ctx, plan)
+    except Refused as refusal:
+        # Nothing can fix this by retrying; the draft's deadlines decide its fate.
+        log.error("draft match refused", draft_id=draft_id, reason=str(refusal))
+        return
+    log.info("draft match started", draft_id=draft_id, match_id=match_id)
