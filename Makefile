@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard proto/triad/v1/*.proto)
 GEN_STAMP := gen/.generated
 
-.PHONY: help venv proto run test unit lint fmt bench clean
+.PHONY: help venv proto run test unit lint fmt bench clean ops-tools
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ fmt: $(STAMP) ## format the code and apply safe lint fixes
 
 bench: proto ## run the benchmarks; JSON reports land in bench/results/
 	$(BIN)/python -m bench
+
+ops-tools: ## install promtool and kubectl for the deployment checks (as root)
+	.ci/install-ops-tools
 
 clean: ## remove the virtual environment and generated code
 	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache

