@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, str] = {
     "match": "bench.match",
     "rating": "bench.rating",
     "matchmaker": "bench.matchmaker",
+    "bots": "bench.bots",
 }
 
 REPEATS, SECONDS = 5, 0.6

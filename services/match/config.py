@@ -28,6 +28,10 @@ class MatchSettings:
     disconnect_seconds: float
     timer_poll_seconds: float
     admin_token: str | None
+    bot_seconds: float
+    """A bot's thinking budget per move (issue 8: 1 s), capped to half the turn timer."""
+    bot_workers: int
+    """Worker processes for bot searches; as many timer loops plus one run meanwhile."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
@@ -49,4 +53,6 @@ class MatchSettings:
             disconnect_seconds=number(env, PREFIX + "DISCONNECT_SECONDS", 120.0, minimum=0.05),
             timer_poll_seconds=number(env, PREFIX + "TIMER_POLL_SECONDS", 0.05, minimum=0.001),
             admin_token=optional(env, PREFIX + "ADMIN_TOKEN"),
+            bot_seconds=number(env, PREFIX + "BOT_SECONDS", 1.0, minimum=0.01),
+            bot_workers=int(number(env, PREFIX + "BOT_WORKERS", 1.0, minimum=1.0)),
         )

@@ -32,6 +32,9 @@ class Context:
     turn_seconds: float = 60.0
     disconnect_seconds: float = 120.0
     attempts: int = 8
+    bot_pool: bots.BotPool | None = None
+    """Where bot seats think (worker processes). None: in this thread, which only suits
+    tests and novice or easy bots; a hard bot would hold the event loop for its budget."""
 
 
 async def _execute(
@@ -181,8 +184,9 @@ async def view(ctx: Context, match_id: str, player_id: str) -> domain.Match:
     return match
 
 
-def _due_events(match: domain.Match, now: datetime, rng: Random) -> list[MatchEvent]:
+async def _due_events(ctx: Context, match: domain.Match, now: datetime) -> list[MatchEvent]:
     """The events the first due timer of ``match`` produces (none if all are stale)."""
+    rng = ctx.rng
     for timer in domain.deadlines(match):
         if timer.due > now:
             continue
@@ -192,8 +196,14 @@ def _due_events(match: domain.Match, now: datetime, rng: Random) -> list[MatchEv
             events = domain.disconnect_expired(match, timer.seat, now)
         else:
             bot = match.player(timer.seat)
-            card_id, cell = bots.choose(match_view(match, bot.player_id), rng)
-            events = domain.place(match, bot.player_id, card_id, cell, now)
+            view = match_view(match, bot.player_id)
+            if ctx.bot_pool is None:
+                card_id, cell = bots.choose(view, rng)
+            else:  # in a worker process, within the bot's budget and the turn timer
+                card_id, cell = await ctx.bot_pool.choose(view, rng, now)
+            # The move happens when the bot is done thinking: the opponent's turn timer
+            # starts then, not when the bot's timer fired.
+            events = domain.place(match, bot.player_id, card_id, cell, max(now, ctx.clock()))
         if events:
             return events
     return []
@@ -214,7 +224,7 @@ async def fire_due_timer(ctx: Context) -> bool:
             match = await ctx.store.load(match_id)
             if match is None:
                 return True
-            events = _due_events(match, now, ctx.rng)
+            events = await _due_events(ctx, match, now)
             if events:
                 await ctx.store.save(match, events, conn=conn)
                 log.info(

@@ -15,6 +15,7 @@ import structlog
 from prometheus_client import REGISTRY
 
 from services.match import handlers, metrics
+from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
 from services.match.notifier import Notifier
@@ -79,12 +80,14 @@ async def run(settings: MatchSettings) -> None:
         pool = await life.enter(asyncpg.create_pool(settings.database_url, min_size=2, max_size=32))
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = MatchStore(pool, settings.schema)
+        bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
         ctx = Context(
             store=store,
             clock=now,
             rng=SystemRandom(),
             turn_seconds=settings.turn_seconds,
             disconnect_seconds=settings.disconnect_seconds,
+            bot_pool=bot_pool,
         )
         notifier = Notifier(settings.database_url)
         await notifier.start()
@@ -103,10 +106,16 @@ async def run(settings: MatchSettings) -> None:
             metrics.ACTIVE_MATCHES.set(await store.count_active())
             return False
 
+        # One timer loop per bot worker plus one: a loop waits while its bot thinks (up
+        # to the bot's budget), and the others keep firing turns and disconnects
+        # meanwhile. SKIP LOCKED hands each loop a different match.
         tasks += [
             asyncio.create_task(
                 every(stop, settings.timer_poll_seconds, lambda: handlers.fire_due_timer(ctx))
-            ),
+            )
+            for _ in range(settings.bot_workers + 1)
+        ]
+        tasks += [
             asyncio.create_task(every(stop, 5.0, count_active)),
             asyncio.create_task(notifier.keep_alive(stop)),
             asyncio.create_task(publish_events(settings, pool, stop)),
