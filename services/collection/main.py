@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from random import SystemRandom
 from typing import Any
 
-import asyncpg
 import structlog
 from prometheus_client import REGISTRY
 
@@ -22,7 +18,7 @@ from services.collection.handlers import Context
 from services.collection.projection import MIGRATIONS
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.store import Store
-from services.platform import bus
+from services.platform.background import every, open_event_stream, utc_now
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
@@ -33,26 +29,9 @@ from services.platform.metrics import RpcMetrics
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.relay import Relay, RelayMetrics
-from services.platform.settings import Settings, SettingsError
+from services.platform.settings import SettingsError
 
 log = structlog.get_logger()
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
-    """Run ``step`` until stop; pause only when it found nothing to do."""
-    while not stop.is_set():
-        try:
-            busy = await step()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-            log.warning("background step failed; retrying", error=str(error))
-            busy = False
-        if not busy:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
 
 
 async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Event) -> None:
@@ -61,11 +40,8 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
     if settings.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: no events published, no matches settled")
         return
-    client = await bus.connect(Settings.from_env().nats_servers, name="triad-collection")
+    client, js, stream = await open_event_stream("triad-collection")
     try:
-        stream = bus.EventStream()
-        js = client.jetstream()
-        await bus.ensure_stream(js, stream)
         relay = Relay(
             ctx.store.pool,
             settings.schema,
@@ -97,7 +73,7 @@ async def run(settings: CollectionSettings) -> None:
         ctx = Context(
             store=Store(pool, settings.schema, catalog),
             catalog=catalog,
-            clock=now,
+            clock=utc_now,
             rng=SystemRandom(),
             choice_seconds=settings.trade_choice_seconds,
             pick_seconds=settings.draft_pick_seconds,

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from random import SystemRandom
-from typing import Any
 
 import asyncpg
 import structlog
@@ -18,61 +14,19 @@ from services.match import handlers, metrics
 from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
-from services.match.notifier import Notifier
 from services.match.server import SERVICE_NAME, MatchServicer, register
-from services.match.store import MIGRATIONS, MatchStore
-from services.platform import bus
+from services.match.store import MIGRATIONS, NOTIFY_CHANNEL, MatchStore
+from services.platform.background import every, publish_log, utc_now
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.migrations import migrate
+from services.platform.notifier import Notifier
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.relay import Relay, RelayMetrics
-from services.platform.settings import Settings, SettingsError
+from services.platform.settings import SettingsError
 
 log = structlog.get_logger()
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
-    """Run ``step`` until stop; pause only when it found nothing to do."""
-    while not stop.is_set():
-        try:
-            busy = await step()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-            log.warning("background step failed; retrying", error=str(error))
-            busy = False
-        if not busy:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
-
-
-async def publish_events(settings: MatchSettings, pool: Any, stop: asyncio.Event) -> None:
-    """Relay this service's event log to JetStream (the log is the outbox). Connecting
-    waits for NATS as long as it takes; the match service serves meanwhile."""
-    if settings.nats_url is None:
-        log.warning("TRIAD_NATS_URL is not set: match events are not published")
-        return
-    shared = Settings.from_env()
-    client = await bus.connect(shared.nats_servers, name="triad-match-relay")
-    try:
-        stream = bus.EventStream(replicas=shared.stream_replicas)
-        await bus.ensure_stream(client.jetstream(), stream)
-        relay = Relay(
-            pool,
-            settings.schema,
-            client.jetstream(),
-            name="match",
-            stream=stream,
-            metrics=RelayMetrics.register(REGISTRY),
-        )
-        await relay.run(stop)
-    finally:
-        await client.drain()
 
 
 async def run(settings: MatchSettings) -> None:
@@ -83,13 +37,13 @@ async def run(settings: MatchSettings) -> None:
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
         ctx = Context(
             store=store,
-            clock=now,
+            clock=utc_now,
             rng=SystemRandom(),
             turn_seconds=settings.turn_seconds,
             disconnect_seconds=settings.disconnect_seconds,
             bot_pool=bot_pool,
         )
-        notifier = Notifier(settings.database_url)
+        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
         await notifier.start()
         life.push_async_callback(notifier.close)
 
@@ -118,7 +72,7 @@ async def run(settings: MatchSettings) -> None:
         tasks += [
             asyncio.create_task(every(stop, 5.0, count_active)),
             asyncio.create_task(notifier.keep_alive(stop)),
-            asyncio.create_task(publish_events(settings, pool, stop)),
+            asyncio.create_task(publish_log(pool, settings.schema, "match", REGISTRY, stop)),
         ]
         life.start_metrics(REGISTRY, settings.metrics_port)
         servicer = MatchServicer(ctx, notifier, settings.admin_token)

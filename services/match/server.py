@@ -19,13 +19,13 @@ from services.match import handlers, mapping
 from services.match.domain import Match
 from services.match.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
-from services.match.notifier import Notifier
 from services.match.presenter import view_message
 from services.match.rules import validate_deck
 from services.match.rules.deck import DECK_SIZE, DeckEntry
 from services.match.store import Request
 from services.match.views import match_view
 from services.platform.errors import InvalidArgument, NotFound, PermissionDenied
+from services.platform.notifier import Notifier
 
 STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000

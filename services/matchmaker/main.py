@@ -9,10 +9,8 @@ collection service, starting Draft matches when their drafts complete.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import Awaitable
 from random import SystemRandom
 from typing import Any
 
@@ -27,12 +25,12 @@ from services.matchmaker.domain import QUEUES
 from services.matchmaker.fallbacks import FixedRatings, LocalBotDecks, NoObligations, StarterDecks
 from services.matchmaker.lobby_store import LobbyStore
 from services.matchmaker.metrics import MatchmakerMetrics
-from services.matchmaker.notifier import Notifier
 from services.matchmaker.ports import Ports
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
-from services.matchmaker.store import MatchmakerStore
+from services.matchmaker.store import NOTIFY_CHANNEL, MatchmakerStore
 from services.platform import bus
+from services.platform.background import every, publish_log, utc_now
 from services.platform.channels import internal_channel
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import Consumer, ConsumerMetrics
@@ -42,29 +40,11 @@ from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics, new_registry
 from services.platform.migrations import migrate
+from services.platform.notifier import Notifier
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.relay import Relay, RelayMetrics
 from services.platform.settings import SettingsError
 
 log = structlog.get_logger()
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
-    """Run ``step`` until stop; pause only when it found nothing to do. A failing step
-    is logged and retried: one bad round must not end the replica's pairing for good."""
-    while not stop.is_set():
-        try:
-            busy = await step()
-        except Exception:
-            log.exception("background step failed; retrying")
-            busy = False
-        if not busy:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
 
 
 def ports(settings: MatchmakerSettings, channels: dict[str, Any]) -> Ports:
@@ -87,21 +67,6 @@ def ports(settings: MatchmakerSettings, channels: dict[str, Any]) -> Ports:
         bot_decks=collection or LocalBotDecks(),
         drafts=collection,
     )
-
-
-async def publish_events(
-    settings: MatchmakerSettings, pool: Any, registry: CollectorRegistry, stop: asyncio.Event
-) -> None:
-    """Relay this service's event log (the outbox) to JetStream."""
-    client = await bus.connect(bus_servers(settings), name="triad-matchmaker-relay")
-    try:
-        relay = Relay(
-            pool, settings.schema, client.jetstream(), name="matchmaker",
-            metrics=RelayMetrics.register(registry),
-        )  # fmt: skip
-        await relay.run(stop)
-    finally:
-        await client.drain()
 
 
 async def start_draft_matches(
@@ -154,12 +119,12 @@ async def run(settings: MatchmakerSettings) -> None:
             store=MatchmakerStore(pool, settings.schema),
             lobby=LobbyStore(pool, settings.schema),
             ports=ports(settings, channels),
-            clock=now,
+            clock=utc_now,
             rng=SystemRandom(),
             config=settings.config,
             metrics=MatchmakerMetrics.register(registry),
         )
-        notifier = Notifier(settings.database_url)
+        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
         await notifier.start()
         life.push_async_callback(notifier.close)
 
@@ -190,7 +155,7 @@ async def run(settings: MatchmakerSettings) -> None:
         if settings.nats_url is None:
             log.warning("TRIAD_NATS_URL is not set: matchmaker events are not published")
         else:
-            background.append(publish_events(settings, pool, registry, stop))
+            background.append(publish_log(pool, settings.schema, "matchmaker", registry, stop))
             if ctx.ports.drafts is not None:
                 background.append(start_draft_matches(ctx, settings, registry, stop))
         tasks += [asyncio.ensure_future(work) for work in background]

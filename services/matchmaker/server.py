@@ -19,9 +19,9 @@ from services.matchmaker import handlers, lobby, mapping
 from services.matchmaker.context import Context, Player
 from services.matchmaker.domain import BotLevel, DeckChoice, TableSettings
 from services.matchmaker.handlers import QueueView
-from services.matchmaker.notifier import Notifier
 from services.matchmaker.ports import Unavailable
 from services.platform.errors import InvalidArgument, NotFound
+from services.platform.notifier import Notifier
 
 R = TypeVar("R")
 MAX_ID = 200

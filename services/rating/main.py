@@ -18,11 +18,11 @@ from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics, new_registry
 from services.platform.migrations import migrate
+from services.platform.notifier import Notifier
 from services.platform.settings import SettingsError
 from services.rating.config import RatingSettings
 from services.rating.domain import Ladder, LadderKey
 from services.rating.metrics import BAND, RatingMetrics
-from services.rating.notifier import Notifier
 from services.rating.schema import MIGRATIONS, NOTIFY_CHANNEL
 from services.rating.server import SERVICE_NAME, RatingServicer, register
 from services.rating.store import RatingReader

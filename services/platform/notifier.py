@@ -1,10 +1,10 @@
-"""Wakes WatchRatings streams when a player's rating changes, on any replica.
+"""Wakes streams when something they follow changes, on any replica.
 
-``rating_record()`` runs ``pg_notify('triad_rating', '<player_id>')`` for both players
-in the transaction that rates a match; PostgreSQL delivers it at commit to every
-listening connection, so a stream held by one replica wakes when another replica's
-consumer applied the change. A missed notification (the listening connection dropped)
-only delays: streams re-read their feed on a timer too, and a reconnect wakes them all.
+A service's transaction runs ``pg_notify(channel, '<key>[:<anything>]')`` as it writes
+(a match id with its version, a player id); PostgreSQL delivers it at commit to every
+listening connection, so a stream held by one replica wakes when another replica
+writes. A missed notification (the listening connection dropped) only delays: streams
+also re-check on a timer, and a reconnect wakes them all.
 """
 
 from __future__ import annotations
@@ -46,31 +46,34 @@ class Notifier:
                     await self.start()
                     self._wake_all()  # anything may have changed while we were deaf
                 except (OSError, asyncpg.PostgresError) as error:
-                    log.warning("rating.notifier_reconnect_failed", error=str(error))
+                    log.warning(
+                        "notifier reconnect failed", channel=self._channel, error=str(error)
+                    )
             with suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), every)
 
     @contextmanager
-    def watch(self, player_id: str) -> Iterator[asyncio.Event]:
+    def watch(self, key: str) -> Iterator[asyncio.Event]:
+        """An event set whenever ``key`` (a match id, a player id) is notified."""
         event = asyncio.Event()
-        self._waiters.setdefault(player_id, set()).add(event)
+        self._waiters.setdefault(key, set()).add(event)
         try:
             yield event
         finally:
-            waiters = self._waiters.get(player_id)
+            waiters = self._waiters.get(key)
             if waiters is not None:
                 waiters.discard(event)
                 if not waiters:
-                    del self._waiters[player_id]
+                    del self._waiters[key]
 
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        for event in self._waiters.get(payload, ()):
+        for event in self._waiters.get(payload.split(":", 1)[0], ()):
             event.set()
 
     def _on_lost(self, _conn: Any) -> None:
         if self._closing:
             return
-        log.warning("rating.notifier_lost_connection")
+        log.warning("notifier lost its PostgreSQL connection", channel=self._channel)
         self._wake_all()
 
     def _wake_all(self) -> None:

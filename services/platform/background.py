@@ -1,0 +1,71 @@
+"""What every service runs beside its gRPC server: loops that poll for work, and the
+relay of its event log to JetStream."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from prometheus_client import CollectorRegistry
+
+from services.platform import bus
+from services.platform.relay import Relay, RelayMetrics
+from services.platform.settings import Settings
+
+log = structlog.get_logger()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
+    """Run ``step`` until stop; pause only when it found nothing to do. A failing step is
+    logged and retried: one bad round (PostgreSQL restarting, a bug in one match) must
+    not end the replica's timers or pairing for good."""
+    while not stop.is_set():
+        try:
+            busy = await step()
+        except Exception:
+            log.exception("background step failed; retrying")
+            busy = False
+        if not busy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+
+
+async def open_event_stream(name: str) -> tuple[Client, JetStreamContext, bus.EventStream]:
+    """Connect to NATS (waiting as long as it takes) and make sure the event stream
+    exists with the configured replicas."""
+    shared = Settings.from_env()
+    client = await bus.connect(shared.nats_servers, name=name)
+    stream = bus.EventStream(replicas=shared.stream_replicas)
+    js = client.jetstream()
+    await bus.ensure_stream(js, stream)
+    return client, js, stream
+
+
+async def publish_log(
+    pool: Any, schema: str, name: str, registry: CollectorRegistry, stop: asyncio.Event
+) -> None:
+    """Relay a service's event log (its outbox) to JetStream until stop; the service
+    serves meanwhile, whether NATS is up or not."""
+    if Settings.from_env().nats_url is None:
+        log.warning("TRIAD_NATS_URL is not set: events are not published", service=name)
+        return
+    client, js, stream = await open_event_stream(f"triad-{name}-relay")
+    try:
+        relay = Relay(
+            pool, schema, js, name=name, stream=stream, metrics=RelayMetrics.register(registry)
+        )
+        await relay.run(stop)
+    finally:
+        # close, not drain: nothing is left to flush (every publish waited for its ack),
+        # and nats-py's drain can wait out its whole timeout.
+        await client.close()
