@@ -1,0 +1,242 @@
+"""End to end, as players use the game: every service a separate process on real
+PostgreSQL and NATS, and the tests speak only the public API over TLS.
+
+Two players register, queue Ranked with Random decks, are paired, play the whole match;
+the winner picks a card from the loser's deck, the card changes owner, and both Elo
+ratings change. A player practises against a bot through the matchmaker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+from triad.v1 import gateway_pb2_grpc
+
+from gateway.devcert import ensure_dev_certificate
+from tests.processes import Service, free_port
+from tests.test_gateway import PASSWORD, SECRET, bearer
+
+pytestmark = pytest.mark.integration
+RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    logs: Path = tmp_path_factory.mktemp("end-to-end")
+    tag = uuid4().hex[:10]
+    names = ("match", "matchmaker", "collection", "rating", "gateway")
+    ports = {name: free_port() for name in names}
+    addresses = {f"TRIAD_{n.upper()}_ADDR": f"127.0.0.1:{ports[n]}" for n in names}
+    shared = {
+        "TRIAD_DATABASE_URL": shared_database_url,
+        "TRIAD_NATS_URL": nats_url,
+        **addresses,
+    }
+
+    def service(name: str, module: str, **extra: str) -> Service:
+        env = {
+            **shared,
+            f"TRIAD_{name.upper()}_SCHEMA": f"{name}_{tag}",
+            f"TRIAD_{name.upper()}_PORT": str(ports[name]),
+            f"TRIAD_{name.upper()}_METRICS_PORT": "0",
+            **extra,
+        }
+        return Service(module, env, ports[name], logs / f"{name}.log")
+
+    services = {
+        "match": service("match", "services.match.main", TRIAD_BOT_SECONDS="0.2"),
+        "collection": service("collection", "services.collection.main"),
+        "rating": service("rating", "services.rating.main", TRIAD_RATING_CONSUMER=f"r_{tag}"),
+        "matchmaker": service(
+            "matchmaker",
+            "services.matchmaker.main",
+            TRIAD_MATCHMAKER_CONSUMER=f"mm_{tag}",
+            TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS="0.2",
+        ),
+    }
+    cert, key = ensure_dev_certificate(logs / "tls")
+    gateway = Service(
+        "gateway.main",
+        {
+            **shared,
+            "TRIAD_GATEWAY_SCHEMA": f"gateway_{tag}",
+            "TRIAD_GATEWAY_PORT": str(ports["gateway"]),
+            "TRIAD_GATEWAY_METRICS_PORT": "0",
+            "TRIAD_TOKEN_SECRET": SECRET,
+            "TRIAD_GATEWAY_TLS_CERT": str(cert),
+            "TRIAD_GATEWAY_TLS_KEY": str(key),
+            "TRIAD_HEARTBEAT_SECONDS": "0.5",
+            "TRIAD_RATE_PER_SECOND": "200",
+            "TRIAD_RATE_BURST": "200",
+        },
+        ports["gateway"],
+        logs / "gateway.log",
+        root_certificates=cert.read_bytes(),
+    )
+    try:
+        with ThreadPoolExecutor(len(services)) as pool:
+            for started in [pool.submit(s.start) for s in services.values()]:
+                started.result()
+        gateway.start()
+        yield {**services, "gateway": gateway, "cert": cert}
+    finally:
+        gateway.stop()
+        with ThreadPoolExecutor(len(services)) as pool:
+            list(pool.map(Service.stop, services.values()))
+
+
+@pytest.fixture
+async def api(backend: dict[str, Any]) -> AsyncIterator[Any]:
+    creds = grpc.ssl_channel_credentials(root_certificates=backend["cert"].read_bytes())
+    async with grpc.aio.secure_channel(backend["gateway"].address, creds) as channel:
+        yield gateway_pb2_grpc.TriadGatewayStub(channel)
+
+
+async def register(api: Any) -> g.RegisterResponse:
+    return await api.Register(
+        g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"e{uuid4().hex[:12]}", password=PASSWORD
+        )
+    )
+
+
+async def active_view(api: Any, me: g.RegisterResponse, timeout: float = 20) -> pb.MatchView:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        reply = await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+        if reply.view.match_id:
+            return reply.view
+        await asyncio.sleep(0.2)
+    raise AssertionError("no active match")
+
+
+async def play(api: Any, players: list[g.RegisterResponse], match_id: str) -> pb.MatchView:
+    """Each human places when it is their turn, from their own view, until the end."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for me in players:
+            view = (
+                await api.GetMatchView(
+                    g.GetMatchViewRequest(match_id=match_id), metadata=bearer(me.tokens)
+                )
+            ).view
+            if view.status == pb.MATCH_STATUS_FINISHED:
+                return view
+            if view.turn_seat != view.my_seat:
+                continue
+            empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
+            try:
+                await api.PlaceCard(
+                    g.PlaceCardRequest(
+                        request_id=f"{me.player.player_id}-{view.version}",
+                        match_id=match_id,
+                        card_id=view.my_hand[0].card.card_id,
+                        cell=empty[0],
+                    ),
+                    metadata=bearer(me.tokens),
+                )
+            except grpc.aio.AioRpcError as error:  # a bot or a timer moved first
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+        await asyncio.sleep(0.05)
+    raise AssertionError("the match did not finish")
+
+
+async def test_practice_against_a_bot_through_the_matchmaker(api: Any) -> None:
+    me = await register(api)
+    started = await api.StartPractice(
+        g.StartPracticeRequest(
+            request_id=uuid4().hex,
+            origin_mode=pb.MODE_UNRANKED,
+            bot_level=pb.BOT_LEVEL_EASY,
+            deck=pb.DeckChoice(random=pb.RandomDeck()),
+        ),
+        metadata=bearer(me.tokens),
+    )
+    assert started.view.match_id == started.match_id
+    final = await play(api, [me], started.match_id)
+    bot = next(p for p in final.players if p.seat != final.my_seat)
+    assert bot.is_bot and bot.player_name.startswith("[BOT] ")
+    assert final.outcome.final_scores.seat_a + final.outcome.final_scores.seat_b == 10
+    rating = await api.GetRating(g.GetRatingRequest(ladder=RANKED), metadata=bearer(me.tokens))
+    assert rating.rating.games == 0  # practice is never rated
+
+
+async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) -> None:
+    ann, bea = await register(api), await register(api)
+    for me in (ann, bea):
+        await api.Enqueue(
+            g.EnqueueRequest(
+                request_id=uuid4().hex,
+                mode=pb.MODE_RANKED,
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+            metadata=bearer(me.tokens),
+        )
+    view = await active_view(api, ann)
+    assert view.mode == pb.MODE_RANKED and view.rules.visibility == pb.VISIBILITY_CLOSED
+    final = await play(api, [ann, bea], view.match_id)
+    outcome = final.outcome
+    if outcome.WhichOneof("result") == "draw":
+        pytest.skip("the match was a draw: Trade One trades nothing (RULES.md 7)")
+    ann_view = (
+        await api.GetMatchView(
+            g.GetMatchViewRequest(match_id=view.match_id), metadata=bearer(ann.tokens)
+        )
+    ).view
+    winner, loser = (ann, bea) if outcome.winner_seat == ann_view.my_seat else (bea, ann)
+
+    trade = None
+    for _ in range(100):
+        reply = await api.GetPendingTrade(
+            g.GetPendingTradeRequest(), metadata=bearer(winner.tokens)
+        )
+        if reply.HasField("trade") and reply.trade.offered_copies:
+            trade = reply.trade
+            break
+        await asyncio.sleep(0.2)
+    assert trade is not None, "the winner was never offered the loser's cards"
+    assert len(trade.offered_copies) == 5
+    chosen = trade.offered_copies[0].copy_id
+    await api.ChooseTradeCard(
+        g.ChooseTradeCardRequest(request_id=uuid4().hex, trade_id=trade.trade_id, copy_id=chosen),
+        metadata=bearer(winner.tokens),
+    )
+
+    async def owns(me: g.RegisterResponse) -> set[str]:
+        reply = await api.ListCollection(
+            g.ListCollectionRequest(page_size=200), metadata=bearer(me.tokens)
+        )
+        return {entry.copy.copy_id for entry in reply.entries}
+
+    for _ in range(50):
+        if chosen in await owns(winner):
+            break
+        await asyncio.sleep(0.2)
+    assert chosen in await owns(winner) and chosen not in await owns(loser)
+
+    ratings = {}
+    for _ in range(100):
+        ratings = {
+            me.player.player_id: (
+                await api.GetRating(g.GetRatingRequest(ladder=RANKED), metadata=bearer(me.tokens))
+            ).rating
+            for me in (winner, loser)
+        }
+        if all(r.games == 1 for r in ratings.values()):
+            break
+        await asyncio.sleep(0.2)
+    assert ratings[winner.player.player_id].rating == 1520
+    assert ratings[loser.player.player_id].rating == 1480
