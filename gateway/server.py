@@ -23,6 +23,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
+from triad.v1 import collection_pb2 as c
 from triad.v1 import (
     collection_pb2_grpc,
     gateway_pb2_grpc,
@@ -33,6 +34,7 @@ from triad.v1 import (
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
+from triad.v1 import rating_pb2 as r
 
 from gateway import accounts
 from gateway.auth import Authenticator, caller
@@ -268,8 +270,12 @@ class GatewayServicer(
 
         await self._store.open_session(me.player_id, session_id, self._clock())
         await self._presence(me.player_id, session_id, connected=True)
-        views: asyncio.Queue[pb.MatchView] = asyncio.Queue()
-        watcher = asyncio.create_task(self._watch_matches(me.player_id, session_id, views))
+        updates: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        watchers = [asyncio.create_task(self._watch_matches(me.player_id, session_id, updates))]
+        if self._collection is not None:
+            watchers.append(asyncio.create_task(self._watch_collection(me.player_id, updates)))
+        if self._rating is not None:
+            watchers.append(asyncio.create_task(self._watch_ratings(me.player_id, updates)))
         try:
             account = await self._store.account(me.player_id)
             opened = g.SessionOpened(
@@ -296,7 +302,7 @@ class GatewayServicer(
                 shown[active] = opened.active_match.version
             while True:
                 try:
-                    view = await asyncio.wait_for(views.get(), self._heartbeat)
+                    kind, update = await asyncio.wait_for(updates.get(), self._heartbeat)
                 except TimeoutError:
                     closed = await self._should_close(me, session_id, context)
                     if closed is not None:
@@ -304,6 +310,10 @@ class GatewayServicer(
                         return
                     yield push(heartbeat=g.Heartbeat(server_time=_stamp(self._clock())))
                     continue
+                if kind != "match_view":  # trades, balance, draft, rating changes
+                    yield push(**{kind: update})
+                    continue
+                view = update
                 if view.version <= shown.get(view.match_id, 0):
                     continue
                 if view.match_id not in shown:
@@ -319,9 +329,9 @@ class GatewayServicer(
                 shown[view.match_id] = view.version
                 yield push(match_view=view)
         finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
             await self._presence(me.player_id, session_id, connected=False)
 
     async def _should_close(
@@ -356,8 +366,35 @@ class GatewayServicer(
                 timeout=INTERNAL_DEADLINE,
             )
 
+    async def _watch_collection(self, player_id: str, updates: asyncio.Queue[Any]) -> None:
+        """Trade prompts and results, balance and draft views as the collection pushes
+        them, under the session's field names of the same meaning."""
+        stub = self._collection_stub()
+        request = c.CollectionServiceWatchPlayerRequest(player_id=player_id)
+        while True:
+            try:
+                async for reply in stub.WatchPlayer(request):
+                    kind = reply.WhichOneof("update")
+                    if kind is not None:
+                        await updates.put((kind, getattr(reply, kind)))
+            except grpc.aio.AioRpcError:
+                pass  # the collection restarts: resume after a pause
+            await asyncio.sleep(1.0)
+
+    async def _watch_ratings(self, player_id: str, updates: asyncio.Queue[Any]) -> None:
+        """Rating changes after rated games, as the rating service applies them."""
+        stub = self._rating_stub()
+        request = r.RatingServiceWatchRatingsRequest(player_id=player_id)
+        while True:
+            try:
+                async for reply in stub.WatchRatings(request):
+                    await updates.put(("rating_change", reply.change))
+            except grpc.aio.AioRpcError:
+                pass
+            await asyncio.sleep(1.0)
+
     async def _watch_matches(
-        self, player_id: str, session_id: str, views: asyncio.Queue[pb.MatchView]
+        self, player_id: str, session_id: str, views: asyncio.Queue[Any]
     ) -> None:
         """Forward every view of the player's active match; look for a new one when idle.
         A match found while the session is open gets this session attached, so that
@@ -366,14 +403,14 @@ class GatewayServicer(
             try:
                 match_id = await self._active_match_id(player_id)
                 if match_id is None:
-                    await asyncio.sleep(1.0)
+                    await asyncio.sleep(0.25)  # a new match shows within a quarter second
                     continue
                 await self._presence(player_id, session_id, connected=True)
                 stream = self._match.StreamView(
                     m.MatchServiceStreamViewRequest(match_id=match_id, player_id=player_id)
                 )
                 async for reply in stream:
-                    await views.put(reply.view)
+                    await views.put(("match_view", reply.view))
             except (grpc.aio.AioRpcError, Unavailable):
                 # The match service restarts or the stream broke: the session stays,
                 # and the next round resumes with the current view.

@@ -24,7 +24,7 @@ from triad.v1 import gateway_pb2_grpc
 
 from gateway.devcert import ensure_dev_certificate
 from tests.processes import Service, free_port
-from tests.test_gateway import PASSWORD, SECRET, bearer
+from tests.test_gateway import PASSWORD, SECRET, bearer, collect
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
@@ -176,6 +176,16 @@ async def test_practice_against_a_bot_through_the_matchmaker(api: Any) -> None:
 
 async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) -> None:
     ann, bea = await register(api), await register(api)
+    pushes: dict[str, list[g.OpenSessionResponse]] = {
+        ann.player.player_id: [],
+        bea.player.player_id: [],
+    }
+    sessions = [
+        asyncio.create_task(collect(api, me.tokens, pushes[me.player.player_id]))
+        for me in (ann, bea)
+    ]
+    while not all(pushes.values()):
+        await asyncio.sleep(0.01)
     for me in (ann, bea):
         await api.Enqueue(
             g.EnqueueRequest(
@@ -187,6 +197,10 @@ async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) 
         )
     view = await active_view(api, ann)
     assert view.mode == pb.MODE_RANKED and view.rules.visibility == pb.VISIBILITY_CLOSED
+    for _ in range(100):  # clients play from their session streams: both see the match
+        if all(any(p.match_view.match_id == view.match_id for p in s) for s in pushes.values()):
+            break
+        await asyncio.sleep(0.05)
     final = await play(api, [ann, bea], view.match_id)
     outcome = final.outcome
     if outcome.WhichOneof("result") == "draw":
@@ -240,3 +254,17 @@ async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) 
         await asyncio.sleep(0.2)
     assert ratings[winner.player.player_id].rating == 1520
     assert ratings[loser.player.player_id].rating == 1480
+
+    # The session streams told each player as it happened.
+    def kinds(me: g.RegisterResponse) -> set[str]:
+        return {str(p.WhichOneof("push")) for p in pushes[me.player.player_id]}
+
+    expected = {"match_found", "match_view", "trade_result", "rating_change"}
+    for _ in range(50):
+        if all(expected <= kinds(me) for me in (winner, loser)):
+            break
+        await asyncio.sleep(0.2)
+    for me, role in ((winner, "winner"), (loser, "loser")):
+        assert not expected - kinds(me), f"the {role} missed {expected - kinds(me)}"
+    for task in sessions:
+        task.cancel()

@@ -201,6 +201,20 @@ class Reads:
         )
         return None if value is None else str(value)
 
+    async def trades_completed_since(
+        self, player_id: str, after: datetime
+    ) -> list[tuple[str, datetime]]:
+        """(trade id, completion time) of the player's trades completed after ``after``,
+        oldest first: what a watcher has not reported yet, however fast they completed."""
+        rows = await self.pool.fetch(
+            f"SELECT trade_id, completed_at FROM {self.tables.trades} "
+            "WHERE (winner_id = $1 OR loser_id = $1) AND completed_at > $2 "
+            "ORDER BY completed_at, trade_id",
+            player_id,
+            after,
+        )
+        return [(str(row["trade_id"]), row["completed_at"]) for row in rows]
+
     async def open_draft_of(self, player_id: str, conn: Any = None) -> str | None:
         value = await (conn or self.pool).fetchval(
             f"SELECT draft_id FROM {self.tables.drafts} WHERE open "

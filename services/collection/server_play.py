@@ -145,8 +145,10 @@ class PlayRpcs:
         player = require(request.player_id, "player_id")
         bind(player)
         sent: dict[str, bytes] = {}
-        trade_id: str | None = None
         open_draft: str | None = None
+        # Trades completed from now on are reported by their completion time, so a trade
+        # that opened and completed between two checks still gets its result pushed.
+        reported_until = self._ctx.clock()
 
         def changed(key: str, message: Message) -> bool:
             raw = message.SerializeToString(deterministic=True)
@@ -160,13 +162,15 @@ class PlayRpcs:
             balance = presenter.balance(coins, at)
             if changed("balance", balance):
                 yield c.CollectionServiceWatchPlayerResponse(balance=balance)
-            pending = await self._ctx.store.pending_trade_of(player)
-            if trade_id is not None and pending != trade_id:
-                done = await trade_handlers.trade_for(self._ctx, trade_id, player)
+            for done_id, completed_at in await self._ctx.store.trades_completed_since(
+                player, reported_until
+            ):
+                done = await trade_handlers.trade_for(self._ctx, done_id, player)
                 yield c.CollectionServiceWatchPlayerResponse(
                     trade_result=presenter.trade(done, player)
                 )
-            trade_id = pending
+                reported_until = max(reported_until, completed_at)
+            pending = await self._ctx.store.pending_trade_of(player)
             if pending is not None:
                 state = await trade_handlers.trade_for(self._ctx, pending, player)
                 prompt = presenter.trade(state, player)
