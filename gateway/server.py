@@ -22,7 +22,6 @@ import grpc
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from google.protobuf.duration_pb2 import Duration
-from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import collection_pb2 as c
 from triad.v1 import (
     collection_pb2_grpc,
@@ -47,19 +46,14 @@ from gateway.forwarding import request_id as _request_id
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import Account, GatewayStore, fingerprint
 from services.platform.errors import InvalidArgument, Unauthenticated, Unavailable
-
-
-def _stamp(moment: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
+from services.wire import timestamp
 
 
 def _player(account: Account) -> g.Player:
     return g.Player(
         player_id=account.player_id,
         player_name=account.name,
-        create_time=_stamp(account.created_at),
+        create_time=timestamp(account.created_at),
     )
 
 
@@ -124,9 +118,9 @@ class GatewayServicer(
         )
         return g.AuthTokens(
             access_token=access,
-            access_token_expire_time=_stamp(claims.expires_at),
+            access_token_expire_time=timestamp(claims.expires_at),
             refresh_token=refresh,
-            refresh_token_expire_time=_stamp(refresh_expires),
+            refresh_token_expire_time=timestamp(refresh_expires),
         )
 
     async def Register(self, request: g.RegisterRequest, context: Any) -> g.RegisterResponse:
@@ -265,7 +259,7 @@ class GatewayServicer(
 
         def push(**fields: Any) -> g.OpenSessionResponse:
             return g.OpenSessionResponse(
-                sequence=next(sequence), send_time=_stamp(self._clock()), **fields
+                sequence=next(sequence), send_time=timestamp(self._clock()), **fields
             )
 
         await self._store.open_session(me.player_id, session_id, self._clock())
@@ -308,7 +302,7 @@ class GatewayServicer(
                     if closed is not None:
                         yield push(session_closed=closed)
                         return
-                    yield push(heartbeat=g.Heartbeat(server_time=_stamp(self._clock())))
+                    yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
                     continue
                 if kind != "match_view":  # trades, balance, draft, rating changes
                     yield push(**{kind: update})

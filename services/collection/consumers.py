@@ -10,10 +10,11 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.collection.handlers import Context
-from services.collection.mapping import moment, player_ref_back
+from services.collection.mapping import player_ref_back
 from services.collection.trade_handlers import FinishedMatch, FinishedSeat, settle_match
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics, Handler
+from services.wire import moment
 
 
 def durable_for(schema: str) -> str:

@@ -9,9 +9,10 @@ import structlog
 from triad.v1 import common_pb2 as pb
 
 from services.collection.events import Holder
-from services.collection.mapping import ELEMENTS_BACK, holder_back
+from services.collection.mapping import holder_back
 from services.match.rules import Element
 from services.platform.errors import InvalidArgument, PermissionDenied
+from services.wire import ELEMENTS_BACK
 
 MAX_ID = 200
 

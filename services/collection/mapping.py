@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
@@ -43,16 +42,19 @@ from services.collection.events import (
     TradeCardChosen,
     TradeOpened,
 )
-from services.match.rules import Element, Side, Sides
+from services.wire import (
+    ELEMENTS,
+    ELEMENTS_BACK,
+    LADDERS,
+    LADDERS_BACK,
+    SIDES,
+    SIDES_BACK,
+    moment,
+    sides,
+    sides_back,
+    timestamp,
+)
 
-ELEMENTS: dict[Element | None, pb.Element.ValueType] = {None: pb.ELEMENT_UNSPECIFIED} | {
-    e: pb.Element.Value(f"ELEMENT_{e.name}") for e in Element
-}
-ELEMENTS_BACK = {v: k for k, v in ELEMENTS.items()}
-SIDES: dict[Side | None, pb.Side.ValueType] = {None: pb.SIDE_UNSPECIFIED} | {
-    s: pb.Side.Value(f"SIDE_{s.name}") for s in Side
-}
-SIDES_BACK = {v: k for k, v in SIDES.items()}
 SOURCES: dict[CopySource, pb.CopySource.ValueType] = {
     s: pb.CopySource.Value(f"COPY_SOURCE_{s.name}") for s in CopySource
 }
@@ -61,32 +63,6 @@ REASONS: dict[CurrencyReason, pb.CurrencyReason.ValueType] = {
     r: pb.CurrencyReason.Value(f"CURRENCY_REASON_{r.name}") for r in CurrencyReason
 }
 REASONS_BACK = {v: k for k, v in REASONS.items()}
-LADDERS: dict[str, pb.Ladder.ValueType] = {
-    "": pb.LADDER_UNSPECIFIED,
-    "ranked": pb.LADDER_RANKED,
-    "draft": pb.LADDER_DRAFT,
-}
-LADDERS_BACK = {v: k for k, v in LADDERS.items()}
-
-
-def timestamp(moment: datetime | None) -> Timestamp | None:
-    if moment is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
-
-
-def moment(stamp: Timestamp) -> datetime:
-    return stamp.ToDatetime(tzinfo=UTC)
-
-
-def sides(values: Sides) -> pb.Sides:
-    return pb.Sides(top=values[0], right=values[1], bottom=values[2], left=values[3])
-
-
-def sides_back(message: pb.Sides) -> Sides:
-    return (message.top, message.right, message.bottom, message.left)
 
 
 def character(value: Character) -> pb.Character:

@@ -19,11 +19,11 @@ from services.collection.mapping import (
     holder,
     ladder,
     owned_copy,
-    timestamp,
 )
 from services.collection.trade import Trade
 from services.match.rules import DeckRule, Violation
 from services.match.rules.deck import DECK_SIZE
+from services.wire import timestamp
 
 DECK_RULES: dict[DeckRule, pb.DeckRule.ValueType] = {
     DeckRule.SIZE: pb.DECK_RULE_FIVE_CARDS,

@@ -13,9 +13,10 @@ from services.collection import handlers, presenter
 from services.collection.domain import ActiveSeed
 from services.collection.edge import bind, next_token, page, require
 from services.collection.handlers import Context
-from services.collection.mapping import REASONS_BACK, timestamp
+from services.collection.mapping import REASONS_BACK
 from services.collection.store import Request, Result
 from services.platform.errors import InvalidArgument, NotFound
+from services.wire import timestamp
 
 
 def _commitment(seed: ActiveSeed) -> pb.SeedCommitment:

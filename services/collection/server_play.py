@@ -13,9 +13,10 @@ from triad.v1 import common_pb2 as pb
 from services.collection import draft_handlers, presenter, trade_handlers
 from services.collection.edge import bind, require
 from services.collection.handlers import Context
-from services.collection.mapping import LADDERS_BACK, player_ref_back
+from services.collection.mapping import player_ref_back
 from services.collection.store import Request
 from services.platform.errors import InvalidArgument
+from services.wire import LADDERS_BACK
 
 WATCH_POLL_SECONDS = 0.5
 

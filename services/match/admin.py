@@ -16,6 +16,7 @@ import grpc
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
+from services import wire
 from services.match import domain, mapping
 from services.match.events import CardPlaced, MatchEvent, MatchFinished
 from services.match.rules import Seat
@@ -81,7 +82,7 @@ async def show(address: str, token: str, match_id: str) -> int:
     for envelope in envelopes:
         setup = state.setup if state is not None else None
         event = mapping.decode(
-            envelope.event_type, envelope.payload, mapping.moment(envelope.record_time), setup
+            envelope.event_type, envelope.payload, wire.moment(envelope.record_time), setup
         )
         state = domain.evolve(state, event)
         print(

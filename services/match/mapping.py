@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
@@ -33,18 +31,23 @@ from services.match.events import (
     TurnTimedOut,
     TurnWarningIssued,
 )
-from services.match.rules import Capture, Cause, Element, Rules, Seat, Side, Visibility
+from services.match.rules import Capture, Cause, Rules, Seat, Visibility
+from services.wire import (
+    ELEMENTS,
+    ELEMENTS_BACK,
+    LADDERS,
+    LADDERS_BACK,
+    SIDES,
+    SIDES_BACK,
+    duration,
+    moment,
+    sides,
+    sides_back,
+    timestamp,
+)
 
 # --- enums -------------------------------------------------------------------------------
 
-ELEMENTS: dict[Element | None, pb.Element.ValueType] = {None: pb.ELEMENT_UNSPECIFIED} | {
-    e: pb.Element.Value(f"ELEMENT_{e.name}") for e in Element
-}
-ELEMENTS_BACK = {v: k for k, v in ELEMENTS.items()}
-SIDES: dict[Side | None, pb.Side.ValueType] = {None: pb.SIDE_UNSPECIFIED} | {
-    s: pb.Side.Value(f"SIDE_{s.name}") for s in Side
-}
-SIDES_BACK = {v: k for k, v in SIDES.items()}
 SEATS: dict[Seat | None, pb.Seat.ValueType] = {
     None: pb.SEAT_UNSPECIFIED,
     Seat.A: pb.SEAT_A,
@@ -77,44 +80,12 @@ BOT_LEVELS: dict[str, pb.BotLevel.ValueType] = {"": pb.BOT_LEVEL_UNSPECIFIED} | 
     if value != pb.BOT_LEVEL_UNSPECIFIED
 }
 BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
-LADDERS: dict[str, pb.Ladder.ValueType] = {
-    "": pb.LADDER_UNSPECIFIED,
-    "ranked": pb.LADDER_RANKED,
-    "draft": pb.LADDER_DRAFT,
-}
-LADDERS_BACK = {v: k for k, v in LADDERS.items()}
 
 
 # --- time ----------------------------------------------------------------------------------
 
 
-def timestamp(moment: datetime | None) -> Timestamp | None:
-    if moment is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
-
-
-def moment(stamp: Timestamp) -> datetime:
-    return stamp.ToDatetime(tzinfo=UTC)
-
-
-def duration(seconds: float) -> Duration:
-    span = Duration()
-    span.FromTimedelta(timedelta(seconds=seconds))
-    return span
-
-
 # --- values --------------------------------------------------------------------------------
-
-
-def sides(values: tuple[int, int, int, int]) -> pb.Sides:
-    return pb.Sides(top=values[0], right=values[1], bottom=values[2], left=values[3])
-
-
-def sides_back(message: pb.Sides) -> tuple[int, int, int, int]:
-    return (message.top, message.right, message.bottom, message.left)
 
 
 @lru_cache(maxsize=65_536)

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
 
+from services import wire
 from services.match import mapping
 from services.match.events import CardPlaced, MatchCard
 from services.match.rules import Hidden
@@ -37,11 +38,11 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
         first_seat=mapping.SEATS[view.first],
         turn_seat=mapping.SEATS[view.turn_seat],
         turn_number=view.turn,
-        turn_deadline_time=mapping.timestamp(view.deadline),
-        turn_duration=mapping.duration(view.turn_seconds),
+        turn_deadline_time=wire.timestamp(view.deadline),
+        turn_duration=wire.duration(view.turn_seconds),
         status=pb.MATCH_STATUS_IN_PROGRESS if view.finished is None else pb.MATCH_STATUS_FINISHED,
-        create_time=mapping.timestamp(view.created_at),
-        server_time=mapping.timestamp(now),
+        create_time=wire.timestamp(view.created_at),
+        server_time=wire.timestamp(now),
     )
     for info in view.players:
         message.players.append(
@@ -54,11 +55,11 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
                 hand_size=info.hand_size,
                 missed_turn_warning=info.warned,
                 connected=info.connected,
-                disconnect_forfeit_time=mapping.timestamp(info.forfeit_at),
+                disconnect_forfeit_time=wire.timestamp(info.forfeit_at),
             )
         )
     for cell in view.board:
-        out = message.board.add(index=cell.index, mark=mapping.ELEMENTS[cell.mark])
+        out = message.board.add(index=cell.index, mark=wire.ELEMENTS[cell.mark])
         if cell.blocked:
             out.blocked.SetInParent()
         elif cell.card is None:
@@ -70,7 +71,7 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
                     card=mapping.card(cell.card),
                     owner_seat=mapping.SEATS[cell.owner],
                     placed_by_seat=mapping.SEATS[cell.placed_by],
-                    adjusted_sides=mapping.sides(cell.adjusted),
+                    adjusted_sides=wire.sides(cell.adjusted),
                     placed_turn=cell.placed_turn,
                 )
             )

@@ -15,6 +15,7 @@ from triad.v1 import events_pb2 as ev
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
+from services import wire
 from services.match import handlers, mapping
 from services.match.domain import Match
 from services.match.events import MatchCard, MatchRules, SeatPlayer
@@ -234,7 +235,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                 global_position=r.position.seq,
                 event_type=r.type,
                 schema_version=r.schema_version,
-                record_time=mapping.timestamp(r.recorded_at),
+                record_time=wire.timestamp(r.recorded_at),
                 correlation_id=str(r.metadata.get("correlation_id", "")),
                 payload=r.data,
             )

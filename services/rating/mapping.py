@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.rating.domain import DRAW, LOSS, WIN, Contestant, FinishedGame, Ladder, LadderKey
 from services.rating.handlers import Rating
 from services.rating.views import LoggedChange
+from services.wire import timestamp
 
 MATCH_FINISHED = "triad.v1.MatchFinished"
 
@@ -67,14 +65,6 @@ def finished_game(message: ev.MatchFinished) -> FinishedGame:
         ladder=ladder_key(message.ladder) if message.HasField("ladder") else None,
         mode_ladder=MODE_LADDERS.get(message.mode),
     )
-
-
-def timestamp(moment: datetime | None) -> Timestamp | None:
-    if moment is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def player_rating(rating: Rating, key: LadderKey) -> pb.PlayerRating:
