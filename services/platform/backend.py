@@ -1,0 +1,335 @@
+"""The whole backend as processes: every service started, health-checked, killed and
+restarted on one machine, against PostgreSQL and NATS URLs it is given.
+
+``make run`` uses it with the well-known ports and schemas; the load generator, the
+benchmarks and the chaos test use it with free ports and per-run schemas (and
+per-run JetStream consumer names), so several runs can share one PostgreSQL and one
+NATS without seeing each other's rows or stealing each other's events.
+
+    with Backend(BackendConfig(database_url, nats_url, Path("/tmp/run"))) as backend:
+        stub = connect(backend.gateway, backend.root_cert)
+        backend.kill("match")      # SIGKILL, as a crash
+        backend.restart("match")   # same port, same schema; waits until SERVING
+
+Each service runs in a session (process group) of its own: ``kill`` takes its worker
+processes (the match service's bot workers) down with it, as a crashing container
+would, and ``stop`` leaves no process behind. Logs go to ``<directory>/logs/<name>.log``
+and are appended to across restarts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from gateway.devcert import ensure_dev_certificate
+from services.platform.embedded import embedded_nats, embedded_postgres
+
+ROOT = Path(__file__).resolve().parents[2]
+STOP_SECONDS = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSpec:
+    name: str
+    module: str
+    port: int
+    """The well-known port, used when the config asks for fixed ports (``make run``)."""
+    metrics_port: int
+    env_prefix: str
+
+
+SERVICES: tuple[ServiceSpec, ...] = (
+    ServiceSpec("match", "services.match.main", 50061, 9161, "MATCH"),
+    ServiceSpec("matchmaker", "services.matchmaker.main", 50062, 9162, "MATCHMAKER"),
+    ServiceSpec("collection", "services.collection.main", 50063, 9163, "COLLECTION"),
+    ServiceSpec("rating", "services.rating.main", 50064, 9164, "RATING"),
+    ServiceSpec("gateway", "gateway.main", 50051, 9151, "GATEWAY"),
+)
+NAMES: tuple[str, ...] = tuple(s.name for s in SERVICES)
+
+
+class BackendError(RuntimeError):
+    """A service exited or did not become healthy; the message ends with its log's tail."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackendConfig:
+    database_url: str
+    nats_url: str
+    directory: Path
+    """Logs go to ``directory/logs``, the development TLS certificate to ``directory/tls``."""
+    run_id: str | None = field(default_factory=lambda: secrets.token_hex(5))
+    """Schemas ``<service>_<run_id>`` and JetStream consumers named after it; ``None``
+    means the services' default schemas and consumers (``make run``)."""
+    fixed_ports: bool = False
+    """The well-known ports of :data:`SERVICES` (``make run``); otherwise free ones."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Extra ``TRIAD_...`` settings for every service (they win over the defaults here)."""
+    token_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
+    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    start_timeout: float = 60.0
+
+
+@dataclass(slots=True)
+class _Running:
+    spec: ServiceSpec
+    port: int
+    metrics_port: int
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+
+
+class Backend:
+    """Every service of the backend as its own process; see the module docstring."""
+
+    def __init__(self, config: BackendConfig) -> None:
+        self.config = config
+        self.logs = config.directory / "logs"
+        cert, key = ensure_dev_certificate(config.directory / "tls")
+        self.cert_path, self.key_path = cert, key
+        self.root_cert: bytes = cert.read_bytes()
+        """The gateway's TLS root certificate (self-signed development certificate)."""
+        ports = _ports(config.fixed_ports)
+        shared = {
+            "TRIAD_DATABASE_URL": config.database_url,
+            "TRIAD_NATS_URL": config.nats_url,
+            "TRIAD_TOKEN_SECRET": config.token_secret,
+            "TRIAD_ADMIN_TOKEN": config.admin_token,
+            "TRIAD_GATEWAY_TLS_CERT": str(cert),
+            "TRIAD_GATEWAY_TLS_KEY": str(key),
+            **{f"TRIAD_{s.env_prefix}_ADDR": f"127.0.0.1:{ports[s.name][0]}" for s in SERVICES},
+        }
+        if config.run_id is not None:
+            tag = config.run_id
+            shared |= {f"TRIAD_{s.env_prefix}_SCHEMA": f"{s.name}_{tag}" for s in SERVICES}
+            shared |= {
+                "TRIAD_RATING_CONSUMER": f"rating_{tag}",
+                "TRIAD_MATCHMAKER_CONSUMER": f"matchmaker_{tag}",
+            }
+        self._services: dict[str, _Running] = {}
+        for spec in SERVICES:
+            port, metrics_port = ports[spec.name]
+            env = {
+                **os.environ,
+                **shared,
+                f"TRIAD_{spec.env_prefix}_PORT": str(port),
+                f"TRIAD_{spec.env_prefix}_METRICS_PORT": str(metrics_port),
+                **config.env,
+            }
+            log = self.logs / f"{spec.name}.log"
+            self._services[spec.name] = _Running(spec, port, metrics_port, env, log)
+
+    # ------------------------------------------------------------------ addresses
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return NAMES
+
+    @property
+    def gateway(self) -> str:
+        """The public endpoint, ``host:port``, serving TLS with :attr:`root_cert`."""
+        return self.address("gateway")
+
+    def address(self, name: str) -> str:
+        return f"127.0.0.1:{self._get(name).port}"
+
+    def metrics_address(self, name: str) -> str:
+        """Where the service serves Prometheus ``/metrics`` over HTTP."""
+        return f"127.0.0.1:{self._get(name).metrics_port}"
+
+    def schema(self, name: str) -> str:
+        """The PostgreSQL schema the service writes."""
+        return self._get(name).env.get(f"TRIAD_{self._get(name).spec.env_prefix}_SCHEMA", name)
+
+    def log(self, name: str) -> Path:
+        return self._get(name).log
+
+    def pid(self, name: str) -> int | None:
+        process = self._get(name).process
+        return None if process is None or process.poll() is not None else process.pid
+
+    def env(self, name: str) -> Mapping[str, str]:
+        """The ``TRIAD_`` settings the service runs with (for tools that connect alike)."""
+        return {k: v for k, v in self._get(name).env.items() if k.startswith("TRIAD_")}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> Backend:
+        """Start every service at once and wait until each reports SERVING."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        try:
+            for name in NAMES:
+                self._spawn(name)
+            deadline = time.monotonic() + self.config.start_timeout
+            for name in NAMES:
+                self._wait_healthy(name, deadline)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def kill(self, name: str) -> None:
+        """SIGKILL the service and its worker processes: no drain, no cleanup, a crash."""
+        running = self._get(name)
+        process = running.process
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+    def restart(self, name: str, timeout: float | None = None) -> None:
+        """Start the service again (killing it first if it still runs) on the same port
+        with the same settings; return once it reports SERVING."""
+        running = self._get(name)
+        if running.process is not None and running.process.poll() is None:
+            self._terminate([running])
+        self._spawn(name)
+        self._wait_healthy(name, time.monotonic() + (timeout or self.config.start_timeout))
+
+    def exited(self) -> dict[str, int]:
+        """Services whose process has ended (and was not restarted), with the exit code."""
+        return {
+            name: code
+            for name, running in self._services.items()
+            if running.process is not None and (code := running.process.poll()) is not None
+        }
+
+    def stop(self) -> None:
+        """SIGTERM every service (the gateway first), wait, SIGKILL what is left;
+        the worker processes in each service's group go too."""
+        self._terminate([self._services[n] for n in reversed(NAMES)])
+
+    def __enter__(self) -> Backend:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ inside
+
+    def _get(self, name: str) -> _Running:
+        try:
+            return self._services[name]
+        except KeyError:
+            raise KeyError(f"no service {name!r}; the services are {', '.join(NAMES)}") from None
+
+    def _spawn(self, name: str) -> None:
+        running = self._get(name)
+        running.log.parent.mkdir(parents=True, exist_ok=True)
+        with running.log.open("ab") as out:
+            running.process = subprocess.Popen(
+                [sys.executable, "-m", running.spec.module],
+                env=running.env,
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def _wait_healthy(self, name: str, deadline: float) -> None:
+        running = self._get(name)
+        address = self.address(name)
+        root = self.root_cert if name == "gateway" else None
+        while time.monotonic() < deadline:
+            process = running.process
+            if process is None or process.poll() is not None:
+                code = None if process is None else process.returncode
+                raise BackendError(f"{name} exited with {code}:\n{_tail(running.log)}")
+            if _serving(address, root):
+                return
+            time.sleep(0.05)
+        raise BackendError(f"{name} not healthy at {address} in time:\n{_tail(running.log)}")
+
+    def _terminate(self, services: list[_Running]) -> None:
+        alive = [r for r in services if r.process is not None and r.process.poll() is None]
+        for running in alive:
+            assert running.process is not None
+            with contextlib.suppress(ProcessLookupError):
+                running.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_SECONDS
+        for running in alive:
+            assert running.process is not None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                running.process.wait(max(0.1, deadline - time.monotonic()))
+        for running in services:
+            if running.process is not None:
+                # The group outlives its leader when a worker hangs on: take it all.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(running.process.pid, signal.SIGKILL)
+                running.process.wait(10)
+
+
+def _serving(address: str, root: bytes | None) -> bool:
+    channel = (
+        grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=root))
+        if root is not None
+        else grpc.insecure_channel(address)
+    )
+    try:
+        with channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=1
+            )
+    except grpc.RpcError:
+        return False
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+def _ports(fixed: bool) -> dict[str, tuple[int, int]]:
+    """Each service's gRPC and metrics port. Free ones are all taken while every probe
+    socket is still open, so no two services are handed the same port."""
+    if fixed:
+        return {s.name: (s.port, s.metrics_port) for s in SERVICES}
+    with ExitStack() as stack:
+        found: list[int] = []
+        for _ in range(2 * len(SERVICES)):
+            sock = stack.enter_context(socket.socket())
+            sock.bind(("127.0.0.1", 0))
+            found.append(int(sock.getsockname()[1]))
+    return {s.name: (found[2 * i], found[2 * i + 1]) for i, s in enumerate(SERVICES)}
+
+
+def _tail(path: Path, size: int = 3000) -> str:
+    try:
+        return path.read_bytes()[-size:].decode(errors="replace")
+    except OSError:
+        return "(no log)"
+
+
+@contextlib.contextmanager
+def infrastructure(
+    database_url: str | None, nats_url: str | None, directory: Path | None = None
+) -> Iterator[tuple[str, str]]:
+    """PostgreSQL and NATS URLs: the given ones, else embedded servers (kept in
+    ``directory/pg`` and ``directory/nats`` when given, else thrown away afterwards)."""
+    with ExitStack() as stack:
+        database = database_url or stack.enter_context(
+            embedded_postgres(None if directory is None else directory / "pg")
+        )
+        nats = nats_url or stack.enter_context(
+            embedded_nats(None if directory is None else directory / "nats")
+        )
+        yield database, nats
