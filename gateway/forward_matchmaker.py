@@ -11,12 +11,15 @@ from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.auth import caller
 from gateway.downstream import INTERNAL_DEADLINE, call
+from gateway.feeds import Nudges
 from gateway.forwarding import Downstreams, me, page_size, present, request_id
 
 WHAT = "matchmaker"
 
 
 class MatchmakerRpcs(Downstreams):
+    _queue_nudges: Nudges
+
     async def Enqueue(self, request: g.EnqueueRequest, context: Any) -> g.EnqueueResponse:
         reply = await call(
             WHAT,
@@ -31,6 +34,8 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
+        # The player's session (if on this gateway) shows the new ticket at once.
+        self._queue_nudges.nudge(caller().player_id)
         return g.EnqueueResponse(ticket=reply.ticket, status=reply.status)
 
     async def CancelTicket(

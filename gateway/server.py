@@ -22,7 +22,6 @@ import grpc
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from google.protobuf.duration_pb2 import Duration
-from triad.v1 import collection_pb2 as c
 from triad.v1 import (
     collection_pb2_grpc,
     gateway_pb2_grpc,
@@ -33,17 +32,17 @@ from triad.v1 import (
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
-from triad.v1 import rating_pb2 as r
 
 from gateway import accounts
 from gateway.auth import Authenticator, caller
 from gateway.downstream import INTERNAL_DEADLINE, call
+from gateway.feeds import Nudges, Push, SessionFeeds
 from gateway.forward_collection import CollectionRpcs
 from gateway.forward_matchmaker import MatchmakerRpcs
 from gateway.forward_play import PlayRpcs
 from gateway.forward_rating import RatingRpcs
 from gateway.forwarding import request_id as _request_id
-from gateway.status import PlayerStatusReads, or_else
+from gateway.status import or_else
 from gateway.store import Account, GatewayStore, fingerprint
 from services.platform.errors import InvalidArgument, Unauthenticated, Unavailable
 from services.wire import timestamp
@@ -76,11 +75,11 @@ def _replay_key(token: str) -> bytes:
 
 
 class GatewayServicer(
+    SessionFeeds,
     CollectionRpcs,
     PlayRpcs,
     RatingRpcs,
     MatchmakerRpcs,
-    PlayerStatusReads,
     gateway_pb2_grpc.TriadGatewayServicer,
 ):
     def __init__(
@@ -105,6 +104,7 @@ class GatewayServicer(
         self._rating = rating
         self._heartbeat = heartbeat_seconds
         self._clock = clock
+        self._queue_nudges = Nudges()
 
     # ---- accounts ----------------------------------------------------------------
 
@@ -262,14 +262,12 @@ class GatewayServicer(
                 sequence=next(sequence), send_time=timestamp(self._clock()), **fields
             )
 
-        await self._store.open_session(me.player_id, session_id, self._clock())
+        opened_at = self._clock()
+        await self._store.open_session(me.player_id, session_id, opened_at)
         await self._presence(me.player_id, session_id, connected=True)
-        updates: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        updates: asyncio.Queue[Push] = asyncio.Queue()
         watchers = [asyncio.create_task(self._watch_matches(me.player_id, session_id, updates))]
-        if self._collection is not None:
-            watchers.append(asyncio.create_task(self._watch_collection(me.player_id, updates)))
-        if self._rating is not None:
-            watchers.append(asyncio.create_task(self._watch_ratings(me.player_id, updates)))
+        watchers += [asyncio.create_task(f) for f in self._feeds(me.player_id, opened_at, updates)]
         try:
             account = await self._store.account(me.player_id)
             opened = g.SessionOpened(
@@ -304,7 +302,7 @@ class GatewayServicer(
                         return
                     yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
                     continue
-                if kind != "match_view":  # trades, balance, draft, rating changes
+                if kind != "match_view":  # queue, trades, balance, draft, rating changes
                     yield push(**{kind: update})
                     continue
                 view = update
@@ -359,33 +357,6 @@ class GatewayServicer(
                 ),
                 timeout=INTERNAL_DEADLINE,
             )
-
-    async def _watch_collection(self, player_id: str, updates: asyncio.Queue[Any]) -> None:
-        """Trade prompts and results, balance and draft views as the collection pushes
-        them, under the session's field names of the same meaning."""
-        stub = self._collection_stub()
-        request = c.CollectionServiceWatchPlayerRequest(player_id=player_id)
-        while True:
-            try:
-                async for reply in stub.WatchPlayer(request):
-                    kind = reply.WhichOneof("update")
-                    if kind is not None:
-                        await updates.put((kind, getattr(reply, kind)))
-            except grpc.aio.AioRpcError:
-                pass  # the collection restarts: resume after a pause
-            await asyncio.sleep(1.0)
-
-    async def _watch_ratings(self, player_id: str, updates: asyncio.Queue[Any]) -> None:
-        """Rating changes after rated games, as the rating service applies them."""
-        stub = self._rating_stub()
-        request = r.RatingServiceWatchRatingsRequest(player_id=player_id)
-        while True:
-            try:
-                async for reply in stub.WatchRatings(request):
-                    await updates.put(("rating_change", reply.change))
-            except grpc.aio.AioRpcError:
-                pass
-            await asyncio.sleep(1.0)
 
     async def _watch_matches(
         self, player_id: str, session_id: str, views: asyncio.Queue[Any]

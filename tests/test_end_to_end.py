@@ -3,14 +3,15 @@ PostgreSQL and NATS, and the tests speak only the public API over TLS.
 
 Two players register, queue Ranked with Random decks, are paired, play the whole match;
 the winner picks a card from the loser's deck, the card changes owner, and both Elo
-ratings change. A player practises against a bot through the matchmaker.
+ratings change. A player practises against a bot through the matchmaker. The session
+stream shows the queue as it goes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,47 @@ async def play(api: Any, players: list[g.RegisterResponse], match_id: str) -> pb
     raise AssertionError("the match did not finish")
 
 
+async def enqueue(api: Any, me: g.RegisterResponse, mode: pb.Mode.ValueType) -> pb.Ticket:
+    reply = await api.Enqueue(
+        g.EnqueueRequest(
+            request_id=uuid4().hex, mode=mode, deck=pb.DeckChoice(random=pb.RandomDeck())
+        ),
+        metadata=bearer(me.tokens),
+    )
+    return reply.ticket
+
+
+async def pushed(
+    pushes: list[g.OpenSessionResponse],
+    found: Callable[[g.OpenSessionResponse], bool],
+    what: str,
+    timeout: float = 30,
+) -> g.OpenSessionResponse:
+    """The first push ``found`` accepts, waiting for it to arrive."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for push in pushes:
+            if found(push):
+                return push
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the session stream never showed {what}")
+
+
+def queue_statuses(pushes: list[g.OpenSessionResponse], ticket_id: str) -> list[pb.QueueStatus]:
+    return [
+        p.queue_status
+        for p in pushes
+        if p.HasField("queue_status") and p.queue_status.ticket.ticket_id == ticket_id
+    ]
+
+
+async def open_session(api: Any, me: g.RegisterResponse) -> tuple[list[Any], asyncio.Task[None]]:
+    pushes: list[g.OpenSessionResponse] = []
+    task = asyncio.create_task(collect(api, me.tokens, pushes))
+    await pushed(pushes, lambda p: p.HasField("session_opened"), "the session opened")
+    return pushes, task
+
+
 async def test_practice_against_a_bot_through_the_matchmaker(api: Any) -> None:
     me = await register(api)
     started = await api.StartPractice(
@@ -259,7 +301,7 @@ async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) 
     def kinds(me: g.RegisterResponse) -> set[str]:
         return {str(p.WhichOneof("push")) for p in pushes[me.player.player_id]}
 
-    expected = {"match_found", "match_view", "trade_result", "rating_change"}
+    expected = {"queue_status", "match_found", "match_view", "trade_result", "rating_change"}
     for _ in range(50):
         if all(expected <= kinds(me) for me in (winner, loser)):
             break
@@ -268,3 +310,88 @@ async def test_ranked_from_the_queue_to_the_trade_and_the_new_ratings(api: Any) 
         assert not expected - kinds(me), f"the {role} missed {expected - kinds(me)}"
     for task in sessions:
         task.cancel()
+
+
+async def test_the_session_stream_shows_the_ticket_waiting_cancelled_and_paired(
+    api: Any,
+) -> None:
+    ann, bea = await register(api), await register(api)
+    (ann_pushes, ann_session), (bea_pushes, bea_session) = (
+        await open_session(api, ann),
+        await open_session(api, bea),
+    )
+
+    first = await enqueue(api, ann, pb.MODE_RANKED)
+    waiting = (
+        await pushed(
+            ann_pushes,
+            lambda p: p.queue_status.ticket.ticket_id == first.ticket_id,
+            "the queued ticket",
+        )
+    ).queue_status
+    assert waiting.ticket.mode == pb.MODE_RANKED
+    assert waiting.ticket.status == pb.TICKET_STATUS_QUEUED
+    assert waiting.HasField("wait_duration") and waiting.queue_length >= 1
+    assert waiting.rating_window >= 50  # Ranked pairs within a window that starts at 50
+    assert waiting.practice_available and not waiting.HasField("bot_fill_delay")
+
+    await api.CancelTicket(
+        g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=first.ticket_id),
+        metadata=bearer(ann.tokens),
+    )
+    await pushed(
+        ann_pushes,
+        lambda p: (
+            p.queue_status.ticket.ticket_id == first.ticket_id
+            and p.queue_status.ticket.status == pb.TICKET_STATUS_CANCELLED
+        ),
+        "the ticket cancelled",
+    )
+
+    tickets = {ann.player.player_id: await enqueue(api, ann, pb.MODE_RANKED)}
+    tickets[bea.player.player_id] = await enqueue(api, bea, pb.MODE_RANKED)
+    match_ids = set()
+    for me, pushes, other in ((ann, ann_pushes, bea), (bea, bea_pushes, ann)):
+        ticket_id = tickets[me.player.player_id].ticket_id
+        paired = (
+            await pushed(
+                pushes,
+                lambda p, t=ticket_id: (
+                    p.queue_status.ticket.ticket_id == t
+                    and p.queue_status.ticket.status == pb.TICKET_STATUS_PAIRED
+                ),
+                "the ticket paired",
+            )
+        ).queue_status
+        assert paired.ticket.match_id
+        match_ids.add(paired.ticket.match_id)
+        found = (
+            await pushed(
+                pushes,
+                lambda p, m=paired.ticket.match_id: p.match_found.match_id == m,
+                "the match found",
+            )
+        ).match_found
+        assert found.mode == pb.MODE_RANKED and not found.opponent_is_bot
+        assert found.opponent_name == other.player.player_name
+    assert len(match_ids) == 1, "the two tickets were paired with each other"
+
+    # Every end is told once, though the queue is looked at again and again.
+    await asyncio.sleep(2.5)
+    ended = [
+        s.ticket.status
+        for s in queue_statuses(ann_pushes, first.ticket_id)
+        if s.ticket.status != pb.TICKET_STATUS_QUEUED
+    ]
+    assert ended == [pb.TICKET_STATUS_CANCELLED]
+    for me, pushes in ((ann, ann_pushes), (bea, bea_pushes)):
+        statuses = queue_statuses(pushes, tickets[me.player.player_id].ticket_id)
+        assert [s.ticket.status for s in statuses].count(pb.TICKET_STATUS_PAIRED) == 1
+        assert sum(p.HasField("match_found") for p in pushes) == 1
+
+    await api.Forfeit(
+        g.ForfeitRequest(request_id=uuid4().hex, match_id=match_ids.pop()),
+        metadata=bearer(ann.tokens),
+    )
+    ann_session.cancel()
+    bea_session.cancel()
