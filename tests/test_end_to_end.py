@@ -3,8 +3,9 @@ PostgreSQL and NATS, and the tests speak only the public API over TLS.
 
 Two players register, queue Ranked with Random decks, are paired, play the whole match;
 the winner picks a card from the loser's deck, the card changes owner, and both Elo
-ratings change. A player practises against a bot through the matchmaker. The session
-stream shows the queue as it goes.
+ratings change. A player alone in the Unranked queue meets a populated bot after the
+bot-fill delay and plays it, unrated and untraded. A player practises against a bot
+through the matchmaker. The session stream shows the queue as it goes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from tests.test_gateway import PASSWORD, SECRET, bearer, collect
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
+BOT_FILL_SECONDS = 3
+"""The matchmaker's populated-bot delay here (20 s by default)."""
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +68,7 @@ def backend(
             "services.matchmaker.main",
             TRIAD_MATCHMAKER_CONSUMER=f"mm_{tag}",
             TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS="0.2",
+            TRIAD_MATCHMAKER_BOT_FILL_SECONDS=str(BOT_FILL_SECONDS),
         ),
     }
     cert, key = ensure_dev_certificate(logs / "tls")
@@ -395,3 +399,62 @@ async def test_the_session_stream_shows_the_ticket_waiting_cancelled_and_paired(
     )
     ann_session.cancel()
     bea_session.cancel()
+
+
+async def test_unranked_alone_meets_a_populated_bot_unrated_and_untraded(api: Any) -> None:
+    me = await register(api)
+    pushes, session = await open_session(api, me)
+
+    async def owned() -> set[str]:
+        reply = await api.ListCollection(
+            g.ListCollectionRequest(page_size=200), metadata=bearer(me.tokens)
+        )
+        return {entry.copy.copy_id for entry in reply.entries}
+
+    copies = await owned()
+    ticket = await enqueue(api, me, pb.MODE_UNRANKED)
+    waiting = (
+        await pushed(
+            pushes, lambda p: p.queue_status.ticket.ticket_id == ticket.ticket_id, "the ticket"
+        )
+    ).queue_status
+    assert waiting.ticket.mode == pb.MODE_UNRANKED
+    assert waiting.ticket.status == pb.TICKET_STATUS_QUEUED
+    assert waiting.rating_window == 0  # Unranked does not pair by rating
+    assert waiting.bot_fill_delay.ToTimedelta().total_seconds() == BOT_FILL_SECONDS
+
+    found = (
+        await pushed(pushes, lambda p: p.HasField("match_found"), "the match found")
+    ).match_found
+    assert found.mode == pb.MODE_UNRANKED
+    assert found.opponent_is_bot and found.opponent_name.startswith("[BOT] ")
+    paired = queue_statuses(pushes, ticket.ticket_id)[-1]
+    assert paired.ticket.status == pb.TICKET_STATUS_PAIRED
+    assert paired.ticket.match_id == found.match_id
+    # Paired with the bot only once the delay had passed.
+    assert paired.wait_duration.ToTimedelta().total_seconds() >= BOT_FILL_SECONDS
+
+    view = await active_view(api, me)
+    assert view.match_id == found.match_id and view.mode == pb.MODE_UNRANKED
+    # RULES.md 6: Unranked is Three Open with Same, Plus and Combo, no trade, no rating.
+    rules = view.rules
+    assert rules.visibility == pb.VISIBILITY_THREE_OPEN
+    assert rules.same and rules.plus and rules.combo
+    assert rules.trade_rule == pb.TRADE_RULE_NONE
+    assert not view.HasField("ladder")
+    final = await play(api, [me], view.match_id)
+    assert final.outcome.final_scores.seat_a + final.outcome.final_scores.seat_b == 10
+
+    # Games with a bot never trade and never change a rating (RULES.md 6): the match's
+    # end reaches collection and rating, and nothing comes of it.
+    for _ in range(15):
+        trade = await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(me.tokens))
+        assert not trade.HasField("trade")
+        await asyncio.sleep(0.2)
+    assert await owned() == copies
+    for ladder in (RANKED, pb.LadderKey(ladder=pb.LADDER_DRAFT, season=0)):
+        rating = await api.GetRating(g.GetRatingRequest(ladder=ladder), metadata=bearer(me.tokens))
+        assert rating.rating.games == 0
+    kinds = {p.WhichOneof("push") for p in pushes}
+    assert not kinds & {"trade_prompt", "trade_result", "rating_change"}
+    session.cancel()
