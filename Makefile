@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard proto/triad/v1/*.proto)
 GEN_STAMP := gen/.generated
 
-.PHONY: help venv proto run test unit lint fmt bench clean ops-tools
+.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -55,6 +55,12 @@ fmt: $(STAMP) ## format the code and apply safe lint fixes
 
 bench: proto ## run the benchmarks; JSON reports land in bench/results/
 	$(BIN)/python -m bench
+
+LOAD_CLIENTS ?= 16
+LOAD_SECONDS ?= 60
+LOAD_MIX     ?= ranked=2,unranked=1,practice=1
+load: proto ## end-to-end load: LOAD_CLIENTS players for LOAD_SECONDS through the gateway (JSON + PNG)
+	$(BIN)/python -m bench.load --clients $(LOAD_CLIENTS) --seconds $(LOAD_SECONDS) --mix $(LOAD_MIX)
 
 ops-tools: ## install promtool and kubectl for the deployment checks (as root)
 	.ci/install-ops-tools

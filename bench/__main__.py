@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, str] = {
     "rating": "bench.rating",
     "matchmaker": "bench.matchmaker",
     "bots": "bench.bots",
+    "load": "bench.load",
 }
 
 REPEATS, SECONDS = 5, 0.6

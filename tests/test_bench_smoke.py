@@ -90,3 +90,45 @@ def test_unknown_benchmark_is_a_usage_error(tmp_path: Path) -> None:
         main(["no-such-bench", "--quick", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.integration
+async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
+    shared_database_url: str, nats_url: str, tmp_path: Path
+) -> None:
+    from bench.load import DEFAULT_MIX, LOAD_ENV, Measured, measure_backend, report, write_outputs
+    from bench.report import Options, utc_now, write_report
+    from services.platform.backend import Backend, BackendConfig
+
+    config = BackendConfig(shared_database_url, nats_url, tmp_path / "run", env=LOAD_ENV)
+    with Backend(config) as backend:
+        summary, echo, plain, run = await measure_backend(backend, 4, 6.0, DEFAULT_MIX, 1, tmp_path)
+    measured = Measured(summary, echo, plain, "test database", run)
+
+    assert run.finished and summary.matches_total == len(run.finished)
+    assert len({m.match_id for m in run.finished}) == len(run.finished)
+    for match in run.finished:
+        assert match.mode in DEFAULT_MIX and len(match.players) == 2
+        assert match.winner is None or match.winner in match.players
+    assert run.acknowledged and summary.placements_total == len(run.acknowledged)
+    assert len({a.request_id for a in run.acknowledged}) == len(run.acknowledged)
+    assert all(a.match_id and a.player_id and a.card_id for a in run.acknowledged)
+    assert summary.rpcs["PlaceCard"].ok == len(run.acknowledged)
+    assert echo.requests > 0 and plain.requests > 0
+
+    out = tmp_path / "results"
+    options = Options(quick=True, out_dir=out, seed=1, repeats=1, seconds=6.0)
+    data = report(measured, DEFAULT_MIX).to_json(options, utc_now(), summary.elapsed)
+    write_report(data, out)
+    png = write_outputs(data, summary, out)
+
+    written = _load(out / "load-latest.json")
+    load = written["extra"]["load"]
+    assert load["matches_total"] == len(run.finished)
+    assert {"PlaceCard", "Register", "Login", "SaveDeck", "ValidateDeck"} <= set(load["rpcs"])
+    for name in ("p50_ms", "p95_ms", "p99_ms"):
+        assert _positive(load["rpcs"]["PlaceCard"][name])
+    assert "ratio_to_baseline" in written["results"]["placements"]
+    assert written["extra"]["timeline"]
+    assert png == out / "load-latest.png"
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
