@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.echo_tls import echo_load, echo_server
+from bench.echo_tls import echo_load, echo_server, free_port
 from bench.load_client import (
     MODES,
     AckedPlacement,
@@ -55,7 +55,6 @@ from bench.report import (
 from bench.service import LoadResult, all_cores
 from services.platform.backend import Backend, BackendConfig, infrastructure
 from services.platform.settings import Settings
-from tests.processes import free_port
 
 __all__ = [
     "AckedPlacement",
