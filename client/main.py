@@ -9,29 +9,35 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import json
 import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.text import Text
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from client.render import screen
+from client.keys import LineReader
+from client.render import my_turn, screen
 
 T = TypeVar("T")
 DEV_CA = Path(".run/tls/gateway-dev.crt")
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
+QUEUES = ("unranked", "ranked", "roulette")
+"""The queues a Random deck can join from here (Draft picks its deck in a draft)."""
 LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items() if v}
 
 
@@ -133,65 +139,131 @@ async def card_id(client: Client, match_id: str, card: str) -> str:
     return str(view.my_hand[index].card.card_id)
 
 
-async def play(client: Client, console: Console, practice: argparse.Namespace | None) -> None:
-    """Interactive: the session stream redraws the board; type "CARD CELL" to place."""
-    if practice is not None:
-        started = await client.call(
-            client.stub.StartPractice,
-            g.StartPracticeRequest(
-                request_id=uuid.uuid4().hex,
-                origin_mode=MODES[practice.mode],
-                bot_level=LEVELS[practice.level],
-                deck=pb.DeckChoice(random=pb.RandomDeck()),
-            ),
+PROMPT = "card cell > "
+
+
+def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
+    """What shows before a match: the queued ticket as the session stream told it at
+    ``received``, its waiting time counted on since."""
+    if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
+        return Text("No match yet: waiting for one (Ctrl-C leaves).")
+    mode = pb.Mode.Name(queue.ticket.mode).removeprefix("MODE_").capitalize()
+    waited = queue.wait_duration.ToTimedelta() + (datetime.now(UTC) - received)
+    line = f"In the {mode} queue: {waited.total_seconds():.0f} s"
+    if queue.rating_window:
+        line += f", opponents within {queue.rating_window} points"
+    if queue.HasField("bot_fill_delay"):
+        line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
+    return Text(line + f" ({queue.queue_length} waiting; Ctrl-C leaves)")
+
+
+def frame(
+    view: pb.MatchView | None,
+    received: datetime,
+    queue: pb.QueueStatus | None,
+    typing: str,
+    note: str,
+) -> Group:
+    """The screen under Live: the match (or the queue), a note, and the prompt with the
+    line being typed, all drawn together so that a refresh never hides the prompt.
+    ``received``: when the view (or else the queue status) arrived."""
+    parts: list[RenderableType] = [
+        waiting_line(queue, received) if view is None else screen(view, received)
+    ]
+    if note:
+        parts.append(Text(note, style="yellow"))
+    if view is not None and view.status != pb.MATCH_STATUS_FINISHED:
+        hint = (
+            "Type card and cell (0 4: your first card to the centre); q forfeits."
+            if my_turn(view)
+            else "Wait for your turn; q forfeits."
         )
-        console.print(f"Practice match {started.match_id} against a bot.")
+        parts.append(Text(hint, style="dim"))
+        prompt = Text(PROMPT, style="bold")
+        prompt.append(typing)
+        prompt.append("_", style="blink")
+        parts.append(prompt)
+    return Group(*parts)
+
+
+async def play(client: Client, console: Console) -> pb.MatchView | None:
+    """Interactive: the session stream redraws the board; type "CARD CELL" to place.
+    Plays the active match, or waits for the next one; its last view."""
     latest: dict[str, pb.MatchView] = {}
+    received = datetime.now(UTC)
+    queue: dict[str, pb.QueueStatus] = {}
+    note = ""
     stream = client.stub.OpenSession(
         g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
     )
 
-    async def follow(live: Live) -> None:
+    def show(view: pb.MatchView) -> None:
+        nonlocal received
+        shown = latest.get("view")
+        if shown is None or shown.match_id != view.match_id or view.version > shown.version:
+            latest["view"], received = view, datetime.now(UTC)
+
+    async def follow() -> None:
+        nonlocal note, received
         async for push in stream:
             kind = push.WhichOneof("push")
-            view = None
             if kind == "session_opened" and push.session_opened.HasField("active_match"):
-                view = push.session_opened.active_match
+                show(push.session_opened.active_match)
             elif kind == "match_view":
-                view = push.match_view
-            elif kind == "session_closed":
-                live.console.print(f"Session closed: {push.session_closed.message}")
-                return
+                show(push.match_view)
+            elif kind == "queue_status":
+                queue["status"] = push.queue_status
+                if "view" not in latest:
+                    received = datetime.now(UTC)
+            elif kind == "match_found":
+                found = push.match_found
+                note = f"Match found: you play {found.opponent_name}."
             elif kind == "notice":
-                live.console.print(push.notice.message)
-            if view is not None:
-                latest["view"] = view
-                live.update(screen(view))
+                note = push.notice.message
+            elif kind == "session_closed":
+                note = f"Session closed: {push.session_closed.message}"
+                return
 
-    with Live(console=console, auto_refresh=True, refresh_per_second=2) as live:
-        follower = asyncio.create_task(follow(live))
-        while not follower.done():
+    with (
+        LineReader() as reader,
+        Live(console=console, auto_refresh=False) as live,
+    ):
+        follower = asyncio.create_task(follow())
+        while True:
             view = latest.get("view")
-            if view is None or view.status == pb.MATCH_STATUS_FINISHED:
-                if view is not None:
-                    break
-                await asyncio.sleep(0.2)
+            over = follower.done() or reader.ended
+            over |= view is not None and view.status == pb.MATCH_STATUS_FINISHED
+            live.update(
+                frame(view, received, queue.get("status"), reader.typing, note), refresh=True
+            )
+            if over:
+                break
+            # Wakes at a key (to draw it) or after a quarter second (the timer).
+            line = await reader.line(timeout=0.25)
+            if line is None or not line.strip():
                 continue
-            live.update(screen(view))
-            if view.turn_seat != view.my_seat:
-                await asyncio.sleep(0.2)
-                continue
-            line = await asyncio.to_thread(console.input, "card cell (or q to forfeit) > ")
-            if line.strip() == "q":
-                await client.call(
-                    client.stub.Forfeit,
-                    g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
-                )
+            if view is None:
+                note = "No match yet."
                 continue
             try:
-                card, cell = line.split()
+                if line.strip() == "q":
+                    reply = await client.call(
+                        client.stub.Forfeit,
+                        g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
+                    )
+                    show(reply.view)
+                    note = ""
+                    continue
+                if not my_turn(view):
+                    note = "Not your turn yet."
+                    continue
+                words = line.split()
+                if len(words) != 2 or not words[1].isdigit():
+                    note = "Type a card number and a cell number, e.g. 0 4."
+                    continue
+                card, cell = words
                 cid = await card_id(client, view.match_id, card)
-                reply = await client.call(
+                placed = await client.call(
                     client.stub.PlaceCard,
                     g.PlaceCardRequest(
                         request_id=uuid.uuid4().hex,
@@ -200,15 +272,44 @@ async def play(client: Client, console: Console, practice: argparse.Namespace | 
                         cell=int(cell),
                     ),
                 )
-                latest["view"] = reply.view
-            except (ValueError, ClientError) as error:
-                console.print(f"[red]{error}: type a card number and a cell number, e.g. 0 4")
+                show(placed.view)
+                note = ""
+            except ClientError as error:
+                note = str(error)
             except grpc.aio.AioRpcError as error:
-                console.print(f"[red]{error.details()}")
-        follower.cancel()
-    final = latest.get("view")
-    if final is not None:
-        console.print(screen(final))
+                note = error.details() or error.code().name
+        if not follower.done():
+            follower.cancel()
+        elif (broke := follower.exception()) is not None:
+            raise broke  # the session stream broke: say why
+    return latest.get("view")
+
+
+async def queue_and_play(client: Client, console: Console, mode: str) -> None:
+    """Enqueue with a Random deck, show the queue until a match is found, play it. A
+    ticket still waiting when the player leaves is cancelled."""
+    ticket = (
+        await client.call(
+            client.stub.Enqueue,
+            g.EnqueueRequest(
+                request_id=uuid.uuid4().hex,
+                mode=MODES[mode],
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+        )
+    ).ticket
+    console.print(f"Queued for {mode} with a Random deck (ticket {ticket.ticket_id[:8]}).")
+    played = None
+    try:
+        played = await play(client, console)
+    finally:
+        if played is None:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
+                await client.call(
+                    client.stub.CancelTicket,
+                    g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket.ticket_id),
+                )
+                console.print("Left the queue.")
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -281,9 +382,37 @@ async def run(args: argparse.Namespace) -> int:
                 if args.count and seen >= args.count:
                     break
         elif command == "practice":
-            await play(client, console, args)
+            started = await client.call(
+                stub.StartPractice,
+                g.StartPracticeRequest(
+                    request_id=uuid.uuid4().hex,
+                    origin_mode=MODES[args.mode],
+                    bot_level=LEVELS[args.level],
+                    deck=pb.DeckChoice(random=pb.RandomDeck()),
+                ),
+            )
+            console.print(f"Practice match {started.match_id} against a bot.")
+            await play(client, console)
         elif command == "play":
-            await play(client, console, None)
+            await play(client, console)
+        elif command == "queue":
+            await queue_and_play(client, console, args.mode)
+        elif command == "enqueue":
+            enqueued = await client.call(
+                stub.Enqueue,
+                g.EnqueueRequest(
+                    request_id=uuid.uuid4().hex,
+                    mode=MODES[args.mode],
+                    deck=pb.DeckChoice(random=pb.RandomDeck()),
+                ),
+            )
+            out(args, enqueued, f"Queued: ticket {enqueued.ticket.ticket_id}")
+        elif command == "cancel":
+            cancelled = await client.call(
+                stub.CancelTicket,
+                g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=args.ticket),
+            )
+            out(args, cancelled.ticket, "Left the queue.")
     return 0
 
 
@@ -321,7 +450,12 @@ def parser() -> argparse.ArgumentParser:
     practice = sub.add_parser("practice", help="play a practice match against a bot")
     practice.add_argument("--mode", choices=sorted(MODES), default="unranked")
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
-    sub.add_parser("play", help="play your active match (and the next ones) interactively")
+    sub.add_parser("play", help="play your active match, or wait for your next one")
+    queue = sub.add_parser("queue", help="queue with a Random deck and play the match found")
+    queue.add_argument("--mode", choices=QUEUES, default="unranked")
+    enqueue = sub.add_parser("enqueue", help="queue with a Random deck (watch shows the rest)")
+    enqueue.add_argument("mode", choices=QUEUES)
+    sub.add_parser("cancel", help="leave the queue").add_argument("ticket")
     return p
 
 

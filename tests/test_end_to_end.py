@@ -11,6 +11,9 @@ through the matchmaker. The session stream shows the queue as it goes.
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +29,7 @@ from triad.v1 import gateway_pb2_grpc
 
 from gateway.devcert import ensure_dev_certificate
 from tests.processes import Service, free_port
+from tests.terminal import Terminal
 from tests.test_gateway import PASSWORD, SECRET, bearer, collect
 
 pytestmark = pytest.mark.integration
@@ -458,3 +462,68 @@ async def test_unranked_alone_meets_a_populated_bot_unrated_and_untraded(api: An
     kinds = {p.WhichOneof("push") for p in pushes}
     assert not kinds & {"trade_prompt", "trade_result", "rating_change"}
     session.cancel()
+
+
+async def test_a_person_plays_practice_in_the_terminal_client_seeing_board_timer_and_prompt(
+    backend: dict[str, Any], tmp_path: Path
+) -> None:
+    """``triad-client practice`` in an 80x24 terminal: on every turn of the player the
+    board, the running turn timer and the prompt with what is being typed are all on
+    the screen at once, through to the result."""
+    client = [
+        sys.executable,
+        "-m",
+        "client.main",
+        "--addr",
+        backend["gateway"].address,
+        "--ca",
+        str(backend["cert"]),
+        "--state",
+        str(tmp_path / "state.json"),
+    ]
+    name = f"t{uuid4().hex[:12]}"
+    registered = subprocess.run(
+        [*client, "register", name, "--password", PASSWORD],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert registered.returncode == 0, registered.stderr
+
+    def timer(screen: str) -> int | None:
+        found = re.search(r"Your turn - (\d+) s left", screen)
+        return int(found.group(1)) if found else None
+
+    def result(screen: str) -> bool:
+        return any(words in screen for words in ("You win!", "You lose.", "Draw."))
+
+    terminal = Terminal([*client, "practice", "--level", "novice"], {})
+    try:
+        turns = 0
+        while True:
+            screen = await terminal.until(
+                lambda s: result(s) or (timer(s) is not None and "card cell > " in s),
+                "the player's turn or the result",
+            )
+            if result(screen):
+                break
+            turns += 1
+            assert "┌" in screen and "└" in screen, "the board is not on the screen"
+            assert re.search(r"^card cell > _?$", screen, re.MULTILINE), screen
+            cell = re.findall(r"\((\d)\)", screen)[0]
+            if turns == 1:  # the timer counts down while the player thinks
+                first = timer(screen)
+                assert first is not None
+                await terminal.until(
+                    lambda s, f=first: (timer(s) or f) < f, "the turn timer running"
+                )
+            terminal.type("0")  # what is typed shows in the prompt, under the board
+            typed = await terminal.until(lambda s: "card cell > 0" in s, "the typed card")
+            assert timer(typed) is not None and "┌" in typed
+            terminal.type(f" {cell}\r")
+            await terminal.until(lambda s, c=cell: f"({c})" not in s, "the card placed")
+        assert turns >= 4  # five cards, one left in a hand: four or five placements
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
