@@ -146,7 +146,10 @@ def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
     """What shows before a match: the queued ticket as the session stream told it at
     ``received``, its waiting time counted on since."""
     if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
-        return Text("No match yet: waiting for one (Ctrl-C leaves).")
+        return Text(
+            "No active match and no ticket: waiting for one. Start one with "
+            "triad-client practice or triad-client queue (Ctrl-C leaves)."
+        )
     mode = pb.Mode.Name(queue.ticket.mode).removeprefix("MODE_").capitalize()
     waited = queue.wait_duration.ToTimedelta() + (datetime.now(UTC) - received)
     line = f"In the {mode} queue: {waited.total_seconds():.0f} s"
