@@ -187,6 +187,7 @@ class GatewayServicer(
         return response
 
     async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
+        _request_id(request.request_id)
         me = caller()
         await self._store.revoke(
             me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock()
