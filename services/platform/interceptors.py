@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import grpc
 import structlog
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import DecodeError, Message
 
 from services.platform.errors import (
     AlreadyExists,
@@ -152,7 +154,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
     def _wrap(self, method: str, handler: Handler) -> Handler:
         rpc = _Rpc(*split_method(method), self._metrics)
         serialize = {
-            "request_deserializer": handler.request_deserializer,
+            "request_deserializer": _checked(handler.request_deserializer),
             "response_serializer": handler.response_serializer,
         }
         if handler.unary_unary is not None:
@@ -166,6 +168,59 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 rpc.wrap(handler.stream_stream), **serialize
             )
         return handler
+
+
+MAX_DETAILS = 500
+"""Characters of a refusal's message. Messages quote what was sent; a hostile list of
+100,000 values quoted back would exceed the peer's metadata limit and break the call."""
+
+
+def _bounded(details: str) -> str:
+    return details if len(details) <= MAX_DETAILS else details[: MAX_DETAILS - 3] + "..."
+
+
+class _Malformed:
+    """What a request that cannot be served as sent deserializes to; the handler's
+    wrapper answers it INVALID_ARGUMENT (grpc would answer UNKNOWN, naming the parser's
+    exception, and PostgreSQL would fail on a NUL in a text as an internal error)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _checked(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            request = deserialize(data)
+        except DecodeError:
+            return _Malformed("the request is not a valid message of this call")
+        if isinstance(request, Message) and _holds_nul(request):
+            return _Malformed("text fields cannot contain NUL characters")
+        return request
+
+    return parse
+
+
+def _holds_nul(message: Message) -> bool:
+    """Whether any text in ``message`` (at any depth, map keys and values too) has a NUL."""
+    for field, value in message.ListFields():
+        if field.type not in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE):
+            continue
+        if isinstance(value, str):
+            values: list[Any] = [value]
+        elif isinstance(value, Message):
+            values = [value]
+        elif hasattr(value, "items"):  # a map field
+            values = [v for pair in value.items() for v in pair]
+        else:
+            values = list(value)
+        for v in values:
+            if (isinstance(v, str) and "\x00" in v) or (isinstance(v, Message) and _holds_nul(v)):
+                return True
+    return False
 
 
 class _Rpc:
@@ -189,6 +244,8 @@ class _Rpc:
         async def call(request: Any, context: Context) -> Any:
             started = time.perf_counter()
             try:
+                if isinstance(request, _Malformed):
+                    raise InvalidArgument(request.reason)
                 result = behavior(request, context)
                 if inspect.isawaitable(result):
                     result = await result
@@ -204,6 +261,8 @@ class _Rpc:
         async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
             started = time.perf_counter()
             try:
+                if isinstance(request, _Malformed):
+                    raise InvalidArgument(request.reason)
                 responses = behavior(request, context)
                 if hasattr(responses, "__aiter__"):
                     # aclosing: if the client goes away mid-stream, the handler's own
@@ -228,7 +287,7 @@ class _Rpc:
         code = final_code(error, context)
         self._record(code, started)
         if isinstance(error, DomainError):
-            await context.abort(code, str(error) or type(error).__name__)
+            await context.abort(code, _bounded(str(error) or type(error).__name__))
         if isinstance(error, Exception) and not isinstance(error, grpc.aio.AbortError):
             reference = uuid.uuid4().hex[:16]
             # The traceback goes to our logs only; the caller gets the reference to quote.
