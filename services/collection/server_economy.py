@@ -142,7 +142,12 @@ class EconomyRpcs:
     ) -> c.CollectionServiceOpenBoosterResponse:
         player = require(request.player_id, "player_id")
         bind(player)
-        key = Request.of(player, require(request.request_id, "request_id"), "booster")
+        key = Request.of(
+            player,
+            require(request.request_id, "request_id"),
+            "booster",
+            request.expected_server_seed_hash,
+        )
         done = await handlers.open_booster(
             self._ctx, key, player, request.expected_server_seed_hash
         )
