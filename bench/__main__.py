@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, str] = {
     "matchmaker": "bench.matchmaker",
     "bots": "bench.bots",
     "load": "bench.load",
+    "gateway": "bench.gateway",
 }
 
 REPEATS, SECONDS = 5, 0.6

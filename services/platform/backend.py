@@ -19,6 +19,7 @@ and are appended to across restarts.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
@@ -26,13 +27,16 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+import asyncpg
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -319,17 +323,59 @@ def _tail(path: Path, size: int = 3000) -> str:
         return "(no log)"
 
 
+MAX_CONNECTIONS = 400
+"""Every service's pool may grow to 32 connections, plus its relay, notifier and
+consumers: five services need more than PostgreSQL's default of 100 under load."""
+
+
 @contextlib.contextmanager
 def infrastructure(
     database_url: str | None, nats_url: str | None, directory: Path | None = None
 ) -> Iterator[tuple[str, str]]:
     """PostgreSQL and NATS URLs: the given ones, else embedded servers (kept in
-    ``directory/pg`` and ``directory/nats`` when given, else thrown away afterwards)."""
+    ``directory/pg`` and ``directory/nats`` when given, else thrown away afterwards).
+    An embedded PostgreSQL is set up for :data:`MAX_CONNECTIONS` connections."""
     with ExitStack() as stack:
-        database = database_url or stack.enter_context(
-            embedded_postgres(None if directory is None else directory / "pg")
-        )
+        database = database_url or stack.enter_context(_roomy_postgres(directory))
         nats = nats_url or stack.enter_context(
             embedded_nats(None if directory is None else directory / "nats")
         )
         yield database, nats
+
+
+@contextlib.contextmanager
+def _roomy_postgres(directory: Path | None) -> Iterator[str]:
+    """The embedded PostgreSQL with room for every service's pool. max_connections is
+    read only at start, so a first start may set it (ALTER SYSTEM) and restart."""
+    with ExitStack() as stack:
+        if directory is None:
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="triad-pg-"))
+            pgdata = Path(scratch) / "pgdata"
+        else:
+            pgdata = directory / "pg"
+        with ExitStack() as first:
+            url = first.enter_context(embedded_postgres(pgdata))
+            roomy = _run_sql(url, "SHOW max_connections") >= MAX_CONNECTIONS
+            if roomy:
+                stack.push(first.pop_all())
+            else:
+                _run_sql(url, f"ALTER SYSTEM SET max_connections = {MAX_CONNECTIONS}")
+        if not roomy:
+            url = stack.enter_context(embedded_postgres(pgdata))
+        yield url
+
+
+def _run_sql(url: str, statement: str) -> int:
+    """Run one statement on its own event loop (the caller may be inside one); an
+    integer result, or 0."""
+
+    async def run() -> int:
+        conn = await asyncpg.connect(url)
+        try:
+            value = await conn.fetchval(statement)
+        finally:
+            await conn.close()
+        return int(value) if isinstance(value, str) and value.isdigit() else 0
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
