@@ -117,7 +117,7 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
     assert echo.requests > 0 and plain.requests > 0
 
     out = tmp_path / "results"
-    options = Options(quick=True, out_dir=out, seed=1, repeats=1, seconds=6.0)
+    options = Options(quick=True, out_dir=out, seed=1, repeats=1, seconds=10.0)
     data = report(measured, DEFAULT_MIX).to_json(options, utc_now(), summary.elapsed)
     write_report(data, out)
     png = write_outputs(data, summary, out)

@@ -197,6 +197,7 @@ class Backend:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(10)
+        _wait_group_gone(process.pid)
 
     def restart(self, name: str, timeout: float | None = None) -> None:
         """Start the service again (killing it first if it still runs) on the same port
@@ -284,6 +285,34 @@ class Backend:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(running.process.pid, signal.SIGKILL)
                 running.process.wait(10)
+                _wait_group_gone(running.process.pid)
+
+
+def _wait_group_gone(group: int, timeout: float = 10.0) -> None:
+    """Wait until no live process is left in the process group (a SIGKILLed worker
+    takes a moment to die; a zombie waiting for its reaper counts as gone)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _group_alive(group):
+        time.sleep(0.02)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False  # no /proc: nothing to look at
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp.
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def _serving(address: str, root: bytes | None) -> bool:
