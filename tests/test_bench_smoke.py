@@ -102,7 +102,9 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
 
     config = BackendConfig(shared_database_url, nats_url, tmp_path / "run", env=LOAD_ENV)
     with Backend(config) as backend:
-        summary, echo, plain, run = await measure_backend(backend, 4, 6.0, DEFAULT_MIX, 1, tmp_path)
+        summary, echo, plain, run = await measure_backend(
+            backend, 4, 10.0, DEFAULT_MIX, 1, tmp_path
+        )
     measured = Measured(summary, echo, plain, "test database", run)
 
     assert run.finished and summary.matches_total == len(run.finished)
