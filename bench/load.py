@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import random
 import statistics
 import sys
@@ -196,10 +197,18 @@ class LoadRun:
     def acked(self, placement: AckedPlacement) -> None:
         self.acknowledged.append(placement)
 
+    @property
+    def players(self) -> dict[str, str]:
+        """Every registered simulated player: name -> player id."""
+        return {c.name: c.player_id for c in self.clients if c.player_id}
+
     def finished_match(self, match: FinishedMatch) -> None:
         if match.match_id not in self._seen:  # both players of a match report it
             self._seen.add(match.match_id)
-            self.finished.append(match)
+            ids = self.players
+            self.finished.append(
+                dataclasses.replace(match, player_ids=tuple(ids.get(n) for n in match.players))
+            )
 
     async def run(self) -> LoadSummary:
         """Play for ``config.seconds``, let matches in progress finish (at most

@@ -91,6 +91,8 @@ class FinishedMatch:
     """The winner's player name; ``None`` for a draw."""
     reason: str
     finished_at: float
+    player_ids: tuple[str | None, ...] = ()
+    """The seats' player ids, seat A first; ``None`` for a bot (the run fills them in)."""
 
 
 @dataclass(slots=True)

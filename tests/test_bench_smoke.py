@@ -112,6 +112,8 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
     for match in run.finished:
         assert match.mode in DEFAULT_MIX and len(match.players) == 2
         assert match.winner is None or match.winner in match.players
+        for name, player_id in zip(match.players, match.player_ids, strict=True):
+            assert (player_id is None) == name.startswith("[BOT] "), match
     assert run.acknowledged and summary.placements_total == len(run.acknowledged)
     assert len({a.request_id for a in run.acknowledged}) == len(run.acknowledged)
     assert all(a.match_id and a.player_id and a.card_id for a in run.acknowledged)
