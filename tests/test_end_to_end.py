@@ -579,3 +579,35 @@ async def test_a_person_plays_practice_in_the_terminal_client_seeing_board_timer
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+
+
+async def test_a_draft_pairing_is_told_as_the_match_found_with_its_draft(api: Any) -> None:
+    ann, bea = await register(api), await register(api)
+    (ann_pushes, ann_session), (bea_pushes, bea_session) = (
+        await open_session(api, ann),
+        await open_session(api, bea),
+    )
+    for me in (ann, bea):  # Draft decks are drafted after pairing: no deck
+        await api.Enqueue(
+            g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_DRAFT),
+            metadata=bearer(me.tokens),
+        )
+    drafts = set()
+    for pushes, other in ((ann_pushes, bea), (bea_pushes, ann)):
+        paired = (
+            await pushed(
+                pushes,
+                lambda p: p.queue_status.ticket.status == pb.TICKET_STATUS_PAIRED,
+                "the Draft ticket paired",
+            )
+        ).queue_status.ticket
+        assert paired.mode == pb.MODE_DRAFT and paired.draft_id
+        found = (
+            await pushed(pushes, lambda p: p.HasField("match_found"), "the draft found")
+        ).match_found
+        assert found.mode == pb.MODE_DRAFT and found.draft_id == paired.draft_id
+        assert found.opponent_name == other.player.player_name and not found.opponent_is_bot
+        drafts.add(found.draft_id)
+    assert len(drafts) == 1, "the two players draft together"
+    ann_session.cancel()
+    bea_session.cancel()
