@@ -88,6 +88,8 @@ class LoadConfig:
     rpc_timeout: float = 5.0
     drain_seconds: float = 60.0
     """After ``seconds``: how long matches in progress may take to finish."""
+    setup_seconds: float = 120.0
+    """Before ``seconds``: how long signing every player up may take."""
     name_prefix: str = ""
     """Player names start with it (default: a random one per run, so runs never clash)."""
 
@@ -136,6 +138,8 @@ class LoadSummary:
     """One entry a second: placements, matches, calls and PlaceCard latency."""
     unfinished_clients: int
     """Clients still busy when the drain ran out (a match that did not finish)."""
+    setup_seconds: float = 0.0
+    """Signing the players up, before the play window (the timeline's first seconds)."""
 
     @property
     def matches_per_second(self) -> float:
@@ -154,6 +158,7 @@ class LoadSummary:
             "clients": self.clients,
             "seconds": self.seconds,
             "elapsed_seconds": round(self.elapsed, 3),
+            "setup_seconds": round(self.setup_seconds, 3),
             "matches": self.matches,
             "placements": self.placements,
             "matches_per_second": round(self.matches_per_second, 3),
@@ -180,6 +185,8 @@ class LoadRun:
         self.samples: list[Sample] = []
         self.started = time.perf_counter()
         self.wall_started = time.time()
+        self.play_started = self.wall_started
+        """Unix time the play window began (after every player signed up)."""
         self._play_until = float("inf")
         self._alive_until = float("inf")
         self._seen: set[str] = set()
@@ -211,15 +218,15 @@ class LoadRun:
             )
 
     async def run(self) -> LoadSummary:
-        """Play for ``config.seconds``, let matches in progress finish (at most
-        ``drain_seconds`` more), then return the summary."""
+        """Sign every client up (at most ``setup_seconds``), then play for
+        ``config.seconds``, let matches in progress finish (at most ``drain_seconds``
+        more), and return the summary."""
         config = self.config
         rng = random.Random(config.seed)
         prefix = config.name_prefix or f"ld{rng.getrandbits(24):06x}{random.getrandbits(16):04x}"
         self.started = time.perf_counter()
         self.wall_started = time.time()
-        self._play_until = self.started + config.seconds
-        self._alive_until = self._play_until + config.drain_seconds
+        self._play_until = self._alive_until = float("inf")
         shared = _Shared(self)
         self.clients = [
             SimClient(
@@ -234,7 +241,18 @@ class LoadRun:
             )
             for i in range(config.clients)
         ]
-        tasks = [asyncio.create_task(c.live()) for c in self.clients]
+        go = asyncio.Event()
+        tasks = [asyncio.create_task(c.live(go)) for c in self.clients]
+        # Signing up is scrypt twice per player: slow on purpose, and not what the
+        # figures are about, so the play window starts once every player is in.
+        await asyncio.wait(
+            [asyncio.create_task(c.ready.wait()) for c in self.clients],
+            timeout=config.setup_seconds,
+        )
+        self.play_started = time.time()
+        self._play_until = time.perf_counter() + config.seconds
+        self._alive_until = self._play_until + config.drain_seconds
+        go.set()
         _, pending = await asyncio.wait(
             tasks, timeout=max(0.0, self._alive_until - time.perf_counter())
         )
@@ -245,10 +263,9 @@ class LoadRun:
         return self.summary(time.perf_counter() - self.started, len(pending))
 
     def summary(self, elapsed: float, unfinished: int) -> LoadSummary:
-        window = self.config.seconds
-        at = self.wall_started
-        placements = sum(1 for a in self.acknowledged if a.answered_at - at <= window)
-        matches = sum(1 for m in self.finished if m.finished_at - at <= window)
+        window, at = self.config.seconds, self.play_started
+        placements = sum(1 for a in self.acknowledged if 0 <= a.answered_at - at <= window)
+        matches = sum(1 for m in self.finished if 0 <= m.finished_at - at <= window)
         return LoadSummary(
             clients=self.config.clients,
             seconds=window,
@@ -259,8 +276,11 @@ class LoadRun:
             placements_total=len(self.acknowledged),
             by_mode=dict(Counter(m.mode for m in self.finished)),
             rpcs=rpc_stats(self.samples),
-            timeline=timeline(self.samples, self.acknowledged, self.finished, at, elapsed),
+            timeline=timeline(
+                self.samples, self.acknowledged, self.finished, self.wall_started, elapsed
+            ),
             unfinished_clients=unfinished,
+            setup_seconds=self.play_started - self.wall_started,
         )
 
 

@@ -29,7 +29,8 @@ def chart(summary: LoadSummary, data: dict[str, Any], path: Path) -> None:
     title = (
         f"Load: {summary.clients} clients, {summary.matches} matches "
         f"({summary.matches_per_second:.2f}/s), {summary.placements} placements "
-        f"({summary.placements_per_second:.1f}/s) in {summary.seconds:.0f} s"
+        f"({summary.placements_per_second:.1f}/s) in the {summary.seconds:.0f} s play window "
+        f"(after {summary.setup_seconds:.0f} s signing up)"
     )
     commit = (data.get("git") or {}).get("commit") or ""
     figure.suptitle(f"{title}\n{data.get('utc_time', '')} {commit[:10]}", fontsize=10)
@@ -53,8 +54,10 @@ def chart(summary: LoadSummary, data: dict[str, Any], path: Path) -> None:
     matches = throughput.twinx()
     matches.bar(t, [row["matches"] for row in timeline], color="tab:gray", alpha=0.3, width=0.9)
     matches.set_ylabel("matches finished/s (bars)")
-    throughput.axvline(summary.seconds, color="black", linestyle="--", linewidth=0.8)
-    throughput.text(summary.seconds, 0, " play window ends", fontsize=8, va="bottom")
+    for axis in (latency, throughput):
+        for edge in (summary.setup_seconds, summary.setup_seconds + summary.seconds):
+            axis.axvline(edge, color="black", linestyle="--", linewidth=0.8)
+    throughput.text(summary.setup_seconds, 0, " play window", fontsize=8, va="bottom")
     throughput.set_xlabel("seconds since start")
     throughput.set_ylabel("per second")
     throughput.grid(True, alpha=0.3)

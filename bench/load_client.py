@@ -175,6 +175,8 @@ class SimClient:
         self.heartbeat = 10.0
         self.done: set[str] = set()
         self.matches = 0
+        self.ready = asyncio.Event()
+        """Set once the player is registered, logged in and has its session stream."""
         self.failures: Counter[str] = Counter()
         """Rounds that ended in an error the client could only resync from."""
         self.stub: Any = None
@@ -222,8 +224,9 @@ class SimClient:
 
     # ------------------------------------------------------------------ life
 
-    async def live(self) -> None:
-        """Play until the run stops starting matches; never give up on an error."""
+    async def live(self, go: asyncio.Event | None = None) -> None:
+        """Sign up (then set ``ready``), wait for ``go``, then play until the run stops
+        starting matches; never give up on an error."""
         credentials = grpc.ssl_channel_credentials(root_certificates=self.root_cert)
         async with grpc.aio.secure_channel(
             self.gateway, credentials, options=CHANNEL_OPTIONS
@@ -231,23 +234,37 @@ class SimClient:
             self.stub = gateway_pb2_grpc.TriadGatewayStub(channel)
             session: asyncio.Task[None] | None = None
             try:
-                while self.run.playing or (self.player_id and await self._unfinished()):
+                while not self.player_id:
                     try:
-                        if not self.player_id:
-                            await self._register()
-                            session = asyncio.create_task(self._session())
+                        await self._register()
+                    except Stopped:
+                        return
+                    except Exception as error:
+                        self._failed(error)
+                        await asyncio.sleep(0.2 + self.rng.random() * 0.3)
+                session = asyncio.create_task(self._session())
+                self.ready.set()
+                if go is not None:
+                    await go.wait()
+                while self.run.playing or await self._unfinished():
+                    try:
                         await self.round()
                     except Stopped:
                         break
                     except Exception as error:
-                        code = error.code().name if isinstance(error, grpc.aio.AioRpcError) else ""
-                        self.failures[code or type(error).__name__] += 1
-                        await asyncio.sleep(0.2 + self.rng.random() * 0.3)  # resync from status
+                        self._failed(error)
+                        await asyncio.sleep(0.2 + self.rng.random() * 0.3)  # then resync
             finally:
+                self.ready.set()
                 if session is not None:
                     session.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await session
+
+    def _failed(self, error: Exception) -> None:
+        """A step failed in a way only a fresh look at the server's state can mend."""
+        code = error.code().name if isinstance(error, grpc.aio.AioRpcError) else ""
+        self.failures[code or type(error).__name__] += 1
 
     async def _unfinished(self) -> bool:
         """After the run: is there still a match (or trade) of ours to see through?"""
@@ -271,10 +288,19 @@ class SimClient:
         return bool(status.active_match_id or choosing)
 
     async def _register(self) -> None:
-        reply = await self.call(
-            "Register",
-            g.RegisterRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
-        )
+        try:
+            reply = await self.call(
+                "Register",
+                g.RegisterRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            # An earlier attempt did register (its answer was lost): log in instead.
+            reply = await self.call(
+                "Login",
+                g.LoginRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
+            )
         self.player_id, self.tokens = reply.player.player_id, reply.tokens
         # A fresh login, as a client starting again would do (and it checks Login).
         await self._log_in_again()
