@@ -98,6 +98,17 @@ class GrpcCollection:
         reply = await _call(self._stub.ResolveDeckForMatch(request, timeout=self._timeout))
         return tuple(mapping.card_back(c) for c in reply.cards)
 
+    async def check(self, player_id: str, choice: DeckChoice) -> None:
+        request = col.CollectionServiceValidateDeckRequest(player_id=player_id)
+        if choice.random:
+            request.random.SetInParent()
+        else:
+            request.deck_id = choice.deck_id
+        reply = await _call(self._stub.ValidateDeck(request, timeout=self._timeout))
+        if not reply.valid:
+            broken = "; ".join(v.message for v in reply.violations) or "it breaks a deck rule"
+            raise FailedPrecondition(f"your deck cannot be played now: {broken}")
+
     async def release(self, match_id: str) -> None:
         request = col.CollectionServiceReleaseCopiesRequest(
             request_id=f"release:{match_id}", holder=pb.LockHolder(match_id=match_id)

@@ -28,6 +28,9 @@ class StarterDecks:
     async def release(self, match_id: str) -> None:
         return None
 
+    async def check(self, player_id: str, choice: DeckChoice) -> None:
+        return None  # every stand-in deck is legal
+
 
 class FixedRatings:
     async def ratings(self, ladder: str, player_ids: Sequence[str]) -> dict[str, int]:

@@ -69,6 +69,8 @@ async def enqueue(
     if (seen := await ctx.store.answered(request)) is not None:
         return await _ticket(ctx, seen)
     await check_free(ctx, player)
+    if deck is not None:  # refused now, not at pairing (someone else's deck, a broken one)
+        await ctx.ports.decks.check(player.player_id, deck)
     ladder = LADDERS.get(mode)
     rating = UNRATED
     if ladder is not None:

@@ -70,6 +70,11 @@ class Decks(Protocol):
         """Release every copy locked for a match that will not start (idempotent)."""
         ...
 
+    async def check(self, player_id: str, choice: DeckChoice) -> None:
+        """Refuse a deck that cannot be played now, locking nothing: NotFound (not a deck
+        of the player's) or FailedPrecondition naming the broken rules."""
+        ...
+
 
 class Obligations(Protocol):
     async def blocking(self, player_id: str) -> str | None:
