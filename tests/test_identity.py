@@ -343,6 +343,36 @@ async def test_no_message_to_a_player_holds_a_hidden_card_of_the_opponent(
     assert planted and all(p.startswith("planted") for p in planted)
 
 
+async def test_nobody_queues_with_another_players_deck(api: Any) -> None:
+    """Enqueue checks the deck when it is called: another player's deck is NOT_FOUND,
+    exactly as if it did not exist, and no ticket is made (it was accepted, and only
+    the pairing failed on it)."""
+    ann, bea = await join(api), await join(api)
+    copies = await ann.ask("ListCollection", g.ListCollectionRequest())
+    deck = await ann.ask(
+        "SaveDeck",
+        g.SaveDeckRequest(
+            request_id=uuid4().hex,
+            name="Mine",
+            copy_ids=[e.copy.copy_id for e in copies.entries][:5],
+        ),
+    )
+    for mode in (pb.MODE_RANKED, pb.MODE_UNRANKED):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await bea.ask(
+                "Enqueue",
+                g.EnqueueRequest(
+                    request_id=uuid4().hex,
+                    mode=mode,  # type: ignore[arg-type]
+                    deck=pb.DeckChoice(deck_id=deck.deck.deck_id),
+                ),
+            )
+        assert refused.value.code() == grpc.StatusCode.NOT_FOUND, refused.value.details()
+        assert ann.id not in (refused.value.details() or "")
+    status = await bea.ask("GetPlayerStatus", g.GetPlayerStatusRequest())
+    assert not status.status.HasField("ticket")
+
+
 async def test_a_logout_ends_the_session_stream_and_spends_the_refresh_token(api: Any) -> None:
     ann = await join(api)
     session = asyncio.create_task(ann.listen())
