@@ -154,13 +154,16 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
     def _wrap(self, method: str, handler: Handler) -> Handler:
         rpc = _Rpc(*split_method(method), self._metrics)
         serialize = {
-            "request_deserializer": _checked(handler.request_deserializer),
+            "request_deserializer": handler.request_deserializer,
             "response_serializer": handler.response_serializer,
         }
+        # One request in: checked before the handler sees it (request streams, such as
+        # reflection's, keep grpc's own handling).
+        checked = {**serialize, "request_deserializer": _checked(handler.request_deserializer)}
         if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(rpc.wrap(handler.unary_unary), **serialize)
+            return grpc.unary_unary_rpc_method_handler(rpc.wrap(handler.unary_unary), **checked)
         if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(rpc.wrap(handler.unary_stream), **serialize)
+            return grpc.unary_stream_rpc_method_handler(rpc.wrap(handler.unary_stream), **checked)
         if handler.stream_unary is not None:
             return grpc.stream_unary_rpc_method_handler(rpc.wrap(handler.stream_unary), **serialize)
         if handler.stream_stream is not None:

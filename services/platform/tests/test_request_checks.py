@@ -1,0 +1,74 @@
+"""What every service's edge does with a request it cannot serve as sent (found by
+tests/test_hostile.py): a body that is not the call's message, a text holding a NUL
+(PostgreSQL cannot store one), and a refusal quoting a huge input."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2
+
+from services.platform.errors import InvalidArgument
+from services.platform.grpcserver import ServerConfig, build_server
+from services.platform.interceptors import MAX_DETAILS
+
+SERVICE = "triad.test.Checked"
+
+
+async def named(request: health_pb2.HealthCheckRequest, _context: Any) -> bytes:
+    if request.service.startswith("refuse"):
+        raise InvalidArgument(f"no service {request.service!r}")
+    return str(request.service).encode()
+
+
+def register(server: grpc.aio.Server) -> None:
+    handler: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(
+        named, request_deserializer=health_pb2.HealthCheckRequest.FromString
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE, {"Named": handler}),)
+    )
+
+
+@pytest.fixture
+async def call() -> AsyncIterator[Any]:
+    server = build_server(ServerConfig(host="127.0.0.1", stop_grace_seconds=1.0), register, [])
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield channel.unary_unary(f"/{SERVICE}/Named")
+    finally:
+        await server.stop(0)
+
+
+async def refusal(call: Any, body: bytes) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call(body, timeout=5)
+    return caught.value
+
+
+async def test_a_body_that_is_not_the_message_is_invalid_argument(call: Any) -> None:
+    assert await call(health_pb2.HealthCheckRequest(service="ok").SerializeToString()) == b"ok"
+    for body in (b"\xff" * 9, b"\x0a\x04\xff\xfe\xc0\x80", b"\x0a\xff\xff\xff\xff\x0f"):
+        refused = await refusal(call, body)
+        assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.details() == "the request is not a valid message of this call"
+
+
+async def test_a_nul_in_a_text_is_invalid_argument(call: Any) -> None:
+    body = health_pb2.HealthCheckRequest(service="match\x00").SerializeToString()
+    refused = await refusal(call, body)
+    assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "NUL" in (refused.details() or "")
+
+
+async def test_a_refusal_quoting_a_huge_input_is_cut_short(call: Any) -> None:
+    body = health_pb2.HealthCheckRequest(service="refuse" + "x" * 500_000).SerializeToString()
+    refused = await refusal(call, body)
+    assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
+    details = refused.details() or ""
+    assert details.startswith("no service 'refusexxx") and details.endswith("...")
+    assert len(details) == MAX_DETAILS
