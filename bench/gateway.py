@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -41,7 +42,13 @@ LEVELS = (1, 16, 64)
 RATIO_TARGET = 0.25
 P99_TARGET_MS = 50.0
 PASSWORD = "gateway-bench-password"
-TURNS = {"TRIAD_TURN_SECONDS": "600"}  # idle pairs between levels must not time out
+SETTINGS_ENV = {
+    "TRIAD_TURN_SECONDS": "600",  # idle pairs between levels must not time out
+    # One player places up to ~20 times a second here, at the default limit (20/s):
+    # this measures throughput, not the rate limiter.
+    "TRIAD_RATE_PER_SECOND": "1000",
+    "TRIAD_RATE_BURST": "1000",
+}
 SETTINGS = pb.TableSettings(
     rules=pb.Rules(
         visibility=pb.VISIBILITY_THREE_OPEN,
@@ -64,6 +71,7 @@ REFUSED = frozenset(
         grpc.StatusCode.FAILED_PRECONDITION,  # the last match not settled yet
         grpc.StatusCode.ALREADY_EXISTS,  # a table from an earlier try
         grpc.StatusCode.ABORTED,  # "your match is being started; ask again in a moment"
+        grpc.StatusCode.NOT_FOUND,  # the table is gone
     }
 )
 
@@ -86,6 +94,8 @@ class Pair:
     empty: list[int] = field(default_factory=list)
     turn: int = 0
     errors: list[str] = field(default_factory=list)
+    table_id: str = ""
+    """The host's open table for the next match, once created."""
 
 
 async def register(stub: Any, player: Player) -> None:
@@ -138,18 +148,20 @@ async def new_match(stub: Any, pair: Pair) -> None:
                         player,
                     )
         try:
-            table = await call(
-                stub.CreateTable,
-                g.CreateTableRequest(
-                    request_id=uuid4().hex,
-                    settings=SETTINGS,
-                    challenged_player_name=pair.guest.name,
-                ),
-                pair.host,
-            )
+            if not pair.table_id:
+                table = await call(
+                    stub.CreateTable,
+                    g.CreateTableRequest(
+                        request_id=uuid4().hex,
+                        settings=SETTINGS,
+                        challenged_player_name=pair.guest.name,
+                    ),
+                    pair.host,
+                )
+                pair.table_id = table.table.table_id
             joined = await call(
                 stub.JoinTable,
-                g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table.table_id),
+                g.JoinTableRequest(request_id=uuid4().hex, table_id=pair.table_id),
                 pair.guest,
             )
         except grpc.aio.AioRpcError as error:
@@ -157,9 +169,12 @@ async def new_match(stub: Any, pair: Pair) -> None:
                 raise
             pair.errors.append(f"{error.code().name}: {error.details()}")
             if error.code() == grpc.StatusCode.ALREADY_EXISTS:  # an earlier try's table
-                await close_tables(stub, pair.host)
+                pair.table_id = _table_named(error.details() or "")
+            elif error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
+                pair.table_id = ""  # gone, or started (then the next look finds the match)
             await asyncio.sleep(0.05)
             continue
+        pair.table_id = ""
         await adopt(stub, pair, joined.match_id)
         return
     raise RuntimeError(f"no match for {pair.host.name}: {pair.errors[-8:]}")
@@ -181,15 +196,10 @@ async def adopt(stub: Any, pair: Pair, match_id: str) -> None:
     pair.turn = newest.turn_seat
 
 
-async def close_tables(stub: Any, host: Player) -> None:
-    tables = await call(stub.ListTables, g.ListTablesRequest(), host)
-    for table in tables.tables:
-        if table.host_name == host.name and table.status == pb.TABLE_STATUS_OPEN:
-            await call(
-                stub.CloseTable,
-                g.CloseTableRequest(request_id=uuid4().hex, table_id=table.table_id),
-                host,
-            )
+def _table_named(details: str) -> str:
+    """The table an ALREADY_EXISTS names ("you already host open table <id>: ...")."""
+    found = re.search(r"table ([0-9a-f-]{36})", details)
+    return found.group(1) if found else ""
 
 
 async def placements(
@@ -204,12 +214,12 @@ async def placements(
             player = pair.seats[pair.turn]
             card, cell = pair.hands[player.name].pop(), pair.empty.pop()
             began = time.perf_counter()
-            reply = await stub.PlaceCard(
+            reply = await call(
+                stub.PlaceCard,
                 g.PlaceCardRequest(
                     request_id=uuid4().hex, match_id=pair.match_id, card_id=card, cell=cell
                 ),
-                metadata=player.metadata,
-                timeout=10,
+                player,
             )
             latencies.append(time.perf_counter() - began)
             if reply.view.status == pb.MATCH_STATUS_FINISHED:
@@ -284,7 +294,7 @@ def run(options: Options) -> Report:
     with (
         all_cores() as cores,
         tempfile.TemporaryDirectory(prefix="triad-gwbench-") as scratch,
-        load_backend(logs := Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch), TURNS) as (
+        load_backend(logs := Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch), SETTINGS_ENV) as (
             backend,
             database,
         ),
@@ -328,6 +338,7 @@ def run(options: Options) -> Report:
             "services": "match, matchmaker, collection, rating, gateway: one process each",
             "match": "private custom table, Three Open, Same/Plus/Combo, no trade, Random decks",
             "sessions": "every player's session stream open and read",
+            "settings": SETTINGS_ENV,
         },
         measurements=measurements,
         baseline="echo_tls_64",

@@ -170,6 +170,8 @@ class SimClient:
         self.deck_id = ""
         self.views: dict[str, pb.MatchView] = {}
         self.trade: pb.Trade | None = None
+        self.tickets: dict[str, pb.Ticket] = {}
+        """The newest state of each ticket, from queue status pushes."""
         self.push = _Push()
         self.stream_up = False
         self.heartbeat = 10.0
@@ -414,10 +416,18 @@ class SimClient:
             await self.play(ticket.match_id)
             return
         given_up_at = time.monotonic() + QUEUE_PATIENCE
+        polled = time.monotonic()  # Enqueue just answered: the first look can wait
         while True:
             seen = self.push.count
             found = self._running_match()
-            if found is None:
+            pushed = self.tickets.get(ticket.ticket_id)
+            if found is None and pushed is not None:
+                if pushed.match_id:
+                    found = pushed.match_id
+                elif pushed.status == pb.TICKET_STATUS_CANCELLED:
+                    return
+            if found is None and time.monotonic() - polled >= (3.0 if self.stream_up else 0.5):
+                polled = time.monotonic()
                 status = (await self.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
                 found = status.active_match_id or None
                 if found is None and status.ticket.status != pb.TICKET_STATUS_QUEUED:
@@ -432,7 +442,7 @@ class SimClient:
                         g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=ticket.ticket_id),
                     )
                 return
-            await self.push.after(seen, 1.0 if self.stream_up else 0.5)
+            await self.push.after(seen, 0.5)
 
     def _running_match(self) -> str | None:
         for match_id, view in self.views.items():
@@ -609,6 +619,9 @@ class SimClient:
                 self._view(opened.active_match)
         elif kind == "match_view":
             self._view(push.match_view)
+        elif kind == "queue_status":
+            pushed = push.queue_status.ticket
+            self.tickets[pushed.ticket_id] = pushed
         elif kind == "trade_prompt":
             self.trade = push.trade_prompt
         elif kind == "trade_result":

@@ -335,6 +335,15 @@ def _ports(fixed: bool) -> dict[str, tuple[int, int]]:
     """Each service's gRPC and metrics port. Free ones are all taken while every probe
     socket is still open, so no two services are handed the same port."""
     if fixed:
+        for port in (p for s in SERVICES for p in (s.port, s.metrics_port)):
+            # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
+            with socket.socket() as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    raise BackendError(
+                        f"port {port} is in use (is another `make run` up?); stop it first"
+                    ) from None
         return {s.name: (s.port, s.metrics_port) for s in SERVICES}
     with ExitStack() as stack:
         found: list[int] = []

@@ -49,17 +49,21 @@ def main() -> int:
     kept = secrets_env()
     print("Gacha TriadAlpha: starting PostgreSQL and NATS ...", flush=True)
     with infrastructure(settings.database_url, settings.nats_url, STATE) as (database, nats):
-        backend = Backend(
-            BackendConfig(
-                database_url=database,
-                nats_url=nats,
-                directory=STATE,
-                run_id=None,
-                fixed_ports=True,
-                token_secret=kept["TRIAD_TOKEN_SECRET"],
-                admin_token=kept["TRIAD_ADMIN_TOKEN"],
+        try:
+            backend = Backend(
+                BackendConfig(
+                    database_url=database,
+                    nats_url=nats,
+                    directory=STATE,
+                    run_id=None,
+                    fixed_ports=True,
+                    token_secret=kept["TRIAD_TOKEN_SECRET"],
+                    admin_token=kept["TRIAD_ADMIN_TOKEN"],
+                )
             )
-        )
+        except BackendError as error:
+            print(f"the backend did not start: {error}", file=sys.stderr)
+            return 1
         try:
             try:
                 backend.start()
