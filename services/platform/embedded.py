@@ -8,6 +8,10 @@ Each is a context manager yielding a URL; leaving it stops the server and waits 
 to exit. Without a data directory, the data lives in a temporary directory that is
 removed afterwards. A process killed with SIGKILL cannot clean up after itself: the
 servers are separate processes and would outlive it.
+
+``PostgresProcess`` and ``NatsProcess`` are the same servers as objects a test can stop
+and start again while clients keep their URL: the chaos run restarts PostgreSQL on its
+data directory and socket, and takes NATS away for a while on its port and store.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -62,6 +67,126 @@ def embedded_postgres(data_dir: Path | None = None) -> Iterator[str]:
             server.cleanup()
 
 
+PG_USER = "postgres"
+PG_SYSTEM_USER = "pgserver"
+"""PostgreSQL refuses to run as root; as root, the server runs as this user (the one
+pgserver creates for itself)."""
+
+
+class PostgresProcess:
+    """PostgreSQL (pgserver's binaries) on a data directory of its own, under our control.
+
+    ``stop`` takes the server away like an operator or a crash would (``fast``: sessions
+    are ended and open transactions roll back; ``immediate``: no shutdown checkpoint, so
+    the next start runs crash recovery from the WAL); ``start`` brings it back on the same
+    data directory and the same socket, so the URL clients hold stays valid. The server
+    listens on a Unix socket only: no TCP port another server on the machine could take
+    while this one is down.
+    """
+
+    def __init__(self, data_dir: Path, max_connections: int = 300) -> None:
+        self.data_dir = data_dir.resolve()
+        self.max_connections = max_connections
+        self.log_path = self.data_dir / "server.log"
+        self._user: str | None = None
+        self._socket_dir: Path | None = None
+
+    @property
+    def url(self) -> str:
+        if self._socket_dir is None:
+            raise EmbeddedServerError("PostgreSQL has not been started")
+        return f"postgresql://{PG_USER}@/{PG_USER}?host={self._socket_dir}"
+
+    @property
+    def running(self) -> bool:
+        return (self.data_dir / "postmaster.pid").exists() and self._ctl("status", check=False)
+
+    def start(self) -> str:
+        """Create the cluster on the first start; start it and wait until it accepts."""
+        _import_pgserver()
+        from pgserver.utils import find_suitable_socket_dir
+
+        if self._socket_dir is None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._user = _postgres_system_user(self.data_dir)
+            if not (self.data_dir / "PG_VERSION").exists():
+                self._run(
+                    "initdb",
+                    "-D", str(self.data_dir), "--auth=trust", "--auth-local=trust",
+                    "--encoding=utf8", "-U", PG_USER,
+                )  # fmt: skip
+            self._socket_dir = find_suitable_socket_dir(self.data_dir, self.data_dir.parent)
+            if self._user is not None:
+                shutil.chown(self._socket_dir, self._user)
+        if not self.running:
+            options = f"-h '' -k {self._socket_dir} -c max_connections={self.max_connections}"
+            self._ctl("start", "-l", str(self.log_path), "-o", options)
+        return self.url
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (``smart``, ``fast`` or ``immediate``) and wait until it is gone."""
+        if mode not in ("smart", "fast", "immediate"):
+            raise ValueError(f"unknown shutdown mode {mode!r}")
+        if self._socket_dir is not None and self.running:
+            self._ctl("stop", "-m", mode)
+
+    def restart(self, mode: str = "fast") -> str:
+        self.stop(mode)
+        return self.start()
+
+    def __enter__(self) -> PostgresProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def _ctl(self, action: str, *args: str, check: bool = True) -> bool:
+        return self._run(
+            "pg_ctl", "-D", str(self.data_dir), "-w", "-t", str(int(STARTUP_TIMEOUT * 3)),
+            *args, action, check=check,
+        )  # fmt: skip
+
+    def _run(self, program: str, *args: str, check: bool = True) -> bool:
+        from pgserver._commands import POSTGRES_BIN_PATH
+
+        result = subprocess.run(
+            [str(POSTGRES_BIN_PATH / program), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            user=self._user,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            output = (result.stdout + result.stderr).decode(errors="replace")
+            raise EmbeddedServerError(
+                f"{program} {' '.join(args)} failed ({result.returncode}):\n{output}\n"
+                f"{_tail(self.log_path)}"
+            )
+        return result.returncode == 0
+
+
+def _postgres_system_user(data_dir: Path) -> str | None:
+    """As root, the user the server runs as, with access to ``data_dir``; else None."""
+    if os.geteuid() != 0:
+        return None
+    from pgserver._commands import POSTGRES_BIN_PATH
+    from pgserver.utils import (
+        ensure_folder_permissions,
+        ensure_prefix_permissions,
+        ensure_user_exists,
+    )
+
+    ensure_user_exists(PG_SYSTEM_USER)
+    ensure_prefix_permissions(data_dir)
+    ensure_prefix_permissions(POSTGRES_BIN_PATH)
+    readable = stat.S_IRGRP | stat.S_IROTH
+    ensure_folder_permissions(POSTGRES_BIN_PATH, readable | stat.S_IXGRP | stat.S_IXOTH)
+    ensure_folder_permissions(POSTGRES_BIN_PATH.parent / "lib", readable)
+    shutil.chown(data_dir, PG_SYSTEM_USER, PG_SYSTEM_USER)
+    return PG_SYSTEM_USER
+
+
 @contextmanager
 def embedded_nats(
     store_dir: Path | None = None, host: str = "127.0.0.1", port: int = -1
@@ -72,21 +197,68 @@ def embedded_nats(
     ports file, which avoids the race of probing for a free port and then binding it.
     To restart a server where clients expect it, pass the first run's port and store.
     """
-    binary = nats_server_binary()
     with ExitStack() as stack:
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="triad-nats-")))
-        store = store_dir if store_dir is not None else work / "jetstream"
-        log_path = work / "nats-server.log"
-        command = [binary, "-a", host, "-p", str(port), "-js", "-sd", str(store)]
-        command += ["--ports_file_dir", str(work)]
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
+        server = NatsProcess(store_dir or work / "jetstream", work, host=host, port=port)
+        try:
+            yield server.start()
+        finally:
+            server.stop()
+
+
+class NatsProcess:
+    """``nats-server`` with JetStream that can be stopped and started again.
+
+    The first start takes ``port`` (-1: a free port the server picks and reports); every
+    later start binds the port the first one got and reopens the same store, so clients
+    reconnect to the same URL and find their streams and durable consumers again.
+    """
+
+    def __init__(
+        self, store_dir: Path, work_dir: Path, host: str = "127.0.0.1", port: int = -1
+    ) -> None:
+        self.store_dir = store_dir
+        self.work_dir = work_dir
+        self.host = host
+        self.port = port
+        self.log_path = work_dir / "nats-server.log"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._url: str | None = None
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            raise EmbeddedServerError("nats-server has not been started")
+        return self._url
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> str:
+        """Start the server (no-op if it runs) and wait until it serves JetStream."""
+        if self.running:
+            return self.url
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.work_dir.glob("*.ports"):  # a killed server leaves its file
+            stale.unlink()
+        command = [nats_server_binary(), "-a", self.host, "-p", str(self.port), "-js"]
+        command += ["-sd", str(self.store_dir), "--ports_file_dir", str(self.work_dir)]
+        with self.log_path.open("ab") as log:
+            self._process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
-        try:
-            yield _wait_for_nats(process, work, log_path)
-        finally:
-            _stop(process)
+        self._url = _wait_for_nats(self._process, self.work_dir, self.log_path)
+        self.port = int(urlsplit(self._url).port or self.port)
+        return self._url
+
+    def stop(self, kill: bool = False) -> None:
+        """SIGTERM (JetStream shuts down cleanly) or, with ``kill``, SIGKILL; then wait."""
+        if self._process is None:
+            return
+        if kill and self._process.poll() is None:
+            self._process.kill()
+        _stop(self._process)
 
 
 def nats_server_binary() -> str:

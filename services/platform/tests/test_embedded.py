@@ -12,7 +12,13 @@ import asyncpg
 import nats
 import pytest
 
-from services.platform.embedded import embedded_nats, embedded_postgres, nats_server_binary
+from services.platform.embedded import (
+    NatsProcess,
+    PostgresProcess,
+    embedded_nats,
+    embedded_postgres,
+    nats_server_binary,
+)
 
 pytestmark = [
     pytest.mark.integration,
@@ -119,4 +125,46 @@ async def test_a_restarted_nats_comes_back_on_its_port_with_its_streams(tmp_path
         info = await client.jetstream().stream_info("KEPT")
         await client.close()
 
+    assert info.state.messages == 1
+
+
+async def test_postgres_restarted_after_a_crash_keeps_committed_data_at_the_same_url(
+    tmp_path: Path,
+) -> None:
+    server = PostgresProcess(tmp_path / "pgdata")
+    url = server.start()
+    try:
+        conn = await asyncpg.connect(url)
+        await conn.execute("CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)")
+        server.stop("immediate")  # no shutdown checkpoint: the next start replays the WAL
+        assert not server.running
+        with pytest.raises((OSError, asyncpg.PostgresError, asyncpg.InterfaceError)):
+            await conn.fetchval("SELECT 1")
+        assert server.start() == url
+        again = await asyncpg.connect(url)
+        assert await again.fetchval("SELECT n FROM kept") == 7
+        await again.close()
+    finally:
+        server.stop()
+    assert not server.running
+
+
+async def test_nats_stopped_and_started_again_is_back_on_its_port_with_its_store(
+    tmp_path: Path,
+) -> None:
+    server = NatsProcess(tmp_path / "js", tmp_path / "nats")
+    url = server.start()
+    try:
+        client = await nats.connect(url)
+        await client.jetstream().add_stream(name="KEPT", subjects=["kept.>"])
+        await client.jetstream().publish("kept.a", b"1")
+        await client.close()
+        server.stop(kill=True)
+        assert not server.running and not accepts_connections(url)
+        assert server.start() == url
+        client = await nats.connect(url)
+        info = await client.jetstream().stream_info("KEPT")
+        await client.close()
+    finally:
+        server.stop()
     assert info.state.messages == 1
