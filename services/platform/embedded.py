@@ -119,6 +119,12 @@ class PostgresProcess:
             if self._user is not None:
                 shutil.chown(self._socket_dir, self._user)
         if not self.running:
+            if self._user is not None:
+                # Again on every start: whoever owns a parent directory may have closed it
+                # meanwhile (pytest resets its base temporary directory to 0700, for one).
+                from pgserver.utils import ensure_prefix_permissions
+
+                ensure_prefix_permissions(self.data_dir)
             options = f"-h '' -k {self._socket_dir} -c max_connections={self.max_connections}"
             self._ctl("start", "-l", str(self.log_path), "-o", options)
         return self.url
