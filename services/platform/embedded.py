@@ -98,8 +98,18 @@ class PostgresProcess:
         return f"postgresql://{PG_USER}@/{PG_USER}?host={self._socket_dir}"
 
     @property
+    def pid(self) -> int | None:
+        """The postmaster's process id while it runs (from its ``postmaster.pid``)."""
+        try:
+            pid = int((self.data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+            os.kill(pid, 0)
+        except (OSError, ValueError):
+            return None
+        return pid
+
+    @property
     def running(self) -> bool:
-        return (self.data_dir / "postmaster.pid").exists() and self._ctl("status", check=False)
+        return self.pid is not None
 
     def start(self) -> str:
         """Create the cluster on the first start; start it and wait until it accepts."""
@@ -156,19 +166,22 @@ class PostgresProcess:
     def _run(self, program: str, *args: str, check: bool = True) -> bool:
         from pgserver._commands import POSTGRES_BIN_PATH
 
-        result = subprocess.run(
-            [str(POSTGRES_BIN_PATH / program), *args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            user=self._user,
-            check=False,
-        )
-        if check and result.returncode != 0:
-            output = (result.stdout + result.stderr).decode(errors="replace")
-            raise EmbeddedServerError(
-                f"{program} {' '.join(args)} failed ({result.returncode}):\n{output}\n"
-                f"{_tail(self.log_path)}"
+        command = [str(POSTGRES_BIN_PATH / program), *args]
+        if self._user is not None:
+            # runuser rather than subprocess's user=: that forks without vfork, and a fork
+            # runs gRPC's fork handlers, which abort the child of a process serving gRPC.
+            command = ["runuser", "-u", self._user, "--", *command]
+        # Files, not pipes: the server pg_ctl starts would inherit a pipe and keep it open.
+        with tempfile.TemporaryFile() as output:
+            result = subprocess.run(
+                command, stdin=subprocess.DEVNULL, stdout=output, stderr=output, check=False
             )
+            if check and result.returncode != 0:
+                output.seek(0)
+                raise EmbeddedServerError(
+                    f"{program} {' '.join(args)} failed ({result.returncode}):\n"
+                    f"{output.read().decode(errors='replace')}\n{_tail(self.log_path)}"
+                )
         return result.returncode == 0
 
 
@@ -240,6 +253,10 @@ class NatsProcess:
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None and self.running else None
 
     def start(self) -> str:
         """Start the server (no-op if it runs) and wait until it serves JetStream."""

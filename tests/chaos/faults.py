@@ -24,6 +24,7 @@ class Services(Protocol):
     def kill(self, name: str) -> None: ...
     def restart(self, name: str, timeout: float | None = None) -> None: ...
     def exited(self) -> dict[str, int]: ...
+    def pid(self, name: str) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +55,17 @@ class Injected:
     began_utc: datetime = field(default_factory=lambda: datetime.now(UTC))
     back_utc: datetime = field(default_factory=lambda: datetime.now(UTC))
     error: str = ""
+    processes: str = ""
+    """The target's process id before and after: proof it really went and came back."""
     catch_up_seconds: float | None = None
     """From ``back`` until everything logged before it was published and consumed."""
+
+    @property
+    def since_began(self) -> float | None:
+        """Seconds from the fault's start until the pipeline had caught up after it."""
+        if self.catch_up_seconds is None:
+            return None
+        return round(self.back - self.began + self.catch_up_seconds, 2)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +81,7 @@ class Injected:
             "catch_up_s": None
             if self.catch_up_seconds is None
             else round(self.catch_up_seconds, 2),
+            "processes": self.processes,
             "error": self.error,
         }
 
@@ -103,7 +114,7 @@ class Faults:
             await asyncio.sleep(max(0.0, began + planned.at - time.monotonic()))
             fault = Injected(planned, began=time.monotonic() - began)
             try:
-                await asyncio.to_thread(self._inject, planned)
+                fault.processes = await asyncio.to_thread(self._inject, planned)
             except Exception as error:  # recorded and failed on at the end
                 fault.error = repr(error)
             fault.back = time.monotonic() - began
@@ -119,18 +130,28 @@ class Faults:
     ) -> None:
         fault.catch_up_seconds = await caught_up(fault.back_utc)
 
-    def _inject(self, planned: Planned) -> None:
+    def _inject(self, planned: Planned) -> str:
+        """Break the target, bring it back; return its process ids before and after."""
         if planned.kind == "kill":
+            before = self.services.pid(planned.target)
             self.services.kill(planned.target)
             time.sleep(planned.down)
             self.services.restart(planned.target)
+            after = self.services.pid(planned.target)
         elif planned.kind == "nats":
+            before = self.nats.pid
             self.nats.stop()
             time.sleep(planned.down)
             self.nats.start()
+            after = self.nats.pid
         elif planned.kind == "postgres":
+            before = self.postgres.pid
             self.postgres.stop(planned.target)
             time.sleep(planned.down)
             self.postgres.start()
+            after = self.postgres.pid
         else:
             raise ValueError(f"unknown fault {planned.kind!r}")
+        if before is None or after is None or before == after:
+            raise RuntimeError(f"{planned.name}: process {before} -> {after}, not a new one")
+        return f"{before} -> {after}"
