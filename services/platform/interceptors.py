@@ -2,9 +2,11 @@
 
 ``ErrorInterceptor`` is the one place where exceptions become gRPC statuses (STYLE 9):
 domain errors carry their message to the caller under the code their kind names;
-anything else is a fault of ours, logged with its traceback under a reference id that
-is the only thing the caller sees. The same wrapper times each RPC to its final code,
-so the metrics and the statuses can never disagree.
+a server we depend on being out of reach (PostgreSQL restarting, a socket refused) is
+UNAVAILABLE, which callers retry; anything else is a fault of ours, logged with its
+traceback under a reference id that is the only thing the caller sees. The same
+wrapper times each RPC to its final code, so the metrics and the statuses can never
+disagree.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
+import asyncpg
 import grpc
 import structlog
 from google.protobuf.descriptor import FieldDescriptor
@@ -57,6 +60,16 @@ STATUS_BY_ERROR: Mapping[type[DomainError], grpc.StatusCode] = {
 # the state refused the request.
 FALLBACK_DOMAIN_STATUS = grpc.StatusCode.FAILED_PRECONDITION
 
+OUT_OF_REACH: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset, timed out, or the Unix socket gone while the server restarts
+    asyncpg.PostgresConnectionError,  # the connection broke in the middle of a command
+    asyncpg.CannotConnectNowError,  # starting up, recovering or shutting down
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+)
+"""Failures of reach, not of logic: the same request can succeed once the server is
+back, so the caller gets UNAVAILABLE (retry) rather than INTERNAL (a bug of ours)."""
+
 if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
     # The stubs type handlers for the sync API; grpc.aio calls them with an aio context.
@@ -86,6 +99,8 @@ def final_code(error: BaseException, context: Context) -> grpc.StatusCode:
         return context.code() or grpc.StatusCode.UNKNOWN
     if isinstance(error, DomainError):
         return status_for(error)
+    if isinstance(error, OUT_OF_REACH):
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, Exception):
         return grpc.StatusCode.INTERNAL
     return grpc.StatusCode.UNKNOWN
@@ -291,6 +306,12 @@ class _Rpc:
         self._record(code, started)
         if isinstance(error, DomainError):
             await context.abort(code, _bounded(str(error) or type(error).__name__))
+        if isinstance(error, OUT_OF_REACH):
+            # An outage, not a bug: one line each, no traceback, nothing internal told.
+            log.warning(
+                "rpc unavailable", service=self.service, method=self.method, error=repr(error)
+            )
+            await context.abort(code, "a server this service needs is out of reach; try again")
         if isinstance(error, Exception) and not isinstance(error, grpc.aio.AbortError):
             reference = uuid.uuid4().hex[:16]
             # The traceback goes to our logs only; the caller gets the reference to quote.

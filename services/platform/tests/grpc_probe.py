@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import asyncpg
 import grpc
 import structlog
 
@@ -50,6 +51,12 @@ ERRORS: dict[str, Callable[[], Exception]] = {
     "IllegalMove": lambda: IllegalMove("that card is not in your hand"),
     "Unmapped": lambda: Unmapped("refused"),
     "Unexpected": lambda: RuntimeError("SECRET-DETAIL: connection to 10.0.0.7 reset"),
+    "Refused": lambda: ConnectionRefusedError(111, "SECRET-DETAIL: connect to 10.0.0.7 failed"),
+    "SocketGone": lambda: FileNotFoundError(2, "No such file or directory"),
+    "DatabaseStarting": lambda: asyncpg.CannotConnectNowError("the database system is starting up"),
+    "DatabaseGone": lambda: asyncpg.ConnectionDoesNotExistError(
+        "connection was closed in the middle of operation"
+    ),
 }
 
 log = structlog.get_logger("probe")

@@ -78,6 +78,21 @@ async def failure(call: Callable[[], Any]) -> grpc.aio.AioRpcError:
     return caught.value
 
 
+@pytest.mark.parametrize("error", ["Refused", "SocketGone", "DatabaseStarting", "DatabaseGone"])
+async def test_a_server_out_of_reach_is_unavailable_for_the_caller_to_retry(
+    probe: Probe, logs: LogLines, error: str
+) -> None:
+    rpc_error = await failure(lambda: probe.unary("Raise")(error.encode(), timeout=5))
+
+    assert rpc_error.code() == Code.UNAVAILABLE
+    assert "SECRET" not in (rpc_error.details() or "")
+    assert "try again" in (rpc_error.details() or "")
+    assert logs.events("rpc failed") == [], "an outage is not a bug of ours"
+    [logged] = logs.events("rpc unavailable")
+    assert logged["level"] == "warning"
+    assert probe.count("Raise", Code.UNAVAILABLE) == 1
+
+
 @pytest.mark.parametrize(
     ("error", "code", "details"),
     [
