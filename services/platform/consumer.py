@@ -133,13 +133,18 @@ class Consumer:
         stream: EventStream | None = None,
         batch: int = 64,
         fetch_timeout: float = 1.0,
-        ack_wait: float = 30.0,
+        ack_wait: float = 10.0,
         max_ack_pending: int = 1000,
         retry_delay: float = 1.0,
         max_backoff: float = 5.0,
         metrics: ConsumerMetrics | None = None,
     ) -> None:
-        """``metrics`` default to a private registry: pass the process's to expose them."""
+        """``metrics`` default to a private registry: pass the process's to expose them.
+
+        ``ack_wait`` is how long the events a crashed process held stay with it before
+        JetStream hands them out again: a match finished at the crash is settled that
+        much later. Handlers take milliseconds, and a delivery that outlives it is only
+        turned away by the processed mark, so it is short."""
         self.durable = durable
         self.filter_subject = filter_subject
         self.stream = stream or EventStream()

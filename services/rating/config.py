@@ -75,6 +75,6 @@ class RatingSettings:
             consumer=optional(env, PREFIX + "RATING_CONSUMER") or "rating",
             event_stream=optional(env, PREFIX + "RATING_EVENT_STREAM") or "TRIAD_EVENTS",
             event_prefix=optional(env, PREFIX + "RATING_EVENT_PREFIX") or "triad.events",
-            ack_wait_seconds=number(env, PREFIX + "RATING_ACK_WAIT_SECONDS", 30.0, minimum=0.5),
+            ack_wait_seconds=number(env, PREFIX + "RATING_ACK_WAIT_SECONDS", 10.0, minimum=0.5),
             workers=whole(env, PREFIX + "RATING_WORKERS", 1, minimum=1),
         )
