@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard proto/triad/v1/*.proto)
 GEN_STAMP := gen/.generated
 
-.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools
+.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools chaos
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -52,6 +52,9 @@ lint: proto ## ruff (lint and format check) and mypy
 fmt: $(STAMP) ## format the code and apply safe lint fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+chaos: proto ## chaos under load: services killed, NATS and PostgreSQL away, then the invariants (~7 min)
+	TRIAD_CHAOS=1 $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/chaos
 
 bench: proto ## run the benchmarks; JSON reports land in bench/results/
 	$(BIN)/python -m bench

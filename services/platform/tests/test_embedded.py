@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -128,10 +129,11 @@ async def test_a_restarted_nats_comes_back_on_its_port_with_its_streams(tmp_path
     assert info.state.messages == 1
 
 
-async def test_postgres_restarted_after_a_crash_keeps_committed_data_at_the_same_url(
-    tmp_path: Path,
-) -> None:
-    server = PostgresProcess(tmp_path / "pgdata")
+async def test_postgres_restarted_after_a_crash_keeps_committed_data_at_the_same_url() -> None:
+    # Not under tmp_path: as root the server runs as another user, who must reach the
+    # data directory, and pytest keeps its base temporary directory closed to others.
+    scratch = tempfile.TemporaryDirectory(prefix="triad-pg-restart-")
+    server = PostgresProcess(Path(scratch.name) / "pgdata")
     url = server.start()
     try:
         conn = await asyncpg.connect(url)
@@ -146,6 +148,7 @@ async def test_postgres_restarted_after_a_crash_keeps_committed_data_at_the_same
         await again.close()
     finally:
         server.stop()
+        scratch.cleanup()
     assert not server.running
 
 
