@@ -6,7 +6,7 @@ holds, and the first few problems found. The checks decode the events themselves
 the protobuf payloads, so they trust the log, not the service code under test.
 
 - ``placements_logged``: every placement a client was told succeeded is a CardPlaced in
-  the match's event log, with the client's request id, seat and cell.
+  the match's event log, with the client's request id, seat, card and cell.
 - ``matches_settled``: every finished match with Trade One has exactly one copy transfer,
   every rated one exactly one rating change per player, and nothing else has either.
 - ``copies_conserved``: the copies in the table are exactly those granted or drawn from
@@ -45,6 +45,8 @@ class Placement(Protocol):
     def request_id(self) -> str: ...
     @property
     def cell(self) -> int: ...
+    @property
+    def card_id(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +147,16 @@ def placements_logged(log: MatchLog, acknowledged: Sequence[Placement]) -> Check
         seat = log.seats.get(ack.match_id, {}).get(ack.player_id)
         if placed is None:
             check.problem(f"match {ack.match_id}: request {ack.request_id} is not in the log")
-        elif placed.auto_played or placed.seat != seat or placed.cell != ack.cell:
+        elif (placed.seat, placed.cell, placed.card.card_id, placed.auto_played) != (
+            seat,
+            ack.cell,
+            ack.card_id,
+            False,
+        ):
             check.problem(
-                f"match {ack.match_id}: request {ack.request_id} placed seat {placed.seat} "
-                f"cell {placed.cell} (auto {placed.auto_played}), acknowledged seat {seat} "
-                f"cell {ack.cell}"
+                f"match {ack.match_id}: request {ack.request_id} placed {placed.card.card_id} "
+                f"seat {placed.seat} cell {placed.cell} (auto {placed.auto_played}); "
+                f"acknowledged {ack.card_id} seat {seat} cell {ack.cell}"
             )
         else:
             found += 1
