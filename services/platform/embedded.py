@@ -84,7 +84,7 @@ class PostgresProcess:
     while this one is down.
     """
 
-    def __init__(self, data_dir: Path, max_connections: int = 300) -> None:
+    def __init__(self, data_dir: Path, max_connections: int = 400) -> None:
         self.data_dir = data_dir.resolve()
         self.max_connections = max_connections
         self.log_path = self.data_dir / "server.log"

@@ -7,6 +7,8 @@ the protobuf payloads, so they trust the log, not the service code under test.
 
 - ``placements_logged``: every placement a client was told succeeded is a CardPlaced in
   the match's event log, with the client's request id, seat, card and cell.
+- ``results_agree``: every match a client saw finished is finished in the log, with the
+  winner the client was shown.
 - ``matches_settled``: every finished match with Trade One has exactly one copy transfer,
   every rated one exactly one rating change per player, and nothing else has either.
 - ``copies_conserved``: the copies in the table are exactly those granted or drawn from
@@ -47,6 +49,15 @@ class Placement(Protocol):
     def cell(self) -> int: ...
     @property
     def card_id(self) -> str: ...
+
+
+class Seen(Protocol):
+    """What the load generator records of a match a client saw finished."""
+
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def winner(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +179,34 @@ def placements_logged(log: MatchLog, acknowledged: Sequence[Placement]) -> Check
         "lost": check.problem_count,
         "placements_in_log": log.placement_count,
         "auto_played_in_log": log.auto_played,
+    }
+    return check
+
+
+def results_agree(log: MatchLog, seen: Sequence[Seen]) -> Check:
+    check = Check("finished matches the clients saw are finished so in the log")
+    agree = 0
+    for match in seen:
+        entry = log.finished.get(match.match_id)
+        if entry is None:
+            check.problem(f"match {match.match_id} was shown finished but is not in the log")
+            continue
+        done = entry[0]
+        winner = None
+        if done.outcome.WhichOneof("result") == "winner_seat":
+            winner = next(
+                s.player.player_name
+                for s in done.seats
+                if s.player.seat == done.outcome.winner_seat
+            )
+        if winner != match.winner:
+            check.problem(f"match {match.match_id}: shown won by {match.winner}, logged {winner}")
+        else:
+            agree += 1
+    check.counts = {
+        "seen_finished": len(seen),
+        "agree": agree,
+        "finished_in_log": len(log.finished),
     }
     return check
 

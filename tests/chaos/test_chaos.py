@@ -154,6 +154,7 @@ class Pipeline:
             caught = await inv.caught_up(conn, client.jetstream(), self.layout)
             return [
                 inv.placements_logged(log, load.acknowledged),
+                inv.results_agree(log, load.finished),
                 await inv.matches_settled(conn, self.layout, log),
                 await inv.copies_conserved(conn, self.layout.collection),
                 inv.nobody_stuck(stuck),
