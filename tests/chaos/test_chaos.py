@@ -146,20 +146,20 @@ class Pipeline:
                 return counts
             await asyncio.sleep(1.0)
 
-    async def checks(self, load: LoadRun, stuck: dict[str, int]) -> list[inv.Check]:
+    async def checks(self, load: LoadRun, stuck: dict[str, int]) -> dict[str, inv.Check]:
         conn = await asyncpg.connect(self.database_url)
         client = await nats.connect(self.nats_url)
         try:
             log = await inv.MatchLog.read(conn, self.layout.match)
             caught = await inv.caught_up(conn, client.jetstream(), self.layout)
-            return [
-                inv.placements_logged(log, load.acknowledged),
-                inv.results_agree(log, load.finished),
-                await inv.matches_settled(conn, self.layout, log),
-                await inv.copies_conserved(conn, self.layout.collection),
-                inv.nobody_stuck(stuck),
-                caught,
-            ]
+            return {
+                "placements": inv.placements_logged(log, load.acknowledged),
+                "results": inv.results_agree(log, load.finished),
+                "settled": await inv.matches_settled(conn, self.layout, log),
+                "copies": await inv.copies_conserved(conn, self.layout.collection),
+                "stuck": inv.nobody_stuck(stuck),
+                "caught_up": caught,
+            }
         finally:
             await client.close()
             await conn.close()
@@ -238,8 +238,7 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
         shutil.rmtree(data, ignore_errors=True)
 
     last: Injected = max(injected, key=lambda f: f.back)
-    settled = next(c for c in checks if c.name.startswith("finished matches"))
-    finished = settled.counts["finished"]
+    finished = checks["settled"].counts["finished"]
     report = {
         "name": "chaos",
         "commit": _commit(),
@@ -263,14 +262,14 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
         "service_log_errors": log_errors(LOGS / "logs"),
         "logs": str(LOGS.relative_to(ROOT)),
         "load": _load_figures(summary),
-        "invariants": {c.name: c.as_dict() for c in checks},
+        "invariants": {c.name: c.as_dict() for c in checks.values()},
         "settings": SETTINGS,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print_summary(report)
 
-    for check in checks:
+    for check in checks.values():
         assert check.ok, f"{check.name}: {check.problem_count} problems, e.g. {check.problems}"
     assert not [f.as_dict() for f in injected if f.error], "a fault could not be injected"
     assert not exited, f"services died on their own: {exited}"
