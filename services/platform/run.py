@@ -10,6 +10,8 @@ started and stopped by :mod:`services.platform.backend`, as in the benchmarks an
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
 import signal
 import sys
@@ -37,6 +39,18 @@ def secrets_env() -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
 
+def say(text: str, *, error: bool = False) -> None:
+    """Print a line; a reader that has gone away (``make run | tee log`` after Ctrl-C:
+    the pipe is closed) must not keep us from stopping the services, so the stream is
+    pointed at /dev/null from then on and the line is dropped."""
+    stream = sys.stderr if error else sys.stdout
+    try:
+        print(text, file=stream, flush=True)
+    except OSError:  # BrokenPipeError, or EIO from a terminal that closed
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
 def main() -> int:
     stop = False
 
@@ -47,7 +61,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, request_stop)
     settings = Settings.from_env()
     kept = secrets_env()
-    print("Gacha TriadAlpha: starting PostgreSQL and NATS ...", flush=True)
+    say("Gacha TriadAlpha: starting PostgreSQL and NATS ...")
     with infrastructure(settings.database_url, settings.nats_url, STATE) as (database, nats):
         try:
             backend = Backend(
@@ -68,29 +82,33 @@ def main() -> int:
             try:
                 backend.start()
             except BackendError as error:
-                print(f"the backend did not start: {error}", file=sys.stderr)
+                say(f"the backend did not start: {error}", error=True)
                 return 1
             for name in NAMES:
                 where = f"{backend.address(name):<16} metrics {backend.metrics_address(name)}"
-                print(f"  {name:11} {where}  SERVING")
-            print(
+                say(f"  {name:11} {where}  SERVING")
+            say(
                 f"\nGateway: {backend.gateway} (TLS, development certificate "
                 ".run/tls/gateway-dev.crt)"
-                "\nPlay:    .venv/bin/triad-client play"
-                "\nLogs:    .run/logs/   Stop: Ctrl-C\n",
-                flush=True,
+                "\nPlay:    in another terminal, from this directory:"
+                "\n           .venv/bin/triad-client register NAME   (once; asks for a password)"
+                "\n           .venv/bin/triad-client practice        (a match against a bot)"
+                "\nLogs:    .run/logs/   Stop: Ctrl-C\n"
             )
             while not stop:
                 for name, code in backend.exited().items():
-                    print(f"{name} exited with {code}; stopping (see {backend.log(name)})")
+                    say(f"{name} exited with {code}; stopping (see {backend.log(name)})")
                     stop = True
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
         finally:
-            print("stopping ...", flush=True)
+            # Stop first, whatever the output can still take, and let a second Ctrl-C
+            # not cut the stopping short: nothing may be left running.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            say("stopping ...")
             backend.stop()
-    print("stopped.")
+    say("stopped.")
     return 0
 
 
