@@ -193,6 +193,7 @@ class SimClient:
         """One RPC, retried with the same request on transient failures."""
         method = getattr(self.stub, rpc)
         backoff = 0.05
+        logged_in = False
         while True:
             began = time.perf_counter()
             try:
@@ -200,8 +201,10 @@ class SimClient:
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 self._sample(rpc, code.name, began, error.details() or "")
-                if code == grpc.StatusCode.UNAUTHENTICATED and rpc not in ("Register", "Login"):
-                    await self._log_in_again()
+                refused = code == grpc.StatusCode.UNAUTHENTICATED
+                if refused and not logged_in and rpc not in ("Register", "Login"):
+                    await self._log_in_again()  # the token expired or was revoked: once
+                    logged_in = True
                     continue
                 if not retry or code not in RETRY_CODES:
                     raise
