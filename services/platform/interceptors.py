@@ -70,6 +70,21 @@ OUT_OF_REACH: tuple[type[BaseException], ...] = (
 """Failures of reach, not of logic: the same request can succeed once the server is
 back, so the caller gets UNAVAILABLE (retry) rather than INTERNAL (a bug of ours)."""
 
+
+def out_of_reach(error: BaseException) -> bool:
+    """An error of reach, or one raised while handling one: asyncpg's "the underlying
+    connection is closed" (an InterfaceError) comes from closing a transaction whose
+    connection broke in the middle of a command."""
+    seen: BaseException | None = error
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, OUT_OF_REACH):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
     # The stubs type handlers for the sync API; grpc.aio calls them with an aio context.
@@ -99,7 +114,7 @@ def final_code(error: BaseException, context: Context) -> grpc.StatusCode:
         return context.code() or grpc.StatusCode.UNKNOWN
     if isinstance(error, DomainError):
         return status_for(error)
-    if isinstance(error, OUT_OF_REACH):
+    if isinstance(error, Exception) and out_of_reach(error):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, Exception):
         return grpc.StatusCode.INTERNAL
@@ -306,7 +321,7 @@ class _Rpc:
         self._record(code, started)
         if isinstance(error, DomainError):
             await context.abort(code, _bounded(str(error) or type(error).__name__))
-        if isinstance(error, OUT_OF_REACH):
+        if isinstance(error, Exception) and out_of_reach(error):
             # An outage, not a bug: one line each, no traceback, nothing internal told.
             log.warning(
                 "rpc unavailable", service=self.service, method=self.method, error=repr(error)

@@ -81,6 +81,7 @@ class Injected:
             "catch_up_s": None
             if self.catch_up_seconds is None
             else round(self.catch_up_seconds, 2),
+            "caught_up_after_fault_began_s": self.since_began,
             "processes": self.processes,
             "error": self.error,
         }

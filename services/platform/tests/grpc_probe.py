@@ -39,6 +39,20 @@ class Unmapped(DomainError):
     """A domain error of no mapped kind: still the caller's doing."""
 
 
+def _closed_while_broken() -> Exception:
+    """What asyncpg raises leaving a transaction whose connection broke mid-command."""
+    try:
+        raise asyncpg.ConnectionDoesNotExistError(
+            "connection was closed in the middle of operation"
+        )
+    except asyncpg.ConnectionDoesNotExistError:
+        try:
+            raise asyncpg.InterfaceError("cannot call Transaction.__aexit__(): connection closed")
+        except asyncpg.InterfaceError as error:
+            closed: Exception = error
+            return closed
+
+
 ERRORS: dict[str, Callable[[], Exception]] = {
     "InvalidArgument": lambda: InvalidArgument("cell 9 is off the board; cells are 0-8"),
     "FailedPrecondition": lambda: FailedPrecondition("the match is over"),
@@ -57,6 +71,8 @@ ERRORS: dict[str, Callable[[], Exception]] = {
     "DatabaseGone": lambda: asyncpg.ConnectionDoesNotExistError(
         "connection was closed in the middle of operation"
     ),
+    "ClosedWhileBroken": _closed_while_broken,
+    "ClosedByMistake": lambda: asyncpg.InterfaceError("SECRET-DETAIL: the connection is closed"),
 }
 
 log = structlog.get_logger("probe")

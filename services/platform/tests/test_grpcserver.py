@@ -78,7 +78,9 @@ async def failure(call: Callable[[], Any]) -> grpc.aio.AioRpcError:
     return caught.value
 
 
-@pytest.mark.parametrize("error", ["Refused", "SocketGone", "DatabaseStarting", "DatabaseGone"])
+@pytest.mark.parametrize(
+    "error", ["Refused", "SocketGone", "DatabaseStarting", "DatabaseGone", "ClosedWhileBroken"]
+)
 async def test_a_server_out_of_reach_is_unavailable_for_the_caller_to_retry(
     probe: Probe, logs: LogLines, error: str
 ) -> None:
@@ -128,6 +130,16 @@ def test_every_kind_of_domain_error_has_its_own_code() -> None:
     }
 
     assert kinds == set(STATUS_BY_ERROR)
+
+
+async def test_a_closed_connection_on_its_own_is_a_bug_of_ours(
+    probe: Probe, logs: LogLines
+) -> None:
+    rpc_error = await failure(lambda: probe.unary("Raise")(b"ClosedByMistake", timeout=5))
+
+    assert rpc_error.code() == Code.INTERNAL
+    [logged] = logs.events("rpc failed")
+    assert "SECRET-DETAIL" in logged["exception"]
 
 
 async def test_an_unexpected_error_is_internal_with_a_reference_and_no_detail(
