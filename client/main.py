@@ -14,6 +14,7 @@ import getpass
 import json
 import os
 import sys
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -30,6 +31,8 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
+from client import commands
+from client.commands import CommandError
 from client.keys import LineReader
 from client.render import my_turn, screen
 
@@ -41,8 +44,7 @@ QUEUES = ("unranked", "ranked", "roulette")
 LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items() if v}
 
 
-class ClientError(Exception):
-    """Something the user must fix; printed without a traceback."""
+ClientError = CommandError
 
 
 class State:
@@ -166,13 +168,18 @@ def frame(
     queue: pb.QueueStatus | None,
     typing: str,
     note: str,
+    trade: pb.Trade | None = None,
 ) -> Group:
     """The screen under Live: the match (or the queue), a note, and the prompt with the
     line being typed, all drawn together so that a refresh never hides the prompt.
     ``received``: when the view (or else the queue status) arrived."""
-    parts: list[RenderableType] = [
-        waiting_line(queue, received) if view is None else screen(view, received)
-    ]
+    if view is None:
+        parts: list[RenderableType] = [waiting_line(queue, received)]
+    elif trade is not None:  # the board gives way to the offer (80x24)
+        scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
+        parts = [Text(f"You win! ({scores})", style="bold")]
+    else:
+        parts = [screen(view, received)]
     if note:
         parts.append(Text(note, style="yellow"))
     if view is not None and view.status != pb.MATCH_STATUS_FINISHED:
@@ -186,7 +193,46 @@ def frame(
         prompt.append(typing)
         prompt.append("_", style="blink")
         parts.append(prompt)
+    elif trade is not None:
+        parts.append(commands.trade_table(trade))
+        if choosing(trade):
+            deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
+            left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
+            parts.append(
+                Text(
+                    f"You won: take one card (0..{len(trade.offered_copies) - 1}); "
+                    f"{left} s left, then the server picks; q leaves it to the server.",
+                    style="dim",
+                )
+            )
+            prompt = Text(TRADE_PROMPT, style="bold")
+            prompt.append(typing)
+            prompt.append("_", style="blink")
+            parts.append(prompt)
+        else:
+            parts.append(Text(commands.trade_status(trade), style="bold"))
     return Group(*parts)
+
+
+TRADE_PROMPT = "take card > "
+TRADE_WAIT_SECONDS = 20.0
+"""How long a winner's client waits for the Trade One offer after the match ends."""
+
+
+def choosing(trade: pb.Trade) -> bool:
+    return trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
+        pb.TRADE_STATUS_AWAITING_CHOICE
+    )
+
+
+def won_a_trade(view: pb.MatchView) -> bool:
+    """The match is over, was played for Trade One, and this player won it."""
+    return (
+        view.status == pb.MATCH_STATUS_FINISHED
+        and view.rules.trade_rule == pb.TRADE_RULE_ONE
+        and view.outcome.WhichOneof("result") != "draw"
+        and view.outcome.winner_seat == view.my_seat
+    )
 
 
 async def play(client: Client, console: Console) -> pb.MatchView | None:
@@ -195,6 +241,7 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
     latest: dict[str, pb.MatchView] = {}
     received = datetime.now(UTC)
     queue: dict[str, pb.QueueStatus] = {}
+    trades: dict[str, pb.Trade] = {}
     note = ""
     stream = client.stub.OpenSession(
         g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
@@ -218,6 +265,8 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
                 queue["status"] = push.queue_status
                 if "view" not in latest:
                     received = datetime.now(UTC)
+            elif kind in ("trade_prompt", "trade_result"):
+                trades["trade"] = getattr(push, kind)
             elif kind == "match_found":
                 found = push.match_found
                 note = f"Match found: you play {found.opponent_name}."
@@ -232,18 +281,51 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
         Live(console=console, auto_refresh=False) as live,
     ):
         follower = asyncio.create_task(follow())
+        ended: float | None = None  # when the match was seen finished (monotonic)
+        asked = 0.0
         while True:
             view = latest.get("view")
+            trade = trades.get("trade")
             over = follower.done() or reader.ended
-            over |= view is not None and view.status == pb.MATCH_STATUS_FINISHED
+            if view is not None and view.status == pb.MATCH_STATUS_FINISHED:
+                ended = ended or time.monotonic()
+                if not won_a_trade(view):
+                    over = True
+                elif trade is not None and trade.match_id == view.match_id:
+                    over |= not choosing(trade)
+                elif time.monotonic() - ended > TRADE_WAIT_SECONDS:
+                    note = "No Trade One offer came: triad-client trade shows it."
+                    over = True
+                elif time.monotonic() - asked > 1:  # the push may have come before us
+                    asked = time.monotonic()
+                    with contextlib.suppress(grpc.aio.AioRpcError):
+                        pending = await client.call(
+                            client.stub.GetPendingTrade, g.GetPendingTradeRequest()
+                        )
+                        if pending.trade.match_id == view.match_id:
+                            trades["trade"] = pending.trade
+            shown = trades.get("trade") if ended else None
             live.update(
-                frame(view, received, queue.get("status"), reader.typing, note), refresh=True
+                frame(view, received, queue.get("status"), reader.typing, note, shown),
+                refresh=True,
             )
             if over:
                 break
             # Wakes at a key (to draw it) or after a quarter second (the timer).
             line = await reader.line(timeout=0.25)
             if line is None or not line.strip():
+                continue
+            if ended and trade is not None and choosing(trade):
+                if line.strip() == "q":
+                    note = "The server picks a card for you at the deadline."
+                    break
+                try:
+                    trades["trade"] = await commands.choose(client, trade, line.strip())
+                    note = ""
+                except (ClientError, grpc.aio.AioRpcError) as error:
+                    note = str(error) if isinstance(error, ClientError) else describe(error)
+                continue
+            if ended:
                 continue
             if view is None:
                 note = "No match yet."
@@ -416,6 +498,8 @@ async def run(args: argparse.Namespace) -> int:
                 g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=args.ticket),
             )
             out(args, cancelled.ticket, "Left the queue.")
+        elif command in commands.COMMANDS:
+            return await commands.COMMANDS[command](client, args, console)
     return 0
 
 
@@ -432,34 +516,78 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--profile", default="default", help="several players on one machine")
     p.add_argument("--json", action="store_true", help="print answers as JSON")
+    # --json also after the subcommand; SUPPRESS keeps one given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print answers as JSON"
+    )
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("register", "login"):
-        cmd = sub.add_parser(name, help=f"{name} and keep the tokens")
+        cmd = sub.add_parser(name, parents=[common], help=f"{name} and keep the tokens")
         cmd.add_argument("name")
         cmd.add_argument("--password", help="or $TRIAD_PASSWORD, or asked")
-    sub.add_parser("logout").add_argument("--all", action="store_true")
-    sub.add_parser("status", help="account, active match, obligations")
-    sub.add_parser("active", help="your active match, if any")
-    sub.add_parser("view", help="a match as you see it").add_argument("match")
-    place = sub.add_parser("place", help="place a card: its hand index or id, and a cell")
+    sub.add_parser("logout", parents=[common]).add_argument("--all", action="store_true")
+    sub.add_parser("status", parents=[common], help="account, active match, obligations")
+    sub.add_parser("active", parents=[common], help="your active match, if any")
+    sub.add_parser("view", parents=[common], help="a match as you see it").add_argument("match")
+    place = sub.add_parser(
+        "place", parents=[common], help="place a card: its hand index or id, and a cell"
+    )
     place.add_argument("match")
     place.add_argument("card")
     place.add_argument("cell", type=int)
     place.add_argument("--request-id")
-    sub.add_parser("forfeit").add_argument("match")
-    sub.add_parser("watch", help="print session pushes as JSON lines").add_argument(
-        "--count", type=int, default=0
+    sub.add_parser("forfeit", parents=[common]).add_argument("match")
+    sub.add_parser(
+        "watch", parents=[common], help="print session pushes as JSON lines"
+    ).add_argument("--count", type=int, default=0)
+    practice = sub.add_parser(
+        "practice", parents=[common], help="play a practice match against a bot"
     )
-    practice = sub.add_parser("practice", help="play a practice match against a bot")
     practice.add_argument("--mode", choices=sorted(MODES), default="unranked")
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
-    sub.add_parser("play", help="play your active match, or wait for your next one")
-    queue = sub.add_parser("queue", help="queue with a Random deck and play the match found")
+    sub.add_parser(
+        "play", parents=[common], help="play your active match, or wait for your next one"
+    )
+    queue = sub.add_parser(
+        "queue", parents=[common], help="queue with a Random deck and play the match found"
+    )
     queue.add_argument("--mode", choices=QUEUES, default="unranked")
-    enqueue = sub.add_parser("enqueue", help="queue with a Random deck (watch shows the rest)")
+    enqueue = sub.add_parser(
+        "enqueue", parents=[common], help="queue with a Random deck (watch shows the rest)"
+    )
     enqueue.add_argument("mode", choices=QUEUES)
-    sub.add_parser("cancel", help="leave the queue").add_argument("ticket")
+    sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument("ticket")
+    commands.add_parsers(sub, common)
     return p
+
+
+ADVICE = {
+    grpc.StatusCode.UNAVAILABLE: "the gateway cannot be reached (is `make run` running? "
+    "--addr, --ca); retrying is safe",
+    grpc.StatusCode.UNAUTHENTICATED: "log in again: triad-client login NAME",
+    grpc.StatusCode.DEADLINE_EXCEEDED: "the gateway did not answer in time; retrying is safe",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "slow down and retry in a moment",
+    grpc.StatusCode.NOT_FOUND: "",
+    grpc.StatusCode.PERMISSION_DENIED: "",
+}
+
+
+def describe(error: grpc.aio.AioRpcError) -> str:
+    """One line for a failed call: what the gateway said, and what to do about it."""
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
+        return (
+            "cannot reach the gateway: is `make run` running? "
+            "(--addr HOST:PORT, --ca CERT for another gateway)"
+        )
+    said = (error.details() or "").strip().splitlines()[0:1]
+    words = code.name.lower().replace("_", " ")
+    line = f"{words}: {said[0]}" if said else words
+    advice = ADVICE.get(code, "")
+    if advice and advice not in line:
+        line += f" ({advice})"
+    return line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -470,8 +598,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"triad-client: {error}", file=sys.stderr)
         return 2
     except grpc.aio.AioRpcError as error:
-        print(f"triad-client: {error.code().name}: {error.details()}", file=sys.stderr)
+        print(f"triad-client: {describe(error)}", file=sys.stderr)
         return 1
+    except OSError as error:  # the --ca or state file, say
+        print(f"triad-client: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 
