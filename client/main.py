@@ -370,8 +370,15 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
     return latest.get("view")
 
 
-async def queue_and_play(client: Client, console: Console, mode: str) -> None:
-    """Enqueue with a Random deck, show the queue until a match is found, play it. A
+async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice:
+    """The saved deck --deck names (its id or the start of it), else Random."""
+    if not getattr(args, "deck", None):
+        return pb.DeckChoice(random=pb.RandomDeck())
+    return pb.DeckChoice(deck_id=await commands.resolve_deck(client, args.deck))
+
+
+async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.DeckChoice) -> None:
+    """Enqueue with the deck, show the queue until a match is found, play it. A
     ticket still waiting when the player leaves is cancelled."""
     ticket = (
         await client.call(
@@ -379,11 +386,12 @@ async def queue_and_play(client: Client, console: Console, mode: str) -> None:
             g.EnqueueRequest(
                 request_id=uuid.uuid4().hex,
                 mode=MODES[mode],
-                deck=pb.DeckChoice(random=pb.RandomDeck()),
+                deck=deck,
             ),
         )
     ).ticket
-    console.print(f"Queued for {mode} with a Random deck (ticket {ticket.ticket_id[:8]}).")
+    with_deck = "a Random deck" if deck.HasField("random") else "your deck"
+    console.print(f"Queued for {mode} with {with_deck} (ticket {ticket.ticket_id[:8]}).")
     played = None
     try:
         played = await play(client, console)
@@ -473,7 +481,7 @@ async def run(args: argparse.Namespace) -> int:
                     request_id=uuid.uuid4().hex,
                     origin_mode=MODES[args.mode],
                     bot_level=LEVELS[args.level],
-                    deck=pb.DeckChoice(random=pb.RandomDeck()),
+                    deck=await deck_choice(client, args),
                 ),
             )
             console.print(f"Practice match {started.match_id} against a bot.")
@@ -481,14 +489,14 @@ async def run(args: argparse.Namespace) -> int:
         elif command == "play":
             await play(client, console)
         elif command == "queue":
-            await queue_and_play(client, console, args.mode)
+            await queue_and_play(client, console, args.mode, await deck_choice(client, args))
         elif command == "enqueue":
             enqueued = await client.call(
                 stub.Enqueue,
                 g.EnqueueRequest(
                     request_id=uuid.uuid4().hex,
                     mode=MODES[args.mode],
-                    deck=pb.DeckChoice(random=pb.RandomDeck()),
+                    deck=await deck_choice(client, args),
                 ),
             )
             out(args, enqueued, f"Queued: ticket {enqueued.ticket.ticket_id}")
@@ -546,17 +554,20 @@ def parser() -> argparse.ArgumentParser:
     )
     practice.add_argument("--mode", choices=sorted(MODES), default="unranked")
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
+    practice.add_argument("--deck", help="a saved deck (id or its start); default Random")
     sub.add_parser(
         "play", parents=[common], help="play your active match, or wait for your next one"
     )
     queue = sub.add_parser(
-        "queue", parents=[common], help="queue with a Random deck and play the match found"
+        "queue", parents=[common], help="queue (a Random deck or --deck) and play the match found"
     )
     queue.add_argument("--mode", choices=QUEUES, default="unranked")
+    queue.add_argument("--deck", help="a saved deck (id or its start); default Random")
     enqueue = sub.add_parser(
-        "enqueue", parents=[common], help="queue with a Random deck (watch shows the rest)"
+        "enqueue", parents=[common], help="queue (a Random deck or --deck); watch shows the rest"
     )
     enqueue.add_argument("mode", choices=QUEUES)
+    enqueue.add_argument("--deck", help="a saved deck (id or its start); default Random")
     sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument("ticket")
     commands.add_parsers(sub, common)
     return p
