@@ -192,7 +192,7 @@ async def play(
             try:
                 await api.PlaceCard(
                     g.PlaceCardRequest(
-                        request_id=f"{me.player.player_id}-{view.version}",
+                        request_id=f"{match_id}-{me.player.player_id[:8]}-{view.version}",
                         match_id=match_id,
                         card_id=card_id,
                         cell=cell,
