@@ -63,6 +63,11 @@ class LineReader:
         if self._saved is not None:
             termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
 
+    @property
+    def done(self) -> bool:
+        """Standard input closed and every line typed before was taken."""
+        return self.ended and self._lines.empty()
+
     async def line(self, timeout: float) -> str | None:
         """The next line typed, or None after ``timeout`` seconds or a key pressed."""
         if self._lines.empty() and not self.ended:

@@ -286,7 +286,7 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
         while True:
             view = latest.get("view")
             trade = trades.get("trade")
-            over = follower.done() or reader.ended
+            over = follower.done() or reader.done  # a line piped in before EOF counts
             if view is not None and view.status == pb.MATCH_STATUS_FINISHED:
                 ended = ended or time.monotonic()
                 if not won_a_trade(view):
