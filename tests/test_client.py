@@ -244,3 +244,100 @@ async def test_the_winner_of_a_ranked_match_takes_a_card_with_the_client(
     board = client.json("leaderboard", "--top", "100", profile=winner.player.player_name)
     assert board["myEntry"]["playerName"] == winner.player.player_name
     assert board["myEntry"]["rating"] == 1520
+
+
+async def test_the_winner_picks_the_card_at_the_end_of_the_match_in_the_client(
+    api: Any,  # noqa: F811
+    backend: dict[str, Any],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``triad-client play`` follows a Ranked match (the moves are made through the
+    API); when its player wins, it asks for the card to take (the offer read from a
+    pipe here, as keys in a terminal), and the number given is the card that moves."""
+    ann, bea = await register(api), await register(api)
+    state = tmp_path / "state.json"
+    state.write_text(
+        json.dumps(
+            {
+                "default": {
+                    "player_id": ann.player.player_id,
+                    "player_name": ann.player.player_name,
+                    "access_token": ann.tokens.access_token,
+                    "refresh_token": ann.tokens.refresh_token,
+                }
+            }
+        )
+    )
+    argv = Client(backend, state).argv
+
+    async def offer(me: g.RegisterResponse) -> pb.Trade:
+        for _ in range(150):
+            trade = (
+                await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(me.tokens))
+            ).trade
+            if trade.offered_copies:
+                return trade
+            await asyncio.sleep(0.2)
+        raise AssertionError("no Trade One offer")
+
+    for _ in range(4):  # until Ann (greedy) wins: a draw or a loss gives her no pick
+        client = subprocess.Popen(
+            [*argv, "play"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        try:
+            await asyncio.sleep(1)  # its session opened: it waits for the match
+            for me in (ann, bea):
+                await enqueue(api, me, pb.MODE_RANKED)
+            view = await active_view(api, ann)
+            final = await play(
+                api, [ann, bea], view.match_id, greedy=frozenset({ann.player.player_id})
+            )
+            mine = (
+                await api.GetMatchView(
+                    g.GetMatchViewRequest(match_id=view.match_id), metadata=bearer(ann.tokens)
+                )
+            ).view
+            result = final.outcome.WhichOneof("result")
+            if result == "draw" or final.outcome.winner_seat != mine.my_seat:
+                out, err = client.communicate(timeout=30)  # no pick: it ends
+                assert client.returncode == 0, err
+                if result != "draw":  # Bea takes her card, so that Ann may queue again
+                    trade = await offer(bea)
+                    await api.ChooseTradeCard(
+                        g.ChooseTradeCardRequest(
+                            request_id=uuid4().hex,
+                            trade_id=trade.trade_id,
+                            copy_id=trade.offered_copies[0].copy_id,
+                        ),
+                        metadata=bearer(bea.tokens),
+                    )
+                continue
+            wanted = (await offer(ann)).offered_copies[3]
+            # A line given while the client still shows the match is a move: give the
+            # pick once it has had time to see the end (it asks for the offer each
+            # second; on a pipe nothing is drawn to wait for).
+            await asyncio.sleep(5)
+            out, err = await asyncio.to_thread(client.communicate, "3\n", 60)
+            assert client.returncode == 0, err
+            assert bea.player.player_name in out, out  # the offer: whose cards
+            assert f"{wanted.character.name} " in out and f"to {ann.player.player_name}" in out
+            break
+        finally:
+            if client.poll() is None:
+                client.kill()
+                client.wait()
+    else:
+        pytest.skip("Ann never won in four games")
+    for _ in range(50):
+        owned = await api.ListCollection(
+            g.ListCollectionRequest(page_size=200), metadata=bearer(ann.tokens)
+        )
+        if wanted.copy_id in {e.copy.copy_id for e in owned.entries}:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("the card picked in the client never reached the winner")
