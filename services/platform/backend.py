@@ -84,6 +84,9 @@ class BackendConfig:
     """The well-known ports of :data:`SERVICES` (``make run``); otherwise free ones."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra ``TRIAD_...`` settings for every service (they win over the defaults here)."""
+    overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Extra settings for one service by name ("match", "gateway", ...); they win over
+    :attr:`env`."""
     token_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
     admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     start_timeout: float = 60.0
@@ -135,6 +138,7 @@ class Backend:
                 f"TRIAD_{spec.env_prefix}_PORT": str(port),
                 f"TRIAD_{spec.env_prefix}_METRICS_PORT": str(metrics_port),
                 **config.env,
+                **config.overrides.get(spec.name, {}),
             }
             log = self.logs / f"{spec.name}.log"
             self._services[spec.name] = _Running(spec, port, metrics_port, env, log)
@@ -143,7 +147,8 @@ class Backend:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return NAMES
+        """The running parts: :data:`NAMES`, then any gateway added with :meth:`add_gateway`."""
+        return tuple(self._services)
 
     @property
     def gateway(self) -> str:
@@ -178,10 +183,10 @@ class Backend:
         """Start every service at once and wait until each reports SERVING."""
         self.logs.mkdir(parents=True, exist_ok=True)
         try:
-            for name in NAMES:
+            for name in self.names:
                 self._spawn(name)
             deadline = time.monotonic() + self.config.start_timeout
-            for name in NAMES:
+            for name in self.names:
                 self._wait_healthy(name, deadline)
         except BaseException:
             self.stop()
@@ -208,6 +213,33 @@ class Backend:
         self._spawn(name)
         self._wait_healthy(name, time.monotonic() + (timeout or self.config.start_timeout))
 
+    def add_gateway(self, name: str, env: Mapping[str, str]) -> str:
+        """Start another gateway replica, ``name``, on a free port: the same schema,
+        secrets, certificate and services as ``gateway``, with ``env`` on top (a lower
+        rate limit, shorter tokens...). Returns its address once it reports SERVING;
+        :meth:`kill`, :meth:`restart` and :meth:`stop` know it by ``name``."""
+        if name in self._services:
+            raise ValueError(f"there is already a part named {name!r}")
+        first = self._get("gateway")
+        [(port, metrics_port)] = _free_ports(1)
+        prefix = first.spec.env_prefix
+        replica = _Running(
+            first.spec,
+            port,
+            metrics_port,
+            {
+                **first.env,
+                f"TRIAD_{prefix}_PORT": str(port),
+                f"TRIAD_{prefix}_METRICS_PORT": str(metrics_port),
+                **env,
+            },
+            self.logs / f"{name}.log",
+        )
+        self._services[name] = replica
+        self._spawn(name)
+        self._wait_healthy(name, time.monotonic() + self.config.start_timeout)
+        return self.address(name)
+
     def exited(self) -> dict[str, int]:
         """Services whose process has ended (and was not restarted), with the exit code."""
         return {
@@ -219,7 +251,7 @@ class Backend:
     def stop(self) -> None:
         """SIGTERM every service (the gateway first), wait, SIGKILL what is left;
         the worker processes in each service's group go too."""
-        self._terminate([self._services[n] for n in reversed(NAMES)])
+        self._terminate([self._services[n] for n in reversed(self.names)])
 
     def __enter__(self) -> Backend:
         return self.start()
@@ -238,7 +270,8 @@ class Backend:
         try:
             return self._services[name]
         except KeyError:
-            raise KeyError(f"no service {name!r}; the services are {', '.join(NAMES)}") from None
+            known = ", ".join(self.names)
+            raise KeyError(f"no service {name!r}; the services are {known}") from None
 
     def _spawn(self, name: str) -> None:
         running = self._get(name)
@@ -257,7 +290,7 @@ class Backend:
     def _wait_healthy(self, name: str, deadline: float) -> None:
         running = self._get(name)
         address = self.address(name)
-        root = self.root_cert if name == "gateway" else None
+        root = self.root_cert if running.spec.name == "gateway" else None
         while time.monotonic() < deadline:
             process = running.process
             if process is None or process.poll() is not None:
@@ -345,13 +378,20 @@ def _ports(fixed: bool) -> dict[str, tuple[int, int]]:
                         f"port {port} is in use (is another `make run` up?); stop it first"
                     ) from None
         return {s.name: (s.port, s.metrics_port) for s in SERVICES}
+    pairs = _free_ports(len(SERVICES))
+    return {s.name: pairs[i] for i, s in enumerate(SERVICES)}
+
+
+def _free_ports(count: int) -> list[tuple[int, int]]:
+    """``count`` pairs of free ports (gRPC, metrics), all taken while every probe socket
+    is still open, so no two are the same."""
     with ExitStack() as stack:
         found: list[int] = []
-        for _ in range(2 * len(SERVICES)):
+        for _ in range(2 * count):
             sock = stack.enter_context(socket.socket())
             sock.bind(("127.0.0.1", 0))
             found.append(int(sock.getsockname()[1]))
-    return {s.name: (found[2 * i], found[2 * i + 1]) for i, s in enumerate(SERVICES)}
+    return [(found[2 * i], found[2 * i + 1]) for i in range(count)]
 
 
 def _tail(path: Path, size: int = 3000) -> str:
