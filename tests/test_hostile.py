@@ -841,5 +841,8 @@ async def test_a_low_rate_limit_is_resource_exhausted(backend: Stack) -> None:
         )
     refused = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
     assert len(refused) >= len(results) - 6
-    assert {r.code() for r in refused} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+    unexpected = [
+        (r.code(), r.details()) for r in refused if r.code() != grpc.StatusCode.RESOURCE_EXHAUSTED
+    ]
+    assert not unexpected
     assert all("slow down" in (r.details() or "") for r in refused)
