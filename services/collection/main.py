@@ -15,7 +15,7 @@ from services.collection.catalog import load_catalog
 from services.collection.config import CollectionSettings
 from services.collection.consumers import match_finished_consumer
 from services.collection.handlers import Context
-from services.collection.projection import MIGRATIONS
+from services.collection.projection import MIGRATIONS, NOTIFY_CHANNEL
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.store import Store
 from services.platform.background import every, open_event_stream, utc_now
@@ -27,6 +27,7 @@ from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.migrations import migrate
+from services.platform.notifier import Notifier
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.relay import Relay, RelayMetrics
 from services.platform.settings import SettingsError
@@ -79,6 +80,9 @@ async def run(settings: CollectionSettings) -> None:
             pick_seconds=settings.draft_pick_seconds,
             inactivity_seconds=settings.draft_inactivity_seconds,
         )
+        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
+        await notifier.start()
+        life.push_async_callback(notifier.close)
         stop = asyncio.Event()
         tasks: list[asyncio.Task[None]] = []
 
@@ -100,9 +104,10 @@ async def run(settings: CollectionSettings) -> None:
             asyncio.create_task(every(stop, poll, lambda: draft_handlers.fire_due_draft(ctx))),
             asyncio.create_task(every(stop, 5.0, count_locks)),
             asyncio.create_task(use_nats(settings, ctx, stop)),
+            asyncio.create_task(notifier.keep_alive(stop)),
         ]
         life.start_metrics(REGISTRY, settings.metrics_port)
-        servicer = CollectionServicer(ctx, settings.admin_token)
+        servicer = CollectionServicer(ctx, notifier, settings.admin_token)
         server = await life.start_server(
             build_server(
                 ServerConfig(host=settings.host, port=settings.port),

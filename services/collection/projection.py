@@ -36,6 +36,10 @@ from services.collection.events import (
 )
 from services.platform.migrations import Migration, quote_schema
 
+NOTIFY_CHANNEL = "triad_collection"
+"""Where the collection's tables announce a player whose balance, trade or draft changed;
+the payload is the player id."""
+
 MIGRATIONS = (
     Migration(
         "collection",
@@ -147,6 +151,38 @@ MIGRATIONS = (
             created_at  timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (scope, request_id)
         );
+        """,
+    ),
+    Migration(
+        "collection",
+        2,
+        "a notice per player whose balance, trade or draft changed; completed-trade indexes",
+        f"""
+        -- WatchPlayer streams sleep until one of these wakes them (services/platform/
+        -- notifier.py), instead of asking PostgreSQL four questions every half second for
+        -- every open session. Delivered at commit, to every replica; one notice per
+        -- player per transaction (PostgreSQL folds identical ones).
+        CREATE FUNCTION notify_watchers() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            fields jsonb := to_jsonb(NEW);
+            column_name text;
+        BEGIN
+            FOREACH column_name IN ARRAY TG_ARGV LOOP
+                PERFORM pg_notify('{NOTIFY_CHANNEL}', fields ->> column_name);
+            END LOOP;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER players_watchers AFTER INSERT OR UPDATE ON players
+            FOR EACH ROW EXECUTE FUNCTION notify_watchers('player_id');
+        CREATE TRIGGER trades_watchers AFTER INSERT OR UPDATE ON trades
+            FOR EACH ROW EXECUTE FUNCTION notify_watchers('winner_id', 'loser_id');
+        CREATE TRIGGER drafts_watchers AFTER INSERT OR UPDATE ON drafts
+            FOR EACH ROW EXECUTE FUNCTION notify_watchers('player_a', 'player_b');
+        -- trades_completed_since(): a player's completed trades by completion time.
+        CREATE INDEX trades_winner_done ON trades (winner_id, completed_at)
+            WHERE completed_at IS NOT NULL;
+        CREATE INDEX trades_loser_done ON trades (loser_id, completed_at)
+            WHERE completed_at IS NOT NULL;
         """,
     ),
 )

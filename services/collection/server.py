@@ -33,13 +33,15 @@ from services.collection.server_economy import EconomyRpcs
 from services.collection.server_play import PlayRpcs
 from services.collection.store import Request
 from services.platform.errors import InvalidArgument, NotFound
+from services.platform.notifier import Notifier
 
 MAX_BATCH = 500
 
 
 class CollectionServicer(EconomyRpcs, PlayRpcs, collection_pb2_grpc.CollectionServiceServicer):
-    def __init__(self, ctx: Context, admin_token: str | None = None) -> None:
+    def __init__(self, ctx: Context, notifier: Notifier, admin_token: str | None = None) -> None:
         self._ctx = ctx
+        self._notifier = notifier
         self._admin_token = admin_token
 
     # --- catalog ----------------------------------------------------------------------------

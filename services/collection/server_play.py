@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,13 +17,17 @@ from services.collection.handlers import Context
 from services.collection.mapping import player_ref_back
 from services.collection.store import Request
 from services.platform.errors import InvalidArgument
+from services.platform.notifier import Notifier
 from services.wire import LADDERS_BACK
 
-WATCH_POLL_SECONDS = 0.5
+WATCH_RECHECK_SECONDS = 5.0
+"""A watcher looks again this often even if no notice came (one could be missed while
+the listening connection reconnects)."""
 
 
 class PlayRpcs:
     _ctx: Context
+    _notifier: Notifier
 
     # --- drafts -----------------------------------------------------------------------------
 
@@ -141,10 +146,19 @@ class PlayRpcs:
     async def WatchPlayer(
         self, request: c.CollectionServiceWatchPlayerRequest, context: Any
     ) -> AsyncIterator[c.CollectionServiceWatchPlayerResponse]:
-        """What changes for a player, checked every half second: balance, the pending trade
-        (and its result once the copy moved), the open draft."""
+        """What changes for a player: balance, the pending trade (and its result once the
+        copy moved), the open draft. Checked when the collection's tables announce a change
+        for the player (``NOTIFY_CHANNEL``, by trigger, at commit), and every few seconds
+        in case a notice was missed."""
         player = require(request.player_id, "player_id")
         bind(player)
+        with self._notifier.watch(player) as noticed:
+            async for message in self._watch_player(player, noticed):
+                yield message
+
+    async def _watch_player(
+        self, player: str, noticed: asyncio.Event
+    ) -> AsyncIterator[c.CollectionServiceWatchPlayerResponse]:
         sent: dict[str, bytes] = {}
         open_draft: str | None = None
         # Trades completed from now on are reported by their completion time, so a trade
@@ -159,6 +173,7 @@ class PlayRpcs:
             return True
 
         while True:
+            noticed.clear()
             coins, at = await self._ctx.store.balance(player)
             balance = presenter.balance(coins, at)
             if changed("balance", balance):
@@ -187,4 +202,5 @@ class PlayRpcs:
                 view = await self._draft_view(draft_id, player)
                 if changed(f"draft:{draft_id}", view):
                     yield c.CollectionServiceWatchPlayerResponse(draft=view)
-            await asyncio.sleep(WATCH_POLL_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(noticed.wait(), WATCH_RECHECK_SECONDS)
