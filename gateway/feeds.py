@@ -31,9 +31,15 @@ Push = tuple[str, Any]
 """A session push: the field of ``OpenSessionResponse.push`` and its message."""
 
 RECONNECT_SECONDS = 1.0
-QUEUE_POLL_SECONDS = 1.0
+QUEUE_POLL_SECONDS = 5.0
 """How soon a ticket made through another gateway replica shows on the session; one
-made through this gateway shows at once."""
+made through this gateway shows at once (a client's calls and its session share one
+connection, so one replica, unless it reconnects). While a ticket waits, WatchQueue
+streams its changes as they happen; this is only the look for a new ticket."""
+MATCH_POLL_SECONDS = 1.0
+"""How soon a match this gateway did not start (the other side's join, a pairing seen by
+another replica) shows on an idle session; one started here, or paired in the queue
+feed, shows at once."""
 
 
 class Nudges:
@@ -88,7 +94,8 @@ async def follow(
 
 
 class SessionFeeds(PlayerStatusReads):
-    _queue_nudges: Nudges
+    _nudges: Nudges
+    """Set when this gateway changed what a player's feeds follow (a ticket, a match)."""
 
     def _feeds(
         self, player_id: str, opened_at: datetime, updates: asyncio.Queue[Push]
@@ -154,11 +161,13 @@ class SessionFeeds(PlayerStatusReads):
                 return []
             told = ticket.ticket_id
             pushes: list[Push] = [("queue_status", status)]
+            if ticket.status == pb.TICKET_STATUS_PAIRED:
+                self._nudges.nudge(player_id)  # the match watcher looks for it now
             if ticket.status == pb.TICKET_STATUS_PAIRED and ticket.draft_id:
                 pushes.append(("match_found", await self._draft_found(ticket, player_id)))
             return pushes
 
-        with self._queue_nudges.watch(player_id) as nudged:
+        with self._nudges.watch(player_id) as nudged:
             await follow(
                 lambda: stub.WatchQueue(request),
                 translate,

@@ -18,7 +18,7 @@ WHAT = "matchmaker"
 
 
 class MatchmakerRpcs(Downstreams):
-    _queue_nudges: Nudges
+    _nudges: Nudges
 
     async def Enqueue(self, request: g.EnqueueRequest, context: Any) -> g.EnqueueResponse:
         reply = await call(
@@ -35,7 +35,7 @@ class MatchmakerRpcs(Downstreams):
             ),
         )
         # The player's session (if on this gateway) shows the new ticket at once.
-        self._queue_nudges.nudge(caller().player_id)
+        self._nudges.nudge(caller().player_id)
         return g.EnqueueResponse(ticket=reply.ticket, status=reply.status)
 
     async def CancelTicket(
@@ -74,6 +74,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
+        self._nudges.nudge(player.player_id)  # the session shows the match at once
         return g.StartPracticeResponse(
             match_id=reply.match_id, view=await self._view(reply.match_id, player.player_id)
         )
@@ -95,6 +96,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
+        self._nudges.nudge(player.player_id)
         return g.SwitchToPracticeResponse(
             ticket=reply.ticket,
             match_id=reply.match_id,
@@ -148,6 +150,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
+        self._nudges.nudge(player.player_id)
         return g.JoinTableResponse(
             table=reply.table,
             match_id=reply.match_id,

@@ -36,7 +36,7 @@ from triad.v1 import match_pb2 as m
 from gateway import accounts
 from gateway.auth import Authenticator, caller
 from gateway.downstream import INTERNAL_DEADLINE, call
-from gateway.feeds import Nudges, Push, SessionFeeds
+from gateway.feeds import MATCH_POLL_SECONDS, Nudges, Push, SessionFeeds
 from gateway.forward_collection import CollectionRpcs
 from gateway.forward_matchmaker import MatchmakerRpcs
 from gateway.forward_play import PlayRpcs
@@ -104,7 +104,7 @@ class GatewayServicer(
         self._rating = rating
         self._heartbeat = heartbeat_seconds
         self._clock = clock
-        self._queue_nudges = Nudges()
+        self._nudges = Nudges()
 
     # ---- accounts ----------------------------------------------------------------
 
@@ -365,11 +365,19 @@ class GatewayServicer(
         """Forward every view of the player's active match; look for a new one when idle.
         A match found while the session is open gets this session attached, so that
         closing the session starts the disconnect grace."""
+        with self._nudges.watch(player_id) as nudged:
+            await self._follow_matches(player_id, session_id, views, nudged)
+
+    async def _follow_matches(
+        self, player_id: str, session_id: str, views: asyncio.Queue[Any], nudged: asyncio.Event
+    ) -> None:
         while True:
+            nudged.clear()  # a match started from here on wakes the idle wait below
             try:
                 match_id = await self._active_match_id(player_id)
                 if match_id is None:
-                    await asyncio.sleep(0.25)  # a new match shows within a quarter second
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(nudged.wait(), MATCH_POLL_SECONDS)
                     continue
                 await self._presence(player_id, session_id, connected=True)
                 stream = self._match.StreamView(
