@@ -405,4 +405,4 @@ async def test_the_terminal_client_plays_through_its_subcommands(
         check=False,
         timeout=60,
     )
-    assert refused.returncode == 1 and "FAILED_PRECONDITION" in refused.stderr
+    assert refused.returncode == 1 and "failed precondition: it is not your turn" in refused.stderr
