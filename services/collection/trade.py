@@ -151,7 +151,10 @@ def choose(
             f"copy {trade.chosen}; a trade moves one card"
         )
     if now > trade.deadline:
-        raise ChoiceTooLate("the 2-minute choice is over; the server picks a card at random")
+        raise ChoiceTooLate(
+            f"the choice closed at {trade.deadline.isoformat(timespec='seconds')}; "
+            "the server picks a card at random"
+        )
     offered = {c.copy_id: c for c in trade.offered}
     if copy_id not in offered:
         raise CopyNotOffered(
