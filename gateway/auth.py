@@ -36,12 +36,22 @@ def caller() -> Claims:
     return _CALLER.get()
 
 
+FAILED_LOGINS_PER_MINUTE = 6.0
+FAILED_LOGIN_BURST = 10.0
+
+
 class RateLimiter:
     """A token bucket per player: ``rate`` requests a second, bursts up to ``burst``."""
 
     def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, burst
         self._buckets: dict[str, tuple[float, float]] = {}
+
+    def ready(self, key: str, now: float | None = None) -> bool:
+        """Whether :meth:`take` would succeed now (takes nothing)."""
+        moment = time.monotonic() if now is None else now
+        tokens, last = self._buckets.get(key, (self.burst, moment))
+        return min(self.burst, tokens + (moment - last) * self.rate) >= 1
 
     def take(self, player_id: str, now: float | None = None) -> bool:
         moment = time.monotonic() if now is None else now
@@ -63,9 +73,25 @@ class Authenticator:
         store: GatewayStore,
         limiter: RateLimiter,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        failed_logins: RateLimiter | None = None,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
         self._revocations: dict[str, tuple[float, bool, datetime | None]] = {}
+        self.failed_logins = failed_logins or RateLimiter(
+            FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
+        )
+        """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
+        Kept per replica (each replica allows its own burst), which bounds guessing to a
+        few attempts a minute per replica without a shared store on the log-in path."""
+
+    def check_login_allowed(self, name: str) -> None:
+        if not self.failed_logins.ready(name):
+            raise ResourceExhausted(
+                f"too many wrong passwords for {name!r}: wait a minute before trying again"
+            )
+
+    def login_failed(self, name: str) -> None:
+        self.failed_logins.take(name)
 
     async def authenticate(self, metadata: Any) -> Claims:
         header = dict(metadata or ()).get("authorization", "")

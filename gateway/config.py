@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gateway.auth import FAILED_LOGIN_BURST, FAILED_LOGINS_PER_MINUTE
 from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
 
 MIN_SECRET = 32
@@ -29,6 +30,8 @@ class GatewaySettings:
     rating_addr: str | None
     rate_per_second: float
     rate_burst: float
+    failed_logins_per_minute: float
+    failed_login_burst: float
     heartbeat_seconds: float
 
     @classmethod
@@ -74,5 +77,11 @@ class GatewaySettings:
             rating_addr=optional(env, PREFIX + "RATING_ADDR"),
             rate_per_second=number(env, PREFIX + "RATE_PER_SECOND", 20.0, minimum=0.1),
             rate_burst=number(env, PREFIX + "RATE_BURST", 40.0, minimum=1.0),
+            failed_logins_per_minute=number(
+                env, PREFIX + "FAILED_LOGINS_PER_MINUTE", FAILED_LOGINS_PER_MINUTE, minimum=0.1
+            ),
+            failed_login_burst=number(
+                env, PREFIX + "FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
+            ),
             heartbeat_seconds=number(env, PREFIX + "HEARTBEAT_SECONDS", 10.0, minimum=0.05),
         )

@@ -41,7 +41,12 @@ async def run(settings: GatewaySettings) -> None:
         store = GatewayStore(pool, settings.schema)
         signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))
         auth = Authenticator(
-            signer, store, RateLimiter(settings.rate_per_second, settings.rate_burst)
+            signer,
+            store,
+            RateLimiter(settings.rate_per_second, settings.rate_burst),
+            failed_logins=RateLimiter(
+                settings.failed_logins_per_minute / 60, settings.failed_login_burst
+            ),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
         # Each optional service gets a channel only when configured; without one its

@@ -154,10 +154,12 @@ class GatewayServicer(
 
     async def _login(self, name: str, password: str) -> g.RegisterResponse:
         # A login changes nothing but issues tokens, so a retry simply gets a new pair.
+        self._auth.check_login_allowed(name)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
+            self._auth.login_failed(name)
             raise Unauthenticated("unknown player name or wrong password")
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)

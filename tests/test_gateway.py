@@ -356,6 +356,27 @@ async def test_too_many_requests_and_oversized_messages_are_refused(api: Any) ->
     )
 
 
+async def test_password_guessing_is_slowed_per_player_name(api: Any) -> None:
+    """After the burst of wrong passwords (10) a name is refused before its password is
+    even checked, the right one included; another name is not affected."""
+
+    def login(name: str, password: str) -> Any:
+        return api.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=name, password=password)
+        )
+
+    ann, bob = await register(api), await register(api)
+    for _ in range(10):
+        await expect(grpc.StatusCode.UNAUTHENTICATED, login(ann.player.player_name, "guess" * 3))
+    await expect(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        login(ann.player.player_name, PASSWORD),
+        "too many wrong passwords",
+    )
+    again = await login(bob.player.player_name, PASSWORD)
+    assert again.player.player_id == bob.player.player_id
+
+
 async def test_the_terminal_client_plays_through_its_subcommands(
     backend: dict[str, Any], internal: match_pb2_grpc.MatchServiceAsyncStub, tmp_path: Path
 ) -> None:
