@@ -414,7 +414,7 @@ def infrastructure(
     ``directory/pg`` and ``directory/nats`` when given, else thrown away afterwards).
     An embedded PostgreSQL is set up for :data:`MAX_CONNECTIONS` connections."""
     with ExitStack() as stack:
-        database = database_url or stack.enter_context(_roomy_postgres(directory))
+        database = database_url or stack.enter_context(roomy_postgres(directory))
         nats = nats_url or stack.enter_context(
             embedded_nats(None if directory is None else directory / "nats")
         )
@@ -422,9 +422,11 @@ def infrastructure(
 
 
 @contextlib.contextmanager
-def _roomy_postgres(directory: Path | None) -> Iterator[str]:
-    """The embedded PostgreSQL with room for every service's pool. max_connections is
-    read only at start, so a first start may set it (ALTER SYSTEM) and restart."""
+def roomy_postgres(directory: Path | None = None) -> Iterator[str]:
+    """The embedded PostgreSQL with room for every service's pool (kept in
+    ``directory/pg``, else thrown away). max_connections is read only at start, so a
+    first start may set it (ALTER SYSTEM) and restart. The tests' servers come from here
+    too: a whole backend per test module needs the room as much as ``make run`` does."""
     with ExitStack() as stack:
         if directory is None:
             scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="triad-pg-"))

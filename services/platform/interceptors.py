@@ -64,6 +64,7 @@ OUT_OF_REACH: tuple[type[BaseException], ...] = (
     OSError,  # refused, reset, timed out, or the Unix socket gone while the server restarts
     asyncpg.PostgresConnectionError,  # the connection broke in the middle of a command
     asyncpg.CannotConnectNowError,  # starting up, recovering or shutting down
+    asyncpg.TooManyConnectionsError,  # no connection slot free now; one may be soon
     asyncpg.AdminShutdownError,
     asyncpg.CrashShutdownError,
 )

@@ -38,7 +38,8 @@ from uuid import uuid4
 import asyncpg
 import pytest
 
-from services.platform.embedded import EmbeddedServerError, embedded_nats, embedded_postgres
+from services.platform.backend import roomy_postgres
+from services.platform.embedded import EmbeddedServerError, embedded_nats
 from services.platform.settings import Settings
 
 MODES = ("auto", "docker", "embedded", "env")
@@ -49,7 +50,7 @@ NATS_IMAGE = "nats:2.11-alpine"
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A PostgreSQL server for the session, as a superuser URL. Tests want database_url."""
-    with server_for_tests(_postgres_container, embedded_postgres, "database_url") as url:
+    with server_for_tests(_postgres_container, roomy_postgres, "database_url") as url:
         yield url
 
 

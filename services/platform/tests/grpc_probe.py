@@ -68,6 +68,7 @@ ERRORS: dict[str, Callable[[], Exception]] = {
     "Refused": lambda: ConnectionRefusedError(111, "SECRET-DETAIL: connect to 10.0.0.7 failed"),
     "SocketGone": lambda: FileNotFoundError(2, "No such file or directory"),
     "DatabaseStarting": lambda: asyncpg.CannotConnectNowError("the database system is starting up"),
+    "DatabaseFull": lambda: asyncpg.TooManyConnectionsError("sorry, too many clients already"),
     "DatabaseGone": lambda: asyncpg.ConnectionDoesNotExistError(
         "connection was closed in the middle of operation"
     ),

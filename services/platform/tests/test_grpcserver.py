@@ -79,7 +79,15 @@ async def failure(call: Callable[[], Any]) -> grpc.aio.AioRpcError:
 
 
 @pytest.mark.parametrize(
-    "error", ["Refused", "SocketGone", "DatabaseStarting", "DatabaseGone", "ClosedWhileBroken"]
+    "error",
+    [
+        "Refused",
+        "SocketGone",
+        "DatabaseStarting",
+        "DatabaseFull",
+        "DatabaseGone",
+        "ClosedWhileBroken",
+    ],
 )
 async def test_a_server_out_of_reach_is_unavailable_for_the_caller_to_retry(
     probe: Probe, logs: LogLines, error: str
