@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -51,6 +52,9 @@ class Service:
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                # Its own process group: a kill or a stop takes its worker processes
+                # (the match service's bot pool) with it, as a container's end would.
+                start_new_session=True,
             )
         self.wait_healthy(timeout)
         return self
@@ -81,14 +85,17 @@ class Service:
         return grpc.secure_channel(self.address, credentials)
 
     def kill(self) -> None:
-        """SIGKILL: no drain, no cleanup, as a crash."""
+        """SIGKILL to the whole process group: no drain, no cleanup, as a crash."""
         if self.process is not None:
-            self.process.send_signal(signal.SIGKILL)
+            self._kill_group()
             self.process.wait(10)
 
     def stop(self) -> int:
-        if self.process is None or self.process.poll() is not None:
-            return 0 if self.process is None else self.process.returncode
+        if self.process is None:
+            return 0
+        if self.process.poll() is not None:
+            self._kill_group()  # workers a crashed leader left behind
+            return self.process.returncode
         self.process.send_signal(signal.SIGTERM)
         try:
             return self.process.wait(15)
@@ -96,3 +103,10 @@ class Service:
             self.process.kill()
             self.process.wait(5)
             return -9
+        finally:
+            self._kill_group()
+
+    def _kill_group(self) -> None:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
