@@ -71,7 +71,7 @@ async def healthy(address: str, root_cert: bytes | None, timeout: float = 30.0) 
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             await asyncio.sleep(0.05)
-    raise TimeoutError(f"echo at {address} did not become healthy")
+    raise TimeoutError(f"{address} did not become healthy in {timeout} s")
 
 
 @contextlib.contextmanager

@@ -33,8 +33,8 @@ from triad.v1 import gateway_pb2_grpc
 
 from bench.echo_tls import echo_load, echo_server, free_port
 from bench.load import load_backend
-from bench.report import Measurement, Options, Report
-from bench.service import LoadResult, Step, all_cores, closed_loop
+from bench.report import Options, Report
+from bench.service import LoadResult, Step, all_cores, closed_loop, measurement
 from services.platform.backend import Backend
 
 NAME = "gateway"
@@ -267,19 +267,6 @@ async def measure_all(
     return {"results": results, "setup_seconds": setup}
 
 
-def _measurement(name: str, unit: str, description: str, result: LoadResult) -> Measurement:
-    return Measurement(
-        name=name,
-        unit=unit,
-        description=description,
-        rates=(result.rate,),
-        seconds=(result.seconds,),
-        loops=1,
-        ops_per_repeat=result.requests,
-        warmup_seconds=0.0,
-    )
-
-
 def _target(measured: float, bound: float, *, minimum: bool) -> dict[str, Any]:
     met = measured >= bound if minimum else measured <= bound
     return {
@@ -302,13 +289,13 @@ def run(options: Options) -> Report:
         found = asyncio.run(measure_all(backend, seconds, warmup, logs))
     results: dict[str, LoadResult] = found["results"]
     measurements = {
-        "echo_tls_64": _measurement(
+        "echo_tls_64": measurement(
             "echo_tls_64",
             "requests/s",
             "bare gRPC echo over TLS, 64 concurrent callers, one channel",
             results["echo_tls_64"],
         ),
-        "echo_plaintext_64": _measurement(
+        "echo_plaintext_64": measurement(
             "echo_plaintext_64",
             "requests/s",
             "bare gRPC echo in plaintext, 64 concurrent callers, one channel",
@@ -317,7 +304,7 @@ def run(options: Options) -> Report:
     }
     for level in LEVELS:
         name = f"placements_{level}"
-        measurements[name] = _measurement(
+        measurements[name] = measurement(
             name,
             "placements/s",
             f"PlaceCard through the gateway at {level} concurrent matches",

@@ -46,14 +46,13 @@ from bench.load_client import (
 )
 from bench.report import (
     DEFAULT_OUT_DIR,
-    Measurement,
     Options,
     Report,
     format_table,
     utc_now,
     write_report,
 )
-from bench.service import LoadResult, all_cores
+from bench.service import LoadResult, all_cores, window_measurement
 from services.platform.backend import Backend, BackendConfig, infrastructure
 from services.platform.settings import Settings
 
@@ -436,28 +435,13 @@ def measure(
     return Measured(summary, echo, plain, where, run)
 
 
-def _measurement(
-    name: str, unit: str, description: str, rate: float, count: int, seconds: float
-) -> Measurement:
-    return Measurement(
-        name=name,
-        unit=unit,
-        description=description,
-        rates=(rate,),
-        seconds=(seconds,),
-        loops=1,
-        ops_per_repeat=count,
-        warmup_seconds=0.0,
-    )
-
-
 def report(measured: Measured, mix: Mapping[str, int]) -> Report:
     s, echo, plain = measured.summary, measured.echo, measured.echo_plain
     calls = sum(
         stats.ok for name, stats in s.rpcs.items() if name != "OpenSession"
     )  # unary calls answered OK over the whole run
     measurements = {
-        "echo_tls": _measurement(
+        "echo_tls": window_measurement(
             "echo_tls",
             "requests/s",
             f"bare gRPC echo over TLS, {s.clients} callers on their own channels",
@@ -465,7 +449,7 @@ def report(measured: Measured, mix: Mapping[str, int]) -> Report:
             echo.requests,
             echo.seconds,
         ),
-        "echo_plaintext": _measurement(
+        "echo_plaintext": window_measurement(
             "echo_plaintext",
             "requests/s",
             f"bare gRPC echo in plaintext, {s.clients} callers",
@@ -473,7 +457,7 @@ def report(measured: Measured, mix: Mapping[str, int]) -> Report:
             plain.requests,
             plain.seconds,
         ),
-        "placements": _measurement(
+        "placements": window_measurement(
             "placements",
             "placements/s",
             "PlaceCard answered OK within the play window",
@@ -481,7 +465,7 @@ def report(measured: Measured, mix: Mapping[str, int]) -> Report:
             s.placements,
             s.seconds,
         ),
-        "matches": _measurement(
+        "matches": window_measurement(
             "matches",
             "matches/s",
             "matches finished within the play window",
@@ -489,7 +473,7 @@ def report(measured: Measured, mix: Mapping[str, int]) -> Report:
             s.matches,
             s.seconds,
         ),
-        "requests": _measurement(
+        "requests": window_measurement(
             "requests",
             "requests/s",
             "every unary gateway call answered OK, over the whole run",

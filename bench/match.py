@@ -9,7 +9,6 @@ the same run with the same driver. Targets: at 64 concurrent matches placements/
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 import time
 import uuid
@@ -17,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
-from bench.report import Measurement, Options, Report
-from bench.service import LoadResult, Step, all_cores, closed_loop, process
-from services.platform.echo import EchoClient
+from bench.echo_tls import echo_load, healthy
+from bench.report import Options, Report
+from bench.service import LoadResult, Step, all_cores, closed_loop, measurement, process
 from services.platform.embedded import embedded_postgres
 from services.platform.settings import Settings
 from tests.match_client import create_request
@@ -34,36 +32,6 @@ NAME = "match"
 LEVELS = (1, 16, 64)
 RATIO_TARGET = 0.4
 P99_TARGET_MS = 30.0
-
-
-async def healthy(address: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            await asyncio.sleep(0.05)
-    raise TimeoutError(f"{address} did not become healthy")
-
-
-async def echo_load(address: str, concurrency: int, seconds: float, warmup: float) -> LoadResult:
-    async with grpc.aio.insecure_channel(address) as channel:
-        client = EchoClient(channel)
-        payload = b"x" * 64
-
-        async def make(_: int, latencies: list[float]) -> Step:
-            async def step() -> int:
-                began = time.perf_counter()
-                await client.echo(payload)
-                latencies.append(time.perf_counter() - began)
-                return 1
-
-            return step
-
-        return await closed_loop(make, concurrency, seconds, warmup)
 
 
 async def match_load(address: str, concurrency: int, seconds: float, warmup: float) -> LoadResult:
@@ -123,19 +91,6 @@ async def match_load(address: str, concurrency: int, seconds: float, warmup: flo
         return await closed_loop(make, concurrency, seconds, warmup)
 
 
-def measurement(name: str, unit: str, description: str, result: LoadResult) -> Measurement:
-    return Measurement(
-        name=name,
-        unit=unit,
-        description=description,
-        rates=(result.rate,),
-        seconds=(result.seconds,),
-        loops=1,
-        ops_per_repeat=result.requests,
-        warmup_seconds=0.0,
-    )
-
-
 async def measure_all(
     database_url: str, seconds: float, warmup: float, logs: Path
 ) -> dict[str, LoadResult]:
@@ -146,8 +101,7 @@ async def measure_all(
         {},
         logs / "echo.log",
     ):
-        await healthy(f"127.0.0.1:{echo_port}")
-        results["echo_64"] = await echo_load(f"127.0.0.1:{echo_port}", 64, seconds, warmup)
+        results["echo_64"] = await echo_load(f"127.0.0.1:{echo_port}", None, 64, seconds, warmup)
     env = {
         "TRIAD_DATABASE_URL": database_url,
         "TRIAD_MATCH_SCHEMA": f"bench_{uuid.uuid4().hex[:10]}",
@@ -156,7 +110,7 @@ async def measure_all(
         "TRIAD_TURN_SECONDS": "600",
     }
     with process(["-m", "services.match.main"], env, logs / "match.log"):
-        await healthy(f"127.0.0.1:{match_port}")
+        await healthy(f"127.0.0.1:{match_port}", None, timeout=60.0)
         for level in LEVELS:
             results[f"placements_{level}"] = await match_load(
                 f"127.0.0.1:{match_port}", level, seconds, warmup

@@ -33,7 +33,7 @@ from triad.v1 import events_pb2 as ev
 from triad.v1 import rating_pb2 as r
 from triad.v1 import rating_pb2_grpc
 
-from bench.match import healthy
+from bench.echo_tls import healthy
 from bench.report import Measurement, Options, Report
 from bench.service import LoadResult, all_cores, process
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
@@ -254,7 +254,7 @@ async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str
             "TRIAD_RATING_METRICS_PORT": "0",
         }
         with process(["-m", "services.rating.main"], env, logs / "rating.log"):
-            await healthy(f"127.0.0.1:{port}")
+            await healthy(f"127.0.0.1:{port}", None, timeout=60.0)
             reads |= await grpc_reads(f"127.0.0.1:{port}", sizes, rng)
         await pool.execute(f"DROP SCHEMA {schema} CASCADE")
     finally:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.report import REPO_ROOT
+from bench.report import REPO_ROOT, Measurement
 
 Step = Callable[[], Awaitable[int]]
 """One worker step: does some requests, returns how many of them to count."""
@@ -83,6 +83,27 @@ async def closed_loop(
 
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
     return LoadResult(counted, seconds, tuple(latencies))
+
+
+def window_measurement(
+    name: str, unit: str, description: str, rate: float, count: int, seconds: float
+) -> Measurement:
+    """A figure measured once over one timed window (a closed loop, a load run)."""
+    return Measurement(
+        name=name,
+        unit=unit,
+        description=description,
+        rates=(rate,),
+        seconds=(seconds,),
+        loops=1,
+        ops_per_repeat=count,
+        warmup_seconds=0.0,
+    )
+
+
+def measurement(name: str, unit: str, description: str, result: LoadResult) -> Measurement:
+    """The figure of a closed-loop window."""
+    return window_measurement(name, unit, description, result.rate, result.requests, result.seconds)
 
 
 @contextmanager
