@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterable, Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -25,6 +25,7 @@ from triad.v1 import rating_pb2 as r
 
 from gateway.status import PlayerStatusReads
 from services.platform.errors import DomainError
+from services.platform.notifier import Waiters
 
 T = TypeVar("T")
 Push = tuple[str, Any]
@@ -42,28 +43,8 @@ another replica) shows on an idle session; one started here, or paired in the qu
 feed, shows at once."""
 
 
-class Nudges:
-    """Wakes a player's feeds when this gateway changed what they follow."""
-
-    def __init__(self) -> None:
-        self._waiters: dict[str, set[asyncio.Event]] = {}
-
-    @contextlib.contextmanager
-    def watch(self, player_id: str) -> Iterator[asyncio.Event]:
-        event = asyncio.Event()
-        self._waiters.setdefault(player_id, set()).add(event)
-        try:
-            yield event
-        finally:
-            waiters = self._waiters.get(player_id)
-            if waiters is not None:
-                waiters.discard(event)
-                if not waiters:
-                    del self._waiters[player_id]
-
-    def nudge(self, player_id: str) -> None:
-        for event in self._waiters.get(player_id, ()):
-            event.set()
+Nudges = Waiters
+"""Wakes a player's feeds (by player id) when this gateway changed what they follow."""
 
 
 async def follow(
@@ -162,7 +143,7 @@ class SessionFeeds(PlayerStatusReads):
             told = ticket.ticket_id
             pushes: list[Push] = [("queue_status", status)]
             if ticket.status == pb.TICKET_STATUS_PAIRED:
-                self._nudges.nudge(player_id)  # the match watcher looks for it now
+                self._nudges.wake(player_id)  # the match watcher looks for it now
             if ticket.status == pb.TICKET_STATUS_PAIRED and ticket.draft_id:
                 pushes.append(("match_found", await self._draft_found(ticket, player_id)))
             return pushes

@@ -35,7 +35,7 @@ class MatchmakerRpcs(Downstreams):
             ),
         )
         # The player's session (if on this gateway) shows the new ticket at once.
-        self._nudges.nudge(caller().player_id)
+        self._nudges.wake(caller().player_id)
         return g.EnqueueResponse(ticket=reply.ticket, status=reply.status)
 
     async def CancelTicket(
@@ -74,7 +74,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.nudge(player.player_id)  # the session shows the match at once
+        self._nudges.wake(player.player_id)  # the session shows the match at once
         return g.StartPracticeResponse(
             match_id=reply.match_id, view=await self._view(reply.match_id, player.player_id)
         )
@@ -96,7 +96,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.nudge(player.player_id)
+        self._nudges.wake(player.player_id)
         return g.SwitchToPracticeResponse(
             ticket=reply.ticket,
             match_id=reply.match_id,
@@ -150,7 +150,7 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.nudge(player.player_id)
+        self._nudges.wake(player.player_id)
         return g.JoinTableResponse(
             table=reply.table,
             match_id=reply.match_id,

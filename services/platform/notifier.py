@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
 import asyncpg
@@ -20,12 +20,44 @@ import structlog
 log = structlog.get_logger()
 
 
+class Waiters:
+    """Events by key (a match id, a player id): ``watch`` hands out one that ``wake``
+    sets. What a NOTIFY wakes here, and what a gateway wakes when it changed something
+    itself."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    @contextmanager
+    def watch(self, key: str) -> Iterator[asyncio.Event]:
+        """An event set whenever ``key`` is woken, for as long as the block runs."""
+        event = asyncio.Event()
+        self._waiters.setdefault(key, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiters = self._waiters.get(key)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._waiters[key]
+
+    def wake(self, key: str) -> None:
+        for event in self._waiters.get(key, ()):
+            event.set()
+
+    def wake_all(self) -> None:
+        for waiters in self._waiters.values():
+            for event in waiters:
+                event.set()
+
+
 class Notifier:
     def __init__(self, dsn: str, channel: str) -> None:
         self._dsn = dsn
         self._channel = channel
         self._conn: Any = None
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._waiters = Waiters()
         self._closing = False
 
     async def start(self) -> None:
@@ -52,23 +84,12 @@ class Notifier:
             with suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), every)
 
-    @contextmanager
-    def watch(self, key: str) -> Iterator[asyncio.Event]:
+    def watch(self, key: str) -> AbstractContextManager[asyncio.Event]:
         """An event set whenever ``key`` (a match id, a player id) is notified."""
-        event = asyncio.Event()
-        self._waiters.setdefault(key, set()).add(event)
-        try:
-            yield event
-        finally:
-            waiters = self._waiters.get(key)
-            if waiters is not None:
-                waiters.discard(event)
-                if not waiters:
-                    del self._waiters[key]
+        return self._waiters.watch(key)
 
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        for event in self._waiters.get(payload.split(":", 1)[0], ()):
-            event.set()
+        self._waiters.wake(payload.split(":", 1)[0])
 
     def _on_lost(self, _conn: Any) -> None:
         if self._closing:
@@ -77,6 +98,4 @@ class Notifier:
         self._wake_all()
 
     def _wake_all(self) -> None:
-        for waiters in self._waiters.values():
-            for event in waiters:
-                event.set()
+        self._waiters.wake_all()
