@@ -12,8 +12,8 @@ import asyncio
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
