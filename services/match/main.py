@@ -6,7 +6,6 @@ import asyncio
 import sys
 from random import SystemRandom
 
-import asyncpg
 import structlog
 from prometheus_client import REGISTRY
 
@@ -17,6 +16,7 @@ from services.match.handlers import Context
 from services.match.server import SERVICE_NAME, MatchServicer, register
 from services.match.store import MIGRATIONS, NOTIFY_CHANNEL, MatchStore
 from services.platform.background import every, publish_log, utc_now
+from services.platform.database import create_pool
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
@@ -31,7 +31,7 @@ log = structlog.get_logger()
 
 async def run(settings: MatchSettings) -> None:
     async with Lifecycle() as life:
-        pool = await life.enter(asyncpg.create_pool(settings.database_url, min_size=2, max_size=32))
+        pool = await life.enter(create_pool(settings.database_url))
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = MatchStore(pool, settings.schema)
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))

@@ -30,6 +30,11 @@ APPEND_SECONDS = Histogram(
     "Time to append a command's events with timers and keys, one transaction.",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
 )
+SAVE_BATCH = Histogram(
+    "triad_match_save_batch_commands",
+    "Commands written together in one transaction (group commit).",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128),
+)
 MATCH_DURATION = Histogram(
     "triad_match_duration_seconds",
     "Wall time from creation to the end of a match.",

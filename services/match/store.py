@@ -31,7 +31,15 @@ import asyncpg
 from services.match import domain, mapping, metrics
 from services.match.events import MatchCreated, MatchEvent, MatchFinished
 from services.platform.errors import FailedPrecondition, InvalidArgument
-from services.platform.eventstore import NewEvent, PostgresEventStore, Recorded
+from services.platform.eventstore import (
+    NewEvent,
+    PostgresEventStore,
+    Recorded,
+    WrongExpectedVersion,
+    check_append,
+    encode_metadata,
+)
+from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import Migration, quote_schema
 
 STREAM_PREFIX = "match-"
@@ -123,6 +131,65 @@ MIGRATIONS = (
         $$;
         """,
     ),
+    Migration(
+        "match",
+        3,
+        "match_save_batch(): many commands' match_save() in one transaction",
+        """
+        -- Group commit: the commands of concurrent callers in one round trip. Each runs
+        -- match_save() in a block of its own (a subtransaction), so one command's
+        -- refusal or error undoes that command only; its outcome row says which. The
+        -- caller sorts the commands by match, so two batches lock timer rows in one
+        -- order. Arrays are flattened: a command's events are the next p_counts[i]
+        -- entries of the event arrays, its seats the next p_seat_counts[i] of the seats.
+        CREATE FUNCTION match_save_batch(
+            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
+            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
+            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
+            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
+            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
+        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
+                         o_detail text, o_hint text, o_message text)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE
+            e integer := 0;
+            s integer := 0;
+            appended integer;
+        BEGIN
+            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
+                o_outcome := 'saved';
+                o_head := NULL; o_state := NULL; o_constraint := NULL;
+                o_detail := NULL; o_hint := NULL; o_message := NULL;
+                BEGIN
+                    SELECT count(*) INTO appended FROM match_save(
+                        p_streams[i], p_expected[i], p_ids[e + 1 : e + p_counts[i]],
+                        p_types[e + 1 : e + p_counts[i]],
+                        p_schema_versions[e + 1 : e + p_counts[i]],
+                        p_data[e + 1 : e + p_counts[i]], p_metadata[e + 1 : e + p_counts[i]],
+                        p_matches[i], p_dues[i], p_timers[i]::jsonb,
+                        p_seat_players[s + 1 : s + p_seat_counts[i]],
+                        p_seat_numbers[s + 1 : s + p_seat_counts[i]],
+                        p_finished[i], p_scopes[i], p_requests[i], p_fingerprints[i],
+                        p_versions[i]);
+                    IF appended = 0 THEN
+                        o_outcome := 'moved';
+                        SELECT coalesce(max(ev.version), 0) INTO o_head
+                        FROM events ev WHERE ev.stream_id = p_streams[i];
+                    END IF;
+                EXCEPTION WHEN OTHERS THEN
+                    o_outcome := 'failed';
+                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
+                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
+                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
+                END;
+                e := e + p_counts[i];
+                s := s + p_seat_counts[i];
+                RETURN NEXT;
+            END LOOP;
+        END
+        $$;
+        """,
+    ),
 )
 
 
@@ -179,6 +246,56 @@ def event_id(match_id: str, version: int) -> UUID:
     return uuid5(NAMESPACE_URL, f"triad:match:{match_id}:{version}")
 
 
+@dataclass(frozen=True, slots=True)
+class _Save:
+    """One command's writes: what ``match_save()`` takes."""
+
+    stream: str
+    expected: int
+    events: list[NewEvent]
+    match_id: str
+    due: datetime | None
+    timers: str
+    seated: list[tuple[str, str, int]]
+    """(player id, name, seat) of each human seated by this command."""
+    finished: bool
+    request: Request | None
+    version: int
+
+    def request_key(self) -> tuple[str | None, str | None, str | None, int]:
+        request = self.request
+        if request is None:
+            return None, None, None, self.version
+        return request.scope, request.request_id, request.fingerprint, self.version
+
+    def failure(
+        self, constraint: str | None, detail: str | None, hint: str | None
+    ) -> Exception | None:
+        """What a known refusal of ``match_save()`` means to the caller; None if unknown."""
+        if constraint == "active_matches_pkey":
+            busy = next((name for player, name, _ in self.seated if player in str(detail)), None)
+            return PlayerBusy(f"{busy or 'a player'} already has an active match; finish it first")
+        if constraint in ("events_stream_version", "events_event_id"):
+            # A concurrent writer appended the same version and committed first.
+            return WrongExpectedVersion(self.stream, self.expected, None)
+        if hint == "triad:request-seen" and self.request is not None:
+            return RequestSeen(self.request.request_id)
+        return None
+
+    def outcome(self, row: Any) -> Exception | None:
+        """This command's row of ``match_save_batch()``: None when it was saved."""
+        if row["o_outcome"] == "saved":
+            return None
+        if row["o_outcome"] == "moved":
+            return WrongExpectedVersion(self.stream, self.expected, row["o_head"])
+        known = self.failure(row["o_constraint"], row["o_detail"], row["o_hint"])
+        if known is not None:
+            return known
+        return RuntimeError(
+            f"saving match {self.match_id} failed: {row['o_state']} {row['o_message']}"
+        )
+
+
 class MatchStore:
     def __init__(self, pool: Any, schema: str) -> None:
         self._pool = pool
@@ -189,6 +306,16 @@ class MatchStore:
             f"SELECT version, tx_text, seq, recorded_at FROM {self._schema}.match_save("
             "$1, $2, $3::uuid[], $4::text[], $5::integer[], $6::bytea[], $7::text[], "
             "$8, $9, $10::jsonb, $11::text[], $12::smallint[], $13, $14, $15, $16, $17)"
+        )
+        self._batch_sql = (
+            f"SELECT o_outcome, o_head, o_state, o_constraint, o_detail, o_hint, o_message "
+            f"FROM {self._schema}.match_save_batch($1::integer[], $2::text[], $3::integer[], "
+            "$4::uuid[], $5::text[], $6::integer[], $7::bytea[], $8::text[], $9::text[], "
+            "$10::timestamptz[], $11::text[], $12::integer[], $13::text[], $14::smallint[], "
+            "$15::boolean[], $16::text[], $17::text[], $18::text[], $19::integer[])"
+        )
+        self._group: GroupCommit[_Save, None] = GroupCommit(
+            self._flush, observe=metrics.SAVE_BATCH.observe
         )
 
     @property
@@ -263,23 +390,22 @@ class MatchStore:
         after = domain.fold(list(events), before)
         assert after is not None
         with metrics.APPEND_SECONDS.time():
-            # One statement: its own transaction on the pool, or part of the caller's.
-            await self._write(conn or self._pool, before, after, events, request, correlation_id)
+            # One statement: part of the caller's transaction, or of a group commit.
+            await self._write(conn, before, after, events, request, correlation_id)
         self._remember(after)
         ended = after.finished
         age = (ended.finished_at - after.created_at).total_seconds() if ended is not None else 0.0
         metrics.observe(events, after.setup.mode.value, age)
         return after
 
-    async def _write(
+    def _command(
         self,
-        conn: Any,
         before: domain.Match | None,
         after: domain.Match,
         events: Sequence[MatchEvent],
         request: Request | None,
         correlation_id: str,
-    ) -> None:
+    ) -> _Save:
         match_id = after.match_id
         expected = before.version if before is not None else 0
         new = []
@@ -293,56 +419,102 @@ class MatchStore:
                     event_id=event_id(match_id, expected + offset),
                 )
             )
+        check_append(stream_id(match_id), expected, new)
         timers = domain.deadlines(after)
         seated = (
             [s for s in domain.SEATS if not after.player(s).is_bot]
             if any(isinstance(e, MatchCreated) for e in events)
             else []
         )
+        return _Save(
+            stream=stream_id(match_id),
+            expected=expected,
+            events=new,
+            match_id=match_id,
+            due=min((t.due for t in timers), default=None),
+            timers=_describe(timers),
+            seated=[(after.player(s).player_id, after.player(s).name, int(s)) for s in seated],
+            finished=any(isinstance(e, MatchFinished) for e in events),
+            request=request,
+            version=after.version,
+        )
+
+    async def _write(
+        self,
+        conn: Any,
+        before: domain.Match | None,
+        after: domain.Match,
+        events: Sequence[MatchEvent],
+        request: Request | None,
+        correlation_id: str,
+    ) -> None:
+        """On ``conn`` (the caller's transaction) alone; else with the other commands
+        waiting to be written (group commit, ``match_save_batch``)."""
+        command = self._command(before, after, events, request, correlation_id)
+        if conn is None:
+            await self._group.submit(command)
+            return
         try:
             await self._events.append_via(
                 conn,
                 self._save_sql,
-                stream_id(match_id),
-                expected,
-                new,
-                match_id,
-                min((t.due for t in timers), default=None),
-                json.dumps(
-                    [
-                        {
-                            "kind": t.kind,
-                            "seat": t.seat.name,
-                            "due": t.due.isoformat(),
-                            "turn": t.turn,
-                        }
-                        for t in timers
-                    ]
-                ),
-                [after.player(s).player_id for s in seated],
-                [int(s) for s in seated],
-                any(isinstance(e, MatchFinished) for e in events),
-                request.scope if request else None,
-                request.request_id if request else None,
-                request.fingerprint if request else None,
-                after.version,
+                command.stream,
+                command.expected,
+                command.events,
+                command.match_id,
+                command.due,
+                command.timers,
+                [player for player, _, _ in command.seated],
+                [seat for _, _, seat in command.seated],
+                command.finished,
+                *command.request_key(),
             )
-        except asyncpg.UniqueViolationError as error:
-            if error.constraint_name != "active_matches_pkey":
+        except (asyncpg.UniqueViolationError, asyncpg.RaiseError) as error:
+            failure = command.failure(error.constraint_name, error.detail, error.hint)
+            if failure is None:
                 raise
-            busy = next(
-                (
-                    after.player(s).name
-                    for s in seated
-                    if after.player(s).player_id in str(error.detail)
-                ),
-                "a player",
+            raise failure from None
+
+    async def _flush(self, commands: Sequence[_Save]) -> list[Exception | None]:
+        """Write a batch in one statement; each command's outcome, None when saved.
+
+        Sorted by match, so batches (of this and other replicas) lock timer rows in one
+        order. A batch that fails as a whole by contention (deadlock, serialization)
+        tells each command to try again, as a moved stream would."""
+        order = sorted(range(len(commands)), key=lambda i: commands[i].match_id)
+        batch = [commands[i] for i in order]
+        events = [e for c in batch for e in c.events]
+        seats = [seat for c in batch for seat in c.seated]
+        keys = [c.request_key() for c in batch]
+        try:
+            rows = await self._pool.fetch(
+                self._batch_sql,
+                [len(c.events) for c in batch],
+                [c.stream for c in batch],
+                [c.expected for c in batch],
+                [e.event_id for e in events],
+                [e.type for e in events],
+                [e.schema_version for e in events],
+                [e.data for e in events],
+                [encode_metadata(e.metadata) for e in events],
+                [c.match_id for c in batch],
+                [c.due for c in batch],
+                [c.timers for c in batch],
+                [len(c.seated) for c in batch],
+                [player for player, _, _ in seats],
+                [seat for _, _, seat in seats],
+                [c.finished for c in batch],
+                *(list(column) for column in zip(*keys, strict=True)),
             )
-            raise PlayerBusy(f"{busy} already has an active match; finish it first") from None
-        except asyncpg.RaiseError as error:
-            if getattr(error, "hint", "") == "triad:request-seen" and request is not None:
-                raise RequestSeen(request.request_id) from None
-            raise
+        except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError) as error:
+            return [
+                WrongExpectedVersion(c.stream, c.expected, None, f"batch lost a race: {error}")
+                for c in commands
+            ]
+        outcomes: list[Exception | None] = [None] * len(commands)
+        for index, command, row in zip(order, batch, rows, strict=True):
+            outcomes[index] = command.outcome(row)
+        return outcomes
 
     @asynccontextmanager
     async def claim_due(self, now: datetime) -> AsyncIterator[tuple[Any, str | None]]:

@@ -1,0 +1,88 @@
+"""Group commit on real PostgreSQL: commands written together in ``match_save_batch``
+each get their own outcome, and a refused one leaves no trace while the rest commit."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from prometheus_client import REGISTRY
+
+from services.match import domain
+from services.match.events import MatchEvent, MatchRules, Mode
+from services.match.handlers import Context
+from services.match.rules import Seat, Visibility
+from services.match.store import MatchStore, PlayerBusy, Request, RequestSeen
+from services.match.tests.builders import ALL, T0, hand, players
+from services.platform.eventstore import WrongExpectedVersion
+
+pytestmark = pytest.mark.integration
+
+SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade_one=True, ladder="ranked")
+
+
+def creation(match_id: str, tag: str) -> list[MatchEvent]:
+    seated = tuple(replace(p, player_id=f"{p.player_id}-{tag}") for p in players())
+    hands = (hand(f"{match_id}a"), hand(f"{match_id}b"))
+    shown = tuple(frozenset(c.card_id for c in h) for h in hands)
+    draws = domain.StartDraws(Seat.A, (None,) * 9, (shown[0], shown[1]))
+    return domain.create(None, match_id, SETUP, seated, hands, draws, T0, 60, 120)  # type: ignore[arg-type]
+
+
+def a_move(match: domain.Match, cell: int) -> tuple[list[MatchEvent], Request]:
+    seat = match.position.to_move
+    player = match.player(seat).player_id
+    card = match.position.hand(seat)[0].id
+    events = domain.place(match, player, card, cell, T0)
+    return events, Request.of(player, f"{match.match_id}-{cell}", card, cell)
+
+
+def batches() -> tuple[float, float]:
+    name = "triad_match_save_batch_commands"
+    count = REGISTRY.get_sample_value(f"{name}_count") or 0.0
+    total = REGISTRY.get_sample_value(f"{name}_sum") or 0.0
+    return count, total
+
+
+async def test_commands_in_one_batch_get_their_own_outcomes(ctx: Context) -> None:
+    store: MatchStore = ctx.store
+    started = {}
+    for match_id in ("m1", "m2", "m3"):
+        started[match_id] = await store.save(None, creation(match_id, match_id))
+    m1, m2, m3 = started["m1"], started["m2"], started["m3"]
+    replayed_events, replayed = a_move(m2, 4)
+    await store.save(m2, replayed_events, replayed)
+    count_before, sum_before = batches()
+
+    win_events, win_request = a_move(m1, 0)
+    late_events, late_request = a_move(m1, 1)  # decided on the same state: must lose
+    fresh_events, fresh_request = a_move(m3, 8)
+    m2_now = await store.load("m2")
+    assert m2_now is not None
+    reused_events, _ = a_move(m2_now, 5)
+    results = await asyncio.gather(
+        store.save(m1, win_events, win_request),
+        store.save(m1, late_events, late_request),
+        store.save(m2_now, reused_events, replayed),  # a request id used before
+        store.save(m3, fresh_events, fresh_request),
+        store.save(None, creation("m4", "m1")),  # m1's players are busy
+        return_exceptions=True,
+    )
+    winner, loser, seen, fresh, busy = results
+    assert isinstance(winner, domain.Match) and winner.version == 2
+    assert isinstance(loser, WrongExpectedVersion)
+    assert isinstance(seen, RequestSeen)
+    assert isinstance(fresh, domain.Match) and fresh.version == 2
+    assert isinstance(busy, PlayerBusy) and "Ann" in str(busy)
+    count_after, sum_after = batches()
+    assert sum_after - sum_before == 5
+    assert count_after - count_before < 5, "the commands should have shared transactions"
+
+    reader = MatchStore(store.pool, store._schema.strip('"'))  # no cache: the log itself
+    logged = {m: await reader.load(m) for m in ("m1", "m2", "m3", "m4")}
+    assert logged["m1"] == winner
+    assert logged["m2"] is not None and logged["m2"].version == 2
+    assert logged["m3"] == fresh
+    assert logged["m4"] is None
+    assert await store.active_match("p-a-m1") == "m1"

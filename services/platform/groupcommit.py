@@ -1,0 +1,88 @@
+"""Group commit: the commands of many concurrent callers written in one round trip.
+
+A command's cost in PostgreSQL is mostly per transaction (parse and plan the call,
+take a snapshot, write and flush the commit record, deliver its NOTIFY) and in the
+client per statement (a message out, a message in, a task woken). Under load, many
+callers wait on the same flush anyway: ``GroupCommit`` lets them share it.
+
+Natural batching, no timer: when no flush is running, a submitted command starts one
+at once (so a lone caller waits for nothing but its own round trip); commands
+submitted while a flush is in flight wait for it and go together in the next. One
+flush runs at a time, so a process never holds two of its own batches' locks at once.
+
+The flush function decides what one command's outcome is (a result or an exception
+for that caller alone); if the flush itself fails (the connection went away), every
+command of the batch gets that error, as each would have alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+Command = TypeVar("Command")
+Outcome = TypeVar("Outcome")
+
+Flush = Callable[[Sequence[Command]], Awaitable[Sequence[Outcome | BaseException]]]
+"""Writes a batch in one transaction; one outcome per command, in order, where an
+exception is raised to that command's caller only."""
+
+
+class GroupCommit(Generic[Command, Outcome]):
+    def __init__(
+        self,
+        flush: Flush[Command, Outcome],
+        max_batch: int = 128,
+        observe: Callable[[int], None] | None = None,
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be positive, got {max_batch}")
+        self._flush = flush
+        self._max_batch = max_batch
+        self._observe = observe
+        self._pending: list[tuple[Command, asyncio.Future[Outcome]]] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def submit(self, command: Command) -> Outcome:
+        """Write ``command`` with whatever else is waiting; its outcome, or its error."""
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self._pending.append((command, future))
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._drain())
+        # The caller may be cancelled (its client went away); the command still goes
+        # with its batch, as a statement already sent would.
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._pending:
+                batch = self._pending[: self._max_batch]
+                del self._pending[: self._max_batch]
+                await self._write(batch)
+        finally:
+            self._flusher = None
+
+    async def _write(self, batch: list[tuple[Command, asyncio.Future[Outcome]]]) -> None:
+        if self._observe is not None:
+            self._observe(len(batch))
+        try:
+            outcomes = await self._flush([command for command, _ in batch])
+            if len(outcomes) != len(batch):
+                raise RuntimeError(
+                    f"a flush of {len(batch)} commands gave {len(outcomes)} outcomes"
+                )
+        except BaseException as error:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            if not isinstance(error, Exception):
+                raise
+            return
+        for (_, future), outcome in zip(batch, outcomes, strict=True):
+            if future.done():
+                continue
+            if isinstance(outcome, BaseException):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
