@@ -6,8 +6,10 @@ opens a private custom table (Three Open, Same/Plus/Combo, no trade, Random deck
 challenging the other, who joins; then they place in turn, each as themselves with
 their own token over TLS, the hands from their own views and the board from each
 PlaceCard reply. Both keep their session stream open (the opponent's view is pushed on
-it), as real clients do. Only PlaceCard is timed; starting the next match is part of
-the loop, so the rate is what 1, 16 or 64 concurrent matches sustain.
+it), as real clients do. The pairs of a level play in waves: they start their matches
+together with the clock stopped, then play them to the end together with it running,
+so the rate is placements over the time spent placing with 1, 16 or 64 matches at once
+(starting a match is measured by the load benchmark, bench/load.py).
 
 Targets at 64 concurrent matches: placements/s >= 0.25 x echo requests/s, and
 PlaceCard p99 <= 50 ms.
@@ -34,7 +36,7 @@ from triad.v1 import gateway_pb2_grpc
 from bench.echo_tls import echo_load, echo_server, free_port
 from bench.load import load_backend
 from bench.report import Options, Report
-from bench.service import LoadResult, Step, all_cores, closed_loop, measurement
+from bench.service import LoadResult, all_cores, measurement
 from services.platform.backend import Backend
 
 NAME = "gateway"
@@ -202,41 +204,60 @@ def _table_named(details: str) -> str:
     return found.group(1) if found else ""
 
 
+async def play_out(stub: Any, pair: Pair, latencies: list[float]) -> int:
+    """Play the pair's match to its end; the placements made. Each PlaceCard is timed."""
+    placed = 0
+    while pair.match_id:
+        player = pair.seats[pair.turn]
+        card, cell = pair.hands[player.name].pop(), pair.empty.pop()
+        began = time.perf_counter()
+        reply = await call(
+            stub.PlaceCard,
+            g.PlaceCardRequest(
+                request_id=uuid4().hex, match_id=pair.match_id, card_id=card, cell=cell
+            ),
+            player,
+        )
+        latencies.append(time.perf_counter() - began)
+        placed += 1
+        if reply.view.status == pb.MATCH_STATUS_FINISHED:
+            pair.match_id = ""
+        else:
+            pair.turn = reply.view.turn_seat
+    return placed
+
+
 async def placements(
     stub: Any, pairs: list[Pair], concurrency: int, seconds: float, warmup: float
-) -> LoadResult:
-    async def make(index: int, latencies: list[float]) -> Step:
-        pair = pairs[index]
-        if not pair.match_id:
-            await new_match(stub, pair)
-
-        async def step() -> int:
-            player = pair.seats[pair.turn]
-            card, cell = pair.hands[player.name].pop(), pair.empty.pop()
-            began = time.perf_counter()
-            reply = await call(
-                stub.PlaceCard,
-                g.PlaceCardRequest(
-                    request_id=uuid4().hex, match_id=pair.match_id, card_id=card, cell=cell
-                ),
-                player,
-            )
-            latencies.append(time.perf_counter() - began)
-            if reply.view.status == pb.MATCH_STATUS_FINISHED:
-                await new_match(stub, pair)
-            else:
-                pair.turn = reply.view.turn_seat
-            return 1
-
-        return step
-
-    return await closed_loop(make, concurrency, seconds, warmup)
+) -> tuple[LoadResult, int]:
+    """Waves of ``concurrency`` matches: the pairs start their matches together, with
+    the clock stopped; then all play them to the end together, with the clock running.
+    Repeated until ``warmup`` and then ``seconds`` of placing were spent; only the
+    waves after the warm-up count. Returns the load and the waves counted."""
+    pairs = pairs[:concurrency]
+    latencies: list[float] = []
+    counted, placing, warm, waves = 0, 0.0, 0.0, 0
+    while placing < seconds:
+        await asyncio.gather(*(new_match(stub, pair) for pair in pairs if not pair.match_id))
+        wave: list[float] = []
+        began = time.perf_counter()
+        placed = await asyncio.gather(*(play_out(stub, pair, wave) for pair in pairs))
+        spent = time.perf_counter() - began
+        if warm < warmup:
+            warm += spent
+            continue
+        counted += sum(placed)
+        placing += spent
+        latencies.extend(wave)
+        waves += 1
+    return LoadResult(counted, placing, tuple(latencies)), waves
 
 
 async def measure_all(
     backend: Backend, seconds: float, warmup: float, logs: Path
 ) -> dict[str, Any]:
     results: dict[str, LoadResult] = {}
+    waves: dict[str, int] = {}
     top = max(LEVELS)
     with echo_server(free_port(), logs / "echo-tls.log", backend.cert_path, backend.key_path) as a:
         results["echo_tls_64"] = await echo_load(a, backend.root_cert, top, seconds, warmup)
@@ -257,14 +278,13 @@ async def measure_all(
         setup = time.perf_counter() - began
         try:
             for level in LEVELS:
-                results[f"placements_{level}"] = await placements(
-                    stub, pairs, level, seconds, warmup
-                )
+                name = f"placements_{level}"
+                results[name], waves[name] = await placements(stub, pairs, level, seconds, warmup)
         finally:
             for task in sessions:
                 task.cancel()
             await asyncio.gather(*sessions, return_exceptions=True)
-    return {"results": results, "setup_seconds": setup}
+    return {"results": results, "waves": waves, "setup_seconds": setup}
 
 
 def _target(measured: float, bound: float, *, minimum: bool) -> dict[str, Any]:
@@ -330,9 +350,11 @@ def run(options: Options) -> Report:
         measurements=measurements,
         baseline="echo_tls_64",
         notes=[
-            "Closed loop over one TLS channel: each worker sends its next PlaceCard when the "
-            "last one answered; a finished match is followed by CreateTable + JoinTable + "
-            "GetMatchView for the next (untimed, but inside the window).",
+            "Waves over one TLS channel: the pairs of a level start their matches together "
+            "(CreateTable + JoinTable + GetMatchView, clock stopped), then play them to the end "
+            "together, each sending its next PlaceCard when the last one answered (clock "
+            "running); the rate is placements over the time spent placing. The session streams "
+            "carry each placement's pushes meanwhile, as for a real client.",
             "This machine has 2 cores shared by the client, the gateway, the four other "
             "services, PostgreSQL and NATS (and, during the echo, the echo server): the "
             "absolute figures are far below what the same code does with a core each.",
@@ -342,6 +364,7 @@ def run(options: Options) -> Report:
         extra={
             "latency": {name: r.summary() for name, r in results.items()},
             "setup_seconds": round(found["setup_seconds"], 2),
+            "waves_counted": found["waves"],
             "targets": {
                 "placements_64_over_echo_tls_64": _target(tls_ratio, RATIO_TARGET, minimum=True),
                 "placements_64_over_echo_plaintext_64": _target(

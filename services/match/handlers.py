@@ -176,8 +176,12 @@ async def report_presence(
     return match_id
 
 
-async def view(ctx: Context, match_id: str, player_id: str) -> domain.Match:
-    match = await ctx.store.load(match_id)
+async def view(
+    ctx: Context, match_id: str, player_id: str, known: int | None = None
+) -> domain.Match:
+    """The match as ``player_id`` may see it; ``known``: a version known committed, so a
+    cached state that reached it needs no read of the log (``MatchStore.load``)."""
+    match = await ctx.store.load(match_id, known)
     if match is None:
         raise domain.MatchNotFound(f"you have no match {match_id}")
     match.seat_of(player_id)  # strangers get the same NotFound

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 from collections.abc import AsyncIterator
 from typing import Any
@@ -144,9 +143,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         await handlers.view(self._ctx, match_id, request.player_id)
         sent = request.after_version
         with self._notifier.watch(match_id) as changed:
+            known: int | None = None  # the first view comes from the log
             while True:
                 changed.clear()
-                match = await handlers.view(self._ctx, match_id, request.player_id)
+                match = await handlers.view(self._ctx, match_id, request.player_id, known)
                 if match.version > sent:
                     sent = match.version
                     yield m.MatchServiceStreamViewResponse(
@@ -154,8 +154,13 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                     )
                 if not match.in_progress:
                     return
-                with contextlib.suppress(TimeoutError):
+                try:
                     await asyncio.wait_for(changed.wait(), STREAM_RECHECK_SECONDS)
+                    # The version the notice named: the state this process cached when
+                    # it wrote that version serves without a read of the log.
+                    known = self._notifier.version_of(match_id)
+                except TimeoutError:
+                    known = None  # a notice may have been missed: read the log
 
     async def PlaceCard(
         self, request: m.MatchServicePlaceCardRequest, context: Any

@@ -328,9 +328,14 @@ class MatchStore:
         cached = self._cache.get(match_id)
         return cached if cached is not None else await self.load(match_id)
 
-    async def load(self, match_id: str) -> domain.Match | None:
-        """The current state: the cache brought up to date with the stream."""
+    async def load(self, match_id: str, known: int | None = None) -> domain.Match | None:
+        """The current state: the cache brought up to date with the stream.
+
+        ``known``: a version known to be committed (a notice named it). A cached state
+        at or past it is current enough for a view, and the stream is not read."""
         cached = self._cache.get(match_id)
+        if cached is not None and known is not None and cached.version >= known:
+            return cached
         after = cached.version if cached is not None else 0
         records = await self._events.read_stream(stream_id(match_id), after)
         state = cached

@@ -27,6 +27,7 @@ class Waiters:
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._versions: dict[str, int] = {}
 
     @contextmanager
     def watch(self, key: str) -> Iterator[asyncio.Event]:
@@ -41,12 +42,27 @@ class Waiters:
                 waiters.discard(event)
                 if not waiters:
                     del self._waiters[key]
+                    self._versions.pop(key, None)
 
-    def wake(self, key: str) -> None:
-        for event in self._waiters.get(key, ()):
+    def wake(self, key: str, version: int | None = None) -> None:
+        """Wake the watchers of ``key``; ``version``, when the notice carried one, is
+        kept (the highest seen) for them to ask ``version_of``."""
+        waiters = self._waiters.get(key)
+        if not waiters:
+            return
+        if version is not None and version > self._versions.get(key, 0):
+            self._versions[key] = version
+        for event in waiters:
             event.set()
 
+    def version_of(self, key: str) -> int | None:
+        """The highest version notified for ``key`` while it was watched, if any."""
+        return self._versions.get(key)
+
     def wake_all(self) -> None:
+        """Wake every watcher, forgetting the versions: after an outage of the
+        listener, what was notified tells nothing of what was missed."""
+        self._versions.clear()
         for waiters in self._waiters.values():
             for event in waiters:
                 event.set()
@@ -88,8 +104,14 @@ class Notifier:
         """An event set whenever ``key`` (a match id, a player id) is notified."""
         return self._waiters.watch(key)
 
+    def version_of(self, key: str) -> int | None:
+        """The highest version a ``<key>:<version>`` notice named while ``key`` was
+        watched: what a watcher's cached state must reach to be current."""
+        return self._waiters.version_of(key)
+
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        self._waiters.wake(payload.split(":", 1)[0])
+        key, _, rest = payload.partition(":")
+        self._waiters.wake(key, int(rest) if rest.isdigit() else None)
 
     def _on_lost(self, _conn: Any) -> None:
         if self._closing:

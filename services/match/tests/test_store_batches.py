@@ -86,3 +86,35 @@ async def test_commands_in_one_batch_get_their_own_outcomes(ctx: Context) -> Non
     assert logged["m3"] == fresh
     assert logged["m4"] is None
     assert await store.active_match("p-a-m1") == "m1"
+
+
+class CountingPool:
+    """The pool, counting the reads a store makes through it."""
+
+    def __init__(self, pool: object) -> None:
+        self._pool = pool
+        self.fetches = 0
+
+    async def fetch(self, *args: object) -> object:
+        self.fetches += 1
+        return await self._pool.fetch(*args)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._pool, name)
+
+
+async def test_a_notified_version_the_cache_holds_is_served_without_reading_the_log(
+    ctx: Context,
+) -> None:
+    writer: MatchStore = ctx.store
+    counting = CountingPool(writer.pool)
+    store = MatchStore(counting, writer._schema.strip('"'))
+    match = await store.save(None, creation("m1", "m1"))
+    events, request = a_move(match, 4)
+    moved = await store.save(match, events, request)
+    reads = counting.fetches
+    assert await store.load("m1", known=moved.version) == moved
+    assert counting.fetches == reads, "the cached state was current: no read"
+    assert await store.load("m1", known=moved.version + 1) == moved  # not cached yet
+    assert await store.load("m1") == moved  # no version known: the log is read
+    assert counting.fetches == reads + 2
