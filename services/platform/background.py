@@ -15,6 +15,7 @@ from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry
 
 from services.platform import bus
+from services.platform.interceptors import out_of_reach
 from services.platform.relay import Relay, RelayMetrics
 from services.platform.settings import Settings
 
@@ -25,19 +26,38 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+OUTAGE_BACKOFF_CEILING = 1.0
+"""Seconds between tries at most while a server a loop needs is out of reach."""
+
+
 async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
     """Run ``step`` until stop; pause only when it found nothing to do. A failing step is
     logged and retried: one bad round (PostgreSQL restarting, a bug in one match) must
-    not end the replica's timers or pairing for good."""
+    not end the replica's timers or pairing for good.
+
+    An outage (PostgreSQL or NATS out of reach) is one warning when it starts and one
+    line when it ends, with tries backing off to once a second meanwhile; any other
+    failure is logged with its traceback each time, as the bug it is."""
+    failures = 0
     while not stop.is_set():
+        wait = pause
         try:
             busy = await step()
-        except Exception:
-            log.exception("background step failed; retrying")
+        except Exception as error:
+            failures += 1
             busy = False
+            if not out_of_reach(error):
+                log.exception("background step failed; retrying")
+            elif failures == 1:
+                log.warning("background step cannot reach a server; retrying", error=repr(error))
+            wait = max(pause, min(OUTAGE_BACKOFF_CEILING, pause * 2 ** min(failures, 16)))
+        else:
+            if failures:
+                log.info("background step recovered", after_failures=failures)
+                failures = 0
         if not busy:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
+                await asyncio.wait_for(stop.wait(), wait)
 
 
 async def open_event_stream(name: str) -> tuple[Client, JetStreamContext, bus.EventStream]:
