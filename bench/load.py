@@ -73,6 +73,9 @@ LOAD_ENV: Mapping[str, str] = {
     "TRIAD_BOT_SECONDS": "0.2",
     "TRIAD_MATCHMAKER_BOT_FILL_SECONDS": "3",
     "TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS": "0.2",
+    # Every simulated player signs up from this one host.
+    "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",
+    "TRIAD_REGISTRATION_BURST": "100000",
 }
 
 

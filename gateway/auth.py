@@ -38,6 +38,23 @@ def caller() -> Claims:
 
 FAILED_LOGINS_PER_MINUTE = 6.0
 FAILED_LOGIN_BURST = 10.0
+REGISTRATIONS_PER_MINUTE = 10.0
+REGISTRATION_BURST = 30.0
+
+
+def client_address(peer: str | None) -> str:
+    """The host part of a gRPC peer ("ipv4:203.0.113.7:51234", "ipv6:[2001:db8::1]:443"),
+    without the port, which changes with every connection. Behind a load balancer this
+    is the balancer unless it keeps the client's address (Kubernetes:
+    ``externalTrafficPolicy: Local``)."""
+    if not peer:
+        return "unknown"
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rsplit(":", 1)[0]
+    if kind == "ipv6":
+        return rest.rsplit("]", 1)[0].lstrip("[")
+    return peer  # unix sockets and the like: the whole peer
 
 
 class RateLimiter:
@@ -74,12 +91,19 @@ class Authenticator:
         limiter: RateLimiter,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         failed_logins: RateLimiter | None = None,
+        registrations: RateLimiter | None = None,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
         self._revocations: dict[str, tuple[float, bool, datetime | None]] = {}
         self.failed_logins = failed_logins or RateLimiter(
             FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
         )
+        self.registrations = registrations or RateLimiter(
+            REGISTRATIONS_PER_MINUTE / 60, REGISTRATION_BURST
+        )
+        """New accounts per client address: each costs a slow password hash and a starter
+        collection, so one host cannot make the server hash (or hoard accounts) at will.
+        Per replica and in memory, like the log-in limit."""
         """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
         Kept per replica (each replica allows its own burst), which bounds guessing to a
         few attempts a minute per replica without a shared store on the log-in path."""
@@ -92,6 +116,12 @@ class Authenticator:
 
     def login_failed(self, name: str) -> None:
         self.failed_logins.take(name)
+
+    def take_registration(self, address: str) -> None:
+        if not self.registrations.take(address):
+            raise ResourceExhausted(
+                "too many new accounts from your address: wait a minute before registering again"
+            )
 
     async def authenticate(self, metadata: Any) -> Claims:
         header = dict(metadata or ()).get("authorization", "")

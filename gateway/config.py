@@ -6,7 +6,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gateway.auth import FAILED_LOGIN_BURST, FAILED_LOGINS_PER_MINUTE
+from gateway.auth import (
+    FAILED_LOGIN_BURST,
+    FAILED_LOGINS_PER_MINUTE,
+    REGISTRATION_BURST,
+    REGISTRATIONS_PER_MINUTE,
+)
 from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
 
 MIN_SECRET = 32
@@ -32,6 +37,8 @@ class GatewaySettings:
     rate_burst: float
     failed_logins_per_minute: float
     failed_login_burst: float
+    registrations_per_minute: float
+    registration_burst: float
     heartbeat_seconds: float
 
     @classmethod
@@ -82,6 +89,12 @@ class GatewaySettings:
             ),
             failed_login_burst=number(
                 env, PREFIX + "FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
+            ),
+            registrations_per_minute=number(
+                env, PREFIX + "REGISTRATIONS_PER_MINUTE", REGISTRATIONS_PER_MINUTE, minimum=0.01
+            ),
+            registration_burst=number(
+                env, PREFIX + "REGISTRATION_BURST", REGISTRATION_BURST, minimum=1.0
             ),
             heartbeat_seconds=number(env, PREFIX + "HEARTBEAT_SECONDS", 10.0, minimum=0.05),
         )

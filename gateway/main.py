@@ -47,6 +47,9 @@ async def run(settings: GatewaySettings) -> None:
             failed_logins=RateLimiter(
                 settings.failed_logins_per_minute / 60, settings.failed_login_burst
             ),
+            registrations=RateLimiter(
+                settings.registrations_per_minute / 60, settings.registration_burst
+            ),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
         # Each optional service gets a channel only when configured; without one its

@@ -34,7 +34,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
 from gateway import accounts
-from gateway.auth import Authenticator, caller
+from gateway.auth import Authenticator, caller, client_address
 from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.feeds import MATCH_POLL_SECONDS, Nudges, Push, SessionFeeds
 from gateway.forward_collection import CollectionRpcs
@@ -131,6 +131,7 @@ class GatewayServicer(
         first = await self._store.answered(scope, request_id, fingerprint(name))
         if first is not None:  # a retry: the same account, a fresh token pair
             return await self._login(name, password)
+        self._auth.take_registration(client_address(context.peer()))
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
         async with self._store.pool.acquire() as conn, conn.transaction():

@@ -55,6 +55,8 @@ TEST_SETTINGS = {
     "TRIAD_HEARTBEAT_SECONDS": "0.5",
     "TRIAD_RATE_PER_SECOND": "200",
     "TRIAD_RATE_BURST": "200",
+    "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",  # every test player signs up from here
+    "TRIAD_REGISTRATION_BURST": "100000",
 }
 """Quick bots, pairing and heartbeats, and a rate limit a test's bursts stay under."""
 

@@ -89,6 +89,8 @@ def backend(
             "TRIAD_HEARTBEAT_SECONDS": "0.5",
             "TRIAD_RATE_PER_SECOND": "200",
             "TRIAD_RATE_BURST": "200",
+            "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",
+            "TRIAD_REGISTRATION_BURST": "100000",
         },
         ports["gateway"],
         logs / "gateway.log",

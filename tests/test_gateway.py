@@ -60,6 +60,8 @@ def backend(shared_database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]
             "TRIAD_HEARTBEAT_SECONDS": "0.2",
             "TRIAD_RATE_PER_SECOND": "50",
             "TRIAD_RATE_BURST": "60",
+            "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",
+            "TRIAD_REGISTRATION_BURST": "100000",
         },
         gateway_port,
         tmp_path / "gateway.log",

@@ -487,7 +487,12 @@ def backend(
         gateways=(
             # The hostile traffic must reach the services, not the rate limiter.
             {"TRIAD_RATE_PER_SECOND": "100000", "TRIAD_RATE_BURST": "100000"},
-            {"TRIAD_RATE_PER_SECOND": "1", "TRIAD_RATE_BURST": "5"},
+            {
+                "TRIAD_RATE_PER_SECOND": "1",
+                "TRIAD_RATE_BURST": "5",
+                "TRIAD_REGISTRATION_BURST": "3",
+                "TRIAD_REGISTRATIONS_PER_MINUTE": "0.5",
+            },
         ),
     ) as running:
         yield running
@@ -846,3 +851,45 @@ async def test_a_low_rate_limit_is_resource_exhausted(backend: Stack) -> None:
     ]
     assert not unexpected
     assert all("slow down" in (r.details() or "") for r in refused)
+
+
+async def test_new_accounts_from_one_address_are_limited_and_a_refusal_creates_nothing(
+    backend: Stack,
+) -> None:
+    """The second gateway allows 3 new accounts per address, then one every two
+    minutes: sign-ups past that are RESOURCE_EXHAUSTED before any password is hashed,
+    and the refused names do not exist; a retried sign-up is answered as before."""
+    async with backend.channel(backend.gateways[1]) as channel:
+        api = backend.api(channel)
+        names = [f"r{uuid4().hex[:12]}" for _ in range(6)]
+        outcomes: list[tuple[str, str, Any]] = []
+        for name in names:
+            request_id = uuid4().hex
+            request = g.RegisterRequest(request_id=request_id, player_name=name, password=PASSWORD)
+            try:
+                outcomes.append((name, request_id, await api.Register(request, timeout=20)))
+            except grpc.aio.AioRpcError as error:
+                outcomes.append((name, request_id, error))
+        made = [(n, r, o) for n, r, o in outcomes if not isinstance(o, grpc.aio.AioRpcError)]
+        refused = [o for _, _, o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+        assert 1 <= len(made) <= 3 and len(refused) >= 3  # the other tests may have used some
+        assert all(e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for e in refused)
+        told = "too many new accounts from your address"
+        assert all(told in (e.details() or "") for e in refused)
+        name, request_id, first = made[0]
+        again = await api.Register(
+            g.RegisterRequest(request_id=request_id, player_name=name, password=PASSWORD),
+            timeout=20,
+        )
+        assert again.player.player_id == first.player.player_id
+    async with backend.channel() as channel:
+        api = backend.api(channel)
+        for name, _, outcome in outcomes:
+            if not isinstance(outcome, grpc.aio.AioRpcError):
+                continue
+            with pytest.raises(grpc.aio.AioRpcError) as login:
+                await api.Login(
+                    g.LoginRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD),
+                    timeout=20,
+                )
+            assert login.value.code() == grpc.StatusCode.UNAUTHENTICATED
