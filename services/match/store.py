@@ -45,6 +45,10 @@ from services.platform.migrations import Migration, quote_schema
 STREAM_PREFIX = "match-"
 NOTIFY_CHANNEL = "triad_match"
 CACHE_SIZE = 10_000
+BATCH_TIMEOUT_SECONDS = 10.0
+"""How long a group commit may take before its commands are told to retry (UNAVAILABLE).
+One batch is in flight at a time, so a connection that hangs (a partition, not a
+refusal) must not hold every later command of the process behind it."""
 
 MIGRATIONS = (
     Migration(
@@ -510,6 +514,7 @@ class MatchStore:
                 [seat for _, _, seat in seats],
                 [c.finished for c in batch],
                 *(list(column) for column in zip(*keys, strict=True)),
+                timeout=BATCH_TIMEOUT_SECONDS,
             )
         except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError) as error:
             return [
