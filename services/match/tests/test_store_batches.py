@@ -95,9 +95,9 @@ class CountingPool:
         self._pool = pool
         self.fetches = 0
 
-    async def fetch(self, *args: object) -> object:
+    async def fetch(self, *args: object, **options: object) -> object:
         self.fetches += 1
-        return await self._pool.fetch(*args)  # type: ignore[attr-defined]
+        return await self._pool.fetch(*args, **options)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._pool, name)
