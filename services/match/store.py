@@ -16,6 +16,7 @@ against the stream: a load reads only the events after the cached version.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections import OrderedDict
@@ -41,10 +42,14 @@ from services.platform.eventstore import (
 )
 from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import Migration, quote_schema
+from services.platform.notifier import Waiters
 
 STREAM_PREFIX = "match-"
 NOTIFY_CHANNEL = "triad_match"
 CACHE_SIZE = 10_000
+LANDING_WAIT_SECONDS = 1.0
+"""How long a view waits for this process's own save of a notified version to return
+before it reads the log instead."""
 BATCH_TIMEOUT_SECONDS = 10.0
 """How long a group commit may take before its commands are told to retry (UNAVAILABLE).
 One batch is in flight at a time, so a connection that hangs (a partition, not a
@@ -306,6 +311,9 @@ class MatchStore:
         self._schema = quote_schema(schema)
         self._events = PostgresEventStore(pool, schema)
         self._cache: OrderedDict[str, domain.Match] = OrderedDict()
+        self._saving: dict[str, int] = {}
+        """Saves in flight per match: their notice can arrive before they return."""
+        self._landed = Waiters()
         self._save_sql = (
             f"SELECT version, tx_text, seq, recorded_at FROM {self._schema}.match_save("
             "$1, $2, $3::uuid[], $4::text[], $5::integer[], $6::bytea[], $7::text[], "
@@ -338,6 +346,8 @@ class MatchStore:
         ``known``: a version known to be committed (a notice named it). A cached state
         at or past it is current enough for a view, and the stream is not read."""
         cached = self._cache.get(match_id)
+        if known is not None and cached is not None and cached.version < known:
+            cached = await self._landing(match_id, known)
         if cached is not None and known is not None and cached.version >= known:
             return cached
         after = cached.version if cached is not None else 0
@@ -350,6 +360,22 @@ class MatchStore:
         if state is not None:
             self._remember(state)
         return state
+
+    async def _landing(self, match_id: str, known: int) -> domain.Match | None:
+        """The cached state once this process's saves of the match have returned, when
+        one is in flight: the notice of a commit can overtake the commit's own answer,
+        and the state it brings is the one ``known`` names."""
+        with self._landed.watch(match_id) as landed:
+            while self._saving.get(match_id):
+                cached = self._cache.get(match_id)
+                if cached is not None and cached.version >= known:
+                    break
+                landed.clear()
+                try:
+                    await asyncio.wait_for(landed.wait(), LANDING_WAIT_SECONDS)
+                except TimeoutError:
+                    break
+        return self._cache.get(match_id)
 
     async def load_at(self, match_id: str, version: int) -> domain.Match | None:
         """The state as it was at ``version`` (for answering a retried request)."""
@@ -398,10 +424,18 @@ class MatchStore:
         ``WrongExpectedVersion`` when another command got there first."""
         after = domain.fold(list(events), before)
         assert after is not None
-        with metrics.APPEND_SECONDS.time():
-            # One statement: part of the caller's transaction, or of a group commit.
-            await self._write(conn, before, after, events, request, correlation_id)
-        self._remember(after)
+        match_id = after.match_id
+        self._saving[match_id] = self._saving.get(match_id, 0) + 1
+        try:
+            with metrics.APPEND_SECONDS.time():
+                # One statement: part of the caller's transaction, or of a group commit.
+                await self._write(conn, before, after, events, request, correlation_id)
+            self._remember(after)
+        finally:
+            left = self._saving.pop(match_id) - 1
+            if left:
+                self._saving[match_id] = left
+            self._landed.wake(match_id)
         ended = after.finished
         age = (ended.finished_at - after.created_at).total_seconds() if ended is not None else 0.0
         metrics.observe(events, after.setup.mode.value, age)

@@ -118,3 +118,23 @@ async def test_a_notified_version_the_cache_holds_is_served_without_reading_the_
     assert await store.load("m1", known=moved.version + 1) == moved  # not cached yet
     assert await store.load("m1") == moved  # no version known: the log is read
     assert counting.fetches == reads + 2
+
+
+async def test_a_notice_that_overtakes_its_own_save_waits_for_it_instead_of_reading(
+    ctx: Context,
+) -> None:
+    """PostgreSQL delivers a commit's notice on another connection; it can arrive before
+    the commit's answer. A view asked for that version then waits for the save in flight
+    here rather than reading the log."""
+    writer: MatchStore = ctx.store
+    counting = CountingPool(writer.pool)
+    store = MatchStore(counting, writer._schema.strip('"'))
+    match = await store.save(None, creation("m1", "m1"))
+    events, request = a_move(match, 4)
+    saving = asyncio.create_task(store.save(match, events, request))
+    await asyncio.sleep(0)  # the save is in flight: submitted, not answered
+    reads = counting.fetches
+    seen = await store.load("m1", known=match.version + 1)
+    moved = await saving
+    assert seen == moved and seen is not None and seen.version == match.version + 1
+    assert counting.fetches == reads + 1, "only the save's own batch went to the database"
