@@ -141,7 +141,9 @@ def seat_player_back(message: pb.SeatPlayer) -> SeatPlayer:
     )
 
 
+@lru_cache(maxsize=1_024)
 def rules(setup: MatchRules) -> pb.Rules:
+    """Built once per rule set (every view carries it); shared like :func:`card`."""
     r = setup.rules
     return pb.Rules(
         visibility=VISIBILITIES[setup.visibility],
@@ -157,7 +159,9 @@ def rules(setup: MatchRules) -> pb.Rules:
     )
 
 
+@lru_cache(maxsize=1_024)
 def ladder(setup: MatchRules) -> pb.LadderKey | None:
+    """Built once per rule set, like :func:`rules`."""
     if not setup.ladder:
         return None
     return pb.LadderKey(ladder=LADDERS[setup.ladder], season=setup.season)

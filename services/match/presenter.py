@@ -25,7 +25,11 @@ def _placement(event: CardPlaced, card: MatchCard) -> pb.Placement:
 
 
 def view_message(view: MatchView, now: datetime) -> pb.MatchView:
-    """The protobuf view of one player; built from the redacted domain view only."""
+    """The protobuf view of one player; built from the redacted domain view only.
+
+    Nested messages are filled in place (``add``, ``CopyFrom``, attributes) rather than
+    built apart and copied in: each PlaceCard reply is one of these, and building a
+    part apart costs a second copy of it."""
     setup = view.setup
     message = pb.MatchView(
         match_id=view.match_id,
@@ -45,18 +49,16 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
         server_time=wire.timestamp(now),
     )
     for info in view.players:
-        message.players.append(
-            pb.MatchPlayerView(
-                seat=mapping.SEATS[info.seat],
-                player_name=info.player.name,
-                is_bot=info.player.is_bot,
-                bot_level=mapping.BOT_LEVELS[info.player.bot_level],
-                score=info.score,
-                hand_size=info.hand_size,
-                missed_turn_warning=info.warned,
-                connected=info.connected,
-                disconnect_forfeit_time=wire.timestamp(info.forfeit_at),
-            )
+        message.players.add(
+            seat=mapping.SEATS[info.seat],
+            player_name=info.player.name,
+            is_bot=info.player.is_bot,
+            bot_level=mapping.BOT_LEVELS[info.player.bot_level],
+            score=info.score,
+            hand_size=info.hand_size,
+            missed_turn_warning=info.warned,
+            connected=info.connected,
+            disconnect_forfeit_time=wire.timestamp(info.forfeit_at),
         )
     for cell in view.board:
         out = message.board.add(index=cell.index, mark=wire.ELEMENTS[cell.mark])
@@ -66,21 +68,16 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
             out.empty.SetInParent()
         else:
             assert cell.owner is not None and cell.adjusted is not None
-            out.card.CopyFrom(
-                pb.PlacedCard(
-                    card=mapping.card(cell.card),
-                    owner_seat=mapping.SEATS[cell.owner],
-                    placed_by_seat=mapping.SEATS[cell.placed_by],
-                    adjusted_sides=wire.sides(cell.adjusted),
-                    placed_turn=cell.placed_turn,
-                )
-            )
+            placed = out.card
+            placed.card.CopyFrom(mapping.card(cell.card))
+            placed.owner_seat = mapping.SEATS[cell.owner]
+            placed.placed_by_seat = mapping.SEATS[cell.placed_by]
+            adjusted = placed.adjusted_sides
+            adjusted.top, adjusted.right, adjusted.bottom, adjusted.left = cell.adjusted
+            placed.placed_turn = cell.placed_turn
     for own in view.hand:
-        message.my_hand.append(
-            pb.OwnHandCard(
-                card=mapping.card(own), revealed_to_opponent=own.card_id in view.revealed
-            )
-        )
+        mine = message.my_hand.add(revealed_to_opponent=own.card_id in view.revealed)
+        mine.card.CopyFrom(mapping.card(own))
     for slot in view.opponent_hand:
         if isinstance(slot, Hidden):
             message.opponent_hand.add().hidden.SetInParent()
