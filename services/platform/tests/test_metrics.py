@@ -55,3 +55,23 @@ def test_buckets_span_half_a_millisecond_to_five_seconds() -> None:
     assert RPC_DURATION_BUCKETS[0] == 0.0005
     assert RPC_DURATION_BUCKETS[-1] == 5.0
     assert list(RPC_DURATION_BUCKETS) == sorted(set(RPC_DURATION_BUCKETS))
+
+
+def test_every_observation_counts_under_its_own_labels() -> None:
+    registry = CollectorRegistry()
+    metrics = RpcMetrics.register(registry)
+    for code in (grpc.StatusCode.OK, grpc.StatusCode.OK, grpc.StatusCode.ABORTED):
+        metrics.observe("s", "m", code, 0.001)
+    metrics.observe("s", "other", grpc.StatusCode.OK, 1.0)
+
+    def total(method: str, code: str) -> float | None:
+        labels = {"service": "s", "method": method, "code": code}
+        return registry.get_sample_value(RPC_TOTAL, labels)
+
+    assert (total("m", "OK"), total("m", "ABORTED"), total("other", "OK")) == (2, 1, 1)
+    assert (
+        registry.get_sample_value(
+            "triad_rpc_duration_seconds_count", {"service": "s", "method": "m", "code": "OK"}
+        )
+        == 2
+    )
