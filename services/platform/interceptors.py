@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -155,7 +156,9 @@ def request_id(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
     for key, value in metadata or ():
         if key == REQUEST_ID_HEADER and isinstance(value, str) and value:
             return value[:MAX_REQUEST_ID_LENGTH]
-    return uuid.uuid4().hex
+    # 128 random bits as 32 hex digits, like uuid4().hex but a fifth of its cost: most
+    # callers send no id, so every RPC makes one.
+    return secrets.token_hex(16)
 
 
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
