@@ -10,10 +10,12 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
+from triad.v1 import common_pb2 as pb
+from triad.v1 import match_pb2 as m
 
 from services.platform.errors import InvalidArgument
 from services.platform.grpcserver import ServerConfig, build_server
-from services.platform.interceptors import MAX_DETAILS
+from services.platform.interceptors import MAX_DETAILS, _checked, _Malformed
 
 SERVICE = "triad.test.Checked"
 
@@ -72,3 +74,21 @@ async def test_a_refusal_quoting_a_huge_input_is_cut_short(call: Any) -> None:
     details = refused.details() or ""
     assert details.startswith("no service 'refusexxx") and details.endswith("...")
     assert len(details) == MAX_DETAILS
+
+
+def test_a_nul_is_found_at_any_depth_and_zero_bytes_alone_are_no_nul() -> None:
+    parse = _checked(m.MatchServiceCreateMatchRequest.FromString)
+    assert parse is not None
+    deep = m.MatchServiceCreateMatchRequest(
+        match_id="m", seats=[m.SeatSetup(player=pb.SeatPlayer(player_name="Ann\x00"))]
+    )
+    assert isinstance(parse(deep.SerializeToString()), _Malformed)
+    # Zero bytes that are no text: an empty string's length, a zero in a packed list.
+    zeros = m.MatchServiceCreateMatchRequest(
+        match_id="m",
+        rules=pb.Rules(board=pb.BoardShape(blocked_cells=[0, 4])),
+        seats=[m.SeatSetup(player=pb.SeatPlayer(player_name=""))],
+    )
+    data = zeros.SerializeToString()
+    assert b"\x00" in data
+    assert parse(data) == zeros
