@@ -18,6 +18,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from tests.processes import ROOT
+from tests.stack import Stack
 from tests.terminal import Terminal
 
 # The end-to-end backend (every service a process) and a TLS stub to its gateway; a
@@ -26,20 +27,21 @@ from tests.test_end_to_end import active_view, api, backend, enqueue, play, regi
 from tests.test_gateway import PASSWORD, bearer
 
 pytestmark = pytest.mark.integration
+NOWHERE = "127.0.0.1:9"  # discard: nothing listens
 
 
 class Client:
     """``triad-client`` for one state file, run as a process."""
 
-    def __init__(self, gateway: dict[str, Any], state: Path) -> None:
+    def __init__(self, running: Stack, state: Path, address: str | None = None) -> None:
         self.argv = [
             sys.executable,
             "-m",
             "client.main",
             "--addr",
-            gateway["gateway"].address,
+            address or running.gateway.address,
             "--ca",
-            str(gateway["cert"]),
+            str(running.cert),
             "--state",
             str(state),
         ]
@@ -92,7 +94,7 @@ def legal_five(entries: list[dict[str, Any]]) -> list[str]:
 
 
 def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
-    backend: dict[str, Any],  # noqa: F811
+    backend: Stack,  # noqa: F811
     tmp_path: Path,
 ) -> None:
     client = Client(backend, tmp_path / "state.json")
@@ -154,19 +156,14 @@ def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
     assert "top_n" in client.fails("leaderboard", "--top", "500")
     assert "none of your copies" in client.fails("deck", "validate", "nosuchcopy", code=2)
     assert "Trade One" in client.fails("trade", "choose", "0", code=2)
-    assert "make run" in Client({**backend, "gateway": _Nowhere()}, tmp_path / "state.json").fails(
-        "balance"
-    )
+    nowhere = Client(backend, tmp_path / "state.json", address=NOWHERE)
+    assert "make run" in nowhere.fails("balance")
     assert "register or login" in client.fails("--profile", "nobody", "balance", code=2)
-
-
-class _Nowhere:
-    address = "127.0.0.1:9"  # discard: nothing listens
 
 
 async def test_the_winner_of_a_ranked_match_takes_a_card_with_the_client(
     api: Any,  # noqa: F811
-    backend: dict[str, Any],  # noqa: F811
+    backend: Stack,  # noqa: F811
     tmp_path: Path,
 ) -> None:
     """Two players meet in Ranked (through the API); the winner sees the offer and
@@ -250,7 +247,7 @@ async def test_the_winner_of_a_ranked_match_takes_a_card_with_the_client(
 
 async def test_the_winner_picks_the_card_at_the_end_of_the_match_in_the_client(
     api: Any,  # noqa: F811
-    backend: dict[str, Any],  # noqa: F811
+    backend: Stack,  # noqa: F811
     tmp_path: Path,
 ) -> None:
     """``triad-client play`` follows a Ranked match (the moves are made through the
@@ -353,7 +350,7 @@ async def keep_reading(terminal: Terminal) -> None:
 
 async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
     api: Any,  # noqa: F811
-    backend: dict[str, Any],  # noqa: F811
+    backend: Stack,  # noqa: F811
     tmp_path: Path,
 ) -> None:
     """The same in an 80x24 terminal: the loser's five cards, the choice timer

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -25,12 +24,10 @@ import grpc
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
-from triad.v1 import gateway_pb2_grpc
 
-from gateway.devcert import ensure_dev_certificate
-from tests.processes import Service, free_port
+from tests.stack import Stack, stack
 from tests.terminal import Terminal
-from tests.test_gateway import PASSWORD, SECRET, bearer, collect
+from tests.test_gateway import PASSWORD, bearer, collect
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
@@ -41,78 +38,21 @@ BOT_FILL_SECONDS = 3
 @pytest.fixture(scope="module")
 def backend(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Any]]:
-    logs: Path = tmp_path_factory.mktemp("end-to-end")
-    tag = uuid4().hex[:10]
-    names = ("match", "matchmaker", "collection", "rating", "gateway")
-    ports = {name: free_port() for name in names}
-    addresses = {f"TRIAD_{n.upper()}_ADDR": f"127.0.0.1:{ports[n]}" for n in names}
-    shared = {
-        "TRIAD_DATABASE_URL": shared_database_url,
-        "TRIAD_NATS_URL": nats_url,
-        **addresses,
-    }
-
-    def service(name: str, module: str, **extra: str) -> Service:
-        env = {
-            **shared,
-            f"TRIAD_{name.upper()}_SCHEMA": f"{name}_{tag}",
-            f"TRIAD_{name.upper()}_PORT": str(ports[name]),
-            f"TRIAD_{name.upper()}_METRICS_PORT": "0",
-            **extra,
-        }
-        return Service(module, env, ports[name], logs / f"{name}.log")
-
-    services = {
-        "match": service("match", "services.match.main", TRIAD_BOT_SECONDS="0.2"),
-        "collection": service("collection", "services.collection.main"),
-        "rating": service("rating", "services.rating.main", TRIAD_RATING_CONSUMER=f"r_{tag}"),
-        "matchmaker": service(
-            "matchmaker",
-            "services.matchmaker.main",
-            TRIAD_MATCHMAKER_CONSUMER=f"mm_{tag}",
-            TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS="0.2",
-            TRIAD_MATCHMAKER_BOT_FILL_SECONDS=str(BOT_FILL_SECONDS),
-        ),
-    }
-    cert, key = ensure_dev_certificate(logs / "tls")
-    gateway = Service(
-        "gateway.main",
-        {
-            **shared,
-            "TRIAD_GATEWAY_SCHEMA": f"gateway_{tag}",
-            "TRIAD_GATEWAY_PORT": str(ports["gateway"]),
-            "TRIAD_GATEWAY_METRICS_PORT": "0",
-            "TRIAD_TOKEN_SECRET": SECRET,
-            "TRIAD_GATEWAY_TLS_CERT": str(cert),
-            "TRIAD_GATEWAY_TLS_KEY": str(key),
-            "TRIAD_HEARTBEAT_SECONDS": "0.5",
-            "TRIAD_RATE_PER_SECOND": "200",
-            "TRIAD_RATE_BURST": "200",
-            "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",
-            "TRIAD_REGISTRATION_BURST": "100000",
-        },
-        ports["gateway"],
-        logs / "gateway.log",
-        root_certificates=cert.read_bytes(),
-    )
-    try:
-        with ThreadPoolExecutor(len(services)) as pool:
-            for started in [pool.submit(s.start) for s in services.values()]:
-                started.result()
-        gateway.start()
-        yield {**services, "gateway": gateway, "cert": cert}
-    finally:
-        gateway.stop()
-        with ThreadPoolExecutor(len(services)) as pool:
-            list(pool.map(Service.stop, services.values()))
+) -> Iterator[Stack]:
+    """The whole backend from the launcher (tests/stack.py), the populated bot quick."""
+    with stack(
+        shared_database_url,
+        nats_url,
+        tmp_path_factory.mktemp("end-to-end"),
+        overrides={"matchmaker": {"TRIAD_MATCHMAKER_BOT_FILL_SECONDS": str(BOT_FILL_SECONDS)}},
+    ) as running:
+        yield running
 
 
 @pytest.fixture
-async def api(backend: dict[str, Any]) -> AsyncIterator[Any]:
-    creds = grpc.ssl_channel_credentials(root_certificates=backend["cert"].read_bytes())
-    async with grpc.aio.secure_channel(backend["gateway"].address, creds) as channel:
-        yield gateway_pb2_grpc.TriadGatewayStub(channel)
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
 
 
 async def register(api: Any) -> g.RegisterResponse:
@@ -519,7 +459,7 @@ async def test_unranked_alone_meets_a_populated_bot_unrated_and_untraded(api: An
 
 
 async def test_a_person_plays_practice_in_the_terminal_client_seeing_board_timer_and_prompt(
-    backend: dict[str, Any], tmp_path: Path
+    backend: Stack, tmp_path: Path
 ) -> None:
     """``triad-client practice`` in an 80x24 terminal: on every turn of the player the
     board, the running turn timer and the prompt with what is being typed are all on
@@ -529,9 +469,9 @@ async def test_a_person_plays_practice_in_the_terminal_client_seeing_board_timer
         "-m",
         "client.main",
         "--addr",
-        backend["gateway"].address,
+        backend.gateway.address,
         "--ca",
-        str(backend["cert"]),
+        str(backend.cert),
         "--state",
         str(tmp_path / "state.json"),
     ]
