@@ -18,7 +18,7 @@ from services.collection.handlers import Context
 from services.collection.projection import MIGRATIONS, NOTIFY_CHANNEL
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.store import Store
-from services.platform.background import every, open_event_stream, utc_now
+from services.platform.background import appends_to, every, open_event_stream, utc_now
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
@@ -43,18 +43,20 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
         return
     client, js, stream = await open_event_stream("triad-collection")
     try:
-        relay = Relay(
-            ctx.store.pool,
-            settings.schema,
-            js,
-            name="collection",
-            stream=stream,
-            metrics=RelayMetrics.register(REGISTRY),
-        )
-        consumer = match_finished_consumer(
-            js, ctx, stream, metrics=ConsumerMetrics.register(REGISTRY)
-        )
-        await asyncio.gather(relay.run(stop), consumer.run(stop))
+        async with appends_to(settings.schema, stop) as appended:
+            relay = Relay(
+                ctx.store.pool,
+                settings.schema,
+                js,
+                name="collection",
+                stream=stream,
+                metrics=RelayMetrics.register(REGISTRY),
+                appended=appended,
+            )
+            consumer = match_finished_consumer(
+                js, ctx, stream, metrics=ConsumerMetrics.register(REGISTRY)
+            )
+            await asyncio.gather(relay.run(stop), consumer.run(stop))
     finally:
         # Not drain(): nats-py never marks a pull subscription's queue done, so a drain
         # waits out its whole timeout. Nothing is left to flush: the consumer acked what

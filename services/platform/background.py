@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,7 +16,9 @@ from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry
 
 from services.platform import bus
+from services.platform.eventstore import APPENDED_CHANNEL
 from services.platform.interceptors import out_of_reach
+from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics
 from services.platform.settings import Settings
 
@@ -81,11 +84,36 @@ async def publish_log(
         return
     client, js, stream = await open_event_stream(f"triad-{name}-relay")
     try:
-        relay = Relay(
-            pool, schema, js, name=name, stream=stream, metrics=RelayMetrics.register(registry)
-        )
-        await relay.run(stop)
+        async with appends_to(schema, stop) as appended:
+            relay = Relay(
+                pool,
+                schema,
+                js,
+                name=name,
+                stream=stream,
+                metrics=RelayMetrics.register(registry),
+                appended=appended,
+            )
+            await relay.run(stop)
     finally:
         # close, not drain: nothing is left to flush (every publish waited for its ack),
         # and nats-py's drain can wait out its whole timeout.
         await client.close()
+
+
+@asynccontextmanager
+async def appends_to(schema: str, stop: asyncio.Event) -> AsyncIterator[asyncio.Event]:
+    """An event set whenever ``schema``'s event log is appended to (its trigger's
+    notice), for a relay to wait on instead of polling. The listening connection is
+    (re)opened in the background; each reconnect sets the event too."""
+    database_url = Settings.from_env().database_url
+    notifier = Notifier(database_url or "", APPENDED_CHANNEL)
+    keeping = asyncio.create_task(notifier.keep_alive(stop))
+    try:
+        with notifier.watch(schema) as appended:
+            yield appended
+    finally:
+        keeping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeping
+        await notifier.close()

@@ -193,7 +193,29 @@ MIGRATIONS = (
         $$;
         """,
     ),
+    Migration(
+        "eventstore",
+        3,
+        "a notice on triad_events (payload: the schema) when events are appended",
+        """
+        -- Once per appending statement, and PostgreSQL folds a transaction's equal
+        -- notices into one: a group commit of many appends sends one. Delivered at
+        -- commit, so the relay that wakes on it can read what was committed.
+        CREATE FUNCTION notify_events_appended() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('triad_events', TG_TABLE_SCHEMA);
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER events_appended AFTER INSERT ON events
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_events_appended();
+        """,
+    ),
 )
+
+APPENDED_CHANNEL = "triad_events"
+"""Where a schema's appends are announced (the payload is the schema name)."""
 
 _COLUMNS = (
     "stream_id, version, tx_id::text AS tx_text, seq, event_id, type, schema_version, data, "

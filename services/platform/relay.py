@@ -25,6 +25,10 @@ One batch, one transaction
     transaction id, which holds the cluster's xmin (and so every global reader) back
     while the batch publishes; publishes have a timeout, so the hold is short.
 
+    A caught-up relay waits for the next append's notice (a statement trigger on the
+    events table notifies ``triad_events`` with the schema's name), looking anyway once
+    a second; an idle service does not poll PostgreSQL fifty times a second.
+
     If NATS is down, a publish times out, the transaction rolls back, and the batch is
     retried with backoff: nothing is lost. A crash (or a failed commit) after some
     publishes republishes them; ``Nats-Msg-Id`` is the event id, so JetStream drops the
@@ -44,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from asyncio import FIRST_COMPLETED
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -143,8 +148,15 @@ class Relay:
         publish_timeout: float = 5.0,
         max_backoff: float = 5.0,
         metrics: RelayMetrics | None = None,
+        appended: asyncio.Event | None = None,
+        idle_interval: float = 1.0,
     ) -> None:
-        """``metrics`` default to a private registry: pass the process's to expose them."""
+        """``metrics`` default to a private registry: pass the process's to expose them.
+
+        ``appended``: an event set when the schema's log is appended to (a listener of
+        ``APPENDED_CHANNEL``). With it, a caught-up relay waits for it, and looks
+        anyway every ``idle_interval`` (a notice missed, or a commit not yet below every
+        reader's horizon when it came); without it, it polls every ``poll_interval``."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.name = name
@@ -153,6 +165,8 @@ class Relay:
         self.poll_interval = poll_interval
         self.publish_timeout = publish_timeout
         self.max_backoff = max_backoff
+        self.idle_interval = idle_interval
+        self._appended = appended
         self._pool = pool
         self._schema = schema
         self._js = js
@@ -227,6 +241,8 @@ class Relay:
         log.info("relay.started", relay=self.name, stream=self.stream.name)
         failures = 0
         while not stop.is_set():
+            if self._appended is not None:
+                self._appended.clear()  # before reading: a later append wakes the rest below
             try:
                 published = await self.publish_batch()
             except Exception as error:  # any failure: roll back, back off, retry
@@ -247,8 +263,20 @@ class Relay:
                 log.info("relay.recovered", relay=self.name, after_failures=failures)
                 failures = 0
             if published < self.batch_size:
-                await _sleep(stop, self.poll_interval)
+                await self._rest(stop)
         log.info("relay.stopped", relay=self.name)
+
+    async def _rest(self, stop: asyncio.Event) -> None:
+        """Until there may be more to publish (or ``stop``)."""
+        if self._appended is None:
+            await _sleep(stop, self.poll_interval)
+            return
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._appended.wait())]
+        try:
+            await asyncio.wait(waits, timeout=self.idle_interval, return_when=FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     async def position(self) -> Position:
         """The checkpoint: the last event published (``START`` if none)."""

@@ -20,8 +20,9 @@ from prometheus_client import CollectorRegistry
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.eventstore import START, PostgresEventStore, Recorded
+from services.platform.eventstore import APPENDED_CHANNEL, START, PostgresEventStore, Recorded
 from services.platform.migrations import migrate
+from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics
 from services.platform.tests.jetstream import (
     ALL_MIGRATIONS,
@@ -265,3 +266,35 @@ async def test_a_restarted_relay_resumes_after_its_checkpoint(
     assert_published_once_in_global_order(
         await read_everything(js, stream), await everything(store)
     )
+
+
+async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_timer(
+    pg_pool: Any,
+    pg_schema: str,
+    shared_database_url: str,
+    store: PostgresEventStore,
+    nc: Client,
+    stream: EventStream,
+) -> None:
+    """The events table's trigger notifies ``triad_events``; a relay waiting on it with
+    a 60 s fallback publishes each append within moments."""
+    js = nc.jetstream()
+    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
+    await notifier.start()
+    try:
+        with notifier.watch(pg_schema) as appended:
+            relay = Relay(
+                pg_pool, pg_schema, js, stream=stream, appended=appended, idle_interval=60
+            )
+            async with running(relay):
+                await asyncio.sleep(0.3)  # caught up (nothing yet), now resting
+                for count in (1, 2, 3):
+                    await store.append(f"match-{count}", 0, [event(str(count))])
+                    await wait_for_messages(js, stream, count, timeout=5)
+    finally:
+        await notifier.close()
+    assert [r.envelope.stream_id for r in await read_everything(js, stream)] == [
+        "match-1",
+        "match-2",
+        "match-3",
+    ]
