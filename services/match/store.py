@@ -18,10 +18,10 @@ Group commit: a command's writes are one ``match_save()`` call, and the commands
 arrive while a transaction is in flight go together in the next one
 (``match_save_batch()``, ``services/platform/groupcommit.py``). Each runs in a
 subtransaction of its own, so a refused or failing command undoes only itself; the
-batch is sorted by match, so batches lock timer rows in one order. At 64 concurrent
-matches this wrote about 40 commands per transaction and cut PostgreSQL's CPU per
-placement to about a third. A timer firing writes alone, inside its claim's
-transaction.
+batch is sorted by match, so batches lock timer rows in one order. In the match
+benchmark (64 concurrent matches) transactions carried about 8 commands on average and
+PostgreSQL's CPU per placement fell from 0.85 ms to 0.1-0.3 ms. A timer firing writes
+alone, inside its claim's transaction.
 """
 
 from __future__ import annotations
