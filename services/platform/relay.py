@@ -189,6 +189,13 @@ class Relay:
                   AND (e.tx_id, e.seq) > (c.tx_id, c.seq)
                   AND e.tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
             )"""
+        # The same without the horizon: committed events this relay has yet to publish,
+        # readable now or once older transactions end.
+        self._committed_sql = f"""
+            SELECT EXISTS (
+                SELECT 1 FROM {quoted}.events AS e, {checkpoints} AS c
+                WHERE c.name = $1 AND (e.tx_id, e.seq) > (c.tx_id, c.seq)
+            )"""
         self._lag_sql = f"""
             SELECT count(*) AS behind, min(recorded_at) AS oldest FROM (
                 SELECT recorded_at FROM {quoted}.events
@@ -267,8 +274,12 @@ class Relay:
         log.info("relay.stopped", relay=self.name)
 
     async def _rest(self, stop: asyncio.Event) -> None:
-        """Until there may be more to publish (or ``stop``)."""
-        if self._appended is None:
+        """Until there may be more to publish (or ``stop``).
+
+        With ``appended``: the next notice, unless events are committed but not yet
+        readable (an older transaction still holds the horizon back; their notice has
+        come already), which are looked for again after ``poll_interval``."""
+        if self._appended is None or await self._behind_horizon():
             await _sleep(stop, self.poll_interval)
             return
         waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._appended.wait())]
@@ -277,6 +288,12 @@ class Relay:
         finally:
             for waiting in waits:
                 waiting.cancel()
+
+    async def _behind_horizon(self) -> bool:
+        try:
+            return bool(await self._pool.fetchval(self._committed_sql, self.name))
+        except Exception:  # PostgreSQL away: the next batch finds out, then backs off
+            return True
 
     async def position(self) -> Position:
         """The checkpoint: the last event published (``START`` if none)."""

@@ -298,3 +298,35 @@ async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_tim
         "match-2",
         "match-3",
     ]
+
+
+async def test_an_append_behind_an_older_open_transaction_is_relayed_once_that_one_ends(
+    pg_pool: Any,
+    pg_schema: str,
+    shared_database_url: str,
+    store: PostgresEventStore,
+    nc: Client,
+    stream: EventStream,
+) -> None:
+    """Its notice comes at commit, but the relay may not read it yet: an older
+    transaction still holds the horizon back. The relay looks again shortly rather than
+    waiting for a next notice (here up to 60 s), and publishes it once that one ends."""
+    js = nc.jetstream()
+    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
+    await notifier.start()
+    try:
+        with notifier.watch(pg_schema) as appended:
+            relay = Relay(
+                pg_pool, pg_schema, js, stream=stream, appended=appended, idle_interval=60
+            )
+            async with running(relay), pg_pool.acquire() as holder:
+                older = holder.transaction()
+                await older.start()
+                await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon
+                await store.append("match-late", 0, [event("late")])
+                await asyncio.sleep(0.5)
+                assert await message_count(js, stream) == 0  # not readable yet
+                await older.rollback()
+                await wait_for_messages(js, stream, 1, timeout=3)
+    finally:
+        await notifier.close()
