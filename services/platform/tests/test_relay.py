@@ -268,31 +268,41 @@ async def test_a_restarted_relay_resumes_after_its_checkpoint(
     )
 
 
-async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_timer(
+@pytest.fixture
+async def woken_relay(
     pg_pool: Any,
     pg_schema: str,
     shared_database_url: str,
-    store: PostgresEventStore,
+    store: PostgresEventStore,  # the schema is migrated before the relay starts
     nc: Client,
     stream: EventStream,
-) -> None:
-    """The events table's trigger notifies ``triad_events``; a relay waiting on it with
-    a 60 s fallback publishes each append within moments."""
-    js = nc.jetstream()
+) -> AsyncIterator[Relay]:
+    """A running relay that waits for the notices of its schema's appends, with a 60 s
+    fallback: whatever it publishes within moments, a notice woke it for."""
     notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
     await notifier.start()
     try:
         with notifier.watch(pg_schema) as appended:
             relay = Relay(
-                pg_pool, pg_schema, js, stream=stream, appended=appended, idle_interval=60
-            )
+                pg_pool, pg_schema, nc.jetstream(), stream=stream, appended=appended,
+                idle_interval=60,
+            )  # fmt: skip
             async with running(relay):
                 await asyncio.sleep(0.3)  # caught up (nothing yet), now resting
-                for count in (1, 2, 3):
-                    await store.append(f"match-{count}", 0, [event(str(count))])
-                    await wait_for_messages(js, stream, count, timeout=5)
+                yield relay
     finally:
         await notifier.close()
+
+
+async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_timer(
+    woken_relay: Relay, store: PostgresEventStore, nc: Client, stream: EventStream
+) -> None:
+    """The events table's trigger notifies ``triad_events``; a relay waiting on it
+    publishes each append within moments."""
+    js = nc.jetstream()
+    for count in (1, 2, 3):
+        await store.append(f"match-{count}", 0, [event(str(count))])
+        await wait_for_messages(js, stream, count, timeout=5)
     assert [r.envelope.stream_id for r in await read_everything(js, stream)] == [
         "match-1",
         "match-2",
@@ -301,32 +311,18 @@ async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_tim
 
 
 async def test_an_append_behind_an_older_open_transaction_is_relayed_once_that_one_ends(
-    pg_pool: Any,
-    pg_schema: str,
-    shared_database_url: str,
-    store: PostgresEventStore,
-    nc: Client,
-    stream: EventStream,
+    woken_relay: Relay, pg_pool: Any, store: PostgresEventStore, nc: Client, stream: EventStream
 ) -> None:
     """Its notice comes at commit, but the relay may not read it yet: an older
     transaction still holds the horizon back. The relay looks again shortly rather than
     waiting for a next notice (here up to 60 s), and publishes it once that one ends."""
     js = nc.jetstream()
-    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
-    await notifier.start()
-    try:
-        with notifier.watch(pg_schema) as appended:
-            relay = Relay(
-                pg_pool, pg_schema, js, stream=stream, appended=appended, idle_interval=60
-            )
-            async with running(relay), pg_pool.acquire() as holder:
-                older = holder.transaction()
-                await older.start()
-                await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon
-                await store.append("match-late", 0, [event("late")])
-                await asyncio.sleep(0.5)
-                assert await message_count(js, stream) == 0  # not readable yet
-                await older.rollback()
-                await wait_for_messages(js, stream, 1, timeout=3)
-    finally:
-        await notifier.close()
+    async with pg_pool.acquire() as holder:
+        older = holder.transaction()
+        await older.start()
+        await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon
+        await store.append("match-late", 0, [event("late")])
+        await asyncio.sleep(0.5)
+        assert await message_count(js, stream) == 0  # not readable yet
+        await older.rollback()
+    await wait_for_messages(js, stream, 1, timeout=3)
