@@ -72,6 +72,24 @@ class Client:
         return lines[0]
 
 
+def signed_in(running: Stack, state: Path, me: g.RegisterResponse) -> Client:
+    """The client with ``me`` logged in on its default profile (a state file as its own
+    log-in writes it), for a player registered through the API."""
+    state.write_text(
+        json.dumps(
+            {
+                "default": {
+                    "player_id": me.player.player_id,
+                    "player_name": me.player.player_name,
+                    "access_token": me.tokens.access_token,
+                    "refresh_token": me.tokens.refresh_token,
+                }
+            }
+        )
+    )
+    return Client(running, state)
+
+
 def legal_five(entries: list[dict[str, Any]]) -> list[str]:
     """Five copies that make a legal deck (RULES.md 2): five characters, at most one
     5-star and at most two of 4 stars or more, weakest first."""
@@ -254,20 +272,7 @@ async def test_the_winner_picks_the_card_at_the_end_of_the_match_in_the_client(
     API); when its player wins, it asks for the card to take (the offer read from a
     pipe here, as keys in a terminal), and the number given is the card that moves."""
     ann, bea = await register(api), await register(api)
-    state = tmp_path / "state.json"
-    state.write_text(
-        json.dumps(
-            {
-                "default": {
-                    "player_id": ann.player.player_id,
-                    "player_name": ann.player.player_name,
-                    "access_token": ann.tokens.access_token,
-                    "refresh_token": ann.tokens.refresh_token,
-                }
-            }
-        )
-    )
-    argv = Client(backend, state).argv
+    argv = signed_in(backend, tmp_path / "state.json", ann).argv
 
     async def offer(me: g.RegisterResponse) -> pb.Trade:
         for _ in range(150):
@@ -357,20 +362,7 @@ async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
     counting down and the prompt are on the screen; the number typed is the card
     taken, and the client says so."""
     ann, bea = await register(api), await register(api)
-    state = tmp_path / "state.json"
-    state.write_text(
-        json.dumps(
-            {
-                "default": {
-                    "player_id": ann.player.player_id,
-                    "player_name": ann.player.player_name,
-                    "access_token": ann.tokens.access_token,
-                    "refresh_token": ann.tokens.refresh_token,
-                }
-            }
-        )
-    )
-    argv = Client(backend, state).argv
+    argv = signed_in(backend, tmp_path / "state.json", ann).argv
 
     def left(screen: str) -> int | None:
         found = re.search(r"take one card \(0\.\.4\); (\d+) s left", screen)
