@@ -212,6 +212,42 @@ MIGRATIONS = (
             FOR EACH STATEMENT EXECUTE FUNCTION notify_events_appended();
         """,
     ),
+    Migration(
+        "eventstore",
+        4,
+        "append_events() in PL/pgSQL, so its plan is cached",
+        """
+        -- The same append as version 2, with the same signature and rows. A LANGUAGE sql
+        -- function that cannot be inlined (a SET clause, a data-modifying body) is parsed
+        -- and planned again on every call before PostgreSQL 18: about 50 us of the
+        -- server's CPU per append, a quarter of what a placement costs it. PL/pgSQL
+        -- prepares the statement once per connection.
+        CREATE OR REPLACE FUNCTION append_events(
+            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
+            p_schema_versions integer[], p_data bytea[], p_metadata text[]
+        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        #variable_conflict use_column
+        BEGIN
+            RETURN QUERY
+            WITH head AS (
+                SELECT e.version, e.tx_id FROM events e
+                WHERE e.stream_id = p_stream ORDER BY e.version DESC LIMIT 1
+            )
+            INSERT INTO events AS ev
+                (stream_id, version, event_id, type, schema_version, data, metadata)
+            SELECT p_stream, p_expected + n.ord::integer, n.event_id, n.type, n.schema_version,
+                   n.data, n.metadata::jsonb
+            FROM unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata)
+                 WITH ORDINALITY AS n(event_id, type, schema_version, data, metadata, ord)
+            WHERE coalesce((SELECT h.version FROM head h), 0) = p_expected
+              AND coalesce((SELECT h.tx_id FROM head h), '0'::xid8) <= pg_current_xact_id()
+            ORDER BY n.ord
+            RETURNING ev.version, ev.tx_id::text, ev.seq, ev.recorded_at;
+        END
+        $$;
+        """,
+    ),
 )
 
 APPENDED_CHANNEL = "triad_events"
