@@ -314,37 +314,17 @@ class PostgresEventStore:
         rows = await self._pool.fetch(self._all_sql, str(after.tx_id), after.seq, limit)
         return [_recorded(row) for row in rows]
 
-    async def append_via(
-        self,
-        target: Any,
-        function_sql: str,
-        stream_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        *extra: Any,
-    ) -> list[Recorded]:
-        """Append through a service's own server-side function that calls
-        ``append_events`` and writes the service's tables in the same statement.
-
-        ``function_sql`` takes the append's seven parameters as $1..$7 (stream, expected
-        version, ids, types, schema versions, data, metadata) and ``extra`` as $8...;
-        it returns ``append_events``'s rows, or none when the append was refused.
-        """
-        return await self._append(target, stream_id, expected_version, events, function_sql, extra)
-
     async def _append(
         self,
         target: Any,
         stream_id: str,
         expected_version: int,
         events: Sequence[NewEvent],
-        sql: str | None = None,
-        extra: Sequence[Any] = (),
     ) -> list[Recorded]:
         check_append(stream_id, expected_version, events)
         try:
             rows = await target.fetch(
-                sql or self._append_sql,
+                self._append_sql,
                 stream_id,
                 expected_version,
                 [e.event_id for e in events],
@@ -352,13 +332,12 @@ class PostgresEventStore:
                 [e.schema_version for e in events],
                 [e.data for e in events],
                 [encode_metadata(e.metadata) for e in events],
-                *extra,
             )
         except asyncpg.UniqueViolationError as error:
             if error.constraint_name == "events_event_id":
                 raise DuplicateEventId(str(error.detail or error)) from error
             if error.constraint_name != "events_stream_version":
-                raise  # a unique key of the caller's own tables: theirs to interpret
+                raise
             # A concurrent writer inserted the same version and committed first. Inside
             # a caller's transaction, now aborted, the actual version cannot be asked.
             actual = None

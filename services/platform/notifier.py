@@ -1,10 +1,11 @@
 """Wakes streams when something they follow changes, on any replica.
 
 A service's transaction runs ``pg_notify(channel, '<key>[:<anything>]')`` as it writes
-(a match id with its version, a player id); PostgreSQL delivers it at commit to every
-listening connection, so a stream held by one replica wakes when another replica
-writes. A missed notification (the listening connection dropped) only delays: streams
-also re-check on a timer, and a reconnect wakes them all.
+(a match id with its version, a player id), or one notice of such lines, one per key
+(a group commit); PostgreSQL delivers it at commit to every listening connection, so a
+stream held by one replica wakes when another replica writes. A missed notification
+(the listening connection dropped) only delays: streams also re-check on a timer, and
+a reconnect wakes them all.
 """
 
 from __future__ import annotations
@@ -110,8 +111,9 @@ class Notifier:
         return self._waiters.version_of(key)
 
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        key, _, rest = payload.partition(":")
-        self._waiters.wake(key, int(rest) if rest.isdigit() else None)
+        for line in payload.split("\n"):
+            key, _, rest = line.partition(":")
+            self._waiters.wake(key, int(rest) if rest.isdigit() else None)
 
     def _on_lost(self, _conn: Any) -> None:
         if self._closing:

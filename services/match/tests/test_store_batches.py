@@ -4,6 +4,7 @@ each get their own outcome, and a refused one leaves no trace while the rest com
 from __future__ import annotations
 
 import asyncio
+import uuid
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,7 @@ from services.match import domain
 from services.match.events import MatchEvent, MatchRules, Mode
 from services.match.handlers import Context
 from services.match.rules import Seat, Visibility
-from services.match.store import MatchStore, PlayerBusy, Request, RequestSeen
+from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy, Request, RequestSeen
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
 
@@ -138,3 +139,41 @@ async def test_a_notice_that_overtakes_its_own_save_waits_for_it_instead_of_read
     moved = await saving
     assert seen == moved and seen is not None and seen.version == match.version + 1
     assert counting.fetches == reads + 1, "only the save's own batch went to the database"
+
+
+async def test_a_batch_notifies_what_it_saved_in_one_notice(ctx: Context) -> None:
+    """Listeners get one message per group commit: a line per saved command, none for a
+    refused one. (Channels are per database, so the ids are this test's own.)"""
+    store: MatchStore = ctx.store
+    tag = uuid.uuid4().hex[:8]
+    first, second = f"{tag}-1", f"{tag}-2"
+    one = await store.save(None, creation(first, first))
+    two = await store.save(None, creation(second, second))
+    notices: list[str] = []
+
+    def heard(*notice: object) -> None:
+        notices.append(str(notice[-1]))  # (connection, pid, channel, payload)
+
+    async with store.pool.acquire() as listener:
+        await listener.add_listener(NOTIFY_CHANNEL, heard)
+        try:
+            (won, _), (lost, _), (other, _) = a_move(one, 0), a_move(one, 1), a_move(two, 8)
+            results = await asyncio.gather(
+                store.save(one, won),
+                store.save(one, lost),  # decided on the same state: refused
+                store.save(two, other),
+                return_exceptions=True,
+            )
+            assert isinstance(results[1], WrongExpectedVersion)
+            expected = {f"{first}:2", f"{second}:2"}
+            mine = [n for n in notices if tag in n]
+            async with asyncio.timeout(10):
+                while not mine:
+                    await asyncio.sleep(0.01)
+                    mine = [n for n in notices if tag in n]
+            await asyncio.sleep(0.2)  # anything else this batch sent has arrived too
+            mine = [n for n in notices if tag in n]
+        finally:
+            await listener.remove_listener(NOTIFY_CHANNEL, heard)
+    assert len(mine) == 1, mine
+    assert set(mine[0].split("\n")) == expected

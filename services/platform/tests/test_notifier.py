@@ -1,8 +1,15 @@
-"""Waiters: who is woken, and which version a notice left for them."""
+"""Waiters: who is woken, and which version a notice left for them; the Notifier's
+reading of a notice over real PostgreSQL."""
 
 from __future__ import annotations
 
-from services.platform.notifier import Waiters
+import asyncio
+import uuid
+
+import asyncpg
+import pytest
+
+from services.platform.notifier import Notifier, Waiters
 
 
 def test_a_wake_sets_only_the_watchers_of_its_key_and_keeps_the_highest_version() -> None:
@@ -34,3 +41,27 @@ def test_waking_all_forgets_the_versions() -> None:
         event.clear()
         waiters.wake_all()
         assert event.is_set() and waiters.version_of("m1") is None
+
+
+@pytest.mark.integration
+async def test_one_notice_of_many_lines_wakes_each_key_with_its_version(
+    database_url: str,
+) -> None:
+    """A group commit notifies its keys together, a ``<key>:<version>`` line each."""
+    channel = f"triad_test_{uuid.uuid4().hex[:8]}"
+    notifier = Notifier(database_url, channel)
+    await notifier.start()
+    try:
+        with notifier.watch("m1") as one, notifier.watch("m2") as two:
+            conn = await asyncpg.connect(database_url)
+            try:
+                await conn.execute("SELECT pg_notify($1, $2)", channel, "m1:3\nm9:1\nm2:7")
+            finally:
+                await conn.close()
+            async with asyncio.timeout(10):
+                await one.wait()
+                await two.wait()
+            assert notifier.version_of("m1") == 3
+            assert notifier.version_of("m2") == 7
+    finally:
+        await notifier.close()
