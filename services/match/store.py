@@ -443,8 +443,11 @@ class MatchStore:
             "$15::boolean[], $16::text[], $17::text[], $18::text[], $19::integer[])"
         )
         self._group: GroupCommit[_Save, None] = GroupCommit(
-            self._flush, observe=metrics.SAVE_BATCH.observe
+            self._flush_group, observe=metrics.SAVE_BATCH.observe
         )
+        self._held: Any = None
+        """The group commit's connection while more batches are queued behind the one
+        written: a busy stream of batches takes it from the pool once, not per batch."""
 
     @property
     def pool(self) -> Any:
@@ -617,9 +620,26 @@ class MatchStore:
         if outcome is not None:
             raise outcome
 
-    async def _flush(self, commands: Sequence[_Save], conn: Any = None) -> list[Exception | None]:
-        """Write a batch in one statement, on ``conn`` or a connection of the pool; each
-        command's outcome, None when saved.
+    async def _flush_group(self, commands: Sequence[_Save]) -> list[Exception | None]:
+        """A group commit's batch, on the connection the batch before it left held, or
+        on one from the pool. Only the group's one flush at a time gets here."""
+        conn, self._held = self._held, None
+        if conn is None:
+            conn = await self._pool.acquire()
+        try:
+            outcomes = await self._flush(commands, conn)
+        except BaseException:
+            await self._pool.release(conn)  # the pool resets or replaces a broken one
+            raise
+        if self._group.waiting:
+            self._held = conn
+        else:
+            await self._pool.release(conn)
+        return outcomes
+
+    async def _flush(self, commands: Sequence[_Save], conn: Any) -> list[Exception | None]:
+        """Write a batch in one statement on ``conn``; each command's outcome, None
+        when saved.
 
         Sorted by match, so batches (of this and other replicas) lock timer rows in one
         order. A batch that fails as a whole by contention (deadlock, serialization)
@@ -630,7 +650,7 @@ class MatchStore:
         seats = [seat for c in batch for seat in c.seated]
         keys = [c.request_key() for c in batch]
         try:
-            rows = await (self._pool if conn is None else conn).fetch(
+            rows = await conn.fetch(
                 self._batch_sql,
                 [len(c.events) for c in batch],
                 [c.stream for c in batch],

@@ -44,6 +44,11 @@ class GroupCommit(Generic[Command, Outcome]):
         self._pending: list[tuple[Command, asyncio.Future[Outcome]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
+    @property
+    def waiting(self) -> int:
+        """Commands submitted and not yet in a flush: the next batch, if not zero."""
+        return len(self._pending)
+
     async def submit(self, command: Command) -> Outcome:
         """Write ``command`` with whatever else is waiting; its outcome, or its error."""
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()

@@ -45,11 +45,13 @@ async def test_commands_arriving_during_a_flush_go_together_in_the_next() -> Non
     rest = [asyncio.create_task(group.submit(c)) for c in "bcd"]
     await asyncio.sleep(0)
     assert flush.batches == [["a"]]
+    assert group.waiting == 3
     flush.gate.set()
     assert await first == "A"
     assert await asyncio.gather(*rest) == ["B", "C", "D"]
     assert flush.batches == [["a"], ["b", "c", "d"]]
     assert sizes == [1, 3]
+    assert group.waiting == 0
 
 
 async def test_each_caller_gets_its_own_outcome_and_a_refusal_only_its_own() -> None:
