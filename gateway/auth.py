@@ -1,5 +1,6 @@
-"""Who is calling: one interceptor authenticates every RPC but the open ones, rate-limits
-per player, and makes the caller available to the servicer (``caller()``)."""
+"""Who is calling: one wrapper of the handlers authenticates every RPC but the open
+ones, rate-limits per player, and makes the caller available to the servicer
+(``caller()``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from gateway.store import GatewayStore
 from services.platform.errors import ResourceExhausted, Unauthenticated
 
 if TYPE_CHECKING:
-    from services.platform.interceptors import Continuation
+    from services.platform.interceptors import Handler, HandlerWrapper
 
 OPEN_METHODS = frozenset(
     {
@@ -153,28 +154,23 @@ class Authenticator:
         return revoked, before
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, authenticator: Authenticator) -> None:
-        self._auth = authenticator
+def authenticated(authenticator: Authenticator) -> HandlerWrapper:
+    """The wrapper (``build_server(wrappers=...)``) that makes each method of the player
+    API authenticate its caller first; applied once per method, at registration."""
 
-    async def intercept_service(
-        self, continuation: Continuation, details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        registered = await continuation(details)
-        method = details.method
-        if registered is None or method in OPEN_METHODS or not method.startswith("/triad.v1."):
+    def wrap(method: str, registered: Handler) -> Handler:
+        if method in OPEN_METHODS or not method.startswith("/triad.v1."):
             return registered
         handler: Any = registered  # the stubs type handlers for the sync API
         serialize = {
             "request_deserializer": handler.request_deserializer,
             "response_serializer": handler.response_serializer,
         }
-        auth = self._auth
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 
             async def unary(request: Any, context: Any) -> Any:
-                _CALLER.set(await auth.authenticate(context.invocation_metadata()))
+                _CALLER.set(await authenticator.authenticate(context.invocation_metadata()))
                 return await inner(request, context)
 
             return grpc.unary_unary_rpc_method_handler(unary, **serialize)
@@ -182,9 +178,11 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             inner_stream = handler.unary_stream
 
             async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
-                _CALLER.set(await auth.authenticate(context.invocation_metadata()))
+                _CALLER.set(await authenticator.authenticate(context.invocation_metadata()))
                 async for message in inner_stream(request, context):
                     yield message
 
             return grpc.unary_stream_rpc_method_handler(stream, **serialize)
         return registered
+
+    return wrap

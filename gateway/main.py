@@ -19,7 +19,7 @@ from triad.v1 import (
 )
 
 from gateway.accounts import TokenSigner
-from gateway.auth import Authenticator, AuthInterceptor, RateLimiter
+from gateway.auth import Authenticator, RateLimiter, authenticated
 from gateway.config import GatewaySettings
 from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
@@ -87,7 +87,7 @@ async def run(settings: GatewaySettings) -> None:
                 [SERVICE_NAME],
                 metrics=RpcMetrics.register(REGISTRY),
                 credentials=credentials,
-                interceptors=[AuthInterceptor(auth)],
+                wrappers=[authenticated(auth)],
             )
         )
         await life.wait(server)

@@ -1,11 +1,12 @@
 """The gRPC server every service runs, and the lifecycle of the process around it.
 
 ``build_server`` gives a grpc.aio server with the standard ``grpc.health.v1`` servicer,
-server reflection, our interceptors (request context, then errors and metrics) and
-message-size and keepalive limits. ``Lifecycle`` is STYLE principle 13: one ``main()``
-owns an ``AsyncExitStack``; SIGTERM or SIGINT sets an event; on stop, health goes
-NOT_SERVING, the server drains for its grace period, then everything acquired before it
-(NATS, the pool...) is closed in reverse order. Nothing here connects or binds at import.
+server reflection, our interceptor on every method (request context, errors and
+metrics; ``interceptors.wrap_handler``) and message-size and keepalive limits.
+``Lifecycle`` is STYLE principle 13: one ``main()`` owns an ``AsyncExitStack``; SIGTERM
+or SIGINT sets an event; on stop, health goes NOT_SERVING, the server drains for its
+grace period, then everything acquired before it (NATS, the pool...) is closed in
+reverse order. Nothing here connects or binds at import.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from types import TracebackType
@@ -26,7 +27,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
-from services.platform.interceptors import ErrorInterceptor, RequestContextInterceptor
+from services.platform.interceptors import HandlerWrapper, wrap_handler
 from services.platform.metrics import RpcMetrics, new_registry, start_metrics_server
 
 log = structlog.get_logger(__name__)
@@ -95,6 +96,69 @@ class GrpcServer:
         await self.server.stop(self.grace if grace is None else grace)
 
 
+class _WrappingServer(grpc.aio.Server):
+    """The server as ``register`` (and health, and reflection) see it: every handler
+    added through it is registered wrapped (``wrap``), once, not intercepted per call."""
+
+    def __init__(self, server: grpc.aio.Server, wrap: Callable[[str, Any], Any]) -> None:
+        self._server = server
+        self._wrap = wrap
+
+    def add_registered_method_handlers(self, service_name: str, method_handlers: Any) -> None:
+        # What generated add_XServicer_to_server uses: grpc finds these without Python.
+        self._server.add_registered_method_handlers(
+            service_name,
+            {
+                name: self._wrap(f"/{service_name}/{name}", handler)
+                for name, handler in method_handlers.items()
+            },
+        )
+
+    def add_generic_rpc_handlers(self, generic_rpc_handlers: Iterable[Any]) -> None:
+        self._server.add_generic_rpc_handlers(
+            [_WrappedGeneric(handler, self._wrap) for handler in generic_rpc_handlers]
+        )
+
+    def add_insecure_port(self, address: str) -> int:
+        return self._server.add_insecure_port(address)
+
+    def add_secure_port(self, address: str, server_credentials: grpc.ServerCredentials) -> int:
+        return self._server.add_secure_port(address, server_credentials)
+
+    async def start(self) -> None:
+        await self._server.start()
+
+    async def stop(self, grace: float | None) -> None:
+        await self._server.stop(grace)
+
+    async def wait_for_termination(self, timeout: float | None = None) -> bool:
+        return await self._server.wait_for_termination(timeout)
+
+
+class _WrappedGeneric(grpc.GenericRpcHandler):
+    """A generic handler whose answers are wrapped, each method's once: grpc asks it on
+    every call to a method it does not find registered (raw-bytes services)."""
+
+    def __init__(self, inner: Any, wrap: Callable[[str, Any], Any]) -> None:
+        self._inner = inner
+        self._wrap = wrap
+        # method -> (handler as given, handler wrapped); only methods with a handler get
+        # here, so this is bounded by what the inner handler serves.
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Any:
+        handler = self._inner.service(handler_call_details)
+        if handler is None:
+            return None  # unknown method: grpc answers UNIMPLEMENTED itself
+        method = handler_call_details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+
 def build_server(
     config: ServerConfig,
     register: Register,
@@ -102,28 +166,32 @@ def build_server(
     *,
     metrics: RpcMetrics | None = None,
     credentials: grpc.ServerCredentials | None = None,
-    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    wrappers: Sequence[HandlerWrapper] = (),
 ) -> GrpcServer:
     """A bound, not yet started server.
 
     ``register`` adds the service's servicers (``add_XServicer_to_server(s, server)`` or
     generic handlers); ``service_names`` are their full names (``triad.v1.Match``), which
-    health reports on and reflection lists. ``interceptors`` run inside ours: they see
-    the request id bound, and what the handlers they return raise is mapped too.
+    health reports on and reflection lists. ``wrappers`` wrap each method's handler
+    inside ours: they see the request id bound, and what they raise is mapped too.
     """
     server = grpc.aio.server(
-        interceptors=[RequestContextInterceptor(), ErrorInterceptor(metrics), *interceptors],
         options=[
             ("grpc.max_receive_message_length", config.max_receive_message_bytes),
             ("grpc.max_send_message_length", config.max_send_message_bytes),
             *KEEPALIVE_OPTIONS,
         ],
     )
-    register(server)
+
+    def wrap(method: str, handler: Any) -> Any:
+        return wrap_handler(method, handler, metrics, wrappers)
+
+    wrapping = _WrappingServer(server, wrap)
+    register(wrapping)
     health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health, wrapping)
     reflection.enable_server_reflection(
-        (*service_names, HEALTH_SERVICE, reflection.SERVICE_NAME), server
+        (*service_names, HEALTH_SERVICE, reflection.SERVICE_NAME), wrapping
     )
     if credentials is None:
         port = server.add_insecure_port(config.address)

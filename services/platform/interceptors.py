@@ -1,12 +1,18 @@
-"""The server interceptors every service installs: request context, then errors and metrics.
+"""The interceptor every service installs on every method: request context, errors and
+metrics.
 
-``ErrorInterceptor`` is the one place where exceptions become gRPC statuses (STYLE 9):
+``wrap_handler`` is the one place where exceptions become gRPC statuses (STYLE 9):
 domain errors carry their message to the caller under the code their kind names;
 a server we depend on being out of reach (PostgreSQL restarting, a socket refused) is
 UNAVAILABLE, which callers retry; anything else is a fault of ours, logged with its
 traceback under a reference id that is the only thing the caller sees. The same
-wrapper times each RPC to its final code, so the metrics and the statuses can never
-disagree.
+wrapper binds the request's id for the logs and times each RPC to its final code, so
+the metrics and the statuses can never disagree.
+
+It wraps each method's handler once, when the method is registered
+(``grpcserver.build_server``), rather than as a ``grpc.aio.ServerInterceptor``: those
+run as coroutines on every call before the handler is found, and cost the echo server
+about a tenth of its CPU per request (0.100 -> 0.088 ms measured).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import inspect
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
@@ -92,7 +98,6 @@ if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
     # The stubs type handlers for the sync API; grpc.aio calls them with an aio context.
     Behavior: TypeAlias = Callable[..., Any]
     Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
-    Continuation: TypeAlias = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
 
 
 def status_for(error: DomainError) -> grpc.StatusCode:
@@ -134,24 +139,6 @@ def split_method(full_method: str) -> tuple[str, str]:
     return service, method
 
 
-class RequestContextInterceptor(grpc.aio.ServerInterceptor):
-    """Binds ``request_id`` (from ``x-request-id``, else a fresh one) and ``rpc`` for logging.
-
-    grpc.aio looks up the handler and runs it in one task per RPC, so what is bound
-    here is seen by the handler and everything it awaits, and by nothing else.
-    """
-
-    async def intercept_service(
-        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(
-            request_id=request_id(handler_call_details.invocation_metadata),
-            rpc=handler_call_details.method,
-        )
-        return await continuation(handler_call_details)
-
-
 def request_id(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
     for key, value in metadata or ():
         if key == REQUEST_ID_HEADER and isinstance(value, str) and value:
@@ -161,50 +148,39 @@ def request_id(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
     return secrets.token_hex(16)
 
 
-class ErrorInterceptor(grpc.aio.ServerInterceptor):
-    """Maps exceptions to statuses and records ``triad_rpc_*`` for every handled RPC."""
+HandlerWrapper: TypeAlias = "Callable[[str, Handler], Handler]"
+"""Takes a method's full name and handler, gives the handler to register in its place:
+a service's own layer (the gateway's authentication) applied once per method."""
 
-    def __init__(self, metrics: RpcMetrics | None = None) -> None:
-        self._metrics = metrics
-        # method -> (handler as registered, handler wrapped): wrapping once per method
-        # instead of once per call keeps the per-RPC cost to a dict lookup. Only methods
-        # that have a handler get here, so this is bounded by what is registered.
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
-    async def intercept_service(
-        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return None  # unknown method: grpc answers UNIMPLEMENTED itself
-        method = handler_call_details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(method, handler)
-        self._wrapped[method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, method: str, handler: Handler) -> Handler:
-        rpc = _Rpc(*split_method(method), self._metrics)
-        serialize = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
-        # One request in: checked before the handler sees it (request streams, such as
-        # reflection's, keep grpc's own handling).
-        checked = {**serialize, "request_deserializer": _checked(handler.request_deserializer)}
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(rpc.wrap(handler.unary_unary), **checked)
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(rpc.wrap(handler.unary_stream), **checked)
-        if handler.stream_unary is not None:
-            return grpc.stream_unary_rpc_method_handler(rpc.wrap(handler.stream_unary), **serialize)
-        if handler.stream_stream is not None:
-            return grpc.stream_stream_rpc_method_handler(
-                rpc.wrap(handler.stream_stream), **serialize
-            )
-        return handler
+def wrap_handler(
+    method: str,
+    handler: Handler,
+    metrics: RpcMetrics | None = None,
+    inner: Sequence[HandlerWrapper] = (),
+) -> Handler:
+    """``handler`` of ``method`` (``/triad.v1.Match/Place``) as it is registered: inside
+    ``inner``'s wrappers (the first outermost), and outside them all ours, so what
+    they raise is mapped and they see the request id bound."""
+    for wrapper in reversed(inner):
+        handler = wrapper(method, handler)
+    rpc = _Rpc(method, metrics)
+    serialize = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    # One request in: checked before the handler sees it (request streams, such as
+    # reflection's, keep grpc's own handling).
+    checked = {**serialize, "request_deserializer": _checked(handler.request_deserializer)}
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(rpc.wrap(handler.unary_unary), **checked)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(rpc.wrap(handler.unary_stream), **checked)
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(rpc.wrap(handler.stream_unary), **serialize)
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(rpc.wrap(handler.stream_stream), **serialize)
+    return handler
 
 
 MAX_DETAILS = 500
@@ -262,12 +238,23 @@ def _holds_nul(message: Message) -> bool:
     return False
 
 
-class _Rpc:
-    """One method's labels, and the wrappers that time it and map its failures."""
+def _bind_request(context: Context, rpc: str) -> None:
+    """This RPC's ``request_id`` (from ``x-request-id``, else a fresh one) and ``rpc``,
+    for every log line of it. grpc.aio runs each RPC in a task of its own, so what is
+    bound here is seen by the handler and everything it awaits, and by nothing else."""
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(
+        request_id=request_id(context.invocation_metadata()), rpc=rpc
+    )
 
-    def __init__(self, service: str, method: str, metrics: RpcMetrics | None) -> None:
-        self.service = service
-        self.method = method
+
+class _Rpc:
+    """One method's labels, and the wrappers that bind its context, time it and map
+    its failures."""
+
+    def __init__(self, full_method: str, metrics: RpcMetrics | None) -> None:
+        self.full_method = full_method
+        self.service, self.method = split_method(full_method)
         self._metrics = metrics
 
     def wrap(self, behavior: Behavior) -> Behavior:
@@ -282,6 +269,7 @@ class _Rpc:
     def _wrap_call(self, behavior: Behavior) -> Behavior:
         async def call(request: Any, context: Context) -> Any:
             started = time.perf_counter()
+            _bind_request(context, self.full_method)
             try:
                 if isinstance(request, _Malformed):
                     raise InvalidArgument(request.reason)
@@ -299,6 +287,7 @@ class _Rpc:
     def _wrap_iterator(self, behavior: Behavior) -> Behavior:
         async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
             started = time.perf_counter()
+            _bind_request(context, self.full_method)
             try:
                 if isinstance(request, _Malformed):
                     raise InvalidArgument(request.reason)
