@@ -12,7 +12,7 @@ the metrics and the statuses can never disagree.
 It wraps each method's handler once, when the method is registered
 (``grpcserver.build_server``), rather than as a ``grpc.aio.ServerInterceptor``: those
 run as coroutines on every call before the handler is found, and cost the echo server
-about a tenth of its CPU per request (0.100 -> 0.088 ms measured).
+0.012 of its 0.100 ms of CPU per request (measured).
 """
 
 from __future__ import annotations
