@@ -22,7 +22,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.service import LoadResult, Step, closed_loop, process
+from bench.service import CpuMeter, LoadResult, Step, closed_loop, process
 from services.platform.echo import SERVICE, EchoClient, register_echo
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
@@ -93,6 +93,7 @@ async def echo_load(
     seconds: float,
     warmup: float,
     channels: int = 1,
+    meter: CpuMeter | None = None,
 ) -> LoadResult:
     """Closed-loop echo calls from ``concurrency`` workers spread over ``channels``."""
     await healthy(address, root_cert)
@@ -111,7 +112,7 @@ async def echo_load(
 
             return step
 
-        return await closed_loop(make, concurrency, seconds, warmup)
+        return await closed_loop(make, concurrency, seconds, warmup, meter)
     finally:
         for chan in chans:
             await chan.close()

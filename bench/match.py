@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
@@ -23,7 +24,17 @@ from triad.v1 import match_pb2_grpc
 
 from bench.echo_tls import echo_load, healthy
 from bench.report import Options, Report
-from bench.service import LoadResult, Step, all_cores, closed_loop, measurement, process
+from bench.service import (
+    CpuMeter,
+    LoadResult,
+    Step,
+    all_cores,
+    closed_loop,
+    measurement,
+    parent_pid,
+    postgres_processes,
+    process,
+)
 from services.platform.embedded import embedded_postgres
 from services.platform.settings import Settings
 from tests.match_client import create_request
@@ -79,7 +90,12 @@ async def prepare_many(stub: Any, count: int, concurrency: int = 64) -> list[Pre
 
 
 async def match_load(
-    address: str, concurrency: int, seconds: float, warmup: float, expected_rate: float
+    address: str,
+    concurrency: int,
+    seconds: float,
+    warmup: float,
+    expected_rate: float,
+    meter: CpuMeter | None = None,
 ) -> tuple[LoadResult, int]:
     """Each worker plays matches back to back, taking the next from a pool of matches
     created before the clock starts (both players, their hands known from the create
@@ -127,7 +143,7 @@ async def match_load(
 
             return step
 
-        return await closed_loop(make, concurrency, seconds, warmup), late
+        return await closed_loop(make, concurrency, seconds, warmup, meter), late
 
 
 async def measure_all(
@@ -138,12 +154,16 @@ async def measure_all(
     results: dict[str, LoadResult] = {}
     late: dict[str, int] = {}
     echo_port, match_port = free_port(), free_port()
+    metering = CpuMeter.available()
     with process(
         ["-m", "services.platform.echo", "--port", str(echo_port), "--log-level", "WARNING"],
         {},
         logs / "echo.log",
-    ):
-        results["echo_64"] = await echo_load(f"127.0.0.1:{echo_port}", None, 64, seconds, warmup)
+    ) as echo:
+        meter = CpuMeter({"server": lambda: [echo.pid]}) if metering else None
+        results["echo_64"] = await echo_load(
+            f"127.0.0.1:{echo_port}", None, 64, seconds, warmup, meter=meter
+        )
     env = {
         "TRIAD_DATABASE_URL": database_url,
         "TRIAD_MATCH_SCHEMA": f"bench_{uuid.uuid4().hex[:10]}",
@@ -151,15 +171,26 @@ async def measure_all(
         "TRIAD_MATCH_METRICS_PORT": "0",
         "TRIAD_TURN_SECONDS": "600",
     }
-    with process(["-m", "services.match.main"], env, logs / "match.log"):
+    with process(["-m", "services.match.main"], env, logs / "match.log") as server:
         await healthy(f"127.0.0.1:{match_port}", None, timeout=60.0)
+        meter = None
+        if metering:
+            connection = await asyncpg.connect(database_url)
+            try:
+                postmaster = parent_pid(await connection.fetchval("SELECT pg_backend_pid()"))
+            finally:
+                await connection.close()
+            groups = {"server": lambda: [server.pid]}
+            if postmaster is not None:
+                groups["postgres"] = lambda: postgres_processes(postmaster)
+            meter = CpuMeter(groups)
         # The pool for a level: a single caller is bound by round trips (an eighth of
         # the echo), more callers by three times what the level before them reached.
         expected = results["echo_64"].rate / 8
         for level in LEVELS:
             name = f"placements_{level}"
             results[name], late[name] = await match_load(
-                f"127.0.0.1:{match_port}", level, seconds, warmup, expected
+                f"127.0.0.1:{match_port}", level, seconds, warmup, expected, meter
             )
             expected = min(3 * results[name].rate, results["echo_64"].rate)
     return results, late
@@ -214,6 +245,10 @@ def run(options: Options) -> Report:
             "The matches are created (CreateMatch + GetView) before each level's clock starts, "
             "so the window holds placements only; matches_created_in_window counts those a "
             "worker had to create inside it when the pool ran dry.",
+            "latency.*.cpu_ms_per_request: milliseconds of CPU each process spent per counted "
+            "request in the window (server: all its threads; postgres: the postmaster of the "
+            "bench's database and all its children, whoever else uses that server; client: "
+            "this process). It moves less than the throughput on a noisy machine.",
         ],
         extra={
             "latency": latency,

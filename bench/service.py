@@ -14,9 +14,9 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,8 @@ class LoadResult:
     requests: int
     seconds: float
     latencies: tuple[float, ...]
+    cpu_ms: Mapping[str, float] = field(default_factory=dict)
+    """Milliseconds of CPU per counted request, by process (``CpuMeter``), if measured."""
 
     @property
     def rate(self) -> float:
@@ -53,7 +55,63 @@ class LoadResult:
             "mean_ms": round(statistics.fmean(self.latencies) * 1000, 3)
             if self.latencies
             else None,
+            **({"cpu_ms_per_request": dict(self.cpu_ms)} if self.cpu_ms else {}),
         }
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process, all its threads (0.0 once it is gone)."""
+    fields = _proc_stat(pid)
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def parent_pid(pid: int) -> int | None:
+    """The parent of a running process: a backend's (``pg_backend_pid()``) is the
+    postmaster."""
+    fields = _proc_stat(pid)
+    return None if fields is None else int(fields[1])
+
+
+def postgres_processes(postmaster: int) -> list[int]:
+    """A postmaster and every process it started (backends, WAL writer, checkpointer...):
+    what a PostgreSQL server spends, read again each time as backends come and go."""
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (child := _proc_stat(int(entry))) and int(child[1]) == postmaster:
+            children.append(int(entry))
+    return [postmaster, *children]
+
+
+@dataclass(slots=True)
+class CpuMeter:
+    """CPU seconds by process, read from /proc (Linux), so a benchmark can say what one
+    request cost each process besides how many it did: on a shared, noisy machine the
+    CPU per request moves less than the throughput. ``client`` is this process.
+
+    ``groups``: name -> a function giving the pids to sum (read each time: PostgreSQL's
+    backends come and go)."""
+
+    groups: dict[str, Callable[[], list[int]]]
+
+    @staticmethod
+    def available() -> bool:
+        return os.path.exists("/proc/self/stat")
+
+    def read(self) -> dict[str, float]:
+        readings = {"client": time.process_time()}
+        for name, pids in self.groups.items():
+            readings[name] = sum(process_cpu_seconds(pid) for pid in pids())
+        return readings
 
 
 async def closed_loop(
@@ -61,13 +119,22 @@ async def closed_loop(
     concurrency: int,
     seconds: float,
     warmup: float,
+    meter: CpuMeter | None = None,
 ) -> LoadResult:
-    """Run ``concurrency`` workers for ``warmup + seconds``; count only the window."""
+    """Run ``concurrency`` workers for ``warmup + seconds``; count only the window, and
+    with a ``meter`` the CPU each process spent in it."""
     latencies: list[float] = []
     counted = 0
     start = time.perf_counter()
     window_start = start + warmup
     end = window_start + seconds
+    readings: list[dict[str, float]] = []
+
+    async def read_meter(meter: CpuMeter) -> None:
+        await asyncio.sleep(warmup)
+        readings.append(meter.read())
+        await asyncio.sleep(max(0.0, end - time.perf_counter()))
+        readings.append(meter.read())
 
     async def worker(index: int) -> None:
         nonlocal counted
@@ -81,8 +148,15 @@ async def closed_loop(
                 latencies.extend(mine)
             mine.clear()
 
-    await asyncio.gather(*(worker(i) for i in range(concurrency)))
-    return LoadResult(counted, seconds, tuple(latencies))
+    metering = [read_meter(meter)] if meter is not None else []
+    await asyncio.gather(*(worker(i) for i in range(concurrency)), *metering)
+    cpu_ms: dict[str, float] = {}
+    if len(readings) == 2 and counted:
+        cpu_ms = {
+            name: round((readings[1][name] - readings[0][name]) * 1000 / counted, 4)
+            for name in readings[0]
+        }
+    return LoadResult(counted, seconds, tuple(latencies), cpu_ms)
 
 
 def window_measurement(

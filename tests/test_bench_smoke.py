@@ -8,14 +8,18 @@ temporary directory so the test never litters bench/results/.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.__main__ import BENCHMARKS, main
+from bench.service import CpuMeter, Step, closed_loop, parent_pid, postgres_processes
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -136,3 +140,50 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
     assert written["extra"]["timeline"]
     assert png == out / "load-latest.png"
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+@pytest.mark.skipif(not CpuMeter.available(), reason="CPU by process is read from /proc (Linux)")
+async def test_the_cpu_meter_charges_each_request_to_the_process_that_spent_it() -> None:
+    """A closed loop whose requests burn CPU in a child process: per request, the child's
+    share is about what it burned, and this process's is charged to the client."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n sum(range(200_000))"],
+        stdin=subprocess.PIPE,
+    )
+    assert child.stdin is not None
+    try:
+        meter = CpuMeter({"child": lambda: [child.pid]})
+
+        async def make(_index: int, latencies: list[float]) -> Step:
+            async def step() -> int:
+                child.stdin.write(b"go\n")  # type: ignore[union-attr]
+                child.stdin.flush()  # type: ignore[union-attr]
+                await asyncio.sleep(0.01)
+                latencies.append(0.01)
+                return 1
+
+            return step
+
+        result = await closed_loop(make, 1, 1.0, 0.2, meter)
+    finally:
+        child.kill()
+        child.wait()
+    assert set(result.cpu_ms) == {"client", "child"}
+    assert result.requests > 10
+    assert 0.5 < result.cpu_ms["child"] < 10.0, result.cpu_ms  # sum(range(200_000)): ~2-5 ms
+    assert result.cpu_ms["client"] < result.cpu_ms["child"]
+
+
+async def test_postgres_processes_are_the_postmaster_and_its_children(pg_pool: Any) -> None:
+    async with pg_pool.acquire() as connection:
+        backend = await connection.fetchval("SELECT pg_backend_pid()")
+        try:
+            seen_here = Path(f"/proc/{backend}/comm").read_text().startswith("postgres")
+        except OSError:
+            seen_here = False
+        if not seen_here:
+            pytest.skip("the test database's processes are not visible here (a container)")
+        postmaster = parent_pid(backend)
+        assert postmaster is not None
+        pids = postgres_processes(postmaster)
+        assert pids[0] == postmaster and backend in pids
