@@ -33,7 +33,7 @@ async def run(settings: MatchSettings) -> None:
     async with Lifecycle() as life:
         pool = await life.enter(create_pool(settings.database_url))
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
-        store = MatchStore(pool, settings.schema)
+        store = MatchStore(pool, settings.schema, linger=settings.commit_linger_seconds)
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
         ctx = Context(
             store=store,

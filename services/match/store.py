@@ -427,7 +427,7 @@ class _Save:
 
 
 class MatchStore:
-    def __init__(self, pool: Any, schema: str) -> None:
+    def __init__(self, pool: Any, schema: str, linger: float = 0.0) -> None:
         self._pool = pool
         self._schema = quote_schema(schema)
         self._events = PostgresEventStore(pool, schema)
@@ -443,7 +443,7 @@ class MatchStore:
             "$15::boolean[], $16::text[], $17::text[], $18::text[], $19::integer[])"
         )
         self._group: GroupCommit[_Save, None] = GroupCommit(
-            self._flush_group, observe=metrics.SAVE_BATCH.observe
+            self._flush_group, observe=metrics.SAVE_BATCH.observe, linger=linger
         )
         self._held: Any = None
         """The group commit's connection while more batches are queued behind the one

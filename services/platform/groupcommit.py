@@ -5,10 +5,20 @@ take a snapshot, write and flush the commit record, deliver its NOTIFY) and in t
 client per statement (a message out, a message in, a task woken). Under load, many
 callers wait on the same flush anyway: ``GroupCommit`` lets them share it.
 
-Natural batching, no timer: when no flush is running, a submitted command starts one
-at once (so a lone caller waits for nothing but its own round trip); commands
-submitted while a flush is in flight wait for it and go together in the next. One
-flush runs at a time, so a process never holds two of its own batches' locks at once.
+Natural batching: when no flush is running, a submitted command starts one at once (so
+a lone caller waits for nothing but its own round trip); commands submitted while a
+flush is in flight wait for it and go together in the next. One flush runs at a time,
+so a process never holds two of its own batches' locks at once.
+
+``linger``: under concurrency (the batch about to go, or the one before it, holds more
+than one command), wait that long before a flush for more commands to join, as
+PostgreSQL's ``commit_delay`` and Kafka's ``linger.ms`` do. Fewer, larger transactions
+cost the database, the event loop and the callers less per command, for at most that
+much more latency; a lone command never waits. Measured in the match benchmark at 64
+concurrent matches (alternating runs, CPU per placement): no linger 1,960/s, PostgreSQL
+0.18 ms, all processes 0.88 ms; 1 ms 2,210/s; 2 ms 2,440-2,530/s; 4 ms 2,600-3,000/s,
+PostgreSQL 0.085 ms, all 0.58 ms. At 16 matches, where the callers wait on latency more
+than on CPU, 4 ms costs about 14% of the placements per second.
 
 The flush function decides what one command's outcome is (a result or an exception
 for that caller alone); if the flush itself fails (the connection went away), every
@@ -35,12 +45,17 @@ class GroupCommit(Generic[Command, Outcome]):
         flush: Flush[Command, Outcome],
         max_batch: int = 128,
         observe: Callable[[int], None] | None = None,
+        linger: float = 0.0,
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be positive, got {max_batch}")
+        if linger < 0:
+            raise ValueError(f"linger must not be negative, got {linger}")
         self._flush = flush
         self._max_batch = max_batch
         self._observe = observe
+        self._linger = linger
+        self._last_batch = 0
         self._pending: list[tuple[Command, asyncio.Future[Outcome]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -62,6 +77,9 @@ class GroupCommit(Generic[Command, Outcome]):
     async def _drain(self) -> None:
         try:
             while self._pending:
+                concurrent = len(self._pending) > 1 or self._last_batch > 1
+                if self._linger and concurrent and len(self._pending) < self._max_batch:
+                    await asyncio.sleep(self._linger)
                 batch = self._pending[: self._max_batch]
                 del self._pending[: self._max_batch]
                 await self._write(batch)
@@ -69,6 +87,7 @@ class GroupCommit(Generic[Command, Outcome]):
             self._flusher = None
 
     async def _write(self, batch: list[tuple[Command, asyncio.Future[Outcome]]]) -> None:
+        self._last_batch = len(batch)
         if self._observe is not None:
             self._observe(len(batch))
         try:

@@ -95,3 +95,27 @@ async def test_a_caller_that_gives_up_does_not_break_the_batch() -> None:
     with pytest.raises(asyncio.CancelledError):
         await quitter
     assert flush.batches == [["a", "b"]]
+
+
+async def test_under_concurrency_a_lingering_flush_waits_for_more_commands() -> None:
+    flush = Recorder()
+    group: GroupCommit[str, str] = GroupCommit(flush, linger=0.05)
+    first = [asyncio.create_task(group.submit(c)) for c in "ab"]  # two at once: concurrency
+    await asyncio.sleep(0.01)  # within the linger: "c" still joins their batch
+    late = asyncio.create_task(group.submit("c"))
+    assert await asyncio.gather(*first, late) == ["A", "B", "C"]
+    assert flush.batches == [["a", "b", "c"]]
+
+
+async def test_a_lone_command_does_not_linger() -> None:
+    flush = Recorder()
+    group: GroupCommit[str, str] = GroupCommit(flush, linger=0.05)
+    alone = asyncio.create_task(group.submit("a"))
+    await asyncio.sleep(0.01)  # a lingering flush would still be waiting for company
+    assert flush.batches == [["a"]]
+    assert await alone == "A"
+
+
+def test_linger_cannot_be_negative() -> None:
+    with pytest.raises(ValueError, match="linger"):
+        GroupCommit(Recorder(), linger=-0.001)
