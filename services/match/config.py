@@ -33,8 +33,9 @@ class MatchSettings:
     bot_workers: int
     """Worker processes for bot searches; as many timer loops plus one run meanwhile."""
     commit_linger_seconds: float = 0.004
-    """How long a group commit waits for more commands under concurrency (``GroupCommit``'s
-    ``linger``); 0 writes each batch as soon as the one before it is done. 4 ms on a move
+    """Under concurrency, how long a command may wait for others to share its group
+    commit (``GroupCommit``'s ``linger``, counted from its arrival); 0 writes each batch
+    as soon as the one before it is done. 4 ms on a move
     is nothing to a player (their round trip is 20-100 ms) and halves what a move costs
     the database and the service under load."""
 

@@ -11,8 +11,12 @@ flush is in flight wait for it and go together in the next. One flush runs at a 
 so a process never holds two of its own batches' locks at once.
 
 ``linger``: under concurrency (the batch about to go, or the one before it, holds more
-than one command), wait that long before a flush for more commands to join, as
-PostgreSQL's ``commit_delay`` and Kafka's ``linger.ms`` do. Fewer, larger transactions
+than one command), a flush waits for more commands to join until its oldest command
+has waited that long, as PostgreSQL's ``commit_delay`` and Kafka's ``linger.ms`` do.
+Counted from the oldest command's arrival, not from the end of the flush before: time
+spent waiting behind a flush in flight counts, so no command waits longer for company
+than ``linger`` (counted from the flush's end instead: 8% fewer placements/s and a p99
+of 34-41 ms instead of 33-37 in alternating runs). Fewer, larger transactions
 cost the database, the event loop and the callers less per command, for at most that
 much more latency; a lone command never waits. Measured in the match benchmark at 64
 concurrent matches (alternating runs, CPU per placement): no linger 1,960/s, PostgreSQL
@@ -56,6 +60,8 @@ class GroupCommit(Generic[Command, Outcome]):
         self._observe = observe
         self._linger = linger
         self._last_batch = 0
+        self._since = 0.0
+        """When the oldest pending command was submitted (the event loop's clock)."""
         self._pending: list[tuple[Command, asyncio.Future[Outcome]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -66,7 +72,10 @@ class GroupCommit(Generic[Command, Outcome]):
 
     async def submit(self, command: Command) -> Outcome:
         """Write ``command`` with whatever else is waiting; its outcome, or its error."""
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+        if not self._pending:
+            self._since = loop.time()
         self._pending.append((command, future))
         if self._flusher is None:
             self._flusher = asyncio.create_task(self._drain())
@@ -79,7 +88,9 @@ class GroupCommit(Generic[Command, Outcome]):
             while self._pending:
                 concurrent = len(self._pending) > 1 or self._last_batch > 1
                 if self._linger and concurrent and len(self._pending) < self._max_batch:
-                    await asyncio.sleep(self._linger)
+                    waited = asyncio.get_running_loop().time() - self._since
+                    if waited < self._linger:
+                        await asyncio.sleep(self._linger - waited)
                 batch = self._pending[: self._max_batch]
                 del self._pending[: self._max_batch]
                 await self._write(batch)

@@ -119,3 +119,22 @@ async def test_a_lone_command_does_not_linger() -> None:
 def test_linger_cannot_be_negative() -> None:
     with pytest.raises(ValueError, match="linger"):
         GroupCommit(Recorder(), linger=-0.001)
+
+
+async def test_time_spent_behind_a_flush_in_flight_counts_toward_the_linger() -> None:
+    """b and c queue behind a's flush for longer than the linger: once it is done they go
+    at once, without lingering again, so d, right behind them, is a batch of its own."""
+    flush = Recorder()
+    group: GroupCommit[str, str] = GroupCommit(flush, linger=0.05)
+    flush.gate.clear()
+    first = asyncio.create_task(group.submit("a"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # a is being written, held at the gate
+    queued = [asyncio.create_task(group.submit(c)) for c in "bc"]
+    await asyncio.sleep(0.08)  # longer than the linger
+    flush.gate.set()
+    await first
+    await asyncio.sleep(0.01)
+    later = asyncio.create_task(group.submit("d"))
+    assert await asyncio.gather(*queued, later) == ["B", "C", "D"]
+    assert flush.batches == [["a"], ["b", "c"], ["d"]]
