@@ -15,6 +15,12 @@ from services.platform.settings import (
     port,
 )
 
+COMMIT_LINGER_SECONDS = 0.004
+"""Under concurrency, how long a command may wait for others to share its group commit
+(``GroupCommit``'s ``linger``, counted from its arrival). 4 ms on a move is nothing to a
+player (their round trip is 20-100 ms) and halves what a move costs the database under
+load."""
+
 
 @dataclass(frozen=True, slots=True)
 class MatchSettings:
@@ -32,12 +38,9 @@ class MatchSettings:
     """A bot's thinking budget per move (issue 8: 1 s), capped to half the turn timer."""
     bot_workers: int
     """Worker processes for bot searches; as many timer loops plus one run meanwhile."""
-    commit_linger_seconds: float = 0.004
-    """Under concurrency, how long a command may wait for others to share its group
-    commit (``GroupCommit``'s ``linger``, counted from its arrival); 0 writes each batch
-    as soon as the one before it is done. 4 ms on a move
-    is nothing to a player (their round trip is 20-100 ms) and halves what a move costs
-    the database and the service under load."""
+    commit_linger_seconds: float
+    """``COMMIT_LINGER_SECONDS`` unless set; 0 writes each batch as soon as the one before
+    it is done."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
@@ -62,6 +65,9 @@ class MatchSettings:
             bot_seconds=number(env, PREFIX + "BOT_SECONDS", 1.0, minimum=0.01),
             bot_workers=int(number(env, PREFIX + "BOT_WORKERS", 1.0, minimum=1.0)),
             commit_linger_seconds=number(
-                env, PREFIX + "MATCH_COMMIT_LINGER_SECONDS", 0.004, minimum=0.0
+                env,
+                PREFIX + "MATCH_COMMIT_LINGER_SECONDS",
+                COMMIT_LINGER_SECONDS,
+                minimum=0.0,
             ),
         )

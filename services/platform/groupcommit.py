@@ -12,21 +12,17 @@ so a process never holds two of its own batches' locks at once.
 
 ``linger``: under concurrency (the batch about to go, or the one before it, holds more
 than one command), a flush waits for more commands to join until its oldest command
-has waited that long, as PostgreSQL's ``commit_delay`` and Kafka's ``linger.ms`` do.
-Counted from the oldest command's arrival, not from the end of the flush before: time
-spent waiting behind a flush in flight counts, so no command waits longer for company
-than ``linger`` (counted from the flush's end instead: 8% fewer placements/s and a p99
-of 34-41 ms instead of 33-37 in alternating runs). Fewer, larger transactions
-cost the database, the event loop and the callers less per command, for at most that
-much more latency; a lone command never waits. Measured in the match benchmark at 64
-concurrent matches (alternating runs, CPU per placement): no linger 1,960/s, PostgreSQL
-0.18 ms, all processes 0.88 ms; 1 ms 2,210/s; 2 ms 2,440-2,530/s; 4 ms 2,600-3,000/s,
-PostgreSQL 0.085 ms, all 0.58 ms. At 16 matches, where the callers wait on latency more
-than on CPU, 4 ms costs about 14% of the placements per second.
+has waited that long since it was submitted, as PostgreSQL's ``commit_delay`` and
+Kafka's ``linger.ms`` do; a lone command never waits. Time spent queued behind a flush
+in flight counts, so no command waits longer than ``linger`` for company. Fewer, larger
+transactions cost the database, the event loop and the callers less per command.
 
-The flush function decides what one command's outcome is (a result or an exception
-for that caller alone); if the flush itself fails (the connection went away), every
-command of the batch gets that error, as each would have alone.
+Measured in the match benchmark at 64 concurrent matches (alternating runs): no linger
+1,960 placements/s (PostgreSQL 0.18 ms and all processes 0.88 ms of CPU per placement);
+1 ms 2,210/s; 2 ms 2,440-2,530/s; 4 ms 2,600-3,000/s (0.085 and 0.58 ms). Those figures
+counted the wait from the previous flush's end; counting it from the oldest arrival
+gave about 8% more and p99 33-37 ms instead of 34-41. At 16 matches, whose callers wait
+on latency more than on CPU, 4 ms costs about 14% of the placements per second.
 """
 
 from __future__ import annotations
