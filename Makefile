@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard proto/triad/v1/*.proto)
 GEN_STAMP := gen/.generated
 
-.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools chaos
+.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools test-tools chaos
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -38,7 +38,7 @@ $(GEN_STAMP): $(STAMP) $(PROTOS)
 run: proto ## start the whole backend on this machine
 	$(BIN)/python -m services.platform.run
 
-test: proto lint ## run every test (unit, integration, conformance)
+test: proto lint test-tools ## run every test (unit, integration, conformance)
 	$(BIN)/python -m pytest -q
 
 unit: proto ## run the fast unit tests only
@@ -67,6 +67,16 @@ load: proto ## end-to-end load: LOAD_CLIENTS players for LOAD_SECONDS through th
 
 ops-tools: ## install promtool and kubectl for the deployment checks (as root)
 	.ci/install-ops-tools
+
+# make test sets up what its tests need: the deployment checks' tools too, where it can
+# (as root, as CI is). Where it cannot, those checks are skipped, each naming
+# `make ops-tools` as the command that enables them; they never fail for a missing tool.
+test-tools:
+	@if [ "$$(id -u)" = 0 ]; then \
+		.ci/install-ops-tools || echo "make test: promtool/kubectl could not be installed; the deployment checks that need them are skipped"; \
+	else \
+		echo "make test: not root, so promtool/kubectl are not installed here; the deployment checks that need them are skipped (run 'sudo make ops-tools' to enable them)"; \
+	fi
 
 clean: ## remove the virtual environment and generated code
 	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.deploy_manifests import K8S, OVERLAYS, objects, render, selects, tool
+from tests.deploy_manifests import K8S, OPS_TOOLS_HINT, OVERLAYS, objects, render, selects, tool
 from tests.deploy_metrics import (
     Family,
     family_key,
@@ -45,7 +45,7 @@ EXTERNAL: dict[str, str] = {
 
 
 def promtool() -> str:
-    return tool("promtool", "run .ci/install-ops-tools (as root): Debian's package prometheus")
+    return tool("promtool", OPS_TOOLS_HINT, ops_tool=True)
 
 
 def alert_rules() -> dict[str, Any]:

@@ -1,0 +1,47 @@
+"""The deployment checks on a machine without the ops tools: skipped with the command
+that enables them, never failed (``make test`` installs the tools only where it can, as
+root; issue: a fresh machine's ``make test`` ended in three failures for want of promtool).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_promtool_checks_are_skipped_with_the_command_that_enables_them(
+    tmp_path: Path,
+) -> None:
+    # A PATH that holds nothing: no promtool (the venv's own tools stay reachable by path).
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_deploy_monitoring.py",
+            "-k",
+            "promtool",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "failed" not in out, out
+    assert " skipped" in out, out
+    assert "promtool is not installed: run `make ops-tools` as root" in out, out
