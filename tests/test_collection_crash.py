@@ -100,6 +100,7 @@ async def test_a_killed_service_loses_nothing_acknowledged_and_completes_every_t
                     0,
                     True,
                     ctx.clock(),
+                    placements=9,
                 )
                 async with pool.acquire() as conn, conn.transaction():
                     await store.run_in(conn, partial(settle_match, ctx, finished=finished))

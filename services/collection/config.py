@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from services.collection.domain import PAIR_REWARDED_MATCHES_PER_DAY
 from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
 
 
@@ -22,6 +23,9 @@ class CollectionSettings:
     draft_inactivity_seconds: float
     timer_poll_seconds: float
     admin_token: str | None
+    reward_matches_per_pair_per_day: int
+    """How many matches two players are paid for against each other per UTC day
+    (domain.match_reward); 0 pays no match between two humans."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> CollectionSettings:
@@ -44,4 +48,19 @@ class CollectionSettings:
             draft_inactivity_seconds=number(env, PREFIX + "DRAFT_INACTIVITY_SECONDS", 120.0, 0.05),
             timer_poll_seconds=number(env, PREFIX + "TIMER_POLL_SECONDS", 0.05, minimum=0.001),
             admin_token=optional(env, PREFIX + "ADMIN_TOKEN"),
+            reward_matches_per_pair_per_day=count(
+                env,
+                PREFIX + "REWARD_MATCHES_PER_PAIR_PER_DAY",
+                PAIR_REWARDED_MATCHES_PER_DAY,
+            ),
         )
+
+
+def count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number >= 0; the default when unset."""
+    value = optional(env, name)
+    if value is None:
+        return default
+    if not value.isdigit():
+        raise SettingsError(f"{name} must be a whole number 0 or more, got {value!r}")
+    return int(value)

@@ -46,6 +46,7 @@ def finished_match(message: ev.MatchFinished) -> FinishedMatch:
         winner=winner,
         trade_one=message.trade_rule == pb.TRADE_RULE_ONE,
         finished_at=moment(outcome.finish_time),
+        placements=message.placement_count,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from random import Random
 from uuid import NAMESPACE_URL, uuid5
 
@@ -47,6 +48,11 @@ make a legal deck (RULES.md 2), whatever the holo draws."""
 STARTER_COINS = 300
 MATCH_WIN_COINS = 40
 DAILY_FIRST_MATCH_COINS = 60
+PAIR_REWARDED_MATCHES_PER_DAY = 5
+"""The default of TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY: see :func:`match_reward`."""
+PLACEMENTS_FOR_REWARD = 2
+"""Turns alternate from the first placement (RULES.md 3), so two placements on the board
+mean that each seat placed a card (its own or, after a missed turn, the server's for it)."""
 MAX_DECKS = 50
 MAX_DECK_NAME = 40
 HOLO_CHANCE = 0.05
@@ -179,6 +185,74 @@ def spend(
             "win matches to earn more (a balance never goes negative)"
         )
     return CurrencyDebited(player_id, amount, reason, reference_id, balance - amount)
+
+
+class RewardDecision(StrEnum):
+    """What a finished match paid for playing it, and why (metric and log label)."""
+
+    PAID = "paid"
+    UNPLAYED = "unplayed"
+    """It ended before both players had placed a card: nothing is paid."""
+    PAIR_LIMIT = "pair_limit"
+    """The two players' rewarded matches of the UTC day had reached the limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMatch:
+    """What a match's reward depends on, from its MatchFinished event."""
+
+    match_id: str
+    humans: tuple[str, ...]
+    """The player ids of the human seats (one in a match against a bot)."""
+    winner: str | None
+    """The winning seat's player id; None for a draw."""
+    placements: int
+    day: str
+    """The UTC day the match finished on (ISO date)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReward:
+    decision: RewardDecision
+    first_match: tuple[str, ...]
+    """Who is paid the first-match-of-the-day bonus, if not paid yet that day."""
+    winner: str | None
+    """Who is paid MATCH_WIN_COINS."""
+
+
+def match_reward(played: PlayedMatch, pair_rewarded_today: int, pair_limit: int) -> MatchReward:
+    """The coins for playing a match.
+
+    - Each human is paid DAILY_FIRST_MATCH_COINS for the first finished match of the UTC
+      day; the winner of a match between two humans is paid MATCH_WIN_COINS.
+    - **Decision:** a match that ended before both players placed a card pays nothing,
+      also against a bot: a forfeit at move 0 is not a match played.
+    - **Decision:** two humans are paid for at most ``pair_limit`` matches against each
+      other per UTC day (TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY, default
+      PAIR_REWARDED_MATCHES_PER_DAY = 5), counted per unordered pair; later matches of
+      the pair that day pay nothing, and still count for ratings and Trade One. Five
+      matches against the same person is more than a day of queued play brings, and
+      bounds what a player earns from a second account of their own at 5 x 40 coins
+      a day (plus the daily bonus, which is once a day anyway). A bot is not a second
+      account: a match against a bot has no pair limit (it pays only the daily bonus).
+
+    ``pair_rewarded_today`` is how many matches of the two humans paid earlier that UTC
+    day (0 when a seat is a bot).
+    """
+    if played.placements < PLACEMENTS_FOR_REWARD:
+        return MatchReward(RewardDecision.UNPLAYED, (), None)
+    if len(played.humans) == 2 and pair_rewarded_today >= pair_limit:
+        return MatchReward(RewardDecision.PAIR_LIMIT, (), None)
+    winner = played.winner if len(played.humans) == 2 else None
+    return MatchReward(RewardDecision.PAID, played.humans, winner)
+
+
+def reward_pair(humans: Sequence[str]) -> tuple[str, str] | None:
+    """The unordered pair the daily limit counts for: two humans, in id order."""
+    if len(humans) != 2:
+        return None
+    low, high = sorted(humans)
+    return low, high
 
 
 # --- decks ----------------------------------------------------------------------------------

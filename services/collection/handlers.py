@@ -56,6 +56,7 @@ class Context:
     choice_seconds: float = 120.0
     pick_seconds: float = 180.0
     inactivity_seconds: float = 120.0
+    pair_rewards_per_day: int = domain.PAIR_REWARDED_MATCHES_PER_DAY
 
     def new_id(self) -> str:
         return str(UUID(int=self.rng.getrandbits(128), version=4))
@@ -325,6 +326,43 @@ async def credit_in(
     await unit.append_player(player_id, [event])
     metrics.COINS_IN.labels(reason=reason.value).inc(amount)
     return event
+
+
+async def reward_match(unit: Unit, played: domain.PlayedMatch, pair_limit: int) -> None:
+    """Pay for playing a finished match (``domain.match_reward``), once per match.
+
+    Runs in the settling transaction: the decision row, the credits and the consumer's
+    processed mark commit together, so a replay or a crash neither pays nor counts twice.
+    Both humans' rows are locked first, so two matches of one pair settle in turn and
+    the daily count each reads is exact."""
+    await unit.players(*played.humans)
+    if await unit.match_reward(played.match_id) is not None:
+        return  # settled by an earlier delivery
+    pair = domain.reward_pair(played.humans)
+    earlier = 0 if pair is None else await unit.pair_rewarded(pair, played.day)
+    reward = domain.match_reward(played, earlier, pair_limit)
+    await unit.record_match_reward(played.match_id, reward.decision.value, played.day, pair)
+    for player_id in reward.first_match:
+        await credit_in(
+            unit,
+            player_id,
+            domain.DAILY_FIRST_MATCH_COINS,
+            CurrencyReason.DAILY_FIRST_MATCH,
+            played.day,
+        )
+    if reward.winner is not None:
+        await credit_in(
+            unit, reward.winner, domain.MATCH_WIN_COINS, CurrencyReason.MATCH_WIN, played.match_id
+        )
+    metrics.MATCH_REWARDS.labels(decision=reward.decision.value).inc()
+    if reward.decision is not domain.RewardDecision.PAID:
+        log.info(
+            "match paid nothing",
+            match_id=played.match_id,
+            decision=reward.decision.value,
+            players=list(played.humans),
+            placements=played.placements,
+        )
 
 
 async def spend(

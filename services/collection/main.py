@@ -81,6 +81,7 @@ async def run(settings: CollectionSettings) -> None:
             choice_seconds=settings.trade_choice_seconds,
             pick_seconds=settings.draft_pick_seconds,
             inactivity_seconds=settings.draft_inactivity_seconds,
+            pair_rewards_per_day=settings.reward_matches_per_pair_per_day,
         )
         notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
         await notifier.start()

@@ -14,6 +14,12 @@ CARDS_DRAWN = Counter(
 )
 COINS_IN = Counter("triad_coins_credited_total", "Coins credited, by reason.", ["reason"])
 COINS_OUT = Counter("triad_coins_debited_total", "Coins debited, by reason.", ["reason"])
+MATCH_REWARDS = Counter(
+    "triad_match_rewards_total",
+    "Finished matches by what they paid for playing: paid, unplayed (ended before both "
+    "players placed a card), pair_limit (the pair's rewarded matches of the day reached).",
+    ["decision"],
+)
 TRADES_OPENED = Counter("triad_trades_opened_total", "Trade One trades opened.")
 TRADES_COMPLETED = Counter(
     "triad_trades_completed_total", "Trades whose copy moved, by who chose.", ["chooser"]

@@ -185,6 +185,27 @@ MIGRATIONS = (
             WHERE completed_at IS NOT NULL;
         """,
     ),
+    Migration(
+        "collection",
+        3,
+        "what each finished match paid for playing it, for the daily limit per pair",
+        """
+        -- One row per settled match, written in the transaction that pays it (or not):
+        -- a MatchFinished delivered again finds its decision here and pays nothing
+        -- twice, and the daily limit per pair counts the paid rows (domain.match_reward).
+        -- The pair is the two human players in id order; NULL against a bot.
+        CREATE TABLE match_rewards (
+            match_id    text PRIMARY KEY,
+            decision    text NOT NULL,
+            day         date NOT NULL,
+            player_low  text,
+            player_high text,
+            decided_at  timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX match_rewards_pair ON match_rewards (player_low, player_high, day)
+            WHERE decision = 'paid' AND player_low IS NOT NULL;
+        """,
+    ),
 )
 
 

@@ -18,7 +18,7 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -229,6 +229,40 @@ class Unit:
 
     async def active_seed(self, player_id: str) -> ActiveSeed | None:
         return await self._store.active_seed(player_id, conn=self.conn)
+
+    async def match_reward(self, match_id: str) -> str | None:
+        """The reward decision recorded for a settled match, if any."""
+        value = await self.conn.fetchval(
+            f"SELECT decision FROM {self._t.match_rewards} WHERE match_id = $1", match_id
+        )
+        return None if value is None else str(value)
+
+    async def pair_rewarded(self, pair: tuple[str, str], day: str) -> int:
+        """How many matches of the pair paid on the UTC day. Exact only while both
+        players' rows are locked (``players``): their settlements take turns."""
+        return int(
+            await self.conn.fetchval(
+                f"SELECT count(*) FROM {self._t.match_rewards} WHERE player_low = $1 "
+                "AND player_high = $2 AND day = $3 AND decision = 'paid'",
+                pair[0],
+                pair[1],
+                date.fromisoformat(day),
+            )
+        )
+
+    async def record_match_reward(
+        self, match_id: str, decision: str, day: str, pair: tuple[str, str] | None
+    ) -> None:
+        """Keyed by the match: a concurrent second settlement of it fails and retries."""
+        await self.conn.execute(
+            f"INSERT INTO {self._t.match_rewards} (match_id, decision, day, player_low, "
+            "player_high) VALUES ($1, $2, $3, $4, $5)",
+            match_id,
+            decision,
+            date.fromisoformat(day),
+            None if pair is None else pair[0],
+            None if pair is None else pair[1],
+        )
 
     async def save_seed(
         self, player_id: str, seed_id: str, server_seed: str, seed_hash: str, client_seed: str,

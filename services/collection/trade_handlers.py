@@ -11,7 +11,7 @@ times, with or without the same event id, opens one trade.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import structlog
 
@@ -19,13 +19,12 @@ from services.collection import domain, metrics, trade
 from services.collection.events import (
     CopiesLocked,
     CopiesReleased,
-    CurrencyReason,
     Holder,
     HolderKind,
     PlayerRef,
     TradeEvent,
 )
-from services.collection.handlers import Context, credit_in, release_in
+from services.collection.handlers import Context, release_in, reward_match
 from services.collection.store import Request, Result, Unit, trade_stream
 from services.collection.trade import Trade, TradeNotFound
 
@@ -50,6 +49,19 @@ class FinishedMatch:
     """Index of the winning seat; None for a draw."""
     trade_one: bool
     finished_at: datetime
+    placements: int
+    """Cards placed on the board: what the reward for playing depends on."""
+
+
+def played_match(finished: FinishedMatch) -> domain.PlayedMatch:
+    winner = None if finished.winner is None else finished.seats[finished.winner]
+    return domain.PlayedMatch(
+        match_id=finished.match_id,
+        humans=tuple(s.player.player_id for s in finished.seats if not s.is_bot),
+        winner=None if winner is None else winner.player.player_id,
+        placements=finished.placements,
+        day=finished.finished_at.astimezone(UTC).date().isoformat(),
+    )
 
 
 async def load_trade(unit: Unit, trade_id: str) -> Trade | None:
@@ -64,27 +76,11 @@ async def settle_match(ctx: Context, unit: Unit, finished: FinishedMatch) -> Non
     humans = [s for s in finished.seats if not s.is_bot]
     await unit.players(*(s.player.player_id for s in humans))
     await release_in(unit, Holder(HolderKind.MATCH, finished.match_id))
-    day = finished.finished_at.date().isoformat()
-    for seat in humans:
-        await credit_in(
-            unit,
-            seat.player.player_id,
-            domain.DAILY_FIRST_MATCH_COINS,
-            CurrencyReason.DAILY_FIRST_MATCH,
-            day,
-        )
+    await reward_match(unit, played_match(finished), ctx.pair_rewards_per_day)
     if finished.winner is None:
         return  # a draw trades nothing (RULES.md 7)
     winner = finished.seats[finished.winner]
     loser = finished.seats[1 - finished.winner]
-    if len(humans) == 2:
-        await credit_in(
-            unit,
-            winner.player.player_id,
-            domain.MATCH_WIN_COINS,
-            CurrencyReason.MATCH_WIN,
-            finished.match_id,
-        )
     if finished.trade_one and len(humans) == 2:
         await _open_trade(ctx, unit, finished.match_id, winner, loser)
 

@@ -54,6 +54,7 @@ async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedM
         winner=0,
         trade_one=True,
         finished_at=ctx.clock(),
+        placements=9,
     )
 
 
@@ -177,7 +178,7 @@ async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Con
 
 async def test_a_draw_trades_nothing_and_frees_the_decks(ctx: Context) -> None:
     finished = await ranked_match(ctx, "m1", "ann", "bea")
-    await settle(ctx, FinishedMatch(finished.match_id, finished.seats, None, True, ctx.clock()))
+    await settle(ctx, FinishedMatch(finished.match_id, finished.seats, None, True, ctx.clock(), 9))
     assert "TradeOpened" not in await event_counts(ctx.store)
     assert await ctx.store.locks([*finished.seats[0].deck, *finished.seats[1].deck]) == {}
 
