@@ -12,11 +12,13 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.collection import domain, trade_handlers
+from services.collection.config import CollectionSettings
 from services.collection.domain import PlayedMatch, RewardDecision, match_reward
 from services.collection.events import PlayerRef
 from services.collection.handlers import Context
 from services.collection.tests.builders import T0
 from services.collection.trade_handlers import FinishedMatch, FinishedSeat
+from services.platform.settings import SettingsError
 
 WIN, FIRST = domain.MATCH_WIN_COINS, domain.DAILY_FIRST_MATCH_COINS
 DAY = T0.date().isoformat()
@@ -60,6 +62,16 @@ def test_the_pair_is_unordered_and_only_two_humans_make_one() -> None:
     assert domain.reward_pair(("bea", "ann")) == domain.reward_pair(("ann", "bea"))
     assert domain.reward_pair(("ann", "bea")) == ("ann", "bea")
     assert domain.reward_pair(("ann",)) is None
+
+
+def test_the_pair_limit_is_a_setting_with_a_default_and_a_clear_refusal() -> None:
+    env = {"TRIAD_DATABASE_URL": "postgresql://triad@localhost/triad"}
+    assert CollectionSettings.from_env(env).reward_matches_per_pair_per_day == 5
+    name = "TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY"
+    assert CollectionSettings.from_env({**env, name: "0"}).reward_matches_per_pair_per_day == 0
+    for bad in ("-1", "2.5", "many"):
+        with pytest.raises(SettingsError, match=f"{name} must be a whole number"):
+            CollectionSettings.from_env({**env, name: bad})
 
 
 # ---- settling on real PostgreSQL -----------------------------------------------------------
