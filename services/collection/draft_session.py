@@ -310,7 +310,12 @@ def expire(draft: Draft, now: datetime, rng: Random) -> list[DraftEvent]:
         others = [s.player.player_id for s in draft.seats if s.player.player_id not in idle]
         return [
             DraftForfeited(
-                draft.draft_id, draft.ladder, draft.season, idle, others[0] if others else ""
+                draft.draft_id,
+                draft.ladder,
+                draft.season,
+                idle,
+                others[0] if others else "",
+                (draft.seats[0].player, draft.seats[1].player),
             )
         ]
     if now < draft.pick_deadline:

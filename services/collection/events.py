@@ -272,6 +272,9 @@ class DraftForfeited:
     season: int
     forfeiting: tuple[str, ...]
     winner: str
+    players: tuple[PlayerRef, ...] = ()
+    """Both participants in seat order, for the ladder's names (empty when read from an
+    event recorded before it carried them)."""
 
 
 PlayerEvent = (

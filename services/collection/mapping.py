@@ -350,6 +350,7 @@ def _encode_draft(event: CollectionEvent) -> Message:
                 ladder=ladder(event.ladder, event.season),
                 forfeiting_player_ids=event.forfeiting,
                 winner_player_id=event.winner,
+                players=[player_ref(p) for p in event.players],
             )
     raise TypeError(f"not a collection event: {event!r}")
 
@@ -474,6 +475,7 @@ def _decode_other(m: Message, at: datetime) -> CollectionEvent | None:
                 m.ladder.season,
                 tuple(m.forfeiting_player_ids),
                 m.winner_player_id,
+                tuple(player_ref_back(p) for p in m.players),
             )
     return None
 

@@ -162,4 +162,10 @@ def draft(state: Draft, player_id: str) -> pb.DraftView:
         opponent_pick_count=len(other.picks),
         match_id=state.match_id,
         version=state.version,
+        forfeiting_player_names=[
+            s.player.name for s in state.seats if s.player.player_id in state.forfeiting
+        ],
+        winner_player_name=next(
+            (s.player.name for s in state.seats if s.player.player_id == state.winner), ""
+        ),
     )

@@ -129,7 +129,8 @@ def test_a_participant_idle_for_120_seconds_forfeits_and_the_other_wins() -> Non
     state = apply(state, session.reveal(state, "d1", "bea", 0, [0], T0 + timedelta(seconds=60)))
     assert session.due(state) == T0 + timedelta(seconds=120)
     events = session.expire(state, T0 + timedelta(seconds=120), Random(1))
-    assert events == [DraftForfeited("d1", "draft", 0, ("ann",), "bea")]
+    # Both participants with their names: the rating service rates the forfeit by them.
+    assert events == [DraftForfeited("d1", "draft", 0, ("ann",), "bea", (ANN, BEA))]
     assert apply(state, events).status is session.Status.FORFEITED
     with pytest.raises(session.DraftOver):
         session.reveal(apply(state, events), "d1", "bea", 0, [1], T0 + timedelta(seconds=121))
