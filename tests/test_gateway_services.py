@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
 
@@ -26,11 +27,13 @@ from triad.v1 import match_pb2 as m
 from gateway.devcert import ensure_dev_certificate
 from services.collection.tests.process import ADMIN
 from tests.processes import Service, free_port
-from tests.test_gateway import PASSWORD, SECRET, bearer, expect
+from tests.test_gateway import PASSWORD, SECRET, bearer, collect, expect
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
+DRAFT = pb.LadderKey(ladder=pb.LADDER_DRAFT, season=0)
 STARTER_COPIES, STARTER_COINS = 10, 300  # services/collection/domain.py
+DRAFT_INACTIVITY_SECONDS = 2.0
 T = TypeVar("T")
 if TYPE_CHECKING:  # the async stub exists only in the type stubs
     Api = gateway_pb2_grpc.TriadGatewayAsyncStub
@@ -70,6 +73,8 @@ def backend(
                 "TRIAD_COLLECTION_PORT": str(ports["collection"]),
                 "TRIAD_COLLECTION_METRICS_PORT": "0",
                 "TRIAD_ADMIN_TOKEN": ADMIN,
+                # A draft's 120-s inactivity forfeit, short: only the draft test drafts.
+                "TRIAD_DRAFT_INACTIVITY_SECONDS": str(DRAFT_INACTIVITY_SECONDS),
             },
             ports["collection"],
             logs / "collection.log",
@@ -139,6 +144,7 @@ class Player:
         self.api = api
         self.id = registered.player.player_id
         self.name = registered.player.player_name
+        self.tokens = registered.tokens
         self.meta = bearer(registered.tokens)
 
     def __getattr__(self, rpc: str) -> Callable[[Any], Awaitable[Any]]:
@@ -442,3 +448,100 @@ async def test_a_rated_trade_one_match_settles_through_the_services(
     board = await bea.GetLeaderboard(g.GetLeaderboardRequest(ladder=RANKED, top_n=100))
     assert board.my_entry.player_name == bea.name and board.my_entry.rating == 1520
     assert board.ranked_player_count >= 2
+
+
+async def test_a_draft_forfeited_by_inactivity_is_the_forfeiters_loss_on_the_draft_ladder(
+    api: Api, backend: dict[str, Any]
+) -> None:
+    """RULES.md 8 and 10: Ann stays idle past the inactivity limit while Bea drafts; the
+    draft ends forfeited, its view names who forfeited and who won, and the Draft ladder
+    rates it once as Ann's loss, the change naming the draft (there is no match)."""
+    ann, bea = await join(api), await join(api)
+    pushes: list[g.OpenSessionResponse] = []
+    session = asyncio.create_task(collect(api, ann.tokens, pushes))
+    draft_id = str(uuid4())
+    async with grpc.aio.insecure_channel(backend["collection"].address) as cch:
+        # What the matchmaker does when it pairs two Draft tickets.
+        await collection_pb2_grpc.CollectionServiceStub(cch).CreateDraft(
+            c.CollectionServiceCreateDraftRequest(
+                request_id=f"draft-{draft_id}",
+                draft_id=draft_id,
+                pairing_id=str(uuid4()),
+                ladder=DRAFT,
+                participants=[pb.PlayerRef(player_id=p.id, player_name=p.name) for p in (ann, bea)],
+            )
+        )
+    # Bea keeps drafting (every action restarts her clock) until her deck is complete or
+    # the draft is over; Ann does nothing.
+    view = (await bea.GetDraft(g.GetDraftRequest(draft_id=draft_id))).draft
+
+    async def act(call: Awaitable[Any]) -> None:
+        nonlocal view
+        try:
+            view = (await call).draft
+        except grpc.aio.AioRpcError as error:  # a pick breaking the deck rules; the end
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
+
+    for booster in range(3):
+        await act(
+            bea.RevealDraftCards(
+                g.RevealDraftCardsRequest(
+                    request_id=rid(), draft_id=draft_id, booster_index=booster
+                )
+            )
+        )
+    for card in [s.revealed for b in view.boosters for s in b.slots if s.HasField("revealed")]:
+        if len(view.picked_card_ids) == view.picks_required:
+            break
+        await act(
+            bea.PickDraftCard(
+                g.PickDraftCardRequest(
+                    request_id=rid(), draft_id=draft_id, draft_card_id=card.card_id
+                )
+            )
+        )
+
+    for me in (ann, bea):
+        ended = await until(
+            partial(me.GetDraft, g.GetDraftRequest(draft_id=draft_id)),
+            lambda r: r.draft.status != pb.DRAFT_STATUS_PICKING,
+            "the draft ends",
+        )
+        assert ended.draft.status == pb.DRAFT_STATUS_FORFEITED
+        assert list(ended.draft.forfeiting_player_names) == [ann.name]
+        assert ended.draft.winner_player_name == bea.name
+        assert not ended.draft.match_id
+
+    lost = (
+        await until(
+            lambda: ann.GetRating(g.GetRatingRequest(ladder=DRAFT)),
+            lambda r: r.rating.games == 1,
+            "Ann's forfeit is rated",
+        )
+    ).rating
+    assert (lost.rating, lost.losses, lost.wins) == (1480, 1, 0)
+    won = (await bea.GetRating(g.GetRatingRequest(ladder=DRAFT))).rating
+    assert (won.rating, won.wins, won.games) == (1520, 1, 1)
+    for me, delta, opponent in ((ann, -20, bea), (bea, 20, ann)):
+        history = (await me.ListRatingHistory(g.ListRatingHistoryRequest(ladder=DRAFT))).changes
+        assert [(h.draft_id, h.match_id, h.delta, h.opponent_name) for h in history] == [
+            (draft_id, "", delta, opponent.name)
+        ]
+        ranked = (await me.GetRating(g.GetRatingRequest(ladder=RANKED))).rating
+        assert ranked.games == 0  # the Draft ladder only
+
+    # Ann's session shows her the draft's end and her rating change.
+    await until(
+        lambda: asyncio.sleep(0, pushes),
+        lambda got: (
+            any(p.HasField("rating_change") for p in got)
+            and any(p.draft.status == pb.DRAFT_STATUS_FORFEITED for p in got)
+        ),
+        "Ann's session shows the forfeit and the rating change",
+    )
+    final = [p.draft for p in pushes if p.draft.status == pb.DRAFT_STATUS_FORFEITED][-1]
+    assert list(final.forfeiting_player_names) == [ann.name]
+    assert final.winner_player_name == bea.name
+    change = [p.rating_change for p in pushes if p.HasField("rating_change")]
+    assert [(x.draft_id, x.match_id, x.delta) for x in change] == [(draft_id, "", -20)]
+    session.cancel()

@@ -54,6 +54,11 @@ class RatingSettings:
     """How long JetStream waits for an ack before handing an event out again: after a
     crash, the events the dead process held come back after this long."""
 
+    @property
+    def draft_consumer(self) -> str:
+        """The durable name of the consumer of DraftForfeited: ``<consumer>-drafts``."""
+        return f"{self.consumer}-drafts"
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RatingSettings:
         env = os.environ if environ is None else environ

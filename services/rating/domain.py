@@ -157,6 +157,11 @@ class FinishedGame:
     when the match named none. ``score_a`` is seat A's score: 1 for a win (the
     opponent's forfeit included), 0.5 for a draw, 0 for a loss (its own forfeit
     included); None when the match recorded no result.
+
+    ``draft_id`` is the draft the result belongs to: the draft a Draft match was
+    drafted in, or a draft forfeited by inactivity before its match (then ``match_id``
+    is empty and the forfeiter loses, RULES.md 10). A draft gives one result: its
+    match's or its forfeit's, never both.
     """
 
     match_id: str
@@ -165,6 +170,12 @@ class FinishedGame:
     score_a: float | None
     ladder: LadderKey | None = None
     mode_ladder: Ladder | None = None
+    draft_id: str = ""
+
+    @property
+    def result_id(self) -> str:
+        """How logs name the result: the match, else the forfeited draft."""
+        return self.match_id or f"draft {self.draft_id}"
 
 
 class Unrated(StrEnum):
@@ -174,7 +185,8 @@ class Unrated(StrEnum):
     NO_LADDER = "no_ladder"  # rated, but neither a ladder nor a laddered mode was named
     BOT = "bot"  # a bot sat in a seat: bot games never count
     SAME_PLAYER = "same_player"  # both seats held by one player: nobody to rate against
-    NO_RESULT = "no_result"  # neither a winner nor a draw was recorded
+    NO_RESULT = "no_result"  # neither a winner nor a draw was recorded (a draft both forfeited)
+    NO_ID = "no_id"  # names neither a match nor a draft: nothing to rate it once by
 
 
 def ladder_for(game: FinishedGame, current_season: int) -> LadderKey | None:
@@ -197,6 +209,8 @@ def why_unrated(game: FinishedGame, current_season: int) -> Unrated | None:
         return Unrated.NO_LADDER
     if a.player_id == b.player_id:
         return Unrated.SAME_PLAYER
+    if not game.match_id and not game.draft_id:
+        return Unrated.NO_ID
     if game.score_a not in (WIN, DRAW, LOSS):
         return Unrated.NO_RESULT
     return None
@@ -217,7 +231,7 @@ class Update:
 def rate(game: FinishedGame, a: Standing, b: Standing) -> tuple[Update, Update]:
     """Both players' updates from a rated game, from their standings before it."""
     if game.score_a is None:
-        raise ValueError(f"match {game.match_id} has no result to rate")
+        raise ValueError(f"{game.result_id} has no result to rate")
     change_a, change_b = rate_game(a.rating, a.games, b.rating, b.games, game.score_a)
     seat_a, seat_b = game.seats
     return (

@@ -48,13 +48,24 @@ class Ladders(Protocol):
     """The write side, inside one transaction."""
 
     async def lock(
-        self, key: LadderKey, match_id: str, players: tuple[Contestant, Contestant]
+        self,
+        key: LadderKey,
+        match_id: str,
+        players: tuple[Contestant, Contestant],
+        draft_id: str = "",
     ) -> tuple[Standing, Standing] | None:
         """Lock both players until the transaction ends, in an order every writer shares;
-        their standings now, or None if this match was rated on this ladder already."""
+        their standings now, or None if this result was rated on this ladder already: the
+        match (when ``match_id`` is given) or any result of the draft (when ``draft_id``
+        is given: its match or its forfeit)."""
 
     async def record(
-        self, key: LadderKey, match_id: str, event_id: UUID, updates: tuple[Update, Update]
+        self,
+        key: LadderKey,
+        match_id: str,
+        event_id: UUID,
+        updates: tuple[Update, Update],
+        draft_id: str = "",
     ) -> None:
         """Log both changes and write both standings and the rank buckets."""
 
@@ -98,7 +109,7 @@ class Rated:
 
 @dataclass(frozen=True, slots=True)
 class AlreadyRated:
-    """The match was rated before, under another event id: nothing changes."""
+    """The match (or the draft) was rated before, under another event id: nothing changes."""
 
     key: LadderKey
 
@@ -114,18 +125,25 @@ Outcome = Rated | AlreadyRated | Ignored
 async def rate_match(
     ladders: Ladders, game: FinishedGame, event_id: UUID, current_season: int
 ) -> Outcome:
-    """Apply a finished match to its ladder, once."""
+    """Apply a finished match, or a draft forfeited before its match, to its ladder,
+    once. A draft counts once whichever way it ended: a Draft match names its draft, and
+    a draft rated already (its forfeit, or its match) is not rated again."""
     reason = domain.why_unrated(game, current_season)
     if reason is not None:
         return Ignored(reason)
     key = domain.ladder_for(game, current_season)
     assert key is not None  # why_unrated said it has one
-    standings = await ladders.lock(key, game.match_id, game.seats)
+    standings = await ladders.lock(key, game.match_id, game.seats, game.draft_id)
     if standings is None:
-        log.info("rating.already_rated", match_id=game.match_id, ladder=str(key))
+        log.info(
+            "rating.already_rated",
+            match_id=game.match_id,
+            draft_id=game.draft_id,
+            ladder=str(key),
+        )
         return AlreadyRated(key)
     updates = domain.rate(game, *standings)
-    await ladders.record(key, game.match_id, event_id, updates)
+    await ladders.record(key, game.match_id, event_id, updates, game.draft_id)
     return Rated(key, updates)
 
 

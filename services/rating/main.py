@@ -26,7 +26,7 @@ from services.rating.metrics import BAND, RatingMetrics
 from services.rating.schema import MIGRATIONS, NOTIFY_CHANNEL
 from services.rating.server import SERVICE_NAME, RatingServicer, register
 from services.rating.store import RatingReader
-from services.rating.subscriber import RatingConsumer
+from services.rating.subscriber import ForfeitedDraftConsumer, RatingConsumer
 
 log = structlog.get_logger()
 
@@ -40,10 +40,10 @@ async def consume(
     metrics: RatingMetrics,
     consumer_metrics: ConsumerMetrics,
 ) -> None:
-    """Rate every MatchFinished on the stream. Connecting waits for NATS as long as it
-    takes; the reads are served meanwhile."""
+    """Rate every MatchFinished and DraftForfeited on the stream. Connecting waits for
+    NATS as long as it takes; the reads are served meanwhile."""
     if settings.nats_url is None:
-        log.warning("TRIAD_NATS_URL is not set: no MatchFinished is consumed, ratings stay")
+        log.warning("TRIAD_NATS_URL is not set: no result is consumed, ratings stay")
         return
     client = await bus.connect(list(settings.nats_servers), name="triad-rating")
     try:
@@ -64,7 +64,22 @@ async def consume(
             )
             for _ in range(settings.workers)
         ]
-        # Workers share one durable consumer: JetStream hands each fetch to one of them.
+        # Forfeited drafts are few: one pull loop on a durable consumer of their own.
+        workers.append(
+            ForfeitedDraftConsumer(
+                client.jetstream(),
+                pool,
+                settings.schema,
+                settings.season,
+                durable=settings.draft_consumer,
+                stream=stream,
+                metrics=metrics,
+                consumer_metrics=consumer_metrics,
+                ack_wait=settings.ack_wait_seconds,
+            )
+        )
+        # The MatchFinished workers share one durable consumer: JetStream hands each
+        # fetch to one of them.
         await asyncio.gather(*(worker.run(stop) for worker in workers))
     finally:
         # Not drain(): with the consumer's pull subscription bound, nats-py's drain waits

@@ -1,4 +1,5 @@
-"""Protobuf <-> rating domain, at the edge: MatchFinished in, ratings and changes out."""
+"""Protobuf <-> rating domain, at the edge: MatchFinished and DraftForfeited in, ratings
+and changes out."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from services.rating.views import LoggedChange
 from services.wire import timestamp
 
 MATCH_FINISHED = "triad.v1.MatchFinished"
+DRAFT_FORFEITED = "triad.v1.DraftForfeited"
+BOT_PREFIX = "bot-"
+"""A bot's player id starts with this (common.proto PlayerRef)."""
 
 LADDERS: dict[Ladder, pb.Ladder.ValueType] = {
     Ladder.RANKED: pb.LADDER_RANKED,
@@ -64,6 +68,41 @@ def finished_game(message: ev.MatchFinished) -> FinishedGame:
         score_a=score_a(message.outcome) if two else None,
         ladder=ladder_key(message.ladder) if message.HasField("ladder") else None,
         mode_ladder=MODE_LADDERS.get(message.mode),
+        draft_id=message.origin_id if message.mode == pb.MODE_DRAFT else "",
+    )
+
+
+def forfeited_draft(message: ev.DraftForfeited) -> FinishedGame:
+    """The ladders' view of a draft forfeited before its match (RULES.md 10): the one
+    participant who forfeited loses to the other. Both forfeited, or no winner named:
+    no result. An event from before it carried the participants gives the winner and
+    the forfeiter, seat order unknown and names empty (the names known are kept)."""
+    forfeiting = list(message.forfeiting_player_ids)
+    winner = message.winner_player_id
+    seats = [
+        Contestant(p.player_id, p.player_name, p.player_id.startswith(BOT_PREFIX))
+        for p in message.players
+    ]
+    if len(seats) != 2 and len(forfeiting) == 1 and winner:
+        seats = [Contestant(i, "", i.startswith(BOT_PREFIX)) for i in (winner, forfeiting[0])]
+    two = len(seats) == 2
+    ids = [s.player_id for s in seats]
+    score: float | None = None
+    if (
+        two
+        and len(forfeiting) == 1
+        and winner != forfeiting[0]
+        and {winner, forfeiting[0]} == set(ids)
+    ):
+        score = LOSS if forfeiting[0] == ids[0] else WIN
+    return FinishedGame(
+        match_id="",
+        rated=True,
+        seats=(seats[0], seats[1]) if two else (Contestant("", ""), Contestant("", "")),
+        score_a=score,
+        ladder=ladder_key(message.ladder) if message.HasField("ladder") else None,
+        mode_ladder=Ladder.DRAFT,
+        draft_id=message.draft_id,
     )
 
 
@@ -99,6 +138,9 @@ def rating_change(change: LoggedChange) -> pb.RatingChange:
     return pb.RatingChange(
         ladder=ladder_key_message(change.key),
         match_id=change.match_id,
+        # The contract: draft_id names a draft forfeited before its match, the result
+        # rated; a Draft match's change names its match only.
+        draft_id="" if change.match_id else change.draft_id,
         rating_before=change.rating_before,
         rating_after=change.rating_after,
         delta=change.delta,

@@ -30,25 +30,42 @@ class MemoryRatings:
     # ----------------------------------------------------------------- Ladders
 
     async def lock(
-        self, key: LadderKey, match_id: str, players: tuple[Contestant, Contestant]
+        self,
+        key: LadderKey,
+        match_id: str,
+        players: tuple[Contestant, Contestant],
+        draft_id: str = "",
     ) -> tuple[Standing, Standing] | None:
         for player in players:
-            self.names[player.player_id] = player.name
-        if any(c.key == key and c.match_id == match_id for c in self.changes):
+            if player.name or player.player_id not in self.names:
+                self.names[player.player_id] = player.name
+        if any(
+            c.key == key
+            and ((match_id and c.match_id == match_id) or (draft_id and c.draft_id == draft_id))
+            for c in self.changes
+        ):
             return None
         a, b = (self.rows.get((key, p.player_id), Standing()) for p in players)
         return a, b
 
     async def record(
-        self, key: LadderKey, match_id: str, event_id: UUID, updates: tuple[Update, Update]
+        self,
+        key: LadderKey,
+        match_id: str,
+        event_id: UUID,
+        updates: tuple[Update, Update],
+        draft_id: str = "",
     ) -> None:
         at = EPOCH.replace(microsecond=len(self.changes) % 1_000_000)
         for update in updates:
             me = update.player.player_id
             if any(
-                c.key == key and c.match_id == match_id and c.player_id == me for c in self.changes
+                c.key == key
+                and c.player_id == me
+                and ((match_id and c.match_id == match_id) or (draft_id and c.draft_id == draft_id))
+                for c in self.changes
             ):
-                raise AssertionError(f"match {match_id} rated twice for {me}")
+                raise AssertionError(f"match {match_id} / draft {draft_id} rated twice for {me}")
             self.feeds[me] = self.feeds.get(me, 0) + 1
             self.changes.append(
                 LoggedChange(
@@ -68,6 +85,7 @@ class MemoryRatings:
                     opponent_rating_before=update.opponent_before.rating,
                     games_after=update.after.games,
                     applied_at=at,
+                    draft_id=draft_id,
                 )
             )
             self.rows[key, me] = update.after

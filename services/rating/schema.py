@@ -18,10 +18,13 @@ Tables (schema ``rating`` by default; every ladder key is ``(ladder, season)``):
   (bench/rating.py measures both).
   Buckets are written in rating order, after the players' rows: one lock order for all.
 - ``rating_changes``: the log of applied changes, in the order applied (``seq``), with
-  the figures that produced each. ``UNIQUE (ladder, season, match_id, player_id)``:
-  even a bug upstream of it cannot rate a match twice. ``(player_id, player_seq)`` is
-  each player's feed, gap-free and in commit order (it is numbered under the player's
-  lock), which is what history pages and WatchRatings follow.
+  the figures that produced each. ``draft_id`` is the draft a result belongs to: a
+  Draft match's draft, or a draft forfeited before its match (``match_id`` empty).
+  Unique ``(ladder, season, match_id, player_id)`` for matches and ``(ladder, season,
+  draft_id, player_id)`` for drafts: even a bug upstream of them cannot rate a match
+  twice, nor a draft both by its forfeit and by its match. ``(player_id, player_seq)``
+  is each player's feed, gap-free and in commit order (it is numbered under the
+  player's lock), which is what history pages and WatchRatings follow.
 
 Each write is one server-side function call (``rating_lock``, then ``rating_record``):
 two round trips per rated match inside the consumer's transaction. Reads of a player's
@@ -156,6 +159,114 @@ MIGRATIONS = (
             SELECT p_ladder, p_season, p_match, u.id, n.changes, p_event, u.opponent,
                    u.opponent_name, u.before, u.after, u.k, u.expected, u.actual,
                    u.opponent_before, u.games
+            FROM unnest(p_players, p_opponents, p_opponent_names, p_before, p_after, p_k,
+                        p_expected, p_actual, p_opponent_before, p_games)
+                 AS u(id, opponent, opponent_name, before, after, k, expected, actual,
+                      opponent_before, games)
+            JOIN numbered n ON n.player_id = u.id;
+
+            INSERT INTO ratings AS r (
+                ladder, season, player_id, rating, games, wins, losses, draws)
+            SELECT p_ladder, p_season, u.id, u.after, u.games, u.wins, u.losses, u.draws
+            FROM unnest(p_players, p_after, p_games, p_wins, p_losses, p_draws)
+                 AS u(id, after, games, wins, losses, draws)
+            ON CONFLICT ON CONSTRAINT ratings_pkey DO UPDATE
+            SET rating = EXCLUDED.rating, games = EXCLUDED.games, wins = EXCLUDED.wins,
+                losses = EXCLUDED.losses, draws = EXCLUDED.draws, updated_at = now();
+
+            INSERT INTO rating_histogram AS h (ladder, season, rating, players)
+            SELECT p_ladder, p_season, b.rating, b.move
+            FROM unnest(p_bucket_ratings, p_bucket_moves) AS b(rating, move)
+            ORDER BY b.rating
+            ON CONFLICT ON CONSTRAINT rating_histogram_pkey DO UPDATE
+            SET players = h.players + EXCLUDED.players;
+
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', u.id) FROM unnest(p_players) AS u(id);
+        END
+        $$;
+        """,
+    ),
+    Migration(
+        "rating",
+        2,
+        "drafts forfeited before their match are rated, and a draft counts once",
+        f"""
+        ALTER TABLE rating_changes ADD COLUMN draft_id text NOT NULL DEFAULT '';
+        ALTER TABLE rating_changes DROP CONSTRAINT rating_changes_once;
+        CREATE UNIQUE INDEX rating_changes_match_once
+            ON rating_changes (ladder, season, match_id, player_id) WHERE match_id <> '';
+        CREATE UNIQUE INDEX rating_changes_draft_once
+            ON rating_changes (ladder, season, draft_id, player_id) WHERE draft_id <> '';
+
+        DROP FUNCTION rating_lock(text, integer, text, text[], text[]);
+        DROP FUNCTION rating_record(
+            text, integer, text, uuid, text[], text[], text[], integer[], integer[],
+            integer[], double precision[], double precision[], integer[], integer[],
+            integer[], integer[], integer[], integer[], integer[]);
+
+        -- As in version 1, and a result is rated already when its match was (p_match
+        -- not empty) or its draft was, by its match or by its forfeit (p_draft not
+        -- empty). A name given empty (an event that carried none) keeps the one known.
+        CREATE FUNCTION rating_lock(
+            p_ladder text, p_season integer, p_match text, p_draft text, p_players text[],
+            p_names text[]
+        ) RETURNS TABLE (
+            player_id text, rating integer, games integer, wins integer, losses integer,
+            draws integer
+        )
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            INSERT INTO players AS p (player_id, player_name)
+            SELECT u.id, u.name FROM unnest(p_players, p_names) AS u(id, name) ORDER BY u.id
+            ON CONFLICT ON CONSTRAINT players_pkey DO UPDATE
+            SET player_name = EXCLUDED.player_name
+            WHERE p.player_name IS DISTINCT FROM EXCLUDED.player_name
+              AND EXCLUDED.player_name <> '';
+            -- The literal "<> ''" lets the partial unique indexes serve these lookups.
+            IF EXISTS (SELECT 1 FROM rating_changes c WHERE c.ladder = p_ladder
+                       AND c.season = p_season AND c.match_id = p_match
+                       AND c.match_id <> '')
+               OR EXISTS (SELECT 1 FROM rating_changes c WHERE c.ladder = p_ladder
+                          AND c.season = p_season AND c.draft_id = p_draft
+                          AND c.draft_id <> '') THEN
+                RETURN;
+            END IF;
+            RETURN QUERY
+            SELECT u.id, coalesce(r.rating, {START_RATING}), coalesce(r.games, 0),
+                   coalesce(r.wins, 0), coalesce(r.losses, 0), coalesce(r.draws, 0)
+            FROM unnest(p_players) AS u(id)
+            LEFT JOIN LATERAL (
+                SELECT x.rating, x.games, x.wins, x.losses, x.draws FROM ratings x
+                WHERE x.ladder = p_ladder AND x.season = p_season AND x.player_id = u.id
+                LIMIT 1
+            ) r ON true;
+        END
+        $$;
+
+        -- As in version 1, with the draft the result belongs to in the log.
+        CREATE FUNCTION rating_record(
+            p_ladder text, p_season integer, p_match text, p_draft text, p_event uuid,
+            p_players text[], p_opponents text[], p_opponent_names text[],
+            p_before integer[], p_after integer[], p_k integer[],
+            p_expected double precision[], p_actual double precision[],
+            p_opponent_before integer[], p_games integer[], p_wins integer[],
+            p_losses integer[], p_draws integer[],
+            p_bucket_ratings integer[], p_bucket_moves integer[]
+        ) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            WITH numbered AS (
+                UPDATE players p SET changes = p.changes + 1
+                WHERE p.player_id = ANY(p_players)
+                RETURNING p.player_id, p.changes
+            )
+            INSERT INTO rating_changes (
+                ladder, season, match_id, draft_id, player_id, player_seq, event_id,
+                opponent_id, opponent_name, rating_before, rating_after, k_factor,
+                expected_score, actual_score, opponent_rating_before, games_after)
+            SELECT p_ladder, p_season, p_match, p_draft, u.id, n.changes, p_event,
+                   u.opponent, u.opponent_name, u.before, u.after, u.k, u.expected,
+                   u.actual, u.opponent_before, u.games
             FROM unnest(p_players, p_opponents, p_opponent_names, p_before, p_after, p_k,
                         p_expected, p_actual, p_opponent_before, p_games)
                  AS u(id, opponent, opponent_name, before, after, k, expected, actual,

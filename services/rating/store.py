@@ -28,20 +28,25 @@ class PostgresLadders:
     def __init__(self, conn: Any, schema: str) -> None:
         self._conn = conn
         q = quote_schema(schema)
-        self._lock = f"SELECT * FROM {q}.rating_lock($1, $2, $3, $4, $5)"
+        self._lock = f"SELECT * FROM {q}.rating_lock($1, $2, $3, $4, $5, $6)"
         self._record = (
             f"SELECT {q}.rating_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-            "$13, $14, $15, $16, $17, $18, $19)"
+            "$13, $14, $15, $16, $17, $18, $19, $20)"
         )
 
     async def lock(
-        self, key: LadderKey, match_id: str, players: tuple[Contestant, Contestant]
+        self,
+        key: LadderKey,
+        match_id: str,
+        players: tuple[Contestant, Contestant],
+        draft_id: str = "",
     ) -> tuple[Standing, Standing] | None:
         rows = await self._conn.fetch(
             self._lock,
             key.ladder.value,
             key.season,
             match_id,
+            draft_id,
             [p.player_id for p in players],
             [p.name for p in players],
         )
@@ -51,7 +56,12 @@ class PostgresLadders:
         return found[players[0].player_id], found[players[1].player_id]
 
     async def record(
-        self, key: LadderKey, match_id: str, event_id: UUID, updates: tuple[Update, Update]
+        self,
+        key: LadderKey,
+        match_id: str,
+        event_id: UUID,
+        updates: tuple[Update, Update],
+        draft_id: str = "",
     ) -> None:
         buckets = bucket_moves(updates)
         await self._conn.execute(
@@ -59,6 +69,7 @@ class PostgresLadders:
             key.ladder.value,
             key.season,
             match_id,
+            draft_id,
             event_id,
             [u.player.player_id for u in updates],
             [u.opponent.player_id for u in updates],
@@ -79,7 +90,7 @@ class PostgresLadders:
 
 
 _CHANGE_COLUMNS = (
-    "seq, player_seq, ladder, season, match_id, player_id, event_id, opponent_id, "
+    "seq, player_seq, ladder, season, match_id, draft_id, player_id, event_id, opponent_id, "
     "opponent_name, rating_before, rating_after, k_factor, expected_score, actual_score, "
     "opponent_rating_before, games_after, applied_at"
 )
@@ -233,4 +244,5 @@ def _logged(row: Any) -> LoggedChange:
         opponent_rating_before=row["opponent_rating_before"],
         games_after=row["games_after"],
         applied_at=row["applied_at"],
+        draft_id=row["draft_id"],
     )

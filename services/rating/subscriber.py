@@ -1,4 +1,4 @@
-"""MatchFinished from JetStream to the ladders, each exactly once.
+"""MatchFinished (and DraftForfeited) from JetStream to the ladders, each exactly once.
 
 The platform's idempotent consumer does the "exactly once" for an event: its mark in
 ``processed_events`` and the rating commit in one transaction (a redelivery finds the
@@ -10,6 +10,13 @@ Order: JetStream hands each batch out in stream order and the consumer applies i
 that order. Only a failed event (the transaction rolled back, the event nak'ed) can come
 back behind later ones; it is then rated from the standings at that moment, which the
 log of changes records, so "exactly once" holds either way.
+
+Drafts (RULES.md 10): a draft forfeited by inactivity before its match is rated too,
+the forfeiter losing, by ``ForfeitedDraftConsumer``: a durable consumer of its own on
+``DraftForfeited`` (the collection service's event), with the same handler and the
+same marks. A draft counts once: a Draft match names its draft (``origin_id``), and
+the ladders refuse a second result for a draft rated already, by its forfeit or by
+its match (a draft that forfeited has no match, but the check does not rely on it).
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ _outcomes: ContextVar[list[Outcome | str]] = ContextVar("rating_outcomes")
 class RatingConsumer(Consumer):
     """The platform consumer with the rating handler; counts outcomes once committed."""
 
+    SUBJECT = ("match", "MatchFinished")
+    """The events this consumer takes: ``(component, short type)`` on the stream."""
+
     def __init__(
         self,
         js: JetStreamContext,
@@ -64,7 +74,7 @@ class RatingConsumer(Consumer):
             pool,
             schema,
             durable,
-            stream.filter("match", "MatchFinished"),
+            stream.filter(*self.SUBJECT),
             self._handle,
             stream=stream,
             metrics=consumer_metrics,
@@ -89,20 +99,31 @@ class RatingConsumer(Consumer):
         return fresh
 
     async def _handle(self, conn: Any, envelope: ev.EventEnvelope) -> None:
-        if envelope.event_type != mapping.MATCH_FINISHED:
-            return  # the subject filter lets only MatchFinished through; be safe anyway
         try:
-            message = ev.MatchFinished.FromString(envelope.payload)
+            if envelope.event_type == mapping.MATCH_FINISHED:
+                game = mapping.finished_game(ev.MatchFinished.FromString(envelope.payload))
+            elif envelope.event_type == mapping.DRAFT_FORFEITED:
+                game = mapping.forfeited_draft(ev.DraftForfeited.FromString(envelope.payload))
+            else:
+                return  # the subject filter lets only these through; be safe anyway
         except DecodeError as error:
             # No retry can fix it, and retrying forever would hide it: log it loudly,
             # count it, and let the mark commit.
             log.error(
-                "rating.malformed_match_finished", event_id=envelope.event_id, error=repr(error)
+                "rating.malformed_event",
+                event_type=envelope.event_type,
+                event_id=envelope.event_id,
+                error=repr(error),
             )
             _outcomes.get().append(MALFORMED)
             return
-        game = mapping.finished_game(message)
         outcome = await handlers.rate_match(
             PostgresLadders(conn, self._schema), game, UUID(envelope.event_id), self._season
         )
         _outcomes.get().append(outcome)
+
+
+class ForfeitedDraftConsumer(RatingConsumer):
+    """Drafts forfeited before their match, rated as the forfeiter's loss (RULES.md 10)."""
+
+    SUBJECT = ("draft", "DraftForfeited")

@@ -43,6 +43,9 @@ class LoggedChange:
     opponent_rating_before: int
     games_after: int
     applied_at: datetime
+    draft_id: str = ""
+    """The draft the result belongs to (a Draft match's draft, or the draft forfeited
+    before its match, whose change has no ``match_id``); empty otherwise."""
 
     @property
     def delta(self) -> int:

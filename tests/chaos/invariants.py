@@ -229,8 +229,9 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
         transfer = ev.CopyTransferred.FromString(row["data"])
         transfers[transfer.trade_id].append(transfer)
     changes: dict[str, list[str]] = defaultdict(list)
+    # Drafts forfeited before their match are rated without one (match_id empty).
     change_rows = await conn.fetch(
-        f"SELECT match_id, player_id FROM {_t(rating, 'rating_changes')}"
+        f"SELECT match_id, player_id FROM {_t(rating, 'rating_changes')} WHERE match_id <> ''"
     )
     for row in change_rows:
         changes[row["match_id"]].append(row["player_id"])

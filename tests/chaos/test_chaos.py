@@ -90,6 +90,10 @@ def layout_of(backend: Backend) -> inv.Layout:
                 "triad.v1.MatchFinished",
             ),
             env.get("TRIAD_RATING_CONSUMER", "rating"): (rating, "triad.v1.MatchFinished"),
+            f"{env.get('TRIAD_RATING_CONSUMER', 'rating')}-drafts": (
+                rating,
+                "triad.v1.DraftForfeited",
+            ),
             env.get("TRIAD_MATCHMAKER_CONSUMER", "matchmaker-draft-completed"): (
                 schemas["matchmaker"],
                 "triad.v1.DraftCompleted",

@@ -1,13 +1,18 @@
-"""MatchFinished as the ladders read it: seats, the result, the ladder."""
+"""MatchFinished and DraftForfeited as the ladders read them: seats, the result, the ladder."""
 
 from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from uuid import uuid4
 
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
-from services.rating import mapping
-from services.rating.domain import DRAW, LOSS, WIN, Ladder, LadderKey
-from services.rating.tests.builders import DRAFT, bot, game, match_finished
+from services.rating import domain, mapping
+from services.rating.domain import DRAW, LOSS, WIN, Contestant, Ladder, LadderKey, Unrated
+from services.rating.tests.builders import DRAFT, bot, game, human, match_finished
+from services.rating.views import LoggedChange
 
 
 def test_a_match_finished_reads_back_as_the_game_it_came_from() -> None:
@@ -46,3 +51,44 @@ def test_a_rated_match_without_a_ladder_counts_for_its_modes_ladder() -> None:
 def test_a_match_finished_without_two_seats_has_no_result() -> None:
     g = mapping.finished_game(ev.MatchFinished(match_id="m1", rated=True))
     assert g.score_a is None
+
+
+def forfeited(forfeiting: list[str], winner: str, seats: bool = True) -> ev.DraftForfeited:
+    return ev.DraftForfeited(
+        draft_id="d1",
+        ladder=pb.LadderKey(ladder=pb.LADDER_DRAFT, season=0),
+        forfeiting_player_ids=forfeiting,
+        winner_player_id=winner,
+        players=[pb.PlayerRef(player_id=p, player_name=f"name-{p}") for p in ("ann", "bea")]
+        if seats
+        else [],
+    )
+
+
+def test_a_draft_forfeited_by_one_participant_is_their_loss_on_the_draft_ladder() -> None:
+    g = mapping.forfeited_draft(forfeited(["ann"], "bea"))
+    assert (g.match_id, g.draft_id, g.rated, g.ladder) == ("", "d1", True, DRAFT)
+    assert g.seats == (human("ann"), human("bea")) and g.score_a == LOSS
+    assert mapping.forfeited_draft(forfeited(["bea"], "ann")).score_a == WIN
+    assert domain.why_unrated(g, 0) is None
+    # Both idle: nobody wins, nothing to rate.
+    both = mapping.forfeited_draft(forfeited(["ann", "bea"], ""))
+    assert domain.why_unrated(both, 0) is Unrated.NO_RESULT
+    # Recorded before the event named the participants: the winner and the forfeiter.
+    old = mapping.forfeited_draft(forfeited(["ann"], "bea", seats=False))
+    assert old.seats == (Contestant("bea", ""), Contestant("ann", "")) and old.score_a == WIN
+
+
+def test_a_draft_match_names_its_draft_and_only_a_forfeits_change_shows_it() -> None:
+    message = match_finished(game("m1", "ann", "bea", key=DRAFT), mode=pb.MODE_DRAFT)
+    message.origin_id = "d1"
+    assert mapping.finished_game(message).draft_id == "d1"
+    message.mode = pb.MODE_RANKED
+    assert mapping.finished_game(message).draft_id == ""
+    change = LoggedChange(
+        1, 1, DRAFT, "", "ann", uuid4(), "bea", "Bea", 1500, 1480, 40, 0.5, 0.0, 1500, 1,
+        datetime.now(UTC), draft_id="d1",
+    )  # fmt: skip
+    shown = mapping.rating_change(change)
+    assert (shown.match_id, shown.draft_id, shown.delta) == ("", "d1", -20)
+    assert mapping.rating_change(replace(change, match_id="m1")).draft_id == ""

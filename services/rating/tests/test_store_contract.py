@@ -6,14 +6,17 @@ gRPC edge shows is pinned down here for both adapters.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from random import Random
+from uuid import uuid4
 
 import pytest
 
 from services.platform.errors import InvalidArgument, NotFound
 from services.rating import handlers
-from services.rating.domain import DRAW, LOSS, Ladder, LadderKey
-from services.rating.tests.builders import DRAFT, RANKED, game, random_games
+from services.rating.domain import DRAW, LOSS, FinishedGame, Ladder, LadderKey, Unrated
+from services.rating.handlers import AlreadyRated, Ignored, Rated
+from services.rating.tests.builders import DRAFT, RANKED, game, human, random_games
 from services.rating.tests.conftest import Ratings, memory_ratings
 
 
@@ -150,3 +153,43 @@ async def test_top_n_is_bounded(ratings: Ratings) -> None:
         with pytest.raises(InvalidArgument):
             await handlers.leaderboard(ratings.reader, RANKED, bad)
     assert (await handlers.leaderboard(ratings.reader, RANKED, 0)).top == ()
+
+
+async def test_a_draft_forfeited_before_its_match_is_rated_once_and_counts_once(
+    ratings: Ratings,
+) -> None:
+    """RULES.md 10: the forfeiter loses on the Draft ladder; the change names the draft
+    and no match. A draft counts once: the same forfeit again (another event id), and a
+    Draft match that names that draft, change nothing."""
+    forfeit = FinishedGame(
+        "", True, (human("ann"), human("bea")), LOSS, DRAFT, Ladder.DRAFT, draft_id="d1"
+    )
+    outcome = await ratings.rate(forfeit, uuid4())
+    assert isinstance(outcome, Rated)
+    assert isinstance(await ratings.rate(forfeit, uuid4()), AlreadyRated)
+    drafted_match = game("m1", "bea", "ann", LOSS, key=DRAFT)
+    assert isinstance(
+        await ratings.rate(replace(drafted_match, draft_id="d1"), uuid4()), AlreadyRated
+    )
+    ann = (await handlers.get_rating(ratings.reader, "ann", DRAFT)).entry.standing
+    bea = (await handlers.get_rating(ratings.reader, "bea", DRAFT)).entry.standing
+    assert (ann.rating, ann.losses, bea.rating, bea.wins) == (1480, 1, 1520, 1)
+    # A second draft forfeit of the same players, and a Draft match of another draft.
+    await ratings.rate(replace(forfeit, draft_id="d2"), uuid4())
+    await ratings.rate(replace(drafted_match, draft_id="d3"), uuid4())
+    page, _ = await handlers.history(ratings.reader, "ann", DRAFT, 0, 2**62)
+    assert [(c.match_id, c.draft_id, c.delta, c.opponent_name) for c in page] == [
+        ("m1", "d3", 24, "name-bea"),
+        ("", "d2", -18, "name-bea"),
+        ("", "d1", -20, "name-bea"),
+    ]
+    # The Ranked ladder is another ladder: nothing there.
+    assert (await handlers.get_rating(ratings.reader, "ann", RANKED)).entry.standing.games == 0
+
+
+async def test_a_result_that_names_neither_a_match_nor_a_draft_is_not_rated(
+    ratings: Ratings,
+) -> None:
+    nameless = game("", "ann", "bea", key=DRAFT)
+    assert await ratings.rate(nameless, uuid4()) == Ignored(Unrated.NO_ID)
+    assert await ratings.log() == []
