@@ -45,14 +45,13 @@ class PlayerStatusReads(Downstreams):
         """The player's status. ``partial``: a collection or matchmaker that does not
         answer leaves its part out instead of failing (the match part is always needed)."""
         player_id = player.player_id
-        holdings: Awaitable[Holdings] = self._holdings(player_id)
+        match = asyncio.ensure_future(self._active_match_id(player_id))
+        holdings: Awaitable[Holdings] = self._holdings(player_id, match)
         queue: Awaitable[tuple[pb.Ticket | None, pb.Table | None]] = self._queue(player_id)
         if partial:
             holdings = or_else(holdings, NO_HOLDINGS)
             queue = or_else(queue, (None, None))
-        active, wealth, (ticket, table) = await asyncio.gather(
-            self._active_match_id(player_id), holdings, queue
-        )
+        active, wealth, (ticket, table) = await asyncio.gather(match, holdings, queue)
         status = g.PlayerStatus(
             player=player,
             ticket=ticket,
@@ -75,12 +74,30 @@ class PlayerStatusReads(Downstreams):
         )
         return status
 
-    async def _holdings(self, player_id: str) -> Holdings:
+    async def _holdings(self, player_id: str, match: Awaitable[str | None]) -> Holdings:
         """Balance, obligations and pending trade; none when collection is not
-        configured here (no player owns anything then)."""
+        configured here (no player owns anything then). The obligations are asked
+        once ``match`` (the active match) is known: the collection counts a trading
+        match's deck locks as the Trade One being opened, unless the match is the
+        active one (whose obligation is the active match). Asked after the match
+        service, they leave no moment between a match's end and its trade unseen."""
         if self._collection is None:
             return NO_HOLDINGS
         stub = self._collection
+
+        async def obligations_after_match() -> c.CollectionServiceHasPendingObligationsResponse:
+            active = await match
+            reply: c.CollectionServiceHasPendingObligationsResponse = await call(
+                "collection",
+                stub.HasPendingObligations(
+                    c.CollectionServiceHasPendingObligationsRequest(
+                        player_id=player_id, current_match_id=active or ""
+                    ),
+                    timeout=INTERNAL_DEADLINE,
+                ),
+            )
+            return reply
+
         balance, obligations, trade = await asyncio.gather(
             call(
                 "collection",
@@ -89,13 +106,7 @@ class PlayerStatusReads(Downstreams):
                     timeout=INTERNAL_DEADLINE,
                 ),
             ),
-            call(
-                "collection",
-                stub.HasPendingObligations(
-                    c.CollectionServiceHasPendingObligationsRequest(player_id=player_id),
-                    timeout=INTERNAL_DEADLINE,
-                ),
-            ),
+            obligations_after_match(),
             call(
                 "collection",
                 stub.GetPendingTrade(

@@ -193,6 +193,22 @@ class Reads:
             for r in await source.read_stream(stream_id)
         ]
 
+    async def settling_match_of(
+        self, player_id: str, current_match_id: str = "", conn: Any = None
+    ) -> str | None:
+        """A trading match other than ``current_match_id`` that still holds the player's
+        copies locked: one being played, or one that ended and that the collection has
+        not settled yet (its settlement releases these locks and opens the trade in one
+        transaction)."""
+        value = await (conn or self.pool).fetchval(
+            f"SELECT holder_id FROM {self.tables.locks} WHERE owner_id = $1 "
+            "AND holder_kind = $2 AND holder_id <> $3 ORDER BY locked_at LIMIT 1",
+            player_id,
+            HolderKind.MATCH.value,
+            current_match_id,
+        )
+        return None if value is None else str(value)
+
     async def pending_trade_of(self, player_id: str, conn: Any = None) -> str | None:
         value = await (conn or self.pool).fetchval(
             f"SELECT trade_id FROM {self.tables.trades} WHERE completed_at IS NULL "

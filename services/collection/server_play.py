@@ -16,6 +16,7 @@ from services.collection.edge import bind, require
 from services.collection.handlers import Context
 from services.collection.mapping import player_ref_back
 from services.collection.store import Request
+from services.collection.trade import trade_id_for
 from services.platform.errors import InvalidArgument
 from services.platform.notifier import Notifier
 from services.wire import LADDERS_BACK
@@ -119,7 +120,19 @@ class PlayRpcs:
         player = require(request.player_id, "player_id")
         bind(player)
         found = []
+        # The match's locks first: a settlement committing between the two reads has
+        # opened the trade by the time the second one looks, so no moment goes unseen.
+        settling = await self._ctx.store.settling_match_of(player, request.current_match_id)
         trade_id = await self._ctx.store.pending_trade_of(player)
+        if trade_id is None and settling is not None:
+            found.append(
+                pb.Obligation(
+                    kind=pb.OBLIGATION_KIND_PENDING_TRADE,
+                    id=trade_id_for(settling),
+                    message="the Trade One of your last match is being opened: a card "
+                    "must change hands before your next match",
+                )
+            )
         if trade_id is not None:
             found.append(
                 pb.Obligation(

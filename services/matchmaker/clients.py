@@ -115,8 +115,10 @@ class GrpcCollection:
         )
         await _call(self._stub.ReleaseCopies(request, timeout=self._timeout))
 
-    async def blocking(self, player_id: str) -> str | None:
-        request = col.CollectionServiceHasPendingObligationsRequest(player_id=player_id)
+    async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
+        request = col.CollectionServiceHasPendingObligationsRequest(
+            player_id=player_id, current_match_id=current_match_id
+        )
         reply = await _call(self._stub.HasPendingObligations(request, timeout=self._timeout))
         if not reply.blocked:
             return None

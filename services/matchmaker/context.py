@@ -84,7 +84,7 @@ async def obstacle(
     being started (``match_id``) does not count: a retried start finds it active."""
     active, blocking = await asyncio.gather(
         ctx.ports.matches.active_match(seat.player_id),
-        ctx.ports.obligations.blocking(seat.player_id) if obligations else _none(),
+        ctx.ports.obligations.blocking(seat.player_id, match_id) if obligations else _none(),
     )
     if active is not None and active != match_id:
         return f"{seat.name} is playing match {active}; finish it first"

@@ -460,6 +460,8 @@ class Ticket:
     draft_id: str = ""
     ended_at: datetime | None = None
     cancel_reason: CancelReason | None = None
+    cancel_message: str = ""
+    """Why the server cancelled it (its match could not start because of the player)."""
 
     @property
     def waiting(self) -> bool:

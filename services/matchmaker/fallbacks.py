@@ -38,7 +38,7 @@ class FixedRatings:
 
 
 class NoObligations:
-    async def blocking(self, player_id: str) -> str | None:
+    async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
         return None
 
 

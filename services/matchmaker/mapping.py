@@ -256,6 +256,7 @@ def ticket(value: Ticket) -> pb.Ticket:
 
 
 def table(value: Table) -> pb.Table:
+        cancel_message=value.cancel_message if value.state is TicketState.CANCELLED else "",
     return pb.Table(
         table_id=value.table_id,
         host_name=value.host_name,

@@ -77,9 +77,11 @@ class Decks(Protocol):
 
 
 class Obligations(Protocol):
-    async def blocking(self, player_id: str) -> str | None:
-        """A sentence naming what keeps the player from a new match (a pending trade, an
-        open draft), or None."""
+    async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
+        """A sentence naming what keeps the player from a new match (a pending trade,
+        also while a finished Trade One match's trade is being opened; an open draft),
+        or None. ``current_match_id``: the match being started, whose own deck locks do
+        not count."""
         ...
 
 

@@ -116,4 +116,15 @@ MIGRATIONS = (
         );
         """,
     ),
+    Migration(
+        "matchmaker",
+        2,
+        "why the server cancelled a ticket, for its player",
+        """
+        -- A ticket cancelled because its match could not start names the reason the
+        -- player can act on (a pending trade, a deck that cannot be played); empty
+        -- when the player cancelled it.
+        ALTER TABLE tickets ADD COLUMN cancel_message text NOT NULL DEFAULT '';
+        """,
+    ),
 )

@@ -4,7 +4,7 @@ with the tickets, tables and events it concerns, by the current lease holder onl
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
@@ -181,11 +181,11 @@ class StartRepository(Base):
         return True
 
     async def fail_start(
-        self, start: StartRecord, culprits: Collection[str], reason: str, now: datetime
+        self, start: StartRecord, culprits: Mapping[str, str], reason: str, now: datetime
     ) -> bool:
-        """Record that the match cannot start because of ``culprits`` (player ids):
-        their tickets are cancelled (PAIRING_FAILED); everyone else's claim is undone,
-        so an innocent opponent is back in the queue with the wait they had."""
+        """Record that the match cannot start because of ``culprits`` (player id -> why):
+        their tickets are cancelled (PAIRING_FAILED) saying why; everyone else's claim is
+        undone, so an innocent opponent is back in the queue with the wait they had."""
         plan = start.plan
         players = [s.player_id for s in plan.humans]
         async with self._pool.acquire() as conn, conn.transaction():
@@ -195,8 +195,9 @@ class StartRepository(Base):
                 for seat in plan.humans:
                     if seat.player_id in culprits:
                         await self._cancel_claimed(
-                            conn, seat.ticket_id, seat.player_id, CancelReason.PAIRING_FAILED, now
-                        )
+                            conn, seat.ticket_id, seat.player_id, CancelReason.PAIRING_FAILED,
+                            now, f"your match could not start: {culprits[seat.player_id]}",
+                        )  # fmt: skip
             elif plan.kind is StartKind.PRACTICE:
                 await self._disengage(conn, players, plan.start_id)
             elif plan.kind is StartKind.TABLE:
@@ -212,14 +213,22 @@ class StartRepository(Base):
         return True
 
     async def _cancel_claimed(
-        self, conn: Any, ticket_id: str, player_id: str, reason: CancelReason, now: datetime
+        self,
+        conn: Any,
+        ticket_id: str,
+        player_id: str,
+        reason: CancelReason,
+        now: datetime,
+        why: str = "",
     ) -> None:
         done = await conn.fetchval(
             f"UPDATE {self._s}.tickets SET state = 'cancelled', cancel_reason = $2, "
-            "ended_at = $3 WHERE ticket_id = $1 AND state = 'claimed' RETURNING true",
+            "ended_at = $3, cancel_message = $4 WHERE ticket_id = $1 AND state = 'claimed' "
+            "RETURNING true",
             ticket_id,
             reason.value,
             now,
+            why,
         )
         if done:
             await self._disengage(conn, [player_id], ticket_id)

@@ -16,7 +16,7 @@ from services.matchmaker.repository import Base, Request, decode_deck, encode_de
 
 _TICKET_COLUMNS = (
     "ticket_id, player_id, player_name, mode, deck, rating, enqueued_at, state, match_id, "
-    "draft_id, cancel_reason, ended_at"
+    "draft_id, cancel_reason, cancel_message, ended_at"
 )
 
 
@@ -176,4 +176,5 @@ class TicketRepository(Base):
             draft_id=row["draft_id"],
             ended_at=row["ended_at"],
             cancel_reason=CancelReason(row["cancel_reason"]) if row["cancel_reason"] else None,
+            cancel_message=row["cancel_message"],
         )

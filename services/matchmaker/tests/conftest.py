@@ -70,7 +70,7 @@ class FakeObligations:
     def __init__(self) -> None:
         self.blocked: dict[str, str] = {}
 
-    async def blocking(self, player_id: str) -> str | None:
+    async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
         return self.blocked.get(player_id)
 
 

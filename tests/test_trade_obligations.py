@@ -1,0 +1,175 @@
+"""Trade One as the two players meet it at the end of a trading match (RULES.md 7): the
+obligation exists from the moment the result is visible, and a ticket the server
+cancels says why (issue 16, item 4). Every service a process on real PostgreSQL and
+NATS, behind the TLS gateway."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from tests.stack import Stack, stack
+from tests.test_races import TRADE_TABLE, Player, code_of, join, table_match
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("trades")) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
+
+
+def enqueue(p: Player) -> Any:
+    return p.call(
+        "Enqueue",
+        g.EnqueueRequest(
+            request_id=uuid4().hex,
+            mode=pb.MODE_UNRANKED,
+            deck=pb.DeckChoice(random=pb.RandomDeck()),
+        ),
+    )
+
+
+async def status(p: Player) -> pb.PlayerStatus:
+    return (await p.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+
+
+async def opened_trade(p: Player, match_id: str) -> pb.Trade:
+    for _ in range(400):
+        reply = await p.call("GetPendingTrade", g.GetPendingTradeRequest())
+        if reply.HasField("trade") and reply.trade.match_id == match_id:
+            return reply.trade
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the trade of match {match_id} never opened")
+
+
+async def legal(p: Player, count: int, avoid: set[str]) -> list[pb.OwnedCopy]:
+    """``count`` free copies of the player's, of different characters none in ``avoid``,
+    the lowest stars first (so within the deck's star limits)."""
+    mine = (await p.call("ListCollection", g.ListCollectionRequest(page_size=200))).entries
+    chosen: list[pb.OwnedCopy] = []
+    for e in sorted(mine, key=lambda e: e.copy.character.stars):
+        taken = {*avoid, *(c.character.character_id for c in chosen)}
+        if e.copy.character.character_id not in taken and not e.HasField("lock"):
+            chosen.append(e.copy)
+        if len(chosen) == count:
+            return chosen
+    raise AssertionError(f"{p.name} has no {count} free copies of different characters")
+
+
+async def test_queueing_right_after_a_trade_one_match_ends_is_refused(api: Any) -> None:
+    """The moment the loser's forfeit answers (the result is visible), neither player
+    may queue: the pending Trade One is named, and their status shows it; once the card
+    has moved both queue again."""
+    loser, winner = await join(api), await join(api)
+    for _ in range(3):
+        match_id = await table_match(loser, winner, TRADE_TABLE)
+        ended = await loser.call(
+            "Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
+        )
+        assert ended.view.status == pb.MATCH_STATUS_FINISHED
+        statuses = await asyncio.gather(status(loser), status(winner))
+        queued = await asyncio.gather(*(code_of(enqueue(p)) for p in (loser, winner)))
+        for (code, answer), p in zip(queued, (loser, winner), strict=True):
+            assert code == grpc.StatusCode.FAILED_PRECONDITION, (p.name, code, answer)
+            assert "Trade One" in answer and "match" in answer, answer
+        for s in statuses:
+            kinds = [o.kind for o in s.obligations]
+            assert pb.OBLIGATION_KIND_PENDING_TRADE in kinds, s
+            assert not s.HasField("ticket") or s.ticket.status != pb.TICKET_STATUS_QUEUED
+        trade = await opened_trade(winner, match_id)
+        # the obligation seen before the trade opened names it already
+        for s in statuses:
+            trades = [o.id for o in s.obligations if o.kind == pb.OBLIGATION_KIND_PENDING_TRADE]
+            assert trades == [trade.trade_id], s
+        await winner.call(
+            "ChooseTradeCard",
+            g.ChooseTradeCardRequest(
+                request_id=uuid4().hex,
+                trade_id=trade.trade_id,
+                copy_id=trade.offered_copies[0].copy_id,
+            ),
+        )
+        for p in (loser, winner):
+            assert not (await status(p)).obligations
+    # free again: both queue, and leave
+    for p in (loser, winner):
+        ticket = (await enqueue(p)).ticket
+        await p.call(
+            "CancelTicket",
+            g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=ticket.ticket_id),
+        )
+
+
+async def test_a_ticket_the_server_cancels_says_why(api: Any) -> None:
+    """Ann queues Ranked with a saved deck and deletes it while she waits: when she is
+    paired, her match cannot start, and the cancelled ticket pushed on her session says
+    why; Bea, who could play, waits on."""
+    ann, bea = await join(api), await join(api)
+    copies = await legal(ann, 5, avoid=set())
+    deck = await ann.call(
+        "SaveDeck",
+        g.SaveDeckRequest(
+            request_id=uuid4().hex, name="gone", copy_ids=[c.copy_id for c in copies]
+        ),
+    )
+    session = api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta)
+    try:
+        pushes = aiter(session)
+        await anext(pushes)  # session opened
+        ticket = (
+            await ann.call(
+                "Enqueue",
+                g.EnqueueRequest(
+                    request_id=uuid4().hex,
+                    mode=pb.MODE_RANKED,
+                    deck=pb.DeckChoice(deck_id=deck.deck.deck_id),
+                ),
+            )
+        ).ticket
+        await ann.call(
+            "DeleteDeck", g.DeleteDeckRequest(request_id=uuid4().hex, deck_id=deck.deck.deck_id)
+        )
+        other = (
+            await bea.call(
+                "Enqueue",
+                g.EnqueueRequest(
+                    request_id=uuid4().hex,
+                    mode=pb.MODE_RANKED,
+                    deck=pb.DeckChoice(random=pb.RandomDeck()),
+                ),
+            )
+        ).ticket
+        ended = None
+        while ended is None:
+            push = await asyncio.wait_for(anext(pushes), 20)
+            seen = push.queue_status.ticket
+            if push.HasField("queue_status") and seen.status != pb.TICKET_STATUS_QUEUED:
+                ended = seen
+    finally:
+        session.cancel()
+    assert ended.ticket_id == ticket.ticket_id
+    assert ended.status == pb.TICKET_STATUS_CANCELLED
+    assert "could not start" in ended.cancel_message, ended
+    assert "deck" in ended.cancel_message, ended  # what she can act on
+    bea_status = await status(bea)
+    assert bea_status.ticket.ticket_id == other.ticket_id  # back in the queue
+    await bea.call(
+        "CancelTicket", g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=other.ticket_id)
+    )
