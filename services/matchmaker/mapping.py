@@ -252,11 +252,11 @@ def ticket(value: Ticket) -> pb.Ticket:
         enqueue_time=timestamp(value.enqueued_at),
         match_id=value.match_id if value.state is TicketState.PAIRED else "",
         draft_id=value.draft_id if value.state is TicketState.PAIRED else "",
+        cancel_message=value.cancel_message if value.state is TicketState.CANCELLED else "",
     )
 
 
 def table(value: Table) -> pb.Table:
-        cancel_message=value.cancel_message if value.state is TicketState.CANCELLED else "",
     return pb.Table(
         table_id=value.table_id,
         host_name=value.host_name,
