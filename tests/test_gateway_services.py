@@ -421,13 +421,11 @@ async def test_a_rated_trade_one_match_settles_through_the_services(
     await expect(grpc.StatusCode.INVALID_ARGUMENT, bea.ChooseTradeCard(choose(bea_own)))
     chosen = (await bea.ChooseTradeCard(choose(offered[0]))).trade
     assert chosen.chosen_copy_id == offered[0]
+    assert chosen.status == pb.TRADE_STATUS_COMPLETED
 
-    moved = await until(
-        lambda: bea.GetCopy(g.GetCopyRequest(copy_id=offered[0])),
-        lambda r: r.entry.copy.owner_player_id == bea.id,
-        "the chosen copy is Bea's",
-    )
-    assert moved.entry.copy.copy_id == offered[0]
+    # the copy moved with the choice: Bea's when the call answers
+    moved = await bea.GetCopy(g.GetCopyRequest(copy_id=offered[0]))
+    assert moved.entry.copy.owner_player_id == bea.id and not moved.entry.HasField("lock")
     await expect(grpc.StatusCode.NOT_FOUND, ann.GetCopy(g.GetCopyRequest(copy_id=offered[0])))
     ann_coins = (await ann.GetBalance(g.GetBalanceRequest())).balance.coins
     bea_coins = (await bea.GetBalance(g.GetBalanceRequest())).balance.coins

@@ -1,7 +1,7 @@
 """Trade One as the two players meet it at the end of a trading match (RULES.md 7): the
-obligation exists from the moment the result is visible, and a ticket the server
-cancels says why (issue 16, item 4). Every service a process on real PostgreSQL and
-NATS, behind the TLS gateway."""
+obligation exists from the moment the result is visible, and the copy the winner chose
+is theirs the moment ChooseTradeCard answers (issue 16, items 4 and 9). Every service a
+process on real PostgreSQL and NATS, behind the TLS gateway."""
 
 from __future__ import annotations
 
@@ -114,6 +114,47 @@ async def test_queueing_right_after_a_trade_one_match_ends_is_refused(api: Any) 
         await p.call(
             "CancelTicket",
             g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=ticket.ticket_id),
+        )
+
+
+async def test_the_chosen_copy_is_the_winners_when_the_choice_answers(api: Any) -> None:
+    """SaveDeck with the copy just won, sent the moment ChooseTradeCard returns, is
+    accepted every time; the copy moved exactly once, and the answer says COMPLETED."""
+    ann, bea = await join(api), await join(api)
+    for round_ in range(6):
+        # they take turns losing, so that neither runs out of copies for a deck
+        loser, winner = (ann, bea) if round_ % 2 else (bea, ann)
+        before = {p.id: await p.copies() for p in (winner, loser)}
+        match_id = await table_match(loser, winner, TRADE_TABLE)
+        await loser.call("Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id))
+        trade = await opened_trade(winner, match_id)
+        # a legal deck: the won copy and four of the winner's own, of other characters
+        won = min(trade.offered_copies, key=lambda c: c.character.stars)
+        rest = await legal(winner, 4, avoid={won.character.character_id})
+        answer = await winner.call(
+            "ChooseTradeCard",
+            g.ChooseTradeCardRequest(
+                request_id=uuid4().hex, trade_id=trade.trade_id, copy_id=won.copy_id
+            ),
+        )
+        saved = await code_of(
+            winner.call(
+                "SaveDeck",
+                g.SaveDeckRequest(
+                    request_id=uuid4().hex,
+                    name="won",
+                    copy_ids=[won.copy_id, *(c.copy_id for c in rest)],
+                ),
+            )
+        )
+        assert saved[0] == grpc.StatusCode.OK, saved
+        assert answer.trade.status == pb.TRADE_STATUS_COMPLETED, answer.trade
+        assert answer.trade.chosen_copy_id == won.copy_id
+        after = {p.id: await p.copies() for p in (winner, loser)}
+        assert after[winner.id] - before[winner.id] == {won.copy_id}
+        assert before[loser.id] - after[loser.id] == {won.copy_id}
+        await winner.call(
+            "DeleteDeck", g.DeleteDeckRequest(request_id=uuid4().hex, deck_id=saved[1].deck.deck_id)
         )
 
 
