@@ -69,12 +69,14 @@ def stack(
     *,
     overrides: Mapping[str, Mapping[str, str]] | None = None,
     gateways: tuple[Mapping[str, str], ...] = ({},),
+    replicas: Mapping[str, int] | None = None,
 ) -> Iterator[Stack]:
     """The whole backend (services/platform/backend.py) with :data:`TEST_SETTINGS`, the
     tests' token secret and admin token, and one gateway per entry of ``gateways`` (each
     with its own extra settings; the first is the backend's own).
 
-    ``overrides`` maps a service name ("match", "gateway", ...) to extra settings.
+    ``overrides`` maps a service name ("match", "gateway", ...) to extra settings;
+    ``replicas`` the services to run as several processes to their count.
     """
     first, *more = gateways
     per_service = {name: dict(values) for name, values in (overrides or {}).items()}
@@ -87,14 +89,15 @@ def stack(
         overrides=per_service,
         token_secret=SECRET,
         admin_token=ADMIN,
+        replicas=replicas or {},
     )
     with Backend(config) as backend:
-        replicas = [Gateway("gateway", backend.gateway)]
+        front = [Gateway("gateway", backend.gateway)]
         for index, settings in enumerate(more, start=1):
             name = f"gateway{index}"
-            replicas.append(Gateway(name, backend.add_gateway(name, settings)))
+            front.append(Gateway(name, backend.add_gateway(name, settings)))
         schemas = [backend.schema(name) for name in NAMES]
-        yield Stack(backend, replicas, backend.cert_path, schemas)
+        yield Stack(backend, front, backend.cert_path, schemas)
 
 
 async def checksums(database_url: str, schemas: list[str]) -> dict[str, str]:

@@ -11,6 +11,14 @@ NATS without seeing each other's rows or stealing each other's events.
         backend.kill("match")      # SIGKILL, as a crash
         backend.restart("match")   # same port, same schema; waits until SERVING
 
+Any service may run as several replicas (``BackendConfig.replicas``, ``make run
+--replicas match=2``): the first is named after the service, the others ``match-2``,
+``match-3``...; each is a process on ports of its own, with the same schema and
+settings. The services that call it are given every replica's address in one gRPC
+target (``ipv4:127.0.0.1:P1,127.0.0.1:P2``) and spread their calls over them
+(``round_robin``, as with the headless Services in Kubernetes); clients of the gateway
+may use any of its replicas (:meth:`Backend.replicas`).
+
 Each service runs in a session (process group) of its own: ``kill`` takes its worker
 processes (the match service's bot workers) down with it, as a crashing container
 would, and ``stop`` leaves no process behind. Logs go to ``<directory>/logs/<name>.log``
@@ -45,6 +53,7 @@ from services.platform.embedded import embedded_nats, embedded_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 STOP_SECONDS = 20.0
+MAX_REPLICAS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,50 @@ SERVICES: tuple[ServiceSpec, ...] = (
 NAMES: tuple[str, ...] = tuple(s.name for s in SERVICES)
 
 
+def replica_name(service: str, index: int) -> str:
+    """``match`` for the first replica, ``match-2``, ``match-3``... for the others."""
+    return service if index == 1 else f"{service}-{index}"
+
+
+def replica_counts(replicas: Mapping[str, int]) -> dict[str, int]:
+    """Processes per service: ``replicas`` checked (known names, 1 to 8 each), 1 elsewhere."""
+    unknown = sorted(set(replicas) - set(NAMES))
+    if unknown:
+        raise BackendError(
+            f"replicas of {', '.join(unknown)}: no such service; the services are "
+            f"{', '.join(NAMES)}"
+        )
+    for name, count in replicas.items():
+        if not 1 <= count <= MAX_REPLICAS:
+            raise BackendError(f"{name}={count}: a service runs 1 to {MAX_REPLICAS} replicas")
+    return {name: replicas.get(name, 1) for name in NAMES}
+
+
+def parse_replicas(text: str) -> dict[str, int]:
+    """``"match=2,collection=2"`` (the ``--replicas`` flag, ``TRIAD_REPLICAS``) as counts;
+    BackendError names what is wrong."""
+    counts: dict[str, int] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        name, sep, count = item.partition("=")
+        if not sep or not count.strip().isdigit():
+            raise BackendError(
+                f"replicas: {item!r} is not SERVICE=COUNT (for example match=2,collection=2)"
+            )
+        counts[name.strip()] = int(count)
+    replica_counts(counts)
+    return counts
+
+
+def grpc_target(ports: list[tuple[int, int]]) -> str:
+    """The gRPC target of a service's replicas: ``127.0.0.1:P`` for one, else every
+    address in one ``ipv4:`` target that a round_robin channel spreads calls over."""
+    if len(ports) == 1:
+        return f"127.0.0.1:{ports[0][0]}"
+    return "ipv4:" + ",".join(f"127.0.0.1:{port}" for port, _ in ports)
+
+
 class BackendError(RuntimeError):
     """A service exited or did not become healthy; the message ends with its log's tail."""
 
@@ -87,6 +140,8 @@ class BackendConfig:
     overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Extra settings for one service by name ("match", "gateway", ...); they win over
     :attr:`env`."""
+    replicas: Mapping[str, int] = field(default_factory=dict)
+    """Processes per service by name ("match": 2); one for a service not named."""
     token_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
     admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     start_timeout: float = 60.0
@@ -112,7 +167,7 @@ class Backend:
         self.cert_path, self.key_path = cert, key
         self.root_cert: bytes = cert.read_bytes()
         """The gateway's TLS root certificate (self-signed development certificate)."""
-        ports = _ports(config.fixed_ports)
+        placed = _ports(config.fixed_ports, replica_counts(config.replicas))
         shared = {
             "TRIAD_DATABASE_URL": config.database_url,
             "TRIAD_NATS_URL": config.nats_url,
@@ -120,7 +175,7 @@ class Backend:
             "TRIAD_ADMIN_TOKEN": config.admin_token,
             "TRIAD_GATEWAY_TLS_CERT": str(cert),
             "TRIAD_GATEWAY_TLS_KEY": str(key),
-            **{f"TRIAD_{s.env_prefix}_ADDR": f"127.0.0.1:{ports[s.name][0]}" for s in SERVICES},
+            **{f"TRIAD_{s.env_prefix}_ADDR": grpc_target(placed[s.name]) for s in SERVICES},
         }
         if config.run_id is not None:
             tag = config.run_id
@@ -131,17 +186,18 @@ class Backend:
             }
         self._services: dict[str, _Running] = {}
         for spec in SERVICES:
-            port, metrics_port = ports[spec.name]
-            env = {
-                **os.environ,
-                **shared,
-                f"TRIAD_{spec.env_prefix}_PORT": str(port),
-                f"TRIAD_{spec.env_prefix}_METRICS_PORT": str(metrics_port),
-                **config.env,
-                **config.overrides.get(spec.name, {}),
-            }
-            log = self.logs / f"{spec.name}.log"
-            self._services[spec.name] = _Running(spec, port, metrics_port, env, log)
+            for index, (port, metrics_port) in enumerate(placed[spec.name], start=1):
+                env = {
+                    **os.environ,
+                    **shared,
+                    f"TRIAD_{spec.env_prefix}_PORT": str(port),
+                    f"TRIAD_{spec.env_prefix}_METRICS_PORT": str(metrics_port),
+                    **config.env,
+                    **config.overrides.get(spec.name, {}),
+                }
+                name = replica_name(spec.name, index)
+                log = self.logs / f"{name}.log"
+                self._services[name] = _Running(spec, port, metrics_port, env, log)
 
     # ------------------------------------------------------------------ addresses
 
@@ -149,6 +205,13 @@ class Backend:
     def names(self) -> tuple[str, ...]:
         """The running parts: :data:`NAMES`, then any gateway added with :meth:`add_gateway`."""
         return tuple(self._services)
+
+    def replicas(self, service: str) -> tuple[str, ...]:
+        """The parts running ``service`` ("match"): itself, then ``match-2``... (and for
+        the gateway, any added with :meth:`add_gateway`)."""
+        if service not in NAMES:
+            raise KeyError(f"no service {service!r}; the services are {', '.join(NAMES)}")
+        return tuple(n for n, r in self._services.items() if r.spec.name == service)
 
     @property
     def gateway(self) -> str:
@@ -364,9 +427,10 @@ def _serving(address: str, root: bytes | None) -> bool:
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-def _ports(fixed: bool) -> dict[str, tuple[int, int]]:
-    """Each service's gRPC and metrics port. Free ones are all taken while every probe
-    socket is still open, so no two services are handed the same port."""
+def _ports(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int, int]]]:
+    """Each replica's gRPC and metrics port, by service. Fixed: the first replica of
+    each takes the well-known ports, the others free ones. Free ones are all taken while
+    every probe socket is still open, so no two replicas are handed the same port."""
     if fixed:
         for port in (p for s in SERVICES for p in (s.port, s.metrics_port)):
             # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
@@ -377,9 +441,13 @@ def _ports(fixed: bool) -> dict[str, tuple[int, int]]:
                     raise BackendError(
                         f"port {port} is in use (is another `make run` up?); stop it first"
                     ) from None
-        return {s.name: (s.port, s.metrics_port) for s in SERVICES}
-    pairs = _free_ports(len(SERVICES))
-    return {s.name: pairs[i] for i, s in enumerate(SERVICES)}
+        extra = iter(_free_ports(sum(counts.values()) - len(SERVICES)))
+        return {
+            s.name: [(s.port, s.metrics_port), *(next(extra) for _ in range(counts[s.name] - 1))]
+            for s in SERVICES
+        }
+    pairs = iter(_free_ports(sum(counts.values())))
+    return {s.name: [next(pairs) for _ in range(counts[s.name])] for s in SERVICES}
 
 
 def _free_ports(count: int) -> list[tuple[int, int]]:

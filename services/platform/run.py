@@ -6,10 +6,17 @@ TRIAD_DATABASE_URL / TRIAD_NATS_URL point at running servers. State lives in ``.
 a second ``make run`` finds its players and matches again. Ctrl-C (or SIGTERM) stops
 every service, then the servers, and leaves no process behind. The processes are
 started and stopped by :mod:`services.platform.backend`, as in the benchmarks and tests.
+
+``--replicas match=2,collection=2`` (or ``TRIAD_REPLICAS=match=2,collection=2``) runs
+that many processes of a service, each on ports of its own; the others reach them all.
+
+The operators' tools need the servers' URLs: each start writes them to
+``.run/operator.env`` (``triad-admin consumer list`` reads them from the environment).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import secrets
@@ -18,7 +25,14 @@ import sys
 import time
 from pathlib import Path
 
-from services.platform.backend import NAMES, Backend, BackendConfig, BackendError, infrastructure
+from services.platform.backend import (
+    NAMES,
+    Backend,
+    BackendConfig,
+    BackendError,
+    infrastructure,
+    parse_replicas,
+)
 from services.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +53,35 @@ def secrets_env() -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
 
+def write_operator_env(database_url: str, nats_url: str) -> Path:
+    """The servers' URLs for the operators' tools, in .run/operator.env (rewritten at
+    each start: an embedded NATS takes a new port each time)."""
+    path = STATE / "operator.env"
+    STATE.mkdir(exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(f"TRIAD_DATABASE_URL={database_url}\nTRIAD_NATS_URL={nats_url}\n")
+    return path
+
+
+def parse_args(argv: list[str] | None) -> dict[str, int]:
+    """The replicas asked for (``--replicas``, else ``TRIAD_REPLICAS``)."""
+    parser = argparse.ArgumentParser(
+        prog="make run", description="The whole backend on this machine."
+    )
+    parser.add_argument(
+        "--replicas",
+        default=os.environ.get("TRIAD_REPLICAS", ""),
+        metavar="SERVICE=N,...",
+        help="processes per service, e.g. match=2,collection=2 (default $TRIAD_REPLICAS; "
+        f"the services: {', '.join(NAMES)})",
+    )
+    args = parser.parse_args(argv)
+    try:
+        return parse_replicas(args.replicas)
+    except BackendError as error:
+        parser.error(str(error))
+
+
 def say(text: str, *, error: bool = False) -> None:
     """Print a line; a reader that has gone away (``make run | tee log`` after Ctrl-C:
     the pipe is closed) must not keep us from stopping the services, so the stream is
@@ -51,7 +94,8 @@ def say(text: str, *, error: bool = False) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    replicas = parse_args(argv)
     stop = False
 
     def request_stop(*_: object) -> None:
@@ -71,6 +115,7 @@ def main() -> int:
                     directory=STATE,
                     run_id=None,
                     fixed_ports=True,
+                    replicas=replicas,
                     token_secret=kept["TRIAD_TOKEN_SECRET"],
                     admin_token=kept["TRIAD_ADMIN_TOKEN"],
                 )
@@ -84,15 +129,18 @@ def main() -> int:
             except BackendError as error:
                 say(f"the backend did not start: {error}", error=True)
                 return 1
-            for name in NAMES:
+            for name in backend.names:
                 where = f"{backend.address(name):<16} metrics {backend.metrics_address(name)}"
-                say(f"  {name:11} {where}  SERVING")
+                say(f"  {name:13} {where}  SERVING")
+            operator_env = write_operator_env(database, nats)
             say(
                 f"\nGateway: {backend.gateway} (TLS, development certificate "
                 ".run/tls/gateway-dev.crt)"
                 "\nPlay:    in another terminal, from this directory:"
                 "\n           .venv/bin/triad-client register NAME   (once; asks for a password)"
                 "\n           .venv/bin/triad-client practice        (a match against a bot)"
+                f"\nOperate: env $(cat {operator_env.relative_to(ROOT)}) "
+                ".venv/bin/triad-admin consumer list   (deploy/k8s/README.md, Consumers)"
                 "\nLogs:    .run/logs/   Stop: Ctrl-C\n"
             )
             while not stop:

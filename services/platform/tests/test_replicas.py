@@ -1,0 +1,66 @@
+"""Replicas in the launcher (services/platform/backend.py, make run's --replicas): how they
+are asked for, named, placed and addressed. Starting them is tested with the whole
+backend in tests/test_operator_consumers.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.platform import run
+from services.platform.backend import Backend, BackendConfig, BackendError, parse_replicas
+
+
+def test_replicas_are_asked_for_as_service_equals_count() -> None:
+    assert parse_replicas("match=2, collection=3") == {"match": 2, "collection": 3}
+    assert parse_replicas("") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("match", "is not SERVICE=COUNT"),
+        ("match=two", "is not SERVICE=COUNT"),
+        ("matches=2", "matches: no such service; the services are match, matchmaker"),
+        ("match=0", "a service runs 1 to 8 replicas"),
+        ("match=9", "a service runs 1 to 8 replicas"),
+    ],
+)
+def test_a_wrong_replica_count_is_refused_by_name(text: str, words: str) -> None:
+    with pytest.raises(BackendError, match=words):
+        parse_replicas(text)
+
+
+def test_make_run_takes_replicas_from_its_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TRIAD_REPLICAS", "rating=2")
+    assert run.parse_args([]) == {"rating": 2}
+    assert run.parse_args(["--replicas", "match=2,gateway=2"]) == {"match": 2, "gateway": 2}
+    with pytest.raises(SystemExit):
+        run.parse_args(["--replicas", "match=x"])
+    assert "match=x" in capsys.readouterr().err
+
+
+def test_each_replica_has_its_ports_and_the_callers_get_every_address(tmp_path: Path) -> None:
+    backend = Backend(
+        BackendConfig("postgresql://nowhere/x", "nats://nowhere:4222", tmp_path,
+                      replicas={"match": 2, "collection": 3})
+    )  # fmt: skip
+    assert backend.replicas("match") == ("match", "match-2")
+    assert backend.replicas("collection") == ("collection", "collection-2", "collection-3")
+    assert backend.replicas("rating") == ("rating",)
+    ports = {backend.address(name) for name in backend.names}
+    assert len(ports) == len(backend.names) == 8
+    matches = ",".join(backend.address(name) for name in backend.replicas("match"))
+    rating = backend.address("rating")
+    for caller in ("gateway", "matchmaker"):
+        env = backend.env(caller)
+        assert env["TRIAD_MATCH_ADDR"] == f"ipv4:{matches}"
+        assert env["TRIAD_RATING_ADDR"] == rating
+    for name in backend.replicas("collection"):
+        env = backend.env(name)
+        assert env["TRIAD_COLLECTION_PORT"] == backend.address(name).rsplit(":", 1)[1]
+        assert env["TRIAD_COLLECTION_SCHEMA"] == backend.schema("collection")
+    assert backend.log("collection-3").name == "collection-3.log"
