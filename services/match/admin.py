@@ -2,12 +2,19 @@
 
 ``triad-admin match show MATCH_ID`` prints a match's events and its final board, rebuilt
 from the log alone (GetMatchEvents; the operator token comes from TRIAD_ADMIN_TOKEN).
+
+``triad-admin consumer list`` shows every idempotent consumer of the event stream with
+its position and what it has left; ``triad-admin consumer reset NAME [--from POSITION]``
+has it apply again the events after POSITION (default 0, the beginning), safely while
+its service runs. These talk to PostgreSQL and NATS (TRIAD_DATABASE_URL,
+TRIAD_NATS_URL): see ``services/platform/consumer_admin.py`` for how and why.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from typing import Any
@@ -20,6 +27,7 @@ from services import wire
 from services.match import domain, mapping
 from services.match.events import CardPlaced, MatchEvent, MatchFinished
 from services.match.rules import Seat
+from services.platform import consumer_admin
 
 
 async def fetch_events(address: str, token: str, match_id: str) -> list[Any]:
@@ -96,6 +104,53 @@ async def show(address: str, token: str, match_id: str) -> int:
     return 0
 
 
+def print_consumers(states: list[consumer_admin.ConsumerState], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([s.as_json() for s in states], indent=2))
+        return
+    if not states:
+        print("no consumers registered (they register when their service starts)")
+        return
+    header = f"{'schema':22} {'consumer':40} {'position':>9} {'left':>6}  last applied"
+    print(header)
+    for s in states:
+        position = "absent" if s.position is None else str(s.position)
+        left = "?" if s.pending is None else str((s.pending or 0) + (s.in_flight or 0))
+        last = "never" if s.last_applied_at is None else s.last_applied_at.isoformat()
+        print(f"{s.schema:22} {s.name:40} {position:>9} {left:>6}  {last}")
+    print(f"\nposition: the stream sequence applied up to (stream at {states[0].stream_last});")
+    print("left: events not yet delivered or not yet acknowledged")
+
+
+async def consumers(args: argparse.Namespace) -> int:
+    try:
+        async with consumer_admin.connections(args.database_url, args.nats_url) as servers:
+            conn, js = servers.conn, servers.js
+            if args.action == "list":
+                print_consumers(
+                    await consumer_admin.list_consumers(conn, js, args.schema), args.json
+                )
+                return 0
+            result = await consumer_admin.reset_consumer(
+                conn, js, args.name, args.position, args.schema, nats_version=servers.nats_version
+            )
+    except consumer_admin.AdminError as error:
+        print(f"triad-admin: {error}", file=sys.stderr)
+        return 1
+    except (OSError, TimeoutError) as error:
+        print(
+            f"triad-admin: cannot reach PostgreSQL or NATS ({error!r}); check "
+            "--database-url and --nats-url (make run writes them to .run/operator.env)",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"{result.name} ({result.schema}) moved from {result.previous} back to "
+        f"{result.position}: {result.marks_forgotten} events will be applied again"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="triad-admin", description="Operator commands.")
     parser.add_argument(
@@ -103,11 +158,48 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("TRIAD_MATCH_ADDR", "127.0.0.1:50061"),
         help="the match service (default $TRIAD_MATCH_ADDR or %(default)s)",
     )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("TRIAD_DATABASE_URL", ""),
+        help="PostgreSQL, for consumer commands (default $TRIAD_DATABASE_URL)",
+    )
+    parser.add_argument(
+        "--nats-url",
+        default=os.environ.get("TRIAD_NATS_URL", ""),
+        help="NATS, for consumer commands (default $TRIAD_NATS_URL)",
+    )
     sub = parser.add_subparsers(dest="area", required=True)
     match_cmd = sub.add_parser("match", help="matches").add_subparsers(dest="action", required=True)
     show_cmd = match_cmd.add_parser("show", help="a match's events and final board from the log")
     show_cmd.add_argument("match_id")
+    consumer_cmd = sub.add_parser(
+        "consumer", help="the event stream's idempotent consumers"
+    ).add_subparsers(dest="action", required=True)
+    list_cmd = consumer_cmd.add_parser("list", help="each consumer's position and what it has left")
+    list_cmd.add_argument("--json", action="store_true", help="as JSON")
+    reset_cmd = consumer_cmd.add_parser(
+        "reset", help="apply the events after a position again (safe while the service runs)"
+    )
+    reset_cmd.add_argument("name", help="the consumer, as `consumer list` names it")
+    reset_cmd.add_argument(
+        "--from",
+        dest="position",
+        type=int,
+        default=0,
+        metavar="POSITION",
+        help="the stream sequence to go back to; later events are applied again (default 0)",
+    )
+    for cmd in (list_cmd, reset_cmd):
+        cmd.add_argument("--schema", help="only the consumers of this schema (service)")
     args = parser.parse_args(argv)
+    if args.area == "consumer":
+        if not args.database_url or not args.nats_url:
+            parser.error(
+                "consumer commands need --database-url and --nats-url (or TRIAD_DATABASE_URL "
+                "and TRIAD_NATS_URL): the ones the services use; make run writes them to "
+                ".run/operator.env"
+            )
+        return asyncio.run(consumers(args))
     token = os.environ.get("TRIAD_ADMIN_TOKEN", "")
     if not token:
         parser.error("set TRIAD_ADMIN_TOKEN to the operator token the match service was given")

@@ -19,6 +19,16 @@ redeliveries, though (the rest of a batch may come back ahead of the failed even
 a handler that must see events strictly in order runs with ``max_ack_pending=1``: the
 server then delivers nothing new until the failed event is done. Undecodable messages
 are terminated (logged, never redelivered): no retry can fix them.
+
+Replaying (``triad-admin consumer reset``, :mod:`services.platform.consumer_admin`)
+    Each consumer registers itself in ``event_consumers`` (its durable, stream and
+    filter) when it binds, and each mark records the event's stream sequence, so an
+    operator can move a consumer back to a position and have the events after it
+    applied again: the reset forgets the marks after the position and moves the
+    JetStream consumer back, both under the consumer's advisory lock. Every
+    transaction that marks an event holds that lock shared, so the reset waits for the
+    deliveries in flight to commit and holds the next ones back until it has
+    committed: none slips between the two steps and escapes the replay.
 """
 
 from __future__ import annotations
@@ -26,7 +36,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import hashlib
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -43,6 +55,10 @@ from services.platform.bus import EventStream
 from services.platform.migrations import Migration, quote_schema
 
 log = structlog.get_logger()
+
+# The stream sequence of the message being applied, for its mark: a context variable so
+# that subclasses overriding apply(envelope) need not pass it along.
+_sequence: ContextVar[int | None] = ContextVar("consumer_stream_sequence", default=None)
 
 Handler = Callable[[Any, events_pb2.EventEnvelope], Awaitable[None]]
 """``handler(conn, envelope)``: perform the effect on ``conn``, inside the open transaction."""
@@ -61,7 +77,29 @@ MIGRATIONS = (
         );
         """,
     ),
+    Migration(
+        "consumer",
+        2,
+        "replayable consumers: the stream sequence of each mark, and a registry of consumers",
+        """
+        ALTER TABLE processed_events ADD COLUMN stream_seq bigint;
+        CREATE INDEX processed_events_by_position ON processed_events (consumer, stream_seq);
+        CREATE TABLE event_consumers (
+            consumer       text        PRIMARY KEY,
+            stream         text        NOT NULL,
+            filter_subject text        NOT NULL,
+            bound_at       timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
 )
+
+
+def lock_key(schema: str, durable: str) -> int:
+    """The consumer's 64-bit advisory-lock key: each mark takes it shared, a reset
+    exclusively (stable across processes; Python's hash() is salted per run)."""
+    digest = hashlib.sha256(f"triad.consumer:{schema}:{durable}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +206,19 @@ class Consumer:
         )
         self._sub: JetStreamContext.PullSubscription | None = None
         self._bound = False  # False after a failure: check the consumer exists, rebind
+        quoted = quote_schema(schema)
+        self._lock_key = lock_key(schema, durable)
+        # The shared lock first (the CTE is read before the insert): a reset in progress
+        # holds it exclusively, and this mark waits until the reset has committed.
         self._mark_sql = (
-            f"INSERT INTO {quote_schema(schema)}.processed_events (consumer, event_id) "
-            "VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING true"
+            "WITH guard AS (SELECT pg_advisory_xact_lock_shared($3)) "
+            f"INSERT INTO {quoted}.processed_events (consumer, event_id, stream_seq) "
+            "SELECT $1, $2, $4 FROM guard ON CONFLICT DO NOTHING RETURNING true"
+        )
+        self._register_sql = (
+            f"INSERT INTO {quoted}.event_consumers (consumer, stream, filter_subject) "
+            "VALUES ($1, $2, $3) ON CONFLICT (consumer) DO UPDATE SET stream = $2, "
+            "filter_subject = $3, bound_at = now()"
         )
         metrics = metrics or ConsumerMetrics.register(CollectorRegistry())
         self._processed = metrics.processed.labels(durable)
@@ -180,8 +228,12 @@ class Consumer:
         self._lag = metrics.lag.labels(durable)
 
     async def start(self) -> None:
-        """Create or update the durable consumer (idempotent) and bind to it."""
+        """Create or update the durable consumer (idempotent), register it for the
+        operators' tool, and bind to it."""
         await self._js.add_consumer(self.stream.name, self._config)
+        await self._pool.execute(
+            self._register_sql, self.durable, self.stream.name, self.filter_subject
+        )
         if self._sub is not None:
             with contextlib.suppress(Exception):  # the old binding may be dead already
                 await self._sub.unsubscribe()
@@ -191,9 +243,19 @@ class Consumer:
         self._bound = True
 
     async def apply(self, envelope: events_pb2.EventEnvelope) -> bool:
-        """Mark and apply in one transaction; False if this consumer had processed it."""
+        """Mark and apply in one transaction; False if this consumer had processed it.
+
+        The mark keeps the event's position in the JetStream stream (when it came from
+        there: see :meth:`process`), so that a reset to an earlier position knows which
+        marks to forget."""
         async with self._pool.acquire() as conn, conn.transaction():
-            fresh = await conn.fetchval(self._mark_sql, self.durable, UUID(envelope.event_id))
+            fresh = await conn.fetchval(
+                self._mark_sql,
+                self.durable,
+                UUID(envelope.event_id),
+                self._lock_key,
+                _sequence.get(),
+            )
             if not fresh:
                 return False
             await self._handler(conn, envelope)
@@ -215,7 +277,11 @@ class Consumer:
             await msg.term()
             return Outcome.REJECTED
         try:
-            applied = await self.apply(envelope)
+            token = _sequence.set(metadata.sequence.stream)
+            try:
+                applied = await self.apply(envelope)
+            finally:
+                _sequence.reset(token)
         except Exception as error:  # the effect did not commit: try again later
             self._failures.inc()
             log.warning(

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from uuid import UUID, uuid4
 
+import asyncpg
 import pytest
 from nats.aio.client import Client
 from prometheus_client import CollectorRegistry
@@ -21,7 +22,9 @@ from triad.v1 import events_pb2
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.consumer import Consumer, ConsumerMetrics, Handler, Outcome
+from services.platform.consumer import Consumer, ConsumerMetrics, Handler, Outcome, lock_key
+from services.platform.consumer_admin import list_consumers, reset_consumer
+from services.platform.embedded import embedded_nats
 from services.platform.eventstore import START, PostgresEventStore
 from services.platform.migrations import migrate
 from services.platform.relay import Relay
@@ -278,3 +281,92 @@ async def test_a_message_that_is_no_event_is_terminated_not_retried(
     info = await js.consumer_info(stream.name, DURABLE)
     assert (info.num_pending, info.num_ack_pending) == (0, 0)
     assert await store.read_all(START) == []
+
+
+# Replaying while the consumer runs: services/platform/consumer_admin.py, the engine of
+# ``triad-admin consumer reset`` (as a process against the whole backend:
+# tests/test_operator_consumers.py).
+
+
+async def lock_waiters(pool: Any, key: int) -> int:
+    """Sessions waiting for the advisory lock ``key`` (a bigint key shows as two halves)."""
+    high, low = (key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF
+    return int(
+        await pool.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 1",
+            high,
+            low,
+        )
+    )
+
+
+async def test_a_reset_waits_for_the_delivery_in_flight_and_has_it_applied_again(
+    pg_pool: Any,
+    pg_schema: str,
+    store: PostgresEventStore,
+    shared_database_url: str,
+) -> None:
+    # A NATS of its own: the reset request needs 2.14 or later (the embedded server and
+    # the deployment's are), and TRIAD_TEST_SERVERS may point at an older one.
+    with embedded_nats() as url:
+        nc = await bus.connect(url, name="test-replay")
+        try:
+            stream = unique_stream()
+            await bus.ensure_stream(nc.jetstream(), stream)
+            await replay_while_in_flight(pg_pool, pg_schema, store, nc, stream, shared_database_url)
+        finally:
+            await nc.close()
+
+
+async def replay_while_in_flight(
+    pg_pool: Any,
+    pg_schema: str,
+    store: PostgresEventStore,
+    nc: Client,
+    stream: EventStream,
+    shared_database_url: str,
+) -> None:
+    for version in range(3):
+        await store.append("match-a", version, [event(f"a{version}")])
+    await publish_all(pg_pool, pg_schema, nc, stream)
+    record = recording_effects(pg_schema)
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def slow_on_the_last(conn: Any, envelope: events_pb2.EventEnvelope) -> None:
+        await record(conn, envelope)
+        if envelope.version == 3 and not gate.is_set():
+            entered.set()
+            await gate.wait()  # marked, effect written, not committed: in flight
+
+    consumer, _ = consumer_for(nc, pg_pool, pg_schema, stream, handler=slow_on_the_last)
+    polling = asyncio.create_task(consumer.poll())  # one batch: the three events
+    await asyncio.wait_for(entered.wait(), 10)
+
+    admin = await asyncpg.connect(shared_database_url)
+    try:
+        js = nc.jetstream()
+        resetting = asyncio.create_task(reset_consumer(admin, js, DURABLE, 0, pg_schema))
+        key = lock_key(pg_schema, DURABLE)
+
+        async def reset_waits() -> bool:
+            return await lock_waiters(pg_pool, key) == 1
+
+        await wait_until(reset_waits, what="the reset to wait for the delivery in flight")
+        assert not resetting.done()
+        gate.set()
+        result = await asyncio.wait_for(resetting, 10)
+        assert await polling == [Outcome.APPLIED] * 3
+        # The mark of the delivery in flight committed first, and was forgotten too.
+        assert (result.position, result.marks_forgotten) == (0, 3)
+        assert await processed(pg_pool, pg_schema) == set()
+
+        assert await poll_until_quiet(consumer) == Counter({Outcome.APPLIED: 3})
+        versions = Counter(v for _, _, v in await effects(pg_pool, pg_schema))
+        assert versions == {1: 2, 2: 2, 3: 2}  # each handler ran once more
+        [state] = await list_consumers(admin, js, pg_schema)
+        assert (state.name, state.marks, state.caught_up) == (DURABLE, 3, True)
+        assert state.position == state.stream_last == 3
+    finally:
+        gate.set()
+        await admin.close()
