@@ -290,7 +290,11 @@ class SimClient:
                     ),
                 )
             return True  # the ticket may have been paired meanwhile: look again
-        return bool(status.active_match_id or choosing)
+        # a trade still being opened: look again, the winner will have a choice to make
+        opening = not trade.trade_id and any(
+            o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations
+        )
+        return bool(status.active_match_id or choosing or opening)
 
     async def _register(self) -> None:
         try:
@@ -324,6 +328,9 @@ class SimClient:
                 await self.choose(trade)
             else:
                 await self.push.after(self.push.count, 0.5)
+            return
+        if any(o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations):
+            await self.push.after(self.push.count, 0.5)  # the trade is being opened
             return
         if status.ticket.status == pb.TICKET_STATUS_QUEUED:
             await self.wait_for_match(status.ticket)
