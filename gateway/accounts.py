@@ -13,6 +13,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 from dataclasses import dataclass
@@ -90,7 +91,13 @@ class TokenSigner:
     refresh_ttl: timedelta = timedelta(days=30)
 
     def issue(self, player_id: str, name: str, now: datetime) -> tuple[str, Claims]:
-        claims = Claims(player_id, name, secrets.token_hex(16), now, now + self.access_ttl)
+        """A signed token and its claims exactly as ``verify`` reads them back. The
+        token carries whole seconds: the expiry is rounded up, so the time announced
+        with the token is the one enforced and the lifetime is never shorter than
+        ``access_ttl``."""
+        issued = datetime.fromtimestamp(math.floor(now.timestamp()), now.tzinfo)
+        expires = datetime.fromtimestamp(math.ceil((now + self.access_ttl).timestamp()), now.tzinfo)
+        claims = Claims(player_id, name, secrets.token_hex(16), issued, expires)
         body = _b64(
             json.dumps(
                 {
