@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextvars
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -179,8 +180,12 @@ def authenticated(authenticator: Authenticator) -> HandlerWrapper:
 
             async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
                 _CALLER.set(await authenticator.authenticate(context.invocation_metadata()))
-                async for message in inner_stream(request, context):
-                    yield message
+                # aclosing: when the stream ends mid-way (the client went away), the
+                # handler's finally blocks (the session's disconnect report) run now,
+                # not whenever the generator is garbage collected.
+                async with aclosing(inner_stream(request, context)) as messages:
+                    async for message in messages:
+                        yield message
 
             return grpc.unary_stream_rpc_method_handler(stream, **serialize)
         return registered

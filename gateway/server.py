@@ -268,11 +268,18 @@ class GatewayServicer(
 
         opened_at = self._clock()
         await self._store.open_session(me.player_id, session_id, opened_at)
-        await self._presence(me.player_id, session_id, connected=True)
         updates: asyncio.Queue[Push] = asyncio.Queue()
-        watchers = [asyncio.create_task(self._watch_matches(me.player_id, session_id, updates))]
-        watchers += [asyncio.create_task(f) for f in self._feeds(me.player_id, opened_at, updates)]
+        watchers: list[asyncio.Task[None]] = []
         try:
+            await self._presence(me.player_id, session_id, opened_at, connected=True)
+            watchers.append(
+                asyncio.create_task(
+                    self._watch_matches(me.player_id, session_id, opened_at, updates)
+                )
+            )
+            watchers += [
+                asyncio.create_task(f) for f in self._feeds(me.player_id, opened_at, updates)
+            ]
             account = await self._store.account(me.player_id)
             opened = g.SessionOpened(
                 session_id=session_id,
@@ -327,8 +334,12 @@ class GatewayServicer(
         finally:
             for watcher in watchers:
                 watcher.cancel()
+            # The grace starts as the stream ends, not once the watchers have wound
+            # down; shielded, so that a second cancellation cannot lose the report.
+            await asyncio.shield(
+                self._presence(me.player_id, session_id, opened_at, connected=False)
+            )
             await asyncio.gather(*watchers, return_exceptions=True)
-            await self._presence(me.player_id, session_id, connected=False)
 
     async def _should_close(
         self, me: accounts.Claims, session_id: str, context: Any
@@ -349,7 +360,9 @@ class GatewayServicer(
             return g.SessionClosed(reason=reason, message=str(error))
         return None
 
-    async def _presence(self, player_id: str, session_id: str, connected: bool) -> None:
+    async def _presence(
+        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+    ) -> None:
         state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
         with contextlib.suppress(Exception):  # presence is best effort; the timer decides
             await self._match.ReportPresence(
@@ -358,21 +371,28 @@ class GatewayServicer(
                     player_id=player_id,
                     session_id=session_id,
                     state=state,
+                    open_time=timestamp(opened_at),
                 ),
                 timeout=INTERNAL_DEADLINE,
             )
 
     async def _watch_matches(
-        self, player_id: str, session_id: str, views: asyncio.Queue[Any]
+        self, player_id: str, session_id: str, opened_at: datetime, views: asyncio.Queue[Any]
     ) -> None:
         """Forward every view of the player's active match; look for a new one when idle.
-        A match found while the session is open gets this session attached, so that
-        closing the session starts the disconnect grace."""
+        A match created while the session is open has it attached already; it is
+        reported again when found, in case the report at the session's opening was lost
+        (a report of a session older than the player's latest changes nothing)."""
         with self._nudges.watch(player_id) as nudged:
-            await self._follow_matches(player_id, session_id, views, nudged)
+            await self._follow_matches(player_id, session_id, opened_at, views, nudged)
 
     async def _follow_matches(
-        self, player_id: str, session_id: str, views: asyncio.Queue[Any], nudged: asyncio.Event
+        self,
+        player_id: str,
+        session_id: str,
+        opened_at: datetime,
+        views: asyncio.Queue[Any],
+        nudged: asyncio.Event,
     ) -> None:
         while True:
             nudged.clear()  # a match started from here on wakes the idle wait below
@@ -382,7 +402,7 @@ class GatewayServicer(
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(nudged.wait(), MATCH_POLL_SECONDS)
                     continue
-                await self._presence(player_id, session_id, connected=True)
+                await self._presence(player_id, session_id, opened_at, connected=True)
                 stream = self._match.StreamView(
                     m.MatchServiceStreamViewRequest(match_id=match_id, player_id=player_id)
                 )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
 
 
 class FreezableProxy:
@@ -36,6 +38,16 @@ class FreezableProxy:
         await asyncio.gather(*self._pumps, return_exceptions=True)
         if self._server is not None:
             self._server.close()
+
+    async def reset(self) -> None:
+        """Reset every proxied connection: each socket closes with a TCP RST (SO_LINGER
+        0), as when a NAT or a network drops a connection, instead of a clean FIN."""
+        for writer in self._writers:
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        await self.drop()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(*self.target)

@@ -413,19 +413,41 @@ async def test_the_terminal_client_plays_through_its_subcommands(
     names = [f"cli{uuid4().hex[:8]}", f"cli{uuid4().hex[:8]}"]
     ids = [client(f"p{i}", "register", name)["playerId"] for i, name in enumerate(names)]
     assert client("p0", "status")["player"]["playerName"] == names[0]
-    match_id = str(uuid4())
-    await internal.CreateMatch(create_request(match_id, pb.VISIBILITY_THREE_OPEN, (ids[0], ids[1])))
-    view = client("p0", "active")
-    assert view["matchId"] == match_id
-    mover = 0 if view["turnSeat"] == view["mySeat"] else 1
-    placed = client(f"p{mover}", "place", match_id, "0", "4")
-    assert placed["lastPlacement"]["cell"] == 4
-    assert int(placed["version"]) == 2
-    refused = subprocess.run(
-        [*base, "--profile", f"p{mover}", "place", match_id, "0", "4"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert refused.returncode == 1 and "failed precondition: it is not your turn" in refused.stderr
+    # Both watch their session (without one a player counts as disconnected from the
+    # match, and this backend's grace is short)
+    watching = [
+        subprocess.Popen(
+            [*base, "--profile", f"p{i}", "watch"],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**__import__("os").environ, "TRIAD_PASSWORD": PASSWORD},
+        )
+        for i in range(2)
+    ]
+    try:
+        for watcher in watching:
+            assert watcher.stdout is not None and "sessionOpened" in watcher.stdout.readline()
+        match_id = str(uuid4())
+        await internal.CreateMatch(
+            create_request(match_id, pb.VISIBILITY_THREE_OPEN, (ids[0], ids[1]))
+        )
+        view = client("p0", "active")
+        assert view["matchId"] == match_id
+        mover = 0 if view["turnSeat"] == view["mySeat"] else 1
+        placed = client(f"p{mover}", "place", match_id, "0", "4")
+        assert placed["lastPlacement"]["cell"] == 4
+        assert int(placed["version"]) == 2
+        refused = subprocess.run(
+            [*base, "--profile", f"p{mover}", "place", match_id, "0", "4"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert (
+            refused.returncode == 1 and "failed precondition: it is not your turn" in refused.stderr
+        )
+    finally:
+        for watcher in watching:
+            watcher.terminate()
+            watcher.wait(10)

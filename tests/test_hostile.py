@@ -458,6 +458,18 @@ def holds_nul(message: Message) -> bool:
     return False
 
 
+def holds_unknown_enum(message: Message) -> bool:
+    """Whether any enum field of ``message`` holds a number its enum does not define
+    (every service refuses it as INVALID_ARGUMENT)."""
+    for fd, value in message.ListFields():
+        values = value if fd.is_repeated else [value]
+        if fd.enum_type is not None and any(v not in fd.enum_type.values_by_number for v in values):
+            return True
+        if fd.type == FieldDescriptor.TYPE_MESSAGE and any(holds_unknown_enum(v) for v in values):
+            return True
+    return False
+
+
 def unicode_breaker() -> bytes:
     """A request_id (field 1, length-delimited) that is not UTF-8."""
     return b"\x0a\x04\xff\xfe\xc0\x80"
@@ -751,12 +763,13 @@ async def test_hostile_requests_get_proper_statuses_and_change_nothing(
             roll = rng.random()
             if authenticated and (plan.kind == "stream" or roll < 0.25):
                 # A body refused whatever the caller is is refused before the token is
-                # read: too large (by grpc) or holding a NUL (by every service's edge).
+                # read: too large (by grpc), holding a NUL or an enum value the contract
+                # does not define (by every service's edge).
                 body = request.SerializeToString()
                 must = grpc.StatusCode.UNAUTHENTICATED
                 if len(body) > MAX_MESSAGE:
                     must = grpc.StatusCode.RESOURCE_EXHAUSTED
-                elif holds_nul(request):
+                elif holds_nul(request) or holds_unknown_enum(request):
                     must = grpc.StatusCode.INVALID_ARGUMENT
                 send(rpc, "bad token", body, rng.choice(tokens), must)
                 continue

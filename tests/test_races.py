@@ -15,6 +15,7 @@ pair: nobody is ever in two matches).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -68,6 +69,27 @@ def backend(
 async def api(backend: Stack) -> AsyncIterator[Any]:
     async with backend.channel() as channel:
         yield backend.api(channel)
+        for session in ATTENDING:  # the sessions the test's players kept open
+            session.cancel()
+        await asyncio.gather(*ATTENDING, return_exceptions=True)
+        ATTENDING.clear()
+
+
+ATTENDING: list[asyncio.Task[None]] = []
+
+
+async def attend(p: Player) -> None:
+    """Open a session for ``p`` (with their current token) and keep reading it until the
+    test ends: without one a player counts as disconnected from their match."""
+    opened = asyncio.Event()
+
+    async def read() -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            async for _ in p.api.OpenSession(g.OpenSessionRequest(), metadata=p.meta):
+                opened.set()
+
+    ATTENDING.append(asyncio.create_task(read()))
+    await asyncio.wait_for(opened.wait(), 20)
 
 
 @dataclass
@@ -103,6 +125,8 @@ async def join(api: Any) -> Player:
 
 
 async def table_match(host: Player, guest: Player, rules: pb.Rules) -> str:
+    """A match at a custom table, both players with a session open."""
+    await asyncio.gather(attend(host), attend(guest))
     table = await host.call(
         "CreateTable",
         g.CreateTableRequest(
@@ -379,7 +403,7 @@ async def test_a_token_expiring_mid_match_is_refreshed_and_the_seat_kept(
             g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
         )
         ann.tokens = fresh.tokens
-        _, opened = await first_push(short_api, ann)
+        reopened, opened = await first_push(short_api, ann)
         assert opened.session_opened.active_match.match_id == match_id
         assert opened.session_opened.active_match.my_seat == seat
         # The new token lasts seconds too; for the rest of the match Ann refreshes once
@@ -389,6 +413,8 @@ async def test_a_token_expiring_mid_match_is_refreshed_and_the_seat_kept(
             g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
         )
         ann.api, ann.tokens = api, longer.tokens
+        await attend(ann)  # her session on the long token, before the short one ends
+        reopened.cancel()
         end = await play_out((ann, bea), match_id, rng)
         assert end.my_seat == seat and end.outcome.reason != pb.FINISH_REASON_DISCONNECT
 

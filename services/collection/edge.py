@@ -11,6 +11,7 @@ from triad.v1 import common_pb2 as pb
 from services.collection.events import Holder
 from services.collection.mapping import holder_back
 from services.match.rules import Element
+from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument, PermissionDenied
 from services.wire import ELEMENTS_BACK
 
@@ -51,10 +52,9 @@ def stars(values: Any) -> frozenset[int]:
 
 
 def elements(values: Any) -> frozenset[Element | None]:
-    try:
-        return frozenset(ELEMENTS_BACK[v] for v in values)
-    except KeyError:
-        raise InvalidArgument("unknown element in the filter") from None
+    for value in values:  # ELEMENT_UNSPECIFIED selects the characters without one
+        require_enum(value, pb.Element.DESCRIPTOR, "filter.elements", unspecified_ok=True)
+    return frozenset(ELEMENTS_BACK[v] for v in values)
 
 
 def holder_of(message: pb.LockHolder, field: str = "holder") -> Holder:

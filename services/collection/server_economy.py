@@ -15,6 +15,7 @@ from services.collection.edge import bind, next_token, page, require
 from services.collection.handlers import Context
 from services.collection.mapping import REASONS_BACK
 from services.collection.store import Request, Result
+from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument, NotFound
 from services.wire import timestamp
 
@@ -46,10 +47,7 @@ def _balance(done: Result) -> pb.Balance:
 
 
 def _reason(value: int) -> Any:
-    reason = REASONS_BACK.get(value)  # type: ignore[call-overload]
-    if reason is None:
-        raise InvalidArgument("reason is required (why the coins move)")
-    return reason
+    return REASONS_BACK[require_enum(value, pb.CurrencyReason.DESCRIPTOR, "reason")]  # type: ignore[index]
 
 
 class EconomyRpcs:

@@ -192,8 +192,8 @@ def _created(event: MatchCreated) -> Match:
         turn=1,
         deadline=event.first_deadline,
         warned=(False, False),
-        sessions=("", ""),
-        disconnected=(None, None),
+        sessions=(event.seats[0].session_id, event.seats[1].session_id),
+        disconnected=(event.seats[0].forfeit_at, event.seats[1].forfeit_at),
         turn_seconds=event.turn_seconds,
         disconnect_seconds=event.disconnect_seconds,
         created_at=event.created_at,
@@ -230,7 +230,12 @@ def create(
     turn_seconds: float,
     disconnect_seconds: float,
     origin_id: str = "",
+    sessions: tuple[str, str] | None = None,
 ) -> list[MatchEvent]:
+    """``sessions``: each seat's open gateway session ("" for none). A human seat
+    without one starts disconnected, with the grace from ``now`` (the contract: no
+    open session counts as disconnected); None when presence is not known (every
+    seat starts connected)."""
     if state is not None:
         raise AlreadyExists(f"match {match_id} exists already")
     if players[0].player_id == players[1].player_id:
@@ -252,16 +257,25 @@ def create(
             raise InvalidArgument(f"seat {seat.name} must reveal {expected} of its own cards")
     if len(draws.marks) != geometry.size:
         raise InvalidArgument(f"the board has {geometry.size} cells to mark")
-    seats = (
-        SeatStart(players[0], hands[0], draws.revealed[0]),
-        SeatStart(players[1], hands[1], draws.revealed[1]),
+    forfeit_at = now + timedelta(seconds=disconnect_seconds)
+    seats = tuple(
+        SeatStart(players[i], hands[i], draws.revealed[i])
+        if sessions is None or players[i].is_bot
+        else SeatStart(
+            players[i],
+            hands[i],
+            draws.revealed[i],
+            session_id=sessions[i],
+            forfeit_at=None if sessions[i] else forfeit_at,
+        )
+        for i in (0, 1)
     )
     marks = draws.marks if setup.rules.elemental else (None,) * geometry.size
     return [
         MatchCreated(
             match_id=match_id,
             setup=setup,
-            seats=seats,
+            seats=(seats[0], seats[1]),
             marks=marks,
             first=draws.first,
             first_deadline=now + timedelta(seconds=turn_seconds),

@@ -76,6 +76,11 @@ class SeatStart:
     hand: tuple[MatchCard, ...]
     revealed: frozenset[str]
     """card_ids of this hand the opponent sees from the start."""
+    session_id: str = ""
+    """The player's gateway session open at creation, attached to the seat."""
+    forfeit_at: datetime | None = None
+    """A human with no open session at creation counts as disconnected from the start
+    and forfeits then unless they connect."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,8 @@ async def create_match(
         marks=draw_cell_marks(geometry, ctx.rng),
         revealed=(_reveal(setup, hands[0], ctx.rng), _reveal(setup, hands[1], ctx.rng)),
     )
+    humans = [p.player_id for p in players if not p.is_bot]
+    present = await ctx.store.open_sessions(humans)
 
     def decide(state: domain.Match | None) -> list[MatchEvent]:
         return domain.create(
@@ -112,11 +114,35 @@ async def create_match(
             ctx.turn_seconds,
             ctx.disconnect_seconds,
             origin_id,
+            (present.get(players[0].player_id, ""), present.get(players[1].player_id, "")),
         )
 
     match = await _execute(ctx, match_id, decide, request)
     assert match is not None
     log.info("match created", match_id=match_id, mode=setup.mode.value)
+    # A session that opened or ended while the match was being created reported to no
+    # active match yet: the presence read now (after the commit) catches it, as a
+    # report recorded after that read finds the match.
+    now_present = await ctx.store.open_sessions(humans)
+    if now_present != present and match.in_progress:
+        for player_id in humans:
+            match = await _settle_presence(ctx, match_id, player_id, now_present.get(player_id))
+    return match
+
+
+async def _settle_presence(
+    ctx: Context, match_id: str, player_id: str, session_id: str | None
+) -> domain.Match:
+    """Bring a seat's connection in line with the player's open session (None: none)."""
+
+    def decide(state: domain.Match | None) -> list[MatchEvent]:
+        if session_id is not None:
+            return domain.presence(state, player_id, True, session_id, ctx.clock())
+        attached = state.sessions[state.seat_of(player_id)] if state is not None else ""
+        return domain.presence(state, player_id, False, attached, ctx.clock())
+
+    match = await _execute(ctx, match_id, decide)
+    assert match is not None
     return match
 
 
@@ -162,9 +188,19 @@ async def forfeit(ctx: Context, request: Request, match_id: str, player_id: str)
 
 
 async def report_presence(
-    ctx: Context, player_id: str, session_id: str, connected: bool
+    ctx: Context,
+    player_id: str,
+    session_id: str,
+    connected: bool,
+    opened_at: datetime | None = None,
 ) -> str | None:
-    """Applies to the player's active match, if any; returns its id."""
+    """Records the player's presence, then applies it to their active match, if any;
+    returns its id. A report about a session older than the latest known one (by
+    ``opened_at``, the session's open time; the clock when not given), or an ended
+    session reporting itself open, changes nothing and returns None."""
+    opened = opened_at if opened_at is not None else ctx.clock()
+    if not await ctx.store.record_presence(player_id, session_id, opened, connected):
+        return None
     match_id = await ctx.store.active_match(player_id)
     if match_id is None:
         return None

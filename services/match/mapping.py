@@ -228,6 +228,8 @@ def _created(e: MatchCreated) -> ev.MatchCreated:
                 player=seat_player(seat, start.player),
                 hand=[card(c) for c in start.hand],
                 revealed_card_ids=sorted(start.revealed),
+                session_id=start.session_id,
+                disconnect_forfeit_time=timestamp(start.forfeit_at),
             )
             for seat, start in zip((Seat.A, Seat.B), e.seats, strict=True)
         ],
@@ -247,6 +249,8 @@ def _created_back(m: ev.MatchCreated, at: datetime) -> MatchCreated:
             seat_player_back(s.player),
             tuple(card_back(c) for c in s.hand),
             frozenset(s.revealed_card_ids),
+            s.session_id,
+            moment(s.disconnect_forfeit_time) if s.HasField("disconnect_forfeit_time") else None,
         )
         for s in m.seats
     )

@@ -24,6 +24,7 @@ from services.match.rules import validate_deck
 from services.match.rules.deck import DECK_SIZE, DeckEntry
 from services.match.store import Request
 from services.match.views import match_view
+from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument, NotFound, PermissionDenied
 from services.platform.notifier import Notifier
 
@@ -46,8 +47,8 @@ def _require(value: str, field: str) -> str:
 
 def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
     rules = request.rules
-    if rules.visibility == pb.VISIBILITY_UNSPECIFIED:
-        raise InvalidArgument("rules.visibility is required: all open, closed or three open")
+    require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
+    require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
     if rules.combo and not (rules.same or rules.plus):
         raise InvalidArgument("Combo needs Same or Plus: it chains from their captures")
     if rules.sudden_death:
@@ -196,10 +197,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         _bind("", request.player_id)
         player = _require(request.player_id, "player_id")
         session = _require(request.session_id, "session_id")
-        if request.state == m.PRESENCE_STATE_UNSPECIFIED:
-            raise InvalidArgument("state must be connected or disconnected")
+        require_enum(request.state, m.PresenceState.DESCRIPTOR, "state")
         connected = request.state == m.PRESENCE_STATE_CONNECTED
-        match_id = await handlers.report_presence(self._ctx, player, session, connected)
+        opened = wire.moment(request.open_time) if request.HasField("open_time") else None
+        match_id = await handlers.report_presence(self._ctx, player, session, connected, opened)
         return m.MatchServiceReportPresenceResponse(match_id=match_id or "")
 
     async def GetActiveMatch(

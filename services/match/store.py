@@ -9,6 +9,9 @@ that must change in the same transaction as a match's events.
 - ``requests``: idempotency keys. A retried request finds its first result here.
 - ``active_matches``: one row per seated human, so "at most one active match" is a
   primary key, not a check in Python.
+- ``presence``: each player's latest gateway session and whether it is open, match or
+  not (ReportPresence), so a match created while a player has no session starts with
+  them disconnected, and one created while it is open attaches it.
 
 Streams are named ``match-<match_id>``. The state is cached per match and checked
 against the stream: a load reads only the events after the cached version, and a view
@@ -320,6 +323,21 @@ MIGRATIONS = (
         $$;
         """,
     ),
+    Migration(
+        "presence",
+        1,
+        "each player's latest gateway session, open or not",
+        """
+        -- One row per player who ever had a session: the latest one by the time it
+        -- opened (from any gateway replica), and whether it is still open.
+        CREATE TABLE presence (
+            player_id  text PRIMARY KEY,
+            session_id text NOT NULL,
+            opened_at  timestamptz NOT NULL,
+            connected  boolean NOT NULL
+        );
+        """,
+    ),
 )
 
 
@@ -529,6 +547,36 @@ class MatchStore:
             f"SELECT match_id FROM {self._schema}.active_matches WHERE player_id = $1", player_id
         )
         return str(value) if value is not None else None
+
+    async def record_presence(
+        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+    ) -> bool:
+        """Record that a session of the player opened or ended; False (nothing
+        recorded) when a session opened later is already known, or when an ended
+        session reports itself open again (a late report of a stream that is gone)."""
+        row = await self._pool.fetchval(
+            f"INSERT INTO {self._schema}.presence AS p "
+            "(player_id, session_id, opened_at, connected) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (player_id) DO UPDATE SET session_id = EXCLUDED.session_id, "
+            "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected "
+            "WHERE p.opened_at < EXCLUDED.opened_at "
+            "OR (p.session_id = EXCLUDED.session_id AND (p.connected OR NOT EXCLUDED.connected)) "
+            "RETURNING true",
+            player_id,
+            session_id,
+            opened_at,
+            connected,
+        )
+        return bool(row)
+
+    async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The open session of each of ``player_ids`` that has one."""
+        rows = await self._pool.fetch(
+            f"SELECT player_id, session_id FROM {self._schema}.presence "
+            "WHERE player_id = ANY($1::text[]) AND connected",
+            list(player_ids),
+        )
+        return {r["player_id"]: r["session_id"] for r in rows}
 
     async def save(
         self,

@@ -33,6 +33,7 @@ from services.matchmaker.domain import (
     TicketState,
     Visibility,
 )
+from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
 
 MODES: dict[Mode, pb.Mode.ValueType] = {m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode}
@@ -88,11 +89,16 @@ def type_name(message: Message) -> str:
 # --------------------------------------------------------------------------- values
 
 
-def mode_back(value: int, field: str) -> Mode:
-    mode: Mode | None = MODES_BACK.get(value)  # type: ignore[call-overload]
-    if mode is None:
-        raise InvalidArgument(f"{field} is required")
-    return mode
+QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE)
+PRACTICE_ORIGINS = (*QUEUE_MODES, pb.MODE_CUSTOM)
+
+
+def mode_back(value: int, field: str, allowed: Sequence[int]) -> Mode:
+    return MODES_BACK[require_enum(value, pb.Mode.DESCRIPTOR, field, allowed)]  # type: ignore[index]
+
+
+def bot_level_back(value: int, field: str = "bot_level") -> BotLevel:
+    return BOT_LEVELS_BACK[require_enum(value, pb.BotLevel.DESCRIPTOR, field)]  # type: ignore[index]
 
 
 def rules(value: RuleSet) -> pb.Rules:
@@ -109,9 +115,9 @@ def rules(value: RuleSet) -> pb.Rules:
 
 def rules_back(message: pb.Rules) -> RuleSet:
     """Rules as a client asks for them; what no release offers yet is refused here."""
-    visibility = VISIBILITIES_BACK.get(message.visibility)
-    if visibility is None:
-        raise InvalidArgument("rules.visibility is required: all open, closed or three open")
+    visibility = VISIBILITIES_BACK[
+        require_enum(message.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")  # type: ignore[index]
+    ]
     if message.sudden_death:
         raise InvalidArgument("Sudden Death is not available yet (RULES.md 11, a later release)")
     if message.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
@@ -222,10 +228,8 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
 
     visibilities = set()
     for value in message.visibilities:
-        found = VISIBILITIES_BACK.get(value)
-        if found is None:
-            raise InvalidArgument("filter.visibilities holds an unknown visibility")
-        visibilities.add(found)
+        require_enum(value, pb.Visibility.DESCRIPTOR, "filter.visibilities")
+        visibilities.add(VISIBILITIES_BACK[value])
     trades = set()
     for trade in message.trade_rules:
         if trade not in (pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):

@@ -17,7 +17,7 @@ from triad.v1 import matchmaker_pb2_grpc
 
 from services.matchmaker import handlers, lobby, mapping
 from services.matchmaker.context import Context, Player
-from services.matchmaker.domain import BotLevel, DeckChoice, TableSettings
+from services.matchmaker.domain import DeckChoice, TableSettings
 from services.matchmaker.handlers import QueueView
 from services.matchmaker.ports import Unavailable
 from services.platform.errors import InvalidArgument, NotFound
@@ -41,10 +41,6 @@ def _player(ref: pb.PlayerRef, field: str) -> Player:
     )
     structlog.contextvars.bind_contextvars(player_id=player.player_id)
     return player
-
-
-def _level(value: int) -> BotLevel | None:
-    return mapping.BOT_LEVELS_BACK.get(value)  # type: ignore[call-overload, no-any-return]
 
 
 def _edge(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -90,7 +86,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             self._ctx,
             _require(request.request_id, "request_id"),
             player,
-            mapping.mode_back(request.mode, "mode"),
+            mapping.mode_back(request.mode, "mode", mapping.QUEUE_MODES),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
         view = await handlers.view_of(self._ctx, ticket, self._ctx.clock())
@@ -163,8 +159,8 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             self._ctx,
             _require(request.request_id, "request_id"),
             player,
-            mapping.mode_back(request.origin_mode, "origin_mode"),
-            _level(request.bot_level),
+            mapping.mode_back(request.origin_mode, "origin_mode", mapping.PRACTICE_ORIGINS),
+            mapping.bot_level_back(request.bot_level),
             deck,
             custom,
         )
@@ -179,7 +175,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             _require(request.request_id, "request_id"),
             _player(request.player, "player"),
             _require(request.ticket_id, "ticket_id"),
-            _level(request.bot_level),
+            mapping.bot_level_back(request.bot_level),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
         return mm.MatchmakerServiceSwitchToPracticeResponse(

@@ -32,6 +32,7 @@ import structlog
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from services.platform.enums import unknown_enum
 from services.platform.errors import (
     AlreadyExists,
     Conflict,
@@ -214,6 +215,11 @@ def _checked(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], An
         # byte at all (the usual case) needs no walk of its fields.
         if b"\x00" in data and isinstance(request, Message) and _holds_nul(request):
             return _Malformed("text fields cannot contain NUL characters")
+        # An enum number the contract does not define, in any field at any depth: every
+        # RPC of every service refuses it in the same words (``enums.require_enum``).
+        unknown = unknown_enum(request) if isinstance(request, Message) else None
+        if unknown is not None:
+            return _Malformed(unknown)
         return request
 
     return parse

@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import rating_pb2 as r
 from triad.v1 import rating_pb2_grpc
 
+from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
 from services.rating import handlers, mapping
 from services.rating.domain import LadderKey
@@ -51,9 +52,9 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         self._season = current_season
 
     def _key(self, message: pb.LadderKey) -> LadderKey:
+        require_enum(message.ladder, pb.Ladder.DESCRIPTOR, "ladder")
         key = mapping.ladder_key(message)
-        if key is None:
-            raise InvalidArgument("ladder is required: LADDER_RANKED or LADDER_DRAFT")
+        assert key is not None  # every ladder but the unspecified one has a key
         return handlers.check_season(key, self._season)
 
     async def GetRating(

@@ -7,7 +7,7 @@ from random import Random
 
 import pytest
 
-from services.match import domain
+from services.match import domain, mapping
 from services.match.events import (
     CardPlaced,
     FinishReason,
@@ -183,6 +183,30 @@ def test_a_late_disconnect_from_an_old_session_is_ignored() -> None:
     assert reconnect == [PlayerReconnected("m1", Seat.A, "new")]
     match = after(match, reconnect)
     assert domain.presence(match, "p-a", False, "old", later(3)) == []
+
+
+def test_a_player_without_an_open_session_starts_disconnected_and_a_bot_never() -> None:
+    setup, (ann, _), hands, _, now, turn, grace = _args()
+    shown = (frozenset(c.card_id for c in hands[0]), frozenset(c.card_id for c in hands[1]))
+    draws = domain.StartDraws(Seat.A, (None,) * 9, shown)
+    bot = SeatPlayer("bot-1", "[BOT] Bo", is_bot=True)
+    events = domain.create(
+        None, "m2", setup, (ann, bot), hands, draws, now, turn, grace, "", ("", "")
+    )
+    match = after_none(events)
+    assert match.disconnected == (later(120), None)  # the grace runs from creation
+    assert any(d.kind == "disconnect" and d.seat is Seat.A for d in domain.deadlines(match))
+    (first,) = events  # as recorded and read back: the same state
+    data = mapping.encode(first, {}).SerializeToString()
+    assert mapping.decode(mapping.type_name(mapping.encode(first, {})), data, T0, None) == first
+    present = domain.create(
+        None, "m3", setup, (ann, bot), hands, draws, now, turn, grace, "", ("s1", "")
+    )
+    attached = after_none(present)
+    assert attached.disconnected == (None, None) and attached.sessions == ("s1", "")
+    # the attached session ending disconnects the seat
+    gone = domain.presence(attached, "p-a", False, "s1", later(5))
+    assert gone == [PlayerDisconnected("m3", Seat.A, "s1", later(125))]
 
 
 def test_games_with_a_bot_are_never_rated_or_traded_and_draws_trade_nothing() -> None:
