@@ -34,12 +34,13 @@ from services.collection.events import (
     ServerSeedRevealed,
 )
 from services.match.rules import DeckEntry, DeckRule, Side, Violation, holo_candidates
-from services.match.rules.deck import DECK_SIZE, validate_deck, within_star_limits
+from services.match.rules.deck import DECK_SIZE, card_label, validate_deck, within_star_limits
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     ResourceExhausted,
+    short_id,
 )
 
 STARTER_RANKS = (1, 1, 1, 1, 2, 2, 2, 3, 3, 3)
@@ -104,8 +105,9 @@ class NoRandomDeck(FailedPrecondition):
 
 
 def describe(violations: Sequence[Violation]) -> str:
-    """Every broken rule with its cards, as one sentence per rule."""
-    return "; ".join(f"{v.rule.value}: {v.message}" for v in violations)
+    """Every broken rule with its cards, as one sentence per rule (each names its
+    cards as the client shows them; the rule's code is in ``violations``, not here)."""
+    return "; ".join(v.message for v in violations)
 
 
 def copy_id_for(origin: str, index: int) -> str:
@@ -258,11 +260,24 @@ def reward_pair(humans: Sequence[str]) -> tuple[str, str] | None:
 # --- decks ----------------------------------------------------------------------------------
 
 
+def _labels(copy_ids: Sequence[str], owned: Mapping[str, OwnedCopy] | None = None) -> str:
+    """Copies as the client shows them: by character name and short copy id."""
+    known = owned or {}
+    return ", ".join(
+        card_label(i, known[i].character.name if i in known else "")
+        for i in dict.fromkeys(copy_ids)
+    )
+
+
+def _be(copy_ids: Sequence[str]) -> str:
+    return "is" if len(set(copy_ids)) == 1 else "are"
+
+
 def entries(copy_ids: Sequence[str], copies: Mapping[str, OwnedCopy]) -> list[DeckEntry]:
     """Deck entries for the validator; a copy we do not know counts as its own character
     of no rank, so only the ownership rule names it."""
     return [
-        DeckEntry(i, copies[i].character.id, copies[i].character.stars)
+        DeckEntry(i, copies[i].character.id, copies[i].character.stars, copies[i].character.name)
         if i in copies
         else DeckEntry(i, f"?{i}", 1)
         for i in copy_ids
@@ -302,8 +317,8 @@ def save_deck(
     held = [i for i in replaced or () if i in locked]
     if held:
         raise CopiesLockedError(
-            f"the deck being replaced holds locked copies ({', '.join(held)}); a locked copy "
-            "cannot be put in a deck change until its match or trade completes"
+            f"the deck being replaced holds locked copies ({_labels(held, owned)}); a locked "
+            "copy cannot be put in a deck change until its match or trade completes"
         )
     return DeckSaved(player_id, deck_id, name, tuple(copy_ids))
 
@@ -348,12 +363,12 @@ def lock(
         raise InvalidArgument("name at least one copy to lock")
     unknown = [i for i in copy_ids if i not in owned]
     if unknown:
-        raise UnknownCopies(f"copies {', '.join(unknown)} are not in your collection")
+        raise UnknownCopies(f"{_labels(unknown)} {_be(unknown)} not in your collection")
     others = [i for i in copy_ids if i in locks and locks[i] != holder]
     if others:
+        holders = sorted({f"{locks[i].kind.value} {short_id(locks[i].id)}" for i in others})
         raise CopiesLockedError(
-            f"copies {', '.join(others)} are locked by "
-            f"{', '.join(sorted({str(locks[i]) for i in others}))} until it completes"
+            f"{_labels(others)} {_be(others)} locked by {', '.join(holders)} until it completes"
         )
     fresh = tuple(dict.fromkeys(i for i in copy_ids if i not in locks))
     return CopiesLocked(player_id, fresh, holder) if fresh else None

@@ -36,7 +36,13 @@ from services.collection.events import (
 from services.collection.store import Request, Result, Store, Unit
 from services.match.rules import Violation
 from services.match.rules.deck import DECK_SIZE, DeckEntry, validate_deck
-from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument, NotFound
+from services.platform.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    short_id,
+)
 
 log = structlog.get_logger()
 
@@ -138,7 +144,7 @@ async def save_deck(
         if deck_id:
             replaced = await unit.deck(player_id, deck_id)
             if replaced is None:
-                raise NotFound(f"you have no deck {deck_id}")
+                raise NotFound(f"you have no deck {short_id(deck_id)}")
         owned = await unit.copies(player_id, copy_ids)
         locks = await unit.locks([*copy_ids, *(replaced or ())])
         saved = domain.save_deck(
@@ -161,7 +167,7 @@ async def delete_deck(ctx: Context, request: Request, player_id: str, deck_id: s
     async def work(unit: Unit) -> Result:
         await unit.player(player_id)
         if await unit.deck(player_id, deck_id) is None:
-            raise NotFound(f"you have no deck {deck_id}")
+            raise NotFound(f"you have no deck {short_id(deck_id)}")
         await unit.append_player(player_id, [DeckDeleted(player_id, deck_id)])
         return {"deck_id": deck_id}
 
@@ -211,13 +217,11 @@ async def resolve_deck_for_match(
             return {"copy_ids": done[0], "random": done[1]}
         trade_id = await unit.pending_trade_of(player_id)
         if trade_id is not None:
-            raise PendingObligation(
-                f"trade {trade_id} must complete its transfer before you start another "
-                "match (RULES.md 7)"
-            )
+            # The words of the obligation (HasPendingObligations) for the same case.
+            raise PendingObligation("a Trade One card must change hands before your next match")
         draft_id = await unit.open_draft_of(player_id)
         if draft_id is not None:
-            raise PendingObligation(f"finish draft {draft_id} before you start another match")
+            raise PendingObligation("finish your draft before starting another match")
         events: list[PlayerEvent] = []
         if deck_id is None:
             free = await _free_copies(ctx, player_id, unit)
@@ -227,7 +231,7 @@ async def resolve_deck_for_match(
         else:
             saved = await unit.deck(player_id, deck_id)
             if saved is None:
-                raise NotFound(f"you have no deck {deck_id}")
+                raise NotFound(f"you have no deck {short_id(deck_id)}")
             copy_ids = list(saved)
         owned = await unit.copies(player_id, copy_ids, lock=True)
         locks = await unit.locks(copy_ids)

@@ -32,7 +32,8 @@ from services.collection.mapping import character, copy_card, owned_copy
 from services.collection.server_economy import EconomyRpcs
 from services.collection.server_play import PlayRpcs
 from services.collection.store import Request
-from services.platform.errors import InvalidArgument, NotFound
+from services.match.rules.deck import card_label
+from services.platform.errors import InvalidArgument, NotFound, short_id
 from services.platform.notifier import Notifier
 
 MAX_BATCH = 500
@@ -110,7 +111,7 @@ class CollectionServicer(EconomyRpcs, PlayRpcs, collection_pb2_grpc.CollectionSe
         bind(player, copy_id=copy_id)
         found = (await self._ctx.store.copies(player, [copy_id])).get(copy_id)
         if found is None:
-            raise NotFound(f"you have no copy {copy_id}")
+            raise NotFound(f"you have no {card_label(copy_id)}")
         lock = (await self._ctx.store.lock_times([copy_id])).get(copy_id)
         return c.CollectionServiceGetCopyResponse(entry=presenter.entry(found, lock))
 
@@ -151,7 +152,7 @@ class CollectionServicer(EconomyRpcs, PlayRpcs, collection_pb2_grpc.CollectionSe
     async def _deck(self, player: str, deck_id: str) -> pb.Deck:
         found = await self._ctx.store.deck(player, deck_id)
         if found is None:
-            raise NotFound(f"you have no deck {deck_id}")
+            raise NotFound(f"you have no deck {short_id(deck_id)}")
         _, name, copy_ids, created, updated = found
         broken = await handlers.deck_violations(self._ctx, player, copy_ids)
         copies = await self._ctx.store.copies(player, copy_ids)
@@ -228,7 +229,7 @@ class CollectionServicer(EconomyRpcs, PlayRpcs, collection_pb2_grpc.CollectionSe
         if which == "deck_id":
             found = await self._ctx.store.deck(player, require(request.deck_id, "deck_id"))
             if found is None:
-                raise NotFound(f"you have no deck {request.deck_id}")
+                raise NotFound(f"you have no deck {short_id(request.deck_id)}")
             copy_ids: list[str] = list(found[2])
         elif which == "copies":
             copy_ids = list(request.copies.copy_ids)

@@ -23,18 +23,29 @@ from services.collection.events import (
     TradeEvent,
     TradeOpened,
 )
+from services.match.rules.deck import card_label
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    short_id,
 )
 
 CHOICE_SECONDS = 120.0
 
 
 class TradeNotFound(NotFound):
-    pass
+    """No such trade, or not one of the caller's: the same answer (:func:`no_trade`)."""
+
+
+def no_trade(trade_id: str) -> TradeNotFound:
+    """The one wording of a trade the caller has not: the trade as the client shows it."""
+    return TradeNotFound(f"you have no trade {short_id(trade_id)}")
+
+
+def _label(copy: OwnedCopy) -> str:
+    return card_label(copy.copy_id, copy.character.name)
 
 
 class NotTheChooser(PermissionDenied):
@@ -79,7 +90,7 @@ class Trade:
     def party(self, player_id: str) -> None:
         """Strangers learn nothing, not even that the trade exists."""
         if player_id not in (self.winner.player_id, self.loser.player_id):
-            raise TradeNotFound(f"you have no trade {self.trade_id}")
+            raise no_trade(self.trade_id)
 
 
 def evolve(state: Trade | None, event: TradeEvent, at: datetime) -> Trade:
@@ -141,25 +152,26 @@ def choose(
 ) -> tuple[TradeCardChosen, CopyTransferred]:
     """The winner takes one of the loser's original five (RULES.md 7)."""
     if trade is None:
-        raise TradeNotFound(f"you have no trade {trade_id}")
+        raise no_trade(trade_id)
     trade.party(player_id)
     if player_id != trade.winner.player_id:
         raise NotTheChooser("only the winner chooses the card; the loser gives it")
+    offered = {c.copy_id: c for c in trade.offered}
     if trade.chosen is not None:
+        chosen = offered.get(trade.chosen)
         raise AlreadyChosen(
             f"a card was already chosen{' by the server' if trade.auto_picked else ''}: "
-            f"copy {trade.chosen}; a trade moves one card"
+            f"{_label(chosen) if chosen else card_label(trade.chosen)}; a trade moves one card"
         )
     if now > trade.deadline:
         raise ChoiceTooLate(
             f"the choice closed at {trade.deadline.isoformat(timespec='seconds')}; "
             "the server picks a card at random"
         )
-    offered = {c.copy_id: c for c in trade.offered}
     if copy_id not in offered:
         raise CopyNotOffered(
-            f"copy {copy_id} is not in the loser's deck of this match; choose one of "
-            f"{', '.join(offered)}"
+            f"{card_label(copy_id)} is not in the loser's deck of this match; choose one of "
+            f"{', '.join(_label(c) for c in offered.values())}"
         )
     return TradeCardChosen(trade.trade_id, copy_id, False), _transfer(trade, offered[copy_id], now)
 

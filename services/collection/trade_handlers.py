@@ -26,7 +26,7 @@ from services.collection.events import (
 )
 from services.collection.handlers import Context, release_in, reward_match
 from services.collection.store import Request, Result, Unit, trade_stream
-from services.collection.trade import Trade, TradeNotFound
+from services.collection.trade import Trade
 
 log = structlog.get_logger()
 
@@ -125,7 +125,7 @@ async def choose_card(
 ) -> Result:
     async def work(unit: Unit) -> Result:
         if not await unit.claim_trade(trade_id):
-            raise TradeNotFound(f"you have no trade {trade_id}")
+            raise trade.no_trade(trade_id)
         state = await load_trade(unit, trade_id)
         events = trade.choose(state, trade_id, player_id, copy_id, ctx.clock())
         assert state is not None
@@ -162,7 +162,7 @@ async def trade_for(ctx: Context, trade_id: str, player_id: str) -> Trade:
     async def work(unit: Unit) -> Trade:
         state = await load_trade(unit, trade_id)
         if state is None:
-            raise TradeNotFound(f"you have no trade {trade_id}")
+            raise trade.no_trade(trade_id)
         state.party(player_id)
         return state
 

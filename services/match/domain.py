@@ -35,13 +35,20 @@ from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    short_id,
 )
 
 SEATS = (Seat.A, Seat.B)
 
 
 class MatchNotFound(NotFound):
-    pass
+    """No such match, or one the caller does not sit in: the same answer for both, so
+    strangers learn nothing (:func:`no_match`)."""
+
+
+def no_match(match_id: str) -> MatchNotFound:
+    """The one wording of a match the caller has not: the match as the client shows it."""
+    return MatchNotFound(f"you have no match {short_id(match_id)}")
 
 
 class NotYourTurn(FailedPrecondition):
@@ -107,7 +114,7 @@ class Match(NamedTuple):
             if self.seats[seat].player.player_id == player_id:
                 return seat
         # Same answer as for a match that does not exist: no data for strangers.
-        raise MatchNotFound(f"you have no match {self.match_id}")
+        raise no_match(self.match_id)
 
     def player(self, seat: Seat) -> SeatPlayer:
         return self.seats[seat].player
@@ -379,13 +386,14 @@ def disconnect_expired(state: Match | None, seat: Seat, now: datetime) -> list[M
 
 def _existing(state: Match | None) -> Match:
     if state is None:
-        raise MatchNotFound("no such match")
+        # The handler names the match (``handlers._execute``): the state has no id.
+        raise MatchNotFound("you have no such match")
     return state
 
 
 def _check_in_progress(match: Match) -> None:
     if not match.in_progress:
-        raise MatchOver(f"match {match.match_id} is over")
+        raise MatchOver(f"match {short_id(match.match_id)} is over")
 
 
 _RULE_ERRORS: dict[type[Exception], type[Exception]] = {

@@ -16,7 +16,7 @@ from services.match.rules import Geometry, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
 from services.match.store import MatchStore, Request, RequestSeen
 from services.match.views import match_view
-from services.platform.errors import Conflict, DomainError, InvalidArgument
+from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
 from services.platform.eventstore import WrongExpectedVersion
 
 log = structlog.get_logger()
@@ -53,11 +53,13 @@ async def _execute(
         state = await ctx.store.current(match_id)
         try:
             events = decide(state)
-        except DomainError:
+        except DomainError as refused:
             if request is not None and (seen := await ctx.store.answered(request)) is not None:
                 return await ctx.store.load_at(seen.match_id, seen.version)
             if await _moved_on(ctx, match_id, state):
                 continue
+            if state is None and isinstance(refused, domain.MatchNotFound):
+                raise domain.no_match(match_id) from None  # the domain had no id to name
             raise
         if not events:
             if await _moved_on(ctx, match_id, state):
@@ -74,7 +76,7 @@ async def _execute(
             seen = await ctx.store.answered(request)
             if seen is not None:
                 return await ctx.store.load_at(seen.match_id, seen.version)
-    raise Conflict(f"match {match_id} is changing too fast; try again")
+    raise Conflict(f"match {short_id(match_id)} is changing too fast; try again")
 
 
 async def _moved_on(ctx: Context, match_id: str, state: domain.Match | None) -> bool:
@@ -219,7 +221,7 @@ async def view(
     cached state that reached it needs no read of the log (``MatchStore.load``)."""
     match = await ctx.store.load(match_id, known)
     if match is None:
-        raise domain.MatchNotFound(f"you have no match {match_id}")
+        raise domain.no_match(match_id)
     match.seat_of(player_id)  # strangers get the same NotFound
     return match
 

@@ -18,7 +18,7 @@ from services.matchmaker.lobby_store import LobbyStore
 from services.matchmaker.metrics import MatchmakerMetrics
 from services.matchmaker.ports import Ports
 from services.matchmaker.store import Engaged, MatchmakerStore
-from services.platform.errors import AlreadyExists, DomainError, FailedPrecondition
+from services.platform.errors import AlreadyExists, DomainError, FailedPrecondition, short_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ async def obstacle(
         ctx.ports.obligations.blocking(seat.player_id, match_id) if obligations else _none(),
     )
     if active is not None and active != match_id:
-        return f"{seat.name} is playing match {active}; finish it first"
+        return f"{seat.name} is playing match {short_id(active)}; finish it first"
     if blocking:
         return f"{seat.name} cannot start another match yet: {blocking}"
     return None
@@ -107,7 +107,7 @@ async def check_free(ctx: Context, player: Player) -> None:
 def engaged_error(error: Engaged, already: str = "") -> DomainError:
     """What to tell a player the matchmaker already holds; ``already`` is the kind for
     which the answer is ALREADY_EXISTS (a second ticket, a second table)."""
-    kind, ref = error.kind, error.ref_id
+    kind, ref = error.kind, short_id(error.ref_id)
     messages = {
         "ticket": f"you already have queued ticket {ref}: cancel it (or switch it to "
         "practice) first",

@@ -36,7 +36,13 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.starts import resume, run_start
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
-from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument, NotFound
+from services.platform.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    short_id,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +103,7 @@ async def enqueue(
 async def _ticket(ctx: Context, ticket_id: str) -> Ticket:
     ticket = await ctx.store.ticket(ticket_id)
     if ticket is None:
-        raise NotFound(f"no ticket {ticket_id}")
+        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
     return ticket
 
 
@@ -107,17 +113,21 @@ async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) 
         return await _ticket(ctx, seen)
     ticket, cancelled = await ctx.store.cancel(ticket_id, player_id, request, ctx.clock())
     if ticket is None or ticket.player_id != player_id:
-        raise NotFound(f"you have no ticket {ticket_id}")
+        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
     if cancelled:
         ctx.metrics.cancel(ticket.mode, CancelReason.PLAYER)
         return ticket
     if ticket.state is TicketState.CANCELLED:
         return ticket  # cancelling a cancelled ticket returns it unchanged
     if ticket.state is TicketState.PAIRED:
-        target = f"draft {ticket.draft_id}" if ticket.draft_id else f"match {ticket.match_id}"
-        raise FailedPrecondition(f"ticket {ticket_id} was already paired: see {target}")
+        target = (
+            f"draft {short_id(ticket.draft_id)}"
+            if ticket.draft_id
+            else f"match {short_id(ticket.match_id)}"
+        )
+        raise FailedPrecondition(f"ticket {short_id(ticket_id)} was already paired: see {target}")
     raise FailedPrecondition(
-        f"ticket {ticket_id} was just paired and its match is starting; it can no longer "
+        f"ticket {short_id(ticket_id)} was just paired and its match is starting; it can no longer "
         "be cancelled"
     )
 
@@ -198,13 +208,15 @@ async def switch_to_practice(
     when the match exists, and stays queued if it cannot start."""
     ticket = await ctx.store.ticket(ticket_id)
     if ticket is None or ticket.player_id != player.player_id:
-        raise NotFound(f"you have no ticket {ticket_id}")
+        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
     request = Request.of(player.player_id, request_id, "switch", ticket_id, level, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         match_id = (await resume(ctx, seen)).plan.match_id
         return await _ticket(ctx, ticket_id), match_id
     if ticket.state is not TicketState.QUEUED:
-        raise FailedPrecondition(f"ticket {ticket_id} is no longer queued ({ticket.state})")
+        raise FailedPrecondition(
+            f"ticket {short_id(ticket_id)} is no longer queued ({ticket.state})"
+        )
     deck = deck or ticket.deck
     if deck is None:
         raise FailedPrecondition("practising from the Draft queue needs a deck of yours")
@@ -212,7 +224,9 @@ async def switch_to_practice(
     start = _practice_plan(ctx, StartKind.SWITCH, player, ticket.mode, rules, level, deck)
     start = StartRecord(_with_ticket(start.plan, ticket_id), start.state, start.token)
     if not await _open(ctx, start, request):
-        raise FailedPrecondition(f"ticket {ticket_id} is no longer queued: it was just paired")
+        raise FailedPrecondition(
+            f"ticket {short_id(ticket_id)} is no longer queued: it was just paired"
+        )
     match_id = await run_start(ctx, start)
     return await _ticket(ctx, ticket_id), match_id
 

@@ -29,6 +29,7 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    short_id,
 )
 
 DEFAULT_PAGE, MAX_PAGE = 50, 200
@@ -80,7 +81,7 @@ async def create_table(
 async def _table(ctx: Context, table_id: str) -> Table:
     table = await ctx.lobby.table(table_id)
     if table is None:
-        raise NotFound(f"no table {table_id}")
+        raise NotFound(f"no table {short_id(table_id)}")
     return table
 
 
@@ -133,7 +134,7 @@ async def join_table(
     if table.host_id == guest.player_id:
         raise FailedPrecondition("this is your own table: wait for a guest, or close it")
     if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
-        raise FailedPrecondition(f"table {table_id} is not open any more")
+        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     if table.settings.random_deck and deck is not None:
         raise InvalidArgument("this is a Random table: the server draws your deck, send none")
     if not table.settings.random_deck and deck is None:
@@ -163,7 +164,7 @@ async def join_table(
     except RequestSeen:
         raise Conflict("this request is already being handled; retry it") from None
     if not opened:
-        raise FailedPrecondition(f"table {table_id} is not open any more")
+        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     match_id = await run_start(ctx, start)
     return await _table(ctx, table_id), match_id
 
@@ -174,7 +175,7 @@ async def close_table(ctx: Context, request_id: str, player_id: str, table_id: s
         return await _table(ctx, seen)
     table, closed = await ctx.lobby.close_table(table_id, player_id, request)
     if table is None:
-        raise NotFound(f"no table {table_id}")
+        raise NotFound(f"no table {short_id(table_id)}")
     if table.host_id != player_id:
         raise PermissionDenied("only the host can close a table")
     if closed:
@@ -184,7 +185,7 @@ async def close_table(ctx: Context, request_id: str, player_id: str, table_id: s
         return table  # closing a closed table returns it unchanged
     if table.state is TableState.JOINING:
         raise FailedPrecondition("a guest just sat down and the match is starting")
-    raise FailedPrecondition(f"table {table_id} has already {table.state.value}")
+    raise FailedPrecondition(f"table {short_id(table_id)} has already {table.state.value}")
 
 
 async def expire_tables(ctx: Context) -> bool:

@@ -6,6 +6,15 @@ sentence a person can act on. Pure: domain code may raise these.
 
 from __future__ import annotations
 
+SHORT_ID = 8
+"""Characters of an id that name a match, trade, ticket, table or copy in a message: the
+client shows ids cut to these (``match 696d2bce``), and accepts their start for copies."""
+
+
+def short_id(value: str) -> str:
+    """``696d2bce-63d8-...`` -> ``696d2bce``: an id as a person sees it in the client."""
+    return value[:SHORT_ID]
+
 
 class DomainError(Exception):
     """Base of every error a caller can cause; never an internal fault."""

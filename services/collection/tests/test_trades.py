@@ -165,7 +165,7 @@ async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Con
                 ctx, key(player, "m2"), player, deck["deck_id"], "m2", None
             ),
             handlers.PendingObligation,
-            "must complete",
+            "must change hands",
         )
     pending = await trade_handlers.pending_trade(ctx, "win")
     assert pending is not None

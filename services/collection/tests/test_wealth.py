@@ -99,9 +99,9 @@ async def test_decks_are_saved_only_when_legal_and_every_refusal_names_the_rule(
     done = await handlers.save_deck(ctx, key("p1", "d"), "p1", "", "Main", mine[:5])
     assert (await ctx.store.deck("p1", done["deck_id"])) is not None
     cases = [
-        (mine[:4], domain.DeckBroken, "deck_size"),
-        ([*mine[:4], mine[0]], domain.DeckBroken, "distinct_copies"),
-        ([*mine[:4], theirs[0]], domain.DeckUnavailable, f"not_owned: copies {theirs[0]}"),
+        (mine[:4], domain.DeckBroken, "a deck holds exactly 5 cards"),
+        ([*mine[:4], mine[0]], domain.DeckBroken, "appears 2 times"),
+        ([*mine[:4], theirs[0]], domain.DeckUnavailable, f"copy {theirs[0][:8]} is not in your collection"),
     ]
     for n, (ids, kind, rule) in enumerate(cases):
         await refused(
@@ -120,7 +120,7 @@ async def test_a_locked_copy_cannot_join_a_deck_another_match_or_a_trade(ctx: Co
         ctx.store,
         handlers.save_deck(ctx, key("p1", "d"), "p1", "", "Main", [mine[0], *mine[5:9]]),
         domain.DeckUnavailable,
-        f"locked: copies {mine[0]}",
+        rf"\({mine[0][:8]}\) is locked",
     )
     await refused(
         ctx.store,

@@ -16,6 +16,8 @@ from enum import StrEnum
 DECK_SIZE = 5
 MAX_FIVE_STARS = 1
 MAX_FOUR_AND_FIVE_STARS = 2
+SHORT_ID = 8
+"""Characters of a copy id that name it in messages, as the client shows it."""
 
 
 class DeckRule(StrEnum):
@@ -39,6 +41,20 @@ class DeckEntry:
     copy_id: str
     character_id: str
     stars: int
+    name: str = ""
+    """The character's name, when known: messages name the card by it."""
+
+    @property
+    def label(self) -> str:
+        """The card as the client shows it (:func:`card_label`)."""
+        return card_label(self.copy_id, self.name)
+
+
+def card_label(copy_id: str, name: str = "") -> str:
+    """A copy as the client shows it: "Hailstone Golemite (821aa49e)", or "copy 821aa49e"
+    when its character is not known here."""
+    short = copy_id[:SHORT_ID]
+    return f"{name} ({short})" if name else f"copy {short}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,68 +83,88 @@ def validate_deck(
                 f"a deck holds exactly {DECK_SIZE} cards, this one holds {len(entries)}",
             )
         )
+    first = {e.copy_id: e for e in reversed(entries)}
     for copy_id, n in Counter(e.copy_id for e in entries).items():
         if n > 1:
             found.append(
                 Violation(
                     DeckRule.DISTINCT_COPIES,
                     (copy_id,),
-                    f"copy {copy_id} appears {n} times; each copy can be in a deck once",
+                    f"{first[copy_id].label} appears {n} times; each copy can be in a deck once",
                 )
             )
-    by_character: dict[str, list[str]] = {}
+    by_character: dict[str, list[DeckEntry]] = {}
     for e in entries:
-        by_character.setdefault(e.character_id, []).append(e.copy_id)
-    for character, copies in by_character.items():
-        if len(copies) > 1:
+        by_character.setdefault(e.character_id, []).append(e)
+    for same in by_character.values():
+        if len(same) > 1:
+            cards = (
+                f"{_labels(same)} are the same character"
+                if len({e.copy_id for e in same}) > 1
+                else f"{same[0].label} is there {len(same)} times"
+            )
             found.append(
                 Violation(
                     DeckRule.DISTINCT_CHARACTERS,
-                    tuple(copies),
-                    f"copies {', '.join(copies)} are all character {character}; "
-                    "a deck needs five different characters",
+                    tuple(e.copy_id for e in same),
+                    f"{cards}; a deck needs five different characters",
                 )
             )
-    bad_stars = tuple(e.copy_id for e in entries if not 1 <= e.stars <= 5)
+    bad_stars = tuple(e for e in entries if not 1 <= e.stars <= 5)
     if bad_stars:
-        found.append(Violation(DeckRule.STARS, bad_stars, "star ranks run from 1 to 5"))
-    fives = tuple(e.copy_id for e in entries if e.stars == 5)
-    fours = tuple(e.copy_id for e in entries if e.stars == 4)
+        found.append(
+            Violation(
+                DeckRule.STARS,
+                tuple(e.copy_id for e in bad_stars),
+                f"{_labels(bad_stars)} {_be(bad_stars)} ranked outside 1 to 5★",
+            )
+        )
+    fives = tuple(e for e in entries if e.stars == 5)
+    fours = tuple(e for e in entries if e.stars == 4)
     if len(fives) > MAX_FIVE_STARS:
         found.append(
             Violation(
                 DeckRule.FIVE_STAR_LIMIT,
-                fives,
-                f"{len(fives)} cards are 5★ ({', '.join(fives)}); a deck may hold at most one",
+                tuple(e.copy_id for e in fives),
+                f"{len(fives)} cards are 5★ ({_labels(fives)}); a deck may hold at most one",
             )
         )
     if len(fives) + len(fours) > MAX_FOUR_AND_FIVE_STARS:
         found.append(
             Violation(
                 DeckRule.FOUR_AND_FIVE_STAR_LIMIT,
-                fives + fours,
-                f"{len(fives)} 5★ and {len(fours)} 4★ cards ({', '.join(fives + fours)}); "
+                tuple(e.copy_id for e in fives + fours),
+                f"{len(fives)} 5★ and {len(fours)} 4★ cards ({_labels(fives + fours)}); "
                 "a deck may hold one 5★ and one 4★, or two 4★ and no 5★",
             )
         )
-    if owned is not None:
-        strangers = tuple(e.copy_id for e in entries if e.copy_id not in owned)
-        if strangers:
-            found.append(
-                Violation(
-                    DeckRule.NOT_OWNED,
-                    strangers,
-                    f"copies {', '.join(strangers)} are not in your collection",
-                )
+    strangers = () if owned is None else tuple(e for e in entries if e.copy_id not in owned)
+    if strangers:
+        found.append(
+            Violation(
+                DeckRule.NOT_OWNED,
+                tuple(e.copy_id for e in strangers),
+                f"{_labels(strangers)} {_be(strangers)} not in your collection",
             )
-    held = tuple(e.copy_id for e in entries if e.copy_id in locked)
+        )
+    # Only the player's own copies can be locked for them: a stranger's lock is not
+    # theirs to know, and not what keeps them from this deck.
+    held = tuple(e for e in entries if e.copy_id in locked and e not in strangers)
     if held:
         found.append(
             Violation(
                 DeckRule.LOCKED,
-                held,
-                f"copies {', '.join(held)} are locked by an active trading match or a "
+                tuple(e.copy_id for e in held),
+                f"{_labels(held)} {_be(held)} locked by an active trading match or a "
                 "pending trade until it completes",
             )
         )
     return tuple(found)
+
+
+def _labels(entries: Sequence[DeckEntry]) -> str:
+    return ", ".join(dict.fromkeys(e.label for e in entries))
+
+
+def _be(entries: Sequence[DeckEntry]) -> str:
+    return "is" if len({e.copy_id for e in entries}) == 1 else "are"
