@@ -23,6 +23,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import rating_pb2 as r
 
+from gateway.notices import trade_notices
 from gateway.status import PlayerStatusReads
 from services.platform.errors import DomainError
 from services.platform.notifier import Waiters
@@ -100,7 +101,12 @@ class SessionFeeds(PlayerStatusReads):
 
         async def translate(reply: c.CollectionServiceWatchPlayerResponse) -> list[Push]:
             kind = reply.WhichOneof("update")
-            return [] if kind is None else [(kind, getattr(reply, kind))]
+            if kind is None:
+                return []
+            pushes: list[Push] = [(kind, getattr(reply, kind))]
+            if kind == "trade_result":  # reported once, when the copy moved
+                pushes += [("notice", n) for n in trade_notices(reply.trade_result)]
+            return pushes
 
         await follow(lambda: stub.WatchPlayer(request), translate, updates)
 

@@ -42,6 +42,7 @@ from gateway.forward_matchmaker import MatchmakerRpcs
 from gateway.forward_play import PlayRpcs
 from gateway.forward_rating import RatingRpcs
 from gateway.forwarding import request_id as _request_id
+from gateway.notices import match_notices
 from gateway.status import or_else
 from gateway.store import Account, GatewayStore, fingerprint
 from services.platform.errors import InvalidArgument, Unauthenticated, Unavailable
@@ -300,9 +301,10 @@ class GatewayServicer(
                 if draft is not None:
                     opened.draft.CopyFrom(draft)
             yield push(session_opened=opened)
-            shown: dict[str, int] = {}
+            # The last view pushed of each match: its notices tell what changed since.
+            shown: dict[str, pb.MatchView] = {}
             if active is not None:
-                shown[active] = opened.active_match.version
+                shown[active] = opened.active_match
             while True:
                 try:
                     kind, update = await asyncio.wait_for(updates.get(), self._heartbeat)
@@ -313,13 +315,18 @@ class GatewayServicer(
                         return
                     yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
                     continue
+                if kind == "notice":
+                    if await self._told_here(me.player_id, session_id):
+                        yield push(notice=update)
+                    continue
                 if kind != "match_view":  # queue, trades, balance, draft, rating changes
                     yield push(**{kind: update})
                     continue
                 view = update
-                if view.version <= shown.get(view.match_id, 0):
+                before = shown.get(view.match_id)
+                if before is not None and view.version <= before.version:
                     continue
-                if view.match_id not in shown:
+                if before is None:
                     opponent = next(p for p in view.players if p.seat != view.my_seat)
                     yield push(
                         match_found=g.MatchFound(
@@ -329,8 +336,12 @@ class GatewayServicer(
                             opponent_is_bot=opponent.is_bot,
                         )
                     )
-                shown[view.match_id] = view.version
+                shown[view.match_id] = view
                 yield push(match_view=view)
+                notices = match_notices(before, view) if before is not None else []
+                if notices and await self._told_here(me.player_id, session_id):
+                    for notice in notices:
+                        yield push(notice=notice)
         finally:
             for watcher in watchers:
                 watcher.cancel()
@@ -340,6 +351,11 @@ class GatewayServicer(
                 self._presence(me.player_id, session_id, opened_at, connected=False)
             )
             await asyncio.gather(*watchers, return_exceptions=True)
+
+    async def _told_here(self, player_id: str, session_id: str) -> bool:
+        """Whether notices go to this session: only the player's current one, so that
+        an old stream not yet closed (it was replaced) does not tell them twice."""
+        return await self._store.current_session(player_id) == session_id
 
     async def _should_close(
         self, me: accounts.Claims, session_id: str, context: Any

@@ -287,3 +287,95 @@ async def test_the_grace_starts_when_the_connection_is_reset(backend: Stack, api
             await seen_by_ann.close()
         await seen_by_bea.view_where(match_id, lambda v: v.status == pb.MATCH_STATUS_FINISHED)
     await seen_by_bea.close()
+
+
+# ---- item 5: the notices -------------------------------------------------------------
+
+
+async def test_opponent_disconnected_and_reconnected_arrive_once_at_the_opponent(
+    api: Any,
+) -> None:
+    ann, bea = await join(api), await join(api)
+    seen_by_ann = await Session.open(ann)
+    seen_by_bea = await Session.open(bea)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    await seen_by_ann.attached(match_id)
+    await seen_by_bea.attached(match_id)
+    await seen_by_ann.close()
+    gone = await seen_by_bea.wait_for(
+        lambda p: p.notice.code == "OPPONENT_DISCONNECTED" and p.notice.subject_id == match_id
+    )
+    assert gone.notice.level and ann.name in gone.notice.message
+    back_ann = await Session.open(ann)
+    await seen_by_bea.wait_for(
+        lambda p: p.notice.code == "OPPONENT_RECONNECTED" and p.notice.subject_id == match_id
+    )
+    # Bea reconnects too (Ann is told), then a move: nothing else is told
+    await seen_by_bea.close()
+    back_bea = await Session.open(bea)
+    await back_ann.wait_for(lambda p: p.notice.code == "OPPONENT_RECONNECTED")
+    first, _ = await mover((ann, bea), match_id)
+    placed = await place_any(first, await first.view(match_id))
+    for session in (back_ann, back_bea):
+        await session.view_where(match_id, lambda v: v.version >= placed.version)
+    for code in ("OPPONENT_DISCONNECTED", "OPPONENT_RECONNECTED"):
+        assert len(seen_by_bea.notices(code)) == 1, code
+        assert back_bea.notices(code) == [], code  # not told again on reconnect
+        assert seen_by_ann.notices(code) == [], code
+    for code in ("OPPONENT_DISCONNECTED", "OPPONENT_RECONNECTED"):  # Bea's reconnect
+        assert len(back_ann.notices(code)) == 1, code
+    for session in (back_ann, back_bea):
+        await session.close()
+
+
+async def test_turn_missed_arrives_once_at_the_player_who_missed(api: Any) -> None:
+    ann, bea = await join(api), await join(api)
+    sessions = {ann.id: await Session.open(ann), bea.id: await Session.open(bea)}
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    idle, other = await mover((ann, bea), match_id)
+    missed = await sessions[idle.id].wait_for(lambda p: p.notice.code == "TURN_MISSED")
+    assert missed.notice.subject_id == match_id
+    assert missed.notice.level == g.NOTICE_LEVEL_WARNING
+    # the other plays on; the idle player reconnects: nothing is told again
+    placed = await place_any(other, await other.view(match_id))
+    await sessions[idle.id].close()
+    again = await Session.open(idle)
+    assert again.pushes[0].session_opened.active_match.players  # the whole view
+    after = await place_any(idle, await idle.view(match_id))
+    await again.view_where(match_id, lambda v: v.version >= after.version)
+    await sessions[other.id].view_where(match_id, lambda v: v.version >= after.version)
+    assert placed.version < after.version
+    assert len(sessions[idle.id].notices("TURN_MISSED")) == 1
+    assert again.notices("TURN_MISSED") == []
+    assert sessions[other.id].notices("TURN_MISSED") == []
+    for session in (again, sessions[other.id]):
+        await session.close()
+
+
+async def test_trade_auto_picked_arrives_once_at_the_winner(api: Any) -> None:
+    """The winner of a Trade One match does not choose: the server picks at the
+    deadline, and the winner is told once."""
+    winner, loser = await join(api), await join(api)
+    sessions = {winner.id: await Session.open(winner), loser.id: await Session.open(loser)}
+    match_id = await table_match(loser, winner, TRADE_TABLE)
+    for _ in range(2):  # both place a card, then the loser gives up
+        first, _other = await mover((winner, loser), match_id)
+        await place_any(first, await first.view(match_id))
+    await loser.call("Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id))
+    result = await sessions[winner.id].wait_for(lambda p: p.HasField("trade_result"))
+    assert result.trade_result.auto_picked
+    told = await sessions[winner.id].wait_for(lambda p: p.notice.code == "TRADE_AUTO_PICKED")
+    assert told.notice.subject_id == result.trade_result.trade_id
+    await sessions[loser.id].wait_for(lambda p: p.HasField("trade_result"))
+    # a new session of the winner is not told again: a balance push after the first
+    # shows the collection's feed has looked twice
+    await sessions[winner.id].close()
+    again = await Session.open(winner)
+    await again.wait_for(lambda p: p.HasField("balance"))
+    await winner.call("OpenBooster", g.OpenBoosterRequest(request_id=uuid4().hex))
+    await again.wait_for(lambda p: p.HasField("balance") and balances(again) >= 2)
+    assert len(sessions[winner.id].notices("TRADE_AUTO_PICKED")) == 1
+    assert again.notices("TRADE_AUTO_PICKED") == []
+    assert sessions[loser.id].notices("TRADE_AUTO_PICKED") == []
+    for session in (again, sessions[loser.id]):
+        await session.close()

@@ -1,0 +1,79 @@
+"""The notices the contract names for matches and trades (``Notice.code``), told on the
+session stream at the moment they happen: from two successive views of a match the
+session pushed (the first view a session shows is where it starts, so a reconnect
+tells nothing again), and from a completed trade the collection reports once.
+
+- ``TURN_MISSED``: to the player whose turn the server played (the first miss; a second
+  forfeits, which the view's outcome tells).
+- ``OPPONENT_DISCONNECTED`` / ``OPPONENT_RECONNECTED``: to the other player.
+- ``TRADE_AUTO_PICKED``: to the winner of a Trade One who did not choose in time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+
+def match_notices(before: pb.MatchView, after: pb.MatchView) -> list[g.Notice]:
+    """What happened to the viewer's match between two of their views of it."""
+    if after.status != pb.MATCH_STATUS_IN_PROGRESS:
+        return []  # the end says it all (a second miss, a disconnect forfeit)
+    seats = {p.seat: p for p in before.players}
+    told: list[g.Notice] = []
+    for now in after.players:
+        was = seats.get(now.seat)
+        if was is None:
+            continue
+        if now.seat == after.my_seat:
+            if now.missed_turn_warning and not was.missed_turn_warning:
+                told.append(
+                    g.Notice(
+                        level=g.NOTICE_LEVEL_WARNING,
+                        code="TURN_MISSED",
+                        message="You missed your turn and a card was played for you; "
+                        "miss the next one too and you forfeit.",
+                        subject_id=after.match_id,
+                    )
+                )
+            continue
+        if was.connected and not now.connected:
+            by = now.disconnect_forfeit_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
+            told.append(
+                g.Notice(
+                    level=g.NOTICE_LEVEL_INFO,
+                    code="OPPONENT_DISCONNECTED",
+                    message=f"{now.player_name} lost their connection; they forfeit unless "
+                    f"they are back by {by} UTC.",
+                    subject_id=after.match_id,
+                )
+            )
+        elif now.connected and not was.connected:
+            told.append(
+                g.Notice(
+                    level=g.NOTICE_LEVEL_INFO,
+                    code="OPPONENT_RECONNECTED",
+                    message=f"{now.player_name} is connected again.",
+                    subject_id=after.match_id,
+                )
+            )
+    return told
+
+
+def trade_notices(result: pb.Trade) -> list[g.Notice]:
+    """For a completed trade shown to its winner, when the server picked the card."""
+    if not result.auto_picked or result.my_role != pb.TRADE_ROLE_CHOOSER:
+        return []
+    chosen = next((c for c in result.offered_copies if c.copy_id == result.chosen_copy_id), None)
+    card = f"{chosen.character.name} " if chosen is not None and chosen.character.name else ""
+    return [
+        g.Notice(
+            level=g.NOTICE_LEVEL_INFO,
+            code="TRADE_AUTO_PICKED",
+            message=f"You did not choose in time: the server picked {card}from "
+            f"{result.loser_name}'s cards for you.",
+            subject_id=result.trade_id,
+        )
+    ]
