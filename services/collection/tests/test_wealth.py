@@ -101,7 +101,11 @@ async def test_decks_are_saved_only_when_legal_and_every_refusal_names_the_rule(
     cases = [
         (mine[:4], domain.DeckBroken, "a deck holds exactly 5 cards"),
         ([*mine[:4], mine[0]], domain.DeckBroken, "appears 2 times"),
-        ([*mine[:4], theirs[0]], domain.DeckUnavailable, f"copy {theirs[0][:8]} is not in your collection"),
+        (
+            [*mine[:4], theirs[0]],
+            domain.DeckUnavailable,
+            f"copy {theirs[0][:8]} is not in your collection",
+        ),
     ]
     for n, (ids, kind, rule) in enumerate(cases):
         await refused(
