@@ -55,7 +55,7 @@ def test_bad_choices_are_refused_with_the_rule_named() -> None:
         trade.choose(state, state.trade_id, "w", "c1", T0 + timedelta(seconds=121))
     chosen, moved = trade.choose(state, state.trade_id, "w", "c1", later)
     after = trade.evolve(trade.evolve(state, chosen, later), moved, later)
-    with pytest.raises(trade.AlreadyChosen, match="copy c1"):
+    with pytest.raises(trade.AlreadyChosen, match=r"Pebblewick \(c1\)"):
         trade.choose(after, state.trade_id, "w", "c0", later)
 
 
