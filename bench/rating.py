@@ -41,11 +41,11 @@ from services.platform.database import create_pool
 from services.platform.embedded import embedded_postgres
 from services.platform.migrations import migrate
 from services.platform.settings import Settings
+from services.rating.consumers import RatingConsumer
 from services.rating.domain import Ladder, LadderKey
 from services.rating.metrics import RatingMetrics
 from services.rating.schema import MIGRATIONS
 from services.rating.store import RatingReader
-from services.rating.subscriber import RatingConsumer
 from services.rating.tests.builders import envelope, random_games
 from tests.processes import free_port
 

@@ -31,7 +31,7 @@ import structlog
 from services.platform.errors import InvalidArgument, NotFound
 from services.rating import domain
 from services.rating.domain import Contestant, FinishedGame, LadderKey, Standing, Unrated, Update
-from services.rating.views import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, PlayerStanding
 
 log = structlog.get_logger()
 

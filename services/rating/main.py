@@ -21,12 +21,12 @@ from services.platform.migrations import migrate
 from services.platform.notifier import Notifier
 from services.platform.settings import SettingsError
 from services.rating.config import RatingSettings
+from services.rating.consumers import ForfeitedDraftConsumer, RatingConsumer
 from services.rating.domain import Ladder, LadderKey
 from services.rating.metrics import BAND, RatingMetrics
 from services.rating.schema import MIGRATIONS, NOTIFY_CHANNEL
 from services.rating.server import SERVICE_NAME, RatingServicer, register
 from services.rating.store import RatingReader
-from services.rating.subscriber import ForfeitedDraftConsumer, RatingConsumer
 
 log = structlog.get_logger()
 

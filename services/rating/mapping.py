@@ -8,7 +8,7 @@ from triad.v1 import events_pb2 as ev
 
 from services.rating.domain import DRAW, LOSS, WIN, Contestant, FinishedGame, Ladder, LadderKey
 from services.rating.handlers import Rating
-from services.rating.views import LoggedChange
+from services.rating.read_models import LoggedChange
 from services.wire import timestamp
 
 MATCH_FINISHED = "triad.v1.MatchFinished"

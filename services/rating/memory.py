@@ -11,7 +11,7 @@ from uuid import UUID
 
 from services.rating import domain
 from services.rating.domain import START_RATING, Contestant, LadderKey, Standing, Update
-from services.rating.views import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, PlayerStanding
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -1,6 +1,6 @@
 """The RatingService gRPC edge: protobuf in, handlers, protobuf out. Nothing else.
 
-Read-only: ratings change only by consuming MatchFinished (``subscriber.py``).
+Read-only: ratings change only by consuming MatchFinished (``consumers.py``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from services.rating.domain import (
     Update,
     bucket_moves,
 )
-from services.rating.views import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, PlayerStanding
 
 
 class PostgresLadders:

@@ -14,10 +14,10 @@ from services.rating import handlers
 from services.rating.domain import FinishedGame
 from services.rating.handlers import Outcome, Reader
 from services.rating.memory import MemoryRatings
+from services.rating.read_models import LoggedChange
 from services.rating.schema import MIGRATIONS
 from services.rating.store import PostgresLadders, RatingReader
 from services.rating.tests.builders import event_id
-from services.rating.views import LoggedChange
 
 
 class Ratings:

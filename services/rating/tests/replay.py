@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 from services.rating import domain, handlers
 from services.rating.domain import FinishedGame, LadderKey
 from services.rating.memory import MemoryRatings
+from services.rating.read_models import LoggedChange
 from services.rating.tests.builders import Delivery, event_id
-from services.rating.views import LoggedChange
 
 T = TypeVar("T")
 

@@ -25,10 +25,10 @@ from services.platform import bus
 from services.platform.bus import EventStream
 from services.platform.consumer import ConsumerMetrics, Outcome
 from services.platform.tests.jetstream import unique_stream, wait_for_messages, wait_until
+from services.rating.consumers import RatingConsumer
 from services.rating.domain import FinishedGame
 from services.rating.metrics import RatingMetrics
 from services.rating.store import PostgresLadders, RatingReader
-from services.rating.subscriber import RatingConsumer
 from services.rating.tests.builders import envelope, event_id, game, random_games
 from services.rating.tests.replay import check_log_against_the_formula, clean
 

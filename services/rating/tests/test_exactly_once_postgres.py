@@ -17,10 +17,10 @@ import asyncpg
 import pytest
 from prometheus_client import CollectorRegistry
 
+from services.rating.consumers import RatingConsumer
 from services.rating.memory import MemoryRatings
 from services.rating.metrics import RatingMetrics
 from services.rating.store import PostgresLadders, RatingReader
-from services.rating.subscriber import RatingConsumer
 from services.rating.tests.builders import (
     DRAFT,
     RANKED,

@@ -11,8 +11,8 @@ from triad.v1 import events_pb2 as ev
 
 from services.rating import domain, mapping
 from services.rating.domain import DRAW, LOSS, WIN, Contestant, Ladder, LadderKey, Unrated
+from services.rating.read_models import LoggedChange
 from services.rating.tests.builders import DRAFT, bot, game, human, match_finished
-from services.rating.views import LoggedChange
 
 
 def test_a_match_finished_reads_back_as_the_game_it_came_from() -> None:

@@ -1,4 +1,4 @@
-"""What the reads return: standings and logged changes as plain values (no protobuf)."""
+"""Read models: what the reads return, standings and logged changes as plain values."""
 
 from __future__ import annotations
 
