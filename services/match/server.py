@@ -21,6 +21,7 @@ from services.match.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import view_message
 from services.match.rules import validate_deck
+from services.match.rules.compatibility import rule_set_problem
 from services.match.rules.deck import DECK_SIZE, DeckEntry
 from services.match.store import Request
 from services.match.views import match_view
@@ -49,16 +50,19 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
     rules = request.rules
     require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
     require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
-    if rules.combo and not (rules.same or rules.plus):
-        raise InvalidArgument("Combo needs Same or Plus: it chains from their captures")
     if rules.sudden_death:
         raise InvalidArgument("Sudden Death is not available yet")
     if rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
         raise InvalidArgument("only the trade rules None and One are available")
-    if rules.trade_rule == pb.TRADE_RULE_ONE and not (
-        rules.visibility == pb.VISIBILITY_CLOSED and rules.same and rules.plus and rules.combo
-    ):
-        raise InvalidArgument("Trade One needs Closed visibility with Same, Plus and Combo on")
+    problem = rule_set_problem(
+        closed=rules.visibility == pb.VISIBILITY_CLOSED,
+        same=rules.same,
+        plus=rules.plus,
+        combo=rules.combo,
+        trade_one=rules.trade_rule == pb.TRADE_RULE_ONE,
+    )
+    if problem is not None:
+        raise InvalidArgument(problem)
     board = rules.board
     if not (0 <= board.rows <= 5 and 0 <= board.columns <= 5):
         raise InvalidArgument("boards are at most 5x5")
