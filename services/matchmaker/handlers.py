@@ -1,275 +1,119 @@
-"""The matchmaker's player-facing use cases for queues and practice: one short function
-each. No protobuf, SQL or NATS here (STYLE 7); the lobby is in ``lobby.py``, pairing in
-``pairing.py``, starting matches in ``starts.py``."""
+"""What every matchmaker use case is given (repositories, ports, clock, random source,
+configuration, metrics), and the checks they share."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime
-from uuid import uuid4
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from random import Random
+from uuid import NAMESPACE_URL, uuid5
 
-from services.matchmaker.context import (
-    Context,
-    Player,
-    bot_seat,
-    check_free,
-    engaged_error,
-    match_id_for,
-)
-from services.matchmaker.domain import (
-    COMPATIBLE_RULE_SETS,
-    LADDERS,
-    QUEUES,
-    UNRATED,
-    BotLevel,
-    CancelReason,
-    DeckChoice,
-    Mode,
-    RuleSet,
-    Seat,
-    StartKind,
-    StartPlan,
-    Table,
-    Ticket,
-    TicketState,
-    practice_rules,
-)
-from services.matchmaker.starts import resume, run_start
-from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
-from services.platform.errors import (
-    Conflict,
-    FailedPrecondition,
-    InvalidArgument,
-    NotFound,
-    short_id,
-)
+from prometheus_client import CollectorRegistry
+
+from services.matchmaker import bots
+from services.matchmaker.domain import BotLevel, Seat, WindowPolicy
+from services.matchmaker.lobby_store import LobbyStore
+from services.matchmaker.metrics import MatchmakerMetrics
+from services.matchmaker.ports import Ports
+from services.matchmaker.store import Engaged, MatchmakerStore
+from services.platform.errors import AlreadyExists, DomainError, FailedPrecondition, short_id
 
 
 @dataclass(frozen=True, slots=True)
-class QueueView:
-    """A ticket with its live status (QueueStatus), as of ``now``."""
-
-    ticket: Ticket
-    waited: float
-    queue_length: int
-    window: int
-    bot_fill_delay: float | None
-    practice_available: bool
-
-
-async def enqueue(
-    ctx: Context, request_id: str, player: Player, mode: Mode, deck: DeckChoice | None
-) -> Ticket:
-    if mode not in QUEUES:
-        raise InvalidArgument("mode must be a queue: Unranked, Ranked, Draft or Roulette")
-    if mode is Mode.DRAFT and deck is not None:
-        raise InvalidArgument("Draft decks are drafted after pairing: send no deck")
-    if mode is not Mode.DRAFT and deck is None:
-        raise InvalidArgument("a deck is required: a saved deck id, or Random")
-    if mode is Mode.DRAFT and ctx.ports.drafts is None:
-        raise FailedPrecondition(
-            "the Draft queue is closed: drafts need the collection service, which is not "
-            "configured (TRIAD_COLLECTION_ADDR)"
-        )
-    request = Request.of(player.player_id, request_id, "enqueue", mode, deck)
-    if (seen := await ctx.store.answered(request)) is not None:
-        return await _ticket(ctx, seen)
-    await check_free(ctx, player)
-    if deck is not None:  # refused now, not at pairing (someone else's deck, a broken one)
-        await ctx.ports.decks.check(player.player_id, deck)
-    ladder = LADDERS.get(mode)
-    rating = UNRATED
-    if ladder is not None:
-        rating = (await ctx.ports.ratings.ratings(ladder, [player.player_id]))[player.player_id]
-    ticket = Ticket(
-        ticket_id=str(uuid4()),
-        player_id=player.player_id,
-        player_name=player.name,
-        mode=mode,
-        rating=rating,
-        enqueued_at=ctx.clock(),
-        deck=deck,
-    )
-    try:
-        await ctx.store.enqueue(ticket, request)
-    except RequestSeen:
-        return await _ticket(ctx, await ctx.store.answered(request) or ticket.ticket_id)
-    except Engaged as error:
-        raise engaged_error(error, already="ticket") from None
-    ctx.metrics.tickets.labels(mode.value).inc()
-    return ticket
+class Config:
+    policy: WindowPolicy = field(default_factory=WindowPolicy)
+    bot_fill_seconds: float = 20.0
+    """Unranked: how long a ticket waits for a human before a populated bot sits down."""
+    bot_level: BotLevel = BotLevel.NORMAL
+    """The level of populated bots, and of practice bots when the player names none."""
+    table_ttl_seconds: float = 600.0
+    lease_seconds: float = 10.0
+    """How long a replica owns a match start before another may take it over; longer
+    than the calls a start makes (each bounded by the clients' deadline)."""
+    round_limit: int = 1000
+    """Tickets one pairing round considers per queue (the oldest)."""
+    ended_visible_seconds: float = 600.0
+    """How long GetQueueStatus still shows a ticket after it was paired or cancelled."""
 
 
-async def _ticket(ctx: Context, ticket_id: str) -> Ticket:
-    ticket = await ctx.store.ticket(ticket_id)
-    if ticket is None:
-        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
-    return ticket
-
-
-async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) -> Ticket:
-    request = Request.of(player_id, request_id, "cancel", ticket_id)
-    if (seen := await ctx.store.answered(request)) is not None:
-        return await _ticket(ctx, seen)
-    ticket, cancelled = await ctx.store.cancel(ticket_id, player_id, request, ctx.clock())
-    if ticket is None or ticket.player_id != player_id:
-        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
-    if cancelled:
-        ctx.metrics.cancel(ticket.mode, CancelReason.PLAYER)
-        return ticket
-    if ticket.state is TicketState.CANCELLED:
-        return ticket  # cancelling a cancelled ticket returns it unchanged
-    if ticket.state is TicketState.PAIRED:
-        target = (
-            f"draft {short_id(ticket.draft_id)}"
-            if ticket.draft_id
-            else f"match {short_id(ticket.match_id)}"
-        )
-        raise FailedPrecondition(f"ticket {short_id(ticket_id)} was already paired: see {target}")
-    raise FailedPrecondition(
-        f"ticket {short_id(ticket_id)} was just paired and its match is starting; it can no longer "
-        "be cancelled"
+@dataclass(frozen=True, slots=True)
+class Context:
+    store: MatchmakerStore
+    lobby: LobbyStore
+    ports: Ports
+    clock: Callable[[], datetime]
+    rng: Random
+    config: Config = field(default_factory=Config)
+    metrics: MatchmakerMetrics = field(
+        default_factory=lambda: MatchmakerMetrics.register(CollectorRegistry())
     )
 
-
-async def queue_status(ctx: Context, player_id: str) -> tuple[QueueView | None, Table | None]:
-    """The player's latest ticket with its live status (unless it ended long ago), and
-    the open table they host."""
-    ticket = await ctx.store.latest_ticket(player_id)
-    hosted = await ctx.lobby.hosted_table(player_id)
-    now = ctx.clock()
-    if ticket is None or (
-        ticket.ended_at is not None
-        and (now - ticket.ended_at).total_seconds() > ctx.config.ended_visible_seconds
-    ):
-        return None, hosted
-    return await view_of(ctx, ticket, now), hosted
+    def lease_until(self, now: datetime) -> datetime:
+        return now + timedelta(seconds=self.config.lease_seconds)
 
 
-async def view_of(ctx: Context, ticket: Ticket, now: datetime) -> QueueView:
-    waited = ticket.waited(now)
-    rated = ticket.mode in LADDERS
-    return QueueView(
-        ticket=ticket,
-        waited=waited,
-        queue_length=await ctx.store.queue_length(ticket.mode),
-        window=ctx.config.policy.window(waited) if rated else 0,
-        bot_fill_delay=ctx.config.bot_fill_seconds if ticket.mode is Mode.UNRANKED else None,
-        practice_available=ticket.state is TicketState.QUEUED,
+@dataclass(frozen=True, slots=True)
+class Player:
+    """The acting player as the gateway names them."""
+
+    player_id: str
+    name: str
+
+
+def match_id_for(start_id: str) -> str:
+    """The match a start creates: derived, so every replica and retry names the same."""
+    return str(uuid5(NAMESPACE_URL, f"triad:matchmaker:match:{start_id}"))
+
+
+def draft_id_for(start_id: str) -> str:
+    return str(uuid5(NAMESPACE_URL, f"triad:matchmaker:draft:{start_id}"))
+
+
+def bot_seat(ctx: Context, start_id: str, level: BotLevel) -> Seat:
+    """A bot with a drawn name; its deck is drawn when the match starts."""
+    bot_id = f"bot-{uuid5(NAMESPACE_URL, f'triad:matchmaker:bot:{start_id}')}"
+    return Seat(bot_id, bots.bot_name(ctx.rng.randrange(len(bots.BOT_NAMES))), bot_level=level)
+
+
+async def obstacle(
+    ctx: Context, seat: Seat, match_id: str = "", *, obligations: bool = True
+) -> str | None:
+    """Why a player may not start a match now (RULES.md 5, 7, 8), or None. The match
+    being started (``match_id``) does not count: a retried start finds it active."""
+    active, blocking = await asyncio.gather(
+        ctx.ports.matches.active_match(seat.player_id),
+        ctx.ports.obligations.blocking(seat.player_id, match_id) if obligations else _none(),
     )
+    if active is not None and active != match_id:
+        return f"{seat.name} is playing match {short_id(active)}; finish it first"
+    if blocking:
+        return f"{seat.name} cannot start another match yet: {blocking}"
+    return None
 
 
-def next_change(ctx: Context, view: QueueView) -> float | None:
-    """Seconds until a waiting ticket's status changes by itself (its window widens, or
-    its bot fill is due); None if it never will."""
-    if not view.ticket.waiting:
-        return None
-    moments = []
-    if view.window:
-        widening = ctx.config.policy.next_widening(view.waited)
-        if widening is not None:
-            moments.append(widening - view.waited)
-    if view.bot_fill_delay is not None and view.waited < view.bot_fill_delay:
-        moments.append(view.bot_fill_delay - view.waited)
-    return min(moments, default=None)
+async def _none() -> None:
+    return None
 
 
-async def start_practice(
-    ctx: Context,
-    request_id: str,
-    player: Player,
-    origin: Mode,
-    level: BotLevel | None,
-    deck: DeckChoice | None,
-    custom: RuleSet | None,
-) -> str:
-    """A practice match against a bot with the rules of ``origin``; its match id."""
-    rules = practice_rules(origin, custom, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
-    if deck is None:
-        raise InvalidArgument("a deck is required: a saved deck id, or Random")
-    request = Request.of(player.player_id, request_id, "practice", origin, level, deck, custom)
-    if (seen := await ctx.store.answered(request)) is not None:
-        return (await resume(ctx, seen)).plan.match_id
-    await check_free(ctx, player)
-    start = _practice_plan(ctx, StartKind.PRACTICE, player, origin, rules, level, deck)
-    await _open(ctx, start, request)
-    return await run_start(ctx, start)
+async def check_free(ctx: Context, player: Player) -> None:
+    """Refuse (FAILED_PRECONDITION) a player with an active match or an obligation."""
+    problem = await obstacle(ctx, Seat(player.player_id, "you"))
+    if problem is not None:
+        raise FailedPrecondition(problem.replace("you is", "you are"))
 
 
-async def switch_to_practice(
-    ctx: Context,
-    request_id: str,
-    player: Player,
-    ticket_id: str,
-    level: BotLevel | None,
-    deck: DeckChoice | None,
-) -> tuple[Ticket, str]:
-    """Give up a queued ticket for a practice match, atomically: the ticket is cancelled
-    when the match exists, and stays queued if it cannot start."""
-    ticket = await ctx.store.ticket(ticket_id)
-    if ticket is None or ticket.player_id != player.player_id:
-        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
-    request = Request.of(player.player_id, request_id, "switch", ticket_id, level, deck)
-    if (seen := await ctx.store.answered(request)) is not None:
-        match_id = (await resume(ctx, seen)).plan.match_id
-        return await _ticket(ctx, ticket_id), match_id
-    if ticket.state is not TicketState.QUEUED:
-        raise FailedPrecondition(
-            f"ticket {short_id(ticket_id)} is no longer queued ({ticket.state})"
-        )
-    deck = deck or ticket.deck
-    if deck is None:
-        raise FailedPrecondition("practising from the Draft queue needs a deck of yours")
-    rules = practice_rules(ticket.mode, None, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
-    start = _practice_plan(ctx, StartKind.SWITCH, player, ticket.mode, rules, level, deck)
-    start = StartRecord(_with_ticket(start.plan, ticket_id), start.state, start.token)
-    if not await _open(ctx, start, request):
-        raise FailedPrecondition(
-            f"ticket {short_id(ticket_id)} is no longer queued: it was just paired"
-        )
-    match_id = await run_start(ctx, start)
-    return await _ticket(ctx, ticket_id), match_id
-
-
-def _practice_plan(
-    ctx: Context,
-    kind: StartKind,
-    player: Player,
-    origin: Mode,
-    rules: RuleSet,
-    level: BotLevel | None,
-    deck: DeckChoice,
-) -> StartRecord:
-    start_id = str(uuid4())
-    plan = StartPlan(
-        start_id=start_id,
-        kind=kind,
-        mode=Mode.PRACTICE,
-        rules=rules,
-        seats=(
-            Seat(player.player_id, player.name, deck=deck),
-            bot_seat(ctx, start_id, level or ctx.config.bot_level),
-        ),
-        match_id=match_id_for(start_id),
-        origin_mode=origin,
-        origin_id=start_id,
-    )
-    return StartRecord(plan, "pending", uuid4())
-
-
-def _with_ticket(plan: StartPlan, ticket_id: str) -> StartPlan:
-    human, bot = plan.seats
-    return replace(plan, seats=(replace(human, ticket_id=ticket_id), bot))
-
-
-async def _open(ctx: Context, start: StartRecord, request: Request) -> bool:
-    """Record a start the caller will run now, under its lease."""
-    now = ctx.clock()
-    try:
-        return await ctx.store.open_start(
-            start.plan, ctx.lease_until(now), start.token, request, now
-        )
-    except Engaged as error:
-        raise engaged_error(error) from None
-    except RequestSeen:
-        raise Conflict("this request is already being handled; retry it") from None
+def engaged_error(error: Engaged, already: str = "") -> DomainError:
+    """What to tell a player the matchmaker already holds; ``already`` is the kind for
+    which the answer is ALREADY_EXISTS (a second ticket, a second table)."""
+    kind, ref = error.kind, short_id(error.ref_id)
+    messages = {
+        "ticket": f"you already have queued ticket {ref}: cancel it (or switch it to "
+        "practice) first",
+        "table": f"you already host open table {ref}: close it first",
+        "joining": f"you are joining table {ref} right now",
+        "practice": "your practice match is starting right now",
+    }
+    message = messages.get(kind, "the matchmaker is busy with another request of yours")
+    return AlreadyExists(message) if kind == already else FailedPrecondition(message)

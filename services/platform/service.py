@@ -1,0 +1,134 @@
+"""The shape of every service's ``main.py``: settings read once, a lifecycle that owns
+everything acquired, background work stopped before the pool closes, one server.
+
+Use::
+
+    from services.platform.service import Background, open_notifier, run_service, serve
+
+    async def run(settings: MatchSettings) -> None:
+        async with Lifecycle() as life:
+            pool = await life.enter(create_pool(settings.database_url))
+            notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
+            work = Background.of(life)                 # stopped (and awaited) at stop
+            work.every(settings.timer_poll_seconds, lambda: handlers.fire_due_timer(ctx))
+            work.start(notifier.keep_alive(work.stop))
+            await serve(life, settings, registry, lambda s: register(s, servicer), [NAME])
+
+    def main() -> int:
+        return run_service("match", MatchSettings.from_env, run)
+
+``run_service`` configures the logs, reads the settings (a bad value ends the process
+with exit status 2 and one line naming the variable, before anything connects) and
+runs ``run`` until SIGTERM. ``settings`` handed to ``serve`` is anything with
+``host``, ``port`` and ``metrics_port`` (every service's settings have them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Protocol, TypeVar
+
+import grpc
+from prometheus_client import CollectorRegistry
+
+from services.platform.background import every
+from services.platform.grpcserver import Lifecycle, Register, ServerConfig, build_server
+from services.platform.interceptors import HandlerWrapper
+from services.platform.logging import configure_logging
+from services.platform.metrics import RpcMetrics
+from services.platform.notifier import Notifier
+from services.platform.settings import SettingsError
+
+S = TypeVar("S")
+
+SETTINGS_EXIT_STATUS = 2
+"""The exit status of a process whose settings are wrong (a usage error)."""
+
+
+class Listening(Protocol):
+    """What ``serve`` reads of a service's settings."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def metrics_port(self) -> int: ...
+
+
+def run_service(
+    name: str, read_settings: Callable[[], S], run: Callable[[S], Coroutine[Any, Any, None]]
+) -> int:
+    """The whole of ``main()``: logs, settings read once, then ``run(settings)``."""
+    configure_logging(name)
+    try:
+        settings = read_settings()
+    except SettingsError as error:
+        print(f"triad-{name}: {error}", file=sys.stderr)
+        return SETTINGS_EXIT_STATUS
+    asyncio.run(run(settings))
+    return 0
+
+
+class Background:
+    """Tasks that run beside the server; at stop, ``stop`` is set and they are awaited
+    (before anything acquired earlier, such as the pool, is closed)."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self._tasks: list[asyncio.Future[None]] = []
+
+    @classmethod
+    def of(cls, life: Lifecycle) -> Background:
+        """Background work stopped when ``life`` ends."""
+        work = cls()
+        life.push_async_callback(work.close)
+        return work
+
+    def start(self, *work: Awaitable[None]) -> None:
+        """Run each until stop (they watch ``self.stop``)."""
+        self._tasks += [asyncio.ensure_future(w) for w in work]
+
+    def every(self, pause: float, step: Callable[[], Awaitable[bool]], copies: int = 1) -> None:
+        """Run ``step`` in ``copies`` loops (``background.every``): pausing only when it
+        found nothing to do, surviving its failures."""
+        self.start(*(every(self.stop, pause, step) for _ in range(copies)))
+
+    async def close(self) -> None:
+        self.stop.set()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Notifier:
+    """A started notifier on ``channel``, closed when ``life`` ends."""
+    notifier = Notifier(database_url, channel)
+    await notifier.start()
+    life.push_async_callback(notifier.close)
+    return notifier
+
+
+async def serve(
+    life: Lifecycle,
+    settings: Listening,
+    registry: CollectorRegistry,
+    register: Register,
+    service_names: Sequence[str],
+    *,
+    credentials: grpc.ServerCredentials | None = None,
+    wrappers: Sequence[HandlerWrapper] = (),
+) -> None:
+    """Serve /metrics and the gRPC server on the settings' ports until stop."""
+    life.start_metrics(registry, settings.metrics_port)
+    server = await life.start_server(
+        build_server(
+            ServerConfig(host=settings.host, port=settings.port),
+            register,
+            service_names,
+            metrics=RpcMetrics.register(registry),
+            credentials=credentials,
+            wrappers=wrappers,
+        )
+    )
+    await life.wait(server)

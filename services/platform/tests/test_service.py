@@ -1,0 +1,67 @@
+"""The end of every main(): settings read once, a clear exit on a bad one, background
+work stopped with the process."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.platform.grpcserver import Lifecycle
+from services.platform.service import SETTINGS_EXIT_STATUS, Background, run_service
+from services.platform.settings import SettingsError
+
+
+def test_a_bad_setting_ends_the_process_with_one_line_and_nothing_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran: list[object] = []
+
+    def read() -> object:
+        raise SettingsError("TRIAD_MATCH_PORT must be a port number 0..65535, got 'x'")
+
+    async def run(settings: object) -> None:
+        ran.append(settings)
+
+    assert run_service("match", read, run) == SETTINGS_EXIT_STATUS
+    assert ran == []
+    assert capsys.readouterr().err == (
+        "triad-match: TRIAD_MATCH_PORT must be a port number 0..65535, got 'x'\n"
+    )
+
+
+def test_good_settings_are_read_once_and_handed_to_run() -> None:
+    reads: list[int] = []
+    ran: list[int] = []
+
+    def read() -> int:
+        reads.append(1)
+        return 42
+
+    async def run(settings: int) -> None:
+        ran.append(settings)
+
+    assert run_service("match", read, run) == 0
+    assert (reads, ran) == ([1], [42])
+
+
+async def test_background_work_runs_until_the_lifecycle_ends_then_is_awaited() -> None:
+    steps: list[int] = []
+    ended = asyncio.Event()
+
+    async def step() -> bool:
+        steps.append(1)
+        return False
+
+    async def watcher(stop: asyncio.Event) -> None:
+        await stop.wait()
+        ended.set()
+
+    async with Lifecycle(signals=()) as life:
+        work = Background.of(life)
+        work.every(0.001, step, copies=2)
+        work.start(watcher(work.stop))
+        while len(steps) < 4:
+            await asyncio.sleep(0.001)
+        assert not work.stop.is_set()
+    assert work.stop.is_set() and ended.is_set()
