@@ -26,13 +26,12 @@ from typing import Any
 from uuid import UUID
 
 import structlog
-from google.protobuf.message import DecodeError
 from nats.js import JetStreamContext
 from triad.v1 import events_pb2 as ev
 
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics
-from services.rating import handlers, mapping
+from services.rating import codec, handlers
 from services.rating.handlers import Outcome
 from services.rating.metrics import RatingMetrics
 from services.rating.store import PostgresLadders
@@ -100,13 +99,8 @@ class RatingConsumer(Consumer):
 
     async def _handle(self, conn: Any, envelope: ev.EventEnvelope) -> None:
         try:
-            if envelope.event_type == mapping.MATCH_FINISHED:
-                game = mapping.finished_game(ev.MatchFinished.FromString(envelope.payload))
-            elif envelope.event_type == mapping.DRAFT_FORFEITED:
-                game = mapping.forfeited_draft(ev.DraftForfeited.FromString(envelope.payload))
-            else:
-                return  # the subject filter lets only these through; be safe anyway
-        except DecodeError as error:
+            game = codec.decode(envelope)
+        except codec.DecodeError as error:
             # No retry can fix it, and retrying forever would hide it: log it loudly,
             # count it, and let the mark commit.
             log.error(
@@ -117,6 +111,8 @@ class RatingConsumer(Consumer):
             )
             _outcomes.get().append(MALFORMED)
             return
+        if game is None:
+            return  # the subject filter lets only these through; be safe anyway
         outcome = await handlers.rate_match(
             PostgresLadders(conn, self._schema), game, UUID(envelope.event_id), self._season
         )
