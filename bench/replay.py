@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from bench.report import Options, Report, Target, Workload, baseline_workload, measure
-from services.match import domain, mapping
+from services.match import codec, domain
 from services.match.events import MatchCreated, MatchEvent
 from services.match.rules import Visibility
 from services.match.tests.builders import T0, created, later
@@ -44,8 +44,8 @@ def run(options: Options) -> Report:
         first = events[0]
         assert isinstance(first, MatchCreated)
         cards = {c.card_id: c for seat in first.seats for c in seat.hand}
-        payloads = [mapping.encode(e, cards) for e in events]
-        stored.append([(mapping.type_name(p), p.SerializeToString()) for p in payloads])
+        payloads = [codec.encode(e, cards) for e in events]
+        stored.append([(p.type, p.data) for p in payloads])
     count = sum(len(h) for h in histories)
 
     def fold(loops: int) -> int:
@@ -60,7 +60,7 @@ def run(options: Options) -> Report:
                 state: domain.Match | None = None
                 for name, data in rows:
                     setup = state.setup if state is not None else None
-                    state = domain.evolve(state, mapping.decode(name, data, T0, setup))
+                    state = domain.evolve(state, codec.decode(name, 1, data, T0, setup))
         return loops * count
 
     measurements = measure(

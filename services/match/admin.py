@@ -24,7 +24,7 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
 from services import wire
-from services.match import domain, mapping
+from services.match import codec, domain
 from services.match.events import CardPlaced, MatchEvent, MatchFinished
 from services.match.rules import Seat
 from services.platform import consumer_admin
@@ -89,8 +89,12 @@ async def show(address: str, token: str, match_id: str) -> int:
     state: domain.Match | None = None
     for envelope in envelopes:
         setup = state.setup if state is not None else None
-        event = mapping.decode(
-            envelope.event_type, envelope.payload, wire.moment(envelope.record_time), setup
+        event = codec.decode(
+            envelope.event_type,
+            envelope.schema_version,
+            envelope.payload,
+            wire.moment(envelope.record_time),
+            setup,
         )
         state = domain.evolve(state, event)
         print(

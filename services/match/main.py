@@ -13,8 +13,9 @@ from services.match import handlers, metrics
 from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
+from services.match.schema import MIGRATIONS
 from services.match.server import SERVICE_NAME, MatchServicer, register
-from services.match.store import MIGRATIONS, NOTIFY_CHANNEL, MatchStore
+from services.match.store import NOTIFY_CHANNEL, MatchStore
 from services.platform.background import every, publish_log, utc_now
 from services.platform.database import create_pool
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS

@@ -42,7 +42,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 import asyncpg
 
-from services.match import domain, mapping, metrics
+from services.match import codec, domain, metrics
 from services.match.events import MatchCreated, MatchEvent, MatchFinished
 from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.platform.eventstore import (
@@ -54,7 +54,7 @@ from services.platform.eventstore import (
     encode_metadata,
 )
 from services.platform.groupcommit import GroupCommit
-from services.platform.migrations import Migration, quote_schema
+from services.platform.migrations import quote_schema
 from services.platform.notifier import Waiters
 
 STREAM_PREFIX = "match-"
@@ -67,278 +67,6 @@ BATCH_TIMEOUT_SECONDS = 10.0
 """How long a group commit may take before its commands are told to retry (UNAVAILABLE).
 One batch is in flight at a time, so a connection that hangs (a partition, not a
 refusal) must not hold every later command of the process behind it."""
-
-MIGRATIONS = (
-    Migration(
-        "match",
-        1,
-        "timers, idempotency keys and active matches",
-        """
-        CREATE TABLE match_timers (
-            match_id  text PRIMARY KEY,
-            due_at    timestamptz NOT NULL,
-            timers    jsonb NOT NULL
-        );
-        CREATE INDEX match_timers_due ON match_timers (due_at);
-        CREATE TABLE requests (
-            scope       text NOT NULL,
-            request_id  text NOT NULL,
-            fingerprint text NOT NULL,
-            match_id    text NOT NULL,
-            version     integer NOT NULL,
-            created_at  timestamptz NOT NULL DEFAULT now(),
-            PRIMARY KEY (scope, request_id)
-        );
-        CREATE TABLE active_matches (
-            player_id text PRIMARY KEY,
-            match_id  text NOT NULL,
-            seat      smallint NOT NULL
-        );
-        CREATE INDEX active_matches_match ON active_matches (match_id);
-        """,
-    ),
-    Migration(
-        "match",
-        2,
-        "match_save(): a command's events, timers, seats, request key and notice at once",
-        """
-        -- Everything one command writes, in one statement (one round trip, its own
-        -- transaction unless the caller holds one). The timer row is locked first, so a
-        -- move and a timer firing serialise here. Returns append_events()'s rows, none
-        -- when the append was refused (the stream moved on).
-        CREATE FUNCTION match_save(
-            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
-            p_schema_versions integer[], p_data bytea[], p_metadata text[],
-            p_match text, p_due timestamptz, p_timers jsonb,
-            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean,
-            p_scope text, p_request text, p_fingerprint text, p_version integer
-        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        DECLARE
-            appended integer;
-        BEGIN
-            PERFORM 1 FROM match_timers t WHERE t.match_id = p_match FOR UPDATE;
-            RETURN QUERY SELECT * FROM append_events(
-                p_stream, p_expected, p_ids, p_types, p_schema_versions, p_data, p_metadata);
-            GET DIAGNOSTICS appended = ROW_COUNT;
-            IF appended = 0 THEN
-                RETURN;
-            END IF;
-            IF p_due IS NULL THEN
-                DELETE FROM match_timers t WHERE t.match_id = p_match;
-            ELSE
-                INSERT INTO match_timers (match_id, due_at, timers)
-                VALUES (p_match, p_due, p_timers)
-                ON CONFLICT (match_id) DO UPDATE
-                SET due_at = EXCLUDED.due_at, timers = EXCLUDED.timers;
-            END IF;
-            INSERT INTO active_matches (player_id, match_id, seat)
-            SELECT player, p_match, seat
-            FROM unnest(p_seat_players, p_seat_numbers) AS s(player, seat);
-            IF p_finished THEN
-                DELETE FROM active_matches a WHERE a.match_id = p_match;
-            END IF;
-            IF p_request IS NOT NULL THEN
-                INSERT INTO requests (scope, request_id, fingerprint, match_id, version)
-                VALUES (p_scope, p_request, p_fingerprint, p_match, p_version)
-                ON CONFLICT DO NOTHING;
-                GET DIAGNOSTICS appended = ROW_COUNT;
-                IF appended = 0 THEN
-                    RAISE EXCEPTION 'request % was seen before', p_request
-                        USING HINT = 'triad:request-seen';
-                END IF;
-            END IF;
-            PERFORM pg_notify('triad_match', p_match || ':' || p_version);
-        END
-        $$;
-        """,
-    ),
-    Migration(
-        "match",
-        3,
-        "match_save_batch(): many commands' match_save() in one transaction",
-        """
-        -- Group commit: the commands of concurrent callers in one round trip. Each runs
-        -- match_save() in a block of its own (a subtransaction), so one command's
-        -- refusal or error undoes that command only; its outcome row says which. The
-        -- caller sorts the commands by match, so two batches lock timer rows in one
-        -- order. Arrays are flattened: a command's events are the next p_counts[i]
-        -- entries of the event arrays, its seats the next p_seat_counts[i] of the seats.
-        CREATE FUNCTION match_save_batch(
-            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
-            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
-            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
-            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
-            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
-        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
-                         o_detail text, o_hint text, o_message text)
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        DECLARE
-            e integer := 0;
-            s integer := 0;
-            appended integer;
-        BEGIN
-            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
-                o_outcome := 'saved';
-                o_head := NULL; o_state := NULL; o_constraint := NULL;
-                o_detail := NULL; o_hint := NULL; o_message := NULL;
-                BEGIN
-                    SELECT count(*) INTO appended FROM match_save(
-                        p_streams[i], p_expected[i], p_ids[e + 1 : e + p_counts[i]],
-                        p_types[e + 1 : e + p_counts[i]],
-                        p_schema_versions[e + 1 : e + p_counts[i]],
-                        p_data[e + 1 : e + p_counts[i]], p_metadata[e + 1 : e + p_counts[i]],
-                        p_matches[i], p_dues[i], p_timers[i]::jsonb,
-                        p_seat_players[s + 1 : s + p_seat_counts[i]],
-                        p_seat_numbers[s + 1 : s + p_seat_counts[i]],
-                        p_finished[i], p_scopes[i], p_requests[i], p_fingerprints[i],
-                        p_versions[i]);
-                    IF appended = 0 THEN
-                        o_outcome := 'moved';
-                        SELECT coalesce(max(ev.version), 0) INTO o_head
-                        FROM events ev WHERE ev.stream_id = p_streams[i];
-                    END IF;
-                EXCEPTION WHEN OTHERS THEN
-                    o_outcome := 'failed';
-                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
-                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
-                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
-                END;
-                e := e + p_counts[i];
-                s := s + p_seat_counts[i];
-                RETURN NEXT;
-            END LOOP;
-        END
-        $$;
-        """,
-    ),
-    Migration(
-        "match",
-        4,
-        "match_save_batch() writes each command inline and sends one notice per batch",
-        """
-        -- The only definition of what a command writes: the timer worker calls this too,
-        -- with a batch of one, so match_save() goes. Per command, in a block of its own
-        -- (a subtransaction, so a refusal undoes that command only): lock the timer row
-        -- (a move and a timer firing serialise here), check the stream's head (the
-        -- version, and a transaction no older than the one that wrote it, as
-        -- append_events() does), append, then timers, seats, request key. The notices
-        -- of the saved commands go together, '<match>:<version>' lines, in as few
-        -- NOTIFYs as fit PostgreSQL's 8000-byte payload: a listener takes one message
-        -- per batch, not one per command.
-        DROP FUNCTION match_save(
-            text, integer, uuid[], text[], integer[], bytea[], text[], text, timestamptz,
-            jsonb, text[], smallint[], boolean, text, text, text, integer);
-        CREATE OR REPLACE FUNCTION match_save_batch(
-            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
-            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
-            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
-            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
-            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
-        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
-                         o_detail text, o_hint text, o_message text)
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        DECLARE
-            e integer := 0;
-            s integer := 0;
-            head_version integer;
-            head_tx xid8;
-            inserted integer;
-            notice text;
-            notices text := '';
-        BEGIN
-            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
-                o_outcome := 'saved';
-                o_head := NULL; o_state := NULL; o_constraint := NULL;
-                o_detail := NULL; o_hint := NULL; o_message := NULL;
-                BEGIN
-                    PERFORM 1 FROM match_timers t WHERE t.match_id = p_matches[i] FOR UPDATE;
-                    head_version := NULL;
-                    head_tx := NULL;
-                    SELECT ev.version, ev.tx_id INTO head_version, head_tx FROM events ev
-                    WHERE ev.stream_id = p_streams[i] ORDER BY ev.version DESC LIMIT 1;
-                    IF coalesce(head_version, 0) <> p_expected[i]
-                       OR coalesce(head_tx, '0'::xid8) > pg_current_xact_id() THEN
-                        o_outcome := 'moved';
-                        o_head := coalesce(head_version, 0);
-                    ELSE
-                        INSERT INTO events
-                            (stream_id, version, event_id, type, schema_version, data, metadata)
-                        SELECT p_streams[i], p_expected[i] + k, p_ids[e + k], p_types[e + k],
-                               p_schema_versions[e + k], p_data[e + k], p_metadata[e + k]::jsonb
-                        FROM generate_series(1, p_counts[i]) AS k;
-                        IF p_dues[i] IS NULL THEN
-                            DELETE FROM match_timers t WHERE t.match_id = p_matches[i];
-                        ELSE
-                            INSERT INTO match_timers (match_id, due_at, timers)
-                            VALUES (p_matches[i], p_dues[i], p_timers[i]::jsonb)
-                            ON CONFLICT (match_id) DO UPDATE
-                            SET due_at = EXCLUDED.due_at, timers = EXCLUDED.timers;
-                        END IF;
-                        IF p_seat_counts[i] > 0 THEN
-                            INSERT INTO active_matches (player_id, match_id, seat)
-                            SELECT p_seat_players[s + k], p_matches[i], p_seat_numbers[s + k]
-                            FROM generate_series(1, p_seat_counts[i]) AS k;
-                        END IF;
-                        IF p_finished[i] THEN
-                            DELETE FROM active_matches a WHERE a.match_id = p_matches[i];
-                        END IF;
-                        IF p_requests[i] IS NOT NULL THEN
-                            INSERT INTO requests (scope, request_id, fingerprint, match_id, version)
-                            VALUES (p_scopes[i], p_requests[i], p_fingerprints[i], p_matches[i],
-                                    p_versions[i])
-                            ON CONFLICT DO NOTHING;
-                            GET DIAGNOSTICS inserted = ROW_COUNT;
-                            IF inserted = 0 THEN
-                                RAISE EXCEPTION 'request % was seen before', p_requests[i]
-                                    USING HINT = 'triad:request-seen';
-                            END IF;
-                        END IF;
-                    END IF;
-                EXCEPTION WHEN OTHERS THEN
-                    o_outcome := 'failed';
-                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
-                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
-                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
-                END;
-                IF o_outcome = 'saved' THEN
-                    -- Ids are at most 200 characters (the service refuses longer), so a
-                    -- line is far below the limit and a flushed payload stays under it.
-                    notice := p_matches[i] || ':' || p_versions[i];
-                    IF octet_length(notices) + octet_length(notice) > 7000 THEN
-                        PERFORM pg_notify('triad_match', notices);
-                        notices := '';
-                    END IF;
-                    notices := CASE WHEN notices = '' THEN notice
-                                    ELSE notices || E'\\n' || notice END;
-                END IF;
-                e := e + p_counts[i];
-                s := s + p_seat_counts[i];
-                RETURN NEXT;
-            END LOOP;
-            IF notices <> '' THEN
-                PERFORM pg_notify('triad_match', notices);
-            END IF;
-        END
-        $$;
-        """,
-    ),
-    Migration(
-        "presence",
-        1,
-        "each player's latest gateway session, open or not",
-        """
-        -- One row per player who ever had a session: the latest one by the time it
-        -- opened (from any gateway replica), and whether it is still open.
-        CREATE TABLE presence (
-            player_id  text PRIMARY KEY,
-            session_id text NOT NULL,
-            opened_at  timestamptz NOT NULL,
-            connected  boolean NOT NULL
-        );
-        """,
-    ),
-)
 
 
 class PlayerBusy(FailedPrecondition):
@@ -492,8 +220,7 @@ class MatchStore:
         state = cached
         for record in records:
             setup = state.setup if state is not None else None
-            event = mapping.decode(record.type, record.data, record.recorded_at, setup)
-            state = domain.evolve(state, event)
+            state = domain.evolve(state, codec.decode_record(record, setup))
         if state is not None:
             self._remember(state)
         return state
@@ -521,9 +248,7 @@ class MatchStore:
             if record.version > version:
                 break
             setup = state.setup if state is not None else None
-            state = domain.evolve(
-                state, mapping.decode(record.type, record.data, record.recorded_at, setup)
-            )
+            state = domain.evolve(state, codec.decode_record(record, setup))
         return state
 
     async def answered(self, request: Request) -> Answered | None:
@@ -620,11 +345,12 @@ class MatchStore:
         expected = before.version if before is not None else 0
         new = []
         for offset, event in enumerate(events, start=1):
-            payload = mapping.encode(event, after.cards)
+            stored = codec.encode(event, after.cards)
             new.append(
                 NewEvent(
-                    type=mapping.type_name(payload),
-                    data=payload.SerializeToString(),
+                    type=stored.type,
+                    schema_version=stored.schema_version,
+                    data=stored.data,
                     metadata={"correlation_id": correlation_id} if correlation_id else {},
                     event_id=event_id(match_id, expected + offset),
                 )

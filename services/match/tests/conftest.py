@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from services.match import schema
 from services.match import store as match_store
 from services.match.handlers import Context
 from services.match.tests.builders import T0
@@ -32,7 +33,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def store(pg_pool: Any, pg_schema: str) -> match_store.MatchStore:
-    await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *match_store.MIGRATIONS])
+    await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *schema.MIGRATIONS])
     return match_store.MatchStore(pg_pool, pg_schema)
 
 

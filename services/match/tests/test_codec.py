@@ -6,7 +6,7 @@ from random import Random
 
 import pytest
 
-from services.match import domain, mapping
+from services.match import codec, domain
 from services.match.events import MatchCreated, MatchEvent
 from services.match.rules import Visibility
 from services.match.tests.builders import T0, after, created, later
@@ -42,10 +42,9 @@ def test_every_event_round_trips_through_its_payload(visibility: Visibility) -> 
     cards = {c.card_id: c for seat in first.seats for c in seat.hand}
     kinds = set()
     for event in events:
-        payload = mapping.encode(event, cards)
-        name = mapping.type_name(payload)
-        kinds.add(name)
-        back = mapping.decode(name, payload.SerializeToString(), T0, first.setup)
+        stored = codec.encode(event, cards)
+        kinds.add(stored.type)
+        back = codec.decode(stored.type, stored.schema_version, stored.data, T0, first.setup)
         assert back == event
     assert {"triad.v1.MatchCreated", "triad.v1.CardPlaced", "triad.v1.MatchFinished"} <= kinds
     assert "triad.v1.PlayerDisconnected" in kinds and "triad.v1.TurnWarningIssued" in kinds
@@ -53,4 +52,33 @@ def test_every_event_round_trips_through_its_payload(visibility: Visibility) -> 
 
 def test_an_unknown_event_type_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown match event type"):
-        mapping.decode("triad.v1.Nonsense", b"", T0, None)
+        codec.decode("triad.v1.Nonsense", 1, b"", T0, None)
+
+
+def test_a_payload_of_an_older_schema_version_is_upcast_before_it_is_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hook for a payload change: version 1 bytes reach the decoder through the
+    registered upcaster once the current version is 2."""
+    first = created()[0]
+    stored = codec.encode(first, {})
+    seen: list[bytes] = []
+
+    def to_v2(data: bytes) -> bytes:
+        seen.append(data)
+        return data
+
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(codec.UPCASTERS, (stored.type, 1), to_v2)
+    assert codec.decode(stored.type, 1, stored.data, T0, None) == first
+    assert seen == [stored.data]
+    assert codec.decode(stored.type, 2, stored.data, T0, None) == first
+    assert len(seen) == 1, "a payload at the current version is not upcast"
+
+
+def test_a_schema_version_without_an_upcaster_or_from_the_future_is_refused() -> None:
+    stored = codec.encode(created()[0], {})
+    with pytest.raises(ValueError, match="newer than this service reads"):
+        codec.decode(stored.type, codec.SCHEMA_VERSION + 1, stored.data, T0, None)
+    with pytest.raises(ValueError, match="no upcaster"):
+        codec.decode(stored.type, 0, stored.data, T0, None)

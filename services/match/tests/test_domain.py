@@ -7,7 +7,7 @@ from random import Random
 
 import pytest
 
-from services.match import domain, mapping
+from services.match import codec, domain
 from services.match.events import (
     CardPlaced,
     FinishReason,
@@ -197,8 +197,8 @@ def test_a_player_without_an_open_session_starts_disconnected_and_a_bot_never() 
     assert match.disconnected == (later(120), None)  # the grace runs from creation
     assert any(d.kind == "disconnect" and d.seat is Seat.A for d in domain.deadlines(match))
     (first,) = events  # as recorded and read back: the same state
-    data = mapping.encode(first, {}).SerializeToString()
-    assert mapping.decode(mapping.type_name(mapping.encode(first, {})), data, T0, None) == first
+    stored = codec.encode(first, {})
+    assert codec.decode(stored.type, stored.schema_version, stored.data, T0, None) == first
     present = domain.create(
         None, "m3", setup, (ann, bot), hands, draws, now, turn, grace, "", ("s1", "")
     )

@@ -1,0 +1,361 @@
+"""Match events <-> stored bytes: the ``triad.v1`` event payloads, their type names and
+schema versions.
+
+Every event is written at :data:`SCHEMA_VERSION` of its type. Reading one back takes the
+version recorded beside it (``Recorded.schema_version``); a payload written at an older
+version is first brought up to date by the upcasters registered in :data:`UPCASTERS`
+for its type, one step per version, so the decoders only ever see the current shape.
+None are registered yet: every stored match event is at version 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from google.protobuf.message import Message
+from triad.v1 import common_pb2 as pb
+from triad.v1 import events_pb2 as ev
+
+from services.match.events import (
+    CardPlaced,
+    Forfeited,
+    MatchCard,
+    MatchCreated,
+    MatchEvent,
+    MatchFinished,
+    MatchRules,
+    PlayerDisconnected,
+    PlayerReconnected,
+    SeatStart,
+    TurnTimedOut,
+    TurnWarningIssued,
+)
+from services.match.mapping import (
+    MODES,
+    REASONS,
+    REASONS_BACK,
+    SEATS,
+    SEATS_BACK,
+    captures,
+    captures_back,
+    card,
+    card_back,
+    ladder,
+    outcome,
+    rules,
+    seat_player,
+    seat_player_back,
+    setup_back,
+)
+from services.match.rules import Seat
+from services.platform.eventstore import Recorded
+from services.wire import ELEMENTS, ELEMENTS_BACK, duration, moment, timestamp
+
+SCHEMA_VERSION = 1
+"""The schema version every match event is written at today."""
+
+Upcaster = Callable[[bytes], bytes]
+"""Turns the payload bytes of one schema version of an event type into the next's."""
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+"""``(type name, version) -> upcaster`` to ``version + 1``. A change to a payload that
+old readers would misread gets a new :data:`SCHEMA_VERSION` and an entry here."""
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """One event as it is stored: its type name, schema version and payload bytes."""
+
+    type: str
+    schema_version: int
+    data: bytes
+
+
+def upcast(name: str, version: int, data: bytes) -> bytes:
+    """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`."""
+    if version > SCHEMA_VERSION:
+        raise ValueError(
+            f"{name} at schema version {version} is newer than this service reads "
+            f"({SCHEMA_VERSION}): run the newer release"
+        )
+    while version < SCHEMA_VERSION:
+        step = UPCASTERS.get((name, version))
+        if step is None:
+            raise ValueError(f"no upcaster for {name} from schema version {version}")
+        data, version = step(data), version + 1
+    return data
+
+
+def _created(e: MatchCreated) -> ev.MatchCreated:
+    return ev.MatchCreated(
+        match_id=e.match_id,
+        mode=MODES[e.setup.mode],
+        origin_mode=MODES[e.setup.origin_mode],
+        rules=rules(e.setup),
+        ladder=ladder(e.setup),
+        seats=[
+            ev.SeatStart(
+                player=seat_player(seat, start.player),
+                hand=[card(c) for c in start.hand],
+                revealed_card_ids=sorted(start.revealed),
+                session_id=start.session_id,
+                disconnect_forfeit_time=timestamp(start.forfeit_at),
+            )
+            for seat, start in zip((Seat.A, Seat.B), e.seats, strict=True)
+        ],
+        cell_marks=[ELEMENTS[m] for m in e.marks],
+        first_seat=SEATS[e.first],
+        first_turn_deadline_time=timestamp(e.first_deadline),
+        turn_duration=duration(e.turn_seconds),
+        disconnect_grace=duration(e.disconnect_seconds),
+        origin_id=e.origin_id,
+        create_time=timestamp(e.created_at),
+    )
+
+
+def _created_back(m: ev.MatchCreated, at: datetime) -> MatchCreated:
+    starts = tuple(
+        SeatStart(
+            seat_player_back(s.player),
+            tuple(card_back(c) for c in s.hand),
+            frozenset(s.revealed_card_ids),
+            s.session_id,
+            moment(s.disconnect_forfeit_time) if s.HasField("disconnect_forfeit_time") else None,
+        )
+        for s in m.seats
+    )
+    return MatchCreated(
+        match_id=m.match_id,
+        setup=setup_back(
+            m.mode, m.origin_mode, m.rules, m.ladder if m.HasField("ladder") else None
+        ),
+        seats=(starts[0], starts[1]),
+        marks=tuple(ELEMENTS_BACK[x] for x in m.cell_marks),
+        first=_seat(m.first_seat),
+        first_deadline=moment(m.first_turn_deadline_time),
+        turn_seconds=m.turn_duration.ToTimedelta().total_seconds(),
+        disconnect_seconds=m.disconnect_grace.ToTimedelta().total_seconds(),
+        created_at=moment(m.create_time) if m.HasField("create_time") else at,
+        origin_id=m.origin_id,
+    )
+
+
+def _placed(e: CardPlaced, cards: dict[str, MatchCard]) -> ev.CardPlaced:
+    message = ev.CardPlaced(
+        match_id=e.match_id,
+        turn_number=e.turn,
+        seat=SEATS[e.seat],
+        card=card(cards[e.card_id]),
+        cell=e.cell,
+        captures=captures(e.captures),
+        scores=pb.Scores(seat_a=e.scores[0], seat_b=e.scores[1]),
+        auto_played=e.auto_played,
+        warning_cleared=e.warning_cleared,
+        next_turn_seat=SEATS[e.next_seat],
+        next_turn_deadline_time=timestamp(e.next_deadline),
+    )
+    if e.auto_draw is not None:
+        message.auto_play_draw.legal_move_count = e.auto_draw[0]
+        message.auto_play_draw.drawn_index = e.auto_draw[1]
+    return message
+
+
+def _placed_back(m: ev.CardPlaced, at: datetime) -> CardPlaced:
+    return CardPlaced(
+        match_id=m.match_id,
+        turn=m.turn_number,
+        seat=_seat(m.seat),
+        card_id=m.card.card_id,
+        cell=m.cell,
+        captures=captures_back(m.captures),
+        scores=(m.scores.seat_a, m.scores.seat_b),
+        next_seat=SEATS_BACK[m.next_turn_seat],
+        next_deadline=moment(m.next_turn_deadline_time)
+        if m.HasField("next_turn_deadline_time")
+        else None,
+        auto_played=m.auto_played,
+        auto_draw=(m.auto_play_draw.legal_move_count, m.auto_play_draw.drawn_index)
+        if m.HasField("auto_play_draw")
+        else None,
+        warning_cleared=m.warning_cleared,
+    )
+
+
+def _finished(e: MatchFinished) -> ev.MatchFinished:
+    return ev.MatchFinished(
+        match_id=e.match_id,
+        mode=MODES[e.setup.mode],
+        origin_mode=MODES[e.setup.origin_mode],
+        ladder=ladder(e.setup),
+        rated=e.rated,
+        seats=[
+            ev.FinishedSeat(
+                player=seat_player(seat, player), score=score, original_card_ids=list(deck)
+            )
+            for seat, player, score, deck in zip(
+                (Seat.A, Seat.B), e.players, e.scores, e.decks, strict=True
+            )
+        ],
+        outcome=outcome(e),
+        trade_rule=pb.TRADE_RULE_ONE if e.trade_one else pb.TRADE_RULE_NONE,
+        placement_count=e.placements,
+        origin_id=e.origin_id,
+    )
+
+
+def _finished_back(m: ev.MatchFinished, rules_message: pb.Rules | None = None) -> MatchFinished:
+    o = m.outcome
+    return MatchFinished(
+        match_id=m.match_id,
+        setup=setup_back(
+            m.mode,
+            m.origin_mode,
+            rules_message or pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN),
+            m.ladder if m.HasField("ladder") else None,
+        ),
+        players=(seat_player_back(m.seats[0].player), seat_player_back(m.seats[1].player)),
+        decks=(tuple(m.seats[0].original_card_ids), tuple(m.seats[1].original_card_ids)),
+        origin_id=m.origin_id,
+        scores=(o.final_scores.seat_a, o.final_scores.seat_b),
+        winner=SEATS_BACK[o.winner_seat] if o.WhichOneof("result") == "winner_seat" else None,
+        reason=REASONS_BACK[o.reason],
+        forfeited=SEATS_BACK[o.forfeiting_seat],
+        rated=m.rated,
+        trade_one=m.trade_rule == pb.TRADE_RULE_ONE,
+        placements=m.placement_count,
+        finished_at=moment(o.finish_time),
+    )
+
+
+def _seat(value: int) -> Seat:
+    seat = SEATS_BACK.get(value)
+    if seat is None:
+        raise ValueError(f"a seat is A or B, got {value}")
+    return seat
+
+
+def type_name(message: Message) -> str:
+    return message.DESCRIPTOR.full_name
+
+
+def encode(event: MatchEvent, cards: dict[str, MatchCard]) -> Encoded:
+    """The stored form of a domain event. ``cards`` resolves card ids to cards (a
+    CardPlaced payload carries the whole card for its consumers)."""
+    payload = payload_of(event, cards)
+    return Encoded(type_name(payload), SCHEMA_VERSION, payload.SerializeToString())
+
+
+def payload_of(event: MatchEvent, cards: dict[str, MatchCard]) -> Message:
+    """The protobuf payload of a domain event. ``cards`` resolves card ids to cards
+    (a CardPlaced payload carries the whole card for its consumers)."""
+    if isinstance(event, MatchCreated):
+        return _created(event)
+    if isinstance(event, CardPlaced):
+        return _placed(event, cards)
+    if isinstance(event, TurnTimedOut):
+        return ev.TurnTimedOut(
+            match_id=event.match_id,
+            turn_number=event.turn,
+            seat=SEATS[event.seat],
+            consecutive_misses=event.consecutive_misses,
+        )
+    if isinstance(event, TurnWarningIssued):
+        return ev.TurnWarningIssued(
+            match_id=event.match_id,
+            seat=SEATS[event.seat],
+            turn_number=event.turn,
+        )
+    if isinstance(event, PlayerDisconnected):
+        return ev.PlayerDisconnected(
+            match_id=event.match_id,
+            seat=SEATS[event.seat],
+            session_id=event.session_id,
+            forfeit_time=timestamp(event.forfeit_at),
+        )
+    if isinstance(event, PlayerReconnected):
+        return ev.PlayerReconnected(
+            match_id=event.match_id,
+            seat=SEATS[event.seat],
+            session_id=event.session_id,
+        )
+    if isinstance(event, Forfeited):
+        return ev.Forfeited(
+            match_id=event.match_id,
+            seat=SEATS[event.seat],
+            reason=REASONS[event.reason],
+        )
+    return _finished(event)
+
+
+_DECODERS: dict[str, Callable[[bytes, datetime, MatchRules | None], MatchEvent]] = {}
+
+
+def decode(
+    name: str, version: int, data: bytes, at: datetime, setup: MatchRules | None
+) -> MatchEvent:
+    """The domain event of a stored payload written at schema ``version``. ``setup``
+    (from the stream's MatchCreated) restores the rules a MatchFinished payload does not
+    repeat."""
+    decoder = _DECODERS.get(name)
+    if decoder is None:
+        raise ValueError(f"unknown match event type {name!r}")
+    return decoder(upcast(name, version, data), at, setup)
+
+
+def decode_record(record: Recorded, setup: MatchRules | None) -> MatchEvent:
+    """The domain event of a stored record, read at the schema version it was written."""
+    return decode(record.type, record.schema_version, record.data, record.recorded_at, setup)
+
+
+def _register() -> None:
+    def finished(data: bytes, at: datetime, setup: MatchRules | None) -> MatchEvent:
+        event = _finished_back(ev.MatchFinished.FromString(data))
+        if setup is None:
+            return event
+        return replace(event, setup=setup)
+
+    _DECODERS.update(
+        {
+            "triad.v1.MatchCreated": lambda d, at, _: _created_back(
+                ev.MatchCreated.FromString(d), at
+            ),
+            "triad.v1.CardPlaced": lambda d, at, _: _placed_back(ev.CardPlaced.FromString(d), at),
+            "triad.v1.TurnTimedOut": lambda d, at, _: _timed_out(ev.TurnTimedOut.FromString(d)),
+            "triad.v1.TurnWarningIssued": lambda d, at, _: _warned(
+                ev.TurnWarningIssued.FromString(d)
+            ),
+            "triad.v1.PlayerDisconnected": lambda d, at, _: _disconnected(
+                ev.PlayerDisconnected.FromString(d)
+            ),
+            "triad.v1.PlayerReconnected": lambda d, at, _: _reconnected(
+                ev.PlayerReconnected.FromString(d)
+            ),
+            "triad.v1.Forfeited": lambda d, at, _: _forfeited(ev.Forfeited.FromString(d)),
+            "triad.v1.MatchFinished": finished,
+        }
+    )
+
+
+def _timed_out(m: ev.TurnTimedOut) -> TurnTimedOut:
+    return TurnTimedOut(m.match_id, m.turn_number, _seat(m.seat), m.consecutive_misses)
+
+
+def _warned(m: ev.TurnWarningIssued) -> TurnWarningIssued:
+    return TurnWarningIssued(m.match_id, _seat(m.seat), m.turn_number)
+
+
+def _disconnected(m: ev.PlayerDisconnected) -> PlayerDisconnected:
+    return PlayerDisconnected(m.match_id, _seat(m.seat), m.session_id, moment(m.forfeit_time))
+
+
+def _reconnected(m: ev.PlayerReconnected) -> PlayerReconnected:
+    return PlayerReconnected(m.match_id, _seat(m.seat), m.session_id)
+
+
+def _forfeited(m: ev.Forfeited) -> Forfeited:
+    return Forfeited(m.match_id, _seat(m.seat), REASONS_BACK[m.reason])
+
+
+_register()
