@@ -39,6 +39,84 @@ from services.rating.domain import START_RATING
 
 NOTIFY_CHANNEL = "triad_rating"
 
+# The pieces both versions of rating_lock and rating_record share, word for word. A
+# released migration's text is checksummed, so each version is put together from these
+# pieces exactly as it was first written (tests/test_schema.py pins the checksums).
+
+_LOCK_BEGIN = """\
+        ) RETURNS TABLE (
+            player_id text, rating integer, games integer, wins integer, losses integer,
+            draws integer
+        )
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            INSERT INTO players AS p (player_id, player_name)
+            SELECT u.id, u.name FROM unnest(p_players, p_names) AS u(id, name) ORDER BY u.id
+            ON CONFLICT ON CONSTRAINT players_pkey DO UPDATE
+            SET player_name = EXCLUDED.player_name"""
+"""rating_lock after its parameters: what it returns, and both players' rows upserted
+in player-id order, which locks them (the name's WHERE, per version, follows)."""
+
+_STANDINGS_NOW = f"""\
+            RETURN QUERY
+            SELECT u.id, coalesce(r.rating, {START_RATING}), coalesce(r.games, 0),
+                   coalesce(r.wins, 0), coalesce(r.losses, 0), coalesce(r.draws, 0)
+            FROM unnest(p_players) AS u(id)
+            LEFT JOIN LATERAL (
+                SELECT x.rating, x.games, x.wins, x.losses, x.draws FROM ratings x
+                WHERE x.ladder = p_ladder AND x.season = p_season AND x.player_id = u.id
+                LIMIT 1
+            ) r ON true;
+        END
+        $$;"""
+"""rating_lock's end: both standings as they are now, one primary-key lookup each."""
+
+_RECORD_BEGIN = """\
+            p_players text[], p_opponents text[], p_opponent_names text[],
+            p_before integer[], p_after integer[], p_k integer[],
+            p_expected double precision[], p_actual double precision[],
+            p_opponent_before integer[], p_games integer[], p_wins integer[],
+            p_losses integer[], p_draws integer[],
+            p_bucket_ratings integer[], p_bucket_moves integer[]
+        ) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            WITH numbered AS (
+                UPDATE players p SET changes = p.changes + 1
+                WHERE p.player_id = ANY(p_players)
+                RETURNING p.player_id, p.changes
+            )
+            INSERT INTO rating_changes ("""
+"""rating_record after its first line of parameters, up to the log's column list."""
+
+_RECORD_END = f"""\
+            FROM unnest(p_players, p_opponents, p_opponent_names, p_before, p_after, p_k,
+                        p_expected, p_actual, p_opponent_before, p_games)
+                 AS u(id, opponent, opponent_name, before, after, k, expected, actual,
+                      opponent_before, games)
+            JOIN numbered n ON n.player_id = u.id;
+
+            INSERT INTO ratings AS r (
+                ladder, season, player_id, rating, games, wins, losses, draws)
+            SELECT p_ladder, p_season, u.id, u.after, u.games, u.wins, u.losses, u.draws
+            FROM unnest(p_players, p_after, p_games, p_wins, p_losses, p_draws)
+                 AS u(id, after, games, wins, losses, draws)
+            ON CONFLICT ON CONSTRAINT ratings_pkey DO UPDATE
+            SET rating = EXCLUDED.rating, games = EXCLUDED.games, wins = EXCLUDED.wins,
+                losses = EXCLUDED.losses, draws = EXCLUDED.draws, updated_at = now();
+
+            INSERT INTO rating_histogram AS h (ladder, season, rating, players)
+            SELECT p_ladder, p_season, b.rating, b.move
+            FROM unnest(p_bucket_ratings, p_bucket_moves) AS b(rating, move)
+            ORDER BY b.rating
+            ON CONFLICT ON CONSTRAINT rating_histogram_pkey DO UPDATE
+            SET players = h.players + EXCLUDED.players;
+
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', u.id) FROM unnest(p_players) AS u(id);
+        END
+        $$;"""
+"""rating_record from the log's rows on: the standings, the histogram, the notices."""
+
 MIGRATIONS = (
     Migration(
         "rating",
@@ -100,16 +178,7 @@ MIGRATIONS = (
         -- another event id waits here and then finds it rated.
         CREATE FUNCTION rating_lock(
             p_ladder text, p_season integer, p_match text, p_players text[], p_names text[]
-        ) RETURNS TABLE (
-            player_id text, rating integer, games integer, wins integer, losses integer,
-            draws integer
-        )
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        BEGIN
-            INSERT INTO players AS p (player_id, player_name)
-            SELECT u.id, u.name FROM unnest(p_players, p_names) AS u(id, name) ORDER BY u.id
-            ON CONFLICT ON CONSTRAINT players_pkey DO UPDATE
-            SET player_name = EXCLUDED.player_name
+{_LOCK_BEGIN}
             WHERE p.player_name IS DISTINCT FROM EXCLUDED.player_name;
             -- ON CONFLICT DO UPDATE locks every conflicting row, updated or not (the
             -- WHERE only spares writing an unchanged name). The statements below take
@@ -121,69 +190,21 @@ MIGRATIONS = (
             -- A player with no ratings row has not played this ladder yet. One primary
             -- key lookup per player: the LIMIT keeps the subquery from being flattened
             -- into a join that a cached plan could run as a scan of the whole ladder.
-            RETURN QUERY
-            SELECT u.id, coalesce(r.rating, {START_RATING}), coalesce(r.games, 0),
-                   coalesce(r.wins, 0), coalesce(r.losses, 0), coalesce(r.draws, 0)
-            FROM unnest(p_players) AS u(id)
-            LEFT JOIN LATERAL (
-                SELECT x.rating, x.games, x.wins, x.losses, x.draws FROM ratings x
-                WHERE x.ladder = p_ladder AND x.season = p_season AND x.player_id = u.id
-                LIMIT 1
-            ) r ON true;
-        END
-        $$;
+{_STANDINGS_NOW}
 
         -- Write what rating the match did: both changes in the log (numbered in each
         -- player's feed), both standings, the rank histogram (buckets in rating order),
         -- and a notice to WatchRatings streams. The caller holds both players' locks.
         CREATE FUNCTION rating_record(
             p_ladder text, p_season integer, p_match text, p_event uuid,
-            p_players text[], p_opponents text[], p_opponent_names text[],
-            p_before integer[], p_after integer[], p_k integer[],
-            p_expected double precision[], p_actual double precision[],
-            p_opponent_before integer[], p_games integer[], p_wins integer[],
-            p_losses integer[], p_draws integer[],
-            p_bucket_ratings integer[], p_bucket_moves integer[]
-        ) RETURNS void
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        BEGIN
-            WITH numbered AS (
-                UPDATE players p SET changes = p.changes + 1
-                WHERE p.player_id = ANY(p_players)
-                RETURNING p.player_id, p.changes
-            )
-            INSERT INTO rating_changes (
+{_RECORD_BEGIN}
                 ladder, season, match_id, player_id, player_seq, event_id, opponent_id,
                 opponent_name, rating_before, rating_after, k_factor, expected_score,
                 actual_score, opponent_rating_before, games_after)
             SELECT p_ladder, p_season, p_match, u.id, n.changes, p_event, u.opponent,
                    u.opponent_name, u.before, u.after, u.k, u.expected, u.actual,
                    u.opponent_before, u.games
-            FROM unnest(p_players, p_opponents, p_opponent_names, p_before, p_after, p_k,
-                        p_expected, p_actual, p_opponent_before, p_games)
-                 AS u(id, opponent, opponent_name, before, after, k, expected, actual,
-                      opponent_before, games)
-            JOIN numbered n ON n.player_id = u.id;
-
-            INSERT INTO ratings AS r (
-                ladder, season, player_id, rating, games, wins, losses, draws)
-            SELECT p_ladder, p_season, u.id, u.after, u.games, u.wins, u.losses, u.draws
-            FROM unnest(p_players, p_after, p_games, p_wins, p_losses, p_draws)
-                 AS u(id, after, games, wins, losses, draws)
-            ON CONFLICT ON CONSTRAINT ratings_pkey DO UPDATE
-            SET rating = EXCLUDED.rating, games = EXCLUDED.games, wins = EXCLUDED.wins,
-                losses = EXCLUDED.losses, draws = EXCLUDED.draws, updated_at = now();
-
-            INSERT INTO rating_histogram AS h (ladder, season, rating, players)
-            SELECT p_ladder, p_season, b.rating, b.move
-            FROM unnest(p_bucket_ratings, p_bucket_moves) AS b(rating, move)
-            ORDER BY b.rating
-            ON CONFLICT ON CONSTRAINT rating_histogram_pkey DO UPDATE
-            SET players = h.players + EXCLUDED.players;
-
-            PERFORM pg_notify('{NOTIFY_CHANNEL}', u.id) FROM unnest(p_players) AS u(id);
-        END
-        $$;
+{_RECORD_END}
         """,
     ),
     Migration(
@@ -210,16 +231,7 @@ MIGRATIONS = (
         CREATE FUNCTION rating_lock(
             p_ladder text, p_season integer, p_match text, p_draft text, p_players text[],
             p_names text[]
-        ) RETURNS TABLE (
-            player_id text, rating integer, games integer, wins integer, losses integer,
-            draws integer
-        )
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        BEGIN
-            INSERT INTO players AS p (player_id, player_name)
-            SELECT u.id, u.name FROM unnest(p_players, p_names) AS u(id, name) ORDER BY u.id
-            ON CONFLICT ON CONSTRAINT players_pkey DO UPDATE
-            SET player_name = EXCLUDED.player_name
+{_LOCK_BEGIN}
             WHERE p.player_name IS DISTINCT FROM EXCLUDED.player_name
               AND EXCLUDED.player_name <> '';
             -- The literal "<> ''" lets the partial unique indexes serve these lookups.
@@ -231,67 +243,19 @@ MIGRATIONS = (
                           AND c.draft_id <> '') THEN
                 RETURN;
             END IF;
-            RETURN QUERY
-            SELECT u.id, coalesce(r.rating, {START_RATING}), coalesce(r.games, 0),
-                   coalesce(r.wins, 0), coalesce(r.losses, 0), coalesce(r.draws, 0)
-            FROM unnest(p_players) AS u(id)
-            LEFT JOIN LATERAL (
-                SELECT x.rating, x.games, x.wins, x.losses, x.draws FROM ratings x
-                WHERE x.ladder = p_ladder AND x.season = p_season AND x.player_id = u.id
-                LIMIT 1
-            ) r ON true;
-        END
-        $$;
+{_STANDINGS_NOW}
 
         -- As in version 1, with the draft the result belongs to in the log.
         CREATE FUNCTION rating_record(
             p_ladder text, p_season integer, p_match text, p_draft text, p_event uuid,
-            p_players text[], p_opponents text[], p_opponent_names text[],
-            p_before integer[], p_after integer[], p_k integer[],
-            p_expected double precision[], p_actual double precision[],
-            p_opponent_before integer[], p_games integer[], p_wins integer[],
-            p_losses integer[], p_draws integer[],
-            p_bucket_ratings integer[], p_bucket_moves integer[]
-        ) RETURNS void
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        BEGIN
-            WITH numbered AS (
-                UPDATE players p SET changes = p.changes + 1
-                WHERE p.player_id = ANY(p_players)
-                RETURNING p.player_id, p.changes
-            )
-            INSERT INTO rating_changes (
+{_RECORD_BEGIN}
                 ladder, season, match_id, draft_id, player_id, player_seq, event_id,
                 opponent_id, opponent_name, rating_before, rating_after, k_factor,
                 expected_score, actual_score, opponent_rating_before, games_after)
             SELECT p_ladder, p_season, p_match, p_draft, u.id, n.changes, p_event,
                    u.opponent, u.opponent_name, u.before, u.after, u.k, u.expected,
                    u.actual, u.opponent_before, u.games
-            FROM unnest(p_players, p_opponents, p_opponent_names, p_before, p_after, p_k,
-                        p_expected, p_actual, p_opponent_before, p_games)
-                 AS u(id, opponent, opponent_name, before, after, k, expected, actual,
-                      opponent_before, games)
-            JOIN numbered n ON n.player_id = u.id;
-
-            INSERT INTO ratings AS r (
-                ladder, season, player_id, rating, games, wins, losses, draws)
-            SELECT p_ladder, p_season, u.id, u.after, u.games, u.wins, u.losses, u.draws
-            FROM unnest(p_players, p_after, p_games, p_wins, p_losses, p_draws)
-                 AS u(id, after, games, wins, losses, draws)
-            ON CONFLICT ON CONSTRAINT ratings_pkey DO UPDATE
-            SET rating = EXCLUDED.rating, games = EXCLUDED.games, wins = EXCLUDED.wins,
-                losses = EXCLUDED.losses, draws = EXCLUDED.draws, updated_at = now();
-
-            INSERT INTO rating_histogram AS h (ladder, season, rating, players)
-            SELECT p_ladder, p_season, b.rating, b.move
-            FROM unnest(p_bucket_ratings, p_bucket_moves) AS b(rating, move)
-            ORDER BY b.rating
-            ON CONFLICT ON CONSTRAINT rating_histogram_pkey DO UPDATE
-            SET players = h.players + EXCLUDED.players;
-
-            PERFORM pg_notify('{NOTIFY_CHANNEL}', u.id) FROM unnest(p_players) AS u(id);
-        END
-        $$;
+{_RECORD_END}
         """,
     ),
 )
