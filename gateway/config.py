@@ -12,7 +12,18 @@ from gateway.auth import (
     REGISTRATION_BURST,
     REGISTRATIONS_PER_MINUTE,
 )
-from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
+from services.platform.endpoints import default_address
+from services.platform.settings import (
+    PREFIX,
+    Settings,
+    SettingsError,
+    grpc_port_of,
+    host_of,
+    metrics_port_of,
+    number,
+    optional,
+    required_database,
+)
 
 MIN_SECRET = 32
 
@@ -44,9 +55,7 @@ class GatewaySettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
         env = os.environ if environ is None else environ
-        shared = Settings.from_env(env)
-        if shared.database_url is None:
-            raise SettingsError("TRIAD_DATABASE_URL is required by triad-gateway")
+        database_url = required_database(Settings.from_env(env), "triad-gateway")
         secret = optional(env, PREFIX + "TOKEN_SECRET")
         if secret is None or len(secret) < MIN_SECRET:
             raise SettingsError(
@@ -67,17 +76,17 @@ class GatewaySettings:
         if plaintext and optional(env, PREFIX + "ENV") == "production":
             raise SettingsError("TRIAD_GATEWAY_PLAINTEXT is refused when TRIAD_ENV=production")
         return cls(
-            database_url=shared.database_url,
-            host=optional(env, PREFIX + "GATEWAY_HOST") or "127.0.0.1",
-            port=port(env, PREFIX + "GATEWAY_PORT", 50051),
-            metrics_port=port(env, PREFIX + "GATEWAY_METRICS_PORT", 9151),
+            database_url=database_url,
+            host=host_of(env, "gateway"),
+            port=grpc_port_of(env, "gateway"),
+            metrics_port=metrics_port_of(env, "gateway"),
             schema=optional(env, PREFIX + "GATEWAY_SCHEMA") or "gateway",
             token_secret=secret.encode(),
             access_minutes=number(env, PREFIX + "ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),
             tls_cert=cert,
             tls_key=key,
             plaintext=plaintext,
-            match_addr=optional(env, PREFIX + "MATCH_ADDR") or "127.0.0.1:50061",
+            match_addr=optional(env, PREFIX + "MATCH_ADDR") or default_address("match"),
             # Unset: that service's RPCs answer UNAVAILABLE ("not configured here").
             matchmaker_addr=optional(env, PREFIX + "MATCHMAKER_ADDR"),
             collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),

@@ -7,7 +7,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.collection.domain import PAIR_REWARDED_MATCHES_PER_DAY
-from services.platform.settings import PREFIX, Settings, SettingsError, number, optional, port
+from services.platform.settings import (
+    PREFIX,
+    Settings,
+    SettingsError,
+    grpc_port_of,
+    host_of,
+    metrics_port_of,
+    number,
+    optional,
+    required_database,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,22 +36,19 @@ class CollectionSettings:
     reward_matches_per_pair_per_day: int
     """How many matches two players are paid for against each other per UTC day
     (domain.match_reward); 0 pays no match between two humans."""
+    shared: Settings
+    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> CollectionSettings:
         env = os.environ if environ is None else environ
         shared = Settings.from_env(env)
-        if shared.database_url is None:
-            raise SettingsError(
-                "TRIAD_DATABASE_URL is required by triad-collection (make run starts an "
-                "embedded PostgreSQL and sets it for every service)"
-            )
         return cls(
-            database_url=shared.database_url,
+            database_url=required_database(shared, "triad-collection"),
             nats_url=shared.nats_url,
-            host=optional(env, PREFIX + "COLLECTION_HOST") or "127.0.0.1",
-            port=port(env, PREFIX + "COLLECTION_PORT", 50063),
-            metrics_port=port(env, PREFIX + "COLLECTION_METRICS_PORT", 9163),
+            host=host_of(env, "collection"),
+            port=grpc_port_of(env, "collection"),
+            metrics_port=metrics_port_of(env, "collection"),
             schema=optional(env, PREFIX + "COLLECTION_SCHEMA") or "collection",
             trade_choice_seconds=number(env, PREFIX + "TRADE_CHOICE_SECONDS", 120.0, 0.05),
             draft_pick_seconds=number(env, PREFIX + "DRAFT_PICK_SECONDS", 180.0, 0.05),
@@ -53,6 +60,7 @@ class CollectionSettings:
                 PREFIX + "REWARD_MATCHES_PER_PAIR_PER_DAY",
                 PAIR_REWARDED_MATCHES_PER_DAY,
             ),
+            shared=shared,
         )
 
 

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from services.platform.settings import (
     PREFIX,
     Settings,
-    SettingsError,
+    grpc_port_of,
+    host_of,
+    metrics_port_of,
     number,
     optional,
-    port,
+    required_database,
 )
 
 COMMIT_LINGER_SECONDS = 0.004
@@ -41,22 +43,19 @@ class MatchSettings:
     commit_linger_seconds: float
     """``COMMIT_LINGER_SECONDS`` unless set; 0 writes each batch as soon as the one before
     it is done."""
+    shared: Settings
+    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
         env = os.environ if environ is None else environ
         shared = Settings.from_env(env)
-        if shared.database_url is None:
-            raise SettingsError(
-                "TRIAD_DATABASE_URL is required by triad-match (make run starts an embedded "
-                "PostgreSQL and sets it for every service)"
-            )
         return cls(
-            database_url=shared.database_url,
+            database_url=required_database(shared, "triad-match"),
             nats_url=shared.nats_url,
-            host=optional(env, PREFIX + "MATCH_HOST") or "127.0.0.1",
-            port=port(env, PREFIX + "MATCH_PORT", 50061),
-            metrics_port=port(env, PREFIX + "MATCH_METRICS_PORT", 9161),
+            host=host_of(env, "match"),
+            port=grpc_port_of(env, "match"),
+            metrics_port=metrics_port_of(env, "match"),
             schema=optional(env, PREFIX + "MATCH_SCHEMA") or "match",
             turn_seconds=number(env, PREFIX + "TURN_SECONDS", 60.0, minimum=0.05),
             disconnect_seconds=number(env, PREFIX + "DISCONNECT_SECONDS", 120.0, minimum=0.05),
@@ -70,4 +69,5 @@ class MatchSettings:
                 COMMIT_LINGER_SECONDS,
                 minimum=0.0,
             ),
+            shared=shared,
         )

@@ -6,15 +6,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.matchmaker.context import Config
 from services.matchmaker.domain import BotLevel, WindowPolicy
+from services.matchmaker.handlers import Config
+from services.platform.endpoints import default_address
 from services.platform.settings import (
     PREFIX,
     Settings,
     SettingsError,
+    grpc_port_of,
+    host_of,
+    metrics_port_of,
     number,
     optional,
-    port,
+    required_database,
 )
 
 MM = PREFIX + "MATCHMAKER_"
@@ -37,16 +41,14 @@ class MatchmakerSettings:
     consumer: str
     """Durable name of the JetStream consumer of DraftCompleted."""
     config: Config
+    shared: Settings
+    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchmakerSettings:
         env = os.environ if environ is None else environ
         shared = Settings.from_env(env)
-        if shared.database_url is None:
-            raise SettingsError(
-                "TRIAD_DATABASE_URL is required by triad-matchmaker (make run starts an "
-                "embedded PostgreSQL and sets it for every service)"
-            )
+        database_url = required_database(shared, "triad-matchmaker")
         level = optional(env, MM + "BOT_LEVEL") or BotLevel.NORMAL.value
         if level not in {b.value for b in BotLevel}:
             raise SettingsError(
@@ -68,13 +70,13 @@ class MatchmakerSettings:
             # another replica would take the start over from one still working on it.
             raise SettingsError(f"{MM}LEASE_SECONDS must be at least 4 x the call timeout")
         return cls(
-            database_url=shared.database_url,
+            database_url=database_url,
             nats_url=shared.nats_url,
-            host=optional(env, MM + "HOST") or "127.0.0.1",
-            port=port(env, MM + "PORT", 50062),
-            metrics_port=port(env, MM + "METRICS_PORT", 9162),
+            host=host_of(env, "matchmaker"),
+            port=grpc_port_of(env, "matchmaker"),
+            metrics_port=metrics_port_of(env, "matchmaker"),
             schema=optional(env, MM + "SCHEMA") or "matchmaker",
-            match_addr=optional(env, PREFIX + "MATCH_ADDR") or "127.0.0.1:50061",
+            match_addr=optional(env, PREFIX + "MATCH_ADDR") or default_address("match"),
             collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),
             rating_addr=optional(env, PREFIX + "RATING_ADDR"),
             call_timeout_seconds=timeout,
@@ -88,4 +90,5 @@ class MatchmakerSettings:
                 table_ttl_seconds=number(env, MM + "TABLE_TTL_SECONDS", 600.0, minimum=1.0),
                 lease_seconds=lease,
             ),
+            shared=shared,
         )

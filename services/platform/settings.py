@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from services.platform.endpoints import DEFAULT_PORTS, LOCAL_HOST
+
 PREFIX = "TRIAD_"
 
 POSTGRES_SCHEMES = frozenset({"postgres", "postgresql"})
@@ -119,3 +121,28 @@ def port(env: Mapping[str, str], name: str, default: int) -> int:
     if not value.isdigit() or not 0 <= int(value) <= 65535:
         raise SettingsError(f"{name} must be a port number 0..65535, got {value!r}")
     return int(value)
+
+
+def required_database(shared: Settings, program: str) -> str:
+    """The database URL a service cannot start without."""
+    if shared.database_url is None:
+        raise SettingsError(
+            f"TRIAD_DATABASE_URL is required by {program} (make run starts an embedded "
+            "PostgreSQL and sets it for every service)"
+        )
+    return shared.database_url
+
+
+def host_of(env: Mapping[str, str], service: str) -> str:
+    """``TRIAD_<SERVICE>_HOST``: the interface the service listens on (local by default)."""
+    return optional(env, f"{PREFIX}{service.upper()}_HOST") or LOCAL_HOST
+
+
+def grpc_port_of(env: Mapping[str, str], service: str) -> int:
+    """``TRIAD_<SERVICE>_PORT``, by default the service's in ``endpoints.DEFAULT_PORTS``."""
+    return port(env, f"{PREFIX}{service.upper()}_PORT", DEFAULT_PORTS[service].grpc)
+
+
+def metrics_port_of(env: Mapping[str, str], service: str) -> int:
+    """``TRIAD_<SERVICE>_METRICS_PORT``, by default the service's in ``DEFAULT_PORTS``."""
+    return port(env, f"{PREFIX}{service.upper()}_METRICS_PORT", DEFAULT_PORTS[service].metrics)

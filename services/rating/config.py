@@ -10,9 +10,12 @@ from services.platform.settings import (
     PREFIX,
     Settings,
     SettingsError,
+    grpc_port_of,
+    host_of,
+    metrics_port_of,
     number,
     optional,
-    port,
+    required_database,
 )
 
 
@@ -63,18 +66,13 @@ class RatingSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RatingSettings:
         env = os.environ if environ is None else environ
         shared = Settings.from_env(env)
-        if shared.database_url is None:
-            raise SettingsError(
-                "TRIAD_DATABASE_URL is required by triad-rating (make run starts an embedded "
-                "PostgreSQL and sets it for every service)"
-            )
         return cls(
-            database_url=shared.database_url,
+            database_url=required_database(shared, "triad-rating"),
             nats_url=shared.nats_url,
             nats_servers=tuple(shared.nats_servers),
-            host=optional(env, PREFIX + "RATING_HOST") or "127.0.0.1",
-            port=port(env, PREFIX + "RATING_PORT", 50064),
-            metrics_port=port(env, PREFIX + "RATING_METRICS_PORT", 9164),
+            host=host_of(env, "rating"),
+            port=grpc_port_of(env, "rating"),
+            metrics_port=metrics_port_of(env, "rating"),
             schema=optional(env, PREFIX + "RATING_SCHEMA") or "rating",
             season=whole(env, PREFIX + "RATING_SEASON", 0),
             consumer=optional(env, PREFIX + "RATING_CONSUMER") or "rating",
