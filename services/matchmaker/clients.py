@@ -1,13 +1,26 @@
-"""gRPC adapters of the matchmaker's ports: the match, collection and rating services.
+"""The other services as the matchmaker calls them (the ports in ``handlers.py``): gRPC
+adapters of the match, collection and rating services, and in-repo stand-ins for the
+collection and rating services while their addresses (TRIAD_COLLECTION_ADDR,
+TRIAD_RATING_ADDR) are not configured.
 
-Every call has a deadline. A refusal comes back as the platform's domain error with
+Every gRPC call has a deadline. A refusal comes back as the platform's domain error with
 the other service's message (it names the rule); anything else (UNAVAILABLE, a
 deadline, an internal fault) as ``Unavailable``, which the matchmaker retries.
+
+The stand-ins keep the matchmaker honest about what it does not know: every player
+rates 1500 (RULES.md 10's starting rating), nobody owes a trade or a draft, and a
+player's deck is a legal stand-in drawn deterministically from the built-in characters
+below (the same deck id always gives the same cards); bot decks are drawn from them
+too. Nothing is locked, so nothing needs releasing. The catalog belongs to the
+collection service (DrawBotDeck); the 24 built-in characters' sides follow a budget per
+star rank (sum of the four sides: 1★ 13-15, 2★ 17-19, 3★ 21-23, 4★ 25-26, 5★ 28-29).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Sequence
+from random import Random
 from typing import Any, TypeVar
 
 import grpc
@@ -18,8 +31,8 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
 
 from services.matchmaker import mapping
-from services.matchmaker.domain import Card, DeckChoice, Seat
-from services.matchmaker.ports import MatchSpec, Unavailable
+from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
+from services.matchmaker.handlers import MatchSpec, Unavailable
 from services.platform.errors import FailedPrecondition, NotFound
 
 T = TypeVar("T")
@@ -153,3 +166,99 @@ class GrpcRatings:
         )
         reply = await _call(self._stub.BatchGetRatings(request, timeout=self._timeout))
         return {r.player_id: r.rating for r in reply.ratings}
+
+
+# --------------------------------------------------------------------------- stand-ins
+
+# (id, name, stars, element, (top, right, bottom, left))
+CHARACTERS: tuple[tuple[str, str, int, str, tuple[int, int, int, int]], ...] = (
+    ("mm-01", "Moss Sprite", 1, "earth", (4, 3, 2, 5)),
+    ("mm-02", "Tide Minnow", 1, "water", (2, 5, 4, 3)),
+    ("mm-03", "Ember Newt", 1, "fire", (5, 2, 3, 4)),
+    ("mm-04", "Frost Moth", 1, "ice", (3, 4, 5, 2)),
+    ("mm-05", "Dust Hare", 1, "", (4, 4, 3, 3)),
+    ("mm-06", "Reed Piper", 1, "wind", (3, 5, 3, 3)),
+    ("mm-07", "Gloom Toad", 2, "poison", (5, 4, 5, 3)),
+    ("mm-08", "Spark Finch", 2, "thunder", (3, 6, 4, 5)),
+    ("mm-09", "Lantern Monk", 2, "holy", (6, 3, 5, 4)),
+    ("mm-10", "Drift Heron", 2, "wind", (4, 5, 6, 3)),
+    ("mm-11", "Clay Sentry", 2, "earth", (5, 5, 4, 4)),
+    ("mm-12", "Brine Crab", 2, "water", (6, 4, 3, 6)),
+    ("mm-13", "Cinder Lynx", 3, "fire", (7, 5, 4, 6)),
+    ("mm-14", "Hail Warden", 3, "ice", (5, 7, 6, 4)),
+    ("mm-15", "Storm Kestrel", 3, "thunder", (6, 4, 7, 5)),
+    ("mm-16", "Thorn Witch", 3, "poison", (4, 6, 5, 7)),
+    ("mm-17", "Vale Knight", 3, "", (6, 6, 5, 5)),
+    ("mm-18", "Coral Oracle", 3, "water", (7, 4, 6, 5)),
+    ("mm-19", "Gale Duelist", 4, "wind", (8, 6, 7, 4)),
+    ("mm-20", "Basalt Golem", 4, "earth", (5, 8, 4, 8)),
+    ("mm-21", "Dawn Paladin", 4, "holy", (7, 7, 6, 6)),
+    ("mm-22", "Venom Regent", 4, "poison", (4, 7, 8, 7)),
+    ("mm-23", "Aurora Wyrm", 5, "ice", (9, 6, 8, 6)),
+    ("mm-24", "Sunforge Titan", 5, "fire", (6, 9, 6, 8)),
+)
+
+
+def draw_deck(rng: Random, id_prefix: str, origin: str) -> tuple[Card, ...]:
+    """A legal five-card deck (RULES.md 2) from the built-in characters.
+
+    Shuffles the characters and keeps each one that still fits the star limits, so
+    every legal combination can come out and the draw never fails.
+    """
+    order = list(CHARACTERS)
+    rng.shuffle(order)
+    chosen: list[tuple[str, str, int, str, tuple[int, int, int, int]]] = []
+    for entry in order:
+        stars = [c[2] for c in chosen] + [entry[2]]
+        fives, fours = stars.count(5), stars.count(4)
+        if fives <= 1 and fives + fours <= 2:
+            chosen.append(entry)
+        if len(chosen) == 5:
+            break
+    deck = tuple(
+        Card(
+            card_id=f"{id_prefix}-{index}-{character_id}",
+            origin=origin,
+            character_id=character_id,
+            name=name,
+            stars=stars,
+            element=element,
+            sides=sides,
+            printed=sides,
+        )
+        for index, (character_id, name, stars, element, sides) in enumerate(chosen)
+    )
+    assert legal_deck([c.stars for c in deck], [c.character_id for c in deck])
+    return deck
+
+
+class StarterDecks:
+    async def resolve(
+        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool
+    ) -> tuple[Card, ...]:
+        # Random draws per purpose (a new deck each match); a saved deck is stable.
+        seed = f"{player_id}:{choice.deck_id or 'random:' + purpose_id}"
+        return draw_deck(Random(seed), f"starter-{player_id}", "owned_copy")
+
+    async def release(self, match_id: str) -> None:
+        return None
+
+    async def check(self, player_id: str, choice: DeckChoice) -> None:
+        return None  # every stand-in deck is legal
+
+
+class FixedRatings:
+    async def ratings(self, ladder: str, player_ids: Sequence[str]) -> dict[str, int]:
+        return dict.fromkeys(player_ids, UNRATED)
+
+
+class NoObligations:
+    async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
+        return None
+
+
+class LocalBotDecks:
+    async def draw(self, request_id: str) -> tuple[Card, ...]:
+        # Seeded by the request id: a retry draws the same deck, as DrawBotDeck promises.
+        tag = hashlib.sha256(request_id.encode()).hexdigest()[:12]
+        return draw_deck(Random(request_id), f"bot-{tag}", "bot")

@@ -8,7 +8,6 @@ import binascii
 from datetime import datetime, timedelta
 from uuid import uuid4
 
-from services.matchmaker.context import Context, Player, check_free, engaged_error, match_id_for
 from services.matchmaker.domain import (
     DeckChoice,
     Mode,
@@ -21,7 +20,8 @@ from services.matchmaker.domain import (
     TableState,
     check_custom_rules,
 )
-from services.matchmaker.starts import resume, run_start
+from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
+from services.matchmaker.handlers_starts import resume, run_start
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
 from services.platform.errors import (
     Conflict,

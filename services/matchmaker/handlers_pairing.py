@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import uuid4
 
-from services.matchmaker.context import Context, bot_seat, draft_id_for, match_id_for
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     LADDERS,
@@ -24,7 +23,8 @@ from services.matchmaker.domain import (
     pair_tickets,
     roulette_rules,
 )
-from services.matchmaker.starts import run_started
+from services.matchmaker.handlers import Context, bot_seat, draft_id_for, match_id_for
+from services.matchmaker.handlers_starts import run_started
 from services.matchmaker.store import StartRecord
 
 

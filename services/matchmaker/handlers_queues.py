@@ -8,14 +8,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import uuid4
 
-from services.matchmaker.context import (
-    Context,
-    Player,
-    bot_seat,
-    check_free,
-    engaged_error,
-    match_id_for,
-)
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     LADDERS,
@@ -34,7 +26,15 @@ from services.matchmaker.domain import (
     TicketState,
     practice_rules,
 )
-from services.matchmaker.starts import resume, run_start
+from services.matchmaker.handlers import (
+    Context,
+    Player,
+    bot_seat,
+    check_free,
+    engaged_error,
+    match_id_for,
+)
+from services.matchmaker.handlers_starts import resume, run_start
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
 from services.platform.errors import (
     Conflict,

@@ -15,7 +15,6 @@ from datetime import datetime
 
 import structlog
 
-from services.matchmaker.context import Context, obstacle
 from services.matchmaker.domain import (
     MODE_RULES,
     Card,
@@ -24,7 +23,7 @@ from services.matchmaker.domain import (
     StartKind,
     StartPlan,
 )
-from services.matchmaker.ports import MatchSeat, MatchSpec, Unavailable
+from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, Unavailable, obstacle
 from services.matchmaker.store import StartRecord
 from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument, NotFound
 

@@ -17,18 +17,23 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from services.matchmaker import lobby, mapping, pairing, starts
-from services.matchmaker.clients import GrpcCollection, GrpcMatches, GrpcRatings
+from services.matchmaker import handlers_lobby, handlers_pairing, handlers_starts, mapping
+from services.matchmaker.clients import (
+    FixedRatings,
+    GrpcCollection,
+    GrpcMatches,
+    GrpcRatings,
+    LocalBotDecks,
+    NoObligations,
+    StarterDecks,
+)
 from services.matchmaker.config import MatchmakerSettings
-from services.matchmaker.context import Context
 from services.matchmaker.domain import QUEUES
-from services.matchmaker.fallbacks import FixedRatings, LocalBotDecks, NoObligations, StarterDecks
-from services.matchmaker.lobby_store import LobbyStore
+from services.matchmaker.handlers import Context, Ports
 from services.matchmaker.metrics import MatchmakerMetrics
-from services.matchmaker.ports import Ports
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
-from services.matchmaker.store import NOTIFY_CHANNEL, MatchmakerStore
+from services.matchmaker.store import NOTIFY_CHANNEL, LobbyStore, MatchmakerStore
 from services.platform import bus
 from services.platform.background import every, publish_log, utc_now
 from services.platform.channels import internal_channel
@@ -78,7 +83,7 @@ async def start_draft_matches(
 
     async def handle(_conn: Any, envelope: Any) -> None:
         draft_id, match_id, seats = mapping.draft_completed(envelope.payload)
-        await starts.start_drafted_match(ctx, draft_id, match_id, seats, ctx.clock())
+        await handlers_starts.start_drafted_match(ctx, draft_id, match_id, seats, ctx.clock())
 
     try:
         await bus.ensure_stream(client.jetstream(), stream)
@@ -146,9 +151,9 @@ async def run(settings: MatchmakerSettings) -> None:
 
         interval = settings.pair_interval_seconds
         background: list[Awaitable[None]] = [
-            every(stop, interval, lambda: pairing.pair_all(ctx)),
-            every(stop, interval, lambda: starts.recover_due_start(ctx)),
-            every(stop, 1.0, lambda: lobby.expire_tables(ctx)),
+            every(stop, interval, lambda: handlers_pairing.pair_all(ctx)),
+            every(stop, interval, lambda: handlers_starts.recover_due_start(ctx)),
+            every(stop, 1.0, lambda: handlers_lobby.expire_tables(ctx)),
             every(stop, 5.0, gauges),
             notifier.keep_alive(stop),
         ]

@@ -15,11 +15,10 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import matchmaker_pb2_grpc
 
-from services.matchmaker import handlers, lobby, mapping
-from services.matchmaker.context import Context, Player
+from services.matchmaker import handlers_lobby, handlers_queues, mapping
 from services.matchmaker.domain import DeckChoice, TableSettings
-from services.matchmaker.handlers import QueueView
-from services.matchmaker.ports import Unavailable
+from services.matchmaker.handlers import Context, Player, Unavailable
+from services.matchmaker.handlers_queues import QueueView
 from services.platform.errors import InvalidArgument, NotFound
 from services.platform.notifier import Notifier
 
@@ -82,14 +81,14 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self, request: mm.MatchmakerServiceEnqueueRequest, context: Any
     ) -> mm.MatchmakerServiceEnqueueResponse:
         player = _player(request.player, "player")
-        ticket = await handlers.enqueue(
+        ticket = await handlers_queues.enqueue(
             self._ctx,
             _require(request.request_id, "request_id"),
             player,
             mapping.mode_back(request.mode, "mode", mapping.QUEUE_MODES),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
-        view = await handlers.view_of(self._ctx, ticket, self._ctx.clock())
+        view = await handlers_queues.view_of(self._ctx, ticket, self._ctx.clock())
         return mm.MatchmakerServiceEnqueueResponse(
             ticket=mapping.ticket(ticket), status=status(view)
         )
@@ -97,7 +96,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def CancelTicket(
         self, request: mm.MatchmakerServiceCancelTicketRequest, context: Any
     ) -> mm.MatchmakerServiceCancelTicketResponse:
-        ticket = await handlers.cancel(
+        ticket = await handlers_queues.cancel(
             self._ctx,
             _require(request.request_id, "request_id"),
             _require(request.player_id, "player_id"),
@@ -108,7 +107,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def GetQueueStatus(
         self, request: mm.MatchmakerServiceGetQueueStatusRequest, context: Any
     ) -> mm.MatchmakerServiceGetQueueStatusResponse:
-        view, hosted = await handlers.queue_status(
+        view, hosted = await handlers_queues.queue_status(
             self._ctx, _require(request.player_id, "player_id")
         )
         return mm.MatchmakerServiceGetQueueStatusResponse(
@@ -121,7 +120,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> AsyncIterator[mm.MatchmakerServiceWatchQueueResponse]:
         player_id = _require(request.player_id, "player_id")
         with self._notifier.watch(player_id) as changed:
-            view, _ = await handlers.queue_status(self._ctx, player_id)
+            view, _ = await handlers_queues.queue_status(self._ctx, player_id)
             if view is None:
                 raise NotFound("you have no ticket: enqueue first")
             ticket_id, last, sent_at = view.ticket.ticket_id, None, 0.0
@@ -135,14 +134,14 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
                 if not view.ticket.waiting:
                     return
                 pause = self._heartbeat - (time.monotonic() - sent_at)
-                soon = handlers.next_change(self._ctx, view)
+                soon = handlers_queues.next_change(self._ctx, view)
                 if soon is not None:
                     pause = min(pause, soon + 0.01)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), max(pause, 0.01))
                 ticket = await self._ctx.store.ticket(ticket_id)
                 assert ticket is not None  # tickets are never deleted
-                view = await handlers.view_of(self._ctx, ticket, self._ctx.clock())
+                view = await handlers_queues.view_of(self._ctx, ticket, self._ctx.clock())
 
     @_edge
     async def StartPractice(
@@ -155,7 +154,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             custom = mapping.rules_back(request.custom_settings.rules)
             if request.custom_settings.random_deck and deck is None:
                 deck = DeckChoice(random=True)
-        match_id = await handlers.start_practice(
+        match_id = await handlers_queues.start_practice(
             self._ctx,
             _require(request.request_id, "request_id"),
             player,
@@ -170,7 +169,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def SwitchToPractice(
         self, request: mm.MatchmakerServiceSwitchToPracticeRequest, context: Any
     ) -> mm.MatchmakerServiceSwitchToPracticeResponse:
-        ticket, match_id = await handlers.switch_to_practice(
+        ticket, match_id = await handlers_queues.switch_to_practice(
             self._ctx,
             _require(request.request_id, "request_id"),
             _player(request.player, "player"),
@@ -190,7 +189,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         settings = TableSettings(
             mapping.rules_back(request.settings.rules), request.settings.random_deck
         )
-        table = await lobby.create_table(
+        table = await handlers_lobby.create_table(
             self._ctx,
             _require(request.request_id, "request_id"),
             host,
@@ -203,7 +202,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def ListTables(
         self, request: mm.MatchmakerServiceListTablesRequest, context: Any
     ) -> mm.MatchmakerServiceListTablesResponse:
-        tables, token = await lobby.list_tables(
+        tables, token = await handlers_lobby.list_tables(
             self._ctx,
             _player(request.player, "player"),
             mapping.table_filter_back(request.filter),
@@ -217,7 +216,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def GetTable(
         self, request: mm.MatchmakerServiceGetTableRequest, context: Any
     ) -> mm.MatchmakerServiceGetTableResponse:
-        table = await lobby.get_table(
+        table = await handlers_lobby.get_table(
             self._ctx, _player(request.player, "player"), _require(request.table_id, "table_id")
         )
         return mm.MatchmakerServiceGetTableResponse(table=mapping.table(table))
@@ -226,7 +225,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def JoinTable(
         self, request: mm.MatchmakerServiceJoinTableRequest, context: Any
     ) -> mm.MatchmakerServiceJoinTableResponse:
-        table, match_id = await lobby.join_table(
+        table, match_id = await handlers_lobby.join_table(
             self._ctx,
             _require(request.request_id, "request_id"),
             _player(request.player, "player"),
@@ -238,7 +237,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def CloseTable(
         self, request: mm.MatchmakerServiceCloseTableRequest, context: Any
     ) -> mm.MatchmakerServiceCloseTableResponse:
-        table = await lobby.close_table(
+        table = await handlers_lobby.close_table(
             self._ctx,
             _require(request.request_id, "request_id"),
             _require(request.player_id, "player_id"),

@@ -30,6 +30,6 @@ def rule_set_problem(
         if missing:
             return (
                 "Trade One needs Closed visibility with Same, Plus and Combo on; "
-                f"these rules lack {', '.join(missing)}"
+                f"this rule set lacks {', '.join(missing)}"
             )
     return None

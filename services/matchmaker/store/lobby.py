@@ -15,7 +15,7 @@ from services.matchmaker.domain import (
     TableState,
     Visibility,
 )
-from services.matchmaker.repository import Base, Request, decode_deck, encode_deck
+from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
 
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "

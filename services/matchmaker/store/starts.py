@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 
 from services.matchmaker import mapping
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
-from services.matchmaker.repository import Base, Request, StartRecord
+from services.matchmaker.store.base import Base, Request, StartRecord
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
 

@@ -12,7 +12,7 @@ from uuid import UUID
 
 from services.matchmaker import mapping
 from services.matchmaker.domain import CancelReason, Mode, StartPlan, Ticket, TicketState
-from services.matchmaker.repository import Base, Request, decode_deck, encode_deck
+from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
 
 _TICKET_COLUMNS = (
     "ticket_id, player_id, player_name, mode, deck, rating, enqueued_at, state, match_id, "

@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from services.matchmaker.context import Config, Context, Player
+from services.matchmaker.clients import LocalBotDecks, StarterDecks
 from services.matchmaker.domain import DeckChoice
-from services.matchmaker.fallbacks import LocalBotDecks, StarterDecks
-from services.matchmaker.lobby_store import LobbyStore
-from services.matchmaker.ports import MatchSpec, Ports
+from services.matchmaker.handlers import Config, Context, MatchSpec, Player, Ports
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.store import MatchmakerStore
+from services.matchmaker.store.lobby import LobbyStore
 from services.platform.errors import FailedPrecondition
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate

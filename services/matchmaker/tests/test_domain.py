@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.matchmaker import bots
+from services.matchmaker import clients
+from services.matchmaker.clients import LocalBotDecks, StarterDecks
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     MODE_RULES,
@@ -21,6 +22,7 @@ from services.matchmaker.domain import (
     Visibility,
     Waiting,
     WindowPolicy,
+    bot_name,
     check_custom_rules,
     due_for_bot,
     legal_deck,
@@ -29,7 +31,6 @@ from services.matchmaker.domain import (
     rating_band,
     roulette_rules,
 )
-from services.matchmaker.fallbacks import LocalBotDecks, StarterDecks
 from services.platform.errors import InvalidArgument
 
 POLICY = WindowPolicy()
@@ -137,9 +138,9 @@ def test_rating_bands_label_waits() -> None:
 
 def test_built_in_decks_are_legal_and_reproducible() -> None:
     for seed in range(300):
-        deck = bots.draw_deck(Random(seed), "x", "bot")
+        deck = clients.draw_deck(Random(seed), "x", "bot")
         assert legal_deck([c.stars for c in deck], [c.character_id for c in deck])
-    assert all(bots.bot_name(i).startswith("[BOT] ") for i in range(40))
+    assert all(bot_name(i).startswith("[BOT] ") for i in range(40))
     again = asyncio.run(LocalBotDecks().draw("req-1"))
     assert again == asyncio.run(LocalBotDecks().draw("req-1"))
     assert again != asyncio.run(LocalBotDecks().draw("req-2"))

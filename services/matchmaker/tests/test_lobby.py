@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.matchmaker import handlers, lobby
-from services.matchmaker.context import Context
+from services.matchmaker import handlers_lobby, handlers_queues
 from services.matchmaker.domain import (
     DeckChoice,
     Mode,
@@ -16,6 +15,7 @@ from services.matchmaker.domain import (
     TableState,
     Visibility,
 )
+from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
 from services.platform.errors import (
     AlreadyExists,
@@ -42,25 +42,25 @@ async def test_incompatible_tables_are_refused_with_the_reason(
     ctx: Context, rules: RuleSet, reason: str
 ) -> None:
     with pytest.raises(InvalidArgument, match=reason):
-        await lobby.create_table(ctx, "t", player("ann"), TableSettings(rules), DECK, "")
+        await handlers_lobby.create_table(ctx, "t", player("ann"), TableSettings(rules), DECK, "")
 
 
 async def test_a_host_holds_one_table_and_no_ticket_meanwhile(ctx: Context) -> None:
     ann = player("ann")
-    table = await lobby.create_table(ctx, "t", ann, TRADING, DECK, "")
-    assert table == await lobby.create_table(ctx, "t", ann, TRADING, DECK, "")  # a retry
+    table = await handlers_lobby.create_table(ctx, "t", ann, TRADING, DECK, "")
+    assert table == await handlers_lobby.create_table(ctx, "t", ann, TRADING, DECK, "")  # a retry
     with pytest.raises(AlreadyExists, match="already host"):
-        await lobby.create_table(ctx, "t2", ann, TRADING, DECK, "")
+        await handlers_lobby.create_table(ctx, "t2", ann, TRADING, DECK, "")
     with pytest.raises(FailedPrecondition, match="already host"):
-        await handlers.enqueue(ctx, "q", ann, Mode.RANKED, DECK)
-    _, hosted = await handlers.queue_status(ctx, ann.player_id)
+        await handlers_queues.enqueue(ctx, "q", ann, Mode.RANKED, DECK)
+    _, hosted = await handlers_queues.queue_status(ctx, ann.player_id)
     assert hosted is not None and hosted.table_id == table.table_id
     with pytest.raises(InvalidArgument, match="Random table"):
-        await lobby.create_table(
+        await handlers_lobby.create_table(
             ctx, "t3", player("bo"), TableSettings(TRADING.rules, True), DECK, ""
         )
     with pytest.raises(InvalidArgument, match="challenge yourself"):
-        await lobby.create_table(ctx, "t3", player("bo"), TRADING, DECK, "bo")
+        await handlers_lobby.create_table(ctx, "t3", player("bo"), TRADING, DECK, "bo")
 
 
 async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
@@ -76,11 +76,13 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
     for index, settings in enumerate(kinds):
         clock.advance(1)
         deck = None if settings.random_deck else DECK
-        created.append(await lobby.create_table(ctx, "t", player(f"h{index}"), settings, deck, ""))
+        created.append(
+            await handlers_lobby.create_table(ctx, "t", player(f"h{index}"), settings, deck, "")
+        )
     viewer = player("viewer")
 
     async def ids(filters: TableFilter) -> list[str]:
-        tables, _ = await lobby.list_tables(ctx, viewer, filters, 0, "")
+        tables, _ = await handlers_lobby.list_tables(ctx, viewer, filters, 0, "")
         return [t.table_id for t in tables]
 
     every = [t.table_id for t in reversed(created)]
@@ -95,78 +97,82 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
         created[3].table_id,
         created[0].table_id,
     ]
-    first, token = await lobby.list_tables(ctx, viewer, TableFilter(), 3, "")
-    rest, end = await lobby.list_tables(ctx, viewer, TableFilter(), 3, token)
+    first, token = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "")
+    rest, end = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, token)
     assert [t.table_id for t in first + rest] == every and token and not end
     with pytest.raises(InvalidArgument, match="page_token"):
-        await lobby.list_tables(ctx, viewer, TableFilter(), 3, "not-a-token")
+        await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "not-a-token")
 
 
 async def test_a_private_challenge_is_seen_and_joined_by_the_challenged_player_only(
     ctx: Context, fakes: Fakes
 ) -> None:
     host, rival, other = player("host"), player("rival"), player("other")
-    table = await lobby.create_table(ctx, "t", host, TRADING, DECK, "rival")
-    mine, _ = await lobby.list_tables(ctx, rival, TableFilter(challenges_only=True), 0, "")
+    table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK, "rival")
+    mine, _ = await handlers_lobby.list_tables(ctx, rival, TableFilter(challenges_only=True), 0, "")
     assert [t.table_id for t in mine] == [table.table_id]
-    public, _ = await lobby.list_tables(ctx, rival, TableFilter(challenges_only=False), 0, "")
+    public, _ = await handlers_lobby.list_tables(
+        ctx, rival, TableFilter(challenges_only=False), 0, ""
+    )
     assert public == []
-    assert (await lobby.list_tables(ctx, other, TableFilter(), 0, ""))[0] == []
+    assert (await handlers_lobby.list_tables(ctx, other, TableFilter(), 0, ""))[0] == []
     with pytest.raises(PermissionDenied):
-        await lobby.get_table(ctx, other, table.table_id)
+        await handlers_lobby.get_table(ctx, other, table.table_id)
     with pytest.raises(PermissionDenied):
-        await lobby.join_table(ctx, "j", other, table.table_id, DECK)
+        await handlers_lobby.join_table(ctx, "j", other, table.table_id, DECK)
     with pytest.raises(FailedPrecondition, match="your own table"):
-        await lobby.join_table(ctx, "j", host, table.table_id, DECK)
-    started, match_id = await lobby.join_table(ctx, "j", rival, table.table_id, DECK)
+        await handlers_lobby.join_table(ctx, "j", host, table.table_id, DECK)
+    started, match_id = await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK)
     assert started.state is TableState.STARTED and started.match_id == match_id
     spec = fakes.matches.created[match_id]
     assert spec.mode is Mode.CUSTOM and spec.rules == TRADING.rules and spec.origin_id
     assert [s.player_id for s in spec.seats] == [host.player_id, rival.player_id]
-    assert (await lobby.join_table(ctx, "j", rival, table.table_id, DECK))[1] == match_id
+    assert (await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK))[1] == match_id
     with pytest.raises(FailedPrecondition, match="not open"):
-        await lobby.join_table(ctx, "j2", rival, started.table_id, DECK)
+        await handlers_lobby.join_table(ctx, "j2", rival, started.table_id, DECK)
     # The host is free again (the match service now holds both players).
     assert await ctx.store.engagement(host.player_id) is None
 
 
 async def test_a_random_table_draws_both_decks(ctx: Context, fakes: Fakes) -> None:
     settings = TableSettings(RuleSet(Visibility.ALL_OPEN, same=True), random_deck=True)
-    table = await lobby.create_table(ctx, "t", player("ra"), settings, None, "")
+    table = await handlers_lobby.create_table(ctx, "t", player("ra"), settings, None, "")
     with pytest.raises(InvalidArgument, match="Random table"):
-        await lobby.join_table(ctx, "j", player("nd"), table.table_id, DECK)
-    _, match_id = await lobby.join_table(ctx, "j", player("nd"), table.table_id, None)
+        await handlers_lobby.join_table(ctx, "j", player("nd"), table.table_id, DECK)
+    _, match_id = await handlers_lobby.join_table(ctx, "j", player("nd"), table.table_id, None)
     assert all(len(s.cards) == 5 for s in fakes.matches.created[match_id].seats)
 
 
 async def test_only_the_host_closes_and_idle_tables_expire(ctx: Context, clock: Clock) -> None:
     host = player("host")
-    table = await lobby.create_table(ctx, "t", host, TRADING, DECK, "")
+    table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK, "")
     with pytest.raises(PermissionDenied):
-        await lobby.close_table(ctx, "c", "id-other", table.table_id)
-    closed = await lobby.close_table(ctx, "c", host.player_id, table.table_id)
+        await handlers_lobby.close_table(ctx, "c", "id-other", table.table_id)
+    closed = await handlers_lobby.close_table(ctx, "c", host.player_id, table.table_id)
     assert closed.state is TableState.CLOSED
-    assert (await lobby.close_table(ctx, "c2", host.player_id, table.table_id)) == closed
-    idle = await lobby.create_table(ctx, "t2", host, TRADING, DECK, "")
+    assert (await handlers_lobby.close_table(ctx, "c2", host.player_id, table.table_id)) == closed
+    idle = await handlers_lobby.create_table(ctx, "t2", host, TRADING, DECK, "")
     clock.advance(ctx.config.table_ttl_seconds - 1)
-    assert not await lobby.expire_tables(ctx)
+    assert not await handlers_lobby.expire_tables(ctx)
     clock.advance(1)
-    assert (await lobby.list_tables(ctx, player("x"), TableFilter(), 0, ""))[0] == []
-    assert await lobby.expire_tables(ctx)
-    expired = await lobby.get_table(ctx, host, idle.table_id)
+    assert (await handlers_lobby.list_tables(ctx, player("x"), TableFilter(), 0, ""))[0] == []
+    assert await handlers_lobby.expire_tables(ctx)
+    expired = await handlers_lobby.get_table(ctx, host, idle.table_id)
     assert expired.state is TableState.EXPIRED
     with pytest.raises(FailedPrecondition, match="expired"):
-        await lobby.close_table(ctx, "c3", host.player_id, idle.table_id)
-    await handlers.enqueue(ctx, "q", host, Mode.UNRANKED, DECK)  # free again
+        await handlers_lobby.close_table(ctx, "c3", host.player_id, idle.table_id)
+    await handlers_queues.enqueue(ctx, "q", host, Mode.UNRANKED, DECK)  # free again
 
 
 async def test_a_host_who_cannot_play_closes_the_table_for_the_guest(
     ctx: Context, fakes: Fakes
 ) -> None:
     host = player("host")
-    table = await lobby.create_table(ctx, "t", host, TRADING, DECK, "")
+    table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK, "")
     fakes.obligations.blocked[host.player_id] = "trade t-9 is pending"
     with pytest.raises(FailedPrecondition, match="trade t-9"):
-        await lobby.join_table(ctx, "j", player("guest"), table.table_id, DeckChoice(deck_id="x"))
-    assert (await lobby.get_table(ctx, host, table.table_id)).state is TableState.CLOSED
+        await handlers_lobby.join_table(
+            ctx, "j", player("guest"), table.table_id, DeckChoice(deck_id="x")
+        )
+    assert (await handlers_lobby.get_table(ctx, host, table.table_id)).state is TableState.CLOSED
     assert await ctx.store.engagement("id-guest") is None

@@ -10,8 +10,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from triad.v1 import events_pb2 as ev
 
-from services.matchmaker import handlers, pairing, starts
-from services.matchmaker.context import Context
+from services.matchmaker import handlers_pairing, handlers_queues, handlers_starts
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     BotLevel,
@@ -22,6 +21,7 @@ from services.matchmaker.domain import (
     TicketState,
     Visibility,
 )
+from services.matchmaker.handlers import Context
 from services.matchmaker.metrics import MatchmakerMetrics
 from services.matchmaker.store import RequestReused
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
@@ -47,14 +47,14 @@ async def events(ctx: Context) -> list[tuple[str, Any]]:
 
 async def test_a_ticket_is_queued_once_and_a_retry_returns_it(ctx: Context) -> None:
     ann = player("ann")
-    ticket = await handlers.enqueue(ctx, "r1", ann, Mode.RANKED, DECK)
+    ticket = await handlers_queues.enqueue(ctx, "r1", ann, Mode.RANKED, DECK)
     assert ticket.state is TicketState.QUEUED and ticket.rating == 1500
-    assert (await handlers.enqueue(ctx, "r1", ann, Mode.RANKED, DECK)) == ticket
+    assert (await handlers_queues.enqueue(ctx, "r1", ann, Mode.RANKED, DECK)) == ticket
     with pytest.raises(AlreadyExists, match="already have queued ticket"):
-        await handlers.enqueue(ctx, "r2", ann, Mode.UNRANKED, DECK)
+        await handlers_queues.enqueue(ctx, "r2", ann, Mode.UNRANKED, DECK)
     with pytest.raises(RequestReused):
-        await handlers.enqueue(ctx, "r1", ann, Mode.UNRANKED, DECK)
-    view, hosted = await handlers.queue_status(ctx, ann.player_id)
+        await handlers_queues.enqueue(ctx, "r1", ann, Mode.UNRANKED, DECK)
+    view, hosted = await handlers_queues.queue_status(ctx, ann.player_id)
     assert view is not None and hosted is None
     assert view.ticket.ticket_id == ticket.ticket_id
     assert (view.queue_length, view.window, view.practice_available) == (1, 50, True)
@@ -74,7 +74,7 @@ async def test_malformed_enqueues_are_refused(
     ctx: Context, mode: Mode, deck: DeckChoice | None, message: str
 ) -> None:
     with pytest.raises(InvalidArgument, match=message):
-        await handlers.enqueue(ctx, "r", player("bo"), mode, deck)
+        await handlers_queues.enqueue(ctx, "r", player("bo"), mode, deck)
 
 
 async def test_enqueue_is_refused_during_a_match_a_trade_or_a_draft(
@@ -82,27 +82,27 @@ async def test_enqueue_is_refused_during_a_match_a_trade_or_a_draft(
 ) -> None:
     fakes.matches.active["id-cy"] = "m-77"
     with pytest.raises(FailedPrecondition, match="playing match m-77"):
-        await handlers.enqueue(ctx, "r", player("cy"), Mode.UNRANKED, DECK)
+        await handlers_queues.enqueue(ctx, "r", player("cy"), Mode.UNRANKED, DECK)
     fakes.obligations.blocked["id-di"] = "trade t-1 is pending your choice"
     with pytest.raises(FailedPrecondition, match="trade t-1 is pending"):
-        await handlers.enqueue(ctx, "r", player("di"), Mode.RANKED, DECK)
+        await handlers_queues.enqueue(ctx, "r", player("di"), Mode.RANKED, DECK)
     assert await ctx.store.latest_ticket("id-cy") is None
 
 
 async def test_cancel_before_pairing_but_never_after(ctx: Context, fakes: Fakes) -> None:
     ann, bea, cid = player("ann"), player("bea"), player("cid")
-    ticket = await handlers.enqueue(ctx, "q", ann, Mode.UNRANKED, DECK)
+    ticket = await handlers_queues.enqueue(ctx, "q", ann, Mode.UNRANKED, DECK)
     with pytest.raises(NotFound):
-        await handlers.cancel(ctx, "c", bea.player_id, ticket.ticket_id)
-    cancelled = await handlers.cancel(ctx, "c", ann.player_id, ticket.ticket_id)
+        await handlers_queues.cancel(ctx, "c", bea.player_id, ticket.ticket_id)
+    cancelled = await handlers_queues.cancel(ctx, "c", ann.player_id, ticket.ticket_id)
     assert cancelled.state is TicketState.CANCELLED
     assert cancelled.cancel_reason is CancelReason.PLAYER
-    assert (await handlers.cancel(ctx, "c2", ann.player_id, ticket.ticket_id)) == cancelled
-    again = await handlers.enqueue(ctx, "q2", ann, Mode.UNRANKED, DECK)  # may queue again
-    await handlers.enqueue(ctx, "q", cid, Mode.UNRANKED, DECK)
-    assert await pairing.pair_all(ctx)
+    assert (await handlers_queues.cancel(ctx, "c2", ann.player_id, ticket.ticket_id)) == cancelled
+    again = await handlers_queues.enqueue(ctx, "q2", ann, Mode.UNRANKED, DECK)  # may queue again
+    await handlers_queues.enqueue(ctx, "q", cid, Mode.UNRANKED, DECK)
+    assert await handlers_pairing.pair_all(ctx)
     with pytest.raises(FailedPrecondition, match="already paired"):
-        await handlers.cancel(ctx, "c3", ann.player_id, again.ticket_id)
+        await handlers_queues.cancel(ctx, "c3", ann.player_id, again.ticket_id)
     paired = await ctx.store.ticket(again.ticket_id)
     assert paired is not None and paired.match_id in fakes.matches.created
 
@@ -112,21 +112,21 @@ async def test_ranked_pairs_within_a_window_that_widens_with_waiting(
 ) -> None:
     fakes.ratings.known.update({"id-ann": 1500, "id-bea": 1700, "id-cid": 2100})
     for name in ("ann", "bea", "cid"):
-        await handlers.enqueue(ctx, "q", player(name), Mode.RANKED, DECK)
-    assert not await pairing.pair_all(ctx)
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.RANKED, DECK)
+    assert not await handlers_pairing.pair_all(ctx)
     clock.advance(29)  # window 50 + 25 * 5 = 175 < 200
-    assert not await pairing.pair_all(ctx)
-    view, _ = await handlers.queue_status(ctx, "id-ann")
+    assert not await handlers_pairing.pair_all(ctx)
+    view, _ = await handlers_queues.queue_status(ctx, "id-ann")
     assert view is not None and view.window == 175
-    assert handlers.next_change(ctx, view) == pytest.approx(1.0)
+    assert handlers_queues.next_change(ctx, view) == pytest.approx(1.0)
     clock.advance(1)  # 200: Ann and Bea
-    assert await pairing.pair_all(ctx)
+    assert await handlers_pairing.pair_all(ctx)
     (spec,) = fakes.matches.created.values()
     assert {s.player_id for s in spec.seats} == {"id-ann", "id-bea"}
     assert spec.mode is Mode.RANKED and spec.ladder == "ranked"
     assert spec.rules.visibility is Visibility.CLOSED and spec.rules.trade_one
     clock.advance(3600)  # Cid is 400 from everyone, beyond the 300 cap, and no bot comes
-    assert not await pairing.pair_all(ctx)
+    assert not await handlers_pairing.pair_all(ctx)
     cid = await ctx.store.latest_ticket("id-cid")
     assert cid is not None and cid.state is TicketState.QUEUED
     paired = [m for _, m in await events(ctx) if isinstance(m, ev.TicketsPaired)]
@@ -137,11 +137,11 @@ async def test_ranked_pairs_within_a_window_that_widens_with_waiting(
 async def test_unranked_fills_with_a_populated_bot_after_the_wait(
     ctx: Context, fakes: Fakes, clock: Clock
 ) -> None:
-    await handlers.enqueue(ctx, "q", player("eve"), Mode.UNRANKED, DECK)
+    await handlers_queues.enqueue(ctx, "q", player("eve"), Mode.UNRANKED, DECK)
     clock.advance(19)
-    assert not await pairing.pair_all(ctx)
+    assert not await handlers_pairing.pair_all(ctx)
     clock.advance(1)
-    assert await pairing.pair_all(ctx)
+    assert await handlers_pairing.pair_all(ctx)
     (spec,) = fakes.matches.created.values()
     human, bot = spec.seats
     assert human.player_id == "id-eve" and bot.bot_level is BotLevel.NORMAL
@@ -154,10 +154,10 @@ async def test_unranked_fills_with_a_populated_bot_after_the_wait(
 
 
 async def test_ranked_and_draft_never_fill_with_bots(ctx: Context, clock: Clock) -> None:
-    await handlers.enqueue(ctx, "q", player("fay"), Mode.RANKED, DECK)
-    await handlers.enqueue(ctx, "q", player("gus"), Mode.DRAFT, None)
+    await handlers_queues.enqueue(ctx, "q", player("fay"), Mode.RANKED, DECK)
+    await handlers_queues.enqueue(ctx, "q", player("gus"), Mode.DRAFT, None)
     clock.advance(3600)
-    assert not await pairing.pair_all(ctx)
+    assert not await handlers_pairing.pair_all(ctx)
 
 
 async def test_roulette_draws_a_compatible_rule_set_recorded_in_the_pairing(
@@ -165,10 +165,10 @@ async def test_roulette_draws_a_compatible_rule_set_recorded_in_the_pairing(
 ) -> None:
     for round_ in range(6):
         for name in ("a", "b"):
-            await handlers.enqueue(
+            await handlers_queues.enqueue(
                 ctx, f"q{round_}", player(f"{name}{round_}"), Mode.ROULETTE, DECK
             )
-        await pairing.pair_all(ctx)
+        await handlers_pairing.pair_all(ctx)
     specs = list(fakes.matches.created.values())
     assert len(specs) == 6
     assert all(s.rules in COMPATIBLE_RULE_SETS and s.mode is Mode.ROULETTE for s in specs)
@@ -187,37 +187,41 @@ async def test_draft_pairs_into_a_draft_then_the_drafted_match(
     ctx: Context, fakes: Fakes, clock: Clock
 ) -> None:
     for name in ("hal", "ivy"):
-        await handlers.enqueue(ctx, "q", player(name), Mode.DRAFT, None)
-    assert await pairing.pair_all(ctx)
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.DRAFT, None)
+    assert await handlers_pairing.pair_all(ctx)
     ((draft_id, (pairing_id, ladder, players)),) = fakes.drafts.created.items()
     assert ladder == "draft" and {p for p, _ in players} == {"id-hal", "id-ivy"}
     ticket = await ctx.store.latest_ticket("id-hal")
     assert ticket is not None and ticket.draft_id == draft_id and not ticket.match_id
     hands = [await ctx.ports.bot_decks.draw(f"draft-{n}") for n in ("hal", "ivy")]
     seats = [Seat(f"id-{n}", n, cards=tuple(h)) for n, h in zip(("hal", "ivy"), hands, strict=True)]
-    await starts.start_drafted_match(ctx, "someone-elses", "m-other", seats, clock())
+    await handlers_starts.start_drafted_match(ctx, "someone-elses", "m-other", seats, clock())
     assert "m-other" not in fakes.matches.created  # only drafts we paired
-    await starts.start_drafted_match(ctx, draft_id, "m-draft", seats, clock())
+    await handlers_starts.start_drafted_match(ctx, draft_id, "m-draft", seats, clock())
     spec = fakes.matches.created["m-draft"]
     assert spec.mode is Mode.DRAFT and spec.ladder == "draft" and spec.origin_id == draft_id
     assert pairing_id
 
 
 async def test_practice_from_any_mode_is_never_rated_or_traded(ctx: Context, fakes: Fakes) -> None:
-    match_id = await handlers.start_practice(
+    match_id = await handlers_queues.start_practice(
         ctx, "p", player("jo"), Mode.RANKED, BotLevel.HARD, DECK, None
     )
     spec = fakes.matches.created[match_id]
     assert spec.mode is Mode.PRACTICE and spec.origin_mode is Mode.RANKED
     assert spec.rules.visibility is Visibility.CLOSED and not spec.rules.trade_one
     assert spec.ladder == "" and spec.seats[1].bot_level is BotLevel.HARD
-    assert match_id == await handlers.start_practice(
+    assert match_id == await handlers_queues.start_practice(
         ctx, "p", player("jo"), Mode.RANKED, BotLevel.HARD, DECK, None
     )  # a retry answers with the same match
     with pytest.raises(FailedPrecondition, match="playing match"):
-        await handlers.start_practice(ctx, "p2", player("jo"), Mode.UNRANKED, None, DECK, None)
+        await handlers_queues.start_practice(
+            ctx, "p2", player("jo"), Mode.UNRANKED, None, DECK, None
+        )
     with pytest.raises(InvalidArgument, match="practice starts from"):
-        await handlers.start_practice(ctx, "p", player("ka"), Mode.PRACTICE, None, DECK, None)
+        await handlers_queues.start_practice(
+            ctx, "p", player("ka"), Mode.PRACTICE, None, DECK, None
+        )
     (started,) = [m for _, m in await events(ctx) if isinstance(m, ev.PracticeStarted)]
     assert started.match_id == match_id and started.bot.player.player_name.startswith("[BOT] ")
 
@@ -226,14 +230,14 @@ async def test_switching_to_practice_cancels_the_ticket_only_when_the_match_star
     ctx: Context, fakes: Fakes
 ) -> None:
     lu = player("lu")
-    ticket = await handlers.enqueue(ctx, "q", lu, Mode.UNRANKED, DECK)
+    ticket = await handlers_queues.enqueue(ctx, "q", lu, Mode.UNRANKED, DECK)
     fakes.obligations.blocked[lu.player_id] = "draft d-1 is open"
     with pytest.raises(FailedPrecondition, match="draft d-1"):
-        await handlers.switch_to_practice(ctx, "s", lu, ticket.ticket_id, None, None)
+        await handlers_queues.switch_to_practice(ctx, "s", lu, ticket.ticket_id, None, None)
     still = await ctx.store.ticket(ticket.ticket_id)
     assert still is not None and still.state is TicketState.QUEUED  # nothing changed
     del fakes.obligations.blocked[lu.player_id]
-    cancelled, match_id = await handlers.switch_to_practice(
+    cancelled, match_id = await handlers_queues.switch_to_practice(
         ctx, "s2", lu, ticket.ticket_id, BotLevel.EASY, None
     )
     assert cancelled.state is TicketState.CANCELLED
@@ -247,15 +251,15 @@ async def test_a_player_who_cannot_play_is_dropped_and_the_opponent_requeued(
     ctx: Context, fakes: Fakes
 ) -> None:
     for name in ("mo", "ned"):
-        await handlers.enqueue(ctx, "q", player(name), Mode.UNRANKED, DECK)
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.UNRANKED, DECK)
     fakes.matches.active["id-mo"] = "m-elsewhere"  # Mo started a match meanwhile
-    await pairing.pair_all(ctx)
+    await handlers_pairing.pair_all(ctx)
     mo, ned = [await ctx.store.latest_ticket(f"id-{n}") for n in ("mo", "ned")]
     assert mo is not None and mo.state is TicketState.CANCELLED
     assert mo.cancel_reason is CancelReason.PAIRING_FAILED
     assert ned is not None and ned.state is TicketState.QUEUED
-    await handlers.enqueue(ctx, "q", player("ola"), Mode.UNRANKED, DECK)
-    await pairing.pair_all(ctx)
+    await handlers_queues.enqueue(ctx, "q", player("ola"), Mode.UNRANKED, DECK)
+    await handlers_pairing.pair_all(ctx)
     ned = await ctx.store.latest_ticket("id-ned")
     assert ned is not None and ned.state is TicketState.PAIRED
     assert {s.player_id for s in fakes.matches.created[ned.match_id].seats} == {
@@ -268,12 +272,12 @@ async def test_a_start_left_by_a_dead_replica_is_finished_by_another(
     ctx: Context, fakes: Fakes, clock: Clock
 ) -> None:
     for name in ("pia", "quin"):
-        await handlers.enqueue(ctx, "q", player(name), Mode.UNRANKED, DECK)
-    (claimed,) = await pairing.pair_queue(ctx, Mode.UNRANKED)  # ... and the replica dies
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.UNRANKED, DECK)
+    (claimed,) = await handlers_pairing.pair_queue(ctx, Mode.UNRANKED)  # ... and the replica dies
     assert not fakes.matches.created
-    assert not await starts.recover_due_start(ctx)  # its lease still holds
+    assert not await handlers_starts.recover_due_start(ctx)  # its lease still holds
     clock.advance(10)
-    assert await starts.recover_due_start(ctx)
+    assert await handlers_starts.recover_due_start(ctx)
     assert list(fakes.matches.created) == [claimed.plan.match_id]
     # The old holder wakes up: its lease token no longer records anything.
     assert not await ctx.store.finish_start(claimed, [], clock())
@@ -289,12 +293,12 @@ async def test_metrics_count_waits_gaps_bot_fills_and_cancels(
     ctx = replace(ctx, metrics=MatchmakerMetrics.register(registry))
     fakes.ratings.known.update({"id-ria": 1450, "id-sol": 1510})
     for name in ("ria", "sol"):
-        await handlers.enqueue(ctx, "q", player(name), Mode.RANKED, DECK)
-    gone = await handlers.enqueue(ctx, "q", player("tam"), Mode.UNRANKED, DECK)
-    await handlers.cancel(ctx, "c", "id-tam", gone.ticket_id)
-    await handlers.enqueue(ctx, "q", player("uma"), Mode.UNRANKED, DECK)
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.RANKED, DECK)
+    gone = await handlers_queues.enqueue(ctx, "q", player("tam"), Mode.UNRANKED, DECK)
+    await handlers_queues.cancel(ctx, "c", "id-tam", gone.ticket_id)
+    await handlers_queues.enqueue(ctx, "q", player("uma"), Mode.UNRANKED, DECK)
     clock.advance(25)
-    await pairing.pair_all(ctx)
+    await handlers_pairing.pair_all(ctx)
 
     def value(name: str, **labels: str) -> float | None:
         return registry.get_sample_value(name, labels)

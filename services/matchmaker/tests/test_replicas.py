@@ -22,10 +22,9 @@ from typing import Any
 import asyncpg
 import pytest
 
-from services.matchmaker import handlers, pairing, starts
-from services.matchmaker.context import Config, Context
+from services.matchmaker import handlers_pairing, handlers_queues, handlers_starts
 from services.matchmaker.domain import Mode, TicketState
-from services.matchmaker.ports import MatchSpec
+from services.matchmaker.handlers import Config, Context, MatchSpec
 from services.matchmaker.tests.conftest import DECK, Fakes, make_context, player
 from services.platform.errors import AlreadyExists, FailedPrecondition
 from services.platform.eventstore import PostgresEventStore
@@ -75,7 +74,7 @@ async def play(
     me = player(f"p{index:04d}")
     for attempt in range(rng.randint(1, 4)):
         try:
-            ticket = await handlers.enqueue(
+            ticket = await handlers_queues.enqueue(
                 rng.choice(replicas), f"q{attempt}", me, rng.choice(MODES), DECK
             )
         except FailedPrecondition:
@@ -87,7 +86,7 @@ async def play(
         if rng.random() < 0.4:
             return
         try:
-            done = await handlers.cancel(
+            done = await handlers_queues.cancel(
                 rng.choice(replicas), f"c{attempt}", me.player_id, ticket.ticket_id
             )
         except FailedPrecondition:
@@ -119,8 +118,8 @@ async def test_two_replicas_never_double_book_a_player_nor_lose_a_ticket(
             asyncio.create_task(loop(stop, step))
             for ctx in replicas
             for step in (
-                lambda c=ctx: pairing.pair_all(c),
-                lambda c=ctx: starts.recover_due_start(c),
+                lambda c=ctx: handlers_pairing.pair_all(c),
+                lambda c=ctx: handlers_starts.recover_due_start(c),
             )
         ]
         acked: dict[str, str] = {}

@@ -1,0 +1,125 @@
+"""The modes and their rules as RULES.md sections 6 and 11 read: queues per mode, the
+fixed rules of each queue, Roulette's compatible rule sets and what a custom table or
+a practice match may combine. Which rules combine is decided once, by the rules
+engine (``services/match/rules/compatibility.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import product
+
+from services.match.rules.compatibility import rule_set_problem
+from services.platform.errors import InvalidArgument
+
+UNRATED = 1500
+"""RULES.md 10: every player starts at 1500; unrated queues compare everyone at it."""
+
+
+class Mode(StrEnum):
+    UNRANKED = "unranked"
+    RANKED = "ranked"
+    DRAFT = "draft"
+    ROULETTE = "roulette"
+    CUSTOM = "custom"
+    PRACTICE = "practice"
+
+
+QUEUES = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE)
+PRACTICE_ORIGINS = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE, Mode.CUSTOM)
+LADDERS: dict[Mode, str] = {Mode.RANKED: "ranked", Mode.DRAFT: "draft"}
+"""The Elo ladder each rated queue pairs by and counts for (Season 0)."""
+
+
+class Visibility(StrEnum):
+    ALL_OPEN = "all_open"
+    CLOSED = "closed"
+    THREE_OPEN = "three_open"
+
+
+class BotLevel(StrEnum):
+    NOVICE = "novice"
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every optional rule of one match in one value (RULES.md 3, 4, 6, 11)."""
+
+    visibility: Visibility
+    same: bool = False
+    plus: bool = False
+    combo: bool = False
+    elemental: bool = False
+    same_wall: bool = False
+    trade_one: bool = False
+
+    def without_trade(self) -> RuleSet:
+        return RuleSet(
+            self.visibility, self.same, self.plus, self.combo, self.elemental, self.same_wall
+        )
+
+
+STANDARD = RuleSet(Visibility.THREE_OPEN, same=True, plus=True, combo=True)
+MODE_RULES: dict[Mode, RuleSet] = {
+    Mode.UNRANKED: STANDARD,
+    Mode.RANKED: RuleSet(Visibility.CLOSED, same=True, plus=True, combo=True, trade_one=True),
+    Mode.DRAFT: STANDARD,
+}
+"""RULES.md 6: the fixed rules of the queues; Roulette draws its own at pairing."""
+
+
+def _compatible_rule_sets() -> tuple[RuleSet, ...]:
+    sets = []
+    for visibility, same, plus, combo, elemental in product(
+        Visibility, (False, True), (False, True), (False, True), (False, True)
+    ):
+        if rule_set_problem(closed=False, same=same, plus=plus, combo=combo, trade_one=False):
+            continue  # Combo chains from Same or Plus captures: alone it is no rule
+        sets.append(RuleSet(visibility, same, plus, combo, elemental))
+    return tuple(sets)
+
+
+COMPATIBLE_RULE_SETS = _compatible_rule_sets()
+"""Roulette's choices (RULES.md 6): a visibility, Same, Plus and Elemental each on or
+off, and Combo only when Same or Plus is on. 3 x 2 x 7 = 42 sets, drawn uniformly."""
+
+
+def roulette_rules(index: int) -> RuleSet:
+    """The compatible rule set the handler drew (``index`` uniform in 0..41)."""
+    if not 0 <= index < len(COMPATIBLE_RULE_SETS):
+        raise ValueError(f"roulette index {index} is outside 0..{len(COMPATIBLE_RULE_SETS) - 1}")
+    return COMPATIBLE_RULE_SETS[index]
+
+
+def check_custom_rules(rules: RuleSet) -> None:
+    """RULES.md 6: what a custom table may combine; each refusal says why."""
+    problem = rule_set_problem(
+        closed=rules.visibility is Visibility.CLOSED,
+        same=rules.same,
+        plus=rules.plus,
+        combo=rules.combo,
+        trade_one=rules.trade_one,
+    )
+    if problem is not None:
+        raise InvalidArgument(problem)
+
+
+def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) -> RuleSet:
+    """The rules of a practice match: those of the mode it starts from, never trading."""
+    if origin not in PRACTICE_ORIGINS:
+        raise InvalidArgument(
+            "practice starts from Unranked, Ranked, Draft, Roulette or Custom rules"
+        )
+    if origin is Mode.ROULETTE:
+        return roulette_rules(roulette_index)
+    if origin is Mode.CUSTOM:
+        if custom is None:
+            raise InvalidArgument("practice with Custom rules needs the table settings")
+        if custom.trade_one:
+            raise InvalidArgument("practice never trades: choose the trade rule None")
+        check_custom_rules(custom)
+        return custom
+    return MODE_RULES[origin].without_trade()

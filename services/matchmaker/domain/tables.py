@@ -1,0 +1,64 @@
+"""Custom tables of the lobby (RULES.md 6) and the filters players list them by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from services.matchmaker.domain.modes import RuleSet, Visibility
+from services.matchmaker.domain.seats import DeckChoice
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    rules: RuleSet
+    random_deck: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableFilter:
+    """Lobby filters; ``None`` matches everything (common.proto TableFilter)."""
+
+    visibilities: frozenset[Visibility] = frozenset()
+    same: bool | None = None
+    plus: bool | None = None
+    combo: bool | None = None
+    elemental: bool | None = None
+    same_wall: bool | None = None
+    random_deck: bool | None = None
+    trade_one: frozenset[bool] = field(default_factory=frozenset)
+    challenges_only: bool | None = None
+
+
+class TableState(StrEnum):
+    OPEN = "open"
+    JOINING = "joining"
+    """A guest sat down and the match is being created."""
+    STARTED = "started"
+    CLOSED = "closed"
+    EXPIRED = "expired"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    table_id: str
+    host_id: str
+    host_name: str
+    settings: TableSettings
+    created_at: datetime
+    expire_at: datetime
+    host_deck: DeckChoice | None = None
+    challenged_name: str = ""
+    state: TableState = TableState.OPEN
+    match_id: str = ""
+    guest_id: str = ""
+    guest_name: str = ""
+
+    def visible_to(self, player_id: str, player_name: str) -> bool:
+        """A private challenge is shown only to its host and the challenged player."""
+        return (
+            not self.challenged_name
+            or player_id == self.host_id
+            or player_name == self.challenged_name
+        )
