@@ -36,7 +36,7 @@ $(GEN_STAMP): $(STAMP) $(PROTOS)
 	@touch gen/triad/__init__.py gen/triad/v1/__init__.py gen/triad/py.typed $@
 
 run: proto ## start the whole backend on this machine
-	$(BIN)/python -m services.platform.run
+	$(BIN)/python -m devtools.run
 
 test: proto lint test-tools ## run every test (unit, integration, conformance)
 	$(BIN)/python -m pytest -q

@@ -1,4 +1,4 @@
-"""The gateway benchmarks' baseline: the bare gRPC echo (services/platform/echo.py) over
+"""The gateway benchmarks' baseline: the bare gRPC echo (devtools/echo.py) over
 TLS with the gateway's development certificate, in a process of its own, driven by the
 same kind of client as the gateway.
 
@@ -23,7 +23,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.service import CpuMeter, LoadResult, Step, closed_loop, process
-from services.platform.echo import SERVICE, EchoClient, register_echo
+from devtools.echo import SERVICE, EchoClient, register_echo
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics, new_registry

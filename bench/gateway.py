@@ -37,7 +37,7 @@ from bench.echo_tls import echo_load, echo_server, free_port
 from bench.load import load_backend
 from bench.report import Options, Report
 from bench.service import LoadResult, all_cores, measurement
-from services.platform.backend import Backend
+from devtools.backend import Backend
 
 NAME = "gateway"
 LEVELS = (1, 16, 64)

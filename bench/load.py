@@ -53,7 +53,7 @@ from bench.report import (
     write_report,
 )
 from bench.service import LoadResult, all_cores, window_measurement
-from services.platform.backend import Backend, BackendConfig, infrastructure
+from devtools.backend import Backend, BackendConfig, infrastructure
 from services.platform.settings import Settings
 
 __all__ = [

@@ -35,10 +35,10 @@ from bench.service import (
     postgres_processes,
     process,
 )
-from services.platform.embedded import embedded_postgres
+from devtools.embedded import embedded_postgres
+from devtools.match_client import create_request
+from devtools.processes import free_port
 from services.platform.settings import Settings
-from tests.match_client import create_request
-from tests.processes import free_port
 
 NAME = "match"
 LEVELS = (1, 16, 64)
@@ -156,7 +156,7 @@ async def measure_all(
     echo_port, match_port = free_port(), free_port()
     metering = CpuMeter.available()
     with process(
-        ["-m", "services.platform.echo", "--port", str(echo_port), "--log-level", "WARNING"],
+        ["-m", "devtools.echo", "--port", str(echo_port), "--log-level", "WARNING"],
         {},
         logs / "echo.log",
     ) as echo:

@@ -36,9 +36,10 @@ from triad.v1 import rating_pb2_grpc
 from bench.echo_tls import healthy
 from bench.report import Measurement, Options, Report
 from bench.service import LoadResult, all_cores, process
+from devtools.embedded import embedded_postgres
+from devtools.processes import free_port
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.database import create_pool
-from services.platform.embedded import embedded_postgres
 from services.platform.migrations import migrate
 from services.platform.settings import Settings
 from services.rating.consumers import RatingConsumer
@@ -47,7 +48,6 @@ from services.rating.metrics import RatingMetrics
 from services.rating.schema import MIGRATIONS
 from services.rating.store import RatingReader
 from services.rating.tests.builders import envelope, random_games
-from tests.processes import free_port
 
 NAME = "rating"
 LEADERBOARD = LadderKey(Ladder.DRAFT, 0)

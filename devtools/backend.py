@@ -48,10 +48,10 @@ import asyncpg
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gateway.devcert import ensure_dev_certificate
-from services.platform.embedded import embedded_nats, embedded_postgres
+from devtools.devcert import ensure_dev_certificate
+from devtools.embedded import embedded_nats, embedded_postgres
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 STOP_SECONDS = 20.0
 MAX_REPLICAS = 8
 

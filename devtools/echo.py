@@ -4,7 +4,7 @@ No proto: a generic handler with no (de)serializers moves raw bytes, so a benchm
 against it measures the transport, our interceptors and the event loop, and nothing
 of protobuf or of the game.
 
-    python -m services.platform.echo --port 0
+    python -m devtools.echo --port 0
 
 prints the bound port alone on the first line of stdout (logs follow as JSON lines),
 then serves until SIGTERM or SIGINT.
@@ -59,7 +59,7 @@ def _print_port(server: GrpcServer) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m services.platform.echo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m devtools.echo", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one")
     parser.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")

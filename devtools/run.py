@@ -5,7 +5,7 @@ TRIAD_DATABASE_URL / TRIAD_NATS_URL point at running servers. State lives in ``.
 (database, JetStream store, the development TLS certificate and generated secrets), so
 a second ``make run`` finds its players and matches again. Ctrl-C (or SIGTERM) stops
 every service, then the servers, and leaves no process behind. The processes are
-started and stopped by :mod:`services.platform.backend`, as in the benchmarks and tests.
+started and stopped by :mod:`devtools.backend`, as in the benchmarks and tests.
 
 ``--replicas match=2,collection=2`` (or ``TRIAD_REPLICAS=match=2,collection=2``) runs
 that many processes of a service, each on ports of its own; the others reach them all.
@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from services.platform.backend import (
+from devtools.backend import (
     NAMES,
     Backend,
     BackendConfig,
@@ -35,7 +35,7 @@ from services.platform.backend import (
 )
 from services.platform.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 STATE = ROOT / ".run"
 
 

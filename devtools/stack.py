@@ -16,9 +16,9 @@ import asyncpg
 import grpc
 from triad.v1 import gateway_pb2_grpc
 
+from devtools.backend import NAMES, Backend, BackendConfig
+from devtools.players import SECRET
 from services.collection.tests.process import ADMIN
-from services.platform.backend import NAMES, Backend, BackendConfig
-from tests.test_gateway import SECRET
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class Stack:
         return grpc.aio.secure_channel((gateway or self.gateway).address, creds)
 
     def api(self, channel: grpc.aio.Channel) -> gateway_pb2_grpc.TriadGatewayAsyncStub:
-        return gateway_pb2_grpc.TriadGatewayStub(channel)  # type: ignore[no-untyped-call]
+        return gateway_pb2_grpc.TriadGatewayStub(channel)
 
     def logs(self) -> dict[str, str]:
         return {name: self.backend.log(name).read_text() for name in self.backend.names}
@@ -71,7 +71,7 @@ def stack(
     gateways: tuple[Mapping[str, str], ...] = ({},),
     replicas: Mapping[str, int] | None = None,
 ) -> Iterator[Stack]:
-    """The whole backend (services/platform/backend.py) with :data:`TEST_SETTINGS`, the
+    """The whole backend (devtools/backend.py) with :data:`TEST_SETTINGS`, the
     tests' token secret and admin token, and one gateway per entry of ``gateways`` (each
     with its own extra settings; the first is the backend's own).
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pyte
 
-from tests.processes import ROOT
+from devtools.processes import ROOT
 
 
 class Terminal:

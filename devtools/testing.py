@@ -38,8 +38,8 @@ from uuid import uuid4
 import asyncpg
 import pytest
 
-from services.platform.backend import roomy_postgres
-from services.platform.embedded import EmbeddedServerError, embedded_nats
+from devtools.backend import roomy_postgres
+from devtools.embedded import EmbeddedServerError, embedded_nats
 from services.platform.settings import Settings
 
 MODES = ("auto", "docker", "embedded", "env")

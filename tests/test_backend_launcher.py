@@ -1,4 +1,4 @@
-"""The backend launcher (services/platform/backend.py) that make run, the load generator
+"""The backend launcher (devtools/backend.py) that make run, the load generator
 and the chaos test share: every service a process, killed and restarted like a crash,
 and nothing left running after stop."""
 
@@ -14,8 +14,8 @@ import pytest
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from services.platform.backend import NAMES, Backend, BackendConfig
-from tests.test_gateway import PASSWORD, bearer
+from devtools.backend import NAMES, Backend, BackendConfig
+from devtools.players import PASSWORD, bearer
 
 pytestmark = pytest.mark.integration
 

@@ -102,7 +102,7 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
 ) -> None:
     from bench.load import DEFAULT_MIX, LOAD_ENV, Measured, measure_backend, report, write_outputs
     from bench.report import Options, utc_now, write_report
-    from services.platform.backend import Backend, BackendConfig
+    from devtools.backend import Backend, BackendConfig
 
     config = BackendConfig(shared_database_url, nats_url, tmp_path / "run", env=LOAD_ENV)
     with Backend(config) as backend:

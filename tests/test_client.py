@@ -17,14 +17,14 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.processes import ROOT
-from tests.stack import Stack
-from tests.terminal import Terminal
+from devtools.players import PASSWORD, bearer
+from devtools.processes import ROOT
+from devtools.stack import Stack
+from devtools.terminal import Terminal
 
 # The end-to-end backend (every service a process) and a TLS stub to its gateway; a
 # test here asking for them shadows these names (F811).
 from tests.test_end_to_end import active_view, api, backend, enqueue, play, register  # noqa: F401
-from tests.test_gateway import PASSWORD, bearer
 
 pytestmark = pytest.mark.integration
 NOWHERE = "127.0.0.1:9"  # discard: nothing listens

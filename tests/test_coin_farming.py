@@ -26,11 +26,11 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
 from services.collection.domain import DAILY_FIRST_MATCH_COINS as FIRST
 from services.collection.domain import MATCH_WIN_COINS as WIN
 from services.collection.domain import STARTER_COINS as START
-from tests.stack import Stack, stack
-from tests.test_gateway import PASSWORD
 
 pytestmark = pytest.mark.integration
 PAIR_LIMIT = 2

@@ -22,6 +22,7 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 
+from devtools.processes import Service
 from services.collection.catalog import load_catalog
 from services.collection.events import PlayerRef
 from services.collection.handlers import Context
@@ -29,7 +30,6 @@ from services.collection.store import Store
 from services.collection.tests.helpers import assert_copies_come_only_from_grants_and_boosters
 from services.collection.tests.process import collection_service
 from services.collection.trade_handlers import FinishedMatch, FinishedSeat, settle_match
-from tests.processes import Service
 
 if TYPE_CHECKING:
     Stub = collection_pb2_grpc.CollectionServiceAsyncStub

@@ -19,8 +19,8 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 
+from devtools.processes import Service
 from services.collection.tests.process import collection_service
-from tests.processes import Service
 
 if TYPE_CHECKING:
     Stub = collection_pb2_grpc.CollectionServiceAsyncStub

@@ -24,9 +24,9 @@ from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
+from devtools.processes import Service
 from services.collection.tests.process import ADMIN, collection_service
 from services.platform import bus
-from tests.processes import Service
 
 pytestmark = pytest.mark.integration
 if TYPE_CHECKING:

@@ -25,9 +25,9 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.stack import Stack, stack
-from tests.terminal import Terminal
-from tests.test_gateway import PASSWORD, bearer, collect
+from devtools.players import PASSWORD, bearer, collect
+from devtools.stack import Stack, stack
+from devtools.terminal import Terminal
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
@@ -39,7 +39,7 @@ BOT_FILL_SECONDS = 3
 def backend(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    """The whole backend from the launcher (tests/stack.py), the populated bot quick."""
+    """The whole backend from the launcher (devtools/stack.py), the populated bot quick."""
     with stack(
         shared_database_url,
         nats_url,

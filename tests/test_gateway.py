@@ -20,13 +20,12 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc, match_pb2_grpc
 
-from gateway.devcert import ensure_dev_certificate
-from tests.match_client import create_request
-from tests.processes import Service, free_port
+from devtools.devcert import ensure_dev_certificate
+from devtools.match_client import create_request
+from devtools.players import PASSWORD, SECRET, bearer, collect, expect
+from devtools.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
-SECRET = "test-secret-" + "x" * 40
-PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
@@ -89,26 +88,12 @@ async def internal(
         yield match_pb2_grpc.MatchServiceStub(channel)
 
 
-def bearer(tokens: g.AuthTokens) -> tuple[tuple[str, str]]:
-    return (("authorization", f"Bearer {tokens.access_token}"),)
-
-
 async def register(api: Any, name: str | None = None) -> g.RegisterResponse:
     name = name or f"p{uuid4().hex[:10]}"
     reply: g.RegisterResponse = await api.Register(
         g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
     )
     return reply
-
-
-async def expect(code: grpc.StatusCode, pending: Any, words: str = "") -> str:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await pending
-    assert caught.value.code() == code, caught.value.details()
-    details = caught.value.details() or ""
-    assert words in details
-    assert "Traceback" not in details and "SELECT" not in details
-    return details
 
 
 async def test_accounts_tokens_and_their_refusals(api: Any) -> None:
@@ -211,13 +196,6 @@ async def test_services_not_configured_here_are_unavailable(api: Any) -> None:
     status = await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
     assert status.status.player.player_id == ann.player.player_id
     assert not status.status.HasField("balance") and not status.status.obligations
-
-
-async def collect(api: Any, tokens: g.AuthTokens, into: list[g.OpenSessionResponse]) -> None:
-    async for push in api.OpenSession(g.OpenSessionRequest(), metadata=bearer(tokens)):
-        into.append(push)
-        if push.HasField("session_closed"):
-            return
 
 
 def last_view(pushes: list[g.OpenSessionResponse], match_id: str) -> pb.MatchView | None:

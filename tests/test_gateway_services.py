@@ -24,10 +24,10 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
-from gateway.devcert import ensure_dev_certificate
+from devtools.devcert import ensure_dev_certificate
+from devtools.players import PASSWORD, SECRET, bearer, collect, expect
+from devtools.processes import Service, free_port
 from services.collection.tests.process import ADMIN
-from tests.processes import Service, free_port
-from tests.test_gateway import PASSWORD, SECRET, bearer, collect, expect
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)

@@ -52,9 +52,9 @@ from google.protobuf.message_factory import GetMessageClass
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import PASSWORD, SECRET
+from devtools.stack import Stack, checksums, stack
 from gateway.accounts import TokenSigner
-from tests.stack import Stack, checksums, stack
-from tests.test_gateway import PASSWORD, SECRET
 
 pytestmark = pytest.mark.integration
 

@@ -37,9 +37,9 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.processes import ROOT
-from tests.stack import Stack, stack
-from tests.test_gateway import PASSWORD, SECRET
+from devtools.players import PASSWORD, SECRET
+from devtools.processes import ROOT
+from devtools.stack import Stack, stack
 
 pytestmark = pytest.mark.integration
 

@@ -25,8 +25,8 @@ from triad.v1 import events_pb2 as ev
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
-from tests.match_client import Recorder, create_request, play_to_the_end, stream_into
-from tests.processes import Service, free_port
+from devtools.match_client import Recorder, create_request, play_to_the_end, stream_into
+from devtools.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
 ADMIN = "test-operator-token"

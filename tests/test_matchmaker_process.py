@@ -26,7 +26,7 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc, matchmaker_pb2_grpc
 from triad.v1 import matchmaker_pb2 as mm
 
-from tests.processes import Service, free_port
+from devtools.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
 Stubs = tuple[Any, Any, Any]  # match, matchmaker replica one, replica two

@@ -24,7 +24,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import matchmaker_pb2 as mm
 
-from tests.processes import Service, free_port
+from devtools.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")

@@ -28,11 +28,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from services.platform.embedded import embedded_nats
-from services.platform.testing import with_database
-from tests.stack import Stack, checksums, stack
+from devtools.embedded import embedded_nats
+from devtools.players import bearer
+from devtools.stack import Stack, checksums, stack
+from devtools.testing import with_database
 from tests.test_end_to_end import RANKED, active_view, enqueue, play, register
-from tests.test_gateway import bearer
 
 pytestmark = pytest.mark.integration
 ADMIN = Path(sys.executable).parent / "triad-admin"

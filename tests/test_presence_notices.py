@@ -3,7 +3,7 @@ disconnected, when the disconnect deadline starts, and the notices the contract 
 (TURN_MISSED, OPPONENT_DISCONNECTED, OPPONENT_RECONNECTED, TRADE_AUTO_PICKED), pushed
 once on the session stream of the player they are for.
 
-The whole backend as processes (tests/stack.py) behind the TLS gateway, with short
+The whole backend as processes (devtools/stack.py) behind the TLS gateway, with short
 turns, grace and trade choice. The gateway's heartbeat is long, as in production: no
 deadline here may depend on the session stream writing something.
 """
@@ -25,9 +25,9 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.stack import Stack, stack
-from tests.tcp_proxy import FreezableProxy
-from tests.test_gateway import PASSWORD
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
+from devtools.tcp_proxy import FreezableProxy
 
 pytestmark = pytest.mark.integration
 TURN_SECONDS = 3.0

@@ -29,9 +29,9 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.stack import Stack, stack
-from tests.tcp_proxy import FreezableProxy
-from tests.test_gateway import PASSWORD
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
+from devtools.tcp_proxy import FreezableProxy
 
 pytestmark = pytest.mark.integration
 TURN_SECONDS = 3.0

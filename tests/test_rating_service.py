@@ -26,13 +26,13 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import rating_pb2 as r
 from triad.v1 import rating_pb2_grpc
 
+from devtools.processes import Service, free_port
 from services.platform import bus
 from services.platform.bus import EventStream
 from services.rating.domain import DRAW, LOSS, WIN, FinishedGame
 from services.rating.store import RatingReader
 from services.rating.tests.builders import bot, envelope, event_id, game, random_games
 from services.rating.tests.replay import check_log_against_the_formula, clean, in_log_order
-from tests.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)

@@ -29,8 +29,8 @@ from triad.v1 import collection_pb2, match_pb2, matchmaker_pb2, rating_pb2
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.stack import Stack, stack
-from tests.test_gateway import PASSWORD
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
 
 pytestmark = pytest.mark.integration
 

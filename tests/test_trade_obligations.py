@@ -15,7 +15,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from tests.stack import Stack, stack
+from devtools.stack import Stack, stack
 from tests.test_races import TRADE_TABLE, Player, code_of, join, table_match
 
 pytestmark = pytest.mark.integration

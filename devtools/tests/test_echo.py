@@ -12,10 +12,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.platform.echo import SERVICE, EchoClient, register_echo
+from devtools.echo import SERVICE, EchoClient, register_echo
 from services.platform.grpcserver import ServerConfig, build_server
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ async def test_the_echo_runner_serves_health_and_exits_cleanly_on_sigterm() -> N
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "services.platform.echo",
+        "devtools.echo",
         "--port",
         "0",
         cwd=REPO,

@@ -13,7 +13,7 @@ import asyncpg
 import nats
 import pytest
 
-from services.platform.embedded import (
+from devtools.embedded import (
     NatsProcess,
     PostgresProcess,
     embedded_nats,

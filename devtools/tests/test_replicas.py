@@ -1,4 +1,4 @@
-"""Replicas in the launcher (services/platform/backend.py, make run's --replicas): how they
+"""Replicas in the launcher (devtools/backend.py, make run's --replicas): how they
 are asked for, named, placed and addressed. Starting them is tested with the whole
 backend in tests/test_operator_consumers.py."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services.platform import run
-from services.platform.backend import Backend, BackendConfig, BackendError, parse_replicas
+from devtools import run
+from devtools.backend import Backend, BackendConfig, BackendError, parse_replicas
 
 
 def test_replicas_are_asked_for_as_service_equals_count() -> None:

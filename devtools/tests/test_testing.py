@@ -7,8 +7,8 @@ from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
-from services.platform import testing
-from services.platform.embedded import EmbeddedServerError
+from devtools import testing
+from devtools.embedded import EmbeddedServerError
 
 CONTAINER = "postgresql://test:test@localhost:32768/test"
 EMBEDDED = "postgresql://postgres:@/postgres?host=/tmp/triad-pg"

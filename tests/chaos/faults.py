@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from services.platform.embedded import NatsProcess, PostgresProcess
+from devtools.embedded import NatsProcess, PostgresProcess
 
 
 class Services(Protocol):

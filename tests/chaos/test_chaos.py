@@ -29,8 +29,8 @@ import nats
 import pytest
 
 from bench.load import LOAD_ENV, LoadConfig, LoadRun, LoadSummary
-from services.platform.backend import Backend, BackendConfig
-from services.platform.embedded import NatsProcess, PostgresProcess
+from devtools.backend import Backend, BackendConfig
+from devtools.embedded import NatsProcess, PostgresProcess
 from tests.chaos import invariants as inv
 from tests.chaos.faults import Faults, Injected, standard_plan
 

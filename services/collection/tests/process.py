@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from uuid import uuid4
 
-from tests.processes import Service, free_port
+from devtools.processes import Service, free_port
 
 ADMIN = "test-operator-token"
 

@@ -24,7 +24,7 @@ from services.platform import bus
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics, Handler, Outcome, lock_key
 from services.platform.consumer_admin import list_consumers, reset_consumer
-from services.platform.embedded import embedded_nats
+from devtools.embedded import embedded_nats
 from services.platform.eventstore import START, PostgresEventStore
 from services.platform.migrations import migrate
 from services.platform.relay import Relay

@@ -21,7 +21,7 @@ from triad.v1 import events_pb2
 
 from services.platform import bus
 from services.platform.consumer import Consumer
-from services.platform.embedded import embedded_nats
+from devtools.embedded import embedded_nats
 from services.platform.eventstore import START, PostgresEventStore
 from services.platform.migrations import migrate
 from services.platform.relay import Relay, RelayMetrics
