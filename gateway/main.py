@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,11 +23,9 @@ from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
 from services.platform.channels import internal_channel
 from services.platform.database import create_pool
-from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
-from services.platform.logging import configure_logging
-from services.platform.metrics import RpcMetrics
+from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
-from services.platform.settings import SettingsError
+from services.platform.service import run_service, serve
 
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
 
@@ -79,30 +75,20 @@ async def run(settings: GatewaySettings) -> None:
             credentials = grpc.ssl_server_credentials(
                 [(Path(settings.tls_key).read_bytes(), Path(settings.tls_cert).read_bytes())]
             )
-        life.start_metrics(REGISTRY, settings.metrics_port)
-        server = await life.start_server(
-            build_server(
-                ServerConfig(host=settings.host, port=settings.port),
-                lambda s: gateway_pb2_grpc.add_TriadGatewayServicer_to_server(servicer, s),
-                [SERVICE_NAME],
-                metrics=RpcMetrics.register(REGISTRY),
-                credentials=credentials,
-                wrappers=[authenticated(auth)],
-            )
+        await serve(
+            life,
+            settings,
+            REGISTRY,
+            lambda s: gateway_pb2_grpc.add_TriadGatewayServicer_to_server(servicer, s),
+            [SERVICE_NAME],
+            credentials=credentials,
+            wrappers=[authenticated(auth)],
         )
-        await life.wait(server)
 
 
 def main() -> int:
-    configure_logging("gateway")
-    try:
-        settings = GatewaySettings.from_env()
-    except SettingsError as error:
-        print(f"triad-gateway: {error}", file=sys.stderr)
-        return 2
-    asyncio.run(run(settings))
-    return 0
+    return run_service("gateway", GatewaySettings.from_env, run)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

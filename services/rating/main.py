@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from typing import Any
 
 import asyncpg
@@ -14,12 +13,10 @@ from services.platform import bus
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
-from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
-from services.platform.logging import configure_logging
-from services.platform.metrics import RpcMetrics, new_registry
+from services.platform.grpcserver import Lifecycle
+from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
-from services.platform.notifier import Notifier
-from services.platform.settings import SettingsError
+from services.platform.service import Background, open_notifier, run_service, serve
 from services.rating.config import RatingSettings
 from services.rating.consumers import ForfeitedDraftConsumer, RatingConsumer
 from services.rating.domain import Ladder, LadderKey
@@ -111,50 +108,22 @@ async def run(settings: RatingSettings) -> None:
         pool = await life.enter(create_pool(settings.database_url, min_size=2, max_size=16))
         await migrate(pool, settings.schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
         reader = RatingReader(pool, settings.schema)
-        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
-        await notifier.start()
-        life.push_async_callback(notifier.close)
+        notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         metrics = RatingMetrics.register(registry)
-
-        stop = asyncio.Event()
-        tasks: list[asyncio.Task[None]] = []
-
-        async def stop_tasks() -> None:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        life.push_async_callback(stop_tasks)
-        tasks += [
-            asyncio.create_task(
-                consume(settings, pool, stop, metrics, ConsumerMetrics.register(registry))
-            ),
-            asyncio.create_task(notifier.keep_alive(stop)),
-            asyncio.create_task(publish_distribution(reader, settings.season, metrics, stop)),
-        ]
-        life.start_metrics(registry, settings.metrics_port)
+        work = Background.of(life)
+        work.start(
+            consume(settings, pool, work.stop, metrics, ConsumerMetrics.register(registry)),
+            notifier.keep_alive(work.stop),
+            publish_distribution(reader, settings.season, metrics, work.stop),
+        )
         log.info("rating.season", current=settings.season)
         servicer = RatingServicer(reader, notifier, settings.season)
-        server = await life.start_server(
-            build_server(
-                ServerConfig(host=settings.host, port=settings.port),
-                lambda grpc_server: register(grpc_server, servicer),
-                [SERVICE_NAME],
-                metrics=RpcMetrics.register(registry),
-            )
-        )
-        await life.wait(server)
+        await serve(life, settings, registry, lambda s: register(s, servicer), [SERVICE_NAME])
 
 
 def main() -> int:
-    configure_logging("rating")
-    try:
-        settings = RatingSettings.from_env()
-    except SettingsError as error:
-        print(f"triad-rating: {error}", file=sys.stderr)
-        return 2
-    asyncio.run(run(settings))
-    return 0
+    return run_service("rating", RatingSettings.from_env, run)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
