@@ -178,6 +178,16 @@ class FinishedGame:
         return self.match_id or f"draft {self.draft_id}"
 
 
+@dataclass(frozen=True, slots=True)
+class ResultKey:
+    """One result on one ladder, as it is rated once: a match (``match_id``), or a draft
+    (``draft_id``: its match's result or its forfeit's, never both)."""
+
+    ladder: LadderKey
+    match_id: str
+    draft_id: str = ""
+
+
 class Unrated(StrEnum):
     """Why a finished match changes no rating."""
 
@@ -187,6 +197,11 @@ class Unrated(StrEnum):
     SAME_PLAYER = "same_player"  # both seats held by one player: nobody to rate against
     NO_RESULT = "no_result"  # neither a winner nor a draw was recorded (a draft both forfeited)
     NO_ID = "no_id"  # names neither a match nor a draft: nothing to rate it once by
+
+
+def result_key(game: FinishedGame, ladder: LadderKey) -> ResultKey:
+    """How ``game`` is rated once on ``ladder``."""
+    return ResultKey(ladder, game.match_id, game.draft_id)
 
 
 def ladder_for(game: FinishedGame, current_season: int) -> LadderKey | None:

@@ -30,7 +30,15 @@ import structlog
 
 from services.platform.errors import InvalidArgument, NotFound
 from services.rating import domain
-from services.rating.domain import Contestant, FinishedGame, LadderKey, Standing, Unrated, Update
+from services.rating.domain import (
+    Contestant,
+    FinishedGame,
+    LadderKey,
+    ResultKey,
+    Standing,
+    Unrated,
+    Update,
+)
 from services.rating.read_models import LoggedChange, PlayerStanding
 
 log = structlog.get_logger()
@@ -48,24 +56,15 @@ class Ladders(Protocol):
     """The write side, inside one transaction."""
 
     async def lock(
-        self,
-        key: LadderKey,
-        match_id: str,
-        players: tuple[Contestant, Contestant],
-        draft_id: str = "",
+        self, result: ResultKey, players: tuple[Contestant, Contestant]
     ) -> tuple[Standing, Standing] | None:
         """Lock both players until the transaction ends, in an order every writer shares;
-        their standings now, or None if this result was rated on this ladder already: the
-        match (when ``match_id`` is given) or any result of the draft (when ``draft_id``
-        is given: its match or its forfeit)."""
+        their standings now, or None if this result was rated on its ladder already: the
+        match (when it names one) or any result of the draft (when it names one: its
+        match or its forfeit)."""
 
     async def record(
-        self,
-        key: LadderKey,
-        match_id: str,
-        event_id: UUID,
-        updates: tuple[Update, Update],
-        draft_id: str = "",
+        self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
     ) -> None:
         """Log both changes and write both standings and the rank buckets."""
 
@@ -133,7 +132,8 @@ async def rate_match(
         return Ignored(reason)
     key = domain.ladder_for(game, current_season)
     assert key is not None  # why_unrated said it has one
-    standings = await ladders.lock(key, game.match_id, game.seats, game.draft_id)
+    result = domain.result_key(game, key)
+    standings = await ladders.lock(result, game.seats)
     if standings is None:
         log.info(
             "rating.already_rated",
@@ -143,7 +143,7 @@ async def rate_match(
         )
         return AlreadyRated(key)
     updates = domain.rate(game, *standings)
-    await ladders.record(key, game.match_id, event_id, updates, game.draft_id)
+    await ladders.record(result, event_id, updates)
     return Rated(key, updates)
 
 

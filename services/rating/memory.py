@@ -10,7 +10,14 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 from services.rating import domain
-from services.rating.domain import START_RATING, Contestant, LadderKey, Standing, Update
+from services.rating.domain import (
+    START_RATING,
+    Contestant,
+    LadderKey,
+    ResultKey,
+    Standing,
+    Update,
+)
 from services.rating.read_models import LoggedChange, PlayerStanding
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -30,41 +37,24 @@ class MemoryRatings:
     # ----------------------------------------------------------------- Ladders
 
     async def lock(
-        self,
-        key: LadderKey,
-        match_id: str,
-        players: tuple[Contestant, Contestant],
-        draft_id: str = "",
+        self, result: ResultKey, players: tuple[Contestant, Contestant]
     ) -> tuple[Standing, Standing] | None:
         for player in players:
             if player.name or player.player_id not in self.names:
                 self.names[player.player_id] = player.name
-        if any(
-            c.key == key
-            and ((match_id and c.match_id == match_id) or (draft_id and c.draft_id == draft_id))
-            for c in self.changes
-        ):
+        if any(_same_result(c, result) for c in self.changes):
             return None
-        a, b = (self.rows.get((key, p.player_id), Standing()) for p in players)
+        a, b = (self.rows.get((result.ladder, p.player_id), Standing()) for p in players)
         return a, b
 
     async def record(
-        self,
-        key: LadderKey,
-        match_id: str,
-        event_id: UUID,
-        updates: tuple[Update, Update],
-        draft_id: str = "",
+        self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
     ) -> None:
+        key, match_id, draft_id = result.ladder, result.match_id, result.draft_id
         at = EPOCH.replace(microsecond=len(self.changes) % 1_000_000)
         for update in updates:
             me = update.player.player_id
-            if any(
-                c.key == key
-                and c.player_id == me
-                and ((match_id and c.match_id == match_id) or (draft_id and c.draft_id == draft_id))
-                for c in self.changes
-            ):
+            if any(c.player_id == me and _same_result(c, result) for c in self.changes):
                 raise AssertionError(f"match {match_id} / draft {draft_id} rated twice for {me}")
             self.feeds[me] = self.feeds.get(me, 0) + 1
             self.changes.append(
@@ -151,3 +141,11 @@ class MemoryRatings:
 
     def rating(self, key: LadderKey, player_id: str) -> int:
         return self.rows.get((key, player_id), Standing(START_RATING)).rating
+
+
+def _same_result(change: LoggedChange, result: ResultKey) -> bool:
+    """The change rated ``result`` already: its match, or a result of its draft."""
+    return change.key == result.ladder and (
+        (bool(result.match_id) and change.match_id == result.match_id)
+        or (bool(result.draft_id) and change.draft_id == result.draft_id)
+    )

@@ -9,32 +9,17 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import structlog
 from triad.v1 import common_pb2 as pb
 from triad.v1 import rating_pb2 as r
 from triad.v1 import rating_pb2_grpc
 
-from services.platform.enums import require_enum
+from services.platform.edge import bind, require, require_enum
 from services.platform.errors import InvalidArgument
 from services.rating import handlers, mapping
 from services.rating.domain import LadderKey
 from services.rating.handlers import Reader, Wakeups
 
-MAX_ID_LENGTH = 200
 FIRST_PAGE = 2**62  # "before the newest change": above any feed number
-
-
-def _bind(player_id: str = "") -> None:
-    """Every log line of this request carries the player."""
-    structlog.contextvars.bind_contextvars(player_id=player_id)
-
-
-def _player(value: str, field: str = "player_id") -> str:
-    if not value:
-        raise InvalidArgument(f"{field} is required")
-    if len(value) > MAX_ID_LENGTH:
-        raise InvalidArgument(f"{field} is longer than {MAX_ID_LENGTH} characters")
-    return value
 
 
 def _page_token(token: str) -> int:
@@ -57,12 +42,15 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         assert key is not None  # every ladder but the unspecified one has a key
         return handlers.check_season(key, self._season)
 
+    def _player_on(self, player_id: str, ladder: pb.LadderKey) -> tuple[str, LadderKey]:
+        """The request's player (bound to its log lines) and the ladder it asks about."""
+        bind(player_id=player_id)
+        return require(player_id, "player_id"), self._key(ladder)
+
     async def GetRating(
         self, request: r.RatingServiceGetRatingRequest, context: Any
     ) -> r.RatingServiceGetRatingResponse:
-        _bind(request.player_id)
-        player = _player(request.player_id)
-        key = self._key(request.ladder)
+        player, key = self._player_on(request.player_id, request.ladder)
         rating = await handlers.get_rating(self._reader, player, key)
         return r.RatingServiceGetRatingResponse(rating=mapping.player_rating(rating, key))
 
@@ -70,7 +58,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         self, request: r.RatingServiceBatchGetRatingsRequest, context: Any
     ) -> r.RatingServiceBatchGetRatingsResponse:
         key = self._key(request.ladder)
-        players = [_player(p, "player_ids") for p in request.player_ids]
+        players = [require(p, "player_ids") for p in request.player_ids]
         ratings = await handlers.get_ratings(self._reader, players, key)
         return r.RatingServiceBatchGetRatingsResponse(
             ratings=[mapping.player_rating(rating, key) for rating in ratings]
@@ -79,9 +67,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
     async def ListRatingHistory(
         self, request: r.RatingServiceListRatingHistoryRequest, context: Any
     ) -> r.RatingServiceListRatingHistoryResponse:
-        _bind(request.player_id)
-        player = _player(request.player_id)
-        key = self._key(request.ladder)
+        player, key = self._player_on(request.player_id, request.ladder)
         before = _page_token(request.page_token)
         page, after = await handlers.history(self._reader, player, key, request.page_size, before)
         return r.RatingServiceListRatingHistoryResponse(
@@ -92,9 +78,9 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
     async def GetLeaderboard(
         self, request: r.RatingServiceGetLeaderboardRequest, context: Any
     ) -> r.RatingServiceGetLeaderboardResponse:
-        _bind(request.player_id)
+        bind(player_id=request.player_id)
         key = self._key(request.ladder)
-        player = _player(request.player_id) if request.player_id else ""
+        player = require(request.player_id, "player_id") if request.player_id else ""
         board = await handlers.leaderboard(self._reader, key, request.top_n, player)
         return r.RatingServiceGetLeaderboardResponse(
             entries=[mapping.leaderboard_entry(e) for e in board.top],
@@ -105,17 +91,15 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
     async def GetRank(
         self, request: r.RatingServiceGetRankRequest, context: Any
     ) -> r.RatingServiceGetRankResponse:
-        _bind(request.player_id)
-        player = _player(request.player_id)
-        key = self._key(request.ladder)
+        player, key = self._player_on(request.player_id, request.ladder)
         rank, ranked = await handlers.get_rank(self._reader, player, key)
         return r.RatingServiceGetRankResponse(rank=rank, ranked_player_count=ranked)
 
     async def WatchRatings(
         self, request: r.RatingServiceWatchRatingsRequest, context: Any
     ) -> AsyncIterator[r.RatingServiceWatchRatingsResponse]:
-        _bind(request.player_id)
-        player = _player(request.player_id)
+        bind(player_id=request.player_id)
+        player = require(request.player_id, "player_id")
         async for change in handlers.watch(self._reader, self._wakeups, player):
             yield r.RatingServiceWatchRatingsResponse(change=mapping.rating_change(change))
 

@@ -15,6 +15,7 @@ from services.rating.domain import (
     Contestant,
     Ladder,
     LadderKey,
+    ResultKey,
     Standing,
     Update,
     bucket_moves,
@@ -35,18 +36,11 @@ class PostgresLadders:
         )
 
     async def lock(
-        self,
-        key: LadderKey,
-        match_id: str,
-        players: tuple[Contestant, Contestant],
-        draft_id: str = "",
+        self, result: ResultKey, players: tuple[Contestant, Contestant]
     ) -> tuple[Standing, Standing] | None:
         rows = await self._conn.fetch(
             self._lock,
-            key.ladder.value,
-            key.season,
-            match_id,
-            draft_id,
+            *_result(result),
             [p.player_id for p in players],
             [p.name for p in players],
         )
@@ -56,37 +50,44 @@ class PostgresLadders:
         return found[players[0].player_id], found[players[1].player_id]
 
     async def record(
-        self,
-        key: LadderKey,
-        match_id: str,
-        event_id: UUID,
-        updates: tuple[Update, Update],
-        draft_id: str = "",
+        self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
     ) -> None:
         buckets = bucket_moves(updates)
+        # One array per column of the function's unnest, both players in each.
+        columns = zip(*(_update_row(u) for u in updates), strict=True)
         await self._conn.execute(
             self._record,
-            key.ladder.value,
-            key.season,
-            match_id,
-            draft_id,
+            *_result(result),
             event_id,
-            [u.player.player_id for u in updates],
-            [u.opponent.player_id for u in updates],
-            [u.opponent.name for u in updates],
-            [u.change.before for u in updates],
-            [u.change.after for u in updates],
-            [u.change.k for u in updates],
-            [u.change.expected for u in updates],
-            [u.change.score for u in updates],
-            [u.opponent_before.rating for u in updates],
-            [u.after.games for u in updates],
-            [u.after.wins for u in updates],
-            [u.after.losses for u in updates],
-            [u.after.draws for u in updates],
+            *(list(column) for column in columns),
             [rating for rating, _ in buckets],
             [move for _, move in buckets],
         )
+
+
+def _result(result: ResultKey) -> tuple[str, int, str, str]:
+    """The result's parameters, as both functions take them first."""
+    key = result.ladder
+    return key.ladder.value, key.season, result.match_id, result.draft_id
+
+
+def _update_row(u: Update) -> tuple[Any, ...]:
+    """One player's row of rating_record's arrays, in its parameters' order."""
+    return (
+        u.player.player_id,
+        u.opponent.player_id,
+        u.opponent.name,
+        u.change.before,
+        u.change.after,
+        u.change.k,
+        u.change.expected,
+        u.change.score,
+        u.opponent_before.rating,
+        u.after.games,
+        u.after.wins,
+        u.after.losses,
+        u.after.draws,
+    )
 
 
 _CHANGE_COLUMNS = (

@@ -18,6 +18,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from services.rating.consumers import RatingConsumer
+from services.rating.domain import ResultKey
 from services.rating.memory import MemoryRatings
 from services.rating.metrics import RatingMetrics
 from services.rating.store import PostgresLadders, RatingReader
@@ -152,7 +153,9 @@ async def test_the_log_refuses_a_second_change_for_a_match_even_past_the_check(
     async with pg_pool.acquire() as conn:
         with pytest.raises(asyncpg.UniqueViolationError):
             async with conn.transaction():  # as a buggy handler skipping the lock would
-                await PostgresLadders(conn, rating_schema).record(RANKED, "m1", uuid4(), updates)
+                await PostgresLadders(conn, rating_schema).record(
+                    ResultKey(RANKED, "m1"), uuid4(), updates
+                )
     assert len(await RatingReader(pg_pool, rating_schema).log()) == 2
 
 
