@@ -1,13 +1,11 @@
-"""Domain values <-> ``triad.v1`` protobuf, for the matchmaker's edges: the gRPC server,
-the event payloads the store appends, the clients of other services, and the JSON form
-of a start plan kept in ``match_starts``."""
+"""Domain values <-> ``triad.v1`` protobuf, at the matchmaker's edges: the gRPC server
+and the clients of other services. The event payloads the store appends are built in
+``codec.py``; the JSON form of a start plan is ``store/plans.py``'s."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
@@ -23,8 +21,6 @@ from services.matchmaker.domain import (
     Mode,
     RuleSet,
     Seat,
-    StartKind,
-    StartPlan,
     Table,
     TableFilter,
     TableSettings,
@@ -84,9 +80,6 @@ def duration(seconds: float) -> Duration:
 
 def type_name(message: Message) -> str:
     return str(message.DESCRIPTOR.full_name)
-
-
-# --------------------------------------------------------------------------- values
 
 
 QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE)
@@ -273,202 +266,5 @@ def table(value: Table) -> pb.Table:
     )
 
 
-# --------------------------------------------------------------------------- events
-
-
-def ticket_queued(value: Ticket) -> ev.TicketQueued:
-    return ev.TicketQueued(
-        ticket_id=value.ticket_id,
-        player=pb.PlayerRef(player_id=value.player_id, player_name=value.player_name),
-        mode=MODES[value.mode],
-        deck=deck_choice(value.deck),
-        rating=value.rating,
-    )
-
-
-def ticket_cancelled(ticket_id: str, player_id: str, reason: CancelReason) -> ev.TicketCancelled:
-    return ev.TicketCancelled(
-        ticket_id=ticket_id, player_id=player_id, reason=CANCEL_REASONS[reason]
-    )
-
-
-def _bot_seat(plan: StartPlan, bot_cards: Sequence[Card]) -> ev.BotSeat | None:
-    for index, seat in enumerate(plan.seats):
-        if seat.is_bot:
-            return ev.BotSeat(player=seat_player(seat, index), deck=[card(c) for c in bot_cards])
-    return None
-
-
-def tickets_paired(plan: StartPlan, bot_cards: Sequence[Card]) -> ev.TicketsPaired:
-    message = ev.TicketsPaired(
-        pairing_id=plan.start_id,
-        mode=MODES[plan.mode],
-        tickets=[
-            ev.PairedTicket(
-                ticket_id=seat.ticket_id,
-                player=pb.PlayerRef(player_id=seat.player_id, player_name=seat.name),
-                rating=seat.rating,
-                wait_duration=duration(seat.waited),
-            )
-            for seat in plan.humans
-        ],
-        bot=_bot_seat(plan, bot_cards),
-        rules=rules(plan.rules),
-        rating_gap=plan.rating_gap,
-    )
-    if plan.draft_id:
-        message.draft_id = plan.draft_id
-    else:
-        message.match_id = plan.match_id
-    return message
-
-
-def practice_started(
-    plan: StartPlan, bot_cards: Sequence[Card], cancelled_ticket_id: str = ""
-) -> ev.PracticeStarted:
-    human = plan.humans[0]
-    return ev.PracticeStarted(
-        practice_id=plan.start_id,
-        player=pb.PlayerRef(player_id=human.player_id, player_name=human.name),
-        origin_mode=MODES[plan.origin_mode or plan.mode],
-        rules=rules(plan.rules),
-        bot=_bot_seat(plan, bot_cards),
-        match_id=plan.match_id,
-        cancelled_ticket_id=cancelled_ticket_id,
-    )
-
-
-def table_created(value: Table) -> ev.TableCreated:
-    return ev.TableCreated(
-        table_id=value.table_id,
-        host=pb.PlayerRef(player_id=value.host_id, player_name=value.host_name),
-        settings=table_settings(value.settings),
-        host_deck=deck_choice(value.host_deck),
-        challenged_player_name=value.challenged_name,
-        expire_time=timestamp(value.expire_at),
-    )
-
-
-def table_joined(plan: StartPlan) -> ev.TableJoined:
-    guest = plan.seats[1]
-    return ev.TableJoined(
-        table_id=plan.table_id,
-        guest=pb.PlayerRef(player_id=guest.player_id, player_name=guest.name),
-        guest_deck=deck_choice(guest.deck),
-        match_id=plan.match_id,
-    )
-
-
-def table_closed(table_id: str, host_id: str) -> ev.TableClosed:
-    return ev.TableClosed(table_id=table_id, host_player_id=host_id)
-
-
-def table_expired(table_id: str) -> ev.TableExpired:
-    return ev.TableExpired(table_id=table_id)
-
-
-# --------------------------------------------------------------------------- plans
-
-
-def _deck_json(value: DeckChoice | None) -> dict[str, Any] | None:
-    return None if value is None else {"deck_id": value.deck_id, "random": value.random}
-
-
-def _card_json(value: Card) -> dict[str, Any]:
-    return {
-        "card_id": value.card_id,
-        "origin": value.origin,
-        "character_id": value.character_id,
-        "name": value.name,
-        "stars": value.stars,
-        "element": value.element,
-        "sides": list(value.sides),
-        "printed": list(value.printed),
-        "holo": value.holo,
-        "holo_side": value.holo_side,
-    }
-
-
-def _card_from(data: dict[str, Any]) -> Card:
-    return Card(**{**data, "sides": tuple(data["sides"]), "printed": tuple(data["printed"])})
-
-
-def plan_json(plan: StartPlan) -> str:
-    """The plan as stored in ``match_starts.plan`` (any replica may finish the start)."""
-    seats = [
-        {
-            "player_id": s.player_id,
-            "name": s.name,
-            "bot_level": s.bot_level.value if s.bot_level else None,
-            "deck": _deck_json(s.deck),
-            "ticket_id": s.ticket_id,
-            "rating": s.rating,
-            "waited": s.waited,
-            "cards": [_card_json(c) for c in s.cards],
-        }
-        for s in plan.seats
-    ]
-    r = plan.rules
-    return json.dumps(
-        {
-            "start_id": plan.start_id,
-            "kind": plan.kind.value,
-            "mode": plan.mode.value,
-            "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
-                      r.trade_one],
-            "seats": seats,
-            "match_id": plan.match_id,
-            "draft_id": plan.draft_id,
-            "origin_mode": plan.origin_mode.value if plan.origin_mode else None,
-            "ladder": plan.ladder,
-            "origin_id": plan.origin_id,
-            "table_id": plan.table_id,
-        },
-        separators=(",", ":"),
-    )  # fmt: skip
-
-
-def plan_from(text: str) -> StartPlan:
-    data = json.loads(text)
-    visibility, *flags = data["rules"]
-    seats = tuple(
-        Seat(
-            player_id=s["player_id"],
-            name=s["name"],
-            bot_level=BotLevel(s["bot_level"]) if s["bot_level"] else None,
-            deck=DeckChoice(**s["deck"]) if s["deck"] else None,
-            ticket_id=s["ticket_id"],
-            rating=s["rating"],
-            waited=s["waited"],
-            cards=tuple(_card_from(c) for c in s["cards"]),
-        )
-        for s in data["seats"]
-    )
-    return StartPlan(
-        start_id=data["start_id"],
-        kind=StartKind(data["kind"]),
-        mode=Mode(data["mode"]),
-        rules=RuleSet(Visibility(visibility), *flags),
-        seats=(seats[0], seats[1]),
-        match_id=data["match_id"],
-        draft_id=data["draft_id"],
-        origin_mode=Mode(data["origin_mode"]) if data["origin_mode"] else None,
-        ladder=data["ladder"],
-        origin_id=data["origin_id"],
-        table_id=data["table_id"],
-    )
-
-
 def moment(stamp: Timestamp) -> datetime:
     return stamp.ToDatetime(tzinfo=UTC)
-
-
-def draft_completed(payload: bytes) -> tuple[str, str, tuple[Seat, ...]]:
-    """A DraftCompleted payload: the draft, the match id it names, and both seats with
-    their drafted decks."""
-    message = ev.DraftCompleted.FromString(payload)
-    seats = tuple(
-        Seat(d.player.player_id, d.player.player_name, cards=tuple(card_back(c) for c in d.deck))
-        for d in message.decks
-    )
-    return message.draft_id, message.match_id, seats

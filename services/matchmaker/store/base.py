@@ -16,8 +16,9 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from google.protobuf.message import Message
 
-from services.matchmaker import mapping
+from services.matchmaker import codec
 from services.matchmaker.domain import DeckChoice, StartPlan
+from services.matchmaker.store import plans
 from services.platform.errors import InvalidArgument
 from services.platform.eventstore import NewEvent, PostgresEventStore
 from services.platform.migrations import quote_schema
@@ -165,9 +166,11 @@ class Base:
     async def _append(
         self, conn: Any, stream_id: str, expected: int, message: Message, correlation: str = ""
     ) -> None:
+        encoded = codec.encode(message)
         event = NewEvent(
-            type=mapping.type_name(message),
-            data=message.SerializeToString(),
+            type=encoded.type,
+            data=encoded.data,
+            schema_version=encoded.schema_version,
             metadata={"correlation_id": correlation} if correlation else {},
             event_id=event_id(stream_id, expected + 1),
         )
@@ -189,7 +192,7 @@ class Base:
             "lease_until) VALUES ($1, $2, $3::jsonb, 'pending', $4, $5)",
             plan.start_id,
             plan.kind.value,
-            mapping.plan_json(plan),
+            plans.plan_json(plan),
             token,
             lease_until,
         )

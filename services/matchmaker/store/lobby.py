@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from services.matchmaker import mapping
+from services.matchmaker import codec
 from services.matchmaker.domain import (
     RuleSet,
     Table,
@@ -54,7 +54,7 @@ class LobbyStore(Base):
                 conn,
                 f"table-{table.table_id}",
                 0,
-                mapping.table_created(table),
+                codec.table_created(table),
                 request.request_id,
             )
 
@@ -95,7 +95,7 @@ class LobbyStore(Base):
                 conn,
                 f"table-{table_id}",
                 1,
-                mapping.table_closed(table_id, host_id),
+                codec.table_closed(table_id, host_id),
                 request.request_id,
             )
             return _table(row), True
@@ -114,7 +114,7 @@ class LobbyStore(Base):
             for row in rows:
                 await self._disengage(conn, [row["host_id"]], row["table_id"])
                 await self._append(
-                    conn, f"table-{row['table_id']}", 1, mapping.table_expired(row["table_id"])
+                    conn, f"table-{row['table_id']}", 1, codec.table_expired(row["table_id"])
                 )
         return [_table(r) for r in rows]
 

@@ -11,8 +11,9 @@ from uuid import UUID, uuid4
 
 from google.protobuf.message import Message
 
-from services.matchmaker import mapping
+from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
+from services.matchmaker.store import plans
 from services.matchmaker.store.base import Base, Request, StartRecord
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
@@ -118,7 +119,7 @@ class StartRepository(Base):
 
     def _start(self, row: Any) -> StartRecord:
         return StartRecord(
-            mapping.plan_from(row["plan"]), row["state"], row["lease_token"], row["error"]
+            plans.plan_from(row["plan"]), row["state"], row["lease_token"], row["error"]
         )
 
     async def _settle(
@@ -156,7 +157,7 @@ class StartRepository(Base):
                 )
                 for seat in plan.humans:
                     await self._disengage(conn, [seat.player_id], seat.ticket_id)
-                message: Message = mapping.tickets_paired(plan, bot_cards)
+                message: Message = codec.tickets_paired(plan, bot_cards)
                 await self._append(conn, f"pairing-{plan.start_id}", 0, message)
             elif plan.kind in (StartKind.PRACTICE, StartKind.SWITCH):
                 human = plan.humans[0]
@@ -166,7 +167,7 @@ class StartRepository(Base):
                         conn, human.ticket_id, human.player_id,
                         CancelReason.SWITCHED_TO_PRACTICE, now,
                     )  # fmt: skip
-                message = mapping.practice_started(plan, bot_cards, human.ticket_id)
+                message = codec.practice_started(plan, bot_cards, human.ticket_id)
                 await self._append(conn, f"practice-{plan.start_id}", 0, message)
             elif plan.kind is StartKind.TABLE:
                 await conn.execute(
@@ -176,7 +177,7 @@ class StartRepository(Base):
                     plan.match_id,
                 )
                 await self._disengage(conn, players, plan.table_id)
-                await self._append(conn, f"table-{plan.table_id}", 1, mapping.table_joined(plan))
+                await self._append(conn, f"table-{plan.table_id}", 1, codec.table_joined(plan))
             await self._notify(conn, players)
         return True
 
@@ -232,7 +233,7 @@ class StartRepository(Base):
         )
         if done:
             await self._disengage(conn, [player_id], ticket_id)
-            message = mapping.ticket_cancelled(ticket_id, player_id, reason)
+            message = codec.ticket_cancelled(ticket_id, player_id, reason)
             await self._append(conn, f"ticket-{ticket_id}", 1, message)
 
     async def _reopen_or_close(self, conn: Any, plan: StartPlan, culprits: Collection[str]) -> None:
@@ -256,5 +257,5 @@ class StartRepository(Base):
             conn,
             f"table-{plan.table_id}",
             1,
-            mapping.table_closed(plan.table_id, host),
+            codec.table_closed(plan.table_id, host),
         )

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from services.matchmaker import mapping
+from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Mode, StartPlan, Ticket, TicketState
 from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
 
@@ -62,7 +62,7 @@ class TicketRepository(Base):
                 conn,
                 f"ticket-{ticket.ticket_id}",
                 0,
-                mapping.ticket_queued(ticket),
+                codec.ticket_queued(ticket),
                 request.request_id,
             )
             await self._notify(conn, [ticket.player_id])
@@ -94,7 +94,7 @@ class TicketRepository(Base):
                 conn,
                 f"ticket-{ticket_id}",
                 1,
-                mapping.ticket_cancelled(ticket_id, player_id, CancelReason.PLAYER),
+                codec.ticket_cancelled(ticket_id, player_id, CancelReason.PLAYER),
                 request.request_id,
             )
             await self._notify(conn, [player_id])

@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from triad.v1 import events_pb2 as ev
 
-from services.matchmaker import handlers_pairing, handlers_queues, handlers_starts
+from services.matchmaker import codec, handlers_pairing, handlers_queues, handlers_starts
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     BotLevel,
@@ -40,7 +40,7 @@ async def events(ctx: Context) -> list[tuple[str, Any]]:
     log = PostgresEventStore(ctx.store.pool, ctx.store._schema)
     found = []
     for record in await log.read_all(limit=10_000):
-        message = getattr(ev, record.type.rsplit(".", 1)[-1]).FromString(record.data)
+        message = codec.decode(record.type, record.schema_version, record.data)
         found.append((record.stream_id, message))
     return found
 

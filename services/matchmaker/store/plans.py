@@ -1,0 +1,108 @@
+"""The JSON form of a start plan, kept in ``match_starts.plan`` so that any replica
+can finish a start another one began."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from services.matchmaker.domain import (
+    BotLevel,
+    Card,
+    DeckChoice,
+    Mode,
+    RuleSet,
+    Seat,
+    StartKind,
+    StartPlan,
+    Visibility,
+)
+
+
+def _deck_json(value: DeckChoice | None) -> dict[str, Any] | None:
+    return None if value is None else {"deck_id": value.deck_id, "random": value.random}
+
+
+def _card_json(value: Card) -> dict[str, Any]:
+    return {
+        "card_id": value.card_id,
+        "origin": value.origin,
+        "character_id": value.character_id,
+        "name": value.name,
+        "stars": value.stars,
+        "element": value.element,
+        "sides": list(value.sides),
+        "printed": list(value.printed),
+        "holo": value.holo,
+        "holo_side": value.holo_side,
+    }
+
+
+def _card_from(data: dict[str, Any]) -> Card:
+    return Card(**{**data, "sides": tuple(data["sides"]), "printed": tuple(data["printed"])})
+
+
+def plan_json(plan: StartPlan) -> str:
+    """The plan as stored in ``match_starts.plan`` (any replica may finish the start)."""
+    seats = [
+        {
+            "player_id": s.player_id,
+            "name": s.name,
+            "bot_level": s.bot_level.value if s.bot_level else None,
+            "deck": _deck_json(s.deck),
+            "ticket_id": s.ticket_id,
+            "rating": s.rating,
+            "waited": s.waited,
+            "cards": [_card_json(c) for c in s.cards],
+        }
+        for s in plan.seats
+    ]
+    r = plan.rules
+    return json.dumps(
+        {
+            "start_id": plan.start_id,
+            "kind": plan.kind.value,
+            "mode": plan.mode.value,
+            "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
+                      r.trade_one],
+            "seats": seats,
+            "match_id": plan.match_id,
+            "draft_id": plan.draft_id,
+            "origin_mode": plan.origin_mode.value if plan.origin_mode else None,
+            "ladder": plan.ladder,
+            "origin_id": plan.origin_id,
+            "table_id": plan.table_id,
+        },
+        separators=(",", ":"),
+    )  # fmt: skip
+
+
+def plan_from(text: str) -> StartPlan:
+    data = json.loads(text)
+    visibility, *flags = data["rules"]
+    seats = tuple(
+        Seat(
+            player_id=s["player_id"],
+            name=s["name"],
+            bot_level=BotLevel(s["bot_level"]) if s["bot_level"] else None,
+            deck=DeckChoice(**s["deck"]) if s["deck"] else None,
+            ticket_id=s["ticket_id"],
+            rating=s["rating"],
+            waited=s["waited"],
+            cards=tuple(_card_from(c) for c in s["cards"]),
+        )
+        for s in data["seats"]
+    )
+    return StartPlan(
+        start_id=data["start_id"],
+        kind=StartKind(data["kind"]),
+        mode=Mode(data["mode"]),
+        rules=RuleSet(Visibility(visibility), *flags),
+        seats=(seats[0], seats[1]),
+        match_id=data["match_id"],
+        draft_id=data["draft_id"],
+        origin_mode=Mode(data["origin_mode"]) if data["origin_mode"] else None,
+        ladder=data["ladder"],
+        origin_id=data["origin_id"],
+        table_id=data["table_id"],
+    )
