@@ -41,8 +41,10 @@ run: proto ## start the whole backend on this machine
 test: proto lint test-tools ## run every test (unit, integration, conformance)
 	$(BIN)/python -m pytest -q
 
-unit: proto ## run the fast unit tests only
-	$(BIN)/python -m pytest -q -m "not integration" services gateway
+# Unit and handler tests: no server. devtools/testing.py marks every test that asks for
+# PostgreSQL or NATS `integration`, so none of them is selected here.
+unit: proto ## run the unit and handler tests (no server; under a minute)
+	$(BIN)/python -m pytest -q -m "not integration" services gateway devtools tests/test_contract.py
 
 lint: proto ## ruff (lint and format check) and mypy
 	$(BIN)/ruff check .

@@ -22,6 +22,10 @@ Fixtures:
 - ``database_url``: a fresh database for this test alone, dropped after it.
 
 NATS is shared too: a test names its own JetStream streams and subjects.
+
+Every test that asks for a server, directly or through another fixture, is marked
+``integration`` at collection, so ``pytest -m "not integration"`` (``make unit``) never
+starts one and no test has to remember the mark.
 """
 
 from __future__ import annotations
@@ -43,8 +47,18 @@ from devtools.embedded import EmbeddedServerError, embedded_nats
 from services.platform.settings import Settings
 
 MODES = ("auto", "docker", "embedded", "env")
+SERVER_FIXTURES = frozenset({"postgres_url", "nats_url"})
 POSTGRES_IMAGE = "postgres:16-alpine"
 NATS_IMAGE = "nats:2.11-alpine"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``integration`` every test whose fixtures reach a server (before ``-m``
+    deselects: tryfirst)."""
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +17,7 @@ from devtools.embedded import EmbeddedServerError
 CONTAINER = "postgresql://test:test@localhost:32768/test"
 EMBEDDED = "postgresql://postgres:@/postgres?host=/tmp/triad-pg"
 CONFIGURED = "postgresql://triad@db.example:5432/triad"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
@@ -97,3 +102,43 @@ def test_a_database_url_points_at_another_database_on_the_same_server() -> None:
         "postgresql://postgres:@/triad_test_1?host=/tmp/triad-pg"
     )
     assert testing.with_database(CONFIGURED, "x") == "postgresql://triad@db.example:5432/x"
+
+
+SERVER_AND_PLAIN_TESTS = """
+import pytest
+
+@pytest.fixture
+def pool_like(postgres_url):
+    return postgres_url
+
+def test_through_a_fixture(pool_like):
+    pass
+
+def test_direct(nats_url):
+    pass
+
+def test_plain():
+    pass
+"""
+
+
+def test_a_test_that_reaches_a_server_is_marked_integration_and_unit_runs_skip_it(
+    tmp_path: Path,
+) -> None:
+    # Servers that cannot be reached: a test that asked for one would error, not pass.
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_mixed.py").write_text(SERVER_AND_PLAIN_TESTS)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "TRIAD_TEST_SERVERS": "env",
+        "TRIAD_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",
+        "TRIAD_NATS_URL": "nats://127.0.0.1:1",
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "devtools.testing", "-p", "no:cacheprovider",
+         "-q", "-m", "not integration", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed, 2 deselected" in run.stdout, run.stdout
