@@ -11,7 +11,7 @@ import random
 
 from bench.report import Options, Report, Target, Workload, baseline_workload, measure
 from services.match import codec, domain
-from services.match.events import MatchCreated, MatchEvent
+from services.match.domain.events import MatchCreated, MatchEvent
 from services.match.rules import Visibility
 from services.match.tests.builders import T0, created, later
 
@@ -28,9 +28,8 @@ def random_history(rng: random.Random, visibility: Visibility) -> list[MatchEven
         index, cell = rng.choice(match.position.legal_moves())
         card_id = match.position.hand(seat)[index].id
         step = domain.place(match, match.player(seat).player_id, card_id, cell, later(1))
-        events += step
-        match = domain.fold(step, match)
-        assert match is not None
+        events += step.events
+        match = step.state
     return events
 
 

@@ -25,7 +25,7 @@ from triad.v1 import match_pb2_grpc
 
 from services import wire
 from services.match import codec, domain
-from services.match.events import CardPlaced, MatchEvent, MatchFinished
+from services.match.domain.events import CardPlaced, MatchEvent, MatchFinished
 from services.match.rules import Seat
 from services.platform import consumer_admin
 

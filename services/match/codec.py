@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
-from services.match.events import (
+from services.match.domain.events import (
     CardPlaced,
     Forfeited,
     MatchCard,

@@ -11,7 +11,7 @@ from random import Random
 import structlog
 
 from services.match import bots, domain
-from services.match.events import MatchCard, MatchEvent, MatchRules, SeatPlayer
+from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.rules import Geometry, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
 from services.match.store import MatchStore, Request, RequestSeen
@@ -21,7 +21,7 @@ from services.platform.eventstore import WrongExpectedVersion
 
 log = structlog.get_logger()
 
-Decide = Callable[[domain.Match | None], list[MatchEvent]]
+Decide = Callable[[domain.Match | None], domain.Decision]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ async def _execute(
     for _ in range(ctx.attempts):
         state = await ctx.store.current(match_id)
         try:
-            events = decide(state)
+            decision = decide(state)
         except DomainError as refused:
             if request is not None and (seen := await ctx.store.answered(request)) is not None:
                 return await ctx.store.load_at(seen.match_id, seen.version)
@@ -61,13 +61,13 @@ async def _execute(
             if state is None and isinstance(refused, domain.MatchNotFound):
                 raise domain.no_match(match_id) from None  # the domain had no id to name
             raise
-        if not events:
+        if not decision.events:
             if await _moved_on(ctx, match_id, state):
                 continue
             return state
         try:
             return await ctx.store.save(
-                state, events, request, correlation_id=request.request_id if request else ""
+                state, decision, request, correlation_id=request.request_id if request else ""
             )
         except WrongExpectedVersion:
             ctx.store.forget(match_id)
@@ -104,7 +104,7 @@ async def create_match(
     humans = [p.player_id for p in players if not p.is_bot]
     present = await ctx.store.open_sessions(humans)
 
-    def decide(state: domain.Match | None) -> list[MatchEvent]:
+    def decide(state: domain.Match | None) -> domain.Decision:
         return domain.create(
             state,
             match_id,
@@ -137,7 +137,7 @@ async def _settle_presence(
 ) -> domain.Match:
     """Bring a seat's connection in line with the player's open session (None: none)."""
 
-    def decide(state: domain.Match | None) -> list[MatchEvent]:
+    def decide(state: domain.Match | None) -> domain.Decision:
         if session_id is not None:
             return domain.presence(state, player_id, True, session_id, ctx.clock())
         attached = state.sessions[state.seat_of(player_id)] if state is not None else ""
@@ -168,7 +168,7 @@ async def place_card(
     cell: int,
     expected_version: int | None = None,
 ) -> domain.Match:
-    def decide(state: domain.Match | None) -> list[MatchEvent]:
+    def decide(state: domain.Match | None) -> domain.Decision:
         if expected_version is not None and state is not None and state.version != expected_version:
             raise Conflict(
                 f"the match is at version {state.version}, not {expected_version}: "
@@ -226,16 +226,16 @@ async def view(
     return match
 
 
-async def _due_events(ctx: Context, match: domain.Match, now: datetime) -> list[MatchEvent]:
-    """The events the first due timer of ``match`` produces (none if all are stale)."""
+async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:
+    """What the first due timer of ``match`` decides (no events if all are stale)."""
     rng = ctx.rng
     for timer in domain.deadlines(match):
         if timer.due > now:
             continue
-        if timer.kind == "turn":
-            events = domain.time_out(match, timer.turn, now, rng.randrange(1 << 30))
-        elif timer.kind == "disconnect":
-            events = domain.disconnect_expired(match, timer.seat, now)
+        if timer.kind is domain.DeadlineKind.TURN:
+            decision = domain.time_out(match, timer.turn, now, rng.randrange(1 << 30))
+        elif timer.kind is domain.DeadlineKind.DISCONNECT:
+            decision = domain.disconnect_expired(match, timer.seat, now)
         else:
             bot = match.player(timer.seat)
             view = match_view(match, bot.player_id)
@@ -245,10 +245,10 @@ async def _due_events(ctx: Context, match: domain.Match, now: datetime) -> list[
                 card_id, cell = await ctx.bot_pool.choose(view, rng, now)
             # The move happens when the bot is done thinking: the opponent's turn timer
             # starts then, not when the bot's timer fired.
-            events = domain.place(match, bot.player_id, card_id, cell, max(now, ctx.clock()))
-        if events:
-            return events
-    return []
+            decision = domain.place(match, bot.player_id, card_id, cell, max(now, ctx.clock()))
+        if decision.events:
+            return decision
+    return domain.Decision([], match)
 
 
 async def fire_due_timer(ctx: Context) -> bool:
@@ -266,11 +266,13 @@ async def fire_due_timer(ctx: Context) -> bool:
             match = await ctx.store.load(match_id)
             if match is None:
                 return True
-            events = await _due_events(ctx, match, now)
-            if events:
-                await ctx.store.save(match, events, conn=conn)
+            decision = await _due(ctx, match, now)
+            if decision.events:
+                await ctx.store.save(match, decision, conn=conn)
                 log.info(
-                    "timer fired", match_id=match_id, events=[type(e).__name__ for e in events]
+                    "timer fired",
+                    match_id=match_id,
+                    events=[type(e).__name__ for e in decision.events],
                 )
             else:
                 await ctx.store.refresh_timers(conn, match)

@@ -8,7 +8,7 @@ from typing import Any
 
 from triad.v1 import common_pb2 as pb
 
-from services.match.events import (
+from services.match.domain.events import (
     FinishReason,
     MatchCard,
     MatchFinished,

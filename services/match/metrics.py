@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.match.events import (
+from services.match.domain.events import (
     CardPlaced,
     Forfeited,
     MatchCreated,

@@ -8,7 +8,7 @@ from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.match import mapping
-from services.match.events import CardPlaced, MatchCard
+from services.match.domain.events import CardPlaced, MatchCard
 from services.match.rules import Hidden
 from services.match.views import MatchView
 

@@ -17,7 +17,7 @@ from triad.v1 import match_pb2_grpc
 from services import wire
 from services.match import handlers, mapping
 from services.match.domain import Match
-from services.match.events import MatchCard, MatchRules, SeatPlayer
+from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import view_message
 from services.match.rules import validate_deck

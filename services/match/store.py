@@ -43,7 +43,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import asyncpg
 
 from services.match import codec, domain, metrics
-from services.match.events import MatchCreated, MatchEvent, MatchFinished
+from services.match.domain.events import MatchCreated, MatchEvent, MatchFinished
 from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.platform.eventstore import (
     NewEvent,
@@ -306,16 +306,16 @@ class MatchStore:
     async def save(
         self,
         before: domain.Match | None,
-        events: Sequence[MatchEvent],
+        decision: domain.Decision,
         request: Request | None = None,
         conn: Any = None,
         correlation_id: str = "",
     ) -> domain.Match:
-        """Append ``events`` to the match at ``before``'s version, with its timers, its
-        active-match rows and the request key, in one transaction. Raises
-        ``WrongExpectedVersion`` when another command got there first."""
-        after = domain.fold(list(events), before)
-        assert after is not None
+        """Append the decision's events to the match at ``before``'s version, with its
+        timers, its active-match rows and the request key, in one transaction; the state
+        after them is the decision's (not folded again). Raises ``WrongExpectedVersion``
+        when another command got there first."""
+        events, after = decision.events, decision.state
         match_id = after.match_id
         self._saving[match_id] = self._saving.get(match_id, 0) + 1
         try:

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from services.match.domain import SEATS, Match
-from services.match.events import CardPlaced, MatchCard, MatchFinished, MatchRules, SeatPlayer
+from services.match.domain.events import (
+    CardPlaced,
+    MatchCard,
+    MatchFinished,
+    MatchRules,
+    SeatPlayer,
+)
 from services.match.rules import HIDDEN, Element, Hidden, Seat, Sides, view_for
 
 

@@ -17,7 +17,7 @@ from services.match import domain
 from services.match.bots.knowledge import SeatKnowledge, knowledge
 from services.match.bots.levels import Budget, Level, decide
 from services.match.bots.sampling import ELEMENTS, CatalogEntry
-from services.match.events import MatchCard, MatchRules, Mode, SeatPlayer
+from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
 from services.match.rules import Element, Geometry, Rules, Seat, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_revealed
 from services.match.views import match_view
@@ -139,8 +139,7 @@ def play(
     created = domain.create(
         None, "arena", setup, (players[0], players[1]), game.hands, draws, T0, 60, 120
     )
-    match = domain.fold(created)
-    assert match is not None
+    match = created.state
     rng = Random(seed)
     solved_win = [False, False]
     spent = [0.0, 0.0]
@@ -154,9 +153,9 @@ def play(
         moves[seat] += 1
         if decision.exact and decision.value > 0:
             solved_win[seat] = True
-        events = domain.place(match, players[seat].player_id, decision.card_id, decision.cell, T0)
-        match = domain.fold(events, match)
-        assert match is not None
+        match = domain.place(
+            match, players[seat].player_id, decision.card_id, decision.cell, T0
+        ).state
     assert match.finished is not None
     winner = match.finished.winner
     lost = sum(1 for s in Seat if solved_win[s] and winner is not s)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.match.events import MatchCard
+from services.match.domain.events import MatchCard
 from services.match.rules import Board, Card, Element, Geometry, Position, Rules, Seat, Visibility
 from services.match.views import MatchView
 

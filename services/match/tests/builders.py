@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from services.match import domain
-from services.match.events import MatchCard, MatchEvent, MatchRules, Mode, SeatPlayer
+from services.match.domain.events import MatchCard, MatchEvent, MatchRules, Mode, SeatPlayer
 from services.match.rules import Rules, Seat, Visibility
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -46,7 +46,9 @@ def created(
             frozenset(c.card_id for c in hands[1][5 - reveal :]),
         ),
     )
-    return domain.create(None, "m1", setup, players(bot_b), hands, draws, T0, turn_seconds, 120)
+    return domain.create(
+        None, "m1", setup, players(bot_b), hands, draws, T0, turn_seconds, 120
+    ).events
 
 
 def started(**kw: object) -> domain.Match:
@@ -55,9 +57,14 @@ def started(**kw: object) -> domain.Match:
     return match
 
 
-def after(match: domain.Match, events: list[MatchEvent]) -> domain.Match:
+def after(match: domain.Match, step: domain.Decision | list[MatchEvent]) -> domain.Match:
+    """The state after ``step``: a decision's own state, checked to be what folding its
+    events gives (a decision computes its state once; replay must agree)."""
+    events = step.events if isinstance(step, domain.Decision) else step
     result = domain.fold(events, match)
     assert result is not None
+    if isinstance(step, domain.Decision):
+        assert step.state == result, "the decided state differs from its events folded"
     return result
 
 

@@ -35,9 +35,10 @@ from services.match.bots.arena import (
     play,
     synthetic_catalog,
 )
-from services.match.events import MatchCard, MatchRules, Mode, SeatPlayer
+from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
 from services.match.rules import Card, Position, Seat, Visibility
 from services.match.rules.solver import Search, solve
+from services.match.tests.builders import after
 from services.match.views import match_view
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -68,9 +69,7 @@ def new_match(
         SeatPlayer("bot-b", "[BOT] B", True, levels[1]),
     )
     draws = domain.StartDraws(deal.first if first is None else first, deal.marks, deal.revealed)
-    match = domain.fold(domain.create(None, "m", setup, players, hands, draws, T0, 60, 120))
-    assert match is not None
-    return match
+    return domain.create(None, "m", setup, players, hands, draws, T0, 60, 120).state
 
 
 def advance(match: domain.Match, moves: int, seed: int = 0) -> domain.Match:
@@ -80,10 +79,10 @@ def advance(match: domain.Match, moves: int, seed: int = 0) -> domain.Match:
         seat = match.position.to_move
         index, cell = rng.choice(match.position.legal_moves())
         card_id = match.position.hand(seat)[index].id
-        events = domain.place(match, match.player(seat).player_id, card_id, cell, match.created_at)
-        folded = domain.fold(events, match)
-        assert folded is not None
-        match = folded
+        match = after(
+            match,
+            domain.place(match, match.player(seat).player_id, card_id, cell, match.created_at),
+        )
     return match
 
 
@@ -247,10 +246,7 @@ def test_a_bot_decision_never_receives_a_hidden_card(
             assert leaked == []
         else:
             card_id, cell = bots.choose(view, rng, NODES)
-        events = domain.place(match, player.player_id, card_id, cell, match.created_at)
-        folded = domain.fold(events, match)
-        assert folded is not None
-        match = folded
+        match = after(match, domain.place(match, player.player_id, card_id, cell, match.created_at))
 
 
 def swap_hidden(match: domain.Match, seat: Seat, rng: Random) -> domain.Match:
@@ -326,10 +322,9 @@ def test_bots_play_whole_matches_through_the_domain_as_ordinary_seats() -> None:
         while match.in_progress:
             player = match.player(match.position.to_move)
             card_id, cell = bots.choose(match_view(match, player.player_id), rng, NODES)
-            events = domain.place(match, player.player_id, card_id, cell, match.created_at)
-            folded = domain.fold(events, match)
-            assert folded is not None
-            match = folded
+            match = after(
+                match, domain.place(match, player.player_id, card_id, cell, match.created_at)
+            )
         assert match.finished is not None and sum(match.finished.scores) == 10
 
 

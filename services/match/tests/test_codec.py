@@ -7,7 +7,7 @@ from random import Random
 import pytest
 
 from services.match import codec, domain
-from services.match.events import MatchCreated, MatchEvent
+from services.match.domain.events import MatchCreated, MatchEvent
 from services.match.rules import Visibility
 from services.match.tests.builders import T0, after, created, later
 
@@ -17,11 +17,11 @@ def history(seed: int, visibility: Visibility) -> list[MatchEvent]:
     events = created(visibility=visibility)
     match = domain.fold(events)
     assert match is not None
-    events += (step := domain.presence(match, "p-a", True, "s1", later(1)))
+    events += (step := domain.presence(match, "p-a", True, "s1", later(1))).events
     match = after(match, step)
-    events += (step := domain.presence(match, "p-a", False, "s1", later(2)))
+    events += (step := domain.presence(match, "p-a", False, "s1", later(2))).events
     match = after(match, step)
-    events += (step := domain.time_out(match, 1, later(60), rng.randrange(1000)))
+    events += (step := domain.time_out(match, 1, later(60), rng.randrange(1000))).events
     match = after(match, step)
     while match.in_progress:
         seat = match.position.to_move
@@ -29,7 +29,7 @@ def history(seed: int, visibility: Visibility) -> list[MatchEvent]:
         card_id = match.position.hand(seat)[index].id
         events += (
             step := domain.place(match, match.player(seat).player_id, card_id, cell, later(3))
-        )
+        ).events
         match = after(match, step)
     return events
 

@@ -8,7 +8,7 @@ from random import Random
 import pytest
 
 from services.match import codec, domain
-from services.match.events import (
+from services.match.domain.events import (
     CardPlaced,
     FinishReason,
     Forfeited,
@@ -35,9 +35,9 @@ def play_out(match: domain.Match, rng: Random) -> tuple[domain.Match, list[Match
         seat = match.position.to_move
         index, cell = rng.choice(match.position.legal_moves())
         card_id = match.position.hand(seat)[index].id
-        events = domain.place(match, match.player(seat).player_id, card_id, cell, later(1))
-        history += events
-        match = after(match, events)
+        step = domain.place(match, match.player(seat).player_id, card_id, cell, later(1))
+        history += step.events
+        match = after(match, step)
     return match, history
 
 
@@ -118,23 +118,24 @@ def test_an_occupied_cell_is_refused_and_a_finished_match_takes_no_move() -> Non
 
 def test_a_first_missed_turn_auto_plays_the_drawn_placement_and_warns() -> None:
     match = started()
-    assert domain.time_out(match, 1, later(59), draw=7) == []  # too early: nothing
-    events = domain.time_out(match, 1, later(60), draw=7)
+    assert domain.time_out(match, 1, later(59), draw=7).events == []  # too early: nothing
+    step = domain.time_out(match, 1, later(60), draw=7)
+    events = step.events
     assert [type(e) for e in events] == [TurnTimedOut, TurnWarningIssued, CardPlaced]
     placed = events[2]
     assert isinstance(placed, CardPlaced)
     assert placed.auto_played and placed.auto_draw == (45, 7)
     index, cell = match.position.legal_moves()[7]
     assert (placed.card_id, placed.cell) == (match.position.hand(Seat.A)[index].id, cell)
-    assert after(match, events).warned == (True, False)
+    assert after(match, step).warned == (True, False)
 
 
 def test_a_second_consecutive_miss_forfeits_and_a_stale_timer_does_nothing() -> None:
     match = started()
     match = after(match, domain.time_out(match, 1, later(60), draw=0))
-    assert domain.time_out(match, 1, later(200), draw=0) == []  # turn 1 is gone
+    assert domain.time_out(match, 1, later(200), draw=0).events == []  # turn 1 is gone
     match = after(match, domain.place(match, "p-b", "b0", 8, later(61)))
-    events = domain.time_out(match, 3, later(121), draw=0)
+    events = domain.time_out(match, 3, later(121), draw=0).events
     assert [type(e) for e in events] == [TurnTimedOut, Forfeited, MatchFinished]
     finished = events[-1]
     assert isinstance(finished, MatchFinished)
@@ -145,15 +146,15 @@ def test_a_move_of_ones_own_clears_the_warning() -> None:
     match = started()
     match = after(match, domain.time_out(match, 1, later(60), draw=0))
     match = after(match, domain.place(match, "p-b", "b0", 8, later(61)))
-    events = domain.place(match, "p-a", "a1", 7, later(62))
-    placed = events[0]
+    step = domain.place(match, "p-a", "a1", 7, later(62))
+    placed = step.events[0]
     assert isinstance(placed, CardPlaced) and placed.warning_cleared
-    assert after(match, events).warned == (False, False)
+    assert after(match, step).warned == (False, False)
 
 
 def test_forfeit_ends_the_match_at_once_and_the_forfeiter_loses() -> None:
     match = started()
-    events = domain.forfeit(match, "p-a", later(5))
+    events = domain.forfeit(match, "p-a", later(5)).events
     assert [type(e) for e in events] == [Forfeited, MatchFinished]
     finished = events[-1]
     assert isinstance(finished, MatchFinished)
@@ -165,24 +166,24 @@ def test_disconnect_grace_forfeits_unless_the_player_comes_back() -> None:
     match = started()
     match = after(match, domain.presence(match, "p-a", True, "s1", later(1)))
     gone = domain.presence(match, "p-a", False, "s1", later(2))
-    assert gone == [PlayerDisconnected("m1", Seat.A, "s1", later(122))]
+    assert gone.events == [PlayerDisconnected("m1", Seat.A, "s1", later(122))]
     away = after(match, gone)
     assert any(d.kind == "disconnect" for d in domain.deadlines(away))
-    assert domain.disconnect_expired(away, Seat.A, later(121)) == []
-    events = domain.disconnect_expired(away, Seat.A, later(122))
+    assert domain.disconnect_expired(away, Seat.A, later(121)).events == []
+    events = domain.disconnect_expired(away, Seat.A, later(122)).events
     finished = events[-1]
     assert isinstance(finished, MatchFinished) and finished.reason is FinishReason.DISCONNECT
     back = after(away, domain.presence(away, "p-a", True, "s2", later(100)))
-    assert domain.disconnect_expired(back, Seat.A, later(130)) == []
+    assert domain.disconnect_expired(back, Seat.A, later(130)).events == []
 
 
 def test_a_late_disconnect_from_an_old_session_is_ignored() -> None:
     match = started()
     match = after(match, domain.presence(match, "p-a", True, "old", later(1)))
     reconnect = domain.presence(match, "p-a", True, "new", later(2))
-    assert reconnect == [PlayerReconnected("m1", Seat.A, "new")]
+    assert reconnect.events == [PlayerReconnected("m1", Seat.A, "new")]
     match = after(match, reconnect)
-    assert domain.presence(match, "p-a", False, "old", later(3)) == []
+    assert domain.presence(match, "p-a", False, "old", later(3)).events == []
 
 
 def test_a_player_without_an_open_session_starts_disconnected_and_a_bot_never() -> None:
@@ -192,7 +193,7 @@ def test_a_player_without_an_open_session_starts_disconnected_and_a_bot_never() 
     bot = SeatPlayer("bot-1", "[BOT] Bo", is_bot=True)
     events = domain.create(
         None, "m2", setup, (ann, bot), hands, draws, now, turn, grace, "", ("", "")
-    )
+    ).events
     match = after_none(events)
     assert match.disconnected == (later(120), None)  # the grace runs from creation
     assert any(d.kind == "disconnect" and d.seat is Seat.A for d in domain.deadlines(match))
@@ -201,17 +202,17 @@ def test_a_player_without_an_open_session_starts_disconnected_and_a_bot_never() 
     assert codec.decode(stored.type, stored.schema_version, stored.data, T0, None) == first
     present = domain.create(
         None, "m3", setup, (ann, bot), hands, draws, now, turn, grace, "", ("s1", "")
-    )
+    ).events
     attached = after_none(present)
     assert attached.disconnected == (None, None) and attached.sessions == ("s1", "")
     # the attached session ending disconnects the seat
     gone = domain.presence(attached, "p-a", False, "s1", later(5))
-    assert gone == [PlayerDisconnected("m3", Seat.A, "s1", later(125))]
+    assert gone.events == [PlayerDisconnected("m3", Seat.A, "s1", later(125))]
 
 
 def test_games_with_a_bot_are_never_rated_or_traded_and_draws_trade_nothing() -> None:
     match = started(bot_b=True)
-    finished = domain.forfeit(match, "p-a", later(1))[-1]
+    finished = domain.forfeit(match, "p-a", later(1)).events[-1]
     assert isinstance(finished, MatchFinished)
     assert not finished.rated and not finished.trade_one
     assert any(d.kind == "bot" for d in domain.deadlines(started(bot_b=True, first=Seat.B)))
@@ -226,7 +227,9 @@ def test_games_with_a_bot_are_never_rated_or_traded_and_draws_trade_nothing() ->
 
 
 def test_unranked_matches_are_not_rated() -> None:
-    finished = domain.forfeit(started(mode=Mode.UNRANKED, trade_one=False), "p-a", later(1))[-1]
+    finished = domain.forfeit(started(mode=Mode.UNRANKED, trade_one=False), "p-a", later(1)).events[
+        -1
+    ]
     assert isinstance(finished, MatchFinished) and not finished.rated and not finished.trade_one
 
 
@@ -238,3 +241,33 @@ def test_creation_refuses_bad_setups() -> None:
         domain.create(None, "m2", setup, seats, (hands[0], hands[1][:4]), draws, now, turn, grace)
     with pytest.raises(InvalidArgument, match="own non-empty card id"):
         domain.create(None, "m2", setup, seats, (hands[0], hands[0]), draws, now, turn, grace)
+
+
+def test_each_decision_carries_the_state_its_events_fold_to() -> None:
+    """Decide once: the state a command hands back (saved without folding again) is
+    the state replaying its events gives, for every command and outcome."""
+    for seed in range(30):
+        rng = Random(seed)
+        match = started(visibility=list(Visibility)[seed % 3], bot_b=seed % 2 == 1)
+        clock = 0.0
+        while match.in_progress:
+            clock += 1
+            roll = rng.random()
+            if roll < 0.1:
+                step = domain.time_out(match, match.turn, later(clock + 60), rng.randrange(99))
+            elif roll < 0.2:
+                step = domain.presence(match, "p-a", rng.random() < 0.5, "s1", later(clock))
+            elif roll < 0.25:
+                step = domain.disconnect_expired(match, Seat.A, later(clock + 200))
+            elif roll < 0.27:
+                step = domain.forfeit(match, "p-b", later(clock))
+            else:
+                seat = match.position.to_move
+                index, cell = rng.choice(match.position.legal_moves())
+                card_id = match.position.hand(seat)[index].id
+                step = domain.place(
+                    match, match.player(seat).player_id, card_id, cell, later(clock)
+                )
+            assert domain.fold(step.events, match) == step.state
+            match = step.state
+        assert match.finished is not None

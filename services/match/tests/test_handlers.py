@@ -10,7 +10,7 @@ from random import Random
 import pytest
 
 from services.match import domain, handlers
-from services.match.events import MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode
 from services.match.handlers import Context
 from services.match.rules import Visibility
 from services.match.store import MatchStore, PlayerBusy, Request, RequestReused

@@ -11,7 +11,7 @@ import pytest
 
 from services.match import handlers
 from services.match.bots import BotPool
-from services.match.events import MatchRules, Mode, SeatPlayer
+from services.match.domain.events import MatchRules, Mode, SeatPlayer
 from services.match.handlers import Context
 from services.match.rules import Visibility
 from services.match.store import Request

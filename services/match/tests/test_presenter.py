@@ -9,7 +9,7 @@ from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.match import domain, mapping
-from services.match.events import MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode
 from services.match.presenter import view_message
 from services.match.rules import HIDDEN, Element, Seat, Visibility
 from services.match.tests.builders import ALL, T0, after, hand, later, players
@@ -30,8 +30,7 @@ def game(visibility: Visibility, blocked: frozenset[int]) -> list[domain.Match]:
             frozenset(c.card_id for c in hands[1][5 - reveal :]),
         ),
     )
-    match = domain.fold(domain.create(None, "m1", setup, players(), hands, draws, T0, 60, 120))
-    assert match is not None
+    match = domain.create(None, "m1", setup, players(), hands, draws, T0, 60, 120).state
     states, rng, turn = [match], Random(7), 0
     while match.in_progress:
         seat = match.position.to_move

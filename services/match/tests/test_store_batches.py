@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.match import domain
-from services.match.events import MatchEvent, MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode
 from services.match.handlers import Context
 from services.match.rules import Seat, Visibility
 from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy, Request, RequestSeen
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.integration
 SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade_one=True, ladder="ranked")
 
 
-def creation(match_id: str, tag: str) -> list[MatchEvent]:
+def creation(match_id: str, tag: str) -> domain.Decision:
     seated = tuple(replace(p, player_id=f"{p.player_id}-{tag}") for p in players())
     hands = (hand(f"{match_id}a"), hand(f"{match_id}b"))
     shown = tuple(frozenset(c.card_id for c in h) for h in hands)
@@ -31,7 +31,7 @@ def creation(match_id: str, tag: str) -> list[MatchEvent]:
     return domain.create(None, match_id, SETUP, seated, hands, draws, T0, 60, 120)  # type: ignore[arg-type]
 
 
-def a_move(match: domain.Match, cell: int) -> tuple[list[MatchEvent], Request]:
+def a_move(match: domain.Match, cell: int) -> tuple[domain.Decision, Request]:
     seat = match.position.to_move
     player = match.player(seat).player_id
     card = match.position.hand(seat)[0].id
