@@ -76,6 +76,14 @@ class Claims:
     expires_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class Issued:
+    """An access token and its claims, as ``TokenSigner.verify`` reads them back."""
+
+    token: str
+    claims: Claims
+
+
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -90,7 +98,7 @@ class TokenSigner:
     access_ttl: timedelta = timedelta(minutes=15)
     refresh_ttl: timedelta = timedelta(days=30)
 
-    def issue(self, player_id: str, name: str, now: datetime) -> tuple[str, Claims]:
+    def issue(self, player_id: str, name: str, now: datetime) -> Issued:
         """A signed token and its claims exactly as ``verify`` reads them back. The
         token carries whole seconds: the expiry is rounded up, so the time announced
         with the token is the one enforced and the lifetime is never shorter than
@@ -111,7 +119,7 @@ class TokenSigner:
             ).encode()
         )
         signed = f"{TOKEN_VERSION}.{body}"
-        return f"{signed}.{self._sign(signed)}", claims
+        return Issued(f"{signed}.{self._sign(signed)}", claims)
 
     def verify(self, token: str, now: datetime) -> Claims:
         """The claims of a genuine, unexpired token; Unauthenticated otherwise (the

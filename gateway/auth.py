@@ -8,13 +8,14 @@ import contextvars
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from gateway.accounts import Claims, TokenSigner
-from gateway.store import GatewayStore
+from gateway.store import GatewayStore, Revocation
 from services.platform.errors import ResourceExhausted, Unauthenticated
 
 if TYPE_CHECKING:
@@ -85,6 +86,13 @@ class RateLimiter:
         return True
 
 
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    at: float
+    """``time.monotonic()`` when the store was asked."""
+    revocation: Revocation
+
+
 class Authenticator:
     def __init__(
         self,
@@ -96,7 +104,7 @@ class Authenticator:
         registrations: RateLimiter | None = None,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
-        self._revocations: dict[str, tuple[float, bool, datetime | None]] = {}
+        self._revocations: dict[str, _Cached] = {}
         self.failed_logins = failed_logins or RateLimiter(
             FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
         )
@@ -130,8 +138,7 @@ class Authenticator:
         if not isinstance(header, str) or not header.startswith("Bearer "):
             raise Unauthenticated("send your access token as 'authorization: Bearer <token>'")
         claims = self.signer.verify(header.removeprefix("Bearer ").strip(), self.clock())
-        revoked, before = await self._revocation(claims)
-        if revoked or (before is not None and claims.issued_at <= before):
+        if (await self._revocation(claims)).refuses(claims.issued_at):
             raise Unauthenticated("the access token was revoked: log in again")
         if not self.limiter.take(claims.player_id):
             raise ResourceExhausted("too many requests: slow down and retry in a moment")
@@ -141,18 +148,18 @@ class Authenticator:
         """After a logout on this replica, stop trusting the cached answer at once."""
         self._revocations.pop(claims.jti, None)
 
-    async def _revocation(self, claims: Claims) -> tuple[bool, datetime | None]:
+    async def _revocation(self, claims: Claims) -> Revocation:
         now = time.monotonic()
         cached = self._revocations.get(claims.jti)
-        if cached is not None and now - cached[0] < REVOCATION_CACHE_SECONDS:
-            return cached[1], cached[2]
-        revoked, before = await self.store.revocation(claims.player_id, claims.jti)
-        self._revocations[claims.jti] = (now, revoked, before)
+        if cached is not None and now - cached.at < REVOCATION_CACHE_SECONDS:
+            return cached.revocation
+        revocation = await self.store.revocation(claims.player_id, claims.jti)
+        self._revocations[claims.jti] = _Cached(now, revocation)
         if len(self._revocations) > 100_000:
             self._revocations = {
-                k: v for k, v in self._revocations.items() if now - v[0] < REVOCATION_CACHE_SECONDS
+                k: v for k, v in self._revocations.items() if now - v.at < REVOCATION_CACHE_SECONDS
             }
-        return revoked, before
+        return revocation
 
 
 def authenticated(authenticator: Authenticator) -> HandlerWrapper:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterable, Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -29,8 +31,15 @@ from services.platform.errors import DomainError
 from services.platform.notifier import Waiters
 
 T = TypeVar("T")
-Push = tuple[str, Any]
-"""A session push: the field of ``OpenSessionResponse.push`` and its message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Push:
+    """A session push: the field of ``OpenSessionResponse.push`` and its message."""
+
+    field: str
+    message: Message
+
 
 RECONNECT_SECONDS = 1.0
 QUEUE_POLL_SECONDS = 5.0
@@ -103,9 +112,9 @@ class SessionFeeds(PlayerStatusReads):
             kind = reply.WhichOneof("update")
             if kind is None:
                 return []
-            pushes: list[Push] = [(kind, getattr(reply, kind))]
+            pushes = [Push(kind, getattr(reply, kind))]
             if kind == "trade_result":  # reported once, when the copy moved
-                pushes += [("notice", n) for n in trade_notices(reply.trade_result)]
+                pushes += [Push("notice", n) for n in trade_notices(reply.trade_result)]
             return pushes
 
         await follow(lambda: stub.WatchPlayer(request), translate, updates)
@@ -116,7 +125,7 @@ class SessionFeeds(PlayerStatusReads):
         request = r.RatingServiceWatchRatingsRequest(player_id=player_id)
 
         async def translate(reply: r.RatingServiceWatchRatingsResponse) -> list[Push]:
-            return [("rating_change", reply.change)]
+            return [Push("rating_change", reply.change)]
 
         await follow(lambda: stub.WatchRatings(request), translate, updates)
 
@@ -141,17 +150,17 @@ class SessionFeeds(PlayerStatusReads):
             first = False
             ticket = status.ticket
             if ticket.status == pb.TICKET_STATUS_QUEUED:
-                return [("queue_status", status)]
+                return [Push("queue_status", status)]
             old = seen_first and ticket.enqueue_time.ToDatetime(tzinfo=UTC) <= opened_at
             if ticket.ticket_id == told or old:
                 told = ticket.ticket_id
                 return []
             told = ticket.ticket_id
-            pushes: list[Push] = [("queue_status", status)]
+            pushes = [Push("queue_status", status)]
             if ticket.status == pb.TICKET_STATUS_PAIRED:
                 self._nudges.wake(player_id)  # the match watcher looks for it now
             if ticket.status == pb.TICKET_STATUS_PAIRED and ticket.draft_id:
-                pushes.append(("match_found", await self._draft_found(ticket, player_id)))
+                pushes.append(Push("match_found", await self._draft_found(ticket, player_id)))
             return pushes
 
         with self._nudges.watch(player_id) as nudged:

@@ -12,8 +12,8 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from gateway.auth import caller
-from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.forwarding import Downstreams, page_size, present, request_id
+from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "collection"
 

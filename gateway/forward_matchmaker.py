@@ -10,9 +10,9 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.auth import caller
-from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.feeds import Nudges
 from gateway.forwarding import Downstreams, me, page_size, present, request_id
+from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "matchmaker"
 

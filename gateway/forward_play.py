@@ -10,8 +10,8 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import gateway_pb2 as g
 
 from gateway.auth import caller
-from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.forwarding import Downstreams, present, request_id
+from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "collection"
 

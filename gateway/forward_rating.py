@@ -9,8 +9,8 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import rating_pb2 as r
 
 from gateway.auth import caller
-from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.forwarding import Downstreams, page_size, present
+from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "rating"
 

@@ -15,8 +15,9 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 
 from gateway.auth import caller
-from gateway.downstream import INTERNAL_DEADLINE, call
-from services.platform.errors import InvalidArgument, Unavailable
+from services.platform.downstream import INTERNAL_DEADLINE, call
+from services.platform.errors import Unavailable
+from services.platform.requests import request_id as checked_request_id
 
 MAX_REQUEST_ID = 64
 MAX_PAGE_SIZE = 200
@@ -28,9 +29,7 @@ M = TypeVar("M", bound=Message)
 
 def request_id(value: str) -> str:
     """The public idempotency key, 1..64 characters (the services accept longer ones)."""
-    if not 1 <= len(value) <= MAX_REQUEST_ID:
-        raise InvalidArgument(f"request_id is required: 1 to {MAX_REQUEST_ID} characters")
-    return value
+    return checked_request_id(value, MAX_REQUEST_ID)
 
 
 def page_size(value: int) -> int:

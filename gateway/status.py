@@ -7,29 +7,42 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import NamedTuple, TypeVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import matchmaker_pb2 as mm
 
-from gateway.downstream import INTERNAL_DEADLINE, call
 from gateway.forwarding import Downstreams
+from services.platform.downstream import INTERNAL_DEADLINE, call
 from services.platform.errors import Unavailable
 
 T = TypeVar("T")
 
 
-class Holdings(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Holdings:
     """What the collection adds to a player's status."""
 
-    balance: pb.Balance | None
-    obligations: list[pb.Obligation]
-    pending_trade: pb.Trade | None
+    balance: pb.Balance | None = None
+    obligations: list[pb.Obligation] = field(default_factory=list)
+    pending_trade: pb.Trade | None = None
 
 
-NO_HOLDINGS = Holdings(None, [], None)
+NO_HOLDINGS = Holdings()
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """What the matchmaker adds: the ticket waiting in a queue, the open table hosted."""
+
+    ticket: pb.Ticket | None = None
+    table: pb.Table | None = None
+
+
+NOT_QUEUED = Queued()
 
 
 async def or_else(pending: Awaitable[T], fallback: T) -> T:
@@ -47,15 +60,15 @@ class PlayerStatusReads(Downstreams):
         player_id = player.player_id
         match = asyncio.ensure_future(self._active_match_id(player_id))
         holdings: Awaitable[Holdings] = self._holdings(player_id, match)
-        queue: Awaitable[tuple[pb.Ticket | None, pb.Table | None]] = self._queue(player_id)
+        queue: Awaitable[Queued] = self._queue(player_id)
         if partial:
             holdings = or_else(holdings, NO_HOLDINGS)
-            queue = or_else(queue, (None, None))
-        active, wealth, (ticket, table) = await asyncio.gather(match, holdings, queue)
+            queue = or_else(queue, NOT_QUEUED)
+        active, wealth, queued = await asyncio.gather(match, holdings, queue)
         status = g.PlayerStatus(
             player=player,
-            ticket=ticket,
-            hosted_table=table,
+            ticket=queued.ticket,
+            hosted_table=queued.table,
             active_match_id=active or "",
             pending_trade=wealth.pending_trade,
             balance=wealth.balance,
@@ -116,16 +129,16 @@ class PlayerStatusReads(Downstreams):
             ),
         )
         return Holdings(
-            balance.balance,
-            list(obligations.obligations),
-            trade.trade if trade.HasField("trade") else None,
+            balance=balance.balance,
+            obligations=list(obligations.obligations),
+            pending_trade=trade.trade if trade.HasField("trade") else None,
         )
 
-    async def _queue(self, player_id: str) -> tuple[pb.Ticket | None, pb.Table | None]:
+    async def _queue(self, player_id: str) -> Queued:
         """The queued ticket and the hosted open table; none when the matchmaker is not
         configured here (nobody can queue then)."""
         if self._matchmaker is None:
-            return None, None
+            return NOT_QUEUED
         reply = await call(
             "matchmaker",
             self._matchmaker.GetQueueStatus(
@@ -140,7 +153,7 @@ class PlayerStatusReads(Downstreams):
         table = reply.hosted_table if reply.HasField("hosted_table") else None
         if table is not None and table.status != pb.TABLE_STATUS_OPEN:
             table = None
-        return queued, table
+        return Queued(ticket=queued, table=table)
 
     async def _draft_view(self, draft_id: str, player_id: str) -> pb.DraftView | None:
         """The player's view of their open draft; None when collection is not here."""

@@ -3,15 +3,15 @@ idempotency keys of the calls it answers itself, and each player's current sessi
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import asyncpg
 
-from services.platform.errors import AlreadyExists, InvalidArgument, Unauthenticated
+from services.platform.errors import AlreadyExists, Unauthenticated
 from services.platform.migrations import Migration, quote_schema
+from services.platform.requests import Request, answered, remember
 
 MIGRATIONS = (
     Migration(
@@ -66,14 +66,24 @@ class Account:
     created_at: datetime
 
 
-def fingerprint(*parts: object) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+@dataclass(frozen=True, slots=True)
+class Revocation:
+    """What the store knows against one access token."""
+
+    revoked: bool
+    """The token itself was revoked (its session logged out)."""
+    before: datetime | None
+    """Every token of the player issued up to this time is revoked (logout everywhere)."""
+
+    def refuses(self, issued_at: datetime) -> bool:
+        return self.revoked or (self.before is not None and issued_at <= self.before)
 
 
 class GatewayStore:
     def __init__(self, pool: Any, schema: str) -> None:
         self.pool = pool
         self._s = quote_schema(schema)
+        self._requests = f"{self._s}.requests"
 
     async def create_account(self, conn: Any, account: Account) -> None:
         try:
@@ -166,7 +176,7 @@ class GatewayStore:
                     now,
                 )
 
-    async def revocation(self, player_id: str, jti: str) -> tuple[bool, datetime | None]:
+    async def revocation(self, player_id: str, jti: str) -> Revocation:
         """Whether ``jti`` is revoked, and before when all the player's tokens are."""
         row = await self.pool.fetchrow(
             f"SELECT EXISTS (SELECT 1 FROM {self._s}.revoked_tokens WHERE jti = $2) AS revoked, "
@@ -174,34 +184,17 @@ class GatewayStore:
             player_id,
             jti,
         )
-        return bool(row["revoked"]), row["before"]
+        return Revocation(bool(row["revoked"]), row["before"])
 
-    async def answered(self, scope: str, request_id: str, print_: str) -> bytes | None:
-        row = await self.pool.fetchrow(
-            f"SELECT fingerprint, response FROM {self._s}.requests "
-            "WHERE scope = $1 AND request_id = $2",
-            scope,
-            request_id,
-        )
-        if row is None:
-            return None
-        if row["fingerprint"] != print_:
-            raise InvalidArgument(
-                f"request id {request_id!r} was used for a different request; use a new one"
-            )
-        return bytes(row["response"])
+    async def answered(self, request: Request) -> bytes | None:
+        """The first response to ``request`` if its id was seen (``RequestReused`` if
+        with other content), else None."""
+        first = await answered(self.pool, self._requests, request, "response")
+        return None if first is None else bytes(first["response"])
 
-    async def remember(
-        self, conn: Any, scope: str, request_id: str, print_: str, response: bytes
-    ) -> None:
-        await conn.execute(
-            f"INSERT INTO {self._s}.requests (scope, request_id, fingerprint, response) "
-            "VALUES ($1, $2, $3, $4)",
-            scope,
-            request_id,
-            print_,
-            response,
-        )
+    async def remember(self, conn: Any, request: Request, response: bytes) -> None:
+        """Record ``request``'s response in the caller's transaction."""
+        await remember(conn, self._requests, request, response=response)
 
     async def open_session(self, player_id: str, session_id: str, now: datetime) -> None:
         await self.pool.execute(

@@ -22,9 +22,9 @@ from triad.v1 import gateway_pb2 as g
 
 from gateway.accounts import Claims
 from gateway.auth import _CALLER
-from gateway.downstream import INTERNAL_DEADLINE
 from gateway.forwarding import MAX_PAGE_SIZE
 from gateway.server import GatewayServicer
+from services.platform.downstream import INTERNAL_DEADLINE
 from services.platform.errors import InvalidArgument, NotFound, Unavailable
 
 ME = Claims("player-me", "Me", "jti", datetime.now(UTC), datetime.now(UTC))

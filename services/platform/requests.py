@@ -10,9 +10,9 @@ on one id both try to record it and the loser answers from the winner's result
 
 Use::
 
-    from services.platform.requests import Request, RequestSeen, answered, remember
+    from services.platform.requests import Request, RequestSeen, answered, remember, request_id
 
-    key = Request.of("enqueue", request.request_id, player_id, mode)   # at the edge
+    key = Request.of("enqueue", request_id(request.request_id), player_id, mode)  # edge
     first = await answered(pool, "mm.requests", key, "ref_id")      # a retry?
     if first is not None:
         return first["ref_id"]
@@ -38,6 +38,9 @@ from services.platform.errors import InvalidArgument
 SCOPE_COLUMNS = ("scope", "request_id", "fingerprint")
 """The columns every ``requests`` table has."""
 
+MAX_REQUEST_ID = 200
+"""The longest request id a service accepts (the public API allows 64: the gateway)."""
+
 
 class RequestReused(InvalidArgument):
     """A request id came back with different content."""
@@ -46,6 +49,13 @@ class RequestReused(InvalidArgument):
 class RequestSeen(Exception):
     """The request id was recorded by a concurrent or earlier run: answer from its
     first result."""
+
+
+def request_id(value: str, longest: int = MAX_REQUEST_ID) -> str:
+    """``value`` if it is a request id of 1 to ``longest`` characters, else InvalidArgument."""
+    if not 1 <= len(value) <= longest:
+        raise InvalidArgument(f"request_id is required: 1 to {longest} characters")
+    return value
 
 
 def fingerprint(*content: object) -> str:

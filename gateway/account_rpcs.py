@@ -1,0 +1,163 @@
+"""The public RPCs the gateway answers itself: accounts and tokens (Register, Login,
+RefreshToken, Logout) and the player's status.
+
+Register and RefreshToken are idempotent by request id (``services.platform.requests``):
+a retried Register logs the same account in again; a retried RefreshToken gets the
+first answer back, sealed in the store under the refresh token it presented, so a
+retry can read it and a copy of the database cannot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from gateway import accounts
+from gateway.auth import Authenticator, caller, client_address
+from gateway.forward_collection import CollectionRpcs
+from gateway.forwarding import request_id
+from gateway.status import PlayerStatusReads
+from gateway.store import Account, GatewayStore
+from services.platform.errors import InvalidArgument, Unauthenticated
+from services.platform.requests import Request
+from services.wire import timestamp
+
+
+def player_message(account: Account) -> g.Player:
+    return g.Player(
+        player_id=account.player_id,
+        player_name=account.name,
+        create_time=timestamp(account.created_at),
+    )
+
+
+def _seal(token: str, payload: bytes) -> bytes:
+    """Encrypt a refresh answer under its refresh token: a retry that presents the same
+    token can read it, a copy of the database cannot."""
+    nonce = uuid.uuid4().bytes[:12]
+    return nonce + AESGCM(_replay_key(token)).encrypt(nonce, payload, None)
+
+
+def _unseal(token: str, sealed: bytes) -> bytes:
+    try:
+        return AESGCM(_replay_key(token)).decrypt(sealed[:12], sealed[12:], None)
+    except InvalidTag:
+        raise Unauthenticated("the refresh token is not valid any more: log in again") from None
+
+
+def _replay_key(token: str) -> bytes:
+    return hashlib.sha256(f"triad-refresh-replay:{token}".encode()).digest()
+
+
+class AccountRpcs(CollectionRpcs, PlayerStatusReads):
+    _store: GatewayStore
+    _signer: accounts.TokenSigner
+    _auth: Authenticator
+    _clock: Callable[[], datetime]
+
+    async def _tokens(self, conn: Any, account: Account) -> g.AuthTokens:
+        now = self._clock()
+        issued = self._signer.issue(account.player_id, account.name, now)
+        refresh = accounts.new_refresh_token()
+        refresh_expires = now + self._signer.refresh_ttl
+        await self._store.save_refresh(
+            conn,
+            accounts.refresh_key(refresh),
+            account.player_id,
+            issued.claims.jti,
+            refresh_expires,
+        )
+        return g.AuthTokens(
+            access_token=issued.token,
+            access_token_expire_time=timestamp(issued.claims.expires_at),
+            refresh_token=refresh,
+            refresh_token_expire_time=timestamp(refresh_expires),
+        )
+
+    async def Register(self, request: g.RegisterRequest, context: Any) -> g.RegisterResponse:
+        key = request_id(request.request_id)
+        name = accounts.check_name(request.player_name)
+        password = accounts.check_password(request.password)
+        first = Request.of(f"register:{name.lower()}", key, name)
+        if await self._store.answered(first) is not None:
+            # a retry: the same account, a fresh token pair
+            return await self._login(name, password)
+        self._auth.take_registration(client_address(context.peer()))
+        hashed = await asyncio.to_thread(accounts.hash_password, password)
+        account = Account(str(uuid.uuid4()), name, hashed, self._clock())
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            await self._store.create_account(conn, account)  # a taken name stops here
+            # Granted before the account commits: if the grant fails, no account exists
+            # and a retry starts over, so every account that exists has its collection.
+            # (A commit failing after the grant leaves a grant to an id nobody holds.)
+            await self._grant_starter(
+                key, pb.PlayerRef(player_id=account.player_id, player_name=name)
+            )
+            await self._store.remember(conn, first, b"")
+            tokens = await self._tokens(conn, account)
+        return g.RegisterResponse(player=player_message(account), tokens=tokens)
+
+    async def Login(self, request: g.LoginRequest, context: Any) -> g.LoginResponse:
+        request_id(request.request_id)
+        if not request.player_name or not request.password:
+            raise InvalidArgument("player_name and password are required")
+        response = await self._login(request.player_name, request.password)
+        return g.LoginResponse(player=response.player, tokens=response.tokens)
+
+    async def _login(self, name: str, password: str) -> g.RegisterResponse:
+        # A login changes nothing but issues tokens, so a retry simply gets a new pair.
+        self._auth.check_login_allowed(name)
+        account = await self._store.account_named(name)
+        stored = account.password_hash if account is not None else accounts.DUMMY_HASH
+        good = await asyncio.to_thread(accounts.verify_password, password, stored)
+        if account is None or not good:
+            self._auth.login_failed(name)
+            raise Unauthenticated("unknown player name or wrong password")
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            tokens = await self._tokens(conn, account)
+        return g.RegisterResponse(player=player_message(account), tokens=tokens)
+
+    async def RefreshToken(
+        self, request: g.RefreshTokenRequest, context: Any
+    ) -> g.RefreshTokenResponse:
+        key = request_id(request.request_id)
+        if not request.refresh_token:
+            raise Unauthenticated("a refresh token is required")
+        token_key = accounts.refresh_key(request.refresh_token)
+        first = Request.of(f"refresh:{token_key}", key, token_key)
+        sealed = await self._store.answered(first)
+        if sealed is not None:
+            return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, sealed))
+        async with self._store.pool.acquire() as conn, conn.transaction():
+            account = await self._store.use_refresh(conn, token_key, self._clock())
+            response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
+            sealed = _seal(request.refresh_token, response.SerializeToString())
+            await self._store.remember(conn, first, sealed)
+        return response
+
+    async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
+        request_id(request.request_id)
+        me = caller()
+        await self._store.revoke(
+            me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock()
+        )
+        self._auth.forget(me)
+        return g.LogoutResponse()
+
+    async def GetPlayerStatus(
+        self, request: g.GetPlayerStatusRequest, context: Any
+    ) -> g.GetPlayerStatusResponse:
+        me = caller()
+        account = await self._store.account(me.player_id)
+        if account is None:
+            raise Unauthenticated("the account no longer exists")
+        return g.GetPlayerStatusResponse(status=await self._status(player_message(account)))
