@@ -1,0 +1,312 @@
+"""Playing from the terminal: the live screen of a match (or of the queue), typed
+placements, the Trade One choice after a won match, and queueing to play."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import time
+import uuid
+from datetime import UTC, datetime
+
+import grpc
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.text import Text
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.commands_cards import resolve_deck
+from client.commands_trades import choose, trade_status, trade_table
+from client.connection import Client, ClientError, describe
+from client.keys import LineReader
+from client.render import my_turn, screen
+
+MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
+
+
+QUEUES = ("unranked", "ranked", "roulette")
+"""The queues a Random deck can join from here (Draft picks its deck in a draft)."""
+
+
+LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items() if v}
+
+
+async def card_id(client: Client, match_id: str, card: str) -> str:
+    """A card given as its index in the hand (0, 1, ...) or as its id."""
+    if not card.isdigit():
+        return card
+    view = (
+        await client.call(client.stub.GetMatchView, g.GetMatchViewRequest(match_id=match_id))
+    ).view
+    index = int(card)
+    if not 0 <= index < len(view.my_hand):
+        raise ClientError(f"your hand has cards 0..{len(view.my_hand) - 1}")
+    return str(view.my_hand[index].card.card_id)
+
+
+PROMPT = "card cell > "
+
+
+def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
+    """What shows before a match: the queued ticket as the session stream told it at
+    ``received``, its waiting time counted on since."""
+    if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
+        return Text(
+            "No active match and no ticket: waiting for one. Start one with "
+            "triad-client practice or triad-client queue (Ctrl-C leaves)."
+        )
+    mode = pb.Mode.Name(queue.ticket.mode).removeprefix("MODE_").capitalize()
+    waited = queue.wait_duration.ToTimedelta() + (datetime.now(UTC) - received)
+    line = f"In the {mode} queue: {waited.total_seconds():.0f} s"
+    if queue.rating_window:
+        line += f", opponents within {queue.rating_window} points"
+    if queue.HasField("bot_fill_delay"):
+        line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
+    return Text(line + f" ({queue.queue_length} waiting; Ctrl-C leaves)")
+
+
+def frame(
+    view: pb.MatchView | None,
+    received: datetime,
+    queue: pb.QueueStatus | None,
+    typing: str,
+    note: str,
+    trade: pb.Trade | None = None,
+) -> Group:
+    """The screen under Live: the match (or the queue), a note, and the prompt with the
+    line being typed, all drawn together so that a refresh never hides the prompt.
+    ``received``: when the view (or else the queue status) arrived."""
+    if view is None:
+        parts: list[RenderableType] = [waiting_line(queue, received)]
+    elif trade is not None:  # the board gives way to the offer (80x24)
+        scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
+        parts = [Text(f"You win! ({scores})", style="bold")]
+    else:
+        parts = [screen(view, received)]
+    if note:
+        parts.append(Text(note, style="yellow"))
+    if view is not None and view.status != pb.MATCH_STATUS_FINISHED:
+        hint = (
+            "Type card and cell (0 4: your first card to the centre); q forfeits."
+            if my_turn(view)
+            else "Wait for your turn; q forfeits."
+        )
+        parts.append(Text(hint, style="dim"))
+        prompt = Text(PROMPT, style="bold")
+        prompt.append(typing)
+        prompt.append("_", style="blink")
+        parts.append(prompt)
+    elif trade is not None:
+        parts.append(trade_table(trade))
+        if choosing(trade):
+            deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
+            left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
+            parts.append(
+                Text(
+                    f"You won: take one card (0..{len(trade.offered_copies) - 1}); "
+                    f"{left} s left, then the server picks; q leaves it to the server.",
+                    style="dim",
+                )
+            )
+            prompt = Text(TRADE_PROMPT, style="bold")
+            prompt.append(typing)
+            prompt.append("_", style="blink")
+            parts.append(prompt)
+        else:
+            parts.append(Text(trade_status(trade), style="bold"))
+    return Group(*parts)
+
+
+TRADE_PROMPT = "take card > "
+
+
+TRADE_WAIT_SECONDS = 20.0
+"""How long a winner's client waits for the Trade One offer after the match ends."""
+
+
+def choosing(trade: pb.Trade) -> bool:
+    return trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
+        pb.TRADE_STATUS_AWAITING_CHOICE
+    )
+
+
+def won_a_trade(view: pb.MatchView) -> bool:
+    """The match is over, was played for Trade One, and this player won it."""
+    return (
+        view.status == pb.MATCH_STATUS_FINISHED
+        and view.rules.trade_rule == pb.TRADE_RULE_ONE
+        and view.outcome.WhichOneof("result") != "draw"
+        and view.outcome.winner_seat == view.my_seat
+    )
+
+
+async def play(client: Client, console: Console) -> pb.MatchView | None:
+    """Interactive: the session stream redraws the board; type "CARD CELL" to place.
+    Plays the active match, or waits for the next one; its last view."""
+    latest: dict[str, pb.MatchView] = {}
+    received = datetime.now(UTC)
+    queue: dict[str, pb.QueueStatus] = {}
+    trades: dict[str, pb.Trade] = {}
+    note = ""
+    stream = client.stub.OpenSession(
+        g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
+    )
+
+    def show(view: pb.MatchView) -> None:
+        nonlocal received
+        shown = latest.get("view")
+        if shown is None or shown.match_id != view.match_id or view.version > shown.version:
+            latest["view"], received = view, datetime.now(UTC)
+
+    async def follow() -> None:
+        nonlocal note, received
+        async for push in stream:
+            kind = push.WhichOneof("push")
+            if kind == "session_opened" and push.session_opened.HasField("active_match"):
+                show(push.session_opened.active_match)
+            elif kind == "match_view":
+                show(push.match_view)
+            elif kind == "queue_status":
+                queue["status"] = push.queue_status
+                if "view" not in latest:
+                    received = datetime.now(UTC)
+            elif kind in ("trade_prompt", "trade_result"):
+                trades["trade"] = getattr(push, kind)
+            elif kind == "match_found":
+                found = push.match_found
+                note = f"Match found: you play {found.opponent_name}."
+            elif kind == "notice":
+                note = push.notice.message
+            elif kind == "session_closed":
+                note = f"Session closed: {push.session_closed.message}"
+                return
+
+    with (
+        LineReader() as reader,
+        Live(console=console, auto_refresh=False) as live,
+    ):
+        follower = asyncio.create_task(follow())
+        ended: float | None = None  # when the match was seen finished (monotonic)
+        asked = 0.0
+        while True:
+            view = latest.get("view")
+            trade = trades.get("trade")
+            over = follower.done() or reader.done  # a line piped in before EOF counts
+            if view is not None and view.status == pb.MATCH_STATUS_FINISHED:
+                ended = ended or time.monotonic()
+                if not won_a_trade(view):
+                    over = True
+                elif trade is not None and trade.match_id == view.match_id:
+                    over |= not choosing(trade)
+                elif time.monotonic() - ended > TRADE_WAIT_SECONDS:
+                    note = "No Trade One offer came: triad-client trade shows it."
+                    over = True
+                elif time.monotonic() - asked > 1:  # the push may have come before us
+                    asked = time.monotonic()
+                    with contextlib.suppress(grpc.aio.AioRpcError):
+                        pending = await client.call(
+                            client.stub.GetPendingTrade, g.GetPendingTradeRequest()
+                        )
+                        if pending.trade.match_id == view.match_id:
+                            trades["trade"] = pending.trade
+            shown = trades.get("trade") if ended else None
+            live.update(
+                frame(view, received, queue.get("status"), reader.typing, note, shown),
+                refresh=True,
+            )
+            if over:
+                break
+            # Wakes at a key (to draw it) or after a quarter second (the timer).
+            line = await reader.line(timeout=0.25)
+            if line is None or not line.strip():
+                continue
+            if ended and trade is not None and choosing(trade):
+                if line.strip() == "q":
+                    note = "The server picks a card for you at the deadline."
+                    break
+                try:
+                    trades["trade"] = await choose(client, trade, line.strip())
+                    note = ""
+                except (ClientError, grpc.aio.AioRpcError) as error:
+                    note = str(error) if isinstance(error, ClientError) else describe(error)
+                continue
+            if ended:
+                continue
+            if view is None:
+                note = "No match yet."
+                continue
+            try:
+                if line.strip() == "q":
+                    reply = await client.call(
+                        client.stub.Forfeit,
+                        g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
+                    )
+                    show(reply.view)
+                    note = ""
+                    continue
+                if not my_turn(view):
+                    note = "Not your turn yet."
+                    continue
+                words = line.split()
+                if len(words) != 2 or not words[1].isdigit():
+                    note = "Type a card number and a cell number, e.g. 0 4."
+                    continue
+                card, cell = words
+                cid = await card_id(client, view.match_id, card)
+                placed = await client.call(
+                    client.stub.PlaceCard,
+                    g.PlaceCardRequest(
+                        request_id=uuid.uuid4().hex,
+                        match_id=view.match_id,
+                        card_id=cid,
+                        cell=int(cell),
+                    ),
+                )
+                show(placed.view)
+                note = ""
+            except ClientError as error:
+                note = str(error)
+            except grpc.aio.AioRpcError as error:
+                note = error.details() or error.code().name
+        if not follower.done():
+            follower.cancel()
+        elif (broke := follower.exception()) is not None:
+            raise broke  # the session stream broke: say why
+    return latest.get("view")
+
+
+async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice:
+    """The saved deck --deck names (its id or the start of it), else Random."""
+    if not getattr(args, "deck", None):
+        return pb.DeckChoice(random=pb.RandomDeck())
+    return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))
+
+
+async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.DeckChoice) -> None:
+    """Enqueue with the deck, show the queue until a match is found, play it. A
+    ticket still waiting when the player leaves is cancelled."""
+    ticket = (
+        await client.call(
+            client.stub.Enqueue,
+            g.EnqueueRequest(
+                request_id=uuid.uuid4().hex,
+                mode=MODES[mode],
+                deck=deck,
+            ),
+        )
+    ).ticket
+    with_deck = "a Random deck" if deck.HasField("random") else "your deck"
+    console.print(f"Queued for {mode} with {with_deck} (ticket {ticket.ticket_id[:8]}).")
+    played = None
+    try:
+        played = await play(client, console)
+    finally:
+        if played is None:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
+                await client.call(
+                    client.stub.CancelTicket,
+                    g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket.ticket_id),
+                )
+                console.print("Left the queue.")
