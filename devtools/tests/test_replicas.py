@@ -1,6 +1,6 @@
 """Replicas in the launcher (devtools/backend.py, make run's --replicas): how they
 are asked for, named, placed and addressed. Starting them is tested with the whole
-backend in tests/test_operator_consumers.py."""
+backend in tests/e2e/test_operator_consumers.py."""
 
 from __future__ import annotations
 

@@ -285,7 +285,7 @@ async def test_a_message_that_is_no_event_is_terminated_not_retried(
 
 # Replaying while the consumer runs: services/platform/consumer_admin.py, the engine of
 # ``triad-admin consumer reset`` (as a process against the whole backend:
-# tests/test_operator_consumers.py).
+# tests/e2e/test_operator_consumers.py).
 
 
 async def lock_waiters(pool: Any, key: int) -> int:

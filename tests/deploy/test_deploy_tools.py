@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_promtool_checks_are_skipped_with_the_command_that_enables_them(
@@ -29,7 +29,7 @@ def test_the_promtool_checks_are_skipped_with_the_command_that_enables_them(
             "-rs",
             "-p",
             "no:cacheprovider",
-            "tests/test_deploy_monitoring.py",
+            "tests/deploy/test_deploy_monitoring.py",
             "-k",
             "promtool",
         ],

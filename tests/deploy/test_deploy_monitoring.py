@@ -12,15 +12,23 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.deploy_manifests import K8S, OPS_TOOLS_HINT, OVERLAYS, objects, render, selects, tool
-from tests.deploy_metrics import (
+from tests.deploy.deploy_manifests import (
+    K8S,
+    OPS_TOOLS_HINT,
+    OVERLAYS,
+    objects,
+    render,
+    selects,
+    tool,
+)
+from tests.deploy.deploy_metrics import (
     Family,
     family_key,
     literal_names,
     registered_families,
     series_names,
 )
-from tests.deploy_promql import dashboard_expressions, load_dashboards, metric_names
+from tests.deploy.deploy_promql import dashboard_expressions, load_dashboards, metric_names
 
 MONITORING = K8S / "components" / "monitoring"
 DASHBOARDS = MONITORING / "dashboards"

@@ -21,7 +21,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.metrics import MetricWrapperBase
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CODE = ("services", "gateway")
 _CONSTRUCTOR = re.compile(r"\b(?:Counter|Gauge|Histogram|Summary|Info|Enum)\(")
 _LITERAL_NAME = re.compile(

@@ -1,6 +1,6 @@
 """PromQL of the dashboards and alerts: where the expressions are, and which metrics they name.
 
-promtool checks that an expression parses (tests/test_deploy_monitoring.py); this
+promtool checks that an expression parses (tests/deploy/test_deploy_monitoring.py); this
 module only finds the expressions and lists the metric names in them, which promtool
 does not print. PromQL's grammar makes that a small job: once strings, label matchers,
 ranges and grouping clauses are removed, an identifier is a function if a parenthesis

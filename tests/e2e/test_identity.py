@@ -9,12 +9,12 @@ a process on real PostgreSQL and NATS.
   name, and the printed sides.
 - Nobody acts for another: a stranger cannot see, place in or forfeit the match; a
   player cannot place the opponent's card. (Other players' decks, copies, seeds,
-  drafts and trades are NOT_FOUND in tests/test_gateway_services.py
+  drafts and trades are NOT_FOUND in tests/integration/test_gateway_services.py
   ``test_another_players_things_are_not_found`` and ``..._settles_through_the_services``;
-  tests/test_hostile.py sends every RPC the other players' ids.)
+  tests/e2e/test_hostile.py sends every RPC the other players' ids.)
 - Tokens: forged with a wrong key, altered claims, ``alg``/version tricks, expired and
-  revoked tokens are refused on every RPC by tests/test_hostile.py (and
-  tests/test_gateway.py ``test_missing_forged_and_expired_tokens_are_unauthenticated``);
+  revoked tokens are refused on every RPC by tests/e2e/test_hostile.py (and
+  tests/integration/test_gateway.py ``test_missing_forged_and_expired_tokens_are_unauthenticated``);
   here, what a logout does to an open session stream and to the refresh token.
 - Production refuses plaintext: the gateway process will not start.
 """

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests import deploy_schemas
-from tests.deploy_manifests import (
+from tests.deploy import deploy_schemas
+from tests.deploy.deploy_manifests import (
     NAMESPACE,
     OVERLAYS,
     ROOT,

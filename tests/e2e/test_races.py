@@ -5,7 +5,7 @@ TRIAD_TRADE_CHOICE_SECONDS, TRIAD_ACCESS_TOKEN_MINUTES). Each racy scenario is r
 so that both orders actually happen.
 
 Two matchmaker replicas pairing the same tickets is covered elsewhere and not repeated
-here: tests/test_matchmaker_process.py
+here: tests/integration/test_matchmaker_process.py
 ``test_two_players_on_two_replicas_are_paired_into_one_real_match`` (two replica
 processes, one real match) and services/matchmaker/tests/test_replicas.py (1,000
 players enqueueing, cancelling and re-enqueueing on either of two replicas while both

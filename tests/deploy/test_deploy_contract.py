@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.deploy_manifests import ROOT, config
+from tests.deploy.deploy_manifests import ROOT, config
 
 
 def source(*tops: str) -> str:

@@ -24,7 +24,7 @@ from devtools.terminal import Terminal
 
 # The end-to-end backend (every service a process) and a TLS stub to its gateway; a
 # test here asking for them shadows these names (F811).
-from tests.test_end_to_end import active_view, api, backend, enqueue, play, register  # noqa: F401
+from tests.e2e.test_end_to_end import active_view, api, backend, enqueue, play, register  # noqa: F401
 
 pytestmark = pytest.mark.integration
 NOWHERE = "127.0.0.1:9"  # discard: nothing listens

@@ -10,7 +10,7 @@ unknown fields.
 
 Refresh a vendored schema from a CRD file of a new operator release::
 
-    .venv/bin/python -m tests.deploy_schemas path/to/crd.yaml "operator vX.Y.Z, path"
+    .venv/bin/python -m tests.deploy.deploy_schemas path/to/crd.yaml "operator vX.Y.Z, path"
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a setup problem, sa
         "pyproject.toml (make venv installs it)"
     ) from missing
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "deploy" / "k8s" / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[2] / "deploy" / "k8s" / "schemas"
 
 # The oldest Kubernetes the manifests support: native gRPC probes (1.27) and the
 # preStop sleep action (1.30).

@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.deploy_manifests import NAMESPACE, OVERLAYS, SERVICES, objects, pod_templates, selects
+from tests.deploy.deploy_manifests import (
+    NAMESPACE,
+    OVERLAYS,
+    SERVICES,
+    objects,
+    pod_templates,
+    selects,
+)
 
 
 @dataclass(frozen=True)

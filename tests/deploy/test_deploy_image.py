@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tests.deploy_manifests import ROOT, SERVICES, console_scripts, objects
+from tests.deploy.deploy_manifests import ROOT, SERVICES, console_scripts, objects
 
 DOCKERFILE = ROOT / "Dockerfile"
 

@@ -1,0 +1,1 @@
+"""See tests/__init__.py."""
