@@ -9,8 +9,6 @@ collection service, starting Draft matches when their drafts complete.
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Awaitable
 from random import SystemRandom
 from typing import Any
 
@@ -35,19 +33,17 @@ from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
 from services.matchmaker.store import NOTIFY_CHANNEL, LobbyStore, MatchmakerStore
 from services.platform import bus
-from services.platform.background import every, publish_log, utc_now
+from services.platform.background import publish_log, utc_now
 from services.platform.channels import internal_channel
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import Consumer, ConsumerMetrics
 from services.platform.database import create_pool
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
-from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
-from services.platform.logging import configure_logging
-from services.platform.metrics import RpcMetrics, new_registry
+from services.platform.grpcserver import Lifecycle
+from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
-from services.platform.notifier import Notifier
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.settings import SettingsError
+from services.platform.service import Background, open_notifier, run_service, serve
 
 log = structlog.get_logger()
 
@@ -78,7 +74,7 @@ async def start_draft_matches(
     ctx: Context, settings: MatchmakerSettings, registry: CollectorRegistry, stop: asyncio.Event
 ) -> None:
     """DraftCompleted -> the Draft match, once per event (idempotent consumer)."""
-    client = await bus.connect(bus_servers(settings), name="triad-matchmaker-drafts")
+    client = await bus.connect(settings.shared.nats_servers, name="triad-matchmaker-drafts")
     stream = bus.EventStream()
 
     async def handle(conn: Any, envelope: Any) -> None:
@@ -96,10 +92,6 @@ async def start_draft_matches(
         # Not drain(): nats-py never marks a pull subscription's queue done, so a drain
         # waits out its whole timeout. Nothing is left to flush: what was applied is acked.
         await client.close()
-
-
-def bus_servers(settings: MatchmakerSettings) -> list[str]:
-    return [u.strip() for u in (settings.nats_url or "").split(",") if u.strip()]
 
 
 async def run(settings: MatchmakerSettings) -> None:
@@ -128,18 +120,8 @@ async def run(settings: MatchmakerSettings) -> None:
             config=settings.config,
             metrics=MatchmakerMetrics.register(registry),
         )
-        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
-        await notifier.start()
-        life.push_async_callback(notifier.close)
-
-        stop = asyncio.Event()
-        tasks: list[asyncio.Task[None]] = []
-
-        async def stop_tasks() -> None:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        life.push_async_callback(stop_tasks)
+        notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
+        work = Background.of(life)
 
         async def gauges() -> bool:
             lengths = await ctx.store.queue_lengths()
@@ -149,43 +131,28 @@ async def run(settings: MatchmakerSettings) -> None:
             return False
 
         interval = settings.pair_interval_seconds
-        background: list[Awaitable[None]] = [
-            every(stop, interval, lambda: handlers_pairing.pair_all(ctx)),
-            every(stop, interval, lambda: handlers_starts.recover_due_start(ctx)),
-            every(stop, 1.0, lambda: handlers_lobby.expire_tables(ctx)),
-            every(stop, 5.0, gauges),
-            notifier.keep_alive(stop),
-        ]
+        work.every(interval, lambda: handlers_pairing.pair_all(ctx))
+        work.every(interval, lambda: handlers_starts.recover_due_start(ctx))
+        work.every(1.0, lambda: handlers_lobby.expire_tables(ctx))
+        work.every(5.0, gauges)
+        work.start(notifier.keep_alive(work.stop))
         if settings.nats_url is None:
             log.warning("TRIAD_NATS_URL is not set: matchmaker events are not published")
         else:
-            background.append(publish_log(pool, settings.schema, "matchmaker", registry, stop))
-            if ctx.ports.drafts is not None:
-                background.append(start_draft_matches(ctx, settings, registry, stop))
-        tasks += [asyncio.ensure_future(work) for work in background]
-        life.start_metrics(registry, settings.metrics_port)
-        servicer = MatchmakerServicer(ctx, notifier, settings.watch_heartbeat_seconds)
-        server = await life.start_server(
-            build_server(
-                ServerConfig(host=settings.host, port=settings.port),
-                lambda grpc_server: register(grpc_server, servicer),
-                [SERVICE_NAME],
-                metrics=RpcMetrics.register(registry),
+            work.start(
+                publish_log(
+                    settings.shared, pool, settings.schema, "matchmaker", registry, work.stop
+                )
             )
-        )
-        await life.wait(server)
+            if ctx.ports.drafts is not None:
+                work.start(start_draft_matches(ctx, settings, registry, work.stop))
+        servicer = MatchmakerServicer(ctx, notifier, settings.watch_heartbeat_seconds)
+        await serve(life, settings, registry, lambda s: register(s, servicer), [SERVICE_NAME])
 
 
 def main() -> int:
-    configure_logging("matchmaker")
-    try:
-        settings = MatchmakerSettings.from_env()
-    except SettingsError as error:
-        print(f"triad-matchmaker: {error}", file=sys.stderr)
-        return 2
-    asyncio.run(run(settings))
-    return 0
+    return run_service("matchmaker", MatchmakerSettings.from_env, run)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

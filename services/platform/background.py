@@ -63,10 +63,11 @@ async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[
                 await asyncio.wait_for(stop.wait(), wait)
 
 
-async def open_event_stream(name: str) -> tuple[Client, JetStreamContext, bus.EventStream]:
+async def open_event_stream(
+    shared: Settings, name: str
+) -> tuple[Client, JetStreamContext, bus.EventStream]:
     """Connect to NATS (waiting as long as it takes) and make sure the event stream
     exists with the configured replicas."""
-    shared = Settings.from_env()
     client = await bus.connect(shared.nats_servers, name=name)
     stream = bus.EventStream(replicas=shared.stream_replicas)
     js = client.jetstream()
@@ -75,16 +76,22 @@ async def open_event_stream(name: str) -> tuple[Client, JetStreamContext, bus.Ev
 
 
 async def publish_log(
-    pool: Any, schema: str, name: str, registry: CollectorRegistry, stop: asyncio.Event
+    shared: Settings,
+    pool: Any,
+    schema: str,
+    name: str,
+    registry: CollectorRegistry,
+    stop: asyncio.Event,
 ) -> None:
     """Relay a service's event log (its outbox) to JetStream until stop; the service
-    serves meanwhile, whether NATS is up or not."""
-    if Settings.from_env().nats_url is None:
+    serves meanwhile, whether NATS is up or not. ``shared`` are the settings the
+    service read at start (nothing here reads the environment)."""
+    if shared.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: events are not published", service=name)
         return
-    client, js, stream = await open_event_stream(f"triad-{name}-relay")
+    client, js, stream = await open_event_stream(shared, f"triad-{name}-relay")
     try:
-        async with appends_to(schema, stop) as appended:
+        async with appends_to(shared.database_url or "", schema, stop) as appended:
             relay = Relay(
                 pool,
                 schema,
@@ -102,12 +109,13 @@ async def publish_log(
 
 
 @asynccontextmanager
-async def appends_to(schema: str, stop: asyncio.Event) -> AsyncIterator[asyncio.Event]:
+async def appends_to(
+    database_url: str, schema: str, stop: asyncio.Event
+) -> AsyncIterator[asyncio.Event]:
     """An event set whenever ``schema``'s event log is appended to (its trigger's
     notice), for a relay to wait on instead of polling. The listening connection is
     (re)opened in the background; each reconnect sets the event too."""
-    database_url = Settings.from_env().database_url
-    notifier = Notifier(database_url or "", APPENDED_CHANNEL)
+    notifier = Notifier(database_url, APPENDED_CHANNEL)
     keeping = asyncio.create_task(notifier.keep_alive(stop))
     try:
         with notifier.watch(schema) as appended:
