@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from random import SystemRandom
 from typing import Any
 
@@ -18,19 +17,16 @@ from services.collection.handlers import Context
 from services.collection.projection import MIGRATIONS, NOTIFY_CHANNEL
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.store import Store
-from services.platform.background import appends_to, every, open_event_stream, utc_now
+from services.platform.background import appends_to, open_event_stream, utc_now
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
-from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
-from services.platform.logging import configure_logging
-from services.platform.metrics import RpcMetrics
+from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
-from services.platform.notifier import Notifier
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.relay import Relay, RelayMetrics
-from services.platform.settings import SettingsError
+from services.platform.service import Background, open_notifier, run_service, serve
 
 log = structlog.get_logger()
 
@@ -41,9 +37,9 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
     if settings.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: no events published, no matches settled")
         return
-    client, js, stream = await open_event_stream("triad-collection")
+    client, js, stream = await open_event_stream(settings.shared, "triad-collection")
     try:
-        async with appends_to(settings.schema, stop) as appended:
+        async with appends_to(settings.database_url, settings.schema, stop) as appended:
             relay = Relay(
                 ctx.store.pool,
                 settings.schema,
@@ -83,17 +79,8 @@ async def run(settings: CollectionSettings) -> None:
             inactivity_seconds=settings.draft_inactivity_seconds,
             pair_rewards_per_day=settings.reward_matches_per_pair_per_day,
         )
-        notifier = Notifier(settings.database_url, NOTIFY_CHANNEL)
-        await notifier.start()
-        life.push_async_callback(notifier.close)
-        stop = asyncio.Event()
-        tasks: list[asyncio.Task[None]] = []
-
-        async def stop_tasks() -> None:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        life.push_async_callback(stop_tasks)
+        notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
+        work = Background.of(life)
 
         async def count_locks() -> bool:
             counts = await ctx.store.count_locks()
@@ -102,37 +89,18 @@ async def run(settings: CollectionSettings) -> None:
             return False
 
         poll = settings.timer_poll_seconds
-        tasks += [
-            asyncio.create_task(every(stop, poll, lambda: trade_handlers.fire_due_trade(ctx))),
-            asyncio.create_task(every(stop, poll, lambda: draft_handlers.fire_due_draft(ctx))),
-            asyncio.create_task(every(stop, 5.0, count_locks)),
-            asyncio.create_task(use_nats(settings, ctx, stop)),
-            asyncio.create_task(notifier.keep_alive(stop)),
-        ]
-        life.start_metrics(REGISTRY, settings.metrics_port)
+        work.every(poll, lambda: trade_handlers.fire_due_trade(ctx))
+        work.every(poll, lambda: draft_handlers.fire_due_draft(ctx))
+        work.every(5.0, count_locks)
+        work.start(use_nats(settings, ctx, work.stop), notifier.keep_alive(work.stop))
         servicer = CollectionServicer(ctx, notifier, settings.admin_token)
-        server = await life.start_server(
-            build_server(
-                ServerConfig(host=settings.host, port=settings.port),
-                lambda grpc_server: register(grpc_server, servicer),
-                [SERVICE_NAME],
-                metrics=RpcMetrics.register(REGISTRY),
-            )
-        )
-        log.info("collection serving", port=server.port, characters=len(catalog))
-        await life.wait(server)
+        log.info("catalog loaded", characters=len(catalog))
+        await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])
 
 
 def main() -> int:
-    configure_logging("collection")
-    try:
-        settings = CollectionSettings.from_env()
-    except SettingsError as error:
-        print(f"triad-collection: {error}", file=sys.stderr)
-        return 2
-    asyncio.run(run(settings))
-    return 0
+    return run_service("collection", CollectionSettings.from_env, run)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
