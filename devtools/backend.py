@@ -50,6 +50,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from devtools.devcert import ensure_dev_certificate
 from devtools.embedded import embedded_nats, embedded_postgres
+from services.platform.endpoints import DEFAULT_PORTS
 
 ROOT = Path(__file__).resolve().parents[1]
 STOP_SECONDS = 20.0
@@ -66,12 +67,18 @@ class ServiceSpec:
     env_prefix: str
 
 
+def _spec(name: str, module: str) -> ServiceSpec:
+    """A service on its default ports (``services/platform/endpoints.py``)."""
+    ports = DEFAULT_PORTS[name]
+    return ServiceSpec(name, module, ports.grpc, ports.metrics, name.upper())
+
+
 SERVICES: tuple[ServiceSpec, ...] = (
-    ServiceSpec("match", "services.match.main", 50061, 9161, "MATCH"),
-    ServiceSpec("matchmaker", "services.matchmaker.main", 50062, 9162, "MATCHMAKER"),
-    ServiceSpec("collection", "services.collection.main", 50063, 9163, "COLLECTION"),
-    ServiceSpec("rating", "services.rating.main", 50064, 9164, "RATING"),
-    ServiceSpec("gateway", "gateway.main", 50051, 9151, "GATEWAY"),
+    _spec("match", "services.match.main"),
+    _spec("matchmaker", "services.matchmaker.main"),
+    _spec("collection", "services.collection.main"),
+    _spec("rating", "services.rating.main"),
+    _spec("gateway", "gateway.main"),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in SERVICES)
 
