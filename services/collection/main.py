@@ -37,7 +37,8 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
     if settings.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: no events published, no matches settled")
         return
-    client, js, stream = await open_event_stream(settings.shared, "triad-collection")
+    link = await open_event_stream(settings.shared, "triad-collection")
+    client, js, stream = link.client, link.js, link.stream
     try:
         async with appends_to(settings.database_url, settings.schema, stop) as appended:
             relay = Relay(

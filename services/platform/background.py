@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -63,16 +64,23 @@ async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[
                 await asyncio.wait_for(stop.wait(), wait)
 
 
-async def open_event_stream(
-    shared: Settings, name: str
-) -> tuple[Client, JetStreamContext, bus.EventStream]:
+@dataclass(frozen=True, slots=True)
+class EventStreamLink:
+    """A NATS connection and the event stream it made sure of."""
+
+    client: Client
+    js: JetStreamContext
+    stream: bus.EventStream
+
+
+async def open_event_stream(shared: Settings, name: str) -> EventStreamLink:
     """Connect to NATS (waiting as long as it takes) and make sure the event stream
-    exists with the configured replicas."""
+    exists with the configured replicas. Close ``client`` when done."""
     client = await bus.connect(shared.nats_servers, name=name)
     stream = bus.EventStream(replicas=shared.stream_replicas)
     js = client.jetstream()
     await bus.ensure_stream(js, stream)
-    return client, js, stream
+    return EventStreamLink(client, js, stream)
 
 
 async def publish_log(
@@ -89,15 +97,15 @@ async def publish_log(
     if shared.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: events are not published", service=name)
         return
-    client, js, stream = await open_event_stream(shared, f"triad-{name}-relay")
+    link = await open_event_stream(shared, f"triad-{name}-relay")
     try:
         async with appends_to(shared.database_url or "", schema, stop) as appended:
             relay = Relay(
                 pool,
                 schema,
-                js,
+                link.js,
                 name=name,
-                stream=stream,
+                stream=link.stream,
                 metrics=RelayMetrics.register(registry),
                 appended=appended,
             )
@@ -105,7 +113,7 @@ async def publish_log(
     finally:
         # close, not drain: nothing is left to flush (every publish waited for its ack),
         # and nats-py's drain can wait out its whole timeout.
-        await client.close()
+        await link.client.close()
 
 
 @asynccontextmanager
