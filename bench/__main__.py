@@ -16,12 +16,12 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.machine import pinned_to_one_core
 from bench.report import (
     DEFAULT_OUT_DIR,
     Options,
     Report,
     format_table,
-    pinned_to_one_core,
     utc_now,
     write_report,
 )

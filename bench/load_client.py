@@ -5,7 +5,8 @@ It registers, builds and validates a deck, keeps its session stream open, queues
 the modes it is told, plays each match to the end with legal moves chosen from its own
 view, takes the Trade One card when it wins Ranked, and starts again.
 
-Resilience is the point (the chaos test runs this same code while services die):
+Resilience is the point (the chaos test runs this same code while services die): the
+calls and the session stream are kept up as bench/load_connection.py says, and
 
 - UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED are retried with the same
   request (so the same ``request_id``: the server answers a repeat with the first
@@ -25,8 +26,6 @@ import random
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 from uuid import uuid4
 
 import grpc
@@ -34,117 +33,31 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-PASSWORD = "load-generator-password"
-RETRY_CODES = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-    }
+from bench.load_connection import CHANNEL_OPTIONS, Connection
+from bench.load_decks import strength, strongest_deck
+from bench.load_records import (
+    AckedPlacement,
+    FinishedMatch,
+    Sample,
+    Shared,
+    Stopped,
 )
+
+__all__ = ["MODES", "AckedPlacement", "FinishedMatch", "Sample", "Shared", "SimClient", "Stopped"]
+
 MODES: Mapping[str, pb.Mode.ValueType] = {
     "ranked": pb.MODE_RANKED,
     "unranked": pb.MODE_UNRANKED,
     "roulette": pb.MODE_ROULETTE,
     "practice": pb.MODE_PRACTICE,
 }
-CHANNEL_OPTIONS = (
-    # A real client comes back soon after the gateway does, not after gRPC's
-    # default backoff of up to two minutes.
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.min_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 2000),
-)
 QUEUE_PATIENCE = 30.0
 """Seconds a client waits in a queue before it gives up the ticket and chooses again."""
 
 
-class Stopped(Exception):
-    """The run is over: no more retries."""
+class SimClient(Connection):
+    """A player who plays: registers, keeps a deck, queues, plays, trades, again."""
 
-
-@dataclass(frozen=True, slots=True)
-class AckedPlacement:
-    """A PlaceCard the gateway answered OK: it must be in the match's event log."""
-
-    match_id: str
-    player_id: str
-    request_id: str
-    cell: int
-    card_id: str
-    """The copy id (or bot/draft card id) placed."""
-    answered_at: float
-    """Unix time of the answer."""
-    version: int
-    """The match version in the answer's view."""
-
-
-@dataclass(frozen=True, slots=True)
-class FinishedMatch:
-    """A match seen finished, from a player's final view."""
-
-    match_id: str
-    mode: str
-    players: tuple[str, ...]
-    """The seats' player names, seat A first ("[BOT] ..." for a bot)."""
-    winner: str | None
-    """The winner's player name; ``None`` for a draw."""
-    reason: str
-    finished_at: float
-    player_ids: tuple[str | None, ...] = ()
-    """The seats' player ids, seat A first; ``None`` for a bot (the run fills them in)."""
-
-
-@dataclass(slots=True)
-class Sample:
-    at: float
-    """Seconds since the run started, when the call was answered."""
-    rpc: str
-    code: str
-    seconds: float
-    detail: str = ""
-    """The error's message (empty when OK)."""
-
-
-class Shared(Protocol):
-    """What a client reports to and reads from its run."""
-
-    samples: list[Sample]
-    started: float
-
-    @property
-    def playing(self) -> bool: ...  # start new matches?
-
-    @property
-    def alive(self) -> bool: ...  # still retrying?
-
-    def acked(self, placement: AckedPlacement) -> None: ...
-
-    def finished(self, match: FinishedMatch) -> None: ...
-
-
-@dataclass(slots=True)
-class _Push:
-    count: int = 0
-    event: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def bump(self) -> None:
-        self.count += 1
-        self.event.set()
-
-    async def after(self, seen: int, timeout: float) -> None:
-        """Return once a push newer than ``seen`` arrived, or after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while self.count <= seen:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            self.event.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.event.wait(), left)
-
-
-class SimClient:
     def __init__(
         self,
         index: int,
@@ -156,76 +69,16 @@ class SimClient:
         rpc_timeout: float,
         prefix: str,
     ) -> None:
-        self.index = index
-        self.gateway = gateway
-        self.root_cert = root_cert
-        self.run = run
+        super().__init__(index, gateway, root_cert, run, rng, rpc_timeout, prefix)
         self.modes = list(mix)
         self.weights = [mix[m] for m in self.modes]
-        self.rng = rng
-        self.rpc_timeout = rpc_timeout
-        self.name = f"{prefix}{index:03d}"[:20]
-        self.player_id = ""
-        self.tokens: g.AuthTokens | None = None
         self.deck_id = ""
-        self.views: dict[str, pb.MatchView] = {}
-        self.trade: pb.Trade | None = None
-        self.tickets: dict[str, pb.Ticket] = {}
-        """The newest state of each ticket, from queue status pushes."""
-        self.push = _Push()
-        self.stream_up = False
-        self.heartbeat = 10.0
         self.done: set[str] = set()
         self.matches = 0
         self.ready = asyncio.Event()
         """Set once the player is registered, logged in and has its session stream."""
         self.failures: Counter[str] = Counter()
         """Rounds that ended in an error the client could only resync from."""
-        self.stub: Any = None
-
-    # ------------------------------------------------------------------ calls
-
-    def _metadata(self) -> tuple[tuple[str, str], ...]:
-        token = self.tokens.access_token if self.tokens else ""
-        return (("authorization", f"Bearer {token}"),)
-
-    async def call(self, rpc: str, request: Any, *, retry: bool = True) -> Any:
-        """One RPC, retried with the same request on transient failures."""
-        method = getattr(self.stub, rpc)
-        backoff = 0.05
-        logged_in = False
-        while True:
-            began = time.perf_counter()
-            try:
-                reply = await method(request, metadata=self._metadata(), timeout=self.rpc_timeout)
-            except grpc.aio.AioRpcError as error:
-                code = error.code()
-                self._sample(rpc, code.name, began, error.details() or "")
-                refused = code == grpc.StatusCode.UNAUTHENTICATED
-                if refused and not logged_in and rpc not in ("Register", "Login"):
-                    await self._log_in_again()  # the token expired or was revoked: once
-                    logged_in = True
-                    continue
-                if not retry or code not in RETRY_CODES:
-                    raise
-                if not self.run.alive:
-                    raise Stopped from error
-                await asyncio.sleep(backoff * (0.5 + self.rng.random()))
-                backoff = min(2.0, backoff * 2)
-                continue
-            self._sample(rpc, "OK", began)
-            return reply
-
-    def _sample(self, rpc: str, code: str, began: float, detail: str = "") -> None:
-        now = time.perf_counter()
-        self.run.samples.append(Sample(now - self.run.started, rpc, code, now - began, detail))
-
-    async def _log_in_again(self) -> None:
-        reply = await self.call(
-            "Login",
-            g.LoginRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
-        )
-        self.tokens = reply.tokens
 
     # ------------------------------------------------------------------ life
 
@@ -295,24 +148,6 @@ class SimClient:
             o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations
         )
         return bool(status.active_match_id or choosing or opening)
-
-    async def _register(self) -> None:
-        try:
-            reply = await self.call(
-                "Register",
-                g.RegisterRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
-            )
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.ALREADY_EXISTS:
-                raise
-            # An earlier attempt did register (its answer was lost): log in instead.
-            reply = await self.call(
-                "Login",
-                g.LoginRequest(request_id=uuid4().hex, player_name=self.name, password=PASSWORD),
-            )
-        self.player_id, self.tokens = reply.player.player_id, reply.tokens
-        # A fresh login, as a client starting again would do (and it checks Login).
-        await self._log_in_again()
 
     async def round(self) -> None:
         """One step from the server's state: play, trade, wait, or start a match."""
@@ -462,20 +297,6 @@ class SimClient:
 
     # ------------------------------------------------------------------ matches
 
-    def _view(self, view: pb.MatchView) -> pb.MatchView:
-        """Keep the newest view of each match; an older one is discarded."""
-        if not view.match_id:
-            return view
-        known = self.views.get(view.match_id)
-        if known is None or view.version > known.version:
-            self.views[view.match_id] = view
-            return view
-        return known
-
-    async def _fetch(self, match_id: str) -> pb.MatchView:
-        reply = await self.call("GetMatchView", g.GetMatchViewRequest(match_id=match_id))
-        return self._view(reply.view)
-
     async def play(self, match_id: str) -> None:
         """Place when it is our turn, wait for the opponent otherwise, until the end."""
         view = self.views.get(match_id) or await self._fetch(match_id)
@@ -576,94 +397,3 @@ class SimClient:
                     request_id=uuid4().hex, trade_id=trade.trade_id, copy_id=best.copy_id
                 ),
             )
-
-    # ------------------------------------------------------------------ session
-
-    async def _session(self) -> None:
-        """Keep one session stream open; reopen it whenever it ends, errs or goes quiet."""
-        backoff = 0.1
-        while True:
-            call = self.stub.OpenSession(
-                g.OpenSessionRequest(client_version="bench-load/1"), metadata=self._metadata()
-            )
-            began = time.perf_counter()
-            first = True
-            try:
-                while True:
-                    push = await asyncio.wait_for(call.read(), 3 * self.heartbeat + 2)
-                    if push is grpc.aio.EOF:
-                        break
-                    if first:
-                        self._sample("OpenSession", "OK", began)
-                        first, backoff, self.stream_up = False, 0.1, True
-                    closed = self._on_push(push)
-                    if closed is not None:
-                        if closed in (
-                            g.SESSION_CLOSE_REASON_TOKEN_EXPIRED,
-                            g.SESSION_CLOSE_REASON_LOGGED_OUT,
-                        ):
-                            await self._log_in_again()
-                        break
-            except TimeoutError:
-                self._sample("OpenSession", "SILENT", began)
-            except grpc.aio.AioRpcError as error:
-                self._sample("OpenSession", error.code().name, began)
-                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-                    with contextlib.suppress(Exception):
-                        await self._log_in_again()
-            except Exception as error:
-                self._sample("OpenSession", type(error).__name__, began)
-            finally:
-                self.stream_up = False
-                call.cancel()
-            self.push.bump()  # waiters switch to polling
-            await asyncio.sleep(backoff * (0.5 + self.rng.random()))
-            backoff = min(2.0, backoff * 2)
-
-    def _on_push(self, push: g.OpenSessionResponse) -> int | None:
-        kind = push.WhichOneof("push")
-        if kind == "session_opened":
-            opened = push.session_opened
-            self.heartbeat = max(0.5, opened.heartbeat_interval.ToTimedelta().total_seconds())
-            if opened.HasField("active_match"):
-                self._view(opened.active_match)
-        elif kind == "match_view":
-            self._view(push.match_view)
-        elif kind == "queue_status":
-            pushed = push.queue_status.ticket
-            self.tickets[pushed.ticket_id] = pushed
-        elif kind == "trade_prompt":
-            self.trade = push.trade_prompt
-        elif kind == "trade_result":
-            self.trade = None
-        elif kind == "session_closed":
-            return int(push.session_closed.reason)
-        self.push.bump()
-        return None
-
-
-def strength(sides: pb.Sides) -> int:
-    return int(sides.top + sides.right + sides.bottom + sides.left)
-
-
-def strongest_deck(copies: list[pb.OwnedCopy]) -> list[str] | None:
-    """Five free copies of five different characters, at most one 5★ and at most two
-    of 4★ or more (RULES.md section 2), strongest first; ``None`` if there are not."""
-    chosen: list[str] = []
-    characters: set[str] = set()
-    five = high = 0
-    for copy in sorted(copies, key=lambda c: -strength(c.printed_sides)):
-        stars = copy.character.stars
-        if copy.character.character_id in characters:
-            continue
-        if stars >= 5 and five >= 1:
-            continue
-        if stars >= 4 and high >= 2:
-            continue
-        chosen.append(copy.copy_id)
-        characters.add(copy.character.character_id)
-        five += stars >= 5
-        high += stars >= 4
-        if len(chosen) == 5:
-            return chosen
-    return None

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.report import REPO_ROOT, Measurement
+from bench.machine import REPO_ROOT
+from bench.report import Measurement
 
 Step = Callable[[], Awaitable[int]]
 """One worker step: does some requests, returns how many of them to count."""
