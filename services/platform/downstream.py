@@ -29,16 +29,13 @@ from typing import TypeVar
 import grpc
 
 from services.platform.errors import (
-    AlreadyExists,
-    Conflict,
     DomainError,
     FailedPrecondition,
-    InvalidArgument,
     NotFound,
-    PermissionDenied,
-    ResourceExhausted,
+    Unauthenticated,
     Unavailable,
 )
+from services.platform.interceptors import STATUS_BY_ERROR
 
 T = TypeVar("T")
 
@@ -46,15 +43,14 @@ INTERNAL_DEADLINE = 5.0
 """Seconds any internal call may take; a retry is cheaper than a hung call."""
 
 PASSED_ON: Mapping[grpc.StatusCode, type[DomainError]] = {
-    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
-    grpc.StatusCode.NOT_FOUND: NotFound,
-    grpc.StatusCode.FAILED_PRECONDITION: FailedPrecondition,
-    grpc.StatusCode.ALREADY_EXISTS: AlreadyExists,
-    grpc.StatusCode.ABORTED: Conflict,
-    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhausted,
+    code: kind
+    for kind, code in STATUS_BY_ERROR.items()
+    if kind not in (Unauthenticated, Unavailable)
 }
-"""The codes that are the caller's doing, each back to the error that produced it."""
+"""The codes that are the caller's doing, each back to the error the other service's
+interceptor made it from (``interceptors.STATUS_BY_ERROR`` read backwards): a refusal
+keeps its kind across any number of hops. UNAUTHENTICATED between services is a fault
+of this deployment, not the player's, and UNAVAILABLE is retried: neither passes on."""
 
 AS_REFUSAL: Mapping[grpc.StatusCode, type[DomainError]] = {
     grpc.StatusCode.NOT_FOUND: NotFound,

@@ -19,8 +19,10 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    Unauthenticated,
     Unavailable,
 )
+from services.platform.interceptors import STATUS_BY_ERROR
 from services.platform.requests import Request, RequestReused, fingerprint
 
 
@@ -157,3 +159,12 @@ def test_every_process_has_its_own_default_ports() -> None:
     used = [p for ports in DEFAULT_PORTS.values() for p in (ports.grpc, ports.metrics)]
     assert len(used) == len(set(used))
     assert default_address("match") == f"127.0.0.1:{DEFAULT_PORTS['match'].grpc}"
+
+
+def test_every_refusal_an_interceptor_sends_comes_back_as_the_error_it_was_made_from() -> None:
+    for kind, code in STATUS_BY_ERROR.items():
+        back = domain_error("match", rpc_error(code, "why"))
+        if kind in (Unauthenticated, Unavailable):
+            assert type(back) is Unavailable and "why" not in str(back)
+        else:
+            assert type(back) is kind and str(back) == "why"
