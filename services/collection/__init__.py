@@ -1,1 +1,22 @@
-"""The collection service: catalog, owned copies, decks, boosters, draft, Trade One."""
+"""The collection service: catalog, owned copies, decks, coins, boosters, drafts, Trade One.
+
+The house, as in every service (imports point inward: server -> handlers -> domain):
+
+- ``config.py``: settings, read once. ``main.py``: the composition root.
+- ``domain/``: the rules, pure (no I/O, clock or global random): ``catalog``,
+  ``events`` (the facts of the ``player-``, ``trade-`` and ``draft-`` streams),
+  ``wealth`` (copies, coins, match rewards), ``decks`` (decks, the Random deck,
+  locks), ``boosters`` and ``seeds`` (verifiable draws, ``FAIRNESS.md``), ``trade``
+  (Trade One), ``draft`` and ``draft_session`` (drafts).
+- ``handlers.py`` and ``handlers_<subject>.py`` (``decks``, ``economy``, ``trades``,
+  ``drafts``): one short function per use case, load -> decide -> append; typed
+  results and read models in ``results.py``.
+- ``schema.py``: every migration of the collection's schema.
+- ``store/``: the repository over PostgreSQL (``Store.run``: one command, one
+  transaction, idempotent by request id), its unit of work, reads and projection.
+- ``consumers.py``: the durable consumer settling finished matches.
+- ``server/``: the gRPC edge, by subject; ``mapping.py`` (values and request fields
+  <-> protobuf) and ``views.py`` (per-player views) build its messages.
+- ``codec.py``: event bytes, with the schema version read back and upcasters.
+- ``metrics.py``: the service's Prometheus metrics.
+"""

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.collection.domain import PAIR_REWARDED_MATCHES_PER_DAY
+from services.collection.domain.wealth import PAIR_REWARDED_MATCHES_PER_DAY
 from services.platform.settings import (
     PREFIX,
     Settings,

@@ -9,12 +9,12 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY
 
-from services.collection import draft_handlers, metrics, trade_handlers
-from services.collection.catalog import load_catalog
+from services.collection import handlers_drafts, handlers_trades, metrics
 from services.collection.config import CollectionSettings
 from services.collection.consumers import match_finished_consumer
+from services.collection.domain.catalog import load_catalog
 from services.collection.handlers import Context
-from services.collection.projection import MIGRATIONS, NOTIFY_CHANNEL
+from services.collection.schema import MIGRATIONS, NOTIFY_CHANNEL
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.store import Store
 from services.platform.background import appends_to, open_event_stream, utc_now
@@ -90,8 +90,8 @@ async def run(settings: CollectionSettings) -> None:
             return False
 
         poll = settings.timer_poll_seconds
-        work.every(poll, lambda: trade_handlers.fire_due_trade(ctx))
-        work.every(poll, lambda: draft_handlers.fire_due_draft(ctx))
+        work.every(poll, lambda: handlers_trades.fire_due_trade(ctx))
+        work.every(poll, lambda: handlers_drafts.fire_due_draft(ctx))
         work.every(5.0, count_locks)
         work.start(use_nats(settings, ctx, work.stop), notifier.keep_alive(work.stop))
         servicer = CollectionServicer(ctx, notifier, settings.admin_token)

@@ -1,52 +1,36 @@
-"""Domain values and events <-> ``triad.v1`` protobuf, for the event store and the server."""
+"""The collection's protobuf edge: domain values <-> ``triad.v1`` messages, and the
+request fields every RPC reads the same way (paging, filters, lock holders).
+
+Event payloads are ``codec.py``'s; per-player views (trades, drafts, decks) are
+``views.py``'s. Both build on the value mappers here.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
-from triad.v1 import events_pb2 as ev
 
-from services.collection.catalog import Character
-from services.collection.draft import DraftCard
-from services.collection.events import (
+from services.collection.domain.catalog import Character
+from services.collection.domain.draft import DraftCard
+from services.collection.domain.events import (
     BoosterDraw,
-    BoosterOpened,
-    CollectionEvent,
-    CopiesLocked,
-    CopiesReleased,
-    CopyGranted,
     CopySource,
-    CopyTransferred,
-    CurrencyCredited,
-    CurrencyDebited,
     CurrencyReason,
-    DeckDeleted,
-    DeckSaved,
-    DraftCardPicked,
-    DraftCardRevealed,
-    DraftCompleted,
-    DraftCreated,
-    DraftedDeck,
-    DraftForfeited,
-    DraftParticipant,
     Holder,
     HolderKind,
     OwnedCopy,
     PlayerRef,
-    RandomDeckDrawn,
-    ServerSeedCommitted,
-    ServerSeedRevealed,
-    TradeCardChosen,
-    TradeOpened,
 )
+from services.match.rules import Element, Side, Sides
+from services.platform.edge import require, require_enum
+from services.platform.errors import InvalidArgument
 from services.wire import (
     ELEMENTS,
     ELEMENTS_BACK,
     LADDERS,
-    LADDERS_BACK,
     SIDES,
     SIDES_BACK,
     moment,
@@ -63,6 +47,10 @@ REASONS: dict[CurrencyReason, pb.CurrencyReason.ValueType] = {
     r: pb.CurrencyReason.Value(f"CURRENCY_REASON_{r.name}") for r in CurrencyReason
 }
 REASONS_BACK = {v: k for k, v in REASONS.items()}
+HOLDER_FIELDS = {HolderKind.MATCH: "match_id", HolderKind.TRADE: "trade_id"}
+
+
+# --- values -------------------------------------------------------------------------------
 
 
 def character(value: Character) -> pb.Character:
@@ -85,16 +73,25 @@ def character_back(message: pb.Character) -> Character:
     )
 
 
+def _printed(
+    value: Character, holo: bool, holo_side: Side | None, printed: Sides
+) -> dict[str, Any]:
+    """The fields every card-like message shares: character, holo and printed sides."""
+    return {
+        "character": character(value),
+        "holo": holo,
+        "holo_side": SIDES[holo_side],
+        "printed_sides": sides(printed),
+    }
+
+
 def owned_copy(value: OwnedCopy) -> pb.OwnedCopy:
     return pb.OwnedCopy(
         copy_id=value.copy_id,
         owner_player_id=value.owner_id,
-        character=character(value.character),
-        holo=value.holo,
-        holo_side=SIDES[value.holo_side],
-        printed_sides=sides(value.sides),
         source=SOURCES[value.source],
         acquire_time=timestamp(value.acquired_at),
+        **_printed(value.character, value.holo, value.holo_side, value.sides),
     )
 
 
@@ -115,10 +112,7 @@ def copy_card(value: OwnedCopy) -> pb.Card:
     return pb.Card(
         card_id=value.copy_id,
         origin=pb.CARD_ORIGIN_OWNED_COPY,
-        character=character(value.character),
-        holo=value.holo,
-        holo_side=SIDES[value.holo_side],
-        printed_sides=sides(value.sides),
+        **_printed(value.character, value.holo, value.holo_side, value.sides),
     )
 
 
@@ -126,10 +120,7 @@ def draft_card(value: DraftCard) -> pb.Card:
     return pb.Card(
         card_id=value.id,
         origin=pb.CARD_ORIGIN_DRAFTED,
-        character=character(value.character),
-        holo=value.holo,
-        holo_side=SIDES[value.holo_side],
-        printed_sides=sides(value.sides),
+        **_printed(value.character, value.holo, value.holo_side, value.sides),
     )
 
 
@@ -142,18 +133,25 @@ def draft_card_back(message: pb.Card) -> DraftCard:
     )
 
 
+def bot_card(card_id: str, value: Character) -> pb.Card:
+    """A catalog character as a bot's card (no copy, no holo)."""
+    return pb.Card(
+        card_id=card_id,
+        origin=pb.CARD_ORIGIN_BOT,
+        character=character(value),
+        printed_sides=sides(value.sides),
+    )
+
+
 def holder(value: Holder) -> pb.LockHolder:
-    if value.kind is HolderKind.MATCH:
-        return pb.LockHolder(match_id=value.id)
-    return pb.LockHolder(trade_id=value.id)
+    return pb.LockHolder(**{HOLDER_FIELDS[value.kind]: value.id})
 
 
 def holder_back(message: pb.LockHolder) -> Holder | None:
     which = message.WhichOneof("holder")
-    if which == "match_id" and message.match_id:
-        return Holder(HolderKind.MATCH, message.match_id)
-    if which == "trade_id" and message.trade_id:
-        return Holder(HolderKind.TRADE, message.trade_id)
+    for kind, field in HOLDER_FIELDS.items():
+        if which == field and getattr(message, field):
+            return Holder(kind, getattr(message, field))
     return None
 
 
@@ -199,303 +197,49 @@ def booster_draw_back(message: pb.BoosterDraw) -> BoosterDraw:
     )
 
 
-# --- events ---------------------------------------------------------------------------------
+def optional_moment(stamp: Any) -> datetime | None:
+    """A timestamp field that may be unset (an unset one is empty)."""
+    return moment(stamp) if stamp.ByteSize() else None
 
 
-def type_name(message: Message) -> str:
-    return message.DESCRIPTOR.full_name
+# --- request fields -----------------------------------------------------------------------
 
 
-def encode(event: CollectionEvent) -> Message:
-    """The protobuf payload of a domain event."""
-    match event:
-        case CopyGranted():
-            return ev.CopyGranted(
-                player_id=event.player_id, copy=owned_copy(event.copy), grant_id=event.grant_id
-            )
-        case ServerSeedCommitted():
-            return ev.ServerSeedCommitted(
-                player_id=event.player_id,
-                seed_id=event.seed_id,
-                server_seed_hash=event.seed_hash,
-                client_seed=event.client_seed,
-            )
-        case ServerSeedRevealed():
-            return ev.ServerSeedRevealed(
-                player_id=event.player_id,
-                seed_id=event.seed_id,
-                server_seed=event.server_seed,
-                draw_count=event.draw_count,
-            )
-        case BoosterOpened():
-            return ev.BoosterOpened(
-                player_id=event.player_id,
-                draw=booster_draw(event.draw),
-                boosters_since_pity=event.boosters_since_pity,
-            )
-        case CurrencyCredited() | CurrencyDebited():
-            money = (
-                ev.CurrencyCredited if isinstance(event, CurrencyCredited) else ev.CurrencyDebited
-            )
-            return money(
-                player_id=event.player_id,
-                amount=event.amount,
-                reason=REASONS[event.reason],
-                reference_id=event.reference_id,
-                balance_after=event.balance_after,
-            )
-        case DeckSaved():
-            return ev.DeckSaved(
-                player_id=event.player_id,
-                deck_id=event.deck_id,
-                name=event.name,
-                copy_ids=event.copy_ids,
-            )
-        case DeckDeleted():
-            return ev.DeckDeleted(player_id=event.player_id, deck_id=event.deck_id)
-        case RandomDeckDrawn():
-            return ev.RandomDeckDrawn(
-                player_id=event.player_id, purpose_id=event.purpose_id, copy_ids=event.copy_ids
-            )
-        case CopiesLocked() | CopiesReleased():
-            locks = ev.CopiesLocked if isinstance(event, CopiesLocked) else ev.CopiesReleased
-            return locks(
-                player_id=event.player_id, copy_ids=event.copy_ids, holder=holder(event.holder)
-            )
-        case TradeOpened():
-            return ev.TradeOpened(
-                trade_id=event.trade_id,
-                match_id=event.match_id,
-                winner=player_ref(event.winner),
-                loser=player_ref(event.loser),
-                offered_copies=[owned_copy(c) for c in event.offered],
-                choice_deadline_time=timestamp(event.deadline),
-            )
-        case TradeCardChosen():
-            return ev.TradeCardChosen(
-                trade_id=event.trade_id,
-                copy_id=event.copy_id,
-                auto_picked=event.auto_picked,
-                drawn_index=event.drawn_index,
-            )
-        case CopyTransferred():
-            return ev.CopyTransferred(
-                trade_id=event.trade_id,
-                copy_id=event.copy_id,
-                from_player_id=event.from_player_id,
-                to_player_id=event.to_player_id,
-                copy=owned_copy(event.copy),
-            )
-    return _encode_draft(event)
+def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
+    """(limit, offset) of an AIP-158 page; the token is the offset of the page."""
+    if size < 0:
+        raise InvalidArgument("page_size cannot be negative")
+    if token and not (token.isdigit() and len(token) < 10):
+        raise InvalidArgument("page_token is not one this service gave out")
+    return min(size or default, cap), int(token or 0)
 
 
-def _encode_draft(event: CollectionEvent) -> Message:
-    match event:
-        case DraftCreated():
-            return ev.DraftCreated(
-                draft_id=event.draft_id,
-                ladder=ladder(event.ladder, event.season),
-                pairing_id=event.pairing_id,
-                participants=[
-                    ev.DraftParticipant(
-                        player=player_ref(p.player),
-                        boosters=[
-                            ev.DraftBoosterContents(
-                                booster_index=b,
-                                cards=[draft_card(c) for c in p.pool[b * 5 : b * 5 + 5]],
-                            )
-                            for b in range(len(p.pool) // 5)
-                        ],
-                    )
-                    for p in event.participants
-                ],
-                pick_deadline_time=timestamp(event.pick_deadline),
-                inactivity_deadline_time=timestamp(event.inactivity_deadline),
-            )
-        case DraftCardRevealed():
-            return ev.DraftCardRevealed(
-                draft_id=event.draft_id,
-                player_id=event.player_id,
-                booster_index=event.booster,
-                card_index=event.slot,
-                draft_card_id=event.card_id,
-                inactivity_deadline_time=timestamp(event.inactivity_deadline),
-            )
-        case DraftCardPicked():
-            return ev.DraftCardPicked(
-                draft_id=event.draft_id,
-                player_id=event.player_id,
-                draft_card_id=event.card_id,
-                pick_number=event.pick_number,
-                auto_picked=event.auto_picked,
-                inactivity_deadline_time=timestamp(event.inactivity_deadline),
-            )
-        case DraftCompleted():
-            return ev.DraftCompleted(
-                draft_id=event.draft_id,
-                ladder=ladder(event.ladder, event.season),
-                decks=[
-                    ev.DraftedDeck(
-                        player=player_ref(d.player),
-                        deck=[draft_card(c) for c in d.cards],
-                        auto_completed=d.auto_completed,
-                    )
-                    for d in event.decks
-                ],
-                match_id=event.match_id,
-            )
-        case DraftForfeited():
-            return ev.DraftForfeited(
-                draft_id=event.draft_id,
-                ladder=ladder(event.ladder, event.season),
-                forfeiting_player_ids=event.forfeiting,
-                winner_player_id=event.winner,
-                players=[player_ref(p) for p in event.players],
-            )
-    raise TypeError(f"not a collection event: {event!r}")
+def next_token(offset: int, limit: int, got: int) -> str:
+    return str(offset + limit) if got > limit else ""
 
 
-def _draft_created(m: ev.DraftCreated, at: datetime) -> DraftCreated:
-    a, b = (
-        DraftParticipant(
-            player_ref_back(p.player),
-            tuple(draft_card_back(c) for booster in p.boosters for c in booster.cards),
-        )
-        for p in m.participants
-    )
-    return DraftCreated(
-        m.draft_id,
-        LADDERS_BACK[m.ladder.ladder],
-        m.ladder.season,
-        m.pairing_id,
-        (a, b),
-        moment(m.pick_deadline_time),
-        moment(m.inactivity_deadline_time),
-        at,
-    )
+def stars(values: Iterable[int]) -> frozenset[int]:
+    values = list(values)
+    bad = [s for s in values if not 1 <= s <= 5]
+    if bad:
+        raise InvalidArgument(f"stars run from 1 to 5, got {bad}")
+    return frozenset(values)
 
 
-def _drafted(decks: Any) -> tuple[DraftedDeck, DraftedDeck]:
-    a, b = (
-        DraftedDeck(
-            player_ref_back(d.player),
-            tuple(draft_card_back(c) for c in d.deck),
-            d.auto_completed,
-        )
-        for d in decks
-    )
-    return a, b
+def elements(values: Iterable[int]) -> frozenset[Element | None]:
+    values = list(values)
+    for value in values:  # ELEMENT_UNSPECIFIED selects the characters without one
+        require_enum(value, pb.Element.DESCRIPTOR, "filter.elements", unspecified_ok=True)
+    return frozenset(ELEMENTS_BACK[v] for v in values)  # type: ignore[index]
 
 
-def _optional_moment(message: Any, field: str) -> datetime | None:
-    return moment(getattr(message, field)) if message.HasField(field) else None
-
-
-def _decode_player(m: Message) -> CollectionEvent | None:
-    match m:
-        case ev.CopyGranted():
-            return CopyGranted(m.player_id, owned_copy_back(m.copy), m.grant_id)
-        case ev.ServerSeedCommitted():
-            return ServerSeedCommitted(m.player_id, m.seed_id, m.server_seed_hash, m.client_seed)
-        case ev.ServerSeedRevealed():
-            return ServerSeedRevealed(m.player_id, m.seed_id, m.server_seed, m.draw_count)
-        case ev.BoosterOpened():
-            return BoosterOpened(m.player_id, booster_draw_back(m.draw), m.boosters_since_pity)
-        case ev.CurrencyCredited():
-            return CurrencyCredited(
-                m.player_id, m.amount, REASONS_BACK[m.reason], m.reference_id, m.balance_after
-            )
-        case ev.CurrencyDebited():
-            return CurrencyDebited(
-                m.player_id, m.amount, REASONS_BACK[m.reason], m.reference_id, m.balance_after
-            )
-        case ev.DeckSaved():
-            return DeckSaved(m.player_id, m.deck_id, m.name, tuple(m.copy_ids))
-        case ev.DeckDeleted():
-            return DeckDeleted(m.player_id, m.deck_id)
-        case ev.RandomDeckDrawn():
-            return RandomDeckDrawn(m.player_id, m.purpose_id, tuple(m.copy_ids))
-        case ev.CopiesLocked():
-            return CopiesLocked(m.player_id, tuple(m.copy_ids), _holder(m.holder))
-        case ev.CopiesReleased():
-            return CopiesReleased(m.player_id, tuple(m.copy_ids), _holder(m.holder))
-    return None
-
-
-def _decode_other(m: Message, at: datetime) -> CollectionEvent | None:
-    match m:
-        case ev.TradeOpened():
-            return TradeOpened(
-                m.trade_id,
-                m.match_id,
-                player_ref_back(m.winner),
-                player_ref_back(m.loser),
-                tuple(owned_copy_back(c) for c in m.offered_copies),
-                moment(m.choice_deadline_time),
-                at,
-            )
-        case ev.TradeCardChosen():
-            return TradeCardChosen(m.trade_id, m.copy_id, m.auto_picked, m.drawn_index)
-        case ev.CopyTransferred():
-            return CopyTransferred(
-                m.trade_id, m.copy_id, m.from_player_id, m.to_player_id, owned_copy_back(m.copy)
-            )
-        case ev.DraftCreated():
-            return _draft_created(m, at)
-        case ev.DraftCardRevealed():
-            return DraftCardRevealed(
-                m.draft_id,
-                m.player_id,
-                m.booster_index,
-                m.card_index,
-                m.draft_card_id,
-                moment(m.inactivity_deadline_time),
-            )
-        case ev.DraftCardPicked():
-            return DraftCardPicked(
-                m.draft_id,
-                m.player_id,
-                m.draft_card_id,
-                m.pick_number,
-                m.auto_picked,
-                _optional_moment(m, "inactivity_deadline_time"),
-            )
-        case ev.DraftCompleted():
-            return DraftCompleted(
-                m.draft_id,
-                LADDERS_BACK[m.ladder.ladder],
-                m.ladder.season,
-                _drafted(m.decks),
-                m.match_id,
-            )
-        case ev.DraftForfeited():
-            return DraftForfeited(
-                m.draft_id,
-                LADDERS_BACK[m.ladder.ladder],
-                m.ladder.season,
-                tuple(m.forfeiting_player_ids),
-                m.winner_player_id,
-                tuple(player_ref_back(p) for p in m.players),
-            )
-    return None
-
-
-def _holder(message: pb.LockHolder) -> Holder:
+def holder_of(message: pb.LockHolder, field: str = "holder") -> Holder:
     found = holder_back(message)
     if found is None:
-        raise ValueError("a lock event names its holder")
+        raise InvalidArgument(f"{field} must name a match or a trade")
+    require(found.id, f"{field} id")
     return found
 
 
-def decode(name: str, data: bytes, at: datetime) -> CollectionEvent:
-    """The domain event of a stored payload; ``at`` is when it was recorded."""
-    kind = (
-        getattr(ev, name.removeprefix("triad.v1."), None) if name.startswith("triad.v1.") else None
-    )
-    if kind is None:
-        raise ValueError(f"unknown collection event type {name!r}")
-    message = kind.FromString(data)
-    event = _decode_player(message) or _decode_other(message, at)
-    if event is None:
-        raise ValueError(f"{name} is not a collection event")
-    return event
+def reason_of(value: int) -> CurrencyReason:
+    return REASONS_BACK[require_enum(value, pb.CurrencyReason.DESCRIPTOR, "reason")]  # type: ignore[index]

@@ -28,9 +28,9 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
 from devtools.stack import Stack, stack
-from services.collection.domain import DAILY_FIRST_MATCH_COINS as FIRST
-from services.collection.domain import MATCH_WIN_COINS as WIN
-from services.collection.domain import STARTER_COINS as START
+from services.collection.domain.wealth import DAILY_FIRST_MATCH_COINS as FIRST
+from services.collection.domain.wealth import MATCH_WIN_COINS as WIN
+from services.collection.domain.wealth import STARTER_COINS as START
 
 pytestmark = pytest.mark.integration
 PAIR_LIMIT = 2

@@ -23,13 +23,13 @@ from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 
 from devtools.processes import Service
-from services.collection.catalog import load_catalog
-from services.collection.events import PlayerRef
+from services.collection.domain.catalog import load_catalog
+from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef
 from services.collection.handlers import Context
+from services.collection.handlers_trades import settle_match
 from services.collection.store import Store
 from services.collection.tests.helpers import assert_copies_come_only_from_grants_and_boosters
 from services.collection.tests.process import collection_service
-from services.collection.trade_handlers import FinishedMatch, FinishedSeat, settle_match
 
 if TYPE_CHECKING:
     Stub = collection_pb2_grpc.CollectionServiceAsyncStub
@@ -142,7 +142,7 @@ async def test_a_killed_service_loses_nothing_acknowledged_and_completes_every_t
         drawn = {r["draw_id"] for r in rows}
         assert set(acked) <= drawn and counts["triad.v1.BoosterOpened"] == len(drawn)
         for player in players:
-            coins, _ = await store.balance(player)
+            coins = (await store.balance(player)).coins
             boosters = sum(1 for r in rows if r["player_id"] == player)
             # Starter, the test's grant, the daily first match, the win for winners.
             earned = 300 + 20_000 + 60 + (40 if player in dict(trades) else 0)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from services.collection.catalog import Character, load_catalog
-from services.collection.events import CopySource, OwnedCopy
+from services.collection.domain.catalog import Character, load_catalog
+from services.collection.domain.events import CopySource, OwnedCopy
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 CATALOG = load_catalog()

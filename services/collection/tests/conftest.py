@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.collection.handlers import Context
-from services.collection.projection import MIGRATIONS
+from services.collection.schema import MIGRATIONS
 from services.collection.store import Store
 from services.collection.tests.builders import CATALOG, Clock
 from services.platform import consumer, eventstore, relay

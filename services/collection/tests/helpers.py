@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from services.collection import handlers, mapping
-from services.collection.events import BoosterOpened, CopyGranted, CopyTransferred, PlayerRef
+from services.collection import codec, handlers
+from services.collection.domain.events import BoosterOpened, CopyGranted, CopyTransferred, PlayerRef
 from services.collection.handlers import Context
 from services.collection.store import Request, Store
 from services.platform.errors import DomainError
@@ -39,7 +39,7 @@ async def starter(ctx: Context, player: str = "p1") -> list[str]:
     done = await handlers.grant_starter(
         ctx, key(player, f"starter-{player}"), PlayerRef(player, player)
     )
-    return [c.copy_id for c in await ctx.store.copies_from(done["grant_id"])]
+    return [c.copy_id for c in await ctx.store.copies_from(done.grant_id)]
 
 
 async def owners(store: Store) -> dict[str, str]:
@@ -63,7 +63,7 @@ async def assert_copies_come_only_from_grants_and_boosters(store: Store) -> None
         f"SELECT type, data, recorded_at FROM {store.tables.events} ORDER BY tx_id, seq"
     )
     for row in rows:
-        event = mapping.decode(row["type"], bytes(row["data"]), row["recorded_at"])
+        event = codec.decode(row["type"], bytes(row["data"]), row["recorded_at"])
         made = []
         if isinstance(event, CopyGranted):
             made = [event.copy]

@@ -6,8 +6,8 @@ import hashlib
 import hmac
 from collections import Counter
 
-from services.collection import boosters
-from services.collection.boosters import (
+from services.collection.domain import boosters
+from services.collection.domain.boosters import (
     COMMON_SLOT,
     PITY,
     RARE_SLOT,
@@ -17,7 +17,7 @@ from services.collection.boosters import (
     pity_due,
     seed_hash,
 )
-from services.collection.catalog import load_catalog
+from services.collection.domain.catalog import load_catalog
 
 CATALOG = load_catalog()
 SEED = "7f" * 32

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from services.collection.catalog import (
+from services.collection.domain.catalog import (
     STAR_BUDGET,
     CatalogError,
     CatalogFilter,

@@ -8,8 +8,8 @@ from random import Random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.collection.catalog import Character
-from services.collection.draft import (
+from services.collection.domain.catalog import Character
+from services.collection.domain.draft import (
     HOLO_CHANCE,
     SLOT_MIN_STARS,
     complete_at_deadline,

@@ -7,9 +7,9 @@ from random import Random
 
 import pytest
 
-from services.collection import draft_session as session
-from services.collection.draft import draw_pool, legal_completions
-from services.collection.events import (
+from services.collection.domain import draft_session as session
+from services.collection.domain.draft import draw_pool, legal_completions
+from services.collection.domain.events import (
     DraftCardPicked,
     DraftCompleted,
     DraftEvent,

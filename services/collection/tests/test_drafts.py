@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.collection import draft_handlers
-from services.collection.draft import legal_completions
-from services.collection.draft_session import DraftOver, PickRefused, Status
-from services.collection.events import PlayerRef
+from services.collection import handlers_drafts
+from services.collection.domain.draft import legal_completions
+from services.collection.domain.draft_session import DraftOver, PickRefused, Status
+from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context, PendingObligation
 from services.collection.tests.builders import Clock
 from services.collection.tests.helpers import key, refused
@@ -19,7 +19,7 @@ BEA = PlayerRef("bea", "Bea")
 
 
 async def start(ctx: Context, draft_id: str = "d1") -> None:
-    created = await draft_handlers.create_draft(
+    created = await handlers_drafts.create_draft(
         ctx, key("draft", draft_id), draft_id, "pair", "draft", 0, (ANN, BEA)
     )
     assert created
@@ -29,14 +29,14 @@ async def test_a_draft_blocks_its_players_until_it_ends_and_a_retry_creates_noth
     ctx: Context,
 ) -> None:
     await start(ctx)
-    again = await draft_handlers.create_draft(
+    again = await handlers_drafts.create_draft(
         ctx, key("draft", "d1-retry"), "d1", "pair", "draft", 0, (ANN, BEA)
     )
     assert again is False
     assert await ctx.store.open_draft_of("ann") == "d1"
     await refused(
         ctx.store,
-        draft_handlers.create_draft(
+        handlers_drafts.create_draft(
             ctx, key("draft", "d2"), "d2", "pair2", "draft", 0, (ANN, PlayerRef("cy", "Cy"))
         ),
         PendingObligation,
@@ -48,22 +48,22 @@ async def test_picking_twice_or_after_the_deadline_is_refused_and_changes_nothin
     ctx: Context, clock: Clock
 ) -> None:
     await start(ctx)
-    state, _ = await draft_handlers.view(ctx, "d1", "ann")
+    state = await handlers_drafts.view(ctx, "d1", "ann")
     seat = state.seats[state.seat_index("ann")]
     chosen = [c.id for c in legal_completions((), seat.pool)[0]]
     for booster in range(3):
-        await draft_handlers.reveal(ctx, key("ann", f"r{booster}"), "d1", "ann", booster, [])
-    await draft_handlers.pick(ctx, key("ann", "p0"), "d1", "ann", chosen[0])
+        await handlers_drafts.reveal(ctx, key("ann", f"r{booster}"), "d1", "ann", booster, [])
+    await handlers_drafts.pick(ctx, key("ann", "p0"), "d1", "ann", chosen[0])
     await refused(
         ctx.store,
-        draft_handlers.pick(ctx, key("ann", "p0-again"), "d1", "ann", chosen[0]),
+        handlers_drafts.pick(ctx, key("ann", "p0-again"), "d1", "ann", chosen[0]),
         PickRefused,
         "already",
     )
     clock.advance(181)
     await refused(
         ctx.store,
-        draft_handlers.pick(ctx, key("ann", "p1"), "d1", "ann", chosen[1]),
+        handlers_drafts.pick(ctx, key("ann", "p1"), "d1", "ann", chosen[1]),
         DraftOver,
         "pick window",
     )
@@ -76,11 +76,11 @@ async def test_the_deadline_completes_both_decks_when_both_keep_acting(
     for step in range(3):  # both act every 59 s, so nobody is idle for 120 s
         clock.advance(59)
         for who in ("ann", "bea"):
-            await draft_handlers.reveal(ctx, key(who, f"r{step}"), "d1", who, step, [])
-    assert not await draft_handlers.fire_due_draft(ctx)  # 177 s: nothing due yet
+            await handlers_drafts.reveal(ctx, key(who, f"r{step}"), "d1", who, step, [])
+    assert not await handlers_drafts.fire_due_draft(ctx)  # 177 s: nothing due yet
     clock.advance(3)
-    assert await draft_handlers.fire_due_draft(ctx)
-    state, _ = await draft_handlers.view(ctx, "d1", "bea")
+    assert await handlers_drafts.fire_due_draft(ctx)
+    state = await handlers_drafts.view(ctx, "d1", "bea")
     assert state.status is Status.COMPLETED and state.match_id
     assert all(len(s.picks) == 5 and s.auto_completed for s in state.seats)
     assert await ctx.store.open_draft_of("ann") is None
@@ -91,9 +91,9 @@ async def test_the_deadline_completes_both_decks_when_both_keep_acting(
 async def test_a_player_idle_for_120_seconds_forfeits(ctx: Context, clock: Clock) -> None:
     await start(ctx)
     clock.advance(60)
-    await draft_handlers.reveal(ctx, key("bea", "r"), "d1", "bea", 0, [0])
+    await handlers_drafts.reveal(ctx, key("bea", "r"), "d1", "bea", 0, [0])
     clock.advance(60)
-    assert await draft_handlers.fire_due_draft(ctx)
-    state, _ = await draft_handlers.view(ctx, "d1", "ann")
+    assert await handlers_drafts.fire_due_draft(ctx)
+    state = await handlers_drafts.view(ctx, "d1", "ann")
     assert state.status is Status.FORFEITED
     assert state.forfeiting == ("ann",) and state.winner == "bea"

@@ -1,4 +1,4 @@
-"""Coins for playing a match, and what keeps them from being farmed (domain.match_reward):
+"""Coins for playing a match, and what keeps them from being farmed (wealth.match_reward):
 nothing for a match that ended before both players placed a card, at most a few paid
 matches per pair of players per UTC day, each decided once however often the match's
 end is delivered."""
@@ -11,16 +11,16 @@ from datetime import datetime, timedelta
 import pytest
 from prometheus_client import REGISTRY
 
-from services.collection import domain, trade_handlers
+from services.collection import handlers_trades
 from services.collection.config import CollectionSettings
-from services.collection.domain import PlayedMatch, RewardDecision, match_reward
-from services.collection.events import PlayerRef
+from services.collection.domain import wealth
+from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef
+from services.collection.domain.wealth import PlayedMatch, RewardDecision, match_reward
 from services.collection.handlers import Context
 from services.collection.tests.builders import T0
-from services.collection.trade_handlers import FinishedMatch, FinishedSeat
 from services.platform.settings import SettingsError
 
-WIN, FIRST = domain.MATCH_WIN_COINS, domain.DAILY_FIRST_MATCH_COINS
+WIN, FIRST = wealth.MATCH_WIN_COINS, wealth.DAILY_FIRST_MATCH_COINS
 DAY = T0.date().isoformat()
 
 
@@ -37,31 +37,31 @@ def test_a_match_that_ended_before_both_players_placed_a_card_pays_nothing(
 ) -> None:
     for humans in (("ann", "bea"), ("ann",)):  # against a second account or a bot
         reward = match_reward(played(placements, humans), 0, 5)
-        assert reward == domain.MatchReward(RewardDecision.UNPLAYED, (), None)
+        assert reward == wealth.MatchReward(RewardDecision.UNPLAYED, (), None)
 
 
 def test_a_match_both_played_pays_the_daily_bonus_to_both_and_the_win_to_the_winner() -> None:
     reward = match_reward(played(2), 0, 5)
-    assert reward == domain.MatchReward(RewardDecision.PAID, ("ann", "bea"), "ann")
+    assert reward == wealth.MatchReward(RewardDecision.PAID, ("ann", "bea"), "ann")
     draw = match_reward(PlayedMatch("m1", ("ann", "bea"), None, 9, DAY), 0, 5)
-    assert draw == domain.MatchReward(RewardDecision.PAID, ("ann", "bea"), None)
+    assert draw == wealth.MatchReward(RewardDecision.PAID, ("ann", "bea"), None)
 
 
 def test_a_pair_is_paid_for_its_first_matches_of_the_day_up_to_the_limit() -> None:
     assert match_reward(played(9), 4, 5).decision is RewardDecision.PAID
-    assert match_reward(played(9), 5, 5) == domain.MatchReward(RewardDecision.PAIR_LIMIT, (), None)
+    assert match_reward(played(9), 5, 5) == wealth.MatchReward(RewardDecision.PAIR_LIMIT, (), None)
     assert match_reward(played(9), 0, 0).decision is RewardDecision.PAIR_LIMIT
 
 
 def test_a_bot_is_no_second_account_so_practice_has_no_pair_limit_and_no_win_coins() -> None:
     reward = match_reward(PlayedMatch("m1", ("ann",), "bot-3", 9, DAY), 0, 0)
-    assert reward == domain.MatchReward(RewardDecision.PAID, ("ann",), None)
+    assert reward == wealth.MatchReward(RewardDecision.PAID, ("ann",), None)
 
 
 def test_the_pair_is_unordered_and_only_two_humans_make_one() -> None:
-    assert domain.reward_pair(("bea", "ann")) == domain.reward_pair(("ann", "bea"))
-    assert domain.reward_pair(("ann", "bea")) == ("ann", "bea")
-    assert domain.reward_pair(("ann",)) is None
+    assert wealth.reward_pair(("bea", "ann")) == wealth.reward_pair(("ann", "bea"))
+    assert wealth.reward_pair(("ann", "bea")) == ("ann", "bea")
+    assert wealth.reward_pair(("ann",)) is None
 
 
 def test_the_pair_limit_is_a_setting_with_a_default_and_a_clear_refusal() -> None:
@@ -101,11 +101,11 @@ def finished(
 async def settle(ctx: Context, match: FinishedMatch) -> None:
     """As the MatchFinished consumer does: in a transaction of its own."""
     async with ctx.store.pool.acquire() as conn, conn.transaction():
-        await ctx.store.run_in(conn, lambda unit: trade_handlers.settle_match(ctx, unit, match))
+        await ctx.store.run_in(conn, lambda unit: handlers_trades.settle_match(ctx, unit, match))
 
 
 async def coins(ctx: Context, player_id: str) -> int:
-    return (await ctx.store.balance(player_id))[0]
+    return (await ctx.store.balance(player_id)).coins
 
 
 def decided(decision: RewardDecision) -> float:

@@ -7,8 +7,13 @@ from datetime import timedelta
 
 import pytest
 
-from services.collection import trade
-from services.collection.events import CopySource, CopyTransferred, PlayerRef, TradeCardChosen
+from services.collection.domain import trade
+from services.collection.domain.events import (
+    CopySource,
+    CopyTransferred,
+    PlayerRef,
+    TradeCardChosen,
+)
 from services.collection.tests.builders import T0, legal_copies
 
 WINNER = PlayerRef("w", "Winnie")

@@ -13,8 +13,11 @@ from random import Random
 
 import pytest
 
-from services.collection import domain, handlers, trade, trade_handlers
-from services.collection.events import (
+from services.collection import handlers, handlers_decks, handlers_trades
+from services.collection.domain import trade, wealth
+from services.collection.domain.events import (
+    FinishedMatch,
+    FinishedSeat,
     Holder,
     HolderKind,
     PlayerRef,
@@ -29,7 +32,6 @@ from services.collection.tests.helpers import (
     refused,
     starter,
 )
-from services.collection.trade_handlers import FinishedMatch, FinishedSeat
 from services.platform.errors import DomainError
 
 pytestmark = pytest.mark.integration
@@ -40,11 +42,11 @@ async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedM
     decks = []
     for player in (a, b):
         copies = await starter(ctx, player)
-        done = await handlers.lock_copies(
+        done = await handlers_decks.lock_copies(
             ctx, key(player, f"lock-{match_id}"), player, copies[:5],
             Holder(HolderKind.MATCH, match_id),
         )  # fmt: skip
-        decks.append(tuple(done["copy_ids"]))
+        decks.append(done.copy_ids)
     return FinishedMatch(
         match_id,
         (
@@ -60,7 +62,7 @@ async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedM
 
 async def settle(ctx: Context, finished: FinishedMatch) -> None:
     async with ctx.store.pool.acquire() as conn, conn.transaction():
-        await ctx.store.run_in(conn, lambda unit: trade_handlers.settle_match(ctx, unit, finished))
+        await ctx.store.run_in(conn, lambda unit: handlers_trades.settle_match(ctx, unit, finished))
 
 
 async def test_a_match_finished_ten_times_and_out_of_order_opens_one_trade_per_match(
@@ -74,24 +76,24 @@ async def test_a_match_finished_ten_times_and_out_of_order_opens_one_trade_per_m
     counts = await event_counts(ctx.store)
     assert counts["TradeOpened"] == 3
     for n, finished in enumerate(matches):
-        pending = await trade_handlers.pending_trade(ctx, f"w{n}")
+        pending = await handlers_trades.pending_trade(ctx, f"w{n}")
         assert pending is not None and pending.match_id == finished.match_id
         assert [c.copy_id for c in pending.offered] == list(finished.seats[1].deck)
         # The match's locks are gone; the loser's five are locked for the trade.
         locks = await ctx.store.locks([*finished.seats[0].deck, *finished.seats[1].deck])
         assert set(locks) == set(finished.seats[1].deck)
         assert {h.kind for h in locks.values()} == {HolderKind.TRADE}
-        balance = (await ctx.store.balance(f"w{n}"))[0]
+        balance = (await ctx.store.balance(f"w{n}")).coins
         assert (
             balance
-            == domain.STARTER_COINS + domain.DAILY_FIRST_MATCH_COINS + domain.MATCH_WIN_COINS
+            == wealth.STARTER_COINS + wealth.DAILY_FIRST_MATCH_COINS + wealth.MATCH_WIN_COINS
         )
 
 
 async def test_the_winner_takes_one_copy_which_moves_exactly_once(ctx: Context) -> None:
     finished = await ranked_match(ctx, "m1", "win", "lose")
     await settle(ctx, finished)
-    pending = await trade_handlers.pending_trade(ctx, "lose")
+    pending = await handlers_trades.pending_trade(ctx, "lose")
     assert pending is not None
     trade_id, wanted = pending.trade_id, finished.seats[1].deck[2]
     before = await owners(ctx.store)
@@ -103,17 +105,17 @@ async def test_the_winner_takes_one_copy_which_moves_exactly_once(ctx: Context) 
     for n, (who, copy_id, kind, rule) in enumerate(bad):
         await refused(
             ctx.store,
-            trade_handlers.choose_card(ctx, key(who, f"bad{n}"), trade_id, who, copy_id),
+            handlers_trades.choose_card(ctx, key(who, f"bad{n}"), trade_id, who, copy_id),
             kind,
             rule,
         )
-    await trade_handlers.choose_card(ctx, key("win", "pick"), trade_id, "win", wanted)
+    await handlers_trades.choose_card(ctx, key("win", "pick"), trade_id, "win", wanted)
     after = await owners(ctx.store)
     assert after == {**before, wanted: "win"}
     assert await ctx.store.locks(list(finished.seats[1].deck)) == {}
     await refused(
         ctx.store,
-        trade_handlers.choose_card(ctx, key("win", "again"), trade_id, "win", wanted),
+        handlers_trades.choose_card(ctx, key("win", "again"), trade_id, "win", wanted),
         DomainError,
         "already chosen",
     )
@@ -128,30 +130,30 @@ async def test_at_the_deadline_the_server_picks_and_a_late_choice_is_refused(
 ) -> None:
     finished = await ranked_match(ctx, "m1", "win", "lose")
     await settle(ctx, finished)
-    assert not await trade_handlers.fire_due_trade(ctx)
+    assert not await handlers_trades.fire_due_trade(ctx)
     clock.advance(121)
-    pending = await trade_handlers.pending_trade(ctx, "win")
+    pending = await handlers_trades.pending_trade(ctx, "win")
     assert pending is not None
     await refused(
         ctx.store,
-        trade_handlers.choose_card(
+        handlers_trades.choose_card(
             ctx, key("win", "late"), pending.trade_id, "win", pending.offered[0].copy_id
         ),
         DomainError,
         "the choice closed at",
     )
-    assert await trade_handlers.fire_due_trade(ctx)
-    done = await trade_handlers.trade_for(ctx, pending.trade_id, "lose")
+    assert await handlers_trades.fire_due_trade(ctx)
+    done = await handlers_trades.trade_for(ctx, pending.trade_id, "lose")
     assert done.completed and done.auto_picked and done.chosen in finished.seats[1].deck
     assert (await owners(ctx.store))[done.chosen] == "win"
-    assert not await trade_handlers.fire_due_trade(ctx)
+    assert not await handlers_trades.fire_due_trade(ctx)
 
 
 async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Context) -> None:
     finished = await ranked_match(ctx, "m1", "win", "lose")
     await settle(ctx, finished)
     for player in ("win", "lose"):
-        deck = await handlers.save_deck(
+        deck = await handlers_decks.save_deck(
             ctx,
             key(player, "deck"),
             player,
@@ -161,19 +163,19 @@ async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Con
         )
         await refused(
             ctx.store,
-            handlers.resolve_deck_for_match(
-                ctx, key(player, "m2"), player, deck["deck_id"], "m2", None
+            handlers_decks.resolve_deck_for_match(
+                ctx, key(player, "m2"), player, deck.deck_id, "m2", None
             ),
             handlers.PendingObligation,
             "must change hands",
         )
-    pending = await trade_handlers.pending_trade(ctx, "win")
+    pending = await handlers_trades.pending_trade(ctx, "win")
     assert pending is not None
-    await trade_handlers.choose_card(
+    await handlers_trades.choose_card(
         ctx, key("win", "c"), pending.trade_id, "win", pending.offered[0].copy_id
     )
-    deck_id = (await ctx.store.decks("lose", 1, 0))[0][0]
-    await handlers.resolve_deck_for_match(ctx, key("lose", "m3"), "lose", deck_id, "m3", None)
+    deck_id = (await ctx.store.decks("lose", 1, 0))[0].deck_id
+    await handlers_decks.resolve_deck_for_match(ctx, key("lose", "m3"), "lose", deck_id, "m3", None)
 
 
 async def test_a_draw_trades_nothing_and_frees_the_decks(ctx: Context) -> None:
@@ -193,11 +195,11 @@ async def test_a_choice_racing_the_deadline_moves_exactly_one_copy_once(
         racing_clock = Clock(clock.now + timedelta(seconds=119.999))
         racer = Context(ctx.store, ctx.catalog, racing_clock, Random(n))
         late = Context(ctx.store, ctx.catalog, Clock(clock.now + timedelta(seconds=121)), Random(n))
-        choose = trade_handlers.choose_card(
+        choose = handlers_trades.choose_card(
             racer, key(f"w{n}", "c"), trade_id, f"w{n}", finished.seats[1].deck[n % 5]
         )
         results = await asyncio.gather(
-            choose, trade_handlers.fire_due_trade(late), return_exceptions=True
+            choose, handlers_trades.fire_due_trade(late), return_exceptions=True
         )
         assert sum(1 for r in results if isinstance(r, Exception)) <= 1
         counts = await event_counts(ctx.store)
@@ -237,15 +239,15 @@ async def test_copies_are_conserved_at_every_moment_under_concurrent_trades(
     await asyncio.gather(*(settle(ctx, m) for m in matches + matches))
     late = Context(ctx.store, ctx.catalog, Clock(clock.now + timedelta(seconds=121)), Random(3))
     choices = [
-        trade_handlers.choose_card(
+        handlers_trades.choose_card(
             ctx, key(w, "c"), trade.trade_id_for(m.match_id), w, m.seats[1].deck[n]
         )
         for n, ((w, _), m) in enumerate(zip(pairs[:2], matches[:2], strict=True))
     ]
     await asyncio.gather(
-        *choices, *(trade_handlers.fire_due_trade(late) for _ in range(4)), return_exceptions=True
+        *choices, *(handlers_trades.fire_due_trade(late) for _ in range(4)), return_exceptions=True
     )
-    while await trade_handlers.fire_due_trade(late):
+    while await handlers_trades.fire_due_trade(late):
         pass
     stop.set()
     await sampler

@@ -8,10 +8,11 @@ from random import Random
 
 from triad.v1 import common_pb2 as pb
 
-from services.collection import draft_session as session
-from services.collection import presenter, trade
-from services.collection.draft import draw_pool
-from services.collection.events import PlayerRef
+from services.collection import views
+from services.collection.domain import draft_session as session
+from services.collection.domain import trade
+from services.collection.domain.draft import draw_pool
+from services.collection.domain.events import PlayerRef
 from services.collection.tests.builders import CATALOG, T0, legal_copies
 
 ANN = PlayerRef("ann", "Ann")
@@ -26,7 +27,7 @@ def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
     now = T0 + timedelta(seconds=3)
     state = session.fold(session.reveal(state, "d1", "ann", 1, [0, 4], now), state)
     assert state is not None
-    view = presenter.draft(state, "ann")
+    view = views.draft(state, "ann")
     raw = view.SerializeToString()
     mine = state.seats[0].pool
     for card in state.seats[1].pool:
@@ -44,14 +45,14 @@ def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
 def test_a_trade_shows_the_winner_as_chooser_and_the_loser_as_giver() -> None:
     opened = trade.open_trade("m1", ANN, BEA, legal_copies(owner="bea"), T0)
     state = trade.evolve(None, opened, T0)
-    assert presenter.trade(state, "ann").my_role == pb.TRADE_ROLE_CHOOSER
-    as_loser = presenter.trade(state, "bea")
+    assert views.trade(state, "ann").my_role == pb.TRADE_ROLE_CHOOSER
+    as_loser = views.trade(state, "bea")
     assert as_loser.my_role == pb.TRADE_ROLE_GIVER
     assert as_loser.status == pb.TRADE_STATUS_AWAITING_CHOICE and len(as_loser.offered_copies) == 5
 
 
 def test_the_published_odds_are_the_weights_the_draw_uses() -> None:
-    odds = presenter.odds()
+    odds = views.odds()
     assert odds.algorithm == "hmac-sha256-v1" and odds.holo_probability == 0.05
     assert [round(sum(s.probability for s in slot.star_odds), 9) for slot in odds.slots] == [1] * 5
     assert odds.pity.booster_count == 10 and odds.pity.min_stars == 4

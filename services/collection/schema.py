@@ -1,39 +1,13 @@
-"""The collection's tables, kept in step with its event log.
+"""Every migration of the collection's schema, and the names of its tables.
 
-Every append runs ``project`` on the same connection, inside the same transaction, so
-the tables never lag the log, and the rules that must hold under concurrency are
-constraints of these tables, not checks in Python:
-
-- a balance never goes negative: ``CHECK (coins >= 0)`` on ``players``;
-- a copy has exactly one owner: one ``copies`` row per copy, and a transfer is an
-  ``UPDATE ... WHERE owner_id = <loser>`` that must change exactly one row;
-- a copy has at most one lock: ``locks`` is keyed by the copy;
-- a credit happens once per (player, reason, reference): ``credits`` is keyed so.
+The tables follow the event log (``store/projection.py``); the rules that must hold
+under concurrency are constraints here, not checks in Python (see the projection).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
-from services.collection.events import (
-    BoosterOpened,
-    CollectionEvent,
-    CopiesLocked,
-    CopiesReleased,
-    CopyGranted,
-    CopyTransferred,
-    CurrencyCredited,
-    CurrencyDebited,
-    DeckDeleted,
-    DeckSaved,
-    OwnedCopy,
-    ServerSeedCommitted,
-    ServerSeedRevealed,
-    TradeCardChosen,
-    TradeOpened,
-)
 from services.platform.migrations import Migration, quote_schema
 
 NOTIFY_CHANNEL = "triad_collection"
@@ -217,132 +191,3 @@ class Tables:
 
     def __getattr__(self, name: str) -> str:
         return f"{quote_schema(self.schema)}.{name}"
-
-
-class ProjectionBroken(RuntimeError):
-    """An event contradicts the tables: a bug, never a caller's mistake. The transaction
-    rolls back, so the event is not appended either."""
-
-
-async def _insert_copy(conn: Any, t: Tables, copy: OwnedCopy, origin_id: str) -> None:
-    await conn.execute(
-        f"INSERT INTO {t.copies} (copy_id, owner_id, character_id, holo, holo_side, source, "
-        "origin_id, acquired_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        copy.copy_id,
-        copy.owner_id,
-        copy.character.id,
-        copy.holo,
-        None if copy.holo_side is None else int(copy.holo_side),
-        copy.source.value,
-        origin_id,
-        copy.acquired_at,
-    )
-
-
-async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at: datetime) -> None:
-    """Apply one appended event (at ``version`` of its stream) to the tables."""
-    match event:
-        case CopyGranted():
-            await _insert_copy(conn, t, event.copy, event.grant_id)
-        case BoosterOpened():
-            for copy in event.draw.copies:
-                await _insert_copy(conn, t, copy, event.draw.draw_id)
-            await conn.execute(
-                f"INSERT INTO {t.booster_draws} VALUES ($1, $2, $3, $4, $5, $6)",
-                event.draw.draw_id,
-                event.player_id,
-                event.draw.seed_id,
-                event.draw.counter,
-                version,
-                event.draw.opened_at,
-            )
-            await conn.execute(
-                f"UPDATE {t.seeds} SET draw_count = draw_count + 1 WHERE seed_id = $1",
-                event.draw.seed_id,
-            )
-            await conn.execute(
-                f"UPDATE {t.players} SET boosters_since_pity = $2 WHERE player_id = $1",
-                event.player_id,
-                event.boosters_since_pity,
-            )
-        case CurrencyCredited() | CurrencyDebited():
-            sign = 1 if isinstance(event, CurrencyCredited) else -1
-            # The CHECK constraint refuses a negative result, whatever Python decided.
-            await conn.execute(
-                f"UPDATE {t.players} SET coins = coins + $2, coins_updated_at = $3 "
-                "WHERE player_id = $1",
-                event.player_id,
-                sign * event.amount,
-                at,
-            )
-            if isinstance(event, CurrencyCredited):
-                await conn.execute(
-                    f"INSERT INTO {t.credits} VALUES ($1, $2, $3)",
-                    event.player_id,
-                    event.reason.value,
-                    event.reference_id,
-                )
-        case DeckSaved():
-            await conn.execute(
-                f"INSERT INTO {t.decks} VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (deck_id) "
-                "DO UPDATE SET name = EXCLUDED.name, copy_ids = EXCLUDED.copy_ids, "
-                "updated_at = EXCLUDED.updated_at",
-                event.deck_id,
-                event.player_id,
-                event.name,
-                list(event.copy_ids),
-                at,
-            )
-        case DeckDeleted():
-            await conn.execute(f"DELETE FROM {t.decks} WHERE deck_id = $1", event.deck_id)
-        case CopiesLocked():
-            await conn.executemany(
-                f"INSERT INTO {t.locks} VALUES ($1, $2, $3, $4, $5)",
-                [
-                    (i, event.player_id, event.holder.kind.value, event.holder.id, at)
-                    for i in event.copy_ids
-                ],
-            )
-        case CopiesReleased():
-            await conn.execute(
-                f"DELETE FROM {t.locks} WHERE copy_id = ANY($1::text[]) "
-                "AND holder_kind = $2 AND holder_id = $3",
-                list(event.copy_ids),
-                event.holder.kind.value,
-                event.holder.id,
-            )
-        case ServerSeedCommitted() | ServerSeedRevealed():
-            pass  # the seeds table is written with the secret by the store itself
-        case TradeOpened():
-            await conn.execute(
-                f"INSERT INTO {t.trades} VALUES ($1, $2, $3, $4, $5, $6, NULL)",
-                event.trade_id,
-                event.match_id,
-                event.winner.player_id,
-                event.loser.player_id,
-                event.deadline,
-                event.opened_at,
-            )
-        case TradeCardChosen():
-            await conn.execute(
-                f"UPDATE {t.trades} SET due_at = NULL WHERE trade_id = $1", event.trade_id
-            )
-        case CopyTransferred():
-            moved = await conn.execute(
-                f"UPDATE {t.copies} SET owner_id = $3, source = $4, acquired_at = $5 "
-                "WHERE copy_id = $1 AND owner_id = $2",
-                event.copy_id,
-                event.from_player_id,
-                event.to_player_id,
-                event.copy.source.value,
-                event.copy.acquired_at,
-            )
-            if moved != "UPDATE 1":
-                raise ProjectionBroken(
-                    f"copy {event.copy_id} is not {event.from_player_id}'s to transfer"
-                )
-            await conn.execute(
-                f"UPDATE {t.trades} SET completed_at = $2 WHERE trade_id = $1", event.trade_id, at
-            )
-        case _:
-            pass  # draft events: the drafts row follows the session (store.save_draft)

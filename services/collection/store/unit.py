@@ -1,47 +1,27 @@
-"""The collection repository: streams over the platform event store, the tables that
-follow them (``projection.py``), idempotency keys, and the transactions around them.
-
-One command, one transaction (``Store.run``): the request key is inserted first, so a
-retried or concurrent duplicate waits for the first run and then returns its result;
-the player rows the command touches are locked (``FOR UPDATE``, in id order, so two
-commands never deadlock), events are appended with the expected version of their
-stream and projected on the same connection. A conflict rolls everything back and the
-command runs again on fresh state.
-
-Streams: ``player-<id>``, ``trade-<id>``, ``draft-<id>``. Event ids are derived from the
-stream and version (``uuid5``), so a retried append carries the same ids.
-"""
+"""One command's transaction over the collection's repository (``Unit``): lock the
+players' rows, read what the decision needs, append events with the expected version of
+their stream and project them, all on one connection."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-import asyncpg
-import structlog
+from services.collection import codec
+from services.collection.domain.catalog import Catalog
+from services.collection.domain.events import CollectionEvent, CurrencyChange, Holder, OwnedCopy
+from services.collection.domain.seeds import ActiveSeed
+from services.collection.domain.wealth import RewardDecision
+from services.collection.results import DeckResolved
+from services.collection.store.projection import project
+from services.platform.claims import DueWork, claim_one
+from services.platform.eventstore import NewEvent
 
-from services.collection import mapping
-from services.collection.catalog import Catalog
-from services.collection.domain import ActiveSeed
-from services.collection.events import (
-    CollectionEvent,
-    Holder,
-    OwnedCopy,
-)
-from services.collection.projection import Tables, project
-from services.collection.reads import Reads
-from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument
-from services.platform.eventstore import NewEvent, PostgresEventStore, WrongExpectedVersion
-
-log = structlog.get_logger()
-
-T = TypeVar("T")
-Result = dict[str, Any]
+if TYPE_CHECKING:
+    from services.collection.store import Store
 
 
 def player_stream(player_id: str) -> str:
@@ -58,28 +38,6 @@ def draft_stream(draft_id: str) -> str:
 
 def event_id(stream_id: str, version: int) -> UUID:
     return uuid5(NAMESPACE_URL, f"triad:collection:{stream_id}:{version}")
-
-
-class RequestReused(InvalidArgument):
-    pass
-
-
-class InsufficientBalance(FailedPrecondition):
-    """The CHECK constraint refused a debit the domain had allowed (a concurrent spend)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """An idempotent request: who (scope), its id, and a fingerprint of its content."""
-
-    scope: str
-    request_id: str
-    fingerprint: str
-
-    @staticmethod
-    def of(scope: str, request_id: str, *content: object) -> Request:
-        digest = hashlib.sha256(repr(content).encode()).hexdigest()
-        return Request(scope, request_id, digest)
 
 
 @dataclass(slots=True)
@@ -148,9 +106,8 @@ class Unit:
             row.version,
         )
         for event in events:
-            amount = getattr(event, "balance_after", None)
-            if isinstance(amount, int):
-                row.coins = amount
+            if isinstance(event, CurrencyChange):
+                row.coins = event.balance_after
 
     async def append(
         self, stream_id: str, expected: int, events: Sequence[CollectionEvent]
@@ -158,16 +115,17 @@ class Unit:
         """Append with the expected version and project each event; when they were recorded."""
         if not events:
             return []
-        payloads = [mapping.encode(e) for e in events]
+        payloads = [codec.encode(e) for e in events]
         recorded = await self._store.events.append_in(
             self.conn,
             stream_id,
             expected,
             [
                 NewEvent(
-                    type=mapping.type_name(p),
-                    data=p.SerializeToString(),
+                    type=p.type,
+                    data=p.data,
                     event_id=event_id(stream_id, expected + n),
+                    schema_version=p.schema_version,
                 )
                 for n, p in enumerate(payloads, start=1)
             ],
@@ -230,12 +188,12 @@ class Unit:
     async def active_seed(self, player_id: str) -> ActiveSeed | None:
         return await self._store.active_seed(player_id, conn=self.conn)
 
-    async def match_reward(self, match_id: str) -> str | None:
+    async def match_reward(self, match_id: str) -> RewardDecision | None:
         """The reward decision recorded for a settled match, if any."""
         value = await self.conn.fetchval(
             f"SELECT decision FROM {self._t.match_rewards} WHERE match_id = $1", match_id
         )
-        return None if value is None else str(value)
+        return None if value is None else RewardDecision(value)
 
     async def pair_rewarded(self, pair: tuple[str, str], day: str) -> int:
         """How many matches of the pair paid on the UTC day. Exact only while both
@@ -251,14 +209,14 @@ class Unit:
         )
 
     async def record_match_reward(
-        self, match_id: str, decision: str, day: str, pair: tuple[str, str] | None
+        self, match_id: str, decision: RewardDecision, day: str, pair: tuple[str, str] | None
     ) -> None:
         """Keyed by the match: a concurrent second settlement of it fails and retries."""
         await self.conn.execute(
             f"INSERT INTO {self._t.match_rewards} (match_id, decision, day, player_low, "
             "player_high) VALUES ($1, $2, $3, $4, $5)",
             match_id,
-            decision,
+            decision.value,
             date.fromisoformat(day),
             None if pair is None else pair[0],
             None if pair is None else pair[1],
@@ -284,14 +242,14 @@ class Unit:
             f"UPDATE {self._t.seeds} SET revealed_at = $2 WHERE seed_id = $1", seed_id, now
         )
 
-    async def resolution(self, player_id: str, purpose_id: str) -> tuple[list[str], bool] | None:
+    async def resolution(self, player_id: str, purpose_id: str) -> DeckResolved | None:
         row = await self.conn.fetchrow(
             f"SELECT copy_ids, random FROM {self._t.resolutions} "
             "WHERE player_id = $1 AND purpose_id = $2",
             player_id,
             purpose_id,
         )
-        return None if row is None else (list(row["copy_ids"]), row["random"])
+        return None if row is None else DeckResolved(tuple(row["copy_ids"]), row["random"])
 
     async def save_resolution(
         self, player_id: str, purpose_id: str, copy_ids: Sequence[str], random: bool
@@ -306,6 +264,14 @@ class Unit:
 
     async def stream(self, stream_id: str) -> list[tuple[CollectionEvent, datetime]]:
         return await self._store.stream(stream_id, conn=self.conn)
+
+    async def due_trade(self, now: datetime) -> str | None:
+        """Claim the most overdue trade for this transaction (another replica takes the
+        next one)."""
+        return await claim_one(self.conn, DueWork(self._t.trades, "trade_id"), now)
+
+    async def due_draft(self, now: datetime) -> str | None:
+        return await claim_one(self.conn, DueWork(self._t.drafts, "draft_id"), now)
 
     async def claim_trade(self, trade_id: str) -> bool:
         """Lock the trade's row: a choice and the deadline's auto-pick take turns."""
@@ -339,80 +305,3 @@ class Unit:
             open_,
             due_at,
         )
-
-
-class Store(Reads):
-    def __init__(self, pool: Any, schema: str, catalog: Catalog) -> None:
-        self.pool = pool
-        self.schema = schema
-        self.catalog = catalog
-        self.tables = Tables(schema)
-        self.events = PostgresEventStore(pool, schema)
-
-    async def run(
-        self,
-        work: Callable[[Unit], Awaitable[Result]],
-        request: Request | None = None,
-        attempts: int = 8,
-    ) -> Result:
-        """Run ``work`` in a transaction of its own until it commits; with ``request``,
-        once per request id (a repeat returns the first result without running)."""
-        for _ in range(attempts):
-            try:
-                async with self.pool.acquire() as conn, conn.transaction():
-                    if request is not None:
-                        seen = await self._claim(conn, request)
-                        if seen is not None:
-                            return seen
-                    result = await work(Unit(conn, self))
-                    if request is not None:
-                        await conn.execute(
-                            f"UPDATE {self.tables.requests} SET result = $3::jsonb "
-                            "WHERE scope = $1 AND request_id = $2",
-                            request.scope,
-                            request.request_id,
-                            json.dumps(result),
-                        )
-                    return result
-            except (
-                WrongExpectedVersion,
-                asyncpg.DeadlockDetectedError,
-                asyncpg.SerializationError,
-            ) as error:
-                log.info("collection command retried", error=str(error))
-            except asyncpg.CheckViolationError as error:
-                if error.constraint_name == "balance_never_negative":
-                    raise InsufficientBalance(
-                        "balance too low: a concurrent spend came first (a balance never "
-                        "goes negative)"
-                    ) from None
-                raise
-        raise Conflict("the collection is changing too fast; try again")
-
-    async def run_in(self, conn: Any, work: Callable[[Unit], Awaitable[T]]) -> T:
-        """Run ``work`` in the caller's open transaction (an idempotent consumer's)."""
-        return await work(Unit(conn, self))
-
-    async def _claim(self, conn: Any, request: Request) -> Result | None:
-        fresh = await conn.fetchval(
-            f"INSERT INTO {self.tables.requests} (scope, request_id, fingerprint) "
-            "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
-            request.scope,
-            request.request_id,
-            request.fingerprint,
-        )
-        if fresh:
-            return None
-        row = await conn.fetchrow(
-            f"SELECT fingerprint, result FROM {self.tables.requests} "
-            "WHERE scope = $1 AND request_id = $2",
-            request.scope,
-            request.request_id,
-        )
-        if row["fingerprint"] != request.fingerprint:
-            raise RequestReused(
-                f"request id {request.request_id!r} was already used for a different request; "
-                "use a new request id for a new action"
-            )
-        result: Result = json.loads(row["result"])
-        return result

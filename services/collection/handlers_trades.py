@@ -10,52 +10,36 @@ times, with or without the same event id, opens one trade.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
 
-from services.collection import domain, metrics, trade
-from services.collection.events import (
+from services.collection import metrics
+from services.collection.domain import trade, wealth
+from services.collection.domain.events import (
     CopiesLocked,
     CopiesReleased,
+    FinishedMatch,
+    FinishedSeat,
     Holder,
     HolderKind,
-    PlayerRef,
     TradeEvent,
 )
-from services.collection.handlers import Context, release_in, reward_match
-from services.collection.store import Request, Result, Unit, trade_stream
-from services.collection.trade import Trade
+from services.collection.domain.trade import Trade
+from services.collection.handlers import Context
+from services.collection.handlers_decks import release_in
+from services.collection.handlers_economy import reward_match
+from services.collection.results import CompletedTrade, Obligation, ObligationKind, TradeChosen
+from services.collection.store import Request, Unit, trade_stream
+
+__all__ = ["FinishedMatch", "FinishedSeat", "choose_card", "settle_match"]
 
 log = structlog.get_logger()
 
 
-@dataclass(frozen=True, slots=True)
-class FinishedSeat:
-    player: PlayerRef
-    is_bot: bool
-    deck: tuple[str, ...]
-    """The seat's original five card ids (copy ids for owned copies), in deck order."""
-
-
-@dataclass(frozen=True, slots=True)
-class FinishedMatch:
-    """What the collection needs of a MatchFinished event."""
-
-    match_id: str
-    seats: tuple[FinishedSeat, FinishedSeat]
-    winner: int | None
-    """Index of the winning seat; None for a draw."""
-    trade_one: bool
-    finished_at: datetime
-    placements: int
-    """Cards placed on the board: what the reward for playing depends on."""
-
-
-def played_match(finished: FinishedMatch) -> domain.PlayedMatch:
+def played_match(finished: FinishedMatch) -> wealth.PlayedMatch:
     winner = None if finished.winner is None else finished.seats[finished.winner]
-    return domain.PlayedMatch(
+    return wealth.PlayedMatch(
         match_id=finished.match_id,
         humans=tuple(s.player.player_id for s in finished.seats if not s.is_bot),
         winner=None if winner is None else winner.player.player_id,
@@ -122,8 +106,8 @@ async def _complete(unit: Unit, state: Trade, events: tuple[TradeEvent, ...]) ->
 
 async def choose_card(
     ctx: Context, request: Request, trade_id: str, player_id: str, copy_id: str
-) -> Result:
-    async def work(unit: Unit) -> Result:
+) -> TradeChosen:
+    async def work(unit: Unit) -> TradeChosen:
         if not await unit.claim_trade(trade_id):
             raise trade.no_trade(trade_id)
         state = await load_trade(unit, trade_id)
@@ -132,7 +116,7 @@ async def choose_card(
         await _complete(unit, state, events)
         metrics.TRADES_COMPLETED.labels(chooser="winner").inc()
         log.info("trade card chosen", trade_id=trade_id, copy_id=copy_id)
-        return {"trade_id": trade_id}
+        return TradeChosen(trade_id)
 
     return await ctx.store.run(work, request)
 
@@ -142,10 +126,10 @@ async def fire_due_trade(ctx: Context) -> bool:
     here and recorded. True if one was claimed."""
     now = ctx.clock()
 
-    async def work(unit: Unit) -> Result:
-        trade_id = await ctx.store.due("trades", now, unit.conn)
+    async def work(unit: Unit) -> bool:
+        trade_id = await unit.due_trade(now)
         if trade_id is None:
-            return {"claimed": False}
+            return False
         state = await load_trade(unit, trade_id)
         if state is not None and state.chosen is None:
             events = trade.auto_pick(state, ctx.rng.randrange(len(state.offered)), now)
@@ -153,9 +137,9 @@ async def fire_due_trade(ctx: Context) -> bool:
                 await _complete(unit, state, events)
                 metrics.TRADES_COMPLETED.labels(chooser="server").inc()
                 log.info("trade auto-picked", trade_id=trade_id, copy_id=events[0].copy_id)
-        return {"claimed": True}
+        return True
 
-    return bool((await ctx.store.run(work))["claimed"])
+    return await ctx.store.run(work)
 
 
 async def trade_for(ctx: Context, trade_id: str, player_id: str) -> Trade:
@@ -166,10 +150,55 @@ async def trade_for(ctx: Context, trade_id: str, player_id: str) -> Trade:
         state.party(player_id)
         return state
 
-    async with ctx.store.pool.acquire() as conn:
-        return await ctx.store.run_in(conn, work)
+    return await ctx.store.read(work)
 
 
 async def pending_trade(ctx: Context, player_id: str) -> Trade | None:
     trade_id = await ctx.store.pending_trade_of(player_id)
     return None if trade_id is None else await trade_for(ctx, trade_id, player_id)
+
+
+async def completed_since(ctx: Context, player_id: str, after: datetime) -> list[CompletedTrade]:
+    """The player's trades completed after ``after``, oldest first."""
+    return await ctx.store.trades_completed_since(player_id, after)
+
+
+async def pending_trade_id(ctx: Context, player_id: str) -> str | None:
+    return await ctx.store.pending_trade_of(player_id)
+
+
+async def obligations(ctx: Context, player_id: str, current_match_id: str) -> list[Obligation]:
+    """What the player owes before a next match: a Trade One (pending, or being opened by
+    a settlement of a trading match other than ``current_match_id``), an open draft."""
+    found = []
+    # The match's locks first: a settlement committing between the two reads has
+    # opened the trade by the time the second one looks, so no moment goes unseen.
+    settling = await ctx.store.settling_match_of(player_id, current_match_id)
+    trade_id = await ctx.store.pending_trade_of(player_id)
+    if trade_id is None and settling is not None:
+        found.append(
+            Obligation(
+                ObligationKind.PENDING_TRADE,
+                trade.trade_id_for(settling),
+                "the Trade One of your last match is being opened: a card must change hands "
+                "before your next match",
+            )
+        )
+    if trade_id is not None:
+        found.append(
+            Obligation(
+                ObligationKind.PENDING_TRADE,
+                trade_id,
+                "a Trade One card must change hands before your next match",
+            )
+        )
+    draft_id = await ctx.store.open_draft_of(player_id)
+    if draft_id is not None:
+        found.append(
+            Obligation(
+                ObligationKind.OPEN_DRAFT,
+                draft_id,
+                "finish your draft before starting another match",
+            )
+        )
+    return found

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from uuid import NAMESPACE_URL, uuid5
 
-from services.collection.events import (
+from services.collection.domain.events import (
     CopySource,
     CopyTransferred,
     OwnedCopy,

@@ -10,11 +10,26 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from services.collection import mapping
-from services.collection.catalog import Catalog
-from services.collection.domain import ActiveSeed
-from services.collection.events import CollectionEvent, CopySource, Holder, HolderKind, OwnedCopy
-from services.collection.projection import Tables
+from services.collection import codec
+from services.collection.domain.catalog import Catalog
+from services.collection.domain.events import (
+    BoosterDraw,
+    BoosterOpened,
+    CollectionEvent,
+    CopySource,
+    Holder,
+    HolderKind,
+    OwnedCopy,
+)
+from services.collection.domain.seeds import ActiveSeed
+from services.collection.results import (
+    Balance,
+    CompletedTrade,
+    CopyLock,
+    DeckRecord,
+    SeedRecord,
+)
+from services.collection.schema import Tables
 from services.match.rules import Side
 from services.platform.eventstore import PostgresEventStore
 
@@ -81,21 +96,23 @@ class Reads:
         )
         return {r["copy_id"]: Holder(HolderKind(r["holder_kind"]), r["holder_id"]) for r in rows}
 
-    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, tuple[Holder, datetime]]:
+    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, CopyLock]:
         rows = await self.pool.fetch(
             f"SELECT * FROM {self.tables.locks} WHERE copy_id = ANY($1::text[])", list(copy_ids)
         )
         return {
-            r["copy_id"]: (Holder(HolderKind(r["holder_kind"]), r["holder_id"]), r["locked_at"])
+            r["copy_id"]: CopyLock(
+                Holder(HolderKind(r["holder_kind"]), r["holder_id"]), r["locked_at"]
+            )
             for r in rows
         }
 
-    async def balance(self, player_id: str) -> tuple[int, datetime | None]:
+    async def balance(self, player_id: str) -> Balance:
         row = await self.pool.fetchrow(
             f"SELECT coins, coins_updated_at FROM {self.tables.players} WHERE player_id = $1",
             player_id,
         )
-        return (0, None) if row is None else (row["coins"], row["coins_updated_at"])
+        return Balance(0, None) if row is None else Balance(row["coins"], row["coins_updated_at"])
 
     async def boosters_since_pity(self, player_id: str) -> int:
         value = await self.pool.fetchval(
@@ -104,9 +121,17 @@ class Reads:
         )
         return int(value or 0)
 
-    async def decks(
-        self, player_id: str, limit: int, offset: int
-    ) -> list[tuple[str, str, tuple[str, ...], datetime, datetime]]:
+    @staticmethod
+    def _deck(row: Mapping[str, Any]) -> DeckRecord:
+        return DeckRecord(
+            row["deck_id"],
+            row["name"],
+            tuple(row["copy_ids"]),
+            row["created_at"],
+            row["updated_at"],
+        )
+
+    async def decks(self, player_id: str, limit: int, offset: int) -> list[DeckRecord]:
         rows = await self.pool.fetch(
             f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 "
             "ORDER BY updated_at DESC, deck_id LIMIT $2 OFFSET $3",
@@ -114,22 +139,15 @@ class Reads:
             limit,
             offset,
         )
-        return [
-            (r["deck_id"], r["name"], tuple(r["copy_ids"]), r["created_at"], r["updated_at"])
-            for r in rows
-        ]
+        return [self._deck(r) for r in rows]
 
-    async def deck(
-        self, player_id: str, deck_id: str
-    ) -> tuple[str, str, tuple[str, ...], datetime, datetime] | None:
+    async def deck(self, player_id: str, deck_id: str) -> DeckRecord | None:
         r = await self.pool.fetchrow(
             f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 AND deck_id = $2",
             player_id,
             deck_id,
         )
-        if r is None:
-            return None
-        return (r["deck_id"], r["name"], tuple(r["copy_ids"]), r["created_at"], r["updated_at"])
+        return None if r is None else self._deck(r)
 
     async def active_seed(self, player_id: str, conn: Any = None) -> ActiveSeed | None:
         row = await (conn or self.pool).fetchrow(
@@ -147,7 +165,8 @@ class Reads:
             row["committed_at"],
         )
 
-    async def seeds(self, player_id: str, limit: int, offset: int) -> list[Mapping[str, Any]]:
+    async def seeds(self, player_id: str, limit: int, offset: int) -> list[SeedRecord]:
+        """The player's server seeds, newest first; the secret only of revealed ones."""
         rows = await self.pool.fetch(
             f"SELECT * FROM {self.tables.seeds} WHERE player_id = $1 "
             "ORDER BY committed_at DESC, seed_id LIMIT $2 OFFSET $3",
@@ -155,41 +174,60 @@ class Reads:
             limit,
             offset,
         )
-        return list(rows)
+        return [
+            SeedRecord(
+                r["seed_id"],
+                r["seed_hash"],
+                r["server_seed"] if r["revealed_at"] is not None else "",
+                r["client_seed"],
+                r["draw_count"],
+                r["committed_at"],
+                r["revealed_at"],
+            )
+            for r in rows
+        ]
 
     async def draws(
         self, player_id: str, seed_id: str, limit: int, offset: int
-    ) -> list[tuple[bytes, datetime]]:
-        """BoosterOpened payloads of a player, newest first."""
+    ) -> list[BoosterDraw]:
+        """A player's booster draws, newest first (``seed_id``: of that seed only)."""
         t = self.tables
         rows = await self.pool.fetch(
-            f"SELECT e.data, e.recorded_at FROM {t.booster_draws} d JOIN {t.events} e "
-            "ON e.stream_id = 'player-' || d.player_id AND e.version = d.version "
-            "WHERE d.player_id = $1 AND ($2 = '' OR d.seed_id = $2) "
+            f"SELECT e.type, e.schema_version, e.data, e.recorded_at FROM {t.booster_draws} d "
+            f"JOIN {t.events} e ON e.stream_id = 'player-' || d.player_id "
+            "AND e.version = d.version WHERE d.player_id = $1 AND ($2 = '' OR d.seed_id = $2) "
             "ORDER BY d.opened_at DESC, d.counter DESC LIMIT $3 OFFSET $4",
             player_id,
             seed_id,
             limit,
             offset,
         )
-        return [(bytes(r["data"]), r["recorded_at"]) for r in rows]
+        return [self._draw(r) for r in rows]
 
-    async def draw(self, draw_id: str) -> bytes | None:
+    async def draw(self, draw_id: str) -> BoosterDraw | None:
         t = self.tables
-        value = await self.pool.fetchval(
-            f"SELECT e.data FROM {t.booster_draws} d JOIN {t.events} e "
-            "ON e.stream_id = 'player-' || d.player_id AND e.version = d.version "
-            "WHERE d.draw_id = $1",
+        row = await self.pool.fetchrow(
+            f"SELECT e.type, e.schema_version, e.data, e.recorded_at FROM {t.booster_draws} d "
+            f"JOIN {t.events} e ON e.stream_id = 'player-' || d.player_id "
+            "AND e.version = d.version WHERE d.draw_id = $1",
             draw_id,
         )
-        return None if value is None else bytes(value)
+        return None if row is None else self._draw(row)
+
+    @staticmethod
+    def _draw(row: Mapping[str, Any]) -> BoosterDraw:
+        event = codec.decode(
+            row["type"], bytes(row["data"]), row["recorded_at"], row["schema_version"]
+        )
+        assert isinstance(event, BoosterOpened)
+        return event.draw
 
     async def stream(
         self, stream_id: str, conn: Any = None
     ) -> list[tuple[CollectionEvent, datetime]]:
         source = self.events if conn is None else PostgresEventStore(conn, self.schema)
         return [
-            (mapping.decode(r.type, r.data, r.recorded_at), r.recorded_at)
+            (codec.decode(r.type, r.data, r.recorded_at, r.schema_version), r.recorded_at)
             for r in await source.read_stream(stream_id)
         ]
 
@@ -217,9 +255,7 @@ class Reads:
         )
         return None if value is None else str(value)
 
-    async def trades_completed_since(
-        self, player_id: str, after: datetime
-    ) -> list[tuple[str, datetime]]:
+    async def trades_completed_since(self, player_id: str, after: datetime) -> list[CompletedTrade]:
         """(trade id, completion time) of the player's trades completed after ``after``,
         oldest first: what a watcher has not reported yet, however fast they completed."""
         rows = await self.pool.fetch(
@@ -229,24 +265,13 @@ class Reads:
             player_id,
             after,
         )
-        return [(str(row["trade_id"]), row["completed_at"]) for row in rows]
+        return [CompletedTrade(str(row["trade_id"]), row["completed_at"]) for row in rows]
 
     async def open_draft_of(self, player_id: str, conn: Any = None) -> str | None:
         value = await (conn or self.pool).fetchval(
             f"SELECT draft_id FROM {self.tables.drafts} WHERE open "
             "AND (player_a = $1 OR player_b = $1) LIMIT 1",
             player_id,
-        )
-        return None if value is None else str(value)
-
-    async def due(self, table: str, now: datetime, conn: Any) -> str | None:
-        """Claim the most overdue trade or draft for this transaction (SKIP LOCKED: another
-        replica takes the next one)."""
-        key = {"trades": "trade_id", "drafts": "draft_id"}[table]
-        value = await conn.fetchval(
-            f"SELECT {key} FROM {getattr(self.tables, table)} WHERE due_at <= $1 "
-            "ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED",
-            now,
         )
         return None if value is None else str(value)
 

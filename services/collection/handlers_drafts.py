@@ -4,17 +4,17 @@ forfeit them. The draft's row (open, next due time) is written with its events."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 import structlog
 
-from services.collection import draft_session as session
 from services.collection import metrics
-from services.collection.draft import draw_pool
-from services.collection.draft_session import Draft, DraftNotFound, Status
-from services.collection.events import DraftEvent, PlayerRef
+from services.collection.domain import draft_session as session
+from services.collection.domain.draft import draw_pool
+from services.collection.domain.draft_session import Draft, DraftNotFound, Status
+from services.collection.domain.events import DraftEvent, PlayerRef
 from services.collection.handlers import Context, PendingObligation
-from services.collection.store import Request, Result, Unit, draft_stream
+from services.collection.results import DraftChanged, DraftStarted
+from services.collection.store import Request, Unit, draft_stream
 
 log = structlog.get_logger()
 
@@ -52,7 +52,7 @@ async def create_draft(
     """Start the draft; False if it existed already (a retry)."""
     pools = (draw_pool(list(ctx.catalog), ctx.rng), draw_pool(list(ctx.catalog), ctx.rng))
 
-    async def work(unit: Unit) -> Result:
+    async def work(unit: Unit) -> DraftStarted:
         existing = await load_draft(unit, draft_id)
         if existing is None:
             for player in players:
@@ -72,9 +72,9 @@ async def create_draft(
             ctx.inactivity_seconds,
         )
         await _save(unit, existing, events)
-        return {"created": bool(events)}
+        return DraftStarted(bool(events))
 
-    return bool((await ctx.store.run(work, request))["created"])
+    return (await ctx.store.run(work, request)).created
 
 
 async def reveal(
@@ -84,30 +84,30 @@ async def reveal(
     player_id: str,
     booster: int,
     slots: Sequence[int],
-) -> Result:
-    async def work(unit: Unit) -> Result:
+) -> DraftChanged:
+    async def work(unit: Unit) -> DraftChanged:
         await unit.claim_draft(draft_id)
         state = await load_draft(unit, draft_id)
         events = session.reveal(
             state, draft_id, player_id, booster, slots, ctx.clock(), ctx.inactivity_seconds
         )
         await _save(unit, state, events)
-        return {"draft_id": draft_id}
+        return DraftChanged(draft_id)
 
     return await ctx.store.run(work, request)
 
 
 async def pick(
     ctx: Context, request: Request, draft_id: str, player_id: str, card_id: str
-) -> Result:
-    async def work(unit: Unit) -> Result:
+) -> DraftChanged:
+    async def work(unit: Unit) -> DraftChanged:
         await unit.claim_draft(draft_id)
         state = await load_draft(unit, draft_id)
         events = session.pick(
             state, draft_id, player_id, card_id, ctx.clock(), ctx.inactivity_seconds
         )
         await _save(unit, state, events)
-        return {"draft_id": draft_id}
+        return DraftChanged(draft_id)
 
     return await ctx.store.run(work, request)
 
@@ -116,10 +116,10 @@ async def fire_due_draft(ctx: Context) -> bool:
     """Apply the deadline of the most overdue draft, if any; True if one was claimed."""
     now = ctx.clock()
 
-    async def work(unit: Unit) -> Result:
-        draft_id = await ctx.store.due("drafts", now, unit.conn)
+    async def work(unit: Unit) -> bool:
+        draft_id = await unit.due_draft(now)
         if draft_id is None:
-            return {"claimed": False}
+            return False
         state = await load_draft(unit, draft_id)
         if state is not None:
             after = await _save(unit, state, session.expire(state, now, ctx.rng))
@@ -128,12 +128,14 @@ async def fire_due_draft(ctx: Context) -> bool:
                 await unit.save_draft(
                     draft_id, players, state.status is Status.PICKING, session.due(state)
                 )
-        return {"claimed": True}
+        return True
 
-    return bool((await ctx.store.run(work))["claimed"])
+    return await ctx.store.run(work)
 
 
-async def view(ctx: Context, draft_id: str, player_id: str) -> tuple[Draft, datetime]:
+async def view(ctx: Context, draft_id: str, player_id: str) -> Draft:
+    """The draft, if the player sits in it (DraftNotFound otherwise)."""
+
     async def work(unit: Unit) -> Draft:
         state = await load_draft(unit, draft_id)
         if state is None:
@@ -141,5 +143,8 @@ async def view(ctx: Context, draft_id: str, player_id: str) -> tuple[Draft, date
         state.seat_index(player_id)
         return state
 
-    async with ctx.store.pool.acquire() as conn:
-        return await ctx.store.run_in(conn, work), ctx.clock()
+    return await ctx.store.read(work)
+
+
+async def open_draft_id(ctx: Context, player_id: str) -> str | None:
+    return await ctx.store.open_draft_of(player_id)

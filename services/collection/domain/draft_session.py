@@ -17,8 +17,8 @@ from enum import StrEnum
 from random import Random
 from uuid import NAMESPACE_URL, uuid5
 
-from services.collection.draft import DraftCard, can_complete, complete_at_deadline
-from services.collection.events import (
+from services.collection.domain.draft import DraftCard, can_complete, complete_at_deadline
+from services.collection.domain.events import (
     DraftCardPicked,
     DraftCardRevealed,
     DraftCompleted,

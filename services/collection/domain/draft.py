@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from random import Random
 
-from services.collection.catalog import Character
+from services.collection.domain.catalog import Character
 from services.match.rules import DeckEntry, Side, holo_candidates, with_holo
 from services.match.rules.deck import DECK_SIZE, within_star_limits
 

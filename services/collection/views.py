@@ -1,4 +1,4 @@
-"""Per-player protobuf views of the collection's domain values, for the gRPC edge.
+"""Per-player protobuf views of the collection's values and read models, for the edge.
 
 A player's view of a draft never holds the opponent's cards, nor their own unrevealed
 ones (only a ``HiddenCard`` placeholder, which carries nothing).
@@ -7,20 +7,23 @@ ones (only a ``HiddenCard`` placeholder, which carries nothing).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
 
-from services.collection import boosters
-from services.collection.draft_session import Draft, Status
-from services.collection.events import Holder, OwnedCopy
-from services.collection.mapping import (
-    draft_card,
-    holder,
-    ladder,
-    owned_copy,
+from services.collection.domain import boosters
+from services.collection.domain.draft_session import Draft, Status
+from services.collection.domain.events import OwnedCopy
+from services.collection.domain.seeds import ActiveSeed
+from services.collection.domain.trade import Trade
+from services.collection.mapping import draft_card, holder, ladder, owned_copy
+from services.collection.results import (
+    Balance,
+    CopyLock,
+    DeckRecord,
+    Obligation,
+    ObligationKind,
+    SeedRecord,
 )
-from services.collection.trade import Trade
 from services.match.rules import DeckRule, Violation
 from services.match.rules.deck import DECK_SIZE
 from services.wire import timestamp
@@ -34,6 +37,10 @@ DECK_RULES: dict[DeckRule, pb.DeckRule.ValueType] = {
     DeckRule.FOUR_AND_FIVE_STAR_LIMIT: pb.DECK_RULE_MAX_TWO_FOUR_STAR_OR_MORE,
     DeckRule.NOT_OWNED: pb.DECK_RULE_OWNED,
     DeckRule.LOCKED: pb.DECK_RULE_NOT_LOCKED,
+}
+OBLIGATION_KINDS = {
+    ObligationKind.PENDING_TRADE: pb.OBLIGATION_KIND_PENDING_TRADE,
+    ObligationKind.OPEN_DRAFT: pb.OBLIGATION_KIND_OPEN_DRAFT,
 }
 DRAFT_STATUS = {
     Status.PICKING: pb.DRAFT_STATUS_PICKING,
@@ -49,37 +56,57 @@ def violations(found: Sequence[Violation]) -> list[pb.DeckViolation]:
     ]
 
 
-def balance(coins: int, at: datetime | None) -> pb.Balance:
-    return pb.Balance(coins=coins, update_time=timestamp(at))
+def balance(value: Balance) -> pb.Balance:
+    return pb.Balance(coins=value.coins, update_time=timestamp(value.at))
 
 
-def entry(copy: OwnedCopy, lock: tuple[Holder, datetime] | None) -> pb.CollectionEntry:
+def entry(copy: OwnedCopy, lock: CopyLock | None) -> pb.CollectionEntry:
     if lock is None:
         return pb.CollectionEntry(copy=owned_copy(copy))
     return pb.CollectionEntry(
         copy=owned_copy(copy),
-        lock=pb.CopyLock(holder=holder(lock[0]), lock_time=timestamp(lock[1])),
+        lock=pb.CopyLock(holder=holder(lock.holder), lock_time=timestamp(lock.locked_at)),
     )
 
 
 def deck(
-    deck_id: str,
-    name: str,
-    copy_ids: Sequence[str],
-    copies: Mapping[str, OwnedCopy],
-    broken: Sequence[Violation],
-    created: datetime,
-    updated: datetime,
+    record: DeckRecord, copies: Mapping[str, OwnedCopy], broken: Sequence[Violation]
 ) -> pb.Deck:
     return pb.Deck(
-        deck_id=deck_id,
-        name=name,
-        copy_ids=copy_ids,
-        copies=[owned_copy(copies[i]) for i in copy_ids if i in copies],
+        deck_id=record.deck_id,
+        name=record.name,
+        copy_ids=record.copy_ids,
+        copies=[owned_copy(copies[i]) for i in record.copy_ids if i in copies],
         violations=violations(broken),
-        create_time=timestamp(created),
-        update_time=timestamp(updated),
+        create_time=timestamp(record.created_at),
+        update_time=timestamp(record.updated_at),
     )
+
+
+def commitment(seed: ActiveSeed | SeedRecord) -> pb.SeedCommitment:
+    """What a player sees of a seed before it is revealed: its hash, never the seed."""
+    return pb.SeedCommitment(
+        seed_id=seed.seed_id,
+        server_seed_hash=seed.seed_hash,
+        client_seed=seed.client_seed,
+        next_counter=seed.draw_count,
+        commit_time=timestamp(seed.committed_at),
+    )
+
+
+def server_seed(seed: SeedRecord) -> pb.ServerSeed:
+    return pb.ServerSeed(
+        seed_id=seed.seed_id,
+        server_seed_hash=seed.seed_hash,
+        server_seed=seed.server_seed,
+        commit_time=timestamp(seed.committed_at),
+        reveal_time=timestamp(seed.revealed_at),
+        draw_count=seed.draw_count,
+    )
+
+
+def obligation(value: Obligation) -> pb.Obligation:
+    return pb.Obligation(kind=OBLIGATION_KINDS[value.kind], id=value.id, message=value.message)
 
 
 def odds() -> pb.BoosterOdds:

@@ -1,6 +1,6 @@
 """The collection's events and the values they carry: past-tense facts in plain Python.
 
-``mapping.py`` turns them into the ``triad.v1`` payloads of the same names. Every random
+``codec.py`` turns them into the ``triad.v1`` payloads of the same names. Every random
 draw (holo flags and sides, booster contents, the Random deck, the trade auto-pick, draft
 boosters and their automatic completion) is recorded here, so replay never draws again.
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from services.collection.catalog import Character
-from services.collection.draft import DraftCard
+from services.collection.domain.catalog import Character
+from services.collection.domain.draft import DraftCard
 from services.match.rules import Side, Sides, with_holo
 
 
@@ -122,7 +122,9 @@ class BoosterOpened:
 
 
 @dataclass(frozen=True, slots=True)
-class CurrencyCredited:
+class CurrencyChange:
+    """Coins in or out; ``balance_after`` is the balance the change leaves."""
+
     player_id: str
     amount: int
     reason: CurrencyReason
@@ -131,12 +133,13 @@ class CurrencyCredited:
 
 
 @dataclass(frozen=True, slots=True)
-class CurrencyDebited:
-    player_id: str
-    amount: int
-    reason: CurrencyReason
-    reference_id: str
-    balance_after: int
+class CurrencyCredited(CurrencyChange):
+    """Coins in: once per (player, reason, reference)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CurrencyDebited(CurrencyChange):
+    """Coins out: never below zero."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,17 +164,22 @@ class RandomDeckDrawn:
 
 
 @dataclass(frozen=True, slots=True)
-class CopiesLocked:
+class CopiesHeld:
+    """A change of the copies ``holder`` holds locked (RULES.md 9)."""
+
     player_id: str
     copy_ids: tuple[str, ...]
     holder: Holder
 
 
 @dataclass(frozen=True, slots=True)
-class CopiesReleased:
-    player_id: str
-    copy_ids: tuple[str, ...]
-    holder: Holder
+class CopiesLocked(CopiesHeld):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class CopiesReleased(CopiesHeld):
+    pass
 
 
 # --- trade-<id> -----------------------------------------------------------------------------
@@ -275,6 +283,31 @@ class DraftForfeited:
     players: tuple[PlayerRef, ...] = ()
     """Both participants in seat order, for the ladder's names (empty when read from an
     event recorded before it carried them)."""
+
+
+# --- consumed: what the collection needs of other services' events ----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedSeat:
+    player: PlayerRef
+    is_bot: bool
+    deck: tuple[str, ...]
+    """The seat's original five card ids (copy ids for owned copies), in deck order."""
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """What the collection needs of a MatchFinished event."""
+
+    match_id: str
+    seats: tuple[FinishedSeat, FinishedSeat]
+    winner: int | None
+    """Index of the winning seat; None for a draw."""
+    trade_one: bool
+    finished_at: datetime
+    placements: int
+    """Cards placed on the board: what the reward for playing depends on."""
 
 
 PlayerEvent = (

@@ -39,7 +39,7 @@ import hmac
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from services.collection.catalog import Catalog, Character
+from services.collection.domain.catalog import Catalog, Character
 from services.match.rules import Side, holo_candidates
 
 ALGORITHM = "hmac-sha256-v1"

@@ -9,36 +9,38 @@ from random import Random
 import pytest
 from triad.v1 import events_pb2 as ev
 
-from services.collection import domain, mapping, trade
-from services.collection import draft_session as session
-from services.collection.domain import ActiveSeed
-from services.collection.draft import draw_pool
-from services.collection.events import (
+from services.collection import codec
+from services.collection.domain import decks, seeds, trade, wealth
+from services.collection.domain import draft_session as session
+from services.collection.domain.draft import draw_pool
+from services.collection.domain.events import (
     CollectionEvent,
     CopiesLocked,
     CopiesReleased,
     CopySource,
     CurrencyReason,
     DeckDeleted,
+    DeckSaved,
     DraftCardRevealed,
     Holder,
     HolderKind,
     PlayerRef,
     RandomDeckDrawn,
 )
+from services.collection.domain.seeds import ActiveSeed
 from services.collection.tests.builders import CATALOG, T0, legal_copies
 from services.match.rules import Side
 
 
 def every_event() -> list[CollectionEvent]:
     rng = Random(5)
-    starter = domain.starter_characters(CATALOG, rng)
-    granted = domain.grant(
+    starter = wealth.starter_characters(CATALOG, rng)
+    granted = wealth.grant(
         "p1", "g1", starter[:2], [(True, Side.LEFT), (False, None)], CopySource.STARTER, T0
     )
     seed = ActiveSeed("s1", "ab" * 32, "hash", "client", 4, T0)
-    paid, opened = domain.open_booster(CATALOG, "p1", "draw1", 500, seed, 9, T0)
-    revealed, committed = domain.rotate_seed("p1", seed, "s2", "cd" * 32, "new-client")
+    paid, opened = seeds.open_booster(CATALOG, "p1", "draw1", 500, seed, 9, T0)
+    revealed, committed = seeds.rotate_seed("p1", seed, "s2", "cd" * 32, "new-client")
     match_holder = Holder(HolderKind.MATCH, "m1")
     offered = legal_copies(owner="l")
     trade_opened = trade.open_trade("m1", PlayerRef("w", "W"), PlayerRef("l", "L"), offered, T0)
@@ -56,12 +58,12 @@ def every_event() -> list[CollectionEvent]:
     reveal = DraftCardRevealed("d1", "a", 1, 2, "a-b1-2", T0 + timedelta(seconds=120))
     return [
         *granted,
-        domain.credit("p1", 0, 300, CurrencyReason.STARTER, "g1"),
+        wealth.credit("p1", 0, 300, CurrencyReason.STARTER, "g1"),
         paid,
         opened,
         revealed,
         committed,
-        domain.save_deck(
+        decks.save_deck(
             "p1", "deck1", "Main", [c.copy_id for c in offered], {c.copy_id: c for c in offered},
             (), None, 0,
         ),
@@ -79,9 +81,10 @@ def every_event() -> list[CollectionEvent]:
 
 @pytest.mark.parametrize("event", every_event(), ids=lambda e: type(e).__name__)
 def test_an_event_decodes_to_what_was_encoded(event: CollectionEvent) -> None:
-    payload = mapping.encode(event)
+    encoded = codec.encode(event)
+    assert encoded.schema_version == codec.SCHEMA_VERSION
     at = getattr(event, "opened_at", getattr(event, "created_at", T0))
-    assert mapping.decode(mapping.type_name(payload), payload.SerializeToString(), at) == event
+    assert codec.decode(encoded.type, encoded.data, at, encoded.schema_version) == event
 
 
 def test_a_completed_draft_carries_both_decks_in_full() -> None:
@@ -95,7 +98,32 @@ def test_a_completed_draft_carries_both_decks_in_full() -> None:
     active = replace(draft, seats=(awake[0], awake[1]))
     events = session.expire(active, draft.pick_deadline, rng)
     completed = events[-1]
-    payload = mapping.encode(completed)
+    payload = codec.message(completed)
     assert isinstance(payload, ev.DraftCompleted)
     assert len(payload.decks) == 2 and all(len(d.deck) == 5 for d in payload.decks)
-    assert mapping.decode(mapping.type_name(payload), payload.SerializeToString(), T0) == completed
+    encoded = codec.encode(completed)
+    assert codec.decode(encoded.type, encoded.data, T0) == completed
+
+
+def test_an_older_payload_is_brought_up_to_date_by_its_upcaster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Version 2 of DeckSaved (say) trims names: a version-1 payload read back passes
+    through the upcaster of version 1, and a current one does not."""
+    saved = DeckSaved("p1", "d1", "  Main  ", ("c1",))
+
+    def trim(data: bytes) -> bytes:
+        message = ev.DeckSaved.FromString(data)
+        message.name = message.name.strip()
+        return message.SerializeToString()
+
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(codec.UPCASTERS, ("triad.v1.DeckSaved", 1), trim)
+    old = codec.encode(saved)
+    assert codec.decode(old.type, old.data, T0, 1) == replace(saved, name="Main")
+    assert codec.decode(old.type, old.data, T0, 2) == saved
+
+
+def test_an_unknown_event_type_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown collection event type"):
+        codec.decode("triad.v1.MatchFinished", b"", T0)

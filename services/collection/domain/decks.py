@@ -1,0 +1,197 @@
+"""Decks (RULES.md 2) and locks (RULES.md 9): saving a deck, the Random deck, locking
+copies for a trading match or a trade and releasing them.
+
+Pure functions returning events or raising a typed error naming the rule (STYLE 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from random import Random
+
+from services.collection.domain.events import (
+    CopiesLocked,
+    CopiesReleased,
+    DeckSaved,
+    Holder,
+    OwnedCopy,
+)
+from services.match.rules import DeckEntry, DeckRule, Violation
+from services.match.rules.deck import DECK_SIZE, card_label, validate_deck, within_star_limits
+from services.platform.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    short_id,
+)
+
+MAX_DECKS = 50
+MAX_DECK_NAME = 40
+
+# Rules a deck breaks by its own content (INVALID_ARGUMENT), versus the player's state.
+CONTENT_RULES = frozenset(
+    {
+        DeckRule.SIZE,
+        DeckRule.DISTINCT_COPIES,
+        DeckRule.DISTINCT_CHARACTERS,
+        DeckRule.STARS,
+        DeckRule.FIVE_STAR_LIMIT,
+        DeckRule.FOUR_AND_FIVE_STAR_LIMIT,
+    }
+)
+
+
+class UnknownCopies(NotFound):
+    """Copies that do not exist or are not the player's."""
+
+
+class CopiesLockedError(FailedPrecondition):
+    """Copies held by another match or trade (RULES.md 9)."""
+
+
+class DeckBroken(InvalidArgument):
+    """The deck breaks a rule of RULES.md 2 by its own content."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        self.violations = tuple(violations)
+        super().__init__(describe(violations))
+
+
+class DeckUnavailable(FailedPrecondition):
+    """The deck is well-formed, but a copy is not owned or is locked (RULES.md 2, 9)."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        self.violations = tuple(violations)
+        super().__init__(describe(violations))
+
+
+class NoRandomDeck(FailedPrecondition):
+    """The free copies hold no legal deck to draw."""
+
+
+def describe(violations: Sequence[Violation]) -> str:
+    """Every broken rule with its cards, as one sentence per rule (each names its
+    cards as the client shows them; the rule's code is in ``violations``, not here)."""
+    return "; ".join(v.message for v in violations)
+
+
+# --- decks ----------------------------------------------------------------------------------
+
+
+def _labels(copy_ids: Sequence[str], owned: Mapping[str, OwnedCopy] | None = None) -> str:
+    """Copies as the client shows them: by character name and short copy id."""
+    known = owned or {}
+    return ", ".join(
+        card_label(i, known[i].character.name if i in known else "")
+        for i in dict.fromkeys(copy_ids)
+    )
+
+
+def _be(copy_ids: Sequence[str]) -> str:
+    return "is" if len(set(copy_ids)) == 1 else "are"
+
+
+def entries(copy_ids: Sequence[str], copies: Mapping[str, OwnedCopy]) -> list[DeckEntry]:
+    """Deck entries for the validator; a copy we do not know counts as its own character
+    of no rank, so only the ownership rule names it."""
+    return [
+        DeckEntry(i, copies[i].character.id, copies[i].character.stars, copies[i].character.name)
+        if i in copies
+        else DeckEntry(i, f"?{i}", 1)
+        for i in copy_ids
+    ]
+
+
+def deck_violations(
+    copy_ids: Sequence[str], owned: Mapping[str, OwnedCopy], locked: Collection[str]
+) -> tuple[Violation, ...]:
+    """Every rule of RULES.md 2 and 9 the deck breaks now, with its cards."""
+    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=locked)
+
+
+def save_deck(
+    player_id: str,
+    deck_id: str,
+    name: str,
+    copy_ids: Sequence[str],
+    owned: Mapping[str, OwnedCopy],
+    locked: Collection[str],
+    replaced: Sequence[str] | None,
+    deck_count: int,
+) -> DeckSaved:
+    """A deck is saved only when it can be played now. ``replaced`` is the saved deck's
+    copies when replacing one; ``owned`` holds the player's copies among these ids."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_DECK_NAME:
+        raise InvalidArgument(f"a deck name has 1 to {MAX_DECK_NAME} characters")
+    if replaced is None and deck_count >= MAX_DECKS:
+        raise ResourceExhausted(f"a player keeps at most {MAX_DECKS} decks; delete one first")
+    broken = deck_violations(copy_ids, owned, locked)
+    content = [v for v in broken if v.rule in CONTENT_RULES]
+    if content:
+        raise DeckBroken(content)
+    if broken:
+        raise DeckUnavailable(broken)
+    held = [i for i in replaced or () if i in locked]
+    if held:
+        raise CopiesLockedError(
+            f"the deck being replaced holds locked copies ({_labels(held, owned)}); a locked "
+            "copy cannot be put in a deck change until its match or trade completes"
+        )
+    return DeckSaved(player_id, deck_id, name, tuple(copy_ids))
+
+
+def draw_random_deck(free: Sequence[OwnedCopy], rng: Random) -> tuple[OwnedCopy, ...]:
+    """RULES.md 6 Random: a legal deck from the free copies, drawn at random.
+
+    One copy per character is drawn, then characters are taken in random order, each
+    kept if the star limits still hold. That finds a deck whenever one exists: lower
+    ranks never break a limit, and the 4★/5★ slots fill greedily up to what the limits
+    allow."""
+    by_character: dict[str, list[OwnedCopy]] = {}
+    for copy in sorted(free, key=lambda c: c.copy_id):
+        by_character.setdefault(copy.character.id, []).append(copy)
+    candidates = [rng.choice(copies) for _, copies in sorted(by_character.items())]
+    rng.shuffle(candidates)
+    deck: list[OwnedCopy] = []
+    for copy in candidates:
+        stars = [c.character.stars for c in (*deck, copy)]
+        if within_star_limits(stars.count(5), stars.count(4)):
+            deck.append(copy)
+            if len(deck) == DECK_SIZE:
+                return tuple(deck)
+    raise NoRandomDeck(
+        f"your free copies hold no legal deck: a deck needs {DECK_SIZE} different characters "
+        "with at most one 5★ and at most two 4★ or better, none of them locked"
+    )
+
+
+# --- locks (RULES.md 9) ---------------------------------------------------------------------
+
+
+def lock(
+    player_id: str,
+    copy_ids: Sequence[str],
+    owned: Collection[str],
+    locks: Mapping[str, Holder],
+    holder: Holder,
+) -> CopiesLocked | None:
+    """Lock all the copies for ``holder``, or none; None when the holder has them all."""
+    if not copy_ids:
+        raise InvalidArgument("name at least one copy to lock")
+    unknown = [i for i in copy_ids if i not in owned]
+    if unknown:
+        raise UnknownCopies(f"{_labels(unknown)} {_be(unknown)} not in your collection")
+    others = [i for i in copy_ids if i in locks and locks[i] != holder]
+    if others:
+        holders = sorted({f"{locks[i].kind.value} {short_id(locks[i].id)}" for i in others})
+        raise CopiesLockedError(
+            f"{_labels(others)} {_be(others)} locked by {', '.join(holders)} until it completes"
+        )
+    fresh = tuple(dict.fromkeys(i for i in copy_ids if i not in locks))
+    return CopiesLocked(player_id, fresh, holder) if fresh else None
+
+
+def release(player_id: str, held: Sequence[str], holder: Holder) -> CopiesReleased | None:
+    return CopiesReleased(player_id, tuple(held), holder) if held else None

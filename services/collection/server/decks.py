@@ -1,0 +1,169 @@
+"""The CollectionService edge for decks, the deck a match is played with, and locks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triad.v1 import collection_pb2 as c
+from triad.v1 import common_pb2 as pb
+
+from services.collection import handlers, handlers_decks, views
+from services.collection.handlers import Context
+from services.collection.mapping import bot_card, copy_card, holder_of, next_token, page
+from services.collection.results import DeckRecord
+from services.platform.edge import bind, require
+from services.platform.errors import InvalidArgument
+from services.platform.requests import Request
+
+
+class DeckRpcs:
+    _ctx: Context
+
+    async def _deck(self, player: str, record: DeckRecord) -> pb.Deck:
+        broken = await handlers_decks.deck_violations(self._ctx, player, record.copy_ids)
+        copies = await handlers.copies(self._ctx, player, record.copy_ids)
+        return views.deck(record, copies, broken)
+
+    async def SaveDeck(
+        self, request: c.CollectionServiceSaveDeckRequest, context: Any
+    ) -> c.CollectionServiceSaveDeckResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player, deck_id=request.deck_id)
+        if request.deck_id:
+            require(request.deck_id, "deck_id")
+        for copy_id in request.copy_ids:
+            require(copy_id, "copy_ids")
+        key = Request.of(
+            player,
+            require(request.request_id, "request_id"),
+            "save-deck",
+            request.deck_id,
+            request.name,
+            *request.copy_ids,
+        )
+        done = await handlers_decks.save_deck(
+            self._ctx, key, player, request.deck_id, request.name, list(request.copy_ids)
+        )
+        saved = await handlers_decks.deck(self._ctx, player, done.deck_id)
+        return c.CollectionServiceSaveDeckResponse(deck=await self._deck(player, saved))
+
+    async def GetDeck(
+        self, request: c.CollectionServiceGetDeckRequest, context: Any
+    ) -> c.CollectionServiceGetDeckResponse:
+        player = require(request.player_id, "player_id")
+        deck_id = require(request.deck_id, "deck_id")
+        bind(player_id=player, deck_id=deck_id)
+        found = await handlers_decks.deck(self._ctx, player, deck_id)
+        return c.CollectionServiceGetDeckResponse(deck=await self._deck(player, found))
+
+    async def ListDecks(
+        self, request: c.CollectionServiceListDecksRequest, context: Any
+    ) -> c.CollectionServiceListDecksResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        limit, offset = page(request.page_size, request.page_token, 200)
+        found = await handlers_decks.deck_page(self._ctx, player, limit + 1, offset)
+        decks = [await self._deck(player, record) for record in found[:limit]]
+        return c.CollectionServiceListDecksResponse(
+            decks=decks, next_page_token=next_token(offset, limit, len(found))
+        )
+
+    async def DeleteDeck(
+        self, request: c.CollectionServiceDeleteDeckRequest, context: Any
+    ) -> c.CollectionServiceDeleteDeckResponse:
+        player = require(request.player_id, "player_id")
+        deck_id = require(request.deck_id, "deck_id")
+        bind(player_id=player, deck_id=deck_id)
+        key = Request.of(player, require(request.request_id, "request_id"), "delete", deck_id)
+        await handlers_decks.delete_deck(self._ctx, key, player, deck_id)
+        return c.CollectionServiceDeleteDeckResponse()
+
+    async def ValidateDeck(
+        self, request: c.CollectionServiceValidateDeckRequest, context: Any
+    ) -> c.CollectionServiceValidateDeckResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        which = request.WhichOneof("deck")
+        if which == "random":
+            reason = await handlers_decks.random_deck_possible(self._ctx, player)
+            if reason is None:
+                return c.CollectionServiceValidateDeckResponse(valid=True)
+            return c.CollectionServiceValidateDeckResponse(
+                valid=False,
+                violations=[
+                    pb.DeckViolation(rule=pb.DECK_RULE_UNSPECIFIED, card_ids=[], message=reason)
+                ],
+            )
+        if which == "deck_id":
+            found = await handlers_decks.deck(
+                self._ctx, player, require(request.deck_id, "deck_id")
+            )
+            copy_ids: list[str] = list(found.copy_ids)
+        elif which == "copies":
+            copy_ids = list(request.copies.copy_ids)
+        else:
+            raise InvalidArgument("say which deck to check: deck_id, copies or random")
+        broken = await handlers_decks.deck_violations(self._ctx, player, copy_ids)
+        return c.CollectionServiceValidateDeckResponse(
+            valid=not broken, violations=views.violations(broken)
+        )
+
+    async def ResolveDeckForMatch(
+        self, request: c.CollectionServiceResolveDeckForMatchRequest, context: Any
+    ) -> c.CollectionServiceResolveDeckForMatchResponse:
+        player = require(request.player_id, "player_id")
+        purpose = require(request.purpose_id, "purpose_id")
+        bind(player_id=player, match_id=purpose)
+        which = request.deck.WhichOneof("choice")
+        if which is None:
+            raise InvalidArgument("deck must be a saved deck_id or random")
+        deck_id = require(request.deck.deck_id, "deck.deck_id") if which == "deck_id" else None
+        lock_for = holder_of(request.lock_for, "lock_for") if request.HasField("lock_for") else None
+        key = Request.of(
+            player,
+            require(request.request_id, "request_id"),
+            "resolve",
+            purpose,
+            deck_id,
+            lock_for,
+        )
+        done = await handlers_decks.resolve_deck_for_match(
+            self._ctx, key, player, deck_id, purpose, lock_for
+        )
+        copies = await handlers.copies_by_id(self._ctx, done.copy_ids)
+        return c.CollectionServiceResolveDeckForMatchResponse(
+            cards=[copy_card(copies[i]) for i in done.copy_ids if i in copies],
+            random_drawn=done.random,
+        )
+
+    async def DrawBotDeck(
+        self, request: c.CollectionServiceDrawBotDeckRequest, context: Any
+    ) -> c.CollectionServiceDrawBotDeckResponse:
+        request_id = require(request.request_id, "request_id")
+        deck = handlers_decks.draw_bot_deck(self._ctx, request_id, request.hand_size)
+        return c.CollectionServiceDrawBotDeckResponse(
+            cards=[
+                bot_card(handlers_decks.bot_card_id(request_id, n), x) for n, x in enumerate(deck)
+            ]
+        )
+
+    # --- locks ------------------------------------------------------------------------------
+
+    async def LockCopies(
+        self, request: c.CollectionServiceLockCopiesRequest, context: Any
+    ) -> c.CollectionServiceLockCopiesResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        holder = holder_of(request.holder)
+        ids = [require(i, "copy_ids") for i in request.copy_ids]
+        key = Request.of(player, require(request.request_id, "request_id"), "lock", holder, *ids)
+        done = await handlers_decks.lock_copies(self._ctx, key, player, ids, holder)
+        return c.CollectionServiceLockCopiesResponse(copy_ids=done.copy_ids)
+
+    async def ReleaseCopies(
+        self, request: c.CollectionServiceReleaseCopiesRequest, context: Any
+    ) -> c.CollectionServiceReleaseCopiesResponse:
+        holder = holder_of(request.holder)
+        key = Request.of("release", require(request.request_id, "request_id"), holder)
+        done = await handlers_decks.release_copies(self._ctx, key, holder)
+        return c.CollectionServiceReleaseCopiesResponse(copy_ids=done.copy_ids)

@@ -1,0 +1,77 @@
+"""The CollectionService edge for draft sessions (RULES.md 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triad.v1 import collection_pb2 as c
+from triad.v1 import common_pb2 as pb
+
+from services.collection import handlers_drafts, views
+from services.collection.handlers import Context
+from services.collection.mapping import player_ref_back
+from services.platform.edge import bind, require
+from services.platform.errors import InvalidArgument
+from services.platform.requests import Request
+from services.wire import LADDERS_BACK
+
+
+class DraftRpcs:
+    _ctx: Context
+
+    async def _draft_view(self, draft_id: str, player: str) -> pb.DraftView:
+        return views.draft(await handlers_drafts.view(self._ctx, draft_id, player), player)
+
+    async def CreateDraft(
+        self, request: c.CollectionServiceCreateDraftRequest, context: Any
+    ) -> c.CollectionServiceCreateDraftResponse:
+        draft_id = require(request.draft_id, "draft_id")
+        bind(draft_id=draft_id)
+        if len(request.participants) != 2:
+            raise InvalidArgument(f"a draft has two participants, got {len(request.participants)}")
+        a, b = (player_ref_back(p) for p in request.participants)
+        for p in (a, b):
+            require(p.player_id, "participants.player_id")
+        ladder = LADDERS_BACK.get(request.ladder.ladder) or "draft"
+        key = Request.of("draft", require(request.request_id, "request_id"), draft_id, a, b, ladder)
+        created = await handlers_drafts.create_draft(
+            self._ctx, key, draft_id, request.pairing_id, ladder, request.ladder.season, (a, b)
+        )
+        return c.CollectionServiceCreateDraftResponse(draft_id=draft_id, created=created)
+
+    async def GetDraft(
+        self, request: c.CollectionServiceGetDraftRequest, context: Any
+    ) -> c.CollectionServiceGetDraftResponse:
+        draft_id = require(request.draft_id, "draft_id")
+        player = require(request.player_id, "player_id")
+        bind(player_id=player, draft_id=draft_id)
+        return c.CollectionServiceGetDraftResponse(draft=await self._draft_view(draft_id, player))
+
+    async def RevealDraftCards(
+        self, request: c.CollectionServiceRevealDraftCardsRequest, context: Any
+    ) -> c.CollectionServiceRevealDraftCardsResponse:
+        draft_id = require(request.draft_id, "draft_id")
+        player = require(request.player_id, "player_id")
+        bind(player_id=player, draft_id=draft_id)
+        slots = list(request.card_indices)
+        key = Request.of(
+            player, require(request.request_id, "request_id"), draft_id, request.booster_index,
+            *slots,
+        )  # fmt: skip
+        await handlers_drafts.reveal(self._ctx, key, draft_id, player, request.booster_index, slots)
+        return c.CollectionServiceRevealDraftCardsResponse(
+            draft=await self._draft_view(draft_id, player)
+        )
+
+    async def PickDraftCard(
+        self, request: c.CollectionServicePickDraftCardRequest, context: Any
+    ) -> c.CollectionServicePickDraftCardResponse:
+        draft_id = require(request.draft_id, "draft_id")
+        player = require(request.player_id, "player_id")
+        card = require(request.draft_card_id, "draft_card_id")
+        bind(player_id=player, draft_id=draft_id)
+        key = Request.of(player, require(request.request_id, "request_id"), draft_id, card)
+        await handlers_drafts.pick(self._ctx, key, draft_id, player, card)
+        return c.CollectionServicePickDraftCardResponse(
+            draft=await self._draft_view(draft_id, player)
+        )

@@ -1,0 +1,133 @@
+"""The CollectionService edge for coins, server seeds and boosters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triad.v1 import collection_pb2 as c
+
+from services.collection import handlers_economy as economy
+from services.collection import views
+from services.collection.handlers import Context
+from services.collection.mapping import booster_draw, next_token, page, reason_of
+from services.platform.edge import bind, require
+from services.platform.errors import InvalidArgument
+from services.platform.requests import Request
+
+
+class EconomyRpcs:
+    _ctx: Context
+
+    async def GetBalance(
+        self, request: c.CollectionServiceGetBalanceRequest, context: Any
+    ) -> c.CollectionServiceGetBalanceResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        balance = await economy.balance(self._ctx, player)
+        return c.CollectionServiceGetBalanceResponse(balance=views.balance(balance))
+
+    async def CreditCurrency(
+        self, request: c.CollectionServiceCreditCurrencyRequest, context: Any
+    ) -> c.CollectionServiceCreditCurrencyResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        request_id = require(request.request_id, "request_id")
+        reason = reason_of(request.reason)
+        if request.amount <= 0:
+            raise InvalidArgument(f"a credit adds a positive amount of coins, not {request.amount}")
+        reference = request.reference_id or request_id
+        key = Request.of(player, request_id, "credit", request.amount, reason, reference)
+        done = await economy.credit(self._ctx, key, player, request.amount, reason, reference)
+        return c.CollectionServiceCreditCurrencyResponse(balance=views.balance(done))
+
+    async def SpendCurrency(
+        self, request: c.CollectionServiceSpendCurrencyRequest, context: Any
+    ) -> c.CollectionServiceSpendCurrencyResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        request_id = require(request.request_id, "request_id")
+        reason = reason_of(request.reason)
+        if request.amount <= 0:
+            raise InvalidArgument(f"a spend takes a positive amount of coins, not {request.amount}")
+        key = Request.of(player, request_id, "spend", request.amount, reason, request.reference_id)
+        done = await economy.spend(
+            self._ctx, key, player, request.amount, reason, request.reference_id or request_id
+        )
+        return c.CollectionServiceSpendCurrencyResponse(balance=views.balance(done))
+
+    async def GetBoosterOdds(
+        self, request: c.CollectionServiceGetBoosterOddsRequest, context: Any
+    ) -> c.CollectionServiceGetBoosterOddsResponse:
+        since = 0
+        if request.player_id:
+            player = require(request.player_id, "player")
+            since = await economy.boosters_since_pity(self._ctx, player)
+        return c.CollectionServiceGetBoosterOddsResponse(
+            odds=views.odds(), boosters_since_pity=since
+        )
+
+    async def GetSeedCommitment(
+        self, request: c.CollectionServiceGetSeedCommitmentRequest, context: Any
+    ) -> c.CollectionServiceGetSeedCommitmentResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        seed = await economy.seed_commitment(self._ctx, player)
+        return c.CollectionServiceGetSeedCommitmentResponse(commitment=views.commitment(seed))
+
+    async def SetClientSeed(
+        self, request: c.CollectionServiceSetClientSeedRequest, context: Any
+    ) -> c.CollectionServiceSetClientSeedResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        key = Request.of(
+            player, require(request.request_id, "request_id"), "client-seed", request.client_seed
+        )
+        done = await economy.set_client_seed(self._ctx, key, player, request.client_seed)
+        found = await economy.seed_records(self._ctx, player, done.seed_id, done.revealed or "")
+        response = c.CollectionServiceSetClientSeedResponse()
+        if done.seed_id in found:
+            response.commitment.CopyFrom(views.commitment(found[done.seed_id]))
+        if done.revealed in found:
+            response.revealed_seed.CopyFrom(views.server_seed(found[done.revealed]))
+        return response
+
+    async def OpenBooster(
+        self, request: c.CollectionServiceOpenBoosterRequest, context: Any
+    ) -> c.CollectionServiceOpenBoosterResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        key = Request.of(
+            player,
+            require(request.request_id, "request_id"),
+            "booster",
+            request.expected_server_seed_hash,
+        )
+        done = await economy.open_booster(self._ctx, key, player, request.expected_server_seed_hash)
+        draw = await economy.booster_draw(self._ctx, done.draw_id)
+        return c.CollectionServiceOpenBoosterResponse(
+            draw=booster_draw(draw), balance=views.balance(done.balance)
+        )
+
+    async def ListBoosterDraws(
+        self, request: c.CollectionServiceListBoosterDrawsRequest, context: Any
+    ) -> c.CollectionServiceListBoosterDrawsResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        limit, offset = page(request.page_size, request.page_token, 1000)
+        draws = await economy.booster_draws(self._ctx, player, request.seed_id, limit + 1, offset)
+        return c.CollectionServiceListBoosterDrawsResponse(
+            draws=[booster_draw(d) for d in draws[:limit]],
+            next_page_token=next_token(offset, limit, len(draws)),
+        )
+
+    async def ListServerSeeds(
+        self, request: c.CollectionServiceListServerSeedsRequest, context: Any
+    ) -> c.CollectionServiceListServerSeedsResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        limit, offset = page(request.page_size, request.page_token, 200)
+        found = await economy.seed_page(self._ctx, player, limit + 1, offset)
+        return c.CollectionServiceListServerSeedsResponse(
+            seeds=[views.server_seed(s) for s in found[:limit]],
+            next_page_token=next_token(offset, limit, len(found)),
+        )
