@@ -32,30 +32,17 @@ from triad.v1 import rating_pb2 as rat
 
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
-from services.matchmaker.handlers import MatchSpec, Unavailable
-from services.platform.errors import FailedPrecondition, NotFound
+from services.matchmaker.handlers import MatchSpec
+from services.platform.downstream import AS_REFUSAL, call
+from services.platform.errors import FailedPrecondition
 
 T = TypeVar("T")
-REFUSALS = frozenset(
-    {
-        grpc.StatusCode.FAILED_PRECONDITION,
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.ALREADY_EXISTS,
-        grpc.StatusCode.PERMISSION_DENIED,
-    }
-)
 
 
-async def _call(call: Awaitable[T]) -> T:
-    try:
-        return await call
-    except grpc.aio.AioRpcError as error:
-        code, details = error.code(), error.details() or ""
-        if code == grpc.StatusCode.NOT_FOUND:
-            raise NotFound(details) from None
-        if code in REFUSALS:
-            raise FailedPrecondition(details) from None
-        raise Unavailable(f"{code.name}: {details}") from None
+async def _call(service: str, pending: Awaitable[T]) -> T:
+    """A refusal is final for the start (FAILED_PRECONDITION, or NOT_FOUND); anything
+    else is the platform's ``Unavailable``, which the matchmaker retries."""
+    return await call(service, pending, kinds=AS_REFUSAL)
 
 
 class GrpcMatches:
@@ -65,7 +52,7 @@ class GrpcMatches:
 
     async def active_match(self, player_id: str) -> str | None:
         request = m.MatchServiceGetActiveMatchRequest(player_id=player_id)
-        reply = await _call(self._stub.GetActiveMatch(request, timeout=self._timeout))
+        reply = await _call("match", self._stub.GetActiveMatch(request, timeout=self._timeout))
         return str(reply.active_match.match_id) if reply.HasField("active_match") else None
 
     async def create(self, spec: MatchSpec) -> None:
@@ -88,7 +75,7 @@ class GrpcMatches:
             seats=seats,
             origin_id=spec.origin_id,
         )
-        await _call(self._stub.CreateMatch(request, timeout=self._timeout))
+        await _call("match", self._stub.CreateMatch(request, timeout=self._timeout))
 
 
 class GrpcCollection:
@@ -108,7 +95,9 @@ class GrpcCollection:
             purpose_id=purpose_id,
             lock_for=pb.LockHolder(match_id=purpose_id) if lock else None,
         )
-        reply = await _call(self._stub.ResolveDeckForMatch(request, timeout=self._timeout))
+        reply = await _call(
+            "collection", self._stub.ResolveDeckForMatch(request, timeout=self._timeout)
+        )
         return tuple(mapping.card_back(c) for c in reply.cards)
 
     async def check(self, player_id: str, choice: DeckChoice) -> None:
@@ -117,7 +106,7 @@ class GrpcCollection:
             request.random.SetInParent()
         else:
             request.deck_id = choice.deck_id
-        reply = await _call(self._stub.ValidateDeck(request, timeout=self._timeout))
+        reply = await _call("collection", self._stub.ValidateDeck(request, timeout=self._timeout))
         if not reply.valid:
             broken = "; ".join(v.message for v in reply.violations) or "it breaks a deck rule"
             raise FailedPrecondition(f"your deck cannot be played now: {broken}")
@@ -126,20 +115,22 @@ class GrpcCollection:
         request = col.CollectionServiceReleaseCopiesRequest(
             request_id=f"release:{match_id}", holder=pb.LockHolder(match_id=match_id)
         )
-        await _call(self._stub.ReleaseCopies(request, timeout=self._timeout))
+        await _call("collection", self._stub.ReleaseCopies(request, timeout=self._timeout))
 
     async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
         request = col.CollectionServiceHasPendingObligationsRequest(
             player_id=player_id, current_match_id=current_match_id
         )
-        reply = await _call(self._stub.HasPendingObligations(request, timeout=self._timeout))
+        reply = await _call(
+            "collection", self._stub.HasPendingObligations(request, timeout=self._timeout)
+        )
         if not reply.blocked:
             return None
         return "; ".join(o.message for o in reply.obligations) or "an obligation is pending"
 
     async def draw(self, request_id: str) -> tuple[Card, ...]:
         request = col.CollectionServiceDrawBotDeckRequest(request_id=request_id, hand_size=5)
-        reply = await _call(self._stub.DrawBotDeck(request, timeout=self._timeout))
+        reply = await _call("collection", self._stub.DrawBotDeck(request, timeout=self._timeout))
         return tuple(mapping.card_back(c) for c in reply.cards)
 
     async def create(
@@ -152,7 +143,7 @@ class GrpcCollection:
             ladder=mapping.ladder_key(ladder),
             participants=[pb.PlayerRef(player_id=p, player_name=n) for p, n in players],
         )
-        await _call(self._stub.CreateDraft(request, timeout=self._timeout))
+        await _call("collection", self._stub.CreateDraft(request, timeout=self._timeout))
 
 
 class GrpcRatings:
@@ -164,7 +155,7 @@ class GrpcRatings:
         request = rat.RatingServiceBatchGetRatingsRequest(
             ladder=mapping.ladder_key(ladder), player_ids=list(player_ids)
         )
-        reply = await _call(self._stub.BatchGetRatings(request, timeout=self._timeout))
+        reply = await _call("rating", self._stub.BatchGetRatings(request, timeout=self._timeout))
         return {r.player_id: r.rating for r in reply.ratings}
 
 

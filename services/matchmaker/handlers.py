@@ -13,7 +13,8 @@ an in-repo stand-in (both in ``clients.py``), so the matchmaker runs and is test
 its own.
 
 Adapters raise the platform's domain errors when the other service refused (the
-message is passed on: it names the rule) and ``Unavailable`` when it did not answer,
+message is passed on: it names the rule) and the platform's ``Unavailable`` when it
+did not answer,
 which callers treat as "try again later", never as a refusal.
 """
 
@@ -43,11 +44,12 @@ from services.matchmaker.domain import (
 from services.matchmaker.metrics import MatchmakerMetrics
 from services.matchmaker.store import Engaged, MatchmakerStore
 from services.matchmaker.store.lobby import LobbyStore
-from services.platform.errors import AlreadyExists, DomainError, FailedPrecondition, short_id
-
-
-class Unavailable(Exception):
-    """A service the matchmaker depends on did not answer in time; retry later."""
+from services.platform.errors import (
+    AlreadyExists,
+    DomainError,
+    FailedPrecondition,
+    short_id,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import uuid4
 
@@ -34,6 +35,22 @@ from services.platform.errors import (
 
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 MAX_NAME = 64
+
+
+@dataclass(frozen=True, slots=True)
+class TablePage:
+    """One page of the lobby, and the token of the next ("" on the last)."""
+
+    tables: list[Table]
+    next_page_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A table a guest sat down at, and the match that started."""
+
+    table: Table
+    match_id: str
 
 
 async def create_table(
@@ -87,7 +104,7 @@ async def _table(ctx: Context, table_id: str) -> Table:
 
 async def list_tables(
     ctx: Context, viewer: Player, filters: TableFilter, page_size: int, page_token: str
-) -> tuple[list[Table], str]:
+) -> TablePage:
     """Open tables the viewer may join, newest first; and the next page's token."""
     if page_size < 0:
         raise InvalidArgument("page_size must not be negative")
@@ -97,9 +114,9 @@ async def list_tables(
         viewer.player_id, viewer.name, filters, ctx.clock(), size + 1, after
     )
     if len(tables) <= size:
-        return tables, ""
+        return TablePage(tables, "")
     last = tables[size - 1]
-    return tables[:size], _encode_token(last.created_at, last.table_id)
+    return TablePage(tables[:size], _encode_token(last.created_at, last.table_id))
 
 
 def _encode_token(created_at: datetime, table_id: str) -> str:
@@ -124,13 +141,13 @@ async def get_table(ctx: Context, viewer: Player, table_id: str) -> Table:
 
 async def join_table(
     ctx: Context, request_id: str, guest: Player, table_id: str, deck: DeckChoice | None
-) -> tuple[Table, str]:
+) -> Joined:
     """Sit down at an open table: its match starts at once. The table and match id."""
     table = await get_table(ctx, guest, table_id)
     request = Request.of(guest.player_id, request_id, "join", table_id, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         match_id = (await resume(ctx, seen)).plan.match_id
-        return await _table(ctx, table_id), match_id
+        return Joined(await _table(ctx, table_id), match_id)
     if table.host_id == guest.player_id:
         raise FailedPrecondition("this is your own table: wait for a guest, or close it")
     if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
@@ -166,7 +183,7 @@ async def join_table(
     if not opened:
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     match_id = await run_start(ctx, start)
-    return await _table(ctx, table_id), match_id
+    return Joined(await _table(ctx, table_id), match_id)
 
 
 async def close_table(ctx: Context, request_id: str, player_id: str, table_id: str) -> Table:

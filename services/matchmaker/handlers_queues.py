@@ -57,6 +57,23 @@ class QueueView:
     practice_available: bool
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerQueues:
+    """What GetQueueStatus shows a player: their latest ticket with its live status
+    (unless it ended long ago), and the open table they host."""
+
+    view: QueueView | None
+    hosted: Table | None
+
+
+@dataclass(frozen=True, slots=True)
+class Switched:
+    """A ticket given up for a practice match: the ticket as it is now, and the match."""
+
+    ticket: Ticket
+    match_id: str
+
+
 async def enqueue(
     ctx: Context, request_id: str, player: Player, mode: Mode, deck: DeckChoice | None
 ) -> Ticket:
@@ -132,7 +149,7 @@ async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) 
     )
 
 
-async def queue_status(ctx: Context, player_id: str) -> tuple[QueueView | None, Table | None]:
+async def queue_status(ctx: Context, player_id: str) -> PlayerQueues:
     """The player's latest ticket with its live status (unless it ended long ago), and
     the open table they host."""
     ticket = await ctx.store.latest_ticket(player_id)
@@ -142,8 +159,13 @@ async def queue_status(ctx: Context, player_id: str) -> tuple[QueueView | None, 
         ticket.ended_at is not None
         and (now - ticket.ended_at).total_seconds() > ctx.config.ended_visible_seconds
     ):
-        return None, hosted
-    return await view_of(ctx, ticket, now), hosted
+        return PlayerQueues(None, hosted)
+    return PlayerQueues(await view_of(ctx, ticket, now), hosted)
+
+
+async def ticket_view(ctx: Context, ticket_id: str) -> QueueView:
+    """A ticket's live status now (a watched ticket, read again after a change)."""
+    return await view_of(ctx, await _ticket(ctx, ticket_id), ctx.clock())
 
 
 async def view_of(ctx: Context, ticket: Ticket, now: datetime) -> QueueView:
@@ -203,7 +225,7 @@ async def switch_to_practice(
     ticket_id: str,
     level: BotLevel | None,
     deck: DeckChoice | None,
-) -> tuple[Ticket, str]:
+) -> Switched:
     """Give up a queued ticket for a practice match, atomically: the ticket is cancelled
     when the match exists, and stays queued if it cannot start."""
     ticket = await ctx.store.ticket(ticket_id)
@@ -212,7 +234,7 @@ async def switch_to_practice(
     request = Request.of(player.player_id, request_id, "switch", ticket_id, level, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         match_id = (await resume(ctx, seen)).plan.match_id
-        return await _ticket(ctx, ticket_id), match_id
+        return Switched(await _ticket(ctx, ticket_id), match_id)
     if ticket.state is not TicketState.QUEUED:
         raise FailedPrecondition(
             f"ticket {short_id(ticket_id)} is no longer queued ({ticket.state})"
@@ -228,7 +250,7 @@ async def switch_to_practice(
             f"ticket {short_id(ticket_id)} is no longer queued: it was just paired"
         )
     match_id = await run_start(ctx, start)
-    return await _ticket(ctx, ticket_id), match_id
+    return Switched(await _ticket(ctx, ticket_id), match_id)
 
 
 def _practice_plan(

@@ -23,9 +23,15 @@ from services.matchmaker.domain import (
     StartKind,
     StartPlan,
 )
-from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, Unavailable, obstacle
+from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, obstacle
 from services.matchmaker.store import StartRecord
-from services.platform.errors import Conflict, FailedPrecondition, InvalidArgument, NotFound
+from services.platform.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+)
 
 log = structlog.get_logger()
 

@@ -4,57 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
-import structlog
 from triad.v1 import common_pb2 as pb
 from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import matchmaker_pb2_grpc
 
 from services.matchmaker import handlers_lobby, handlers_queues, mapping
 from services.matchmaker.domain import DeckChoice, TableSettings
-from services.matchmaker.handlers import Context, Player, Unavailable
+from services.matchmaker.handlers import Context, Player
 from services.matchmaker.handlers_queues import QueueView
-from services.platform.errors import InvalidArgument, NotFound
+from services.platform.edge import bind, require
+from services.platform.errors import NotFound
 from services.platform.notifier import Notifier
-
-R = TypeVar("R")
-MAX_ID = 200
-
-
-def _require(value: str, field: str) -> str:
-    if not value:
-        raise InvalidArgument(f"{field} is required")
-    if len(value) > MAX_ID:
-        raise InvalidArgument(f"{field} is longer than {MAX_ID} characters")
-    return value
 
 
 def _player(ref: pb.PlayerRef, field: str) -> Player:
     player = Player(
-        _require(ref.player_id, f"{field}.player_id"), _require(ref.player_name, f"{field}.name")
+        require(ref.player_id, f"{field}.player_id"), require(ref.player_name, f"{field}.name")
     )
-    structlog.contextvars.bind_contextvars(player_id=player.player_id)
+    bind(player_id=player.player_id)
     return player
-
-
-def _edge(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-    """A service we depend on not answering is UNAVAILABLE: the caller may retry (with
-    the same request id), and nothing was decided."""
-
-    @functools.wraps(method)
-    async def call(self: Any, request: Any, context: Any) -> R:
-        try:
-            return await method(self, request, context)
-        except Unavailable as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"try again shortly: {error}")
-            raise  # abort raises; this line only satisfies the type checker
-
-    return call
 
 
 def status(view: QueueView) -> pb.QueueStatus:
@@ -76,14 +49,13 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self._notifier = notifier
         self._heartbeat = heartbeat
 
-    @_edge
     async def Enqueue(
         self, request: mm.MatchmakerServiceEnqueueRequest, context: Any
     ) -> mm.MatchmakerServiceEnqueueResponse:
         player = _player(request.player, "player")
         ticket = await handlers_queues.enqueue(
             self._ctx,
-            _require(request.request_id, "request_id"),
+            require(request.request_id, "request_id"),
             player,
             mapping.mode_back(request.mode, "mode", mapping.QUEUE_MODES),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
@@ -98,29 +70,29 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> mm.MatchmakerServiceCancelTicketResponse:
         ticket = await handlers_queues.cancel(
             self._ctx,
-            _require(request.request_id, "request_id"),
-            _require(request.player_id, "player_id"),
-            _require(request.ticket_id, "ticket_id"),
+            require(request.request_id, "request_id"),
+            require(request.player_id, "player_id"),
+            require(request.ticket_id, "ticket_id"),
         )
         return mm.MatchmakerServiceCancelTicketResponse(ticket=mapping.ticket(ticket))
 
     async def GetQueueStatus(
         self, request: mm.MatchmakerServiceGetQueueStatusRequest, context: Any
     ) -> mm.MatchmakerServiceGetQueueStatusResponse:
-        view, hosted = await handlers_queues.queue_status(
-            self._ctx, _require(request.player_id, "player_id")
+        found = await handlers_queues.queue_status(
+            self._ctx, require(request.player_id, "player_id")
         )
         return mm.MatchmakerServiceGetQueueStatusResponse(
-            status=None if view is None else status(view),
-            hosted_table=None if hosted is None else mapping.table(hosted),
+            status=None if found.view is None else status(found.view),
+            hosted_table=None if found.hosted is None else mapping.table(found.hosted),
         )
 
     async def WatchQueue(
         self, request: mm.MatchmakerServiceWatchQueueRequest, context: Any
     ) -> AsyncIterator[mm.MatchmakerServiceWatchQueueResponse]:
-        player_id = _require(request.player_id, "player_id")
+        player_id = require(request.player_id, "player_id")
         with self._notifier.watch(player_id) as changed:
-            view, _ = await handlers_queues.queue_status(self._ctx, player_id)
+            view = (await handlers_queues.queue_status(self._ctx, player_id)).view
             if view is None:
                 raise NotFound("you have no ticket: enqueue first")
             ticket_id, last, sent_at = view.ticket.ticket_id, None, 0.0
@@ -139,11 +111,8 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
                     pause = min(pause, soon + 0.01)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), max(pause, 0.01))
-                ticket = await self._ctx.store.ticket(ticket_id)
-                assert ticket is not None  # tickets are never deleted
-                view = await handlers_queues.view_of(self._ctx, ticket, self._ctx.clock())
+                view = await handlers_queues.ticket_view(self._ctx, ticket_id)
 
-    @_edge
     async def StartPractice(
         self, request: mm.MatchmakerServiceStartPracticeRequest, context: Any
     ) -> mm.MatchmakerServiceStartPracticeResponse:
@@ -156,7 +125,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
                 deck = DeckChoice(random=True)
         match_id = await handlers_queues.start_practice(
             self._ctx,
-            _require(request.request_id, "request_id"),
+            require(request.request_id, "request_id"),
             player,
             mapping.mode_back(request.origin_mode, "origin_mode", mapping.PRACTICE_ORIGINS),
             mapping.bot_level_back(request.bot_level),
@@ -165,23 +134,21 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         )
         return mm.MatchmakerServiceStartPracticeResponse(match_id=match_id)
 
-    @_edge
     async def SwitchToPractice(
         self, request: mm.MatchmakerServiceSwitchToPracticeRequest, context: Any
     ) -> mm.MatchmakerServiceSwitchToPracticeResponse:
-        ticket, match_id = await handlers_queues.switch_to_practice(
+        switched = await handlers_queues.switch_to_practice(
             self._ctx,
-            _require(request.request_id, "request_id"),
+            require(request.request_id, "request_id"),
             _player(request.player, "player"),
-            _require(request.ticket_id, "ticket_id"),
+            require(request.ticket_id, "ticket_id"),
             mapping.bot_level_back(request.bot_level),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
         return mm.MatchmakerServiceSwitchToPracticeResponse(
-            ticket=mapping.ticket(ticket), match_id=match_id
+            ticket=mapping.ticket(switched.ticket), match_id=switched.match_id
         )
 
-    @_edge
     async def CreateTable(
         self, request: mm.MatchmakerServiceCreateTableRequest, context: Any
     ) -> mm.MatchmakerServiceCreateTableResponse:
@@ -191,7 +158,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         )
         table = await handlers_lobby.create_table(
             self._ctx,
-            _require(request.request_id, "request_id"),
+            require(request.request_id, "request_id"),
             host,
             settings,
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
@@ -202,7 +169,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def ListTables(
         self, request: mm.MatchmakerServiceListTablesRequest, context: Any
     ) -> mm.MatchmakerServiceListTablesResponse:
-        tables, token = await handlers_lobby.list_tables(
+        page = await handlers_lobby.list_tables(
             self._ctx,
             _player(request.player, "player"),
             mapping.table_filter_back(request.filter),
@@ -210,38 +177,39 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             request.page_token,
         )
         return mm.MatchmakerServiceListTablesResponse(
-            tables=[mapping.table(t) for t in tables], next_page_token=token
+            tables=[mapping.table(t) for t in page.tables], next_page_token=page.next_page_token
         )
 
     async def GetTable(
         self, request: mm.MatchmakerServiceGetTableRequest, context: Any
     ) -> mm.MatchmakerServiceGetTableResponse:
         table = await handlers_lobby.get_table(
-            self._ctx, _player(request.player, "player"), _require(request.table_id, "table_id")
+            self._ctx, _player(request.player, "player"), require(request.table_id, "table_id")
         )
         return mm.MatchmakerServiceGetTableResponse(table=mapping.table(table))
 
-    @_edge
     async def JoinTable(
         self, request: mm.MatchmakerServiceJoinTableRequest, context: Any
     ) -> mm.MatchmakerServiceJoinTableResponse:
-        table, match_id = await handlers_lobby.join_table(
+        joined = await handlers_lobby.join_table(
             self._ctx,
-            _require(request.request_id, "request_id"),
+            require(request.request_id, "request_id"),
             _player(request.player, "player"),
-            _require(request.table_id, "table_id"),
+            require(request.table_id, "table_id"),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
-        return mm.MatchmakerServiceJoinTableResponse(table=mapping.table(table), match_id=match_id)
+        return mm.MatchmakerServiceJoinTableResponse(
+            table=mapping.table(joined.table), match_id=joined.match_id
+        )
 
     async def CloseTable(
         self, request: mm.MatchmakerServiceCloseTableRequest, context: Any
     ) -> mm.MatchmakerServiceCloseTableResponse:
         table = await handlers_lobby.close_table(
             self._ctx,
-            _require(request.request_id, "request_id"),
-            _require(request.player_id, "player_id"),
-            _require(request.table_id, "table_id"),
+            require(request.request_id, "request_id"),
+            require(request.player_id, "player_id"),
+            require(request.table_id, "table_id"),
         )
         return mm.MatchmakerServiceCloseTableResponse(table=mapping.table(table))
 

@@ -53,7 +53,7 @@ async def test_a_host_holds_one_table_and_no_ticket_meanwhile(ctx: Context) -> N
         await handlers_lobby.create_table(ctx, "t2", ann, TRADING, DECK, "")
     with pytest.raises(FailedPrecondition, match="already host"):
         await handlers_queues.enqueue(ctx, "q", ann, Mode.RANKED, DECK)
-    _, hosted = await handlers_queues.queue_status(ctx, ann.player_id)
+    hosted = (await handlers_queues.queue_status(ctx, ann.player_id)).hosted
     assert hosted is not None and hosted.table_id == table.table_id
     with pytest.raises(InvalidArgument, match="Random table"):
         await handlers_lobby.create_table(
@@ -82,7 +82,7 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
     viewer = player("viewer")
 
     async def ids(filters: TableFilter) -> list[str]:
-        tables, _ = await handlers_lobby.list_tables(ctx, viewer, filters, 0, "")
+        tables = (await handlers_lobby.list_tables(ctx, viewer, filters, 0, "")).tables
         return [t.table_id for t in tables]
 
     every = [t.table_id for t in reversed(created)]
@@ -97,8 +97,10 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
         created[3].table_id,
         created[0].table_id,
     ]
-    first, token = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "")
-    rest, end = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, token)
+    page = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "")
+    first, token = page.tables, page.next_page_token
+    page = await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, token)
+    rest, end = page.tables, page.next_page_token
     assert [t.table_id for t in first + rest] == every and token and not end
     with pytest.raises(InvalidArgument, match="page_token"):
         await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "not-a-token")
@@ -109,25 +111,28 @@ async def test_a_private_challenge_is_seen_and_joined_by_the_challenged_player_o
 ) -> None:
     host, rival, other = player("host"), player("rival"), player("other")
     table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK, "rival")
-    mine, _ = await handlers_lobby.list_tables(ctx, rival, TableFilter(challenges_only=True), 0, "")
+    mine = (
+        await handlers_lobby.list_tables(ctx, rival, TableFilter(challenges_only=True), 0, "")
+    ).tables
     assert [t.table_id for t in mine] == [table.table_id]
-    public, _ = await handlers_lobby.list_tables(
-        ctx, rival, TableFilter(challenges_only=False), 0, ""
-    )
+    public = (
+        await handlers_lobby.list_tables(ctx, rival, TableFilter(challenges_only=False), 0, "")
+    ).tables
     assert public == []
-    assert (await handlers_lobby.list_tables(ctx, other, TableFilter(), 0, ""))[0] == []
+    assert (await handlers_lobby.list_tables(ctx, other, TableFilter(), 0, "")).tables == []
     with pytest.raises(PermissionDenied):
         await handlers_lobby.get_table(ctx, other, table.table_id)
     with pytest.raises(PermissionDenied):
         await handlers_lobby.join_table(ctx, "j", other, table.table_id, DECK)
     with pytest.raises(FailedPrecondition, match="your own table"):
         await handlers_lobby.join_table(ctx, "j", host, table.table_id, DECK)
-    started, match_id = await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK)
+    joined = await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK)
+    started, match_id = joined.table, joined.match_id
     assert started.state is TableState.STARTED and started.match_id == match_id
     spec = fakes.matches.created[match_id]
     assert spec.mode is Mode.CUSTOM and spec.rules == TRADING.rules and spec.origin_id
     assert [s.player_id for s in spec.seats] == [host.player_id, rival.player_id]
-    assert (await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK))[1] == match_id
+    assert (await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK)) == joined
     with pytest.raises(FailedPrecondition, match="not open"):
         await handlers_lobby.join_table(ctx, "j2", rival, started.table_id, DECK)
     # The host is free again (the match service now holds both players).
@@ -139,7 +144,9 @@ async def test_a_random_table_draws_both_decks(ctx: Context, fakes: Fakes) -> No
     table = await handlers_lobby.create_table(ctx, "t", player("ra"), settings, None, "")
     with pytest.raises(InvalidArgument, match="Random table"):
         await handlers_lobby.join_table(ctx, "j", player("nd"), table.table_id, DECK)
-    _, match_id = await handlers_lobby.join_table(ctx, "j", player("nd"), table.table_id, None)
+    match_id = (
+        await handlers_lobby.join_table(ctx, "j", player("nd"), table.table_id, None)
+    ).match_id
     assert all(len(s.cards) == 5 for s in fakes.matches.created[match_id].seats)
 
 
@@ -155,7 +162,7 @@ async def test_only_the_host_closes_and_idle_tables_expire(ctx: Context, clock: 
     clock.advance(ctx.config.table_ttl_seconds - 1)
     assert not await handlers_lobby.expire_tables(ctx)
     clock.advance(1)
-    assert (await handlers_lobby.list_tables(ctx, player("x"), TableFilter(), 0, ""))[0] == []
+    assert (await handlers_lobby.list_tables(ctx, player("x"), TableFilter(), 0, "")).tables == []
     assert await handlers_lobby.expire_tables(ctx)
     expired = await handlers_lobby.get_table(ctx, host, idle.table_id)
     assert expired.state is TableState.EXPIRED

@@ -31,18 +31,19 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
 )
-from services.platform.eventstore import PostgresEventStore
 
 pytestmark = pytest.mark.integration
 
 
 async def events(ctx: Context) -> list[tuple[str, Any]]:
-    log = PostgresEventStore(ctx.store.pool, ctx.store._schema)
-    found = []
-    for record in await log.read_all(limit=10_000):
-        message = codec.decode(record.type, record.schema_version, record.data)
-        found.append((record.stream_id, message))
-    return found
+    """Every event the matchmaker appended, in order, as its stream and message. Read
+    from the table, not with ``read_all``, which holds back what follows a transaction
+    still open anywhere on the server (other tests share it)."""
+    rows = await ctx.store.pool.fetch(
+        f"SELECT stream_id, type, schema_version, data FROM {ctx.store.schema_sql}.events "
+        "ORDER BY tx_id, seq"
+    )
+    return [(r["stream_id"], codec.decode(r["type"], r["schema_version"], r["data"])) for r in rows]
 
 
 async def test_a_ticket_is_queued_once_and_a_retry_returns_it(ctx: Context) -> None:
@@ -54,8 +55,9 @@ async def test_a_ticket_is_queued_once_and_a_retry_returns_it(ctx: Context) -> N
         await handlers_queues.enqueue(ctx, "r2", ann, Mode.UNRANKED, DECK)
     with pytest.raises(RequestReused):
         await handlers_queues.enqueue(ctx, "r1", ann, Mode.UNRANKED, DECK)
-    view, hosted = await handlers_queues.queue_status(ctx, ann.player_id)
-    assert view is not None and hosted is None
+    found = await handlers_queues.queue_status(ctx, ann.player_id)
+    view = found.view
+    assert view is not None and found.hosted is None
     assert view.ticket.ticket_id == ticket.ticket_id
     assert (view.queue_length, view.window, view.practice_available) == (1, 50, True)
     assert [type(m).__name__ for _, m in await events(ctx)] == ["TicketQueued"]
@@ -116,7 +118,7 @@ async def test_ranked_pairs_within_a_window_that_widens_with_waiting(
     assert not await handlers_pairing.pair_all(ctx)
     clock.advance(29)  # window 50 + 25 * 5 = 175 < 200
     assert not await handlers_pairing.pair_all(ctx)
-    view, _ = await handlers_queues.queue_status(ctx, "id-ann")
+    view = (await handlers_queues.queue_status(ctx, "id-ann")).view
     assert view is not None and view.window == 175
     assert handlers_queues.next_change(ctx, view) == pytest.approx(1.0)
     clock.advance(1)  # 200: Ann and Bea
@@ -237,9 +239,10 @@ async def test_switching_to_practice_cancels_the_ticket_only_when_the_match_star
     still = await ctx.store.ticket(ticket.ticket_id)
     assert still is not None and still.state is TicketState.QUEUED  # nothing changed
     del fakes.obligations.blocked[lu.player_id]
-    cancelled, match_id = await handlers_queues.switch_to_practice(
+    switched = await handlers_queues.switch_to_practice(
         ctx, "s2", lu, ticket.ticket_id, BotLevel.EASY, None
     )
+    cancelled, match_id = switched.ticket, switched.match_id
     assert cancelled.state is TicketState.CANCELLED
     assert cancelled.cancel_reason is CancelReason.SWITCHED_TO_PRACTICE
     assert fakes.matches.created[match_id].origin_mode is Mode.UNRANKED
