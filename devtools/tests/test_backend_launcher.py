@@ -14,8 +14,9 @@ import pytest
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from devtools.backend import NAMES, Backend, BackendConfig
+from devtools.backend import Backend, BackendConfig
 from devtools.players import PASSWORD, bearer
+from devtools.topology import NAMES
 
 pytestmark = pytest.mark.integration
 

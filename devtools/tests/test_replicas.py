@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from devtools import run
-from devtools.backend import Backend, BackendConfig, BackendError, parse_replicas
+from devtools.backend import Backend, BackendConfig
+from devtools.topology import BackendError, parse_replicas
 
 
 def test_replicas_are_asked_for_as_service_equals_count() -> None:
