@@ -199,10 +199,17 @@ async def get_ratings(reader: Reader, player_ids: Sequence[str], key: LadderKey)
     ]
 
 
-async def get_rank(reader: Reader, player_id: str, key: LadderKey) -> tuple[int, int]:
-    """The player's rank (0 if unranked) and the ladder's ranked players."""
+@dataclass(frozen=True, slots=True)
+class Rank:
+    """A player's rank (0 if unranked) and the ladder's ranked players."""
+
+    rank: int
+    ranked_players: int
+
+
+async def get_rank(reader: Reader, player_id: str, key: LadderKey) -> Rank:
     rating = await get_rating(reader, player_id, key)
-    return rating.rank, rating.ranked_players
+    return Rank(rating.rank, rating.ranked_players)
 
 
 async def leaderboard(
@@ -218,16 +225,24 @@ async def leaderboard(
     return Leaderboard(entries, mine if mine is not None and mine.rank else None, total)
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page of a player's changes on a ladder, newest first."""
+
+    changes: list[LoggedChange]
+    next_before: int
+    """Where the next page starts (its changes are numbered below it); 0: no more."""
+
+
 async def history(
     reader: Reader, player_id: str, key: LadderKey, page_size: int, before_player_seq: int
-) -> tuple[list[LoggedChange], int]:
-    """A page of changes, newest first, and where the next page starts (0: no more)."""
+) -> HistoryPage:
     if page_size < 0:
         raise InvalidArgument(f"page_size must not be negative, got {page_size}")
     size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
     found = await reader.history(player_id, key, before_player_seq, size + 1)
     page = found[:size]
-    return page, page[-1].player_seq if len(found) > size else 0
+    return HistoryPage(page, page[-1].player_seq if len(found) > size else 0)
 
 
 async def watch(reader: Reader, wakeups: Wakeups, player_id: str) -> AsyncIterator[LoggedChange]:

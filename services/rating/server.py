@@ -69,10 +69,10 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
     ) -> r.RatingServiceListRatingHistoryResponse:
         player, key = self._player_on(request.player_id, request.ladder)
         before = _page_token(request.page_token)
-        page, after = await handlers.history(self._reader, player, key, request.page_size, before)
+        page = await handlers.history(self._reader, player, key, request.page_size, before)
         return r.RatingServiceListRatingHistoryResponse(
-            changes=[mapping.rating_change(c) for c in page],
-            next_page_token=str(after) if after else "",
+            changes=[mapping.rating_change(c) for c in page.changes],
+            next_page_token=str(page.next_before) if page.next_before else "",
         )
 
     async def GetLeaderboard(
@@ -92,8 +92,10 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         self, request: r.RatingServiceGetRankRequest, context: Any
     ) -> r.RatingServiceGetRankResponse:
         player, key = self._player_on(request.player_id, request.ladder)
-        rank, ranked = await handlers.get_rank(self._reader, player, key)
-        return r.RatingServiceGetRankResponse(rank=rank, ranked_player_count=ranked)
+        found = await handlers.get_rank(self._reader, player, key)
+        return r.RatingServiceGetRankResponse(
+            rank=found.rank, ranked_player_count=found.ranked_players
+        )
 
     async def WatchRatings(
         self, request: r.RatingServiceWatchRatingsRequest, context: Any

@@ -45,13 +45,14 @@ async def test_a_rated_game_shows_in_rating_record_rank_and_history(ratings: Rat
     assert (s.rating, s.games, s.wins, s.losses, s.draws) == (1519, 2, 1, 0, 1)
     assert ann.entry.name == "name-ann" and ann.rank == 1 and ann.ranked_players == 3
     assert ann.entry.updated_at is not None
-    assert await handlers.get_rank(ratings.reader, "bea", RANKED) == (3, 3)
-    page, more = await handlers.history(ratings.reader, "ann", RANKED, 0, 2**62)
+    assert await handlers.get_rank(ratings.reader, "bea", RANKED) == handlers.Rank(3, 3)
+    found = await handlers.history(ratings.reader, "ann", RANKED, 0, 2**62)
+    page = found.changes
     assert [(c.match_id, c.delta, c.k, c.opponent_name) for c in page] == [
         ("m2", -1, 40, "name-cid"),
         ("m1", 20, 40, "name-bea"),
     ]
-    assert more == 0
+    assert found.next_before == 0
     assert page[0].opponent_rating_before == 1500 and page[0].rating_before == 1520
     assert page[0].games_after == 2 and page[0].actual == DRAW
     assert round(page[0].expected, 4) == round(1 / (1 + 10 ** (-20 / 400)), 4)
@@ -100,7 +101,7 @@ async def test_ranks_agree_with_sorting_the_whole_ladder(ratings: Ratings) -> No
     board = await handlers.leaderboard(ratings.reader, RANKED, 100)
     assert board.ranked_players == 25 == len(board.top)
     for entry in board.top:
-        rank, _ = await handlers.get_rank(ratings.reader, entry.entry.player_id, RANKED)
+        rank = (await handlers.get_rank(ratings.reader, entry.entry.player_id, RANKED)).rank
         above = sum(e.entry.standing.rating > entry.entry.standing.rating for e in board.top)
         assert rank == entry.rank == above + 1
 
@@ -113,8 +114,9 @@ async def test_history_pages_newest_first_without_gaps(ratings: Ratings) -> None
     seen: list[str] = []
     before = 2**62
     while True:
-        page, before = await handlers.history(ratings.reader, "ann", RANKED, 3, before)
-        seen += [c.match_id for c in page]
+        page = await handlers.history(ratings.reader, "ann", RANKED, 3, before)
+        seen += [c.match_id for c in page.changes]
+        before = page.next_before
         if not before:
             break
     assert seen == [f"m{n}" for n in reversed(range(7))]  # the Draft game is not in it
@@ -177,7 +179,7 @@ async def test_a_draft_forfeited_before_its_match_is_rated_once_and_counts_once(
     # A second draft forfeit of the same players, and a Draft match of another draft.
     await ratings.rate(replace(forfeit, draft_id="d2"), uuid4())
     await ratings.rate(replace(drafted_match, draft_id="d3"), uuid4())
-    page, _ = await handlers.history(ratings.reader, "ann", DRAFT, 0, 2**62)
+    page = (await handlers.history(ratings.reader, "ann", DRAFT, 0, 2**62)).changes
     assert [(c.match_id, c.draft_id, c.delta, c.opponent_name) for c in page] == [
         ("m1", "d3", 24, "name-bea"),
         ("", "d2", -18, "name-bea"),
