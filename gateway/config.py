@@ -15,25 +15,18 @@ from gateway.auth import (
 from services.platform.endpoints import default_address
 from services.platform.settings import (
     PREFIX,
-    Settings,
+    ServiceSettings,
     SettingsError,
-    grpc_port_of,
-    host_of,
-    metrics_port_of,
+    basics,
     number,
     optional,
-    required_database,
 )
 
 MIN_SECRET = 32
 
 
 @dataclass(frozen=True, slots=True)
-class GatewaySettings:
-    database_url: str
-    host: str
-    port: int
-    metrics_port: int
+class GatewaySettings(ServiceSettings):
     schema: str
     token_secret: bytes
     access_minutes: float
@@ -55,7 +48,7 @@ class GatewaySettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
         env = os.environ if environ is None else environ
-        database_url = required_database(Settings.from_env(env), "triad-gateway")
+        common = basics(env, "gateway")
         secret = optional(env, PREFIX + "TOKEN_SECRET")
         if secret is None or len(secret) < MIN_SECRET:
             raise SettingsError(
@@ -76,10 +69,7 @@ class GatewaySettings:
         if plaintext and optional(env, PREFIX + "ENV") == "production":
             raise SettingsError("TRIAD_GATEWAY_PLAINTEXT is refused when TRIAD_ENV=production")
         return cls(
-            database_url=database_url,
-            host=host_of(env, "gateway"),
-            port=grpc_port_of(env, "gateway"),
-            metrics_port=metrics_port_of(env, "gateway"),
+            **common,
             schema=optional(env, PREFIX + "GATEWAY_SCHEMA") or "gateway",
             token_secret=secret.encode(),
             access_minutes=number(env, PREFIX + "ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),

@@ -9,24 +9,16 @@ from dataclasses import dataclass
 from services.collection.domain.wealth import PAIR_REWARDED_MATCHES_PER_DAY
 from services.platform.settings import (
     PREFIX,
-    Settings,
+    ServiceSettings,
     SettingsError,
-    grpc_port_of,
-    host_of,
-    metrics_port_of,
+    basics,
     number,
     optional,
-    required_database,
 )
 
 
 @dataclass(frozen=True, slots=True)
-class CollectionSettings:
-    database_url: str
-    nats_url: str | None
-    host: str
-    port: int
-    metrics_port: int
+class CollectionSettings(ServiceSettings):
     schema: str
     trade_choice_seconds: float
     draft_pick_seconds: float
@@ -36,19 +28,12 @@ class CollectionSettings:
     reward_matches_per_pair_per_day: int
     """How many matches two players are paid for against each other per UTC day
     (domain.match_reward); 0 pays no match between two humans."""
-    shared: Settings
-    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> CollectionSettings:
         env = os.environ if environ is None else environ
-        shared = Settings.from_env(env)
         return cls(
-            database_url=required_database(shared, "triad-collection"),
-            nats_url=shared.nats_url,
-            host=host_of(env, "collection"),
-            port=grpc_port_of(env, "collection"),
-            metrics_port=metrics_port_of(env, "collection"),
+            **basics(env, "collection"),
             schema=optional(env, PREFIX + "COLLECTION_SCHEMA") or "collection",
             trade_choice_seconds=number(env, PREFIX + "TRADE_CHOICE_SECONDS", 120.0, 0.05),
             draft_pick_seconds=number(env, PREFIX + "DRAFT_PICK_SECONDS", 180.0, 0.05),
@@ -60,7 +45,6 @@ class CollectionSettings:
                 PREFIX + "REWARD_MATCHES_PER_PAIR_PER_DAY",
                 PAIR_REWARDED_MATCHES_PER_DAY,
             ),
-            shared=shared,
         )
 
 

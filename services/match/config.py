@@ -6,16 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.platform.settings import (
-    PREFIX,
-    Settings,
-    grpc_port_of,
-    host_of,
-    metrics_port_of,
-    number,
-    optional,
-    required_database,
-)
+from services.platform.settings import PREFIX, ServiceSettings, basics, number, optional
 
 COMMIT_LINGER_SECONDS = 0.004
 """Under concurrency, how long a command may wait for others to share its group commit
@@ -25,12 +16,7 @@ load."""
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSettings:
-    database_url: str
-    nats_url: str | None
-    host: str
-    port: int
-    metrics_port: int
+class MatchSettings(ServiceSettings):
     schema: str
     turn_seconds: float
     disconnect_seconds: float
@@ -43,19 +29,12 @@ class MatchSettings:
     commit_linger_seconds: float
     """``COMMIT_LINGER_SECONDS`` unless set; 0 writes each batch as soon as the one before
     it is done."""
-    shared: Settings
-    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
         env = os.environ if environ is None else environ
-        shared = Settings.from_env(env)
         return cls(
-            database_url=required_database(shared, "triad-match"),
-            nats_url=shared.nats_url,
-            host=host_of(env, "match"),
-            port=grpc_port_of(env, "match"),
-            metrics_port=metrics_port_of(env, "match"),
+            **basics(env, "match"),
             schema=optional(env, PREFIX + "MATCH_SCHEMA") or "match",
             turn_seconds=number(env, PREFIX + "TURN_SECONDS", 60.0, minimum=0.05),
             disconnect_seconds=number(env, PREFIX + "DISCONNECT_SECONDS", 120.0, minimum=0.05),
@@ -69,5 +48,4 @@ class MatchSettings:
                 COMMIT_LINGER_SECONDS,
                 minimum=0.0,
             ),
-            shared=shared,
         )

@@ -11,26 +11,18 @@ from services.matchmaker.handlers import Config
 from services.platform.endpoints import default_address
 from services.platform.settings import (
     PREFIX,
-    Settings,
+    ServiceSettings,
     SettingsError,
-    grpc_port_of,
-    host_of,
-    metrics_port_of,
+    basics,
     number,
     optional,
-    required_database,
 )
 
 MM = PREFIX + "MATCHMAKER_"
 
 
 @dataclass(frozen=True, slots=True)
-class MatchmakerSettings:
-    database_url: str
-    nats_url: str | None
-    host: str
-    port: int
-    metrics_port: int
+class MatchmakerSettings(ServiceSettings):
     schema: str
     match_addr: str
     collection_addr: str | None
@@ -41,14 +33,10 @@ class MatchmakerSettings:
     consumer: str
     """Durable name of the JetStream consumer of DraftCompleted."""
     config: Config
-    shared: Settings
-    """Where the shared servers are, as read with these settings."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchmakerSettings:
         env = os.environ if environ is None else environ
-        shared = Settings.from_env(env)
-        database_url = required_database(shared, "triad-matchmaker")
         level = optional(env, MM + "BOT_LEVEL") or BotLevel.NORMAL.value
         if level not in {b.value for b in BotLevel}:
             raise SettingsError(
@@ -70,11 +58,7 @@ class MatchmakerSettings:
             # another replica would take the start over from one still working on it.
             raise SettingsError(f"{MM}LEASE_SECONDS must be at least 4 x the call timeout")
         return cls(
-            database_url=database_url,
-            nats_url=shared.nats_url,
-            host=host_of(env, "matchmaker"),
-            port=grpc_port_of(env, "matchmaker"),
-            metrics_port=metrics_port_of(env, "matchmaker"),
+            **basics(env, "matchmaker"),
             schema=optional(env, MM + "SCHEMA") or "matchmaker",
             match_addr=optional(env, PREFIX + "MATCH_ADDR") or default_address("match"),
             collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),
@@ -90,5 +74,4 @@ class MatchmakerSettings:
                 table_ttl_seconds=number(env, MM + "TABLE_TTL_SECONDS", 600.0, minimum=1.0),
                 lease_seconds=lease,
             ),
-            shared=shared,
         )

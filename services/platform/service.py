@@ -19,8 +19,8 @@ Use::
 
 ``run_service`` configures the logs, reads the settings (a bad value ends the process
 with exit status 2 and one line naming the variable, before anything connects) and
-runs ``run`` until SIGTERM. ``settings`` handed to ``serve`` is anything with
-``host``, ``port`` and ``metrics_port`` (every service's settings have them).
+runs ``run`` until SIGTERM. ``serve`` listens where the service's settings say
+(``settings.ServiceSettings``: host, port, metrics port).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from prometheus_client import CollectorRegistry
@@ -39,23 +39,12 @@ from services.platform.interceptors import HandlerWrapper
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.notifier import Notifier
-from services.platform.settings import SettingsError
+from services.platform.settings import ServiceSettings, SettingsError
 
 S = TypeVar("S")
 
 SETTINGS_EXIT_STATUS = 2
 """The exit status of a process whose settings are wrong (a usage error)."""
-
-
-class Listening(Protocol):
-    """What ``serve`` reads of a service's settings."""
-
-    @property
-    def host(self) -> str: ...
-    @property
-    def port(self) -> int: ...
-    @property
-    def metrics_port(self) -> int: ...
 
 
 def run_service(
@@ -111,7 +100,7 @@ async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Not
 
 async def serve(
     life: Lifecycle,
-    settings: Listening,
+    settings: ServiceSettings,
     registry: CollectorRegistry,
     register: Register,
     service_names: Sequence[str],

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypedDict
 from urllib.parse import urlsplit
 
 from services.platform.endpoints import DEFAULT_PORTS, LOCAL_HOST
@@ -123,6 +124,59 @@ def port(env: Mapping[str, str], name: str, default: int) -> int:
     return int(value)
 
 
+@dataclass(frozen=True, slots=True)
+class ServiceSettings:
+    """What every service's settings hold, read the same way (``basics``): where the
+    shared servers are and where the service listens. A service's settings subclass
+    it with their own fields and read them beside it::
+
+        @dataclass(frozen=True, slots=True)
+        class MatchSettings(ServiceSettings):
+            turn_seconds: float
+
+            @classmethod
+            def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchSettings:
+                env = os.environ if environ is None else environ
+                return cls(**basics(env, "match"), turn_seconds=number(env, ...))
+    """
+
+    database_url: str
+    nats_url: str | None
+    host: str
+    port: int
+    metrics_port: int
+    """0 lets the system choose (tests); the bound port is logged at start."""
+    shared: Settings
+    """Where the shared servers are, as read with these settings."""
+
+
+class Basics(TypedDict):
+    """``ServiceSettings``' fields by name, as ``basics`` reads them."""
+
+    database_url: str
+    nats_url: str | None
+    host: str
+    port: int
+    metrics_port: int
+    shared: Settings
+
+
+def basics(env: Mapping[str, str], service: str) -> Basics:
+    """The fields every service reads the same way: the shared servers (the database is
+    required), ``TRIAD_<SERVICE>_HOST`` (local by default), ``TRIAD_<SERVICE>_PORT`` and
+    ``TRIAD_<SERVICE>_METRICS_PORT`` (by default the service's in ``DEFAULT_PORTS``)."""
+    shared = Settings.from_env(env)
+    name = f"{PREFIX}{service.upper()}"
+    return Basics(
+        database_url=required_database(shared, f"triad-{service}"),
+        nats_url=shared.nats_url,
+        host=optional(env, f"{name}_HOST") or LOCAL_HOST,
+        port=port(env, f"{name}_PORT", DEFAULT_PORTS[service].grpc),
+        metrics_port=port(env, f"{name}_METRICS_PORT", DEFAULT_PORTS[service].metrics),
+        shared=shared,
+    )
+
+
 def required_database(shared: Settings, program: str) -> str:
     """The database URL a service cannot start without."""
     if shared.database_url is None:
@@ -131,18 +185,3 @@ def required_database(shared: Settings, program: str) -> str:
             "PostgreSQL and sets it for every service)"
         )
     return shared.database_url
-
-
-def host_of(env: Mapping[str, str], service: str) -> str:
-    """``TRIAD_<SERVICE>_HOST``: the interface the service listens on (local by default)."""
-    return optional(env, f"{PREFIX}{service.upper()}_HOST") or LOCAL_HOST
-
-
-def grpc_port_of(env: Mapping[str, str], service: str) -> int:
-    """``TRIAD_<SERVICE>_PORT``, by default the service's in ``endpoints.DEFAULT_PORTS``."""
-    return port(env, f"{PREFIX}{service.upper()}_PORT", DEFAULT_PORTS[service].grpc)
-
-
-def metrics_port_of(env: Mapping[str, str], service: str) -> int:
-    """``TRIAD_<SERVICE>_METRICS_PORT``, by default the service's in ``DEFAULT_PORTS``."""
-    return port(env, f"{PREFIX}{service.upper()}_METRICS_PORT", DEFAULT_PORTS[service].metrics)

@@ -8,14 +8,11 @@ from dataclasses import dataclass
 
 from services.platform.settings import (
     PREFIX,
-    Settings,
+    ServiceSettings,
     SettingsError,
-    grpc_port_of,
-    host_of,
-    metrics_port_of,
+    basics,
     number,
     optional,
-    required_database,
 )
 
 
@@ -34,13 +31,8 @@ def whole(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class RatingSettings:
-    database_url: str
-    nats_url: str | None
+class RatingSettings(ServiceSettings):
     nats_servers: tuple[str, ...]
-    host: str
-    port: int
-    metrics_port: int
     schema: str
     season: int
     """The current season: the newest readable one, and the one a rated match that
@@ -65,14 +57,10 @@ class RatingSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RatingSettings:
         env = os.environ if environ is None else environ
-        shared = Settings.from_env(env)
+        common = basics(env, "rating")
         return cls(
-            database_url=required_database(shared, "triad-rating"),
-            nats_url=shared.nats_url,
-            nats_servers=tuple(shared.nats_servers),
-            host=host_of(env, "rating"),
-            port=grpc_port_of(env, "rating"),
-            metrics_port=metrics_port_of(env, "rating"),
+            **common,
+            nats_servers=tuple(common["shared"].nats_servers),
             schema=optional(env, PREFIX + "RATING_SCHEMA") or "rating",
             season=whole(env, PREFIX + "RATING_SEASON", 0),
             consumer=optional(env, PREFIX + "RATING_CONSUMER") or "rating",

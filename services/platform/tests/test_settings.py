@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from services.platform.settings import Settings, SettingsError
+from services.platform.endpoints import DEFAULT_PORTS
+from services.platform.settings import Settings, SettingsError, basics
 
 
 def test_nothing_configured_means_the_embedded_servers() -> None:
@@ -60,3 +61,33 @@ def test_a_malformed_value_fails_naming_the_variable(name: str, value: str, mess
 def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().database_url = "postgresql://elsewhere/triad"  # type: ignore[misc]
+
+
+DB = {"TRIAD_DATABASE_URL": "postgresql://db/triad"}
+
+
+def test_a_service_listens_on_its_ports_from_the_one_table_unless_told_otherwise() -> None:
+    default = basics(DB, "matchmaker")
+    assert (default["host"], default["port"], default["metrics_port"]) == (
+        "127.0.0.1",
+        DEFAULT_PORTS["matchmaker"].grpc,
+        DEFAULT_PORTS["matchmaker"].metrics,
+    )
+    told = basics(
+        {
+            **DB,
+            "TRIAD_MATCHMAKER_HOST": "0.0.0.0",
+            "TRIAD_MATCHMAKER_PORT": "0",
+            "TRIAD_MATCHMAKER_METRICS_PORT": "9999",
+        },
+        "matchmaker",
+    )
+    assert (told["host"], told["port"], told["metrics_port"]) == ("0.0.0.0", 0, 9999)
+    assert told["shared"] == Settings.from_env(DB)
+
+
+def test_a_service_without_a_database_does_not_start_and_says_what_to_set() -> None:
+    with pytest.raises(SettingsError, match="TRIAD_DATABASE_URL is required by triad-rating"):
+        basics({}, "rating")
+    with pytest.raises(SettingsError, match="TRIAD_RATING_PORT must be a port number"):
+        basics({**DB, "TRIAD_RATING_PORT": "http"}, "rating")
