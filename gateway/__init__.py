@@ -1,1 +1,20 @@
-"""The gateway: the only public endpoint (TLS, accounts, tokens, per-player streams)."""
+"""The gateway: the only public endpoint (TLS, accounts, tokens, per-player streams). It
+has no game rules of its own: every game call is forwarded, as the token's player.
+
+- ``main``: the composition root; ``config``: its settings, read once;
+- ``server``: ``GatewayServicer``, composed of one mixin per subject:
+  ``account_rpcs`` (accounts, tokens, the player's status, answered here),
+  ``session`` (``OpenSession``: one stream per player) with ``feeds`` (the other
+  services' watch streams) and ``notices`` (what a change of view tells the player),
+  ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
+  ``forward_rating``, ``forward_matchmaker`` (RPCs forwarded to the internal services);
+- ``forwarding``: what every forwarding mixin shares (stubs, public request checks);
+  ``status``: the player's status gathered from every service;
+- ``auth``: authentication and rate limits on every call; ``accounts``: passwords and
+  tokens; ``store``: the gateway's tables (accounts, refresh tokens, revocations,
+  idempotency keys, sessions).
+
+Calls to the services go through ``services.platform.downstream`` (a refusal passes on
+with its message; anything else is UNAVAILABLE), request keys through
+``services.platform.requests``.
+"""

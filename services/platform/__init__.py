@@ -1,1 +1,32 @@
-"""What every service shares and nothing game-specific: event store, outbox, bus, bootstrap."""
+"""What every service shares and nothing game-specific. Runtime only: the development
+tools (launcher, embedded servers, echo server, dev certificate, test plugin) are in
+``devtools/``, and nothing here imports ``gateway`` or a service.
+
+The end of every ``main()`` and the process around it:
+
+- ``service``: ``run_service`` (logs, settings read once, ``asyncio.run``),
+  ``Background`` (work beside the server, stopped before the pool closes), ``serve``;
+- ``grpcserver``: the gRPC server (health, reflection, limits) and ``Lifecycle``;
+- ``settings``: the environment read once (``ServiceSettings``, ``basics``);
+  ``endpoints``: every process's default ports, in one table;
+- ``logging``, ``metrics``, ``database`` (the pool), ``channels`` (internal gRPC
+  channels), ``migrations``.
+
+The edge of every servicer:
+
+- ``interceptors``: the one place errors become statuses (``STATUS_BY_ERROR``),
+  request ids, RPC metrics; ``errors``: the typed errors a caller can cause;
+- ``edge``: ``require``, ``bind``, ``require_enum`` (``enums``), ``check_operator``;
+- ``requests``: idempotent request keys (``Request``, ``answered``, ``remember``);
+- ``downstream``: calls to another service, its refusals back as typed errors.
+
+Events and work:
+
+- ``eventstore`` (PostgreSQL, gap-free global order) and ``memstore`` (in memory, the
+  same contract); ``groupcommit``: many commands' writes in one commit;
+- ``relay``: the event log as outbox, relayed to JetStream; ``bus``: NATS and the
+  event stream; ``consumer``: idempotent consumers (``consumer_admin``: replaying one);
+- ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
+  (``every``) and the relay's process; ``claims``: claiming due work (timers,
+  deadlines, leases) with SKIP LOCKED.
+"""
