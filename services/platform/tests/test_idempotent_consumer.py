@@ -20,11 +20,11 @@ from nats.aio.client import Client
 from prometheus_client import CollectorRegistry
 from triad.v1 import events_pb2
 
+from devtools.embedded import embedded_nats
 from services.platform import bus
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics, Handler, Outcome, lock_key
 from services.platform.consumer_admin import list_consumers, reset_consumer
-from devtools.embedded import embedded_nats
 from services.platform.eventstore import START, PostgresEventStore
 from services.platform.migrations import migrate
 from services.platform.relay import Relay
