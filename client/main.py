@@ -18,6 +18,7 @@ from pathlib import Path
 import grpc
 from google.protobuf import json_format
 from rich.console import Console
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
@@ -25,6 +26,30 @@ from client import commands
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.play import LEVELS, MODES, QUEUES, card_id, deck_choice, play, queue_and_play
 from client.render import screen
+
+
+async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
+    """``view``, ``place`` or ``forfeit`` on ``args.match``: the match as it is after."""
+    stub = client.stub
+    if args.command == "view":
+        shown = await client.call(stub.GetMatchView, g.GetMatchViewRequest(match_id=args.match))
+        return shown.view  # type: ignore[no-any-return]
+    if args.command == "place":
+        cid = await card_id(client, args.match, args.card)
+        placed = await client.call(
+            stub.PlaceCard,
+            g.PlaceCardRequest(
+                request_id=args.request_id or uuid.uuid4().hex,
+                match_id=args.match,
+                card_id=cid,
+                cell=args.cell,
+            ),
+        )
+        return placed.view  # type: ignore[no-any-return]
+    ended = await client.call(
+        stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
+    )
+    return ended.view  # type: ignore[no-any-return]
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -64,28 +89,9 @@ async def run(args: argparse.Namespace) -> int:
                 console.print(screen(view))
             else:
                 print("No active match.")
-        elif command == "view":
-            view = (
-                await client.call(stub.GetMatchView, g.GetMatchViewRequest(match_id=args.match))
-            ).view
+        elif command in ("view", "place", "forfeit"):
+            view = await match_command(client, args)
             out(args, view) if args.json else console.print(screen(view))
-        elif command == "place":
-            cid = await card_id(client, args.match, args.card)
-            placed = await client.call(
-                stub.PlaceCard,
-                g.PlaceCardRequest(
-                    request_id=args.request_id or uuid.uuid4().hex,
-                    match_id=args.match,
-                    card_id=cid,
-                    cell=args.cell,
-                ),
-            )
-            out(args, placed.view) if args.json else console.print(screen(placed.view))
-        elif command == "forfeit":
-            ended = await client.call(
-                stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
-            )
-            out(args, ended.view) if args.json else console.print(screen(ended.view))
         elif command == "watch":
             stream = stub.OpenSession(
                 g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
