@@ -12,12 +12,13 @@ import structlog
 
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
-from services.match.rules import Geometry, Visibility
+from services.match.rules import Geometry, Seat, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
-from services.match.store import MatchStore, Request, RequestSeen
+from services.match.store import MatchRepository
 from services.match.views import match_view
-from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
-from services.platform.eventstore import WrongExpectedVersion
+from services.platform.errors import Conflict, DomainError, InvalidArgument, NotFound, short_id
+from services.platform.eventstore import Recorded, WrongExpectedVersion
+from services.platform.requests import Request, RequestSeen
 
 log = structlog.get_logger()
 
@@ -26,7 +27,7 @@ Decide = Callable[[domain.Match | None], domain.Decision]
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    store: MatchStore
+    store: MatchRepository
     clock: Callable[[], datetime]
     rng: Random
     turn_seconds: float = 60.0
@@ -132,6 +133,30 @@ async def create_match(
     return match
 
 
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A CreateMatch answered: the match, and whether this request created it (False:
+    a retry of the request that did)."""
+
+    match: domain.Match
+    created: bool
+
+
+async def start_match(
+    ctx: Context,
+    request: Request,
+    match_id: str,
+    setup: MatchRules,
+    players: tuple[SeatPlayer, SeatPlayer],
+    hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
+    origin_id: str = "",
+) -> Started:
+    """:func:`create_match`, saying whether the request is a retry."""
+    seen = await ctx.store.answered(request)
+    match = await create_match(ctx, request, match_id, setup, players, hands, origin_id)
+    return Started(match, created=seen is None)
+
+
 async def _settle_presence(
     ctx: Context, match_id: str, player_id: str, session_id: str | None
 ) -> domain.Match:
@@ -226,6 +251,42 @@ async def view(
     return match
 
 
+@dataclass(frozen=True, slots=True)
+class ActiveMatch:
+    """The match a player is seated in and not finished, as they see it."""
+
+    match: domain.Match
+    seat: Seat
+
+
+async def active_match(ctx: Context, player_id: str) -> ActiveMatch | None:
+    match_id = await ctx.store.active_match(player_id)
+    if match_id is None:
+        return None
+    match = await view(ctx, match_id, player_id)
+    return ActiveMatch(match, match.seat_of(player_id))
+
+
+@dataclass(frozen=True, slots=True)
+class EventsPage:
+    """Stored events of a match for operators, and the version the next page starts
+    at (0: this is the last page)."""
+
+    events: list[Recorded]
+    next_version: int
+
+
+async def match_events(ctx: Context, match_id: str, from_version: int, limit: int) -> EventsPage:
+    """Up to ``limit`` stored events of a match from ``from_version`` (1 = the start)."""
+    after = max(from_version - 1, 0)
+    found = await ctx.store.records(match_id, after, limit + 1)
+    if not found and after == 0:
+        raise NotFound(f"no match {match_id}")
+    page = found[:limit]
+    more = len(found) > limit
+    return EventsPage(page, page[-1].version + 1 if more else 0)
+
+
 async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:
     """What the first due timer of ``match`` decides (no events if all are stale)."""
     rng = ctx.rng
@@ -259,7 +320,8 @@ async def fire_due_timer(ctx: Context) -> bool:
     """
     now = ctx.clock()
     try:
-        async with ctx.store.claim_due(now) as (conn, match_id):
+        async with ctx.store.claim_due(now) as claim:
+            match_id = claim.match_id
             if match_id is None:
                 return False
             ctx.store.forget(match_id)
@@ -268,14 +330,14 @@ async def fire_due_timer(ctx: Context) -> bool:
                 return True
             decision = await _due(ctx, match, now)
             if decision.events:
-                await ctx.store.save(match, decision, conn=conn)
+                await claim.save(match, decision)
                 log.info(
                     "timer fired",
                     match_id=match_id,
                     events=[type(e).__name__ for e in decision.events],
                 )
             else:
-                await ctx.store.refresh_timers(conn, match)
+                await claim.refresh_timers(match)
             return True
     except WrongExpectedVersion:
         return True  # a move won the race; the next round sees the new state

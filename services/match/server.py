@@ -23,11 +23,11 @@ from services.match.presenter import view_message
 from services.match.rules import validate_deck
 from services.match.rules.compatibility import rule_set_problem
 from services.match.rules.deck import DECK_SIZE, DeckEntry
-from services.match.store import Request
 from services.match.views import match_view
 from services.platform.enums import require_enum
-from services.platform.errors import InvalidArgument, NotFound, PermissionDenied
+from services.platform.errors import InvalidArgument, PermissionDenied
 from services.platform.notifier import Notifier
+from services.platform.requests import Request
 
 STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000
@@ -123,12 +123,13 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         key = Request.of(
             "create", request.request_id, request.SerializeToString(deterministic=True)
         )
-        seen = await self._ctx.store.answered(key)
-        match = await handlers.create_match(
+        started = await handlers.start_match(
             self._ctx, key, match_id, setup, (p_a, p_b), (hand_a, hand_b), request.origin_id
         )
         return m.MatchServiceCreateMatchResponse(
-            match_id=match.match_id, version=match.version, created=seen is None
+            match_id=started.match.match_id,
+            version=started.match.version,
+            created=started.created,
         )
 
     async def GetView(
@@ -212,16 +213,15 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     ) -> m.MatchServiceGetActiveMatchResponse:
         _bind("", request.player_id)
         player = _require(request.player_id, "player_id")
-        match_id = await self._ctx.store.active_match(player)
-        if match_id is None:
+        active = await handlers.active_match(self._ctx, player)
+        if active is None:
             return m.MatchServiceGetActiveMatchResponse()
-        match = await handlers.view(self._ctx, match_id, player)
         return m.MatchServiceGetActiveMatchResponse(
             active_match=m.ActiveMatch(
-                match_id=match_id,
-                mode=mapping.MODES[match.setup.mode],
-                seat=mapping.SEATS[match.seat_of(player)],
-                version=match.version,
+                match_id=active.match.match_id,
+                mode=mapping.MODES[active.match.setup.mode],
+                seat=mapping.SEATS[active.seat],
+                version=active.match.version,
             )
         )
 
@@ -232,11 +232,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self._check_operator(context)
         match_id = _require(request.match_id, "match_id")
         limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
-        after = max(request.from_version - 1, 0)
-        found = await self._ctx.store.records(match_id, after, limit + 1)
-        if not found and after == 0:
-            raise NotFound(f"no match {match_id}")
-        page = found[:limit]
+        page = await handlers.match_events(self._ctx, match_id, request.from_version, limit)
         envelopes = [
             ev.EventEnvelope(
                 event_id=str(r.event_id),
@@ -249,11 +245,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                 correlation_id=str(r.metadata.get("correlation_id", "")),
                 payload=r.data,
             )
-            for r in page
+            for r in page.events
         ]
-        more = len(found) > limit
         return m.MatchServiceGetMatchEventsResponse(
-            events=envelopes, next_version=page[-1].version + 1 if more else 0
+            events=envelopes, next_version=page.next_version
         )
 
     def _check_operator(self, context: Any) -> None:

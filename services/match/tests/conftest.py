@@ -1,4 +1,5 @@
-"""Fixtures for the match service's tests on real PostgreSQL."""
+"""Fixtures for the match service's tests: handler tests on the in-memory repository,
+store tests on real PostgreSQL (``pg_store``, integration)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import pytest
 
 from services.match import schema
-from services.match import store as match_store
 from services.match.handlers import Context
+from services.match.store import MatchStore, MemoryMatchStore
 from services.match.tests.builders import T0
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
@@ -32,11 +33,14 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def store(pg_pool: Any, pg_schema: str) -> match_store.MatchStore:
+async def pg_store(pg_pool: Any, pg_schema: str) -> MatchStore:
     await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *schema.MIGRATIONS])
-    return match_store.MatchStore(pg_pool, pg_schema)
+    return MatchStore(pg_pool, pg_schema)
 
 
-@pytest.fixture
-def ctx(store: match_store.MatchStore, clock: Clock) -> Context:
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def ctx(request: pytest.FixtureRequest, clock: Clock) -> Context:
+    """Handlers over the in-memory repository (the fast run, no database), and again
+    over PostgreSQL (integration: row locks, group commit)."""
+    store = MemoryMatchStore() if request.param == "memory" else request.getfixturevalue("pg_store")
     return Context(store=store, clock=clock, rng=Random(42))

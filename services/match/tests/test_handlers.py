@@ -1,4 +1,5 @@
-"""The match handlers on real PostgreSQL: idempotency, races, timers, replay."""
+"""The match handlers: idempotency, races, timers, replay. Each runs on the in-memory
+repository and, as an integration test, on PostgreSQL (``conftest.ctx``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ from services.match import domain, handlers
 from services.match.domain.events import MatchRules, Mode
 from services.match.handlers import Context
 from services.match.rules import Visibility
-from services.match.store import MatchStore, PlayerBusy, Request, RequestReused
+from services.match.store import PlayerBusy
 from services.match.tests.builders import ALL, hand, players
 from services.match.tests.conftest import Clock
 from services.platform.errors import Conflict, FailedPrecondition
-
-pytestmark = pytest.mark.integration
+from services.platform.requests import Request, RequestReused
 
 
 async def new_match(
@@ -57,16 +57,16 @@ async def move(ctx: Context, match: domain.Match, request_id: str, rng: Random) 
 
 
 async def test_a_match_is_played_to_the_end_and_the_log_replays_to_the_same_state(
-    ctx: Context, store: MatchStore
+    ctx: Context,
 ) -> None:
     match = await new_match(ctx)
     rng = Random(1)
     while match.in_progress:
         match = await move(ctx, match, f"r{match.version}", rng)
     assert match.finished is not None and sum(match.finished.scores) == 10
-    fresh = MatchStore(store.pool, store._schema.strip('"'))
-    assert await fresh.load("m1") == match
-    assert await store.active_match("p-a") is None
+    ctx.store.forget("m1")  # no cache: the log alone
+    assert await ctx.store.load("m1") == match
+    assert await ctx.store.active_match("p-a") is None
 
 
 async def test_creating_twice_with_the_same_request_creates_once(ctx: Context) -> None:
@@ -201,7 +201,7 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
 
 
 async def test_a_long_random_run_replays_to_the_live_state_for_every_match(
-    ctx: Context, store: MatchStore, clock: Clock
+    ctx: Context, clock: Clock
 ) -> None:
     """Thirty matches advance in random order through moves, timeouts, disconnects and
     forfeits; a store that never saw them rebuilds each from the log alone."""
@@ -231,6 +231,6 @@ async def test_a_long_random_run_replays_to_the_live_state_for_every_match(
             latest = await ctx.store.load(match_id)
             assert latest is not None
             live[match_id] = latest
-    fresh = MatchStore(store.pool, store._schema.strip('"'))
     for match_id, match in live.items():
-        assert await fresh.load(match_id) == match
+        ctx.store.forget(match_id)  # no cache: the log alone
+        assert await ctx.store.load(match_id) == match

@@ -14,9 +14,9 @@ from services.match.bots import BotPool
 from services.match.domain.events import MatchRules, Mode, SeatPlayer
 from services.match.handlers import Context
 from services.match.rules import Visibility
-from services.match.store import Request
 from services.match.tests.builders import ALL, hand
 from services.match.tests.conftest import Clock
+from services.platform.requests import Request
 
 pytestmark = pytest.mark.integration
 

@@ -12,11 +12,11 @@ from prometheus_client import REGISTRY
 
 from services.match import domain
 from services.match.domain.events import MatchRules, Mode
-from services.match.handlers import Context
 from services.match.rules import Seat, Visibility
-from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy, Request, RequestSeen
+from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
+from services.platform.requests import Request, RequestSeen
 
 pytestmark = pytest.mark.integration
 
@@ -46,8 +46,8 @@ def batches() -> tuple[float, float]:
     return count, total
 
 
-async def test_commands_in_one_batch_get_their_own_outcomes(ctx: Context) -> None:
-    store: MatchStore = ctx.store
+async def test_commands_in_one_batch_get_their_own_outcomes(pg_store: MatchStore) -> None:
+    store = pg_store
     started = {}
     for match_id in ("m1", "m2", "m3"):
         started[match_id] = await store.save(None, creation(match_id, match_id))
@@ -111,9 +111,9 @@ class CountingPool:
 
 
 async def test_a_notified_version_the_cache_holds_is_served_without_reading_the_log(
-    ctx: Context,
+    pg_store: MatchStore,
 ) -> None:
-    writer: MatchStore = ctx.store
+    writer = pg_store
     counting = CountingPool(writer.pool)
     store = MatchStore(counting, writer._schema.strip('"'))
     match = await store.save(None, creation("m1", "m1"))
@@ -128,12 +128,12 @@ async def test_a_notified_version_the_cache_holds_is_served_without_reading_the_
 
 
 async def test_a_notice_that_overtakes_its_own_save_waits_for_it_instead_of_reading(
-    ctx: Context,
+    pg_store: MatchStore,
 ) -> None:
     """PostgreSQL delivers a commit's notice on another connection; it can arrive before
     the commit's answer. A view asked for that version then waits for the save in flight
     here rather than reading the log."""
-    writer: MatchStore = ctx.store
+    writer = pg_store
     counting = CountingPool(writer.pool)
     store = MatchStore(counting, writer._schema.strip('"'))
     match = await store.save(None, creation("m1", "m1"))
@@ -147,10 +147,10 @@ async def test_a_notice_that_overtakes_its_own_save_waits_for_it_instead_of_read
     assert counting.fetches == reads, "the log was not read (the save has a connection of its own)"
 
 
-async def test_a_batch_notifies_what_it_saved_in_one_notice(ctx: Context) -> None:
+async def test_a_batch_notifies_what_it_saved_in_one_notice(pg_store: MatchStore) -> None:
     """Listeners get one message per group commit: a line per saved command, none for a
     refused one. (Channels are per database, so the ids are this test's own.)"""
-    store: MatchStore = ctx.store
+    store = pg_store
     tag = uuid.uuid4().hex[:8]
     first, second = f"{tag}-1", f"{tag}-2"
     one = await store.save(None, creation(first, first))
@@ -185,10 +185,10 @@ async def test_a_batch_notifies_what_it_saved_in_one_notice(ctx: Context) -> Non
     assert set(mine[0].split("\n")) == expected
 
 
-async def test_batches_queued_behind_a_flush_reuse_its_connection(ctx: Context) -> None:
+async def test_batches_queued_behind_a_flush_reuse_its_connection(pg_store: MatchStore) -> None:
     """A busy stream of group commits takes a connection from the pool once: the one a
     batch wrote on stays held while more commands wait, and goes back once none do."""
-    writer: MatchStore = ctx.store
+    writer = pg_store
     counting = CountingPool(writer.pool)
     store = MatchStore(counting, writer._schema.strip('"'))
     started = [await store.save(None, creation(f"m{i}", f"m{i}")) for i in range(3)]

@@ -1,0 +1,177 @@
+"""The match repository in memory: the contract of ``postgres.py`` in dictionaries, for
+handler tests that run in milliseconds without a database.
+
+Held to the same contract suite as PostgreSQL (``tests/test_store_contract.py``).
+Events are stored as their bytes (``codec``) in the platform's in-memory event store
+and read back through the codec, as from the log. One event loop and no ``await``
+between a save's checks and its writes make each save atomic; a timer claim keeps
+other claims off its match, and a move that lands while a claim is held makes the
+claim's save lose the race (``WrongExpectedVersion``), as a locked row would make the
+move wait and then find the new version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from services.match import domain
+from services.match.store.port import (
+    Answered,
+    PlayerBusy,
+    TimerClaim,
+    Write,
+    describe,
+    replay,
+    stream_id,
+)
+from services.platform.eventstore import Recorded, WrongExpectedVersion
+from services.platform.memstore import InMemoryEventStore
+from services.platform.requests import Request, RequestSeen
+
+
+@dataclass(slots=True)
+class _Session:
+    session_id: str
+    opened_at: datetime
+    connected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    store: MemoryMatchStore
+    match_id: str | None
+
+    async def save(self, before: domain.Match, decision: domain.Decision) -> domain.Match:
+        return await self.store.save(before, decision)
+
+    async def refresh_timers(self, match: domain.Match) -> None:
+        self.store.refresh_timers(match)
+
+
+class MemoryMatchStore:
+    def __init__(self) -> None:
+        self._events = InMemoryEventStore()
+        self._cache: dict[str, domain.Match] = {}
+        self.timers: dict[str, tuple[datetime, str]] = {}
+        """match id -> (earliest due, the timers as operators read them)."""
+        self._requests: dict[tuple[str, str], tuple[str, Answered]] = {}
+        self._active: dict[str, str] = {}
+        self._presence: dict[str, _Session] = {}
+        self._claimed: set[str] = set()
+
+    async def current(self, match_id: str) -> domain.Match | None:
+        cached = self._cache.get(match_id)
+        return cached if cached is not None else await self.load(match_id)
+
+    async def load(self, match_id: str, known: int | None = None) -> domain.Match | None:
+        cached = self._cache.get(match_id)
+        if cached is not None and known is not None and cached.version >= known:
+            return cached
+        after = cached.version if cached is not None else 0
+        state = replay(await self._events.read_stream(stream_id(match_id), after), cached)
+        if state is not None:
+            self._cache[match_id] = state
+        return state
+
+    async def load_at(self, match_id: str, version: int) -> domain.Match | None:
+        records = await self._events.read_stream(stream_id(match_id))
+        return replay([r for r in records if r.version <= version])
+
+    async def answered(self, request: Request) -> Answered | None:
+        found = self._requests.get((request.scope, request.request_id))
+        if found is None:
+            return None
+        request.check(found[0])
+        return found[1]
+
+    async def active_match(self, player_id: str) -> str | None:
+        return self._active.get(player_id)
+
+    async def record_presence(
+        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+    ) -> bool:
+        known = self._presence.get(player_id)
+        if known is not None and not (
+            known.opened_at < opened_at
+            or (known.session_id == session_id and (known.connected or not connected))
+        ):
+            return False
+        self._presence[player_id] = _Session(session_id, opened_at, connected)
+        return True
+
+    async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
+        found = {p: self._presence.get(p) for p in player_ids}
+        return {p: s.session_id for p, s in found.items() if s is not None and s.connected}
+
+    async def save(
+        self,
+        before: domain.Match | None,
+        decision: domain.Decision,
+        request: Request | None = None,
+        correlation_id: str = "",
+    ) -> domain.Match:
+        write = Write.of(before, decision, request, correlation_id)
+        head = len(await self._events.read_stream(write.stream))  # never suspends
+        if head != write.expected:
+            raise WrongExpectedVersion(write.stream, write.expected, head)
+        busy = next((s for s in write.seated if s.player_id in self._active), None)
+        if busy is not None:
+            raise PlayerBusy.naming(busy.name)
+        key = None if request is None else (request.scope, request.request_id)
+        if request is not None and key in self._requests:
+            raise RequestSeen(request.request_id)
+        # The in-memory store never suspends inside an append: still one step.
+        await self._events.append(write.stream, write.expected, write.events)
+        if key is not None and request is not None:
+            self._requests[key] = (request.fingerprint, Answered(write.match_id, write.version))
+        self._cache[write.match_id] = write.state
+        self._written(write)
+        return write.state
+
+    def _written(self, write: Write) -> None:
+        """The rows besides the events: timers, active matches."""
+        if write.due is None:
+            self.timers.pop(write.match_id, None)
+        else:
+            self.timers[write.match_id] = (write.due, write.timers)
+        for seat in write.seated:
+            self._active[seat.player_id] = write.match_id
+        if write.finished:
+            for player in [p for p, m in self._active.items() if m == write.match_id]:
+                del self._active[player]
+
+    @asynccontextmanager
+    async def claim_due(self, now: datetime) -> AsyncIterator[TimerClaim]:
+        due = sorted(
+            (at, match_id)
+            for match_id, (at, _) in self.timers.items()
+            if at <= now and match_id not in self._claimed
+        )
+        if not due:
+            yield _Claim(self, None)
+            return
+        match_id = due[0][1]
+        self._claimed.add(match_id)
+        try:
+            yield _Claim(self, match_id)
+        finally:
+            self._claimed.discard(match_id)
+
+    def refresh_timers(self, match: domain.Match) -> None:
+        timers = domain.deadlines(match)
+        if not timers:
+            self.timers.pop(match.match_id, None)
+        elif match.match_id in self.timers:
+            self.timers[match.match_id] = (min(t.due for t in timers), describe(timers))
+
+    async def count_active(self) -> int:
+        return len(self.timers)
+
+    async def records(self, match_id: str, after_version: int, limit: int) -> list[Recorded]:
+        return (await self._events.read_stream(stream_id(match_id), after_version))[:limit]
+
+    def forget(self, match_id: str) -> None:
+        self._cache.pop(match_id, None)
