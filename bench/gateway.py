@@ -36,7 +36,14 @@ from triad.v1 import gateway_pb2_grpc
 from bench.echo_tls import echo_load, echo_server, free_port
 from bench.load import load_backend
 from bench.report import Options, Report
-from bench.service import LoadResult, all_cores, measurement
+from bench.service import (
+    LoadResult,
+    all_cores,
+    level_measurements,
+    levels_parameters,
+    measurement,
+    target,
+)
 from devtools.backend import Backend
 
 NAME = "gateway"
@@ -287,15 +294,6 @@ async def measure_all(
     return {"results": results, "waves": waves, "setup_seconds": setup}
 
 
-def _target(measured: float, bound: float, *, minimum: bool) -> dict[str, Any]:
-    met = measured >= bound if minimum else measured <= bound
-    return {
-        ("minimum" if minimum else "maximum"): bound,
-        "measured": round(measured, 4),
-        "met": met,
-    }
-
-
 def run(options: Options) -> Report:
     seconds, warmup = (2.0, 0.5) if options.quick else (10.0, 2.0)
     with (
@@ -322,14 +320,9 @@ def run(options: Options) -> Report:
             results["echo_plaintext_64"],
         ),
     }
-    for level in LEVELS:
-        name = f"placements_{level}"
-        measurements[name] = measurement(
-            name,
-            "placements/s",
-            f"PlaceCard through the gateway at {level} concurrent matches",
-            results[name],
-        )
+    measurements |= level_measurements(
+        results, LEVELS, "PlaceCard through the gateway at {level} concurrent matches"
+    )
     top = results[f"placements_{max(LEVELS)}"]
     p99 = top.percentile(99) * 1000
     tls_ratio = top.rate / results["echo_tls_64"].rate
@@ -337,11 +330,7 @@ def run(options: Options) -> Report:
     return Report(
         benchmark=NAME,
         parameters={
-            "levels": list(LEVELS),
-            "seconds_per_level": seconds,
-            "warmup_seconds": warmup,
-            "database": database,
-            "cores": cores,
+            **levels_parameters(LEVELS, seconds, warmup, database, cores),
             "services": "match, matchmaker, collection, rating, gateway: one process each",
             "match": "private custom table, Three Open, Same/Plus/Combo, no trade, Random decks",
             "sessions": "every player's session stream open and read",
@@ -366,11 +355,11 @@ def run(options: Options) -> Report:
             "setup_seconds": round(found["setup_seconds"], 2),
             "waves_counted": found["waves"],
             "targets": {
-                "placements_64_over_echo_tls_64": _target(tls_ratio, RATIO_TARGET, minimum=True),
-                "placements_64_over_echo_plaintext_64": _target(
+                "placements_64_over_echo_tls_64": target(tls_ratio, RATIO_TARGET, minimum=True),
+                "placements_64_over_echo_plaintext_64": target(
                     plain_ratio, RATIO_TARGET, minimum=True
                 ),
-                "placements_64_p99_ms": _target(p99, P99_TARGET_MS, minimum=False),
+                "placements_64_p99_ms": target(p99, P99_TARGET_MS, minimum=False),
             },
         },
     )

@@ -30,10 +30,13 @@ from bench.service import (
     Step,
     all_cores,
     closed_loop,
+    level_measurements,
+    levels_parameters,
     measurement,
     parent_pid,
     postgres_processes,
     process,
+    target,
 )
 from devtools.embedded import embedded_postgres
 from devtools.match_client import create_request
@@ -214,22 +217,14 @@ def run(options: Options) -> Report:
             "echo_64", "requests/s", "bare gRPC echo, 64 concurrent callers", results["echo_64"]
         )
     }
-    for level in LEVELS:
-        name = f"placements_{level}"
-        measurements[name] = measurement(
-            name, "placements/s", f"PlaceCard at {level} concurrent matches", results[name]
-        )
+    measurements |= level_measurements(results, LEVELS, "PlaceCard at {level} concurrent matches")
     latency = {name: r.summary() for name, r in results.items()}
     p99 = results["placements_64"].percentile(99) * 1000
     ratio = results["placements_64"].rate / results["echo_64"].rate
     return Report(
         benchmark=NAME,
         parameters={
-            "levels": list(LEVELS),
-            "seconds_per_level": seconds,
-            "warmup_seconds": warmup,
-            "database": database,
-            "cores": cores,
+            **levels_parameters(LEVELS, seconds, warmup, database, cores),
             "visibility": "three open, Same/Plus/Combo",
         },
         measurements=measurements,
@@ -254,16 +249,8 @@ def run(options: Options) -> Report:
             "latency": latency,
             "matches_created_in_window": late,
             "targets": {
-                "placements_64_over_echo_64": {
-                    "minimum": RATIO_TARGET,
-                    "measured": round(ratio, 4),
-                    "met": ratio >= RATIO_TARGET,
-                },
-                "placements_64_p99_ms": {
-                    "maximum": P99_TARGET_MS,
-                    "measured": round(p99, 3),
-                    "met": p99 <= P99_TARGET_MS,
-                },
+                "placements_64_over_echo_64": target(ratio, RATIO_TARGET, minimum=True),
+                "placements_64_p99_ms": target(p99, P99_TARGET_MS, minimum=False, digits=3),
             },
         },
     )

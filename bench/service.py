@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,6 +179,44 @@ def window_measurement(
 def measurement(name: str, unit: str, description: str, result: LoadResult) -> Measurement:
     """The figure of a closed-loop window."""
     return window_measurement(name, unit, description, result.rate, result.requests, result.seconds)
+
+
+def level_measurements(
+    results: Mapping[str, LoadResult], levels: Sequence[int], description: str
+) -> dict[str, Measurement]:
+    """``placements_<level>`` for each concurrency level; ``description`` names the
+    level with ``{level}``."""
+    return {
+        f"placements_{level}": measurement(
+            f"placements_{level}",
+            "placements/s",
+            description.format(level=level),
+            results[f"placements_{level}"],
+        )
+        for level in levels
+    }
+
+
+def levels_parameters(
+    levels: Sequence[int], seconds: float, warmup: float, database: str, cores: list[int]
+) -> dict[str, Any]:
+    """The parameters every benchmark of concurrency levels reports first."""
+    return {
+        "levels": list(levels),
+        "seconds_per_level": seconds,
+        "warmup_seconds": warmup,
+        "database": database,
+        "cores": cores,
+    }
+
+
+def target(measured: float, bound: float, *, minimum: bool, digits: int = 4) -> dict[str, Any]:
+    """A figure checked against a bound the issue set: at least (``minimum``) or at most."""
+    return {
+        ("minimum" if minimum else "maximum"): bound,
+        "measured": round(measured, digits),
+        "met": measured >= bound if minimum else measured <= bound,
+    }
 
 
 @contextmanager
