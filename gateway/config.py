@@ -13,14 +13,7 @@ from gateway.auth import (
     REGISTRATIONS_PER_MINUTE,
 )
 from services.platform.endpoints import default_address
-from services.platform.settings import (
-    PREFIX,
-    ServiceSettings,
-    SettingsError,
-    basics,
-    number,
-    optional,
-)
+from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
 
 MIN_SECRET = 32
 
@@ -49,15 +42,15 @@ class GatewaySettings(ServiceSettings):
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
         env = os.environ if environ is None else environ
         common = basics(env, "gateway")
-        secret = optional(env, PREFIX + "TOKEN_SECRET")
+        secret = optional(env, "TRIAD_TOKEN_SECRET")
         if secret is None or len(secret) < MIN_SECRET:
             raise SettingsError(
                 f"TRIAD_TOKEN_SECRET must be set to a random string of at least {MIN_SECRET} "
                 "characters (it signs every access token)"
             )
-        cert = optional(env, PREFIX + "GATEWAY_TLS_CERT")
-        key = optional(env, PREFIX + "GATEWAY_TLS_KEY")
-        plaintext = optional(env, PREFIX + "GATEWAY_PLAINTEXT") in ("1", "true", "yes")
+        cert = optional(env, "TRIAD_GATEWAY_TLS_CERT")
+        key = optional(env, "TRIAD_GATEWAY_TLS_KEY")
+        plaintext = optional(env, "TRIAD_GATEWAY_PLAINTEXT") in ("1", "true", "yes")
         if (cert is None) != (key is None):
             raise SettingsError("set both TRIAD_GATEWAY_TLS_CERT and TRIAD_GATEWAY_TLS_KEY")
         if cert is None and not plaintext:
@@ -66,34 +59,34 @@ class GatewaySettings(ServiceSettings):
                 "(make run makes a development certificate), or TRIAD_GATEWAY_PLAINTEXT=1 for "
                 "local tests only"
             )
-        if plaintext and optional(env, PREFIX + "ENV") == "production":
+        if plaintext and optional(env, "TRIAD_ENV") == "production":
             raise SettingsError("TRIAD_GATEWAY_PLAINTEXT is refused when TRIAD_ENV=production")
         return cls(
             **common,
-            schema=optional(env, PREFIX + "GATEWAY_SCHEMA") or "gateway",
+            schema=optional(env, "TRIAD_GATEWAY_SCHEMA") or "gateway",
             token_secret=secret.encode(),
-            access_minutes=number(env, PREFIX + "ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),
+            access_minutes=number(env, "TRIAD_ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),
             tls_cert=cert,
             tls_key=key,
             plaintext=plaintext,
-            match_addr=optional(env, PREFIX + "MATCH_ADDR") or default_address("match"),
+            match_addr=optional(env, "TRIAD_MATCH_ADDR") or default_address("match"),
             # Unset: that service's RPCs answer UNAVAILABLE ("not configured here").
-            matchmaker_addr=optional(env, PREFIX + "MATCHMAKER_ADDR"),
-            collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),
-            rating_addr=optional(env, PREFIX + "RATING_ADDR"),
-            rate_per_second=number(env, PREFIX + "RATE_PER_SECOND", 20.0, minimum=0.1),
-            rate_burst=number(env, PREFIX + "RATE_BURST", 40.0, minimum=1.0),
+            matchmaker_addr=optional(env, "TRIAD_MATCHMAKER_ADDR"),
+            collection_addr=optional(env, "TRIAD_COLLECTION_ADDR"),
+            rating_addr=optional(env, "TRIAD_RATING_ADDR"),
+            rate_per_second=number(env, "TRIAD_RATE_PER_SECOND", 20.0, minimum=0.1),
+            rate_burst=number(env, "TRIAD_RATE_BURST", 40.0, minimum=1.0),
             failed_logins_per_minute=number(
-                env, PREFIX + "FAILED_LOGINS_PER_MINUTE", FAILED_LOGINS_PER_MINUTE, minimum=0.1
+                env, "TRIAD_FAILED_LOGINS_PER_MINUTE", FAILED_LOGINS_PER_MINUTE, minimum=0.1
             ),
             failed_login_burst=number(
-                env, PREFIX + "FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
+                env, "TRIAD_FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
             ),
             registrations_per_minute=number(
-                env, PREFIX + "REGISTRATIONS_PER_MINUTE", REGISTRATIONS_PER_MINUTE, minimum=0.01
+                env, "TRIAD_REGISTRATIONS_PER_MINUTE", REGISTRATIONS_PER_MINUTE, minimum=0.01
             ),
             registration_burst=number(
-                env, PREFIX + "REGISTRATION_BURST", REGISTRATION_BURST, minimum=1.0
+                env, "TRIAD_REGISTRATION_BURST", REGISTRATION_BURST, minimum=1.0
             ),
-            heartbeat_seconds=number(env, PREFIX + "HEARTBEAT_SECONDS", 10.0, minimum=0.05),
+            heartbeat_seconds=number(env, "TRIAD_HEARTBEAT_SECONDS", 10.0, minimum=0.05),
         )

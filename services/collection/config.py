@@ -7,14 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.collection.domain.wealth import PAIR_REWARDED_MATCHES_PER_DAY
-from services.platform.settings import (
-    PREFIX,
-    ServiceSettings,
-    SettingsError,
-    basics,
-    number,
-    optional,
-)
+from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,15 +27,15 @@ class CollectionSettings(ServiceSettings):
         env = os.environ if environ is None else environ
         return cls(
             **basics(env, "collection"),
-            schema=optional(env, PREFIX + "COLLECTION_SCHEMA") or "collection",
-            trade_choice_seconds=number(env, PREFIX + "TRADE_CHOICE_SECONDS", 120.0, 0.05),
-            draft_pick_seconds=number(env, PREFIX + "DRAFT_PICK_SECONDS", 180.0, 0.05),
-            draft_inactivity_seconds=number(env, PREFIX + "DRAFT_INACTIVITY_SECONDS", 120.0, 0.05),
-            timer_poll_seconds=number(env, PREFIX + "TIMER_POLL_SECONDS", 0.05, minimum=0.001),
-            admin_token=optional(env, PREFIX + "ADMIN_TOKEN"),
+            schema=optional(env, "TRIAD_COLLECTION_SCHEMA") or "collection",
+            trade_choice_seconds=number(env, "TRIAD_TRADE_CHOICE_SECONDS", 120.0, 0.05),
+            draft_pick_seconds=number(env, "TRIAD_DRAFT_PICK_SECONDS", 180.0, 0.05),
+            draft_inactivity_seconds=number(env, "TRIAD_DRAFT_INACTIVITY_SECONDS", 120.0, 0.05),
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 0.05, minimum=0.001),
+            admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
             reward_matches_per_pair_per_day=count(
                 env,
-                PREFIX + "REWARD_MATCHES_PER_PAIR_PER_DAY",
+                "TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY",
                 PAIR_REWARDED_MATCHES_PER_DAY,
             ),
         )

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.platform.settings import PREFIX, ServiceSettings, basics, number, optional
+from services.platform.settings import ServiceSettings, basics, number, optional
 
 COMMIT_LINGER_SECONDS = 0.004
 """Under concurrency, how long a command may wait for others to share its group commit
@@ -35,16 +35,16 @@ class MatchSettings(ServiceSettings):
         env = os.environ if environ is None else environ
         return cls(
             **basics(env, "match"),
-            schema=optional(env, PREFIX + "MATCH_SCHEMA") or "match",
-            turn_seconds=number(env, PREFIX + "TURN_SECONDS", 60.0, minimum=0.05),
-            disconnect_seconds=number(env, PREFIX + "DISCONNECT_SECONDS", 120.0, minimum=0.05),
-            timer_poll_seconds=number(env, PREFIX + "TIMER_POLL_SECONDS", 0.05, minimum=0.001),
-            admin_token=optional(env, PREFIX + "ADMIN_TOKEN"),
-            bot_seconds=number(env, PREFIX + "BOT_SECONDS", 1.0, minimum=0.01),
-            bot_workers=int(number(env, PREFIX + "BOT_WORKERS", 1.0, minimum=1.0)),
+            schema=optional(env, "TRIAD_MATCH_SCHEMA") or "match",
+            turn_seconds=number(env, "TRIAD_TURN_SECONDS", 60.0, minimum=0.05),
+            disconnect_seconds=number(env, "TRIAD_DISCONNECT_SECONDS", 120.0, minimum=0.05),
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 0.05, minimum=0.001),
+            admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
+            bot_seconds=number(env, "TRIAD_BOT_SECONDS", 1.0, minimum=0.01),
+            bot_workers=int(number(env, "TRIAD_BOT_WORKERS", 1.0, minimum=1.0)),
             commit_linger_seconds=number(
                 env,
-                PREFIX + "MATCH_COMMIT_LINGER_SECONDS",
+                "TRIAD_MATCH_COMMIT_LINGER_SECONDS",
                 COMMIT_LINGER_SECONDS,
                 minimum=0.0,
             ),

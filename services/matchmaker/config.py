@@ -9,16 +9,9 @@ from dataclasses import dataclass
 from services.matchmaker.domain import BotLevel, WindowPolicy
 from services.matchmaker.handlers import Config
 from services.platform.endpoints import default_address
-from services.platform.settings import (
-    PREFIX,
-    ServiceSettings,
-    SettingsError,
-    basics,
-    number,
-    optional,
-)
+from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
 
-MM = PREFIX + "MATCHMAKER_"
+MM = "TRIAD_MATCHMAKER_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +53,9 @@ class MatchmakerSettings(ServiceSettings):
         return cls(
             **basics(env, "matchmaker"),
             schema=optional(env, MM + "SCHEMA") or "matchmaker",
-            match_addr=optional(env, PREFIX + "MATCH_ADDR") or default_address("match"),
-            collection_addr=optional(env, PREFIX + "COLLECTION_ADDR"),
-            rating_addr=optional(env, PREFIX + "RATING_ADDR"),
+            match_addr=optional(env, "TRIAD_MATCH_ADDR") or default_address("match"),
+            collection_addr=optional(env, "TRIAD_COLLECTION_ADDR"),
+            rating_addr=optional(env, "TRIAD_RATING_ADDR"),
             call_timeout_seconds=timeout,
             pair_interval_seconds=number(env, MM + "PAIR_INTERVAL_SECONDS", 0.5, minimum=0.01),
             watch_heartbeat_seconds=number(env, MM + "WATCH_HEARTBEAT_SECONDS", 3.0, minimum=0.05),

@@ -6,14 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.platform.settings import (
-    PREFIX,
-    ServiceSettings,
-    SettingsError,
-    basics,
-    number,
-    optional,
-)
+from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
 
 
 def whole(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
@@ -61,11 +54,11 @@ class RatingSettings(ServiceSettings):
         return cls(
             **common,
             nats_servers=tuple(common["shared"].nats_servers),
-            schema=optional(env, PREFIX + "RATING_SCHEMA") or "rating",
-            season=whole(env, PREFIX + "RATING_SEASON", 0),
-            consumer=optional(env, PREFIX + "RATING_CONSUMER") or "rating",
-            event_stream=optional(env, PREFIX + "RATING_EVENT_STREAM") or "TRIAD_EVENTS",
-            event_prefix=optional(env, PREFIX + "RATING_EVENT_PREFIX") or "triad.events",
-            ack_wait_seconds=number(env, PREFIX + "RATING_ACK_WAIT_SECONDS", 10.0, minimum=0.5),
-            workers=whole(env, PREFIX + "RATING_WORKERS", 1, minimum=1),
+            schema=optional(env, "TRIAD_RATING_SCHEMA") or "rating",
+            season=whole(env, "TRIAD_RATING_SEASON", 0),
+            consumer=optional(env, "TRIAD_RATING_CONSUMER") or "rating",
+            event_stream=optional(env, "TRIAD_RATING_EVENT_STREAM") or "TRIAD_EVENTS",
+            event_prefix=optional(env, "TRIAD_RATING_EVENT_PREFIX") or "triad.events",
+            ack_wait_seconds=number(env, "TRIAD_RATING_ACK_WAIT_SECONDS", 10.0, minimum=0.5),
+            workers=whole(env, "TRIAD_RATING_WORKERS", 1, minimum=1),
         )
