@@ -181,7 +181,7 @@ async def join(api: Any) -> Player:
 
 
 def label(copy: pb.OwnedCopy) -> str:
-    """A copy as the client shows it (client/commands.py: name, copy_id[:8])."""
+    """A copy as the client shows it (client/copies.py: name, copy_id[:8])."""
     return f"{copy.character.name} ({copy.copy_id[:8]})"
 
 
