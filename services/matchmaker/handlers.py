@@ -42,8 +42,7 @@ from services.matchmaker.domain import (
     bot_name,
 )
 from services.matchmaker.metrics import MatchmakerMetrics
-from services.matchmaker.store import Engaged, MatchmakerStore
-from services.matchmaker.store.lobby import LobbyStore
+from services.matchmaker.store import Engaged, Lobby, Repository
 from services.platform.errors import (
     AlreadyExists,
     DomainError,
@@ -163,8 +162,8 @@ class Config:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    store: MatchmakerStore
-    lobby: LobbyStore
+    store: Repository
+    lobby: Lobby
     ports: Ports
     clock: Callable[[], datetime]
     rng: Random

@@ -23,7 +23,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
 from services.matchmaker.handlers_starts import resume, run_start
-from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
+from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     Conflict,
     FailedPrecondition,
@@ -172,7 +172,7 @@ async def join_table(
         origin_id=table_id,
         table_id=table_id,
     )
-    start = StartRecord(plan, "pending", uuid4())
+    start = StartRecord(plan, StartState.PENDING, uuid4())
     now = ctx.clock()
     try:
         opened = await ctx.store.open_start(plan, ctx.lease_until(now), start.token, request, now)

@@ -25,7 +25,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context, bot_seat, draft_id_for, match_id_for
 from services.matchmaker.handlers_starts import run_started
-from services.matchmaker.store import StartRecord
+from services.matchmaker.store import StartRecord, StartState
 
 
 async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
@@ -49,7 +49,7 @@ async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
         token = uuid4()
         for plan in plans:
             await queue.claim(plan, ctx.lease_until(now), token)
-        starts = [StartRecord(plan, "pending", token) for plan in plans]
+        starts = [StartRecord(plan, StartState.PENDING, token) for plan in plans]
     ctx.metrics.queue_length.labels(mode.value).set(
         len(waiting) - sum(len(s.plan.ticket_ids) for s in starts)
     )

@@ -35,7 +35,7 @@ from services.matchmaker.handlers import (
     match_id_for,
 )
 from services.matchmaker.handlers_starts import resume, run_start
-from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord
+from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     Conflict,
     FailedPrecondition,
@@ -276,7 +276,7 @@ def _practice_plan(
         origin_mode=origin,
         origin_id=start_id,
     )
-    return StartRecord(plan, "pending", uuid4())
+    return StartRecord(plan, StartState.PENDING, uuid4())
 
 
 def _with_ticket(plan: StartPlan, ticket_id: str) -> StartPlan:

@@ -24,7 +24,7 @@ from services.matchmaker.domain import (
     StartPlan,
 )
 from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, obstacle
-from services.matchmaker.store import StartRecord
+from services.matchmaker.store import StartRecord, StartState
 from services.platform.errors import (
     Conflict,
     FailedPrecondition,
@@ -191,9 +191,9 @@ async def resume(ctx: Context, start_id: str) -> StartRecord:
     start = await ctx.store.start(start_id)
     if start is None:
         raise NotFound(f"no start {start_id}")
-    if start.state == "failed":
+    if start.state is StartState.FAILED:
         raise FailedPrecondition(start.error)
-    if start.state == "pending":
+    if start.state is StartState.PENDING:
         now = ctx.clock()
         taken = await ctx.store.take_over(start_id, now, ctx.lease_until(now))
         if taken is None:

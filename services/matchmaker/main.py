@@ -71,7 +71,11 @@ def ports(settings: MatchmakerSettings, channels: dict[str, Any]) -> Ports:
 
 
 async def start_draft_matches(
-    ctx: Context, settings: MatchmakerSettings, registry: CollectorRegistry, stop: asyncio.Event
+    ctx: Context,
+    pool: Any,
+    settings: MatchmakerSettings,
+    registry: CollectorRegistry,
+    stop: asyncio.Event,
 ) -> None:
     """DraftCompleted -> the Draft match, once per event (idempotent consumer)."""
     client = await bus.connect(settings.shared.nats_servers, name="triad-matchmaker-drafts")
@@ -83,7 +87,7 @@ async def start_draft_matches(
     try:
         await bus.ensure_stream(client.jetstream(), stream)
         consumer = Consumer(
-            client.jetstream(), ctx.store.pool, settings.schema, settings.consumer,
+            client.jetstream(), pool, settings.schema, settings.consumer,
             stream.filter(*consumers.DRAFT_COMPLETED), handle, stream=stream,
             metrics=ConsumerMetrics.register(registry),
         )  # fmt: skip
@@ -145,7 +149,7 @@ async def run(settings: MatchmakerSettings) -> None:
                 )
             )
             if ctx.ports.drafts is not None:
-                work.start(start_draft_matches(ctx, settings, registry, work.stop))
+                work.start(start_draft_matches(ctx, pool, settings, registry, work.stop))
         servicer = MatchmakerServicer(ctx, notifier, settings.watch_heartbeat_seconds)
         await serve(life, settings, registry, lambda s: register(s, servicer), [SERVICE_NAME])
 

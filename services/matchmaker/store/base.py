@@ -7,10 +7,10 @@ move time by hand and every replica judges a lease or an expiry by the same rule
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -19,19 +19,24 @@ from google.protobuf.message import Message
 from services.matchmaker import codec
 from services.matchmaker.domain import DeckChoice, StartPlan
 from services.matchmaker.store import plans
-from services.platform.errors import InvalidArgument
+from services.platform import requests
 from services.platform.eventstore import NewEvent, PostgresEventStore
 from services.platform.migrations import quote_schema
+from services.platform.requests import Request, RequestReused, RequestSeen
+
+__all__ = [
+    "NOTIFY_CHANNEL",
+    "Base",
+    "Engaged",
+    "LoggedEvent",
+    "Request",
+    "RequestReused",
+    "RequestSeen",
+    "StartRecord",
+    "StartState",
+]
 
 NOTIFY_CHANNEL = "triad_matchmaker"
-
-
-class RequestReused(InvalidArgument):
-    """A request id came back with different content."""
-
-
-class RequestSeen(Exception):
-    """The request id was recorded by a concurrent run: answer from its first result."""
 
 
 class Engaged(Exception):
@@ -43,25 +48,33 @@ class Engaged(Exception):
         self.ref_id = ref_id
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
-    """An idempotent request: who (scope), its id, and a fingerprint of its content."""
-
-    scope: str
-    request_id: str
-    fingerprint: str
-
-    @staticmethod
-    def of(scope: str, request_id: str, *content: object) -> Request:
-        return Request(scope, request_id, hashlib.sha256(repr(content).encode()).hexdigest())
+class StartState(StrEnum):
+    PENDING = "pending"
+    """Recorded with a lease; its match (or draft) is being created."""
+    STARTED = "started"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True, slots=True)
 class StartRecord:
+    """A match start as stored: its plan, how far it got, and the lease token of the
+    replica that may record its outcome."""
+
     plan: StartPlan
-    state: str  # pending, started, failed
+    state: StartState
     token: UUID
     error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """An event the matchmaker appended, as stored (``codec.decode`` reads it)."""
+
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    data: bytes
 
 
 def event_id(stream_id: str, version: int) -> UUID:
@@ -106,34 +119,24 @@ class Base:
 
     async def answered(self, request: Request) -> str | None:
         """The first result (a ticket, table or start id) of a request seen before."""
-        row = await self._pool.fetchrow(
-            f"SELECT fingerprint, ref_id FROM {self._s}.requests "
-            "WHERE scope = $1 AND request_id = $2",
-            request.scope,
-            request.request_id,
-        )
-        if row is None:
-            return None
-        if row["fingerprint"] != request.fingerprint:
-            raise RequestReused(
-                f"request id {request.request_id!r} was already used for a different request; "
-                "use a new request id for a new action"
-            )
-        return str(row["ref_id"])
+        row = await requests.answered(self._pool, f"{self._s}.requests", request, "ref_id")
+        return None if row is None else str(row["ref_id"])
 
     async def _remember(self, conn: Any, request: Request | None, ref_id: str) -> None:
-        if request is None:
-            return
-        fresh = await conn.fetchval(
-            f"INSERT INTO {self._s}.requests (scope, request_id, fingerprint, ref_id) "
-            "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING true",
-            request.scope,
-            request.request_id,
-            request.fingerprint,
-            ref_id,
+        if request is not None:
+            await requests.remember(conn, f"{self._s}.requests", request, ref_id=ref_id)
+
+    async def appended(self) -> list[LoggedEvent]:
+        """Every event this schema's log holds, in commit order (operators' and tests'
+        view; the relay publishes the same log)."""
+        rows = await self._pool.fetch(
+            f"SELECT stream_id, version, type, schema_version, data FROM {self._s}.events "
+            "ORDER BY tx_id, seq"
         )
-        if not fresh:
-            raise RequestSeen(request.request_id)
+        return [
+            LoggedEvent(r["stream_id"], r["version"], r["type"], r["schema_version"], r["data"])
+            for r in rows
+        ]
 
     async def _engage(self, conn: Any, player_id: str, kind: str, ref_id: str) -> None:
         fresh = await conn.fetchval(

@@ -16,6 +16,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
+from services.platform.claims import DueWork, take_due
 
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
@@ -103,13 +104,13 @@ class LobbyStore(Base):
     async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]:
         """Expire open tables past their time; any replica may run this (SKIP LOCKED)."""
         async with self._pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
-                f"UPDATE {self._s}.lobby_tables SET state = 'expired' WHERE table_id IN ("
-                f"  SELECT table_id FROM {self._s}.lobby_tables "
-                "  WHERE state = 'open' AND expire_at <= $1 ORDER BY expire_at LIMIT $2 "
-                f"  FOR UPDATE SKIP LOCKED) RETURNING {_COLUMNS}",
+            rows = await take_due(
+                conn,
+                DueWork(f"{self._s}.lobby_tables", "table_id", "expire_at", "state = 'open'"),
                 now,
-                limit,
+                change="state = 'expired'",
+                returning=_COLUMNS,
+                limit=limit,
             )
             for row in rows:
                 await self._disengage(conn, [row["host_id"]], row["table_id"])

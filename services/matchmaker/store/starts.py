@@ -14,7 +14,8 @@ from google.protobuf.message import Message
 from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
 from services.matchmaker.store import plans
-from services.matchmaker.store.base import Base, Request, StartRecord
+from services.matchmaker.store.base import Base, Request, StartRecord, StartState
+from services.platform.claims import DueWork, take_due
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
 
@@ -89,18 +90,15 @@ class StartRepository(Base):
     async def claim_due_start(self, now: datetime, lease_until: datetime) -> StartRecord | None:
         """Take over the most overdue pending start whose lease ran out (its replica died
         or hung), with a new lease token: the old holder can no longer record it."""
-        row = await self._pool.fetchrow(
-            f"UPDATE {self._s}.match_starts SET lease_token = $3, lease_until = $2, "
-            "attempts = attempts + 1 WHERE start_id = ("
-            f"  SELECT start_id FROM {self._s}.match_starts "
-            "  WHERE state = 'pending' AND lease_until <= $1 ORDER BY lease_until LIMIT 1 "
-            "  FOR UPDATE SKIP LOCKED"
-            f") RETURNING {_START_COLUMNS}",
+        rows = await take_due(
+            self._pool,
+            DueWork(f"{self._s}.match_starts", "start_id", "lease_until", "state = 'pending'"),
             now,
-            lease_until,
-            uuid4(),
+            change="lease_token = $3, lease_until = $2, attempts = attempts + 1",
+            returning=_START_COLUMNS,
+            args=(lease_until, uuid4()),
         )
-        return None if row is None else self._start(row)
+        return self._start(rows[0]) if rows else None
 
     async def take_over(
         self, start_id: str, now: datetime, lease_until: datetime
@@ -119,18 +117,21 @@ class StartRepository(Base):
 
     def _start(self, row: Any) -> StartRecord:
         return StartRecord(
-            plans.plan_from(row["plan"]), row["state"], row["lease_token"], row["error"]
+            plans.plan_from(row["plan"]),
+            StartState(row["state"]),
+            row["lease_token"],
+            row["error"],
         )
 
     async def _settle(
-        self, conn: Any, start: StartRecord, state: str, error: str, now: datetime
+        self, conn: Any, start: StartRecord, state: StartState, error: str, now: datetime
     ) -> bool:
         done = await conn.fetchval(
             f"UPDATE {self._s}.match_starts SET state = $3, error = $4, finished_at = $5 "
             "WHERE start_id = $1 AND state = 'pending' AND lease_token = $2 RETURNING true",
             start.plan.start_id,
             start.token,
-            state,
+            state.value,
             error,
             now,
         )
@@ -144,7 +145,7 @@ class StartRepository(Base):
         plan = start.plan
         players = [s.player_id for s in plan.humans]
         async with self._pool.acquire() as conn, conn.transaction():
-            if not await self._settle(conn, start, "started", "", now):
+            if not await self._settle(conn, start, StartState.STARTED, "", now):
                 return False
             if plan.kind is StartKind.PAIRING:
                 await conn.execute(
@@ -190,7 +191,7 @@ class StartRepository(Base):
         plan = start.plan
         players = [s.player_id for s in plan.humans]
         async with self._pool.acquire() as conn, conn.transaction():
-            if not await self._settle(conn, start, "failed", reason, now):
+            if not await self._settle(conn, start, StartState.FAILED, reason, now):
                 return False
             if plan.kind is StartKind.PAIRING:
                 for seat in plan.humans:

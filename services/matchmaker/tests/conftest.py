@@ -1,4 +1,5 @@
-"""Fixtures for the matchmaker's tests: real PostgreSQL (a schema per test), a clock the
+"""Fixtures for the matchmaker's tests: the repository in memory (``ctx``, for handler
+tests that need no database) or in real PostgreSQL (a schema per test), a clock the
 test moves by hand, and in-memory stand-ins for the match, collection and rating
 services behind the matchmaker's ports."""
 
@@ -17,6 +18,7 @@ from services.matchmaker.handlers import Config, Context, MatchSpec, Player, Por
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.store import MatchmakerStore
 from services.matchmaker.store.lobby import LobbyStore
+from services.matchmaker.store.memory import MemoryStore
 from services.platform.errors import FailedPrecondition
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
@@ -151,5 +153,14 @@ def make_context(
 
 
 @pytest.fixture
-def ctx(pg_pool: Any, migrated: str, fakes: Fakes, clock: Clock) -> Context:
-    return make_context(pg_pool, migrated, fakes, clock)
+def ctx(fakes: Fakes, clock: Clock) -> Context:
+    """The handlers over the in-memory repository: no database needed."""
+    store = MemoryStore()
+    return Context(
+        store=store,
+        lobby=store,
+        ports=fakes.ports(),
+        clock=clock,
+        rng=Random(7),
+        config=Config(bot_fill_seconds=20.0, lease_seconds=10.0),
+    )

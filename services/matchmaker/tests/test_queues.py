@@ -36,14 +36,11 @@ pytestmark = pytest.mark.integration
 
 
 async def events(ctx: Context) -> list[tuple[str, Any]]:
-    """Every event the matchmaker appended, in order, as its stream and message. Read
-    from the table, not with ``read_all``, which holds back what follows a transaction
-    still open anywhere on the server (other tests share it)."""
-    rows = await ctx.store.pool.fetch(
-        f"SELECT stream_id, type, schema_version, data FROM {ctx.store.schema_sql}.events "
-        "ORDER BY tx_id, seq"
-    )
-    return [(r["stream_id"], codec.decode(r["type"], r["schema_version"], r["data"])) for r in rows]
+    """Every event the matchmaker appended, in order, as its stream and message."""
+    return [
+        (e.stream_id, codec.decode(e.type, e.schema_version, e.data))
+        for e in await ctx.store.appended()
+    ]
 
 
 async def test_a_ticket_is_queued_once_and_a_retry_returns_it(ctx: Context) -> None:

@@ -25,9 +25,9 @@ import pytest
 from services.matchmaker import handlers_pairing, handlers_queues, handlers_starts
 from services.matchmaker.domain import Mode, TicketState
 from services.matchmaker.handlers import Config, Context, MatchSpec
+from services.matchmaker.store import MatchmakerStore
 from services.matchmaker.tests.conftest import DECK, Fakes, make_context, player
 from services.platform.errors import AlreadyExists, FailedPrecondition
-from services.platform.eventstore import PostgresEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -178,7 +178,7 @@ async def _check(
     waiting = [r["player_id"] for r in rows if r["state"] == "queued"]
     assert len(waiting) == len(set(waiting))  # at most one waiting ticket each
     # The log tells the same story.
-    log = await PostgresEventStore(pool, schema).read_all(limit=100_000)
+    log = await MatchmakerStore(pool, schema).appended()
     types: dict[str, int] = defaultdict(int)
     for record in log:
         types[record.type.rsplit(".", 1)[-1]] += 1

@@ -1,0 +1,484 @@
+"""The matchmaker's repository in memory, for handler tests that run in milliseconds.
+
+Held to the same contract as the PostgreSQL adapter (``tests/test_store_contract.py``
+runs one suite against both). Each method makes its checks before it changes
+anything, and nothing in between awaits, so on one event loop a method is one
+transaction: it happens whole or not at all, as a PostgreSQL transaction does. Plans
+make the JSON round trip they make through ``match_starts.plan`` and events are
+encoded by the codec, so what PostgreSQL could not hold fails here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from uuid import UUID, uuid4
+
+from google.protobuf.message import Message
+
+from services.matchmaker import codec
+from services.matchmaker.domain import (
+    CancelReason,
+    Card,
+    Mode,
+    StartKind,
+    StartPlan,
+    Table,
+    TableFilter,
+    TableState,
+    Ticket,
+    TicketState,
+)
+from services.matchmaker.store import plans
+from services.matchmaker.store.base import (
+    Engaged,
+    LoggedEvent,
+    Request,
+    RequestSeen,
+    StartRecord,
+    StartState,
+    event_id,
+)
+from services.platform.eventstore import NewEvent
+from services.platform.memstore import InMemoryEventStore
+
+
+@dataclass
+class _Start:
+    plan: StartPlan
+    state: StartState
+    token: UUID
+    lease_until: datetime
+    error: str = ""
+    attempts: int = 0
+
+    def record(self) -> StartRecord:
+        return StartRecord(self.plan, self.state, self.token, self.error)
+
+
+class MemoryRound:
+    """One pairing round of one queue in memory (see ``store.tickets.QueueRound``)."""
+
+    def __init__(self, store: MemoryStore, tickets: list[Ticket]) -> None:
+        self.tickets = tickets
+        self._store = store
+
+    async def claim(self, plan: StartPlan, lease_until: datetime, token: UUID) -> None:
+        store = self._store
+        if any(store._tickets[t].state is not TicketState.QUEUED for t in plan.ticket_ids):
+            raise RuntimeError(f"pairing {plan.start_id} lost a ticket it had locked")
+        store._insert_start(plan, lease_until, token)
+        for ticket_id in plan.ticket_ids:
+            store._set_ticket(ticket_id, plan.start_id, state=TicketState.CLAIMED)
+
+
+class MemoryStore:
+    """Tickets, match starts, custom tables, idempotency keys and engaged players, as
+    dictionaries; the event log in the platform's in-memory event store. One object
+    serves as both ``Context.store`` and ``Context.lobby``."""
+
+    def __init__(self) -> None:
+        self._events = InMemoryEventStore()
+        self._requests: dict[tuple[str, str], tuple[str, str]] = {}
+        self._engaged: dict[str, tuple[str, str]] = {}
+        self._tickets: dict[str, Ticket] = {}
+        self._ticket_starts: dict[str, str | None] = {}
+        self._starts: dict[str, _Start] = {}
+        self._tables: dict[str, Table] = {}
+        self._pairing: set[Mode] = set()
+
+    # ----------------------------------------------------------------- shared
+
+    async def answered(self, request: Request) -> str | None:
+        found = self._requests.get((request.scope, request.request_id))
+        if found is None:
+            return None
+        request.check(found[0])
+        return found[1]
+
+    async def engagement(self, player_id: str) -> tuple[str, str] | None:
+        return self._engaged.get(player_id)
+
+    async def appended(self) -> list[LoggedEvent]:
+        records = await self._events.read_all(limit=1_000_000)
+        return [
+            LoggedEvent(r.stream_id, r.version, r.type, r.schema_version, r.data) for r in records
+        ]
+
+    def _check_new(self, request: Request | None) -> None:
+        if request is not None and (request.scope, request.request_id) in self._requests:
+            raise RequestSeen(request.request_id)
+
+    def _remember(self, request: Request | None, ref_id: str) -> None:
+        if request is not None:
+            self._requests[request.scope, request.request_id] = (request.fingerprint, ref_id)
+
+    def _check_free(self, player_id: str) -> None:
+        if player_id in self._engaged:
+            raise Engaged(*self._engaged[player_id])
+
+    def _disengage(self, player_ids: Collection[str], ref_id: str) -> None:
+        for player_id in player_ids:
+            if self._engaged.get(player_id, ("", ""))[1] == ref_id:
+                del self._engaged[player_id]
+
+    async def _append(
+        self, stream_id: str, expected: int, message: Message, correlation: str = ""
+    ) -> None:
+        encoded = codec.encode(message)
+        event = NewEvent(
+            type=encoded.type,
+            data=encoded.data,
+            metadata={"correlation_id": correlation} if correlation else {},
+            event_id=event_id(stream_id, expected + 1),
+            schema_version=encoded.schema_version,
+        )
+        await self._events.append(stream_id, expected, [event])
+
+    # ----------------------------------------------------------------- tickets
+
+    def _set_ticket(self, ticket_id: str, start_id: str | None, **changes: object) -> Ticket:
+        ticket = replace(self._tickets[ticket_id], **changes)  # type: ignore[arg-type]
+        self._tickets[ticket_id] = ticket
+        self._ticket_starts[ticket_id] = start_id
+        return ticket
+
+    async def enqueue(self, ticket: Ticket, request: Request) -> None:
+        self._check_new(request)
+        self._check_free(ticket.player_id)
+        self._remember(request, ticket.ticket_id)
+        self._engaged[ticket.player_id] = ("ticket", ticket.ticket_id)
+        self._tickets[ticket.ticket_id] = replace(ticket, state=TicketState.QUEUED)
+        self._ticket_starts[ticket.ticket_id] = None
+        stream = f"ticket-{ticket.ticket_id}"
+        await self._append(stream, 0, codec.ticket_queued(ticket), request.request_id)
+
+    async def cancel(
+        self, ticket_id: str, player_id: str, request: Request, now: datetime
+    ) -> tuple[Ticket | None, bool]:
+        ticket = self._tickets.get(ticket_id)
+        if (
+            ticket is None
+            or ticket.player_id != player_id
+            or ticket.state is not TicketState.QUEUED
+        ):
+            return ticket, False
+        self._check_new(request)
+        self._remember(request, ticket_id)
+        cancelled = self._set_ticket(
+            ticket_id, None, state=TicketState.CANCELLED, cancel_reason=CancelReason.PLAYER,
+            ended_at=now,
+        )  # fmt: skip
+        self._disengage([player_id], ticket_id)
+        message = codec.ticket_cancelled(ticket_id, player_id, CancelReason.PLAYER)
+        await self._append(f"ticket-{ticket_id}", 1, message, request.request_id)
+        return cancelled, True
+
+    async def ticket(self, ticket_id: str) -> Ticket | None:
+        return self._tickets.get(ticket_id)
+
+    async def latest_ticket(self, player_id: str) -> Ticket | None:
+        mine = [t for t in self._tickets.values() if t.player_id == player_id]
+        return max(mine, key=lambda t: t.enqueued_at, default=None)
+
+    def _queued(self, mode: Mode) -> list[Ticket]:
+        queued = [
+            t for t in self._tickets.values() if t.mode is mode and t.state is TicketState.QUEUED
+        ]
+        return sorted(queued, key=lambda t: t.enqueued_at)
+
+    async def queue_lengths(self) -> dict[Mode, int]:
+        lengths = {mode: len(self._queued(mode)) for mode in Mode}
+        return {mode: n for mode, n in lengths.items() if n}
+
+    async def queue_length(self, mode: Mode) -> int:
+        return len(self._queued(mode))
+
+    async def overdue(self, mode: Mode, before: datetime, limit: int) -> list[str]:
+        return [t.ticket_id for t in self._queued(mode) if t.enqueued_at <= before][:limit]
+
+    @asynccontextmanager
+    async def queue_round(self, mode: Mode, limit: int) -> AsyncIterator[MemoryRound | None]:
+        if mode in self._pairing:
+            yield None
+            return
+        self._pairing.add(mode)
+        try:
+            yield MemoryRound(self, self._queued(mode)[:limit])
+        finally:
+            self._pairing.discard(mode)
+
+    # ----------------------------------------------------------------- starts
+
+    def _insert_start(self, plan: StartPlan, lease_until: datetime, token: UUID) -> None:
+        if plan.start_id in self._starts:
+            raise RuntimeError(f"start {plan.start_id} exists")
+        kept = plans.plan_from(plans.plan_json(plan))  # what match_starts.plan can hold
+        self._starts[plan.start_id] = _Start(kept, StartState.PENDING, token, lease_until)
+
+    async def open_start(
+        self,
+        plan: StartPlan,
+        lease_until: datetime,
+        token: UUID,
+        request: Request | None,
+        now: datetime,
+    ) -> bool:
+        human = plan.humans[-1]
+        self._check_new(request)
+        if plan.kind is StartKind.PRACTICE:
+            self._check_free(human.player_id)
+        elif plan.kind is StartKind.SWITCH:
+            ticket = self._tickets.get(human.ticket_id)
+            if (
+                ticket is None
+                or ticket.player_id != human.player_id
+                or ticket.state is not TicketState.QUEUED
+            ):
+                return False
+        elif plan.kind is StartKind.TABLE:
+            self._check_free(human.player_id)
+            table = self._tables.get(plan.table_id)
+            if table is None or table.state is not TableState.OPEN or table.expire_at <= now:
+                return False
+        self._remember(request, plan.start_id)
+        if plan.kind is StartKind.PRACTICE:
+            self._engaged[human.player_id] = ("practice", plan.start_id)
+        elif plan.kind is StartKind.SWITCH:
+            self._set_ticket(human.ticket_id, plan.start_id, state=TicketState.CLAIMED)
+        elif plan.kind is StartKind.TABLE:
+            self._engaged[human.player_id] = ("joining", plan.table_id)
+            self._tables[plan.table_id] = replace(
+                self._tables[plan.table_id],
+                state=TableState.JOINING,
+                guest_id=human.player_id,
+                guest_name=human.name,
+            )
+        self._insert_start(plan, lease_until, token)
+        return True
+
+    async def paired_draft(self, draft_id: str) -> bool:
+        return any(
+            s.plan.kind is StartKind.PAIRING and s.plan.draft_id == draft_id
+            for s in self._starts.values()
+        )
+
+    async def start(self, start_id: str) -> StartRecord | None:
+        found = self._starts.get(start_id)
+        return None if found is None else found.record()
+
+    def _take(self, start: _Start, lease_until: datetime) -> StartRecord:
+        start.token, start.lease_until = uuid4(), lease_until
+        start.attempts += 1
+        return start.record()
+
+    async def claim_due_start(self, now: datetime, lease_until: datetime) -> StartRecord | None:
+        due = [
+            s
+            for s in self._starts.values()
+            if s.state is StartState.PENDING and s.lease_until <= now
+        ]
+        if not due:
+            return None
+        return self._take(min(due, key=lambda s: s.lease_until), lease_until)
+
+    async def take_over(
+        self, start_id: str, now: datetime, lease_until: datetime
+    ) -> StartRecord | None:
+        start = self._starts.get(start_id)
+        if start is None or start.state is not StartState.PENDING or start.lease_until > now:
+            return None
+        return self._take(start, lease_until)
+
+    def _holds(self, record: StartRecord) -> _Start | None:
+        start = self._starts.get(record.plan.start_id)
+        if start is None or start.state is not StartState.PENDING or start.token != record.token:
+            return None
+        return start
+
+    async def finish_start(
+        self, record: StartRecord, bot_cards: Sequence[Card], now: datetime
+    ) -> bool:
+        start = self._holds(record)
+        if start is None:
+            return False
+        plan = record.plan
+        players = [s.player_id for s in plan.humans]
+        start.state = StartState.STARTED
+        if plan.kind is StartKind.PAIRING:
+            for ticket_id, start_id in list(self._ticket_starts.items()):
+                if (
+                    start_id == plan.start_id
+                    and self._tickets[ticket_id].state is TicketState.CLAIMED
+                ):
+                    self._set_ticket(
+                        ticket_id, start_id, state=TicketState.PAIRED, match_id=plan.match_id,
+                        draft_id=plan.draft_id, ended_at=now,
+                    )  # fmt: skip
+            for seat in plan.humans:
+                self._disengage([seat.player_id], seat.ticket_id)
+            await self._append(f"pairing-{plan.start_id}", 0, codec.tickets_paired(plan, bot_cards))
+        elif plan.kind in (StartKind.PRACTICE, StartKind.SWITCH):
+            human = plan.humans[0]
+            self._disengage(players, plan.start_id)
+            if plan.kind is StartKind.SWITCH:
+                await self._cancel_claimed(
+                    human.ticket_id, human.player_id, CancelReason.SWITCHED_TO_PRACTICE, now
+                )
+            message = codec.practice_started(plan, bot_cards, human.ticket_id)
+            await self._append(f"practice-{plan.start_id}", 0, message)
+        elif plan.kind is StartKind.TABLE:
+            table = self._tables[plan.table_id]
+            if table.state is TableState.JOINING:
+                self._tables[plan.table_id] = replace(
+                    table, state=TableState.STARTED, match_id=plan.match_id
+                )
+            self._disengage(players, plan.table_id)
+            await self._append(f"table-{plan.table_id}", 1, codec.table_joined(plan))
+        return True
+
+    async def fail_start(
+        self, record: StartRecord, culprits: Mapping[str, str], reason: str, now: datetime
+    ) -> bool:
+        start = self._holds(record)
+        if start is None:
+            return False
+        plan = record.plan
+        start.state, start.error = StartState.FAILED, reason
+        if plan.kind is StartKind.PAIRING:
+            for seat in plan.humans:
+                if seat.player_id in culprits:
+                    await self._cancel_claimed(
+                        seat.ticket_id, seat.player_id, CancelReason.PAIRING_FAILED, now,
+                        f"your match could not start: {culprits[seat.player_id]}",
+                    )  # fmt: skip
+        elif plan.kind is StartKind.PRACTICE:
+            self._disengage([s.player_id for s in plan.humans], plan.start_id)
+        elif plan.kind is StartKind.TABLE:
+            await self._reopen_or_close(plan, culprits)
+            self._disengage([plan.seats[1].player_id], plan.table_id)
+        for ticket_id, start_id in list(self._ticket_starts.items()):
+            if start_id == plan.start_id and self._tickets[ticket_id].state is TicketState.CLAIMED:
+                self._set_ticket(ticket_id, None, state=TicketState.QUEUED)
+        return True
+
+    async def _cancel_claimed(
+        self, ticket_id: str, player_id: str, reason: CancelReason, now: datetime, why: str = ""
+    ) -> None:
+        ticket = self._tickets.get(ticket_id)
+        if ticket is None or ticket.state is not TicketState.CLAIMED:
+            return
+        self._set_ticket(
+            ticket_id, self._ticket_starts[ticket_id], state=TicketState.CANCELLED,
+            cancel_reason=reason, ended_at=now, cancel_message=why,
+        )  # fmt: skip
+        self._disengage([player_id], ticket_id)
+        await self._append(
+            f"ticket-{ticket_id}", 1, codec.ticket_cancelled(ticket_id, player_id, reason)
+        )
+
+    async def _reopen_or_close(self, plan: StartPlan, culprits: Collection[str]) -> None:
+        table = self._tables[plan.table_id]
+        if table.state is not TableState.JOINING:
+            return
+        host = plan.seats[0].player_id
+        if host not in culprits:
+            self._tables[plan.table_id] = replace(
+                table, state=TableState.OPEN, guest_id="", guest_name=""
+            )
+            return
+        self._tables[plan.table_id] = replace(table, state=TableState.CLOSED)
+        self._disengage([host], plan.table_id)
+        await self._append(f"table-{plan.table_id}", 1, codec.table_closed(plan.table_id, host))
+
+    # ----------------------------------------------------------------- lobby
+
+    async def create_table(self, table: Table, request: Request) -> None:
+        self._check_new(request)
+        self._check_free(table.host_id)
+        self._remember(request, table.table_id)
+        self._engaged[table.host_id] = ("table", table.table_id)
+        self._tables[table.table_id] = replace(
+            table, state=TableState.OPEN, match_id="", guest_id="", guest_name=""
+        )
+        await self._append(
+            f"table-{table.table_id}", 0, codec.table_created(table), request.request_id
+        )
+
+    async def table(self, table_id: str) -> Table | None:
+        return self._tables.get(table_id)
+
+    async def hosted_table(self, player_id: str) -> Table | None:
+        hosted = [
+            t for t in self._tables.values()
+            if t.host_id == player_id and t.state in (TableState.OPEN, TableState.JOINING)
+        ]  # fmt: skip
+        return max(hosted, key=lambda t: t.created_at, default=None)
+
+    async def close_table(
+        self, table_id: str, host_id: str, request: Request
+    ) -> tuple[Table | None, bool]:
+        table = self._tables.get(table_id)
+        if table is None or table.host_id != host_id or table.state is not TableState.OPEN:
+            return table, False
+        self._check_new(request)
+        self._remember(request, table_id)
+        closed = self._tables[table_id] = replace(table, state=TableState.CLOSED)
+        self._disengage([host_id], table_id)
+        await self._append(
+            f"table-{table_id}", 1, codec.table_closed(table_id, host_id), request.request_id
+        )
+        return closed, True
+
+    async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]:
+        due = sorted(
+            (t for t in self._tables.values() if t.state is TableState.OPEN and t.expire_at <= now),
+            key=lambda t: t.expire_at,
+        )[:limit]
+        expired = []
+        for table in due:
+            expired.append(replace(table, state=TableState.EXPIRED))
+            self._tables[table.table_id] = expired[-1]
+            self._disengage([table.host_id], table.table_id)
+            await self._append(f"table-{table.table_id}", 1, codec.table_expired(table.table_id))
+        return expired
+
+    async def open_tables(self) -> int:
+        return sum(1 for t in self._tables.values() if t.state is TableState.OPEN)
+
+    async def list_tables(
+        self,
+        viewer_id: str,
+        viewer_name: str,
+        filters: TableFilter,
+        now: datetime,
+        limit: int,
+        after: tuple[datetime, str] | None,
+    ) -> list[Table]:
+        def shown(t: Table) -> bool:
+            rules = t.settings.rules
+            flags = {
+                "same": rules.same, "plus": rules.plus, "combo": rules.combo,
+                "elemental": rules.elemental, "same_wall": rules.same_wall,
+                "random_deck": t.settings.random_deck,
+            }  # fmt: skip
+            return (
+                t.state is TableState.OPEN
+                and t.expire_at > now
+                and t.host_id != viewer_id
+                and t.challenged_name in ("", viewer_name)
+                and all(getattr(filters, k) in (None, v) for k, v in flags.items())
+                and (not filters.visibilities or rules.visibility in filters.visibilities)
+                and (not filters.trade_one or rules.trade_one in filters.trade_one)
+                and filters.challenges_only in (None, bool(t.challenged_name))
+                and (after is None or (t.created_at, t.table_id) < after)
+            )
+
+        found = sorted(
+            filter(shown, self._tables.values()),
+            key=lambda t: (t.created_at, t.table_id),
+            reverse=True,
+        )
+        return found[:limit]

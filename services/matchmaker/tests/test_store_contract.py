@@ -1,0 +1,416 @@
+"""One contract, two adapters: the matchmaker's repository in memory and in PostgreSQL
+answer alike, so the handler tests that run on the memory adapter say something about
+production. Each test drives the ports the handlers use and reads back the state and
+the events appended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from services.matchmaker import codec
+from services.matchmaker.domain import (
+    MODE_RULES,
+    BotLevel,
+    CancelReason,
+    DeckChoice,
+    Mode,
+    RuleSet,
+    Seat,
+    StartKind,
+    StartPlan,
+    Table,
+    TableFilter,
+    TableSettings,
+    TableState,
+    Ticket,
+    TicketState,
+    Visibility,
+)
+from services.matchmaker.store import (
+    Engaged,
+    Lobby,
+    LobbyStore,
+    MatchmakerStore,
+    Repository,
+    Request,
+    RequestReused,
+    RequestSeen,
+    StartRecord,
+    StartState,
+)
+from services.matchmaker.store.memory import MemoryStore
+
+T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+DECK = DeckChoice(deck_id="main")
+EVERY = TableFilter()
+
+
+@dataclass
+class Adapter:
+    store: Repository
+    lobby: Lobby
+
+    async def kinds(self) -> list[tuple[str, str]]:
+        return [
+            (e.stream_id, e.type.removeprefix("triad.v1.")) for e in await self.store.appended()
+        ]
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def adapter(request: pytest.FixtureRequest) -> Adapter:
+    if request.param == "memory":
+        memory = MemoryStore()
+        return Adapter(memory, memory)
+    pool: Any = request.getfixturevalue("pg_pool")
+    schema: str = request.getfixturevalue("migrated")
+    return Adapter(MatchmakerStore(pool, schema), LobbyStore(pool, schema))
+
+
+def ticket(name: str, mode: Mode = Mode.UNRANKED, at: float = 0.0, rating: int = 1500) -> Ticket:
+    return Ticket(
+        ticket_id=f"t-{name}-{uuid4().hex[:6]}",
+        player_id=f"id-{name}",
+        player_name=name,
+        mode=mode,
+        rating=rating,
+        enqueued_at=T0 + timedelta(seconds=at),
+        deck=DECK,
+    )
+
+
+def key(name: str, request_id: str, *content: object) -> Request:
+    return Request.of(f"id-{name}", request_id, *content)
+
+
+def pairing(*tickets: Ticket) -> StartPlan:
+    start_id = str(uuid4())
+    seats = tuple(
+        Seat(t.player_id, t.player_name, deck=t.deck, ticket_id=t.ticket_id, rating=t.rating)
+        for t in tickets
+    )
+    return StartPlan(
+        start_id=start_id,
+        kind=StartKind.PAIRING,
+        mode=tickets[0].mode,
+        rules=MODE_RULES[Mode.UNRANKED],
+        seats=(seats[0], seats[1]),
+        match_id=f"m-{start_id}",
+        origin_id=start_id,
+    )
+
+
+async def claimed(adapter: Adapter, *tickets: Ticket, lease: float = 10) -> StartRecord:
+    plan = pairing(*tickets)
+    token = uuid4()
+    async with adapter.store.queue_round(tickets[0].mode, 100) as queue:
+        assert queue is not None
+        await queue.claim(plan, T0 + timedelta(seconds=lease), token)
+    return StartRecord(plan, StartState.PENDING, token)
+
+
+async def test_a_ticket_is_queued_once_per_player_and_request(adapter: Adapter) -> None:
+    store = adapter.store
+    ann = ticket("ann", Mode.RANKED, rating=1520)
+    request = key("ann", "r1", "enqueue", Mode.RANKED)
+    assert await store.answered(request) is None
+    await store.enqueue(ann, request)
+    assert await store.ticket(ann.ticket_id) == ann
+    assert await store.latest_ticket("id-ann") == ann
+    assert await store.answered(request) == ann.ticket_id
+    assert await store.engagement("id-ann") == ("ticket", ann.ticket_id)
+    assert (await store.queue_length(Mode.RANKED), await store.queue_lengths()) == (
+        1,
+        {Mode.RANKED: 1},
+    )
+    with pytest.raises(RequestReused):
+        await store.answered(key("ann", "r1", "enqueue", Mode.UNRANKED))
+    with pytest.raises(RequestSeen):
+        await store.enqueue(ticket("ann"), request)
+    with pytest.raises(Engaged) as engaged:
+        await store.enqueue(ticket("ann"), key("ann", "r2"))
+    assert (engaged.value.kind, engaged.value.ref_id) == ("ticket", ann.ticket_id)
+    # Nothing of the refused ones was kept: not their tickets, not their request ids.
+    assert await store.queue_length(Mode.RANKED) == 1
+    assert await store.answered(key("ann", "r2")) is None
+    assert await adapter.kinds() == [(f"ticket-{ann.ticket_id}", "TicketQueued")]
+    (event,) = await store.appended()
+    queued = codec.decode(event.type, event.schema_version, event.data)
+    assert (event.version, queued.rating, queued.ticket_id) == (1, 1520, ann.ticket_id)  # type: ignore[attr-defined]
+
+
+async def test_only_its_player_cancels_a_queued_ticket_once(adapter: Adapter) -> None:
+    store = adapter.store
+    ann = ticket("ann")
+    await store.enqueue(ann, key("ann", "q"))
+    found, done = await store.cancel(ann.ticket_id, "id-bea", key("bea", "c"), T0)
+    assert (found, done) == (ann, False)
+    with pytest.raises(RequestSeen):  # its id was recorded meanwhile: nothing changes
+        await store.cancel(ann.ticket_id, "id-ann", key("ann", "q"), T0)
+    assert await store.ticket(ann.ticket_id) == ann
+    assert await store.answered(key("bea", "c")) is None
+    moment = T0 + timedelta(seconds=3)
+    cancelled, done = await store.cancel(ann.ticket_id, "id-ann", key("ann", "c"), moment)
+    assert done and cancelled is not None
+    assert (cancelled.state, cancelled.cancel_reason, cancelled.ended_at) == (
+        TicketState.CANCELLED,
+        CancelReason.PLAYER,
+        moment,
+    )
+    assert await store.ticket(ann.ticket_id) == cancelled
+    assert await store.engagement("id-ann") is None
+    assert await store.queue_lengths() == {}
+    assert await store.cancel(ann.ticket_id, "id-ann", key("ann", "c2"), moment) == (
+        cancelled,
+        False,
+    )
+    assert await store.cancel("nope", "id-ann", key("ann", "c3"), moment) == (None, False)
+    assert [k for _, k in await adapter.kinds()] == ["TicketQueued", "TicketCancelled"]
+
+
+async def test_a_round_holds_its_queue_and_claims_the_oldest_tickets(adapter: Adapter) -> None:
+    store = adapter.store
+    queued = [ticket(n, at=i) for i, n in enumerate(("cid", "ann", "bea"))]
+    for t in reversed(queued):
+        await store.enqueue(t, key(t.player_name, "q"))
+    assert await store.overdue(Mode.UNRANKED, T0 + timedelta(seconds=1), 10) == [
+        queued[0].ticket_id,
+        queued[1].ticket_id,
+    ]
+    plan = pairing(queued[0], queued[1])
+    async with store.queue_round(Mode.UNRANKED, 2) as queue:
+        assert queue is not None
+        assert [t.ticket_id for t in queue.tickets] == [t.ticket_id for t in queued[:2]]
+        async with store.queue_round(Mode.UNRANKED, 2) as other:
+            assert other is None  # one round per queue at a time
+        await queue.claim(plan, T0 + timedelta(seconds=10), uuid4())
+    first = await store.ticket(queued[0].ticket_id)
+    assert first is not None and first.state is TicketState.CLAIMED and first.waiting
+    assert await store.queue_length(Mode.UNRANKED) == 1
+    cancelled, done = await store.cancel(queued[0].ticket_id, "id-cid", key("cid", "c"), T0)
+    assert not done and cancelled == first  # a claimed ticket is no longer cancellable
+    start = await store.start(plan.start_id)
+    assert start is not None and start.state is StartState.PENDING and start.plan == plan
+
+
+async def test_finishing_a_pairing_needs_the_current_lease(adapter: Adapter) -> None:
+    store = adapter.store
+    ann, bea = ticket("ann"), ticket("bea", at=1)
+    for t in (ann, bea):
+        await store.enqueue(t, key(t.player_name, "q"))
+    start = await claimed(adapter, ann, bea)
+    stale = replace(start, token=uuid4())
+    moment = T0 + timedelta(seconds=5)
+    assert not await store.finish_start(stale, [], moment)
+    assert await store.finish_start(start, [], moment)
+    assert not await store.finish_start(start, [], moment)  # recorded once
+    for t in (ann, bea):
+        now = await store.ticket(t.ticket_id)
+        assert now is not None
+        assert (now.state, now.match_id, now.ended_at) == (
+            TicketState.PAIRED,
+            start.plan.match_id,
+            moment,
+        )
+        assert await store.engagement(t.player_id) is None
+    record = await store.start(start.plan.start_id)
+    assert record is not None and record.state is StartState.STARTED
+    assert (f"pairing-{start.plan.start_id}", "TicketsPaired") in await adapter.kinds()
+
+
+async def test_a_failed_pairing_drops_the_culprit_and_requeues_the_other(
+    adapter: Adapter,
+) -> None:
+    store = adapter.store
+    ann, bea = ticket("ann"), ticket("bea", at=1)
+    for t in (ann, bea):
+        await store.enqueue(t, key(t.player_name, "q"))
+    start = await claimed(adapter, ann, bea)
+    assert await store.fail_start(start, {"id-ann": "ann's deck is broken"}, "no", T0)
+    dropped, back = await store.ticket(ann.ticket_id), await store.ticket(bea.ticket_id)
+    assert dropped is not None and back is not None
+    assert (dropped.state, dropped.cancel_reason) == (
+        TicketState.CANCELLED,
+        CancelReason.PAIRING_FAILED,
+    )
+    assert dropped.cancel_message == "your match could not start: ann's deck is broken"
+    assert back.state is TicketState.QUEUED and back.enqueued_at == bea.enqueued_at
+    assert await store.engagement("id-ann") is None
+    assert await store.engagement("id-bea") == ("ticket", bea.ticket_id)
+    record = await store.start(start.plan.start_id)
+    assert record is not None and (record.state, record.error) == (StartState.FAILED, "no")
+    assert not await store.fail_start(start, {}, "again", T0)
+    assert [k for _, k in await adapter.kinds()].count("TicketCancelled") == 1
+
+
+async def test_a_start_whose_lease_ran_out_is_taken_over_with_a_new_token(
+    adapter: Adapter,
+) -> None:
+    store = adapter.store
+    ann, bea = ticket("ann"), ticket("bea", at=1)
+    for t in (ann, bea):
+        await store.enqueue(t, key(t.player_name, "q"))
+    start = await claimed(adapter, ann, bea, lease=10)
+    early = T0 + timedelta(seconds=9)
+    assert await store.claim_due_start(early, early + timedelta(seconds=10)) is None
+    assert await store.take_over(start.plan.start_id, early, early) is None
+    late = T0 + timedelta(seconds=11)
+    taken = await store.claim_due_start(late, late + timedelta(seconds=10))
+    assert taken is not None and taken.plan == start.plan and taken.token != start.token
+    assert await store.claim_due_start(late, late) is None  # its new lease holds
+    again = await store.take_over(start.plan.start_id, late + timedelta(seconds=10), late)
+    assert again is not None and again.token not in (start.token, taken.token)
+    assert not await store.finish_start(start, [], late)
+    assert not await store.finish_start(taken, [], late)
+    assert await store.finish_start(again, [], late)
+
+
+async def test_a_practice_or_a_switch_holds_the_player_or_the_ticket(adapter: Adapter) -> None:
+    store = adapter.store
+    lease = T0 + timedelta(seconds=10)
+    human = Seat("id-ann", "ann", deck=DECK)
+    bot = Seat("bot-1", "[BOT] Echo Lark", bot_level=BotLevel.EASY)
+    practice = StartPlan(
+        str(uuid4()), StartKind.PRACTICE, Mode.PRACTICE, MODE_RULES[Mode.UNRANKED],
+        (human, bot),
+        match_id="m-p", origin_mode=Mode.UNRANKED,
+    )  # fmt: skip
+    assert await store.open_start(practice, lease, uuid4(), key("ann", "p"), T0)
+    assert await store.engagement("id-ann") == ("practice", practice.start_id)
+    assert await store.answered(key("ann", "p")) == practice.start_id
+    with pytest.raises(Engaged):
+        await store.enqueue(ticket("ann"), key("ann", "q"))
+    bea = ticket("bea")
+    await store.enqueue(bea, key("bea", "q"))
+    switch = replace(
+        practice,
+        start_id=str(uuid4()),
+        kind=StartKind.SWITCH,
+        seats=(Seat("id-bea", "bea", deck=DECK, ticket_id=bea.ticket_id), practice.seats[1]),
+    )
+    token = uuid4()
+    assert await store.open_start(switch, lease, token, key("bea", "s"), T0)
+    held = await store.ticket(bea.ticket_id)
+    assert held is not None and held.state is TicketState.CLAIMED
+    other = replace(switch, start_id=str(uuid4()))
+    assert not await store.open_start(other, lease, uuid4(), key("bea", "s2"), T0)
+    assert await store.answered(key("bea", "s2")) is None  # refused: nothing written
+    record = StartRecord(switch, StartState.PENDING, token)
+    assert await store.finish_start(record, [], T0)
+    done = await store.ticket(bea.ticket_id)
+    assert done is not None and done.cancel_reason is CancelReason.SWITCHED_TO_PRACTICE
+    assert await store.engagement("id-bea") is None
+    assert [k for s, k in await adapter.kinds() if s.startswith(("practice-", "ticket-t-bea"))] == [
+        "TicketQueued",
+        "TicketCancelled",
+        "PracticeStarted",
+    ]
+
+
+def table(host: str, at: float = 0.0, challenged: str = "", **rules: bool) -> Table:
+    created = T0 + timedelta(seconds=at)
+    return Table(
+        table_id=f"tb-{host}-{uuid4().hex[:6]}",
+        host_id=f"id-{host}",
+        host_name=host,
+        settings=TableSettings(RuleSet(Visibility.ALL_OPEN, **rules)),
+        created_at=created,
+        expire_at=created + timedelta(seconds=600),
+        host_deck=DECK,
+        challenged_name=challenged,
+    )
+
+
+async def test_tables_open_list_close_and_expire(adapter: Adapter) -> None:
+    lobby, store = adapter.lobby, adapter.store
+    plain, same, duel = table("ho", 0), table("hu", 1, same=True), table("hy", 2, "viv")
+    for t in (plain, same, duel):
+        await lobby.create_table(t, key(t.host_name, "t"))
+    assert await lobby.table(plain.table_id) == plain
+    assert await lobby.hosted_table("id-ho") == plain
+    assert await store.engagement("id-ho") == ("table", plain.table_id)
+    with pytest.raises(Engaged):
+        await lobby.create_table(table("ho"), key("ho", "t2"))
+    assert await lobby.open_tables() == 3
+
+    async def shown(viewer: str, filters: TableFilter = EVERY, **kw: Any) -> list[str]:
+        found = await lobby.list_tables(f"id-{viewer}", viewer, filters, T0, 10, kw.get("after"))
+        return [t.table_id for t in found]
+
+    assert await shown("viv") == [duel.table_id, same.table_id, plain.table_id]
+    assert await shown("wes") == [same.table_id, plain.table_id]  # not someone else's duel
+    assert await shown("ho") == [same.table_id]  # not one's own
+    assert await shown("viv", TableFilter(same=True)) == [same.table_id]
+    assert await shown("viv", TableFilter(challenges_only=True)) == [duel.table_id]
+    assert await shown("viv", TableFilter(trade_one=frozenset({True}))) == []
+    assert await shown("viv", after=(same.created_at, same.table_id)) == [plain.table_id]
+    found, closed = await lobby.close_table(plain.table_id, "id-hu", key("hu", "c"))
+    assert (found, closed) == (plain, False)
+    found, closed = await lobby.close_table(plain.table_id, "id-ho", key("ho", "c"))
+    assert closed and found is not None and found.state is TableState.CLOSED
+    assert await lobby.hosted_table("id-ho") is None and await store.engagement("id-ho") is None
+    for moment, listed in ((600, [same.table_id]), (601, [])):  # expired ones are not shown
+        at = T0 + timedelta(seconds=moment)
+        found_tables = await lobby.list_tables("id-x", "x", EVERY, at, 10, None)
+        assert [t.table_id for t in found_tables] == listed
+    assert await lobby.expire_tables(T0 + timedelta(seconds=600)) == []
+    assert await lobby.expire_tables(T0 + timedelta(seconds=601)) == [
+        replace(same, state=TableState.EXPIRED)
+    ]
+    assert await store.engagement("id-hu") is None
+    assert await lobby.expire_tables(T0 + timedelta(seconds=601)) == []
+    assert [k for _, k in await adapter.kinds()] == [
+        "TableCreated", "TableCreated", "TableCreated", "TableClosed", "TableExpired",
+    ]  # fmt: skip
+
+
+async def test_joining_a_table_holds_it_until_the_start_is_settled(adapter: Adapter) -> None:
+    lobby, store = adapter.lobby, adapter.store
+    open_ = table("ho")
+    await lobby.create_table(open_, key("ho", "t"))
+    plan = StartPlan(
+        str(uuid4()), StartKind.TABLE, Mode.CUSTOM, open_.settings.rules,
+        (Seat("id-ho", "ho", deck=DECK), Seat("id-gu", "gu", deck=DECK)),
+        match_id="m-t", origin_id=open_.table_id, table_id=open_.table_id,
+    )  # fmt: skip
+    lease, token = T0 + timedelta(seconds=10), uuid4()
+    assert not await store.open_start(plan, lease, token, key("gu", "j0"), open_.expire_at)
+    assert await store.open_start(plan, lease, token, key("gu", "j"), T0)
+    joining = await lobby.table(open_.table_id)
+    assert joining is not None and (joining.state, joining.guest_name) == (TableState.JOINING, "gu")
+    assert await store.engagement("id-gu") == ("joining", open_.table_id)
+    assert await lobby.list_tables("id-x", "x", TableFilter(), T0, 10, None) == []
+    other = replace(plan, start_id=str(uuid4()), seats=(plan.seats[0], Seat("id-zo", "zo")))
+    assert not await store.open_start(other, lease, uuid4(), key("zo", "j"), T0)
+    assert await store.engagement("id-zo") is None  # refused: nothing held
+    # The guest's match cannot start because of the guest: the table opens again.
+    record = StartRecord(plan, StartState.PENDING, token)
+    assert await store.fail_start(record, {"id-gu": "gu is playing"}, "gu is playing", T0)
+    reopened = await lobby.table(open_.table_id)
+    assert reopened is not None and (reopened.state, reopened.guest_id) == (TableState.OPEN, "")
+    assert await store.engagement("id-gu") is None
+    again = replace(plan, start_id=str(uuid4()))
+    token = uuid4()
+    assert await store.open_start(again, lease, token, key("gu", "j2"), T0)
+    assert await store.finish_start(StartRecord(again, StartState.PENDING, token), [], T0)
+    started = await lobby.table(open_.table_id)
+    assert started is not None and (started.state, started.match_id) == (TableState.STARTED, "m-t")
+    assert await store.engagement("id-ho") is None and await store.engagement("id-gu") is None
+    assert (f"table-{open_.table_id}", "TableJoined") in await adapter.kinds()
+
+
+async def test_a_draft_is_ours_once_a_pairing_asked_for_it(adapter: Adapter) -> None:
+    store = adapter.store
+    ann, bea = ticket("ann", Mode.DRAFT), ticket("bea", Mode.DRAFT, at=1)
+    for t in (ann, bea):
+        await store.enqueue(t, key(t.player_name, "q"))
+    plan = replace(pairing(ann, bea), match_id="", draft_id="dr-1", mode=Mode.DRAFT)
+    async with store.queue_round(Mode.DRAFT, 10) as queue:
+        assert queue is not None
+        await queue.claim(plan, T0, uuid4())
+    assert await store.paired_draft("dr-1")
+    assert not await store.paired_draft("dr-2")
