@@ -1,1 +1,38 @@
-"""The match service: event-sourced matches, the rules engine, per-player views, timers."""
+"""The match service: event-sourced matches, the rules engine, per-player views, timers.
+
+A match is a stream of events (``match-<id>``); every command loads the state, decides
+once (events and the state after them) and saves both at the expected version with its
+timers, seats and request key in one transaction. The rooms, imports pointing inward
+(edge -> handlers -> domain):
+
+- ``config.py``: the settings, read once from the environment (TRIAD_...).
+- ``domain/``: the match, pure (RULES.md 3 to 5): ``events`` (the facts), ``state``
+  (``Match``, ``evolve``, ``fold``), ``decide`` (the commands, each a ``Decision``),
+  ``deadlines`` (which timers a state needs, ``DeadlineKind``), ``errors``.
+- ``rules/``: the rules engine (board, captures, positions, solver, deck rules), pure.
+- ``views.py``: what one player may see of a match (hidden cards never leave here).
+- ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
+  presence, views, the operator's event pages, and firing due timers (turns,
+  disconnects, bot moves); typed results (``Started``, ``ActiveMatch``, ``EventsPage``).
+- ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
+  processes (``BotPool``).
+- ``schema.py``: every migration: timers, request keys, active matches, presence,
+  ``match_save_batch()``.
+- ``store/``: the repository port (``port.py``: ``MatchRepository``, ``TimerClaim``,
+  ``Write``) and its adapters: ``postgres.py`` (group commit, state cache) and
+  ``memory.py`` (the same contract in memory, for handler tests).
+- ``codec.py``: event bytes: ``triad.v1`` payloads, type names, the schema version
+  read back from each stored event and the upcaster hook (``UPCASTERS``).
+- ``consumers.py``: none: the match service consumes no events; its log is relayed to
+  JetStream for the others (``services.platform.relay``).
+- ``mapping.py``: protobuf <-> domain values at the gRPC edge (cards, seats, rules);
+  ``presenter.py`` turns a player's view into the ``MatchView`` message.
+- ``server.py``: the MatchService servicer: request checks, handlers, mapping.
+- ``metrics.py``: the service's Prometheus metrics.
+- ``admin.py``: ``triad-admin``, the operators' tool (a match's events, consumers).
+- ``main.py``: the composition root and lifecycle (``triad-match``).
+
+Tests beside it: ``tests/`` (domain, codec, views and handler tests in memory; the
+PostgreSQL half of the store contract, the group commit and the handlers on
+PostgreSQL marked ``integration``).
+"""

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import structlog
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 from triad.v1 import match_pb2 as m
@@ -24,26 +22,14 @@ from services.match.rules import validate_deck
 from services.match.rules.compatibility import rule_set_problem
 from services.match.rules.deck import DECK_SIZE, DeckEntry
 from services.match.views import match_view
+from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
-from services.platform.errors import InvalidArgument, PermissionDenied
+from services.platform.errors import InvalidArgument
 from services.platform.notifier import Notifier
 from services.platform.requests import Request
 
 STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000
-
-
-def _bind(match_id: str = "", player_id: str = "") -> None:
-    """Every log line of this request carries the match and the player."""
-    structlog.contextvars.bind_contextvars(match_id=match_id, player_id=player_id)
-
-
-def _require(value: str, field: str) -> str:
-    if not value:
-        raise InvalidArgument(f"{field} is required")
-    if len(value) > 200:
-        raise InvalidArgument(f"{field} is longer than 200 characters")
-    return value
 
 
 def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
@@ -79,14 +65,14 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
 
 def _seat(setup_message: m.SeatSetup) -> tuple[SeatPlayer, tuple[MatchCard, ...]]:
     player = mapping.seat_player_back(setup_message.player)
-    _require(player.player_id, "seats.player.player_id")
-    _require(player.name, "seats.player.player_name")
+    require(player.player_id, "seats.player.player_id")
+    require(player.name, "seats.player.player_name")
     if player.is_bot and not player.name.startswith("[BOT] "):
         raise InvalidArgument("a bot's name must carry the [BOT] label")
     cards = []
     for card in setup_message.deck:
         value = mapping.card_back(card)
-        _require(value.card_id, "seats.deck.card_id")
+        require(value.card_id, "seats.deck.card_id")
         if not all(1 <= s <= 10 for s in (*value.sides, *value.base_sides)):
             raise InvalidArgument(f"card {value.card_id}: sides run from 1 to 10")
         if not 1 <= value.stars <= 5:
@@ -111,9 +97,9 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def CreateMatch(
         self, request: m.MatchServiceCreateMatchRequest, context: Any
     ) -> m.MatchServiceCreateMatchResponse:
-        _bind(request.match_id)
-        _require(request.request_id, "request_id")
-        match_id = _require(request.match_id, "match_id")
+        bind(match_id=request.match_id, player_id="")
+        require(request.request_id, "request_id")
+        match_id = require(request.match_id, "match_id")
         setup = _setup(request)
         if len(request.seats) != 2:
             raise InvalidArgument(f"a match has two seats, got {len(request.seats)}")
@@ -135,17 +121,17 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetView(
         self, request: m.MatchServiceGetViewRequest, context: Any
     ) -> m.MatchServiceGetViewResponse:
-        _bind(request.match_id, request.player_id)
+        bind(match_id=request.match_id, player_id=request.player_id)
         match = await handlers.view(
-            self._ctx, _require(request.match_id, "match_id"), request.player_id
+            self._ctx, require(request.match_id, "match_id"), request.player_id
         )
         return m.MatchServiceGetViewResponse(view=self._view(match, request.player_id))
 
     async def StreamView(
         self, request: m.MatchServiceStreamViewRequest, context: Any
     ) -> AsyncIterator[m.MatchServiceStreamViewResponse]:
-        _bind(request.match_id, request.player_id)
-        match_id = _require(request.match_id, "match_id")
+        bind(match_id=request.match_id, player_id=request.player_id)
+        match_id = require(request.match_id, "match_id")
         await handlers.view(self._ctx, match_id, request.player_id)
         sent = request.after_version
         with self._notifier.watch(match_id) as changed:
@@ -171,11 +157,11 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def PlaceCard(
         self, request: m.MatchServicePlaceCardRequest, context: Any
     ) -> m.MatchServicePlaceCardResponse:
-        _bind(request.match_id, request.player_id)
-        _require(request.request_id, "request_id")
-        match_id = _require(request.match_id, "match_id")
-        player = _require(request.player_id, "player_id")
-        card = _require(request.card_id, "card_id")
+        bind(match_id=request.match_id, player_id=request.player_id)
+        require(request.request_id, "request_id")
+        match_id = require(request.match_id, "match_id")
+        player = require(request.player_id, "player_id")
+        card = require(request.card_id, "card_id")
         if request.cell < 0:
             raise InvalidArgument(f"cell {request.cell} is not on the board (cells count from 0)")
         key = Request.of(player, request.request_id, match_id, card, request.cell)
@@ -188,10 +174,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def Forfeit(
         self, request: m.MatchServiceForfeitRequest, context: Any
     ) -> m.MatchServiceForfeitResponse:
-        _bind(request.match_id, request.player_id)
-        _require(request.request_id, "request_id")
-        match_id = _require(request.match_id, "match_id")
-        player = _require(request.player_id, "player_id")
+        bind(match_id=request.match_id, player_id=request.player_id)
+        require(request.request_id, "request_id")
+        match_id = require(request.match_id, "match_id")
+        player = require(request.player_id, "player_id")
         key = Request.of(player, request.request_id, "forfeit", match_id)
         match = await handlers.forfeit(self._ctx, key, match_id, player)
         return m.MatchServiceForfeitResponse(view=self._view(match, player))
@@ -199,9 +185,9 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def ReportPresence(
         self, request: m.MatchServiceReportPresenceRequest, context: Any
     ) -> m.MatchServiceReportPresenceResponse:
-        _bind("", request.player_id)
-        player = _require(request.player_id, "player_id")
-        session = _require(request.session_id, "session_id")
+        bind(match_id="", player_id=request.player_id)
+        player = require(request.player_id, "player_id")
+        session = require(request.session_id, "session_id")
         require_enum(request.state, m.PresenceState.DESCRIPTOR, "state")
         connected = request.state == m.PRESENCE_STATE_CONNECTED
         opened = wire.moment(request.open_time) if request.HasField("open_time") else None
@@ -211,8 +197,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetActiveMatch(
         self, request: m.MatchServiceGetActiveMatchRequest, context: Any
     ) -> m.MatchServiceGetActiveMatchResponse:
-        _bind("", request.player_id)
-        player = _require(request.player_id, "player_id")
+        bind(match_id="", player_id=request.player_id)
+        player = require(request.player_id, "player_id")
         active = await handlers.active_match(self._ctx, player)
         if active is None:
             return m.MatchServiceGetActiveMatchResponse()
@@ -228,9 +214,9 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetMatchEvents(
         self, request: m.MatchServiceGetMatchEventsRequest, context: Any
     ) -> m.MatchServiceGetMatchEventsResponse:
-        _bind(request.match_id)
-        self._check_operator(context)
-        match_id = _require(request.match_id, "match_id")
+        bind(match_id=request.match_id, player_id="")
+        check_operator(self._admin_token, context)
+        match_id = require(request.match_id, "match_id")
         limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
         page = await handlers.match_events(self._ctx, match_id, request.from_version, limit)
         envelopes = [
@@ -250,12 +236,6 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         return m.MatchServiceGetMatchEventsResponse(
             events=envelopes, next_version=page.next_version
         )
-
-    def _check_operator(self, context: Any) -> None:
-        token = dict(context.invocation_metadata() or ()).get("authorization", "")
-        expected = f"Bearer {self._admin_token}" if self._admin_token else None
-        if expected is None or not hmac.compare_digest(token.encode(), expected.encode()):
-            raise PermissionDenied("operators only: send the TRIAD_ADMIN_TOKEN as a bearer token")
 
 
 def register(server: grpc.aio.Server, servicer: MatchServicer) -> None:
