@@ -1,5 +1,6 @@
 """The cross-service tests; each service's unit and handler tests live beside its code
-(``services/<name>/tests/``, ``gateway/tests/``, ``devtools/tests/``) and run in
+(``services/<name>/tests/``, ``gateway/tests/``, ``devtools/tests/``,
+``bench/tests/``) and run in
 ``make unit`` with no server.
 
 - ``integration/``: one or a few services as real processes on real PostgreSQL and

@@ -1,0 +1,1 @@
+"""The benchmarks' own tests: each quick run works and writes a well-formed report."""
