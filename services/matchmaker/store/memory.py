@@ -16,8 +16,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
-from google.protobuf.message import Message
-
 from services.matchmaker import codec
 from services.matchmaker.domain import (
     CancelReason,
@@ -25,28 +23,21 @@ from services.matchmaker.domain import (
     Mode,
     StartKind,
     StartPlan,
-    Table,
-    TableFilter,
     TableState,
     Ticket,
     TicketState,
 )
 from services.matchmaker.store import plans
 from services.matchmaker.store.base import (
-    Engaged,
-    LoggedEvent,
     Request,
-    RequestSeen,
     StartRecord,
     StartState,
-    event_id,
 )
-from services.platform.eventstore import NewEvent
-from services.platform.memstore import InMemoryEventStore
+from services.matchmaker.store.memory_lobby import MemoryLobby
 
 
 @dataclass
-class _Start:
+class StartEntry:
     plan: StartPlan
     state: StartState
     token: UUID
@@ -74,70 +65,10 @@ class MemoryRound:
             store._set_ticket(ticket_id, plan.start_id, state=TicketState.CLAIMED)
 
 
-class MemoryStore:
+class MemoryStore(MemoryLobby):
     """Tickets, match starts, custom tables, idempotency keys and engaged players, as
     dictionaries; the event log in the platform's in-memory event store. One object
     serves as both ``Context.store`` and ``Context.lobby``."""
-
-    def __init__(self) -> None:
-        self._events = InMemoryEventStore()
-        self._requests: dict[tuple[str, str], tuple[str, str]] = {}
-        self._engaged: dict[str, tuple[str, str]] = {}
-        self._tickets: dict[str, Ticket] = {}
-        self._ticket_starts: dict[str, str | None] = {}
-        self._starts: dict[str, _Start] = {}
-        self._tables: dict[str, Table] = {}
-        self._pairing: set[Mode] = set()
-
-    # ----------------------------------------------------------------- shared
-
-    async def answered(self, request: Request) -> str | None:
-        found = self._requests.get((request.scope, request.request_id))
-        if found is None:
-            return None
-        request.check(found[0])
-        return found[1]
-
-    async def engagement(self, player_id: str) -> tuple[str, str] | None:
-        return self._engaged.get(player_id)
-
-    async def appended(self) -> list[LoggedEvent]:
-        records = await self._events.read_all(limit=1_000_000)
-        return [
-            LoggedEvent(r.stream_id, r.version, r.type, r.schema_version, r.data) for r in records
-        ]
-
-    def _check_new(self, request: Request | None) -> None:
-        if request is not None and (request.scope, request.request_id) in self._requests:
-            raise RequestSeen(request.request_id)
-
-    def _remember(self, request: Request | None, ref_id: str) -> None:
-        if request is not None:
-            self._requests[request.scope, request.request_id] = (request.fingerprint, ref_id)
-
-    def _check_free(self, player_id: str) -> None:
-        if player_id in self._engaged:
-            raise Engaged(*self._engaged[player_id])
-
-    def _disengage(self, player_ids: Collection[str], ref_id: str) -> None:
-        for player_id in player_ids:
-            if self._engaged.get(player_id, ("", ""))[1] == ref_id:
-                del self._engaged[player_id]
-
-    async def _append(
-        self, stream_id: str, expected: int, message: Message, correlation: str = ""
-    ) -> None:
-        encoded = codec.encode(message)
-        event = NewEvent(
-            type=encoded.type,
-            data=encoded.data,
-            metadata={"correlation_id": correlation} if correlation else {},
-            event_id=event_id(stream_id, expected + 1),
-            schema_version=encoded.schema_version,
-        )
-        await self._events.append(stream_id, expected, [event])
-
-    # ----------------------------------------------------------------- tickets
 
     def _set_ticket(self, ticket_id: str, start_id: str | None, **changes: object) -> Ticket:
         ticket = replace(self._tickets[ticket_id], **changes)  # type: ignore[arg-type]
@@ -216,7 +147,7 @@ class MemoryStore:
         if plan.start_id in self._starts:
             raise RuntimeError(f"start {plan.start_id} exists")
         kept = plans.plan_from(plans.plan_json(plan))  # what match_starts.plan can hold
-        self._starts[plan.start_id] = _Start(kept, StartState.PENDING, token, lease_until)
+        self._starts[plan.start_id] = StartEntry(kept, StartState.PENDING, token, lease_until)
 
     async def open_start(
         self,
@@ -269,7 +200,7 @@ class MemoryStore:
         found = self._starts.get(start_id)
         return None if found is None else found.record()
 
-    def _take(self, start: _Start, lease_until: datetime) -> StartRecord:
+    def _take(self, start: StartEntry, lease_until: datetime) -> StartRecord:
         start.token, start.lease_until = uuid4(), lease_until
         start.attempts += 1
         return start.record()
@@ -292,7 +223,7 @@ class MemoryStore:
             return None
         return self._take(start, lease_until)
 
-    def _holds(self, record: StartRecord) -> _Start | None:
+    def _holds(self, record: StartRecord) -> StartEntry | None:
         start = self._starts.get(record.plan.start_id)
         if start is None or start.state is not StartState.PENDING or start.token != record.token:
             return None
@@ -392,93 +323,3 @@ class MemoryStore:
         self._tables[plan.table_id] = replace(table, state=TableState.CLOSED)
         self._disengage([host], plan.table_id)
         await self._append(f"table-{plan.table_id}", 1, codec.table_closed(plan.table_id, host))
-
-    # ----------------------------------------------------------------- lobby
-
-    async def create_table(self, table: Table, request: Request) -> None:
-        self._check_new(request)
-        self._check_free(table.host_id)
-        self._remember(request, table.table_id)
-        self._engaged[table.host_id] = ("table", table.table_id)
-        self._tables[table.table_id] = replace(
-            table, state=TableState.OPEN, match_id="", guest_id="", guest_name=""
-        )
-        await self._append(
-            f"table-{table.table_id}", 0, codec.table_created(table), request.request_id
-        )
-
-    async def table(self, table_id: str) -> Table | None:
-        return self._tables.get(table_id)
-
-    async def hosted_table(self, player_id: str) -> Table | None:
-        hosted = [
-            t for t in self._tables.values()
-            if t.host_id == player_id and t.state in (TableState.OPEN, TableState.JOINING)
-        ]  # fmt: skip
-        return max(hosted, key=lambda t: t.created_at, default=None)
-
-    async def close_table(
-        self, table_id: str, host_id: str, request: Request
-    ) -> tuple[Table | None, bool]:
-        table = self._tables.get(table_id)
-        if table is None or table.host_id != host_id or table.state is not TableState.OPEN:
-            return table, False
-        self._check_new(request)
-        self._remember(request, table_id)
-        closed = self._tables[table_id] = replace(table, state=TableState.CLOSED)
-        self._disengage([host_id], table_id)
-        await self._append(
-            f"table-{table_id}", 1, codec.table_closed(table_id, host_id), request.request_id
-        )
-        return closed, True
-
-    async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]:
-        due = sorted(
-            (t for t in self._tables.values() if t.state is TableState.OPEN and t.expire_at <= now),
-            key=lambda t: t.expire_at,
-        )[:limit]
-        expired = []
-        for table in due:
-            expired.append(replace(table, state=TableState.EXPIRED))
-            self._tables[table.table_id] = expired[-1]
-            self._disengage([table.host_id], table.table_id)
-            await self._append(f"table-{table.table_id}", 1, codec.table_expired(table.table_id))
-        return expired
-
-    async def open_tables(self) -> int:
-        return sum(1 for t in self._tables.values() if t.state is TableState.OPEN)
-
-    async def list_tables(
-        self,
-        viewer_id: str,
-        viewer_name: str,
-        filters: TableFilter,
-        now: datetime,
-        limit: int,
-        after: tuple[datetime, str] | None,
-    ) -> list[Table]:
-        def shown(t: Table) -> bool:
-            rules = t.settings.rules
-            flags = {
-                "same": rules.same, "plus": rules.plus, "combo": rules.combo,
-                "elemental": rules.elemental, "same_wall": rules.same_wall,
-                "random_deck": t.settings.random_deck,
-            }  # fmt: skip
-            return (
-                t.state is TableState.OPEN
-                and t.expire_at > now
-                and t.host_id != viewer_id
-                and t.challenged_name in ("", viewer_name)
-                and all(getattr(filters, k) in (None, v) for k, v in flags.items())
-                and (not filters.visibilities or rules.visibility in filters.visibilities)
-                and (not filters.trade_one or rules.trade_one in filters.trade_one)
-                and filters.challenges_only in (None, bool(t.challenged_name))
-                and (after is None or (t.created_at, t.table_id) < after)
-            )
-
-        found = sorted(
-            filter(shown, self._tables.values()),
-            key=lambda t: (t.created_at, t.table_id),
-            reverse=True,
-        )
-        return found[:limit]
