@@ -104,7 +104,7 @@ async def take_due(
     limit: int = 1,
 ) -> list[Any]:
     """Claim up to ``limit`` due rows and ``change`` them (a SET clause) in one
-    statement; the changed rows (``returning``), most overdue first is not guaranteed.
+    statement; the changed rows (``returning``), in no particular order.
     ``args`` are ``$2``, ``$3``... of ``change`` (``$1`` is now). Run it in the
     transaction of any other writes that must commit with it."""
     rows = await db.fetch(
