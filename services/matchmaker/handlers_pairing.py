@@ -1,7 +1,7 @@
 """Pairing rounds: each queue's waiting tickets paired by ``domain.pair_tickets``,
 Unranked leftovers seated against populated bots, every pair claimed with its start
 in one transaction, then started. Any replica may run rounds; a per-queue lock lets
-one replica pair a queue at a time (see ``store.queue_round``)."""
+one replica pair a queue at a time (see ``store.tickets.TicketRepository.queue_round``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The matchmaker's player-facing use cases for queues and practice: one short function
-each. No protobuf, SQL or NATS here (STYLE 7); the lobby is in ``lobby.py``, pairing in
-``pairing.py``, starting matches in ``starts.py``."""
+each. No protobuf, SQL or NATS here (STYLE 7); the lobby is in ``handlers_lobby.py``,
+pairing in ``handlers_pairing.py``, starting matches in ``handlers_starts.py``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The custom-table lobby in PostgreSQL: open, list, close and expire tables, each
-change with its event in one transaction. Joining is a match start (``store.py``)."""
+change with its event in one transaction. Joining is a match start (``starts.py``)."""
 
 from __future__ import annotations
 
