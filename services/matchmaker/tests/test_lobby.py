@@ -24,8 +24,6 @@ from services.platform.errors import (
     PermissionDenied,
 )
 
-pytestmark = pytest.mark.integration
-
 TRADING = TableSettings(RuleSet(Visibility.CLOSED, True, True, True, trade_one=True))
 
 

@@ -32,8 +32,6 @@ from services.platform.errors import (
     NotFound,
 )
 
-pytestmark = pytest.mark.integration
-
 
 async def events(ctx: Context) -> list[tuple[str, Any]]:
     """Every event the matchmaker appended, in order, as its stream and message."""
