@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.match.rules.compatibility import rule_set_problem
 from services.matchmaker import clients
 from services.matchmaker.clients import LocalBotDecks, StarterDecks
 from services.matchmaker.domain import (
@@ -147,3 +148,36 @@ def test_built_in_decks_are_legal_and_reproducible() -> None:
     saved = DeckChoice(deck_id="d1")
     first = asyncio.run(StarterDecks().resolve("p1", saved, "m1", lock=False))
     assert first == asyncio.run(StarterDecks().resolve("p1", saved, "m2", lock=True))
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        ({}, None),
+        ({"combo": True}, "Combo needs Same or Plus on"),
+        ({"combo": True, "plus": True}, None),
+        ({"trade_one": True}, "lacks Closed visibility, Same, Plus, Combo"),
+        ({"trade_one": True, "closed": True, "same": True, "plus": True}, "lacks Combo"),
+        ({"trade_one": True, "closed": True, "same": True, "plus": True, "combo": True}, None),
+    ],
+)
+def test_which_rules_combine_is_decided_in_one_place(
+    flags: dict[str, bool], problem: str | None
+) -> None:
+    """The rules engine's check, which MatchService.CreateMatch and the matchmaker's
+    custom tables, practice and Roulette draws all call."""
+    every = {"closed": False, "same": False, "plus": False, "combo": False, "trade_one": False}
+    found = rule_set_problem(**{**every, **flags})
+    assert found is None if problem is None else (found is not None and problem in found)
+    rules = RuleSet(
+        Visibility.CLOSED if flags.get("closed") else Visibility.ALL_OPEN,
+        flags.get("same", False),
+        flags.get("plus", False),
+        flags.get("combo", False),
+        trade_one=flags.get("trade_one", False),
+    )
+    if problem is None:
+        check_custom_rules(rules)
+    else:
+        with pytest.raises(InvalidArgument, match=problem):
+            check_custom_rules(rules)
