@@ -11,6 +11,7 @@ from triad.v1 import events_pb2 as ev
 from services.collection.codec import finished_match
 from services.collection.handlers import Context
 from services.collection.handlers_trades import settle_match
+from services.collection.store import Store
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics, Handler
 
@@ -21,11 +22,20 @@ def durable_for(schema: str) -> str:
     return f"collection-{schema}-match-finished"
 
 
+def postgres_store(ctx: Context) -> Store:
+    """The consumer's processed marks live in PostgreSQL: so must its effects."""
+    if not isinstance(ctx.store, Store):
+        raise TypeError("the MatchFinished consumer settles in the PostgreSQL store")
+    return ctx.store
+
+
 def settle_handler(ctx: Context) -> Handler:
+    store = postgres_store(ctx)
+
     async def handle(conn: Any, envelope: ev.EventEnvelope) -> None:
         finished = finished_match(envelope)
         if finished is not None:
-            await ctx.store.run_in(conn, lambda unit: settle_match(ctx, unit, finished))
+            await store.run_in(conn, lambda unit: settle_match(ctx, unit, finished))
 
     return handle
 
@@ -41,11 +51,12 @@ def match_finished_consumer(
 
     ``max_ack_pending=1`` is not needed: each match settles on its own, in any order."""
     events = stream or EventStream()
+    store = postgres_store(ctx)
     return Consumer(
         js,
-        ctx.store.pool,
-        ctx.store.schema,
-        durable_for(ctx.store.schema),
+        store.pool,
+        store.schema,
+        durable_for(store.schema),
         events.filter("match", "MatchFinished"),
         settle_handler(ctx),
         stream=events,

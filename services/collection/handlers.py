@@ -33,7 +33,7 @@ from services.collection.domain.events import (
     PlayerRef,
 )
 from services.collection.results import CopyLock, Granted
-from services.collection.store import Request, Store, Unit
+from services.collection.store import Repository, Request, Unit
 from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
 
 log = structlog.get_logger()
@@ -46,7 +46,7 @@ def new_server_seed() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    store: Store
+    store: Repository
     catalog: Catalog
     clock: Callable[[], datetime]
     rng: Random

@@ -11,7 +11,7 @@ from prometheus_client import REGISTRY
 
 from services.collection import handlers_drafts, handlers_trades, metrics
 from services.collection.config import CollectionSettings
-from services.collection.consumers import match_finished_consumer
+from services.collection.consumers import match_finished_consumer, postgres_store
 from services.collection.domain.catalog import load_catalog
 from services.collection.handlers import Context
 from services.collection.schema import MIGRATIONS, NOTIFY_CHANNEL
@@ -42,7 +42,7 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
     try:
         async with appends_to(settings.database_url, settings.schema, stop) as appended:
             relay = Relay(
-                ctx.store.pool,
+                postgres_store(ctx).pool,
                 settings.schema,
                 js,
                 name="collection",

@@ -1,6 +1,6 @@
-"""The collection repository over PostgreSQL: streams over the platform event store,
-the tables that follow them (``projection.py``), idempotent request keys, and the
-transactions around them.
+"""The collection repository (``Repository``) over PostgreSQL: streams over the platform
+event store, the tables that follow them (``projection.py``), idempotent request keys,
+and the transactions around them.
 
 - ``Store.run``: one command, one transaction. The request key is recorded first
   (``services.platform.requests``), so a retried or concurrent duplicate waits for the
@@ -9,7 +9,9 @@ transactions around them.
   never deadlock), events are appended with the expected version of their stream and
   projected on the same connection. A conflict rolls everything back and the command
   runs again on fresh state.
-- ``unit.py``: what a command does inside its transaction (``Unit``).
+- ``unit.py``: what a command does inside its transaction (``PostgresUnit``).
+- ``memory.py``: the same port in memory (``MemoryStore``), for handler tests, held to
+  the same contract (``tests/test_store_contract.py``).
 - ``reads.py``: the queries of the read side, as typed read models.
 - ``projection.py``: the tables kept in step with the log.
 
@@ -30,20 +32,24 @@ import structlog
 
 from services.collection.domain.catalog import Catalog
 from services.collection.schema import Tables
+from services.collection.store.errors import InsufficientBalance
+from services.collection.store.memory import MemoryStore, MemoryUnit
 from services.collection.store.reads import Reads
 from services.collection.store.unit import (
-    Unit,
+    PostgresUnit,
     draft_stream,
     event_id,
     player_stream,
     trade_stream,
 )
-from services.platform.errors import Conflict, FailedPrecondition
+from services.platform.errors import Conflict
 from services.platform.eventstore import PostgresEventStore, WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen, answered, remember
 
 __all__ = [
     "InsufficientBalance",
+    "MemoryStore",
+    "Repository",
     "Request",
     "Store",
     "Unit",
@@ -58,8 +64,8 @@ log = structlog.get_logger()
 T = TypeVar("T")
 
 
-class InsufficientBalance(FailedPrecondition):
-    """The CHECK constraint refused a debit the domain had allowed (a concurrent spend)."""
+Unit = PostgresUnit | MemoryUnit
+"""One command's transaction, in either adapter."""
 
 
 def dump(result: Any) -> str:
@@ -93,7 +99,7 @@ class Store(Reads):
 
     async def run(
         self,
-        work: Callable[[Unit], Awaitable[T]],
+        work: Callable[[PostgresUnit], Awaitable[T]],
         request: Request | None = None,
         attempts: int = 8,
     ) -> T:
@@ -104,12 +110,12 @@ class Store(Reads):
             try:
                 async with self.pool.acquire() as conn, conn.transaction():
                     if request is None:
-                        return await work(Unit(conn, self))
+                        return await work(PostgresUnit(conn, self))
                     try:
                         await remember(conn, self.tables.requests, request)
                     except RequestSeen:
                         return await self._first(conn, request, work)
-                    result = await work(Unit(conn, self))
+                    result = await work(PostgresUnit(conn, self))
                     assert is_dataclass(result), "a recorded result is a dataclass"
                     await conn.execute(
                         f"UPDATE {self.tables.requests} SET result = $3::jsonb "
@@ -134,7 +140,9 @@ class Store(Reads):
                 raise
         raise Conflict("the collection is changing too fast; try again")
 
-    async def _first(self, conn: Any, request: Request, work: Callable[[Unit], Awaitable[T]]) -> T:
+    async def _first(
+        self, conn: Any, request: Request, work: Callable[[PostgresUnit], Awaitable[T]]
+    ) -> T:
         """The first run's result of a request id seen before (it committed: the insert
         that found it waited for that), read back as the type ``work`` returns."""
         row = await answered(conn, self.tables.requests, request, "result")
@@ -143,11 +151,15 @@ class Store(Reads):
         found: T = load(kind, row["result"])
         return found
 
-    async def read(self, work: Callable[[Unit], Awaitable[T]]) -> T:
+    async def read(self, work: Callable[[PostgresUnit], Awaitable[T]]) -> T:
         """Run ``work`` on a connection of its own, outside any transaction (a query)."""
         async with self.pool.acquire() as conn:
-            return await work(Unit(conn, self))
+            return await work(PostgresUnit(conn, self))
 
-    async def run_in(self, conn: Any, work: Callable[[Unit], Awaitable[T]]) -> T:
+    async def run_in(self, conn: Any, work: Callable[[PostgresUnit], Awaitable[T]]) -> T:
         """Run ``work`` in the caller's open transaction (an idempotent consumer's)."""
-        return await work(Unit(conn, self))
+        return await work(PostgresUnit(conn, self))
+
+
+Repository = Store | MemoryStore
+"""The collection repository port: PostgreSQL in production, memory in handler tests."""

@@ -49,7 +49,7 @@ class PlayerRow:
     starter_grant_id: str | None
 
 
-class Unit:
+class PostgresUnit:
     """One transaction: lock, read, append and project on one connection."""
 
     def __init__(self, conn: Any, store: Store) -> None:

@@ -1,22 +1,32 @@
-"""Helpers for the collection's integration tests: request keys, refusals that change
-nothing, a starter collection."""
+"""Helpers for the collection's handler tests, on either adapter of the repository: request
+keys, refusals that change nothing, a starter collection, the log replayed."""
 
 from __future__ import annotations
 
+from copy import deepcopy
+from datetime import datetime
 from typing import Any
 
 import pytest
 
 from services.collection import codec, handlers
-from services.collection.domain.events import BoosterOpened, CopyGranted, CopyTransferred, PlayerRef
+from services.collection.domain.events import (
+    BoosterOpened,
+    CollectionEvent,
+    CopyGranted,
+    CopyTransferred,
+    PlayerRef,
+)
 from services.collection.handlers import Context
-from services.collection.store import Request, Store
+from services.collection.store import MemoryStore, Repository, Request
 from services.platform.errors import DomainError
 
 TABLES = ("events", "players", "copies", "locks", "decks", "credits", "seeds", "booster_draws")
 
 
-async def snapshot(store: Store) -> dict[str, Any]:
+async def snapshot(store: Repository) -> Any:
+    if isinstance(store, MemoryStore):
+        return deepcopy(store.tables)
     found = {}
     for table in TABLES:
         rows = await store.pool.fetch(f"SELECT * FROM {getattr(store.tables, table)}")
@@ -24,7 +34,7 @@ async def snapshot(store: Store) -> dict[str, Any]:
     return found
 
 
-async def refused(store: Store, action: Any, kind: type[DomainError], match: str) -> None:
+async def refused(store: Repository, action: Any, kind: type[DomainError], match: str) -> None:
     before = await snapshot(store)
     with pytest.raises(kind, match=match):
         await action
@@ -42,28 +52,39 @@ async def starter(ctx: Context, player: str = "p1") -> list[str]:
     return [c.copy_id for c in await ctx.store.copies_from(done.grant_id)]
 
 
-async def owners(store: Store) -> dict[str, str]:
+async def owners(store: Repository) -> dict[str, str]:
+    if isinstance(store, MemoryStore):
+        return {i: c.owner_id for i, (c, _) in store.tables.copies.items()}
     rows = await store.pool.fetch(f"SELECT copy_id, owner_id FROM {store.tables.copies}")
     return {r["copy_id"]: r["owner_id"] for r in rows}
 
 
-async def event_counts(store: Store) -> dict[str, int]:
-    rows = await store.pool.fetch(
-        f"SELECT type, count(*) AS n FROM {store.tables.events} GROUP BY type"
-    )
-    return {r["type"].removeprefix("triad.v1."): r["n"] for r in rows}
+async def event_counts(store: Repository) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for event in await every_event(store):
+        counts[type(event).__name__] = counts.get(type(event).__name__, 0) + 1
+    return counts
 
 
-async def assert_copies_come_only_from_grants_and_boosters(store: Store) -> None:
+async def every_event(store: Repository) -> list[CollectionEvent]:
+    """Every event of the collection's log, in commit order."""
+    found: list[tuple[str, bytes, datetime]]
+    if isinstance(store, MemoryStore):
+        found = [(e.type, e.data, at) for _, e, at in store.tables.log]
+    else:
+        rows = await store.pool.fetch(
+            f"SELECT type, data, recorded_at FROM {store.tables.events} ORDER BY tx_id, seq"
+        )
+        found = [(r["type"], bytes(r["data"]), r["recorded_at"]) for r in rows]
+    return [codec.decode(name, data, at) for name, data, at in found]
+
+
+async def assert_copies_come_only_from_grants_and_boosters(store: Repository) -> None:
     """Replaying the log gives every copy exactly the owner the table shows: each copy is
     created once, by a CopyGranted or a BoosterOpened, and each CopyTransferred moves it
     from its owner at that moment. Nothing else makes, unmakes or moves a copy."""
     replayed: dict[str, str] = {}
-    rows = await store.pool.fetch(
-        f"SELECT type, data, recorded_at FROM {store.tables.events} ORDER BY tx_id, seq"
-    )
-    for row in rows:
-        event = codec.decode(row["type"], bytes(row["data"]), row["recorded_at"])
+    for event in await every_event(store):
         made = []
         if isinstance(event, CopyGranted):
             made = [event.copy]

@@ -1,8 +1,7 @@
-"""Draft sessions through the handlers on real PostgreSQL: obligations, refusals, deadlines."""
+"""Draft sessions through the handlers, on both repository adapters: obligations,
+refusals, deadlines."""
 
 from __future__ import annotations
-
-import pytest
 
 from services.collection import handlers_drafts
 from services.collection.domain.draft import legal_completions
@@ -11,8 +10,6 @@ from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context, PendingObligation
 from services.collection.tests.builders import Clock
 from services.collection.tests.helpers import key, refused
-
-pytestmark = pytest.mark.integration
 
 ANN = PlayerRef("ann", "Ann")
 BEA = PlayerRef("bea", "Bea")

@@ -74,7 +74,7 @@ def test_the_pair_limit_is_a_setting_with_a_default_and_a_clear_refusal() -> Non
             CollectionSettings.from_env({**env, name: bad})
 
 
-# ---- settling on real PostgreSQL -----------------------------------------------------------
+# ---- settling, on both repository adapters --------------------------------------------
 
 
 def finished(
@@ -100,8 +100,7 @@ def finished(
 
 async def settle(ctx: Context, match: FinishedMatch) -> None:
     """As the MatchFinished consumer does: in a transaction of its own."""
-    async with ctx.store.pool.acquire() as conn, conn.transaction():
-        await ctx.store.run_in(conn, lambda unit: handlers_trades.settle_match(ctx, unit, match))
+    await ctx.store.run(lambda unit: handlers_trades.settle_match(ctx, unit, match))
 
 
 async def coins(ctx: Context, player_id: str) -> int:

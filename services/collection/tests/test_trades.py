@@ -1,4 +1,4 @@
-"""Trade One and the copy invariants on real PostgreSQL (RULES.md 7 and 9).
+"""Trade One and the copy invariants, on both repository adapters (RULES.md 7 and 9).
 
 - A finished match settles once however often (and in whatever order) it arrives.
 - A copy has exactly one owner at every moment: a trade moves a copy, never makes one.
@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from random import Random
-
-import pytest
 
 from services.collection import handlers, handlers_decks, handlers_trades
 from services.collection.domain import trade, wealth
@@ -33,8 +31,6 @@ from services.collection.tests.helpers import (
     starter,
 )
 from services.platform.errors import DomainError
-
-pytestmark = pytest.mark.integration
 
 
 async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedMatch:
@@ -61,8 +57,7 @@ async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedM
 
 
 async def settle(ctx: Context, finished: FinishedMatch) -> None:
-    async with ctx.store.pool.acquire() as conn, conn.transaction():
-        await ctx.store.run_in(conn, lambda unit: handlers_trades.settle_match(ctx, unit, finished))
+    await ctx.store.run(lambda unit: handlers_trades.settle_match(ctx, unit, finished))
 
 
 async def test_a_match_finished_ten_times_and_out_of_order_opens_one_trade_per_match(
