@@ -22,10 +22,9 @@ from services.matchmaker.domain import (
     check_custom_rules,
 )
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
-from services.matchmaker.handlers_starts import resume, run_start
+from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
-    Conflict,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -173,14 +172,7 @@ async def join_table(
         table_id=table_id,
     )
     start = StartRecord(plan, StartState.PENDING, uuid4())
-    now = ctx.clock()
-    try:
-        opened = await ctx.store.open_start(plan, ctx.lease_until(now), start.token, request, now)
-    except Engaged as error:
-        raise engaged_error(error) from None
-    except RequestSeen:
-        raise Conflict("this request is already being handled; retry it") from None
-    if not opened:
+    if not await open_start(ctx, start, request):
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     match_id = await run_start(ctx, start)
     return Joined(await _table(ctx, table_id), match_id)

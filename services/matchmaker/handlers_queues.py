@@ -34,10 +34,9 @@ from services.matchmaker.handlers import (
     engaged_error,
     match_id_for,
 )
-from services.matchmaker.handlers_starts import resume, run_start
+from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
-    Conflict,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -214,7 +213,7 @@ async def start_practice(
         return (await resume(ctx, seen)).plan.match_id
     await check_free(ctx, player)
     start = _practice_plan(ctx, StartKind.PRACTICE, player, origin, rules, level, deck)
-    await _open(ctx, start, request)
+    await open_start(ctx, start, request)
     return await run_start(ctx, start)
 
 
@@ -245,7 +244,7 @@ async def switch_to_practice(
     rules = practice_rules(ticket.mode, None, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
     start = _practice_plan(ctx, StartKind.SWITCH, player, ticket.mode, rules, level, deck)
     start = StartRecord(_with_ticket(start.plan, ticket_id), start.state, start.token)
-    if not await _open(ctx, start, request):
+    if not await open_start(ctx, start, request):
         raise FailedPrecondition(
             f"ticket {short_id(ticket_id)} is no longer queued: it was just paired"
         )
@@ -282,16 +281,3 @@ def _practice_plan(
 def _with_ticket(plan: StartPlan, ticket_id: str) -> StartPlan:
     human, bot = plan.seats
     return replace(plan, seats=(replace(human, ticket_id=ticket_id), bot))
-
-
-async def _open(ctx: Context, start: StartRecord, request: Request) -> bool:
-    """Record a start the caller will run now, under its lease."""
-    now = ctx.clock()
-    try:
-        return await ctx.store.open_start(
-            start.plan, ctx.lease_until(now), start.token, request, now
-        )
-    except Engaged as error:
-        raise engaged_error(error) from None
-    except RequestSeen:
-        raise Conflict("this request is already being handled; retry it") from None

@@ -23,8 +23,8 @@ from services.matchmaker.domain import (
     StartKind,
     StartPlan,
 )
-from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, obstacle
-from services.matchmaker.store import StartRecord, StartState
+from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, engaged_error, obstacle
+from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     Conflict,
     FailedPrecondition,
@@ -228,3 +228,17 @@ async def start_drafted_match(
         log.error("draft match refused", draft_id=draft_id, reason=str(refusal))
         return
     log.info("draft match started", draft_id=draft_id, match_id=match_id)
+
+
+async def open_start(ctx: Context, start: StartRecord, request: Request) -> bool:
+    """Record a start a player asked for (practice, switch, join), which the caller runs
+    now under its lease; False when its ticket or table was just taken."""
+    now = ctx.clock()
+    try:
+        return await ctx.store.open_start(
+            start.plan, ctx.lease_until(now), start.token, request, now
+        )
+    except Engaged as error:
+        raise engaged_error(error) from None
+    except RequestSeen:
+        raise Conflict("this request is already being handled; retry it") from None
