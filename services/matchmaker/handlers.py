@@ -42,7 +42,7 @@ from services.matchmaker.domain import (
     bot_name,
 )
 from services.matchmaker.metrics import MatchmakerMetrics
-from services.matchmaker.store import Engaged, Lobby, Repository
+from services.matchmaker.store import Engaged, Hold, Lobby, Repository
 from services.platform.errors import (
     AlreadyExists,
     DomainError,
@@ -226,16 +226,19 @@ async def check_free(ctx: Context, player: Player) -> None:
         raise FailedPrecondition(problem.replace("you is", "you are"))
 
 
-def engaged_error(error: Engaged, already: str = "") -> DomainError:
-    """What to tell a player the matchmaker already holds; ``already`` is the kind for
+def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:
+    """What to tell a player the matchmaker already holds; ``already`` is the hold for
     which the answer is ALREADY_EXISTS (a second ticket, a second table)."""
-    kind, ref = error.kind, short_id(error.ref_id)
+    held = error.held
+    if held is None:
+        return FailedPrecondition("the matchmaker is busy with another request of yours")
+    ref = short_id(held.ref_id)
     messages = {
-        "ticket": f"you already have queued ticket {ref}: cancel it (or switch it to "
+        Hold.TICKET: f"you already have queued ticket {ref}: cancel it (or switch it to "
         "practice) first",
-        "table": f"you already host open table {ref}: close it first",
-        "joining": f"you are joining table {ref} right now",
-        "practice": "your practice match is starting right now",
+        Hold.TABLE: f"you already host open table {ref}: close it first",
+        Hold.JOINING: f"you are joining table {ref} right now",
+        Hold.PRACTICE: "your practice match is starting right now",
     }
-    message = messages.get(kind, "the matchmaker is busy with another request of yours")
-    return AlreadyExists(message) if kind == already else FailedPrecondition(message)
+    message = messages[held.kind]
+    return AlreadyExists(message) if held.kind is already else FailedPrecondition(message)

@@ -23,7 +23,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
 from services.matchmaker.handlers_starts import open_start, resume, run_start
-from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
+from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -89,7 +89,7 @@ async def create_table(
     except RequestSeen:
         return await _table(ctx, await ctx.store.answered(request) or table.table_id)
     except Engaged as error:
-        raise engaged_error(error, already="table") from None
+        raise engaged_error(error, already=Hold.TABLE) from None
     ctx.metrics.tables.labels("created").inc()
     return table
 

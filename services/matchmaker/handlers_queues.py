@@ -35,7 +35,7 @@ from services.matchmaker.handlers import (
     match_id_for,
 )
 from services.matchmaker.handlers_starts import open_start, resume, run_start
-from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
+from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -111,7 +111,7 @@ async def enqueue(
     except RequestSeen:
         return await _ticket(ctx, await ctx.store.answered(request) or ticket.ticket_id)
     except Engaged as error:
-        raise engaged_error(error, already="ticket") from None
+        raise engaged_error(error, already=Hold.TICKET) from None
     ctx.metrics.tickets.labels(mode.value).inc()
     return ticket
 

@@ -26,6 +26,8 @@ from services.matchmaker.domain import Card, Mode, StartPlan, Table, TableFilter
 from services.matchmaker.store.base import (
     NOTIFY_CHANNEL,
     Engaged,
+    Engagement,
+    Hold,
     LoggedEvent,
     Request,
     RequestReused,
@@ -40,6 +42,8 @@ from services.matchmaker.store.tickets import QueueRound, TicketRepository
 __all__ = [
     "NOTIFY_CHANNEL",
     "Engaged",
+    "Engagement",
+    "Hold",
     "Lobby",
     "LobbyStore",
     "LoggedEvent",
@@ -77,8 +81,8 @@ class Repository(Protocol):
         ``RequestReused`` if its id came with other content."""
         ...
 
-    async def engagement(self, player_id: str) -> tuple[str, str] | None:
-        """What holds the player: (kind, id), or None."""
+    async def engagement(self, player_id: str) -> Engagement | None:
+        """What holds the player, or None."""
         ...
 
     async def appended(self) -> list[LoggedEvent]:

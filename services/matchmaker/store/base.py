@@ -28,6 +28,8 @@ __all__ = [
     "NOTIFY_CHANNEL",
     "Base",
     "Engaged",
+    "Engagement",
+    "Hold",
     "LoggedEvent",
     "Request",
     "RequestReused",
@@ -39,13 +41,32 @@ __all__ = [
 NOTIFY_CHANNEL = "triad_matchmaker"
 
 
-class Engaged(Exception):
-    """The player is already held by the matchmaker (a ticket, a table...)."""
+class Hold(StrEnum):
+    """What holds a player in the matchmaker (``engaged_players.kind``)."""
 
-    def __init__(self, kind: str, ref_id: str) -> None:
-        super().__init__(f"player engaged: {kind} {ref_id}")
-        self.kind = kind
-        self.ref_id = ref_id
+    TICKET = "ticket"
+    """A queued (or claimed) ticket; ``ref_id`` is the ticket."""
+    TABLE = "table"
+    """An open table they host; ``ref_id`` is the table."""
+    JOINING = "joining"
+    """A table whose match they are starting as its guest; ``ref_id`` is the table."""
+    PRACTICE = "practice"
+    """A practice match being started; ``ref_id`` is the start."""
+
+
+@dataclass(frozen=True, slots=True)
+class Engagement:
+    kind: Hold
+    ref_id: str
+
+
+class Engaged(Exception):
+    """The player is already held by the matchmaker (a ticket, a table...); ``held`` is
+    None if the hold ended between the refusal and reading it."""
+
+    def __init__(self, held: Engagement | None) -> None:
+        super().__init__(f"player engaged: {held}")
+        self.held = held
 
 
 class StartState(StrEnum):
@@ -138,12 +159,12 @@ class Base:
             for r in rows
         ]
 
-    async def _engage(self, conn: Any, player_id: str, kind: str, ref_id: str) -> None:
+    async def _engage(self, conn: Any, player_id: str, kind: Hold, ref_id: str) -> None:
         fresh = await conn.fetchval(
             f"INSERT INTO {self._s}.engaged_players (player_id, kind, ref_id) "
             "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
             player_id,
-            kind,
+            kind.value,
             ref_id,
         )
         if not fresh:
@@ -151,13 +172,13 @@ class Base:
                 f"SELECT kind, ref_id FROM {self._s}.engaged_players WHERE player_id = $1",
                 player_id,
             )
-            raise Engaged(row["kind"], row["ref_id"]) if row else Engaged("unknown", "")
+            raise Engaged(Engagement(Hold(row["kind"]), row["ref_id"]) if row else None)
 
-    async def engagement(self, player_id: str) -> tuple[str, str] | None:
+    async def engagement(self, player_id: str) -> Engagement | None:
         row = await self._pool.fetchrow(
             f"SELECT kind, ref_id FROM {self._s}.engaged_players WHERE player_id = $1", player_id
         )
-        return None if row is None else (row["kind"], row["ref_id"])
+        return None if row is None else Engagement(Hold(row["kind"]), row["ref_id"])
 
     async def _disengage(self, conn: Any, player_ids: Collection[str], ref_id: str) -> None:
         await conn.execute(

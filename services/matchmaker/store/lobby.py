@@ -15,7 +15,7 @@ from services.matchmaker.domain import (
     TableState,
     Visibility,
 )
-from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
+from services.matchmaker.store.base import Base, Hold, Request, decode_deck, encode_deck
 from services.platform.claims import DueWork, take_due
 
 _COLUMNS = (
@@ -30,7 +30,7 @@ class LobbyStore(Base):
         rules = table.settings.rules
         async with self._pool.acquire() as conn, conn.transaction():
             await self._remember(conn, request, table.table_id)
-            await self._engage(conn, table.host_id, "table", table.table_id)
+            await self._engage(conn, table.host_id, Hold.TABLE, table.table_id)
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "

@@ -29,6 +29,8 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.store import plans
 from services.matchmaker.store.base import (
+    Engagement,
+    Hold,
     Request,
     StartRecord,
     StartState,
@@ -80,7 +82,7 @@ class MemoryStore(MemoryLobby):
         self._check_new(request)
         self._check_free(ticket.player_id)
         self._remember(request, ticket.ticket_id)
-        self._engaged[ticket.player_id] = ("ticket", ticket.ticket_id)
+        self._engaged[ticket.player_id] = Engagement(Hold.TICKET, ticket.ticket_id)
         self._tickets[ticket.ticket_id] = replace(ticket, state=TicketState.QUEUED)
         self._ticket_starts[ticket.ticket_id] = None
         stream = f"ticket-{ticket.ticket_id}"
@@ -176,11 +178,11 @@ class MemoryStore(MemoryLobby):
                 return False
         self._remember(request, plan.start_id)
         if plan.kind is StartKind.PRACTICE:
-            self._engaged[human.player_id] = ("practice", plan.start_id)
+            self._engaged[human.player_id] = Engagement(Hold.PRACTICE, plan.start_id)
         elif plan.kind is StartKind.SWITCH:
             self._set_ticket(human.ticket_id, plan.start_id, state=TicketState.CLAIMED)
         elif plan.kind is StartKind.TABLE:
-            self._engaged[human.player_id] = ("joining", plan.table_id)
+            self._engaged[human.player_id] = Engagement(Hold.JOINING, plan.table_id)
             self._tables[plan.table_id] = replace(
                 self._tables[plan.table_id],
                 state=TableState.JOINING,

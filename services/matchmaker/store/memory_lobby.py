@@ -12,7 +12,15 @@ from google.protobuf.message import Message
 
 from services.matchmaker import codec
 from services.matchmaker.domain import Mode, Table, TableFilter, TableState, Ticket
-from services.matchmaker.store.base import Engaged, LoggedEvent, Request, RequestSeen, event_id
+from services.matchmaker.store.base import (
+    Engaged,
+    Engagement,
+    Hold,
+    LoggedEvent,
+    Request,
+    RequestSeen,
+    event_id,
+)
 from services.platform.eventstore import NewEvent
 from services.platform.memstore import InMemoryEventStore
 
@@ -27,7 +35,7 @@ class MemoryShared:
     def __init__(self) -> None:
         self._events = InMemoryEventStore()
         self._requests: dict[tuple[str, str], tuple[str, str]] = {}
-        self._engaged: dict[str, tuple[str, str]] = {}
+        self._engaged: dict[str, Engagement] = {}
         self._tickets: dict[str, Ticket] = {}
         self._ticket_starts: dict[str, str | None] = {}
         self._starts: dict[str, StartEntry] = {}
@@ -41,7 +49,7 @@ class MemoryShared:
         request.check(found[0])
         return found[1]
 
-    async def engagement(self, player_id: str) -> tuple[str, str] | None:
+    async def engagement(self, player_id: str) -> Engagement | None:
         return self._engaged.get(player_id)
 
     async def appended(self) -> list[LoggedEvent]:
@@ -60,11 +68,12 @@ class MemoryShared:
 
     def _check_free(self, player_id: str) -> None:
         if player_id in self._engaged:
-            raise Engaged(*self._engaged[player_id])
+            raise Engaged(self._engaged[player_id])
 
     def _disengage(self, player_ids: Collection[str], ref_id: str) -> None:
         for player_id in player_ids:
-            if self._engaged.get(player_id, ("", ""))[1] == ref_id:
+            held = self._engaged.get(player_id)
+            if held is not None and held.ref_id == ref_id:
                 del self._engaged[player_id]
 
     async def _append(
@@ -88,7 +97,7 @@ class MemoryLobby(MemoryShared):
         self._check_new(request)
         self._check_free(table.host_id)
         self._remember(request, table.table_id)
-        self._engaged[table.host_id] = ("table", table.table_id)
+        self._engaged[table.host_id] = Engagement(Hold.TABLE, table.table_id)
         self._tables[table.table_id] = replace(
             table, state=TableState.OPEN, match_id="", guest_id="", guest_name=""
         )

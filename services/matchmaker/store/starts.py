@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
 from services.matchmaker.store import plans
-from services.matchmaker.store.base import Base, Request, StartRecord, StartState
+from services.matchmaker.store.base import Base, Hold, Request, StartRecord, StartState
 from services.platform.claims import DueWork, take_due
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
@@ -41,7 +41,7 @@ class StartRepository(Base):
             async with self._pool.acquire() as conn, conn.transaction():
                 await self._remember(conn, request, plan.start_id)
                 if plan.kind is StartKind.PRACTICE:
-                    await self._engage(conn, human.player_id, "practice", plan.start_id)
+                    await self._engage(conn, human.player_id, Hold.PRACTICE, plan.start_id)
                 elif plan.kind is StartKind.SWITCH:
                     claimed = await conn.fetchval(
                         f"UPDATE {self._s}.tickets SET state = 'claimed', start_id = $3 "
@@ -54,7 +54,7 @@ class StartRepository(Base):
                     if not claimed:
                         raise _Refused
                 elif plan.kind is StartKind.TABLE:
-                    await self._engage(conn, human.player_id, "joining", plan.table_id)
+                    await self._engage(conn, human.player_id, Hold.JOINING, plan.table_id)
                     claimed = await conn.fetchval(
                         f"UPDATE {self._s}.lobby_tables SET state = 'joining', guest_id = $2, "
                         "guest_name = $3 WHERE table_id = $1 AND state = 'open' "

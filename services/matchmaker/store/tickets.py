@@ -12,7 +12,7 @@ from uuid import UUID
 
 from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Mode, StartPlan, Ticket, TicketState
-from services.matchmaker.store.base import Base, Request, decode_deck, encode_deck
+from services.matchmaker.store.base import Base, Hold, Request, decode_deck, encode_deck
 
 _TICKET_COLUMNS = (
     "ticket_id, player_id, player_name, mode, deck, rating, enqueued_at, state, match_id, "
@@ -46,7 +46,7 @@ class TicketRepository(Base):
     async def enqueue(self, ticket: Ticket, request: Request) -> None:
         async with self._pool.acquire() as conn, conn.transaction():
             await self._remember(conn, request, ticket.ticket_id)
-            await self._engage(conn, ticket.player_id, "ticket", ticket.ticket_id)
+            await self._engage(conn, ticket.player_id, Hold.TICKET, ticket.ticket_id)
             await conn.execute(
                 f"INSERT INTO {self._s}.tickets (ticket_id, player_id, player_name, mode, deck, "
                 "rating, enqueued_at, state) VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued')",

@@ -28,6 +28,8 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.store import (
     Engaged,
+    Engagement,
+    Hold,
     Lobby,
     LobbyStore,
     MatchmakerStore,
@@ -117,7 +119,7 @@ async def test_a_ticket_is_queued_once_per_player_and_request(adapter: Adapter) 
     assert await store.ticket(ann.ticket_id) == ann
     assert await store.latest_ticket("id-ann") == ann
     assert await store.answered(request) == ann.ticket_id
-    assert await store.engagement("id-ann") == ("ticket", ann.ticket_id)
+    assert await store.engagement("id-ann") == Engagement(Hold.TICKET, ann.ticket_id)
     assert (await store.queue_length(Mode.RANKED), await store.queue_lengths()) == (
         1,
         {Mode.RANKED: 1},
@@ -128,7 +130,7 @@ async def test_a_ticket_is_queued_once_per_player_and_request(adapter: Adapter) 
         await store.enqueue(ticket("ann"), request)
     with pytest.raises(Engaged) as engaged:
         await store.enqueue(ticket("ann"), key("ann", "r2"))
-    assert (engaged.value.kind, engaged.value.ref_id) == ("ticket", ann.ticket_id)
+    assert engaged.value.held == Engagement(Hold.TICKET, ann.ticket_id)
     # Nothing of the refused ones was kept: not their tickets, not their request ids.
     assert await store.queue_length(Mode.RANKED) == 1
     assert await store.answered(key("ann", "r2")) is None
@@ -235,7 +237,7 @@ async def test_a_failed_pairing_drops_the_culprit_and_requeues_the_other(
     assert dropped.cancel_message == "your match could not start: ann's deck is broken"
     assert back.state is TicketState.QUEUED and back.enqueued_at == bea.enqueued_at
     assert await store.engagement("id-ann") is None
-    assert await store.engagement("id-bea") == ("ticket", bea.ticket_id)
+    assert await store.engagement("id-bea") == Engagement(Hold.TICKET, bea.ticket_id)
     record = await store.start(start.plan.start_id)
     assert record is not None and (record.state, record.error) == (StartState.FAILED, "no")
     assert not await store.fail_start(start, {}, "again", T0)
@@ -275,7 +277,7 @@ async def test_a_practice_or_a_switch_holds_the_player_or_the_ticket(adapter: Ad
         match_id="m-p", origin_mode=Mode.UNRANKED,
     )  # fmt: skip
     assert await store.open_start(practice, lease, uuid4(), key("ann", "p"), T0)
-    assert await store.engagement("id-ann") == ("practice", practice.start_id)
+    assert await store.engagement("id-ann") == Engagement(Hold.PRACTICE, practice.start_id)
     assert await store.answered(key("ann", "p")) == practice.start_id
     with pytest.raises(Engaged):
         await store.enqueue(ticket("ann"), key("ann", "q"))

@@ -24,6 +24,8 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.store import (
     Engaged,
+    Engagement,
+    Hold,
     StartRecord,
     StartState,
 )
@@ -53,7 +55,7 @@ async def test_tables_open_list_close_and_expire(adapter: Adapter) -> None:
         await lobby.create_table(t, key(t.host_name, "t"))
     assert await lobby.table(plain.table_id) == plain
     assert await lobby.hosted_table("id-ho") == plain
-    assert await store.engagement("id-ho") == ("table", plain.table_id)
+    assert await store.engagement("id-ho") == Engagement(Hold.TABLE, plain.table_id)
     with pytest.raises(Engaged):
         await lobby.create_table(table("ho"), key("ho", "t2"))
     assert await lobby.open_tables() == 3
@@ -103,7 +105,7 @@ async def test_joining_a_table_holds_it_until_the_start_is_settled(adapter: Adap
     assert await store.open_start(plan, lease, token, key("gu", "j"), T0)
     joining = await lobby.table(open_.table_id)
     assert joining is not None and (joining.state, joining.guest_name) == (TableState.JOINING, "gu")
-    assert await store.engagement("id-gu") == ("joining", open_.table_id)
+    assert await store.engagement("id-gu") == Engagement(Hold.JOINING, open_.table_id)
     assert await lobby.list_tables("id-x", "x", TableFilter(), T0, 10, None) == []
     other = replace(plan, start_id=str(uuid4()), seats=(plan.seats[0], Seat("id-zo", "zo")))
     assert not await store.open_start(other, lease, uuid4(), key("zo", "j"), T0)
