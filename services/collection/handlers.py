@@ -87,7 +87,7 @@ async def grant_starter(ctx: Context, request: Request, player: PlayerRef) -> Gr
             await unit.mark_starter(player.player_id, grant_id)
             metrics.COINS_IN.labels(reason=CurrencyReason.STARTER.value).inc(coins.amount)
             log.info("starter granted", player_id=player.player_id, copies=len(granted))
-        return Granted(grant_id, unit.coins(player.player_id), now)
+        return Granted(grant_id, coins=unit.coins(player.player_id), at=now)
 
     return await ctx.store.run(work, request)
 

@@ -207,7 +207,7 @@ async def open_booster(
         )
         await unit.append_player(player_id, [paid, opened])
         _count_booster(opened)
-        return BoosterBought(opened.draw.draw_id, unit.coins(player_id), now)
+        return BoosterBought(opened.draw.draw_id, coins=unit.coins(player_id), at=now)
 
     return await ctx.store.run(work, request)
 

@@ -26,17 +26,23 @@ class Balance:
     at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class Granted:
-    """Copies granted (starter or operator); the balance after a starter grant."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Paid:
+    """A command that leaves the player's balance as ``coins`` at ``at``."""
 
-    grant_id: str
     coins: int = 0
     at: datetime | None = None
 
     @property
     def balance(self) -> Balance:
         return Balance(self.coins, self.at)
+
+
+@dataclass(frozen=True, slots=True)
+class Granted(Paid):
+    """Copies granted (starter or operator); the balance after a starter grant."""
+
+    grant_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +74,8 @@ class SeedRotated:
 
 
 @dataclass(frozen=True, slots=True)
-class BoosterBought:
+class BoosterBought(Paid):
     draw_id: str
-    coins: int
-    at: datetime | None
-
-    @property
-    def balance(self) -> Balance:
-        return Balance(self.coins, self.at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -23,21 +22,10 @@ from services.collection import codec
 from services.collection.domain.catalog import Catalog
 from services.collection.domain.events import (
     BoosterDraw,
-    BoosterOpened,
     CollectionEvent,
-    CopiesLocked,
-    CopiesReleased,
-    CopyGranted,
-    CopyTransferred,
-    CurrencyChange,
-    CurrencyCredited,
-    DeckDeleted,
-    DeckSaved,
     Holder,
     HolderKind,
     OwnedCopy,
-    TradeCardChosen,
-    TradeOpened,
 )
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
@@ -49,7 +37,7 @@ from services.collection.results import (
     DeckResolved,
     SeedRecord,
 )
-from services.collection.store.errors import InsufficientBalance
+from services.collection.store.memory_tables import DraftRow, SeedRow, Tables
 from services.collection.store.projection import ProjectionBroken
 from services.collection.store.unit import PlayerRow, player_stream
 from services.platform.errors import Conflict
@@ -57,190 +45,6 @@ from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request
 
 T = TypeVar("T")
-
-
-@dataclass(slots=True)
-class _Seed:
-    player_id: str
-    seed_hash: str
-    server_seed: str
-    client_seed: str
-    committed_at: datetime
-    draw_count: int = 0
-    revealed_at: datetime | None = None
-
-
-@dataclass(slots=True)
-class _Trade:
-    match_id: str
-    winner_id: str
-    loser_id: str
-    due_at: datetime | None
-    opened_at: datetime
-    completed_at: datetime | None = None
-
-
-@dataclass(slots=True)
-class _Draft:
-    players: tuple[str, str]
-    open: bool
-    due_at: datetime | None
-
-
-@dataclass
-class Tables:
-    """What PostgreSQL holds, as dictionaries keyed as its tables are."""
-
-    players: dict[str, PlayerRow] = field(default_factory=dict)
-    coins_at: dict[str, datetime] = field(default_factory=dict)
-    copies: dict[str, tuple[OwnedCopy, str]] = field(default_factory=dict)
-    """copy id -> (the copy, what created it)"""
-    locks: dict[str, tuple[str, Holder, datetime]] = field(default_factory=dict)
-    """copy id -> (owner, holder, locked at)"""
-    decks: dict[str, tuple[str, DeckRecord]] = field(default_factory=dict)
-    credits: set[tuple[str, str, str]] = field(default_factory=set)
-    seeds: dict[str, _Seed] = field(default_factory=dict)
-    draws: dict[str, tuple[str, BoosterDraw]] = field(default_factory=dict)
-    trades: dict[str, _Trade] = field(default_factory=dict)
-    drafts: dict[str, _Draft] = field(default_factory=dict)
-    resolutions: dict[tuple[str, str], DeckResolved] = field(default_factory=dict)
-    match_rewards: dict[str, tuple[RewardDecision, str, tuple[str, str] | None]] = field(
-        default_factory=dict
-    )
-    requests: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
-    streams: dict[str, list[tuple[codec.Encoded, datetime]]] = field(default_factory=dict)
-    log: list[tuple[str, codec.Encoded, datetime]] = field(default_factory=list)
-    """Every event in commit order: (stream id, payload, recorded at)."""
-
-    # --- the read side, over these tables -------------------------------------------------
-
-    def copies_of(self, owner_id: str, copy_ids: Sequence[str] | None) -> dict[str, OwnedCopy]:
-        wanted = None if copy_ids is None else set(copy_ids)
-        found = [
-            c
-            for c, _ in self.copies.values()
-            if c.owner_id == owner_id and (wanted is None or c.copy_id in wanted)
-        ]
-        return {c.copy_id: c for c in sorted(found, key=lambda c: (c.acquired_at, c.copy_id))}
-
-    def holders(self, copy_ids: Sequence[str]) -> dict[str, Holder]:
-        return {i: self.locks[i][1] for i in copy_ids if i in self.locks}
-
-    def active_seed(self, player_id: str) -> ActiveSeed | None:
-        for seed_id, s in self.seeds.items():
-            if s.player_id == player_id and s.revealed_at is None:
-                return ActiveSeed(
-                    seed_id, s.server_seed, s.seed_hash, s.client_seed, s.draw_count, s.committed_at
-                )
-        return None
-
-    def stream(self, stream_id: str) -> list[tuple[CollectionEvent, datetime]]:
-        return [
-            (codec.decode(e.type, e.data, at, e.schema_version), at)
-            for e, at in self.streams.get(stream_id, [])
-        ]
-
-    def pending_trade_of(self, player_id: str) -> str | None:
-        found = [
-            (t.opened_at, trade_id)
-            for trade_id, t in self.trades.items()
-            if t.completed_at is None and player_id in (t.winner_id, t.loser_id)
-        ]
-        return min(found)[1] if found else None
-
-    def open_draft_of(self, player_id: str) -> str | None:
-        found = [i for i, d in self.drafts.items() if d.open and player_id in d.players]
-        return min(found) if found else None
-
-    @staticmethod
-    def due(rows: dict[str, _Trade] | dict[str, _Draft], now: datetime) -> str | None:
-        found = [(r.due_at, key) for key, r in rows.items() if r.due_at and r.due_at <= now]
-        return min(found)[1] if found else None
-
-    # --- the projection -------------------------------------------------------------------
-
-    def project(self, event: CollectionEvent, version: int, at: datetime) -> None:
-        match event:
-            case CopyGranted():
-                self._insert_copy(event.copy, event.grant_id)
-            case BoosterOpened():
-                draw = event.draw
-                for made in draw.copies:
-                    self._insert_copy(made, draw.draw_id)
-                if any(
-                    d.seed_id == draw.seed_id and d.counter == draw.counter
-                    for _, d in self.draws.values()
-                ):
-                    raise ProjectionBroken(
-                        f"counter {draw.counter} of seed {draw.seed_id} drawn twice"
-                    )
-                self.draws[draw.draw_id] = (event.player_id, draw)
-                self.seeds[draw.seed_id].draw_count += 1
-                self.players[event.player_id].boosters_since_pity = event.boosters_since_pity
-            case CurrencyChange():
-                row = self.players[event.player_id]
-                sign = 1 if isinstance(event, CurrencyCredited) else -1
-                if row.coins + sign * event.amount < 0:
-                    raise InsufficientBalance(
-                        "balance too low: a concurrent spend came first (a balance never "
-                        "goes negative)"
-                    )
-                row.coins += sign * event.amount
-                self.coins_at[event.player_id] = at
-                if isinstance(event, CurrencyCredited):
-                    credit = (event.player_id, event.reason.value, event.reference_id)
-                    if credit in self.credits:
-                        raise ProjectionBroken(f"credit {credit} twice")
-                    self.credits.add(credit)
-            case DeckSaved():
-                owner, before = self.decks.get(event.deck_id, (event.player_id, None))
-                created = at if before is None else before.created_at
-                record = DeckRecord(event.deck_id, event.name, event.copy_ids, created, at)
-                self.decks[event.deck_id] = (owner, record)
-            case DeckDeleted():
-                self.decks.pop(event.deck_id, None)
-            case CopiesLocked():
-                for copy_id in event.copy_ids:
-                    if copy_id in self.locks or copy_id not in self.copies:
-                        raise ProjectionBroken(f"copy {copy_id} cannot be locked")
-                    self.locks[copy_id] = (event.player_id, event.holder, at)
-            case CopiesReleased():
-                for copy_id in event.copy_ids:
-                    if copy_id in self.locks and self.locks[copy_id][1] == event.holder:
-                        del self.locks[copy_id]
-            case TradeOpened():
-                if any(t.match_id == event.match_id for t in self.trades.values()):
-                    raise ProjectionBroken(f"match {event.match_id} opened two trades")
-                self.trades[event.trade_id] = _Trade(
-                    event.match_id,
-                    event.winner.player_id,
-                    event.loser.player_id,
-                    event.deadline,
-                    event.opened_at,
-                )
-            case TradeCardChosen():
-                self.trades[event.trade_id].due_at = None
-            case CopyTransferred():
-                found = self.copies.get(event.copy_id)
-                if found is None or found[0].owner_id != event.from_player_id:
-                    raise ProjectionBroken(
-                        f"copy {event.copy_id} is not {event.from_player_id}'s to transfer"
-                    )
-                moved = replace(
-                    found[0],
-                    owner_id=event.to_player_id,
-                    source=event.copy.source,
-                    acquired_at=event.copy.acquired_at,
-                )
-                self.copies[event.copy_id] = (moved, found[1])
-                self.trades[event.trade_id].completed_at = at
-            case _:
-                pass  # seeds and drafts: their rows are written by the unit itself
-
-    def _insert_copy(self, made: OwnedCopy, origin_id: str) -> None:
-        if made.copy_id in self.copies:
-            raise ProjectionBroken(f"copy {made.copy_id} made twice")
-        self.copies[made.copy_id] = (made, origin_id)
 
 
 class MemoryUnit:
@@ -342,7 +146,7 @@ class MemoryUnit:
     ) -> None:  # fmt: skip
         if self.t.active_seed(player_id) is not None:
             raise ProjectionBroken(f"{player_id} has a seed in force already")
-        self.t.seeds[seed_id] = _Seed(player_id, seed_hash, server_seed, client_seed, now)
+        self.t.seeds[seed_id] = SeedRow(player_id, seed_hash, server_seed, client_seed, now)
 
     async def reveal_seed(self, seed_id: str, now: datetime) -> None:
         self.t.seeds[seed_id].revealed_at = now
@@ -380,7 +184,7 @@ class MemoryUnit:
         self, draft_id: str, players: tuple[str, str], open_: bool, due_at: datetime | None
     ) -> None:
         before = self.t.drafts.get(draft_id)
-        self.t.drafts[draft_id] = _Draft(before.players if before else players, open_, due_at)
+        self.t.drafts[draft_id] = DraftRow(before.players if before else players, open_, due_at)
 
 
 class MemoryStore:
