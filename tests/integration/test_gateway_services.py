@@ -32,7 +32,7 @@ from services.collection.tests.process import ADMIN
 pytestmark = pytest.mark.integration
 RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
 DRAFT = pb.LadderKey(ladder=pb.LADDER_DRAFT, season=0)
-STARTER_COPIES, STARTER_COINS = 10, 300  # services/collection/domain.py
+STARTER_COPIES, STARTER_COINS = 10, 300  # services/collection/domain/wealth.py
 DRAFT_INACTIVITY_SECONDS = 2.0
 T = TypeVar("T")
 if TYPE_CHECKING:  # the async stub exists only in the type stubs
