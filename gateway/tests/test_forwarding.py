@@ -1,7 +1,7 @@
 """Every forwarded RPC against recording stand-ins of the internal services: each internal
 call has the deadline, names the token's player, and carries every field the player set.
 
-The process tests (tests/test_gateway_services.py) show the services answering; these
+The process tests (tests/integration/test_gateway_services.py) show the services answering; these
 cover every RPC, including the matchmaker's, which is not started there.
 """
 
