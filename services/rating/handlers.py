@@ -39,7 +39,7 @@ from services.rating.domain import (
     Unrated,
     Update,
 )
-from services.rating.read_models import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, Placing, Placings, PlayerStanding, Top
 
 log = structlog.get_logger()
 
@@ -74,11 +74,11 @@ class Reader(Protocol):
         self, key: LadderKey, player_ids: Sequence[str]
     ) -> list[PlayerStanding]: ...
 
-    async def rank(self, key: LadderKey, rating: int) -> tuple[int, int]: ...
+    async def rank(self, key: LadderKey, rating: int) -> Placing: ...
 
-    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> tuple[dict[int, int], int]: ...
+    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> Placings: ...
 
-    async def top(self, key: LadderKey, n: int) -> tuple[list[PlayerStanding], int]:
+    async def top(self, key: LadderKey, n: int) -> Top:
         """The best ``n``, best first (ties by player id), and the ranked players."""
 
     async def history(
@@ -177,9 +177,9 @@ class Leaderboard:
 
 async def get_rating(reader: Reader, player_id: str, key: LadderKey) -> Rating:
     (entry,) = await reader.standings(key, [player_id])
-    above, total = await reader.rank(key, entry.standing.rating)
-    rank = domain.rank_from_above(above) if entry.standing.ranked else 0
-    return Rating(entry, rank, total)
+    placing = await reader.rank(key, entry.standing.rating)
+    rank = domain.rank_from_above(placing.above) if entry.standing.ranked else 0
+    return Rating(entry, rank, placing.ranked_players)
 
 
 async def get_ratings(reader: Reader, player_ids: Sequence[str], key: LadderKey) -> list[Rating]:
@@ -188,12 +188,12 @@ async def get_ratings(reader: Reader, player_ids: Sequence[str], key: LadderKey)
         raise InvalidArgument(f"at most {MAX_BATCH} player ids per call, got {len(player_ids)}")
     entries = await reader.standings(key, player_ids)
     ranked = [e.standing.rating for e in entries if e.standing.ranked]
-    above, total = await reader.ranks(key, ranked) if ranked else ({}, 0)
+    found = await reader.ranks(key, ranked) if ranked else Placings({}, 0)
     return [
         Rating(
             e,
-            domain.rank_from_above(above[e.standing.rating]) if e.standing.ranked else 0,
-            total,
+            domain.rank_from_above(found.above[e.standing.rating]) if e.standing.ranked else 0,
+            found.ranked_players,
         )
         for e in entries
     ]
@@ -218,10 +218,11 @@ async def leaderboard(
     n = top_n or DEFAULT_TOP
     if not 1 <= n <= MAX_TOP:
         raise InvalidArgument(f"top_n must be 1..{MAX_TOP} (0 means {DEFAULT_TOP}), got {top_n}")
-    top, total = await reader.top(key, n)
-    ranks = domain.competition_ranks([e.standing.rating for e in top])
+    top = await reader.top(key, n)
+    ranks = domain.competition_ranks([e.standing.rating for e in top.standings])
     mine = await get_rating(reader, player_id, key) if player_id else None
-    entries = tuple(Rating(e, rank, total) for e, rank in zip(top, ranks, strict=True))
+    total = top.ranked_players
+    entries = tuple(Rating(e, rank, total) for e, rank in zip(top.standings, ranks, strict=True))
     return Leaderboard(entries, mine if mine is not None and mine.rank else None, total)
 
 

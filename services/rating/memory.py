@@ -18,7 +18,7 @@ from services.rating.domain import (
     Standing,
     Update,
 )
-from services.rating.read_models import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, Placing, Placings, PlayerStanding, Top
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -96,26 +96,26 @@ class MemoryRatings:
             for p in player_ids
         ]
 
-    async def rank(self, key: LadderKey, rating: int) -> tuple[int, int]:
+    async def rank(self, key: LadderKey, rating: int) -> Placing:
         above = total = 0
         for (k, r), n in self.buckets.items():
             if k == key:
                 total += n
                 above += n if r > rating else 0
-        return above, total
+        return Placing(above, total)
 
-    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> tuple[dict[int, int], int]:
+    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> Placings:
         ranks, total = domain.ranks_by_rating(
             (r, n) for (k, r), n in self.buckets.items() if k == key
         )
-        return {r: ranks[r] - 1 for r in ratings if r in ranks}, total
+        return Placings({r: ranks[r] - 1 for r in ratings if r in ranks}, total)
 
-    async def top(self, key: LadderKey, n: int) -> tuple[list[PlayerStanding], int]:
+    async def top(self, key: LadderKey, n: int) -> Top:
         ranked = sorted(
             ((s.rating, p) for (k, p), s in self.rows.items() if k == key),
             key=lambda rp: (-rp[0], rp[1]),
         )
-        return await self.standings(key, [p for _, p in ranked[:n]]), len(ranked)
+        return Top(await self.standings(key, [p for _, p in ranked[:n]]), len(ranked))
 
     async def history(
         self, player_id: str, key: LadderKey, before_player_seq: int, limit: int

@@ -20,6 +20,31 @@ class PlayerStanding:
 
 
 @dataclass(frozen=True, slots=True)
+class Placing:
+    """Ranked players rated strictly above a rating, and the ladder's ranked players."""
+
+    above: int
+    ranked_players: int
+
+
+@dataclass(frozen=True, slots=True)
+class Placings:
+    """Ranked players rated strictly above each of some ratings held by a ranked player
+    (a rating no ranked player holds is absent), and the ladder's ranked players."""
+
+    above: dict[int, int]
+    ranked_players: int
+
+
+@dataclass(frozen=True, slots=True)
+class Top:
+    """The best of a ladder, best first (ties by player id), and its ranked players."""
+
+    standings: list[PlayerStanding]
+    ranked_players: int
+
+
+@dataclass(frozen=True, slots=True)
 class LoggedChange:
     """One row of the log of applied changes.
 

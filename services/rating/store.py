@@ -20,7 +20,7 @@ from services.rating.domain import (
     Update,
     bucket_moves,
 )
-from services.rating.read_models import LoggedChange, PlayerStanding
+from services.rating.read_models import LoggedChange, Placing, Placings, PlayerStanding, Top
 
 
 class PostgresLadders:
@@ -173,27 +173,30 @@ class RatingReader:
             for r in rows
         ]
 
-    async def rank(self, key: LadderKey, rating: int) -> tuple[int, int]:
+    async def rank(self, key: LadderKey, rating: int) -> Placing:
         """Players rated strictly above ``rating``, and the ladder's ranked players."""
         row = await self._pool.fetchrow(self._rank, key.ladder.value, key.season, rating)
-        return int(row["above"]), int(row["total"])
+        return Placing(int(row["above"]), int(row["total"]))
 
-    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> tuple[dict[int, int], int]:
+    async def ranks(self, key: LadderKey, ratings: Sequence[int]) -> Placings:
         """Players above each of ``ratings`` held by a ranked player, and the ranked count."""
         rows = await self._pool.fetch(
             self._ranks, key.ladder.value, key.season, sorted(set(ratings))
         )
-        total = int(rows[0]["total"]) if rows else (await self.rank(key, START_RATING))[1]
-        return {r["rating"]: int(r["above"]) for r in rows}, total
+        if rows:
+            total = int(rows[0]["total"])
+        else:
+            total = (await self.rank(key, START_RATING)).ranked_players
+        return Placings({r["rating"]: int(r["above"]) for r in rows}, total)
 
-    async def top(self, key: LadderKey, n: int) -> tuple[list[PlayerStanding], int]:
+    async def top(self, key: LadderKey, n: int) -> Top:
         """The best ``n``, best first (ties by player id), and the ranked players."""
         rows = await self._pool.fetch(self._top, key.ladder.value, key.season, n)
         top = [
             PlayerStanding(r["player_id"], r["player_name"], _standing(r), r["updated_at"])
             for r in rows
         ]
-        return top, int(rows[0]["total"]) if rows else 0
+        return Top(top, int(rows[0]["total"]) if rows else 0)
 
     async def history(
         self, player_id: str, key: LadderKey, before_player_seq: int, limit: int

@@ -27,7 +27,7 @@ async def test_the_distribution_counts_every_ranked_player_once_per_ladder(
     for key in (RANKED, DRAFT):
         bands = await reader.distribution(key, BAND)
         assert all(band % BAND == 0 and players >= 0 for band, players in bands)
-        _, ranked = await reader.rank(key, 0)
+        ranked = (await reader.rank(key, 0)).ranked_players
         assert sum(players for _, players in bands) == ranked > 0
         metrics.distribution(key, bands)
         labels = {"ladder": key.ladder.value, "season": "0"}
