@@ -10,7 +10,8 @@ match); the gRPC API only reads. The rooms, imports pointing inward (edge -> han
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: ``rate_match`` (once per
   match or draft) and the reads; the ports they need (``Ladders``, ``Reader``,
   ``Wakeups``).
-- ``read_models.py``: what the reads return (``PlayerStanding``, ``LoggedChange``).
+- ``read_models.py``: what the reads return: standings, placings, the top of a ladder,
+  logged changes.
 - ``schema.py``: every migration: tables, lock order, the two server-side functions.
 - ``store.py``: the PostgreSQL adapters of the ports (``PostgresLadders`` in the
   consumer's transaction, ``RatingReader`` on the pool).
