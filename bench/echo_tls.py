@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import socket
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -29,12 +28,6 @@ from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics, new_registry
 
 PAYLOAD = b"x" * 64
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def _serve(port: int, cert: Path | None, key: Path | None) -> None:

@@ -33,7 +33,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from bench.echo_tls import echo_load, echo_server, free_port
+from bench.echo_tls import echo_load, echo_server
 from bench.load import load_backend
 from bench.report import Options, Report
 from bench.service import (
@@ -45,6 +45,7 @@ from bench.service import (
     target,
 )
 from devtools.backend import Backend
+from devtools.processes import free_port
 
 NAME = "gateway"
 LEVELS = (1, 16, 64)

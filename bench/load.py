@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.echo_tls import echo_load, echo_server, free_port
+from bench.echo_tls import echo_load, echo_server
 from bench.load_client import MODES
 from bench.load_figures import LoadSummary, RpcStats
 from bench.load_records import AckedPlacement, FinishedMatch
@@ -46,6 +46,7 @@ from bench.report import (
 )
 from bench.service import LoadResult, all_cores, window_measurement
 from devtools.backend import Backend, BackendConfig
+from devtools.processes import free_port
 from devtools.servers import infrastructure
 from services.platform.settings import Settings
 
