@@ -19,9 +19,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 from triad.v1 import events_pb2
 
+from devtools.embedded import embedded_nats
 from services.platform import bus
 from services.platform.consumer import Consumer
-from devtools.embedded import embedded_nats
 from services.platform.eventstore import START, PostgresEventStore
 from services.platform.migrations import migrate
 from services.platform.relay import Relay, RelayMetrics
