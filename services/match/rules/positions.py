@@ -23,18 +23,13 @@ from typing import Any
 from services.match.rules.board import Board
 from services.match.rules.cards import Card
 from services.match.rules.game import Position, Seat
-from services.match.rules.geometry import Geometry
 from services.match.rules.solver import MoveValue, Solution
 from services.match.rules.vectors import (
     VectorError,
-    _blocked,
     _card,
-    _element,
-    _list,
     _object,
-    _rules,
     _seat,
-    _size,
+    parse_board,
 )
 
 MAX_EMPTY_CELLS = 9
@@ -49,30 +44,7 @@ class Problem:
 
 
 def parse_position(raw: dict[str, Any]) -> Problem:
-    name = raw.get("name")
-    if name is not None and not isinstance(name, str):
-        raise VectorError("'name' must be a string")
-    rows, cols = _size(raw.get("size", [3, 3]))
-    size = rows * cols
-    blocked = _blocked(raw.get("blocked", []), size)
-    geometry = Geometry.of(rows, cols, blocked)
-    rules = _rules(raw.get("rules", {}))
-    cells = raw.get("cells")
-    marks = (
-        [None] * size
-        if cells is None
-        else [_element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", size))]
-    )
-    board = Board.empty(geometry, rules, marks)
-    for index, entry in enumerate(_list(raw.get("board"), "board", size)):
-        if entry is None:
-            continue
-        where = f"board[{index}]"
-        if index in blocked:
-            raise VectorError(f"{where} is a blocked cell and cannot hold a card")
-        card_raw = _object(entry, where)
-        owner = _seat(card_raw.get("owner"), f"{where}.owner")
-        board = board.with_card(index, _card(card_raw, where), owner)
+    name, board = parse_board(raw)
     hands_raw = _object(raw.get("hands"), "hands")
     extra = sorted(set(hands_raw) - {"A", "B"})
     if extra:

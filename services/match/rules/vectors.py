@@ -48,7 +48,9 @@ def load_line(line: str) -> dict[str, Any]:
     return raw
 
 
-def parse_vector(raw: dict[str, Any]) -> Vector:
+def parse_board(raw: dict[str, Any]) -> tuple[str | None, Board]:
+    """Check and build the fields placement vectors and positions share: ``name``,
+    ``size``, ``blocked``, ``rules``, ``cells`` and ``board``."""
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise VectorError("'name' must be a string")
@@ -73,6 +75,11 @@ def parse_vector(raw: dict[str, Any]) -> Vector:
         card_raw = _object(entry, where)
         owner = _seat(card_raw.get("owner"), f"{where}.owner")
         board = board.with_card(index, _card(card_raw, where), owner)
+    return name, board
+
+
+def parse_vector(raw: dict[str, Any]) -> Vector:
+    name, board = parse_board(raw)
     move = _object(raw.get("move"), "move")
     player = _seat(move.get("player"), "move.player")
     cell = move.get("cell")
