@@ -87,7 +87,16 @@ async def _moved_on(ctx: Context, match_id: str, state: domain.Match | None) -> 
     return (fresh.version if fresh is not None else 0) != seen
 
 
-async def create_match(
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A CreateMatch answered: the match, and whether this request created it (False:
+    a retry of the request that did)."""
+
+    match: domain.Match
+    created: bool
+
+
+async def start_match(
     ctx: Context,
     request: Request,
     match_id: str,
@@ -95,7 +104,9 @@ async def create_match(
     players: tuple[SeatPlayer, SeatPlayer],
     hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
     origin_id: str = "",
-) -> domain.Match:
+) -> Started:
+    """Create a match, saying whether the request is a retry."""
+    seen = await ctx.store.answered(request)
     geometry = Geometry.of(setup.rows, setup.cols, setup.blocked)
     draws = domain.StartDraws(
         first=draw_first_seat(ctx.rng),
@@ -130,30 +141,6 @@ async def create_match(
     if now_present != present and match.in_progress:
         for player_id in humans:
             match = await _settle_presence(ctx, match_id, player_id, now_present.get(player_id))
-    return match
-
-
-@dataclass(frozen=True, slots=True)
-class Started:
-    """A CreateMatch answered: the match, and whether this request created it (False:
-    a retry of the request that did)."""
-
-    match: domain.Match
-    created: bool
-
-
-async def start_match(
-    ctx: Context,
-    request: Request,
-    match_id: str,
-    setup: MatchRules,
-    players: tuple[SeatPlayer, SeatPlayer],
-    hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
-    origin_id: str = "",
-) -> Started:
-    """:func:`create_match`, saying whether the request is a retry."""
-    seen = await ctx.store.answered(request)
-    match = await create_match(ctx, request, match_id, setup, players, hands, origin_id)
     return Started(match, created=seen is None)
 
 

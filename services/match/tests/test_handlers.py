@@ -31,7 +31,7 @@ async def new_match(
     seated = players(bot_b)
     if match_id.startswith("long"):  # one active match per player: their own players
         seated = tuple(replace(p, player_id=f"{p.player_id}-{match_id}") for p in seated)  # type: ignore[assignment]
-    return await handlers.create_match(
+    started = await handlers.start_match(
         ctx,
         Request.of("matchmaker", f"create-{match_id}", match_id),
         match_id,
@@ -39,6 +39,7 @@ async def new_match(
         seated,
         (hand(f"{match_id}a"), hand(f"{match_id}b")),
     )
+    return started.match
 
 
 async def move(ctx: Context, match: domain.Match, request_id: str, rng: Random) -> domain.Match:

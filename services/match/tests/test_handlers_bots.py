@@ -29,9 +29,10 @@ async def test_a_hard_bot_seat_plays_from_a_worker_without_blocking_the_loop(
     setup = MatchRules(Mode.PRACTICE, ALL, visibility)
     async with BotPool(workers=1, seconds=0.3) as pool:
         ctx = dataclasses.replace(ctx, bot_pool=pool)
-        match = await handlers.create_match(
+        created = await handlers.start_match(
             ctx, Request.of("mm", "c1", "m1"), "m1", setup, players, (hand("a"), hand("b"))
         )
+        match = created.match
         rng = Random(3)
         ticks = 0
 
