@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import structlog
 from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
@@ -69,15 +68,19 @@ from services.collection.mapping import (
     player_ref,
     player_ref_back,
 )
+from services.platform import codec as events
+from services.platform.codec import Upcaster
 from services.wire import LADDERS, LADDERS_BACK, moment, timestamp
 
-log = structlog.get_logger()
+Encoded = events.Encoded
+"""One event as stored (the platform's): type name, schema version, payload bytes."""
 
 SCHEMA_VERSION = 1
 """The payload version ``encode`` writes and ``decode`` reads, for every event type."""
-Upcaster = Callable[[bytes], bytes]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(event type, version)`` -> the payload at that version rewritten as version + 1."""
+READ_NEWER = events.read_newer_as_current("collection")
+"""A newer version is logged and read as the current one (additive changes only)."""
 MATCH_FINISHED = "triad.v1.MatchFinished"
 BOOSTER = 5
 """Cards per draft booster in ``DraftParticipant.boosters``."""
@@ -276,13 +279,6 @@ BY_TYPE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Encoded:
-    type: str
-    data: bytes
-    schema_version: int = SCHEMA_VERSION
-
-
 def message(event: CollectionEvent) -> Message:
     """The protobuf payload of a domain event."""
     spec = SPECS.get(type(event))
@@ -302,20 +298,20 @@ def message(event: CollectionEvent) -> Message:
 
 
 def encode(event: CollectionEvent) -> Encoded:
-    payload = message(event)
-    return Encoded(payload.DESCRIPTOR.full_name, payload.SerializeToString())
+    return events.encode(message(event), SCHEMA_VERSION)
 
 
 def upcast(name: str, version: int, data: bytes) -> bytes:
     """The payload brought up to ``SCHEMA_VERSION``, one upcaster per version behind
     (version 0, an unset one, is version 1)."""
-    version = max(version, 1)
-    if version > SCHEMA_VERSION:
-        log.warning("collection.newer_event_version", event_type=name, version=version)
-    while version < SCHEMA_VERSION:
-        data = UPCASTERS[name, version](data)
-        version += 1
-    return data
+    return events.upcast(
+        name,
+        version,
+        data,
+        current=SCHEMA_VERSION,
+        upcasters=UPCASTERS,
+        on_newer=READ_NEWER,
+    )
 
 
 def decode(name: str, data: bytes, at: datetime, version: int = SCHEMA_VERSION) -> CollectionEvent:

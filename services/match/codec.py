@@ -11,7 +11,7 @@ None are registered yet: every stored match event is at version 1.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from google.protobuf.message import Message
@@ -50,42 +50,32 @@ from services.match.mapping import (
     setup_back,
 )
 from services.match.rules import Seat
+from services.platform import codec as events
+from services.platform.codec import Encoded, Upcaster
 from services.platform.eventstore import Recorded
 from services.wire import ELEMENTS, ELEMENTS_BACK, duration, moment, timestamp
 
 SCHEMA_VERSION = 1
 """The schema version every match event is written at today."""
 
-Upcaster = Callable[[bytes], bytes]
-"""Turns the payload bytes of one schema version of an event type into the next's."""
-
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(type name, version) -> upcaster`` to ``version + 1``. A change to a payload that
 old readers would misread gets a new :data:`SCHEMA_VERSION` and an entry here."""
 
 
-@dataclass(frozen=True, slots=True)
-class Encoded:
-    """One event as it is stored: its type name, schema version and payload bytes."""
-
-    type: str
-    schema_version: int
-    data: bytes
-
-
 def upcast(name: str, version: int, data: bytes) -> bytes:
-    """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`."""
-    if version > SCHEMA_VERSION:
-        raise ValueError(
-            f"{name} at schema version {version} is newer than this service reads "
-            f"({SCHEMA_VERSION}): run the newer release"
-        )
-    while version < SCHEMA_VERSION:
-        step = UPCASTERS.get((name, version))
-        if step is None:
-            raise ValueError(f"no upcaster for {name} from schema version {version}")
-        data, version = step(data), version + 1
-    return data
+    """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`; a newer
+    version is refused (run the newer release), and so is version 0: the store always
+    records one."""
+    return events.upcast(
+        name,
+        version,
+        data,
+        current=SCHEMA_VERSION,
+        upcasters=UPCASTERS,
+        on_newer=events.refuse_newer,
+        unset_is_1=False,
+    )
 
 
 def _created(e: MatchCreated) -> ev.MatchCreated:
@@ -236,15 +226,10 @@ def _seat(value: int) -> Seat:
     return seat
 
 
-def type_name(message: Message) -> str:
-    return message.DESCRIPTOR.full_name
-
-
 def encode(event: MatchEvent, cards: dict[str, MatchCard]) -> Encoded:
     """The stored form of a domain event. ``cards`` resolves card ids to cards (a
     CardPlaced payload carries the whole card for its consumers)."""
-    payload = payload_of(event, cards)
-    return Encoded(type_name(payload), SCHEMA_VERSION, payload.SerializeToString())
+    return events.encode(payload_of(event, cards), SCHEMA_VERSION)
 
 
 def payload_of(event: MatchEvent, cards: dict[str, MatchCard]) -> Message:

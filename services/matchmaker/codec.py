@@ -11,7 +11,7 @@ only ever see the current shape. None are registered yet: every payload is at ve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -31,27 +31,17 @@ from services.matchmaker.mapping import (
     table_settings,
     timestamp,
 )
+from services.platform import codec as events
+from services.platform.codec import Encoded, Upcaster
 
 SCHEMA_VERSION = 1
 """The schema version every matchmaker event is written at today."""
-
-Upcaster = Callable[[bytes], bytes]
-"""Turns the payload bytes of one schema version of an event type into the next's."""
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(type name, version) -> upcaster`` to ``version + 1``. A change to a payload that
 old readers would misread gets a new :data:`SCHEMA_VERSION` and an entry here."""
 
 DRAFT_COMPLETED = "triad.v1.DraftCompleted"
-
-
-@dataclass(frozen=True, slots=True)
-class Encoded:
-    """One event as it is stored: its type name, schema version and payload bytes."""
-
-    type: str
-    schema_version: int
-    data: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,29 +54,21 @@ class CompletedDraft:
     seats: tuple[Seat, ...]
 
 
-def type_name(message: Message) -> str:
-    return str(message.DESCRIPTOR.full_name)
-
-
 def encode(message: Message) -> Encoded:
-    return Encoded(type_name(message), SCHEMA_VERSION, message.SerializeToString())
+    return events.encode(message, SCHEMA_VERSION)
 
 
 def upcast(name: str, version: int, data: bytes) -> bytes:
     """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`.
-    Version 0 (an envelope that left it unset) is version 1."""
-    version = max(version, 1)
-    if version > SCHEMA_VERSION:
-        raise ValueError(
-            f"{name} at schema version {version} is newer than this service reads "
-            f"({SCHEMA_VERSION}): run the newer release"
-        )
-    while version < SCHEMA_VERSION:
-        step = UPCASTERS.get((name, version))
-        if step is None:
-            raise ValueError(f"no upcaster for {name} from schema version {version}")
-        data, version = step(data), version + 1
-    return data
+    Version 0 (an envelope that left it unset) is version 1; a newer one is refused."""
+    return events.upcast(
+        name,
+        version,
+        data,
+        current=SCHEMA_VERSION,
+        upcasters=UPCASTERS,
+        on_newer=events.refuse_newer,
+    )
 
 
 def decode(name: str, version: int, data: bytes) -> Message:

@@ -14,19 +14,16 @@ change old readers cannot take gets a new version and an upcaster here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import structlog
 from google.protobuf.message import DecodeError
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
+from services.platform import codec as events
+from services.platform.codec import Upcaster
 from services.rating.domain import DRAW, LOSS, WIN, Contestant, FinishedGame, Ladder
 from services.rating.mapping import ladder_key
 
 __all__ = ["DecodeError", "decode"]
-
-log = structlog.get_logger()
 
 MATCH_FINISHED = "triad.v1.MatchFinished"
 DRAFT_FORFEITED = "triad.v1.DraftForfeited"
@@ -36,9 +33,11 @@ BOT_PREFIX = "bot-"
 CURRENT_VERSION = {MATCH_FINISHED: 1, DRAFT_FORFEITED: 1}
 """The payload version this reader decodes, by event type."""
 
-Upcaster = Callable[[bytes], bytes]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(event type, version)`` -> the payload at that version rewritten as version + 1."""
+
+READ_NEWER = events.read_newer_as_current("rating")
+"""A newer version is logged and read as the current one (additive changes only)."""
 
 MODE_LADDERS: dict[pb.Mode.ValueType, Ladder] = {
     pb.MODE_RANKED: Ladder.RANKED,
@@ -62,13 +61,14 @@ def decode(envelope: ev.EventEnvelope) -> FinishedGame | None:
 def upcast(event_type: str, version: int, payload: bytes, current: int) -> bytes:
     """The payload brought up to ``current``, one upcaster per version it is behind.
     Version 0 (an envelope that left it unset) is version 1."""
-    version = max(version, 1)
-    if version > current:
-        log.warning("rating.newer_event_version", event_type=event_type, version=version)
-    while version < current:
-        payload = UPCASTERS[event_type, version](payload)
-        version += 1
-    return payload
+    return events.upcast(
+        event_type,
+        version,
+        payload,
+        current=current,
+        upcasters=UPCASTERS,
+        on_newer=READ_NEWER,
+    )
 
 
 def score_a(outcome: pb.MatchOutcome) -> float | None:
