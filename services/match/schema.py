@@ -20,6 +20,47 @@ from __future__ import annotations
 
 from services.platform.migrations import Migration
 
+# The pieces match_save_batch()'s two versions (migrations match/3 and match/4) share,
+# written once; each migration puts them back word for word as released (its checksum
+# is recorded in databases: tests/test_schema.py pins it). First: the parameters,
+# result columns and first locals.
+_BATCH_SIGNATURE = """\
+            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
+            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
+            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
+            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
+            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
+        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
+                         o_detail text, o_hint text, o_message text)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE
+            e integer := 0;
+            s integer := 0;"""
+
+# Each command's outcome row starts as saved, in a block of its own.
+_BATCH_LOOP_BEGIN = """\
+            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
+                o_outcome := 'saved';
+                o_head := NULL; o_state := NULL; o_constraint := NULL;
+                o_detail := NULL; o_hint := NULL; o_message := NULL;
+                BEGIN"""
+
+# An error undoes that command only; its outcome row carries the error.
+_BATCH_FAILED = """\
+                EXCEPTION WHEN OTHERS THEN
+                    o_outcome := 'failed';
+                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
+                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
+                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
+                END;"""
+
+# On to the next command's events and seats.
+_BATCH_LOOP_END = """\
+                e := e + p_counts[i];
+                s := s + p_seat_counts[i];
+                RETURN NEXT;
+            END LOOP;"""
+
 MIGRATIONS = (
     Migration(
         "match",
@@ -109,7 +150,7 @@ MIGRATIONS = (
         "match",
         3,
         "match_save_batch(): many commands' match_save() in one transaction",
-        """
+        f"""
         -- Group commit: the commands of concurrent callers in one round trip. Each runs
         -- match_save() in a block of its own (a subtransaction), so one command's
         -- refusal or error undoes that command only; its outcome row says which. The
@@ -117,24 +158,10 @@ MIGRATIONS = (
         -- order. Arrays are flattened: a command's events are the next p_counts[i]
         -- entries of the event arrays, its seats the next p_seat_counts[i] of the seats.
         CREATE FUNCTION match_save_batch(
-            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
-            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
-            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
-            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
-            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
-        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
-                         o_detail text, o_hint text, o_message text)
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        DECLARE
-            e integer := 0;
-            s integer := 0;
+{_BATCH_SIGNATURE}
             appended integer;
         BEGIN
-            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
-                o_outcome := 'saved';
-                o_head := NULL; o_state := NULL; o_constraint := NULL;
-                o_detail := NULL; o_hint := NULL; o_message := NULL;
-                BEGIN
+{_BATCH_LOOP_BEGIN}
                     SELECT count(*) INTO appended FROM match_save(
                         p_streams[i], p_expected[i], p_ids[e + 1 : e + p_counts[i]],
                         p_types[e + 1 : e + p_counts[i]],
@@ -150,16 +177,8 @@ MIGRATIONS = (
                         SELECT coalesce(max(ev.version), 0) INTO o_head
                         FROM events ev WHERE ev.stream_id = p_streams[i];
                     END IF;
-                EXCEPTION WHEN OTHERS THEN
-                    o_outcome := 'failed';
-                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
-                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
-                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
-                END;
-                e := e + p_counts[i];
-                s := s + p_seat_counts[i];
-                RETURN NEXT;
-            END LOOP;
+{_BATCH_FAILED}
+{_BATCH_LOOP_END}
         END
         $$;
         """,
@@ -168,7 +187,7 @@ MIGRATIONS = (
         "match",
         4,
         "match_save_batch() writes each command inline and sends one notice per batch",
-        """
+        f"""
         -- The only definition of what a command writes: the timer worker calls this too,
         -- with a batch of one, so match_save() goes. Per command, in a block of its own
         -- (a subtransaction, so a refusal undoes that command only): lock the timer row
@@ -182,28 +201,14 @@ MIGRATIONS = (
             text, integer, uuid[], text[], integer[], bytea[], text[], text, timestamptz,
             jsonb, text[], smallint[], boolean, text, text, text, integer);
         CREATE OR REPLACE FUNCTION match_save_batch(
-            p_counts integer[], p_streams text[], p_expected integer[], p_ids uuid[],
-            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
-            p_matches text[], p_dues timestamptz[], p_timers text[], p_seat_counts integer[],
-            p_seat_players text[], p_seat_numbers smallint[], p_finished boolean[],
-            p_scopes text[], p_requests text[], p_fingerprints text[], p_versions integer[]
-        ) RETURNS TABLE (o_outcome text, o_head integer, o_state text, o_constraint text,
-                         o_detail text, o_hint text, o_message text)
-        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-        DECLARE
-            e integer := 0;
-            s integer := 0;
+{_BATCH_SIGNATURE}
             head_version integer;
             head_tx xid8;
             inserted integer;
             notice text;
             notices text := '';
         BEGIN
-            FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
-                o_outcome := 'saved';
-                o_head := NULL; o_state := NULL; o_constraint := NULL;
-                o_detail := NULL; o_hint := NULL; o_message := NULL;
-                BEGIN
+{_BATCH_LOOP_BEGIN}
                     PERFORM 1 FROM match_timers t WHERE t.match_id = p_matches[i] FOR UPDATE;
                     head_version := NULL;
                     head_tx := NULL;
@@ -247,12 +252,7 @@ MIGRATIONS = (
                             END IF;
                         END IF;
                     END IF;
-                EXCEPTION WHEN OTHERS THEN
-                    o_outcome := 'failed';
-                    GET STACKED DIAGNOSTICS o_state = RETURNED_SQLSTATE,
-                        o_constraint = CONSTRAINT_NAME, o_detail = PG_EXCEPTION_DETAIL,
-                        o_hint = PG_EXCEPTION_HINT, o_message = MESSAGE_TEXT;
-                END;
+{_BATCH_FAILED}
                 IF o_outcome = 'saved' THEN
                     -- Ids are at most 200 characters (the service refuses longer), so a
                     -- line is far below the limit and a flushed payload stays under it.
@@ -264,10 +264,7 @@ MIGRATIONS = (
                     notices := CASE WHEN notices = '' THEN notice
                                     ELSE notices || E'\\n' || notice END;
                 END IF;
-                e := e + p_counts[i];
-                s := s + p_seat_counts[i];
-                RETURN NEXT;
-            END LOOP;
+{_BATCH_LOOP_END}
             IF notices <> '' THEN
                 PERFORM pg_notify('triad_match', notices);
             END IF;
