@@ -79,7 +79,7 @@ SCHEMA_VERSION = 1
 """The payload version ``encode`` writes and ``decode`` reads, for every event type."""
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(event type, version)`` -> the payload at that version rewritten as version + 1."""
-READ_NEWER = events.read_newer_as_current("collection")
+READER = events.Reader(UPCASTERS, events.read_newer_as_current("collection"))
 """A newer version is logged and read as the current one (additive changes only)."""
 MATCH_FINISHED = "triad.v1.MatchFinished"
 BOOSTER = 5
@@ -304,14 +304,7 @@ def encode(event: CollectionEvent) -> Encoded:
 def upcast(name: str, version: int, data: bytes) -> bytes:
     """The payload brought up to ``SCHEMA_VERSION``, one upcaster per version behind
     (version 0, an unset one, is version 1)."""
-    return events.upcast(
-        name,
-        version,
-        data,
-        current=SCHEMA_VERSION,
-        upcasters=UPCASTERS,
-        on_newer=READ_NEWER,
-    )
+    return READER.upcast(name, version, data, SCHEMA_VERSION)
 
 
 def decode(name: str, data: bytes, at: datetime, version: int = SCHEMA_VERSION) -> CollectionEvent:

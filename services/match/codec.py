@@ -62,20 +62,15 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(type name, version) -> upcaster`` to ``version + 1``. A change to a payload that
 old readers would misread gets a new :data:`SCHEMA_VERSION` and an entry here."""
 
+READER = events.Reader(UPCASTERS, events.refuse_newer, unset_is_1=False)
+"""Newer versions are refused, and so is version 0 (the store always records one)."""
+
 
 def upcast(name: str, version: int, data: bytes) -> bytes:
     """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`; a newer
     version is refused (run the newer release), and so is version 0: the store always
     records one."""
-    return events.upcast(
-        name,
-        version,
-        data,
-        current=SCHEMA_VERSION,
-        upcasters=UPCASTERS,
-        on_newer=events.refuse_newer,
-        unset_is_1=False,
-    )
+    return READER.upcast(name, version, data, SCHEMA_VERSION)
 
 
 def _created(e: MatchCreated) -> ev.MatchCreated:

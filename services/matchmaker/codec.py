@@ -41,6 +41,9 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(type name, version) -> upcaster`` to ``version + 1``. A change to a payload that
 old readers would misread gets a new :data:`SCHEMA_VERSION` and an entry here."""
 
+READER = events.Reader(UPCASTERS, events.refuse_newer)
+"""Newer versions are refused (run the newer release); version 0 reads as 1."""
+
 DRAFT_COMPLETED = "triad.v1.DraftCompleted"
 
 
@@ -61,14 +64,7 @@ def encode(message: Message) -> Encoded:
 def upcast(name: str, version: int, data: bytes) -> bytes:
     """``data`` of ``name`` at ``version`` brought up to :data:`SCHEMA_VERSION`.
     Version 0 (an envelope that left it unset) is version 1; a newer one is refused."""
-    return events.upcast(
-        name,
-        version,
-        data,
-        current=SCHEMA_VERSION,
-        upcasters=UPCASTERS,
-        on_newer=events.refuse_newer,
-    )
+    return READER.upcast(name, version, data, SCHEMA_VERSION)
 
 
 def decode(name: str, version: int, data: bytes) -> Message:

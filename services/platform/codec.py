@@ -14,6 +14,8 @@ module holds the mechanics around them, written once:
   :func:`refuse_newer` (:class:`NewerVersion`, run the newer release) or
   :func:`read_newer_as_current` (log it and read it as the current one, as protobuf
   readers do with additive changes).
+
+A service holds its choices in one :class:`Reader` and calls ``READER.upcast``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "MissingUpcaster",
     "NewerVersion",
     "OnNewer",
+    "Reader",
     "Upcaster",
     "encode",
     "read_newer_as_current",
@@ -125,3 +128,26 @@ def upcast(
             raise MissingUpcaster(f"no upcaster for {name} from schema version {version}")
         data, version = step(data), version + 1
     return data
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One service's way of reading its payloads back: its upcaster table (read at each
+    call, so an entry added later counts), its newer-version policy, and whether version
+    0 reads as 1."""
+
+    upcasters: Mapping[tuple[str, int], Upcaster]
+    on_newer: OnNewer
+    unset_is_1: bool = True
+
+    def upcast(self, name: str, version: int, data: bytes, current: int) -> bytes:
+        """:func:`upcast` with this reader's table and policies."""
+        return upcast(
+            name,
+            version,
+            data,
+            current=current,
+            upcasters=self.upcasters,
+            on_newer=self.on_newer,
+            unset_is_1=self.unset_is_1,
+        )

@@ -36,7 +36,7 @@ CURRENT_VERSION = {MATCH_FINISHED: 1, DRAFT_FORFEITED: 1}
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(event type, version)`` -> the payload at that version rewritten as version + 1."""
 
-READ_NEWER = events.read_newer_as_current("rating")
+READER = events.Reader(UPCASTERS, events.read_newer_as_current("rating"))
 """A newer version is logged and read as the current one (additive changes only)."""
 
 MODE_LADDERS: dict[pb.Mode.ValueType, Ladder] = {
@@ -61,14 +61,7 @@ def decode(envelope: ev.EventEnvelope) -> FinishedGame | None:
 def upcast(event_type: str, version: int, payload: bytes, current: int) -> bytes:
     """The payload brought up to ``current``, one upcaster per version it is behind.
     Version 0 (an envelope that left it unset) is version 1."""
-    return events.upcast(
-        event_type,
-        version,
-        payload,
-        current=current,
-        upcasters=UPCASTERS,
-        on_newer=READ_NEWER,
-    )
+    return READER.upcast(event_type, version, payload, current)
 
 
 def score_a(outcome: pb.MatchOutcome) -> float | None:

@@ -88,3 +88,17 @@ def test_a_newer_version_is_logged_and_read_as_current_when_the_service_allows_i
         assert read(4, on_newer=codec.read_newer_as_current("svc")) == "host"
     [line] = logs.events("svc.newer_event_version")
     assert (line["event_type"], line["version"]) == (CLOSED, 4)
+
+
+def test_a_reader_holds_a_services_choices_and_sees_upcasters_added_later() -> None:
+    table: dict[tuple[str, int], codec.Upcaster] = {}
+    reader = codec.Reader(table, codec.refuse_newer, unset_is_1=False)
+    with pytest.raises(codec.MissingUpcaster):
+        reader.upcast(CLOSED, 1, closed("host"), 2)
+    table[CLOSED, 1] = suffix("-v2")
+    upcast = ev.TableClosed.FromString(reader.upcast(CLOSED, 1, closed("host"), 2))
+    assert upcast.host_player_id == "host-v2"
+    with pytest.raises(codec.MissingUpcaster, match="from schema version 0"):
+        reader.upcast(CLOSED, 0, closed("host"), 2)
+    with pytest.raises(codec.NewerVersion):
+        reader.upcast(CLOSED, 3, closed("host"), 2)
