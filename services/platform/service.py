@@ -3,7 +3,7 @@ everything acquired, background work stopped before the pool closes, one server.
 
 Use::
 
-    from services.platform.service import Background, open_notifier, run_service, serve
+    from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 
     async def run(settings: MatchSettings) -> None:
         async with Lifecycle() as life:
@@ -38,7 +38,9 @@ from services.platform.grpcserver import Lifecycle, Register, ServerConfig, buil
 from services.platform.interceptors import HandlerWrapper
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
+from services.platform import bus
 from services.platform.notifier import Notifier
+from services.platform.pushes import Pushes
 from services.platform.settings import ServiceSettings, SettingsError
 
 S = TypeVar("S")
@@ -96,6 +98,16 @@ async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Not
     await notifier.start()
     life.push_async_callback(notifier.close)
     return notifier
+
+
+async def open_pushes(life: Lifecycle, settings: ServiceSettings, name: str) -> Pushes:
+    """The service's publisher of player updates (``pushes``), on a NATS connection of
+    its own, closed when ``life`` ends; without ``TRIAD_NATS_URL`` it drops them."""
+    if settings.nats_url is None:
+        return Pushes(None)
+    client = await bus.connect(settings.shared.nats_servers, name=f"triad-{name}-pushes")
+    life.push_async_callback(client.close)
+    return Pushes(client)
 
 
 async def serve(

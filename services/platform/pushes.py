@@ -1,0 +1,109 @@
+"""Player updates over NATS: what a service has to tell one player travels on that
+player's subject, and whichever gateway replica holds the player's session hears it.
+
+Subjects
+    ``triad.player.<player_id>.<field>``, where ``field`` is the name of the session
+    push it becomes (``OpenSessionResponse.push``: ``match_view``, ``queue_status``,
+    ``trade_prompt``, ``trade_result``, ``balance``, ``draft``, ``rating_change``,
+    ``notice``, ...) and the payload is that field's message, serialised. A gateway
+    subscribes ``triad.player.<player_id>.>`` for each session it holds, so a session
+    costs one subscription and no internal stream, and an idle one costs nothing.
+
+Core NATS, not JetStream
+    A push is a hint that something changed, not the record of it: the record is the
+    service's database. Pushes are published after the change commits, at most once;
+    what a lost push would have shown is shown again by the next one (match views carry
+    their version, the session drops older ones), and a session re-reads the player's
+    whole state when it opens and when the gateway's NATS connection comes back, so a
+    reconnect gets the current view and every pending prompt. A service that restarts
+    publishes what its players may have missed (the match service: the views of the
+    matches in progress).
+
+Without NATS (``TRIAD_NATS_URL`` unset, local tests), ``Pushes(None)`` drops what it is
+given: sessions then show the state read at their opening and heartbeats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import structlog
+from google.protobuf.message import Message
+from nats.aio.client import Client
+from prometheus_client import Counter
+
+log = structlog.get_logger()
+
+PREFIX = "triad.player"
+_NOT_IN_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
+
+SENT = Counter(
+    "triad_player_pushes_total",
+    "Player updates published on the players' NATS subjects, by push field and outcome.",
+    ["field", "outcome"],
+)
+
+
+def player_token(player_id: str) -> str:
+    """The player id as one subject token (ids are UUIDs; anything else is replaced)."""
+    return _NOT_IN_TOKEN.sub("_", player_id) or "_"
+
+
+def subject(player_id: str, push: str) -> str:
+    """Where ``push`` (a session push field) for ``player_id`` is published."""
+    return f"{PREFIX}.{player_token(player_id)}.{push}"
+
+
+def player_filter(player_id: str) -> str:
+    """Every push for ``player_id``: what a session subscribes."""
+    return f"{PREFIX}.{player_token(player_id)}.>"
+
+
+def push_field(subject_name: str) -> str:
+    """The push field a subject carries (its last token)."""
+    return subject_name.rsplit(".", 1)[-1]
+
+
+class PlayerPushes(Protocol):
+    """The port a service's use cases tell players through (tests record them)."""
+
+    async def send(self, player_id: str, push: str, message: Message) -> None: ...
+
+
+class Pushes:
+    """Publishes player updates on NATS; with no client, drops them (counted)."""
+
+    def __init__(self, client: Client | None) -> None:
+        self._client = client
+
+    async def send(self, player_id: str, push: str, message: Message) -> None:
+        if self._client is None or self._client.is_closed:
+            SENT.labels(push, "dropped").inc()
+            return
+        try:
+            await self._client.publish(subject(player_id, push), message.SerializeToString())
+        except Exception as error:  # a push is a hint: the next one or a reconnect repairs
+            SENT.labels(push, "failed").inc()
+            log.warning("push.failed", player_id=player_id, push=push, error=repr(error))
+            return
+        SENT.labels(push, "sent").inc()
+
+    async def send_all(self, pushes: Iterable[tuple[str, str, Message]]) -> None:
+        for player_id, push, message in pushes:
+            await self.send(player_id, push, message)
+
+
+@dataclass
+class RecordedPushes:
+    """A ``PlayerPushes`` that keeps what it was given, for handler tests."""
+
+    sent: list[tuple[str, str, Message]] = field(default_factory=list)
+
+    async def send(self, player_id: str, push: str, message: Message) -> None:
+        self.sent.append((player_id, push, message))
+
+    def of(self, player_id: str, push: str | None = None) -> list[Message]:
+        return [m for p, f, m in self.sent if p == player_id and (push is None or f == push)]
