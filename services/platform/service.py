@@ -33,12 +33,12 @@ from typing import Any, TypeVar
 import grpc
 from prometheus_client import CollectorRegistry
 
+from services.platform import bus
 from services.platform.background import every
 from services.platform.grpcserver import Lifecycle, Register, ServerConfig, build_server
 from services.platform.interceptors import HandlerWrapper
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
-from services.platform import bus
 from services.platform.notifier import Notifier
 from services.platform.pushes import Pushes
 from services.platform.settings import ServiceSettings, SettingsError
