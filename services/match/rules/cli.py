@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from services.match.rules.errors import RuleViolation
 from services.match.rules.positions import parse_position, solution_json
@@ -33,6 +33,8 @@ from services.match.rules.vectors import (
     run_vector,
 )
 
+T = TypeVar("T")
+
 
 def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
     """Resolve every vector in ``lines``; return how many failed."""
@@ -40,21 +42,33 @@ def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
     for line in lines:
         if not line.strip():
             continue
-        name: Any = None
-        try:
-            raw = load_line(line)
-            name = raw.get("name")
-            vector = parse_vector(raw)
-            board, placement = run_vector(vector)
-            reply = result_json(name, board, placement)
-        except (VectorError, RuleViolation) as exc:
-            failed += 1
-            reply = {"name": name if isinstance(name, str) else None, "error": str(exc)}
-        except RecursionError:
-            failed += 1
-            reply = {"name": None, "error": "not JSON this command accepts: nested too deeply"}
+        reply, ok = _answer(load_line, line, _resolved)
+        failed += not ok
         out.write(json.dumps(reply) + "\n")
     return failed
+
+
+def _resolved(name: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    board, placement = run_vector(parse_vector(raw))
+    return result_json(name, board, placement)
+
+
+def _answer(
+    read: Callable[[T], dict[str, Any]],
+    item: T,
+    answer: Callable[[Any, dict[str, Any]], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
+    """The reply to one input (``answer(name, raw)`` of the object ``read(item)`` gives)
+    and whether it succeeded; a bad input becomes ``{"name": ..., "error": ...}``."""
+    name: Any = None
+    try:
+        raw = read(item)
+        name = raw.get("name")
+        return answer(name, raw), True
+    except (VectorError, RuleViolation) as exc:
+        return {"name": name if isinstance(name, str) else None, "error": str(exc)}, False
+    except RecursionError:
+        return {"name": None, "error": "not JSON this command accepts: nested too deeply"}, False
 
 
 def _documents(text: str) -> list[str | Parsed]:
@@ -82,26 +96,21 @@ def _position_object(item: str | Parsed) -> dict[str, Any]:
 
 def solve_text(text: str, out: TextIO, wdl: bool = False, moves: bool = False) -> int:
     """Solve every position in ``text``; return how many failed."""
+
+    def solved(name: Any, raw: dict[str, Any]) -> dict[str, Any]:
+        problem = parse_position(raw)
+        if moves:
+            search = Search(problem.position)
+            solution = search.best(None, (-1, 1) if wdl else (-INF, INF))
+            values = search.values(None)
+        else:
+            solution, values = solve(problem.position, wdl=wdl), None
+        return solution_json(name, problem, solution, wdl, values)
+
     failed = 0
     for item in _documents(text):
-        name: Any = None
-        try:
-            raw = _position_object(item)
-            name = raw.get("name")
-            problem = parse_position(raw)
-            if moves:
-                search = Search(problem.position)
-                solution = search.best(None, (-1, 1) if wdl else (-INF, INF))
-                values = search.values(None)
-            else:
-                solution, values = solve(problem.position, wdl=wdl), None
-            reply = solution_json(name, problem, solution, wdl, values)
-        except (VectorError, RuleViolation) as exc:
-            failed += 1
-            reply = {"name": name if isinstance(name, str) else None, "error": str(exc)}
-        except RecursionError:
-            failed += 1
-            reply = {"name": None, "error": "not JSON this command accepts: nested too deeply"}
+        reply, ok = _answer(_position_object, item, solved)
+        failed += not ok
         out.write(json.dumps(reply) + "\n")
         out.flush()  # positions can take seconds each: show each answer as it comes
     return failed
