@@ -140,6 +140,32 @@ def encode_metadata(metadata: Mapping[str, Any]) -> str:
     return json.dumps(dict(metadata), separators=(",", ":"), sort_keys=True)
 
 
+# The pieces append_events()'s two versions (migrations eventstore/2 and eventstore/4)
+# share, written once; each migration puts them back word for word as released (its
+# checksum is recorded in databases). The parameters and result columns:
+_APPEND_SIGNATURE = """\
+            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
+            p_schema_versions integer[], p_data bytea[], p_metadata text[]
+        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)"""
+
+# The stream's last event, which the append must follow:
+_APPEND_HEAD = """\
+            WITH head AS (
+                SELECT e.version, e.tx_id FROM events e
+                WHERE e.stream_id = p_stream ORDER BY e.version DESC LIMIT 1
+            )"""
+
+# The new rows, numbered on from p_expected; none when the stream has moved on or this
+# transaction is older than the one that wrote the stream's last event:
+_APPEND_ROWS = """\
+            SELECT p_stream, p_expected + n.ord::integer, n.event_id, n.type, n.schema_version,
+                   n.data, n.metadata::jsonb
+            FROM unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata)
+                 WITH ORDINALITY AS n(event_id, type, schema_version, data, metadata, ord)
+            WHERE coalesce((SELECT h.version FROM head h), 0) = p_expected
+              AND coalesce((SELECT h.tx_id FROM head h), '0'::xid8) <= pg_current_xact_id()
+            ORDER BY n.ord"""
+
 MIGRATIONS = (
     Migration(
         "eventstore",
@@ -167,28 +193,17 @@ MIGRATIONS = (
         "eventstore",
         2,
         "append_events(): the expected-version append as one server-side function",
-        """
+        f"""
         -- One definition of the append, callable alone or from a service's own function
         -- that writes its tables in the same statement (one round trip per command).
         -- Returns no row when the stream is not at p_expected, or when this transaction
         -- is older than the one that wrote the stream's last event.
         CREATE FUNCTION append_events(
-            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
-            p_schema_versions integer[], p_data bytea[], p_metadata text[]
-        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
+{_APPEND_SIGNATURE}
         LANGUAGE sql SET search_path FROM CURRENT AS $$
-            WITH head AS (
-                SELECT e.version, e.tx_id FROM events e
-                WHERE e.stream_id = p_stream ORDER BY e.version DESC LIMIT 1
-            )
+{_APPEND_HEAD}
             INSERT INTO events (stream_id, version, event_id, type, schema_version, data, metadata)
-            SELECT p_stream, p_expected + n.ord::integer, n.event_id, n.type, n.schema_version,
-                   n.data, n.metadata::jsonb
-            FROM unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata)
-                 WITH ORDINALITY AS n(event_id, type, schema_version, data, metadata, ord)
-            WHERE coalesce((SELECT h.version FROM head h), 0) = p_expected
-              AND coalesce((SELECT h.tx_id FROM head h), '0'::xid8) <= pg_current_xact_id()
-            ORDER BY n.ord
+{_APPEND_ROWS}
             RETURNING events.version, events.tx_id::text, events.seq, events.recorded_at
         $$;
         """,
@@ -216,33 +231,22 @@ MIGRATIONS = (
         "eventstore",
         4,
         "append_events() in PL/pgSQL, so its plan is cached",
-        """
+        f"""
         -- The same append as version 2, with the same signature and rows. A LANGUAGE sql
         -- function that cannot be inlined (a SET clause, a data-modifying body) is parsed
         -- and planned again on every call before PostgreSQL 18: about 50 us of the
         -- server's CPU per append, a quarter of what a placement costs it. PL/pgSQL
         -- prepares the statement once per connection.
         CREATE OR REPLACE FUNCTION append_events(
-            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
-            p_schema_versions integer[], p_data bytea[], p_metadata text[]
-        ) RETURNS TABLE (version integer, tx_text text, seq bigint, recorded_at timestamptz)
+{_APPEND_SIGNATURE}
         LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
         #variable_conflict use_column
         BEGIN
             RETURN QUERY
-            WITH head AS (
-                SELECT e.version, e.tx_id FROM events e
-                WHERE e.stream_id = p_stream ORDER BY e.version DESC LIMIT 1
-            )
+{_APPEND_HEAD}
             INSERT INTO events AS ev
                 (stream_id, version, event_id, type, schema_version, data, metadata)
-            SELECT p_stream, p_expected + n.ord::integer, n.event_id, n.type, n.schema_version,
-                   n.data, n.metadata::jsonb
-            FROM unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata)
-                 WITH ORDINALITY AS n(event_id, type, schema_version, data, metadata, ord)
-            WHERE coalesce((SELECT h.version FROM head h), 0) = p_expected
-              AND coalesce((SELECT h.tx_id FROM head h), '0'::xid8) <= pg_current_xact_id()
-            ORDER BY n.ord
+{_APPEND_ROWS}
             RETURNING ev.version, ev.tx_id::text, ev.seq, ev.recorded_at;
         END
         $$;
