@@ -4,8 +4,9 @@ has no game rules of its own: every game call is forwarded, as the token's playe
 - ``main``: the composition root; ``config``: its settings, read once;
 - ``server``: ``GatewayServicer``, composed of one mixin per subject:
   ``account_rpcs`` (accounts, tokens, the player's status, answered here),
-  ``session`` (``OpenSession``: one stream per player) with ``feeds`` (the other
-  services' watch streams) and ``notices`` (what a change of view tells the player),
+  ``session`` (``OpenSession``: one stream per player) fed by ``pushes`` (the
+  player's NATS subject, which the services publish on) and ``notices`` (what a change
+  of view tells the player),
   ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
   ``forward_rating``, ``forward_matchmaker`` (RPCs forwarded to the internal services);
 - ``forwarding``: what every forwarding mixin shares (stubs, public request checks);

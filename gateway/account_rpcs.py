@@ -25,6 +25,7 @@ from gateway import accounts
 from gateway.auth import Authenticator, caller, client_address
 from gateway.forward_collection import CollectionRpcs
 from gateway.forwarding import request_id
+from gateway.pushes import SESSION_CLOSED, PushHub
 from gateway.status import PlayerStatusReads
 from gateway.store import Account, GatewayStore
 from services.platform.errors import InvalidArgument, Unauthenticated
@@ -63,6 +64,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
     _signer: accounts.TokenSigner
     _auth: Authenticator
     _clock: Callable[[], datetime]
+    _hub: PushHub
 
     async def _tokens(self, conn: Any, account: Account) -> g.AuthTokens:
         now = self._clock()
@@ -151,6 +153,15 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock()
         )
         self._auth.forget(me)
+        # Every replica holding a session of the player checks it against the
+        # revocation now, instead of at its next heartbeat.
+        await self._hub.publish.send(
+            me.player_id,
+            SESSION_CLOSED,
+            g.SessionClosed(
+                reason=g.SESSION_CLOSE_REASON_LOGGED_OUT, message="you logged out: log in again"
+            ),
+        )
         return g.LogoutResponse()
 
     async def GetPlayerStatus(

@@ -10,7 +10,6 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.auth import caller
-from gateway.feeds import Nudges
 from gateway.forwarding import Downstreams, me, page_size, present, request_id
 from services.platform.downstream import INTERNAL_DEADLINE, call
 
@@ -18,8 +17,6 @@ WHAT = "matchmaker"
 
 
 class MatchmakerRpcs(Downstreams):
-    _nudges: Nudges
-
     async def Enqueue(self, request: g.EnqueueRequest, context: Any) -> g.EnqueueResponse:
         reply = await call(
             WHAT,
@@ -34,8 +31,6 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        # The player's session (if on this gateway) shows the new ticket at once.
-        self._nudges.wake(caller().player_id)
         return g.EnqueueResponse(ticket=reply.ticket, status=reply.status)
 
     async def CancelTicket(
@@ -74,7 +69,6 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.wake(player.player_id)  # the session shows the match at once
         return g.StartPracticeResponse(
             match_id=reply.match_id, view=await self._view(reply.match_id, player.player_id)
         )
@@ -96,7 +90,6 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.wake(player.player_id)
         return g.SwitchToPracticeResponse(
             ticket=reply.ticket,
             match_id=reply.match_id,
@@ -150,7 +143,6 @@ class MatchmakerRpcs(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        self._nudges.wake(player.player_id)
         return g.JoinTableResponse(
             table=reply.table,
             match_id=reply.match_id,

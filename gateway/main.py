@@ -19,6 +19,7 @@ from triad.v1 import (
 from gateway.accounts import TokenSigner
 from gateway.auth import Authenticator, RateLimiter, authenticated
 from gateway.config import GatewaySettings
+from gateway.pushes import PushHub
 from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
 from services.platform.channels import internal_channel
@@ -60,6 +61,11 @@ async def run(settings: GatewaySettings) -> None:
         if settings.rating_addr:
             channel = await life.enter(internal_channel(settings.rating_addr))
             rating = rating_pb2_grpc.RatingServiceStub(channel)
+        # The sessions' pushes; without NATS a session shows what it reads at its opening.
+        hub = PushHub(None)
+        if settings.nats_url is not None:
+            hub = await PushHub.connect(settings.shared.nats_servers, "triad-gateway-pushes")
+            life.push_async_callback(hub.close)
         servicer = GatewayServicer(
             store,
             signer,
@@ -68,6 +74,7 @@ async def run(settings: GatewaySettings) -> None:
             matchmaker=matchmaker,
             collection=collection,
             rating=rating,
+            hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
         )
         credentials = None

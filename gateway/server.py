@@ -2,7 +2,8 @@
 the token's player; no request names a player.
 
 - ``account_rpcs``: accounts, tokens and the player's status, answered here;
-- ``session``: the session stream (``OpenSession``) and its feeds (``feeds``);
+- ``session``: the session stream (``OpenSession``), fed by the player's pushes
+  (``pushes``: NATS subjects the services publish on);
 - ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
   ``forward_rating``, ``forward_matchmaker``: RPCs forwarded to the internal services
   with the token's player (``forwarding``).
@@ -27,12 +28,12 @@ from triad.v1 import (
 from gateway import accounts
 from gateway.account_rpcs import AccountRpcs
 from gateway.auth import Authenticator
-from gateway.feeds import Nudges
 from gateway.forward_collection import CollectionRpcs
 from gateway.forward_match import MatchRpcs
 from gateway.forward_matchmaker import MatchmakerRpcs
 from gateway.forward_play import PlayRpcs
 from gateway.forward_rating import RatingRpcs
+from gateway.pushes import PushHub
 from gateway.session import SessionRpcs
 from gateway.store import GatewayStore
 
@@ -57,6 +58,7 @@ class GatewayServicer(
         matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None = None,
         collection: collection_pb2_grpc.CollectionServiceAsyncStub | None = None,
         rating: rating_pb2_grpc.RatingServiceAsyncStub | None = None,
+        hub: PushHub | None = None,
         heartbeat_seconds: float = 10.0,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -69,4 +71,4 @@ class GatewayServicer(
         self._rating = rating
         self._heartbeat = heartbeat_seconds
         self._clock = clock
-        self._nudges = Nudges()
+        self._hub = hub if hub is not None else PushHub(None)

@@ -1,11 +1,22 @@
-"""OpenSession: one stream per player of everything that happens to them. It opens with
-the player's status and active match, then merges the match views (``_watch_matches``)
-with the feeds of the other services (``feeds.py``), adds the notices a change of view
-calls for (``notices.py``) and a heartbeat when quiet. It ends when a newer session of
-the player opens or their token expires or is revoked (``SessionClosed`` says which).
+"""OpenSession: one stream per player of everything that happens to them.
 
-While it is open the player counts as connected to their match; its end starts the
-match's disconnect grace (the presence reports to the match service).
+It opens with the player's status and active match, read once; from then on it waits on
+the player's push subject (``pushes.PushHub``): the services publish each change for
+the player there (match views, queue status, trades, balance, drafts, ratings, tables),
+whichever gateway replica holds the session. Nothing is polled and no internal stream is
+held: an idle session costs a subscription and a heartbeat.
+
+The session shows each change once (``Shown``): match views only when newer, with the
+notices a change of view calls for (``notices.py``) and ``MatchFound`` for a match it had
+not shown; a ticket's end and a trade's result once; anything else when it differs from
+what it last showed. When pushes may have been lost (the gateway's NATS connection came
+back) it reads the player's state again and shows what changed.
+
+It ends when a newer session of the player opens (announced on the player's subject,
+decided by the sessions table), when a logout revokes its token (announced likewise) or
+when its token expires (``SessionClosed`` says which). While it is open the player
+counts as connected to their match; its end starts the match's disconnect grace (the
+presence reports to the match service).
 """
 
 from __future__ import annotations
@@ -14,12 +25,13 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
 from typing import Any, cast
 
-import grpc
 from google.protobuf.duration_pb2 import Duration
+from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
@@ -27,25 +39,52 @@ from triad.v1 import match_pb2 as m
 from gateway import accounts
 from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
-from gateway.feeds import MATCH_POLL_SECONDS, Push, SessionFeeds
-from gateway.notices import match_notices
-from gateway.status import or_else
+from gateway.notices import match_notices, trade_notices
+from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Push, PushHub
+from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.downstream import INTERNAL_DEADLINE
-from services.platform.errors import Unauthenticated, Unavailable
+from services.platform.errors import DomainError, Unauthenticated
 from services.wire import timestamp
 
+Shows = list[tuple[str, Message]]
+"""Session push fields and their messages, in the order they are to be sent."""
 
-class SessionRpcs(SessionFeeds):
+
+@dataclass
+class Shown:
+    """What one session has shown, so that no push repeats what it showed."""
+
+    player_id: str
+    session_id: str
+    opened_at: datetime
+    views: dict[str, pb.MatchView] = field(default_factory=dict)
+    """The last view shown of each match: its notices tell what changed since."""
+    last: dict[str, bytes] = field(default_factory=dict)
+    """The last message shown under each key (field, and the trade, draft or table)."""
+    ended: set[str] = field(default_factory=set)
+    """Tickets and trades whose end was told."""
+
+    def differs(self, key: str, message: Message) -> bool:
+        raw = message.SerializeToString(deterministic=True)
+        if self.last.get(key) == raw:
+            return False
+        self.last[key] = raw
+        return True
+
+
+class SessionRpcs(PlayerStatusReads):
     _store: GatewayStore
     _auth: Authenticator
     _clock: Callable[[], datetime]
     _heartbeat: float
+    _hub: PushHub
 
     async def OpenSession(
         self, request: g.OpenSessionRequest, context: Any
     ) -> AsyncIterator[g.OpenSessionResponse]:
         me = caller()
+        player_id = me.player_id
         session_id = uuid.uuid4().hex
         sequence = count(1)
 
@@ -55,63 +94,52 @@ class SessionRpcs(SessionFeeds):
             )
 
         opened_at = self._clock()
-        await self._store.open_session(me.player_id, session_id, opened_at)
-        updates: asyncio.Queue[Push] = asyncio.Queue()
-        watchers: list[asyncio.Task[None]] = []
-        try:
-            await self._presence(me.player_id, session_id, opened_at, connected=True)
-            watchers.append(
-                asyncio.create_task(
-                    self._watch_matches(me.player_id, session_id, opened_at, updates)
-                )
+        await self._store.open_session(player_id, session_id, opened_at)
+        inbox: asyncio.Queue[Push] = asyncio.Queue()
+        # Subscribed before anything is read, so nothing changes unseen in between.
+        async with self._hub.listen(player_id, inbox):
+            await self._hub.publish.send(
+                player_id, SESSION_OPENED, g.SessionOpened(session_id=session_id)
             )
-            watchers += [
-                asyncio.create_task(f) for f in self._feeds(me.player_id, opened_at, updates)
-            ]
-            opened = await self._opened(me.player_id, session_id)
-            yield push(session_opened=opened)
-            # The last view pushed of each match: its notices tell what changed since.
-            shown: dict[str, pb.MatchView] = {}
-            if opened.active_match.match_id:
-                shown[opened.active_match.match_id] = opened.active_match
-            while True:
-                try:
-                    update = await asyncio.wait_for(updates.get(), self._heartbeat)
-                except TimeoutError:
-                    closed = await self._should_close(me, session_id, context)
+            try:
+                await self._presence(player_id, session_id, opened_at, connected=True)
+                opened = await self._opened(player_id, session_id)
+                yield push(session_opened=opened)
+                shown = Shown(player_id, session_id, opened_at)
+                if opened.active_match.match_id:
+                    shown.views[opened.active_match.match_id] = opened.active_match
+                while True:
+                    try:
+                        update = await asyncio.wait_for(inbox.get(), self._quiet_wait(me))
+                    except TimeoutError:
+                        closed = await self._should_close(me, session_id, context)
+                        if closed is not None:
+                            yield push(session_closed=closed)
+                            return
+                        yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
+                        continue
+                    closed = await self._closes(update, me, session_id, context)
                     if closed is not None:
                         yield push(session_closed=closed)
                         return
-                    yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
-                    continue
-                if update.field == "notice":
-                    if await self._told_here(me.player_id, session_id):
-                        yield push(notice=update.message)
-                    continue
-                if update.field != "match_view":  # queue, trades, balance, draft, ratings
-                    yield push(**{update.field: update.message})
-                    continue
-                view = cast(pb.MatchView, update.message)
-                before = shown.get(view.match_id)
-                if before is not None and view.version <= before.version:
-                    continue
-                if before is None:
-                    yield push(match_found=_found(view))
-                shown[view.match_id] = view
-                yield push(match_view=view)
-                notices = match_notices(before, view) if before is not None else []
-                if notices and await self._told_here(me.player_id, session_id):
-                    for notice in notices:
-                        yield push(notice=notice)
-        finally:
-            for watcher in watchers:
-                watcher.cancel()
-            # The grace starts as the stream ends, not once the watchers have wound
-            # down; shielded, so that a second cancellation cannot lose the report.
-            await asyncio.shield(
-                self._presence(me.player_id, session_id, opened_at, connected=False)
-            )
-            await asyncio.gather(*watchers, return_exceptions=True)
+                    updates = [update]
+                    if update.field == RESYNC:
+                        updates = await self._current(player_id)
+                    for each in updates:
+                        for name, message in await self._show(shown, each):
+                            yield push(**{name: message})
+            finally:
+                # The grace starts as the stream ends; shielded, so that a second
+                # cancellation cannot lose the report.
+                await asyncio.shield(
+                    self._presence(player_id, session_id, opened_at, connected=False)
+                )
+
+    def _quiet_wait(self, me: accounts.Claims) -> float:
+        """How long to wait for a push before a heartbeat: the heartbeat interval, or
+        less when the token expires sooner (the session then ends)."""
+        left = (me.expires_at - self._clock()).total_seconds()
+        return max(0.0, min(self._heartbeat, left))
 
     async def _opened(self, player_id: str, session_id: str) -> g.SessionOpened:
         """The session's first push: the player's status, active match and open draft."""
@@ -136,19 +164,61 @@ class SessionRpcs(SessionFeeds):
                 opened.draft.CopyFrom(draft)
         return opened
 
-    async def _told_here(self, player_id: str, session_id: str) -> bool:
-        """Whether notices go to this session: only the player's current one, so that
-        an old stream not yet closed (it was replaced) does not tell them twice."""
-        return await self._store.current_session(player_id) == session_id
+    async def _current(self, player_id: str) -> list[Push]:
+        """The player's state read again, as the pushes that would show it (after
+        pushes may have been lost); what the session showed already is not repeated."""
+        opened = await self._opened(player_id, "")
+        status = opened.status
+        current: list[Push] = []
+        if opened.active_match.match_id:
+            current.append(Push("match_view", opened.active_match))
+        if status.HasField("balance"):
+            current.append(Push("balance", status.balance))
+        if status.HasField("pending_trade"):
+            current.append(Push("trade_prompt", status.pending_trade))
+        if opened.HasField("draft"):
+            current.append(Push("draft", opened.draft))
+        if status.HasField("hosted_table"):
+            current.append(Push("table", status.hosted_table))
+        if status.HasField("ticket"):
+            current.append(Push("queue_status", pb.QueueStatus(ticket=status.ticket)))
+        return current
+
+    async def _closes(
+        self, update: Push, me: accounts.Claims, session_id: str, context: Any
+    ) -> g.SessionClosed | None:
+        """Whether an announcement on the player's subject ends this session: a newer
+        session opened (the sessions table says which is current), or a logout revoked
+        this session's token."""
+        if update.field == SESSION_OPENED:
+            newer = cast(g.SessionOpened, update.message)
+            if newer.session_id == session_id:
+                return None
+            if await self._store.current_session(me.player_id) == session_id:
+                return None  # an older session's announcement, arriving late
+            return _replaced()
+        if update.field == SESSION_CLOSED:
+            self._auth.forget(me)  # the cached "not revoked" is stale now
+            return await self._refused(context)
+        return None
 
     async def _should_close(
         self, me: accounts.Claims, session_id: str, context: Any
     ) -> g.SessionClosed | None:
-        if await self._store.current_session(me.player_id) != session_id:
+        """At a heartbeat: whether the token expired. Without NATS (no announcements
+        reach the session) the session also looks up the tables, as a fallback."""
+        if self._clock() >= me.expires_at:
             return g.SessionClosed(
-                reason=g.SESSION_CLOSE_REASON_REPLACED,
-                message="a newer session of yours was opened; this one ends",
+                reason=g.SESSION_CLOSE_REASON_TOKEN_EXPIRED,
+                message="your access token expired: refresh it and open a new session",
             )
+        if self._hub.live:
+            return None
+        if await self._store.current_session(me.player_id) != session_id:
+            return _replaced()
+        return await self._refused(context)
+
+    async def _refused(self, context: Any) -> g.SessionClosed | None:
         try:
             await self._auth.authenticate(context.invocation_metadata())
         except Unauthenticated as error:
@@ -159,6 +229,65 @@ class SessionRpcs(SessionFeeds):
             )
             return g.SessionClosed(reason=reason, message=str(error))
         return None
+
+    async def _show(self, shown: Shown, update: Push) -> Shows:
+        """What the session sends for one push of the player's subject."""
+        message = update.message
+        if message is None:
+            return []
+        if update.field == "match_view":
+            view = cast(pb.MatchView, message)
+            return await self._show_view(shown, view)
+        if update.field == "queue_status":
+            return await self._show_queue(shown, cast(pb.QueueStatus, message))
+        if update.field == "trade_result":
+            trade = cast(pb.Trade, message)
+            if trade.trade_id in shown.ended:
+                return []
+            shown.ended.add(trade.trade_id)
+            return [("trade_result", trade), *(("notice", n) for n in trade_notices(trade))]
+        key = update.field
+        if update.field in ("trade_prompt", "draft", "table"):
+            key += ":" + getattr(message, f"{_ID_OF[update.field]}")
+        if update.field == "notice" or shown.differs(key, message):
+            return [(update.field, message)]
+        return []
+
+    async def _show_view(self, shown: Shown, view: pb.MatchView) -> Shows:
+        before = shown.views.get(view.match_id)
+        if before is not None and view.version <= before.version:
+            return []
+        shown.views[view.match_id] = view
+        if before is None:
+            # A match this session had not shown: the player is in it from now on, so
+            # say so again, in case the report at the session's opening was lost (a
+            # report of a session older than the player's latest changes nothing).
+            if view.status == pb.MATCH_STATUS_IN_PROGRESS:
+                await self._presence(
+                    shown.player_id, shown.session_id, shown.opened_at, connected=True
+                )
+            return [("match_found", _found(view)), ("match_view", view)]
+        return [("match_view", view), *(("notice", n) for n in match_notices(before, view))]
+
+    async def _show_queue(self, shown: Shown, status: pb.QueueStatus) -> Shows:
+        ticket = status.ticket
+        if ticket.status == pb.TICKET_STATUS_QUEUED:
+            return [("queue_status", status)] if shown.differs("queue", status) else []
+        if ticket.ticket_id in shown.ended:
+            return []
+        shown.ended.add(ticket.ticket_id)
+        shows: Shows = [("queue_status", status)]
+        if ticket.status == pb.TICKET_STATUS_PAIRED and ticket.draft_id:
+            shows.append(("match_found", await self._draft_found(ticket, shown.player_id)))
+        return shows
+
+    async def _draft_found(self, ticket: pb.Ticket, player_id: str) -> g.MatchFound:
+        found = g.MatchFound(mode=ticket.mode, draft_id=ticket.draft_id)
+        with contextlib.suppress(DomainError):  # the draft view only adds the name
+            draft = await self._draft_view(ticket.draft_id, player_id)
+            if draft is not None:
+                found.opponent_name = draft.opponent_name
+        return found
 
     async def _presence(
         self, player_id: str, session_id: str, opened_at: datetime, connected: bool
@@ -176,42 +305,16 @@ class SessionRpcs(SessionFeeds):
                 timeout=INTERNAL_DEADLINE,
             )
 
-    async def _watch_matches(
-        self, player_id: str, session_id: str, opened_at: datetime, views: asyncio.Queue[Push]
-    ) -> None:
-        """Forward every view of the player's active match; look for a new one when idle.
-        A match created while the session is open has it attached already; it is
-        reported again when found, in case the report at the session's opening was lost
-        (a report of a session older than the player's latest changes nothing)."""
-        with self._nudges.watch(player_id) as nudged:
-            await self._follow_matches(player_id, session_id, opened_at, views, nudged)
 
-    async def _follow_matches(
-        self,
-        player_id: str,
-        session_id: str,
-        opened_at: datetime,
-        views: asyncio.Queue[Push],
-        nudged: asyncio.Event,
-    ) -> None:
-        while True:
-            nudged.clear()  # a match started from here on wakes the idle wait below
-            try:
-                match_id = await self._active_match_id(player_id)
-                if match_id is None:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(nudged.wait(), MATCH_POLL_SECONDS)
-                    continue
-                await self._presence(player_id, session_id, opened_at, connected=True)
-                stream = self._match.StreamView(
-                    m.MatchServiceStreamViewRequest(match_id=match_id, player_id=player_id)
-                )
-                async for reply in stream:
-                    await views.put(Push("match_view", reply.view))
-            except (grpc.aio.AioRpcError, Unavailable):
-                # The match service restarts or the stream broke: the session stays,
-                # and the next round resumes with the current view.
-                await asyncio.sleep(1.0)
+_ID_OF = {"trade_prompt": "trade_id", "draft": "draft_id", "table": "table_id"}
+"""The id that tells apart the messages of a push field shown side by side."""
+
+
+def _replaced() -> g.SessionClosed:
+    return g.SessionClosed(
+        reason=g.SESSION_CLOSE_REASON_REPLACED,
+        message="a newer session of yours was opened; this one ends",
+    )
 
 
 def _found(view: pb.MatchView) -> g.MatchFound:
