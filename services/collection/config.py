@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.collection.domain.wealth import PAIR_REWARDED_MATCHES_PER_DAY
-from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
+from services.platform.settings import ServiceSettings, basics, number, optional, whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,19 +33,9 @@ class CollectionSettings(ServiceSettings):
             draft_inactivity_seconds=number(env, "TRIAD_DRAFT_INACTIVITY_SECONDS", 120.0, 0.05),
             timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 0.05, minimum=0.001),
             admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
-            reward_matches_per_pair_per_day=count(
+            reward_matches_per_pair_per_day=whole(
                 env,
                 "TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY",
                 PAIR_REWARDED_MATCHES_PER_DAY,
             ),
         )
-
-
-def count(env: Mapping[str, str], name: str, default: int) -> int:
-    """A whole number >= 0; the default when unset."""
-    value = optional(env, name)
-    if value is None:
-        return default
-    if not value.isdigit():
-        raise SettingsError(f"{name} must be a whole number 0 or more, got {value!r}")
-    return int(value)

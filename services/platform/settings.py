@@ -12,9 +12,9 @@ An empty value counts as unset: deployment templates often render ``TRIAD_X=`` f
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import TypedDict, TypeVar
 from urllib.parse import urlsplit
 
 from services.platform.endpoints import DEFAULT_PORTS, LOCAL_HOST
@@ -23,6 +23,8 @@ PREFIX = "TRIAD_"
 
 POSTGRES_SCHEMES = frozenset({"postgres", "postgresql"})
 NATS_SCHEMES = frozenset({"nats", "tls", "ws", "wss"})
+
+N = TypeVar("N", int, float)
 
 
 class SettingsError(ValueError):
@@ -102,15 +104,26 @@ def _check_port(name: str, url: str) -> None:
 
 def number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
     """A number such as a duration in seconds; the default when unset."""
+    return _at_least(env, name, default, minimum, float, "a number")
+
+
+def whole(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    """A whole number such as a count or a season; the default when unset."""
+    return _at_least(env, name, default, minimum, int, "a whole number")
+
+
+def _at_least(
+    env: Mapping[str, str], name: str, default: N, minimum: N, parse: Callable[[str], N], what: str
+) -> N:
     value = optional(env, name)
     if value is None:
         return default
     try:
-        parsed = float(value)
+        parsed = parse(value)
     except ValueError:
-        raise SettingsError(f"{name} must be a number, got {value!r}") from None
-    if not parsed >= minimum:
-        raise SettingsError(f"{name} must be at least {minimum}, got {value!r}")
+        raise SettingsError(f"{name} must be {what}, got {value!r}") from None
+    if not parsed >= minimum:  # "not >=" also refuses NaN
+        raise SettingsError(f"{name} must be {what} of at least {minimum}, got {value!r}")
     return parsed
 
 

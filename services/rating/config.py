@@ -6,21 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
-
-
-def whole(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
-    """A whole number such as a season; the default when unset."""
-    value = optional(env, name)
-    if value is None:
-        return default
-    try:
-        parsed = int(value)
-    except ValueError:
-        raise SettingsError(f"{name} must be a whole number, got {value!r}") from None
-    if parsed < minimum:
-        raise SettingsError(f"{name} must be at least {minimum}, got {value!r}")
-    return parsed
+from services.platform.settings import ServiceSettings, basics, number, optional, whole
 
 
 @dataclass(frozen=True, slots=True)
