@@ -35,14 +35,14 @@ from bench.report import (
     baseline_workload,
     measure,
 )
+from bench.rules import ALL_RULES
 from services.match.bots import Budget, Level
 from services.match.bots.arena import GameResult, draw_deal, play, synthetic_catalog
-from services.match.rules import Board, Card, Geometry, Position, Rules, Seat, Visibility
+from services.match.rules import Board, Card, Geometry, Position, Seat, Visibility
 from services.match.rules.draws import draw_cell_marks
 from services.match.rules.solver import Search, SearchStopped, solve
 
 NAME = "bots"
-ALL_RULES = Rules(same=True, plus=True, combo=True, elemental=True, same_wall=True)
 POSITION_SEED = 8
 """The solver positions are fixed: the same in every run, whatever ``--seed`` says."""
 CATALOG_SEED = 7
