@@ -1,0 +1,173 @@
+"""Players and their session streams as the end-to-end tests drive them through the
+gateway: a registered player with their tokens, a session stream read in the background
+(pushes kept in order, awaited by predicate), and the small moves the tests share."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any
+from uuid import uuid4
+
+import grpc
+from google.protobuf.message import Message
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import PASSWORD
+
+WAIT = 15.0
+"""Seconds any awaited push may take before the test fails."""
+
+
+@dataclass
+class Player:
+    api: Any
+    id: str
+    name: str
+    tokens: g.AuthTokens
+
+    @property
+    def meta(self) -> tuple[tuple[str, str]]:
+        return (("authorization", f"Bearer {self.tokens.access_token}"),)
+
+    async def call(self, rpc: str, request: Message) -> Any:
+        return await getattr(self.api, rpc)(request, metadata=self.meta, timeout=20)
+
+    async def view(self, match_id: str) -> pb.MatchView:
+        reply = await self.call("GetMatchView", g.GetMatchViewRequest(match_id=match_id))
+        return reply.view  # type: ignore[no-any-return]
+
+
+async def join(api: Any) -> Player:
+    reply = await api.Register(
+        g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"n{uuid4().hex[:12]}", password=PASSWORD
+        )
+    )
+    return Player(api, reply.player.player_id, reply.player.player_name, reply.tokens)
+
+
+@dataclass
+class Session:
+    """A player's session stream, read in the background; pushes are kept in order."""
+
+    player: Player
+    api: Any
+    pushes: list[g.OpenSessionResponse] = field(default_factory=list)
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    _task: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, player: Player, api: Any | None = None) -> Session:
+        session = cls(player, api or player.api)
+        session._task = asyncio.create_task(session._read())
+        await session.wait_for(lambda p: p.HasField("session_opened"))
+        return session
+
+    async def _read(self) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            async for push in self.api.OpenSession(
+                g.OpenSessionRequest(), metadata=self.player.meta
+            ):
+                self.pushes.append(push)
+                self._arrived.set()
+
+    async def wait_for(
+        self, found: Callable[[g.OpenSessionResponse], bool]
+    ) -> g.OpenSessionResponse:
+        async def look() -> g.OpenSessionResponse:
+            seen = 0
+            while True:
+                for push in self.pushes[seen:]:
+                    if found(push):
+                        return push
+                seen = len(self.pushes)
+                self._arrived.clear()
+                await self._arrived.wait()
+
+        return await asyncio.wait_for(look(), WAIT)
+
+    async def view_where(
+        self, match_id: str, found: Callable[[pb.MatchView], bool]
+    ) -> pb.MatchView:
+        push = await self.wait_for(
+            lambda p: (
+                p.HasField("match_view")
+                and p.match_view.match_id == match_id
+                and found(p.match_view)
+            )
+        )
+        return push.match_view
+
+    async def attached(self, match_id: str) -> None:
+        """Wait until the session shows the match (it follows it)."""
+        await self.wait_for(
+            lambda p: (
+                (p.HasField("match_view") and p.match_view.match_id == match_id)
+                or p.session_opened.active_match.match_id == match_id
+            )
+        )
+
+    def notices(self, code: str) -> list[g.Notice]:
+        return [p.notice for p in self.pushes if p.HasField("notice") and p.notice.code == code]
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+
+async def table_match(host: Player, guest: Player, rules: pb.Rules) -> str:
+    table = await host.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex, settings=pb.TableSettings(rules=rules, random_deck=True)
+        ),
+    )
+    joined = await guest.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table.table_id)
+    )
+    return str(joined.match_id)
+
+
+OPEN_TABLE = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True, plus=True, combo=True)
+TRADE_TABLE = pb.Rules(
+    visibility=pb.VISIBILITY_CLOSED, same=True, plus=True, combo=True, trade_rule=pb.TRADE_RULE_ONE
+)
+
+
+def balances(session: Session) -> int:
+    return sum(1 for p in session.pushes if p.HasField("balance"))
+
+
+def seat_of(view: pb.MatchView, name: str) -> pb.MatchPlayerView:
+    return next(p for p in view.players if p.player_name == name)
+
+
+def seconds(stamp: Any) -> float:
+    return float(stamp.ToDatetime(tzinfo=UTC).timestamp())
+
+
+async def place_any(player: Player, view: pb.MatchView) -> pb.MatchView:
+    empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
+    reply = await player.call(
+        "PlaceCard",
+        g.PlaceCardRequest(
+            request_id=uuid4().hex,
+            match_id=view.match_id,
+            card_id=view.my_hand[0].card.card_id,
+            cell=empty[0],
+        ),
+    )
+    return reply.view  # type: ignore[no-any-return]
+
+
+async def mover(players: tuple[Player, Player], match_id: str) -> tuple[Player, Player]:
+    """(the player to move, the other)."""
+    first, second = players
+    view = await first.view(match_id)
+    return (first, second) if view.turn_seat == view.my_seat else (second, first)
