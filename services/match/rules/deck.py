@@ -77,9 +77,9 @@ def validate_deck(
     found: list[Violation] = []
     if len(entries) != DECK_SIZE:
         found.append(
-            Violation(
+            _about(
                 DeckRule.SIZE,
-                tuple(e.copy_id for e in entries),
+                entries,
                 f"a deck holds exactly {DECK_SIZE} cards, this one holds {len(entries)}",
             )
         )
@@ -104,62 +104,59 @@ def validate_deck(
                 else f"{same[0].label} is there {len(same)} times"
             )
             found.append(
-                Violation(
+                _about(
                     DeckRule.DISTINCT_CHARACTERS,
-                    tuple(e.copy_id for e in same),
+                    same,
                     f"{cards}; a deck needs five different characters",
                 )
             )
     bad_stars = tuple(e for e in entries if not 1 <= e.stars <= 5)
     if bad_stars:
-        found.append(
-            Violation(
-                DeckRule.STARS,
-                tuple(e.copy_id for e in bad_stars),
-                f"{_labels(bad_stars)} {_be(bad_stars)} ranked outside 1 to 5★",
-            )
-        )
+        found.append(_these_are(DeckRule.STARS, bad_stars, "ranked outside 1 to 5★"))
     fives = tuple(e for e in entries if e.stars == 5)
     fours = tuple(e for e in entries if e.stars == 4)
     if len(fives) > MAX_FIVE_STARS:
         found.append(
-            Violation(
+            _about(
                 DeckRule.FIVE_STAR_LIMIT,
-                tuple(e.copy_id for e in fives),
+                fives,
                 f"{len(fives)} cards are 5★ ({_labels(fives)}); a deck may hold at most one",
             )
         )
     if len(fives) + len(fours) > MAX_FOUR_AND_FIVE_STARS:
         found.append(
-            Violation(
+            _about(
                 DeckRule.FOUR_AND_FIVE_STAR_LIMIT,
-                tuple(e.copy_id for e in fives + fours),
+                fives + fours,
                 f"{len(fives)} 5★ and {len(fours)} 4★ cards ({_labels(fives + fours)}); "
                 "a deck may hold one 5★ and one 4★, or two 4★ and no 5★",
             )
         )
     strangers = () if owned is None else tuple(e for e in entries if e.copy_id not in owned)
     if strangers:
-        found.append(
-            Violation(
-                DeckRule.NOT_OWNED,
-                tuple(e.copy_id for e in strangers),
-                f"{_labels(strangers)} {_be(strangers)} not in your collection",
-            )
-        )
+        found.append(_these_are(DeckRule.NOT_OWNED, strangers, "not in your collection"))
     # Only the player's own copies can be locked for them: a stranger's lock is not
     # theirs to know, and not what keeps them from this deck.
     held = tuple(e for e in entries if e.copy_id in locked and e not in strangers)
     if held:
         found.append(
-            Violation(
+            _these_are(
                 DeckRule.LOCKED,
-                tuple(e.copy_id for e in held),
-                f"{_labels(held)} {_be(held)} locked by an active trading match or a "
-                "pending trade until it completes",
+                held,
+                "locked by an active trading match or a pending trade until it completes",
             )
         )
     return tuple(found)
+
+
+def _about(rule: DeckRule, entries: Sequence[DeckEntry], message: str) -> Violation:
+    """A violation of ``rule`` by the copies of ``entries``."""
+    return Violation(rule, tuple(e.copy_id for e in entries), message)
+
+
+def _these_are(rule: DeckRule, entries: Sequence[DeckEntry], what: str) -> Violation:
+    """A violation of ``rule`` saying "<cards> is/are <what>" of ``entries``."""
+    return _about(rule, entries, f"{_labels(entries)} {_be(entries)} {what}")
 
 
 def _labels(entries: Sequence[DeckEntry]) -> str:
