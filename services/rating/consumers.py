@@ -17,6 +17,11 @@ the forfeiter losing, by ``ForfeitedDraftConsumer``: a durable consumer of its o
 same marks. A draft counts once: a Draft match names its draft (``origin_id``), and
 the ladders refuse a second result for a draft rated already, by its forfeit or by
 its match (a draft that forfeited has no match, but the check does not rely on it).
+
+Pushes: once an event's rating has committed, each of its players is told their change
+(``handlers.announce``, a ``rating_change`` push), by the replica that rated it, once; a
+redelivery, a duplicate or an ignored game tells nothing. A push lost (the process died
+between its commit and its push, NATS away) is repaired by the player's next session.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from triad.v1 import events_pb2 as ev
 
 from services.platform.bus import EventStream
 from services.platform.consumer import Consumer, ConsumerMetrics
-from services.rating import codec, handlers
+from services.platform.pushes import PlayerPushes, Pushes
+from services.rating import codec, handlers, mapping
 from services.rating.handlers import Outcome
 from services.rating.metrics import RatingMetrics
 from services.rating.store import PostgresLadders
@@ -62,12 +68,14 @@ class RatingConsumer(Consumer):
         stream: EventStream | None = None,
         metrics: RatingMetrics,
         consumer_metrics: ConsumerMetrics | None = None,
+        pushes: PlayerPushes | None = None,
         **options: Any,
     ) -> None:
         stream = stream or EventStream()
         self._schema = schema
         self._season = current_season
         self._metrics = metrics
+        self._pushes = mapping.ChangePushes(pushes or Pushes(None))
         super().__init__(
             js,
             pool,
@@ -87,7 +95,7 @@ class RatingConsumer(Consumer):
             fresh = await super().apply(envelope)
         finally:
             _outcomes.reset(token)
-        # Counted only now: a transaction that rolled back did nothing worth counting.
+        # Counted and told only now: a transaction that rolled back did nothing.
         if not fresh:
             self._metrics.duplicate_event()
         for outcome in outcomes:
@@ -95,6 +103,7 @@ class RatingConsumer(Consumer):
                 self._metrics.ignored.labels(outcome).inc()
             else:
                 self._metrics.observe(outcome)
+                await handlers.announce(self._pushes, outcome)
         return fresh
 
     async def _handle(self, conn: Any, envelope: ev.EventEnvelope) -> None:

@@ -65,8 +65,9 @@ class Ladders(Protocol):
 
     async def record(
         self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
-    ) -> None:
-        """Log both changes and write both standings and the rank buckets."""
+    ) -> tuple[LoggedChange, LoggedChange]:
+        """Log both changes and write both standings and the rank buckets; both changes
+        as the log now holds them (numbered in each player's feed), in ``updates``' order."""
 
 
 class Reader(Protocol):
@@ -97,6 +98,12 @@ class Wakeups(Protocol):
         """An event set whenever a change of this player may have been applied."""
 
 
+class ChangePushes(Protocol):
+    """Where a player hears of a change to their rating (their session's push)."""
+
+    async def rating_changed(self, change: LoggedChange) -> None: ...
+
+
 # --------------------------------------------------------------------------- writes
 
 
@@ -104,6 +111,8 @@ class Wakeups(Protocol):
 class Rated:
     key: LadderKey
     updates: tuple[Update, Update]
+    changes: tuple[LoggedChange, ...] = ()
+    """Both changes as logged (what WatchRatings streams), in ``updates``' order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +152,18 @@ async def rate_match(
         )
         return AlreadyRated(key)
     updates = domain.rate(game, *standings)
-    await ladders.record(result, event_id, updates)
-    return Rated(key, updates)
+    changes = await ladders.record(result, event_id, updates)
+    return Rated(key, updates, changes)
+
+
+async def announce(pushes: ChangePushes, outcome: Outcome) -> None:
+    """Tell each player of a rating their change, once: called after the rating
+    committed, only for the delivery that rated (a duplicate or an ignored game changes
+    nothing, so tells nothing). A push lost on the way is repaired by the player's next
+    session reading their ratings."""
+    if isinstance(outcome, Rated):
+        for change in outcome.changes:
+            await pushes.rating_changed(change)
 
 
 # --------------------------------------------------------------------------- reads

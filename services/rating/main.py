@@ -16,7 +16,8 @@ from services.platform.database import create_pool
 from services.platform.grpcserver import Lifecycle
 from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
-from services.platform.service import Background, open_notifier, run_service, serve
+from services.platform.pushes import PlayerPushes
+from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 from services.rating.config import RatingSettings
 from services.rating.consumers import ForfeitedDraftConsumer, RatingConsumer
 from services.rating.domain import Ladder, LadderKey
@@ -36,9 +37,11 @@ async def consume(
     stop: asyncio.Event,
     metrics: RatingMetrics,
     consumer_metrics: ConsumerMetrics,
+    pushes: PlayerPushes,
 ) -> None:
-    """Rate every MatchFinished and DraftForfeited on the stream. Connecting waits for
-    NATS as long as it takes; the reads are served meanwhile."""
+    """Rate every MatchFinished and DraftForfeited on the stream and tell each player
+    their change (``pushes``). Connecting waits for NATS as long as it takes; the reads
+    are served meanwhile."""
     if settings.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: no result is consumed, ratings stay")
         return
@@ -56,6 +59,7 @@ async def consume(
                 stream=stream,
                 metrics=metrics,
                 consumer_metrics=consumer_metrics,
+                pushes=pushes,
                 batch=256 if settings.workers == 1 else 32,
                 ack_wait=settings.ack_wait_seconds,
             )
@@ -72,6 +76,7 @@ async def consume(
                 stream=stream,
                 metrics=metrics,
                 consumer_metrics=consumer_metrics,
+                pushes=pushes,
                 ack_wait=settings.ack_wait_seconds,
             )
         )
@@ -110,9 +115,11 @@ async def run(settings: RatingSettings) -> None:
         reader = RatingReader(pool, settings.schema)
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         metrics = RatingMetrics.register(registry)
+        pushes = await open_pushes(life, settings, "rating")
+        consumer_metrics = ConsumerMetrics.register(registry)
         work = Background.of(life)
         work.start(
-            consume(settings, pool, work.stop, metrics, ConsumerMetrics.register(registry)),
+            consume(settings, pool, work.stop, metrics, consumer_metrics, pushes),
             notifier.keep_alive(work.stop),
             publish_distribution(reader, settings.season, metrics, work.stop),
         )

@@ -1,10 +1,12 @@
-"""Protobuf <-> rating domain at the gRPC edge: ladder keys in, ratings, leaderboard
-entries and changes out. Consumed event bytes are read in ``codec.py``."""
+"""Protobuf <-> rating domain at the edges: ladder keys in, ratings, leaderboard
+entries and changes out (on gRPC, and each change pushed to its player: ``ChangePushes``
+over the platform's player pushes). Consumed event bytes are read in ``codec.py``."""
 
 from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
+from services.platform.pushes import PlayerPushes
 from services.rating.domain import Ladder, LadderKey
 from services.rating.handlers import Rating
 from services.rating.read_models import LoggedChange
@@ -73,3 +75,18 @@ def rating_change(change: LoggedChange) -> pb.RatingChange:
         games_after=change.games_after,
         change_time=timestamp(change.applied_at),
     )
+
+
+RATING_CHANGE = "rating_change"
+"""The session push a change travels as (``OpenSessionResponse.push``)."""
+
+
+class ChangePushes:
+    """``handlers.ChangePushes`` on player pushes: the very RatingChange WatchRatings
+    streams, on the player's ``rating_change`` subject."""
+
+    def __init__(self, pushes: PlayerPushes) -> None:
+        self._pushes = pushes
+
+    async def rating_changed(self, change: LoggedChange) -> None:
+        await self._pushes.send(change.player_id, RATING_CHANGE, rating_change(change))

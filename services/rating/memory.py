@@ -49,7 +49,7 @@ class MemoryRatings:
 
     async def record(
         self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
-    ) -> None:
+    ) -> tuple[LoggedChange, LoggedChange]:
         key, match_id, draft_id = result.ladder, result.match_id, result.draft_id
         at = EPOCH.replace(microsecond=len(self.changes) % 1_000_000)
         for update in updates:
@@ -82,6 +82,7 @@ class MemoryRatings:
             self.updated[key, me] = at
         for rating, move in domain.bucket_moves(updates):
             self.buckets[key, rating] = self.buckets.get((key, rating), 0) + move
+        return self.changes[-2], self.changes[-1]
 
     # ----------------------------------------------------------------- Reader
 

@@ -34,6 +34,14 @@ class PostgresLadders:
             f"SELECT {q}.rating_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
             "$13, $14, $15, $16, $17, $18, $19, $20)"
         )
+        # What rating_record just logged: each player's newest change in their feed (the
+        # players stay locked until the transaction ends, so no other change is newer).
+        self._recorded = (
+            f"SELECT {_columns('c')} FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord) "
+            f"JOIN {q}.players p ON p.player_id = u.id "
+            f"JOIN {q}.rating_changes c ON c.player_id = u.id AND c.player_seq = p.changes "
+            "ORDER BY u.ord"
+        )
 
     async def lock(
         self, result: ResultKey, players: tuple[Contestant, Contestant]
@@ -51,7 +59,7 @@ class PostgresLadders:
 
     async def record(
         self, result: ResultKey, event_id: UUID, updates: tuple[Update, Update]
-    ) -> None:
+    ) -> tuple[LoggedChange, LoggedChange]:
         buckets = bucket_moves(updates)
         # One array per column of the function's unnest, both players in each.
         columns = zip(*(_update_row(u) for u in updates), strict=True)
@@ -63,6 +71,9 @@ class PostgresLadders:
             [rating for rating, _ in buckets],
             [move for _, move in buckets],
         )
+        rows = await self._conn.fetch(self._recorded, [u.player.player_id for u in updates])
+        first, second = (_logged(r) for r in rows)
+        return first, second
 
 
 def _result(result: ResultKey) -> tuple[str, int, str, str]:
@@ -95,6 +106,11 @@ _CHANGE_COLUMNS = (
     "opponent_name, rating_before, rating_after, k_factor, expected_score, actual_score, "
     "opponent_rating_before, games_after, applied_at"
 )
+
+
+def _columns(alias: str) -> str:
+    """The change columns, each qualified by ``alias``."""
+    return ", ".join(f"{alias}.{c.strip()}" for c in _CHANGE_COLUMNS.split(","))
 
 
 class RatingReader:

@@ -189,11 +189,12 @@ async def test_a_crash_before_the_commit_leaves_nothing_and_the_redelivery_rates
     original = PostgresLadders.record
     failures: list[UUID] = []
 
-    async def dies_once(self: PostgresLadders, *args: Any) -> None:
-        await original(self, *args)
+    async def dies_once(self: PostgresLadders, *args: Any) -> Any:
+        recorded = await original(self, *args)
         if not failures:
             failures.append(args[2])
             raise ConnectionResetError("killed after writing, before the commit")
+        return recorded
 
     monkeypatch.setattr(PostgresLadders, "record", dies_once)
     seen = await poll_until_quiet(consumer, rounds=4)

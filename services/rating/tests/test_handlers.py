@@ -12,9 +12,11 @@ from uuid import uuid4
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from triad.v1 import common_pb2 as pb
 
-from services.rating import handlers
-from services.rating.domain import Ladder, LadderKey, Unrated
+from services.platform.pushes import RecordedPushes
+from services.rating import handlers, mapping
+from services.rating.domain import LOSS, FinishedGame, Ladder, LadderKey, Unrated
 from services.rating.handlers import AlreadyRated, Ignored, Rated
 from services.rating.memory import MemoryRatings
 from services.rating.tests.builders import (
@@ -23,6 +25,7 @@ from services.rating.tests.builders import (
     bot,
     event_id,
     game,
+    human,
     messy,
     random_games,
 )
@@ -126,3 +129,44 @@ async def test_ladders_and_seasons_are_rated_separately() -> None:
     # The same match id on two ladders is two results.
     again = await handlers.rate_match(store, game("m0", "ann", "bea", key=DRAFT), uuid4(), 1)
     assert isinstance(again, Rated)
+
+
+async def test_each_player_of_a_rated_match_is_told_their_change_as_watch_ratings_shows_it() -> (
+    None
+):
+    store, told = MemoryRatings(), RecordedPushes()
+    outcome = await handlers.rate_match(store, game("m1", "ann", "bea"), event_id("m1"), SEASON)
+    await handlers.announce(mapping.ChangePushes(told), outcome)
+    logged = {c.player_id: c for c in await store.log()}
+    assert [(p, f) for p, f, _ in told.sent] == [("ann", "rating_change"), ("bea", "rating_change")]
+    for player in ("ann", "bea"):
+        (pushed,) = told.of(player, "rating_change")
+        assert pushed == mapping.rating_change(logged[player])
+    ann = told.of("ann")[0]
+    assert isinstance(ann, pb.RatingChange)
+    assert (ann.match_id, ann.rating_before, ann.rating_after, ann.delta) == ("m1", 1500, 1520, 20)
+    assert ann.opponent_name == "name-bea" and ann.games_after == 1
+
+
+async def test_a_forfeited_draft_tells_both_players_and_names_the_draft() -> None:
+    store, told = MemoryRatings(), RecordedPushes()
+    forfeit = FinishedGame(
+        "", True, (human("ann"), human("bea")), LOSS, DRAFT, Ladder.DRAFT, draft_id="d1"
+    )
+    await handlers.announce(
+        mapping.ChangePushes(told), await handlers.rate_match(store, forfeit, uuid4(), SEASON)
+    )
+    (ann,) = told.of("ann", "rating_change")
+    (bea,) = told.of("bea", "rating_change")
+    assert isinstance(ann, pb.RatingChange) and isinstance(bea, pb.RatingChange)
+    assert (ann.draft_id, ann.match_id, ann.delta, bea.delta) == ("d1", "", -20, 20)
+
+
+async def test_a_result_rated_before_or_that_does_not_count_tells_nobody() -> None:
+    store, told = MemoryRatings(), RecordedPushes()
+    pushes = mapping.ChangePushes(told)
+    g = game("m1", "ann", "bea")
+    await handlers.rate_match(store, g, event_id("m1"), SEASON)
+    for again in (g, game("m2", "ann", bot("bot-1")), game("m3", "ann", "bea", rated=False)):
+        await handlers.announce(pushes, await handlers.rate_match(store, again, uuid4(), SEASON))
+    assert told.sent == []

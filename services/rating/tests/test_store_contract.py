@@ -195,3 +195,23 @@ async def test_a_result_that_names_neither_a_match_nor_a_draft_is_not_rated(
     nameless = game("", "ann", "bea", key=DRAFT)
     assert await ratings.rate(nameless, uuid4()) == Ignored(Unrated.NO_ID)
     assert await ratings.log() == []
+
+
+async def test_a_rating_hands_back_both_changes_as_the_log_holds_them(ratings: Ratings) -> None:
+    """What a player is told of a change (its push) is the change as logged, feed number
+    and time included: the very row WatchRatings and the history read."""
+    await ratings.rate_all([game("m1", "ann", "bea")])
+    outcome = await ratings.rate(game("m2", "cid", "ann", DRAW), uuid4())
+    assert isinstance(outcome, Rated)
+    assert [c.player_id for c in outcome.changes] == ["cid", "ann"]
+    assert sorted(outcome.changes, key=lambda c: c.seq) == (await ratings.log())[2:]
+    assert [c.player_seq for c in outcome.changes] == [1, 2]
+    forfeit = FinishedGame(
+        "", True, (human("ann"), human("bea")), LOSS, DRAFT, Ladder.DRAFT, draft_id="d1"
+    )
+    forfeited = await ratings.rate(forfeit, uuid4())
+    assert isinstance(forfeited, Rated)
+    assert [(c.player_id, c.draft_id, c.match_id, c.delta) for c in forfeited.changes] == [
+        ("ann", "d1", "", -20),
+        ("bea", "d1", "", 20),
+    ]
