@@ -186,7 +186,10 @@ class CopiesReleased(CopiesHeld):
 
 
 @dataclass(frozen=True, slots=True)
-class TradeOpened:
+class TradeTerms:
+    """What a trade is from its opening on: the event that opens it, and the first
+    fields of its state (``trade.Trade``)."""
+
     trade_id: str
     match_id: str
     winner: PlayerRef
@@ -194,6 +197,11 @@ class TradeOpened:
     offered: tuple[OwnedCopy, ...]
     deadline: datetime
     opened_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOpened(TradeTerms):
+    pass
 
 
 @dataclass(frozen=True, slots=True)

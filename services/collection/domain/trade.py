@@ -22,6 +22,7 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeEvent,
     TradeOpened,
+    TradeTerms,
 )
 from services.match.rules.deck import card_label
 from services.platform.errors import (
@@ -70,14 +71,7 @@ def trade_id_for(match_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Trade:
-    trade_id: str
-    match_id: str
-    winner: PlayerRef
-    loser: PlayerRef
-    offered: tuple[OwnedCopy, ...]
-    deadline: datetime
-    opened_at: datetime
+class Trade(TradeTerms):
     version: int
     chosen: str | None = None
     auto_picked: bool = False
