@@ -1,9 +1,16 @@
 """The match service's use cases: load the match, decide, append with the expected
-version, retry on conflict. No protobuf, SQL or NATS here (STYLE 7)."""
+version, retry on conflict. No protobuf, SQL or NATS here (STYLE 7).
+
+Every committed change of a match is announced (``Context.announce``) by the process
+that committed it, after the commit: the edge tells each human seat its view of the new
+version (issue 18, ``services/platform/pushes.py``). A refusal, a no-op or a retried
+request commits nothing and announces nothing.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from random import Random
@@ -23,6 +30,11 @@ from services.platform.requests import Request, RequestSeen
 log = structlog.get_logger()
 
 Decide = Callable[[domain.Match | None], domain.Decision]
+Announce = Callable[[domain.Match], Awaitable[None]]
+
+
+async def _announce_nothing(match: domain.Match) -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +48,21 @@ class Context:
     bot_pool: bots.BotPool | None = None
     """Where bot seats think (worker processes). None: in this thread, which only suits
     tests and novice or easy bots; a hard bot would hold the event loop for its budget."""
+    announce: Announce = _announce_nothing
+    """Tells the match's players of a version just committed (the edge publishes each
+    human seat's view); called after the commit, never inside its transaction."""
+
+
+async def _announce(ctx: Context, match: domain.Match) -> None:
+    """Announce a committed version. A push is a hint (the next one, or the session's
+    own read when it reconnects, repairs a lost one): failing to announce never turns a
+    committed change into an error for the caller."""
+    try:
+        await ctx.announce(match)
+    except Exception as error:
+        log.warning(
+            "announce failed", match_id=match.match_id, version=match.version, error=repr(error)
+        )
 
 
 async def _execute(
@@ -67,7 +94,7 @@ async def _execute(
                 continue
             return state
         try:
-            return await ctx.store.save(
+            saved = await ctx.store.save(
                 state, decision, request, correlation_id=request.request_id if request else ""
             )
         except WrongExpectedVersion:
@@ -77,6 +104,9 @@ async def _execute(
             seen = await ctx.store.answered(request)
             if seen is not None:
                 return await ctx.store.load_at(seen.match_id, seen.version)
+        else:
+            await _announce(ctx, saved)
+            return saved
     raise Conflict(f"match {short_id(match_id)} is changing too fast; try again")
 
 
@@ -304,8 +334,10 @@ async def fire_due_timer(ctx: Context) -> bool:
 
     Runs in the claim's transaction: the timer row stays locked until the events are
     appended, so a move arriving in the same instant waits, then finds the new version.
+    What it saved is announced once that transaction has committed.
     """
     now = ctx.clock()
+    saved: domain.Match | None = None
     try:
         async with ctx.store.claim_due(now) as claim:
             match_id = claim.match_id
@@ -317,7 +349,7 @@ async def fire_due_timer(ctx: Context) -> bool:
                 return True
             decision = await _due(ctx, match, now)
             if decision.events:
-                await claim.save(match, decision)
+                saved = await claim.save(match, decision)
                 log.info(
                     "timer fired",
                     match_id=match_id,
@@ -325,6 +357,24 @@ async def fire_due_timer(ctx: Context) -> bool:
                 )
             else:
                 await claim.refresh_timers(match)
-            return True
     except WrongExpectedVersion:
         return True  # a move won the race; the next round sees the new state
+    if saved is not None:
+        await _announce(ctx, saved)
+    return True
+
+
+async def announce_in_progress(ctx: Context, stop: asyncio.Event) -> int:
+    """Announce the current version of every match in progress that seats a human (at a
+    start: a push lost to a crash between a commit and its publication is sent now);
+    how many were announced. One match at a time, until done or ``stop``."""
+    announced = 0
+    for match_id in await ctx.store.in_progress():
+        if stop.is_set():
+            break
+        match = await ctx.store.load(match_id)
+        if match is not None and match.in_progress:
+            await _announce(ctx, match)
+            announced += 1
+    log.info("matches in progress announced", matches=announced)
+    return announced

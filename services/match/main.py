@@ -11,6 +11,7 @@ from services.match import handlers, metrics
 from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
+from services.match.presenter import SeatViews
 from services.match.schema import MIGRATIONS
 from services.match.server import SERVICE_NAME, MatchServicer, register
 from services.match.store import NOTIFY_CHANNEL, MatchStore
@@ -20,7 +21,13 @@ from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.service import Background, open_notifier, run_service, serve
+from services.platform.service import (
+    Background,
+    open_notifier,
+    open_pushes,
+    run_service,
+    serve,
+)
 
 log = structlog.get_logger()
 
@@ -31,6 +38,8 @@ async def run(settings: MatchSettings) -> None:
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = MatchStore(pool, settings.schema, linger=settings.commit_linger_seconds)
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
+        pushes = await open_pushes(life, settings, "match")
+        views = SeatViews(pushes, utc_now)
         ctx = Context(
             store=store,
             clock=utc_now,
@@ -38,6 +47,7 @@ async def run(settings: MatchSettings) -> None:
             turn_seconds=settings.turn_seconds,
             disconnect_seconds=settings.disconnect_seconds,
             bot_pool=bot_pool,
+            announce=views.announce,
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)
@@ -45,6 +55,12 @@ async def run(settings: MatchSettings) -> None:
         async def count_active() -> bool:
             metrics.ACTIVE_MATCHES.set(await store.count_active())
             return False
+
+        async def announce_in_progress() -> None:
+            try:
+                await handlers.announce_in_progress(ctx, work.stop)
+            except Exception as error:  # the next change of each match pushes it anyway
+                log.warning("announcing the matches in progress failed", error=repr(error))
 
         # One timer loop per bot worker plus one: a loop waits while its bot thinks (up
         # to the bot's budget), and the others keep firing turns and disconnects
@@ -56,10 +72,13 @@ async def run(settings: MatchSettings) -> None:
         )
         work.every(5.0, count_active)
         work.start(
+            # Players whose push was lost to a crash between a commit and its
+            # publication get the current view now, while the server already serves.
+            announce_in_progress(),
             notifier.keep_alive(work.stop),
             publish_log(settings.shared, pool, settings.schema, "match", REGISTRY, work.stop),
         )
-        servicer = MatchServicer(ctx, notifier, settings.admin_token)
+        servicer = MatchServicer(ctx, notifier, settings.admin_token, views)
         await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])
 
 

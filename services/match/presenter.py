@@ -1,16 +1,27 @@
-"""Domain views -> ``triad.v1.MatchView``: what the gRPC edge sends to one player."""
+"""Domain views -> ``triad.v1.MatchView``: what the edge sends to one player, in a
+reply, a stream, or pushed on the player's NATS subject (:class:`SeatViews`)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.match import mapping
+from services.match.domain import SEATS, Match
 from services.match.domain.events import CardPlaced, MatchCard
 from services.match.rules import Hidden
-from services.match.views import MatchView
+from services.match.views import MatchView, match_view
+from services.platform.pushes import PlayerPushes
+
+MATCH_VIEW = "match_view"
+"""The session push field (``OpenSessionResponse.push``) a match view travels as."""
+KEPT_VIEWS = 1_024
+"""Views kept for the replies of the commands that made them (one per match and human
+seat, the latest version's): a reply follows its announcement within the same task."""
 
 
 def _placement(event: CardPlaced, card: MatchCard) -> pb.Placement:
@@ -88,3 +99,44 @@ def view_message(view: MatchView, now: datetime) -> pb.MatchView:
     if view.finished is not None:
         message.outcome.CopyFrom(mapping.outcome(view.finished))
     return message
+
+
+class SeatViews:
+    """Each human seat's view of a committed version, built once: pushed to the player
+    (``announce``, the handlers' ``Context.announce``), then reused by the reply to the
+    command that made the version (``reply``). Bot seats have no session: nothing is
+    built or sent for them."""
+
+    def __init__(
+        self, pushes: PlayerPushes, clock: Callable[[], datetime], keep: int = KEPT_VIEWS
+    ) -> None:
+        self._pushes = pushes
+        self._clock = clock
+        self._keep = keep
+        self._built: OrderedDict[tuple[str, str], pb.MatchView] = OrderedDict()
+
+    def build(self, match: Match, player_id: str) -> pb.MatchView:
+        """The view of ``player_id`` now (strangers get MatchNotFound)."""
+        return view_message(match_view(match, player_id), self._clock())
+
+    async def announce(self, match: Match) -> None:
+        for seat in SEATS:
+            player = match.player(seat)
+            if player.is_bot:
+                continue
+            message = self.build(match, player.player_id)
+            key = (match.match_id, player.player_id)
+            self._built[key] = message
+            self._built.move_to_end(key)
+            if len(self._built) > self._keep:
+                self._built.popitem(last=False)
+            await self._pushes.send(player.player_id, MATCH_VIEW, message)
+
+    def reply(self, match: Match, player_id: str) -> pb.MatchView:
+        """The view announced for this version, taken (a reply needs it once), or one
+        built now (a retried request's answer, an unannounced state). The caller copies
+        it into its reply and never changes it: it was published as it is."""
+        built = self._built.pop((match.match_id, player_id), None)
+        if built is not None and built.version == match.version:
+            return built
+        return self.build(match, player_id)

@@ -17,11 +17,10 @@ from services.match import handlers, mapping
 from services.match.domain import Match
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
-from services.match.presenter import view_message
+from services.match.presenter import SeatViews
 from services.match.rules import validate_deck
 from services.match.rules.compatibility import rule_set_problem
 from services.match.rules.deck import DECK_SIZE, DeckEntry
-from services.match.views import match_view
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
@@ -86,13 +85,18 @@ def _seat(setup_message: m.SeatSetup) -> tuple[SeatPlayer, tuple[MatchCard, ...]
 
 
 class MatchServicer(match_pb2_grpc.MatchServiceServicer):
-    def __init__(self, ctx: Context, notifier: Notifier, admin_token: str | None) -> None:
+    def __init__(
+        self, ctx: Context, notifier: Notifier, admin_token: str | None, views: SeatViews
+    ) -> None:
+        """``views``: what ``ctx.announce`` pushes; a command's reply reuses the view
+        pushed to its caller."""
         self._ctx = ctx
         self._notifier = notifier
         self._admin_token = admin_token
+        self._views = views
 
     def _view(self, match: Match, player_id: str) -> pb.MatchView:
-        return view_message(match_view(match, player_id), self._ctx.clock())
+        return self._views.build(match, player_id)
 
     async def CreateMatch(
         self, request: m.MatchServiceCreateMatchRequest, context: Any
@@ -169,7 +173,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         match = await handlers.place_card(
             self._ctx, key, match_id, player, card, request.cell, expected
         )
-        return m.MatchServicePlaceCardResponse(view=self._view(match, player))
+        return m.MatchServicePlaceCardResponse(view=self._views.reply(match, player))
 
     async def Forfeit(
         self, request: m.MatchServiceForfeitRequest, context: Any
@@ -180,7 +184,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         player = require(request.player_id, "player_id")
         key = Request.of(player, request.request_id, "forfeit", match_id)
         match = await handlers.forfeit(self._ctx, key, match_id, player)
-        return m.MatchServiceForfeitResponse(view=self._view(match, player))
+        return m.MatchServiceForfeitResponse(view=self._views.reply(match, player))
 
     async def ReportPresence(
         self, request: m.MatchServiceReportPresenceRequest, context: Any

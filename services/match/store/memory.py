@@ -170,6 +170,9 @@ class MemoryMatchStore:
     async def count_active(self) -> int:
         return len(self.timers)
 
+    async def in_progress(self) -> list[str]:
+        return sorted(set(self._active.values()))
+
     async def records(self, match_id: str, after_version: int, limit: int) -> list[Recorded]:
         return (await self._events.read_stream(stream_id(match_id), after_version))[:limit]
 

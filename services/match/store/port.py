@@ -188,6 +188,10 @@ class MatchRepository(Protocol):
 
     async def count_active(self) -> int: ...
 
+    async def in_progress(self) -> list[str]:
+        """The ids of the matches in progress that seat a human (whose players a start
+        tells the current view), in id order."""
+
     async def records(self, match_id: str, after_version: int, limit: int) -> list[Recorded]:
         """The stored events of a match, for operators."""
 

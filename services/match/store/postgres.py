@@ -348,6 +348,12 @@ class MatchStore:
         )
         return int(value)
 
+    async def in_progress(self) -> list[str]:
+        rows = await self._pool.fetch(
+            f"SELECT DISTINCT match_id FROM {self._schema}.active_matches ORDER BY match_id"
+        )
+        return [str(r["match_id"]) for r in rows]
+
     async def records(self, match_id: str, after_version: int, limit: int) -> list[Recorded]:
         """The raw stored events of a match, for operators."""
         found = await self._events.read_stream(stream_id(match_id), after_version)

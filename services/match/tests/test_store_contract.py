@@ -91,10 +91,12 @@ async def test_a_human_has_one_active_match_until_it_finishes(repo: MatchReposit
     assert await repo.load("m2") is None and await repo.active_match("nobody") is None
     bot = await started(repo, "m3", bot_b=True)  # a bot seat is never held
     assert await repo.active_match("p-b-m3") is None and bot.version == 1
+    assert await repo.in_progress() == ["m1", "m3"]  # each once, though m1 seats two
     over = domain.forfeit(match, "p-a-m1", T0)
     await repo.save(match, over)
     assert await repo.active_match("p-a-m1") is None
     assert await repo.active_match("p-b-m1") is None
+    assert await repo.in_progress() == ["m3"]
 
 
 async def test_a_request_is_answered_from_its_first_run_and_refused_with_other_content(
