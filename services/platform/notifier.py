@@ -11,7 +11,7 @@ a reconnect wakes them all.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
@@ -75,6 +75,7 @@ class Notifier:
         self._channel = channel
         self._conn: Any = None
         self._waiters = Waiters()
+        self._hearers: list[Callable[[str, str], None]] = []
         self._closing = False
 
     async def start(self) -> None:
@@ -110,10 +111,17 @@ class Notifier:
         watched: what a watcher's cached state must reach to be current."""
         return self._waiters.version_of(key)
 
+    def hear(self, hearer: Callable[[str, str], None]) -> None:
+        """Also call ``hearer(key, rest)`` for every notice line, watched or not (a
+        publisher acting on every change). Nothing is replayed after a reconnect."""
+        self._hearers.append(hearer)
+
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         for line in payload.split("\n"):
             key, _, rest = line.partition(":")
             self._waiters.wake(key, int(rest) if rest.isdigit() else None)
+            for hearer in self._hearers:
+                hearer(key, rest)
 
     def _on_lost(self, _conn: Any) -> None:
         if self._closing:
