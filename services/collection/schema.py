@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from services.platform.migrations import Migration, quote_schema
 
 NOTIFY_CHANNEL = "triad_collection"
-"""Where the collection's tables announce a player whose balance, trade or draft changed;
-the payload is the player id."""
+"""Where the collection's tables announce a player whose balance, trade or draft changed,
+one line per player: ``<player>`` (their row: coins, locks), ``<player>:trade:<trade id>``
+(a trade they are party to; ``...:completed`` from the change that completed it, once),
+``<player>:draft:<draft id>`` (a draft they sit in)."""
 
 MIGRATIONS = (
     Migration(
@@ -178,6 +180,39 @@ MIGRATIONS = (
         );
         CREATE INDEX match_rewards_pair ON match_rewards (player_low, player_high, day)
             WHERE decision = 'paid' AND player_low IS NOT NULL;
+        """,
+    ),
+    Migration(
+        "collection",
+        4,
+        "trade and draft notices name the trade or draft, and a trade's completion",
+        f"""
+        -- The player's pushes (server/pushes.py) follow these notices: which trade or
+        -- draft changed, and the one change that completed a trade (its result is
+        -- pushed once). The player id stays the line's key, so watchers wake as before.
+        CREATE FUNCTION notify_trade_watchers() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            what text := ':trade:' || NEW.trade_id || CASE
+                WHEN TG_OP = 'UPDATE' AND OLD.completed_at IS NULL
+                    AND NEW.completed_at IS NOT NULL THEN ':completed'
+                ELSE '' END;
+        BEGIN
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', NEW.winner_id || what);
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', NEW.loser_id || what);
+            RETURN NULL;
+        END $$;
+        CREATE FUNCTION notify_draft_watchers() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', NEW.player_a || ':draft:' || NEW.draft_id);
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', NEW.player_b || ':draft:' || NEW.draft_id);
+            RETURN NULL;
+        END $$;
+        DROP TRIGGER trades_watchers ON trades;
+        CREATE TRIGGER trades_watchers AFTER INSERT OR UPDATE ON trades
+            FOR EACH ROW EXECUTE FUNCTION notify_trade_watchers();
+        DROP TRIGGER drafts_watchers ON drafts;
+        CREATE TRIGGER drafts_watchers AFTER INSERT OR UPDATE ON drafts
+            FOR EACH ROW EXECUTE FUNCTION notify_draft_watchers();
         """,
     ),
 )
