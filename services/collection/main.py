@@ -16,6 +16,7 @@ from services.collection.domain.catalog import load_catalog
 from services.collection.handlers import Context
 from services.collection.schema import MIGRATIONS, NOTIFY_CHANNEL
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
+from services.collection.server.pushes import Publisher
 from services.collection.store import Store
 from services.platform.background import appends_to, open_event_stream, utc_now
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
@@ -26,7 +27,13 @@ from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.relay import Relay, RelayMetrics
-from services.platform.service import Background, open_notifier, run_service, serve
+from services.platform.service import (
+    Background,
+    open_notifier,
+    open_pushes,
+    run_service,
+    serve,
+)
 
 log = structlog.get_logger()
 
@@ -81,6 +88,8 @@ async def run(settings: CollectionSettings) -> None:
             pair_rewards_per_day=settings.reward_matches_per_pair_per_day,
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
+        publisher = Publisher(ctx, await open_pushes(life, settings, "collection"))
+        notifier.hear(publisher.hear)
         work = Background.of(life)
 
         async def count_locks() -> bool:
@@ -93,7 +102,11 @@ async def run(settings: CollectionSettings) -> None:
         work.every(poll, lambda: handlers_trades.fire_due_trade(ctx))
         work.every(poll, lambda: handlers_drafts.fire_due_draft(ctx))
         work.every(5.0, count_locks)
-        work.start(use_nats(settings, ctx, work.stop), notifier.keep_alive(work.stop))
+        work.start(
+            use_nats(settings, ctx, work.stop),
+            notifier.keep_alive(work.stop),
+            publisher.run(work.stop),
+        )
         servicer = CollectionServicer(ctx, notifier, settings.admin_token)
         log.info("catalog loaded", characters=len(catalog))
         await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])

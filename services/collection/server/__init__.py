@@ -7,7 +7,9 @@ One servicer, its RPCs grouped by what they serve:
 - ``economy.py``: coins, server seeds, boosters.
 - ``trades.py``: Trade One and a player's obligations.
 - ``drafts.py``: draft sessions.
-- ``watch.py``: WatchPlayer, a player's pushes.
+- ``watch.py``: WatchPlayer, a stream of a player's balance, Trade One and draft.
+- ``pushes.py``: the same views published on the player's NATS subjects as the
+  collection's notices announce changes (not an RPC: ``main.py`` runs its publisher).
 
 Requests are read with ``services.platform.edge`` and ``mapping.py``; answers are built
 by ``mapping.py`` and ``views.py``. Servicers call handlers, never the store.

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
-from triad.v1 import common_pb2 as pb
 
-from services.collection import handlers_drafts, views
+from services.collection import handlers_drafts
 from services.collection.handlers import Context
 from services.collection.mapping import player_ref_back
+from services.collection.server.pushes import draft_view
 from services.platform.edge import bind, require
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
@@ -18,9 +18,6 @@ from services.wire import LADDERS_BACK
 
 class DraftRpcs:
     _ctx: Context
-
-    async def _draft_view(self, draft_id: str, player: str) -> pb.DraftView:
-        return views.draft(await handlers_drafts.view(self._ctx, draft_id, player), player)
 
     async def CreateDraft(
         self, request: c.CollectionServiceCreateDraftRequest, context: Any
@@ -45,7 +42,9 @@ class DraftRpcs:
         draft_id = require(request.draft_id, "draft_id")
         player = require(request.player_id, "player_id")
         bind(player_id=player, draft_id=draft_id)
-        return c.CollectionServiceGetDraftResponse(draft=await self._draft_view(draft_id, player))
+        return c.CollectionServiceGetDraftResponse(
+            draft=await draft_view(self._ctx, draft_id, player)
+        )
 
     async def RevealDraftCards(
         self, request: c.CollectionServiceRevealDraftCardsRequest, context: Any
@@ -60,7 +59,7 @@ class DraftRpcs:
         )  # fmt: skip
         await handlers_drafts.reveal(self._ctx, key, draft_id, player, request.booster_index, slots)
         return c.CollectionServiceRevealDraftCardsResponse(
-            draft=await self._draft_view(draft_id, player)
+            draft=await draft_view(self._ctx, draft_id, player)
         )
 
     async def PickDraftCard(
@@ -73,5 +72,5 @@ class DraftRpcs:
         key = Request.of(player, require(request.request_id, "request_id"), draft_id, card)
         await handlers_drafts.pick(self._ctx, key, draft_id, player, card)
         return c.CollectionServicePickDraftCardResponse(
-            draft=await self._draft_view(draft_id, player)
+            draft=await draft_view(self._ctx, draft_id, player)
         )

@@ -1,4 +1,5 @@
-"""The CollectionService edge for a player's pushes: balance, Trade One, the open draft."""
+"""WatchPlayer, a stream of a player's balance, Trade One and open draft (the views the
+NATS pushes of ``pushes.py`` publish; the gateway's sessions follow those now)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 from google.protobuf.message import Message
 from triad.v1 import collection_pb2 as c
 
-from services.collection import handlers_drafts, handlers_economy, handlers_trades, views
+from services.collection import handlers_drafts, handlers_trades
 from services.collection.handlers import Context
+from services.collection.server.pushes import balance_view, draft_view, trade_view
 from services.platform.edge import bind, require
 from services.platform.notifier import Notifier
 
@@ -55,31 +57,27 @@ class WatchRpcs:
 
         while True:
             noticed.clear()
-            balance = views.balance(await handlers_economy.balance(self._ctx, player))
+            balance = await balance_view(self._ctx, player)
             if changed("balance", balance):
                 yield c.CollectionServiceWatchPlayerResponse(balance=balance)
             for completed in await handlers_trades.completed_since(
                 self._ctx, player, reported_until
             ):
-                done = await handlers_trades.trade_for(self._ctx, completed.trade_id, player)
-                yield c.CollectionServiceWatchPlayerResponse(trade_result=views.trade(done, player))
+                done = await trade_view(self._ctx, completed.trade_id, player)
+                yield c.CollectionServiceWatchPlayerResponse(trade_result=done)
                 reported_until = max(reported_until, completed.completed_at)
             pending = await handlers_trades.pending_trade_id(self._ctx, player)
             if pending is not None:
-                state = await handlers_trades.trade_for(self._ctx, pending, player)
-                prompt = views.trade(state, player)
+                prompt = await trade_view(self._ctx, pending, player)
                 if changed(f"trade:{pending}", prompt):
                     yield c.CollectionServiceWatchPlayerResponse(trade_prompt=prompt)
             draft_id = await handlers_drafts.open_draft_id(self._ctx, player)
             if open_draft is not None and draft_id != open_draft:
-                yield c.CollectionServiceWatchPlayerResponse(
-                    draft=views.draft(
-                        await handlers_drafts.view(self._ctx, open_draft, player), player
-                    )
-                )
+                closed = await draft_view(self._ctx, open_draft, player)
+                yield c.CollectionServiceWatchPlayerResponse(draft=closed)
             open_draft = draft_id
             if draft_id is not None:
-                view = views.draft(await handlers_drafts.view(self._ctx, draft_id, player), player)
+                view = await draft_view(self._ctx, draft_id, player)
                 if changed(f"draft:{draft_id}", view):
                     yield c.CollectionServiceWatchPlayerResponse(draft=view)
             with contextlib.suppress(TimeoutError):
