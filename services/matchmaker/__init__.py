@@ -17,8 +17,10 @@ inward (edge -> handlers -> domain):
   other services, clock, random source, configuration, metrics) and the checks they
   share; the use cases in ``handlers_queues.py`` (enqueue, cancel, queue status,
   practice), ``handlers_lobby.py`` (custom tables), ``handlers_pairing.py`` (pairing
-  rounds) and ``handlers_starts.py`` (starting what those decided, taking over starts
-  whose lease ran out, Draft matches). No protobuf, SQL or NATS in any of them.
+  rounds), ``handlers_starts.py`` (starting what those decided, taking over starts
+  whose lease ran out, Draft matches) and ``handlers_status.py`` (what a ticket's
+  status shows, and telling players of their tickets and tables after each change,
+  through the ``Pushes`` port). No protobuf, SQL or NATS in any of them.
 - ``schema.py``: every migration, and where the concurrency safety lives.
 - ``store/``: the repository ports (``Repository``, ``Lobby``) and their PostgreSQL
   adapters (``base``: request keys, engaged players, the log; ``tickets``; ``starts``;
@@ -30,6 +32,8 @@ inward (edge -> handlers -> domain):
 - ``clients.py``: the other services as the ports see them: gRPC adapters of the match,
   collection and rating services, and in-repo stand-ins while those are not configured.
 - ``mapping.py``: protobuf <-> domain values at the edges (server and clients).
+- ``pushes.py``: the ``Pushes`` port on the players' NATS subjects (``queue_status``,
+  ``table``).
 - ``server.py``: the MatchmakerService servicer: request checks, handlers, mapping.
 - ``metrics.py``: the service's Prometheus metrics.
 - ``main.py``: the composition root and lifecycle (``triad-matchmaker``).

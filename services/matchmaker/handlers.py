@@ -16,6 +16,10 @@ Adapters raise the platform's domain errors when the other service refused (the
 message is passed on: it names the rule) and the platform's ``Unavailable`` when it
 did not answer,
 which callers treat as "try again later", never as a refusal.
+
+One port tells the players themselves: ``Pushes`` (a ticket's status, a hosted table),
+called after each change commits (``handlers_status.py`` says when); ``pushes.py``
+puts it on the players' NATS subjects.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from services.matchmaker.domain import (
     Mode,
     RuleSet,
     Seat,
+    Table,
+    Ticket,
     WindowPolicy,
     bot_name,
 )
@@ -133,6 +139,61 @@ class Drafts(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class QueueView:
+    """A ticket with its live status (QueueStatus), as of ``now``."""
+
+    ticket: Ticket
+    waited: float
+    queue_length: int
+    window: int
+    bot_fill_delay: float | None
+    practice_available: bool
+
+
+class Pushes(Protocol):
+    """Where players hear of their ticket and of the table they host, once a change of
+    it committed (a hint: a lost one is repaired by the next, or by the player's session
+    reading their status again)."""
+
+    async def queue_status(self, view: QueueView) -> None:
+        """The ticket's status, to the ticket's player."""
+        ...
+
+    async def table(self, table: Table) -> None:
+        """The table as it is now, to its host."""
+        ...
+
+
+class NoPushes:
+    """Nobody to tell (tests that do not look, tools)."""
+
+    async def queue_status(self, view: QueueView) -> None:
+        return None
+
+    async def table(self, table: Table) -> None:
+        return None
+
+
+@dataclass
+class Shown:
+    """What this process last told each waiting ticket's player their status shows (the
+    rating window, the queue's length), per queue, so that a pairing round tells a
+    waiting ticket only when that changed. Each round replaces its queue's entries with
+    the tickets still waiting, so only tickets that wait are remembered. Another
+    replica's rounds remember their own: a ticket is then told once more, never less."""
+
+    queues: dict[Mode, dict[str, tuple[int, int]]] = field(default_factory=dict)
+
+    @staticmethod
+    def key(view: QueueView) -> tuple[int, int]:
+        return (view.window, view.queue_length)
+
+    def told(self, view: QueueView) -> None:
+        """``view`` was just told (a ticket created): a round need not tell it again."""
+        self.queues.setdefault(view.ticket.mode, {})[view.ticket.ticket_id] = self.key(view)
+
+
+@dataclass(frozen=True, slots=True)
 class Ports:
     matches: Matches
     decks: Decks
@@ -171,6 +232,8 @@ class Context:
     metrics: MatchmakerMetrics = field(
         default_factory=lambda: MatchmakerMetrics.register(CollectorRegistry())
     )
+    pushes: Pushes = field(default_factory=NoPushes)
+    shown: Shown = field(default_factory=Shown)
 
     def lease_until(self, now: datetime) -> datetime:
         return now + timedelta(seconds=self.config.lease_seconds)

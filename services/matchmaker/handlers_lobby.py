@@ -1,5 +1,7 @@
 """The custom-table lobby's use cases (RULES.md 6): open a table, list and look at
-tables, join one (which starts its match), close one, expire idle ones."""
+tables, join one (which starts its match), close one, expire idle ones. The host is
+told of each change of their table once it committed (``handlers_status.py``; a join
+through the start it runs)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
 from services.matchmaker.handlers_starts import open_start, resume, run_start
+from services.matchmaker.handlers_status import tell_table
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     FailedPrecondition,
@@ -91,6 +94,7 @@ async def create_table(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TABLE) from None
     ctx.metrics.tables.labels("created").inc()
+    await tell_table(ctx, table)
     return table
 
 
@@ -189,6 +193,7 @@ async def close_table(ctx: Context, request_id: str, player_id: str, table_id: s
         raise PermissionDenied("only the host can close a table")
     if closed:
         ctx.metrics.tables.labels("closed").inc()
+        await tell_table(ctx, table)
         return table
     if table.state is TableState.CLOSED:
         return table  # closing a closed table returns it unchanged
@@ -202,4 +207,6 @@ async def expire_tables(ctx: Context) -> bool:
     expired = await ctx.lobby.expire_tables(ctx.clock())
     if expired:
         ctx.metrics.tables.labels("expired").inc(len(expired))
+    for table in expired:
+        await tell_table(ctx, table)
     return bool(expired)

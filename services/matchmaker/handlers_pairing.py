@@ -1,7 +1,10 @@
 """Pairing rounds: each queue's waiting tickets paired by ``domain.pair_tickets``,
 Unranked leftovers seated against populated bots, every pair claimed with its start
 in one transaction, then started. Any replica may run rounds; a per-queue lock lets
-one replica pair a queue at a time (see ``store.tickets.TicketRepository.queue_round``)."""
+one replica pair a queue at a time (see ``store.tickets.TicketRepository.queue_round``).
+After a round commits, the tickets it left waiting are told their status if what it
+shows changed (``handlers_status.tell_waiting``): the rounds are what notices a window
+widening or a queue's length changing, so no ticket needs a timer of its own."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context, bot_seat, draft_id_for, match_id_for
 from services.matchmaker.handlers_starts import run_started
+from services.matchmaker.handlers_status import tell_waiting
 from services.matchmaker.store import StartRecord, StartState
 
 
@@ -50,9 +54,10 @@ async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
         for plan in plans:
             await queue.claim(plan, ctx.lease_until(now), token)
         starts = [StartRecord(plan, StartState.PENDING, token) for plan in plans]
-    ctx.metrics.queue_length.labels(mode.value).set(
-        len(waiting) - sum(len(s.plan.ticket_ids) for s in starts)
-    )
+        claimed = {t for s in starts for t in s.plan.ticket_ids}
+        left = [t for t in queue.tickets if t.ticket_id not in claimed]
+    ctx.metrics.queue_length.labels(mode.value).set(len(left))
+    await tell_waiting(ctx, mode, left)
     return starts
 
 

@@ -1,11 +1,11 @@
 """The matchmaker's player-facing use cases for queues and practice: one short function
 each. No protobuf, SQL or NATS here (STYLE 7); the lobby is in ``handlers_lobby.py``,
-pairing in ``handlers_pairing.py``, starting matches in ``handlers_starts.py``."""
+pairing in ``handlers_pairing.py``, starting matches in ``handlers_starts.py``, what a
+ticket's status shows and when its player is told in ``handlers_status.py``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
 from uuid import uuid4
 
 from services.matchmaker.domain import (
@@ -29,12 +29,14 @@ from services.matchmaker.domain import (
 from services.matchmaker.handlers import (
     Context,
     Player,
+    QueueView,
     bot_seat,
     check_free,
     engaged_error,
     match_id_for,
 )
 from services.matchmaker.handlers_starts import open_start, resume, run_start
+from services.matchmaker.handlers_status import tell_ticket, view_of
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     FailedPrecondition,
@@ -42,18 +44,6 @@ from services.platform.errors import (
     NotFound,
     short_id,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class QueueView:
-    """A ticket with its live status (QueueStatus), as of ``now``."""
-
-    ticket: Ticket
-    waited: float
-    queue_length: int
-    window: int
-    bot_fill_delay: float | None
-    practice_available: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +103,7 @@ async def enqueue(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TICKET) from None
     ctx.metrics.tickets.labels(mode.value).inc()
+    await tell_ticket(ctx, ticket)
     return ticket
 
 
@@ -132,6 +123,7 @@ async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) 
         raise NotFound(f"you have no ticket {short_id(ticket_id)}")
     if cancelled:
         ctx.metrics.cancel(ticket.mode, CancelReason.PLAYER)
+        await tell_ticket(ctx, ticket)
         return ticket
     if ticket.state is TicketState.CANCELLED:
         return ticket  # cancelling a cancelled ticket returns it unchanged
@@ -165,19 +157,6 @@ async def queue_status(ctx: Context, player_id: str) -> PlayerQueues:
 async def ticket_view(ctx: Context, ticket_id: str) -> QueueView:
     """A ticket's live status now (a watched ticket, read again after a change)."""
     return await view_of(ctx, await _ticket(ctx, ticket_id), ctx.clock())
-
-
-async def view_of(ctx: Context, ticket: Ticket, now: datetime) -> QueueView:
-    waited = ticket.waited(now)
-    rated = ticket.mode in LADDERS
-    return QueueView(
-        ticket=ticket,
-        waited=waited,
-        queue_length=await ctx.store.queue_length(ticket.mode),
-        window=ctx.config.policy.window(waited) if rated else 0,
-        bot_fill_delay=ctx.config.bot_fill_seconds if ticket.mode is Mode.UNRANKED else None,
-        practice_available=ticket.state is TicketState.QUEUED,
-    )
 
 
 def next_change(ctx: Context, view: QueueView) -> float | None:

@@ -1,6 +1,7 @@
 """Starting what a pairing, a practice request or a table join decided: check both
 players may play, resolve their decks, draw the bot's, create the match (or the draft),
-then record the outcome. No protobuf, SQL or NATS here.
+then record the outcome and tell the players it concerns (``handlers_status.py``). No
+protobuf, SQL or NATS here.
 
 Every call made here is idempotent (the match id and request id derive from the start
 id, decks resolve per (player, match)), so a start interrupted anywhere is simply run
@@ -24,6 +25,7 @@ from services.matchmaker.domain import (
     StartPlan,
 )
 from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, engaged_error, obstacle
+from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     Conflict,
@@ -151,6 +153,7 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
         if await ctx.store.fail_start(start, refusal.culprits, str(refusal), ctx.clock()):
             ctx.metrics.failed(plan, len(refusal.culprits))
             log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=str(refusal))
+            await tell_settled(ctx, plan)
         raise FailedPrecondition(str(refusal)) from None
     if await ctx.store.finish_start(start, bot_cards, ctx.clock()):
         ctx.metrics.started(plan)
@@ -159,6 +162,7 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
             match_id=plan.match_id, draft_id=plan.draft_id,
             players=[s.player_id for s in plan.seats], rating_gap=plan.rating_gap,
         )  # fmt: skip
+        await tell_settled(ctx, plan)
     return plan.draft_id or plan.match_id
 
 

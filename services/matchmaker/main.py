@@ -3,7 +3,9 @@
 Background work, on every replica (the schema makes them safe to run side by side):
 pairing rounds, taking over match starts whose replica died, expiring idle tables,
 refreshing the queue gauges, relaying the event log to JetStream and, with a
-collection service, starting Draft matches when their drafts complete.
+collection service, starting Draft matches when their drafts complete. Players hear of
+their tickets and tables on their NATS subjects (``pushes.py``), from the replica that
+changed them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from services.matchmaker.config import MatchmakerSettings
 from services.matchmaker.domain import QUEUES
 from services.matchmaker.handlers import Context, Ports
 from services.matchmaker.metrics import MatchmakerMetrics
+from services.matchmaker.pushes import PlayerUpdates
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
 from services.matchmaker.store import NOTIFY_CHANNEL, LobbyStore, MatchmakerStore
@@ -43,7 +46,7 @@ from services.platform.grpcserver import Lifecycle
 from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.service import Background, open_notifier, run_service, serve
+from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 
 log = structlog.get_logger()
 
@@ -123,6 +126,7 @@ async def run(settings: MatchmakerSettings) -> None:
             rng=SystemRandom(),
             config=settings.config,
             metrics=MatchmakerMetrics.register(registry),
+            pushes=PlayerUpdates(await open_pushes(life, settings, "matchmaker")),
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)

@@ -13,10 +13,10 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import matchmaker_pb2_grpc
 
-from services.matchmaker import handlers_lobby, handlers_queues, mapping
+from services.matchmaker import handlers_lobby, handlers_queues, handlers_status, mapping
 from services.matchmaker.domain import DeckChoice, TableSettings
 from services.matchmaker.handlers import Context, Player
-from services.matchmaker.handlers_queues import QueueView
+from services.matchmaker.pushes import status
 from services.platform.edge import bind, require
 from services.platform.errors import NotFound
 from services.platform.notifier import Notifier
@@ -28,19 +28,6 @@ def _player(ref: pb.PlayerRef, field: str) -> Player:
     )
     bind(player_id=player.player_id)
     return player
-
-
-def status(view: QueueView) -> pb.QueueStatus:
-    return pb.QueueStatus(
-        ticket=mapping.ticket(view.ticket),
-        wait_duration=mapping.duration(view.waited),
-        queue_length=view.queue_length,
-        rating_window=view.window,
-        bot_fill_delay=None
-        if view.bot_fill_delay is None
-        else mapping.duration(view.bot_fill_delay),
-        practice_available=view.practice_available,
-    )
 
 
 class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
@@ -60,7 +47,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             mapping.mode_back(request.mode, "mode", mapping.QUEUE_MODES),
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
         )
-        view = await handlers_queues.view_of(self._ctx, ticket, self._ctx.clock())
+        view = await handlers_status.view_of(self._ctx, ticket, self._ctx.clock())
         return mm.MatchmakerServiceEnqueueResponse(
             ticket=mapping.ticket(ticket), status=status(view)
         )
