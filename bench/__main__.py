@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, str] = {
     "bots": "bench.bots",
     "load": "bench.load",
     "gateway": "bench.gateway",
+    "idle": "bench.idle",
 }
 
 REPEATS, SECONDS = 5, 0.6
