@@ -271,10 +271,10 @@ class SessionRpcs(PlayerStatusReads):
 
     async def _show_queue(self, shown: Shown, status: pb.QueueStatus) -> Shows:
         ticket = status.ticket
+        if ticket.ticket_id in shown.ended:
+            return []  # its end was told: a "queued" from a slower replica is stale
         if ticket.status == pb.TICKET_STATUS_QUEUED:
             return [("queue_status", status)] if shown.differs("queue", status) else []
-        if ticket.ticket_id in shown.ended:
-            return []
         shown.ended.add(ticket.ticket_id)
         shows: Shows = [("queue_status", status)]
         if ticket.status == pb.TICKET_STATUS_PAIRED and ticket.draft_id:
