@@ -71,17 +71,51 @@ class MatchView:
     finished: MatchFinished | None
 
 
-def match_view(match: Match, player_id: str) -> MatchView:
-    """The view of the player ``player_id``; a stranger gets MatchNotFound."""
+def match_view(match: Match, player_id: str, other_seat: MatchView | None = None) -> MatchView:
+    """The view of the player ``player_id``; a stranger gets MatchNotFound.
+
+    ``other_seat``: the other seat's view of the same version; the board and the
+    players, which both seats see alike, are taken from it rather than computed again."""
     seat = match.seat_of(player_id)
     position = match.position
     opponent = seat.other
     rules_view = view_for(position, seat, match.setup.visibility, match.seats[opponent].revealed)
     shown = [match.cards[c.id] for c in rules_view.opponent_hand if not isinstance(c, Hidden)]
     hidden = len(rules_view.opponent_hand) - len(shown)
-    board = position.board
+    if other_seat is not None and (other_seat.match_id, other_seat.version) == (
+        match.match_id,
+        match.version,
+    ):
+        cells, players = other_seat.board, other_seat.players
+    else:
+        cells, players = _board(match), _players(match)
+    return MatchView(
+        match_id=match.match_id,
+        version=match.version,
+        setup=match.setup,
+        first=match.first,
+        turn=match.turn,
+        turn_seconds=match.turn_seconds,
+        created_at=match.created_at,
+        seat=seat,
+        revealed=match.seats[seat].revealed,
+        players=players,
+        board=cells,
+        hand=tuple(match.cards[c.id] for c in rules_view.hand),
+        opponent_hand=(*shown, *([HIDDEN] * hidden)),
+        turn_seat=position.to_move if match.in_progress else None,
+        deadline=match.deadline if match.in_progress else None,
+        last=match.last,
+        last_card=None if match.last is None else match.cards[match.last.card_id],
+        finished=match.finished,
+    )
+
+
+def _board(match: Match) -> tuple[CellView, ...]:
+    """The board as both seats see it: every placed card is face up."""
+    board = match.position.board
     placed = {p.cell: p for p in match.placements}
-    cells = tuple(
+    return tuple(
         CellView(
             index=i,
             mark=board.marks[i],
@@ -94,6 +128,10 @@ def match_view(match: Match, player_id: str) -> MatchView:
         )
         for i in range(board.geometry.size)
     )
+
+
+def _players(match: Match) -> tuple[PlayerInfo, PlayerInfo]:
+    position = match.position
     players = tuple(
         PlayerInfo(
             seat=s,
@@ -106,23 +144,4 @@ def match_view(match: Match, player_id: str) -> MatchView:
         )
         for s in SEATS
     )
-    return MatchView(
-        match_id=match.match_id,
-        version=match.version,
-        setup=match.setup,
-        first=match.first,
-        turn=match.turn,
-        turn_seconds=match.turn_seconds,
-        created_at=match.created_at,
-        seat=seat,
-        revealed=match.seats[seat].revealed,
-        players=(players[0], players[1]),
-        board=cells,
-        hand=tuple(match.cards[c.id] for c in rules_view.hand),
-        opponent_hand=(*shown, *([HIDDEN] * hidden)),
-        turn_seat=position.to_move if match.in_progress else None,
-        deadline=match.deadline if match.in_progress else None,
-        last=match.last,
-        last_card=None if match.last is None else match.cards[match.last.card_id],
-        finished=match.finished,
-    )
+    return players[0], players[1]

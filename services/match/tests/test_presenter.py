@@ -96,3 +96,18 @@ def test_every_view_of_a_game_says_what_the_domain_view_says(visibility: Visibil
         for player in ("p-a", "p-b"):
             view = match_view(match, player)
             assert_says(view_message(view, later(99)), view)
+
+
+@pytest.mark.parametrize("visibility", list(Visibility))
+def test_a_seats_view_built_from_the_other_seats_is_the_one_built_alone(
+    visibility: Visibility,
+) -> None:
+    for match in game(visibility, frozenset({0, 7})):
+        first_view = match_view(match, "p-a")
+        first = view_message(first_view, T0)
+        second = match_view(match, "p-b", other_seat=first_view)
+        assert second == match_view(match, "p-b")
+        from_first = view_message(second, T0, other_seat=first)
+        assert from_first == view_message(second, T0)
+        assert_says(from_first, second)
+        assert first == view_message(match_view(match, "p-a"), T0)  # the first is untouched
