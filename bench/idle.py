@@ -1,16 +1,19 @@
 """What idle players cost the backend (issue 18, item 1): N session streams open through
 the TLS gateway, nobody playing, every service a process on its own PostgreSQL and NATS.
 
-    python -m bench idle                               # sizes 0, 1000, 5000 (make bench)
-    python -m bench idle --quick                       # sizes 0, 200, 1000, short windows
-    python -m bench.idle --sizes 0,1000,5000,10000 --window 30
+    python -m bench idle                    # sizes 0, 1000, 5000 (make bench), ~2.5 min
+    python -m bench idle --quick            # sizes 0, 200, 1000, 10-s windows, ~80 s
+    python -m bench.idle --sizes 0,1000,5000,10000 --window 30 [--starters]
 
-For each size, in increasing order and in one run: provision the players
-(bench/idle_sessions.py), open their sessions from this process (grpc.aio, a few
-channels, many streams), let them settle, then read over a window what each process
-spent (CPU from /proc, its children included; bench/idle_figures.py), what it holds
-(resident memory), and how many transactions the database ran. The size 0 is the
-baseline: per-session figures are a size's minus the baseline's, over its sessions.
+The baseline (no sessions) is measured first, once the backend is steady. Then the
+players are provisioned (bench/idle_sessions.py; account rows and signed tokens, not
+scrypt sign-ups) and their aftermath waited out, and for each size, in increasing
+order: open its sessions from this process (grpc.aio, a few channels, many streams)
+on top of the last size's, let them settle (:data:`SETTLE`), then read over a window
+what each process spent (CPU from /proc, its children included; bench/idle_figures.py),
+what it holds (resident memory), and how many transactions the database ran.
+Per-session figures are a size's minus the baseline's, over its sessions; the report
+and the table are bench/idle_report.py's.
 
 The servers are the benchmark's own (embedded PostgreSQL and NATS, whatever the
 ``TRIAD_`` URLs say): their CPU and the database's transaction count are measured
@@ -40,14 +43,13 @@ from typing import Any
 import asyncpg
 
 from bench.idle_figures import (
-    PerSession,
     Window,
-    checks,
     cpu_seconds,
     drained,
     sample,
     steady,
 )
+from bench.idle_report import Found, format_idle, report
 from bench.idle_sessions import (
     STREAMS_PER_CHANNEL,
     TOKEN_MINUTES,
@@ -58,20 +60,18 @@ from bench.idle_sessions import (
 )
 from bench.report import (
     DEFAULT_OUT_DIR,
-    Measurement,
     Options,
     Report,
     format_table,
     utc_now,
     write_report,
 )
-from bench.service import all_cores, parent_pid, window_measurement
+from bench.service import all_cores, parent_pid
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess
 from devtools.servers import roomy_postgres
 from devtools.topology import NAMES
 
-NAME = "idle"
 SIZES = (0, 1000, 5000)
 QUICK_SIZES = (0, 200, 1000)
 WINDOW, STEP = 20.0, 2.0
@@ -87,9 +87,6 @@ MOST_SETTLE, MOST_DRAIN = 30.0, 120.0
 SIZES_ENV = "TRIAD_BENCH_IDLE_SIZES"
 """``python -m bench idle`` takes its sizes from here when set (``0,1000,5000``)."""
 SETTINGS_ENV = {"TRIAD_ACCESS_TOKEN_MINUTES": str(TOKEN_MINUTES)}
-SATURATED = 0.9
-"""Share of the machine's cores busy at which a size is reported as saturated: its
-per-session figures are then lower bounds."""
 
 TRANSACTIONS = (
     "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
@@ -105,18 +102,6 @@ class Plan:
     starters: bool = False
     """Grant every player a starter collection (about 15 ms of the collection service's
     CPU each, so minutes at 5,000)."""
-
-
-@dataclass
-class Found:
-    windows: dict[int, Window]
-    client_cpu_ms_per_second: dict[int, float]
-    open_seconds: dict[int, float]
-    settle_seconds: dict[int, float]
-    gateway_fds: dict[int, int]
-    pushes: dict[str, int]
-    ended: dict[str, int]
-    provision_seconds: float
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -258,138 +243,6 @@ def run_plan(plan: Plan, logs: Path | None = None) -> tuple[Found, dict[str, Any
         "settings": SETTINGS_ENV,
     }
     return found, parameters
-
-
-def report(found: Found, parameters: dict[str, Any]) -> Report:
-    windows = found.windows
-    baseline = windows[0]
-    per_session = [PerSession.against(w, baseline) for n, w in windows.items() if n and w.sessions]
-    targets = checks(per_session)
-    cores = max(1, len(parameters.get("cores") or [0]))
-    saturated = [n for n, w in windows.items() if w.cpu_ms_total >= SATURATED * cores * 1000]
-    measurements: dict[str, Measurement] = {}
-    for size, w in windows.items():
-        measurements |= {
-            f"cpu_{size}": window_measurement(
-                f"cpu_{size}",
-                "ms CPU/s",
-                f"CPU of every process but the client, {w.sessions} idle sessions",
-                w.cpu_ms_total,
-                w.sessions,
-                w.seconds,
-            ),
-            f"transactions_{size}": window_measurement(
-                f"transactions_{size}",
-                "transactions/s",
-                f"database transactions, {w.sessions} idle sessions",
-                w.transactions_per_second,
-                w.sessions,
-                w.seconds,
-            ),
-            f"gateway_rss_{size}": window_measurement(
-                f"gateway_rss_{size}",
-                "kB",
-                f"gateway resident memory, {w.sessions} idle sessions",
-                w.rss_kb["gateway"],
-                w.sessions,
-                w.seconds,
-            ),
-        }
-    notes = [
-        "Per-session figures are a size's window minus the baseline's (no sessions, same "
-        "run), over the sessions open at the window's start; CPU counts each service's "
-        "process tree (PostgreSQL's backends, the match service's bot workers) and "
-        "excludes the bench client.",
-        "Players are provisioned (accounts written by the gateway's store code, starter "
-        "collections granted, tokens signed with the backend's secret) rather than "
-        "signed up: scrypt would spend minutes before anything is measured.",
-        f"File descriptors go per connection, not per stream: the bench holds its streams "
-        f"on one TLS connection per {STREAMS_PER_CHANNEL}; the gateway's open files at "
-        "each size are in extra.gateway_open_files. Clients each on their own connection "
-        "need the gateway's RLIMIT_NOFILE above the session count.",
-    ]
-    if saturated:
-        notes.append(
-            f"Saturated at {saturated} sessions (over {SATURATED:.0%} of {cores} cores busy): "
-            "the work per session was capped by the machine, so those figures are lower bounds."
-        )
-    return Report(
-        benchmark=NAME,
-        parameters=parameters,
-        measurements=measurements,
-        baseline=None,
-        notes=notes,
-        extra={
-            "windows": {str(n): w.to_json() for n, w in windows.items()},
-            "per_session": {str(p.sessions): p.to_json() for p in per_session},
-            "targets": {t.name: t.to_json() for t in targets},
-            "saturated_sizes": saturated,
-            "client_cpu_ms_per_second": {
-                str(n): round(v, 1) for n, v in found.client_cpu_ms_per_second.items()
-            },
-            "open_seconds": {str(n): round(v, 2) for n, v in found.open_seconds.items()},
-            "settle_seconds": {str(n): round(v, 2) for n, v in found.settle_seconds.items()},
-            "gateway_open_files": {str(n): v for n, v in found.gateway_fds.items()},
-            "provision_seconds": round(found.provision_seconds, 2),
-            "pushes": found.pushes,
-            "streams_ended": found.ended,
-        },
-    )
-
-
-def format_idle(extra: Mapping[str, Any]) -> str:
-    """The per-process table: ms of CPU per second at each size, then per session."""
-    windows, per = extra["windows"], extra["per_session"]
-    sizes, counted = list(windows), list(per)
-    names = list(next(iter(windows.values()))["cpu_ms_per_second"])
-    header = ["ms CPU/s", *(f"n={windows[s]['sessions']}" for s in sizes)]
-    header += [f"/session@{s}" for s in counted]
-    rows = [header]
-    for name in names:
-        rows.append(
-            [
-                name,
-                *(f"{windows[s]['cpu_ms_per_second'][name]:.1f}" for s in sizes),
-                *(f"{per[s]['cpu_ms_per_second'][name]:.4f}" for s in counted),
-            ]
-        )
-    rows.append(
-        [
-            "all",
-            *(f"{windows[s]['cpu_ms_per_second_total']:.1f}" for s in sizes),
-            *(f"{per[s]['cpu_ms_per_second_total']:.4f}" for s in counted),
-        ]
-    )
-    rows.append(
-        [
-            "transactions/s",
-            *(f"{windows[s]['transactions_per_second']:.1f}" for s in sizes),
-            *(f"{per[s]['transactions_per_second']:.4f}" for s in counted),
-        ]
-    )
-    for name in names:
-        rows.append(
-            [
-                f"{name} RSS kB",
-                *(f"{windows[s]['rss_kb'][name]:,}" for s in sizes),
-                *(f"{per[s]['rss_kb'][name]:.1f}" for s in counted),
-            ]
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [
-        "  "
-        + "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r))
-        for r in rows
-    ]
-    for name, t in extra["targets"].items():
-        measured = ", ".join(f"{v} at {n}" for n, v in t["measured"].items())
-        verdict = "MET" if t["met"] else "NOT MET"
-        lines.append(f"  target {name} <= {t['maximum']} {t['unit']}: {verdict} ({measured})")
-    if extra["saturated_sizes"]:
-        lines.append(
-            f"  saturated at {extra['saturated_sizes']}: per-session figures are lower bounds"
-        )
-    return "\n".join(lines)
 
 
 def plan_for(options: Options) -> Plan:

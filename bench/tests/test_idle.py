@@ -25,6 +25,7 @@ from bench.idle_figures import (
     tree_cpu_seconds,
     tree_rss_kb,
 )
+from bench.idle_report import Found, format_idle, report
 
 # A real line's shape, with a command holding a space and a parenthesis.
 STAT = (
@@ -126,6 +127,7 @@ def test_per_session_figures_are_the_excess_over_the_baseline_over_the_sessions(
     baseline = _window(0, 10.0, 5.0, 2.0, 60_000, 80_000)
     loaded = _window(1000, 60.0, 25.0, 2.5, 100_000, 80_500)
     per = PerSession.against(loaded, baseline)
+    assert (per.sessions, per.added) == (1000, 1000)
     assert per.cpu_ms_per_second == pytest.approx({"gateway": 0.05, "match": 0.02})
     assert per.cpu_ms_total == pytest.approx(0.07)
     assert per.transactions_per_second == pytest.approx(0.0005)
@@ -134,11 +136,27 @@ def test_per_session_figures_are_the_excess_over_the_baseline_over_the_sessions(
         PerSession.against(baseline, baseline)
 
 
+def test_the_marginal_cost_is_per_session_added_between_two_sizes() -> None:
+    # The first 1,000 sessions grew match by 4 MB once (pools, caches); the next 4,000
+    # by 400 kB: 0.1 kB each, where the figure against the baseline says 0.88.
+    smaller = _window(1000, 60.0, 25.0, 2.5, 100_000, 84_000)
+    larger = _window(5000, 260.0, 25.0, 2.5, 260_000, 84_400)
+    marginal = PerSession.against(larger, smaller)
+    assert (marginal.sessions, marginal.added) == (5000, 4000)
+    assert marginal.cpu_ms_per_second == pytest.approx({"gateway": 0.05, "match": 0.0})
+    assert marginal.rss_kb == pytest.approx({"gateway": 40.0, "match": 0.1})
+    baseline = _window(0, 10.0, 5.0, 2.0, 60_000, 80_000)
+    assert PerSession.against(larger, baseline).rss_kb["match"] == pytest.approx(0.88)
+
+
 def test_a_target_is_judged_at_the_largest_size_where_noise_weighs_least() -> None:
     baseline = _window(0, 10.0, 5.0, 2.0, 60_000, 80_000)
-    small = PerSession.against(_window(200, 30.0, 15.0, 3.0, 70_000, 80_400), baseline)
-    dear = PerSession.against(_window(5000, 400.0, 15.0, 2.5, 300_000, 80_500), baseline)
-    found = {c.name: c for c in checks([small, dear])}
+    small_window = _window(200, 30.0, 15.0, 3.0, 70_000, 80_400)
+    dear_window = _window(5000, 400.0, 15.0, 2.5, 300_000, 80_500)
+    small = PerSession.against(small_window, baseline)
+    dear = PerSession.against(dear_window, baseline)
+    windows = {0: baseline, 200: small_window, 5000: dear_window}
+    found = {c.name: c for c in checks([small, dear], windows)}
     assert found["cpu_per_session"].measured == pytest.approx({200: 0.15, 5000: 0.08})
     assert not found["cpu_per_session"].met
     assert found["transactions_per_session"].measured == pytest.approx({200: 0.005, 5000: 0.0001})
@@ -146,15 +164,26 @@ def test_a_target_is_judged_at_the_largest_size_where_noise_weighs_least() -> No
     assert found["gateway_rss_per_session"].measured == pytest.approx({200: 50.0, 5000: 48.0})
     assert not found["gateway_rss_per_session"].met
     assert found["services_rss_per_session"].met  # 2 kB at 200, 0.1 kB at 5,000, in match
-    cheap = PerSession.against(_window(1000, 30.0, 15.0, 2.5, 90_000, 80_500), baseline)
-    assert {c.name: c.met for c in checks([dear, cheap])} == {  # the largest, not the last
+    assert found["cpu_in_all_at_5000"].measured == pytest.approx({5000: 415.0})
+    assert not found["cpu_in_all_at_5000"].met  # a quarter of a core is 250 ms/s
+    cheap_window = _window(1000, 30.0, 15.0, 2.5, 90_000, 80_500)
+    cheap = PerSession.against(cheap_window, baseline)
+    judged = {c.name: c.met for c in checks([dear, cheap], windows | {1000: cheap_window})}
+    assert judged == {  # at the largest size, not the last given
         "cpu_per_session": False,
         "transactions_per_session": True,
         "gateway_rss_per_session": False,
         "services_rss_per_session": True,
+        "cpu_in_all_at_5000": False,
     }
-    assert all(c.met for c in checks([cheap]))
-    assert not checks([])[0].met  # nothing measured meets nothing
+    only_cheap = checks([cheap], {0: baseline, 1000: cheap_window})
+    assert [c.name for c in only_cheap if c.met] == [
+        "cpu_per_session",
+        "transactions_per_session",
+        "gateway_rss_per_session",
+        "services_rss_per_session",
+    ]  # and no figure at 5,000 without 5,000 sessions
+    assert not checks([], {0: baseline})[0].met  # nothing measured meets nothing
 
 
 def test_sizes_are_sorted_distinct_and_always_hold_the_baseline() -> None:
@@ -180,3 +209,27 @@ def test_a_backlog_is_drained_only_when_every_process_is_back_to_its_baseline() 
     assert not drained([draining, quiet], baseline)
     assert drained([draining, quiet, quiet], baseline)
     assert not drained([quiet], baseline)  # one reading is not yet a trend
+
+
+def test_the_report_holds_each_sizes_figures_and_the_table_says_the_targets() -> None:
+    windows = {
+        0: _window(0, 10.0, 5.0, 100.0, 60_000, 80_000),
+        1000: _window(1000, 40.0, 5.0, 100.0, 100_000, 80_500),
+        5000: _window(5000, 110.0, 5.0, 100.0, 280_000, 80_900),
+    }
+    found = Found(windows, dict.fromkeys(windows, 1.0), {}, {}, {}, {}, {}, 0.0)
+    result = report(found, {"cores": [0, 1]})
+    assert set(result.measurements) == {
+        f"{figure}_{n}" for figure in ("cpu", "transactions", "gateway_rss") for n in windows
+    }
+    assert result.measurements["cpu_5000"].best == pytest.approx(115.0)
+    extra = result.extra
+    assert set(extra["per_session"]) == {"1000", "5000"}
+    assert extra["marginal"]["1000-5000"]["added"] == 4000
+    assert extra["marginal"]["1000-5000"]["rss_kb"]["gateway"] == pytest.approx(45.0)
+    assert extra["targets"]["gateway_rss_per_session"]["met"] is False  # 44 kB at 5,000
+    assert extra["targets"]["cpu_in_all_at_5000"]["met"] is True
+    table = format_idle(extra)
+    assert "target gateway_rss_per_session <= 40.0 kB at 5000: NOT MET" in table
+    assert "target cpu_per_session <= 0.05 ms/s at 5000: MET" in table
+    assert "/session 1000-5000" in table
