@@ -122,6 +122,8 @@ class SessionRpcs(PlayerStatusReads):
                     if closed is not None:
                         yield push(session_closed=closed)
                         return
+                    if update.field in (SESSION_OPENED, SESSION_CLOSED):
+                        continue  # announcements between gateways, not for the client
                     updates = [update]
                     if update.field == RESYNC:
                         updates = await self._current(player_id)
