@@ -29,13 +29,14 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def backend(shared_database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
     schema = uuid4().hex[:10]
     match_port, gateway_port = free_port(), free_port()
     match = Service(
         "services.match.main",
         {
             "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_NATS_URL": nats_url,  # the views it pushes to the players' sessions
             "TRIAD_MATCH_SCHEMA": f"match_{schema}",
             "TRIAD_MATCH_PORT": str(match_port),
             "TRIAD_MATCH_METRICS_PORT": "0",
@@ -49,6 +50,7 @@ def backend(shared_database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]
         "gateway.main",
         {
             "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_NATS_URL": nats_url,
             "TRIAD_GATEWAY_SCHEMA": f"gateway_{schema}",
             "TRIAD_GATEWAY_PORT": str(gateway_port),
             "TRIAD_GATEWAY_METRICS_PORT": "0",

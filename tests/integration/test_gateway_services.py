@@ -97,6 +97,7 @@ def backend(
         "gateway.main",
         {
             "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_NATS_URL": nats_url,  # the players' pushes
             "TRIAD_GATEWAY_SCHEMA": f"gateway_{tag}",
             "TRIAD_GATEWAY_PORT": str(ports["gateway"]),
             "TRIAD_GATEWAY_METRICS_PORT": "0",
