@@ -14,6 +14,7 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
   presence, views, the operator's event pages, and firing due timers (turns,
   disconnects, bot moves); typed results (``Started``, ``ActiveMatch``, ``EventsPage``).
+  Every committed change is announced (``Context.announce``) after its commit.
 - ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
   processes (``BotPool``).
 - ``schema.py``: every migration: timers, request keys, active matches, presence,
@@ -26,7 +27,9 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
 - ``consumers.py``: none: the match service consumes no events; its log is relayed to
   JetStream for the others (``services.platform.relay``).
 - ``mapping.py``: protobuf <-> domain values at the gRPC edge (cards, seats, rules);
-  ``presenter.py`` turns a player's view into the ``MatchView`` message.
+  ``presenter.py`` turns a player's view into the ``MatchView`` message, and its
+  ``SeatViews`` pushes each human seat its view of every announced version on
+  ``triad.player.<id>.match_view`` (issue 18), reused by the mover's reply.
 - ``server.py``: the MatchService servicer: request checks, handlers, mapping.
 - ``metrics.py``: the service's Prometheus metrics.
 - ``admin.py``: ``triad-admin``, the operators' tool (a match's events, consumers).
