@@ -108,9 +108,12 @@ class SessionRpcs(PlayerStatusReads):
                 shown = Shown(player_id, session_id, opened_at)
                 if opened.active_match.match_id:
                     shown.views[opened.active_match.match_id] = opened.active_match
+                del opened  # a session's lasting cost is its subscription and ``shown``
                 while True:
                     try:
-                        update = await asyncio.wait_for(inbox.get(), self._quiet_wait(me))
+                        # asyncio.timeout, not wait_for: no task per waiting session.
+                        async with asyncio.timeout(self._quiet_wait(me)):
+                            update = await inbox.get()
                     except TimeoutError:
                         closed = await self._should_close(me, session_id, context)
                         if closed is not None:
