@@ -140,10 +140,6 @@ TRADE_TABLE = pb.Rules(
 )
 
 
-def balances(session: Session) -> int:
-    return sum(1 for p in session.pushes if p.HasField("balance"))
-
-
 def seat_of(view: pb.MatchView, name: str) -> pb.MatchPlayerView:
     return next(p for p in view.players if p.player_name == name)
 
