@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -64,8 +65,17 @@ async def run(settings: GatewaySettings) -> None:
         # The sessions' pushes; without NATS a session shows what it reads at its opening.
         hub = PushHub(None)
         if settings.nats_url is not None:
-            hub = await PushHub.connect(settings.shared.nats_servers, "triad-gateway-pushes")
-            life.push_async_callback(hub.close)
+            # In the background: the gateway serves while NATS is away.
+            connecting = asyncio.ensure_future(
+                hub.connect(settings.shared.nats_servers, "triad-gateway-pushes")
+            )
+
+            async def close_hub() -> None:
+                connecting.cancel()
+                await asyncio.gather(connecting, return_exceptions=True)
+                await hub.close()
+
+            life.push_async_callback(close_hub)
         servicer = GatewayServicer(
             store,
             signer,

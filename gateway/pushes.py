@@ -58,13 +58,25 @@ class Push:
     message: Message | None
 
 
+@dataclass(slots=True)
+class _Listener:
+    player_id: str
+    inbox: asyncio.Queue[Push]
+    subscription: Any = None
+    subscribing: bool = False
+
+
 class PushHub:
-    """Subscribes sessions to their player's subject on this gateway's NATS connection
-    (none: sessions get only what they read themselves)."""
+    """Subscribes sessions to their player's subject on this gateway's NATS connection.
+
+    The gateway serves whether NATS is up or not: ``connect`` runs in the background;
+    sessions opened before it is connected are subscribed once it is, and read the
+    player's state again then (``RESYNC``). Without NATS at all (``PushHub(None)``, not
+    connected) sessions get only what they read themselves."""
 
     def __init__(self, client: Client | None) -> None:
         self._client = client
-        self._inboxes: set[asyncio.Queue[Push]] = set()
+        self._listeners: dict[int, _Listener] = {}
         self.publish = Pushes(client)
         """The gateway's own announcements (session opened, logout)."""
 
@@ -72,34 +84,49 @@ class PushHub:
     def live(self) -> bool:
         return self._client is not None
 
-    @classmethod
-    async def connect(cls, servers: list[str], name: str) -> PushHub:
-        """A hub on a NATS connection of its own; sessions resync when it reconnects."""
-        hub = cls(None)
+    async def connect(self, servers: list[str], name: str) -> None:
+        """Connect (waiting for NATS as long as it takes); sessions resync on every
+        reconnection, since pushes may have been lost meanwhile."""
 
         async def reconnected() -> None:
             log.info("nats.reconnected", name=name)
-            hub.resync_all()
+            self.resync_all()
 
-        hub._client = await bus.connect(servers, name=name, reconnected_cb=reconnected)
-        hub.publish = Pushes(hub._client)
-        return hub
+        client = await bus.connect(servers, name=name, reconnected_cb=reconnected)
+        self._client = client
+        self.publish = Pushes(client)
+        for listener in list(self._listeners.values()):
+            await self._subscribe(listener)
+            listener.inbox.put_nowait(Push(RESYNC, None))
 
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
 
     def resync_all(self) -> None:
-        log.info("pushes.resync", sessions=len(self._inboxes))
-        for inbox in self._inboxes:
-            inbox.put_nowait(Push(RESYNC, None))
+        log.info("pushes.resync", sessions=len(self._listeners))
+        for listener in self._listeners.values():
+            listener.inbox.put_nowait(Push(RESYNC, None))
 
     @contextlib.asynccontextmanager
     async def listen(self, player_id: str, inbox: asyncio.Queue[Push]) -> AsyncIterator[None]:
         """Deliver ``player_id``'s pushes into ``inbox`` while the block runs."""
-        if self._client is None:
+        listener = _Listener(player_id, inbox)
+        self._listeners[id(listener)] = listener
+        try:
+            await self._subscribe(listener)
             yield
+        finally:
+            del self._listeners[id(listener)]
+            if listener.subscription is not None:
+                with contextlib.suppress(Exception):
+                    await listener.subscription.unsubscribe()
+
+    async def _subscribe(self, listener: _Listener) -> None:
+        if self._client is None or listener.subscribing:
             return
+        listener.subscribing = True
+        inbox = listener.inbox
 
         async def deliver(msg: Msg) -> None:
             field = push_field(msg.subject)
@@ -114,11 +141,9 @@ class PushHub:
                 return
             inbox.put_nowait(Push(field, message))
 
-        subscription: Any = await self._client.subscribe(player_filter(player_id), cb=deliver)
-        self._inboxes.add(inbox)
-        try:
-            yield
-        finally:
-            self._inboxes.discard(inbox)
+        listener.subscription = await self._client.subscribe(
+            player_filter(listener.player_id), cb=deliver
+        )
+        if id(listener) not in self._listeners:  # the session ended meanwhile
             with contextlib.suppress(Exception):
-                await subscription.unsubscribe()
+                await listener.subscription.unsubscribe()

@@ -71,10 +71,10 @@ async def run(settings: MatchSettings) -> None:
             copies=settings.bot_workers + 1,
         )
         work.every(5.0, count_active)
+        # Players whose push was lost (a crash between a commit and its publication,
+        # NATS away) get the current view of their match once NATS is there again.
+        pushes.when_connected(announce_in_progress)
         work.start(
-            # Players whose push was lost to a crash between a commit and its
-            # publication get the current view now, while the server already serves.
-            announce_in_progress(),
             notifier.keep_alive(work.stop),
             publish_log(settings.shared, pool, settings.schema, "match", REGISTRY, work.stop),
         )

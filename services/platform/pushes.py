@@ -25,8 +25,9 @@ given: sessions then show the state read at their opening and heartbeats.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,6 +35,8 @@ import structlog
 from google.protobuf.message import Message
 from nats.aio.client import Client
 from prometheus_client import Counter
+
+from services.platform import bus
 
 log = structlog.get_logger()
 
@@ -74,10 +77,49 @@ class PlayerPushes(Protocol):
 
 
 class Pushes:
-    """Publishes player updates on NATS; with no client, drops them (counted)."""
+    """Publishes player updates on NATS; with no client (yet), drops them (counted).
+
+    A service serves whether NATS is up or not: ``connect`` runs in the background and
+    the pushes start once it is connected (``connected`` is set then)."""
 
     def __init__(self, client: Client | None) -> None:
         self._client = client
+        self._hooks: list[Callable[[], Awaitable[None]]] = []
+        self._running: set[asyncio.Future[None]] = set()
+
+    def when_connected(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run ``hook`` each time the connection is made or made again: what was sent
+        while there was none was dropped, and the hook publishes it again (the match
+        service: the views of the matches in progress)."""
+        self._hooks.append(hook)
+        if self._client is not None and self._client.is_connected:
+            self._start(hook)  # connected already: what the hook repairs may be lost
+
+    async def connect(self, servers: list[str], name: str) -> None:
+        """Connect (waiting for NATS as long as it takes), then publish from then on."""
+
+        async def reconnected() -> None:
+            log.info("nats.reconnected", name=name)
+            self._run_hooks()
+
+        self._client = await bus.connect(servers, name=name, reconnected_cb=reconnected)
+        self._run_hooks()
+
+    async def close(self) -> None:
+        for running in self._running:
+            running.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)
+        if self._client is not None:
+            await self._client.close()
+
+    def _run_hooks(self) -> None:
+        for hook in self._hooks:
+            self._start(hook)
+
+    def _start(self, hook: Callable[[], Awaitable[None]]) -> None:
+        running = asyncio.ensure_future(hook())
+        self._running.add(running)
+        running.add_done_callback(self._running.discard)
 
     async def send(self, player_id: str, push: str, message: Message) -> None:
         if self._client is None or self._client.is_closed:

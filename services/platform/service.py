@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 import grpc
 from prometheus_client import CollectorRegistry
 
-from services.platform import bus
 from services.platform.background import every
 from services.platform.grpcserver import Lifecycle, Register, ServerConfig, build_server
 from services.platform.interceptors import HandlerWrapper
@@ -102,12 +101,23 @@ async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Not
 
 async def open_pushes(life: Lifecycle, settings: ServiceSettings, name: str) -> Pushes:
     """The service's publisher of player updates (``pushes``), on a NATS connection of
-    its own, closed when ``life`` ends; without ``TRIAD_NATS_URL`` it drops them."""
+    its own made in the background, closed when ``life`` ends; without
+    ``TRIAD_NATS_URL`` it drops them."""
+    pushes = Pushes(None)
     if settings.nats_url is None:
-        return Pushes(None)
-    client = await bus.connect(settings.shared.nats_servers, name=f"triad-{name}-pushes")
-    life.push_async_callback(client.close)
-    return Pushes(client)
+        return pushes
+    # In the background: the service serves while NATS is away, as its relay does.
+    connecting = asyncio.ensure_future(
+        pushes.connect(settings.shared.nats_servers, f"triad-{name}-pushes")
+    )
+
+    async def close() -> None:
+        connecting.cancel()
+        await asyncio.gather(connecting, return_exceptions=True)
+        await pushes.close()
+
+    life.push_async_callback(close)
+    return pushes
 
 
 async def serve(

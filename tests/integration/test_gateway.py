@@ -28,14 +28,17 @@ from devtools.processes import Service, free_port
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def match_and_gateway(
+    database_url: str, nats_url: str, directory: Path
+) -> tuple[Service, Service, Path]:
+    """The match service and the gateway as processes (not started), in schemas of
+    their own, and the gateway's certificate."""
     schema = uuid4().hex[:10]
     match_port, gateway_port = free_port(), free_port()
     match = Service(
         "services.match.main",
         {
-            "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_DATABASE_URL": database_url,
             "TRIAD_NATS_URL": nats_url,  # the views it pushes to the players' sessions
             "TRIAD_MATCH_SCHEMA": f"match_{schema}",
             "TRIAD_MATCH_PORT": str(match_port),
@@ -43,13 +46,13 @@ def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator
             "TRIAD_DISCONNECT_SECONDS": "1.5",
         },
         match_port,
-        tmp_path / "match.log",
+        directory / "match.log",
     )
-    cert, key = ensure_dev_certificate(tmp_path / "tls")
+    cert, key = ensure_dev_certificate(directory / "tls")
     gateway = Service(
         "gateway.main",
         {
-            "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_DATABASE_URL": database_url,
             "TRIAD_NATS_URL": nats_url,
             "TRIAD_GATEWAY_SCHEMA": f"gateway_{schema}",
             "TRIAD_GATEWAY_PORT": str(gateway_port),
@@ -65,9 +68,15 @@ def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator
             "TRIAD_REGISTRATION_BURST": "100000",
         },
         gateway_port,
-        tmp_path / "gateway.log",
+        directory / "gateway.log",
         root_certificates=cert.read_bytes(),
     )
+    return match, gateway, cert
+
+
+@pytest.fixture
+def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    match, gateway, cert = match_and_gateway(shared_database_url, nats_url, tmp_path)
     match.start()
     gateway.start()
     yield {"match": match, "gateway": gateway, "cert": cert}
