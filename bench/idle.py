@@ -10,7 +10,7 @@ players are provisioned (bench/idle_sessions.py; account rows and signed tokens,
 scrypt sign-ups) and their aftermath waited out, and for each size, in increasing
 order: open its sessions from this process (grpc.aio, a few channels, many streams)
 on top of the last size's, let them settle (:data:`SETTLE`), then read over a window
-what each process spent (CPU from /proc, its children included; bench/idle_figures.py),
+what each process spent (CPU from /proc, its children included; bench/cpu.py),
 what it holds (resident memory), and how many transactions the database ran.
 Per-session figures are a size's minus the baseline's, over its sessions; the report
 and the table are bench/idle_report.py's.
@@ -42,13 +42,8 @@ from typing import Any
 
 import asyncpg
 
-from bench.idle_figures import (
-    Window,
-    cpu_seconds,
-    drained,
-    sample,
-    steady,
-)
+from bench.cpu import cpu_seconds, parent_pid
+from bench.idle_figures import Window, drained, sample, steady
 from bench.idle_report import Found, format_idle, report
 from bench.idle_sessions import (
     STREAMS_PER_CHANNEL,
@@ -66,7 +61,7 @@ from bench.report import (
     utc_now,
     write_report,
 )
-from bench.service import all_cores, parent_pid
+from bench.service import all_cores
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess
 from devtools.servers import roomy_postgres
@@ -116,16 +111,17 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 
 
 @contextmanager
-def own_backend(logs: Path) -> Iterator[tuple[Backend, int]]:
-    """Embedded PostgreSQL and NATS for this run alone, every service a process; the
-    backend and the NATS server's pid."""
+def own_backend(logs: Path, env: Mapping[str, str] = SETTINGS_ENV) -> Iterator[tuple[Backend, int]]:
+    """Embedded PostgreSQL and NATS for this run alone, every service a process (with
+    ``env`` besides the defaults); the backend and the NATS server's pid. bench/gateway.py
+    measures on them too."""
     with ExitStack() as stack:
         database = stack.enter_context(roomy_postgres())
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="triad-idle-nats-")))
         nats = NatsProcess(work / "jetstream", work)
         nats_url = nats.start()
         stack.callback(nats.stop)
-        config = BackendConfig(database, nats_url, logs, env=SETTINGS_ENV, start_timeout=120)
+        config = BackendConfig(database, nats_url, logs, env=env, start_timeout=120)
         backend = stack.enter_context(Backend(config))
         assert nats.pid is not None
         yield backend, nats.pid
@@ -168,9 +164,7 @@ async def measure(backend: Backend, nats_pid: int, plan: Plan) -> Found:
     given ``plan.settle`` seconds. (Steadiness is no test once sessions are open: their
     heartbeats come in bursts, as the sessions were opened together.)"""
     conn = await asyncpg.connect(backend.config.database_url)
-    roots = {name: _running(backend, name) for name in NAMES}
-    roots["postgres"] = parent_pid(await conn.fetchval("SELECT pg_backend_pid()")) or 0
-    roots["nats"] = nats_pid
+    roots = await process_roots(backend, conn, nats_pid)
     sessions = SessionPool(backend.gateway, backend.root_cert)
     found = Found({}, {}, {}, {}, {}, {}, {}, 0.0)
     players: list[IdlePlayer] = []
@@ -215,6 +209,15 @@ async def _window(
     await asyncio.sleep(seconds)
     end = sample(roots, await conn.fetchval(TRANSACTIONS), sessions.open, time.monotonic())
     return Window.between(start, end), (time.process_time() - client) * 1000 / (end.at - start.at)
+
+
+async def process_roots(backend: Backend, conn: Any, nats_pid: int) -> dict[str, int]:
+    """The root pid of every backend process tree: each service, PostgreSQL's postmaster
+    (the parent of ``conn``'s backend) and NATS."""
+    roots = {name: _running(backend, name) for name in NAMES}
+    roots["postgres"] = parent_pid(await conn.fetchval("SELECT pg_backend_pid()")) or 0
+    roots["nats"] = nats_pid
+    return roots
 
 
 def _running(backend: Backend, name: str) -> int:

@@ -1,49 +1,15 @@
-"""The pure part of the idle-session benchmark (bench/idle.py): what a process tree has
-spent and holds, read from /proc, and what each idle session costs against the
-no-session baseline of the same run.
-
-Why process trees: PostgreSQL starts and reaps a backend per connection and the match
-service runs bot workers; a reaped child's CPU moves into its parent's ``cutime`` and
-``cstime``, so summing ``utime + stime + cutime + cstime`` over the live tree counts
-every CPU second once, whether the child is still there at the end of the window or not.
+"""The pure part of the idle-session benchmark (bench/idle.py): what a process tree
+holds, read from /proc, and what each idle session costs against the no-session
+baseline of the same run. What a process tree has spent is bench/cpu.py's reading.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-
-@dataclass(frozen=True, slots=True)
-class ProcStat:
-    """The fields of ``/proc/<pid>/stat`` the benchmark needs; times in clock ticks."""
-
-    pid: int
-    ppid: int
-    utime: int
-    stime: int
-    cutime: int
-    cstime: int
-
-    @property
-    def ticks(self) -> int:
-        """Its own CPU and that of its reaped children."""
-        return self.utime + self.stime + self.cutime + self.cstime
-
-
-def parse_stat(text: str) -> ProcStat:
-    """``/proc/<pid>/stat``: the command (field 2) may hold spaces and parentheses, so
-    the fields are counted from its last ``)``."""
-    head, _, tail = text.rpartition(")")
-    pid = int(head.split("(", 1)[0])
-    fields = tail.split()
-    # After the command: state, ppid, pgrp, session, tty, tpgid, flags, minflt,
-    # cminflt, majflt, cmajflt, utime, stime, cutime, cstime.
-    return ProcStat(
-        pid, int(fields[1]), int(fields[11]), int(fields[12]), int(fields[13]), int(fields[14])
-    )
+from bench.cpu import ProcStat, cpu_seconds, read_stats, tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,41 +29,6 @@ def parse_memory(status: str) -> Memory:
         if key in ("VmRSS", "RssAnon"):
             found[key] = int(value.split()[0])
     return Memory(found.get("VmRSS", 0), found.get("RssAnon", 0))
-
-
-def tree(stats: Mapping[int, ProcStat], root: int) -> list[int]:
-    """``root`` (first) and every live descendant of it in ``stats`` (one snapshot of
-    /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in stats.values():
-        children.setdefault(stat.ppid, []).append(stat.pid)
-    found: list[int] = []
-    todo = [root] if root in stats else []
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, ()))
-    return found
-
-
-def tree_cpu_seconds(stats: Mapping[int, ProcStat], root: int, ticks_per_second: int) -> float:
-    """CPU the tree under ``root`` has spent: each live process's own and reaped
-    children's time (see the module docstring)."""
-    return sum(stats[pid].ticks for pid in tree(stats, root)) / ticks_per_second
-
-
-def read_stats() -> dict[int, ProcStat]:
-    """One snapshot of every process's ``/proc/<pid>/stat`` (processes that end while it
-    is read are left out)."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as file:
-                    stats[int(entry)] = parse_stat(file.read())
-            except (OSError, ValueError, IndexError):
-                continue
-    return stats
 
 
 def read_memory(pid: int) -> Memory:
@@ -134,15 +65,6 @@ class Sample:
     """The database's committed plus rolled-back transactions so far."""
     sessions: int
     """Session streams open (their first push received, not ended)."""
-
-
-def cpu_seconds(
-    roots: Mapping[str, int], stats: Mapping[int, ProcStat] | None = None
-) -> dict[str, float]:
-    """CPU spent so far by every process tree in ``roots`` (name -> root pid)."""
-    stats = read_stats() if stats is None else stats
-    ticks = os.sysconf("SC_CLK_TCK")
-    return {name: tree_cpu_seconds(stats, pid, ticks) for name, pid in roots.items()}
 
 
 def sample(roots: Mapping[str, int], transactions: int, sessions: int, at: float) -> Sample:

@@ -22,6 +22,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
+from bench.cpu import parent_pid
 from bench.echo_tls import echo_load, healthy
 from bench.report import Options, Report
 from bench.service import (
@@ -33,8 +34,6 @@ from bench.service import (
     level_measurements,
     levels_parameters,
     measurement,
-    parent_pid,
-    postgres_processes,
     process,
     target,
 )
@@ -163,7 +162,7 @@ async def measure_all(
         {},
         logs / "echo.log",
     ) as echo:
-        meter = CpuMeter({"server": lambda: [echo.pid]}) if metering else None
+        meter = CpuMeter({"server": echo.pid}) if metering else None
         results["echo_64"] = await echo_load(
             f"127.0.0.1:{echo_port}", None, 64, seconds, warmup, meter=meter
         )
@@ -183,10 +182,10 @@ async def measure_all(
                 postmaster = parent_pid(await connection.fetchval("SELECT pg_backend_pid()"))
             finally:
                 await connection.close()
-            groups = {"server": lambda: [server.pid]}
+            roots = {"server": server.pid}
             if postmaster is not None:
-                groups["postgres"] = lambda: postgres_processes(postmaster)
-            meter = CpuMeter(groups)
+                roots["postgres"] = postmaster
+            meter = CpuMeter(roots)
         # The pool for a level: a single caller is bound by round trips (an eighth of
         # the echo), more callers by three times what the level before them reached.
         expected = results["echo_64"].rate / 8

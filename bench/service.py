@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import cpu
 from bench.machine import REPO_ROOT
 from bench.report import Measurement
 
@@ -60,59 +61,24 @@ class LoadResult:
         }
 
 
-def _proc_stat(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """User and system CPU of a process, all its threads (0.0 once it is gone)."""
-    fields = _proc_stat(pid)
-    if fields is None:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def parent_pid(pid: int) -> int | None:
-    """The parent of a running process: a backend's (``pg_backend_pid()``) is the
-    postmaster."""
-    fields = _proc_stat(pid)
-    return None if fields is None else int(fields[1])
-
-
-def postgres_processes(postmaster: int) -> list[int]:
-    """A postmaster and every process it started (backends, WAL writer, checkpointer...):
-    what a PostgreSQL server spends, read again each time as backends come and go."""
-    children = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (child := _proc_stat(int(entry))) and int(child[1]) == postmaster:
-            children.append(int(entry))
-    return [postmaster, *children]
-
-
 @dataclass(slots=True)
 class CpuMeter:
-    """CPU seconds by process, read from /proc (Linux), so a benchmark can say what one
-    request cost each process besides how many it did: on a shared, noisy machine the
-    CPU per request moves less than the throughput. ``client`` is this process.
+    """CPU seconds by process, read from /proc (Linux; bench/cpu.py), so a benchmark can
+    say what one request cost each process besides how many it did: on a shared, noisy
+    machine the CPU per request moves less than the throughput. ``client`` is this
+    process.
 
-    ``groups``: name -> a function giving the pids to sum (read each time: PostgreSQL's
-    backends come and go)."""
+    ``roots``: name -> the pid of a process whose whole tree is counted (a PostgreSQL
+    server's postmaster counts every backend, reaped ones included)."""
 
-    groups: dict[str, Callable[[], list[int]]]
+    roots: dict[str, int]
 
     @staticmethod
     def available() -> bool:
-        return os.path.exists("/proc/self/stat")
+        return cpu.available()
 
     def read(self) -> dict[str, float]:
-        readings = {"client": time.process_time()}
-        for name, pids in self.groups.items():
-            readings[name] = sum(process_cpu_seconds(pid) for pid in pids())
-        return readings
+        return {"client": time.process_time(), **cpu.cpu_seconds(self.roots)}
 
 
 async def closed_loop(

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from bench.__main__ import BENCHMARKS, main
-from bench.service import CpuMeter, Step, closed_loop, parent_pid, postgres_processes
+from bench.cpu import cpu_seconds, parent_pid, read_stats, tree
+from bench.service import CpuMeter, Step, closed_loop
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -152,7 +153,7 @@ async def test_the_cpu_meter_charges_each_request_to_the_process_that_spent_it()
     )
     assert child.stdin is not None
     try:
-        meter = CpuMeter({"child": lambda: [child.pid]})
+        meter = CpuMeter({"child": child.pid})
 
         async def make(_index: int, latencies: list[float]) -> Step:
             async def step() -> int:
@@ -174,7 +175,7 @@ async def test_the_cpu_meter_charges_each_request_to_the_process_that_spent_it()
     assert result.cpu_ms["client"] < result.cpu_ms["child"]
 
 
-async def test_postgres_processes_are_the_postmaster_and_its_children(pg_pool: Any) -> None:
+async def test_a_postgres_servers_tree_is_the_postmaster_and_its_backends(pg_pool: Any) -> None:
     async with pg_pool.acquire() as connection:
         backend = await connection.fetchval("SELECT pg_backend_pid()")
         try:
@@ -185,5 +186,6 @@ async def test_postgres_processes_are_the_postmaster_and_its_children(pg_pool: A
             pytest.skip("the test database's processes are not visible here (a container)")
         postmaster = parent_pid(backend)
         assert postmaster is not None
-        pids = postgres_processes(postmaster)
+        pids = tree(read_stats(), postmaster)
         assert pids[0] == postmaster and backend in pids
+        assert cpu_seconds({"postgres": postmaster})["postgres"] > 0

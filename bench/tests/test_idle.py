@@ -1,6 +1,7 @@
 """The idle-session benchmark's pure parts: reading /proc, summing process trees, and a
-size's cost per session against the baseline of the same run (bench/idle_figures.py).
-The timings themselves are the benchmark's business, not a test's."""
+size's cost per session against the baseline of the same run (bench/cpu.py and
+bench/idle_figures.py). The timings themselves are the benchmark's business, not a
+test's."""
 
 from __future__ import annotations
 
@@ -8,21 +9,17 @@ import os
 
 import pytest
 
+from bench.cpu import ProcStat, parse_stat, read_stats, tree, tree_cpu_seconds
 from bench.idle import parse_sizes
 from bench.idle_figures import (
     Memory,
     PerSession,
-    ProcStat,
     Sample,
     Window,
     checks,
     drained,
     parse_memory,
-    parse_stat,
-    read_stats,
     steady,
-    tree,
-    tree_cpu_seconds,
     tree_rss_kb,
 )
 from bench.idle_report import Found, format_idle, report
