@@ -11,8 +11,18 @@ together with the clock stopped, then play them to the end together with it runn
 so the rate is placements over the time spent placing with 1, 16 or 64 matches at once
 (starting a match is measured by the load benchmark, bench/load.py).
 
-Targets at 64 concurrent matches: placements/s >= 0.25 x echo requests/s, and
-PlaceCard p99 <= 50 ms.
+What a placement costs (issue 18, item 2): at each phase's edges the bench reads what
+every backend process has spent (gateway, match, matchmaker, collection, rating,
+PostgreSQL with all its processes, NATS; bench/cpu.py), the database's committed
+transactions and event log rows, and the session messages its players received; per
+level, the playing phases over the placements made in them give the cost of a
+placement by process, the starting phases that of a match start
+(bench/gateway_cost.py). The backend runs on PostgreSQL and NATS of this run alone
+(bench/idle.py's ``own_backend``), so nobody else's work is counted; the bench
+client's CPU is reported, not counted.
+
+Targets at 64 concurrent matches: placements/s >= 0.25 x echo requests/s, PlaceCard
+p99 <= 50 ms, and <= 1.8 ms of CPU per placement in all backend processes together.
 """
 
 from __future__ import annotations
@@ -23,18 +33,30 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import asyncpg
 import grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
+from bench.cpu import cpu_seconds
 from bench.echo_tls import echo_load, echo_server
-from bench.load import load_backend
+from bench.gateway_cost import (
+    PLACEMENT_TARGET_MS,
+    LevelCost,
+    Reading,
+    Spent,
+    format_costs,
+    quiet_json,
+)
+from bench.idle import own_backend, process_roots
+from bench.load import LOAD_ENV
 from bench.report import Options, Report
 from bench.service import (
     LoadResult,
@@ -86,11 +108,25 @@ REFUSED = frozenset(
 )
 
 
+COUNTS = """
+SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()),
+       (SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'events')
+"""
+"""Committed transactions, and rows inserted into every service's event log."""
+OWN_SERVERS = "embedded pgserver and nats-server of this run alone"
+QUIET_SETTLE = 2.0
+"""Seconds after the last level before the quiet window: the last wave's spill."""
+
+Read = Callable[[], Awaitable[Reading]]
+
+
 @dataclass
 class Player:
     name: str
     player_id: str = ""
     metadata: tuple[tuple[str, str], ...] = ()
+    messages: int = 0
+    """Session stream messages received."""
 
 
 @dataclass
@@ -123,7 +159,7 @@ async def drain_session(stub: Any, player: Player) -> None:
         async for _ in stub.OpenSession(
             g.OpenSessionRequest(client_version="bench-gateway/1"), metadata=player.metadata
         ):
-            pass
+            player.messages += 1
 
 
 async def call(method: Any, request: Any, player: Player) -> Any:
@@ -236,36 +272,77 @@ async def play_out(stub: Any, pair: Pair, latencies: list[float]) -> int:
 
 
 async def placements(
-    stub: Any, pairs: list[Pair], concurrency: int, seconds: float, warmup: float
-) -> tuple[LoadResult, int]:
+    stub: Any, pairs: list[Pair], concurrency: int, seconds: float, warmup: float, read: Read
+) -> tuple[LoadResult, int, LevelCost]:
     """Waves of ``concurrency`` matches: the pairs start their matches together, with
     the clock stopped; then all play them to the end together, with the clock running.
     Repeated until ``warmup`` and then ``seconds`` of placing were spent; only the
-    waves after the warm-up count. Returns the load and the waves counted."""
+    waves after the warm-up count. Returns the load, the waves counted and what the
+    counted waves cost, by phase (``read`` at each phase's edges, clock stopped)."""
     pairs = pairs[:concurrency]
     latencies: list[float] = []
-    counted, placing, warm, waves = 0, 0.0, 0.0, 0
+    counted, placing, warm, waves, starts = 0, 0.0, 0.0, 0, 0
+    playing, starting = Spent(), Spent()
+    last: Reading | None = None
     while placing < seconds:
-        await asyncio.gather(*(new_match(stub, pair) for pair in pairs if not pair.match_id))
+        counting = warm >= warmup
+        if counting and last is None:
+            last = await read()
+        fresh = [pair for pair in pairs if not pair.match_id]
+        await asyncio.gather(*(new_match(stub, pair) for pair in fresh))
+        ready = await read() if counting else None
         wave: list[float] = []
         began = time.perf_counter()
         placed = await asyncio.gather(*(play_out(stub, pair, wave) for pair in pairs))
         spent = time.perf_counter() - began
-        if warm < warmup:
+        if last is None or ready is None:
             warm += spent
             continue
+        done = await read()
+        starting += Spent.between(last, ready)
+        playing += Spent.between(ready, done)
+        last = done
+        starts += len(fresh)
         counted += sum(placed)
         placing += spent
         latencies.extend(wave)
         waves += 1
-    return LoadResult(counted, placing, tuple(latencies)), waves
+    cost = LevelCost(concurrency, counted, starts, playing, starting)
+    return LoadResult(counted, placing, tuple(latencies)), waves, cost
+
+
+def reader(roots: dict[str, int], conn: Any, players: list[Player]) -> Read:
+    """What the backend has spent so far: each process tree's CPU, the database's
+    committed transactions and event rows, the session messages ``players`` received."""
+
+    async def read() -> Reading:
+        transactions, events = await conn.fetchrow(COUNTS)
+        return Reading(
+            at=time.perf_counter(),
+            cpu_seconds=cpu_seconds(roots),
+            client_seconds=time.process_time(),
+            transactions=int(transactions),
+            events=int(events),
+            messages=sum(p.messages for p in players),
+        )
+
+    return read
+
+
+async def quiet(read: Read, seconds: float) -> Spent:
+    """What the backend spends with the sessions open and nobody placing."""
+    await asyncio.sleep(QUIET_SETTLE)
+    start = await read()
+    await asyncio.sleep(seconds)
+    return Spent.between(start, await read())
 
 
 async def measure_all(
-    backend: Backend, seconds: float, warmup: float, logs: Path
+    backend: Backend, nats_pid: int, seconds: float, warmup: float, logs: Path
 ) -> dict[str, Any]:
     results: dict[str, LoadResult] = {}
     waves: dict[str, int] = {}
+    costs: dict[str, LevelCost] = {}
     top = max(LEVELS)
     with echo_server(free_port(), logs / "echo-tls.log", backend.cert_path, backend.key_path) as a:
         results["echo_tls_64"] = await echo_load(a, backend.root_cert, top, seconds, warmup)
@@ -284,15 +361,27 @@ async def measure_all(
         for start in range(0, len(pairs), 16):  # every pair's first match, untimed
             await asyncio.gather(*(new_match(stub, pair) for pair in pairs[start : start + 16]))
         setup = time.perf_counter() - began
+        conn = await asyncpg.connect(backend.config.database_url)
         try:
+            read = reader(await process_roots(backend, conn, nats_pid), conn, everyone)
             for level in LEVELS:
                 name = f"placements_{level}"
-                results[name], waves[name] = await placements(stub, pairs, level, seconds, warmup)
+                results[name], waves[name], costs[name] = await placements(
+                    stub, pairs, level, seconds, warmup, read
+                )
+            idle = await quiet(read, seconds / 2)
         finally:
+            await conn.close()
             for task in sessions:
                 task.cancel()
             await asyncio.gather(*sessions, return_exceptions=True)
-    return {"results": results, "waves": waves, "setup_seconds": setup}
+    return {
+        "results": results,
+        "waves": waves,
+        "costs": costs,
+        "quiet": idle,
+        "setup_seconds": setup,
+    }
 
 
 def run(options: Options) -> Report:
@@ -300,13 +389,16 @@ def run(options: Options) -> Report:
     with (
         all_cores() as cores,
         tempfile.TemporaryDirectory(prefix="triad-gwbench-") as scratch,
-        load_backend(logs := Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch), SETTINGS_ENV) as (
-            backend,
-            database,
-        ),
+        own_backend(
+            logs := Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch),
+            {**LOAD_ENV, **SETTINGS_ENV},
+        ) as (backend, nats_pid),
     ):
-        found = asyncio.run(measure_all(backend, seconds, warmup, logs))
+        found = asyncio.run(measure_all(backend, nats_pid, seconds, warmup, logs))
     results: dict[str, LoadResult] = found["results"]
+    costs: dict[str, LevelCost] = found["costs"]
+    idle: Spent = found["quiet"]
+    print(format_costs(list(costs.values()), idle))
     measurements = {
         "echo_tls_64": measurement(
             "echo_tls_64",
@@ -327,15 +419,23 @@ def run(options: Options) -> Report:
     top = results[f"placements_{max(LEVELS)}"]
     p99 = top.percentile(99) * 1000
     tls_ratio = top.rate / results["echo_tls_64"].rate
+    top_cpu = costs[f"placements_{max(LEVELS)}"].cpu_ms_per_placement_total
     plain_ratio = top.rate / results["echo_plaintext_64"].rate
     return Report(
         benchmark=NAME,
         parameters={
-            **levels_parameters(LEVELS, seconds, warmup, database, cores),
+            **levels_parameters(
+                LEVELS,
+                seconds,
+                warmup,
+                "embedded pgserver and nats-server of this run alone",
+                cores,
+            ),
             "services": "match, matchmaker, collection, rating, gateway: one process each",
             "match": "private custom table, Three Open, Same/Plus/Combo, no trade, Random decks",
             "sessions": "every player's session stream open and read",
-            "settings": SETTINGS_ENV,
+            "settings": {**LOAD_ENV, **SETTINGS_ENV},
+            "quiet_seconds": seconds / 2,
         },
         measurements=measurements,
         baseline="echo_tls_64",
@@ -350,17 +450,36 @@ def run(options: Options) -> Report:
             "absolute figures are far below what the same code does with a core each.",
             "The target ratio is taken against the TLS echo (the gateway serves only TLS); "
             "the plaintext ratio is given too, as bench/match.py measures against it.",
+            "cpu.placements_<level>: what each backend process (its whole process tree; "
+            "postgres: the postmaster and every backend) spent over the level's playing "
+            "phases per placement made in them, in ms, with the database's committed "
+            "transactions, the rows added to the event logs (every service's events table) "
+            "and the session messages received per placement; the starting "
+            "phases per match started. Work a phase sets off and finishes later (a match's "
+            "end consumed by rating, collection and matchmaker; PostgreSQL's statistics, up "
+            "to a second late) may land in the other phase. The bench client's CPU "
+            "(client_cpu_ms_per_placement) is not counted; each reading adds one transaction "
+            "(the count itself). cpu.quiet: the same processes with the sessions open and "
+            "nobody placing, after the levels; background_cpu_ms_per_placement is that rate "
+            "over the level's placing time per placement, included in the figures.",
         ],
         extra={
             "latency": {name: r.summary() for name, r in results.items()},
             "setup_seconds": round(found["setup_seconds"], 2),
             "waves_counted": found["waves"],
+            "cpu": {
+                **{name: cost.to_json(idle) for name, cost in costs.items()},
+                "quiet": quiet_json(idle),
+            },
             "targets": {
                 "placements_64_over_echo_tls_64": target(tls_ratio, RATIO_TARGET, minimum=True),
                 "placements_64_over_echo_plaintext_64": target(
                     plain_ratio, RATIO_TARGET, minimum=True
                 ),
                 "placements_64_p99_ms": target(p99, P99_TARGET_MS, minimum=False),
+                "placements_64_cpu_ms_per_placement": target(
+                    top_cpu, PLACEMENT_TARGET_MS, minimum=False
+                ),
             },
         },
     )
