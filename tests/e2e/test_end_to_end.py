@@ -426,8 +426,17 @@ async def test_unranked_alone_meets_a_populated_bot_unrated_and_untraded(api: An
     ).match_found
     assert found.mode == pb.MODE_UNRANKED
     assert found.opponent_is_bot and found.opponent_name.startswith("[BOT] ")
-    paired = queue_statuses(pushes, ticket.ticket_id)[-1]
-    assert paired.ticket.status == pb.TICKET_STATUS_PAIRED
+    # The ticket's end and the match come from two services: in either order.
+    paired = (
+        await pushed(
+            pushes,
+            lambda p: (
+                p.queue_status.ticket.ticket_id == ticket.ticket_id
+                and p.queue_status.ticket.status == pb.TICKET_STATUS_PAIRED
+            ),
+            "the ticket paired",
+        )
+    ).queue_status
     assert paired.ticket.match_id == found.match_id
     # Paired with the bot only once the delay had passed.
     assert paired.wait_duration.ToTimedelta().total_seconds() >= BOT_FILL_SECONDS
