@@ -329,6 +329,20 @@ def reader(roots: dict[str, int], conn: Any, players: list[Player]) -> Read:
     return read
 
 
+async def event_logs(conn: Any, backend: Backend) -> dict[str, dict[str, int]]:
+    """Each service's event log at the end of the run: its rows and its bytes on disk
+    (table, indexes and TOAST), what the scale model's partitioning rests on."""
+    found = {}
+    for name in ("match", "matchmaker", "collection", "rating"):
+        table = f'"{backend.schema(name)}".events'
+        if await conn.fetchval("SELECT to_regclass($1)", table) is None:
+            continue  # a service without an event log (rating)
+        rows = await conn.fetchval(f"SELECT count(*) FROM {table}")
+        size = await conn.fetchval("SELECT pg_total_relation_size($1::regclass)", table)
+        found[name] = {"rows": int(rows), "bytes": int(size)}
+    return found
+
+
 async def quiet(read: Read, seconds: float) -> Spent:
     """What the backend spends with the sessions open and nobody placing."""
     await asyncio.sleep(QUIET_SETTLE)
@@ -370,6 +384,7 @@ async def measure_all(
                     stub, pairs, level, seconds, warmup, read
                 )
             idle = await quiet(read, seconds / 2)
+            logs_at_end = await event_logs(conn, backend)
         finally:
             await conn.close()
             for task in sessions:
@@ -380,6 +395,7 @@ async def measure_all(
         "waves": waves,
         "costs": costs,
         "quiet": idle,
+        "event_logs": logs_at_end,
         "setup_seconds": setup,
     }
 
@@ -461,12 +477,16 @@ def run(options: Options) -> Report:
             "(client_cpu_ms_per_placement) is not counted; each reading adds one transaction "
             "(the count itself). cpu.quiet: the same processes with the sessions open and "
             "nobody placing, after the levels; background_cpu_ms_per_placement is that rate "
-            "over the level's placing time per placement, included in the figures.",
+            "over the level's placing time per placement (background_cpu_ms_per_match_start: "
+            "over its starting time per start), included in the figures.",
+            "event_logs: each service's events table at the end of the run (every level's "
+            "matches and the players' sign-ups), rows and bytes with indexes and TOAST.",
         ],
         extra={
             "latency": {name: r.summary() for name, r in results.items()},
             "setup_seconds": round(found["setup_seconds"], 2),
             "waves_counted": found["waves"],
+            "event_logs": found["event_logs"],
             "cpu": {
                 **{name: cost.to_json(idle) for name, cost in costs.items()},
                 "quiet": quiet_json(idle),

@@ -122,6 +122,10 @@ class LevelCost:
         placing time, per placement: the part of the figure no placement caused."""
         return sum(quiet.cpu_ms_per_second().values()) * self.placing.seconds / self.placements
 
+    def background_ms_per_start(self, quiet: Spent) -> float:
+        """The same over the starting phases, per match started."""
+        return sum(quiet.cpu_ms_per_second().values()) * self.starting.seconds / self.starts
+
     def to_json(self, quiet: Spent | None = None) -> dict[str, Any]:
         per = self.cpu_ms_per_placement()
         found: dict[str, Any] = {
@@ -144,11 +148,16 @@ class LevelCost:
             start = self.starting.cpu_ms_per(self.starts)
             found |= {
                 "match_starts": self.starts,
+                "starting_seconds": round(self.starting.seconds, 3),
                 "cpu_ms_per_match_start": _rounded(start, 4),
                 "cpu_ms_per_match_start_total": round(sum(start.values()), 4),
                 "transactions_per_match_start": round(self.starting.transactions / self.starts, 3),
                 "events_per_match_start": round(self.starting.events / self.starts, 3),
             }
+            if quiet is not None and quiet.seconds > 0:
+                found["background_cpu_ms_per_match_start"] = round(
+                    self.background_ms_per_start(quiet), 4
+                )
         return found
 
 

@@ -63,6 +63,9 @@ def test_the_quiet_backends_share_is_its_rate_over_the_placing_time_per_placemen
     assert cost.background_ms_per_placement(quiet) == pytest.approx(90 * 10 / 300)
     assert cost.to_json(quiet)["background_cpu_ms_per_placement"] == pytest.approx(3.0)
     assert "match_starts" not in cost.to_json(quiet)
+    started = LevelCost(1, 300, 30, Spent(10.0, {"match": 1.0}), Spent(4.0, {"match": 0.3}))
+    assert started.to_json(quiet)["background_cpu_ms_per_match_start"] == pytest.approx(12.0)
+    assert started.to_json(quiet)["starting_seconds"] == 4.0
     assert quiet_json(quiet) == {
         "seconds": 2.0,
         "cpu_ms_per_second": {"gateway": 10.0, "match": 80.0},
