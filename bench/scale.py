@@ -104,7 +104,10 @@ class Costs:
         return cls(
             placement_ms=cpu["cpu_ms_per_placement"],
             start_ms=cpu["cpu_ms_per_match_start"],
-            session_ms_per_second=session["cpu_ms_per_second"],
+            # Below zero is the baseline's noise, not a saving.
+            session_ms_per_second={
+                name: max(0.0, ms) for name, ms in session["cpu_ms_per_second"].items()
+            },
             replica_ms_per_second=windows["0"]["cpu_ms_per_second"],
             transactions_per_placement=cpu["transactions_per_placement"],
             transactions_per_start=cpu["transactions_per_match_start"],

@@ -66,7 +66,7 @@ def _idle() -> dict[str, Any]:
                 "1000": {"cpu_ms_per_second_total": 0.04, "cpu_ms_per_second": {}},
                 "5000": {
                     "cpu_ms_per_second_total": 0.02,
-                    "cpu_ms_per_second": {**ZERO, "gateway": 0.02},
+                    "cpu_ms_per_second": {**ZERO, "gateway": 0.02, "postgres": -0.0005},
                     "transactions_per_second": -0.001,
                     "rss_kb": {"gateway": 40.0},
                 },
@@ -82,6 +82,7 @@ def test_costs_come_from_the_64_match_level_and_the_largest_idle_size_and_name_t
     assert costs.session_ms_per_second["gateway"] == 0.02
     assert costs.replica_ms_per_second["match"] == 40.0
     assert costs.transactions_per_session_second == 0.0  # noise below zero is no saving
+    assert costs.session_ms_per_second["postgres"] == 0.0
     assert costs.event_bytes_per_row == 500.0
     assert costs.sources["gateway"].startswith("bench gateway 2026-12-01T18:00:00Z at abcdef0")
     assert "1234567+dirty" in costs.sources["idle"] and "5000 sessions" in costs.sources["idle"]
