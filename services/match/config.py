@@ -21,6 +21,8 @@ class MatchSettings(ServiceSettings):
     turn_seconds: float
     disconnect_seconds: float
     timer_poll_seconds: float
+    """The longest an idle timer loop sleeps before it looks again: a timer another
+    replica wrote is found then (one set by this process wakes its loops at once)."""
     admin_token: str | None
     bot_seconds: float
     """A bot's thinking budget per move (issue 8: 1 s), capped to half the turn timer."""
@@ -38,7 +40,7 @@ class MatchSettings(ServiceSettings):
             schema=optional(env, "TRIAD_MATCH_SCHEMA") or "match",
             turn_seconds=number(env, "TRIAD_TURN_SECONDS", 60.0, minimum=0.05),
             disconnect_seconds=number(env, "TRIAD_DISCONNECT_SECONDS", 120.0, minimum=0.05),
-            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 0.05, minimum=0.001),
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
             admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
             bot_seconds=number(env, "TRIAD_BOT_SECONDS", 1.0, minimum=0.01),
             bot_workers=int(number(env, "TRIAD_BOT_WORKERS", 1.0, minimum=1.0)),

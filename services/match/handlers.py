@@ -23,6 +23,7 @@ from services.match.rules import Geometry, Seat, Visibility
 from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
 from services.match.store import MatchRepository
 from services.match.views import match_view
+from services.platform.background import DueSoon
 from services.platform.errors import Conflict, DomainError, InvalidArgument, NotFound, short_id
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen
@@ -49,6 +50,9 @@ class Context:
     """Where bot seats think (worker processes). None: in this thread, which only suits
     tests and novice or easy bots; a hard bot would hold the event loop for its budget."""
     announce: Announce = _announce_nothing
+    due: DueSoon | None = None
+    """Wakes this process's timer loops when a command sets a timer due before they
+    would look (a bot's move, a short turn)."""
     """Tells the match's players of a version just committed (the edge publishes each
     human seat's view); called after the commit, never inside its transaction."""
 
@@ -105,6 +109,8 @@ async def _execute(
             if seen is not None:
                 return await ctx.store.load_at(seen.match_id, seen.version)
         else:
+            if ctx.due is not None and (timers := domain.deadlines(saved)):
+                ctx.due.due_at(min(t.due for t in timers))
             await _announce(ctx, saved)
             return saved
     raise Conflict(f"match {short_id(match_id)} is changing too fast; try again")

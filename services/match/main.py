@@ -15,7 +15,7 @@ from services.match.presenter import SeatViews
 from services.match.schema import MIGRATIONS
 from services.match.server import SERVICE_NAME, MatchServicer, register
 from services.match.store import NOTIFY_CHANNEL, MatchStore
-from services.platform.background import publish_log, utc_now
+from services.platform.background import DueSoon, publish_log, utc_now
 from services.platform.database import create_pool
 from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
@@ -40,6 +40,7 @@ async def run(settings: MatchSettings) -> None:
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
         pushes = await open_pushes(life, settings, "match")
         views = SeatViews(pushes, utc_now)
+        due = DueSoon()
         ctx = Context(
             store=store,
             clock=utc_now,
@@ -48,6 +49,7 @@ async def run(settings: MatchSettings) -> None:
             disconnect_seconds=settings.disconnect_seconds,
             bot_pool=bot_pool,
             announce=views.announce,
+            due=due,
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)
@@ -69,6 +71,11 @@ async def run(settings: MatchSettings) -> None:
             settings.timer_poll_seconds,
             lambda: handlers.fire_due_timer(ctx),
             copies=settings.bot_workers + 1,
+            # Idle, a loop sleeps until the earliest timer (at most the poll interval),
+            # woken when a command here sets one due sooner.
+            next_due=store.next_due,
+            clock=utc_now,
+            due=due,
         )
         work.every(5.0, count_active)
         # Players whose push was lost (a crash between a commit and its publication,

@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
@@ -34,10 +34,45 @@ OUTAGE_BACKOFF_CEILING = 1.0
 """Seconds between tries at most while a server a loop needs is out of reach."""
 
 
-async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[bool]]) -> None:
+class DueSoon:
+    """What lets a loop of due work (timers) sleep until its next due time instead of
+    polling: the loop says until when it sleeps (``sleeping_until``), and whoever writes
+    work due sooner than that (this process's commands) wakes it (``due_at``). Work
+    written by another replica is found at the loop's next look, at most ``pause``
+    later (the replica that wrote it wakes its own loops)."""
+
+    def __init__(self) -> None:
+        self.woken = asyncio.Event()
+        self._until: datetime | None = None
+
+    def due_at(self, when: datetime) -> None:
+        if self._until is not None and when < self._until:
+            self.woken.set()
+
+    def sleeping_until(self, until: datetime | None) -> None:
+        self._until = until
+
+
+NextDue = Callable[[], Awaitable[datetime | None]]
+"""When the earliest work falls due (None: no work waits)."""
+
+
+async def every(
+    stop: asyncio.Event,
+    pause: float,
+    step: Callable[[], Awaitable[bool]],
+    *,
+    next_due: NextDue | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    due: DueSoon | None = None,
+) -> None:
     """Run ``step`` until stop; pause only when it found nothing to do. A failing step is
     logged and retried: one bad round (PostgreSQL restarting, a bug in one match) must
     not end the replica's timers or pairing for good.
+
+    With ``next_due``, an idle loop sleeps until the earliest work falls due (at most
+    ``pause``), woken sooner by ``due`` when this process writes work due before then:
+    an idle replica then costs one query per ``pause``, not one per poll.
 
     An outage (PostgreSQL or NATS out of reach) is one warning when it starts and one
     line when it ends, with tries backing off to once a second meanwhile; any other
@@ -45,6 +80,8 @@ async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[
     failures = 0
     while not stop.is_set():
         wait = pause
+        if due is not None:
+            due.woken.clear()  # work written from here on wakes the sleep below
         try:
             busy = await step()
         except Exception as error:
@@ -59,9 +96,39 @@ async def every(stop: asyncio.Event, pause: float, step: Callable[[], Awaitable[
             if failures:
                 log.info("background step recovered", after_failures=failures)
                 failures = 0
-        if not busy:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), wait)
+        if busy:
+            continue
+        if next_due is not None and not failures:
+            if due is not None:  # from now: work written during the look below wakes it
+                due.sleeping_until(clock() + timedelta(seconds=pause))
+            wait = await _until_due(next_due, clock, pause)
+            if due is not None:
+                due.sleeping_until(clock() + timedelta(seconds=wait))
+        await _rest(stop, wait, due.woken if due is not None else None)
+        if due is not None:
+            due.sleeping_until(None)
+
+
+async def _until_due(next_due: NextDue, clock: Callable[[], datetime], pause: float) -> float:
+    try:
+        when = await next_due()
+    except Exception:  # the step's own failure is what gets logged; look again soon
+        return pause
+    if when is None:
+        return pause
+    return min(pause, max(0.0, (when - clock()).total_seconds()))
+
+
+async def _rest(stop: asyncio.Event, seconds: float, woken: asyncio.Event | None) -> None:
+    """Wait ``seconds``, or less if stopped or woken."""
+    waits = [asyncio.ensure_future(stop.wait())]
+    if woken is not None:
+        waits.append(asyncio.ensure_future(woken.wait()))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
 
 
 @dataclass(frozen=True, slots=True)

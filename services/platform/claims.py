@@ -68,6 +68,18 @@ class DueWork:
             f"ORDER BY {self.due} LIMIT {int(limit)} FOR UPDATE SKIP LOCKED"
         )
 
+    def earliest(self) -> str:
+        """The query of the earliest due time (NULL when no row waits)."""
+        where = f" WHERE {self.where}" if self.where else ""
+        return f"SELECT min({self.due}) FROM {self.table}{where}"
+
+
+async def next_due(db: Any, work: DueWork) -> datetime | None:
+    """When the earliest row falls due, whether or not another replica holds it (for a
+    loop's sleep: ``services.platform.background.every``'s ``next_due``)."""
+    value = await db.fetchval(work.earliest())
+    return value if isinstance(value, datetime) else None
+
 
 @dataclass(frozen=True, slots=True)
 class Claim:

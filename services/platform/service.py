@@ -81,10 +81,17 @@ class Background:
         """Run each until stop (they watch ``self.stop``)."""
         self._tasks += [asyncio.ensure_future(w) for w in work]
 
-    def every(self, pause: float, step: Callable[[], Awaitable[bool]], copies: int = 1) -> None:
+    def every(
+        self,
+        pause: float,
+        step: Callable[[], Awaitable[bool]],
+        copies: int = 1,
+        **until_due: Any,
+    ) -> None:
         """Run ``step`` in ``copies`` loops (``background.every``): pausing only when it
-        found nothing to do, surviving its failures."""
-        self.start(*(every(self.stop, pause, step) for _ in range(copies)))
+        found nothing to do, surviving its failures; ``until_due`` (``next_due``,
+        ``clock``, ``due``) lets an idle loop sleep until its next due time."""
+        self.start(*(every(self.stop, pause, step, **until_due) for _ in range(copies)))
 
     async def close(self) -> None:
         self.stop.set()

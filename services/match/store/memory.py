@@ -167,6 +167,9 @@ class MemoryMatchStore:
         elif match.match_id in self.timers:
             self.timers[match.match_id] = (min(t.due for t in timers), describe(timers))
 
+    async def next_due(self) -> datetime | None:
+        return min((at for at, _ in self.timers.values()), default=None)
+
     async def count_active(self) -> int:
         return len(self.timers)
 

@@ -188,6 +188,9 @@ class MatchRepository(Protocol):
 
     async def count_active(self) -> int: ...
 
+    async def next_due(self) -> datetime | None:
+        """When the earliest timer of any match falls due (None: no timer waits)."""
+
     async def in_progress(self) -> list[str]:
         """The ids of the matches in progress that seat a human (whose players a start
         tells the current view), in id order."""

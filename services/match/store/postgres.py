@@ -38,7 +38,7 @@ from services.match.store.port import (
     replay,
     stream_id,
 )
-from services.platform.claims import DueWork, claimed
+from services.platform.claims import DueWork, claimed, next_due
 from services.platform.eventstore import (
     PostgresEventStore,
     Recorded,
@@ -341,6 +341,9 @@ class MatchStore:
             min(t.due for t in timers),
             describe(timers),
         )
+
+    async def next_due(self) -> datetime | None:
+        return await next_due(self._pool, self._timers)
 
     async def count_active(self) -> int:
         value = await self._pool.fetchval(

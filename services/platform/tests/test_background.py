@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 
-from services.platform.background import every
+from services.platform.background import DueSoon, every, utc_now
 from services.platform.tests.logcapture import captured_logs
 
 
@@ -43,3 +44,42 @@ async def test_a_bug_is_logged_with_its_traceback_every_time() -> None:
         await run_steps([KeyError("m1"), KeyError("m2"), False])
     failures = logs.events("background step failed; retrying")
     assert len(failures) == 2 and all("KeyError" in line["exception"] for line in failures)
+
+
+async def looks_in(
+    seconds: float, next_due: float | None, wake_after: float | None = None, due_in: float = 0.0
+) -> int:
+    """How often an idle loop with a 10-s pause looks in ``seconds`` when its earliest
+    work is ``next_due`` seconds away; ``wake_after``: this process writes work due in
+    ``due_in`` seconds at that moment."""
+    stop, due, looks = asyncio.Event(), DueSoon(), 0
+
+    async def step() -> bool:
+        nonlocal looks
+        looks += 1
+        return False
+
+    async def earliest() -> datetime | None:
+        return None if next_due is None else utc_now() + timedelta(seconds=next_due)
+
+    loop = asyncio.ensure_future(every(stop, 10.0, step, next_due=earliest, due=due))
+    if wake_after is not None:
+        await asyncio.sleep(wake_after)
+        due.due_at(utc_now() + timedelta(seconds=due_in))
+        await asyncio.sleep(seconds - wake_after)
+    else:
+        await asyncio.sleep(seconds)
+    stop.set()
+    await asyncio.wait_for(loop, 5)
+    return looks
+
+
+async def test_an_idle_loop_sleeps_until_the_next_due_time_not_a_poll_interval() -> None:
+    assert await looks_in(0.5, next_due=None) == 1  # nothing waits: one look per pause
+    assert 3 <= await looks_in(0.5, next_due=0.1) <= 7  # work due every 0.1 s
+
+
+async def test_work_written_here_due_sooner_wakes_the_sleeping_loop() -> None:
+    assert await looks_in(0.5, next_due=None, wake_after=0.2) == 2
+    # work due later than the loop would look anyway does not wake it
+    assert await looks_in(0.5, next_due=None, wake_after=0.2, due_in=60.0) == 1
