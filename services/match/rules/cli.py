@@ -2,7 +2,9 @@
 
 ``triad-rules resolve`` reads placement vectors as JSON Lines on standard input (any
 ``expect`` is ignored) and writes one JSON line per vector: the owners after the
-placement and every capture with its cause. A malformed line gets one line
+placement and every capture with its cause. A vector with ``"family": "realm"`` is
+resolved by the Realm rules (RULES.md section 17, :mod:`services.match.rules.realm`);
+standard and Realm vectors may be mixed in one input. A malformed line gets one line
 ``{"name": ..., "error": "what is wrong"}`` and the command goes on; it exits 1 if any
 line failed.
 
@@ -24,6 +26,12 @@ from typing import Any, TextIO, TypeVar
 
 from services.match.rules.errors import RuleViolation
 from services.match.rules.positions import parse_position, solution_json
+from services.match.rules.realm.vectors import (
+    is_realm,
+    parse_realm_vector,
+    realm_result_json,
+    run_realm_vector,
+)
 from services.match.rules.solver import INF, Search, solve
 from services.match.rules.vectors import (
     VectorError,
@@ -49,6 +57,9 @@ def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
 
 
 def _resolved(name: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    if is_realm(raw):
+        realm_board, realm_placement = run_realm_vector(parse_realm_vector(raw))
+        return realm_result_json(name, realm_board, realm_placement)
     board, placement = run_vector(parse_vector(raw))
     return result_json(name, board, placement)
 
