@@ -26,6 +26,7 @@ from gateway.auth import Authenticator, caller, client_address
 from gateway.forward_collection import CollectionRpcs
 from gateway.forwarding import request_id
 from gateway.pushes import SESSION_CLOSED, PushHub
+from gateway.revocations import Revoked
 from gateway.status import PlayerStatusReads
 from gateway.store import Account, GatewayStore
 from services.platform.errors import InvalidArgument, Unauthenticated
@@ -149,10 +150,12 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
     async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
         request_id(request.request_id)
         me = caller()
-        await self._store.revoke(
-            me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock()
+        now = self._clock()
+        await self._store.revoke(me.player_id, me.jti, me.expires_at, request.all_sessions, now)
+        # Refused on this replica at once, and on the others when the push reaches them.
+        await self._auth.revoked(
+            Revoked(me.player_id, me.jti, now if request.all_sessions else None)
         )
-        self._auth.forget(me)
         # Every replica holding a session of the player checks it against the
         # revocation now, instead of at its next heartbeat.
         await self._hub.publish.send(

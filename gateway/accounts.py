@@ -4,7 +4,8 @@ Passwords are stored only as salted scrypt hashes (``hashlib.scrypt``: memory-ha
 standard library). Access tokens are ``v1.<claims>.<signature>``: base64url JSON
 claims signed with HMAC-SHA256 under a secret from the environment; they expire, and
 each carries a token id (``jti``) so one token can be revoked. Refresh tokens are
-random strings stored only as their SHA-256.
+random strings stored only as their SHA-256. ``VerifiedTokens`` verifies each access
+token once per replica and keeps its claims until it expires.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 import re
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -26,6 +28,10 @@ MIN_PASSWORD = 10
 MAX_PASSWORD = 200
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 TOKEN_VERSION = "v1"
+TOKEN_EXPIRED = "the access token expired: refresh it or log in again"
+VERIFIED_TOKENS = 100_000
+"""How many verified tokens a replica keeps (each about 1 KB): a player holds one at a
+time, so this is the players of the last token lifetime, more than a replica serves."""
 
 
 def check_name(name: str) -> str:
@@ -142,11 +148,55 @@ class TokenSigner:
         except (ValueError, KeyError, TypeError):
             raise Unauthenticated("the access token is malformed: log in again") from None
         if claims.expires_at <= now:
-            raise Unauthenticated("the access token expired: refresh it or log in again")
+            raise Unauthenticated(TOKEN_EXPIRED)
         return claims
 
     def _sign(self, text: str) -> str:
         return _b64(hmac.new(self.secret, text.encode(), hashlib.sha256).digest())
+
+
+class VerifiedTokens:
+    """The claims of the access tokens this replica has verified, by the exact token.
+
+    Verifying a token (base64, JSON, HMAC-SHA256) on every call cost the gateway more
+    than forwarding the call, so each token is verified once and its claims are found
+    again by the token string. The key is the whole string, signature included: a
+    forged or altered token is another key, verified in full and refused (refusals are
+    not kept). A token's entry ends at its expiry: from then on the token is refused at
+    once, with the message ``TokenSigner.verify`` gives.
+
+    At most ``capacity`` entries, dropped oldest first. Tokens are mostly first seen in
+    the order they expire (one lifetime for all), so keeping one drops the expired ones
+    at the front; one that expired elsewhere in the order goes when it is next presented
+    or when the oldest are dropped for room.
+    """
+
+    def __init__(self, signer: TokenSigner, capacity: int = VERIFIED_TOKENS) -> None:
+        self.signer, self.capacity = signer, capacity
+        self._claims: OrderedDict[str, Claims] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def verify(self, token: str, now: datetime) -> Claims:
+        """``TokenSigner.verify``, once per token."""
+        claims = self._claims.get(token)
+        if claims is None:
+            claims = self.signer.verify(token, now)
+            self._keep(token, claims, now)
+        elif claims.expires_at <= now:
+            del self._claims[token]
+            raise Unauthenticated(TOKEN_EXPIRED)
+        return claims
+
+    def _keep(self, token: str, claims: Claims, now: datetime) -> None:
+        kept = self._claims
+        while kept:
+            oldest = next(iter(kept))
+            if len(kept) < self.capacity and kept[oldest].expires_at > now:
+                break
+            del kept[oldest]
+        kept[token] = claims
 
 
 def new_refresh_token() -> str:

@@ -1,6 +1,12 @@
 """Who is calling: one wrapper of the handlers authenticates every RPC but the open
 ones, rate-limits per player, and makes the caller available to the servicer
-(``caller()``)."""
+(``caller()``).
+
+Authenticating a call costs two dictionary look-ups in the common case: the token's
+claims were verified at its first call on this replica (``VerifiedTokens``), and whether
+it is revoked was read from the store within the last minute and is kept current by the
+revocations the replicas push to each other (``gateway.revocations``).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +14,13 @@ import contextvars
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from gateway.accounts import Claims, TokenSigner
-from gateway.store import GatewayStore, Revocation
+from gateway.accounts import Claims, TokenSigner, VerifiedTokens
+from gateway.revocations import RevocationFeed, RevocationReads, Revocations, Revoked
 from services.platform.errors import ResourceExhausted, Unauthenticated
 
 if TYPE_CHECKING:
@@ -29,7 +34,6 @@ OPEN_METHODS = frozenset(
     }
 )
 """Everything else needs a bearer token (health and reflection are not ours to guard)."""
-REVOCATION_CACHE_SECONDS = 2.0
 
 _CALLER: contextvars.ContextVar[Claims] = contextvars.ContextVar("caller")
 
@@ -86,37 +90,34 @@ class RateLimiter:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Cached:
-    at: float
-    """``time.monotonic()`` when the store was asked."""
-    revocation: Revocation
-
-
 class Authenticator:
     def __init__(
         self,
         signer: TokenSigner,
-        store: GatewayStore,
+        store: RevocationReads,
         limiter: RateLimiter,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         failed_logins: RateLimiter | None = None,
         registrations: RateLimiter | None = None,
+        revocations: Revocations | None = None,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
-        self._revocations: dict[str, _Cached] = {}
+        self.tokens = VerifiedTokens(signer)
+        self.revocations = revocations or Revocations(store)
+        self.feed = RevocationFeed(self.revocations)
+        """Connected by ``main`` when there is NATS (``feed.connect``)."""
         self.failed_logins = failed_logins or RateLimiter(
             FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
         )
+        """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
+        Kept per replica (each replica allows its own burst), which bounds guessing to a
+        few attempts a minute per replica without a shared store on the log-in path."""
         self.registrations = registrations or RateLimiter(
             REGISTRATIONS_PER_MINUTE / 60, REGISTRATION_BURST
         )
         """New accounts per client address: each costs a slow password hash and a starter
         collection, so one host cannot make the server hash (or hoard accounts) at will.
         Per replica and in memory, like the log-in limit."""
-        """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
-        Kept per replica (each replica allows its own burst), which bounds guessing to a
-        few attempts a minute per replica without a shared store on the log-in path."""
 
     def check_login_allowed(self, name: str) -> None:
         if not self.failed_logins.ready(name):
@@ -134,32 +135,35 @@ class Authenticator:
             )
 
     async def authenticate(self, metadata: Any) -> Claims:
-        header = dict(metadata or ()).get("authorization", "")
-        if not isinstance(header, str) or not header.startswith("Bearer "):
+        header = _authorization(metadata)
+        if not header.startswith("Bearer "):
             raise Unauthenticated("send your access token as 'authorization: Bearer <token>'")
-        claims = self.signer.verify(header.removeprefix("Bearer ").strip(), self.clock())
-        if (await self._revocation(claims)).refuses(claims.issued_at):
+        claims = self.tokens.verify(header.removeprefix("Bearer ").strip(), self.clock())
+        if await self.revocations.refuses(claims):
             raise Unauthenticated("the access token was revoked: log in again")
         if not self.limiter.take(claims.player_id):
             raise ResourceExhausted("too many requests: slow down and retry in a moment")
         return claims
 
-    def forget(self, claims: Claims) -> None:
-        """After a logout on this replica, stop trusting the cached answer at once."""
-        self._revocations.pop(claims.jti, None)
+    async def revoked(self, revoked: Revoked) -> None:
+        """After a logout on this replica (recorded in the store): refused here at once,
+        and on the other replicas as soon as the push reaches them."""
+        self.revocations.apply(revoked)
+        await self.feed.publish(revoked)
 
-    async def _revocation(self, claims: Claims) -> Revocation:
-        now = time.monotonic()
-        cached = self._revocations.get(claims.jti)
-        if cached is not None and now - cached.at < REVOCATION_CACHE_SECONDS:
-            return cached.revocation
-        revocation = await self.store.revocation(claims.player_id, claims.jti)
-        self._revocations[claims.jti] = _Cached(now, revocation)
-        if len(self._revocations) > 100_000:
-            self._revocations = {
-                k: v for k, v in self._revocations.items() if now - v.at < REVOCATION_CACHE_SECONDS
-            }
-        return revocation
+    def forget(self, claims: Claims) -> None:
+        """Ask the store again whether this token is revoked, at its next call."""
+        self.revocations.forget(claims.jti)
+
+
+def _authorization(metadata: Any) -> str:
+    """The ``authorization`` header's value ("" if none, or not text); the last one if
+    several, as ``dict(metadata)`` read it."""
+    found: Any = ""
+    for key, value in metadata or ():
+        if key == "authorization":
+            found = value
+    return found if isinstance(found, str) else ""
 
 
 def authenticated(authenticator: Authenticator) -> HandlerWrapper:

@@ -70,10 +70,18 @@ async def run(settings: GatewaySettings) -> None:
                 hub.connect(settings.shared.nats_servers, "triad-gateway-pushes")
             )
 
+            # Logouts pushed between the replicas; until connected, revocations are
+            # read again every 2 s.
+            feeding = asyncio.ensure_future(
+                auth.feed.connect(settings.shared.nats_servers, "triad-gateway-revocations")
+            )
+
             async def close_hub() -> None:
-                connecting.cancel()
-                await asyncio.gather(connecting, return_exceptions=True)
+                for task in (connecting, feeding):
+                    task.cancel()
+                await asyncio.gather(connecting, feeding, return_exceptions=True)
                 await hub.close()
+                await auth.feed.close()
 
             life.push_async_callback(close_hub)
         servicer = GatewayServicer(
