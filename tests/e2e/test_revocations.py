@@ -1,0 +1,97 @@
+"""A logout through one gateway replica is honoured by the others within a second (issue
+18): the replica that revoked pushes the revocation on NATS to every replica, which keeps
+its "not revoked" answers a minute otherwise.
+
+Two gateway processes in front of the whole backend, on real PostgreSQL and NATS. Each
+test first has the second gateway answer a call with the token, so that gateway holds
+"not revoked" for it; only the push can make it refuse within the second (before pushes
+it re-read the tables every 2 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
+from tests.e2e.sessions import Player, join
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(
+        shared_database_url,
+        nats_url,
+        tmp_path_factory.mktemp("revocations"),
+        gateways=({}, {}),
+    ) as running:
+        yield running
+
+
+@pytest.fixture
+async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
+    first, second = (backend.channel(gateway) for gateway in backend.gateways)
+    async with first, second:
+        yield backend.api(first), backend.api(second)
+
+
+def on(player: Player, api: Any, tokens: g.AuthTokens | None = None) -> Player:
+    return Player(api, player.id, player.name, tokens or player.tokens)
+
+
+async def accepted(player: Player) -> bool:
+    try:
+        await player.call("GetPlayerStatus", g.GetPlayerStatusRequest())
+    except grpc.aio.AioRpcError as error:
+        assert error.code() == grpc.StatusCode.UNAUTHENTICATED, error
+        assert "revoked" in (error.details() or "")
+        return False
+    return True
+
+
+async def refused_within(player: Player, seconds: float) -> float:
+    start = time.monotonic()
+    while await accepted(player):
+        assert time.monotonic() - start < seconds, f"still accepted after {seconds} s"
+        await asyncio.sleep(0.05)
+    return time.monotonic() - start
+
+
+async def test_a_token_revoked_through_one_gateway_is_refused_by_the_other_within_a_second(
+    apis: tuple[Any, Any],
+) -> None:
+    first, second = apis
+    ann = await join(first)
+    elsewhere = on(ann, second)
+    assert await accepted(elsewhere)  # the second gateway holds "not revoked"
+    await ann.call("Logout", g.LogoutRequest(request_id=uuid4().hex, all_sessions=False))
+    assert await refused_within(elsewhere, 1.0) < 1.0
+    assert not await accepted(ann)
+
+
+async def test_a_logout_everywhere_through_one_gateway_refuses_every_token_on_the_other(
+    apis: tuple[Any, Any],
+) -> None:
+    first, second = apis
+    bea = await join(first)
+    again = await first.Login(
+        g.LoginRequest(request_id=uuid4().hex, player_name=bea.name, password=PASSWORD)
+    )
+    tokens = [on(bea, second), on(bea, second, again.tokens)]
+    for player in tokens:
+        assert await accepted(player)
+    await bea.call("Logout", g.LogoutRequest(request_id=uuid4().hex, all_sessions=True))
+    for player in tokens:
+        assert await refused_within(player, 1.0) < 1.0
