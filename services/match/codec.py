@@ -5,7 +5,10 @@ Every event is written at :data:`SCHEMA_VERSION` of its type. Reading one back t
 version recorded beside it (``Recorded.schema_version``); a payload written at an older
 version is first brought up to date by the upcasters registered in :data:`UPCASTERS`
 for its type, one step per version, so the decoders only ever see the current shape.
-None are registered yet: every stored match event is at version 1.
+None are registered yet: every stored match event is at version 1. Fields added since
+(rounds, RULES.md 12) read their proto3 defaults in older payloads and mean what the
+older shape meant: a MatchFinished without ``round_count`` ended round 1, a MatchCreated
+without ``rules.sudden_death`` plays one round.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from services.match.domain.events import (
     MatchRules,
     PlayerDisconnected,
     PlayerReconnected,
+    RoundStarted,
     SeatStart,
     TurnTimedOut,
     TurnWarningIssued,
@@ -168,6 +172,42 @@ def _placed_back(m: ev.CardPlaced, at: datetime) -> CardPlaced:
     )
 
 
+def _round(e: RoundStarted) -> ev.RoundStarted:
+    return ev.RoundStarted(
+        match_id=e.match_id,
+        round_number=e.round,
+        first_seat=SEATS[e.first],
+        hands=[
+            ev.RoundHand(seat=SEATS[seat], card_ids=list(hand), revealed_card_ids=sorted(revealed))
+            for seat, hand, revealed in zip((Seat.A, Seat.B), e.hands, e.revealed, strict=True)
+        ],
+        cell_marks=[ELEMENTS[m] for m in e.marks],
+        blocked_cells=sorted(e.blocked),
+        first_turn_deadline_time=timestamp(e.deadline),
+        previous_scores=pb.Scores(seat_a=e.previous_scores[0], seat_b=e.previous_scores[1]),
+    )
+
+
+def _round_back(m: ev.RoundStarted) -> RoundStarted:
+    hands = {_seat(h.seat): h for h in m.hands}
+    if len(hands) != 2:
+        raise ValueError(f"round {m.round_number} of match {m.match_id} needs both seats' hands")
+    return RoundStarted(
+        match_id=m.match_id,
+        round=m.round_number,
+        first=_seat(m.first_seat),
+        hands=(tuple(hands[Seat.A].card_ids), tuple(hands[Seat.B].card_ids)),
+        revealed=(
+            frozenset(hands[Seat.A].revealed_card_ids),
+            frozenset(hands[Seat.B].revealed_card_ids),
+        ),
+        marks=tuple(ELEMENTS_BACK[x] for x in m.cell_marks),
+        blocked=frozenset(m.blocked_cells),
+        deadline=moment(m.first_turn_deadline_time),
+        previous_scores=(m.previous_scores.seat_a, m.previous_scores.seat_b),
+    )
+
+
 def _finished(e: MatchFinished) -> ev.MatchFinished:
     return ev.MatchFinished(
         match_id=e.match_id,
@@ -177,16 +217,20 @@ def _finished(e: MatchFinished) -> ev.MatchFinished:
         rated=e.rated,
         seats=[
             ev.FinishedSeat(
-                player=seat_player(seat, player), score=score, original_card_ids=list(deck)
+                player=seat_player(seat, player),
+                score=score,
+                original_card_ids=list(deck),
+                board_card_ids=list(board),
             )
-            for seat, player, score, deck in zip(
-                (Seat.A, Seat.B), e.players, e.scores, e.decks, strict=True
+            for seat, player, score, deck, board in zip(
+                (Seat.A, Seat.B), e.players, e.scores, e.decks, e.board_cards, strict=True
             )
         ],
         outcome=outcome(e),
         trade_rule=pb.TRADE_RULE_ONE if e.trade_one else pb.TRADE_RULE_NONE,
         placement_count=e.placements,
         origin_id=e.origin_id,
+        round_count=e.round,
     )
 
 
@@ -211,6 +255,8 @@ def _finished_back(m: ev.MatchFinished, rules_message: pb.Rules | None = None) -
         trade_one=m.trade_rule == pb.TRADE_RULE_ONE,
         placements=m.placement_count,
         finished_at=moment(o.finish_time),
+        round=m.round_count or 1,  # recorded before rounds: the one round there was
+        board_cards=(tuple(m.seats[0].board_card_ids), tuple(m.seats[1].board_card_ids)),
     )
 
 
@@ -234,6 +280,8 @@ def payload_of(event: MatchEvent, cards: dict[str, MatchCard]) -> Message:
         return _created(event)
     if isinstance(event, CardPlaced):
         return _placed(event, cards)
+    if isinstance(event, RoundStarted):
+        return _round(event)
     if isinstance(event, TurnTimedOut):
         return ev.TurnTimedOut(
             match_id=event.match_id,
@@ -302,6 +350,7 @@ def _register() -> None:
                 ev.MatchCreated.FromString(d), at
             ),
             "triad.v1.CardPlaced": lambda d, at, _: _placed_back(ev.CardPlaced.FromString(d), at),
+            "triad.v1.RoundStarted": lambda d, at, _: _round_back(ev.RoundStarted.FromString(d)),
             "triad.v1.TurnTimedOut": lambda d, at, _: _timed_out(ev.TurnTimedOut.FromString(d)),
             "triad.v1.TurnWarningIssued": lambda d, at, _: _warned(
                 ev.TurnWarningIssued.FromString(d)

@@ -222,11 +222,19 @@ async def place_card(
                 f"the match is at version {state.version}, not {expected_version}: "
                 "refresh the view and decide again"
             )
-        return domain.place(state, player_id, card_id, cell, ctx.clock())
+        return domain.place(state, player_id, card_id, cell, ctx.clock(), _round_seed(ctx, state))
 
     match = await _execute(ctx, match_id, decide, request)
     assert match is not None
     return match
+
+
+def _round_seed(ctx: Context, match: domain.Match | None) -> int:
+    """The seed of a Sudden Death round's draws, should the decision start one (drawn
+    only for such matches, so no other match takes anything from ``ctx.rng``)."""
+    if match is None or not match.setup.sudden_death:
+        return 0
+    return ctx.rng.randrange(1 << 30)
 
 
 async def forfeit(ctx: Context, request: Request, match_id: str, player_id: str) -> domain.Match:
@@ -317,7 +325,9 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
         if timer.due > now:
             continue
         if timer.kind is domain.DeadlineKind.TURN:
-            decision = domain.time_out(match, timer.turn, now, rng.randrange(1 << 30))
+            decision = domain.time_out(
+                match, timer.turn, now, rng.randrange(1 << 30), _round_seed(ctx, match)
+            )
         elif timer.kind is domain.DeadlineKind.DISCONNECT:
             decision = domain.disconnect_expired(match, timer.seat, now)
         else:
@@ -329,7 +339,14 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
                 card_id, cell = await ctx.bot_pool.choose(view, rng, now)
             # The move happens when the bot is done thinking: the opponent's turn timer
             # starts then, not when the bot's timer fired.
-            decision = domain.place(match, bot.player_id, card_id, cell, max(now, ctx.clock()))
+            decision = domain.place(
+                match,
+                bot.player_id,
+                card_id,
+                cell,
+                max(now, ctx.clock()),
+                _round_seed(ctx, match),
+            )
         if decision.events:
             return decision
     return domain.Decision([], match)

@@ -136,6 +136,7 @@ def rules(setup: MatchRules) -> pb.Rules:
         combo=r.combo,
         elemental=r.elemental,
         same_wall=r.same_wall,
+        sudden_death=setup.sudden_death,
         trade_rule=pb.TRADE_RULE_ONE if setup.trade_one else pb.TRADE_RULE_NONE,
         board=pb.BoardShape(
             rows=setup.rows, columns=setup.cols, blocked_cells=sorted(setup.blocked)
@@ -172,6 +173,7 @@ def setup_back(
         ladder="" if ladder_key is None else LADDERS_BACK[ladder_key.ladder],
         season=0 if ladder_key is None else ladder_key.season,
         origin_mode=MODES_BACK.get(origin_mode),
+        sudden_death=message.sudden_death,
     )
 
 

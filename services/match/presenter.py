@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from triad.v1 import common_pb2 as pb
 
@@ -14,7 +15,7 @@ from services.match import mapping
 from services.match.domain import SEATS, Match
 from services.match.domain.events import CardPlaced, MatchCard
 from services.match.rules import Hidden
-from services.match.views import MatchView, match_view
+from services.match.views import CellView, MatchView, match_view
 from services.platform.pushes import PlayerPushes
 
 MATCH_VIEW = "match_view"
@@ -84,8 +85,26 @@ def view_message(
             connected=info.connected,
             disconnect_forfeit_time=wire.timestamp(info.forfeit_at),
         )
-    for cell in view.board:
-        out = message.board.add(index=cell.index, mark=wire.ELEMENTS[cell.mark])
+    _fill_board(message.board, view.board)
+    message.round_number = view.round
+    for ended in view.earlier:
+        result = message.earlier_rounds.add(
+            round_number=ended.number, first_seat=mapping.SEATS[ended.first]
+        )
+        result.scores.seat_a, result.scores.seat_b = ended.scores
+        _fill_board(result.board, ended.board)
+    if view.last is not None and view.last_card is not None:
+        message.last_placement.CopyFrom(_placement(view.last, view.last_card))
+    if view.finished is not None:
+        message.outcome.CopyFrom(mapping.outcome(view.finished))
+    _fill_seat(message, view)
+    return message
+
+
+def _fill_board(board: Any, cells: tuple[CellView, ...]) -> None:
+    """``cells`` added to ``board``, a repeated BoardCell field."""
+    for cell in cells:
+        out = board.add(index=cell.index, mark=wire.ELEMENTS[cell.mark])
         if cell.blocked:
             out.blocked.SetInParent()
         elif cell.card is None:
@@ -99,12 +118,6 @@ def view_message(
             adjusted = placed.adjusted_sides
             adjusted.top, adjusted.right, adjusted.bottom, adjusted.left = cell.adjusted
             placed.placed_turn = cell.placed_turn
-    if view.last is not None and view.last_card is not None:
-        message.last_placement.CopyFrom(_placement(view.last, view.last_card))
-    if view.finished is not None:
-        message.outcome.CopyFrom(mapping.outcome(view.finished))
-    _fill_seat(message, view)
-    return message
 
 
 def _fill_seat(message: pb.MatchView, view: MatchView) -> None:

@@ -18,7 +18,8 @@ from services.match.domain.events import (
     MatchRules,
     SeatPlayer,
 )
-from services.match.rules import HIDDEN, Element, Hidden, Seat, Sides, view_for
+from services.match.domain.state import RoundEnd
+from services.match.rules import HIDDEN, Board, Element, Hidden, Seat, Sides, view_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,16 @@ class CellView:
     adjusted: Sides | None = None
     placed_by: Seat | None = None
     placed_turn: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    """An earlier Sudden Death round's final board, as both seats see it."""
+
+    number: int
+    first: Seat
+    board: tuple[CellView, ...]
+    scores: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +80,11 @@ class MatchView:
     last_card: MatchCard | None
     """The card of the last placement: on the board, so visible to both players."""
     finished: MatchFinished | None
+    round: int = 1
+    """The round in progress (the last, once finished); ``first``, ``board`` and
+    ``last`` are this round's."""
+    earlier: tuple[RoundView, ...] = ()
+    """Each earlier round's final board, oldest first."""
 
 
 def match_view(match: Match, player_id: str, other_seat: MatchView | None = None) -> MatchView:
@@ -79,16 +95,17 @@ def match_view(match: Match, player_id: str, other_seat: MatchView | None = None
     seat = match.seat_of(player_id)
     position = match.position
     opponent = seat.other
-    rules_view = view_for(position, seat, match.setup.visibility, match.seats[opponent].revealed)
+    rules_view = view_for(position, seat, match.setup.visibility, match.revealed[opponent])
     shown = [match.cards[c.id] for c in rules_view.opponent_hand if not isinstance(c, Hidden)]
     hidden = len(rules_view.opponent_hand) - len(shown)
     if other_seat is not None and (other_seat.match_id, other_seat.version) == (
         match.match_id,
         match.version,
     ):
-        cells, players = other_seat.board, other_seat.players
+        cells, players, earlier = other_seat.board, other_seat.players, other_seat.earlier
     else:
         cells, players = _board(match), _players(match)
+        earlier = tuple(_round(match, ended) for ended in match.earlier)
     return MatchView(
         match_id=match.match_id,
         version=match.version,
@@ -98,7 +115,7 @@ def match_view(match: Match, player_id: str, other_seat: MatchView | None = None
         turn_seconds=match.turn_seconds,
         created_at=match.created_at,
         seat=seat,
-        revealed=match.seats[seat].revealed,
+        revealed=match.revealed[seat],
         players=players,
         board=cells,
         hand=tuple(match.cards[c.id] for c in rules_view.hand),
@@ -108,13 +125,24 @@ def match_view(match: Match, player_id: str, other_seat: MatchView | None = None
         last=match.last,
         last_card=None if match.last is None else match.cards[match.last.card_id],
         finished=match.finished,
+        round=match.round,
+        earlier=earlier,
     )
 
 
 def _board(match: Match) -> tuple[CellView, ...]:
-    """The board as both seats see it: every placed card is face up."""
-    board = match.position.board
-    placed = {p.cell: p for p in match.placements}
+    return _cells(match, match.position.board, match.placements)
+
+
+def _round(match: Match, ended: RoundEnd) -> RoundView:
+    return RoundView(
+        ended.number, ended.first, _cells(match, ended.board, ended.placements), ended.scores
+    )
+
+
+def _cells(match: Match, board: Board, placements: tuple[CardPlaced, ...]) -> tuple[CellView, ...]:
+    """A board as both seats see it: every placed card is face up."""
+    placed = {p.cell: p for p in placements}
     return tuple(
         CellView(
             index=i,

@@ -94,7 +94,7 @@ def knowledge(view: MatchView) -> SeatKnowledge:
         visibility=setup.visibility,
         rows=setup.rows,
         cols=setup.cols,
-        blocked=frozenset(setup.blocked),
+        blocked=frozenset(cell.index for cell in view.board if cell.blocked),  # this round's
         marks=tuple(cell.mark for cell in view.board),
         board=tuple(
             None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from random import Random
 
 from services.match.domain.errors import (
     CardNotInHand,
@@ -22,6 +23,7 @@ from services.match.domain.errors import (
     NotYourTurn,
 )
 from services.match.domain.events import (
+    MAX_ROUNDS,
     CardPlaced,
     FinishReason,
     Forfeited,
@@ -32,14 +34,16 @@ from services.match.domain.events import (
     MatchRules,
     PlayerDisconnected,
     PlayerReconnected,
+    RoundStarted,
     SeatPlayer,
     SeatStart,
     TurnTimedOut,
     TurnWarningIssued,
 )
 from services.match.domain.state import SEATS, Match, evolve, fold, placed
-from services.match.rules import Element, Geometry, Seat, Visibility
+from services.match.rules import Element, Geometry, Position, Seat, Visibility
 from services.match.rules import errors as rule_errors
+from services.match.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 from services.platform.errors import AlreadyExists, InvalidArgument, short_id
 
 
@@ -147,8 +151,12 @@ def _revealed_count(visibility: Visibility, hand_size: int) -> int:
     return min(3, hand_size)
 
 
-def place(state: Match | None, player_id: str, card_id: str, cell: int, now: datetime) -> Decision:
-    """A player places one of their cards on an empty cell."""
+def place(
+    state: Match | None, player_id: str, card_id: str, cell: int, now: datetime, seed: int = 0
+) -> Decision:
+    """A player places one of their cards on an empty cell. ``seed``: a random whole
+    number the handler drew, from which the next round's draws are made should this
+    placement tie a Sudden Death round (they are recorded, never drawn again)."""
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
@@ -158,12 +166,13 @@ def place(state: Match | None, player_id: str, card_id: str, cell: int, now: dat
         index = match.position.index_of(seat, card_id)
     except rule_errors.CardNotInHand:
         raise CardNotInHand(f"card {card_id!r} is not in your hand") from None
-    return _placement(match, seat, index, cell, now, auto_draw=None)
+    return _placement(match, seat, index, cell, now, None, seed)
 
 
-def time_out(state: Match | None, turn: int, now: datetime, draw: int) -> Decision:
+def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int = 0) -> Decision:
     """The turn timer fired. ``draw`` is a random whole number the handler drew once;
-    it picks the auto-played placement modulo the number of legal placements.
+    it picks the auto-played placement modulo the number of legal placements. ``seed``
+    as for :func:`place`, should the auto-played card tie a Sudden Death round.
 
     A first miss auto-plays a random legal placement and warns the seat; a miss by a
     warned seat forfeits. A stale firing (another turn, a finished match, too early)
@@ -192,9 +201,7 @@ def time_out(state: Match | None, turn: int, now: datetime, draw: int) -> Decisi
             TurnWarningIssued(match.match_id, seat, turn),
         ],
     )
-    auto = _placement(
-        warned.state, seat, index, cell, now, auto_draw=(len(moves), draw % len(moves))
-    )
+    auto = _placement(warned.state, seat, index, cell, now, (len(moves), draw % len(moves)), seed)
     return Decision([*warned.events, *auto.events], auto.state)
 
 
@@ -262,6 +269,7 @@ def _placement(
     cell: int,
     now: datetime,
     auto_draw: tuple[int, int] | None,
+    seed: int,
 ) -> Decision:
     card = match.position.hand(seat)[index]
     try:
@@ -286,8 +294,59 @@ def _placement(
     state = placed(match, event, after)  # the board just played, not applied again
     if not over:
         return Decision([event], state)
+    if _plays_on(state):
+        started = _next_round(state, now, Random(seed))
+        return Decision([event, started], evolve(state, started))
     finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
     return Decision([event, *finish.events], finish.state)
+
+
+def _plays_on(match: Match) -> bool:
+    """Sudden Death (RULES.md 12): a full board with equal scores starts another round,
+    up to the fifth."""
+    scores = match.scores()
+    return match.setup.sudden_death and scores[0] == scores[1] and match.round < MAX_ROUNDS
+
+
+def _next_round(match: Match, now: datetime, rng: Random) -> RoundStarted:
+    """The next round of a tied Sudden Death match, its draws made from ``rng``: each
+    seat's hand is every card it owns now (its colour on the board plus its hand), in
+    the order of the original decks; the seat that placed second places first; blocked
+    cells (as many as the table has), Elemental marks and Three Open reveals anew."""
+    position = match.position
+    owned: dict[str, Seat] = {card.id: seat for seat in SEATS for card in position.hand(seat)}
+    board = position.board
+    for card, owner in zip(board.cards, board.owners, strict=True):
+        if card is not None and owner is not None:
+            owned[card.id] = Seat(owner)
+    order = [c.card_id for start in match.seats for c in start.hand]
+    hands = tuple(tuple(i for i in order if owned[i] == seat) for seat in SEATS)
+    setup = match.setup
+    blocked = draw_blocked_cells(setup.rows, setup.cols, len(setup.blocked), rng)
+    geometry = Geometry.of(setup.rows, setup.cols, blocked)
+    marks = draw_cell_marks(geometry, rng) if setup.rules.elemental else (None,) * geometry.size
+    revealed = tuple(_round_reveal(setup.visibility, match, hand, rng) for hand in hands)
+    return RoundStarted(
+        match_id=match.match_id,
+        round=match.round + 1,
+        first=match.first.other,
+        hands=(hands[0], hands[1]),
+        revealed=(revealed[0], revealed[1]),
+        marks=marks,
+        blocked=blocked,
+        deadline=now + timedelta(seconds=match.turn_seconds),
+        previous_scores=match.scores(),
+    )
+
+
+def _round_reveal(
+    visibility: Visibility, match: Match, hand: tuple[str, ...], rng: Random
+) -> frozenset[str]:
+    if visibility is Visibility.ALL_OPEN:
+        return frozenset(hand)
+    if visibility is Visibility.CLOSED:
+        return frozenset()
+    return draw_revealed([match.cards[i].rules_card() for i in hand], rng)
 
 
 def _finish(
@@ -313,9 +372,24 @@ def _finish(
         forfeited=forfeited,
         rated=bool(match.setup.ladder) and match.both_human,
         trade_one=match.setup.trade_one and match.both_human and winner is not None,
-        placements=sum(1 for card in match.position.board.cards if card is not None),
+        placements=match.placement_count,
         finished_at=now,
+        round=match.round,
+        board_cards=_board_cards(match.position),
     )
     if forfeited is None:
         return [finished]
     return [Forfeited(match.match_id, forfeited, reason), finished]
+
+
+def _board_cards(position: Position) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    board = position.board
+    cards = [
+        (card.id, owner)
+        for card, owner in zip(board.cards, board.owners, strict=True)
+        if card is not None
+    ]
+    return (
+        tuple(i for i, owner in cards if owner == Seat.A),
+        tuple(i for i, owner in cards if owner == Seat.B),
+    )

@@ -20,6 +20,10 @@ class Mode(StrEnum):
     PRACTICE = "practice"
 
 
+MAX_ROUNDS = 5
+"""**Decision** (RULES.md 12): at most five rounds; a tie after the fifth is a draw."""
+
+
 class Origin(StrEnum):
     """Where a card in a match comes from; only owned copies can ever be traded."""
 
@@ -99,6 +103,9 @@ class MatchRules:
     season: int = 0
     origin_mode: Mode | None = None
     """For Practice: the mode whose rules it uses."""
+    sudden_death: bool = False
+    """RULES.md 12: a full board with equal scores starts another round (at most
+    :data:`MAX_ROUNDS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +137,27 @@ class CardPlaced:
     auto_draw: tuple[int, int] | None = None
     """For an auto-played card: (number of legal placements, the drawn index)."""
     warning_cleared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """Sudden Death (RULES.md 12): the board was full with equal scores, so another
+    round starts at once on an emptied board. Its draws (marks, blocked cells, Three
+    Open reveals) are recorded here; folding never draws them again."""
+
+    match_id: str
+    round: int
+    first: Seat
+    """The seat that placed second in the round before."""
+    hands: tuple[tuple[str, ...], tuple[str, ...]]
+    """Per seat: the card_ids it owned when the round before ended (its colour on the
+    board plus its hand), in the order of the original decks, seat A's first."""
+    revealed: tuple[frozenset[str], frozenset[str]]
+    marks: tuple[Element | None, ...]
+    blocked: frozenset[int]
+    deadline: datetime
+    """When the round's first turn times out: the turn timer restarts."""
+    previous_scores: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +218,19 @@ class MatchFinished:
     trade_one: bool
     """Trade One applies now: a trading match between two humans with a winner."""
     placements: int
+    """Placements made in the whole match (every round)."""
     finished_at: datetime
+    round: int = 1
+    """The round it ended in; scores, winner and ``board_cards`` are that round's."""
+    board_cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """Per seat: card_ids in its colour on the final board, in cell order (what a
+    board-based trade rule settles from; copies never change owner during a match)."""
 
 
 MatchEvent = (
     MatchCreated
     | CardPlaced
+    | RoundStarted
     | TurnTimedOut
     | TurnWarningIssued
     | PlayerDisconnected

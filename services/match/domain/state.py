@@ -19,6 +19,7 @@ from services.match.domain.events import (
     MatchRules,
     PlayerDisconnected,
     PlayerReconnected,
+    RoundStarted,
     SeatPlayer,
     SeatStart,
     TurnWarningIssued,
@@ -26,6 +27,16 @@ from services.match.domain.events import (
 from services.match.rules import Board, Geometry, Position, Seat
 
 SEATS = (Seat.A, Seat.B)
+
+
+class RoundEnd(NamedTuple):
+    """An earlier round of a Sudden Death match, as it ended (a full board, a tie)."""
+
+    number: int
+    first: Seat
+    board: Board
+    placements: tuple[CardPlaced, ...]
+    scores: tuple[int, int]
 
 
 class Match(NamedTuple):
@@ -41,6 +52,7 @@ class Match(NamedTuple):
     setup: MatchRules
     seats: tuple[SeatStart, SeatStart]
     first: Seat
+    """The seat that placed first in the round in progress."""
     position: Position
     cards: dict[str, MatchCard]
     turn: int
@@ -56,11 +68,24 @@ class Match(NamedTuple):
     created_at: datetime
     origin_id: str = ""
     placements: tuple[CardPlaced, ...] = ()
+    """The placements of the round in progress (of the last round, once finished)."""
     finished: MatchFinished | None = None
+    round: int = 1
+    """The round in progress, from 1 (only Sudden Death plays more, RULES.md 12)."""
+    revealed: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    """Per seat: its card_ids the opponent sees in this round."""
+    earlier: tuple[RoundEnd, ...] = ()
+    """The rounds before this one, oldest first."""
 
     @property
     def last(self) -> CardPlaced | None:
+        """The last placement on the board of this round (None at a round's start)."""
         return self.placements[-1] if self.placements else None
+
+    @property
+    def placement_count(self) -> int:
+        """Placements made in the whole match, every round."""
+        return sum(len(r.placements) for r in self.earlier) + len(self.placements)
 
     @property
     def in_progress(self) -> bool:
@@ -112,6 +137,8 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
             sessions=_put(state.sessions, event.seat, event.session_id),
             disconnected=_put(state.disconnected, event.seat, None),
         )
+    if isinstance(event, RoundStarted):
+        return next_round(state, event)
     if isinstance(event, MatchFinished):
         return state._replace(
             version=version, finished=event, deadline=None, disconnected=(None, None)
@@ -132,6 +159,31 @@ def placed(state: Match, event: CardPlaced, position: Position) -> Match:
         deadline=event.next_deadline,
         warned=(warned[0], warned[1]),
         placements=(*state.placements, event),
+    )
+
+
+def next_round(state: Match, event: RoundStarted) -> Match:
+    """The state at the start of a Sudden Death round: the ended round kept as it was,
+    an empty board with the round's recorded draws, the recorded hands. The missed-turn
+    warnings carry over; turn numbers go on counting."""
+    setup = state.setup
+    geometry = Geometry.of(setup.rows, setup.cols, event.blocked)
+    board = Board.empty(geometry, setup.rules, event.marks)
+    cards = state.cards
+    hands = [tuple(cards[card_id].rules_card() for card_id in hand) for hand in event.hands]
+    ended = RoundEnd(
+        state.round, state.first, state.position.board, state.placements, state.scores()
+    )
+    return state._replace(
+        version=state.version + 1,
+        round=event.round,
+        first=event.first,
+        position=Position.start(board, hands[0], hands[1], event.first),
+        turn=state.turn + 1,
+        deadline=event.deadline,
+        placements=(),
+        revealed=event.revealed,
+        earlier=(*state.earlier, ended),
     )
 
 
@@ -166,6 +218,7 @@ def _created(event: MatchCreated) -> Match:
         disconnect_seconds=event.disconnect_seconds,
         created_at=event.created_at,
         origin_id=event.origin_id,
+        revealed=(event.seats[0].revealed, event.seats[1].revealed),
     )
 
 

@@ -41,3 +41,11 @@ def draw_revealed(hand: Sequence[Card], rng: Random) -> frozenset[str]:
     if len(set(ids)) != len(ids) or "" in ids:
         raise ValueError("Three Open needs every card in the hand to carry a distinct id")
     return frozenset(rng.sample(ids, min(THREE_OPEN_REVEALED, len(ids))))
+
+
+def draw_blocked_cells(rows: int, cols: int, count: int, rng: Random) -> frozenset[int]:
+    """**Decision** (RULES.md 11): ``count`` blocked cells drawn uniformly among the
+    ``rows`` x ``cols`` cells (none drawn, and nothing taken from ``rng``, for 0)."""
+    if count == 0:
+        return frozenset()
+    return frozenset(rng.sample(range(rows * cols), count))
