@@ -252,7 +252,7 @@ class SessionRpcs(PlayerStatusReads):
             shown.ended.add(trade.trade_id)
             return [("trade_result", trade), *(("notice", n) for n in trade_notices(trade))]
         key = update.field
-        if update.field in ("trade_prompt", "draft", "table"):
+        if update.field in _ID_OF:
             key += ":" + getattr(message, f"{_ID_OF[update.field]}")
         if update.field == "notice" or shown.differs(key, message):
             return [(update.field, message)]
@@ -311,7 +311,12 @@ class SessionRpcs(PlayerStatusReads):
             )
 
 
-_ID_OF = {"trade_prompt": "trade_id", "draft": "draft_id", "table": "table_id"}
+_ID_OF = {
+    "trade_prompt": "trade_id",
+    "draft": "draft_id",
+    "table": "table_id",
+    "challenge": "table_id",
+}
 """The id that tells apart the messages of a push field shown side by side."""
 
 

@@ -24,6 +24,7 @@ from gateway.accounts import Claims
 from gateway.auth import _CALLER
 from gateway.forwarding import MAX_PAGE_SIZE
 from gateway.server import GatewayServicer
+from gateway.store import Account
 from services.platform.downstream import INTERNAL_DEADLINE
 from services.platform.errors import InvalidArgument, NotFound, Unavailable
 
@@ -154,12 +155,7 @@ FORWARDED: list[tuple[str, Message]] = [
             request_id="r12", ticket_id="tk", bot_level=pb.BOT_LEVEL_NOVICE, deck=DECK
         ),
     ),
-    (
-        "CreateTable",
-        g.CreateTableRequest(
-            request_id="r13", settings=RULES, deck=DECK, challenged_player_name="Bea"
-        ),
-    ),
+    ("CreateTable", g.CreateTableRequest(request_id="r13", settings=RULES, deck=DECK)),
     (
         "ListTables",
         g.ListTablesRequest(
@@ -168,6 +164,11 @@ FORWARDED: list[tuple[str, Message]] = [
     ),
     ("JoinTable", g.JoinTableRequest(request_id="r14", table_id="tb", deck=DECK)),
     ("CloseTable", g.CloseTableRequest(request_id="r15", table_id="tb")),
+    (
+        "FindGame",
+        g.FindGameRequest(request_id="r16", filter=pb.TableFilter(same=True), deck=DECK),
+    ),
+    ("DeclineChallenge", g.DeclineChallengeRequest(request_id="r17", table_id="tb")),
 ]
 
 
@@ -244,6 +245,41 @@ async def test_a_started_match_comes_with_the_callers_view() -> None:
     assert (reply.match_id, reply.view.version, reply.table.table_id) == ("m1", 3, "tb")
     view = backend.calls[-1]
     assert (view.method, view.request.player_id) == ("GetView", ME.player_id)
+
+
+class Accounts:
+    """The gateway's accounts as a challenge looks a name up."""
+
+    def __init__(self, *accounts: Account) -> None:
+        self.named = {a.name.lower(): a for a in accounts}
+        self.asked: list[str] = []
+
+    async def account_named(self, name: str) -> Account | None:
+        self.asked.append(name)
+        return self.named.get(name.lower())
+
+
+async def test_a_challenge_names_the_player_the_accounts_know_or_is_not_found() -> None:
+    backend = Backend()
+    servicer = backend.servicer()
+    bea = Account("player-bea", "Bea", "hash", datetime.now(UTC))
+    servicer._store = cast(Any, Accounts(bea))
+    request = g.CreateTableRequest(
+        request_id="r", settings=RULES, deck=DECK, challenged_player_name="bea"
+    )
+    await servicer.CreateTable(request, None)
+    (call,) = backend.calls
+    assert call.request.challenged == pb.PlayerRef(player_id="player-bea", player_name="Bea")
+    assert call.request.challenged_player_name == "Bea"
+    with pytest.raises(NotFound, match="no player is named 'Bob': check the spelling"):
+        await servicer.CreateTable(
+            g.CreateTableRequest(request_id="r", challenged_player_name="Bob"), None
+        )
+    with pytest.raises(NotFound, match="no player has that name"):
+        await servicer.CreateTable(
+            g.CreateTableRequest(request_id="r", challenged_player_name="x" * 5000), None
+        )
+    assert len(backend.calls) == 1 and servicer._store.asked == ["bea", "Bob"]  # type: ignore[attr-defined]
 
 
 async def test_request_ids_are_checked_before_anything_leaves() -> None:

@@ -160,6 +160,9 @@ def table_created(value: Table) -> ev.TableCreated:
         host_deck=deck_choice(value.host_deck),
         challenged_player_name=value.challenged_name,
         expire_time=timestamp(value.expire_at),
+        challenged=pb.PlayerRef(player_id=value.challenged_id, player_name=value.challenged_name)
+        if value.challenged_id
+        else None,
     )
 
 
@@ -179,3 +182,10 @@ def table_closed(table_id: str, host_id: str) -> ev.TableClosed:
 
 def table_expired(table_id: str) -> ev.TableExpired:
     return ev.TableExpired(table_id=table_id)
+
+
+def table_declined(value: Table) -> ev.TableDeclined:
+    return ev.TableDeclined(
+        table_id=value.table_id,
+        challenged=pb.PlayerRef(player_id=value.challenged_id, player_name=value.challenged_name),
+    )

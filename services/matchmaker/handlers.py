@@ -17,7 +17,8 @@ message is passed on: it names the rule) and the platform's ``Unavailable`` when
 did not answer,
 which callers treat as "try again later", never as a refusal.
 
-One port tells the players themselves: ``Pushes`` (a ticket's status, a hosted table),
+One port tells the players themselves: ``Pushes`` (a ticket's status, a hosted table, a
+challenge to the challenged player),
 called after each change commits (``handlers_status.py`` says when); ``pushes.py``
 puts it on the players' NATS subjects.
 """
@@ -151,9 +152,9 @@ class QueueView:
 
 
 class Pushes(Protocol):
-    """Where players hear of their ticket and of the table they host, once a change of
-    it committed (a hint: a lost one is repaired by the next, or by the player's session
-    reading their status again)."""
+    """Where players hear of their ticket, of the table they host and of a challenge to
+    them, once a change of it committed (a hint: a lost one is repaired by the next, or
+    by the player's session reading their status again)."""
 
     async def queue_status(self, view: QueueView) -> None:
         """The ticket's status, to the ticket's player."""
@@ -161,6 +162,10 @@ class Pushes(Protocol):
 
     async def table(self, table: Table) -> None:
         """The table as it is now, to its host."""
+        ...
+
+    async def challenge(self, table: Table) -> None:
+        """A challenge as it is now, to the challenged player (``table.challenged_id``)."""
         ...
 
 
@@ -171,6 +176,9 @@ class NoPushes:
         return None
 
     async def table(self, table: Table) -> None:
+        return None
+
+    async def challenge(self, table: Table) -> None:
         return None
 
 

@@ -1,13 +1,16 @@
-"""The custom-table lobby's use cases (RULES.md 6): open a table, list and look at
-tables, join one (which starts its match), close one, expire idle ones. The host is
-told of each change of their table once it committed (``handlers_status.py``; a join
-through the start it runs)."""
+"""The custom-table lobby's use cases (RULES.md 6 and 14): open a table (perhaps as a
+challenge to one player), list and look at tables, join one (which starts its match),
+Find Game (join the oldest that fits), decline a challenge, close one, expire idle
+ones. The host, and the challenged player of a challenge, are told of each change of
+the table once it committed (``handlers_status.py``; a join through the start it
+runs)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from uuid import uuid4
 
@@ -37,6 +40,8 @@ from services.platform.errors import (
 
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 MAX_NAME = 64
+FIND_ATTEMPTS = 5
+"""Find Game: how many tables it tries when each was just taken by someone else."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,21 +66,27 @@ async def create_table(
     host: Player,
     settings: TableSettings,
     deck: DeckChoice | None,
-    challenged_name: str,
+    challenged: Player | None = None,
 ) -> Table:
+    """Open a table; with ``challenged``, a challenge only that player may join, told to
+    them at once. ``challenged.player_id`` is empty when only the name is known (the
+    challenge is then neither checked nor pushed)."""
     check_custom_rules(settings.rules)
     if settings.random_deck and deck is not None:
         raise InvalidArgument("a Random table draws both decks: send no deck")
     if not settings.random_deck and deck is None:
         raise InvalidArgument("a deck is required (or make the table Random)")
-    if challenged_name == host.name:
-        raise InvalidArgument("you cannot challenge yourself")
-    if len(challenged_name) > MAX_NAME:
+    name = challenged.name if challenged is not None else ""
+    if challenged is not None and (
+        challenged.player_id == host.player_id or name.casefold() == host.name.casefold()
+    ):
+        raise InvalidArgument("you cannot challenge yourself: name another player")
+    if len(name) > MAX_NAME:
         raise InvalidArgument(f"challenged_player_name is longer than {MAX_NAME} characters")
-    request = Request.of(host.player_id, request_id, "table", settings, deck, challenged_name)
+    request = Request.of(host.player_id, request_id, "table", settings, deck, name)
     if (seen := await ctx.store.answered(request)) is not None:
         return await _table(ctx, seen)
-    await check_free(ctx, host)
+    await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, challenged))
     now = ctx.clock()
     table = Table(
         table_id=str(uuid4()),
@@ -85,7 +96,8 @@ async def create_table(
         created_at=now,
         expire_at=now + timedelta(seconds=ctx.config.table_ttl_seconds),
         host_deck=deck,
-        challenged_name=challenged_name,
+        challenged_name=name,
+        challenged_id=challenged.player_id if challenged is not None else "",
     )
     try:
         await ctx.lobby.create_table(table, request)
@@ -96,6 +108,18 @@ async def create_table(
     ctx.metrics.tables.labels("created").inc()
     await tell_table(ctx, table)
     return table
+
+
+async def _check_challengeable(ctx: Context, challenged: Player | None) -> None:
+    """Refuse to challenge a player who is playing a match (RULES.md 14): they could
+    not accept. Whatever else keeps them busy (a trade, a draft) ends soon enough to
+    accept before the table expires, and is theirs alone to know."""
+    if challenged is None or not challenged.player_id:
+        return
+    if await ctx.ports.matches.active_match(challenged.player_id) is not None:
+        raise FailedPrecondition(
+            f"{challenged.name} is playing a match right now: challenge them when it has ended"
+        )
 
 
 async def _table(ctx: Context, table_id: str) -> Table:
@@ -160,6 +184,16 @@ async def join_table(
     if not table.settings.random_deck and deck is None:
         raise InvalidArgument("a deck is required at this table")
     await check_free(ctx, guest)
+    start = _join(table, guest, deck)
+    if not await open_start(ctx, start, request):
+        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
+    match_id = await run_start(ctx, start)
+    return Joined(await _table(ctx, table_id), match_id)
+
+
+def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
+    """The start of ``table``'s match with ``guest`` sitting down (their deck, or one
+    drawn for them)."""
     start_id = str(uuid4())
     random = DeckChoice(random=True)
     plan = StartPlan(
@@ -172,14 +206,105 @@ async def join_table(
             Seat(guest.player_id, guest.name, deck=deck or random),
         ),
         match_id=match_id_for(start_id),
-        origin_id=table_id,
-        table_id=table_id,
+        origin_id=table.table_id,
+        table_id=table.table_id,
     )
-    start = StartRecord(plan, StartState.PENDING, uuid4())
-    if not await open_start(ctx, start, request):
-        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
-    match_id = await run_start(ctx, start)
-    return Joined(await _table(ctx, table_id), match_id)
+    return StartRecord(plan, StartState.PENDING, uuid4())
+
+
+async def find_game(
+    ctx: Context, request_id: str, guest: Player, filters: TableFilter, deck: DeckChoice | None
+) -> Joined:
+    """Find Game (RULES.md 14): join the oldest open public table that passes the
+    filters and that the guest does not host; its match starts at once. With a deck any
+    table fits (a Random table draws the guest's deck instead); without one, only
+    Random tables. NOT_FOUND when none fits."""
+    if filters.challenges_only:
+        raise InvalidArgument(
+            "Find Game joins public tables only: accept a challenge with JoinTable, "
+            "or leave filter.challenges_only unset"
+        )
+    if deck is None and filters.random_deck is False:
+        raise InvalidArgument(
+            "without a deck only Random tables fit: send a deck, or leave filter.random_deck unset"
+        )
+    request = Request.of(guest.player_id, request_id, "find", _filter_key(filters), deck)
+    if (seen := await ctx.store.answered(request)) is not None:
+        plan = (await resume(ctx, seen)).plan
+        return Joined(await _table(ctx, plan.table_id), plan.match_id)
+    held = await ctx.store.engagement(guest.player_id)
+    if held is not None:
+        raise engaged_error(Engaged(held))
+    await check_free(ctx, guest)
+    if deck is not None and not deck.random:
+        await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
+    wanted = filters if deck is not None else replace(filters, random_deck=True)
+    tried: set[str] = set()
+    for _ in range(FIND_ATTEMPTS):
+        table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)
+        if table is None:
+            break
+        start = _join(table, guest, None if table.settings.random_deck else deck)
+        if await open_start(ctx, start, request):
+            match_id = await run_start(ctx, start)
+            return Joined(await _table(ctx, table.table_id), match_id)
+        tried.add(table.table_id)  # someone sat down first: the next oldest
+    raise NotFound(_none_fits(filters, deck))
+
+
+def _filter_key(filters: TableFilter) -> tuple[object, ...]:
+    """The filters in a stable order, for a request's fingerprint (a frozenset's order
+    changes from one process to the next)."""
+    return (
+        sorted(v.value for v in filters.visibilities),
+        filters.same,
+        filters.plus,
+        filters.combo,
+        filters.elemental,
+        filters.same_wall,
+        filters.random_deck,
+        sorted(filters.trade_one),
+        filters.challenges_only,
+    )
+
+
+def _none_fits(filters: TableFilter, deck: DeckChoice | None) -> str:
+    asked = filters != TableFilter() or deck is None
+    which = "no open table fits your filters" if asked else "no open table to join right now"
+    if deck is None:
+        which += " (without a deck, only Random tables fit)"
+    return f"{which}: open one yourself with CreateTable, or try Find Game again soon"
+
+
+async def decline_challenge(ctx: Context, request_id: str, player: Player, table_id: str) -> Table:
+    """The challenged player declines (RULES.md 14): the table closes and its host is
+    told (status declined). Declining a declined challenge returns it unchanged."""
+    request = Request.of(player.player_id, request_id, "decline", table_id)
+    if (seen := await ctx.store.answered(request)) is not None:
+        return await _table(ctx, seen)
+    table, declined = await ctx.lobby.decline_table(table_id, player.player_id, request)
+    if table is None:
+        raise NotFound(f"no table {short_id(table_id)}")
+    if declined:
+        ctx.metrics.tables.labels("declined").inc()
+        await tell_table(ctx, table)
+        return table
+    ref = short_id(table_id)
+    if not table.challenged_name:
+        raise FailedPrecondition(f"table {ref} is a public table, not a challenge to decline")
+    if not table.challenges(player.player_id, player.name):
+        raise PermissionDenied("this challenge is addressed to another player")
+    refusals = {
+        TableState.OPEN: "this challenge was made by name alone and cannot be declined: "
+        "let it expire",
+        TableState.JOINING: "you accepted this challenge: its match is starting",
+        TableState.STARTED: "you accepted this challenge: its match has started",
+        TableState.CLOSED: f"{table.host_name} withdrew this challenge",
+        TableState.EXPIRED: "this challenge expired",
+    }
+    if table.state is TableState.DECLINED:
+        return table
+    raise FailedPrecondition(refusals[table.state])
 
 
 async def close_table(ctx: Context, request_id: str, player_id: str, table_id: str) -> Table:

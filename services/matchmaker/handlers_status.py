@@ -15,7 +15,9 @@ it, at most once:
   waiting at most once, and only when that changed since this process last told it
   (``Shown``): no timer per ticket, nothing for tickets that no longer wait.
 - the host of a table: when it is opened, joined (its match started), reopened or closed
-  after a join that failed, closed, or expired.
+  after a join that failed, closed, expired, or declined by the challenged player; and
+  the challenged player of a challenge at each of those same moments (it is made,
+  accepted, withdrawn, declined, expires).
 
 A push is a hint: what could not be read for it (the database away just after the
 commit) is logged and skipped, never turned into a failure of the change itself.
@@ -87,8 +89,11 @@ async def tell_waiting(ctx: Context, mode: Mode, waiting: Sequence[Ticket]) -> N
 
 
 async def tell_table(ctx: Context, table: Table) -> None:
-    """Tell a table's host the table as it is now."""
+    """Tell a table's host the table as it is now, and the challenged player when it is
+    a challenge to them."""
     await ctx.pushes.table(table)
+    if table.challenged_id:
+        await ctx.pushes.challenge(table)
 
 
 async def tell_settled(ctx: Context, plan: StartPlan) -> None:

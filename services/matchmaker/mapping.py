@@ -58,6 +58,7 @@ TABLE_STATES: dict[TableState, pb.TableStatus.ValueType] = {
     TableState.STARTED: pb.TABLE_STATUS_STARTED,
     TableState.CLOSED: pb.TABLE_STATUS_CLOSED,
     TableState.EXPIRED: pb.TABLE_STATUS_EXPIRED,
+    TableState.DECLINED: pb.TABLE_STATUS_DECLINED,
 }
 CANCEL_REASONS: dict[CancelReason, ev.TicketCancelReason.ValueType] = {
     r: ev.TicketCancelReason.Value(f"TICKET_CANCEL_REASON_{r.name}") for r in CancelReason

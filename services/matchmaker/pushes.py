@@ -1,7 +1,8 @@
 """The matchmaker's side of the player pushes (``services/platform/pushes.py``): the
 handlers' ``Pushes`` port on a player's NATS subject. A ticket's status travels as
 ``queue_status`` (the QueueStatus WatchQueue streams and GetQueueStatus answers), a
-hosted table as ``table`` (the Table the lobby's calls answer)."""
+hosted table as ``table`` (the Table the lobby's calls answer), and a challenge, to the
+challenged player, as ``challenge`` (the same Table)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from services.platform.pushes import PlayerPushes
 
 QUEUE_STATUS = "queue_status"
 TABLE = "table"
+CHALLENGE = "challenge"
 
 
 def status(view: QueueView) -> pb.QueueStatus:
@@ -40,3 +42,6 @@ class PlayerUpdates:
 
     async def table(self, table: Table) -> None:
         await self._pushes.send(table.host_id, TABLE, mapping.table(table))
+
+    async def challenge(self, table: Table) -> None:
+        await self._pushes.send(table.challenged_id, CHALLENGE, mapping.table(table))

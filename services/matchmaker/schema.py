@@ -14,14 +14,16 @@ here, not in Python:
   start id), so when a replica dies mid-start another one takes the expired lease and
   finishes it: a ticket is never lost. Only the holder of the current lease token can
   record the outcome, so two replicas never record two.
-- ``lobby_tables``: custom tables; open -> joining -> started, or closed / expired.
+- ``lobby_tables``: custom tables; open -> joining -> started, or closed / expired, or
+  (a challenge) declined by the challenged player.
 - ``requests``: idempotency keys; a retried request returns its first result.
 
 The events are appended in the same transactions, to the platform event log that is
 also the outbox the relay publishes. Streams: ``ticket-<id>`` (TicketQueued, then
 TicketCancelled if it is cancelled), ``pairing-<start id>`` (TicketsPaired, with the
 Roulette rules and the bot's deck as drawn), ``practice-<start id>`` (PracticeStarted),
-``table-<id>`` (TableCreated, then TableJoined, TableClosed or TableExpired). A claim
+``table-<id>`` (TableCreated, then TableJoined, TableClosed, TableExpired or
+TableDeclined). A claim
 that fails to start leaves no event: the innocent ticket simply stays queued. The
 tables are what the log folds to, kept in step by those same transactions.
 """
@@ -125,6 +127,22 @@ MIGRATIONS = (
         -- player can act on (a pending trade, a deck that cannot be played); empty
         -- when the player cancelled it.
         ALTER TABLE tickets ADD COLUMN cancel_message text NOT NULL DEFAULT '';
+        """,
+    ),
+    Migration(
+        "matchmaker",
+        3,
+        "challenges name their player's id and can be declined; Find Game's oldest first",
+        """
+        -- The challenged player's id, which the gateway found by name: whom the
+        -- challenge is pushed to, and who may decline it. Empty for a public table.
+        ALTER TABLE lobby_tables ADD COLUMN challenged_id text NOT NULL DEFAULT '';
+        ALTER TABLE lobby_tables DROP CONSTRAINT lobby_tables_state_check;
+        ALTER TABLE lobby_tables ADD CONSTRAINT lobby_tables_state_check CHECK
+            (state IN ('open', 'joining', 'started', 'closed', 'expired', 'declined'));
+        -- Find Game takes the oldest open public table.
+        CREATE INDEX lobby_open_public ON lobby_tables (created_at, table_id)
+            WHERE state = 'open' AND challenged_name = '';
         """,
     ),
 )

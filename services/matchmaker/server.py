@@ -149,7 +149,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             host,
             settings,
             mapping.deck_choice_back(request.deck, request.HasField("deck")),
-            request.challenged_player_name,
+            _challenged(request),
         )
         return mm.MatchmakerServiceCreateTableResponse(table=mapping.table(table))
 
@@ -199,6 +199,44 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             require(request.table_id, "table_id"),
         )
         return mm.MatchmakerServiceCloseTableResponse(table=mapping.table(table))
+
+    async def FindGame(
+        self, request: mm.MatchmakerServiceFindGameRequest, context: Any
+    ) -> mm.MatchmakerServiceFindGameResponse:
+        joined = await handlers_lobby.find_game(
+            self._ctx,
+            require(request.request_id, "request_id"),
+            _player(request.player, "player"),
+            mapping.table_filter_back(request.filter),
+            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+        )
+        return mm.MatchmakerServiceFindGameResponse(
+            table=mapping.table(joined.table), match_id=joined.match_id
+        )
+
+    async def DeclineChallenge(
+        self, request: mm.MatchmakerServiceDeclineChallengeRequest, context: Any
+    ) -> mm.MatchmakerServiceDeclineChallengeResponse:
+        table = await handlers_lobby.decline_challenge(
+            self._ctx,
+            require(request.request_id, "request_id"),
+            _player(request.player, "player"),
+            require(request.table_id, "table_id"),
+        )
+        return mm.MatchmakerServiceDeclineChallengeResponse(table=mapping.table(table))
+
+
+def _challenged(request: mm.MatchmakerServiceCreateTableRequest) -> Player | None:
+    """The challenged player: as the gateway found them (id and name), or by name alone
+    from a caller that does not know the id; None for a public table."""
+    if request.HasField("challenged"):
+        return Player(
+            require(request.challenged.player_id, "challenged.player_id"),
+            require(request.challenged.player_name, "challenged.player_name"),
+        )
+    if request.challenged_player_name:
+        return Player("", request.challenged_player_name)
+    return None
 
 
 def register(server: grpc.aio.Server, servicer: MatchmakerServicer) -> None:

@@ -197,6 +197,8 @@ PLANS: dict[str, Plan] = {
     "ListTables": Plan("read"),
     "JoinTable": Plan("write", in_a_match),
     "CloseTable": Plan("write"),
+    "FindGame": Plan("write", in_a_match),
+    "DeclineChallenge": Plan("write"),  # tables only ever someone else's, none to the attacker
     "GetActiveMatch": Plan("read"),
     "GetMatchView": Plan("read"),
     "PlaceCard": Plan("write"),

@@ -1,4 +1,5 @@
-"""Custom tables of the lobby (RULES.md 6) and the filters players list them by."""
+"""Custom tables of the lobby (RULES.md 6), challenges (a table for one named player,
+RULES.md 14) and the filters players list them by."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ class TableState(StrEnum):
     STARTED = "started"
     CLOSED = "closed"
     EXPIRED = "expired"
+    DECLINED = "declined"
+    """The challenged player declined the challenge (RULES.md 14)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,9 @@ class Table:
     expire_at: datetime
     host_deck: DeckChoice | None = None
     challenged_name: str = ""
+    challenged_id: str = ""
+    """The challenged player's id; empty for a public table, or for a challenge that
+    named the player by name alone (it is then never pushed to them)."""
     state: TableState = TableState.OPEN
     match_id: str = ""
     guest_id: str = ""
@@ -60,5 +66,13 @@ class Table:
         return (
             not self.challenged_name
             or player_id == self.host_id
-            or player_name == self.challenged_name
+            or self.challenges(player_id, player_name)
         )
+
+    def challenges(self, player_id: str, player_name: str) -> bool:
+        """Whether this table is a challenge to that player (RULES.md 14)."""
+        if not self.challenged_name:
+            return False
+        if self.challenged_id:
+            return player_id == self.challenged_id
+        return player_name == self.challenged_name

@@ -16,7 +16,7 @@ to the same behaviour (``tests/test_store_contract.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Protocol
@@ -152,7 +152,8 @@ class Repository(Protocol):
 
 
 class Lobby(Protocol):
-    """The custom tables of the lobby (opening, joining and expiring are atomic)."""
+    """The custom tables of the lobby (opening, joining, declining and expiring are
+    atomic)."""
 
     async def create_table(self, table: Table, request: Request) -> None: ...
 
@@ -164,7 +165,21 @@ class Lobby(Protocol):
         self, table_id: str, host_id: str, request: Request
     ) -> tuple[Table | None, bool]: ...
 
+    async def decline_table(
+        self, table_id: str, player_id: str, request: Request
+    ) -> tuple[Table | None, bool]:
+        """Decline an open challenge to ``player_id`` (its host is free again): (the
+        table, True), or (the table as it is, whoever's, False) with nothing changed."""
+        ...
+
     async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]: ...
+
+    async def oldest_table(
+        self, viewer_id: str, filters: TableFilter, now: datetime, skip: Collection[str]
+    ) -> Table | None:
+        """Find Game's pick: the oldest open public table the viewer does not host that
+        passes the rule filters, none of ``skip``; None when none fits."""
+        ...
 
     async def open_tables(self) -> int: ...
 

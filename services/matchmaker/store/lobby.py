@@ -1,8 +1,10 @@
-"""The custom-table lobby in PostgreSQL: open, list, close and expire tables, each
-change with its event in one transaction. Joining is a match start (``starts.py``)."""
+"""The custom-table lobby in PostgreSQL: open, list, close, decline (a challenge) and
+expire tables, and Find Game's pick, each change with its event in one transaction.
+Joining is a match start (``starts.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +23,7 @@ from services.platform.claims import DueWork, take_due
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
-    "created_at, expire_at"
+    "created_at, expire_at, challenged_id"
 )
 
 
@@ -34,7 +36,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15)",
+                "$14, $15, $16)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -50,6 +52,7 @@ class LobbyStore(Base):
                 encode_deck(table.host_deck),
                 table.created_at,
                 table.expire_at,
+                table.challenged_id,
             )
             await self._append(
                 conn,
@@ -119,6 +122,59 @@ class LobbyStore(Base):
                 )
         return [_table(r) for r in rows]
 
+    async def decline_table(
+        self, table_id: str, player_id: str, request: Request
+    ) -> tuple[Table | None, bool]:
+        """Decline an open challenge to ``player_id``: (the table, True), or (its state,
+        False) with nothing changed."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(
+                f"UPDATE {self._s}.lobby_tables SET state = 'declined' WHERE table_id = $1 "
+                f"AND challenged_id = $2 AND state = 'open' RETURNING {_COLUMNS}",
+                table_id,
+                player_id,
+            )
+            if row is None:  # read on this connection (see TicketRepository.cancel)
+                row = await conn.fetchrow(
+                    f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables WHERE table_id = $1",
+                    table_id,
+                )
+                return (None if row is None else _table(row)), False
+            table = _table(row)
+            await self._remember(conn, request, table_id)
+            await self._disengage(conn, [table.host_id], table_id)
+            await self._append(
+                conn, f"table-{table_id}", 1, codec.table_declined(table), request.request_id
+            )
+            return table, True
+
+    async def oldest_table(
+        self, viewer_id: str, filters: TableFilter, now: datetime, skip: Collection[str]
+    ) -> Table | None:
+        """Find Game's pick: the oldest open public table not hosted by the viewer that
+        passes the filters (``challenges_only`` is not read), but none of ``skip``."""
+        flags = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
+        conditions = [
+            f"(${index}::boolean IS NULL OR {name} = ${index})"
+            for index, name in enumerate(flags, start=3)
+        ]
+        row = await self._pool.fetchrow(
+            f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
+            "WHERE state = 'open' AND challenged_name = '' AND expire_at > $1 "
+            f"AND host_id <> $2 AND {' AND '.join(conditions)} "
+            "AND ($9::text[] IS NULL OR visibility = ANY($9)) "
+            "AND ($10::boolean[] IS NULL OR trade_one = ANY($10)) "
+            "AND NOT (table_id = ANY($11::text[])) "
+            "ORDER BY created_at, table_id LIMIT 1",
+            now,
+            viewer_id,
+            *(getattr(filters, name) for name in flags),
+            sorted(v.value for v in filters.visibilities) or None,
+            sorted(filters.trade_one) or None,
+            sorted(skip),
+        )
+        return None if row is None else _table(row)
+
     async def open_tables(self) -> int:
         return int(
             await self._pool.fetchval(
@@ -145,7 +201,8 @@ class LobbyStore(Base):
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND expire_at > $1 AND host_id <> $2 "
-            "AND (challenged_name = '' OR challenged_name = $3) "
+            "AND (challenged_name = '' OR challenged_id = $2 "
+            "OR (challenged_id = '' AND challenged_name = $3)) "
             f"AND {' AND '.join(conditions)} "
             "AND ($10::text[] IS NULL OR visibility = ANY($10)) "
             "AND ($11::boolean[] IS NULL OR trade_one = ANY($11)) "
@@ -187,6 +244,7 @@ def _table(row: Any) -> Table:
         expire_at=row["expire_at"],
         host_deck=decode_deck(row["host_deck"]),
         challenged_name=row["challenged_name"],
+        challenged_id=row["challenged_id"],
         state=TableState(row["state"]),
         match_id=row["match_id"],
         guest_id=row["guest_id"],

@@ -143,6 +143,36 @@ class MemoryLobby(MemoryShared):
             await self._append(f"table-{table.table_id}", 1, codec.table_expired(table.table_id))
         return expired
 
+    async def decline_table(
+        self, table_id: str, player_id: str, request: Request
+    ) -> tuple[Table | None, bool]:
+        table = self._tables.get(table_id)
+        if (
+            table is None
+            or not table.challenged_id
+            or table.challenged_id != player_id
+            or table.state is not TableState.OPEN
+        ):
+            return table, False
+        self._check_new(request)
+        self._remember(request, table_id)
+        declined = self._tables[table_id] = replace(table, state=TableState.DECLINED)
+        self._disengage([table.host_id], table_id)
+        await self._append(
+            f"table-{table_id}", 1, codec.table_declined(declined), request.request_id
+        )
+        return declined, True
+
+    async def oldest_table(
+        self, viewer_id: str, filters: TableFilter, now: datetime, skip: Collection[str]
+    ) -> Table | None:
+        found = [
+            t for t in self._tables.values()
+            if not t.challenged_name and t.table_id not in skip
+            and _passes(t, viewer_id, filters, now)
+        ]  # fmt: skip
+        return min(found, key=lambda t: (t.created_at, t.table_id), default=None)
+
     async def open_tables(self) -> int:
         return sum(1 for t in self._tables.values() if t.state is TableState.OPEN)
 
@@ -156,20 +186,9 @@ class MemoryLobby(MemoryShared):
         after: tuple[datetime, str] | None,
     ) -> list[Table]:
         def shown(t: Table) -> bool:
-            rules = t.settings.rules
-            flags = {
-                "same": rules.same, "plus": rules.plus, "combo": rules.combo,
-                "elemental": rules.elemental, "same_wall": rules.same_wall,
-                "random_deck": t.settings.random_deck,
-            }  # fmt: skip
             return (
-                t.state is TableState.OPEN
-                and t.expire_at > now
-                and t.host_id != viewer_id
-                and t.challenged_name in ("", viewer_name)
-                and all(getattr(filters, k) in (None, v) for k, v in flags.items())
-                and (not filters.visibilities or rules.visibility in filters.visibilities)
-                and (not filters.trade_one or rules.trade_one in filters.trade_one)
+                _passes(t, viewer_id, filters, now)
+                and (not t.challenged_name or t.challenges(viewer_id, viewer_name))
                 and filters.challenges_only in (None, bool(t.challenged_name))
                 and (after is None or (t.created_at, t.table_id) < after)
             )
@@ -180,3 +199,21 @@ class MemoryLobby(MemoryShared):
             reverse=True,
         )
         return found[:limit]
+
+
+def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bool:
+    """An open table, not the viewer's, with the rules the filters ask for."""
+    rules = t.settings.rules
+    flags = {
+        "same": rules.same, "plus": rules.plus, "combo": rules.combo,
+        "elemental": rules.elemental, "same_wall": rules.same_wall,
+        "random_deck": t.settings.random_deck,
+    }  # fmt: skip
+    return (
+        t.state is TableState.OPEN
+        and t.expire_at > now
+        and t.host_id != viewer_id
+        and all(getattr(filters, k) in (None, v) for k, v in flags.items())
+        and (not filters.visibilities or rules.visibility in filters.visibilities)
+        and (not filters.trade_one or rules.trade_one in filters.trade_one)
+    )

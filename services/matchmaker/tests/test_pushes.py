@@ -1,6 +1,6 @@
-"""What players are told of their tickets and tables, in memory: each change once, after
-it committed, as the QueueStatus and Table messages their session shows; a waiting
-ticket only when a pairing round sees what its status shows change."""
+"""What players are told of their tickets, tables and challenges, in memory: each change
+once, after it committed, as the QueueStatus and Table messages their session shows; a
+waiting ticket only when a pairing round sees what its status shows change."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ import pytest
 from triad.v1 import common_pb2 as pb
 
 from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
-from services.matchmaker.domain import Mode, RuleSet, TableSettings, TableState, Visibility
+from services.matchmaker.domain import (
+    Mode,
+    RuleSet,
+    TableFilter,
+    TableSettings,
+    TableState,
+    Visibility,
+)
 from services.matchmaker.handlers import Context
 from services.matchmaker.pushes import PlayerUpdates
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
@@ -146,11 +153,11 @@ async def test_the_host_hears_of_each_change_of_their_table(
     tctx: Context, told: RecordedPushes, clock: Clock
 ) -> None:
     host = player("host")
-    table = await handlers_lobby.create_table(tctx, "t", host, TRADING, DECK, "")
+    table = await handlers_lobby.create_table(tctx, "t", host, TRADING, DECK)
     joined = await handlers_lobby.join_table(tctx, "j", player("guest"), table.table_id, DECK)
-    closing = await handlers_lobby.create_table(tctx, "t2", player("kim"), TRADING, DECK, "")
+    closing = await handlers_lobby.create_table(tctx, "t2", player("kim"), TRADING, DECK)
     await handlers_lobby.close_table(tctx, "c", "id-kim", closing.table_id)
-    idle = await handlers_lobby.create_table(tctx, "t3", player("lee"), TRADING, DECK, "")
+    idle = await handlers_lobby.create_table(tctx, "t3", player("lee"), TRADING, DECK)
     clock.advance(tctx.config.table_ttl_seconds)
     assert await handlers_lobby.expire_tables(tctx)
     opened, started = tables(told, "host")
@@ -162,3 +169,52 @@ async def test_the_host_hears_of_each_change_of_their_table(
         (idle.table_id, pb.TABLE_STATUS_EXPIRED),
     ]
     assert tables(told, "guest") == [] and joined.table.state is TableState.STARTED
+
+
+def challenges(told: RecordedPushes, name: str) -> list[pb.Table]:
+    found = told.of(f"id-{name}", "challenge")
+    return [m for m in found if isinstance(m, pb.Table)]
+
+
+async def test_the_challenged_player_hears_of_a_challenge_at_once_and_of_its_end(
+    tctx: Context, told: RecordedPushes, clock: Clock, fakes: Fakes
+) -> None:
+    rival = player("rival")
+    accepted = await handlers_lobby.create_table(tctx, "t", player("ann"), TRADING, DECK, rival)
+    (made,) = challenges(told, "rival")
+    assert (made.table_id, made.status, made.host_name) == (
+        accepted.table_id, pb.TABLE_STATUS_OPEN, "ann",
+    )  # fmt: skip
+    assert made.challenged_player_name == "rival"
+    joined = await handlers_lobby.join_table(tctx, "j", rival, accepted.table_id, DECK)
+    assert (challenges(told, "rival")[-1].status, challenges(told, "rival")[-1].match_id) == (
+        pb.TABLE_STATUS_STARTED, joined.match_id,
+    )  # fmt: skip
+    del fakes.matches.active[rival.player_id]  # that match ended
+
+    declined = await handlers_lobby.create_table(tctx, "t", player("bea"), TRADING, DECK, rival)
+    await handlers_lobby.decline_challenge(tctx, "d", rival, declined.table_id)
+    withdrawn = await handlers_lobby.create_table(tctx, "t", player("cid"), TRADING, DECK, rival)
+    await handlers_lobby.close_table(tctx, "c", "id-cid", withdrawn.table_id)
+    lapsed = await handlers_lobby.create_table(tctx, "t", player("dan"), TRADING, DECK, rival)
+    clock.advance(tctx.config.table_ttl_seconds)
+    await handlers_lobby.expire_tables(tctx)
+    assert [(t.table_id, t.status) for t in challenges(told, "rival")][2:] == [
+        (declined.table_id, pb.TABLE_STATUS_OPEN),
+        (declined.table_id, pb.TABLE_STATUS_DECLINED),
+        (withdrawn.table_id, pb.TABLE_STATUS_OPEN),
+        (withdrawn.table_id, pb.TABLE_STATUS_CLOSED),
+        (lapsed.table_id, pb.TABLE_STATUS_OPEN),
+        (lapsed.table_id, pb.TABLE_STATUS_EXPIRED),
+    ]
+    # The host of the declined one hears it on their table; nobody else hears a challenge.
+    assert [t.status for t in tables(told, "bea")] == [
+        pb.TABLE_STATUS_OPEN, pb.TABLE_STATUS_DECLINED,
+    ]  # fmt: skip
+    assert {p for p, f, _ in told.sent if f == "challenge"} == {"id-rival"}
+    public = await handlers_lobby.create_table(tctx, "t", player("eve"), TRADING, DECK)
+    await handlers_lobby.find_game(tctx, "f", player("fay"), TableFilter(), DECK)
+    assert [t.status for t in tables(told, "eve")] == [
+        pb.TABLE_STATUS_OPEN, pb.TABLE_STATUS_STARTED,
+    ]  # fmt: skip
+    assert public.challenged_id == "" and challenges(told, "fay") == []

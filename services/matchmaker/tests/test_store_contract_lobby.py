@@ -1,5 +1,6 @@
 """The lobby half of the repository contract (see ``test_store_contract.py``): custom
-tables open, list, close, expire and are joined alike in memory and in PostgreSQL."""
+tables open, list, close, expire, are declined (a challenge), picked by Find Game and
+are joined alike in memory and in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def table(host: str, at: float = 0.0, challenged: str = "", **rules: bool) -> Ta
         expire_at=created + timedelta(seconds=600),
         host_deck=DECK,
         challenged_name=challenged,
+        challenged_id=f"id-{challenged}" if challenged else "",
     )
 
 
@@ -124,3 +126,52 @@ async def test_joining_a_table_holds_it_until_the_start_is_settled(adapter: Adap
     assert started is not None and (started.state, started.match_id) == (TableState.STARTED, "m-t")
     assert await store.engagement("id-ho") is None and await store.engagement("id-gu") is None
     assert (f"table-{open_.table_id}", "TableJoined") in await adapter.kinds()
+
+
+async def test_find_game_picks_the_oldest_open_public_table_that_fits(adapter: Adapter) -> None:
+    lobby = adapter.lobby
+    duel = table("hd", 0, "viv")
+    old, same, newer = table("ho", 1), table("hu", 2, same=True), table("hy", 3)
+    for t in (duel, old, same, newer):
+        await lobby.create_table(t, key(t.host_name, "t"))
+
+    async def picked(viewer: str, filters: TableFilter = EVERY, **kw: Any) -> str | None:
+        found = await lobby.oldest_table(
+            f"id-{viewer}", filters, kw.get("at", T0), kw.get("skip", set())
+        )
+        return None if found is None else found.table_id
+
+    assert await picked("viv") == old.table_id  # a challenge, even to the viewer, is not
+    assert await picked("ho") == same.table_id  # never one's own
+    assert await picked("viv", TableFilter(same=True)) == same.table_id
+    assert await picked("viv", TableFilter(same=False)) == old.table_id
+    assert await picked("viv", skip={old.table_id, same.table_id}) == newer.table_id
+    assert await picked("viv", TableFilter(random_deck=True)) is None
+    assert await picked("viv", TableFilter(trade_one=frozenset({True}))) is None
+    assert await picked("viv", TableFilter(visibilities=frozenset({Visibility.CLOSED}))) is None
+    await lobby.close_table(old.table_id, "id-ho", key("ho", "c"))
+    assert await picked("viv") == same.table_id  # only open ones
+    assert await picked("viv", at=T0 + timedelta(seconds=602)) == newer.table_id  # not expired
+
+
+async def test_only_the_challenged_player_declines_an_open_challenge(adapter: Adapter) -> None:
+    lobby, store = adapter.lobby, adapter.store
+    duel, public = table("ho", 0, "viv"), table("hu", 1)
+    for t in (duel, public):
+        await lobby.create_table(t, key(t.host_name, "t"))
+    assert await lobby.table(duel.table_id) == duel  # the challenged id is kept
+    found, declined = await lobby.decline_table(duel.table_id, "id-wes", key("wes", "d"))
+    assert (found, declined) == (duel, False)
+    found, declined = await lobby.decline_table(public.table_id, "id-viv", key("viv", "d"))
+    assert (found, declined) == (public, False)
+    found, declined = await lobby.decline_table(duel.table_id, "id-viv", key("viv", "d"))
+    assert declined and found == replace(duel, state=TableState.DECLINED)
+    assert await store.engagement("id-ho") is None and await lobby.hosted_table("id-ho") is None
+    assert await store.answered(key("viv", "d")) == duel.table_id
+    again, declined = await lobby.decline_table(duel.table_id, "id-viv", key("viv", "d2"))
+    assert not declined and again is not None and again.state is TableState.DECLINED
+    assert await lobby.decline_table("tb-none", "id-viv", key("viv", "d3")) == (None, False)
+    assert await lobby.list_tables("id-viv", "viv", EVERY, T0, 10, None) == [public]
+    assert [k for _, k in await adapter.kinds()] == [
+        "TableCreated", "TableCreated", "TableDeclined",
+    ]  # fmt: skip
