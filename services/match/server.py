@@ -19,7 +19,7 @@ from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import SeatViews
 from services.match.rules import validate_deck
-from services.match.rules.compatibility import rule_set_problem
+from services.match.rules.compatibility import rule_set_problem, sudden_death_problem
 from services.match.rules.deck import DECK_SIZE, DeckEntry
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
@@ -35,8 +35,6 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
     rules = request.rules
     require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
     require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
-    if rules.sudden_death:
-        raise InvalidArgument("Sudden Death is not available yet")
     if rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
         raise InvalidArgument("only the trade rules None and One are available")
     problem = rule_set_problem(
@@ -48,6 +46,10 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
     )
     if problem is not None:
         raise InvalidArgument(problem)
+    if rules.sudden_death and (
+        refused := sudden_death_problem(pb.Mode.Name(request.mode).removeprefix("MODE_").lower())
+    ):
+        raise InvalidArgument(refused)
     board = rules.board
     if not (0 <= board.rows <= 5 and 0 <= board.columns <= 5):
         raise InvalidArgument("boards are at most 5x5")
