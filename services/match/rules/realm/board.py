@@ -56,7 +56,7 @@ class RealmBoard:
         rots = list(state.rot)
         rots[cell] = rot
         return RealmBoard(
-            board, self.rules, replace(state, hex_spent=tuple(spent), rot=tuple(rots))
+            board, self.rules, state._replace(hex_spent=tuple(spent), rot=tuple(rots))
         )
 
     def with_state(self, state: RealmState) -> RealmBoard:
@@ -96,7 +96,7 @@ class RealmBoard:
         state = self.state
         spent, rots = list(state.hex_spent), list(state.rot)
         spent[cell], rots[cell] = False, 0
-        fresh = replace(state, hex_spent=tuple(spent), rot=tuple(rots))
+        fresh = state._replace(hex_spent=tuple(spent), rot=tuple(rots))
         return RealmBoard(emptied, self.rules, fresh).place(cell, card, owner)
 
 

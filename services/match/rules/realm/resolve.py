@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -53,13 +52,16 @@ class RealmRules:
     cursed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class RealmState:
+class RealmState(NamedTuple):
     """What earlier placements of the match leave behind for the Realm modules.
 
     ``hex_spent`` and ``rot`` are per cell (a card never moves, so its cell names it):
     whether the card's Ward or Ember is used up, and how many -1s it takes on its next
-    defence. ``resistance_spent`` and ``lair_spent`` are per seat (0, 1)."""
+    defence. ``resistance_spent`` and ``lair_spent`` are per seat (0, 1).
+
+    A named tuple, like the result below, rather than a frozen dataclass: both are
+    built on every placement, and a frozen dataclass's ``__init__`` cost a fifth of a
+    simple Realm placement."""
 
     hex_spent: tuple[bool, ...]
     rot: tuple[int, ...]
@@ -97,8 +99,7 @@ class Comparison(NamedTuple):
     defence: int
 
 
-@dataclass(frozen=True, slots=True)
-class RealmPlacement:
+class RealmPlacement(NamedTuple):
     """The outcome of one Realm placement. ``captures`` are in the order the attempts
     took them; ``owners`` and ``state`` are the board's owners and the match's Realm
     state after it (the placed card included)."""
@@ -117,11 +118,23 @@ _WARD, _EMBER, _ROT, _SILENCE, _BIND = Hex.WARD, Hex.EMBER, Hex.ROT, Hex.SILENCE
 Cards = Sequence[RealmCard | None]
 
 
-@cache
-def ascending_contacts(geometry: Geometry) -> tuple[tuple[Contact, ...], ...]:
+Contacts = tuple[tuple[Contact, ...], ...]
+_ASCENDING: dict[int, tuple[Contacts, Contacts]] = {}
+
+
+def ascending_contacts(geometry: Geometry) -> Contacts:
     """The geometry's neighbour table with each cell's neighbours in ascending cell
-    order (top, left, right, bottom), the order in which Realm attacks are attempted."""
-    return tuple(tuple(sorted(near)) for near in geometry.contacts)
+    order (top, left, right, bottom), the order in which Realm attacks are attempted.
+
+    Kept by the identity of the geometry's own table (shapes are cached for good by
+    :meth:`Geometry.of`): hashing a ``Geometry`` on every placement cost more than the
+    rest of a simple placement."""
+    table = geometry.contacts
+    known = _ASCENDING.get(id(table))
+    if known is None or known[0] is not table:
+        known = (table, tuple(tuple(sorted(near)) for near in table))
+        _ASCENDING[id(table)] = known
+    return known[1]
 
 
 _SUBSETS = {
@@ -178,11 +191,11 @@ class _Work:
         self.cursed = rules.cursed
         self.resistance = rules.resistance
         self.lair = 1 if lair else 0
-        hex_spent = list(state.hex_spent)
-        hex_spent[cell] = False  # a card just placed has its hex whole
-        self.hex_spent = hex_spent
+        self.hex_spent: Sequence[bool] = state.hex_spent  # copied on the first change
+        if state.hex_spent[cell]:
+            _spend(self, cell, False)  # a card just placed has its hex whole
         self.rot = state.rot
-        self.resistance_spent = list(state.resistance_spent)
+        self.resistance_spent = state.resistance_spent
         self.captures: list[Capture] = []
         self.captured: list[int] = []
         self.saved: list[Saved] = []
@@ -275,19 +288,28 @@ def _attempt(work: _Work, n: int, cause: Cause) -> bool:
     target = work.cards[n]
     assert target is not None
     if work.cursed and target.hex is _WARD and not work.hex_spent[n]:
-        work.hex_spent[n] = True
+        _spend(work, n, True)
         work.saved.append(Saved(n, cause, Protection.WARD))
         return False
     if work.resistance and target.legendary:
-        owner = work.enemy
-        if not work.resistance_spent[owner]:
-            work.resistance_spent[owner] = True
+        spent = work.resistance_spent
+        if not spent[work.enemy]:
+            work.resistance_spent = (True, spent[1]) if work.enemy == 0 else (spent[0], True)
             work.saved.append(Saved(n, cause, Protection.RESISTANCE))
             return False
     work.owners[n] = work.player
     work.captures.append(Capture(n, cause))
     work.captured.append(n)
     return True
+
+
+def _spend(work: _Work, cell: int, spent: bool) -> None:
+    """Mark the hex of the card on ``cell`` spent (or whole), copying the state's
+    tuple on the first change."""
+    hex_spent = work.hex_spent
+    if not isinstance(hex_spent, list):
+        hex_spent = work.hex_spent = list(hex_spent)
+    hex_spent[cell] = spent
 
 
 def _wins(
@@ -311,19 +333,24 @@ def _wins(
             defence += 1
     if attacker == work.cell:
         attack += work.lair
-    if work.cursed:
-        attack += _ember(work, attacker, card)
-        defence += _ember(work, defender, foe) - _rot(work, defender)
-    if work.clash and clashes(card.alignment, foe.alignment):
+    if work.cursed:  # each hex's function runs only for the cards that carry it
+        if card.hex is _EMBER:
+            attack += _ember(work, attacker)
+        if foe.hex is _EMBER:
+            defence += _ember(work, defender)
+        if work.rot[defender]:
+            defence -= _rot(work, defender)
+    if work.clash and attack != defence and clashes(card.alignment, foe.alignment):
         attack, defence = clash(attack, defence)
     work.comparisons.append(Comparison(attacker, defender, attack, defence))
     return attack > defence
 
 
-def _ember(work: _Work, cell: int, card: RealmCard) -> int:
-    """Ember: +1 on every side throughout the first placement in which the card takes
-    part in a basic or Combo comparison; spent when that placement ends."""
-    if card.hex is _EMBER and not work.hex_spent[cell]:
+def _ember(work: _Work, cell: int) -> int:
+    """Ember (the card on ``cell`` carries it): +1 on every side throughout the first
+    placement in which the card takes part in a basic or Combo comparison; spent when
+    that placement ends."""
+    if not work.hex_spent[cell]:
         work.embered.add(cell)
         return 1
     return 0
@@ -332,10 +359,8 @@ def _ember(work: _Work, cell: int, card: RealmCard) -> int:
 def _rot(work: _Work, cell: int) -> int:
     """Pending Rot: -1 per Rot on every defence of the next placement in which the card
     defends; cleared when that placement ends."""
-    pending = work.rot[cell]
-    if pending:
-        work.rotted.add(cell)
-    return pending
+    work.rotted.add(cell)
+    return work.rot[cell]
 
 
 def _basic(work: _Work, near: tuple[Contact, ...]) -> None:
@@ -349,7 +374,7 @@ def _basic(work: _Work, near: tuple[Contact, ...]) -> None:
                 _attempt(work, n, _BASIC)
 
 
-def _combo(work: _Work, contacts: tuple[tuple[Contact, ...], ...]) -> None:
+def _combo(work: _Work, contacts: Contacts) -> None:
     """Realm Combo: every card captured so far (ascending), then each card the chain
     captures, attacks its enemy neighbours (ascending) on modified values."""
     cards, owners, enemy = work.cards, work.owners, work.enemy
@@ -372,9 +397,9 @@ def _settle(
     Rot card marks the neighbours that are enemy now, and P stands on its cell."""
     owners, cell, player = work.owners, work.cell, work.player
     owners[cell] = player
-    hex_spent = work.hex_spent
     for used in work.embered:
-        hex_spent[used] = True
+        _spend(work, used, True)
+    hex_spent = work.hex_spent
     rot = state.rot
     if work.rotted or rot[cell] or (work.cursed and work.card.hex is _ROT):
         rot_list = list(rot)
@@ -390,8 +415,12 @@ def _settle(
     lair_spent = state.lair_spent
     if lair:
         lair_spent = (True, lair_spent[1]) if player == 0 else (lair_spent[0], True)
-    resistance = work.resistance_spent
-    after = RealmState(tuple(hex_spent), rot, (resistance[0], resistance[1]), lair_spent)
+    after = RealmState(
+        hex_spent if isinstance(hex_spent, tuple) else tuple(hex_spent),
+        rot,
+        work.resistance_spent,
+        lair_spent,
+    )
     return RealmPlacement(
         cell,
         tuple(work.captures),

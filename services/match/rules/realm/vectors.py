@@ -11,7 +11,7 @@ first problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from services.match.rules.errors import RuleViolation
@@ -87,7 +87,7 @@ def parse_realm_vector(raw: dict[str, Any]) -> RealmVector:
             )
         board = board.with_card(index, _realm_card(card_raw, where), owner, hex_spent, rot)
     spent = _resistance_spent(raw.get("resistance_spent", {}))
-    board = board.with_state(replace(board.state, resistance_spent=spent))
+    board = board.with_state(board.state._replace(resistance_spent=spent))
     move = _object(raw.get("move"), "move")
     player = _seat(move.get("player"), "move.player")
     cell = move.get("cell")
