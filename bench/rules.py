@@ -1,17 +1,20 @@
 """The rules engine benchmark: placements resolved per second, and full random games per
-second, with every rule on (Same, Plus, Combo, Elemental, Same Wall) on one core.
+second, with every rule on (Same, Plus, Combo, Elemental, Same Wall) on one core; and,
+in the same run, Realm placements per second with every Realm module on (RULES.md 17).
 
 Why these three figures: the kernel (``resolve``) is the hot path the issue sets a target
 for (>= 300,000 placements/s); ``Board.place`` is what the match service actually calls,
 so the gap between the two is the price of the immutable board; a whole game adds the
-``Position`` bookkeeping and is the unit a simulation or a bot would count in.
+``Position`` bookkeeping and is the unit a simulation or a bot would count in. The Realm
+kernel (issue 20: >= 150,000 placements/s) is timed in the same rounds, so its rate and
+the standard one share the same load and baseline.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from bench.report import Options, Report, Target, Workload, baseline_workload, measure
 from services.match.rules import (
@@ -27,11 +30,42 @@ from services.match.rules import (
     adjusted_sides,
     resolve,
 )
+from services.match.rules.realm import (
+    Alignment,
+    CreatureType,
+    Law,
+    Moral,
+    RealmBoard,
+    RealmCard,
+    RealmRules,
+    RealmState,
+)
+from services.match.rules.realm import resolve as realm_resolve
 
 NAME = "rules"
 ALL_RULES = Rules(same=True, plus=True, combo=True, elemental=True, same_wall=True)
 KERNEL_TARGET = 300_000
 """Placements per second the issue asks of the kernel, all rules on, one core."""
+ALL_REALM = RealmRules(
+    same=True,
+    plus=True,
+    combo=True,
+    type_advantage=True,
+    clash=True,
+    lair=True,
+    resistance=True,
+    cursed=True,
+)
+REALM_TARGET = 150_000
+"""Realm placements per second issue 20 asks, every module on, one core."""
+LEGENDARY_CHANCE = 0.2
+HEX_SPENT_CHANCE = 0.3
+ROT_PENDING: tuple[int, ...] = (0, 0, 0, 0, 1, 2)
+"""Pending Rot on a board card: none most often, sometimes one or two."""
+SPENT_CHANCE = 0.3
+"""Each seat's Resistance, and the mover's Lair, already spent."""
+LAIR_CHANCE = 0.25
+"""The mover declares Lair when it still has it."""
 
 POSITIONS = 4096
 QUICK_POSITIONS = 128
@@ -61,6 +95,11 @@ KernelCase = tuple[tuple[Sides | None, ...], list[int | None], int, Sides, int]
 """What ``resolve`` takes besides geometry and rules: adjusted, owners, cell, sides, player."""
 BoardCase = tuple[Board, int, Card, int]
 """What ``Board.place`` takes: the board, the cell, the card, the player."""
+RealmCase = tuple[
+    tuple[RealmCard | None, ...], tuple[int | None, ...], RealmState, int, RealmCard, int, bool
+]
+"""What the Realm ``resolve`` takes besides geometry and rules: cards, owners, state,
+cell, card, player, Lair."""
 
 
 def random_card(rng: random.Random) -> Card:
@@ -134,6 +173,90 @@ def cross_check(
         "placements_with_combo": round(combo / n, 4),
         "mean_captures_per_placement": round(total / n, 4),
     }
+
+
+def random_realm_card(rng: random.Random) -> RealmCard:
+    """Uniform sides, creature type and alignment words; Legendary one time in five."""
+    return RealmCard(
+        (rng.randint(1, ACE), rng.randint(1, ACE), rng.randint(1, ACE), rng.randint(1, ACE)),
+        kind=rng.choice(REALM_TYPES),
+        alignment=Alignment(rng.choice(LAWS), rng.choice(MORALS)),
+        legendary=rng.random() < LEGENDARY_CHANCE,
+    )
+
+
+REALM_TYPES: tuple[CreatureType, ...] = tuple(CreatureType)
+LAWS: tuple[Law, ...] = tuple(Law)
+MORALS: tuple[Moral, ...] = tuple(Moral)
+
+
+def random_realm_case(rng: random.Random, geometry: Geometry) -> RealmCase:
+    """A random mid-game Realm position like :func:`random_midgame` (1..8 occupied
+    cells), with the state earlier placements would leave: spent hexes, pending Rot,
+    spent Resistances and Lair, and a Lair declared now and then."""
+    size = geometry.size
+    occupied = set(rng.sample(geometry.playable, rng.randint(1, len(geometry.playable) - 1)))
+    cards = tuple(random_realm_card(rng) if c in occupied else None for c in range(size))
+    owners = tuple(rng.randint(0, 1) if c in occupied else None for c in range(size))
+    player = rng.randint(0, 1)
+    lair_spent = rng.random() < SPENT_CHANCE
+    state = RealmState(
+        tuple(c in occupied and rng.random() < HEX_SPENT_CHANCE for c in range(size)),
+        tuple(rng.choice(ROT_PENDING) if c in occupied else 0 for c in range(size)),
+        (rng.random() < SPENT_CHANCE, rng.random() < SPENT_CHANCE),
+        (lair_spent, False) if player == 0 else (False, lair_spent),
+    )
+    cell = rng.choice([c for c in geometry.playable if c not in occupied])
+    lair = not lair_spent and rng.random() < LAIR_CHANCE
+    return cards, owners, state, cell, random_realm_card(rng), player, lair
+
+
+def realm_cross_check(
+    geometry: Geometry, rules: RealmRules, cases: list[RealmCase]
+) -> dict[str, float]:
+    """The kernel must agree with ``RealmBoard.place`` on every position and leave its
+    inputs alone; the mix says what the workload exercised."""
+    with_capture = special = combo = saved = total = 0
+    for cards, owners, state, cell, card, player, lair in cases:
+        placement = realm_resolve(geometry, cards, owners, state, cell, card, player, rules, lair)
+        board = RealmBoard.empty(geometry, rules)
+        for c, (on, owner) in enumerate(zip(cards, owners, strict=True)):
+            if on is not None and owner is not None:
+                board = board.with_card(c, on, owner)
+        placed, again = board.with_state(state).place(cell, card, player, lair)
+        if again != placement or placed.owners != placement.owners:
+            raise RuntimeError(f"Realm kernel and RealmBoard.place disagree on cell {cell}")
+        captures = placement.captures
+        total += len(captures)
+        with_capture += bool(captures)
+        special += any(c.cause in ("same", "plus") for c in captures)
+        combo += any(c.cause == "combo" for c in captures)
+        saved += bool(placement.saved)
+    n = len(cases)
+    return {
+        "placements_with_a_capture": round(with_capture / n, 4),
+        "placements_with_same_or_plus": round(special / n, 4),
+        "placements_with_combo": round(combo / n, 4),
+        "placements_with_a_capture_cancelled": round(saved / n, 4),
+        "mean_captures_per_placement": round(total / n, 4),
+    }
+
+
+def realm_workload(geometry: Geometry, rules: RealmRules, cases: list[RealmCase]) -> Workload:
+    def run(loops: int) -> int:
+        kernel = realm_resolve
+        for _ in range(loops):
+            for cards, owners, state, cell, card, player, lair in cases:
+                kernel(geometry, cards, owners, state, cell, card, player, rules, lair)
+        return loops * len(cases)
+
+    return Workload(
+        "realm_resolve",
+        "placements/s",
+        "Realm resolve() on pre-generated random mid-game 3x3 positions with their Realm "
+        "state, every module on; returns new owners and state (inputs untouched)",
+        run,
+    )
 
 
 def kernel_workload(geometry: Geometry, rules: Rules, cases: list[KernelCase]) -> Workload:
@@ -220,6 +343,8 @@ def run(options: Options) -> Report:
     kernels = [kernel_case(p, rules) for p in positions]
     boards = [board_case(p, geometry, rules) for p in positions]
     mix = cross_check(geometry, rules, kernels, boards)
+    realm_cases = [random_realm_case(rng, geometry) for _ in range(count)]
+    realm_mix = realm_cross_check(geometry, ALL_REALM, realm_cases)
     pool = [random_card(rng) for _ in range(CARD_POOL)]
     scores = [
         play_random_game(random.Random(options.seed + i), geometry, rules, pool) for i in range(50)
@@ -233,6 +358,7 @@ def run(options: Options) -> Report:
             kernel_workload(geometry, rules, kernels),
             board_workload(boards),
             games_workload(geometry, rules, options.seed, pool),
+            realm_workload(geometry, ALL_REALM, realm_cases),
         ],
         options.repeats,
         options.seconds,
@@ -256,6 +382,10 @@ def run(options: Options) -> Report:
             "card_elements": "uniform over the 8 elements and none",
             "hand_size": HAND_SIZE,
             "card_pool": CARD_POOL,
+            "realm_rules": asdict(ALL_REALM),
+            "realm_cards": "uniform sides, type and alignment words; Legendary p=0.2",
+            "realm_state": "hex spent p=0.3, pending Rot 0/0/0/0/1/2, Resistance and "
+            "Lair spent p=0.3, Lair declared p=0.25 when unspent",
         },
         measurements=measurements,
         targets=[
@@ -264,7 +394,13 @@ def run(options: Options) -> Report:
                 KERNEL_TARGET,
                 "placements/s",
                 "issue: >= 300,000 placements/s, kernel, all rules on, one core",
-            )
+            ),
+            Target(
+                "realm_resolve",
+                REALM_TARGET,
+                "placements/s",
+                "issue 20: Realm placements >= 150,000/s, every module on, one core",
+            ),
         ],
         notes=[
             "Rates are best and median of the repeats; targets are judged on the best "
@@ -292,9 +428,16 @@ def run(options: Options) -> Report:
             "The garbage collector stays enabled; it is emptied before each repeat.",
             "Before timing, every position is resolved by both the kernel and "
             "Board.place and the results compared; 50 games are checked to score 10.",
+            "realm_resolve times the Realm kernel on its own random positions (the same "
+            "occupancy law as the standard ones, plus creature types, alignments, "
+            "Legendary cards and Realm state), every module on. Unlike the standard kernel "
+            "it copies nothing outside: it returns the owners and Realm state after the "
+            "placement, and records every comparison's modified values. Each position is "
+            "first checked against RealmBoard.place.",
         ],
         extra={
             "capture_mix": mix,
+            "realm_capture_mix": realm_mix,
             "game_placements_per_second": {
                 "best": round(games.best * placements_per_game, 1),
                 "median": round(games.median * placements_per_game, 1),
