@@ -17,6 +17,9 @@ class CollectionSettings(ServiceSettings):
     draft_pick_seconds: float
     draft_inactivity_seconds: float
     timer_poll_seconds: float
+    """The longest an idle deadline loop (trade choices, drafts) sleeps before it looks
+    again: a deadline another replica wrote is found then (one written by this process
+    wakes its loop at once)."""
     admin_token: str | None
     reward_matches_per_pair_per_day: int
     """How many matches two players are paid for against each other per UTC day
@@ -31,7 +34,7 @@ class CollectionSettings(ServiceSettings):
             trade_choice_seconds=number(env, "TRIAD_TRADE_CHOICE_SECONDS", 120.0, 0.05),
             draft_pick_seconds=number(env, "TRIAD_DRAFT_PICK_SECONDS", 180.0, 0.05),
             draft_inactivity_seconds=number(env, "TRIAD_DRAFT_INACTIVITY_SECONDS", 120.0, 0.05),
-            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 0.05, minimum=0.001),
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
             admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
             reward_matches_per_pair_per_day=whole(
                 env,

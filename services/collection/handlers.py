@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from random import Random
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -34,6 +34,7 @@ from services.collection.domain.events import (
 )
 from services.collection.results import CopyLock, Granted
 from services.collection.store import Repository, Request, Unit
+from services.platform.background import DueSoon
 from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
 
 log = structlog.get_logger()
@@ -42,6 +43,16 @@ log = structlog.get_logger()
 def new_server_seed() -> str:
     """32 bytes from the operating system's CSPRNG: a seed nobody can predict."""
     return secrets.token_hex(boosters.SEED_BYTES)
+
+
+@dataclass(frozen=True, slots=True)
+class Wakes:
+    """This process's deadline loops sleep until their earliest deadline (at most the
+    poll ceiling): a command here that writes a deadline due sooner wakes its loop. Once
+    the deadline has committed: a loop woken before would not see it yet."""
+
+    trades: DueSoon = field(default_factory=DueSoon)
+    drafts: DueSoon = field(default_factory=DueSoon)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +66,7 @@ class Context:
     pick_seconds: float = 180.0
     inactivity_seconds: float = 120.0
     pair_rewards_per_day: int = wealth.PAIR_REWARDED_MATCHES_PER_DAY
+    wakes: Wakes = field(default_factory=Wakes)
 
     def new_id(self) -> str:
         return str(UUID(int=self.rng.getrandbits(128), version=4))

@@ -4,6 +4,7 @@ forfeit them. The draft's row (open, next due time) is written with its events."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import structlog
 
@@ -24,16 +25,34 @@ async def load_draft(unit: Unit, draft_id: str) -> Draft | None:
     return session.fold(events)
 
 
-async def _save(unit: Unit, before: Draft | None, events: Sequence[DraftEvent]) -> Draft | None:
+class _Deadline:
+    """The deadline a draft command wrote: its loop is woken with it once the command
+    committed (``Context.wakes``); a retried run of the work writes it again."""
+
+    def __init__(self) -> None:
+        self.due: datetime | None = None
+
+    def wake(self, ctx: Context) -> None:
+        if self.due is not None:
+            ctx.wakes.drafts.due_at(self.due)
+
+
+async def _save(
+    unit: Unit,
+    before: Draft | None,
+    events: Sequence[DraftEvent],
+    written: _Deadline | None = None,
+) -> Draft | None:
     if not events:
         return before
     after = session.fold(events, before)
     assert after is not None
     await unit.append(draft_stream(after.draft_id), before.version if before else 0, events)
     players = (after.seats[0].player.player_id, after.seats[1].player.player_id)
-    await unit.save_draft(
-        after.draft_id, players, after.status is Status.PICKING, session.due(after)
-    )
+    due = session.due(after)
+    await unit.save_draft(after.draft_id, players, after.status is Status.PICKING, due)
+    if written is not None:
+        written.due = due
     if after.status is not Status.PICKING and (before is None or before.status is Status.PICKING):
         metrics.DRAFTS.labels(outcome=after.status.value).inc()
         log.info("draft ended", draft_id=after.draft_id, status=after.status.value)
@@ -51,6 +70,7 @@ async def create_draft(
 ) -> bool:
     """Start the draft; False if it existed already (a retry)."""
     pools = (draw_pool(list(ctx.catalog), ctx.rng), draw_pool(list(ctx.catalog), ctx.rng))
+    written = _Deadline()
 
     async def work(unit: Unit) -> DraftStarted:
         existing = await load_draft(unit, draft_id)
@@ -71,10 +91,12 @@ async def create_draft(
             ctx.pick_seconds,
             ctx.inactivity_seconds,
         )
-        await _save(unit, existing, events)
+        await _save(unit, existing, events, written)
         return DraftStarted(bool(events))
 
-    return (await ctx.store.run(work, request)).created
+    started = await ctx.store.run(work, request)
+    written.wake(ctx)
+    return started.created
 
 
 async def reveal(
@@ -85,31 +107,39 @@ async def reveal(
     booster: int,
     slots: Sequence[int],
 ) -> DraftChanged:
+    written = _Deadline()
+
     async def work(unit: Unit) -> DraftChanged:
         await unit.claim_draft(draft_id)
         state = await load_draft(unit, draft_id)
         events = session.reveal(
             state, draft_id, player_id, booster, slots, ctx.clock(), ctx.inactivity_seconds
         )
-        await _save(unit, state, events)
+        await _save(unit, state, events, written)
         return DraftChanged(draft_id)
 
-    return await ctx.store.run(work, request)
+    changed = await ctx.store.run(work, request)
+    written.wake(ctx)
+    return changed
 
 
 async def pick(
     ctx: Context, request: Request, draft_id: str, player_id: str, card_id: str
 ) -> DraftChanged:
+    written = _Deadline()
+
     async def work(unit: Unit) -> DraftChanged:
         await unit.claim_draft(draft_id)
         state = await load_draft(unit, draft_id)
         events = session.pick(
             state, draft_id, player_id, card_id, ctx.clock(), ctx.inactivity_seconds
         )
-        await _save(unit, state, events)
+        await _save(unit, state, events, written)
         return DraftChanged(draft_id)
 
-    return await ctx.store.run(work, request)
+    changed = await ctx.store.run(work, request)
+    written.wake(ctx)
+    return changed
 
 
 async def fire_due_draft(ctx: Context) -> bool:

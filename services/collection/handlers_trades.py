@@ -90,6 +90,10 @@ async def _open_trade(
     await unit.append_player(
         loser_id, [CopiesLocked(loser_id, tuple(c.copy_id for c in offered), holder)]
     )
+    # Settling commits with the consumer's processed mark after this returns (the
+    # consumer has no hook after its commit): a loop woken now may look too early, and
+    # then sleeps at most its poll ceiling, no longer than if it had not been woken.
+    ctx.wakes.trades.due_at(opened.deadline)
     metrics.TRADES_OPENED.inc()
     log.info("trade opened", match_id=match_id, trade_id=trade_id, winner=winner.player.player_id)
 

@@ -98,9 +98,23 @@ async def run(settings: CollectionSettings) -> None:
                 metrics.LOCKED_COPIES.labels(holder=holder).set(counts.get(holder, 0))
             return False
 
-        poll = settings.timer_poll_seconds
-        work.every(poll, lambda: handlers_trades.fire_due_trade(ctx))
-        work.every(poll, lambda: handlers_drafts.fire_due_draft(ctx))
+        # Idle, each deadline loop sleeps until its earliest deadline (at most the poll
+        # ceiling), woken when a command here writes one due sooner (ctx.wakes).
+        poll, store = settings.timer_poll_seconds, ctx.store
+        work.every(
+            poll,
+            lambda: handlers_trades.fire_due_trade(ctx),
+            next_due=store.next_due_trade,
+            clock=utc_now,
+            due=ctx.wakes.trades,
+        )
+        work.every(
+            poll,
+            lambda: handlers_drafts.fire_due_draft(ctx),
+            next_due=store.next_due_draft,
+            clock=utc_now,
+            due=ctx.wakes.drafts,
+        )
         work.every(5.0, count_locks)
         work.start(
             use_nats(settings, ctx, work.stop),

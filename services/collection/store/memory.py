@@ -334,6 +334,12 @@ class MemoryStore:
     async def open_draft_of(self, player_id: str) -> str | None:
         return self.tables.open_draft_of(player_id)
 
+    async def next_due_trade(self) -> datetime | None:
+        return self.tables.next_due(self.tables.trades)
+
+    async def next_due_draft(self) -> datetime | None:
+        return self.tables.next_due(self.tables.drafts)
+
     async def count_locks(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for _, holder, _ in self.tables.locks.values():

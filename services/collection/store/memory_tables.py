@@ -135,6 +135,10 @@ class Tables:
         found = [(r.due_at, key) for key, r in rows.items() if r.due_at and r.due_at <= now]
         return min(found)[1] if found else None
 
+    @staticmethod
+    def next_due(rows: dict[str, TradeRow] | dict[str, DraftRow]) -> datetime | None:
+        return min((r.due_at for r in rows.values() if r.due_at), default=None)
+
     # --- the projection -------------------------------------------------------------------
 
     def project(self, event: CollectionEvent, version: int, at: datetime) -> None:

@@ -30,7 +30,9 @@ from services.collection.results import (
     SeedRecord,
 )
 from services.collection.schema import Tables
+from services.collection.store.unit import draft_deadlines, trade_deadlines
 from services.match.rules import Side
+from services.platform.claims import next_due
 from services.platform.eventstore import PostgresEventStore
 
 
@@ -274,6 +276,15 @@ class Reads:
             player_id,
         )
         return None if value is None else str(value)
+
+    async def next_due_trade(self) -> datetime | None:
+        """When the earliest trade choice deadline falls due (None: no trade waits): how
+        long the deadline loop may sleep."""
+        return await next_due(self.pool, trade_deadlines(self.tables))
+
+    async def next_due_draft(self) -> datetime | None:
+        """When the earliest draft deadline falls due (None: no draft waits)."""
+        return await next_due(self.pool, draft_deadlines(self.tables))
 
     async def count_locks(self) -> dict[str, int]:
         rows = await self.pool.fetch(

@@ -16,6 +16,7 @@ from services.collection.domain.events import CollectionEvent, CurrencyChange, H
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
 from services.collection.results import DeckResolved
+from services.collection.schema import Tables
 from services.collection.store.projection import project
 from services.platform.claims import DueWork, claim_one
 from services.platform.eventstore import NewEvent
@@ -34,6 +35,16 @@ def trade_stream(trade_id: str) -> str:
 
 def draft_stream(draft_id: str) -> str:
     return f"draft-{draft_id}"
+
+
+def trade_deadlines(tables: Tables) -> DueWork:
+    """Trade One choices waiting for their deadline (a completed trade's is cleared)."""
+    return DueWork(tables.trades, "trade_id")
+
+
+def draft_deadlines(tables: Tables) -> DueWork:
+    """Drafts waiting for their next deadline (a pick, a player's inactivity)."""
+    return DueWork(tables.drafts, "draft_id")
 
 
 def event_id(stream_id: str, version: int) -> UUID:
@@ -268,10 +279,10 @@ class PostgresUnit:
     async def due_trade(self, now: datetime) -> str | None:
         """Claim the most overdue trade for this transaction (another replica takes the
         next one)."""
-        return await claim_one(self.conn, DueWork(self._t.trades, "trade_id"), now)
+        return await claim_one(self.conn, trade_deadlines(self._t), now)
 
     async def due_draft(self, now: datetime) -> str | None:
-        return await claim_one(self.conn, DueWork(self._t.drafts, "draft_id"), now)
+        return await claim_one(self.conn, draft_deadlines(self._t), now)
 
     async def claim_trade(self, trade_id: str) -> bool:
         """Lock the trade's row: a choice and the deadline's auto-pick take turns."""

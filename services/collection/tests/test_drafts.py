@@ -3,6 +3,8 @@ refusals, deadlines."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from services.collection import handlers_drafts
 from services.collection.domain.draft import legal_completions
 from services.collection.domain.draft_session import DraftOver, PickRefused, Status
@@ -94,3 +96,16 @@ async def test_a_player_idle_for_120_seconds_forfeits(ctx: Context, clock: Clock
     state = await handlers_drafts.view(ctx, "d1", "ann")
     assert state.status is Status.FORFEITED
     assert state.forfeiting == ("ann",) and state.winner == "bea"
+
+
+async def test_a_deadline_written_here_wakes_the_draft_loop_only_if_due_before_it_looks(
+    ctx: Context, clock: Clock
+) -> None:
+    loop = ctx.wakes.drafts
+    loop.sleeping_until(clock.now + timedelta(seconds=60))  # before the 120-s inactivity
+    await start(ctx)
+    assert not loop.woken.is_set()
+    loop.sleeping_until(clock.now + timedelta(seconds=300))
+    clock.advance(30)
+    await handlers_drafts.reveal(ctx, key("bea", "r"), "d1", "bea", 0, [0])
+    assert loop.woken.is_set()  # Ann's inactivity is due 90 s from now

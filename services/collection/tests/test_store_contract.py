@@ -9,19 +9,21 @@ from datetime import timedelta
 
 import pytest
 
-from services.collection import handlers_decks, handlers_economy
+from services.collection import handlers_decks, handlers_drafts, handlers_economy, handlers_trades
 from services.collection.domain.events import (
     CurrencyCredited,
     CurrencyReason,
     DeckSaved,
     Holder,
     HolderKind,
+    PlayerRef,
 )
 from services.collection.handlers import Context
 from services.collection.results import Balance, DeckResolved
 from services.collection.store import Repository, Request, Unit, player_stream
 from services.collection.tests.builders import T0, Clock
 from services.collection.tests.helpers import key, refused, snapshot, starter
+from services.collection.tests.test_trades import ranked_match, settle
 from services.platform.errors import Conflict
 from services.platform.requests import RequestReused
 
@@ -145,3 +147,24 @@ async def test_nothing_is_due_before_its_time(ctx: Context) -> None:
         return await unit.due_trade(T0), await unit.due_draft(T0 + timedelta(days=1))
 
     assert await ctx.store.run(due) == (None, None)
+
+
+async def test_the_next_deadline_of_each_kind_is_the_earliest_still_waiting(
+    ctx: Context, clock: Clock
+) -> None:
+    assert await ctx.store.next_due_trade() is None
+    assert await ctx.store.next_due_draft() is None
+    await settle(ctx, await ranked_match(ctx, "m1", "win", "lose"))
+    ann, bea, cy, dee = (PlayerRef(p, p.title()) for p in ("ann", "bea", "cy", "dee"))
+    await handlers_drafts.create_draft(ctx, key("d", "1"), "d1", "p1", "draft", 0, (ann, bea))
+    clock.advance(10)
+    await handlers_drafts.create_draft(ctx, key("d", "2"), "d2", "p2", "draft", 0, (cy, dee))
+    # a trade's choice closes after 120 s; a draft's first deadline is its players'
+    # inactivity (120 s), before its pick deadline (180 s)
+    assert await ctx.store.next_due_trade() == T0 + timedelta(seconds=120)
+    assert await ctx.store.next_due_draft() == T0 + timedelta(seconds=120)
+    clock.advance(111)
+    assert await handlers_trades.fire_due_trade(ctx)  # auto-picked: the trade waits no more
+    assert await handlers_drafts.fire_due_draft(ctx)  # d1 forfeited: d2 comes next
+    assert await ctx.store.next_due_trade() is None
+    assert await ctx.store.next_due_draft() == T0 + timedelta(seconds=130)

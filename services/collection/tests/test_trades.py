@@ -252,3 +252,15 @@ async def test_copies_are_conserved_at_every_moment_under_concurrent_trades(
         assert len(await ctx.store.copies(w)) == 11 and len(await ctx.store.copies(lo)) == 9
         assert await ctx.store.locks(list(m.seats[1].deck)) == {}
     await assert_copies_come_only_from_grants_and_boosters(ctx.store)
+
+
+async def test_a_trade_opened_here_wakes_the_deadline_loop_only_if_due_before_it_looks(
+    ctx: Context, clock: Clock
+) -> None:
+    loop = ctx.wakes.trades
+    loop.sleeping_until(clock.now + timedelta(seconds=60))  # before the 120-s choice closes
+    await settle(ctx, await ranked_match(ctx, "m1", "a", "b"))
+    assert not loop.woken.is_set()
+    loop.sleeping_until(clock.now + timedelta(seconds=300))
+    await settle(ctx, await ranked_match(ctx, "m2", "c", "d"))
+    assert loop.woken.is_set()
