@@ -1,0 +1,164 @@
+"""Find Game and challenges as players meet them (issue 19, item 4; RULES.md 14), through
+the TLS gateway with every service a process (devtools/stack.py) on real PostgreSQL and
+NATS: Find Game joins an open table (and is NOT_FOUND when none fits); a challenge is
+pushed at once on the challenged player's session and accepted (the match starts) or
+declined (the host hears it); an unknown name is NOT_FOUND; a player in a match cannot
+be challenged.
+
+Only the first test opens a public table: the others challenge, so Find Game never
+meets their tables."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Stack, stack
+from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
+
+pytestmark = pytest.mark.integration
+RANDOM = pb.TableSettings(rules=OPEN_TABLE, random_deck=True)
+AT_ONCE = 5.0
+"""Seconds within which a challenge reaches the challenged player's session."""
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("lobby")) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
+
+
+async def refused(call: Any) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    return caught.value
+
+
+async def challenge(host: Player, name: str) -> Any:
+    return await host.call(
+        "CreateTable",
+        g.CreateTableRequest(request_id=uuid4().hex, settings=RANDOM, challenged_player_name=name),
+    )
+
+
+def challenge_push(table_id: str, status: int) -> Any:
+    return lambda p: (
+        p.HasField("challenge")
+        and p.challenge.table_id == table_id
+        and p.challenge.status == status
+    )
+
+
+def table_push(table_id: str, status: int) -> Any:
+    return lambda p: (
+        p.HasField("table") and p.table.table_id == table_id and p.table.status == status
+    )
+
+
+async def test_find_game_joins_an_open_table_and_is_not_found_when_none_fits(api: Any) -> None:
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    find = g.FindGameRequest(request_id=uuid4().hex, filter=pb.TableFilter(same=True))
+    error = await refused(bea.call("FindGame", find))
+    assert error.code() == grpc.StatusCode.NOT_FOUND
+    assert "no open table fits your filters" in (error.details() or "")
+
+    hosts = await Session.open(ann)
+    table = (
+        await ann.call("CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=RANDOM))
+    ).table
+    error = await refused(ann.call("FindGame", g.FindGameRequest(request_id=uuid4().hex)))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION  # hosting; never one's own
+    assert "you already host open table" in (error.details() or "")
+
+    found = await bea.call("FindGame", find)
+    assert found.table.table_id == table.table_id
+    assert found.table.status == pb.TABLE_STATUS_STARTED and found.match_id
+    assert found.view.match_id == found.match_id and len(found.view.my_hand) == 5
+    again = await bea.call("FindGame", find)  # the same request id: the same game
+    assert (again.table, again.match_id) == (found.table, found.match_id)
+    await hosts.wait_for(table_push(table.table_id, pb.TABLE_STATUS_STARTED))
+    await hosts.attached(found.match_id)
+
+    error = await refused(cid.call("FindGame", g.FindGameRequest(request_id=uuid4().hex)))
+    assert error.code() == grpc.StatusCode.NOT_FOUND
+    assert "no open table" in (error.details() or "")
+    await hosts.close()
+
+
+async def test_a_challenge_is_pushed_at_once_and_accepted_by_joining(api: Any) -> None:
+    ann, bea = await join(api), await join(api)
+    challenged = await Session.open(bea)
+    sent = time.monotonic()
+    table = (await challenge(ann, bea.name.upper())).table  # names are found in any case
+    assert table.challenged_player_name == bea.name
+    push = await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_OPEN))
+    assert time.monotonic() - sent < AT_ONCE
+    assert push.challenge.host_name == ann.name
+
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+    )
+    assert joined.table.status == pb.TABLE_STATUS_STARTED
+    started = await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_STARTED))
+    assert started.challenge.match_id == joined.match_id
+    await challenged.attached(joined.match_id)
+    assert (await ann.view(joined.match_id)).status == pb.MATCH_STATUS_IN_PROGRESS
+    await challenged.close()
+
+
+async def test_a_declined_challenge_closes_and_its_host_is_told(api: Any) -> None:
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    hosts, challenged = await Session.open(ann), await Session.open(bea)
+    table = (await challenge(ann, bea.name)).table
+    await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_OPEN))
+
+    decline = g.DeclineChallengeRequest(request_id=uuid4().hex, table_id=table.table_id)
+    error = await refused(cid.call("DeclineChallenge", decline))
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+    declined = await bea.call("DeclineChallenge", decline)
+    assert declined.table.status == pb.TABLE_STATUS_DECLINED
+    told = await hosts.wait_for(table_push(table.table_id, pb.TABLE_STATUS_DECLINED))
+    assert told.table.challenged_player_name == bea.name
+    await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_DECLINED))
+    error = await refused(
+        bea.call("JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id))
+    )
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert (await challenge(ann, cid.name)).table.status == pb.TABLE_STATUS_OPEN  # free again
+    await hosts.close()
+    await challenged.close()
+
+
+async def test_an_unknown_name_is_not_found_and_a_player_in_a_match_is_not_challenged(
+    api: Any,
+) -> None:
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    error = await refused(challenge(ann, f"nobody{uuid4().hex[:8]}"))
+    assert error.code() == grpc.StatusCode.NOT_FOUND
+    assert "check the spelling" in (error.details() or "")
+    error = await refused(challenge(ann, ann.name))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "cannot challenge yourself" in (error.details() or "")
+
+    table = (await challenge(cid, bea.name)).table
+    await bea.call("JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id))
+    error = await refused(challenge(ann, bea.name))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"{bea.name} is playing a match right now" in (error.details() or "")
+    status = (await ann.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert not status.HasField("hosted_table")  # nothing was opened
