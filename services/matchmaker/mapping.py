@@ -103,6 +103,7 @@ def rules(value: RuleSet) -> pb.Rules:
         combo=value.combo,
         elemental=value.elemental,
         same_wall=value.same_wall,
+        sudden_death=value.sudden_death,
         trade_rule=pb.TRADE_RULE_ONE if value.trade_one else pb.TRADE_RULE_NONE,
     )
 
@@ -112,8 +113,6 @@ def rules_back(message: pb.Rules) -> RuleSet:
     visibility = VISIBILITIES_BACK[
         require_enum(message.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")  # type: ignore[index]
     ]
-    if message.sudden_death:
-        raise InvalidArgument("Sudden Death is not available yet (RULES.md 11, a later release)")
     if message.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
         raise InvalidArgument("only the trade rules None and One are available")
     board = message.board
@@ -127,6 +126,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         message.elemental,
         message.same_wall,
         message.trade_rule == pb.TRADE_RULE_ONE,
+        sudden_death=message.sudden_death,
     )
 
 

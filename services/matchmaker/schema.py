@@ -145,4 +145,13 @@ MIGRATIONS = (
             WHERE state = 'open' AND challenged_name = '';
         """,
     ),
+    Migration(
+        "matchmaker",
+        4,
+        "tables keep Sudden Death",
+        """
+        -- RULES.md 12: a table rule, passed on to the match the table starts.
+        ALTER TABLE lobby_tables ADD COLUMN sudden_death boolean NOT NULL DEFAULT false;
+        """,
+    ),
 )

@@ -55,10 +55,18 @@ class RuleSet:
     elemental: bool = False
     same_wall: bool = False
     trade_one: bool = False
+    sudden_death: bool = False
+    """RULES.md 12: a table rule (custom tables and practice with a table's rules)."""
 
     def without_trade(self) -> RuleSet:
         return RuleSet(
-            self.visibility, self.same, self.plus, self.combo, self.elemental, self.same_wall
+            self.visibility,
+            self.same,
+            self.plus,
+            self.combo,
+            self.elemental,
+            self.same_wall,
+            sudden_death=self.sudden_death,
         )
 
 

@@ -23,7 +23,7 @@ from services.platform.claims import DueWork, take_due
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
-    "created_at, expire_at, challenged_id"
+    "created_at, expire_at, challenged_id, sudden_death"
 )
 
 
@@ -36,7 +36,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16)",
+                "$14, $15, $16, $17)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -53,6 +53,7 @@ class LobbyStore(Base):
                 table.created_at,
                 table.expire_at,
                 table.challenged_id,
+                rules.sudden_death,
             )
             await self._append(
                 conn,
@@ -237,6 +238,7 @@ def _table(row: Any) -> Table:
                 row["elemental"],
                 row["same_wall"],
                 row["trade_one"],
+                sudden_death=row["sudden_death"],
             ),
             row["random_deck"],
         ),

@@ -64,7 +64,7 @@ def plan_json(plan: StartPlan) -> str:
             "kind": plan.kind.value,
             "mode": plan.mode.value,
             "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
-                      r.trade_one],
+                      r.trade_one, r.sudden_death],
             "seats": seats,
             "match_id": plan.match_id,
             "draft_id": plan.draft_id,
