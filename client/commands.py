@@ -1,6 +1,7 @@
 """The subcommands of ``triad-client`` beyond playing: the catalog, the collection,
-decks, the economy (``commands_cards.py``), Trade One (``commands_trades.py``) and
-ratings (``commands_ratings.py``); here, which function runs each and its arguments."""
+decks, the economy (``commands_cards.py``), Trade One (``commands_trades.py``),
+ratings (``commands_ratings.py``), Find Game and challenges (``commands_lobby.py``);
+here, which function runs each and its arguments."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from client import commands_lobby
 from client.commands_cards import (
     ELEMENTS,
     balance,
@@ -19,6 +21,7 @@ from client.commands_cards import (
     deck,
     odds,
 )
+from client.commands_lobby import accept, challenge, challenges, decline, find
 from client.commands_ratings import LADDERS, history, leaderboard, rating
 from client.commands_trades import trade
 from client.connection import Caller
@@ -34,6 +37,11 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "rating": rating,
     "history": history,
     "leaderboard": leaderboard,
+    "find": find,
+    "challenge": challenge,
+    "challenges": challenges,
+    "accept": accept,
+    "decline": decline,
 }
 
 
@@ -90,3 +98,4 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         cmd.add_argument("--season", type=int, default=0)
         if name == "leaderboard":
             cmd.add_argument("--top", type=int, default=10, help="1..100")
+    commands_lobby.add_parsers(sub, common)

@@ -3,15 +3,17 @@ the TLS gateway with every service a process (devtools/stack.py) on real Postgre
 NATS: Find Game joins an open table (and is NOT_FOUND when none fits); a challenge is
 pushed at once on the challenged player's session and accepted (the match starts) or
 declined (the host hears it); an unknown name is NOT_FOUND; a player in a match cannot
-be challenged.
+be challenged; and ``triad-client``'s find, challenge, challenges and decline.
 
 Only the first test opens a public table: the others challenge, so Find Game never
 meets their tables."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -22,6 +24,7 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
+from tests.e2e.test_client import Client, signed_in
 
 pytestmark = pytest.mark.integration
 RANDOM = pb.TableSettings(rules=OPEN_TABLE, random_deck=True)
@@ -162,3 +165,40 @@ async def test_an_unknown_name_is_not_found_and_a_player_in_a_match_is_not_chall
     assert f"{bea.name} is playing a match right now" in (error.details() or "")
     status = (await ann.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
     assert not status.HasField("hosted_table")  # nothing was opened
+
+
+def client_of(running: Stack, state: Path, player: Player) -> Client:
+    me = g.RegisterResponse(
+        player=g.Player(player_id=player.id, player_name=player.name), tokens=player.tokens
+    )
+    return signed_in(running, state, me)
+
+
+async def test_the_client_finds_a_game_challenges_lists_and_declines(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    anns, beas = (
+        client_of(backend, tmp_path / "ann", ann),
+        client_of(backend, tmp_path / "bea", bea),
+    )
+    made = await asyncio.to_thread(anns.json, "challenge", bea.name)
+    table_id = made["table"]["tableId"]
+    listed = await asyncio.to_thread(beas.json, "challenges")
+    assert [t["tableId"] for t in listed["tables"]] == [table_id]
+    declined = await asyncio.to_thread(beas.json, "decline", table_id[:8])
+    assert declined["table"]["status"] == "TABLE_STATUS_DECLINED"
+    line = await asyncio.to_thread(beas.fails, "decline", table_id[:8], code=2)
+    assert "no single open challenge to you" in line
+
+    settings = pb.TableSettings(
+        rules=pb.Rules(visibility=pb.VISIBILITY_CLOSED, elemental=True), random_deck=True
+    )
+    public = await cid.call(
+        "CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=settings)
+    )
+    found = await asyncio.to_thread(
+        beas.json, "find", "--elemental", "--visibility", "closed", "--no-same"
+    )
+    assert found["table"]["tableId"] == public.table.table_id and found["matchId"]
+    assert (await bea.view(found["matchId"])).status == pb.MATCH_STATUS_IN_PROGRESS
