@@ -46,13 +46,14 @@ def _start(
     blocked: frozenset[int] = frozenset(),
     sudden_death: bool = True,
     bot_b: bool = False,
+    trade_one: bool = False,
 ) -> tuple[domain.Match, list[MatchEvent]]:
     setup = MatchRules(
         Mode.CUSTOM,
         rules if rules is not None else Rules(),
         visibility,
         blocked=blocked,
-        trade_one=False,
+        trade_one=trade_one,
         sudden_death=sudden_death,
     )
     hands = (_hand("a", nines), _hand("b", nines))
