@@ -13,6 +13,9 @@ Interpretations (where section 17 leaves room, this is what the engine does):
   ``hex_spent`` while Cursed is off, spent Resistance while Resistance is off are
   ignored (and left as they were), as the rulebook says of every modifier ("each only
   when its module is on").
+- *Stacking*: every modifier that applies adds up, unclamped (a Dragon's top with
+  Lair and Ember against a Giant reads printed + 3); Alignment Clash comes last.
+  A Construct's bottom gains its +1 whenever it defends, whatever the attacker.
 - *Combo queue*: the cards captured in steps 1-2 start it together in ascending cell
   order (special and basic merged), then the chain's captures in the order taken.
 - *Bind* replaces the defending side's printed value by 0; the other modifiers (Rot)
