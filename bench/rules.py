@@ -343,7 +343,9 @@ def run(options: Options) -> Report:
     kernels = [kernel_case(p, rules) for p in positions]
     boards = [board_case(p, geometry, rules) for p in positions]
     mix = cross_check(geometry, rules, kernels, boards)
-    realm_cases = [random_realm_case(rng, geometry) for _ in range(count)]
+    # Its own generator, so the standard workloads draw exactly what they drew before.
+    realm_rng = random.Random(options.seed + 1)
+    realm_cases = [random_realm_case(realm_rng, geometry) for _ in range(count)]
     realm_mix = realm_cross_check(geometry, ALL_REALM, realm_cases)
     pool = [random_card(rng) for _ in range(CARD_POOL)]
     scores = [
