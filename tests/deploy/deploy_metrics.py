@@ -93,8 +93,10 @@ def registered_families() -> list[Family]:
             if isinstance(value, MetricWrapperBase):
                 families += _families(value.describe(), f"{module_name}.{attribute}")
             elif inspect.isclass(value) and value.__module__ == module_name:
-                register = getattr(value, "register", None)
-                if inspect.ismethod(register):  # a classmethod taking the registry
+                # A classmethod of its own taking the registry (not ABCMeta.register,
+                # which every Protocol and abstract class has).
+                if isinstance(inspect.getattr_static(value, "register", None), classmethod):
+                    register = value.register
                     registry = CollectorRegistry(auto_describe=True)
                     register(registry)
                     families += _families(registry.collect(), f"{module_name}.{attribute}")
