@@ -218,7 +218,10 @@ async def test_a_waiting_ticket_is_told_when_its_window_widens(stubs: Stubs, nc:
             request_id=f"c-{dan}", player_id=f"id-{dan}", ticket_id=waiting.ticket.ticket_id
         )
     )
-    assert (await heard.status()).ticket.status == CANCELLED
+    # The other replica's round may still tell the waiting ticket once (a session drops
+    # a "queued" after an end); the cancellation comes all the same.
+    after = await heard.status_until(lambda s: s.ticket.status == CANCELLED)
+    assert all(s.rating_window == 75 for s in after[:-1]) and len(after) <= 3
 
 
 async def test_a_host_is_told_their_table_opened_and_then_started(stubs: Stubs, nc: Client) -> None:
