@@ -21,7 +21,10 @@ class MatchmakerSettings(ServiceSettings):
     collection_addr: str | None
     rating_addr: str | None
     call_timeout_seconds: float
-    pair_interval_seconds: float
+    timer_poll_seconds: float
+    """The longest an idle loop (pairing with no ticket waiting, lease take-overs, table
+    expiry) sleeps before it looks again: work another replica wrote is found then (work
+    written by this process wakes its loop at once)."""
     watch_heartbeat_seconds: float
     consumer: str
     """Durable name of the JetStream consumer of DraftCompleted."""
@@ -57,7 +60,7 @@ class MatchmakerSettings(ServiceSettings):
             collection_addr=optional(env, "TRIAD_COLLECTION_ADDR"),
             rating_addr=optional(env, "TRIAD_RATING_ADDR"),
             call_timeout_seconds=timeout,
-            pair_interval_seconds=number(env, MM + "PAIR_INTERVAL_SECONDS", 0.5, minimum=0.01),
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
             watch_heartbeat_seconds=number(env, MM + "WATCH_HEARTBEAT_SECONDS", 3.0, minimum=0.05),
             consumer=optional(env, MM + "CONSUMER") or "matchmaker-draft-completed",
             config=Config(
@@ -66,5 +69,6 @@ class MatchmakerSettings(ServiceSettings):
                 bot_level=BotLevel(level),
                 table_ttl_seconds=number(env, MM + "TABLE_TTL_SECONDS", 600.0, minimum=1.0),
                 lease_seconds=lease,
+                pair_interval_seconds=number(env, MM + "PAIR_INTERVAL_SECONDS", 0.5, minimum=0.01),
             ),
         )

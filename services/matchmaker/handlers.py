@@ -50,6 +50,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.metrics import MatchmakerMetrics
 from services.matchmaker.store import Engaged, Hold, Lobby, Repository
+from services.platform.background import DueSoon
 from services.platform.errors import (
     AlreadyExists,
     DomainError,
@@ -225,8 +226,25 @@ class Config:
     than the calls a start makes (each bounded by the clients' deadline)."""
     round_limit: int = 1000
     """Tickets one pairing round considers per queue (the oldest)."""
+    pair_interval_seconds: float = 0.5
+    """Between two pairing rounds while tickets wait (their windows widen, bots sit
+    down); with none waiting, the pairing loop sleeps until an enqueue wakes it."""
     ended_visible_seconds: float = 600.0
     """How long GetQueueStatus still shows a ticket after it was paired or cancelled."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wakes:
+    """This process's loops of due work sleep until it is due (at most their poll
+    ceiling): a use case here that writes work due sooner wakes its loop, once that
+    work has committed (a loop woken before would not see it yet)."""
+
+    pairing: DueSoon = field(default_factory=DueSoon)
+    """A ticket enqueued: a round is due within a pair interval."""
+    starts: DueSoon = field(default_factory=DueSoon)
+    """A start's lease, taken over by any replica once it runs out."""
+    tables: DueSoon = field(default_factory=DueSoon)
+    """A table's expiry."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +260,7 @@ class Context:
     )
     pushes: Pushes = field(default_factory=NoPushes)
     shown: Shown = field(default_factory=Shown)
+    wakes: Wakes = field(default_factory=Wakes)
 
     def lease_until(self, now: datetime) -> datetime:
         return now + timedelta(seconds=self.config.lease_seconds)

@@ -106,6 +106,7 @@ async def create_table(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TABLE) from None
     ctx.metrics.tables.labels("created").inc()
+    ctx.wakes.tables.due_at(table.expire_at)
     await tell_table(ctx, table)
     return table
 

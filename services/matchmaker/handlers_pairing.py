@@ -8,7 +8,8 @@ widening or a queue's length changing, so no ticket needs a timer of its own."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from datetime import datetime, timedelta
 from uuid import uuid4
 
 from services.matchmaker.domain import (
@@ -56,6 +57,8 @@ async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
         starts = [StartRecord(plan, StartState.PENDING, token) for plan in plans]
         claimed = {t for s in starts for t in s.plan.ticket_ids}
         left = [t for t in queue.tickets if t.ticket_id not in claimed]
+    if plans:
+        ctx.wakes.starts.due_at(ctx.lease_until(now))
     ctx.metrics.queue_length.labels(mode.value).set(len(left))
     await tell_waiting(ctx, mode, left)
     return starts
@@ -98,9 +101,40 @@ def _rules(ctx: Context, mode: Mode) -> RuleSet:
     return MODE_RULES[mode]
 
 
-async def pair_all(ctx: Context) -> bool:
-    """A round of every queue, then the new starts; True if anything was paired."""
-    starts = [start for mode in QUEUES for start in await pair_queue(ctx, mode)]
+async def pair_all(ctx: Context, waiting: Mapping[Mode, int] | None = None) -> bool:
+    """A round of every queue where tickets wait (``waiting``: the queues' lengths, read
+    here when not given), then the new starts; True if anything was paired."""
+    if waiting is None:
+        waiting = await ctx.store.queue_lengths()
+    starts = []
+    for mode in QUEUES:
+        if waiting.get(mode):
+            starts += await pair_queue(ctx, mode)
+        else:  # what its last round left waiting has gone (paired, cancelled)
+            ctx.shown.queues.pop(mode, None)
     if starts:
         await run_started(ctx, starts)
     return bool(starts)
+
+
+class PairingLoop:
+    """This replica's pairing loop (``services.platform.background.every``): ``step``
+    pairs the queues where tickets wait; ``next_due`` says when the next round is due, a
+    pair interval later while tickets wait (their windows widen, bots sit down), else
+    None: the loop sleeps its poll ceiling, woken by an enqueue here
+    (``Context.wakes.pairing``). A ticket enqueued at another replica is seen at the
+    next look, and from then on paired every interval."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._waiting = False
+
+    async def step(self) -> bool:
+        waiting = await self._ctx.store.queue_lengths()
+        self._waiting = any(waiting.values())
+        return await pair_all(self._ctx, waiting)
+
+    async def next_due(self) -> datetime | None:
+        if not self._waiting:
+            return None
+        return self._ctx.clock() + timedelta(seconds=self._ctx.config.pair_interval_seconds)

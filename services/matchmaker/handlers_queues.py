@@ -6,6 +6,7 @@ ticket's status shows and when its player is told in ``handlers_status.py``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from uuid import uuid4
 
 from services.matchmaker.domain import (
@@ -103,6 +104,8 @@ async def enqueue(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TICKET) from None
     ctx.metrics.tickets.labels(mode.value).inc()
+    # A round is due within a pair interval; an idle pairing loop sleeps longer.
+    ctx.wakes.pairing.due_at(ctx.clock() + timedelta(seconds=ctx.config.pair_interval_seconds))
     await tell_ticket(ctx, ticket)
     return ticket
 

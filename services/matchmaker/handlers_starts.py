@@ -202,6 +202,7 @@ async def resume(ctx: Context, start_id: str) -> StartRecord:
         taken = await ctx.store.take_over(start_id, now, ctx.lease_until(now))
         if taken is None:
             raise Conflict("your match is being started; ask again in a moment")
+        ctx.wakes.starts.due_at(ctx.lease_until(now))
         await run_start(ctx, taken)
     return start
 
@@ -239,10 +240,13 @@ async def open_start(ctx: Context, start: StartRecord, request: Request) -> bool
     now under its lease; False when its ticket or table was just taken."""
     now = ctx.clock()
     try:
-        return await ctx.store.open_start(
+        opened = await ctx.store.open_start(
             start.plan, ctx.lease_until(now), start.token, request, now
         )
     except Engaged as error:
         raise engaged_error(error) from None
     except RequestSeen:
         raise Conflict("this request is already being handled; retry it") from None
+    if opened:
+        ctx.wakes.starts.due_at(ctx.lease_until(now))
+    return opened

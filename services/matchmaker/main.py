@@ -138,10 +138,26 @@ async def run(settings: MatchmakerSettings) -> None:
             ctx.metrics.open_tables.set(await ctx.lobby.open_tables())
             return False
 
-        interval = settings.pair_interval_seconds
-        work.every(interval, lambda: handlers_pairing.pair_all(ctx))
-        work.every(interval, lambda: handlers_starts.recover_due_start(ctx))
-        work.every(1.0, lambda: handlers_lobby.expire_tables(ctx))
+        # Idle, each loop sleeps until its next due work (at most the poll ceiling),
+        # woken when a use case here writes work due sooner (ctx.wakes): a round
+        # every pair interval while tickets wait, none while nobody queues.
+        poll, wakes = settings.timer_poll_seconds, ctx.wakes
+        pairing = handlers_pairing.PairingLoop(ctx)
+        work.every(poll, pairing.step, next_due=pairing.next_due, clock=utc_now, due=wakes.pairing)
+        work.every(
+            poll,
+            lambda: handlers_starts.recover_due_start(ctx),
+            next_due=ctx.store.next_due_start,
+            clock=utc_now,
+            due=wakes.starts,
+        )
+        work.every(
+            poll,
+            lambda: handlers_lobby.expire_tables(ctx),
+            next_due=ctx.lobby.next_due_table,
+            clock=utc_now,
+            due=wakes.tables,
+        )
         work.every(5.0, gauges)
         work.start(notifier.keep_alive(work.stop))
         if settings.nats_url is None:

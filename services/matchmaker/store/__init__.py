@@ -134,6 +134,11 @@ class Repository(Protocol):
         """The most overdue pending start whose lease ran out, under a new lease."""
         ...
 
+    async def next_due_start(self) -> datetime | None:
+        """When the earliest pending start's lease runs out (None: no start is pending),
+        whoever holds it: how long the take-over loop may sleep."""
+        ...
+
     async def take_over(
         self, start_id: str, now: datetime, lease_until: datetime
     ) -> StartRecord | None: ...
@@ -173,6 +178,10 @@ class Lobby(Protocol):
         ...
 
     async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]: ...
+
+    async def next_due_table(self) -> datetime | None:
+        """When the earliest open table expires (None: no table is open)."""
+        ...
 
     async def oldest_table(
         self, viewer_id: str, filters: TableFilter, now: datetime, skip: Collection[str]

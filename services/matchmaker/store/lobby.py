@@ -18,7 +18,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.store.base import Base, Hold, Request, decode_deck, encode_deck
-from services.platform.claims import DueWork, take_due
+from services.platform.claims import DueWork, next_due, take_due
 
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
@@ -110,7 +110,7 @@ class LobbyStore(Base):
         async with self._pool.acquire() as conn, conn.transaction():
             rows = await take_due(
                 conn,
-                DueWork(f"{self._s}.lobby_tables", "table_id", "expire_at", "state = 'open'"),
+                self._expiries,
                 now,
                 change="state = 'expired'",
                 returning=_COLUMNS,
@@ -122,6 +122,14 @@ class LobbyStore(Base):
                     conn, f"table-{row['table_id']}", 1, codec.table_expired(row["table_id"])
                 )
         return [_table(r) for r in rows]
+
+    async def next_due_table(self) -> datetime | None:
+        return await next_due(self._pool, self._expiries)
+
+    @property
+    def _expiries(self) -> DueWork:
+        """Open tables, due when they expire."""
+        return DueWork(f"{self._s}.lobby_tables", "table_id", "expire_at", "state = 'open'")
 
     async def decline_table(
         self, table_id: str, player_id: str, request: Request

@@ -217,6 +217,10 @@ class MemoryStore(MemoryLobby):
             return None
         return self._take(min(due, key=lambda s: s.lease_until), lease_until)
 
+    async def next_due_start(self) -> datetime | None:
+        pending = (s.lease_until for s in self._starts.values() if s.state is StartState.PENDING)
+        return min(pending, default=None)
+
     async def take_over(
         self, start_id: str, now: datetime, lease_until: datetime
     ) -> StartRecord | None:

@@ -143,6 +143,10 @@ class MemoryLobby(MemoryShared):
             await self._append(f"table-{table.table_id}", 1, codec.table_expired(table.table_id))
         return expired
 
+    async def next_due_table(self) -> datetime | None:
+        open_ = (t.expire_at for t in self._tables.values() if t.state is TableState.OPEN)
+        return min(open_, default=None)
+
     async def decline_table(
         self, table_id: str, player_id: str, request: Request
     ) -> tuple[Table | None, bool]:

@@ -15,7 +15,7 @@ from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
 from services.matchmaker.store import plans
 from services.matchmaker.store.base import Base, Hold, Request, StartRecord, StartState
-from services.platform.claims import DueWork, take_due
+from services.platform.claims import DueWork, next_due, take_due
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
 
@@ -92,13 +92,21 @@ class StartRepository(Base):
         or hung), with a new lease token: the old holder can no longer record it."""
         rows = await take_due(
             self._pool,
-            DueWork(f"{self._s}.match_starts", "start_id", "lease_until", "state = 'pending'"),
+            self._leases,
             now,
             change="lease_token = $3, lease_until = $2, attempts = attempts + 1",
             returning=_START_COLUMNS,
             args=(lease_until, uuid4()),
         )
         return self._start(rows[0]) if rows else None
+
+    async def next_due_start(self) -> datetime | None:
+        return await next_due(self._pool, self._leases)
+
+    @property
+    def _leases(self) -> DueWork:
+        """Pending starts, due when their lease runs out."""
+        return DueWork(f"{self._s}.match_starts", "start_id", "lease_until", "state = 'pending'")
 
     async def take_over(
         self, start_id: str, now: datetime, lease_until: datetime

@@ -4,6 +4,7 @@ starts the match, closing, expiry."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 from unittest.mock import patch
 
@@ -312,3 +313,15 @@ async def test_the_challenged_player_declines_and_the_host_is_free_again(
     await handlers_lobby.expire_tables(ctx)
     with pytest.raises(FailedPrecondition, match="this challenge expired"):
         await handlers_lobby.decline_challenge(ctx, "d", player("z"), late.table_id)
+
+
+async def test_a_table_opened_here_wakes_the_expiry_loop_only_if_it_expires_first(
+    ctx: Context, clock: Clock
+) -> None:
+    loop, ttl = ctx.wakes.tables, timedelta(seconds=ctx.config.table_ttl_seconds)
+    loop.sleeping_until(clock.now + ttl / 2)
+    await handlers_lobby.create_table(ctx, "t", player("ho"), TRADING, DECK)
+    assert not loop.woken.is_set()
+    loop.sleeping_until(clock.now + ttl * 2)
+    await handlers_lobby.create_table(ctx, "t", player("hu"), TRADING, DECK)
+    assert loop.woken.is_set()

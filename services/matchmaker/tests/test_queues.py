@@ -4,6 +4,7 @@ bot fills, Roulette, practice, switching, failed and interrupted starts."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -309,3 +310,39 @@ async def test_metrics_count_waits_gaps_bot_fills_and_cancels(
     waits = value("triad_matchmaker_wait_seconds_count", mode="ranked", band="1400-1599")
     assert waits == 2
     assert value("triad_matchmaker_wait_seconds_sum", mode="unranked", band="1400-1599") == 25
+
+
+async def test_the_pairing_loop_rounds_every_interval_while_tickets_wait_else_sleeps(
+    ctx: Context, clock: Clock
+) -> None:
+    loop = handlers_pairing.PairingLoop(ctx)
+    assert not await loop.step() and await loop.next_due() is None  # nobody queues
+    await handlers_queues.enqueue(ctx, "q", player("ann"), Mode.UNRANKED, DECK)
+    assert not await loop.step()  # Ann waits for someone: the next round is an interval on
+    assert await loop.next_due() == clock.now + timedelta(seconds=0.5)
+    await handlers_queues.enqueue(ctx, "q", player("bea"), Mode.UNRANKED, DECK)
+    assert await loop.step()  # paired
+    assert not await loop.step() and await loop.next_due() is None
+
+
+async def test_an_enqueue_wakes_an_idle_pairing_loop_but_not_one_rounding_every_interval(
+    ctx: Context, clock: Clock
+) -> None:
+    loop = ctx.wakes.pairing
+    loop.sleeping_until(clock.now + timedelta(seconds=0.5))  # tickets wait: rounds go on
+    await handlers_queues.enqueue(ctx, "q", player("ann"), Mode.UNRANKED, DECK)
+    assert not loop.woken.is_set()
+    loop.sleeping_until(clock.now + timedelta(seconds=1))  # nobody waited: a long sleep
+    await handlers_queues.enqueue(ctx, "q", player("bea"), Mode.UNRANKED, DECK)
+    assert loop.woken.is_set()
+
+
+async def test_a_start_claimed_here_wakes_the_take_over_loop_if_its_lease_ends_first(
+    ctx: Context, clock: Clock
+) -> None:
+    loop = ctx.wakes.starts
+    loop.sleeping_until(clock.now + timedelta(seconds=60))  # beyond the 10-s lease
+    for name in ("ann", "bea"):
+        await handlers_queues.enqueue(ctx, "q", player(name), Mode.UNRANKED, DECK)
+    assert await handlers_pairing.pair_all(ctx)
+    assert loop.woken.is_set()

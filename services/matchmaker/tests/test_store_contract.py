@@ -319,3 +319,20 @@ async def test_a_draft_is_ours_once_a_pairing_asked_for_it(adapter: Adapter) -> 
         await queue.claim(plan, T0, uuid4())
     assert await store.paired_draft("dr-1")
     assert not await store.paired_draft("dr-2")
+
+
+async def test_the_next_start_due_is_the_earliest_pending_lease_whoever_holds_it(
+    adapter: Adapter,
+) -> None:
+    store = adapter.store
+    assert await store.next_due_start() is None
+    tickets = [ticket(name, at=i) for i, name in enumerate(("ann", "bea", "cy", "dee"))]
+    for t in tickets:
+        await store.enqueue(t, key(t.player_name, "q"))
+    first = await claimed(adapter, *tickets[:2], lease=10)
+    second = await claimed(adapter, *tickets[2:], lease=5)
+    assert await store.next_due_start() == T0 + timedelta(seconds=5)
+    assert await store.finish_start(second, [], T0)
+    assert await store.next_due_start() == T0 + timedelta(seconds=10)
+    assert await store.finish_start(first, [], T0)
+    assert await store.next_due_start() is None

@@ -175,3 +175,16 @@ async def test_only_the_challenged_player_declines_an_open_challenge(adapter: Ad
     assert [k for _, k in await adapter.kinds()] == [
         "TableCreated", "TableCreated", "TableDeclined",
     ]  # fmt: skip
+
+
+async def test_the_next_table_due_is_the_earliest_open_one_to_expire(adapter: Adapter) -> None:
+    lobby = adapter.lobby
+    assert await lobby.next_due_table() is None
+    first, second = table("ho", 0), table("hu", 5)
+    for t in (second, first):
+        await lobby.create_table(t, key(t.host_name, "t"))
+    assert await lobby.next_due_table() == first.expire_at
+    await lobby.close_table(first.table_id, "id-ho", key("ho", "c"))
+    assert await lobby.next_due_table() == second.expire_at
+    assert len(await lobby.expire_tables(second.expire_at)) == 1
+    assert await lobby.next_due_table() is None
