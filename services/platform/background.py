@@ -53,6 +53,10 @@ class DueSoon:
         self._until = until
 
 
+HELD_ELSEWHERE_SECONDS = 0.05
+"""How soon an idle loop looks again at work that is due but that its step could not
+claim (another loop holds it, e.g. while a bot thinks in the claim's transaction)."""
+
 NextDue = Callable[[], Awaitable[datetime | None]]
 """When the earliest work falls due (None: no work waits)."""
 
@@ -71,8 +75,9 @@ async def every(
     not end the replica's timers or pairing for good.
 
     With ``next_due``, an idle loop sleeps until the earliest work falls due (at most
-    ``pause``), woken sooner by ``due`` when this process writes work due before then:
-    an idle replica then costs one query per ``pause``, not one per poll.
+    ``pause``, then it asks again without running ``step``), woken sooner by ``due``
+    when this process writes work due before then: an idle loop costs one query per
+    ``pause``, not a claim per poll.
 
     An outage (PostgreSQL or NATS out of reach) is one warning when it starts and one
     line when it ends, with tries backing off to once a second meanwhile; any other
@@ -98,15 +103,22 @@ async def every(
                 failures = 0
         if busy:
             continue
-        if next_due is not None and not failures:
+        if next_due is None or failures:
+            await _rest(stop, wait, None)
+            continue
+        # Idle: look only at the next due time (one query) until work may be due, or
+        # this process wrote some, or the ceiling passed with nothing due (look again).
+        while not stop.is_set():
             if due is not None:  # from now: work written during the look below wakes it
                 due.sleeping_until(clock() + timedelta(seconds=pause))
             wait = await _until_due(next_due, clock, pause)
             if due is not None:
                 due.sleeping_until(clock() + timedelta(seconds=wait))
-        await _rest(stop, wait, due.woken if due is not None else None)
-        if due is not None:
-            due.sleeping_until(None)
+            woken = await _rest(stop, wait, due.woken if due is not None else None)
+            if due is not None:
+                due.sleeping_until(None)
+            if woken or wait < pause:
+                break
 
 
 async def _until_due(next_due: NextDue, clock: Callable[[], datetime], pause: float) -> float:
@@ -116,11 +128,14 @@ async def _until_due(next_due: NextDue, clock: Callable[[], datetime], pause: fl
         return pause
     if when is None:
         return pause
-    return min(pause, max(0.0, (when - clock()).total_seconds()))
+    left = (when - clock()).total_seconds()
+    if left <= 0:  # due, yet the step found nothing: another loop or replica holds it
+        return min(pause, HELD_ELSEWHERE_SECONDS)
+    return min(pause, left)
 
 
-async def _rest(stop: asyncio.Event, seconds: float, woken: asyncio.Event | None) -> None:
-    """Wait ``seconds``, or less if stopped or woken."""
+async def _rest(stop: asyncio.Event, seconds: float, woken: asyncio.Event | None) -> bool:
+    """Wait ``seconds``, or less if stopped or woken; whether it was woken."""
     waits = [asyncio.ensure_future(stop.wait())]
     if woken is not None:
         waits.append(asyncio.ensure_future(woken.wait()))
@@ -129,6 +144,7 @@ async def _rest(stop: asyncio.Event, seconds: float, woken: asyncio.Event | None
     finally:
         for waiting in waits:
             waiting.cancel()
+    return woken is not None and woken.is_set()
 
 
 @dataclass(frozen=True, slots=True)

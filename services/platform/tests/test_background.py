@@ -47,7 +47,12 @@ async def test_a_bug_is_logged_with_its_traceback_every_time() -> None:
 
 
 async def looks_in(
-    seconds: float, next_due: float | None, wake_after: float | None = None, due_in: float = 0.0
+    seconds: float,
+    next_due: float | None,
+    wake_after: float | None = None,
+    due_in: float = 0.0,
+    pause: float = 10.0,
+    asked: list[int] | None = None,
 ) -> int:
     """How often an idle loop with a 10-s pause looks in ``seconds`` when its earliest
     work is ``next_due`` seconds away; ``wake_after``: this process writes work due in
@@ -60,9 +65,11 @@ async def looks_in(
         return False
 
     async def earliest() -> datetime | None:
+        if asked is not None:
+            asked.append(1)
         return None if next_due is None else utc_now() + timedelta(seconds=next_due)
 
-    loop = asyncio.ensure_future(every(stop, 10.0, step, next_due=earliest, due=due))
+    loop = asyncio.ensure_future(every(stop, pause, step, next_due=earliest, due=due))
     if wake_after is not None:
         await asyncio.sleep(wake_after)
         due.due_at(utc_now() + timedelta(seconds=due_in))
@@ -83,3 +90,15 @@ async def test_work_written_here_due_sooner_wakes_the_sleeping_loop() -> None:
     assert await looks_in(0.5, next_due=None, wake_after=0.2) == 2
     # work due later than the loop would look anyway does not wake it
     assert await looks_in(0.5, next_due=None, wake_after=0.2, due_in=60.0) == 1
+
+
+async def test_an_idle_loop_asks_only_for_the_next_due_time_once_per_pause() -> None:
+    asked: list[int] = []
+    assert await looks_in(0.55, next_due=None, pause=0.1, asked=asked) == 1
+    assert 4 <= len(asked) <= 7  # one question per 0.1 s, and no step
+
+
+async def test_work_due_but_held_elsewhere_is_looked_at_again_shortly_not_in_a_spin() -> None:
+    asked: list[int] = []
+    looks = await looks_in(0.5, next_due=-1.0, pause=10.0, asked=asked)  # always overdue
+    assert 4 <= looks <= 15  # every HELD_ELSEWHERE_SECONDS (0.05 s), not thousands
