@@ -11,7 +11,8 @@ has no game rules of its own: every game call is forwarded, as the token's playe
   ``forward_rating``, ``forward_matchmaker`` (RPCs forwarded to the internal services);
 - ``forwarding``: what every forwarding mixin shares (stubs, public request checks);
   ``status``: the player's status gathered from every service;
-- ``auth``: authentication and rate limits on every call; ``accounts``: passwords and
+- ``auth``: authentication and rate limits on every call (a token verified once;
+  ``revocations``: logouts pushed between gateway replicas); ``accounts``: passwords and
   tokens; ``store``: the gateway's tables (accounts, refresh tokens, revocations,
   idempotency keys, sessions).
 
