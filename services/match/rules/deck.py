@@ -1,7 +1,10 @@
-"""The deck rules (RULES.md section 2), each failure named with the cards it concerns.
+"""The deck rules (RULES.md sections 2 and 11), each failure named with the cards it
+concerns.
 
 A deck is five copies of five different characters with at most one 5★ and at most
-one 4★, or two 4★ and no 5★ (equivalently #5★ ≤ 1 and #5★ + #4★ ≤ 2). Every copy
+one 4★, or two 4★ and no 5★ (equivalently #5★ ≤ 1 and #5★ + #4★ ≤ 2). Larger boards
+play larger hands (RULES.md 11): eight cards on 4×4 (#5★ ≤ 1, #5★ + #4★ ≤ 3) and
+thirteen on 5×5 (#5★ ≤ 2, #5★ + #4★ ≤ 5), always of different characters. Every copy
 must be owned by the player and not locked (section 9) when the match starts; the
 caller passes what it knows of ownership and locks, so the validator stays pure.
 """
@@ -14,8 +17,35 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 DECK_SIZE = 5
+"""The standard board's hand (3×3)."""
 MAX_FIVE_STARS = 1
 MAX_FOUR_AND_FIVE_STARS = 2
+STAR_LIMITS: dict[int, tuple[int, int]] = {5: (1, 2), 8: (1, 3), 13: (2, 5)}
+"""**Decision** (RULES.md 11): per hand size, (most 5★, most 4★ + 5★)."""
+HAND_SIZES = tuple(STAR_LIMITS)
+BOARD_HANDS: dict[int, int] = {3: 5, 4: 8, 5: 13}
+"""RULES.md 11: the hand each board (by its side length) is played with."""
+_WORDS = {5: "five", 8: "eight", 13: "thirteen"}
+
+
+def hand_size_for(board: int) -> int:
+    """The hand of a ``board`` × ``board`` table (RULES.md 11)."""
+    return BOARD_HANDS[board]
+
+
+def deck_size_problem(size: int, board: int | None = None) -> str | None:
+    """Why a deck of ``size`` cards cannot play (on a ``board`` × ``board`` table when
+    given, else on any board), or None."""
+    if board is not None:
+        wanted = BOARD_HANDS[board]
+        if size == wanted:
+            return None
+        return f"a {board}x{board} table needs a deck of {wanted}; this one holds {size}"
+    if size in STAR_LIMITS:
+        return None
+    return f"a deck holds 5 cards (3x3 board), 8 (4x4) or 13 (5x5); this one holds {size}"
+
+
 SHORT_ID = 8
 """Characters of a copy id that name it in messages, as the client shows it."""
 
@@ -31,9 +61,10 @@ class DeckRule(StrEnum):
     LOCKED = "locked"
 
 
-def within_star_limits(fives: int, fours: int) -> bool:
-    """#5★ ≤ 1 and #5★ + #4★ ≤ 2."""
-    return fives <= MAX_FIVE_STARS and fives + fours <= MAX_FOUR_AND_FIVE_STARS
+def within_star_limits(fives: int, fours: int, size: int = DECK_SIZE) -> bool:
+    """#5★ and #5★ + #4★ within the limits of a hand of ``size`` (5: ≤ 1 and ≤ 2)."""
+    most_fives, most_high = STAR_LIMITS.get(size, STAR_LIMITS[DECK_SIZE])
+    return fives <= most_fives and fives + fours <= most_high
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +99,23 @@ def validate_deck(
     entries: Sequence[DeckEntry],
     owned: Collection[str] | None = None,
     locked: Collection[str] = (),
+    board: int | None = None,
 ) -> tuple[Violation, ...]:
     """Every rule the deck breaks; an empty tuple means the deck is legal.
 
     ``owned`` is the set of copy ids the player owns (``None`` skips that check);
-    ``locked`` the copy ids locked by an active trading match or a pending trade.
+    ``locked`` the copy ids locked by an active trading match or a pending trade;
+    ``board`` the side length of the table it is for (None: a deck of 5, 8 or 13 for
+    any board). The star limits are those of the deck's size (of 5 when it has none).
     """
     found: list[Violation] = []
-    if len(entries) != DECK_SIZE:
-        found.append(
-            _about(
-                DeckRule.SIZE,
-                entries,
-                f"a deck holds exactly {DECK_SIZE} cards, this one holds {len(entries)}",
-            )
-        )
+    size = len(entries)
+    if (problem := deck_size_problem(size, board)) is not None:
+        found.append(_about(DeckRule.SIZE, entries, problem))
+    limits_of = size if size in STAR_LIMITS else DECK_SIZE
+    most_fives, most_high = STAR_LIMITS[limits_of]
+    word = _WORDS[limits_of]
+    a_deck = "a deck" if limits_of == DECK_SIZE else f"a deck of {word}"
     first = {e.copy_id: e for e in reversed(entries)}
     for copy_id, n in Counter(e.copy_id for e in entries).items():
         if n > 1:
@@ -107,7 +140,7 @@ def validate_deck(
                 _about(
                     DeckRule.DISTINCT_CHARACTERS,
                     same,
-                    f"{cards}; a deck needs five different characters",
+                    f"{cards}; {a_deck} needs {word} different characters",
                 )
             )
     bad_stars = tuple(e for e in entries if not 1 <= e.stars <= 5)
@@ -115,21 +148,28 @@ def validate_deck(
         found.append(_these_are(DeckRule.STARS, bad_stars, "ranked outside 1 to 5★"))
     fives = tuple(e for e in entries if e.stars == 5)
     fours = tuple(e for e in entries if e.stars == 4)
-    if len(fives) > MAX_FIVE_STARS:
+    if len(fives) > most_fives:
+        at_most = "one" if most_fives == 1 else str(most_fives)
         found.append(
             _about(
                 DeckRule.FIVE_STAR_LIMIT,
                 fives,
-                f"{len(fives)} cards are 5★ ({_labels(fives)}); a deck may hold at most one",
+                f"{len(fives)} cards are 5★ ({_labels(fives)}); {a_deck} may hold at most "
+                f"{at_most}",
             )
         )
-    if len(fives) + len(fours) > MAX_FOUR_AND_FIVE_STARS:
+    if len(fives) + len(fours) > most_high:
         found.append(
             _about(
                 DeckRule.FOUR_AND_FIVE_STAR_LIMIT,
                 fives + fours,
                 f"{len(fives)} 5★ and {len(fours)} 4★ cards ({_labels(fives + fours)}); "
-                "a deck may hold one 5★ and one 4★, or two 4★ and no 5★",
+                + (
+                    "a deck may hold one 5★ and one 4★, or two 4★ and no 5★"
+                    if limits_of == DECK_SIZE
+                    else f"{a_deck} may hold at most {most_fives} 5★ and "
+                    f"{most_high} 4★ or 5★ cards in all"
+                ),
             )
         )
     strangers = () if owned is None else tuple(e for e in entries if e.copy_id not in owned)

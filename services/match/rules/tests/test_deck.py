@@ -27,9 +27,41 @@ def test_star_limits_agree_with_the_rulebook_wording_for_every_star_mix(
     assert (validate_deck(deck(*mix)) == ()) == legal
 
 
-def test_a_deck_has_exactly_five_cards() -> None:
+def test_a_deck_has_five_eight_or_thirteen_cards() -> None:
     assert rules_broken(deck(1, 1, 1, 1)) == {DeckRule.SIZE}
     assert rules_broken(deck(1, 1, 1, 1, 1, 1)) == {DeckRule.SIZE}
+    assert rules_broken(deck(*[1] * 8)) == set()
+    assert rules_broken(deck(*[1] * 13)) == set()
+    assert rules_broken(deck(*[1] * 9)) == {DeckRule.SIZE}
+
+
+@pytest.mark.parametrize(
+    ("size", "fives", "high"), [(5, 1, 2), (8, 1, 3), (13, 2, 5)], ids=["3x3", "4x4", "5x5"]
+)
+def test_each_hand_size_has_the_star_limits_of_rules_11(size: int, fives: int, high: int) -> None:
+    """RULES.md 11's Decision table: at most ``fives`` 5★ and ``high`` 4★-or-5★."""
+    for n5 in range(fives + 2):
+        for n4 in range(high + 2):
+            if n5 + n4 > size:
+                continue
+            stars = [5] * n5 + [4] * n4 + [1] * (size - n5 - n4)
+            legal = n5 <= fives and n5 + n4 <= high
+            assert (validate_deck(deck(*stars)) == ()) == legal, (n5, n4)
+
+
+def test_a_table_names_the_deck_it_needs() -> None:
+    """A deck for a given board must have that board's hand size, said plainly."""
+    found = validate_deck(deck(1, 1, 1, 1, 1), board=4)
+    assert [v.rule for v in found] == [DeckRule.SIZE]
+    assert found[0].message == "a 4x4 table needs a deck of 8; this one holds 5"
+    assert validate_deck(deck(*[1] * 13), board=5) == ()
+    assert rules_broken(deck(*[1] * 13), board=3) == {DeckRule.SIZE}
+
+
+def test_a_deck_of_eight_names_its_own_limits() -> None:
+    found = validate_deck(deck(5, 5, 1, 1, 1, 1, 1, 1))
+    assert [v.rule for v in found] == [DeckRule.FIVE_STAR_LIMIT]
+    assert "a deck of eight may hold at most one" in found[0].message
 
 
 def test_five_different_characters_and_each_copy_once() -> None:
