@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from random import Random
 
@@ -20,7 +20,12 @@ import structlog
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.rules import Geometry, Seat, Visibility
-from services.match.rules.draws import draw_cell_marks, draw_first_seat, draw_revealed
+from services.match.rules.draws import (
+    draw_blocked_cells,
+    draw_cell_marks,
+    draw_first_seat,
+    draw_revealed,
+)
 from services.match.store import MatchRepository
 from services.match.views import match_view
 from services.platform.background import DueSoon
@@ -140,9 +145,15 @@ async def start_match(
     players: tuple[SeatPlayer, SeatPlayer],
     hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
     origin_id: str = "",
+    blocked_count: int = 0,
 ) -> Started:
-    """Create a match, saying whether the request is a retry."""
+    """Create a match, saying whether the request is a retry. ``blocked_count``: how
+    many cells the table blocks, drawn here uniformly (RULES.md 11) and recorded with
+    the match's rules (a retry finds the match and its first draw; replay reads it)."""
     seen = await ctx.store.answered(request)
+    if blocked_count:
+        blocked = draw_blocked_cells(setup.rows, setup.cols, blocked_count, ctx.rng)
+        setup = replace(setup, blocked=blocked)
     geometry = Geometry.of(setup.rows, setup.cols, setup.blocked)
     draws = domain.StartDraws(
         first=draw_first_seat(ctx.rng),

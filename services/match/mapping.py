@@ -139,8 +139,12 @@ def rules(setup: MatchRules) -> pb.Rules:
         sudden_death=setup.sudden_death,
         trade_rule=pb.TRADE_RULE_ONE if setup.trade_one else pb.TRADE_RULE_NONE,
         board=pb.BoardShape(
-            rows=setup.rows, columns=setup.cols, blocked_cells=sorted(setup.blocked)
+            rows=setup.rows,
+            columns=setup.cols,
+            blocked_cells=sorted(setup.blocked),
+            blocked_count=len(setup.blocked),
         ),
+        house_hands=setup.house_hands,
     )
 
 
@@ -174,6 +178,7 @@ def setup_back(
         season=0 if ladder_key is None else ladder_key.season,
         origin_mode=MODES_BACK.get(origin_mode),
         sudden_death=message.sudden_death,
+        house_hands=message.house_hands,
     )
 
 

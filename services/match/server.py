@@ -19,8 +19,12 @@ from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import SeatViews
 from services.match.rules import validate_deck
-from services.match.rules.compatibility import rule_set_problem, sudden_death_problem
-from services.match.rules.deck import DECK_SIZE, DeckEntry
+from services.match.rules.compatibility import (
+    board_problem,
+    rule_set_problem,
+    sudden_death_problem,
+)
+from services.match.rules.deck import STAR_LIMITS, DeckEntry, hand_size_for
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
@@ -31,7 +35,8 @@ STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000
 
 
-def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
+def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
+    """The match's rules, and how many cells its start draws blocked (RULES.md 11)."""
     rules = request.rules
     require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
     require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
@@ -51,10 +56,23 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
     ):
         raise InvalidArgument(refused)
     board = rules.board
-    if not (0 <= board.rows <= 5 and 0 <= board.columns <= 5):
-        raise InvalidArgument("boards are at most 5x5")
+    given = len(set(board.blocked_cells))
+    if given and board.blocked_count and board.blocked_count != given:
+        raise InvalidArgument(
+            f"board.blocked_count is {board.blocked_count} but {given} blocked cells are given"
+        )
+    count = given or board.blocked_count
+    problem = board_problem(
+        rows=board.rows or 3,
+        cols=board.columns or 3,
+        blocked=count,
+        house_hands=rules.house_hands,
+        trades=rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE),
+    )
+    if problem is not None:
+        raise InvalidArgument(problem)
     try:
-        return mapping.setup_back(
+        setup = mapping.setup_back(
             request.mode,
             request.origin_mode,
             rules,
@@ -62,9 +80,12 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> MatchRules:
         )
     except (KeyError, ValueError) as error:
         raise InvalidArgument(f"rules or mode are not valid: {error}") from None
+    return setup, 0 if given else count
 
 
-def _seat(setup_message: m.SeatSetup) -> tuple[SeatPlayer, tuple[MatchCard, ...]]:
+def _seat(
+    setup_message: m.SeatSetup, setup: MatchRules
+) -> tuple[SeatPlayer, tuple[MatchCard, ...]]:
     player = mapping.seat_player_back(setup_message.player)
     require(player.player_id, "seats.player.player_id")
     require(player.name, "seats.player.player_name")
@@ -79,7 +100,13 @@ def _seat(setup_message: m.SeatSetup) -> tuple[SeatPlayer, tuple[MatchCard, ...]
         if not 1 <= value.stars <= 5:
             raise InvalidArgument(f"card {value.card_id}: stars run from 1 to 5")
         cards.append(value)
-    if len(cards) == DECK_SIZE:
+    wanted = hand_size_for(setup.rows)
+    if len(cards) != wanted:
+        raise InvalidArgument(
+            f"{player.name}'s deck: a {setup.rows}x{setup.cols} table needs a deck of "
+            f"{wanted}; this one holds {len(cards)}"
+        )
+    if len(cards) in STAR_LIMITS:
         broken = validate_deck([DeckEntry(c.card_id, c.character_id, c.stars) for c in cards])
         if broken:
             raise InvalidArgument(f"{player.name}'s deck: {broken[0].message}")
@@ -106,17 +133,24 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         bind(match_id=request.match_id, player_id="")
         require(request.request_id, "request_id")
         match_id = require(request.match_id, "match_id")
-        setup = _setup(request)
+        setup, blocked_count = _setup(request)
         if len(request.seats) != 2:
             raise InvalidArgument(f"a match has two seats, got {len(request.seats)}")
-        (p_a, hand_a), (p_b, hand_b) = (_seat(s) for s in request.seats)
+        (p_a, hand_a), (p_b, hand_b) = (_seat(s, setup) for s in request.seats)
         if setup.trade_one and (p_a.is_bot or p_b.is_bot):
             raise InvalidArgument("games with a bot never trade")
         key = Request.of(
             "create", request.request_id, request.SerializeToString(deterministic=True)
         )
         started = await handlers.start_match(
-            self._ctx, key, match_id, setup, (p_a, p_b), (hand_a, hand_b), request.origin_id
+            self._ctx,
+            key,
+            match_id,
+            setup,
+            (p_a, p_b),
+            (hand_a, hand_b),
+            request.origin_id,
+            blocked_count,
         )
         return m.MatchServiceCreateMatchResponse(
             match_id=started.match.match_id,

@@ -30,6 +30,8 @@ class Origin(StrEnum):
     OWNED_COPY = "owned_copy"
     DRAFTED = "drafted"
     BOT = "bot"
+    HOUSE = "house"
+    """A house hand's card (RULES.md 11): dealt from the catalog, owned by nobody."""
 
 
 class FinishReason(StrEnum):
@@ -97,6 +99,7 @@ class MatchRules:
     rows: int = 3
     cols: int = 3
     blocked: frozenset[int] = frozenset()
+    """The blocked cells of the first round, drawn at match start (RULES.md 11)."""
     trade_one: bool = False
     ladder: str = ""
     """The Elo ladder the result counts for ("ranked", "draft"); empty when unrated."""
@@ -106,6 +109,8 @@ class MatchRules:
     sudden_death: bool = False
     """RULES.md 12: a full board with equal scores starts another round (at most
     :data:`MAX_ROUNDS`)."""
+    house_hands: bool = False
+    """RULES.md 11: both hands were dealt from the catalog; the match trades nothing."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Which optional rules may be combined in one match (RULES.md 6, 11, 12, 16). The one
+"""Which optional rules and boards may be combined in one match (RULES.md 6, 11, 12, 16). The one
 place these checks live: the match service refuses a CreateMatch breaking them, the
 matchmaker a custom table, a practice match or a Roulette draw breaking them.
 
@@ -46,4 +46,36 @@ def rule_set_problem(
                 "Trade One needs Closed visibility with Same, Plus and Combo on; "
                 f"this rule set lacks {', '.join(missing)}"
             )
+    return None
+
+
+BOARDS = (3, 4, 5)
+"""RULES.md 11: the boards a table plays, by side length."""
+MAX_BLOCKED = 5
+"""RULES.md 11: a 5x5 board blocks 0 to 5 cells."""
+
+
+def board_problem(
+    *, rows: int, cols: int, blocked: int, house_hands: bool, trades: bool
+) -> str | None:
+    """Why a table cannot be played on this board (RULES.md 11), or None.
+
+    ``blocked``: how many cells are blocked; ``trades``: a trade rule other than None.
+    """
+    if rows != cols or rows not in BOARDS:
+        return f"a table plays on a 3x3, 4x4 or 5x5 board, not {rows}x{cols}"
+    if blocked and rows != 5:
+        return (
+            f"blocked cells are for the 5x5 board only: a {rows}x{cols} table has none "
+            f"(asked for {blocked})"
+        )
+    if not 0 <= blocked <= MAX_BLOCKED:
+        return f"a 5x5 table blocks 0 to {MAX_BLOCKED} cells, not {blocked}"
+    if house_hands and rows == 3:
+        return "house hands are dealt on the 4x4 and 5x5 boards: choose one, or bring decks"
+    if house_hands and trades:
+        return (
+            "house hands never trade: their cards belong to nobody; choose the trade rule "
+            "None, or bring decks"
+        )
     return None
