@@ -1,6 +1,6 @@
-"""Use cases of decks (RULES.md 2, 6) and locks (RULES.md 9): saving and deleting a
-deck, checking one, the five copies a player brings to a match, a bot's deck, locking
-and releasing copies."""
+"""Use cases of decks (RULES.md 2, 6, 11) and locks (RULES.md 9): saving and deleting a
+deck, checking one, the copies a player brings to a match (5, 8 or 13), a bot's deck, a
+house hand, locking and releasing copies."""
 
 from __future__ import annotations
 
@@ -20,8 +20,15 @@ from services.collection.domain.events import (
 from services.collection.handlers import Context, PendingObligation
 from services.collection.results import CopiesChanged, DeckChanged, DeckRecord, DeckResolved
 from services.collection.store import Request, Unit
-from services.match.rules import Violation
-from services.match.rules.deck import DECK_SIZE, DeckEntry, validate_deck
+from services.match.rules import Side, Violation
+from services.match.rules.deck import (
+    BOARD_HANDS,
+    DECK_SIZE,
+    STAR_LIMITS,
+    DeckEntry,
+    deck_size_problem,
+    validate_deck,
+)
 from services.platform.errors import InvalidArgument, NotFound, short_id
 
 
@@ -81,20 +88,35 @@ async def deck_page(ctx: Context, player_id: str, limit: int, offset: int) -> li
     return await ctx.store.decks(player_id, limit, offset)
 
 
+def board_of(hand_size: int) -> int | None:
+    """The board (side length) a table's hand size is for; None for 0 (any deck)."""
+    if not hand_size:
+        return None
+    boards = {hand: board for board, hand in BOARD_HANDS.items()}
+    if hand_size not in boards:
+        raise InvalidArgument(f"hand_size is 5, 8 or 13 (or 0 for any), not {hand_size}")
+    return boards[hand_size]
+
+
 async def deck_violations(
-    ctx: Context, player_id: str, copy_ids: Sequence[str]
+    ctx: Context, player_id: str, copy_ids: Sequence[str], hand_size: int = 0
 ) -> tuple[Violation, ...]:
-    """Every rule the deck breaks now (RULES.md 2 and 9), read without locking."""
+    """Every rule the deck breaks now (RULES.md 2, 9 and 11: for a table of
+    ``hand_size`` when given), read without locking."""
     owned = await ctx.store.copies(player_id, copy_ids)
     locks = await ctx.store.locks(copy_ids)
-    return decks.deck_violations(copy_ids, owned, locks.keys())
+    return decks.deck_violations(copy_ids, owned, locks.keys(), board_of(hand_size))
 
 
-async def random_deck_possible(ctx: Context, player_id: str) -> str | None:
-    """Why no Random deck can be drawn from the free copies now, or None if one can."""
+async def random_deck_possible(
+    ctx: Context, player_id: str, hand_size: int = DECK_SIZE
+) -> str | None:
+    """Why no Random deck of ``hand_size`` can be drawn from the free copies now, or
+    None if one can."""
+    board_of(hand_size)
     free = await _free_copies(ctx, player_id)
     try:
-        decks.draw_random_deck(free, Random(0))
+        decks.draw_random_deck(free, Random(0), hand_size or DECK_SIZE)
     except decks.NoRandomDeck as error:
         return str(error)
     return None
@@ -113,9 +135,12 @@ async def resolve_deck_for_match(
     deck_id: str | None,
     purpose_id: str,
     lock_for: Holder | None,
+    hand_size: int = DECK_SIZE,
 ) -> DeckResolved:
-    """The five copies a player brings to a match: a saved deck checked now, or a Random
-    deck drawn and recorded; locked for a trading match in the same transaction."""
+    """The copies a player brings to a match of ``hand_size`` (5, 8 or 13): a saved
+    deck of that size checked now, or a Random deck drawn and recorded; locked for a
+    trading match in the same transaction."""
+    board = board_of(hand_size or DECK_SIZE)
 
     async def work(unit: Unit) -> DeckResolved:
         await unit.player(player_id)
@@ -130,7 +155,8 @@ async def resolve_deck_for_match(
         events: list[PlayerEvent] = []
         if deck_id is None:
             free = await _free_copies(ctx, player_id, unit)
-            copy_ids = [c.copy_id for c in decks.draw_random_deck(free, ctx.rng)]
+            drawn = decks.draw_random_deck(free, ctx.rng, hand_size or DECK_SIZE)
+            copy_ids = [c.copy_id for c in drawn]
             events.append(RandomDeckDrawn(player_id, purpose_id, tuple(copy_ids)))
         else:
             saved = await unit.deck(player_id, deck_id)
@@ -141,7 +167,7 @@ async def resolve_deck_for_match(
         locks = await unit.locks(copy_ids)
         # A copy already locked for this very match is no obstacle (the lock is retried).
         others = [i for i, holder in locks.items() if holder != lock_for]
-        broken = decks.deck_violations(copy_ids, owned, others)
+        broken = decks.deck_violations(copy_ids, owned, others, board)
         if broken:
             raise decks.DeckUnavailable(broken)
         if lock_for is not None:
@@ -156,16 +182,36 @@ async def resolve_deck_for_match(
 
 
 def draw_bot_deck(ctx: Context, request_id: str, hand_size: int) -> list[Character]:
-    """A legal deck from the catalog for a bot; the same request id draws the same deck."""
-    if hand_size not in (0, DECK_SIZE):
-        raise InvalidArgument(f"only {DECK_SIZE}-card hands are available")
+    """A legal deck from the catalog for a bot; the same request id draws the same deck.
+    Hands of 8 and 13 (RULES.md 11) are drawn like house hands, without holo."""
+    if (problem := deck_size_problem(hand_size or DECK_SIZE)) is not None:
+        raise InvalidArgument(f"hand_size: {problem}")
     rng = Random(uuid5(NAMESPACE_URL, f"triad:bot-deck:{request_id}").int)
     pool = [c for c in ctx.catalog if c.stars <= 4]
+    if hand_size and hand_size != DECK_SIZE:
+        return [c for c, _, _ in decks.deal_house_hand(pool, hand_size, rng)]
     while True:
         deck = rng.sample(pool, DECK_SIZE)
         entries = [DeckEntry(c.id, c.id, c.stars) for c in deck]
         if not validate_deck(entries):
             return deck
+
+
+def deal_house_hand(
+    ctx: Context, request_id: str, hand_size: int
+) -> tuple[tuple[Character, Side | None, bool], ...]:
+    """A house hand (RULES.md 11) of ``hand_size`` from the whole catalog, 5% holo; the
+    same request id deals the same hand (the match records it; nothing is stored here,
+    as the cards never enter a collection)."""
+    if hand_size not in STAR_LIMITS:
+        raise InvalidArgument(f"a house hand holds 5, 8 or 13 cards, not {hand_size}")
+    rng = Random(uuid5(NAMESPACE_URL, f"triad:house-hand:{request_id}").int)
+    return decks.deal_house_hand(list(ctx.catalog), hand_size, rng)
+
+
+def house_card_id(request_id: str, index: int) -> str:
+    """The id of a house hand's card, derived from the request like a bot's."""
+    return f"house-{uuid5(NAMESPACE_URL, f'triad:house-card:{request_id}:{index}')}"
 
 
 def bot_card_id(request_id: str, index: int) -> str:

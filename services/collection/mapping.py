@@ -25,6 +25,7 @@ from services.collection.domain.events import (
     PlayerRef,
 )
 from services.match.rules import Element, Side, Sides
+from services.match.rules.cards import with_holo
 from services.platform.edge import require, require_enum
 from services.platform.errors import InvalidArgument
 from services.wire import (
@@ -140,6 +141,16 @@ def bot_card(card_id: str, value: Character) -> pb.Card:
         origin=pb.CARD_ORIGIN_BOT,
         character=character(value),
         printed_sides=sides(value.sides),
+    )
+
+
+def house_card(card_id: str, value: Character, holo_side: Side | None, holo: bool) -> pb.Card:
+    """A house hand's card (RULES.md 11): a catalog character, maybe Holographic, owned
+    by nobody."""
+    return pb.Card(
+        card_id=card_id,
+        origin=pb.CARD_ORIGIN_HOUSE,
+        **_printed(value, holo, holo_side, with_holo(value.sides, holo_side)),
     )
 
 

@@ -1,5 +1,6 @@
-"""Decks (RULES.md 2) and locks (RULES.md 9): saving a deck, the Random deck, locking
-copies for a trading match or a trade and releasing them.
+"""Decks (RULES.md 2, 11) and locks (RULES.md 9): saving a deck of 5, 8 or 13 cards, the
+Random deck of a table's size, house hands dealt from the catalog, locking copies for a
+trading match or a trade and releasing them.
 
 Pure functions returning events or raising a typed error naming the rule (STYLE 1).
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from random import Random
 
+from services.collection.domain.catalog import Character
 from services.collection.domain.events import (
     CopiesLocked,
     CopiesReleased,
@@ -16,8 +18,14 @@ from services.collection.domain.events import (
     Holder,
     OwnedCopy,
 )
-from services.match.rules import DeckEntry, DeckRule, Violation
-from services.match.rules.deck import DECK_SIZE, card_label, validate_deck, within_star_limits
+from services.match.rules import DeckEntry, DeckRule, Side, Violation, holo_candidates
+from services.match.rules.deck import (
+    DECK_SIZE,
+    STAR_LIMITS,
+    card_label,
+    validate_deck,
+    within_star_limits,
+)
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -104,10 +112,14 @@ def entries(copy_ids: Sequence[str], copies: Mapping[str, OwnedCopy]) -> list[De
 
 
 def deck_violations(
-    copy_ids: Sequence[str], owned: Mapping[str, OwnedCopy], locked: Collection[str]
+    copy_ids: Sequence[str],
+    owned: Mapping[str, OwnedCopy],
+    locked: Collection[str],
+    board: int | None = None,
 ) -> tuple[Violation, ...]:
-    """Every rule of RULES.md 2 and 9 the deck breaks now, with its cards."""
-    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=locked)
+    """Every rule of RULES.md 2, 9 and 11 the deck breaks now, with its cards; ``board``:
+    the side of the table it is for (None: a deck of 5, 8 or 13 for its own board)."""
+    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=locked, board=board)
 
 
 def save_deck(
@@ -142,8 +154,11 @@ def save_deck(
     return DeckSaved(player_id, deck_id, name, tuple(copy_ids))
 
 
-def draw_random_deck(free: Sequence[OwnedCopy], rng: Random) -> tuple[OwnedCopy, ...]:
-    """RULES.md 6 Random: a legal deck from the free copies, drawn at random.
+def draw_random_deck(
+    free: Sequence[OwnedCopy], rng: Random, size: int = DECK_SIZE
+) -> tuple[OwnedCopy, ...]:
+    """RULES.md 6 Random: a legal deck of ``size`` (RULES.md 11: 5, 8 or 13) from the
+    free copies, drawn at random.
 
     One copy per character is drawn, then characters are taken in random order, each
     kept if the star limits still hold. That finds a deck whenever one exists: lower
@@ -157,14 +172,53 @@ def draw_random_deck(free: Sequence[OwnedCopy], rng: Random) -> tuple[OwnedCopy,
     deck: list[OwnedCopy] = []
     for copy in candidates:
         stars = [c.character.stars for c in (*deck, copy)]
-        if within_star_limits(stars.count(5), stars.count(4)):
+        if within_star_limits(stars.count(5), stars.count(4), size):
             deck.append(copy)
-            if len(deck) == DECK_SIZE:
+            if len(deck) == size:
                 return tuple(deck)
+    fives, high = STAR_LIMITS[size]
     raise NoRandomDeck(
-        f"your free copies hold no legal deck: a deck needs {DECK_SIZE} different characters "
-        "with at most one 5★ and at most two 4★ or better, none of them locked"
+        f"your free copies hold no legal deck of {size}: it needs {size} different "
+        f"characters with at most {_count(fives)} 5★ and at most {_count(high)} 4★ or "
+        "better, none of them locked"
     )
+
+
+def _count(n: int) -> str:
+    return {1: "one", 2: "two", 3: "three", 5: "five"}.get(n, str(n))
+
+
+HOUSE_HOLO_CHANCE = 0.05
+"""RULES.md 11: a house hand's card is Holographic with probability 5%, like Draft's."""
+
+
+def deal_house_hand(
+    catalog: Sequence[Character], size: int, rng: Random
+) -> tuple[tuple[Character, Side | None, bool], ...]:
+    """**Decision** (RULES.md 11, house hands): a legal hand of ``size`` drawn at random
+    from the whole catalog, each card Holographic with probability 5% (its side drawn
+    among those below A): (character, holo side, holo) per card. Characters are taken
+    in random order, each kept if the hand's star limits still hold (always a hand when
+    the catalog has enough characters of 3★ or less)."""
+    if size not in STAR_LIMITS:
+        raise InvalidArgument(f"a hand holds 5, 8 or 13 cards, not {size}")
+    candidates = list(catalog)
+    rng.shuffle(candidates)
+    hand: list[Character] = []
+    for character in candidates:
+        stars = [c.stars for c in (*hand, character)]
+        if within_star_limits(stars.count(5), stars.count(4), size):
+            hand.append(character)
+            if len(hand) == size:
+                break
+    else:
+        raise ValueError(f"the catalog holds no legal hand of {size}")
+    dealt = []
+    for character in hand:
+        holo = rng.random() < HOUSE_HOLO_CHANCE
+        sides = holo_candidates(character.sides)
+        dealt.append((character, rng.choice(sides) if holo and sides else None, holo))
+    return tuple(dealt)
 
 
 # --- locks (RULES.md 9) ---------------------------------------------------------------------

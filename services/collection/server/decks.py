@@ -9,7 +9,14 @@ from triad.v1 import common_pb2 as pb
 
 from services.collection import handlers, handlers_decks, views
 from services.collection.handlers import Context
-from services.collection.mapping import bot_card, copy_card, holder_of, next_token, page
+from services.collection.mapping import (
+    bot_card,
+    copy_card,
+    holder_of,
+    house_card,
+    next_token,
+    page,
+)
 from services.collection.results import DeckRecord
 from services.platform.edge import bind, require
 from services.platform.errors import InvalidArgument
@@ -85,7 +92,9 @@ class DeckRpcs:
         bind(player_id=player)
         which = request.WhichOneof("deck")
         if which == "random":
-            reason = await handlers_decks.random_deck_possible(self._ctx, player)
+            reason = await handlers_decks.random_deck_possible(
+                self._ctx, player, request.hand_size or 5
+            )
             if reason is None:
                 return c.CollectionServiceValidateDeckResponse(valid=True)
             return c.CollectionServiceValidateDeckResponse(
@@ -103,7 +112,9 @@ class DeckRpcs:
             copy_ids = list(request.copies.copy_ids)
         else:
             raise InvalidArgument("say which deck to check: deck_id, copies or random")
-        broken = await handlers_decks.deck_violations(self._ctx, player, copy_ids)
+        broken = await handlers_decks.deck_violations(
+            self._ctx, player, copy_ids, request.hand_size
+        )
         return c.CollectionServiceValidateDeckResponse(
             valid=not broken, violations=views.violations(broken)
         )
@@ -126,9 +137,10 @@ class DeckRpcs:
             purpose,
             deck_id,
             lock_for,
+            request.hand_size or 5,
         )
         done = await handlers_decks.resolve_deck_for_match(
-            self._ctx, key, player, deck_id, purpose, lock_for
+            self._ctx, key, player, deck_id, purpose, lock_for, request.hand_size or 5
         )
         copies = await handlers.copies_by_id(self._ctx, done.copy_ids)
         return c.CollectionServiceResolveDeckForMatchResponse(
@@ -140,6 +152,14 @@ class DeckRpcs:
         self, request: c.CollectionServiceDrawBotDeckRequest, context: Any
     ) -> c.CollectionServiceDrawBotDeckResponse:
         request_id = require(request.request_id, "request_id")
+        if request.house:
+            hand = handlers_decks.deal_house_hand(self._ctx, request_id, request.hand_size or 5)
+            return c.CollectionServiceDrawBotDeckResponse(
+                cards=[
+                    house_card(handlers_decks.house_card_id(request_id, n), x, side, holo)
+                    for n, (x, side, holo) in enumerate(hand)
+                ]
+            )
         deck = handlers_decks.draw_bot_deck(self._ctx, request_id, request.hand_size)
         return c.CollectionServiceDrawBotDeckResponse(
             cards=[
