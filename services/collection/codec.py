@@ -52,6 +52,7 @@ from services.collection.domain.events import (
     ServerSeedRevealed,
     TradeCardChosen,
     TradeOpened,
+    TradeRule,
 )
 from services.collection.mapping import (
     REASONS,
@@ -82,6 +83,10 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 READER = events.Reader(UPCASTERS, events.read_newer_as_current("collection"))
 """A newer version is logged and read as the current one (additive changes only)."""
 MATCH_FINISHED = "triad.v1.MatchFinished"
+TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
+    r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
+}
+TRADE_RULES_BACK = {v: k for k, v in TRADE_RULES.items()}
 BOOSTER = 5
 """Cards per draft booster in ``DraftParticipant.boosters``."""
 
@@ -97,6 +102,11 @@ def _plain(value: Any) -> Any:
 
 def _each(one: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda values: tuple(one(v) for v in values)
+
+
+def _trade_rule_back(value: int) -> TradeRule:
+    """A recorded trade's rule; unset (recorded before trade rules) is Trade One."""
+    return TRADE_RULES_BACK.get(pb.TradeRule.ValueType(value), TradeRule.ONE)
 
 
 def _holder(message: pb.LockHolder) -> Any:
@@ -205,6 +215,9 @@ SPECS: dict[type[Any], tuple[type[Message], tuple[Field, ...]]] = {
             _f("offered", "offered_copies", out=_each(owned_copy), back=_each(owned_copy_back)),
             _f("deadline", "choice_deadline_time", out=timestamp, back=moment),
             _f("opened_at", RECORDED),
+            _f("rule", "trade_rule", out=TRADE_RULES.__getitem__, back=_trade_rule_back),
+            # Recorded before trade rules: Trade One's one copy.
+            _f("count", "take_count", back=lambda n: n or 1),
         ),
     ),
     TradeCardChosen: (
@@ -343,6 +356,8 @@ def finished_match(envelope: ev.EventEnvelope) -> FinishedMatch | None:
             PlayerRef(s.player.player_id, s.player.player_name),
             s.player.is_bot,
             tuple(s.original_card_ids),
+            s.score,
+            tuple(s.board_card_ids),
         )
         for s in message.seats
     )
@@ -356,7 +371,7 @@ def finished_match(envelope: ev.EventEnvelope) -> FinishedMatch | None:
         match_id=message.match_id,
         seats=(seats[0], seats[1]),
         winner=winner,
-        trade_one=message.trade_rule == pb.TRADE_RULE_ONE,
+        trade=TRADE_RULES_BACK.get(message.trade_rule, TradeRule.NONE),  # unset: no trade
         finished_at=moment(outcome.finish_time),
         placements=message.placement_count,
     )

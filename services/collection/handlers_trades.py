@@ -1,5 +1,9 @@
-"""Use cases after a match: settling a finished match (locks, coins, Trade One) and the
-trade's choice, by the winner or by the server at the deadline (RULES.md 7 and 9).
+"""Use cases after a match: settling a finished match (locks, coins, its trade rule) and
+the trade's choice, by the winner or by the server at the deadline (RULES.md 7, 9, 13).
+
+One and Difference open a trade that waits for the winner's choice (the offered copies
+locked for it); All and Direct move their copies while settling, in the same
+transaction (the match's locks released and the copies moved at one commit).
 
 ``settle_match`` runs inside an idempotent consumer's transaction, so its effect and
 the "processed" mark commit together. It is also idempotent on its own: the trade id
@@ -23,7 +27,9 @@ from services.collection.domain.events import (
     FinishedSeat,
     Holder,
     HolderKind,
+    OwnedCopy,
     TradeEvent,
+    TradeRule,
 )
 from services.collection.domain.trade import Trade
 from services.collection.handlers import Context
@@ -56,34 +62,103 @@ async def load_trade(unit: Unit, trade_id: str) -> Trade | None:
 
 
 async def settle_match(ctx: Context, unit: Unit, finished: FinishedMatch) -> None:
-    """Release the match's locks, pay for playing, and open Trade One when it applies."""
+    """Release the match's locks, pay for playing, and settle its trade rule."""
     humans = [s for s in finished.seats if not s.is_bot]
     await unit.players(*(s.player.player_id for s in humans))
     await release_in(unit, Holder(HolderKind.MATCH, finished.match_id))
     await reward_match(unit, played_match(finished), ctx.pair_rewards_per_day)
+    if finished.trade is TradeRule.NONE or len(humans) != 2:
+        return
+    if await load_trade(unit, trade.trade_id_for(finished.match_id)) is not None:
+        return  # settled by an earlier delivery
+    if finished.trade is TradeRule.DIRECT:
+        await _direct(ctx, unit, finished)  # whatever the result, a draw too
+        return
     if finished.winner is None:
-        return  # a draw trades nothing (RULES.md 7)
+        return  # a draw trades nothing (RULES.md 7, 13)
     winner = finished.seats[finished.winner]
     loser = finished.seats[1 - finished.winner]
-    if finished.trade_one and len(humans) == 2:
-        await _open_trade(ctx, unit, finished.match_id, winner, loser)
+    if finished.trade is TradeRule.ALL:
+        await _all(ctx, unit, finished.match_id, winner, loser)
+        return
+    count = 1
+    if finished.trade is TradeRule.DIFFERENCE:
+        count = trade.difference(winner.score, loser.score, len(loser.deck))
+    await _open_trade(ctx, unit, finished, winner, loser, count)
+
+
+async def _tradeable(unit: Unit, seat: FinishedSeat, card_ids: tuple[str, ...]) -> list[OwnedCopy]:
+    """The copies of ``card_ids`` the seat's player still owns and nothing else holds
+    (the match's own locks are released by now), in the order given."""
+    owner = seat.player.player_id
+    owned = await unit.copies(owner, card_ids, lock=True)
+    locks = await unit.locks(list(owned))
+    return [owned[i] for i in dict.fromkeys(card_ids) if i in owned and i not in locks]
+
+
+async def _all(
+    ctx: Context, unit: Unit, match_id: str, winner: FinishedSeat, loser: FinishedSeat
+) -> None:
+    """RULES.md 13 All: the loser's whole original deck moves to the winner at once."""
+    moving = [(c, winner.player.player_id) for c in await _tradeable(unit, loser, loser.deck)]
+    await _settle_at_once(ctx, unit, match_id, winner, loser, TradeRule.ALL, moving)
+
+
+async def _direct(ctx: Context, unit: Unit, finished: FinishedMatch) -> None:
+    """RULES.md 13 Direct: each player receives the copies of the opponent's deck that
+    they own on the final board (at a forfeit, the board then); hands stay put."""
+    first = 0 if finished.winner is None else finished.winner
+    receiver, giver = finished.seats[first], finished.seats[1 - first]
+    moving: list[tuple[OwnedCopy, str]] = []
+    for to, source in ((receiver, giver), (giver, receiver)):
+        won = tuple(i for i in to.board if i in set(source.deck))
+        moving += [(c, to.player.player_id) for c in await _tradeable(unit, source, won)]
+    await _settle_at_once(ctx, unit, finished.match_id, receiver, giver, TradeRule.DIRECT, moving)
+
+
+async def _settle_at_once(
+    ctx: Context,
+    unit: Unit,
+    match_id: str,
+    winner: FinishedSeat,
+    loser: FinishedSeat,
+    rule: TradeRule,
+    moving: list[tuple[OwnedCopy, str]],
+) -> None:
+    if not moving:
+        log.info("trade moves nothing", match_id=match_id, rule=rule.value)
+        return
+    events = trade.settle_at_once(match_id, winner.player, loser.player, rule, moving, ctx.clock())
+    await unit.append(trade_stream(trade.trade_id_for(match_id)), 0, events)
+    metrics.TRADES_OPENED.inc()
+    metrics.TRADES_COMPLETED.labels(chooser="rule").inc()
+    log.info("trade settled at once", match_id=match_id, rule=rule.value, copies=len(moving))
 
 
 async def _open_trade(
-    ctx: Context, unit: Unit, match_id: str, winner: FinishedSeat, loser: FinishedSeat
+    ctx: Context,
+    unit: Unit,
+    finished: FinishedMatch,
+    winner: FinishedSeat,
+    loser: FinishedSeat,
+    count: int,
 ) -> None:
+    match_id = finished.match_id
     trade_id = trade.trade_id_for(match_id)
-    if await load_trade(unit, trade_id) is not None:
-        return  # opened by an earlier delivery
     loser_id = loser.player.player_id
-    owned = await unit.copies(loser_id, loser.deck, lock=True)
-    locks = await unit.locks(list(owned))
-    offered = [owned[i] for i in dict.fromkeys(loser.deck) if i in owned and i not in locks]
+    offered = await _tradeable(unit, loser, loser.deck)
     if not offered:
         log.warning("trade has nothing to offer", match_id=match_id, loser=loser_id)
         return
     opened = trade.open_trade(
-        match_id, winner.player, loser.player, offered, ctx.clock(), ctx.choice_seconds
+        match_id,
+        winner.player,
+        loser.player,
+        offered,
+        ctx.clock(),
+        ctx.choice_seconds,
+        finished.trade,
+        count,
     )
     await unit.append(trade_stream(trade_id), 0, [opened])
     holder = Holder(HolderKind.TRADE, trade_id)
@@ -95,7 +170,14 @@ async def _open_trade(
     # then sleeps at most its poll ceiling, no longer than if it had not been woken.
     ctx.wakes.trades.due_at(opened.deadline)
     metrics.TRADES_OPENED.inc()
-    log.info("trade opened", match_id=match_id, trade_id=trade_id, winner=winner.player.player_id)
+    log.info(
+        "trade opened",
+        match_id=match_id,
+        trade_id=trade_id,
+        winner=winner.player.player_id,
+        rule=finished.trade.value,
+        count=opened.count,
+    )
 
 
 async def _complete(unit: Unit, state: Trade, events: tuple[TradeEvent, ...]) -> None:
@@ -111,23 +193,32 @@ async def _complete(unit: Unit, state: Trade, events: tuple[TradeEvent, ...]) ->
 async def choose_card(
     ctx: Context, request: Request, trade_id: str, player_id: str, copy_id: str
 ) -> TradeChosen:
+    """Trade One's choice: the one copy the winner takes."""
+    return await choose_cards(ctx, request, trade_id, player_id, (copy_id,))
+
+
+async def choose_cards(
+    ctx: Context, request: Request, trade_id: str, player_id: str, copy_ids: tuple[str, ...]
+) -> TradeChosen:
+    """The winner's choice: one copy (One) or the trade's d copies at once (Difference)."""
+
     async def work(unit: Unit) -> TradeChosen:
         if not await unit.claim_trade(trade_id):
             raise trade.no_trade(trade_id)
         state = await load_trade(unit, trade_id)
-        events = trade.choose(state, trade_id, player_id, copy_id, ctx.clock())
+        events = trade.choose(state, trade_id, player_id, copy_ids, ctx.clock())
         assert state is not None
         await _complete(unit, state, events)
         metrics.TRADES_COMPLETED.labels(chooser="winner").inc()
-        log.info("trade card chosen", trade_id=trade_id, copy_id=copy_id)
+        log.info("trade cards chosen", trade_id=trade_id, copy_ids=list(copy_ids))
         return TradeChosen(trade_id)
 
     return await ctx.store.run(work, request)
 
 
 async def fire_due_trade(ctx: Context) -> bool:
-    """Auto-pick for the most overdue trade, if any: a random card of the five, drawn
-    here and recorded. True if one was claimed."""
+    """Auto-pick for the most overdue trade, if any: random cards of those offered (one,
+    or d distinct ones), drawn here and recorded. True if one was claimed."""
     now = ctx.clock()
 
     async def work(unit: Unit) -> bool:
@@ -135,12 +226,18 @@ async def fire_due_trade(ctx: Context) -> bool:
         if trade_id is None:
             return False
         state = await load_trade(unit, trade_id)
-        if state is not None and state.chosen is None:
-            events = trade.auto_pick(state, ctx.rng.randrange(len(state.offered)), now)
+        if state is not None and not state.chosen:
+            size = len(state.offered)
+            drawn = (
+                [ctx.rng.randrange(size)]
+                if state.count == 1
+                else ctx.rng.sample(range(size), state.count)
+            )
+            events = trade.auto_pick(state, drawn, now)
             if events is not None:
                 await _complete(unit, state, events)
                 metrics.TRADES_COMPLETED.labels(chooser="server").inc()
-                log.info("trade auto-picked", trade_id=trade_id, copy_id=events[0].copy_id)
+                log.info("trade auto-picked", trade_id=trade_id, drawn=drawn)
         return True
 
     return await ctx.store.run(work)
@@ -172,7 +269,7 @@ async def pending_trade_id(ctx: Context, player_id: str) -> str | None:
 
 
 async def obligations(ctx: Context, player_id: str, current_match_id: str) -> list[Obligation]:
-    """What the player owes before a next match: a Trade One (pending, or being opened by
+    """What the player owes before a next match: a trade (pending, or being settled by
     a settlement of a trading match other than ``current_match_id``), an open draft."""
     found = []
     # The match's locks first: a settlement committing between the two reads has
@@ -184,7 +281,7 @@ async def obligations(ctx: Context, player_id: str, current_match_id: str) -> li
             Obligation(
                 ObligationKind.PENDING_TRADE,
                 trade.trade_id_for(settling),
-                "the Trade One of your last match is being opened: a card must change hands "
+                "the trade of your last match is being settled: cards must change hands "
                 "before your next match",
             )
         )
@@ -193,7 +290,7 @@ async def obligations(ctx: Context, player_id: str, current_match_id: str) -> li
             Obligation(
                 ObligationKind.PENDING_TRADE,
                 trade_id,
-                "a Trade One card must change hands before your next match",
+                "a traded card must change hands before your next match",
             )
         )
     draft_id = await ctx.store.open_draft_of(player_id)

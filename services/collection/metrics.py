@@ -22,7 +22,9 @@ MATCH_REWARDS = Counter(
 )
 TRADES_OPENED = Counter("triad_trades_opened_total", "Trade One trades opened.")
 TRADES_COMPLETED = Counter(
-    "triad_trades_completed_total", "Trades whose copy moved, by who chose.", ["chooser"]
+    "triad_trades_completed_total",
+    "Trades whose copies moved, by who chose (winner, server, or the rule itself: All, Direct).",
+    ["chooser"],
 )
 LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from triad.v1 import common_pb2 as pb
 
+from services.collection.codec import TRADE_RULES
 from services.collection.domain import boosters
 from services.collection.domain.draft_session import Draft, Status
 from services.collection.domain.events import OwnedCopy
@@ -138,7 +139,7 @@ def odds() -> pb.BoosterOdds:
 def trade(state: Trade, player_id: str) -> pb.Trade:
     if state.completed:
         status = pb.TRADE_STATUS_COMPLETED
-    elif state.chosen is not None:
+    elif state.chosen:
         status = pb.TRADE_STATUS_CHOSEN
     else:
         status = pb.TRADE_STATUS_AWAITING_CHOICE
@@ -152,10 +153,13 @@ def trade(state: Trade, player_id: str) -> pb.Trade:
         loser_name=state.loser.name,
         offered_copies=[owned_copy(c) for c in state.offered],
         choice_deadline_time=timestamp(state.deadline),
-        chosen_copy_id=state.chosen or "",
+        chosen_copy_id=state.chosen[0] if state.chosen else "",
         auto_picked=state.auto_picked,
         open_time=timestamp(state.opened_at),
         complete_time=timestamp(state.completed_at),
+        trade_rule=TRADE_RULES[state.rule],
+        take_count=state.count,
+        chosen_copy_ids=state.chosen,
     )
 
 

@@ -24,7 +24,7 @@ from triad.v1 import common_pb2 as pb
 
 from devtools.processes import Service
 from services.collection.domain.catalog import load_catalog
-from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef
+from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef, TradeRule
 from services.collection.handlers import Context
 from services.collection.handlers_trades import settle_match
 from services.collection.store import Store
@@ -98,7 +98,7 @@ async def test_a_killed_service_loses_nothing_acknowledged_and_completes_every_t
                         FinishedSeat(PlayerRef(loser, loser), False, decks[loser]),
                     ),
                     0,
-                    True,
+                    TradeRule.ONE,
                     ctx.clock(),
                     placements=9,
                 )

@@ -5,7 +5,7 @@ draw (holo flags and sides, booster contents, the Random deck, the trade auto-pi
 boosters and their automatic completion) is recorded here, so replay never draws again.
 
 Streams: ``player-<id>`` (copies, decks, locks, currency, seeds, boosters),
-``trade-<id>`` (Trade One) and ``draft-<id>`` (draft sessions).
+``trade-<id>`` (a trade rule's transfers after one match) and ``draft-<id>`` (draft sessions).
 """
 
 from __future__ import annotations
@@ -32,6 +32,25 @@ class CurrencyReason(StrEnum):
     DAILY_FIRST_MATCH = "daily_first_match"
     BOOSTER_PURCHASE = "booster_purchase"
     GRANT = "grant"
+
+
+class TradeRule(StrEnum):
+    """What changes hands after a match (RULES.md 7, 13)."""
+
+    NONE = "none"
+    ONE = "one"
+    """The winner chooses one copy of the loser's original deck."""
+    DIRECT = "direct"
+    """Each player receives the opponent's copies they own on the final board."""
+    DIFFERENCE = "difference"
+    """The winner chooses d copies of the loser's deck, d the score difference."""
+    ALL = "all"
+    """The winner receives the loser's whole original deck."""
+
+    @property
+    def label(self) -> str:
+        """The rule's name as the rulebook writes it ("Trade One", "Difference")."""
+        return "Trade One" if self is TradeRule.ONE else self.value.capitalize()
 
 
 class HolderKind(StrEnum):
@@ -195,8 +214,13 @@ class TradeTerms:
     winner: PlayerRef
     loser: PlayerRef
     offered: tuple[OwnedCopy, ...]
+    """The copies the trade may move, each as its owner held it at the opening (One,
+    Difference, All: the loser's original deck; Direct: the copies that change sides)."""
     deadline: datetime
     opened_at: datetime
+    rule: TradeRule
+    count: int
+    """How many of ``offered`` move: 1 for One, d for Difference, all for Direct and All."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +325,11 @@ class FinishedSeat:
     player: PlayerRef
     is_bot: bool
     deck: tuple[str, ...]
-    """The seat's original five card ids (copy ids for owned copies), in deck order."""
+    """The seat's original card ids (copy ids for owned copies), in deck order."""
+    score: int = 0
+    """The final round's score (at the moment of a forfeit)."""
+    board: tuple[str, ...] = ()
+    """card_ids in this seat's colour on the final board (at the moment of a forfeit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,10 +340,16 @@ class FinishedMatch:
     seats: tuple[FinishedSeat, FinishedSeat]
     winner: int | None
     """Index of the winning seat; None for a draw."""
-    trade_one: bool
+    trade: TradeRule
+    """The trade rule that applies now (the match's says when: NONE with a bot, or a
+    draw under a rule that needs a winner)."""
     finished_at: datetime
     placements: int
     """Cards placed on the board: what the reward for playing depends on."""
+
+    @property
+    def trade_one(self) -> bool:
+        return self.trade is TradeRule.ONE
 
 
 PlayerEvent = (

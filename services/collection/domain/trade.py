@@ -1,10 +1,15 @@
-"""Trade One (RULES.md 7) as a small aggregate: a fold of its stream and its decisions.
+"""The trade after a match (RULES.md 7, 13) as a small aggregate: a fold of its stream
+and its decisions.
 
-A trade opens from a finished match with a winner and Trade One in force. The winner
-chooses one copy of the loser's original five within the choice window (2 minutes);
-after it the server picks one at random, drawn by the handler and recorded. The
-chosen copy moves with its holo bonus in the same transaction as the choice, so there
-is no moment at which the choice is known and the copy has not moved.
+- **One** and **Difference** open with the loser's original deck offered and wait for
+  the winner's choice (one copy; d copies at once, d the score difference) within the
+  choice window (2 minutes); after it the server picks the copies at random, drawn by
+  the handler and recorded. The chosen copies move with their holo bonus in the same
+  transaction as the choice, so there is no moment at which the choice is known and
+  a copy has not moved.
+- **All** and **Direct** move their copies as they open, in one transaction: no
+  choice, no deadline. Direct moves copies both ways (each copy from its owner to the
+  opponent who holds it on the final board).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeEvent,
     TradeOpened,
+    TradeRule,
     TradeTerms,
 )
 from services.match.rules.deck import card_label
@@ -73,7 +79,7 @@ def trade_id_for(match_id: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Trade(TradeTerms):
     version: int
-    chosen: str | None = None
+    chosen: tuple[str, ...] = ()
     auto_picked: bool = False
     completed_at: datetime | None = None
 
@@ -97,13 +103,26 @@ def evolve(state: Trade | None, event: TradeEvent, at: datetime) -> Trade:
             event.offered,
             event.deadline,
             event.opened_at,
+            event.rule,
+            event.count,
             version=1,
         )
     if state is None:
         raise ValueError(f"{type(event).__name__} before TradeOpened")
     if isinstance(event, TradeCardChosen):
         return replace(
-            state, version=state.version + 1, chosen=event.copy_id, auto_picked=event.auto_picked
+            state,
+            version=state.version + 1,
+            chosen=(*state.chosen, event.copy_id),
+            auto_picked=event.auto_picked,
+        )
+    if isinstance(event, CopyTransferred) and state.rule in (TradeRule.ALL, TradeRule.DIRECT):
+        # Nobody chooses: what moves is what the rule moved.
+        return replace(
+            state,
+            version=state.version + 1,
+            chosen=(*state.chosen, event.copy_id),
+            completed_at=at,
         )
     return replace(state, version=state.version + 1, completed_at=at)
 
@@ -115,6 +134,12 @@ def fold(events: Sequence[tuple[TradeEvent, datetime]]) -> Trade | None:
     return state
 
 
+def difference(winner_score: int, loser_score: int, deck_size: int) -> int:
+    """RULES.md 13: d is the winner's score minus the loser's, capped at the deck size;
+    at least 1 (a forfeit loses a card even when the forfeiting player led)."""
+    return max(1, min(winner_score - loser_score, deck_size))
+
+
 def open_trade(
     match_id: str,
     winner: PlayerRef,
@@ -122,7 +147,10 @@ def open_trade(
     offered: Sequence[OwnedCopy],
     now: datetime,
     choice_seconds: float = CHOICE_SECONDS,
+    rule: TradeRule = TradeRule.ONE,
+    count: int = 1,
 ) -> TradeOpened:
+    """A trade that waits for the winner's choice (One: ``count`` 1; Difference)."""
     return TradeOpened(
         trade_id_for(match_id),
         match_id,
@@ -131,53 +159,106 @@ def open_trade(
         tuple(offered),
         now + timedelta(seconds=choice_seconds),
         now,
+        rule,
+        min(count, len(offered)),
     )
 
 
+def _moved(copy: OwnedCopy, to: str, now: datetime) -> OwnedCopy:
+    return replace(copy, owner_id=to, source=CopySource.TRADE, acquired_at=now)
+
+
 def _transfer(trade: Trade, copy: OwnedCopy, now: datetime) -> CopyTransferred:
-    moved = replace(copy, owner_id=trade.winner.player_id, source=CopySource.TRADE, acquired_at=now)
+    moved = _moved(copy, trade.winner.player_id, now)
     return CopyTransferred(
         trade.trade_id, copy.copy_id, trade.loser.player_id, trade.winner.player_id, moved
     )
 
 
+def settle_at_once(
+    match_id: str,
+    winner: PlayerRef,
+    loser: PlayerRef,
+    rule: TradeRule,
+    moving: Sequence[tuple[OwnedCopy, str]],
+    now: datetime,
+) -> list[TradeEvent]:
+    """All and Direct (RULES.md 13): the trade opens and every copy of ``moving`` (the
+    copy as its owner holds it, and who receives it) moves in the same events. With
+    Direct on a draw, ``winner`` and ``loser`` are simply the two players."""
+    trade_id = trade_id_for(match_id)
+    offered = tuple(copy for copy, _ in moving)
+    events: list[TradeEvent] = [
+        TradeOpened(trade_id, match_id, winner, loser, offered, now, now, rule, len(offered))
+    ]
+    for copy, to in moving:
+        events.append(
+            CopyTransferred(trade_id, copy.copy_id, copy.owner_id, to, _moved(copy, to, now))
+        )
+    return events
+
+
 def choose(
-    trade: Trade | None, trade_id: str, player_id: str, copy_id: str, now: datetime
-) -> tuple[TradeCardChosen, CopyTransferred]:
-    """The winner takes one of the loser's original five (RULES.md 7)."""
+    trade: Trade | None,
+    trade_id: str,
+    player_id: str,
+    copy_ids: Sequence[str],
+    now: datetime,
+) -> tuple[TradeEvent, ...]:
+    """The winner takes one of the loser's original cards (RULES.md 7), or, under
+    Difference, the trade's d cards at once (RULES.md 13)."""
     if trade is None:
         raise no_trade(trade_id)
     trade.party(player_id)
+    if trade.rule in (TradeRule.ALL, TradeRule.DIRECT):
+        raise AlreadyChosen(
+            f"a {trade.rule.label} trade has no choice: its cards moved when the match ended"
+        )
     if player_id != trade.winner.player_id:
         raise NotTheChooser("only the winner chooses the card; the loser gives it")
     offered = {c.copy_id: c for c in trade.offered}
-    if trade.chosen is not None:
-        chosen = offered.get(trade.chosen)
+    if trade.chosen:
+        names = ", ".join(
+            _label(offered[i]) if i in offered else card_label(i) for i in trade.chosen
+        )
+        moves = "one card" if trade.count == 1 else f"{trade.count} cards, chosen at once"
         raise AlreadyChosen(
-            f"a card was already chosen{' by the server' if trade.auto_picked else ''}: "
-            f"{_label(chosen) if chosen else card_label(trade.chosen)}; a trade moves one card"
+            f"{'cards were' if len(trade.chosen) > 1 else 'a card was'} already chosen"
+            f"{' by the server' if trade.auto_picked else ''}: {names}; a trade moves {moves}"
         )
     if now > trade.deadline:
         raise ChoiceTooLate(
             f"the choice closed at {trade.deadline.isoformat(timespec='seconds')}; "
-            "the server picks a card at random"
+            f"the server picks {'a card' if trade.count == 1 else 'the cards'} at random"
         )
-    if copy_id not in offered:
+    for copy_id in copy_ids:
+        if copy_id not in offered:
+            raise CopyNotOffered(
+                f"{card_label(copy_id)} is not in the loser's deck of this match; choose "
+                f"{'one' if trade.count == 1 else trade.count} of "
+                f"{', '.join(_label(c) for c in offered.values())}"
+            )
+    if len(set(copy_ids)) != len(copy_ids):
+        raise CopyNotOffered("each card can be taken once: name each copy only once")
+    if len(copy_ids) != trade.count:
         raise CopyNotOffered(
-            f"{card_label(copy_id)} is not in the loser's deck of this match; choose one of "
-            f"{', '.join(_label(c) for c in offered.values())}"
+            f"this {trade.rule.label} trade takes {trade.count} "
+            f"card{'s' if trade.count != 1 else ''}, all in one choice; "
+            f"{len(copy_ids)} {'was' if len(copy_ids) == 1 else 'were'} named"
         )
-    return TradeCardChosen(trade.trade_id, copy_id, False), _transfer(trade, offered[copy_id], now)
+    chosen: list[TradeEvent] = [TradeCardChosen(trade.trade_id, i, False) for i in copy_ids]
+    moved: list[TradeEvent] = [_transfer(trade, offered[i], now) for i in copy_ids]
+    return (*chosen, *moved)
 
 
-def auto_pick(
-    trade: Trade, drawn_index: int, now: datetime
-) -> tuple[TradeCardChosen, CopyTransferred] | None:
-    """At the deadline the server picks the card the handler drew; None if chosen."""
-    if trade.chosen is not None or now < trade.deadline:
+def auto_pick(trade: Trade, drawn: Sequence[int], now: datetime) -> tuple[TradeEvent, ...] | None:
+    """At the deadline the server picks the cards the handler drew (``count`` distinct
+    indices into ``offered``); None if chosen or not due."""
+    if trade.chosen or trade.completed or now < trade.deadline:
         return None
-    copy = trade.offered[drawn_index]
-    return (
-        TradeCardChosen(trade.trade_id, copy.copy_id, True, drawn_index),
-        _transfer(trade, copy, now),
-    )
+    copies = [trade.offered[i] for i in drawn]
+    chosen: list[TradeEvent] = [
+        TradeCardChosen(trade.trade_id, c.copy_id, True, i)
+        for c, i in zip(copies, drawn, strict=True)
+    ]
+    return (*chosen, *(_transfer(trade, c, now) for c in copies))

@@ -1,7 +1,8 @@
-"""The CollectionService edge for Trade One (RULES.md 7) and a player's obligations."""
+"""The CollectionService edge for trades (RULES.md 7, 13) and a player's obligations."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -9,7 +10,24 @@ from triad.v1 import collection_pb2 as c
 from services.collection import handlers_trades, views
 from services.collection.handlers import Context
 from services.platform.edge import bind, require
+from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
+
+MAX_CHOSEN = 13
+"""The largest deck (RULES.md 11): no trade moves more copies than that."""
+
+
+def chosen_copies(copy_id: str, copy_ids: Sequence[str]) -> tuple[str, ...]:
+    """The copies a ChooseTradeCard names: ``copy_id`` (Trade One) or ``copy_ids``
+    (Difference; Trade One's one copy too), not both."""
+    if copy_id and copy_ids:
+        raise InvalidArgument("name the copy in copy_id or the copies in copy_ids, not both")
+    chosen = tuple(copy_ids) if copy_ids else (copy_id,)
+    if not all(chosen):
+        raise InvalidArgument("copy_id (or copy_ids for a Difference trade) is required")
+    if len(chosen) > MAX_CHOSEN or any(len(i) > 200 for i in chosen):
+        raise InvalidArgument(f"copy_ids: at most {MAX_CHOSEN} ids of up to 200 characters")
+    return chosen
 
 
 class TradeRpcs:
@@ -30,10 +48,10 @@ class TradeRpcs:
     ) -> c.CollectionServiceChooseTradeCardResponse:
         trade_id = require(request.trade_id, "trade_id")
         player = require(request.player_id, "player_id")
-        copy_id = require(request.copy_id, "copy_id")
+        copy_ids = chosen_copies(request.copy_id, request.copy_ids)
         bind(player_id=player, trade_id=trade_id)
-        key = Request.of(player, require(request.request_id, "request_id"), trade_id, copy_id)
-        await handlers_trades.choose_card(self._ctx, key, trade_id, player, copy_id)
+        key = Request.of(player, require(request.request_id, "request_id"), trade_id, *copy_ids)
+        await handlers_trades.choose_cards(self._ctx, key, trade_id, player, copy_ids)
         state = await handlers_trades.trade_for(self._ctx, trade_id, player)
         return c.CollectionServiceChooseTradeCardResponse(trade=views.trade(state, player))
 

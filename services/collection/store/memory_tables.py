@@ -216,6 +216,7 @@ class Tables:
                 )
                 self.copies[event.copy_id] = (moved, found[1])
                 self.trades[event.trade_id].completed_at = at
+                self.trades[event.trade_id].due_at = None
             case _:
                 pass  # seeds and drafts: their rows are written by the unit itself
 

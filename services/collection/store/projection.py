@@ -158,8 +158,11 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 raise ProjectionBroken(
                     f"copy {event.copy_id} is not {event.from_player_id}'s to transfer"
                 )
+            # All and Direct move without a choice: their transfer clears the deadline.
             await conn.execute(
-                f"UPDATE {t.trades} SET completed_at = $2 WHERE trade_id = $1", event.trade_id, at
+                f"UPDATE {t.trades} SET completed_at = $2, due_at = NULL WHERE trade_id = $1",
+                event.trade_id,
+                at,
             )
         case _:
             pass  # draft events: the drafts row follows the session (store.save_draft)

@@ -45,7 +45,7 @@ def every_event() -> list[CollectionEvent]:
     offered = legal_copies(owner="l")
     trade_opened = trade.open_trade("m1", PlayerRef("w", "W"), PlayerRef("l", "L"), offered, T0)
     state = trade.evolve(None, trade_opened, T0)
-    picked = trade.auto_pick(state, 2, state.deadline)
+    picked = trade.auto_pick(state, [2], state.deadline)
     assert picked is not None
     chosen, moved = picked
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))

@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from services.collection import handlers_trades
 from services.collection.config import CollectionSettings
 from services.collection.domain import wealth
-from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef
+from services.collection.domain.events import FinishedMatch, FinishedSeat, PlayerRef, TradeRule
 from services.collection.domain.wealth import PlayedMatch, RewardDecision, match_reward
 from services.collection.handlers import Context
 from services.collection.tests.builders import T0
@@ -92,7 +92,7 @@ def finished(
             FinishedSeat(PlayerRef(loser, loser.title()), bot, ()),
         ),
         winner=0,
-        trade_one=False,
+        trade=TradeRule.NONE,
         finished_at=at,
         placements=placements,
     )

@@ -19,6 +19,7 @@ from services.collection.domain.events import (
     Holder,
     HolderKind,
     PlayerRef,
+    TradeRule,
 )
 from services.collection.handlers import Context
 from services.collection.tests.builders import Clock
@@ -33,7 +34,9 @@ from services.collection.tests.helpers import (
 from services.platform.errors import DomainError
 
 
-async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedMatch:
+async def ranked_match(
+    ctx: Context, match_id: str, a: str, b: str, rule: TradeRule = TradeRule.ONE
+) -> FinishedMatch:
     """Both players bring five starter copies, locked for the match as the matchmaker does."""
     decks = []
     for player in (a, b):
@@ -50,7 +53,7 @@ async def ranked_match(ctx: Context, match_id: str, a: str, b: str) -> FinishedM
             FinishedSeat(PlayerRef(b, b.title()), False, decks[1]),
         ),
         winner=0,
-        trade_one=True,
+        trade=rule,
         finished_at=ctx.clock(),
         placements=9,
     )
@@ -139,8 +142,8 @@ async def test_at_the_deadline_the_server_picks_and_a_late_choice_is_refused(
     )
     assert await handlers_trades.fire_due_trade(ctx)
     done = await handlers_trades.trade_for(ctx, pending.trade_id, "lose")
-    assert done.completed and done.auto_picked and done.chosen in finished.seats[1].deck
-    assert (await owners(ctx.store))[done.chosen] == "win"
+    assert done.completed and done.auto_picked and done.chosen[0] in finished.seats[1].deck
+    assert (await owners(ctx.store))[done.chosen[0]] == "win"
     assert not await handlers_trades.fire_due_trade(ctx)
 
 
@@ -175,7 +178,9 @@ async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Con
 
 async def test_a_draw_trades_nothing_and_frees_the_decks(ctx: Context) -> None:
     finished = await ranked_match(ctx, "m1", "ann", "bea")
-    await settle(ctx, FinishedMatch(finished.match_id, finished.seats, None, True, ctx.clock(), 9))
+    await settle(
+        ctx, FinishedMatch(finished.match_id, finished.seats, None, TradeRule.ONE, ctx.clock(), 9)
+    )
     assert "TradeOpened" not in await event_counts(ctx.store)
     assert await ctx.store.locks([*finished.seats[0].deck, *finished.seats[1].deck]) == {}
 
