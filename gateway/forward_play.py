@@ -91,6 +91,7 @@ class PlayRpcs(Downstreams):
                     trade_id=request.trade_id,
                     player_id=caller().player_id,
                     copy_id=request.copy_id,
+                    copy_ids=request.copy_ids,  # Difference: every copy at once
                 ),
                 timeout=INTERNAL_DEADLINE,
             ),
