@@ -1,7 +1,7 @@
 """The subcommands of ``triad-client`` beyond playing: the catalog, the collection,
 decks, the economy (``commands_cards.py``), Trade One (``commands_trades.py``),
-ratings (``commands_ratings.py``), Find Game and challenges (``commands_lobby.py``);
-here, which function runs each and its arguments."""
+ratings (``commands_ratings.py``), custom tables, Find Game and challenges
+(``commands_lobby.py``); here, which function runs each and its arguments."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from client.commands_cards import (
     deck,
     odds,
 )
-from client.commands_lobby import accept, challenge, challenges, decline, find
+from client.commands_lobby import accept, challenge, challenges, decline, find, host
 from client.commands_ratings import LADDERS, history, leaderboard, rating
 from client.commands_trades import trade
 from client.connection import Caller
@@ -37,6 +37,7 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "rating": rating,
     "history": history,
     "leaderboard": leaderboard,
+    "host": host,
     "find": find,
     "challenge": challenge,
     "challenges": challenges,

@@ -1,15 +1,19 @@
-"""Find Game and challenges as subcommands of ``triad-client`` (RULES.md 14): ``find``
-joins the oldest open table that fits and plays it; ``challenge NAME`` opens a table
-only that player may join; ``challenges`` lists those addressed to you, ``accept`` joins
-one and plays it, ``decline`` turns one down. ``watch`` shows a challenge the moment it
-arrives (the ``challenge`` push)."""
+"""Custom tables, Find Game and challenges as subcommands of ``triad-client`` (RULES.md
+11-14): ``host`` opens a table with the rules chosen (board, blocked cells, house hands,
+Sudden Death, trade rule) and plays it once a guest joins; ``find`` joins the oldest open
+table that fits and plays it; ``challenge NAME`` opens a table only that player may join;
+``challenges`` lists those addressed to you, ``accept`` joins one and plays it,
+``decline`` turns one down. ``watch`` shows a challenge the moment it arrives (the
+``challenge`` push)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import uuid
 from typing import Any
 
+import grpc
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -17,6 +21,7 @@ from triad.v1 import gateway_pb2 as g
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, as_json, pages
 from client.play import play
+from client.render import rules_line
 
 VISIBILITIES = {
     v.removeprefix("VISIBILITY_").lower().replace("_", "-"): n
@@ -24,16 +29,54 @@ VISIBILITIES = {
     if n
 }
 FLAGS = ("same", "plus", "combo", "elemental")
+BOARDS = ("3x3", "4x4", "5x5")
+TRADES = {t.removeprefix("TRADE_RULE_").lower(): n for t, n in pb.TradeRule.items() if n}
 
 
-def rules_line(rules: pb.Rules) -> str:
-    visibility = pb.Visibility.Name(rules.visibility).removeprefix("VISIBILITY_")
-    on = [f.title() for f in FLAGS if getattr(rules, f)]
-    if rules.same_wall:
-        on.append("Same Wall")
-    if rules.trade_rule == pb.TRADE_RULE_ONE:
-        on.append("Trade One")
-    return ", ".join([visibility.replace("_", " ").title(), *on])
+def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.TableSettings:
+    """The table's rules from the options of ``host`` and ``challenge``. A table
+    without a deck of the host's plays Random decks, unless it deals house hands
+    (nobody brings a deck). The server says what it refuses, and why."""
+    size = int(args.board[0])
+    rules = pb.Rules(
+        visibility=VISIBILITIES[args.visibility],
+        same=args.same,
+        plus=args.plus,
+        combo=args.combo,
+        elemental=args.elemental,
+        same_wall=args.same_wall,
+        sudden_death=args.sudden_death,
+        trade_rule=TRADES[args.trade],
+        house_hands=args.house_hands,
+        board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
+    )
+    return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
+
+
+def _table_options(cmd: argparse.ArgumentParser) -> None:
+    """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
+    cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
+    for flag in ("same", "plus", "combo"):
+        cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=True)
+    cmd.add_argument("--elemental", action="store_true")
+    cmd.add_argument("--same-wall", action="store_true")
+    cmd.add_argument(
+        "--board", choices=BOARDS, default="3x3", help="3x3 (5 cards), 4x4 (8), 5x5 (13)"
+    )
+    cmd.add_argument(
+        "--blocked", type=int, default=0, metavar="K", help="5x5: K cells (0..5) blocked, drawn"
+    )
+    cmd.add_argument(
+        "--house-hands",
+        action="store_true",
+        help="4x4 and 5x5: both dealt a hand from the whole catalog (trades nothing)",
+    )
+    cmd.add_argument(
+        "--sudden-death", action="store_true", help="a tie plays again (at most 5 rounds)"
+    )
+    cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
+    cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
+    cmd.add_argument("--request-id", help="retry without opening twice")
 
 
 async def _deck(client: Caller, args: argparse.Namespace) -> pb.DeckChoice | None:
@@ -72,19 +115,47 @@ async def find(client: Caller, args: argparse.Namespace, console: Console) -> in
     return await _played(client, console, args, text)
 
 
-async def challenge(client: Caller, args: argparse.Namespace, console: Console) -> int:
+async def _create(client: Caller, args: argparse.Namespace, challenged: str = "") -> Any:
     deck = await _deck(client, args)
-    rules = pb.Rules(visibility=VISIBILITIES[args.visibility], same=True, plus=True, combo=True)
-    rules.elemental = args.elemental
-    made = await client.call(
+    return await client.call(
         client.stub.CreateTable,
         g.CreateTableRequest(
             request_id=args.request_id or uuid.uuid4().hex,
-            settings=pb.TableSettings(rules=rules, random_deck=deck is None),
+            settings=table_settings(args, deck),
             deck=deck,
-            challenged_player_name=args.name,
+            challenged_player_name=challenged,
         ),
     )
+
+
+async def host(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    """Open a table and play it once a guest joins; leaving before that closes it."""
+    made = await _create(client, args)
+    if args.json:
+        print(as_json(made))
+        return 0
+    table = made.table
+    console.print(f"Table {table.table_id[:8]} open: {rules_line(table.settings.rules)}.")
+    if not isinstance(client, Client):
+        return 0
+    played = None
+    try:
+        played = await play(
+            client, console, waiting="Waiting for a guest to join your table (Ctrl-C closes it)."
+        )
+    finally:
+        if played is None:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # joined meanwhile: it plays on
+                await client.call(
+                    client.stub.CloseTable,
+                    g.CloseTableRequest(request_id=uuid.uuid4().hex, table_id=table.table_id),
+                )
+                console.print("Table closed.")
+    return 0
+
+
+async def challenge(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    made = await _create(client, args, challenged=args.name)
     if args.json:
         print(as_json(made))
         return 0
@@ -137,8 +208,10 @@ async def accept(client: Caller, args: argparse.Namespace, console: Console) -> 
     table = await _challenge(client, args.table)
     if table.settings.random_deck and args.deck:
         raise CommandError("this challenge plays Random decks: leave --deck out")
+    if table.settings.rules.house_hands and args.deck:
+        raise CommandError("this challenge deals house hands: leave --deck out")
     deck = None
-    if not table.settings.random_deck:
+    if not table.settings.random_deck and not table.settings.rules.house_hands:
         deck = await _deck(client, args) or pb.DeckChoice(random=pb.RandomDeck())
     joined = await client.call(
         client.stub.JoinTable,
@@ -172,12 +245,13 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     finder.add_argument("--deck", help="a saved deck (id or its start); default: Random tables")
     finder.add_argument("--request-id", help="retry without joining twice")
 
+    hosting = sub.add_parser(
+        "host", parents=[common], help="open a table with your rules and play it once joined"
+    )
+    _table_options(hosting)
     duel = sub.add_parser("challenge", parents=[common], help="challenge a player by name")
     duel.add_argument("name")
-    duel.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
-    duel.add_argument("--elemental", action="store_true")
-    duel.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
-    duel.add_argument("--request-id", help="retry without opening twice")
+    _table_options(duel)
 
     sub.add_parser("challenges", parents=[common], help="the challenges addressed to you")
     accepting = sub.add_parser("accept", parents=[common], help="accept a challenge and play it")

@@ -21,7 +21,7 @@ from client.commands_cards import resolve_deck
 from client.commands_trades import choose, trade_status, trade_table
 from client.connection import Client, ClientError, describe
 from client.keys import LineReader
-from client.render import my_turn, screen
+from client.render import FULL, Layout, example_cell, fitted, my_turn, screen
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
@@ -67,6 +67,19 @@ def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
     return Text(line + f" ({queue.queue_length} waiting; Ctrl-C leaves)")
 
 
+def cell_problem(view: pb.MatchView, cell: int) -> str:
+    """Why a card cannot go to ``cell`` now, as the board shows it ('' when it can):
+    blocked cells and taken ones are never offered as a move."""
+    if not 0 <= cell < len(view.board):
+        return f"The board's cells are 0..{len(view.board) - 1}."
+    content = view.board[cell].WhichOneof("content")
+    if content == "blocked":
+        return f"Cell {cell} is blocked: choose a numbered cell."
+    if content != "empty":
+        return f"Cell {cell} is taken: choose a numbered cell."
+    return ""
+
+
 def frame(
     view: pb.MatchView | None,
     received: datetime,
@@ -74,22 +87,28 @@ def frame(
     typing: str,
     note: str,
     trade: pb.Trade | None = None,
-) -> Group:
+    console: Console | None = None,
+    waiting: str = "",
+) -> RenderableType:
     """The screen under Live: the match (or the queue), a note, and the prompt with the
     line being typed, all drawn together so that a refresh never hides the prompt.
-    ``received``: when the view (or else the queue status) arrived."""
+    ``received``: when the view (or else the queue status) arrived. With a ``console``
+    the match takes the first layout that fits its terminal (render.fitted).
+    ``waiting``: what is shown before a match instead of the queue (a hosted table)."""
     if view is None:
-        parts: list[RenderableType] = [waiting_line(queue, received)]
+        parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
     elif trade is not None:  # the board gives way to the offer (80x24)
         scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
         parts = [Text(f"You win! ({scores})", style="bold")]
     else:
-        parts = [screen(view, received)]
+        parts = []
+    prompt: Text | None = None
     if note:
         parts.append(Text(note, style="yellow"))
-    if view is not None and view.status != pb.MATCH_STATUS_FINISHED:
+    if view is not None and view.status != pb.MATCH_STATUS_FINISHED and trade is None:
         hint = (
-            "Type card and cell (0 4: your first card to the centre); q forfeits."
+            f"Type card and cell (0 {example_cell(view)}: your first card to cell "
+            f"{example_cell(view)}); q forfeits."
             if my_turn(view)
             else "Wait for your turn; q forfeits."
         )
@@ -110,13 +129,22 @@ def frame(
                     style="dim",
                 )
             )
-            prompt = Text(TRADE_PROMPT, style="bold")
-            prompt.append(typing)
-            prompt.append("_", style="blink")
-            parts.append(prompt)
+            offer_prompt = Text(TRADE_PROMPT, style="bold")
+            offer_prompt.append(typing)
+            offer_prompt.append("_", style="blink")
+            parts.append(offer_prompt)
         else:
             parts.append(Text(trade_status(trade), style="bold"))
-    return Group(*parts)
+    if view is None or trade is not None:
+        return Group(*parts)
+    shown = view
+
+    def build(layout: Layout) -> RenderableType:
+        return Group(screen(shown, received, layout), *parts)
+
+    if console is None:
+        return build(FULL)
+    return fitted(console, build, console.width, console.height, prompt)
 
 
 TRADE_PROMPT = "take card > "
@@ -142,9 +170,10 @@ def won_a_trade(view: pb.MatchView) -> bool:
     )
 
 
-async def play(client: Client, console: Console) -> pb.MatchView | None:
+async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchView | None:
     """Interactive: the session stream redraws the board; type "CARD CELL" to place.
-    Plays the active match, or waits for the next one; its last view."""
+    Plays the active match, or waits for the next one (showing ``waiting``, else the
+    queue); its last view."""
     latest: dict[str, pb.MatchView] = {}
     received = datetime.now(UTC)
     queue: dict[str, pb.QueueStatus] = {}
@@ -213,7 +242,16 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
                             trades["trade"] = pending.trade
             shown = trades.get("trade") if ended else None
             live.update(
-                frame(view, received, queue.get("status"), reader.typing, note, shown),
+                frame(
+                    view,
+                    received,
+                    queue.get("status"),
+                    reader.typing,
+                    note,
+                    shown,
+                    console,
+                    waiting,
+                ),
                 refresh=True,
             )
             if over:
@@ -251,9 +289,12 @@ async def play(client: Client, console: Console) -> pb.MatchView | None:
                     continue
                 words = line.split()
                 if len(words) != 2 or not words[1].isdigit():
-                    note = "Type a card number and a cell number, e.g. 0 4."
+                    note = f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
                     continue
                 card, cell = words
+                if problem := cell_problem(view, int(cell)):
+                    note = problem
+                    continue
                 cid = await card_id(client, view.match_id, card)
                 placed = await client.call(
                     client.stub.PlaceCard,

@@ -1,0 +1,139 @@
+"""The match screen drawn from hand-built views, as the client's frame draws it for a
+terminal of a given size: every board (3x3, 4x4, 5x5 with blocked cells) beside hands
+of 5, 8 and 13 cards within 80x24, the size a too small terminal needs, the round of a
+Sudden Death match and the table's rules."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import UTC, datetime
+
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+
+from client.play import cell_problem, frame
+from client.render import example_cell, open_cells, round_line, rules_line
+from client.tests.views import great_cloth, quintra, round_two, view
+
+
+def drawn(shown: pb.MatchView, width: int = 80, height: int = 24, note: str = "") -> list[str]:
+    """The lines ``triad-client play`` draws for ``shown`` in a width x height terminal."""
+    out = io.StringIO()
+    console = Console(width=width, height=height, file=out, color_system=None)
+    console.print(frame(shown, datetime.now(UTC), None, "0 1", note, None, console), end="")
+    return out.getvalue().splitlines()
+
+
+def fits(lines: list[str], width: int = 80, height: int = 24) -> None:
+    assert len(lines) <= height, "\n".join(lines)
+    assert max(len(line) for line in lines) <= width, "\n".join(lines)
+    assert lines[-1].startswith("card cell > 0 1"), "the prompt is the last line"
+
+
+def test_the_standard_board_keeps_its_named_cells_in_80x24() -> None:
+    lines = drawn(view(placed={4: pb.SEAT_A}), note="a note")
+    fits(lines)
+    screen = "\n".join(lines)
+    assert "│ 2  Shiva  8 │" in screen, "the card's name in its cell"
+    for cell in (0, 1, 2, 3, 5, 6, 7, 8):
+        assert f"({cell})" in screen
+    assert "All Open, Same, Plus" in lines[0] and "─ No trade ─" in screen
+    assert "Round" not in screen
+    assert "0 4: your first card to cell 4" not in screen  # the centre is taken
+    assert "(0 0: your first card to cell 0)" in screen
+
+
+def test_a_5x5_board_with_blocked_cells_and_13_card_hands_fits_80x24() -> None:
+    shown = quintra()
+    lines = drawn(shown, note="Cell 3 is blocked: choose a numbered cell.")
+    fits(lines)
+    screen = "\n".join(lines)
+    for cell in open_cells(shown):  # every open cell by its number, blocked ones never
+        assert f"({cell})" in screen
+    for cell in (3, 12, 13, 20):
+        assert f"({cell})" not in screen
+    # Each blocked cell fills its three lines: cells 12 and 13 side by side.
+    assert screen.count("#####") == 4 * 3
+    assert len(re.findall(r"│#####│#####│", screen)) == 3
+    # Every card of both hands with its four sides whole; the indices 0..12 to type.
+    assert len(re.findall(r"T[1-9A] ?R[1-9A] ?B[1-9A] ?L[1-9A]", screen)) == 26
+    numbers = re.findall(r"(?:^|\s)(\d{1,2}) \S+ +(?:fir|-) +T", screen, re.MULTILINE)
+    assert sorted(map(int, numbers)) == list(range(13))
+    assert "fir" in screen and "wat" in screen, "card elements and the cell's mark"
+    assert "All Open, Same, Plus, Combo, Elemental" in lines[0]
+    assert "5x5, 4 blocked, Sudden Death, Trade Direct" in screen
+    assert "Round 1 of at most 5" in screen
+
+
+def test_a_4x4_board_with_8_card_hands_fits_80x24() -> None:
+    lines = drawn(great_cloth(), note="a note")
+    fits(lines)
+    screen = "\n".join(lines)
+    assert "Their hand (5 hidden)" in screen and "4x4" in screen
+    assert len(re.findall(r"T[1-9A] ?R[1-9A] ?B[1-9A] ?L[1-9A]", screen)) == 8 + 3
+
+
+def test_a_terminal_too_small_for_the_board_is_told_the_size_it_needs() -> None:
+    lines = drawn(quintra(), width=60, height=20)
+    screen = " ".join(lines)
+    needed = re.search(r"This terminal is 60x20: the match needs at least (\d+)x(\d+)", screen)
+    assert needed is not None, screen
+    assert 60 < int(needed.group(1)) <= 80 and 20 < int(needed.group(2)) <= 24
+    assert "#####" not in screen and "Your hand" not in screen, "no board cut to pieces"
+    assert lines[-1].startswith("card cell > "), "q still forfeits"
+    # The size it names is enough.
+    wide, high = int(needed.group(1)), int(needed.group(2))
+    fits(drawn(quintra(), width=wide, height=high), wide, high)
+
+
+def test_too_few_lines_for_a_5x5_board_say_so_too() -> None:
+    screen = " ".join(drawn(quintra(), width=120, height=18))
+    assert "This terminal is 120x18: the match needs at least" in screen
+
+
+def test_the_second_round_shows_the_round_and_how_the_first_ended() -> None:
+    shown = round_two()
+    assert round_line(shown) == "Round 2 of at most 5; round 1 ended 5-5"
+    screen = "\n".join(drawn(shown))
+    assert "Round 2 of at most 5; round 1 ended 5-5" in screen
+    assert "─ Sudden Death, No trade ─" in screen
+    # Once the round's first card is down, the round alone.
+    shown.last_placement.CopyFrom(pb.Placement(turn_number=10, cell=4))
+    assert round_line(shown) == "Round 2 of at most 5"
+
+
+def test_the_score_of_the_round_before_is_the_viewers_first() -> None:
+    shown = view(rules=pb.Rules(sudden_death=True), round_number=3, earlier=((5, 5), (6, 4)))
+    shown.my_seat = pb.SEAT_B
+    shown.turn_seat = pb.SEAT_B
+    assert round_line(shown) == "Round 3 of at most 5; round 2 ended 4-6"
+    assert round_line(view()) == "", "no round without Sudden Death"
+
+
+def test_the_rules_line_names_the_board_house_hands_and_each_trade_rule() -> None:
+    rules = pb.Rules(
+        visibility=pb.VISIBILITY_THREE_OPEN,
+        house_hands=True,
+        board=pb.BoardShape(rows=5, columns=5, blocked_count=3),
+    )
+    assert rules_line(rules) == "Three Open, 5x5, 3 blocked, house hands, No trade"
+    for trade, name in (
+        (pb.TRADE_RULE_ONE, "Trade One"),
+        (pb.TRADE_RULE_DIRECT, "Trade Direct"),
+        (pb.TRADE_RULE_DIFFERENCE, "Trade Difference"),
+        (pb.TRADE_RULE_ALL, "Trade All"),
+    ):
+        assert rules_line(pb.Rules(visibility=pb.VISIBILITY_CLOSED, trade_rule=trade)) == (
+            f"Closed, {name}"
+        )
+
+
+def test_blocked_and_taken_cells_are_never_offered_as_a_move() -> None:
+    shown = view(5, 5, blocked=(12, 0), placed={1: pb.SEAT_B})
+    assert example_cell(shown) == 2, "the centre is blocked: the first open cell"
+    assert open_cells(shown) == [c for c in range(25) if c not in (0, 1, 12)]
+    assert cell_problem(shown, 12) == "Cell 12 is blocked: choose a numbered cell."
+    assert cell_problem(shown, 1) == "Cell 1 is taken: choose a numbered cell."
+    assert cell_problem(shown, 25) == "The board's cells are 0..24."
+    assert cell_problem(shown, 24) == ""

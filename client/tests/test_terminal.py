@@ -1,0 +1,48 @@
+"""The match screen on a real terminal (a pseudo-terminal read by the pyte emulator, as
+a person sees it): a 5x5 board with blocked cells beside two 13-card hands in 80x24, the
+size a smaller terminal needs, and the round of a Sudden Death match. The frame is the
+one ``triad-client play`` draws under rich's Live (client/tests/show.py)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from devtools.terminal import Terminal
+
+
+async def shown(board: str, columns: int = 80, rows: int = 24) -> str:
+    """The screen once the frame is drawn, the program then let go."""
+    terminal = Terminal(
+        [sys.executable, "-m", "client.tests.show", board], {}, columns=columns, rows=rows
+    )
+    try:
+        return await terminal.until(lambda s: "card cell > " in s, "the prompt", timeout=30)
+    finally:
+        terminal.type("\r")
+        terminal.close()
+
+
+async def test_a_5x5_board_with_blocked_cells_and_13_card_hands_in_80x24() -> None:
+    screen = await shown("5x5")
+    lines = screen.splitlines()
+    # The panel whole, from its top border to the prompt: nothing scrolled away.
+    assert lines[0].startswith("╭") and "match 0f1e2d3c" in lines[0], screen
+    assert any(line.startswith("╰") and "Trade Direct" in line for line in lines), screen
+    for cell in (1, 2, 4, 5, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24):
+        assert f"({cell})" in screen
+    assert screen.count("#####") == 12, "four blocked cells, three lines each"
+    assert len(re.findall(r"T[1-9A]R[1-9A]B[1-9A]L[1-9A]", screen)) == 26, screen
+    assert "Round 1 of at most 5" in screen and "5x5, 4 blocked" in screen
+
+
+async def test_a_terminal_too_small_for_a_5x5_board_says_the_size_it_needs() -> None:
+    screen = await shown("5x5", columns=60, rows=20)
+    assert re.search(r"This terminal is 60x20: the match needs at least \d+x\d+", screen), screen
+    assert "#####" not in screen and "Your hand" not in screen
+
+
+async def test_the_second_round_of_a_sudden_death_match_shows_the_round() -> None:
+    screen = await shown("round2")
+    assert "Round 2 of at most 5; round 1 ended 5-5" in screen, screen
+    assert "Sudden Death, No trade" in screen
