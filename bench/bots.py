@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
+from bench.bots_boards import GAMES as BOARD_GAMES
+from bench.bots_boards import board_figures
 from bench.report import (
     Measurement,
     Options,
@@ -57,6 +59,8 @@ GAMES, QUICK_GAMES = 1000, 24
 HARD_NODES = 300_000
 """hard's budget per move in the strength matches: a fixed node count (reproducible on
 any machine) of about half what its 1 s service budget buys on one core here."""
+QUICK_BOARD_GAMES = 2
+"""Games of hard against normal per board size (bench/bots_boards.py; issue 19: 200)."""
 PAIRS = ((Level.EASY, Level.NOVICE), (Level.NORMAL, Level.EASY), (Level.HARD, Level.NORMAL))
 
 
@@ -284,6 +288,10 @@ def run(options: Options) -> Report:
     games = QUICK_GAMES if options.quick else GAMES
     print(f"  strength: {games} games per pair on all cores; this takes a while")
     played = strength(options, games)
+    board_games = QUICK_BOARD_GAMES if options.quick else BOARD_GAMES
+    print(f"  hard vs normal on every board: {board_games} games each (1 s a move)")
+    cpus = list(options.affinity.get("allowed_before") or [])
+    boards = board_figures(board_games, workers=max(1, len(cpus) or (os.cpu_count() or 1)))
 
     def best_times(kind: str) -> list[float]:
         return [round(min(times), 3) for times in zip(*opening_times[kind], strict=True)]
@@ -337,6 +345,10 @@ def run(options: Options) -> Report:
             "from the (public) catalog the decks are dealt from.",
             "solved_wins_lost counts games a seat lost or drew after an exact search had "
             "shown it a win; the bar is 0.",
+            "boards (issue 19): hard on a 1 s time budget against normal on 3x3, 4x4 and "
+            "5x5 (k = 0..5 blocked cells in turn), half All Open and half Closed: its score "
+            "and its move time at p99 against the budget (bench/bots_boards.py, which also "
+            "runs alone with --games N).",
         ],
         extra={
             "opening_exact_seconds": best_times("exact"),
@@ -361,6 +373,7 @@ def run(options: Options) -> Report:
             },
             "hard_first_move_1s": hard_first,
             "strength": played,
+            "boards": boards,
         },
     )
 

@@ -2,7 +2,8 @@
 
 Every move goes the way a bot seat's move goes in the service: the seat's redacted
 :func:`match_view`, then :func:`knowledge`, then :func:`decide`, then ``domain.place``.
-Games use legal decks (RULES.md 2) drawn from a catalog of characters.
+Games use legal hands (RULES.md 2 and 11: 5 cards on 3x3, 8 on 4x4, 13 on 5x5 with
+blocked cells) drawn from a catalog of characters.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from random import Random
 from services.match import domain
 from services.match.bots.knowledge import SeatKnowledge, knowledge
 from services.match.bots.levels import Budget, Level, decide
-from services.match.bots.sampling import ELEMENTS, CatalogEntry
+from services.match.bots.sampling import ELEMENTS, HAND_SIZES, CatalogEntry, star_limits
 from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
 from services.match.rules import Element, Geometry, Rules, Seat, Visibility
-from services.match.rules.draws import draw_cell_marks, draw_revealed
+from services.match.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 from services.match.views import match_view
 
 STANDARD = Rules(same=True, plus=True, combo=True)
@@ -37,6 +38,27 @@ stat budget of the catalog, so synthetic characters look like real ones."""
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 DECK_SIZE = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The board a game is played on (RULES.md 11): its shape and how many blocked cells
+    are drawn for it."""
+
+    rows: int = 3
+    cols: int = 3
+    blocked: int = 0
+
+    @property
+    def hand_size(self) -> int:
+        return HAND_SIZES[self.rows * self.cols]
+
+    @property
+    def name(self) -> str:
+        return f"{self.rows}x{self.cols}" + (f"-k{self.blocked}" if self.blocked else "")
+
+
+STANDARD_TABLE = Table()
 
 
 def synthetic_catalog(rng: Random, per_rank: int = 20) -> tuple[CatalogEntry, ...]:
@@ -59,17 +81,23 @@ def synthetic_catalog(rng: Random, per_rank: int = 20) -> tuple[CatalogEntry, ..
     return tuple(entries)
 
 
-def deal(rng: Random, catalog: Sequence[CatalogEntry], prefix: str) -> tuple[MatchCard, ...]:
-    """A legal deck: five different characters, at most one 5★, at most two of 4★+."""
+def deal(
+    rng: Random, catalog: Sequence[CatalogEntry], prefix: str, size: int = DECK_SIZE
+) -> tuple[MatchCard, ...]:
+    """A legal hand of ``size`` different characters within that size's star limits
+    (five: at most one 5★, at most two of 4★+)."""
+    most_fives, most_high = star_limits(size)
     order = list(catalog)
     rng.shuffle(order)
     chosen: list[CatalogEntry] = []
     for entry in order:
         ranks = [c.stars for c in chosen] + [entry.stars]
-        if ranks.count(5) <= 1 and ranks.count(5) + ranks.count(4) <= 2:
+        if ranks.count(5) <= most_fives and ranks.count(5) + ranks.count(4) <= most_high:
             chosen.append(entry)
-        if len(chosen) == DECK_SIZE:
+        if len(chosen) == size:
             break
+    if len(chosen) < size:
+        raise ValueError(f"the catalog holds no legal hand of {size} cards")
     return tuple(
         MatchCard(
             f"{prefix}{i}", e.character_id, e.character_id, e.stars, e.element, e.sides, e.sides
@@ -87,11 +115,21 @@ class Deal:
     marks: tuple[Element | None, ...]
     first: Seat
     revealed: tuple[frozenset[str], frozenset[str]]
+    table: Table = STANDARD_TABLE
+    blocked: frozenset[int] = frozenset()
 
 
-def draw_deal(rng: Random, catalog: Sequence[CatalogEntry], visibility: Visibility) -> Deal:
-    hands = (deal(rng, catalog, "a"), deal(rng, catalog, "b"))
-    marks = draw_cell_marks(Geometry.of(3, 3), rng)
+def draw_deal(
+    rng: Random,
+    catalog: Sequence[CatalogEntry],
+    visibility: Visibility,
+    table: Table = STANDARD_TABLE,
+) -> Deal:
+    """A deal on ``table``; on the standard table it draws exactly what it always drew."""
+    size = table.hand_size
+    hands = (deal(rng, catalog, "a", size), deal(rng, catalog, "b", size))
+    blocked = draw_blocked_cells(table.rows, table.cols, table.blocked, rng)
+    marks = draw_cell_marks(Geometry.of(table.rows, table.cols, blocked), rng)
     first = Seat.A if rng.random() < 0.5 else Seat.B
     revealed = tuple(
         frozenset(c.card_id for c in hand)
@@ -101,7 +139,7 @@ def draw_deal(rng: Random, catalog: Sequence[CatalogEntry], visibility: Visibili
         else draw_revealed([c.rules_card() for c in hand], rng)
         for hand in hands
     )
-    return Deal(hands, marks, first, (revealed[0], revealed[1]))
+    return Deal(hands, marks, first, (revealed[0], revealed[1]), table, blocked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +152,8 @@ class GameResult:
     seconds: tuple[float, float]
     """Time each seat spent deciding."""
     moves: tuple[int, int]
+    move_seconds: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
+    """Each seat's time for each of its moves, in order."""
 
     def points(self, seat: Seat) -> float:
         """1 for a win, 0.5 for a draw, 0 for a loss."""
@@ -130,7 +170,8 @@ def play(
     catalog: Sequence[CatalogEntry] | None = None,
 ) -> GameResult:
     """One game between two bot seats (A plays ``levels[0]``) on the given deal."""
-    setup = MatchRules(Mode.PRACTICE, rules, visibility)
+    table = game.table
+    setup = MatchRules(Mode.PRACTICE, rules, visibility, table.rows, table.cols, game.blocked)
     players = tuple(
         SeatPlayer(f"bot-{s.name}", f"[BOT] {levels[s]} {s.name}", True, levels[s].value)
         for s in Seat
@@ -142,15 +183,13 @@ def play(
     match = created.state
     rng = Random(seed)
     solved_win = [False, False]
-    spent = [0.0, 0.0]
-    moves = [0, 0]
+    times: tuple[list[float], list[float]] = ([], [])
     while match.in_progress:
         seat = match.position.to_move
         view = knowledge_of(match, seat)
         started = time.perf_counter()
         decision = decide(view, rng.getrandbits(32), budgets[seat], catalog)
-        spent[seat] += time.perf_counter() - started
-        moves[seat] += 1
+        times[seat].append(time.perf_counter() - started)
         if decision.exact and decision.value > 0:
             solved_win[seat] = True
         match = domain.place(
@@ -164,8 +203,9 @@ def play(
         match.finished.scores,
         winner,
         lost,
-        (spent[0], spent[1]),
-        (moves[0], moves[1]),
+        (sum(times[0]), sum(times[1])),
+        (len(times[0]), len(times[1])),
+        (tuple(times[0]), tuple(times[1])),
     )
 
 

@@ -5,9 +5,13 @@
 - **normal**: a shallow search: its placement and the opponent's best reply.
 - **hard**: alpha-beta with a transposition table and move ordering
   (:mod:`services.match.rules.solver`), deepened until the time budget runs out, and
-  exact (perfect play to the end of the game) whenever it finishes. With hidden cards
-  it searches several samples of what they could be and plays the move that does best
-  on average.
+  exact (perfect play to the end of the game) whenever it finishes; beyond the horizon
+  it evaluates by the score as it stands (cards owned on the board plus cards in hand).
+  With hidden cards it searches several samples of what they could be and plays the
+  move that does best on average. Every board plays this way (3x3, 4x4, 5x5 with
+  blocked cells): on the larger ones the exact search is out of reach until the last
+  few cells, so hard deepens as far as its budget goes and, with hidden cards, searches
+  fewer samples so that it still sees deeper than normal.
 
 The only input that may vary between two runs with the same seed is the clock, through
 the time budget; a node budget makes a decision fully reproducible (tests, benchmarks).
@@ -29,13 +33,19 @@ from services.match.rules.solver import STOP_POLL, MoveValue, Search, SearchStop
 DEFAULT_SECONDS = 1.0
 """The per-move time budget of a bot (issue 8), unless configured otherwise."""
 
+STOP_SHARE = 0.95
+"""The search stops at this share of the time budget: the rest covers the last poll of
+the clock and handing the move back, so the move is in within the budget."""
+
 TURN_SHARE = 0.5
 """At most this share of the turn timer goes to thinking, so a bot always moves in time."""
 
 ALWAYS_EXACT = 7
 """With this many empty cells or fewer, hard solves All Open positions exactly whatever
 the budget: it takes well under 0.5 s, and it is what keeps a solved win a win (the
-next turn of a bot that has solved a position always has at most this many)."""
+next turn of a bot that has solved a position always has at most this many). Each card
+beyond one that the players will still hold at the end (5x5 with blocked cells, RULES.md
+11: 1 + k) widens every placement, so each counts as one more empty cell here."""
 
 NORMAL_DEPTH = 2
 """normal looks at its placement and the opponent's reply..."""
@@ -52,6 +62,13 @@ HARD_ENDGAME = 5
 """Samples of the hidden cards: more is steadier, fewer is deeper within the budget. With
 ``HARD_ENDGAME`` empty cells or fewer each sample is solved exactly in milliseconds, so
 hard can afford more of them."""
+
+HARD_SAMPLE_MOVES = 12 * 45
+MIN_HARD_SAMPLES = 4
+"""Samples times root moves that hard searches with hidden cards: 12 samples of the 3x3
+opening's 45 placements. A larger board has many more placements (5x5: up to 13 cards
+on 25 cells), and twelve samples would keep hard at normal's depth there; fewer, never
+under ``MIN_HARD_SAMPLES``, let it see a placement further."""
 
 WIN_WEIGHT = 10
 """How much a win (rather than a margin) counts when averaging exact sampled values:
@@ -89,7 +106,7 @@ class Budget:
         nodes, so counting polls counts nodes without touching the search's hot path."""
         if self.seconds is None and self.nodes is None:
             return None
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds * STOP_SHARE
         polls = None if self.nodes is None else max(1, self.nodes // STOP_POLL)
         calls = [0]
 
@@ -142,6 +159,8 @@ def decide(
         depth = NORMAL_DEPTH + (empties <= NORMAL_ENDGAME)
         return _fixed_depth(seat, rng, catalog, depth, NORMAL_SAMPLES)
     limits = Budget() if budget is None else budget
+    if seat.opponent_hidden == 0 and _always_exact(seat):
+        return _hard_exact(seat, rng)
     if seat.opponent_hidden == 0:
         return _hard_open(seat, rng, limits)
     return _hard_sampled(seat, rng, limits, catalog)
@@ -177,15 +196,24 @@ def _fixed_depth(
     return _averaged(seat, rng, searches, [s.values(depth) for s in searches], depth)
 
 
+def _always_exact(seat: SeatKnowledge) -> bool:
+    """Small enough to solve exactly whatever the budget (``ALWAYS_EXACT``)."""
+    empties = len(seat.empty_cells)
+    spare = len(seat.hand) + len(seat.opponent_known) + seat.opponent_hidden - empties
+    return empties + max(0, spare - 1) <= ALWAYS_EXACT
+
+
+def _hard_exact(seat: SeatKnowledge, rng: Random) -> Decision:
+    solved = Search(seat.position()).best(None, tiebreak=rng)
+    assert solved.move is not None
+    return _decision(seat, solved.move, solved.value, True, solved.depth, 1, solved.nodes)
+
+
 def _hard_open(seat: SeatKnowledge, rng: Random, budget: Budget) -> Decision:
     """Every card is known: deepen until the budget runs out or the game's end is
-    reached; from ``ALWAYS_EXACT`` empty cells down, solve exactly regardless."""
+    reached (exact), keeping the best move of the deepest search that finished."""
     position = seat.position()
     empties = len(seat.empty_cells)
-    if empties <= ALWAYS_EXACT:
-        solved = Search(position).best(None, tiebreak=rng)
-        assert solved.move is not None
-        return _decision(seat, solved.move, solved.value, True, solved.depth, 1, solved.nodes)
     search = Search(position, budget.stopper())
     found = None
     for depth in range(1, empties + 1):
@@ -214,7 +242,7 @@ def _hard_sampled(
     """
     stop = budget.stopper()
     empties = len(seat.empty_cells)
-    samples = HARD_ENDGAME_SAMPLES if empties <= HARD_ENDGAME else HARD_SAMPLES
+    samples = HARD_ENDGAME_SAMPLES if empties <= HARD_ENDGAME else _hard_samples(seat)
     searches = [
         Search(seat.position(sample_unseen(seat, rng, catalog)), stop) for _ in range(samples)
     ]
@@ -229,6 +257,13 @@ def _hard_sampled(
     if best is None:
         return _fixed_depth(seat, rng, catalog, 1, 1)
     return best
+
+
+def _hard_samples(seat: SeatKnowledge) -> int:
+    """``HARD_SAMPLES``, fewer when there are more root moves (``HARD_SAMPLE_MOVES``)."""
+    kinds = len({(card.sides, card.element) for card in seat.hand})
+    moves = kinds * len(seat.empty_cells)
+    return max(MIN_HARD_SAMPLES, min(HARD_SAMPLES, HARD_SAMPLE_MOVES // moves))
 
 
 def _averaged(

@@ -18,9 +18,20 @@ from services.match.bots.knowledge import SeatKnowledge
 from services.match.rules import ACE, Card, Element, Sides
 
 ELEMENTS: tuple[Element | None, ...] = (*Element, None)
-MAX_FIVE_STARS = 1
-MAX_FOUR_OR_FIVE_STARS = 2
-"""RULES.md 2: at most one 5★, and at most two cards of 4★ or more."""
+
+STAR_LIMITS: dict[int, tuple[int, int]] = {5: (1, 2), 8: (1, 3), 13: (2, 5)}
+"""Per hand size: (most 5★, most 4★-or-higher) cards (RULES.md 2 and 11)."""
+
+HAND_SIZES: dict[int, int] = {9: 5, 16: 8, 25: 13}
+"""Per board size in cells (3x3, 4x4, 5x5): the hand each player is dealt (RULES.md 11)."""
+
+
+def star_limits(hand_size: int) -> tuple[int, int]:
+    """(most 5★, most 4★ + 5★) in a hand of ``hand_size`` cards: the table's row for the
+    largest listed hand that is not larger (a Sudden Death round's rebuilt hand, RULES.md
+    12, can have any size)."""
+    fitting = [size for size in STAR_LIMITS if size <= hand_size] or [min(STAR_LIMITS)]
+    return STAR_LIMITS[max(fitting)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +51,9 @@ def sample_unseen(
 ) -> tuple[Card, ...]:
     """Cards for the opponent's hidden slots, drawn from what is still possible.
 
-    With a catalog: characters the opponent has not shown yet (a deck holds five
-    different characters) that keep the deck's star limits, by weight. Without one, or
+    With a catalog: characters the opponent has not shown yet (a hand holds different
+    characters) that keep the star limits of the hand size the board deals (RULES.md
+    11), by weight. Without one, or
     when the catalog cannot complete a legal deck: random cards whose sides are drawn
     uniformly from the side values of every card in sight (the seat's hand, the board,
     the opponent's revealed cards), and elements likewise. Decks of one match come from
@@ -73,6 +85,7 @@ def _from_catalog(
 ) -> tuple[Card, ...] | None:
     used = {seen.character_id for seen in seat.opponent_seen}
     stars = [seen.stars for seen in seat.opponent_seen]
+    most_fives, most_high = star_limits(HAND_SIZES.get(seat.rows * seat.cols, 5))
     drawn: list[Card] = []
     for index in range(count):
         fives = stars.count(5)
@@ -81,8 +94,8 @@ def _from_catalog(
             entry
             for entry in catalog
             if entry.character_id not in used
-            and not (entry.stars == 5 and fives >= MAX_FIVE_STARS)
-            and not (entry.stars >= 4 and high >= MAX_FOUR_OR_FIVE_STARS)
+            and not (entry.stars == 5 and fives >= most_fives)
+            and not (entry.stars >= 4 and high >= most_high)
         ]
         if not allowed:
             return None
