@@ -30,6 +30,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
 
+from services.match.rules.deck import within_star_limits
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
 from services.matchmaker.handlers import MatchSpec
@@ -86,9 +87,15 @@ class GrpcCollection:
         self._timeout = timeout
 
     async def resolve(
-        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool
+        self,
+        player_id: str,
+        choice: DeckChoice,
+        purpose_id: str,
+        lock: bool,
+        hand_size: int = 5,
     ) -> tuple[Card, ...]:
         request = col.CollectionServiceResolveDeckForMatchRequest(
+            hand_size=hand_size,
             request_id=f"resolve:{purpose_id}:{player_id}",
             player_id=player_id,
             deck=mapping.deck_choice(choice),
@@ -100,8 +107,8 @@ class GrpcCollection:
         )
         return tuple(mapping.card_back(c) for c in reply.cards)
 
-    async def check(self, player_id: str, choice: DeckChoice) -> None:
-        request = col.CollectionServiceValidateDeckRequest(player_id=player_id)
+    async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
+        request = col.CollectionServiceValidateDeckRequest(player_id=player_id, hand_size=hand_size)
         if choice.random:
             request.random.SetInParent()
         else:
@@ -128,8 +135,12 @@ class GrpcCollection:
             return None
         return "; ".join(o.message for o in reply.obligations) or "an obligation is pending"
 
-    async def draw(self, request_id: str) -> tuple[Card, ...]:
-        request = col.CollectionServiceDrawBotDeckRequest(request_id=request_id, hand_size=5)
+    async def draw(
+        self, request_id: str, hand_size: int = 5, house: bool = False
+    ) -> tuple[Card, ...]:
+        request = col.CollectionServiceDrawBotDeckRequest(
+            request_id=request_id, hand_size=hand_size, house=house
+        )
         reply = await _call("collection", self._stub.DrawBotDeck(request, timeout=self._timeout))
         return tuple(mapping.card_back(c) for c in reply.cards)
 
@@ -190,8 +201,8 @@ CHARACTERS: tuple[tuple[str, str, int, str, tuple[int, int, int, int]], ...] = (
 )
 
 
-def draw_deck(rng: Random, id_prefix: str, origin: str) -> tuple[Card, ...]:
-    """A legal five-card deck (RULES.md 2) from the built-in characters.
+def draw_deck(rng: Random, id_prefix: str, origin: str, size: int = 5) -> tuple[Card, ...]:
+    """A legal deck of ``size`` cards (RULES.md 2, 11) from the built-in characters.
 
     Shuffles the characters and keeps each one that still fits the star limits, so
     every legal combination can come out and the draw never fails.
@@ -201,10 +212,9 @@ def draw_deck(rng: Random, id_prefix: str, origin: str) -> tuple[Card, ...]:
     chosen: list[tuple[str, str, int, str, tuple[int, int, int, int]]] = []
     for entry in order:
         stars = [c[2] for c in chosen] + [entry[2]]
-        fives, fours = stars.count(5), stars.count(4)
-        if fives <= 1 and fives + fours <= 2:
+        if within_star_limits(stars.count(5), stars.count(4), size):
             chosen.append(entry)
-        if len(chosen) == 5:
+        if len(chosen) == size:
             break
     deck = tuple(
         Card(
@@ -219,23 +229,28 @@ def draw_deck(rng: Random, id_prefix: str, origin: str) -> tuple[Card, ...]:
         )
         for index, (character_id, name, stars, element, sides) in enumerate(chosen)
     )
-    assert legal_deck([c.stars for c in deck], [c.character_id for c in deck])
+    assert size != 5 or legal_deck([c.stars for c in deck], [c.character_id for c in deck])
     return deck
 
 
 class StarterDecks:
     async def resolve(
-        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool
+        self,
+        player_id: str,
+        choice: DeckChoice,
+        purpose_id: str,
+        lock: bool,
+        hand_size: int = 5,
     ) -> tuple[Card, ...]:
         # Random draws per purpose (a new deck each match); a saved deck is stable.
         seed = f"{player_id}:{choice.deck_id or 'random:' + purpose_id}"
-        return draw_deck(Random(seed), f"starter-{player_id}", "owned_copy")
+        return draw_deck(Random(seed), f"starter-{player_id}", "owned_copy", hand_size)
 
     async def release(self, match_id: str) -> None:
         return None
 
-    async def check(self, player_id: str, choice: DeckChoice) -> None:
-        return None  # every stand-in deck is legal
+    async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
+        return None  # every stand-in deck is legal, of every size
 
 
 class FixedRatings:
@@ -249,7 +264,10 @@ class NoObligations:
 
 
 class LocalBotDecks:
-    async def draw(self, request_id: str) -> tuple[Card, ...]:
+    async def draw(
+        self, request_id: str, hand_size: int = 5, house: bool = False
+    ) -> tuple[Card, ...]:
         # Seeded by the request id: a retry draws the same deck, as DrawBotDeck promises.
         tag = hashlib.sha256(request_id.encode()).hexdigest()[:12]
-        return draw_deck(Random(request_id), f"bot-{tag}", "bot")
+        origin = "house" if house else "bot"
+        return draw_deck(Random(request_id), f"{origin}-{tag}", origin, hand_size)

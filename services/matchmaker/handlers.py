@@ -94,20 +94,27 @@ class Matches(Protocol):
 
 class Decks(Protocol):
     async def resolve(
-        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool
+        self,
+        player_id: str,
+        choice: DeckChoice,
+        purpose_id: str,
+        lock: bool,
+        hand_size: int = 5,
     ) -> tuple[Card, ...]:
-        """The player's five cards for match ``purpose_id``, locked for it when ``lock``
-        (a trading match). Idempotent on (player, purpose). Raises NotFound (no such
-        deck) or FailedPrecondition (the deck breaks a rule now)."""
+        """The player's ``hand_size`` cards (RULES.md 11) for match ``purpose_id``,
+        locked for it when ``lock`` (a trading match). Idempotent on (player, purpose).
+        Raises NotFound (no such deck) or FailedPrecondition (the deck breaks a rule
+        now, or is not of that size)."""
         ...
 
     async def release(self, match_id: str) -> None:
         """Release every copy locked for a match that will not start (idempotent)."""
         ...
 
-    async def check(self, player_id: str, choice: DeckChoice) -> None:
-        """Refuse a deck that cannot be played now, locking nothing: NotFound (not a deck
-        of the player's) or FailedPrecondition naming the broken rules."""
+    async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
+        """Refuse a deck that cannot be played now (at a table of ``hand_size`` cards
+        when given), locking nothing: NotFound (not a deck of the player's) or
+        FailedPrecondition naming the broken rules."""
         ...
 
 
@@ -127,8 +134,11 @@ class Ratings(Protocol):
 
 
 class BotDecks(Protocol):
-    async def draw(self, request_id: str) -> tuple[Card, ...]:
-        """A legal bot deck; the same ``request_id`` always gives the same deck."""
+    async def draw(
+        self, request_id: str, hand_size: int = 5, house: bool = False
+    ) -> tuple[Card, ...]:
+        """A legal bot deck of ``hand_size``; with ``house``, a house hand (RULES.md 11:
+        origin "house", 5% holo). The same ``request_id`` always gives the same cards."""
         ...
 
 

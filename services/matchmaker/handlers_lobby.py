@@ -72,9 +72,14 @@ async def create_table(
     them at once. ``challenged.player_id`` is empty when only the name is known (the
     challenge is then neither checked nor pushed)."""
     check_custom_rules(settings.rules)
+    if settings.rules.house_hands and (deck is not None or settings.random_deck):
+        raise InvalidArgument(
+            "a house hands table deals both hands from the catalog: send no deck, "
+            "and leave Random off"
+        )
     if settings.random_deck and deck is not None:
         raise InvalidArgument("a Random table draws both decks: send no deck")
-    if not settings.random_deck and deck is None:
+    if not _deals(settings) and deck is None:
         raise InvalidArgument("a deck is required (or make the table Random)")
     name = challenged.name if challenged is not None else ""
     if challenged is not None and (
@@ -87,6 +92,8 @@ async def create_table(
     if (seen := await ctx.store.answered(request)) is not None:
         return await _table(ctx, seen)
     await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, challenged))
+    if deck is not None and settings.rules.board != 3:
+        await ctx.ports.decks.check(host.player_id, deck, settings.rules.hand_size)
     now = ctx.clock()
     table = Table(
         table_id=str(uuid4()),
@@ -180,16 +187,26 @@ async def join_table(
         raise FailedPrecondition("this is your own table: wait for a guest, or close it")
     if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
+    if table.settings.rules.house_hands and deck is not None:
+        raise InvalidArgument("this table deals house hands from the catalog: send no deck")
     if table.settings.random_deck and deck is not None:
         raise InvalidArgument("this is a Random table: the server draws your deck, send none")
-    if not table.settings.random_deck and deck is None:
+    if not _deals(table.settings) and deck is None:
         raise InvalidArgument("a deck is required at this table")
     await check_free(ctx, guest)
+    if deck is not None and table.settings.rules.board != 3:
+        await ctx.ports.decks.check(guest.player_id, deck, table.settings.rules.hand_size)
     start = _join(table, guest, deck)
     if not await open_start(ctx, start, request):
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     match_id = await run_start(ctx, start)
     return Joined(await _table(ctx, table_id), match_id)
+
+
+def _deals(settings: TableSettings) -> bool:
+    """Whether the table brings the hands: Random draws each player's deck from their
+    copies, house hands deal from the catalog (RULES.md 6, 11)."""
+    return settings.random_deck or settings.rules.house_hands
 
 
 def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
@@ -266,6 +283,8 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         filters.random_deck,
         sorted(filters.trade_one),
         filters.challenges_only,
+        sorted(filters.boards),
+        filters.house_hands,
     )
 
 

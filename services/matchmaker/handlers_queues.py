@@ -188,7 +188,7 @@ async def start_practice(
 ) -> str:
     """A practice match against a bot with the rules of ``origin``; its match id."""
     rules = practice_rules(origin, custom, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
-    if deck is None:
+    if deck is None and not rules.house_hands:  # house hands are dealt (RULES.md 11)
         raise InvalidArgument("a deck is required: a saved deck id, or Random")
     request = Request.of(player.player_id, request_id, "practice", origin, level, deck, custom)
     if (seen := await ctx.store.answered(request)) is not None:
@@ -241,8 +241,9 @@ def _practice_plan(
     origin: Mode,
     rules: RuleSet,
     level: BotLevel | None,
-    deck: DeckChoice,
+    deck: DeckChoice | None,
 ) -> StartRecord:
+    """``deck``: None only for house hands (RULES.md 11), which the start deals."""
     start_id = str(uuid4())
     plan = StartPlan(
         start_id=start_id,

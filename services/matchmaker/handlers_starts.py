@@ -122,16 +122,20 @@ async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
 
 
 async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] | str:
-    """A seat's cards, or why the player cannot bring them."""
+    """A seat's cards, or why the player cannot bring them: a bot's and a house hand
+    (RULES.md 11) are drawn from the catalog, the same for a retried start."""
     if seat.cards:
         return seat.cards
-    if seat.is_bot:
-        return await ctx.ports.bot_decks.draw(f"{plan.start_id}:{seat.player_id}")
+    size = plan.rules.hand_size
+    if seat.is_bot or plan.rules.house_hands:
+        return await ctx.ports.bot_decks.draw(
+            f"{plan.start_id}:{seat.player_id}", size, house=not seat.is_bot
+        )
     if seat.deck is None:
         return f"{seat.name} has no deck for this match"
     try:
         return await ctx.ports.decks.resolve(
-            seat.player_id, seat.deck, plan.match_id, plan.rules.trade_one
+            seat.player_id, seat.deck, plan.match_id, plan.rules.trade_one, size
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
         return f"{seat.name}'s deck cannot play: {error}"

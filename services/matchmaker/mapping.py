@@ -13,6 +13,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
+from services.match.rules.compatibility import BOARDS, board_problem
 from services.matchmaker.domain import (
     BotLevel,
     CancelReason,
@@ -105,6 +106,8 @@ def rules(value: RuleSet) -> pb.Rules:
         same_wall=value.same_wall,
         sudden_death=value.sudden_death,
         trade_rule=pb.TRADE_RULE_ONE if value.trade_one else pb.TRADE_RULE_NONE,
+        board=pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked),
+        house_hands=value.house_hands,
     )
 
 
@@ -116,8 +119,21 @@ def rules_back(message: pb.Rules) -> RuleSet:
     if message.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
         raise InvalidArgument("only the trade rules None and One are available")
     board = message.board
-    if board.blocked_cells or board.rows not in (0, 3) or board.columns not in (0, 3):
-        raise InvalidArgument("only the standard 3x3 board is available yet")
+    if board.blocked_cells:
+        raise InvalidArgument(
+            "a table chooses how many cells to block (board.blocked_count, 0 to 5 on 5x5); "
+            "the match draws which at its start: send no board.blocked_cells"
+        )
+    rows, cols = board.rows or 3, board.columns or 3
+    problem = board_problem(
+        rows=rows,
+        cols=cols,
+        blocked=board.blocked_count,
+        house_hands=message.house_hands,
+        trades=message.trade_rule == pb.TRADE_RULE_ONE,
+    )
+    if problem is not None:
+        raise InvalidArgument(problem)
     return RuleSet(
         visibility,
         message.same,
@@ -127,6 +143,9 @@ def rules_back(message: pb.Rules) -> RuleSet:
         message.same_wall,
         message.trade_rule == pb.TRADE_RULE_ONE,
         sudden_death=message.sudden_death,
+        board=rows,
+        blocked=board.blocked_count,
+        house_hands=message.house_hands,
     )
 
 
@@ -229,6 +248,9 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         if trade not in (pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
             raise InvalidArgument("filter.trade_rules: tables trade None or One")
         trades.add(trade == pb.TRADE_RULE_ONE)
+    for size in message.board_sizes:
+        if size not in BOARDS:
+            raise InvalidArgument(f"filter.board_sizes: boards are 3, 4 or 5 wide, not {size}")
     return TableFilter(
         visibilities=frozenset(visibilities),
         same=flag("same"),
@@ -239,6 +261,8 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         random_deck=flag("random_deck"),
         trade_one=frozenset(trades),
         challenges_only=flag("challenges_only"),
+        boards=frozenset(message.board_sizes),
+        house_hands=flag("house_hands"),
     )
 
 

@@ -154,4 +154,16 @@ MIGRATIONS = (
         ALTER TABLE lobby_tables ADD COLUMN sudden_death boolean NOT NULL DEFAULT false;
         """,
     ),
+    Migration(
+        "matchmaker",
+        5,
+        "tables keep their board and house hands",
+        """
+        -- RULES.md 11: the board's side (3, 4, 5), how many cells a 5x5 board blocks
+        -- (drawn by the match) and house hands, passed on to the match.
+        ALTER TABLE lobby_tables ADD COLUMN board smallint NOT NULL DEFAULT 3;
+        ALTER TABLE lobby_tables ADD COLUMN blocked smallint NOT NULL DEFAULT 0;
+        ALTER TABLE lobby_tables ADD COLUMN house_hands boolean NOT NULL DEFAULT false;
+        """,
+    ),
 )

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import product
 
-from services.match.rules.compatibility import rule_set_problem
+from services.match.rules.compatibility import board_problem, rule_set_problem
+from services.match.rules.deck import hand_size_for
 from services.platform.errors import InvalidArgument
 
 UNRATED = 1500
@@ -57,6 +58,17 @@ class RuleSet:
     trade_one: bool = False
     sudden_death: bool = False
     """RULES.md 12: a table rule (custom tables and practice with a table's rules)."""
+    board: int = 3
+    """RULES.md 11: the board's side, 3, 4 or 5."""
+    blocked: int = 0
+    """RULES.md 11: how many cells a 5x5 board blocks (0..5), drawn by the match."""
+    house_hands: bool = False
+    """RULES.md 11: each player is dealt a hand from the whole catalog (4x4, 5x5)."""
+
+    @property
+    def hand_size(self) -> int:
+        """The cards each player brings (RULES.md 11): 5, 8 or 13."""
+        return hand_size_for(self.board)
 
     def without_trade(self) -> RuleSet:
         return RuleSet(
@@ -67,6 +79,9 @@ class RuleSet:
             self.elemental,
             self.same_wall,
             sudden_death=self.sudden_death,
+            board=self.board,
+            blocked=self.blocked,
+            house_hands=self.house_hands,
         )
 
 
@@ -111,6 +126,14 @@ def check_custom_rules(rules: RuleSet) -> None:
         combo=rules.combo,
         trade_one=rules.trade_one,
     )
+    if problem is None:
+        problem = board_problem(
+            rows=rules.board,
+            cols=rules.board,
+            blocked=rules.blocked,
+            house_hands=rules.house_hands,
+            trades=rules.trade_one,
+        )
     if problem is not None:
         raise InvalidArgument(problem)
 

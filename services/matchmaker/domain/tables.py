@@ -30,6 +30,9 @@ class TableFilter:
     random_deck: bool | None = None
     trade_one: frozenset[bool] = field(default_factory=frozenset)
     challenges_only: bool | None = None
+    boards: frozenset[int] = field(default_factory=frozenset)
+    """Board sides (3, 4, 5); empty: any."""
+    house_hands: bool | None = None
 
 
 class TableState(StrEnum):

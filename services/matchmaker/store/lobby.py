@@ -23,7 +23,7 @@ from services.platform.claims import DueWork, next_due, take_due
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
-    "created_at, expire_at, challenged_id, sudden_death"
+    "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands"
 )
 
 
@@ -36,7 +36,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16, $17)",
+                "$14, $15, $16, $17, $18, $19, $20)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -54,6 +54,9 @@ class LobbyStore(Base):
                 table.expire_at,
                 table.challenged_id,
                 rules.sudden_death,
+                rules.board,
+                rules.blocked,
+                rules.house_hands,
             )
             await self._append(
                 conn,
@@ -174,6 +177,8 @@ class LobbyStore(Base):
             "AND ($9::text[] IS NULL OR visibility = ANY($9)) "
             "AND ($10::boolean[] IS NULL OR trade_one = ANY($10)) "
             "AND NOT (table_id = ANY($11::text[])) "
+            "AND ($12::smallint[] IS NULL OR board = ANY($12)) "
+            "AND ($13::boolean IS NULL OR house_hands = $13) "
             "ORDER BY created_at, table_id LIMIT 1",
             now,
             viewer_id,
@@ -181,6 +186,8 @@ class LobbyStore(Base):
             sorted(v.value for v in filters.visibilities) or None,
             sorted(filters.trade_one) or None,
             sorted(skip),
+            sorted(filters.boards) or None,
+            filters.house_hands,
         )
         return None if row is None else _table(row)
 
@@ -217,6 +224,8 @@ class LobbyStore(Base):
             "AND ($11::boolean[] IS NULL OR trade_one = ANY($11)) "
             "AND ($12::boolean IS NULL OR (challenged_name <> '') = $12) "
             "AND ($13::timestamptz IS NULL OR (created_at, table_id) < ($13, $14)) "
+            "AND ($16::smallint[] IS NULL OR board = ANY($16)) "
+            "AND ($17::boolean IS NULL OR house_hands = $17) "
             "ORDER BY created_at DESC, table_id DESC LIMIT $15",
             now,
             viewer_id,
@@ -228,6 +237,8 @@ class LobbyStore(Base):
             after[0] if after else None,
             after[1] if after else "",
             limit,
+            sorted(filters.boards) or None,
+            filters.house_hands,
         )
         return [_table(r) for r in rows]
 
@@ -247,6 +258,9 @@ def _table(row: Any) -> Table:
                 row["same_wall"],
                 row["trade_one"],
                 sudden_death=row["sudden_death"],
+                board=row["board"],
+                blocked=row["blocked"],
+                house_hands=row["house_hands"],
             ),
             row["random_deck"],
         ),

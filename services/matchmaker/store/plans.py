@@ -64,7 +64,7 @@ def plan_json(plan: StartPlan) -> str:
             "kind": plan.kind.value,
             "mode": plan.mode.value,
             "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
-                      r.trade_one, r.sudden_death],
+                      r.trade_one, r.sudden_death, r.board, r.blocked, r.house_hands],
             "seats": seats,
             "match_id": plan.match_id,
             "draft_id": plan.draft_id,
