@@ -33,6 +33,7 @@ from services.match.domain.events import (
     PlayerReconnected,
     RoundStarted,
     SeatStart,
+    TradeRule,
     TurnTimedOut,
     TurnWarningIssued,
 )
@@ -42,6 +43,8 @@ from services.match.mapping import (
     REASONS_BACK,
     SEATS,
     SEATS_BACK,
+    TRADE_RULES,
+    TRADE_RULES_BACK,
     captures,
     captures_back,
     card,
@@ -227,7 +230,7 @@ def _finished(e: MatchFinished) -> ev.MatchFinished:
             )
         ],
         outcome=outcome(e),
-        trade_rule=pb.TRADE_RULE_ONE if e.trade_one else pb.TRADE_RULE_NONE,
+        trade_rule=TRADE_RULES[e.trade],
         placement_count=e.placements,
         origin_id=e.origin_id,
         round_count=e.round,
@@ -252,7 +255,7 @@ def _finished_back(m: ev.MatchFinished, rules_message: pb.Rules | None = None) -
         reason=REASONS_BACK[o.reason],
         forfeited=SEATS_BACK[o.forfeiting_seat],
         rated=m.rated,
-        trade_one=m.trade_rule == pb.TRADE_RULE_ONE,
+        trade=TRADE_RULES_BACK.get(m.trade_rule, TradeRule.NONE),
         placements=m.placement_count,
         finished_at=moment(o.finish_time),
         round=m.round_count or 1,  # recorded before rounds: the one round there was

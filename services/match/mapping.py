@@ -16,6 +16,7 @@ from services.match.domain.events import (
     Mode,
     Origin,
     SeatPlayer,
+    TradeRule,
 )
 from services.match.rules import Capture, Cause, Rules, Seat, Visibility
 from services.wire import (
@@ -42,6 +43,19 @@ MODES: dict[Mode | None, pb.Mode.ValueType] = {None: pb.MODE_UNSPECIFIED} | {
     m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode
 }
 MODES_BACK: dict[int, Mode | None] = {v: k for k, v in MODES.items()}
+TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
+    r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
+}
+TRADE_RULES_BACK: dict[int, TradeRule] = {v: k for k, v in TRADE_RULES.items()}
+"""Unset (a request or an event before trade rules) is read as NONE by its caller."""
+TRADE_NAMES: dict[int, str] = {
+    pb.TRADE_RULE_ONE: "Trade One",
+    pb.TRADE_RULE_DIRECT: "Direct",
+    pb.TRADE_RULE_DIFFERENCE: "Difference",
+    pb.TRADE_RULE_ALL: "All",
+}
+"""A trade rule as the rulebook names it, for refusals (None has no name: it trades
+nothing)."""
 VISIBILITIES: dict[Visibility, pb.Visibility.ValueType] = {
     v: pb.Visibility.Value(f"VISIBILITY_{v.name}") for v in Visibility
 }
@@ -137,7 +151,7 @@ def rules(setup: MatchRules) -> pb.Rules:
         elemental=r.elemental,
         same_wall=r.same_wall,
         sudden_death=setup.sudden_death,
-        trade_rule=pb.TRADE_RULE_ONE if setup.trade_one else pb.TRADE_RULE_NONE,
+        trade_rule=TRADE_RULES[setup.trade],
         board=pb.BoardShape(
             rows=setup.rows,
             columns=setup.cols,
@@ -173,7 +187,7 @@ def setup_back(
         rows=board.rows or 3,
         cols=board.columns or 3,
         blocked=frozenset(board.blocked_cells),
-        trade_one=message.trade_rule == pb.TRADE_RULE_ONE,
+        trade=TRADE_RULES_BACK.get(message.trade_rule, TradeRule.NONE),
         ladder="" if ladder_key is None else LADDERS_BACK[ladder_key.ladder],
         season=0 if ladder_key is None else ladder_key.season,
         origin_mode=MODES_BACK.get(origin_mode),

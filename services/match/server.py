@@ -40,14 +40,13 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
     rules = request.rules
     require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
     require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
-    if rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
-        raise InvalidArgument("only the trade rules None and One are available")
+    require_enum(rules.trade_rule, pb.TradeRule.DESCRIPTOR, "rules.trade_rule")
     problem = rule_set_problem(
         closed=rules.visibility == pb.VISIBILITY_CLOSED,
         same=rules.same,
         plus=rules.plus,
         combo=rules.combo,
-        trade_one=rules.trade_rule == pb.TRADE_RULE_ONE,
+        trade=mapping.TRADE_NAMES.get(rules.trade_rule, ""),
     )
     if problem is not None:
         raise InvalidArgument(problem)
@@ -137,7 +136,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         if len(request.seats) != 2:
             raise InvalidArgument(f"a match has two seats, got {len(request.seats)}")
         (p_a, hand_a), (p_b, hand_b) = (_seat(s, setup) for s in request.seats)
-        if setup.trade_one and (p_a.is_bot or p_b.is_bot):
+        if setup.trades and (p_a.is_bot or p_b.is_bot):
             raise InvalidArgument("games with a bot never trade")
         key = Request.of(
             "create", request.request_id, request.SerializeToString(deterministic=True)

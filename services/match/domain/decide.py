@@ -37,6 +37,7 @@ from services.match.domain.events import (
     RoundStarted,
     SeatPlayer,
     SeatStart,
+    TradeRule,
     TurnTimedOut,
     TurnWarningIssued,
 )
@@ -371,7 +372,7 @@ def _finish(
         reason=reason,
         forfeited=forfeited,
         rated=bool(match.setup.ladder) and match.both_human,
-        trade_one=match.setup.trade_one and match.both_human and winner is not None,
+        trade=_trade_now(match, winner),
         placements=match.placement_count,
         finished_at=now,
         round=match.round,
@@ -380,6 +381,14 @@ def _finish(
     if forfeited is None:
         return [finished]
     return [Forfeited(match.match_id, forfeited, reason), finished]
+
+
+def _trade_now(match: Match, winner: Seat | None) -> TradeRule:
+    """RULES.md 7, 13: a trade between two humans; a draw trades only under Direct."""
+    rule = match.setup.trade
+    if not match.both_human or (winner is None and rule is not TradeRule.DIRECT):
+        return TradeRule.NONE
+    return rule
 
 
 def _board_cards(position: Position) -> tuple[tuple[str, ...], tuple[str, ...]]:

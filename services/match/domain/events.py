@@ -20,6 +20,16 @@ class Mode(StrEnum):
     PRACTICE = "practice"
 
 
+class TradeRule(StrEnum):
+    """What changes hands after a match (RULES.md 7, 13); the collection settles it."""
+
+    NONE = "none"
+    ONE = "one"
+    DIRECT = "direct"
+    DIFFERENCE = "difference"
+    ALL = "all"
+
+
 MAX_ROUNDS = 5
 """**Decision** (RULES.md 12): at most five rounds; a tie after the fifth is a draw."""
 
@@ -100,7 +110,7 @@ class MatchRules:
     cols: int = 3
     blocked: frozenset[int] = frozenset()
     """The blocked cells of the first round, drawn at match start (RULES.md 11)."""
-    trade_one: bool = False
+    trade: TradeRule = TradeRule.NONE
     ladder: str = ""
     """The Elo ladder the result counts for ("ranked", "draft"); empty when unrated."""
     season: int = 0
@@ -111,6 +121,11 @@ class MatchRules:
     :data:`MAX_ROUNDS`)."""
     house_hands: bool = False
     """RULES.md 11: both hands were dealt from the catalog; the match trades nothing."""
+
+    @property
+    def trades(self) -> bool:
+        """Played for keeps (RULES.md 13): no bot may sit, and the decks are locked."""
+        return self.trade is not TradeRule.NONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,8 +235,9 @@ class MatchFinished:
     reason: FinishReason
     forfeited: Seat | None
     rated: bool
-    trade_one: bool
-    """Trade One applies now: a trading match between two humans with a winner."""
+    trade: TradeRule
+    """The trade rule that applies now: the table's, between two humans, with a winner
+    (Direct: whatever the result); NONE otherwise."""
     placements: int
     """Placements made in the whole match (every round)."""
     finished_at: datetime
@@ -230,6 +246,10 @@ class MatchFinished:
     board_cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     """Per seat: card_ids in its colour on the final board, in cell order (what a
     board-based trade rule settles from; copies never change owner during a match)."""
+
+    @property
+    def trade_one(self) -> bool:
+        return self.trade is TradeRule.ONE
 
 
 MatchEvent = (

@@ -8,6 +8,7 @@ Pure: the rule flags in, the broken combination named out (None when it is fine)
 from __future__ import annotations
 
 TRADE_ONE_NEEDS = ("Closed visibility", "Same", "Plus", "Combo")
+"""What every trade rule needs (RULES.md 6, 13), Trade One first."""
 SUDDEN_DEATH_MODES = ("custom", "practice")
 """RULES.md 12, 16: Sudden Death is a table rule: custom tables, and practice with a
 table's rules. It combines with every other rule (a trade rule settles from the final
@@ -25,17 +26,27 @@ def sudden_death_problem(mode: str) -> str | None:
 
 
 def rule_set_problem(
-    *, closed: bool, same: bool, plus: bool, combo: bool, trade_one: bool
+    *,
+    closed: bool,
+    same: bool,
+    plus: bool,
+    combo: bool,
+    trade: str = "",
+    trade_one: bool = False,
 ) -> str | None:
     """Why these rules cannot be played together, or None.
 
-    ``closed``: the hands are hidden (Closed visibility). Combo chains from Same or Plus
-    captures, so alone it is no rule; Trade One is played for keeps, only with Closed
-    visibility and Same, Plus and Combo all on.
+    ``closed``: the hands are hidden (Closed visibility). ``trade``: the trade rule's
+    name as a player reads it ("Trade One", "Direct", "Difference", "All"), empty for
+    None. Combo chains from Same or Plus captures, so alone it is no rule; a trade rule
+    is played for keeps, only with Closed visibility and Same, Plus and Combo all on
+    (RULES.md 13 Decision: Direct with All Open is refused like Trade One).
+    ``trade_one=True`` says ``trade="Trade One"`` (callers that know only that rule).
     """
     if combo and not (same or plus):
         return "Combo needs Same or Plus on: it chains from their captures"
-    if trade_one:
+    trade = trade or ("Trade One" if trade_one else "")
+    if trade:
         missing = [
             name
             for name, on in zip(TRADE_ONE_NEEDS, (closed, same, plus, combo), strict=True)
@@ -43,7 +54,7 @@ def rule_set_problem(
         ]
         if missing:
             return (
-                "Trade One needs Closed visibility with Same, Plus and Combo on; "
+                f"{trade} needs Closed visibility with Same, Plus and Combo on; "
                 f"this rule set lacks {', '.join(missing)}"
             )
     return None

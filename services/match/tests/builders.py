@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from services.match import domain
-from services.match.domain.events import MatchCard, MatchEvent, MatchRules, Mode, SeatPlayer
+from services.match.domain.events import (
+    MatchCard,
+    MatchEvent,
+    MatchRules,
+    Mode,
+    SeatPlayer,
+    TradeRule,
+)
 from services.match.rules import Rules, Seat, Visibility
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -34,7 +41,11 @@ def created(
     turn_seconds: float = 60,
 ) -> list[MatchEvent]:
     setup = MatchRules(
-        mode, ALL, visibility, trade_one=trade_one, ladder="ranked" if mode == Mode.RANKED else ""
+        mode,
+        ALL,
+        visibility,
+        trade=TradeRule.ONE if trade_one else TradeRule.NONE,
+        ladder="ranked" if mode == Mode.RANKED else "",
     )
     hands = (hand("a"), hand("b"))
     reveal = {Visibility.ALL_OPEN: 5, Visibility.CLOSED: 0, Visibility.THREE_OPEN: 3}[visibility]

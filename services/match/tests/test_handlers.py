@@ -11,7 +11,7 @@ from random import Random
 import pytest
 
 from services.match import domain, handlers
-from services.match.domain.events import MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode, TradeRule
 from services.match.handlers import Context
 from services.match.rules import Visibility
 from services.match.store import PlayerBusy
@@ -27,7 +27,7 @@ async def new_match(
     visibility: Visibility = Visibility.THREE_OPEN,
     bot_b: bool = False,
 ) -> domain.Match:
-    setup = MatchRules(Mode.RANKED, ALL, visibility, trade_one=True, ladder="ranked")
+    setup = MatchRules(Mode.RANKED, ALL, visibility, trade=TradeRule.ONE, ladder="ranked")
     seated = players(bot_b)
     if match_id.startswith("long"):  # one active match per player: their own players
         seated = tuple(replace(p, player_id=f"{p.player_id}-{match_id}") for p in seated)  # type: ignore[assignment]

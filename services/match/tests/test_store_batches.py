@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.match import domain
-from services.match.domain.events import MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode, TradeRule
 from services.match.rules import Seat, Visibility
 from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy
 from services.match.tests.builders import ALL, T0, hand, players
@@ -20,7 +20,7 @@ from services.platform.requests import Request, RequestSeen
 
 pytestmark = pytest.mark.integration
 
-SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade_one=True, ladder="ranked")
+SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade=TradeRule.ONE, ladder="ranked")
 
 
 def creation(match_id: str, tag: str) -> domain.Decision:

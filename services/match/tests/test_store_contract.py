@@ -10,14 +10,14 @@ from datetime import timedelta
 import pytest
 
 from services.match import codec, domain
-from services.match.domain.events import MatchRules, Mode
+from services.match.domain.events import MatchRules, Mode, TradeRule
 from services.match.rules import Seat, Visibility
 from services.match.store import Answered, MatchRepository, MemoryMatchStore, PlayerBusy
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestReused, RequestSeen
 
-SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade_one=True, ladder="ranked")
+SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade=TradeRule.ONE, ladder="ranked")
 
 
 @pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])

@@ -23,6 +23,7 @@ from services.match.domain.events import (
     MatchRules,
     Mode,
     RoundStarted,
+    TradeRule,
 )
 from services.match.presenter import view_message
 from services.match.rules import HIDDEN, Rules, Seat, Visibility
@@ -53,7 +54,7 @@ def _start(
         rules if rules is not None else Rules(),
         visibility,
         blocked=blocked,
-        trade_one=trade_one,
+        trade=TradeRule.ONE if trade_one else TradeRule.NONE,
         sudden_death=sudden_death,
     )
     hands = (_hand("a", nines), _hand("b", nines))
