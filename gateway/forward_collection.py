@@ -123,7 +123,9 @@ class CollectionRpcs(Downstreams):
     async def ValidateDeck(
         self, request: g.ValidateDeckRequest, context: Any
     ) -> g.ValidateDeckResponse:
-        internal = c.CollectionServiceValidateDeckRequest(player_id=caller().player_id)
+        internal = c.CollectionServiceValidateDeckRequest(
+            player_id=caller().player_id, hand_size=request.hand_size
+        )
         which = request.WhichOneof("deck")
         if which == "deck_id":
             internal.deck_id = request.deck_id
