@@ -268,6 +268,17 @@ async def pending_trade_id(ctx: Context, player_id: str) -> str | None:
     return await ctx.store.pending_trade_of(player_id)
 
 
+async def _owed(ctx: Context, trade_id: str) -> str:
+    """What a pending trade owes, in the rule's words (only One and Difference wait)."""
+    state = await ctx.store.read(lambda unit: load_trade(unit, trade_id))
+    if state is None or state.rule is TradeRule.ONE:
+        return "a Trade One card must change hands before your next match"
+    return (
+        f"the {state.rule.label} trade of your last match: {state.count} "
+        f"card{'s' if state.count != 1 else ''} must change hands before your next match"
+    )
+
+
 async def obligations(ctx: Context, player_id: str, current_match_id: str) -> list[Obligation]:
     """What the player owes before a next match: a trade (pending, or being settled by
     a settlement of a trading match other than ``current_match_id``), an open draft."""
@@ -281,18 +292,12 @@ async def obligations(ctx: Context, player_id: str, current_match_id: str) -> li
             Obligation(
                 ObligationKind.PENDING_TRADE,
                 trade.trade_id_for(settling),
-                "the trade of your last match is being settled: cards must change hands "
-                "before your next match",
+                "the trade of your last match is being settled: its cards must change "
+                "hands before your next match",
             )
         )
     if trade_id is not None:
-        found.append(
-            Obligation(
-                ObligationKind.PENDING_TRADE,
-                trade_id,
-                "a traded card must change hands before your next match",
-            )
-        )
+        found.append(Obligation(ObligationKind.PENDING_TRADE, trade_id, await _owed(ctx, trade_id)))
     draft_id = await ctx.store.open_draft_of(player_id)
     if draft_id is not None:
         found.append(

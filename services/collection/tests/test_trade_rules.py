@@ -222,6 +222,11 @@ async def test_both_players_are_blocked_until_a_difference_moves(
         ctx, finished("m1", ("ann", "bob"), (a, b), TradeRule.DIFFERENCE, 0, (6, 4), at=clock)
     )
     for player in ("ann", "bob"):
+        (owed,) = await handlers_trades.obligations(ctx, player, "")
+        assert owed.message == (
+            "the Difference trade of your last match: 2 cards must change hands "
+            "before your next match"
+        )
         spare = list(await ctx.store.copies(player))[5:10]
         deck = await handlers_decks.save_deck(ctx, key(player, "deck"), player, "", "Next", spare)
         await refused(
