@@ -1,0 +1,218 @@
+"""Every board as players meet it (issue 19, item 1; RULES.md 11): a 5x5 table with
+three blocked cells and house hands, and a 4x4 table with saved decks of eight, each
+hosted, shown in the lobby, joined and played to its end through the TLS gateway, with
+the whole backend as processes (devtools/stack.py). Both views show the same drawn
+blocked cells; hands hold 13 and 8 cards; the final scores add up to 26 and 16. House
+hands never touch a collection; what no table can play is refused saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Stack, stack
+from tests.e2e.sessions import Player, join, mover, place_any
+
+pytestmark = pytest.mark.integration
+
+QUINTRA = pb.Rules(
+    visibility=pb.VISIBILITY_THREE_OPEN,
+    same=True,
+    plus=True,
+    combo=True,
+    board=pb.BoardShape(rows=5, columns=5, blocked_count=3),
+    house_hands=True,
+)
+CLOTH = pb.Rules(
+    visibility=pb.VISIBILITY_ALL_OPEN,
+    same=True,
+    plus=True,
+    combo=True,
+    elemental=True,
+    board=pb.BoardShape(rows=4, columns=4),
+)
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("boards")) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
+
+
+async def copies(player: Player) -> list[str]:
+    reply = await player.call("ListCollection", g.ListCollectionRequest(page_size=200))
+    return [e.copy.copy_id for e in reply.entries]
+
+
+async def refused(player: Player, rpc: str, request: Any) -> str:
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await player.call(rpc, request)
+    assert error.value.code() in (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+    ), error.value.details()
+    return str(error.value.details())
+
+
+def blocked(view: pb.MatchView) -> set[int]:
+    return {c.index for c in view.board if c.WhichOneof("content") == "blocked"}
+
+
+async def play_to_the_end(players: tuple[Player, Player], match_id: str) -> pb.MatchView:
+    for _ in range(30):
+        first, _other = await mover(players, match_id)
+        view = await first.view(match_id)
+        if view.status == pb.MATCH_STATUS_FINISHED:
+            return view
+        await place_any(first, view)
+    raise AssertionError("the match did not end")
+
+
+async def test_a_5x5_table_with_three_blocked_cells_and_house_hands_plays_to_its_end(
+    api: Any,
+) -> None:
+    ann, bea = await join(api), await join(api)
+    owned = {p.name: sorted(await copies(p)) for p in (ann, bea)}
+    table = (
+        await ann.call(
+            "CreateTable",
+            g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=QUINTRA)),
+        )
+    ).table
+    listed = await bea.call(
+        "ListTables", g.ListTablesRequest(filter=pb.TableFilter(board_sizes=[5]))
+    )
+    shown = next(t for t in listed.tables if t.table_id == table.table_id).settings.rules
+    assert (shown.board.rows, shown.board.columns, shown.board.blocked_count) == (5, 5, 3)
+    assert shown.house_hands
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+    )
+    match_id = joined.match_id
+    views = [await p.view(match_id) for p in (ann, bea)]
+    cells = blocked(views[0])
+    assert len(cells) == 3 and blocked(views[1]) == cells
+    for view in views:
+        assert len(view.board) == 25
+        assert sorted(view.rules.board.blocked_cells) == sorted(cells)
+        assert view.rules.house_hands and view.rules.board.blocked_count == 3
+        assert len(view.my_hand) == 13
+        assert {c.card.origin for c in view.my_hand} == {pb.CARD_ORIGIN_HOUSE}
+        revealed = [s for s in view.opponent_hand if s.WhichOneof("slot") == "revealed"]
+        assert len(view.opponent_hand) == 13 and len(revealed) == 3  # Three Open: three
+
+    final = await play_to_the_end((ann, bea), match_id)
+    scores = final.outcome.final_scores
+    assert scores.seat_a + scores.seat_b == 26
+    assert blocked(final) == cells, "the blocked cells are never drawn again"
+    placed = [c for c in final.board if c.WhichOneof("content") == "card"]
+    assert len(placed) == 22
+    # House hands never enter or leave a collection.
+    assert {p.name: sorted(await copies(p)) for p in (ann, bea)} == owned
+
+
+async def test_a_4x4_table_with_saved_decks_of_eight_plays_to_its_end(api: Any) -> None:
+    ann, bea = await join(api), await join(api)
+    decks: dict[str, str] = {}
+    hands: dict[str, list[str]] = {}
+    for player in (ann, bea):
+        mine = await copies(player)
+        saved = await player.call(
+            "SaveDeck",
+            g.SaveDeckRequest(request_id=uuid4().hex, name="Cloth", copy_ids=mine[:8]),
+        )
+        assert list(saved.deck.copy_ids) == mine[:8] and not saved.deck.violations
+        decks[player.name], hands[player.name] = saved.deck.deck_id, mine[:8]
+    short = g.SaveDeckRequest(request_id=uuid4().hex, name="Five", copy_ids=hands[ann.name][:5])
+    five = (await ann.call("SaveDeck", short)).deck.deck_id
+    says = await refused(
+        ann,
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(rules=CLOTH),
+            deck=pb.DeckChoice(deck_id=five),
+        ),
+    )
+    assert "a 4x4 table needs a deck of 8; this one holds 5" in says
+    checked = await ann.call("ValidateDeck", g.ValidateDeckRequest(deck_id=five, hand_size=8))
+    assert not checked.valid and "needs a deck of 8" in checked.violations[0].message
+
+    table = (
+        await ann.call(
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex,
+                settings=pb.TableSettings(rules=CLOTH),
+                deck=pb.DeckChoice(deck_id=decks[ann.name]),
+            ),
+        )
+    ).table
+    joined = await bea.call(
+        "JoinTable",
+        g.JoinTableRequest(
+            request_id=uuid4().hex,
+            table_id=table.table_id,
+            deck=pb.DeckChoice(deck_id=decks[bea.name]),
+        ),
+    )
+    match_id = joined.match_id
+    for player in (ann, bea):
+        view = await player.view(match_id)
+        assert len(view.board) == 16 and not blocked(view)
+        assert [c.card.card_id for c in view.my_hand] == hands[player.name]
+        assert len(view.opponent_hand) == 8
+        marks = [c.mark for c in view.board]
+        assert all(0 <= m <= 8 for m in marks)
+
+    final = await play_to_the_end((ann, bea), match_id)
+    scores = final.outcome.final_scores
+    assert scores.seat_a + scores.seat_b == 16
+    assert not final.my_hand and not final.opponent_hand  # RULES.md 11: none left
+
+
+async def test_what_no_table_can_play_is_refused_with_a_reason(api: Any) -> None:
+    ann = await join(api)
+    cases = [
+        (pb.Rules(board=pb.BoardShape(rows=5, columns=5, blocked_count=6)), "not 6"),
+        (pb.Rules(board=pb.BoardShape(rows=4, columns=4, blocked_count=2)), "5x5 board only"),
+        (pb.Rules(board=pb.BoardShape(rows=3, columns=3), house_hands=True), "4x4 and 5x5"),
+        (
+            pb.Rules(
+                visibility=pb.VISIBILITY_CLOSED,
+                same=True,
+                plus=True,
+                combo=True,
+                trade_rule=pb.TRADE_RULE_ONE,
+                board=pb.BoardShape(rows=5, columns=5),
+                house_hands=True,
+            ),
+            "house hands never trade",
+        ),
+    ]
+    for rules, says in cases:
+        if not rules.visibility:
+            rules.visibility = pb.VISIBILITY_ALL_OPEN
+        message = await refused(
+            ann,
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex, settings=pb.TableSettings(rules=rules, random_deck=True)
+            ),
+        )
+        assert says in message, message
