@@ -42,7 +42,8 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         visibility=VISIBILITIES[args.visibility],
         same=args.same,
         plus=args.plus,
-        combo=args.combo,
+        # Combo chains Same and Plus captures: on with either unless asked otherwise.
+        combo=args.same or args.plus if args.combo is None else args.combo,
         elemental=args.elemental,
         same_wall=args.same_wall,
         sudden_death=args.sudden_death,
@@ -56,8 +57,11 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
 def _table_options(cmd: argparse.ArgumentParser) -> None:
     """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
-    for flag in ("same", "plus", "combo"):
+    for flag in ("same", "plus"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=True)
+    cmd.add_argument(
+        "--combo", action=argparse.BooleanOptionalAction, help="default: on with Same or Plus"
+    )
     cmd.add_argument("--elemental", action="store_true")
     cmd.add_argument("--same-wall", action="store_true")
     cmd.add_argument(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import json_format
-from rich.console import Console
+from rich.console import Console, RenderableType
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
@@ -25,7 +25,7 @@ from triad.v1 import gateway_pb2_grpc
 from client import commands
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.play import LEVELS, MODES, QUEUES, card_id, deck_choice, play, queue_and_play
-from client.render import screen
+from client.render import Layout, fitted, screen
 
 
 async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
@@ -50,6 +50,15 @@ async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchVie
         stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
     )
     return ended.view  # type: ignore[no-any-return]
+
+
+def shown(console: Console, view: pb.MatchView) -> RenderableType:
+    """The match as the widest layout that fits the terminal's width draws it."""
+
+    def build(layout: Layout) -> RenderableType:
+        return screen(view, layout=layout)
+
+    return fitted(console, build, console.width)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -86,12 +95,12 @@ async def run(args: argparse.Namespace) -> int:
                 out(args, view)
             elif view.match_id:
                 console.print("You have an active battle!")
-                console.print(screen(view))
+                console.print(shown(console, view))
             else:
                 print("No active match.")
         elif command in ("view", "place", "forfeit"):
             view = await match_command(client, args)
-            out(args, view) if args.json else console.print(screen(view))
+            out(args, view) if args.json else console.print(shown(console, view))
         elif command == "watch":
             stream = stub.OpenSession(
                 g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()

@@ -112,7 +112,8 @@ def frame(
             if my_turn(view)
             else "Wait for your turn; q forfeits."
         )
-        parts.append(Text(hint, style="dim"))
+        if not note:  # a note takes the hint's line (80x24)
+            parts.append(Text(hint, style="dim"))
         prompt = Text(PROMPT, style="bold")
         prompt.append(typing)
         prompt.append("_", style="blink")

@@ -321,8 +321,9 @@ def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout 
     header.append(f"{me.player_name} {me.score}", style=MINE)
     header.append("  vs  ")
     header.append(f"{them.player_name} {them.score}", style=THEIRS)
+    lines: list[RenderableType] = [header]
     if rounds := round_line(view):
-        header.append(f"   {rounds}", style="bold yellow")
+        lines.append(Text(rounds, style="bold yellow", no_wrap=True, overflow="ellipsis"))
     elemental = view.rules.elemental
     columns = layout.hand_columns
     hidden = sum(1 for s in view.opponent_hand if s.WhichOneof("slot") == "hidden")
@@ -337,7 +338,7 @@ def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout 
     layout_grid.add_column()
     layout_grid.add_row(board(view, layout), hands)
     return Panel(
-        Group(header, layout_grid, _status(view, received)),
+        Group(*lines, layout_grid, _status(view, received)),
         title=f"match {view.match_id[:8]} v{view.version}: {placing_line(view.rules)}",
         subtitle=table_line(view.rules),
     )

@@ -32,7 +32,7 @@ def fits(lines: list[str], width: int = 80, height: int = 24) -> None:
 
 
 def test_the_standard_board_keeps_its_named_cells_in_80x24() -> None:
-    lines = drawn(view(placed={4: pb.SEAT_A}), note="a note")
+    lines = drawn(view(placed={4: pb.SEAT_A}))
     fits(lines)
     screen = "\n".join(lines)
     assert "│ 2  Shiva  8 │" in screen, "the card's name in its cell"
@@ -42,6 +42,8 @@ def test_the_standard_board_keeps_its_named_cells_in_80x24() -> None:
     assert "Round" not in screen
     assert "0 4: your first card to cell 4" not in screen  # the centre is taken
     assert "(0 0: your first card to cell 0)" in screen
+    noted = drawn(view(placed={4: pb.SEAT_A}), note="Not your turn yet.")
+    assert noted[-2] == "Not your turn yet.", "a note takes the hint's line"
 
 
 def test_a_5x5_board_with_blocked_cells_and_13_card_hands_fits_80x24() -> None:

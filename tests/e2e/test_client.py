@@ -21,10 +21,13 @@ from devtools.players import PASSWORD, bearer
 from devtools.processes import ROOT
 from devtools.stack import Stack
 from devtools.terminal import Terminal
+from services.match.rules import Board, Geometry, Position, Rules, Seat
+from tests.e2e.sessions import Player, mover
 
 # The end-to-end backend (every service a process) and a TLS stub to its gateway; a
 # test here asking for them shadows these names (F811).
 from tests.e2e.test_end_to_end import active_view, api, backend, enqueue, play, register  # noqa: F401
+from tests.e2e.test_sudden_death import _cards, tied_line
 
 pytestmark = pytest.mark.integration
 NOWHERE = "127.0.0.1:9"  # discard: nothing listens
@@ -430,3 +433,64 @@ async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
             reader.cancel()
             terminal.close()
     pytest.skip("Ann never won in four games")
+
+
+async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clients_screen(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Ann hosts a Sudden Death table with ``triad-client host`` in an 80x24 terminal
+    (All Open, no Same or Plus, so a line of moves that ties can be found); Bea joins
+    through the API and both play that line through the API. Ann's screen shows the
+    table's rules, then round 2 and how round 1 ended; q forfeits it from the client."""
+    ann, bea = await register(api), await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", ann).argv
+    terminal = Terminal(
+        [*argv, "host", "--sudden-death", "--visibility", "all-open", "--no-same", "--no-plus"],
+        {},
+    )
+    reader = asyncio.create_task(keep_reading(terminal))
+    try:
+        opened = await terminal.until(lambda s: "Waiting for a guest" in s, "the open table")
+        assert "All Open, Sudden Death, No trade" in opened, opened
+        found = await api.ListTables(g.ListTablesRequest(), metadata=bearer(bea.tokens))
+        [table] = [t for t in found.tables if t.host_name == ann.player.player_name]
+        assert table.settings.rules.sudden_death and table.settings.random_deck
+        joined = await api.JoinTable(
+            g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id),
+            metadata=bearer(bea.tokens),
+        )
+        match_id = joined.match_id
+        players = [
+            Player(api, me.player.player_id, me.player.player_name, me.tokens) for me in (ann, bea)
+        ]
+        first, second = await mover((players[0], players[1]), match_id)
+        view = await first.view(match_id)
+        seat = Seat.A if view.my_seat == pb.SEAT_A else Seat.B
+        mine = _cards(c.card for c in view.my_hand)
+        theirs = _cards(s.revealed for s in view.opponent_hand)
+        hands = (mine, theirs) if seat is Seat.A else (theirs, mine)
+        board = Board.empty(Geometry.of(3, 3, frozenset()), Rules())
+        line = tied_line(Position.start(board, hands[0], hands[1], seat))
+        assert line is not None, "no line of moves ties these two hands"
+        await terminal.until(lambda s: "Round 1 of at most 5" in s, "round 1 on the screen")
+        for turn, (card_id, cell) in enumerate(line):
+            await [first, second][turn % 2].call(
+                "PlaceCard",
+                g.PlaceCardRequest(
+                    request_id=uuid4().hex, match_id=match_id, card_id=card_id, cell=cell
+                ),
+            )
+        screen = await terminal.until(
+            lambda s: "Round 2 of at most 5; round 1 ended 5-5" in s, "round 2 on the screen"
+        )
+        assert all(f"({cell})" in screen for cell in range(9)), "round 2's board is empty"
+        assert "Sudden Death, No trade" in screen
+        terminal.type("q\r")
+        ended = await terminal.until(lambda s: "You lose. (forfeit)" in s, "the forfeit")
+        assert "Round 2 of at most 5" in ended
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        reader.cancel()
+        terminal.close()
