@@ -5,6 +5,7 @@ refusing what cannot be played, in words a person can act on."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from random import Random
 
 import pytest
@@ -16,6 +17,7 @@ from services.match.domain.events import MatchCard, MatchRules, Mode
 from services.match.handlers import Context
 from services.match.rules import Element, Rules, Seat, Visibility
 from services.match.tests.builders import players
+from services.match.tests.conftest import Clock
 from services.match.views import match_view
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
@@ -163,3 +165,21 @@ def test_the_edge_refuses_what_no_board_can_play_saying_why(
     request_args: dict[str, object], says: str
 ) -> None:
     assert says in refusal(create_request(**request_args))  # type: ignore[arg-type]
+
+
+async def test_a_missed_turn_on_a_5x5_board_auto_plays_an_open_cell(
+    ctx: Context, clock: Clock
+) -> None:
+    """Timers apply unchanged on every board (RULES.md 5, 11): the auto-played card goes
+    to an open cell, never a blocked one."""
+    rng = Random(5)
+    setup = MatchRules(Mode.CUSTOM, ELEMENTAL, Visibility.CLOSED, rows=5, cols=5)
+    hands = (deal("a", 13, rng), deal("b", 13, rng))
+    key = Request.of("matchmaker", "create-timer", "mt")
+    match = (await handlers.start_match(ctx, key, "mt", setup, players(), hands, "", 5)).match
+    clock.now += timedelta(seconds=60)
+    assert await handlers.fire_due_timer(ctx)
+    after = await ctx.store.load("mt")
+    assert after is not None and after.last is not None and after.last.auto_played
+    assert after.last.cell not in match.setup.blocked and len(match.setup.blocked) == 5
+    assert after.warned[after.last.seat]
