@@ -40,7 +40,7 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
     rules = request.rules
     require_enum(request.mode, pb.Mode.DESCRIPTOR, "mode")
     require_enum(rules.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")
-    require_enum(rules.trade_rule, pb.TradeRule.DESCRIPTOR, "rules.trade_rule")
+    require_enum(rules.trade_rule, pb.TradeRule.DESCRIPTOR, "rules.trade_rule", unspecified_ok=True)
     problem = rule_set_problem(
         closed=rules.visibility == pb.VISIBILITY_CLOSED,
         same=rules.same,

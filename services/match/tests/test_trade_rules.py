@@ -10,13 +10,16 @@ from random import Random
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
+from triad.v1 import match_pb2 as m
 
 from services.match import codec, domain
-from services.match.domain.events import MatchCreated, MatchFinished, TradeRule
+from services.match.domain.events import MatchCreated, MatchFinished, MatchRules, TradeRule
 from services.match.rules import Seat
 from services.match.rules.compatibility import rule_set_problem
+from services.match.server import _setup
 from services.match.tests.builders import created, later
 from services.match.tests.test_domain import play_out
+from services.platform.errors import InvalidArgument
 
 
 def started_with(rule: TradeRule, bot_b: bool = False) -> domain.Match:
@@ -82,3 +85,21 @@ def test_every_trade_rule_needs_closed_same_plus_and_combo(name: str) -> None:
         f"{name} needs Closed visibility with Same, Plus and Combo on; "
         "this rule set lacks Closed visibility"
     )
+
+
+def test_create_match_takes_every_trade_rule_and_refuses_one_it_cannot_play() -> None:
+    def setup(**rules: object) -> MatchRules:
+        request = m.MatchServiceCreateMatchRequest(
+            mode=pb.MODE_CUSTOM,
+            rules=pb.Rules(visibility=pb.VISIBILITY_CLOSED, **rules),  # type: ignore[arg-type]
+        )
+        return _setup(request)[0]
+
+    assert setup().trade is TradeRule.NONE  # unset: no trade
+    every = {"same": True, "plus": True, "combo": True}
+    assert setup(trade_rule=pb.TRADE_RULE_DIRECT, **every).trade is TradeRule.DIRECT
+    assert setup(trade_rule=pb.TRADE_RULE_ALL, **every).trades
+    with pytest.raises(InvalidArgument, match=r"^Difference needs Closed visibility"):
+        setup(trade_rule=pb.TRADE_RULE_DIFFERENCE, same=True, plus=True)
+    with pytest.raises(InvalidArgument, match=r"rules\.trade_rule 9 is not"):
+        setup(trade_rule=9, **every)
