@@ -281,7 +281,7 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         filters.elemental,
         filters.same_wall,
         filters.random_deck,
-        sorted(filters.trade_one),
+        sorted(filters.trades),
         filters.challenges_only,
         sorted(filters.boards),
         filters.house_hands,

@@ -135,7 +135,7 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
         return f"{seat.name} has no deck for this match"
     try:
         return await ctx.ports.decks.resolve(
-            seat.player_id, seat.deck, plan.match_id, plan.rules.trade_one, size
+            seat.player_id, seat.deck, plan.match_id, plan.rules.trades, size
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
         return f"{seat.name}'s deck cannot play: {error}"
@@ -143,7 +143,7 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
 
 async def _release(ctx: Context, plan: StartPlan) -> None:
     """A trading match that will not start must not keep the other player's deck locked."""
-    if plan.rules.trade_one:
+    if plan.rules.trades:
         await ctx.ports.decks.release(plan.match_id)
 
 

@@ -28,6 +28,7 @@ from services.matchmaker.domain import (
     TableState,
     Ticket,
     TicketState,
+    TradeRule,
     Visibility,
 )
 from services.platform.enums import require_enum
@@ -43,6 +44,10 @@ BOT_LEVELS: dict[BotLevel, pb.BotLevel.ValueType] = {
     b: pb.BotLevel.Value(f"BOT_LEVEL_{b.name}") for b in BotLevel
 }
 BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
+TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
+    r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
+}
+TRADE_RULES_BACK: dict[int, TradeRule] = {v: k for k, v in TRADE_RULES.items()}
 LADDERS: dict[str, pb.Ladder.ValueType] = {"ranked": pb.LADDER_RANKED, "draft": pb.LADDER_DRAFT}
 LADDERS_BACK = {v: k for k, v in LADDERS.items()}
 TICKET_STATES: dict[TicketState, pb.TicketStatus.ValueType] = {
@@ -105,7 +110,7 @@ def rules(value: RuleSet) -> pb.Rules:
         elemental=value.elemental,
         same_wall=value.same_wall,
         sudden_death=value.sudden_death,
-        trade_rule=pb.TRADE_RULE_ONE if value.trade_one else pb.TRADE_RULE_NONE,
+        trade_rule=TRADE_RULES[value.trade],
         board=pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked),
         house_hands=value.house_hands,
     )
@@ -116,8 +121,10 @@ def rules_back(message: pb.Rules) -> RuleSet:
     visibility = VISIBILITIES_BACK[
         require_enum(message.visibility, pb.Visibility.DESCRIPTOR, "rules.visibility")  # type: ignore[index]
     ]
-    if message.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
-        raise InvalidArgument("only the trade rules None and One are available")
+    require_enum(
+        message.trade_rule, pb.TradeRule.DESCRIPTOR, "rules.trade_rule", unspecified_ok=True
+    )
+    trade = TRADE_RULES_BACK.get(message.trade_rule, TradeRule.NONE)
     board = message.board
     if board.blocked_cells:
         raise InvalidArgument(
@@ -130,7 +137,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         cols=cols,
         blocked=board.blocked_count,
         house_hands=message.house_hands,
-        trades=message.trade_rule == pb.TRADE_RULE_ONE,
+        trades=trade is not TradeRule.NONE,
     )
     if problem is not None:
         raise InvalidArgument(problem)
@@ -141,7 +148,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         message.combo,
         message.elemental,
         message.same_wall,
-        message.trade_rule == pb.TRADE_RULE_ONE,
+        trade,
         sudden_death=message.sudden_death,
         board=rows,
         blocked=board.blocked_count,
@@ -245,9 +252,11 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         visibilities.add(VISIBILITIES_BACK[value])
     trades = set()
     for trade in message.trade_rules:
-        if trade not in (pb.TRADE_RULE_NONE, pb.TRADE_RULE_ONE):
-            raise InvalidArgument("filter.trade_rules: tables trade None or One")
-        trades.add(trade == pb.TRADE_RULE_ONE)
+        if trade not in TRADE_RULES_BACK:
+            raise InvalidArgument(
+                "filter.trade_rules: tables trade None, One, Direct, Difference or All"
+            )
+        trades.add(TRADE_RULES_BACK[trade])
     for size in message.board_sizes:
         if size not in BOARDS:
             raise InvalidArgument(f"filter.board_sizes: boards are 3, 4 or 5 wide, not {size}")
@@ -259,7 +268,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         elemental=flag("elemental"),
         same_wall=flag("same_wall"),
         random_deck=flag("random_deck"),
-        trade_one=frozenset(trades),
+        trades=frozenset(trades),
         challenges_only=flag("challenges_only"),
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),

@@ -166,4 +166,15 @@ MIGRATIONS = (
         ALTER TABLE lobby_tables ADD COLUMN house_hands boolean NOT NULL DEFAULT false;
         """,
     ),
+    Migration(
+        "matchmaker",
+        6,
+        "tables keep their trade rule",
+        """
+        -- RULES.md 13: None, One, Direct, Difference or All; trade_one stays written for
+        -- readers older than this column.
+        ALTER TABLE lobby_tables ADD COLUMN trade_rule text NOT NULL DEFAULT 'none';
+        UPDATE lobby_tables SET trade_rule = 'one' WHERE trade_one;
+        """,
+    ),
 )

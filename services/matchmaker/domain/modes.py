@@ -45,6 +45,23 @@ class BotLevel(StrEnum):
     HARD = "hard"
 
 
+class TradeRule(StrEnum):
+    """What changes hands after the match (RULES.md 7, 13); the collection settles it."""
+
+    NONE = "none"
+    ONE = "one"
+    DIRECT = "direct"
+    DIFFERENCE = "difference"
+    ALL = "all"
+
+    @property
+    def label(self) -> str:
+        """As the rulebook names it ("Trade One", "Direct"); empty for None."""
+        if self is TradeRule.NONE:
+            return ""
+        return "Trade One" if self is TradeRule.ONE else self.value.capitalize()
+
+
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """Every optional rule of one match in one value (RULES.md 3, 4, 6, 11)."""
@@ -55,7 +72,7 @@ class RuleSet:
     combo: bool = False
     elemental: bool = False
     same_wall: bool = False
-    trade_one: bool = False
+    trade: TradeRule = TradeRule.NONE
     sudden_death: bool = False
     """RULES.md 12: a table rule (custom tables and practice with a table's rules)."""
     board: int = 3
@@ -64,6 +81,15 @@ class RuleSet:
     """RULES.md 11: how many cells a 5x5 board blocks (0..5), drawn by the match."""
     house_hands: bool = False
     """RULES.md 11: each player is dealt a hand from the whole catalog (4x4, 5x5)."""
+
+    @property
+    def trades(self) -> bool:
+        """Played for keeps: the decks are locked for the match (RULES.md 9)."""
+        return self.trade is not TradeRule.NONE
+
+    @property
+    def trade_one(self) -> bool:
+        return self.trade is TradeRule.ONE
 
     @property
     def hand_size(self) -> int:
@@ -88,7 +114,7 @@ class RuleSet:
 STANDARD = RuleSet(Visibility.THREE_OPEN, same=True, plus=True, combo=True)
 MODE_RULES: dict[Mode, RuleSet] = {
     Mode.UNRANKED: STANDARD,
-    Mode.RANKED: RuleSet(Visibility.CLOSED, same=True, plus=True, combo=True, trade_one=True),
+    Mode.RANKED: RuleSet(Visibility.CLOSED, same=True, plus=True, combo=True, trade=TradeRule.ONE),
     Mode.DRAFT: STANDARD,
 }
 """RULES.md 6: the fixed rules of the queues; Roulette draws its own at pairing."""
@@ -99,7 +125,7 @@ def _compatible_rule_sets() -> tuple[RuleSet, ...]:
     for visibility, same, plus, combo, elemental in product(
         Visibility, (False, True), (False, True), (False, True), (False, True)
     ):
-        if rule_set_problem(closed=False, same=same, plus=plus, combo=combo, trade_one=False):
+        if rule_set_problem(closed=False, same=same, plus=plus, combo=combo):
             continue  # Combo chains from Same or Plus captures: alone it is no rule
         sets.append(RuleSet(visibility, same, plus, combo, elemental))
     return tuple(sets)
@@ -124,7 +150,7 @@ def check_custom_rules(rules: RuleSet) -> None:
         same=rules.same,
         plus=rules.plus,
         combo=rules.combo,
-        trade_one=rules.trade_one,
+        trade=rules.trade.label,
     )
     if problem is None:
         problem = board_problem(
@@ -132,7 +158,7 @@ def check_custom_rules(rules: RuleSet) -> None:
             cols=rules.board,
             blocked=rules.blocked,
             house_hands=rules.house_hands,
-            trades=rules.trade_one,
+            trades=rules.trades,
         )
     if problem is not None:
         raise InvalidArgument(problem)
@@ -149,7 +175,7 @@ def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) ->
     if origin is Mode.CUSTOM:
         if custom is None:
             raise InvalidArgument("practice with Custom rules needs the table settings")
-        if custom.trade_one:
+        if custom.trades:
             raise InvalidArgument("practice never trades: choose the trade rule None")
         check_custom_rules(custom)
         return custom

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from services.matchmaker.domain.modes import RuleSet, Visibility
+from services.matchmaker.domain.modes import RuleSet, TradeRule, Visibility
 from services.matchmaker.domain.seats import DeckChoice
 
 
@@ -28,7 +28,8 @@ class TableFilter:
     elemental: bool | None = None
     same_wall: bool | None = None
     random_deck: bool | None = None
-    trade_one: frozenset[bool] = field(default_factory=frozenset)
+    trades: frozenset[TradeRule] = field(default_factory=frozenset)
+    """Trade rules; empty: any."""
     challenges_only: bool | None = None
     boards: frozenset[int] = field(default_factory=frozenset)
     """Board sides (3, 4, 5); empty: any."""

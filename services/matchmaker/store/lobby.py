@@ -15,6 +15,7 @@ from services.matchmaker.domain import (
     TableFilter,
     TableSettings,
     TableState,
+    TradeRule,
     Visibility,
 )
 from services.matchmaker.store.base import Base, Hold, Request, decode_deck, encode_deck
@@ -23,7 +24,7 @@ from services.platform.claims import DueWork, next_due, take_due
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
-    "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands"
+    "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands, trade_rule"
 )
 
 
@@ -36,7 +37,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16, $17, $18, $19, $20)",
+                "$14, $15, $16, $17, $18, $19, $20, $21)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -48,7 +49,7 @@ class LobbyStore(Base):
                 rules.elemental,
                 rules.same_wall,
                 table.settings.random_deck,
-                rules.trade_one,
+                rules.trade_one,  # kept for readers older than trade_rule
                 encode_deck(table.host_deck),
                 table.created_at,
                 table.expire_at,
@@ -57,6 +58,7 @@ class LobbyStore(Base):
                 rules.board,
                 rules.blocked,
                 rules.house_hands,
+                rules.trade.value,
             )
             await self._append(
                 conn,
@@ -175,7 +177,7 @@ class LobbyStore(Base):
             "WHERE state = 'open' AND challenged_name = '' AND expire_at > $1 "
             f"AND host_id <> $2 AND {' AND '.join(conditions)} "
             "AND ($9::text[] IS NULL OR visibility = ANY($9)) "
-            "AND ($10::boolean[] IS NULL OR trade_one = ANY($10)) "
+            "AND ($10::text[] IS NULL OR trade_rule = ANY($10)) "
             "AND NOT (table_id = ANY($11::text[])) "
             "AND ($12::smallint[] IS NULL OR board = ANY($12)) "
             "AND ($13::boolean IS NULL OR house_hands = $13) "
@@ -184,7 +186,7 @@ class LobbyStore(Base):
             viewer_id,
             *(getattr(filters, name) for name in flags),
             sorted(v.value for v in filters.visibilities) or None,
-            sorted(filters.trade_one) or None,
+            sorted(t.value for t in filters.trades) or None,
             sorted(skip),
             sorted(filters.boards) or None,
             filters.house_hands,
@@ -221,7 +223,7 @@ class LobbyStore(Base):
             "OR (challenged_id = '' AND challenged_name = $3)) "
             f"AND {' AND '.join(conditions)} "
             "AND ($10::text[] IS NULL OR visibility = ANY($10)) "
-            "AND ($11::boolean[] IS NULL OR trade_one = ANY($11)) "
+            "AND ($11::text[] IS NULL OR trade_rule = ANY($11)) "
             "AND ($12::boolean IS NULL OR (challenged_name <> '') = $12) "
             "AND ($13::timestamptz IS NULL OR (created_at, table_id) < ($13, $14)) "
             "AND ($16::smallint[] IS NULL OR board = ANY($16)) "
@@ -232,7 +234,7 @@ class LobbyStore(Base):
             viewer_name,
             *(getattr(filters, name) for name in flags),
             sorted(v.value for v in filters.visibilities) or None,
-            sorted(filters.trade_one) or None,
+            sorted(t.value for t in filters.trades) or None,
             filters.challenges_only,
             after[0] if after else None,
             after[1] if after else "",
@@ -256,7 +258,7 @@ def _table(row: Any) -> Table:
                 row["combo"],
                 row["elemental"],
                 row["same_wall"],
-                row["trade_one"],
+                TradeRule(row["trade_rule"]),
                 sudden_death=row["sudden_death"],
                 board=row["board"],
                 blocked=row["blocked"],

@@ -219,7 +219,7 @@ def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bo
         and t.host_id != viewer_id
         and all(getattr(filters, k) in (None, v) for k, v in flags.items())
         and (not filters.visibilities or rules.visibility in filters.visibilities)
-        and (not filters.trade_one or rules.trade_one in filters.trade_one)
+        and (not filters.trades or rules.trade in filters.trades)
         and (not filters.boards or rules.board in filters.boards)
         and filters.house_hands in (None, rules.house_hands)
     )

@@ -15,6 +15,7 @@ from services.matchmaker.domain import (
     Seat,
     StartKind,
     StartPlan,
+    TradeRule,
     Visibility,
 )
 
@@ -64,7 +65,7 @@ def plan_json(plan: StartPlan) -> str:
             "kind": plan.kind.value,
             "mode": plan.mode.value,
             "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
-                      r.trade_one, r.sudden_death, r.board, r.blocked, r.house_hands],
+                      r.trade.value, r.sudden_death, r.board, r.blocked, r.house_hands],
             "seats": seats,
             "match_id": plan.match_id,
             "draft_id": plan.draft_id,
@@ -80,6 +81,10 @@ def plan_json(plan: StartPlan) -> str:
 def plan_from(text: str) -> StartPlan:
     data = json.loads(text)
     visibility, *flags = data["rules"]
+    if len(flags) > 5 and isinstance(flags[5], bool):  # written before trade rules
+        flags[5] = TradeRule.ONE if flags[5] else TradeRule.NONE
+    elif len(flags) > 5:
+        flags[5] = TradeRule(flags[5])
     seats = tuple(
         Seat(
             player_id=s["player_id"],

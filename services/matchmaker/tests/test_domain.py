@@ -20,6 +20,7 @@ from services.matchmaker.domain import (
     DeckChoice,
     Mode,
     RuleSet,
+    TradeRule,
     Visibility,
     Waiting,
     WindowPolicy,
@@ -109,15 +110,17 @@ def test_roulette_offers_the_42_compatible_rule_sets() -> None:
 
 
 def test_the_queues_play_the_rules_of_the_rulebook() -> None:
-    assert MODE_RULES[Mode.RANKED] == RuleSet(Visibility.CLOSED, True, True, True, trade_one=True)
+    assert MODE_RULES[Mode.RANKED] == RuleSet(
+        Visibility.CLOSED, True, True, True, trade=TradeRule.ONE
+    )
     for mode in (Mode.UNRANKED, Mode.DRAFT):
         assert MODE_RULES[mode] == RuleSet(Visibility.THREE_OPEN, True, True, True)
 
 
 def test_trade_one_needs_closed_same_plus_and_combo() -> None:
-    check_custom_rules(RuleSet(Visibility.CLOSED, True, True, True, trade_one=True))
+    check_custom_rules(RuleSet(Visibility.CLOSED, True, True, True, trade=TradeRule.ONE))
     with pytest.raises(InvalidArgument, match="lacks Closed visibility, Same"):
-        check_custom_rules(RuleSet(Visibility.ALL_OPEN, False, True, True, trade_one=True))
+        check_custom_rules(RuleSet(Visibility.ALL_OPEN, False, True, True, trade=TradeRule.ONE))
 
 
 def test_practice_keeps_the_origin_rules_without_trading() -> None:
@@ -126,7 +129,9 @@ def test_practice_keeps_the_origin_rules_without_trading() -> None:
     custom = RuleSet(Visibility.ALL_OPEN, elemental=True)
     assert practice_rules(Mode.CUSTOM, custom, 0) == custom
     with pytest.raises(InvalidArgument, match="never trades"):
-        practice_rules(Mode.CUSTOM, RuleSet(Visibility.CLOSED, True, True, True, trade_one=True), 0)
+        practice_rules(
+            Mode.CUSTOM, RuleSet(Visibility.CLOSED, True, True, True, trade=TradeRule.ONE), 0
+        )
     with pytest.raises(InvalidArgument, match="needs the table settings"):
         practice_rules(Mode.CUSTOM, None, 0)
 
@@ -167,14 +172,14 @@ def test_which_rules_combine_is_decided_in_one_place(
     """The rules engine's check, which MatchService.CreateMatch and the matchmaker's
     custom tables, practice and Roulette draws all call."""
     every = {"closed": False, "same": False, "plus": False, "combo": False, "trade_one": False}
-    found = rule_set_problem(**{**every, **flags})
+    found = rule_set_problem(**{**every, **flags})  # type: ignore[arg-type]
     assert found is None if problem is None else (found is not None and problem in found)
     rules = RuleSet(
         Visibility.CLOSED if flags.get("closed") else Visibility.ALL_OPEN,
         flags.get("same", False),
         flags.get("plus", False),
         flags.get("combo", False),
-        trade_one=flags.get("trade_one", False),
+        trade=TradeRule.ONE if flags.get("trade_one") else TradeRule.NONE,
     )
     if problem is None:
         check_custom_rules(rules)

@@ -19,6 +19,7 @@ from services.matchmaker.domain import (
     TableFilter,
     TableSettings,
     TableState,
+    TradeRule,
     Visibility,
 )
 from services.matchmaker.handlers import Context
@@ -31,15 +32,18 @@ from services.platform.errors import (
     PermissionDenied,
 )
 
-TRADING = TableSettings(RuleSet(Visibility.CLOSED, True, True, True, trade_one=True))
+TRADING = TableSettings(RuleSet(Visibility.CLOSED, True, True, True, trade=TradeRule.ONE))
 
 
 @pytest.mark.parametrize(
     ("rules", "reason"),
     [
-        (RuleSet(Visibility.THREE_OPEN, True, True, True, trade_one=True), "Closed visibility"),
-        (RuleSet(Visibility.CLOSED, True, False, True, trade_one=True), "lacks Plus"),
-        (RuleSet(Visibility.CLOSED, True, True, False, trade_one=True), "lacks Combo"),
+        (
+            RuleSet(Visibility.THREE_OPEN, True, True, True, trade=TradeRule.ONE),
+            "Closed visibility",
+        ),
+        (RuleSet(Visibility.CLOSED, True, False, True, trade=TradeRule.ONE), "lacks Plus"),
+        (RuleSet(Visibility.CLOSED, True, True, False, trade=TradeRule.ONE), "lacks Combo"),
         (RuleSet(Visibility.ALL_OPEN, combo=True), "Combo needs Same or Plus"),
     ],
 )
@@ -97,7 +101,7 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
     assert await ids(TableFilter(elemental=True)) == [created[2].table_id]
     assert await ids(TableFilter(same_wall=True)) == [created[3].table_id]
     assert await ids(TableFilter(random_deck=True)) == [created[1].table_id]
-    assert await ids(TableFilter(trade_one=frozenset({True}))) == [created[0].table_id]
+    assert await ids(TableFilter(trades=frozenset({TradeRule.ONE}))) == [created[0].table_id]
     assert await ids(TableFilter(visibilities=frozenset({Visibility.CLOSED}))) == [
         created[3].table_id,
         created[0].table_id,

@@ -16,6 +16,7 @@ from services.matchmaker.domain import (
     TableFilter,
     TableSettings,
     TableState,
+    TradeRule,
     Visibility,
 )
 from services.matchmaker.handlers import Context
@@ -23,7 +24,7 @@ from services.matchmaker.pushes import PlayerUpdates
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
 from services.platform.pushes import RecordedPushes
 
-TRADING = TableSettings(RuleSet(Visibility.CLOSED, True, True, True, trade_one=True))
+TRADING = TableSettings(RuleSet(Visibility.CLOSED, True, True, True, trade=TradeRule.ONE))
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from services.matchmaker.domain import (
     TableFilter,
     TableSettings,
     TableState,
+    TradeRule,
     Visibility,
 )
 from services.matchmaker.store import (
@@ -41,7 +42,7 @@ def table(host: str, at: float = 0.0, challenged: str = "", **rules: bool) -> Ta
         table_id=f"tb-{host}-{uuid4().hex[:6]}",
         host_id=f"id-{host}",
         host_name=host,
-        settings=TableSettings(RuleSet(Visibility.ALL_OPEN, **rules)),
+        settings=TableSettings(RuleSet(Visibility.ALL_OPEN, **rules)),  # type: ignore[arg-type]
         created_at=created,
         expire_at=created + timedelta(seconds=600),
         host_deck=DECK,
@@ -71,7 +72,7 @@ async def test_tables_open_list_close_and_expire(adapter: Adapter) -> None:
     assert await shown("ho") == [same.table_id]  # not one's own
     assert await shown("viv", TableFilter(same=True)) == [same.table_id]
     assert await shown("viv", TableFilter(challenges_only=True)) == [duel.table_id]
-    assert await shown("viv", TableFilter(trade_one=frozenset({True}))) == []
+    assert await shown("viv", TableFilter(trades=frozenset({TradeRule.ONE}))) == []
     assert await shown("viv", after=(same.created_at, same.table_id)) == [plain.table_id]
     found, closed = await lobby.close_table(plain.table_id, "id-hu", key("hu", "c"))
     assert (found, closed) == (plain, False)
@@ -147,7 +148,7 @@ async def test_find_game_picks_the_oldest_open_public_table_that_fits(adapter: A
     assert await picked("viv", TableFilter(same=False)) == old.table_id
     assert await picked("viv", skip={old.table_id, same.table_id}) == newer.table_id
     assert await picked("viv", TableFilter(random_deck=True)) is None
-    assert await picked("viv", TableFilter(trade_one=frozenset({True}))) is None
+    assert await picked("viv", TableFilter(trades=frozenset({TradeRule.ONE}))) is None
     assert await picked("viv", TableFilter(visibilities=frozenset({Visibility.CLOSED}))) is None
     await lobby.close_table(old.table_id, "id-ho", key("ho", "c"))
     assert await picked("viv") == same.table_id  # only open ones
