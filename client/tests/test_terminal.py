@@ -12,9 +12,12 @@ from devtools.terminal import Terminal
 
 
 async def shown(board: str, columns: int = 80, rows: int = 24) -> str:
-    """The screen once the frame is drawn, the program then let go."""
+    """The screen once the frame is drawn, the program then let go. COLUMNS and LINES
+    say the terminal's size as a shell would (rich reads them first; a test runner's
+    own may be in the environment)."""
+    size = {"COLUMNS": str(columns), "LINES": str(rows)}
     terminal = Terminal(
-        [sys.executable, "-m", "client.tests.show", board], {}, columns=columns, rows=rows
+        [sys.executable, "-m", "client.tests.show", board], size, columns=columns, rows=rows
     )
     try:
         return await terminal.until(lambda s: "card cell > " in s, "the prompt", timeout=30)
