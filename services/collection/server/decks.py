@@ -137,7 +137,9 @@ class DeckRpcs:
             purpose,
             deck_id,
             lock_for,
-            request.hand_size or 5,
+            # A 3x3 request keeps the fingerprint it had before boards (a retry across
+            # an upgrade is the same request).
+            *(() if request.hand_size in (0, 5) else (request.hand_size,)),
         )
         done = await handlers_decks.resolve_deck_for_match(
             self._ctx, key, player, deck_id, purpose, lock_for, request.hand_size or 5
