@@ -92,15 +92,21 @@ def registered_families() -> list[Family]:
         for attribute, value in vars(module).items():
             if isinstance(value, MetricWrapperBase):
                 families += _families(value.describe(), f"{module_name}.{attribute}")
-            elif inspect.isclass(value) and value.__module__ == module_name:
-                # A classmethod of its own taking the registry (not ABCMeta.register,
-                # which every Protocol and abstract class has).
-                if isinstance(inspect.getattr_static(value, "register", None), classmethod):
-                    register = value.register
-                    registry = CollectorRegistry(auto_describe=True)
-                    register(registry)
-                    families += _families(registry.collect(), f"{module_name}.{attribute}")
+            elif _registers_itself(value, module_name):
+                registry = CollectorRegistry(auto_describe=True)
+                value.register(registry)
+                families += _families(registry.collect(), f"{module_name}.{attribute}")
     return families
+
+
+def _registers_itself(value: object, module_name: str) -> bool:
+    """A class of the module with a ``register`` classmethod of its own taking the
+    registry (not ABCMeta.register, which every Protocol and abstract class has)."""
+    return (
+        inspect.isclass(value)
+        and value.__module__ == module_name
+        and isinstance(inspect.getattr_static(value, "register", None), classmethod)
+    )
 
 
 def _families(metrics: Iterable[Metric], source: str) -> list[Family]:
