@@ -9,8 +9,10 @@ the protobuf payloads, so they trust the log, not the service code under test.
   the match's event log, with the client's request id, seat, card and cell.
 - ``results_agree``: every match a client saw finished is finished in the log, with the
   winner the client was shown.
-- ``matches_settled``: every finished match with Trade One has exactly one copy transfer,
-  every rated one exactly one rating change per player, and nothing else has either.
+- ``matches_settled``: every finished match with Trade One has exactly one copy transfer
+  (Direct: each deck's copies on the other's final board; Difference: d of the loser's
+  deck; All: the loser's deck; RULES.md 13), every rated one exactly one rating change
+  per player, and nothing else has either.
 - ``copies_conserved``: the copies in the table are exactly those granted or drawn from
   boosters, each owned by whoever the log says owns it after its transfers.
 - ``nobody_stuck``: no match running, no player seated or queued, no lock or trade open.
@@ -211,8 +213,41 @@ def results_agree(log: MatchLog, seen: Sequence[Seen]) -> Check:
     return check
 
 
+RULE_TRADES = (pb.TRADE_RULE_DIRECT, pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)
+
+
+def trade_rule_moves(done: ev.MatchFinished) -> list[tuple[str, str, str]]:
+    """(copy, from, to) that RULES.md 13 may move after ``done``, sorted: Direct each
+    deck's copies on the other seat's final board; All the loser's deck; Difference the
+    loser's deck too, of which :func:`difference` copies move (the winner's choice)."""
+    a, b = done.seats
+    if done.trade_rule == pb.TRADE_RULE_DIRECT:
+        moves = [
+            (card, giver.player.player_id, taker.player.player_id)
+            for taker, giver in ((a, b), (b, a))
+            for card in taker.board_card_ids
+            if card in set(giver.original_card_ids)
+        ]
+        return sorted(moves)
+    if done.outcome.WhichOneof("result") != "winner_seat":
+        return []
+    winner, loser = (a, b) if a.player.seat == done.outcome.winner_seat else (b, a)
+    deck = [(c, loser.player.player_id, winner.player.player_id) for c in loser.original_card_ids]
+    return sorted(deck)
+
+
+def difference(done: ev.MatchFinished) -> int:
+    """RULES.md 13: the score difference, at least 1, at most the loser's deck."""
+    a, b = done.seats
+    if done.outcome.WhichOneof("result") != "winner_seat":
+        return 0
+    winner, loser = (a, b) if a.player.seat == done.outcome.winner_seat else (b, a)
+    return max(1, min(winner.score - loser.score, len(loser.original_card_ids)))
+
+
 async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
-    """Trade One transfers and rating changes: exactly once where due, never elsewhere."""
+    """Trade rules' transfers (One, Direct, Difference, All: RULES.md 7, 13) and rating
+    changes: exactly once where due, never elsewhere."""
     check = Check("finished matches settled exactly once")
     coll, rating = layout.collection, layout.rating
     trades = {
@@ -238,6 +273,7 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
 
     modes: Counter[str] = Counter()
     traded = rated = ranked = ranked_traded = ranked_rated = 0
+    rule_trades: Counter[str] = Counter()
     for match_id, (done, _event_id, _at) in log.finished.items():
         mode = pb.Mode.Name(done.mode)
         modes[mode] += 1
@@ -263,8 +299,27 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
                     f"match {match_id}: copy moved {moved[0].from_player_id} -> "
                     f"{moved[0].to_player_id}, the winner is {winner}"
                 )
+        elif done.trade_rule in RULE_TRADES:
+            rule_trades[pb.TradeRule.Name(done.trade_rule)] += 1
+            due = trade_rule_moves(done)
+            got_moves = sorted((m.copy_id, m.from_player_id, m.to_player_id) for m in moved)
+            if done.trade_rule == pb.TRADE_RULE_DIFFERENCE:
+                # which d copies is the winner's choice (or the server's draw)
+                deck = {c for c, _, _ in due}
+                if len(got_moves) != difference(done) or any(
+                    c not in deck or (f, t) != (loser, winner) for c, f, t in got_moves
+                ):
+                    check.problem(
+                        f"{mode} Difference match {match_id}: moved {got_moves}, wanted "
+                        f"{difference(done)} of {sorted(deck)} from {loser} to {winner}"
+                    )
+            elif got_moves != due:
+                check.problem(
+                    f"{mode} {pb.TradeRule.Name(done.trade_rule)} match {match_id}: "
+                    f"moved {got_moves}, wanted {due}"
+                )
         elif trade is not None or moved:
-            check.problem(f"{mode} match {match_id} has no Trade One, yet a trade or a transfer")
+            check.problem(f"{mode} match {match_id} trades nothing, yet a trade or a transfer")
         got = sorted(changes.pop(match_id, []))
         if done.rated:
             rated += 1
@@ -286,6 +341,7 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
         "ranked_with_trade_one": ranked_traded,
         "ranked_rated": ranked_rated,
         "trade_one_matches": traded,
+        **{f"{r.removeprefix('TRADE_RULE_').lower()}_matches": n for r, n in rule_trades.items()},
         "transfers": moves,
         "rated_matches": rated,
         "rating_changes": len(change_rows),
