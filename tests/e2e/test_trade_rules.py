@@ -240,3 +240,30 @@ async def test_an_all_table_gives_the_winner_the_losers_whole_deck(api: Any) -> 
     check_moves(before, after, dict.fromkeys(deck, ann.id))
     for session in sessions.values():
         await session.close()
+
+
+async def test_a_trade_rule_at_an_all_open_table_is_refused_saying_what_it_needs(
+    api: Any,
+) -> None:
+    """RULES.md 13 Decision: Direct with All Open (any trade rule without Closed, Same,
+    Plus and Combo) is refused at the edge with the rule named."""
+    host = await join(api)
+    rules = pb.Rules(
+        visibility=pb.VISIBILITY_ALL_OPEN,
+        same=True,
+        plus=True,
+        combo=True,
+        trade_rule=pb.TRADE_RULE_DIRECT,
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await host.call(
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex, settings=pb.TableSettings(rules=rules, random_deck=True)
+            ),
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == (
+        "Direct needs Closed visibility with Same, Plus and Combo on; "
+        "this rule set lacks Closed visibility"
+    )
