@@ -1,7 +1,8 @@
 """The collection service SIGKILLed in the middle of a burst of boosters, credits and
 trade choices, restarted on the same schema: every acknowledged booster is there once,
-every trade completes exactly once (chosen, or auto-picked after the restart), the coins
-add up, and the log and the tables agree on every copy's owner."""
+every trade completes exactly once (chosen, or auto-picked after the restart: a
+Difference's d copies all at once), the coins add up, and the log and the tables agree
+on every copy's owner."""
 
 from __future__ import annotations
 
@@ -84,21 +85,24 @@ async def test_a_killed_service_loses_nothing_acknowledged_and_completes_every_t
                         reason=pb.CURRENCY_REASON_GRANT, reference_id="crash-test",
                     )
                 )  # fmt: skip
-            # Three trades open (as the MatchFinished consumer would open them).
+            # Three trades open (as the MatchFinished consumer would open them): Trade One,
+            # a Difference of four cards (won 7-3: left to its deadline across the
+            # kill, the server draws all four) and Trade One.
             ctx = Context(
                 store, store.catalog, lambda: datetime.now(UTC), Random(1), choice_seconds=1.0
             )
             trades = []
             for n in range(0, PLAYERS, 2):
                 winner, loser = players[n], players[n + 1]
+                rule = TradeRule.DIFFERENCE if n == 2 else TradeRule.ONE
                 finished = FinishedMatch(
                     f"m-{winner}",
                     (
-                        FinishedSeat(PlayerRef(winner, winner), False, decks[winner]),
-                        FinishedSeat(PlayerRef(loser, loser), False, decks[loser]),
+                        FinishedSeat(PlayerRef(winner, winner), False, decks[winner], 7),
+                        FinishedSeat(PlayerRef(loser, loser), False, decks[loser], 3),
                     ),
                     0,
-                    TradeRule.ONE,
+                    rule,
                     ctx.clock(),
                     placements=9,
                 )
@@ -137,7 +141,7 @@ async def test_a_killed_service_loses_nothing_acknowledged_and_completes_every_t
                 f'SELECT type, count(*) AS n FROM "{schema}".events GROUP BY type'
             )
         }
-        assert counts["triad.v1.CopyTransferred"] == len(trades)
+        assert counts["triad.v1.CopyTransferred"] == len(trades) + 3  # the Difference's 4
         rows = await pool.fetch(f'SELECT draw_id, player_id FROM "{schema}".booster_draws')
         drawn = {r["draw_id"] for r in rows}
         assert set(acked) <= drawn and counts["triad.v1.BoosterOpened"] == len(drawn)
