@@ -18,6 +18,9 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
+from services.match.mapping import card_back
+from services.match.rules import Board, Geometry, Position, Rules, Seat
+from services.wire import ELEMENTS_BACK
 
 WAIT = 15.0
 """Seconds any awaited push may take before the test fails."""
@@ -167,3 +170,36 @@ async def mover(players: tuple[Player, Player], match_id: str) -> tuple[Player, 
     first, second = players
     view = await first.view(match_id)
     return (first, second) if view.turn_seat == view.my_seat else (second, first)
+
+
+SEAT_OF = {pb.SEAT_A: Seat.A, pb.SEAT_B: Seat.B}
+PB_SEAT = {Seat.A: pb.SEAT_A, Seat.B: pb.SEAT_B}
+
+
+def position_of(view: pb.MatchView) -> Position:
+    """The rules engine's position of the round a view shows, for a view that shows
+    both hands in full (All Open): its board with the round's blocked cells and marks,
+    each card on it with its owner, both hands and the seat to move."""
+    shape = view.rules.board
+    rows, cols = shape.rows or 3, shape.columns or 3
+    blocked = frozenset(c.index for c in view.board if c.WhichOneof("content") == "blocked")
+    r = view.rules
+    rules = Rules(
+        same=r.same, plus=r.plus, combo=r.combo, elemental=r.elemental, same_wall=r.same_wall
+    )
+    board = Board.empty(
+        Geometry.of(rows, cols, blocked), rules, [ELEMENTS_BACK[c.mark] for c in view.board]
+    )
+    for cell in view.board:
+        if cell.WhichOneof("content") == "card":
+            placed = cell.card
+            card = card_back(placed.card).rules_card()
+            board = board.with_card(cell.index, card, SEAT_OF[placed.owner_seat])
+    mine = tuple(card_back(c.card).rules_card() for c in view.my_hand)
+    theirs = []
+    for slot in view.opponent_hand:
+        assert slot.WhichOneof("slot") == "revealed", "a hidden card: not an All Open view"
+        theirs.append(card_back(slot.revealed).rules_card())
+    seat = SEAT_OF[view.my_seat]
+    hands = (mine, tuple(theirs)) if seat is Seat.A else (tuple(theirs), mine)
+    return Position(board, hands, SEAT_OF[view.turn_seat])
