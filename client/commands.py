@@ -1,5 +1,5 @@
 """The subcommands of ``triad-client`` beyond playing: the catalog, the collection,
-decks, the economy (``commands_cards.py``), Trade One (``commands_trades.py``),
+decks, the economy (``commands_cards.py``), trades (``commands_trades.py``),
 ratings (``commands_ratings.py``), custom tables, Find Game and challenges
 (``commands_lobby.py``); here, which function runs each and its arguments."""
 
@@ -82,11 +82,15 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     opener.add_argument("--request-id", help="retry a purchase without buying twice")
     opener.add_argument("--expected-hash", help="refuse unless this server seed hash is in force")
 
-    trades = sub.add_parser("trade", parents=[common], help="your pending Trade One")
+    trades = sub.add_parser("trade", parents=[common], help="your pending trade (One, Difference)")
     trade_sub = trades.add_subparsers(dest="trade_command")
     trade_sub.add_parser("show", parents=[common], help="the offer (the default)")
-    pick = trade_sub.add_parser("choose", parents=[common], help="take one of the offered cards")
-    pick.add_argument("card", help="its number in the offer (0..4) or its copy id")
+    pick = trade_sub.add_parser("choose", parents=[common], help="take the offered cards you win")
+    pick.add_argument(
+        "card",
+        nargs="+",
+        help="its number in the offer (0..4) or its copy id; Difference: d of them at once",
+    )
     pick.add_argument("--request-id")
 
     for name, text in (

@@ -1,5 +1,7 @@
-"""Trade One as a subcommand of ``triad-client`` (``trade``, ``trade choose``), and
-the offer as the play screen shows it."""
+"""Trades after a match (RULES.md 7, 13) as a subcommand of ``triad-client`` (``trade``,
+``trade choose``), and the trade as the play screen shows it: the offer to choose from
+(One: one card; Difference: d cards, typed as d numbers at once), what is at stake for
+the loser, and what moved (Direct and All move at once, without a choice)."""
 
 from __future__ import annotations
 
@@ -13,24 +15,88 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, as_json
 from client.copies import copies_table
+from client.render import TRADE_NAMES
 
 
-def trade_table(trade: pb.Trade) -> Table:
+def rule_of(trade: pb.Trade) -> pb.TradeRule.ValueType:
+    """The trade's rule; a server from before trade rules leaves it unset: Trade One."""
+    return trade.trade_rule or pb.TRADE_RULE_ONE
+
+
+def count_of(trade: pb.Trade) -> int:
+    """How many cards the winner takes (1 for One; d for Difference)."""
+    return trade.take_count or 1
+
+
+def cards(n: int) -> str:
+    return "one card" if n == 1 else f"{n} cards"
+
+
+def receivers(view: pb.MatchView | None) -> dict[str, str]:
+    """Direct: who receives each copy, by the final board (RULES.md 13: a copy moves to
+    the player who owns it on the board at the end)."""
+    if view is None:
+        return {}
+    names = {p.seat: p.player_name for p in view.players}
+    return {
+        c.card.card.card_id: names.get(c.card.owner_seat, "")
+        for c in view.board
+        if c.WhichOneof("content") == "card"
+    }
+
+
+def trade_table(trade: pb.Trade, view: pb.MatchView | None = None) -> Table:
+    """The copies of the trade under a title saying what happens to them: the loser's
+    deck to choose from (or that is at stake), or the copies that moved (All, Direct)."""
+    copies = list(trade.offered_copies)
+    winner, loser = trade.winner_name, trade.loser_name
+    rule = rule_of(trade)
+    if rule == pb.TRADE_RULE_DIRECT:
+        to = receivers(view)
+        return copies_table(
+            "Trade Direct: the opponent's cards each player owns on the final board",
+            copies,
+            [to.get(c.copy_id, "") for c in copies],
+            column="to",
+        )
+    if rule == pb.TRADE_RULE_ALL:
+        return copies_table(f"Trade All: {winner} takes {loser}'s whole deck", copies)
     role = "you choose" if trade.my_role == pb.TRADE_ROLE_CHOOSER else "you give"
     return copies_table(
-        f"Trade One: {trade.winner_name} takes one of {trade.loser_name}'s cards ({role})",
-        list(trade.offered_copies),
+        f"{TRADE_NAMES.get(rule, 'Trade')}: {winner} takes {cards(count_of(trade))} "
+        f"of {loser}'s deck ({role})",
+        copies,
     )
 
 
 def trade_status(trade: pb.Trade) -> str:
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:
-        return "Waiting for the winner's choice."
-    chosen = next((c for c in trade.offered_copies if c.copy_id == trade.chosen_copy_id), None)
-    name = chosen.character.name if chosen else trade.chosen_copy_id[:8]
+        return f"Waiting for {trade.winner_name or 'the winner'}'s choice."
+    offered = {c.copy_id: c.character.name for c in trade.offered_copies}
+    chosen = list(trade.chosen_copy_ids) or [trade.chosen_copy_id]
+    names = ", ".join(offered.get(i) or i[:8] for i in chosen)
+    done = "moved" if trade.status == pb.TRADE_STATUS_COMPLETED else "are moving"
+    if done != "moved" and len(chosen) == 1:
+        done = "is moving"
+    if rule_of(trade) == pb.TRADE_RULE_DIRECT:
+        return f"{names} {done}, each to the player who owns it on the board."
     how = " (picked by the server: time ran out)" if trade.auto_picked else ""
-    done = "moved" if trade.status == pb.TRADE_STATUS_COMPLETED else "is moving"
-    return f"{name} {done} to {trade.winner_name}{how}."
+    return f"{names} {done} to {trade.winner_name}{how}."
+
+
+def choice_hint(trade: pb.Trade, left: int) -> str:
+    """The line above the winner's prompt (short enough for one line of 80)."""
+    last, n = len(trade.offered_copies) - 1, count_of(trade)
+    if n == 1:
+        return (
+            f"You won: take one card (0..{last}); {left} s left, then the server picks; "
+            "q leaves it to the server."
+        )
+    example = " ".join(str(i) for i in range(n))
+    return (
+        f"Take {n} cards: {n} numbers of 0..{last}, e.g. {example}; {left} s left; "
+        "q: the server picks"
+    )
 
 
 def offered_copy(trade: pb.Trade, given: str) -> str:
@@ -44,15 +110,44 @@ def offered_copy(trade: pb.Trade, given: str) -> str:
     return matching[0]
 
 
+def picked(trade: pb.Trade, given: str) -> list[str]:
+    """The copies named by ``given`` (numbers in the offer, or copy ids or their
+    start), refused here, before any call, unless they are exactly the trade's d
+    distinct copies of the offer."""
+    n, words = count_of(trade), given.split()
+    last = len(trade.offered_copies) - 1
+    if n == 1:
+        if len(words) != 1:
+            raise CommandError(f"take one card: a single number of 0..{last}")
+        return [offered_copy(trade, words[0])]
+    example = " ".join(str(i) for i in range(n))
+    for word in words:
+        if word.isdigit() and int(word) > last:
+            raise CommandError(f"there is no card {word}: the cards are 0..{last}")
+    copies = [offered_copy(trade, w) for w in words]
+    twice = next((w for w, c in zip(words, copies, strict=True) if copies.count(c) > 1), None)
+    if twice is not None:
+        raise CommandError(f"card {twice} is named twice: type {n} different numbers")
+    if len(copies) != n:
+        raise CommandError(
+            f"take {n} cards at once, not {len(copies)}: type {n} different numbers "
+            f"of 0..{last}, e.g. {example}"
+        )
+    return copies
+
+
 async def choose(client: Caller, trade: pb.Trade, given: str, request_id: str = "") -> pb.Trade:
-    chosen = await client.call(
-        client.stub.ChooseTradeCard,
-        g.ChooseTradeCardRequest(
-            request_id=request_id or uuid.uuid4().hex,
-            trade_id=trade.trade_id,
-            copy_id=offered_copy(trade, given),
-        ),
+    """One ChooseTradeCard with the chosen copies (Trade One's in copy_id, which every
+    server reads; Difference's d copies in copy_ids)."""
+    copies = picked(trade, given)
+    request = g.ChooseTradeCardRequest(
+        request_id=request_id or uuid.uuid4().hex, trade_id=trade.trade_id
     )
+    if count_of(trade) == 1:
+        request.copy_id = copies[0]
+    else:
+        request.copy_ids.extend(copies)
+    chosen = await client.call(client.stub.ChooseTradeCard, request)
     return chosen.trade  # type: ignore[no-any-return]
 
 
@@ -60,8 +155,8 @@ async def trade(client: Caller, args: argparse.Namespace, console: Console) -> i
     pending = await client.call(client.stub.GetPendingTrade, g.GetPendingTradeRequest())
     if args.trade_command == "choose":
         if not pending.HasField("trade"):
-            raise CommandError("no Trade One is waiting for you")
-        chosen = await choose(client, pending.trade, args.card, args.request_id)
+            raise CommandError("no Trade One or Difference is waiting for your choice")
+        chosen = await choose(client, pending.trade, " ".join(args.card), args.request_id)
         print(as_json(chosen)) if args.json else console.print(trade_status(chosen))
         return 0
     if args.json:
@@ -75,5 +170,7 @@ async def trade(client: Caller, args: argparse.Namespace, console: Console) -> i
             pending.trade.my_role == pb.TRADE_ROLE_CHOOSER
             and pending.trade.status == pb.TRADE_STATUS_AWAITING_CHOICE
         ):
-            console.print("Take one: triad-client trade choose NUMBER", style="bold")
+            n = count_of(pending.trade)
+            what = "NUMBER" if n == 1 else " ".join(["N"] * n)
+            console.print(f"Take {cards(n)}: triad-client trade choose {what}", style="bold")
     return 0

@@ -32,12 +32,15 @@ def copy_row(copy: pb.OwnedCopy) -> list[str | Text]:
     ]
 
 
-def copies_table(title: str, copies: list[pb.OwnedCopy], locks: list[str] | None = None) -> Table:
+def copies_table(
+    title: str, copies: list[pb.OwnedCopy], locks: list[str] | None = None, column: str = "lock"
+) -> Table:
+    """The copies numbered from 0; ``locks``, if given, a last ``column`` per copy."""
     table = Table(title=title, title_justify="left")
     for heading in ("#", "copy", "name", "stars", "element", "sides"):
         table.add_column(heading, no_wrap=heading != "name")
     if locks is not None:
-        table.add_column("lock")
+        table.add_column(column)
     for index, copy in enumerate(copies):
         row = [str(index), *copy_row(copy)]
         if locks is not None:

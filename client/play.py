@@ -1,5 +1,7 @@
 """Playing from the terminal: the live screen of a match (or of the queue), typed
-placements, the Trade One choice after a won match, and queueing to play."""
+placements, the trade after the match (the winner's choice under One and Difference,
+the loser shown what is at stake and what was taken, what moved under Direct and All),
+and queueing to play."""
 
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.commands_cards import resolve_deck
-from client.commands_trades import choose, trade_status, trade_table
+from client.commands_trades import choice_hint, choose, trade_status, trade_table
 from client.connection import Client, ClientError, describe
 from client.keys import LineReader
-from client.render import FULL, Layout, example_cell, fitted, my_turn, screen
+from client.render import FULL, TRADE_NAMES, Layout, example_cell, fitted, my_turn, screen
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
@@ -80,6 +82,11 @@ def cell_problem(view: pb.MatchView, cell: int) -> str:
     return ""
 
 
+def settled(trade: pb.Trade) -> bool:
+    """Chosen (or moved at once): nothing is left to choose or wait for."""
+    return trade.status in (pb.TRADE_STATUS_CHOSEN, pb.TRADE_STATUS_COMPLETED)
+
+
 def frame(
     view: pb.MatchView | None,
     received: datetime,
@@ -97,13 +104,12 @@ def frame(
     ``waiting``: what is shown before a match instead of the queue (a hosted table)."""
     if view is None:
         parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
-    elif trade is not None:  # the board gives way to the offer (80x24)
-        scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
-        parts = [Text(f"You win! ({scores})", style="bold")]
+    elif trade is not None:  # the board gives way to the trade (80x24)
+        parts = [Text(result_line(view), style="bold")]
     else:
         parts = []
     prompt: Text | None = None
-    if note:
+    if note and trade is None:
         parts.append(Text(note, style="yellow"))
     if view is not None and view.status != pb.MATCH_STATUS_FINISHED and trade is None:
         hint = (
@@ -119,21 +125,24 @@ def frame(
         prompt.append("_", style="blink")
         parts.append(prompt)
     elif trade is not None:
-        parts.append(trade_table(trade))
+        parts.append(trade_table(trade, view))
+        if note:  # under the cards it is about, over the prompt
+            parts.append(Text(note, style="yellow"))
+        deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
+        left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
         if choosing(trade):
-            deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
-            left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
-            parts.append(
-                Text(
-                    f"You won: take one card (0..{len(trade.offered_copies) - 1}); "
-                    f"{left} s left, then the server picks; q leaves it to the server.",
-                    style="dim",
-                )
-            )
+            parts.append(Text(choice_hint(trade, left), style="dim"))
             offer_prompt = Text(TRADE_PROMPT, style="bold")
             offer_prompt.append(typing)
             offer_prompt.append("_", style="blink")
             parts.append(offer_prompt)
+        elif trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:  # the loser, told the stake
+            parts.append(
+                Text(
+                    f"{trade_status(trade)} {left} s left, then the server picks; q leaves.",
+                    style="bold",
+                )
+            )
         else:
             parts.append(Text(trade_status(trade), style="bold"))
     if view is None or trade is not None:
@@ -152,7 +161,15 @@ TRADE_PROMPT = "take card > "
 
 
 TRADE_WAIT_SECONDS = 20.0
-"""How long a winner's client waits for the Trade One offer after the match ends."""
+"""How long the client waits for the trade (the offer, or what moved) after the match."""
+
+
+TRADE_GONE_SECONDS = 5.0
+"""How long the trade's result may take to arrive once it is no longer pending."""
+
+
+CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
+"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
 
 
 def choosing(trade: pb.Trade) -> bool:
@@ -161,14 +178,62 @@ def choosing(trade: pb.Trade) -> bool:
     )
 
 
-def won_a_trade(view: pb.MatchView) -> bool:
-    """The match is over, was played for Trade One, and this player won it."""
-    return (
-        view.status == pb.MATCH_STATUS_FINISHED
-        and view.rules.trade_rule == pb.TRADE_RULE_ONE
-        and view.outcome.WhichOneof("result") != "draw"
-        and view.outcome.winner_seat == view.my_seat
+def result_line(view: pb.MatchView) -> str:
+    """The result with both scores, above the trade."""
+    scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
+    if view.outcome.WhichOneof("result") == "draw":
+        return f"Draw. ({scores})"
+    won = view.outcome.winner_seat == view.my_seat
+    return f"{'You win!' if won else 'You lose.'} ({scores})"
+
+
+def captured_on_board(view: pb.MatchView) -> bool:
+    """Whether a card may have changed hands under Direct: a card on the final board
+    owned by the player who did not place it, or any board after a Sudden Death
+    round (a hand rebuilt from what each owns may hold the other's cards)."""
+    return view.round_number > 1 or any(
+        c.card.owner_seat != c.card.placed_by_seat
+        for c in view.board
+        if c.WhichOneof("content") == "card"
     )
+
+
+def awaits_trade(view: pb.MatchView) -> bool:
+    """Whether this player has a trade to see once the match is over (RULES.md 7, 13):
+    One's winner (the choice; the loser is not kept waiting), both players of a
+    Difference or All match with a winner, and both of a Direct match whose board
+    holds a captured card, whatever the result."""
+    if view.status != pb.MATCH_STATUS_FINISHED:
+        return False
+    rule = view.rules.trade_rule
+    if rule == pb.TRADE_RULE_DIRECT:
+        return captured_on_board(view)
+    if view.outcome.WhichOneof("result") == "draw":
+        return False
+    if rule == pb.TRADE_RULE_ONE:
+        return view.outcome.winner_seat == view.my_seat
+    return rule in (pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)
+
+
+def refusal(error: grpc.aio.AioRpcError) -> str:
+    """A refused call as the server words it (a deadline passed, the server's pick
+    named); a call that failed on the way is described with what to do."""
+    if error.code() in REFUSALS and error.details():
+        return str(error.details())
+    return describe(error)
+
+
+REFUSALS = (
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.PERMISSION_DENIED,
+)
+
+
+def sentence(error: ClientError) -> str:
+    said = str(error)
+    return said[:1].upper() + said[1:] + ("" if said.endswith(".") else ".")
 
 
 async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchView | None:
@@ -183,6 +248,12 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
     stream = client.stub.OpenSession(
         g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
     )
+
+    def keep(trade: pb.Trade) -> None:
+        """The trade as last told, never back from its completion to a prompt."""
+        held = trades.get("trade")
+        if held is None or held.trade_id != trade.trade_id or not settled(held):
+            trades["trade"] = trade
 
     def show(view: pb.MatchView) -> None:
         nonlocal received
@@ -203,7 +274,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                 if "view" not in latest:
                     received = datetime.now(UTC)
             elif kind in ("trade_prompt", "trade_result"):
-                trades["trade"] = getattr(push, kind)
+                keep(getattr(push, kind))
             elif kind == "match_found":
                 found = push.match_found
                 note = f"Match found: you play {found.opponent_name}."
@@ -220,28 +291,41 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
         follower = asyncio.create_task(follow())
         ended: float | None = None  # when the match was seen finished (monotonic)
         asked = 0.0
+        gone: float | None = None  # when a pending trade was seen no longer pending
+        leaving = False
         while True:
             view = latest.get("view")
             trade = trades.get("trade")
-            over = follower.done() or reader.done  # a line piped in before EOF counts
+            if view is not None and trade is not None and trade.match_id != view.match_id:
+                trade = None  # another match's
+            over = follower.done() or reader.done or leaving  # a piped line counts
             if view is not None and view.status == pb.MATCH_STATUS_FINISHED:
                 ended = ended or time.monotonic()
-                if not won_a_trade(view):
+                rule = view.rules.trade_rule
+                if not awaits_trade(view) or (trade is not None and settled(trade)):
                     over = True
-                elif trade is not None and trade.match_id == view.match_id:
-                    over |= not choosing(trade)
-                elif time.monotonic() - ended > TRADE_WAIT_SECONDS:
-                    note = "No Trade One offer came: triad-client trade shows it."
+                elif gone is not None and time.monotonic() - gone > TRADE_GONE_SECONDS:
+                    note = "The trade completed: triad-client collection shows your cards."
                     over = True
-                elif time.monotonic() - asked > 1:  # the push may have come before us
+                elif trade is None and time.monotonic() - ended > TRADE_WAIT_SECONDS:
+                    name = TRADE_NAMES.get(rule, "trade")
+                    note = f"No {name} came: triad-client trade or collection shows it."
+                    over = True
+                elif rule in CHOICE_RULES and time.monotonic() - asked > 1:
+                    # the push may have come before us, or been lost
                     asked = time.monotonic()
                     with contextlib.suppress(grpc.aio.AioRpcError):
                         pending = await client.call(
                             client.stub.GetPendingTrade, g.GetPendingTradeRequest()
                         )
                         if pending.trade.match_id == view.match_id:
-                            trades["trade"] = pending.trade
-            shown = trades.get("trade") if ended else None
+                            keep(pending.trade)
+                        elif trade is not None and gone is None:
+                            gone = time.monotonic()  # completed: its result is on its way
+                trade = trades.get("trade")
+                if trade is not None and trade.match_id != view.match_id:
+                    trade = None
+            shown = trade if ended else None
             live.update(
                 frame(
                     view,
@@ -263,15 +347,21 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                 continue
             if ended and trade is not None and choosing(trade):
                 if line.strip() == "q":
-                    note = "The server picks a card for you at the deadline."
-                    break
+                    note = "The server picks for you at the deadline."
+                    leaving = True
+                    continue
                 try:
-                    trades["trade"] = await choose(client, trade, line.strip())
+                    keep(await choose(client, trade, line.strip()))
                     note = ""
-                except (ClientError, grpc.aio.AioRpcError) as error:
-                    note = str(error) if isinstance(error, ClientError) else describe(error)
+                except ClientError as error:  # refused here: nothing was sent
+                    note = sentence(error)
+                except grpc.aio.AioRpcError as error:
+                    note = refusal(error)
                 continue
             if ended:
+                if line.strip() == "q":  # the loser need not wait for the choice
+                    note = "Left before the trade completed: triad-client collection shows it."
+                    leaving = True
                 continue
             if view is None:
                 note = "No match yet."

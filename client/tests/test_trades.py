@@ -1,0 +1,116 @@
+"""The trade after a match as the client's frame draws it from hand-built views and
+Trades (client/tests/trades.py): who stays for a trade at a match's end, what Direct
+and All moved shown without a prompt, a 13-card Difference offer within 80x24, and the
+choice read from what is typed (refused here unless it is d distinct offered cards)."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+
+from client.commands_trades import picked
+from client.connection import CommandError
+from client.play import awaits_trade, frame
+from client.tests.trades import (
+    ANN,
+    BEA,
+    copy_id,
+    deck,
+    difference,
+    finished,
+    moved_at_once,
+)
+
+A, B = pb.SEAT_A, pb.SEAT_B
+
+
+def drawn(view: pb.MatchView, trade: pb.Trade, typing: str = "", note: str = "") -> list[str]:
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(frame(view, datetime.now(UTC), None, typing, note, trade, console), end="")
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def test_who_stays_for_the_trade_when_the_match_ends() -> None:
+    captured = {4: (A, A), 5: (B, A)}  # Ann captured Bea's card in cell 5
+    assert awaits_trade(finished(pb.TRADE_RULE_ONE))  # the winner chooses
+    assert not awaits_trade(finished(pb.TRADE_RULE_ONE, mine=B))  # the loser is not kept
+    assert awaits_trade(finished(pb.TRADE_RULE_DIFFERENCE))
+    assert awaits_trade(finished(pb.TRADE_RULE_DIFFERENCE, mine=B))  # the stake, the taking
+    assert awaits_trade(finished(pb.TRADE_RULE_ALL, mine=B))
+    for rule in (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL):
+        assert not awaits_trade(finished(rule, winner=None)), "a draw trades nothing"
+    assert not awaits_trade(finished(pb.TRADE_RULE_UNSPECIFIED))
+    # Direct, a draw too, whenever a card changed sides on the board
+    assert awaits_trade(finished(pb.TRADE_RULE_DIRECT, winner=None, placed=captured, mine=B))
+    assert not awaits_trade(finished(pb.TRADE_RULE_DIRECT, placed={4: (A, A), 5: (B, B)}))
+    round_two = finished(pb.TRADE_RULE_DIRECT, placed={4: (A, A)})
+    round_two.round_number = 2  # hands rebuilt from what each owns: may hold the other's
+    assert awaits_trade(round_two)
+
+
+def test_what_direct_moved_is_shown_with_who_received_each_card_and_no_prompt() -> None:
+    view = finished(pb.TRADE_RULE_DIRECT, winner=None, placed={5: (B, A), 7: (A, B)}, mine=B)
+    moved = [deck(BEA)[0], deck(ANN)[1]]
+    moved[0].copy_id, moved[1].copy_id = copy_id(5, BEA), copy_id(7, ANN)
+    lines = drawn(view, moved_at_once(pb.TRADE_RULE_DIRECT, moved, pb.TRADE_ROLE_GIVER))
+    screen = "\n".join(lines)
+    assert lines[0] == "Draw. (ann 5 - bea 5)"
+    assert "Trade Direct: the opponent's cards each player owns on the final board" in screen
+    assert "│ 0 │ c5bea-00 │ Quistis Trepe │" in screen and screen.count("│ ann │") == 1
+    assert "│ 1 │ c7ann-00 │ Chocobo" in screen and screen.count("│ bea │") == 1
+    assert lines[-1] == (
+        "Quistis Trepe, Chocobo moved, each to the player who owns it on the board."
+    )
+    assert "take card" not in screen
+
+
+def test_what_all_moved_is_the_losers_whole_deck_shown_to_both() -> None:
+    for mine, result in ((A, "You win!"), (B, "You lose.")):
+        role = pb.TRADE_ROLE_CHOOSER if mine == A else pb.TRADE_ROLE_GIVER
+        lines = drawn(
+            finished(pb.TRADE_RULE_ALL, mine=mine),
+            moved_at_once(pb.TRADE_RULE_ALL, deck(BEA), role),
+        )
+        assert lines[0].startswith(result)
+        assert lines[1] == "Trade All: ann takes bea's whole deck"
+        assert lines[-1] == "Quistis Trepe, Chocobo, Behemoth, Ifrit, Shiva moved to ann."
+
+
+def test_a_13_card_difference_offer_fits_80x24_with_a_refusal_and_the_prompt() -> None:
+    note = "Take 4 cards at once, not 3: type 4 different numbers of 0..12, e.g. 0 1 2 3."
+    lines = drawn(finished(pb.TRADE_RULE_DIFFERENCE), difference(take=4, size=13), "1 2", note)
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    assert lines[-1] == "take card > 1 2_" and lines[-3] == note
+    assert lines[-2].startswith("Take 4 cards: 4 numbers of 0..12, e.g. 0 1 2 3; ")
+    assert sum(line.startswith("│ ") for line in lines) == 13
+
+
+@pytest.mark.parametrize(
+    ("typed", "refused"),
+    [
+        ("4", "take 2 cards at once, not 1"),
+        ("0 1 2", "take 2 cards at once, not 3"),
+        ("2 2", "card 2 is named twice"),
+        ("0 5", r"there is no card 5: the cards are 0\.\.4"),
+        ("0 c0bea", "card 0 is named twice"),  # a copy id's start names a card too
+        ("0 zz", "choose one of the offered cards"),
+    ],
+)
+def test_a_choice_that_is_not_d_distinct_offered_cards_is_refused(typed: str, refused: str) -> None:
+    with pytest.raises(CommandError, match=refused):
+        picked(difference(take=2), typed)
+
+
+def test_d_numbers_or_copy_ids_name_the_copies_in_the_order_typed() -> None:
+    assert picked(difference(take=2), "4 0") == [copy_id(4), copy_id(0)]
+    assert picked(difference(take=3), "c2bea 1 4") == [copy_id(2), copy_id(1), copy_id(4)]
+    trade_one = difference(take=1)
+    trade_one.trade_rule, trade_one.take_count = pb.TRADE_RULE_ONE, 0  # an older server's
+    assert picked(trade_one, "3") == [copy_id(3)]
+    with pytest.raises(CommandError, match=r"take one card: a single number of 0\.\.4"):
+        picked(trade_one, "3 4")
