@@ -22,7 +22,7 @@ from devtools.processes import ROOT
 from devtools.stack import Stack
 from devtools.terminal import Terminal
 from services.match.rules import Board, Geometry, Position, Rules, Seat
-from tests.e2e.sessions import Player, mover
+from tests.e2e.sessions import Player, mover, place_any
 
 # The end-to-end backend (every service a process) and a TLS stub to its gateway; a
 # test here asking for them shadows these names (F811).
@@ -491,6 +491,88 @@ async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clien
         ended = await terminal.until(lambda s: "You lose. (forfeit)" in s, "the forfeit")
         assert "Round 2 of at most 5" in ended
         assert terminal.process.wait(timeout=30) == 0
+    finally:
+        reader.cancel()
+        terminal.close()
+
+
+async def test_a_difference_winner_picks_d_cards_on_the_clients_screen(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Ann hosts a Difference table with ``triad-client host`` in an 80x24 terminal; Bea
+    joins through the API, both play through it until Ann leads by two (or eight cards
+    are down) and Bea forfeits. Ann's screen shows Bea's deck and d, refuses a choice
+    that is not d distinct cards before any call (the trade stays open), and the d
+    numbers typed move exactly those copies to Ann."""
+    ann, bea = await register(api), await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", ann).argv
+    terminal = Terminal([*argv, "host", "--visibility", "closed", "--trade", "difference"], {})
+    reader = asyncio.create_task(keep_reading(terminal))
+
+    async def owned(me: g.RegisterResponse) -> set[str]:
+        reply = await api.ListCollection(
+            g.ListCollectionRequest(page_size=200), metadata=bearer(me.tokens)
+        )
+        return {e.copy.copy_id for e in reply.entries}
+
+    try:
+        opened = await terminal.until(lambda s: "Waiting for a guest" in s, "the open table")
+        assert "Closed, Same, Plus, Combo" in opened and "Trade Difference" in opened, opened
+        found = await api.ListTables(g.ListTablesRequest(), metadata=bearer(bea.tokens))
+        [table] = [t for t in found.tables if t.host_name == ann.player.player_name]
+        joined = await api.JoinTable(
+            g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id),
+            metadata=bearer(bea.tokens),
+        )
+        match_id = joined.match_id
+        players = tuple(
+            Player(api, me.player.player_id, me.player.player_name, me.tokens) for me in (ann, bea)
+        )
+        pair = (players[0], players[1])
+        lead = 0
+        for _ in range(8):
+            view = await players[0].view(match_id)
+            scores = {p.seat: p.score for p in view.players}
+            lead = 2 * scores[view.my_seat] - sum(scores.values())
+            if lead >= 2:
+                break
+            first, _ = await mover(pair, match_id)
+            await place_any(first, await first.view(match_id))
+        before = {"ann": await owned(ann), "bea": await owned(bea)}
+        await players[1].call(
+            "Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
+        )
+        d = max(1, lead)  # RULES.md 13 Decision: the difference at the forfeit, at least 1
+        offer = await terminal.until(lambda s: "take card > " in s, "the offer")
+        pending = (
+            await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(ann.tokens))
+        ).trade
+        assert pending.trade_rule == pb.TRADE_RULE_DIFFERENCE and pending.take_count == d
+        cards = "one card" if d == 1 else f"{d} cards"
+        flat = " ".join(offer.split())
+        title = f"{ann.player.player_name} takes {cards} of {bea.player.player_name}'s deck"
+        assert title in flat, offer
+        assert len(re.findall(r"^│ [0-4] ", offer, re.MULTILINE)) == 5, offer
+        for copy in pending.offered_copies:
+            assert copy.copy_id[:8] in offer and copy.copy_id in before["bea"]
+        terminal.type("0 0\r")  # a card twice (or, for one card, two numbers)
+        refused = "Card 0 is named twice" if d > 1 else "Take one card: a single number"
+        await terminal.until(lambda s: refused in s, "the choice refused on the screen")
+        still = (
+            await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(ann.tokens))
+        ).trade
+        assert still.status == pb.TRADE_STATUS_AWAITING_CHOICE, "nothing was sent"
+        wanted = [c.copy_id for c in pending.offered_copies][-d:]
+        terminal.type(" ".join(str(n) for n in range(5 - d, 5)) + "\r")
+        await terminal.until(
+            lambda s: f"moved to {ann.player.player_name}" in " ".join(s.split()),
+            "the cards taken",
+        )
+        assert terminal.process.wait(timeout=30) == 0
+        assert await owned(ann) == before["ann"] | set(wanted)
+        assert await owned(bea) == before["bea"] - set(wanted)
     finally:
         reader.cancel()
         terminal.close()
