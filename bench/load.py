@@ -8,7 +8,10 @@ Each client (bench/load_client.py) is a real gRPC client over TLS: it registers,
 in, builds and validates a deck, opens its session stream, queues in a mode drawn from
 the mix, plays to the end with legal moves from its view, takes the Trade One card when
 it wins Ranked, and starts again. After ``--seconds`` no new match starts; matches in
-progress finish (bounded by ``drain_seconds``).
+progress finish (bounded by ``drain_seconds``). Besides the queues, the mix may weigh
+custom tables with a trade rule, ``direct``, ``difference`` and ``all``
+(bench/load_tables.py: two players meet, one challenges the other at a Closed
+Same/Plus/Combo table), e.g. ``--mix ranked=2,direct=1,difference=1``.
 
 The report (JSON, and a PNG chart of latency and throughput over time) has matches/s,
 placements/s, p50/p95/p99 per RPC and the errors by RPC and status code, beside a bare
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.echo_tls import echo_load, echo_server
-from bench.load_client import MODES
+from bench.load_client import MIX_NAMES
 from bench.load_figures import LoadSummary, RpcStats
 from bench.load_records import AckedPlacement, FinishedMatch
 from bench.load_run import LoadConfig, LoadRun
@@ -227,9 +230,9 @@ def parse_mix(text: str) -> dict[str, int]:
     mix = {}
     for part in text.split(","):
         name, _, weight = part.partition("=")
-        if name.strip() not in MODES or not weight.strip().isdigit():
+        if name.strip() not in MIX_NAMES or not weight.strip().isdigit():
             raise argparse.ArgumentTypeError(
-                f"--mix takes mode=weight pairs of {', '.join(MODES)}, got {part!r}"
+                f"--mix takes mode=weight pairs of {', '.join(MIX_NAMES)}, got {part!r}"
             )
         mix[name.strip()] = int(weight)
     return mix

@@ -2,8 +2,11 @@
 gateway, behaving as a resilient game client would.
 
 It registers, builds and validates a deck, keeps its session stream open, queues in
-the modes it is told, plays each match to the end with legal moves chosen from its own
-view, takes the Trade One card when it wins Ranked, and starts again.
+the modes it is told (or meets another player at a custom table with a trade rule:
+bench/load_tables.py), plays each match to the end with legal moves chosen from its
+own view (at a custom table it sometimes forfeits instead), takes the Trade One card
+when it wins Ranked (the d cards of a Difference it wins, or it leaves them to the
+server's deadline), and starts again.
 
 Resilience is the point (the chaos test runs this same code while services die): the
 calls and the session stream are kept up as bench/load_connection.py says, and
@@ -38,12 +41,23 @@ from bench.load_decks import strength, strongest_deck
 from bench.load_records import (
     AckedPlacement,
     FinishedMatch,
+    Role,
     Sample,
     Shared,
     Stopped,
 )
+from bench.load_tables import MEET_PATIENCE, TABLE_NAMES, TABLES, close, guest, host
 
-__all__ = ["MODES", "AckedPlacement", "FinishedMatch", "Sample", "Shared", "SimClient", "Stopped"]
+__all__ = [
+    "MIX_NAMES",
+    "MODES",
+    "AckedPlacement",
+    "FinishedMatch",
+    "Sample",
+    "Shared",
+    "SimClient",
+    "Stopped",
+]
 
 MODES: Mapping[str, pb.Mode.ValueType] = {
     "ranked": pb.MODE_RANKED,
@@ -51,8 +65,17 @@ MODES: Mapping[str, pb.Mode.ValueType] = {
     "roulette": pb.MODE_ROULETTE,
     "practice": pb.MODE_PRACTICE,
 }
+MIX_NAMES = (*MODES, *TABLES)
+"""What ``--mix`` weighs: the queues, and custom tables by trade rule."""
+CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
+"""Trade rules whose winner chooses (Direct and All move their copies at once)."""
 QUEUE_PATIENCE = 30.0
 """Seconds a client waits in a queue before it gives up the ticket and chooses again."""
+FORFEIT_SHARE = 0.015
+"""At a custom table, the chance on each turn that the player forfeits instead (about
+one match in eight ends so: RULES.md 13 settles a forfeit from that moment's board)."""
+LEAVE_SHARE = 0.25
+"""The share of Difference trades the winner leaves to the server's deadline."""
 
 
 class SimClient(Connection):
@@ -79,6 +102,8 @@ class SimClient(Connection):
         """Set once the player is registered, logged in and has its session stream."""
         self.failures: Counter[str] = Counter()
         """Rounds that ended in an error the client could only resync from."""
+        self.leaving: set[str] = set()
+        """Difference trades this player won and leaves to the server's deadline."""
 
     # ------------------------------------------------------------------ life
 
@@ -143,6 +168,9 @@ class SimClient(Connection):
                     ),
                 )
             return True  # the ticket may have been paired meanwhile: look again
+        if status.hosted_table.table_id:
+            await close(self, status.hosted_table.table_id)
+            return True  # the guest may have joined meanwhile: look again
         # a trade still being opened: look again, the winner will have a choice to make
         opening = not trade.trade_id and any(
             o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations
@@ -157,18 +185,20 @@ class SimClient(Connection):
             return
         trade = status.pending_trade
         if trade.trade_id:
-            if trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
+            awaiting = trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
                 pb.TRADE_STATUS_AWAITING_CHOICE
-            ):
-                await self.choose(trade)
-            else:
-                await self.push.after(self.push.count, 0.5)
+            )
+            if not (awaiting and await self.choose(trade)):
+                await self.push.after(self.push.count, 0.5)  # their choice, or the deadline
             return
         if any(o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations):
             await self.push.after(self.push.count, 0.5)  # the trade is being opened
             return
         if status.ticket.status == pb.TICKET_STATUS_QUEUED:
             await self.wait_for_match(status.ticket)
+            return
+        if status.hosted_table.table_id:  # left open by a round that failed
+            await close(self, status.hosted_table.table_id)
             return
         if not self.run.playing:
             raise Stopped
@@ -235,6 +265,13 @@ class SimClient(Connection):
     # ------------------------------------------------------------------ queues
 
     async def start_match(self, mode: str) -> None:
+        if mode in TABLES:
+            meeting = await self.run.meet(mode, self.name, MEET_PATIENCE)
+            if meeting is not None and meeting.role is Role.HOST:
+                await host(self, meeting.partner, TABLES[mode])
+            elif meeting is not None:
+                await guest(self, meeting.partner)
+            return
         deck = await self.deck()
         if mode == "practice":
             reply = await self.call(
@@ -302,7 +339,10 @@ class SimClient(Connection):
         view = self.views.get(match_id) or await self._fetch(match_id)
         while view.status != pb.MATCH_STATUS_FINISHED:
             if view.turn_seat == view.my_seat:
-                view = await self.place(view)
+                if view.mode == pb.MODE_CUSTOM and self.rng.random() < FORFEIT_SHARE:
+                    view = await self.forfeit(view)
+                else:
+                    view = await self.place(view)
                 continue
             view = await self._next_view(view)
         await self._finished(view)
@@ -348,6 +388,13 @@ class SimClient(Connection):
         )
         return self._view(reply.view)
 
+    async def forfeit(self, view: pb.MatchView) -> pb.MatchView:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # FAILED_PRECONDITION: over already
+            await self.call(
+                "Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=view.match_id)
+            )
+        return await self._fetch(view.match_id)
+
     async def _finished(self, view: pb.MatchView) -> None:
         if view.match_id in self.done:
             return
@@ -356,10 +403,13 @@ class SimClient(Connection):
         names = {p.seat: p.player_name for p in view.players}
         outcome = view.outcome
         winner = names.get(outcome.winner_seat) if outcome.HasField("winner_seat") else None
+        mode = pb.Mode.Name(view.mode).removeprefix("MODE_").lower()
+        if view.mode == pb.MODE_CUSTOM:  # named as in the mix, by its trade rule
+            mode = TABLE_NAMES.get(view.rules.trade_rule, mode)
         self.run.finished(
             FinishedMatch(
                 match_id=view.match_id,
-                mode=pb.Mode.Name(view.mode).removeprefix("MODE_").lower(),
+                mode=mode,
                 players=tuple(p.player_name for p in view.players),
                 winner=winner,
                 reason=pb.FinishReason.Name(outcome.reason).removeprefix("FINISH_REASON_").lower(),
@@ -367,13 +417,14 @@ class SimClient(Connection):
             )
         )
         self.views.pop(view.match_id, None)
-        if view.mode == pb.MODE_RANKED and outcome.winner_seat == view.my_seat:
+        choice = view.mode == pb.MODE_RANKED or view.rules.trade_rule in CHOICE_RULES
+        if choice and outcome.HasField("winner_seat") and outcome.winner_seat == view.my_seat:
             await self.take_trade(view.match_id)
 
     # ------------------------------------------------------------------ trades
 
     async def take_trade(self, match_id: str) -> None:
-        """The winner of a Ranked match takes the strongest of the loser's five."""
+        """The winner of a Ranked match (or a One or Difference table) chooses."""
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and self.run.alive:
             seen = self.push.count
@@ -386,14 +437,23 @@ class SimClient(Connection):
                 return
             await self.push.after(seen, 1.0 if self.stream_up else 0.5)
 
-    async def choose(self, trade: pb.Trade) -> None:
-        best = max(trade.offered_copies, key=lambda c: strength(c.printed_sides), default=None)
-        if best is None:
-            return
+    async def choose(self, trade: pb.Trade) -> bool:
+        """The strongest of the loser's cards: one for Trade One, all d at once for
+        Difference, or (LEAVE_SHARE of Differences) none, for the server to draw at the
+        deadline; whether a choice was sent."""
+        if trade.trade_id in self.leaving:
+            return False
+        if trade.trade_rule == pb.TRADE_RULE_DIFFERENCE and self.rng.random() < LEAVE_SHARE:
+            self.leaving.add(trade.trade_id)
+            return False
+        best = sorted(trade.offered_copies, key=lambda c: -strength(c.printed_sides))
+        if not best:
+            return False
+        request = g.ChooseTradeCardRequest(request_id=uuid4().hex, trade_id=trade.trade_id)
+        if trade.trade_rule == pb.TRADE_RULE_DIFFERENCE:
+            request.copy_ids.extend(c.copy_id for c in best[: max(1, trade.take_count)])
+        else:
+            request.copy_id = best[0].copy_id
         with contextlib.suppress(grpc.aio.AioRpcError):  # FAILED_PRECONDITION: chosen already
-            await self.call(
-                "ChooseTradeCard",
-                g.ChooseTradeCardRequest(
-                    request_id=uuid4().hex, trade_id=trade.trade_id, copy_id=best.copy_id
-                ),
-            )
+            await self.call("ChooseTradeCard", request)
+        return True

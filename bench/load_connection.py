@@ -47,7 +47,9 @@ CHANNEL_OPTIONS = (
 
 
 @dataclass(slots=True)
-class _Push:
+class Pushes:
+    """How many pushes came; waiting for the next one."""
+
     count: int = 0
     event: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -91,9 +93,11 @@ class Connection:
         self.tokens: g.AuthTokens | None = None
         self.views: dict[str, pb.MatchView] = {}
         self.trade: pb.Trade | None = None
+        self.tables: dict[str, pb.Table] = {}
+        """Tables hosted and challenges received: the newest state pushed of each."""
         self.tickets: dict[str, pb.Ticket] = {}
         """The newest state of each ticket, from queue status pushes."""
-        self.push = _Push()
+        self.push = Pushes()
         self.stream_up = False
         self.heartbeat = 10.0
         self.stub: Any = None
@@ -172,6 +176,12 @@ class Connection:
             return view
         return known
 
+    def _table(self, table: pb.Table) -> None:
+        """Keep a table's newest state: once it left OPEN it never returns there."""
+        known = self.tables.get(table.table_id)
+        if known is None or known.status == pb.TABLE_STATUS_OPEN:
+            self.tables[table.table_id] = table
+
     async def _fetch(self, match_id: str) -> pb.MatchView:
         reply = await self.call("GetMatchView", g.GetMatchViewRequest(match_id=match_id))
         return self._view(reply.view)
@@ -235,6 +245,8 @@ class Connection:
             self.trade = push.trade_prompt
         elif kind == "trade_result":
             self.trade = None
+        elif kind in ("table", "challenge"):
+            self._table(getattr(push, kind))
         elif kind == "session_closed":
             return int(push.session_closed.reason)
         self.push.bump()

@@ -4,6 +4,7 @@ read from it (bench/load.py keeps the run, bench/load_client.py the players)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
 
 
@@ -43,6 +44,24 @@ class FinishedMatch:
     """The seats' player ids, seat A first; ``None`` for a bot (the run fills them in)."""
 
 
+class Role(Enum):
+    """A simulated player's part at a custom table (bench/load_tables.py)."""
+
+    HOST = "host"
+    """Opens the table as a challenge to the partner, then waits for them."""
+    GUEST = "guest"
+    """Waits for the partner's challenge, then joins it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    """Two simulated players who drew the same table kind: who hosts, and whom."""
+
+    role: Role
+    partner: str
+    """The other player's name."""
+
+
 @dataclass(slots=True)
 class Sample:
     at: float
@@ -69,3 +88,8 @@ class Shared(Protocol):
     def acked(self, placement: AckedPlacement) -> None: ...
 
     def finished(self, match: FinishedMatch) -> None: ...
+
+    async def meet(self, kind: str, name: str, patience: float) -> Meeting | None:
+        """Pair ``name`` with the next player who draws table ``kind`` within
+        ``patience`` seconds; ``None`` when nobody came."""
+        ...

@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bench.load_client import MODES, SimClient
+from bench.load_client import MIX_NAMES, SimClient
 from bench.load_figures import LoadSummary, rpc_stats, timeline
-from bench.load_records import AckedPlacement, FinishedMatch, Sample
+from bench.load_records import AckedPlacement, FinishedMatch, Meeting, Sample
+from bench.load_tables import Rendezvous
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,9 @@ class LoadRun:
     """N simulated players against one gateway; see the module docstring."""
 
     def __init__(self, config: LoadConfig) -> None:
-        unknown = set(config.mix) - set(MODES)
+        unknown = set(config.mix) - set(MIX_NAMES)
         if unknown or not any(config.mix.values()) or min(config.mix.values()) < 0:
-            raise ValueError(f"mix must weigh some of {sorted(MODES)}, got {dict(config.mix)}")
+            raise ValueError(f"mix must weigh some of {list(MIX_NAMES)}, got {dict(config.mix)}")
         self.config = config
         self.acknowledged: list[AckedPlacement] = []
         self.finished: list[FinishedMatch] = []
@@ -53,6 +54,8 @@ class LoadRun:
         self._alive_until = float("inf")
         self._seen: set[str] = set()
         self.clients: list[SimClient] = []
+        self.rendezvous = Rendezvous()
+        """Where players who drew a custom table meet their partner."""
 
     # The clients' view of the run (bench.load_client.Shared).
     @property
@@ -167,3 +170,6 @@ class _Shared:
 
     def finished(self, match: FinishedMatch) -> None:
         self._run.finished_match(match)
+
+    async def meet(self, kind: str, name: str, patience: float) -> Meeting | None:
+        return await self._run.rendezvous.meet(kind, name, patience)
