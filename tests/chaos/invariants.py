@@ -11,11 +11,14 @@ the protobuf payloads, so they trust the log, not the service code under test.
   winner the client was shown.
 - ``matches_settled``: every finished match with Trade One has exactly one copy transfer
   (Direct: each deck's copies on the other's final board; Difference: d of the loser's
-  deck; All: the loser's deck; RULES.md 13), every rated one exactly one rating change
-  per player, and nothing else has either.
+  deck, opened for d and moving the d distinct copies chosen in one call or drawn at
+  the deadline; All: the loser's deck; RULES.md 13), each copy once, every rated one
+  exactly one rating change per player, and nothing else has either.
 - ``copies_conserved``: the copies in the table are exactly those granted or drawn from
-  boosters, each owned by whoever the log says owns it after its transfers.
-- ``nobody_stuck``: no match running, no player seated or queued, no lock or trade open.
+  boosters, each owned by whoever the log says owns it after its transfers, each still
+  the character and holo it was made with.
+- ``nobody_stuck``: no match running, no player seated, queued or hosting a table, no
+  lock or trade open.
 - ``caught_up``: every relay has published the whole log, every durable consumer has
   nothing pending, and every event a consumer is for carries its processed mark.
 """
@@ -245,24 +248,119 @@ def difference(done: ev.MatchFinished) -> int:
     return max(1, min(winner.score - loser.score, len(loser.original_card_ids)))
 
 
+@dataclass(frozen=True, slots=True)
+class TradeLog:
+    """The collection's trades, decoded: each trade's row and its events."""
+
+    trades: Mapping[str, Mapping[str, Any]]
+    """match id -> the trades row (trade_id, winner_id, loser_id, completed_at)."""
+    opened: Mapping[str, ev.TradeOpened]
+    """trade id -> TradeOpened (the trade rule, the offer, how many move)."""
+    chosen: Mapping[str, Sequence[ev.TradeCardChosen]]
+    """trade id -> each TradeCardChosen, in log order."""
+    transfers: Mapping[str, Sequence[ev.CopyTransferred]]
+    """trade id -> each CopyTransferred, in log order."""
+    opened_twice: frozenset[str]
+    """Trades with more than one TradeOpened (never, if each opens once)."""
+
+    @classmethod
+    async def read(cls, conn: Any, schema: str) -> TradeLog:
+        trades = {
+            r["match_id"]: r
+            for r in await conn.fetch(
+                f"SELECT trade_id, match_id, winner_id, loser_id, completed_at "
+                f"FROM {_t(schema, 'trades')}"
+            )
+        }
+        opened: dict[str, ev.TradeOpened] = {}
+        twice: set[str] = set()
+        chosen: dict[str, list[ev.TradeCardChosen]] = defaultdict(list)
+        transfers: dict[str, list[ev.CopyTransferred]] = defaultdict(list)
+        for row in await conn.fetch(
+            f"SELECT type, data FROM {_t(schema, 'events')} WHERE type = ANY($1::text[]) "
+            "ORDER BY tx_id, seq",
+            ["triad.v1.TradeOpened", "triad.v1.TradeCardChosen", "triad.v1.CopyTransferred"],
+        ):
+            if row["type"] == "triad.v1.TradeOpened":
+                event = ev.TradeOpened.FromString(row["data"])
+                if event.trade_id in opened:
+                    twice.add(event.trade_id)
+                opened[event.trade_id] = event
+            elif row["type"] == "triad.v1.TradeCardChosen":
+                choice = ev.TradeCardChosen.FromString(row["data"])
+                chosen[choice.trade_id].append(choice)
+            else:
+                transfer = ev.CopyTransferred.FromString(row["data"])
+                transfers[transfer.trade_id].append(transfer)
+        return cls(trades, opened, dict(chosen), dict(transfers), frozenset(twice))
+
+
+def rule_trade_problems(done: ev.MatchFinished, trades: TradeLog, tally: Counter[str]) -> list[str]:
+    """What is wrong with the settlement of a Direct, Difference or All match (RULES.md
+    13), exactly: Direct and All move exactly :func:`trade_rule_moves`, at once, nothing
+    chosen; Difference opens with d = :func:`difference` and moves the d distinct
+    copies chosen (all in one call by the winner, or all drawn by the server at the
+    deadline), each once, loser to winner. ``tally`` counts what was settled how."""
+    rule = pb.TradeRule.Name(done.trade_rule).removeprefix("TRADE_RULE_").title()
+    match_id = done.match_id
+    row = trades.trades.get(match_id)
+    trade_id = row["trade_id"] if row is not None else ""
+    moved = trades.transfers.get(trade_id, [])
+    got = sorted((m.copy_id, m.from_player_id, m.to_player_id) for m in moved)
+    due = trade_rule_moves(done)
+    problems: list[str] = []
+    tally[f"{rule.lower()}_transfers"] += len(moved)
+    if len({m.copy_id for m in moved}) != len(moved):
+        problems.append(f"{rule} match {match_id}: a copy moved twice: {got}")
+    if trade_id in trades.opened_twice:
+        problems.append(f"{rule} match {match_id}: trade {trade_id} opened twice")
+    opened = trades.opened.get(trade_id)
+    completed = row is not None and row["completed_at"] is not None
+    if (row is None) != (opened is None) or (row is not None and not completed):
+        problems.append(f"{rule} match {match_id}: trade row {row}, opened {opened is not None}")
+    if opened is not None and opened.trade_rule != done.trade_rule:
+        problems.append(f"{rule} match {match_id}: the trade opened as rule {opened.trade_rule}")
+    if done.trade_rule != pb.TRADE_RULE_DIFFERENCE:
+        if got != due:
+            problems.append(f"{rule} match {match_id}: moved {got}, wanted {due}")
+        if trades.chosen.get(trade_id):
+            problems.append(f"{rule} match {match_id}: cards chosen, nothing to choose")
+        tally[f"{rule.lower()}_moving_nothing"] += not due
+        return problems
+    d = difference(done)
+    if d == 0:  # a draw trades nothing
+        if row is not None or moved:
+            problems.append(f"Difference draw {match_id}: a trade, moving {got}")
+        tally["difference_draws"] += 1
+        return problems
+    loser, winner = (due[0][1], due[0][2]) if due else ("", "")
+    deck = {c for c, _, _ in due}
+    chosen = trades.chosen.get(trade_id, [])
+    picked = [c.copy_id for c in chosen]
+    if opened is None or opened.take_count != d:
+        take = opened.take_count if opened is not None else None
+        problems.append(f"Difference match {match_id}: opened to take {take}, d is {d}")
+    if len(got) != d or any(c not in deck or (f, t) != (loser, winner) for c, f, t in got):
+        problems.append(
+            f"Difference match {match_id}: moved {got}, wanted {d} of {sorted(deck)} "
+            f"from {loser} to {winner}"
+        )
+    if len(set(picked)) != len(picked) or sorted(picked) != sorted(c for c, _, _ in got):
+        problems.append(f"Difference match {match_id}: chose {picked}, moved {got}")
+    autos = {c.auto_picked for c in chosen}
+    if len(autos) > 1:
+        problems.append(f"Difference match {match_id}: chosen partly by the server: {picked}")
+    tally["difference_auto_picked" if True in autos else "difference_chosen"] += 1
+    return problems
+
+
 async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
     """Trade rules' transfers (One, Direct, Difference, All: RULES.md 7, 13) and rating
     changes: exactly once where due, never elsewhere."""
     check = Check("finished matches settled exactly once")
     coll, rating = layout.collection, layout.rating
-    trades = {
-        r["match_id"]: r
-        for r in await conn.fetch(
-            f"SELECT trade_id, match_id, winner_id, loser_id, completed_at "
-            f"FROM {_t(coll, 'trades')}"
-        )
-    }
-    transfers: dict[str, list[ev.CopyTransferred]] = defaultdict(list)
-    for row in await conn.fetch(
-        f"SELECT data FROM {_t(coll, 'events')} WHERE type = 'triad.v1.CopyTransferred'"
-    ):
-        transfer = ev.CopyTransferred.FromString(row["data"])
-        transfers[transfer.trade_id].append(transfer)
+    trade_log = await TradeLog.read(conn, coll)
+    trades, transfers = trade_log.trades, trade_log.transfers
     changes: dict[str, list[str]] = defaultdict(list)
     # Drafts forfeited before their match are rated without one (match_id empty).
     change_rows = await conn.fetch(
@@ -274,6 +372,7 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
     modes: Counter[str] = Counter()
     traded = rated = ranked = ranked_traded = ranked_rated = 0
     rule_trades: Counter[str] = Counter()
+    tally: Counter[str] = Counter()
     for match_id, (done, _event_id, _at) in log.finished.items():
         mode = pb.Mode.Name(done.mode)
         modes[mode] += 1
@@ -301,23 +400,8 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
                 )
         elif done.trade_rule in RULE_TRADES:
             rule_trades[pb.TradeRule.Name(done.trade_rule)] += 1
-            due = trade_rule_moves(done)
-            got_moves = sorted((m.copy_id, m.from_player_id, m.to_player_id) for m in moved)
-            if done.trade_rule == pb.TRADE_RULE_DIFFERENCE:
-                # which d copies is the winner's choice (or the server's draw)
-                deck = {c for c, _, _ in due}
-                if len(got_moves) != difference(done) or any(
-                    c not in deck or (f, t) != (loser, winner) for c, f, t in got_moves
-                ):
-                    check.problem(
-                        f"{mode} Difference match {match_id}: moved {got_moves}, wanted "
-                        f"{difference(done)} of {sorted(deck)} from {loser} to {winner}"
-                    )
-            elif got_moves != due:
-                check.problem(
-                    f"{mode} {pb.TradeRule.Name(done.trade_rule)} match {match_id}: "
-                    f"moved {got_moves}, wanted {due}"
-                )
+            for problem in rule_trade_problems(done, trade_log, tally):
+                check.problem(f"{mode} {problem}")
         elif trade is not None or moved:
             check.problem(f"{mode} match {match_id} trades nothing, yet a trade or a transfer")
         got = sorted(changes.pop(match_id, []))
@@ -342,6 +426,7 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
         "ranked_rated": ranked_rated,
         "trade_one_matches": traded,
         **{f"{r.removeprefix('TRADE_RULE_').lower()}_matches": n for r, n in rule_trades.items()},
+        **dict(sorted(tally.items())),
         "transfers": moves,
         "rated_matches": rated,
         "rating_changes": len(change_rows),
@@ -350,10 +435,17 @@ async def matches_settled(conn: Any, layout: Layout, log: MatchLog) -> Check:
     return check
 
 
+def _face(copy: pb.OwnedCopy) -> tuple[str, bool, int]:
+    """What a copy is, whoever owns it: its character, holo flag and holo side."""
+    return copy.character.character_id, copy.holo, int(copy.holo_side)
+
+
 async def copies_conserved(conn: Any, schema: str) -> Check:
-    """Copies come only from grants and boosters; trades move them, nothing else."""
+    """Copies come only from grants and boosters; trades move them, nothing else: each
+    keeps its character and holo side (RULES.md 13: a transfer with its holo bonus)."""
     check = Check("card copies equal grants plus booster cards")
     owners: dict[str, str] = {}
+    made: dict[str, tuple[str, bool, int]] = {}
     granted = drawn = moved = 0
     rows = await conn.fetch(
         f"SELECT type, data FROM {_t(schema, 'events')} WHERE type = ANY($1::text[]) "
@@ -376,15 +468,30 @@ async def copies_conserved(conn: Any, schema: str) -> Check:
                     f"owned by {owners.get(transfer.copy_id)}"
                 )
             owners[transfer.copy_id] = transfer.to_player_id
+            now = transfer.copy
+            if (now.copy_id, now.owner_player_id) != (transfer.copy_id, transfer.to_player_id) or (
+                _face(now) != made.get(transfer.copy_id)
+            ):
+                check.problem(
+                    f"copy {transfer.copy_id} moved as {_face(now)} of {now.owner_player_id}, "
+                    f"made {made.get(transfer.copy_id)}"
+                )
             continue
         for copy in copies:
             if copy.copy_id in owners:
                 check.problem(f"copy {copy.copy_id} came into existence twice")
             owners[copy.copy_id] = copy.owner_player_id
-    table = {
-        r["copy_id"]: r["owner_id"]
-        for r in await conn.fetch(f"SELECT copy_id, owner_id FROM {_t(schema, 'copies')}")
-    }
+            made[copy.copy_id] = _face(copy)
+    rows = await conn.fetch(
+        f"SELECT copy_id, owner_id, character_id, holo FROM {_t(schema, 'copies')}"
+    )
+    table = {r["copy_id"]: r["owner_id"] for r in rows}
+    for r in rows:
+        face = made.get(r["copy_id"])
+        if face is not None and (r["character_id"], r["holo"]) != face[:2]:
+            check.problem(
+                f"copy {r['copy_id']} is {r['character_id']} holo {r['holo']}, made {face}"
+            )
     for copy_id in table.keys() - owners.keys():
         check.problem(f"copy {copy_id} is in the table but was never granted nor drawn")
     for copy_id in owners.keys() - table.keys():
@@ -424,6 +531,9 @@ async def stuck(conn: Any, layout: Layout) -> dict[str, int]:
         "players_engaged": f"SELECT count(*) FROM {_t(mm, 'engaged_players')}",
         "match_starts_pending": (
             f"SELECT count(*) FROM {_t(mm, 'match_starts')} WHERE state = 'pending'"
+        ),
+        "tables_open": (
+            f"SELECT count(*) FROM {_t(mm, 'lobby_tables')} WHERE state IN ('open', 'joining')"
         ),
         "copies_locked": f"SELECT count(*) FROM {_t(c, 'locks')}",
         "trades_open": f"SELECT count(*) FROM {_t(c, 'trades')} WHERE completed_at IS NULL",

@@ -1,9 +1,12 @@
 """Chaos under load (issue 10, item 2): the whole backend on its own PostgreSQL and NATS,
 the load generator playing through the gateway for five minutes, and meanwhile each
 service SIGKILLed and restarted in turn, NATS stopped for 10 s, PostgreSQL restarted as
-after a crash. Then, from the logs and tables: no acknowledged placement lost, every
-finished match settled exactly once, copies conserved, nobody stuck, and the event
-pipeline caught up within 30 s of the last fault.
+after a crash. The mix is mostly Ranked (Trade One), with custom tables trading Direct
+and Difference between pairs of clients (one challenges, the other joins; a Difference
+winner chooses its d cards in one call or leaves them to the deadline). Then, from the
+logs and tables: no acknowledged placement lost, every finished match settled exactly
+once (each trade rule's transfers exactly as RULES.md 13 says), copies conserved,
+nobody stuck, and the event pipeline caught up within 30 s of the last fault.
 
 ``make chaos`` runs it (about 7 minutes); ``make test`` skips it. The figures go to
 ``bench/results/chaos-latest.json``. Knobs for a quicker look: ``TRIAD_CHAOS_SECONDS``
@@ -24,15 +27,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import asyncpg
-import nats
 import pytest
 
 from bench.load import LOAD_ENV, LoadConfig, LoadRun, LoadSummary
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess, PostgresProcess
-from tests.chaos import invariants as inv
 from tests.chaos.faults import Faults, Injected, standard_plan
+from tests.chaos.pipeline import Pipeline, layout_of
 
 pytestmark = [
     pytest.mark.integration,
@@ -57,8 +58,9 @@ LOAD_DRAIN_SECONDS = 30.0
 """How long the clients get after the play window to finish the matches they are in."""
 DRAIN_SECONDS = 60.0
 """How long the backend then gets to end what clients abandoned (two missed turns)."""
-MIX = {"ranked": 8, "unranked": 1, "practice": 1}
-"""Mostly Ranked, so that trades and rating changes happen; some bots besides."""
+MIX = {"ranked": 6, "unranked": 1, "practice": 1, "direct": 1, "difference": 1}
+"""Mostly Ranked, so that trades and rating changes happen; some bots besides; and
+custom tables trading Direct and Difference (bench/load_tables.py)."""
 
 SETTINGS = {
     **LOAD_ENV,
@@ -67,108 +69,12 @@ SETTINGS = {
     "TRIAD_TURN_SECONDS": "10",
     "TRIAD_DISCONNECT_SECONDS": "10",
     "TRIAD_TRADE_CHOICE_SECONDS": "10",
+    "TRIAD_MATCHMAKER_TABLE_TTL_SECONDS": "45",
     "TRIAD_RATE_PER_SECOND": "100",
     "TRIAD_RATE_BURST": "200",
     "TRIAD_REGISTRATIONS_PER_MINUTE": "100000",
     "TRIAD_REGISTRATION_BURST": "100000",
 }
-
-
-def layout_of(backend: Backend) -> inv.Layout:
-    schemas = {name: backend.schema(name) for name in ("match", "matchmaker", "collection")}
-    rating = backend.schema("rating")
-    env = {**backend.env("rating"), **backend.env("matchmaker")}
-    return inv.Layout(
-        match=schemas["match"],
-        matchmaker=schemas["matchmaker"],
-        collection=schemas["collection"],
-        rating=rating,
-        relays=dict(schemas),
-        consumers={
-            f"collection-{schemas['collection']}-match-finished": (
-                schemas["collection"],
-                "triad.v1.MatchFinished",
-            ),
-            env.get("TRIAD_RATING_CONSUMER", "rating"): (rating, "triad.v1.MatchFinished"),
-            f"{env.get('TRIAD_RATING_CONSUMER', 'rating')}-drafts": (
-                rating,
-                "triad.v1.DraftForfeited",
-            ),
-            env.get("TRIAD_MATCHMAKER_CONSUMER", "matchmaker-draft-completed"): (
-                schemas["matchmaker"],
-                "triad.v1.DraftCompleted",
-            ),
-        },
-    )
-
-
-class Pipeline:
-    """Reads the event pipeline's state; reconnects whenever a server went away."""
-
-    def __init__(self, database_url: str, nats_url: str, layout: inv.Layout) -> None:
-        self.database_url = database_url
-        self.nats_url = nats_url
-        self.layout = layout
-
-    async def caught_up_with(self, moment: datetime, limit: float = 90.0) -> float | None:
-        """Seconds from ``moment`` until every event logged before it is published and
-        carries every consumer's processed mark, and no durable consumer has messages
-        waiting; None if that did not happen within ``limit``."""
-        while (datetime.now(UTC) - moment).total_seconds() < limit:
-            try:
-                if await self._caught_up(moment):
-                    return (datetime.now(UTC) - moment).total_seconds()
-            except Exception:  # a server is away (the next fault): look again
-                pass
-            await asyncio.sleep(0.25)
-        return None
-
-    async def _caught_up(self, moment: datetime) -> bool:
-        conn = await asyncpg.connect(self.database_url, timeout=5)
-        try:
-            if any((await inv.relay_backlog(conn, self.layout, moment)).values()):
-                return False
-            if any((await inv.unmarked(conn, self.layout, moment)).values()):
-                return False
-        finally:
-            await conn.close()
-        client = await nats.connect(self.nats_url, connect_timeout=2, max_reconnect_attempts=0)
-        try:
-            state = await inv.jetstream_state(client.jetstream(), self.layout)
-        finally:
-            await client.close()
-        return all(c["pending"] == 0 for c in state["consumers"].values())
-
-    async def wait_drained(self, limit: float) -> dict[str, int]:
-        """Poll until nothing is stuck (or ``limit`` passes); the last counts."""
-        deadline = time.monotonic() + limit
-        while True:
-            conn = await asyncpg.connect(self.database_url)
-            try:
-                counts = await inv.stuck(conn, self.layout)
-            finally:
-                await conn.close()
-            if not any(counts.values()) or time.monotonic() > deadline:
-                return counts
-            await asyncio.sleep(1.0)
-
-    async def checks(self, load: LoadRun, stuck: dict[str, int]) -> dict[str, inv.Check]:
-        conn = await asyncpg.connect(self.database_url)
-        client = await nats.connect(self.nats_url)
-        try:
-            log = await inv.MatchLog.read(conn, self.layout.match)
-            caught = await inv.caught_up(conn, client.jetstream(), self.layout)
-            return {
-                "placements": inv.placements_logged(log, load.acknowledged),
-                "results": inv.results_agree(log, load.finished),
-                "settled": await inv.matches_settled(conn, self.layout, log),
-                "copies": await inv.copies_conserved(conn, self.layout.collection),
-                "stuck": inv.nobody_stuck(stuck),
-                "caught_up": caught,
-            }
-        finally:
-            await client.close()
-            await conn.close()
 
 
 def _load_figures(summary: LoadSummary) -> dict[str, Any]:
@@ -284,6 +190,9 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
     assert last.since_began is not None, "the pipeline never caught up after the last fault"
     assert last.since_began <= CATCH_UP_BAR
     assert finished >= MIN_MATCHES, f"only {finished} matches finished"
+    settled = checks["settled"].counts  # the trade rules were exercised, not just allowed
+    for count in ("direct_matches", "difference_chosen", "difference_auto_picked"):
+        assert settled.get(count, 0) > 0, f"no {count}: {settled}"
 
 
 def log_errors(logs: Path) -> dict[str, dict[str, int]]:
@@ -316,6 +225,10 @@ def print_summary(report: dict[str, Any]) -> None:
             f"{fault['outage_s']:5.1f} s, caught up {fault['catch_up_s']} s later "
             f"(pid {fault['processes']})" + (f"  ERROR {fault['error']}" if fault["error"] else "")
         )
+    by_mode = report["load"]["matches_by_mode"]
+    lines.append(
+        "  matches seen by the clients: " + ", ".join(f"{m} {n}" for m, n in by_mode.items())
+    )
     lines.append(
         f"  caught up {report['catch_up_after_last_fault_s']} s after the last fault began "
         f"(bar {report['catch_up_bar_s']} s); drained in {report['drain_seconds']} s"
