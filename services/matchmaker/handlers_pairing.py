@@ -121,9 +121,10 @@ class PairingLoop:
     """This replica's pairing loop (``services.platform.background.every``): ``step``
     pairs the queues where tickets wait; ``next_due`` says when the next round is due, a
     pair interval later while tickets wait (their windows widen, bots sit down), else
-    None: the loop sleeps its poll ceiling, woken by an enqueue here
-    (``Context.wakes.pairing``). A ticket enqueued at another replica is seen at the
-    next look, and from then on paired every interval."""
+    None once the queues are seen empty: the loop then looks at them once per poll
+    ceiling, woken sooner by an enqueue here (``Context.wakes.pairing``). A ticket
+    enqueued at another replica is seen at the next look, and from then on paired
+    every interval."""
 
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
@@ -135,6 +136,9 @@ class PairingLoop:
         return await pair_all(self._ctx, waiting)
 
     async def next_due(self) -> datetime | None:
-        if not self._waiting:
-            return None
-        return self._ctx.clock() + timedelta(seconds=self._ctx.config.pair_interval_seconds)
+        if self._waiting:
+            return self._ctx.clock() + timedelta(seconds=self._ctx.config.pair_interval_seconds)
+        # Idle: one look at the queues (a ticket enqueued at another replica, or put
+        # back by a start that failed, wakes nobody here).
+        waiting = await self._ctx.store.queue_lengths()
+        return self._ctx.clock() if any(waiting.values()) else None

@@ -323,6 +323,10 @@ async def test_the_pairing_loop_rounds_every_interval_while_tickets_wait_else_sl
     await handlers_queues.enqueue(ctx, "q", player("bea"), Mode.UNRANKED, DECK)
     assert await loop.step()  # paired
     assert not await loop.step() and await loop.next_due() is None
+    # a ticket that wakes nobody here (another replica's, or put back by a failed start)
+    # is due at the next look at the queues
+    await handlers_queues.enqueue(ctx, "q2", player("cai"), Mode.UNRANKED, DECK)
+    assert await loop.next_due() == clock.now
 
 
 async def test_an_enqueue_wakes_an_idle_pairing_loop_but_not_one_rounding_every_interval(
