@@ -165,7 +165,8 @@ async def difference_won(api: Any) -> tuple[Player, Player, dict[str, Session], 
     else:
         winner, loser = (ann, bea) if mine > theirs else (bea, ann)
     await loser.call("Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id))
-    return winner, loser, sessions, match_id, max(1, abs(mine - theirs))
+    # RULES 13: at least 1, capped at the deck size (five cards on this table)
+    return winner, loser, sessions, match_id, min(5, max(1, abs(mine - theirs)))
 
 
 async def opened(p: Player, match_id: str) -> pb.Trade:
