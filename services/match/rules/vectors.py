@@ -8,6 +8,7 @@ malformed vector never reaches the engine; :func:`run_vector` resolves a parsed 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -16,7 +17,7 @@ from services.match.rules.cards import ACE, Card, Element, Sides
 from services.match.rules.errors import RuleViolation
 from services.match.rules.game import Seat
 from services.match.rules.geometry import Geometry
-from services.match.rules.resolve import Placement, Rules
+from services.match.rules.resolve import Capture, Placement, Rules
 
 RULE_NAMES = frozenset(f.name for f in fields(Rules))
 ELEMENT_NAMES = tuple(e.value for e in Element)
@@ -51,44 +52,74 @@ def load_line(line: str) -> dict[str, Any]:
 def parse_board(raw: dict[str, Any]) -> tuple[str | None, Board]:
     """Check and build the fields placement vectors and positions share: ``name``,
     ``size``, ``blocked``, ``rules``, ``cells`` and ``board``."""
+    name, geometry = parse_geometry(raw)
+    rules = _rules(raw.get("rules", {}))
+    cells = raw.get("cells")
+    marks = (
+        [None] * geometry.size
+        if cells is None
+        else [
+            _element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", geometry.size))
+        ]
+    )
+    board = Board.empty(geometry, rules, marks)
+    for entry in board_entries(raw, geometry):
+        board = board.with_card(entry.index, _card(entry.raw, entry.where), entry.owner)
+    return name, board
+
+
+def parse_geometry(raw: dict[str, Any]) -> tuple[str | None, Geometry]:
+    """Check ``name``, ``size`` and ``blocked``, the fields every vector family has."""
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise VectorError("'name' must be a string")
     rows, cols = _size(raw.get("size", [3, 3]))
-    size = rows * cols
-    blocked = _blocked(raw.get("blocked", []), size)
-    geometry = Geometry.of(rows, cols, blocked)
-    rules = _rules(raw.get("rules", {}))
-    cells = raw.get("cells")
-    marks = (
-        [None] * size
-        if cells is None
-        else [_element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", size))]
-    )
-    board = Board.empty(geometry, rules, marks)
-    for index, entry in enumerate(_list(raw.get("board"), "board", size)):
+    return name, Geometry.of(rows, cols, _blocked(raw.get("blocked", []), rows * cols))
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A card the ``board`` field puts on a cell, its owner checked; each family reads
+    the card from ``raw`` (its ``where`` names it in errors)."""
+
+    index: int
+    where: str
+    raw: dict[str, Any]
+    owner: Seat
+
+
+def board_entries(raw: dict[str, Any], geometry: Geometry) -> Iterator[Entry]:
+    """The cards of the ``board`` field (row-major, null for an empty cell)."""
+    for index, entry in enumerate(_list(raw.get("board"), "board", geometry.size)):
         if entry is None:
             continue
         where = f"board[{index}]"
-        if index in blocked:
+        if index in geometry.blocked:
             raise VectorError(f"{where} is a blocked cell and cannot hold a card")
         card_raw = _object(entry, where)
-        owner = _seat(card_raw.get("owner"), f"{where}.owner")
-        board = board.with_card(index, _card(card_raw, where), owner)
-    return name, board
+        yield Entry(index, where, card_raw, _seat(card_raw.get("owner"), f"{where}.owner"))
 
 
-def parse_vector(raw: dict[str, Any]) -> Vector:
-    name, board = parse_board(raw)
+def parse_move(
+    raw: dict[str, Any], check_free: Callable[[int], None]
+) -> tuple[dict[str, Any], Seat, int]:
+    """The ``move`` object, its player and its cell (free on the board, as
+    ``check_free`` says); each family reads the card from the object."""
     move = _object(raw.get("move"), "move")
     player = _seat(move.get("player"), "move.player")
     cell = move.get("cell")
     if not isinstance(cell, int) or isinstance(cell, bool):
         raise VectorError("move.cell must be a whole number (a row-major cell index)")
     try:
-        board.check_free(cell)
+        check_free(cell)
     except RuleViolation as exc:
         raise VectorError(f"move.cell: {exc}") from None
+    return move, player, cell
+
+
+def parse_vector(raw: dict[str, Any]) -> Vector:
+    name, board = parse_board(raw)
+    move, player, cell = parse_move(raw, board.check_free)
     card = _card(_object(move.get("card"), "move.card"), "move.card")
     return Vector(name, board, player, cell, card)
 
@@ -99,10 +130,18 @@ def run_vector(vector: Vector) -> tuple[Board, Placement]:
 
 def result_json(name: Any, board: Board, placement: Placement) -> dict[str, Any]:
     """The output line of ``triad-rules resolve`` for one vector."""
+    return placement_json(name, board.owners, placement.captures)
+
+
+def placement_json(
+    name: Any, owners: Sequence[int | None], captures: Iterable[Capture]
+) -> dict[str, Any]:
+    """The owners after a placement and its captures, as ``triad-rules resolve`` writes
+    them for every family."""
     return {
         "name": name,
-        "owners": [None if o is None else Seat(o).name for o in board.owners],
-        "captures": {str(c.cell): c.cause.value for c in placement.captures},
+        "owners": [None if o is None else Seat(o).name for o in owners],
+        "captures": {str(c.cell): c.cause.value for c in captures},
     }
 
 

@@ -14,21 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from services.match.rules.errors import RuleViolation
 from services.match.rules.game import Seat
-from services.match.rules.geometry import Geometry
 from services.match.rules.realm.board import RealmBoard
 from services.match.rules.realm.cards import Alignment, CreatureType, Law, Moral, RealmCard
 from services.match.rules.realm.resolve import RealmPlacement, RealmRules
 from services.match.rules.vectors import (
     VectorError,
-    _blocked,
     _card,
     _is_int,
-    _list,
     _object,
-    _seat,
-    _size,
+    board_entries,
+    parse_geometry,
+    parse_move,
+    placement_json,
 )
 
 REALM_RULE_NAMES = frozenset(f.name for f in fields(RealmRules))
@@ -62,21 +60,10 @@ def is_realm(raw: dict[str, Any]) -> bool:
 
 
 def parse_realm_vector(raw: dict[str, Any]) -> RealmVector:
-    name = raw.get("name")
-    if name is not None and not isinstance(name, str):
-        raise VectorError("'name' must be a string")
-    rows, cols = _size(raw.get("size", [3, 3]))
-    size = rows * cols
-    blocked = _blocked(raw.get("blocked", []), size)
-    board = RealmBoard.empty(Geometry.of(rows, cols, blocked), _realm_rules(raw.get("rules", {})))
-    for index, entry in enumerate(_list(raw.get("board"), "board", size)):
-        if entry is None:
-            continue
-        where = f"board[{index}]"
-        if index in blocked:
-            raise VectorError(f"{where} is a blocked cell and cannot hold a card")
-        card_raw = _object(entry, where)
-        owner = _seat(card_raw.get("owner"), f"{where}.owner")
+    name, geometry = parse_geometry(raw)
+    board = RealmBoard.empty(geometry, _realm_rules(raw.get("rules", {})))
+    for entry in board_entries(raw, geometry):
+        where, card_raw = entry.where, entry.raw
         hex_spent = card_raw.get("hex_spent", False)
         if not isinstance(hex_spent, bool):
             raise VectorError(f"{where}.hex_spent must be true or false, got {hex_spent!r}")
@@ -85,18 +72,11 @@ def parse_realm_vector(raw: dict[str, Any]) -> RealmVector:
             raise VectorError(
                 f"{where}.rot must be a whole number of pending -1s (0 or more), got {rot!r}"
             )
-        board = board.with_card(index, _realm_card(card_raw, where), owner, hex_spent, rot)
+        card = _realm_card(card_raw, where)
+        board = board.with_card(entry.index, card, entry.owner, hex_spent, rot)
     spent = _resistance_spent(raw.get("resistance_spent", {}))
     board = board.with_state(board.state._replace(resistance_spent=spent))
-    move = _object(raw.get("move"), "move")
-    player = _seat(move.get("player"), "move.player")
-    cell = move.get("cell")
-    if not isinstance(cell, int) or isinstance(cell, bool):
-        raise VectorError("move.cell must be a whole number (a row-major cell index)")
-    try:
-        board.board.check_free(cell)
-    except RuleViolation as exc:
-        raise VectorError(f"move.cell: {exc}") from None
+    move, player, cell = parse_move(raw, board.board.check_free)
     card = _realm_card(_object(move.get("card"), "move.card"), "move.card")
     lair = move.get("lair", False)
     if not isinstance(lair, bool):
@@ -111,11 +91,7 @@ def run_realm_vector(vector: RealmVector) -> tuple[RealmBoard, RealmPlacement]:
 def realm_result_json(name: Any, board: RealmBoard, placement: RealmPlacement) -> dict[str, Any]:
     """The output line of ``triad-rules resolve`` for one Realm vector (as for a
     standard one: the owners and the captures; cancelled captures are not listed)."""
-    return {
-        "name": name,
-        "owners": [None if o is None else Seat(o).name for o in board.owners],
-        "captures": {str(c.cell): c.cause.value for c in placement.captures},
-    }
+    return placement_json(name, board.owners, placement.captures)
 
 
 def _realm_rules(value: object) -> RealmRules:
