@@ -11,6 +11,7 @@ consumers would first read every event other runs ever published to the stream.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +23,13 @@ from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess
 from tests.chaos.pipeline import Pipeline, layout_of
 
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        os.environ.get("TRIAD_CHAOS") == "1",
+        reason="make chaos plays these tables under faults (test_chaos.py)",
+    ),
+]
 
 SETTINGS = {
     **LOAD_ENV,
