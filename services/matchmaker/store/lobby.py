@@ -4,9 +4,11 @@ Joining is a match start (``starts.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
+
+from google.protobuf.message import Message
 
 from services.matchmaker import codec
 from services.matchmaker.domain import (
@@ -86,29 +88,14 @@ class LobbyStore(Base):
         self, table_id: str, host_id: str, request: Request
     ) -> tuple[Table | None, bool]:
         """Close an open table of ``host_id``: (the table, True), or (its state, False)."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            row = await conn.fetchrow(
-                f"UPDATE {self._s}.lobby_tables SET state = 'closed' "
-                f"WHERE table_id = $1 AND host_id = $2 AND state = 'open' RETURNING {_COLUMNS}",
-                table_id,
-                host_id,
-            )
-            if row is None:  # read on this connection (see TicketRepository.cancel)
-                row = await conn.fetchrow(
-                    f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables WHERE table_id = $1",
-                    table_id,
-                )
-                return (None if row is None else _table(row)), False
-            await self._remember(conn, request, table_id)
-            await self._disengage(conn, [host_id], table_id)
-            await self._append(
-                conn,
-                f"table-{table_id}",
-                1,
-                codec.table_closed(table_id, host_id),
-                request.request_id,
-            )
-            return _table(row), True
+        return await self._end_open_table(
+            table_id,
+            "closed",
+            "host_id",
+            host_id,
+            request,
+            lambda table: codec.table_closed(table_id, table.host_id),
+        )
 
     async def expire_tables(self, now: datetime, limit: int = 100) -> list[Table]:
         """Expire open tables past their time; any replica may run this (SKIP LOCKED)."""
@@ -141,10 +128,26 @@ class LobbyStore(Base):
     ) -> tuple[Table | None, bool]:
         """Decline an open challenge to ``player_id``: (the table, True), or (its state,
         False) with nothing changed."""
+        return await self._end_open_table(
+            table_id, "declined", "challenged_id", player_id, request, codec.table_declined
+        )
+
+    async def _end_open_table(
+        self,
+        table_id: str,
+        state: str,
+        by: str,
+        player_id: str,
+        request: Request,
+        event: Callable[[Table], Message],
+    ) -> tuple[Table | None, bool]:
+        """Move an open table whose column ``by`` is ``player_id`` to ``state``, free its
+        host and append ``event(table)``: (the table, True), or (its state, False) with
+        nothing changed."""
         async with self._pool.acquire() as conn, conn.transaction():
             row = await conn.fetchrow(
-                f"UPDATE {self._s}.lobby_tables SET state = 'declined' WHERE table_id = $1 "
-                f"AND challenged_id = $2 AND state = 'open' RETURNING {_COLUMNS}",
+                f"UPDATE {self._s}.lobby_tables SET state = '{state}' WHERE table_id = $1 "
+                f"AND {by} = $2 AND state = 'open' RETURNING {_COLUMNS}",
                 table_id,
                 player_id,
             )
@@ -157,9 +160,7 @@ class LobbyStore(Base):
             table = _table(row)
             await self._remember(conn, request, table_id)
             await self._disengage(conn, [table.host_id], table_id)
-            await self._append(
-                conn, f"table-{table_id}", 1, codec.table_declined(table), request.request_id
-            )
+            await self._append(conn, f"table-{table_id}", 1, event(table), request.request_id)
             return table, True
 
     async def oldest_table(
