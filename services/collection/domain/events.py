@@ -17,6 +17,7 @@ from enum import StrEnum
 from services.collection.domain.catalog import Character
 from services.collection.domain.draft import DraftCard
 from services.match.rules import Side, Sides, with_holo
+from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
 class CopySource(StrEnum):
@@ -32,25 +33,6 @@ class CurrencyReason(StrEnum):
     DAILY_FIRST_MATCH = "daily_first_match"
     BOOSTER_PURCHASE = "booster_purchase"
     GRANT = "grant"
-
-
-class TradeRule(StrEnum):
-    """What changes hands after a match (RULES.md 7, 13)."""
-
-    NONE = "none"
-    ONE = "one"
-    """The winner chooses one copy of the loser's original deck."""
-    DIRECT = "direct"
-    """Each player receives the opponent's copies they own on the final board."""
-    DIFFERENCE = "difference"
-    """The winner chooses d copies of the loser's deck, d the score difference."""
-    ALL = "all"
-    """The winner receives the loser's whole original deck."""
-
-    @property
-    def label(self) -> str:
-        """The rule's name as the rulebook writes it ("Trade One", "Difference")."""
-        return "Trade One" if self is TradeRule.ONE else self.value.capitalize()
 
 
 class HolderKind(StrEnum):

@@ -9,6 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
+from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
 class Mode(StrEnum):
@@ -18,16 +19,6 @@ class Mode(StrEnum):
     ROULETTE = "roulette"
     CUSTOM = "custom"
     PRACTICE = "practice"
-
-
-class TradeRule(StrEnum):
-    """What changes hands after a match (RULES.md 7, 13); the collection settles it."""
-
-    NONE = "none"
-    ONE = "one"
-    DIRECT = "direct"
-    DIFFERENCE = "difference"
-    ALL = "all"
 
 
 MAX_ROUNDS = 5

@@ -11,6 +11,7 @@ from itertools import product
 
 from services.match.rules.compatibility import board_problem, rule_set_problem
 from services.match.rules.deck import hand_size_for
+from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 from services.platform.errors import InvalidArgument
 
 UNRATED = 1500
@@ -43,23 +44,6 @@ class BotLevel(StrEnum):
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
-
-
-class TradeRule(StrEnum):
-    """What changes hands after the match (RULES.md 7, 13); the collection settles it."""
-
-    NONE = "none"
-    ONE = "one"
-    DIRECT = "direct"
-    DIFFERENCE = "difference"
-    ALL = "all"
-
-    @property
-    def label(self) -> str:
-        """As the rulebook names it ("Trade One", "Direct"); empty for None."""
-        if self is TradeRule.NONE:
-            return ""
-        return "Trade One" if self is TradeRule.ONE else self.value.capitalize()
 
 
 @dataclass(frozen=True, slots=True)
