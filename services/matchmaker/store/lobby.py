@@ -168,29 +168,17 @@ class LobbyStore(Base):
     ) -> Table | None:
         """Find Game's pick: the oldest open public table not hosted by the viewer that
         passes the filters (``challenges_only`` is not read), but none of ``skip``."""
-        flags = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
-        conditions = [
-            f"(${index}::boolean IS NULL OR {name} = ${index})"
-            for index, name in enumerate(flags, start=3)
-        ]
+        matches, values = _filter_sql(filters, start=3)
         row = await self._pool.fetchrow(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND challenged_name = '' AND expire_at > $1 "
-            f"AND host_id <> $2 AND {' AND '.join(conditions)} "
-            "AND ($9::text[] IS NULL OR visibility = ANY($9)) "
-            "AND ($10::text[] IS NULL OR trade_rule = ANY($10)) "
-            "AND NOT (table_id = ANY($11::text[])) "
-            "AND ($12::smallint[] IS NULL OR board = ANY($12)) "
-            "AND ($13::boolean IS NULL OR house_hands = $13) "
+            f"AND host_id <> $2 AND {matches} "
+            "AND NOT (table_id = ANY($13::text[])) "
             "ORDER BY created_at, table_id LIMIT 1",
             now,
             viewer_id,
-            *(getattr(filters, name) for name in flags),
-            sorted(v.value for v in filters.visibilities) or None,
-            sorted(t.value for t in filters.trades) or None,
+            *values,
             sorted(skip),
-            sorted(filters.boards) or None,
-            filters.house_hands,
         )
         return None if row is None else _table(row)
 
@@ -211,39 +199,52 @@ class LobbyStore(Base):
         after: tuple[datetime, str] | None,
     ) -> list[Table]:
         """Open tables the viewer may join, newest first, after a keyset position."""
-        flags = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
-        # Each filter is "($n IS NULL OR column = $n)": unset filters match everything.
-        conditions = [
-            f"(${index}::boolean IS NULL OR {name} = ${index})"
-            for index, name in enumerate(flags, start=4)
-        ]
+        matches, values = _filter_sql(filters, start=4)
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND expire_at > $1 AND host_id <> $2 "
             "AND (challenged_name = '' OR challenged_id = $2 "
             "OR (challenged_id = '' AND challenged_name = $3)) "
-            f"AND {' AND '.join(conditions)} "
-            "AND ($10::text[] IS NULL OR visibility = ANY($10)) "
-            "AND ($11::text[] IS NULL OR trade_rule = ANY($11)) "
-            "AND ($12::boolean IS NULL OR (challenged_name <> '') = $12) "
-            "AND ($13::timestamptz IS NULL OR (created_at, table_id) < ($13, $14)) "
-            "AND ($16::smallint[] IS NULL OR board = ANY($16)) "
-            "AND ($17::boolean IS NULL OR house_hands = $17) "
-            "ORDER BY created_at DESC, table_id DESC LIMIT $15",
+            f"AND {matches} "
+            "AND ($14::boolean IS NULL OR (challenged_name <> '') = $14) "
+            "AND ($15::timestamptz IS NULL OR (created_at, table_id) < ($15, $16)) "
+            "ORDER BY created_at DESC, table_id DESC LIMIT $17",
             now,
             viewer_id,
             viewer_name,
-            *(getattr(filters, name) for name in flags),
-            sorted(v.value for v in filters.visibilities) or None,
-            sorted(t.value for t in filters.trades) or None,
+            *values,
             filters.challenges_only,
             after[0] if after else None,
             after[1] if after else "",
             limit,
-            sorted(filters.boards) or None,
-            filters.house_hands,
         )
         return [_table(r) for r in rows]
+
+
+_FLAGS = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
+
+
+def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
+    """The conditions of a table filter that the lobby list and Find Game read alike
+    (all but ``challenges_only``), their ten values numbered from ``$start``. Each is
+    "($n IS NULL OR ...)": an unset filter matches everything."""
+    flags = [f"(${n}::boolean IS NULL OR {name} = ${n})" for n, name in enumerate(_FLAGS, start)]
+    n = start + len(_FLAGS)
+    conditions = [
+        *flags,
+        f"(${n}::text[] IS NULL OR visibility = ANY(${n}))",
+        f"(${n + 1}::text[] IS NULL OR trade_rule = ANY(${n + 1}))",
+        f"(${n + 2}::smallint[] IS NULL OR board = ANY(${n + 2}))",
+        f"(${n + 3}::boolean IS NULL OR house_hands = ${n + 3})",
+    ]
+    values = [
+        *(getattr(filters, name) for name in _FLAGS),
+        sorted(v.value for v in filters.visibilities) or None,
+        sorted(t.value for t in filters.trades) or None,
+        sorted(filters.boards) or None,
+        filters.house_hands,
+    ]
+    return " AND ".join(conditions), values
 
 
 def _table(row: Any) -> Table:
