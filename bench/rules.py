@@ -1,22 +1,34 @@
 """The rules engine benchmark: placements resolved per second, and full random games per
 second, with every rule on (Same, Plus, Combo, Elemental, Same Wall) on one core; and,
-in the same run, Realm placements per second with every Realm module on (RULES.md 17).
+in the same run, the same kernel on 5x5 boards with blocked cells (RULES.md 11) and Realm
+placements per second with every Realm module on (RULES.md 17).
 
 Why these three figures: the kernel (``resolve``) is the hot path the issue sets a target
 for (>= 300,000 placements/s); ``Board.place`` is what the match service actually calls,
 so the gap between the two is the price of the immutable board; a whole game adds the
 ``Position`` bookkeeping and is the unit a simulation or a bot would count in. The Realm
 kernel (issue 20: >= 150,000 placements/s) is timed in the same rounds, so its rate and
-the standard one share the same load and baseline.
+the standard one share the same load and baseline. So is the kernel on 5x5 (issue 19: a
+5x5 placement resolves at >= 50% of the 3x3 rate in the same run): a ratio of two rates
+timed round by round on the same core, which load moves far less than either rate.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from bench.report import Options, Report, Target, Workload, baseline_workload, measure
+from bench.report import (
+    Measurement,
+    Options,
+    Report,
+    Target,
+    Workload,
+    baseline_workload,
+    measure,
+)
 from services.match.rules import (
     ACE,
     Board,
@@ -30,6 +42,8 @@ from services.match.rules import (
     adjusted_sides,
     resolve,
 )
+from services.match.rules.compatibility import MAX_BLOCKED
+from services.match.rules.draws import draw_blocked_cells
 from services.match.rules.realm import (
     Alignment,
     CreatureType,
@@ -69,6 +83,10 @@ LAIR_CHANCE = 0.25
 
 POSITIONS = 4096
 QUICK_POSITIONS = 128
+WIDE_ROWS = WIDE_COLS = 5
+"""Quintra's board (RULES.md 11): 13-card hands, 0..MAX_BLOCKED cells blocked."""
+WIDE_RATIO_TARGET = 0.5
+"""Issue 19: 5x5 placements resolved per second >= 50% of the 3x3 rate, same run."""
 HAND_SIZE = 5
 CARD_POOL = 1024
 """Random cards built before timing, from which each game's two hands are dealt."""
@@ -111,21 +129,34 @@ def random_card(rng: random.Random) -> Card:
     )
 
 
-def random_marks(rng: random.Random, size: int) -> tuple[Element | None, ...]:
-    """Cell marks as the Elemental decision draws them (see ``MARK_CHANCE``)."""
-    return tuple(rng.choice(ELEMENTS) if rng.random() < MARK_CHANCE else None for _ in range(size))
+def random_marks(
+    rng: random.Random, size: int, blocked: frozenset[int] = frozenset()
+) -> tuple[Element | None, ...]:
+    """Cell marks as the Elemental decision draws them (see ``MARK_CHANCE``); a blocked
+    cell is never marked and takes nothing from ``rng``."""
+    return tuple(
+        rng.choice(ELEMENTS) if c not in blocked and rng.random() < MARK_CHANCE else None
+        for c in range(size)
+    )
 
 
 def random_midgame(rng: random.Random, geometry: Geometry) -> MidGame:
-    """1..8 occupied cells with random cards and owners, one random empty target cell,
-    a random mover and a random card for it."""
+    """1..n-1 of the n playable cells occupied by random cards and owners, one random
+    empty playable target cell, a random mover and a random card for it."""
     size = geometry.size
-    marks = random_marks(rng, size)
+    marks = random_marks(rng, size, geometry.blocked)
     occupied = set(rng.sample(geometry.playable, rng.randint(1, len(geometry.playable) - 1)))
     cards = tuple(random_card(rng) if c in occupied else None for c in range(size))
     owners = tuple(rng.randint(0, 1) if c in occupied else None for c in range(size))
     cell = rng.choice([c for c in geometry.playable if c not in occupied])
     return MidGame(marks, cards, owners, cell, random_card(rng), rng.randint(0, 1))
+
+
+def random_wide_geometry(rng: random.Random) -> Geometry:
+    """A 5x5 board with 0..MAX_BLOCKED blocked cells (uniform), drawn as a match draws
+    them (``draw_blocked_cells``)."""
+    blocked = draw_blocked_cells(WIDE_ROWS, WIDE_COLS, rng.randint(0, MAX_BLOCKED), rng)
+    return Geometry.of(WIDE_ROWS, WIDE_COLS, blocked)
 
 
 def kernel_case(position: MidGame, rules: Rules) -> KernelCase:
@@ -148,16 +179,17 @@ def board_case(position: MidGame, geometry: Geometry, rules: Rules) -> BoardCase
 
 
 def cross_check(
-    geometry: Geometry, rules: Rules, kernels: list[KernelCase], boards: list[BoardCase]
+    rules: Rules, kernels: list[KernelCase], boards: list[BoardCase]
 ) -> dict[str, float]:
     """Both paths must agree on every position (else one of them is being timed doing
-    something else), and the mix of captures says what the workload exercised."""
+    something else), and the mix of captures says what the workload exercised. Each
+    position is resolved on its board's geometry."""
     with_capture = special = combo = total = 0
     for (adjusted, owners, cell, sides, player), (board, b_cell, card, b_player) in zip(
         kernels, boards, strict=True
     ):
         after = owners[:]
-        captures = resolve(geometry, adjusted, after, cell, sides, player, rules)
+        captures = resolve(board.geometry, adjusted, after, cell, sides, player, rules)
         placed, placement = board.place(b_cell, card, b_player)
         after[cell] = player
         if tuple(captures) != placement.captures or tuple(after) != placed.owners:
@@ -276,6 +308,42 @@ def kernel_workload(geometry: Geometry, rules: Rules, cases: list[KernelCase]) -
     )
 
 
+def wide_workload(rules: Rules, cases: list[tuple[Geometry, KernelCase]]) -> Workload:
+    """The kernel of :func:`kernel_workload` on 5x5 positions, each on its own board
+    (0..5 blocked cells); the loop differs only by unpacking the geometry."""
+
+    def run(loops: int) -> int:
+        kernel = resolve
+        for _ in range(loops):
+            for geometry, (adjusted, owners, cell, sides, player) in cases:
+                kernel(geometry, adjusted, owners[:], cell, sides, player, rules)
+        return loops * len(cases)
+
+    return Workload(
+        "kernel_resolve_5x5",
+        "placements/s",
+        "resolve() on pre-generated random mid-game 5x5 positions with 0..5 blocked cells "
+        "(uniform), all rules on; includes the owners[:] copy each call",
+        run,
+    )
+
+
+def wide_ratio(narrow: Measurement, wide: Measurement) -> dict[str, object]:
+    """Issue 19's figure: the 5x5 rate over the 3x3 rate. ``measured`` is best over best
+    (as the rate targets are judged on the best repeat); the median of the per-round
+    ratios (both timed back to back in each round) is recorded too."""
+    ratio = wide.best / narrow.best
+    per_round = statistics.median(w / n for w, n in zip(wide.rates, narrow.rates, strict=True))
+    return {
+        "minimum": WIDE_RATIO_TARGET,
+        "measured": round(ratio, 4),
+        "met": ratio >= WIDE_RATIO_TARGET,
+        "median_of_rounds": round(per_round, 4),
+        "met_by_median_of_rounds": per_round >= WIDE_RATIO_TARGET,
+        "source": "issue 19: 5x5 placement resolution >= 50% of the 3x3 rate in the same run",
+    }
+
+
 def board_workload(cases: list[BoardCase]) -> Workload:
     def run(loops: int) -> int:
         for _ in range(loops):
@@ -342,8 +410,21 @@ def run(options: Options) -> Report:
     positions = [random_midgame(rng, geometry) for _ in range(count)]
     kernels = [kernel_case(p, rules) for p in positions]
     boards = [board_case(p, geometry, rules) for p in positions]
-    mix = cross_check(geometry, rules, kernels, boards)
-    # Its own generator, so the standard workloads draw exactly what they drew before.
+    mix = cross_check(rules, kernels, boards)
+    # Each extra workload draws from its own generator, so the standard ones draw exactly
+    # what they drew before it was added.
+    wide_rng = random.Random(options.seed + 2)
+    wide_positions = [
+        (g, random_midgame(wide_rng, g))
+        for g in (random_wide_geometry(wide_rng) for _ in range(count))
+    ]
+    wide_cases = [(g, kernel_case(p, rules)) for g, p in wide_positions]
+    wide_mix = cross_check(
+        rules,
+        [case for _, case in wide_cases],
+        [board_case(p, g, rules) for g, p in wide_positions],
+    )
+    wide_blocked = statistics.mean(len(g.blocked) for g, _ in wide_positions)
     realm_rng = random.Random(options.seed + 1)
     realm_cases = [random_realm_case(realm_rng, geometry) for _ in range(count)]
     realm_mix = realm_cross_check(geometry, ALL_REALM, realm_cases)
@@ -358,6 +439,7 @@ def run(options: Options) -> Report:
         [
             baseline_workload(),
             kernel_workload(geometry, rules, kernels),
+            wide_workload(rules, wide_cases),
             board_workload(boards),
             games_workload(geometry, rules, options.seed, pool),
             realm_workload(geometry, ALL_REALM, realm_cases),
@@ -384,6 +466,13 @@ def run(options: Options) -> Report:
             "card_elements": "uniform over the 8 elements and none",
             "hand_size": HAND_SIZE,
             "card_pool": CARD_POOL,
+            "board_5x5": {
+                "board": f"{WIDE_ROWS}x{WIDE_COLS}",
+                "blocked_cells": f"uniform 0..{MAX_BLOCKED}, drawn as a match draws them",
+                "occupied_cells": "uniform 1..n-1 of the n playable cells (13-card hands "
+                "fill every playable cell)",
+                "mean_blocked_cells": round(wide_blocked, 3),
+            },
             "realm_rules": asdict(ALL_REALM),
             "realm_cards": "uniform sides, type and alignment words; Legendary p=0.2",
             "realm_state": "hex spent p=0.3, pending Rot 0/0/0/0/1/2, Resistance and "
@@ -407,8 +496,9 @@ def run(options: Options) -> Report:
         notes=[
             "Rates are best and median of the repeats; targets are judged on the best "
             "repeat, with met_by_median recorded too.",
-            "Repeats are interleaved round-robin (baseline, kernel, board, games, then "
-            "again), so load bursts on this shared machine hit all workloads alike.",
+            "Repeats are interleaved round-robin (baseline, kernel, kernel 5x5, board, "
+            "games, Realm, then again), so load bursts on this shared machine hit all "
+            "workloads alike.",
             "Baseline: a fixed pure-Python unit (one call, a 9-element list copy, 4 "
             "tuple-index comparisons) that never touches the engine. ratio_to_baseline = "
             "rate / baseline rate; baseline_ops_per_op is its inverse, i.e. how many "
@@ -430,6 +520,12 @@ def run(options: Options) -> Report:
             "The garbage collector stays enabled; it is emptied before each repeat.",
             "Before timing, every position is resolved by both the kernel and "
             "Board.place and the results compared; 50 games are checked to score 10.",
+            "kernel_resolve_5x5 times the same kernel and loop as kernel_resolve on its "
+            "own random 5x5 positions: 0..5 blocked cells (uniform, as a match draws "
+            "them), 1..n-1 of the n playable cells occupied, Elemental marks on playable "
+            "cells only, every rule on. extra.targets.kernel_5x5_over_3x3 is its rate over "
+            "kernel_resolve's (issue 19: >= 0.5); a ratio of two rates timed in the same "
+            "rounds, so it moves far less with load than either rate.",
             "realm_resolve times the Realm kernel on its own random positions (the same "
             "occupancy law as the standard ones, plus creature types, alignments, "
             "Legendary cards and Realm state), every module on. Unlike the standard kernel "
@@ -438,7 +534,13 @@ def run(options: Options) -> Report:
             "first checked against RealmBoard.place.",
         ],
         extra={
+            "targets": {
+                "kernel_5x5_over_3x3": wide_ratio(
+                    measurements["kernel_resolve"], measurements["kernel_resolve_5x5"]
+                ),
+            },
             "capture_mix": mix,
+            "capture_mix_5x5": wide_mix,
             "realm_capture_mix": realm_mix,
             "game_placements_per_second": {
                 "best": round(games.best * placements_per_game, 1),

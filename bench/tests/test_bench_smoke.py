@@ -86,6 +86,21 @@ def test_quick_rules_run_writes_a_complete_report(tmp_path: Path) -> None:
         assert target["unit"] == "placements/s"
         assert isinstance(target["met"], bool)
         assert target["met"] == (results[metric]["best"] >= minimum)
+
+    # Issue 19: the same kernel on 5x5 boards with blocked cells, in the same rounds,
+    # and its rate over the 3x3 one checked against 0.5.
+    assert results["kernel_resolve_5x5"]["unit"] == "placements/s"
+    board_5x5 = data["parameters"]["board_5x5"]
+    assert board_5x5["board"] == "5x5"
+    assert 0 <= board_5x5["mean_blocked_cells"] <= 5
+    ratio = data["extra"]["targets"]["kernel_5x5_over_3x3"]
+    assert ratio["minimum"] == 0.5
+    best = results["kernel_resolve_5x5"]["best"] / results["kernel_resolve"]["best"]
+    assert ratio["measured"] == pytest.approx(best, abs=1e-4)
+    assert ratio["met"] == (best >= 0.5)
+    assert _positive(ratio["median_of_rounds"])
+    assert isinstance(ratio["met_by_median_of_rounds"], bool)
+    assert data["extra"]["capture_mix_5x5"]["placements_with_a_capture"] > 0
     assert data["notes"]
 
 
