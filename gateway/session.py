@@ -1,6 +1,8 @@
 """OpenSession: one stream per player of everything that happens to them.
 
-It opens with the player's status and active match, read once; from then on it waits on
+It opens with the player's status and active match, read once, followed by the open
+challenges addressed to the player (each pushed once when made, perhaps before the
+session opened, as a ``challenge`` push); from then on it waits on
 the player's push subject (``pushes.PushHub``): the services publish each change for
 the player there (match views, queue status, trades, balance, drafts, ratings, tables),
 whichever gateway replica holds the session. Nothing is polled and no internal stream is
@@ -103,12 +105,18 @@ class SessionRpcs(PlayerStatusReads):
             )
             try:
                 await self._presence(player_id, session_id, opened_at, connected=True)
-                opened = await self._opened(player_id, session_id)
+                opened, challenges = await asyncio.gather(
+                    self._opened(player_id, session_id), self._pending_challenges(me)
+                )
                 yield push(session_opened=opened)
                 shown = Shown(player_id, session_id, opened_at)
                 if opened.active_match.match_id:
                     shown.views[opened.active_match.match_id] = opened.active_match
                 del opened  # a session's lasting cost is its subscription and ``shown``
+                for each in challenges:
+                    for name, message in await self._show(shown, each):
+                        yield push(**{name: message})
+                del challenges
                 while True:
                     try:
                         # asyncio.timeout, not wait_for: no task per waiting session.
@@ -129,7 +137,7 @@ class SessionRpcs(PlayerStatusReads):
                         continue  # announcements between gateways, not for the client
                     updates = [update]
                     if update.field == RESYNC:
-                        updates = await self._current(player_id)
+                        updates = await self._current(me)
                     for each in updates:
                         for name, message in await self._show(shown, each):
                             yield push(**{name: message})
@@ -169,10 +177,19 @@ class SessionRpcs(PlayerStatusReads):
                 opened.draft.CopyFrom(draft)
         return opened
 
-    async def _current(self, player_id: str) -> list[Push]:
+    async def _pending_challenges(self, me: accounts.Claims) -> list[Push]:
+        """The open challenges addressed to the player, as the pushes that made them,
+        oldest first; none when the matchmaker does not answer (like the status)."""
+        player = pb.PlayerRef(player_id=me.player_id, player_name=me.name)
+        tables = await or_else(self._challenges(player), [])
+        return [Push("challenge", table) for table in reversed(tables)]
+
+    async def _current(self, me: accounts.Claims) -> list[Push]:
         """The player's state read again, as the pushes that would show it (after
         pushes may have been lost); what the session showed already is not repeated."""
-        opened = await self._opened(player_id, "")
+        opened, challenges = await asyncio.gather(
+            self._opened(me.player_id, ""), self._pending_challenges(me)
+        )
         status = opened.status
         current: list[Push] = []
         if opened.active_match.match_id:
@@ -187,7 +204,7 @@ class SessionRpcs(PlayerStatusReads):
             current.append(Push("table", status.hosted_table))
         if status.HasField("ticket"):
             current.append(Push("queue_status", pb.QueueStatus(ticket=status.ticket)))
-        return current
+        return current + challenges
 
     async def _closes(
         self, update: Push, me: accounts.Claims, session_id: str, context: Any

@@ -1,7 +1,8 @@
 """What is going on for a player, gathered from every configured service at once: the
 active match (match), balance, obligations, pending trade and open draft (collection),
 the queued ticket and hosted table (matchmaker). GetPlayerStatus and the first push of
-the session stream show it."""
+the session stream show it; the session also shows the open challenges addressed to the
+player (``_challenges``), which were pushed once, perhaps before it opened."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from services.platform.downstream import INTERNAL_DEADLINE, call
 from services.platform.errors import Unavailable
 
 T = TypeVar("T")
+MAX_PAGE = 200
+"""The matchmaker's largest page of tables."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,31 @@ class PlayerStatusReads(Downstreams):
         if table is not None and table.status != pb.TABLE_STATUS_OPEN:
             table = None
         return Queued(ticket=queued, table=table)
+
+    async def _challenges(self, player: pb.PlayerRef) -> list[pb.Table]:
+        """The open challenges addressed to the player, newest first, as the lobby lists
+        them (a challenge may name the player by id or, made before they were found, by
+        name); none when the matchmaker is not configured here."""
+        if self._matchmaker is None:
+            return []
+        stub = self._matchmaker
+        mine = pb.TableFilter(challenges_only=True)
+        tables: list[pb.Table] = []
+        token = ""
+        while True:
+            reply = await call(
+                "matchmaker",
+                stub.ListTables(
+                    mm.MatchmakerServiceListTablesRequest(
+                        player=player, filter=mine, page_size=MAX_PAGE, page_token=token
+                    ),
+                    timeout=INTERNAL_DEADLINE,
+                ),
+            )
+            tables.extend(reply.tables)
+            token = reply.next_page_token
+            if not token:
+                return tables
 
     async def _draft_view(self, draft_id: str, player_id: str) -> pb.DraftView | None:
         """The player's view of their open draft; None when collection is not here."""

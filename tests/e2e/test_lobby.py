@@ -2,8 +2,10 @@
 the TLS gateway with every service a process (devtools/stack.py) on real PostgreSQL and
 NATS: Find Game joins an open table (and is NOT_FOUND when none fits); a challenge is
 pushed at once on the challenged player's session and accepted (the match starts) or
-declined (the host hears it); an unknown name is NOT_FOUND; a player in a match cannot
-be challenged; and ``triad-client``'s find, challenge, challenges and decline.
+declined (the host hears it); a challenge made before the challenged player's session
+opened is shown on it right after its first push; an unknown name is NOT_FOUND; a player
+in a match cannot be challenged; and ``triad-client``'s find, challenge, challenges and
+decline.
 
 Only the first test opens a public table: the others challenge, so Find Game never
 meets their tables."""
@@ -121,6 +123,31 @@ async def test_a_challenge_is_pushed_at_once_and_accepted_by_joining(api: Any) -
     assert started.challenge.match_id == joined.match_id
     await challenged.attached(joined.match_id)
     assert (await ann.view(joined.match_id)).status == pb.MATCH_STATUS_IN_PROGRESS
+    await challenged.close()
+
+
+async def test_a_challenge_made_before_the_session_opens_is_shown_on_it(api: Any) -> None:
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    table = (await challenge(ann, bea.name)).table
+    withdrawn = (await challenge(cid, bea.name)).table
+    await cid.call(
+        "CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=withdrawn.table_id)
+    )
+
+    challenged = await Session.open(bea)
+    shown = await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_OPEN))
+    assert shown.sequence == 2  # right after session_opened
+    assert shown.challenge.host_name == ann.name
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+    )
+    await challenged.wait_for(challenge_push(table.table_id, pb.TABLE_STATUS_STARTED))
+    challenges = [p.challenge for p in challenged.pushes if p.HasField("challenge")]
+    assert [(c.table_id, c.status) for c in challenges] == [
+        (table.table_id, pb.TABLE_STATUS_OPEN),
+        (table.table_id, pb.TABLE_STATUS_STARTED),
+    ]  # shown once, and never the withdrawn one
+    await challenged.attached(joined.match_id)
     await challenged.close()
 
 
