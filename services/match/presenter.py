@@ -86,6 +86,12 @@ def view_message(
             disconnect_forfeit_time=wire.timestamp(info.forfeit_at),
         )
     _fill_board(message.board, view.board)
+    if view.round > 1:
+        # The rules carry the blocked cells drawn at match start; each Sudden Death
+        # round draws its own (RULES.md 12), and the view shows the round's.
+        blocked = message.rules.board.blocked_cells
+        del blocked[:]
+        blocked.extend(c.index for c in view.board if c.blocked)
     message.round_number = view.round
     for ended in view.earlier:
         result = message.earlier_rounds.add(

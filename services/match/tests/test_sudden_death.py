@@ -12,7 +12,7 @@ from random import Random
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
-from services.match import bots, codec, domain
+from services.match import bots, codec, domain, mapping
 from services.match.domain.events import (
     MAX_ROUNDS,
     CardPlaced,
@@ -360,3 +360,27 @@ def test_a_bot_seat_plays_on_in_round_two_from_its_view() -> None:
     step = domain.place(match, "p-b", card_id, cell, later(2), 5)
     assert after(match, step).turn == 11
     assert view.opponent_hand == (HIDDEN,) * 5
+
+
+def test_a_later_rounds_view_names_that_rounds_blocked_cells_in_its_rules() -> None:
+    """Each round draws its blocked cells anew: the view's rules name the round's (as
+    its board shows them), the earlier round's board keeps the first draw."""
+    for seed in range(20):
+        match, history = _start(blocked=frozenset({4}))
+        match = _fill(match, history, seed=seed)
+        started = history[-1]
+        assert isinstance(started, RoundStarted)
+        if started.blocked != frozenset({4}):
+            break
+    else:
+        raise AssertionError("no seed drew other blocked cells")
+    setup_rules = mapping.rules(match.setup)
+    a = view_message(match_view(match, "p-a"), later(2))
+    b = view_message(match_view(match, "p-b"), later(2), a)
+    for message in (a, b):
+        assert list(message.rules.board.blocked_cells) == sorted(started.blocked)
+        assert message.rules.board.blocked_count == 1
+        assert [c.index for c in message.board if c.HasField("blocked")] == sorted(started.blocked)
+        [ended] = message.earlier_rounds
+        assert [c.index for c in ended.board if c.HasField("blocked")] == [4]
+    assert list(setup_rules.board.blocked_cells) == [4], "the shared rules are left as drawn"
