@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -38,40 +39,51 @@ def service(module: str, env: dict[str, str], port_var: str, log: Path) -> Servi
     return started.start()
 
 
-@pytest.fixture(scope="module")
-def replicas(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+@contextmanager
+def match_and_two_matchmakers(
+    database_url: str, nats_url: str, directory: Path, pair_interval: str
 ) -> Iterator[tuple[str, str, str]]:
-    """The match service and two matchmaker replicas; their addresses."""
-    tmp_path = tmp_path_factory.mktemp("matchmaker")
+    """The match service and two matchmaker replicas pairing every ``pair_interval``
+    seconds, as processes; their addresses."""
     match = service(
         "services.match.main",
         {
-            "TRIAD_DATABASE_URL": shared_database_url,
+            "TRIAD_DATABASE_URL": database_url,
             "TRIAD_MATCH_SCHEMA": f"match_{uuid4().hex[:12]}",
             "TRIAD_MATCH_METRICS_PORT": "0",
         },
         "TRIAD_MATCH_PORT",
-        tmp_path / "match.log",
+        directory / "match.log",
     )
     shared = {
-        "TRIAD_DATABASE_URL": shared_database_url,
+        "TRIAD_DATABASE_URL": database_url,
         "TRIAD_NATS_URL": nats_url,
         "TRIAD_MATCHMAKER_SCHEMA": f"mm_{uuid4().hex[:12]}",
         "TRIAD_MATCHMAKER_METRICS_PORT": "0",
         "TRIAD_MATCH_ADDR": match.address,
-        "TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS": "0.05",
+        "TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS": pair_interval,
         "TRIAD_MATCHMAKER_WATCH_HEARTBEAT_SECONDS": "0.5",
     }
     mm_services = [
         service(
-            "services.matchmaker.main", shared, "TRIAD_MATCHMAKER_PORT", tmp_path / f"mm{i}.log"
+            "services.matchmaker.main", shared, "TRIAD_MATCHMAKER_PORT", directory / f"mm{i}.log"
         )
         for i in range(2)
     ]
     yield match.address, mm_services[0].address, mm_services[1].address
     for running in (*mm_services, match):
         assert running.stop() == 0, running.log.read_text()[-2000:]
+
+
+@pytest.fixture(scope="module")
+def replicas(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, str]]:
+    """The match service and two matchmaker replicas; their addresses."""
+    with match_and_two_matchmakers(
+        shared_database_url, nats_url, tmp_path_factory.mktemp("matchmaker"), "0.05"
+    ) as addresses:
+        yield addresses
 
 
 @pytest.fixture

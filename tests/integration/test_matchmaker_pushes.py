@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -25,8 +24,8 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc, matchmaker_pb2_grpc
 from triad.v1 import matchmaker_pb2 as mm
 
-from devtools.processes import Service, free_port
 from services.platform import bus, pushes
+from tests.integration.test_matchmaker_process import match_and_two_matchmakers
 
 pytestmark = pytest.mark.integration
 Stubs = tuple[Any, Any, Any]  # match, matchmaker replica one, replica two
@@ -37,44 +36,15 @@ QUEUED, PAIRED, CANCELLED = (
 )
 
 
-def service(module: str, env: dict[str, str], port_var: str, log: Path) -> Service:
-    port = free_port()
-    return Service(module, {**env, port_var: str(port)}, port, log).start()
-
-
 @pytest.fixture(scope="module")
 def replicas(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, str, str]]:
     """The match service and two matchmaker replicas; their addresses."""
-    tmp_path = tmp_path_factory.mktemp("matchmaker-pushes")
-    match = service(
-        "services.match.main",
-        {
-            "TRIAD_DATABASE_URL": shared_database_url,
-            "TRIAD_MATCH_SCHEMA": f"match_{uuid4().hex[:12]}",
-            "TRIAD_MATCH_METRICS_PORT": "0",
-        },
-        "TRIAD_MATCH_PORT",
-        tmp_path / "match.log",
-    )
-    shared = {
-        "TRIAD_DATABASE_URL": shared_database_url,
-        "TRIAD_NATS_URL": nats_url,
-        "TRIAD_MATCHMAKER_SCHEMA": f"mm_{uuid4().hex[:12]}",
-        "TRIAD_MATCHMAKER_METRICS_PORT": "0",
-        "TRIAD_MATCH_ADDR": match.address,
-        "TRIAD_MATCHMAKER_PAIR_INTERVAL_SECONDS": "0.1",
-    }
-    mm_services = [
-        service(
-            "services.matchmaker.main", shared, "TRIAD_MATCHMAKER_PORT", tmp_path / f"mm{i}.log"
-        )
-        for i in range(2)
-    ]
-    yield match.address, mm_services[0].address, mm_services[1].address
-    for running in (*mm_services, match):
-        assert running.stop() == 0, running.log.read_text()[-2000:]
+    with match_and_two_matchmakers(
+        shared_database_url, nats_url, tmp_path_factory.mktemp("matchmaker-pushes"), "0.1"
+    ) as addresses:
+        yield addresses
 
 
 @pytest.fixture
