@@ -33,9 +33,11 @@ from services.match.rules.solver import STOP_POLL, MoveValue, Search, SearchStop
 DEFAULT_SECONDS = 1.0
 """The per-move time budget of a bot (issue 8), unless configured otherwise."""
 
-STOP_SHARE = 0.95
+STOP_SHARE = 0.85
 """The search stops at this share of the time budget: the rest covers the last poll of
-the clock and handing the move back, so the move is in within the budget."""
+the clock, handing the move back and a busy machine's scheduling (on two shared cores a
+worker is preempted for tens of milliseconds at a time; at 0.95 the slowest 1% of hard's
+5x5 moves ran over a 1 s budget), so the move is in within the budget."""
 
 TURN_SHARE = 0.5
 """At most this share of the turn timer goes to thinking, so a bot always moves in time."""
