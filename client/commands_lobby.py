@@ -21,7 +21,7 @@ from triad.v1 import gateway_pb2 as g
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, as_json, pages
 from client.play import play
-from client.render import rules_line
+from client.rules_text import rules_line
 
 VISIBILITIES = {
     v.removeprefix("VISIBILITY_").lower().replace("_", "-"): n
