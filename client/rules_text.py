@@ -156,7 +156,7 @@ def move_words(view: pb.MatchView) -> list[tuple[str, str]]:
         return []
     last = view.last_placement
     who = _name(view, last.seat, "You")
-    auto = " (the turn ran out: placed by the server)" if last.auto_played else ""
+    auto = " (time ran out: the server placed it)" if last.auto_played else ""
     pieces = [(f"{who} put {last.card.character.name} on {last.cell}{auto}", "")]
     if not last.captures:
         return [*pieces, (": no capture.", "")]
