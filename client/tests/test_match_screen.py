@@ -56,7 +56,9 @@ def captured_by_ann() -> pb.MatchView:
 
 
 def finished(
-    reason: pb.FinishReason.ValueType, winner: pb.Seat.ValueType | None, forfeits: int = 0
+    reason: pb.FinishReason.ValueType,
+    winner: pb.Seat.ValueType | None,
+    forfeits: pb.Seat.ValueType = pb.SEAT_UNSPECIFIED,
 ) -> pb.MatchView:
     shown = view(placed={4: pb.SEAT_A})
     shown.status = pb.MATCH_STATUS_FINISHED
@@ -136,8 +138,13 @@ def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> N
 @pytest.mark.parametrize(
     ("reason", "winner", "forfeits", "words"),
     [
-        (pb.FINISH_REASON_BOARD_FULL, pb.SEAT_A, 0, "You win 6-4: the board is full."),
-        (pb.FINISH_REASON_BOARD_FULL, None, 0, "Draw 5-5: the board is full."),
+        (
+            pb.FINISH_REASON_BOARD_FULL,
+            pb.SEAT_A,
+            pb.SEAT_UNSPECIFIED,
+            "You win 6-4: the board is full.",
+        ),
+        (pb.FINISH_REASON_BOARD_FULL, None, pb.SEAT_UNSPECIFIED, "Draw 5-5: the board is full."),
         (pb.FINISH_REASON_FORFEIT, pb.SEAT_B, pb.SEAT_A, "You lose 6-4: you forfeited."),
         (pb.FINISH_REASON_FORFEIT, pb.SEAT_A, pb.SEAT_B, "You win 6-4: [BOT] Bea forfeited."),
         (
@@ -155,7 +162,10 @@ def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> N
     ],
 )
 def test_the_end_reason_is_told_in_words(
-    reason: pb.FinishReason.ValueType, winner: pb.Seat.ValueType | None, forfeits: int, words: str
+    reason: pb.FinishReason.ValueType,
+    winner: pb.Seat.ValueType | None,
+    forfeits: pb.Seat.ValueType,
+    words: str,
 ) -> None:
     shown = finished(reason, winner, forfeits)
     assert result_words(shown) == words

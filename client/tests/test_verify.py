@@ -61,7 +61,9 @@ def recorded(counter: int, pity: bool = False) -> pb.BoosterDraw:
                 copy_id=f"c{n}",
                 character=pb.Character(character_id=card.character.id, name=card.character.name),
                 holo=card.holo,
-                holo_side=SIDES[card.holo_side] if card.holo_side is not None else 0,
+                holo_side=SIDES[card.holo_side]
+                if card.holo_side is not None
+                else pb.SIDE_UNSPECIFIED,
             )
             for n, card in enumerate(contents.cards)
         ],
