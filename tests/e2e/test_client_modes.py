@@ -1,0 +1,197 @@
+"""Every mode from ``triad-client`` against the whole backend (every service a process,
+TLS gateway): a practice match played on an 80x24 terminal as a person sees it (the
+rules line, a capture highlighted with its cause, the summary at the end); the switch
+from a queue to a practice bot; a draft revealed and picked from the client; boosters
+recomputed in the client from the revealed seed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import bearer
+from devtools.stack import Stack
+from devtools.terminal import Terminal
+from tests.e2e.test_client import signed_in
+
+# The end-to-end backend (every service a process) and a TLS stub to its gateway; a
+# test here asking for them shadows these names (F811).
+from tests.e2e.test_end_to_end import api, backend, greedy_move, register  # noqa: F401
+
+pytestmark = pytest.mark.integration
+
+TAGS = ("SAME", "PLUS", "COMBO", "TAKEN")
+
+
+def highlighted(terminal: Terminal, tag: str) -> list[str]:
+    """The background colours under each cause ``tag`` written on the board."""
+    found = []
+    for y, line in enumerate(terminal.screen.display):
+        for x in (m.start() for m in re.finditer(tag, line)):
+            found.append(terminal.screen.buffer[y][x].bg)
+    return found
+
+
+async def test_a_person_sees_the_rules_a_capture_and_its_cause_and_the_summary_in_practice(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``triad-client practice`` in an 80x24 terminal, the player out to capture (the
+    move that takes the most by a higher side): the title names the rules and the mode,
+    a move that captures is told with each card's cause and the captured card stands on
+    the cause's colour with the cause written on it; the end says the score and why it
+    ended in words, that practice is unrated and trades nothing."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    seen: dict[str, Any] = {}
+    for _ in range(3):  # until a capture is seen (a bot may leave nothing to take)
+        terminal = Terminal([*argv, "practice", "--level", "novice"], {})
+
+        async def watch(t: Terminal = terminal) -> None:
+            while True:
+                screen = t.text()
+                tags = [tag for tag in TAGS if tag in screen and ": took " in screen]
+                if tags and "capture" not in seen:
+                    seen["capture"] = (screen, tags[0], highlighted(t, tags[0]))
+                await asyncio.sleep(0.03)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            screen = await terminal.until(lambda s: "Rules: " in s, "the match")
+            flat = " ".join(screen.split())
+            assert "Rules: Three Open, Same, Plus, Combo (Practice, Unranked rules)" in flat
+            assert "No trade - match" in flat, "the table line under the board"
+            while True:
+                screen = await terminal.until(
+                    lambda s: ("card cell > " in s and "Your turn" in s) or "No trade." in s,
+                    "the player's turn or the end",
+                )
+                if "No trade." in screen:
+                    break
+                view = (
+                    await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+                ).view
+                if view.turn_seat != view.my_seat:
+                    await asyncio.sleep(0.1)
+                    continue
+                card, cell = greedy_move(view)
+                index = [c.card.card_id for c in view.my_hand].index(card)
+                terminal.type(f"{index} {cell}\r")
+                await terminal.until(
+                    lambda s, c=cell: f"({c})" not in s or "No trade." in s, "the card placed"
+                )
+            assert terminal.process.wait(timeout=30) == 0
+            end = terminal.text()
+            ended = re.search(r"(You win|You lose|Draw) (\d+)-(\d+): ([^.]+)\.", end)
+            assert ended is not None, end
+            assert int(ended.group(2)) + int(ended.group(3)) == 10
+            assert ended.group(4) == "the board is full", end
+            assert "Unrated: no rating change." in end and "No trade." in end
+            assert "(board_full)" not in end and "card cell >" not in end
+        finally:
+            watcher.cancel()
+            terminal.close()
+        if "capture" in seen:
+            break
+    else:
+        pytest.skip("three practice matches without a capture seen")
+    screen, tag, colours = seen["capture"]
+    cause = {"SAME": "Same", "PLUS": "Plus", "COMBO": "Combo", "TAKEN": "higher side"}[tag]
+    assert re.search(rf": took \d+ \({cause}\)", screen), screen
+    assert colours and all(bg != "default" for bg in colours), (tag, colours, screen)
+
+
+async def test_a_queued_player_switches_to_a_practice_bot_from_the_client(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Queued for Ranked (no bot fills it), ``triad-client switch`` gives up the ticket
+    for a practice match with Ranked's rules; switching with no ticket is refused."""
+    me = await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    ticket = client.json("enqueue", "ranked")["ticket"]
+    switched = client.json("switch", "--level", "novice")
+    assert switched["ticket"]["ticketId"] == ticket["ticketId"]
+    assert switched["ticket"]["status"] == "TICKET_STATUS_CANCELLED"
+    view = (await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))).view
+    assert view.match_id == switched["matchId"]
+    assert view.mode == pb.MODE_PRACTICE and view.origin_mode == pb.MODE_RANKED
+    assert "you are in no queue" in client.fails("switch", code=2)
+    assert client.json("forfeit", view.match_id)["status"] == "MATCH_STATUS_FINISHED"
+
+
+async def test_a_draft_is_revealed_and_picked_from_the_client(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Ann queues for Draft with the client, Bea through the API; once paired, Ann opens
+    a booster and picks a card with ``triad-client draft``; a hidden card is refused
+    before any call, and the draft shows her pick and Bea's count, never Bea's cards."""
+    ann, bea = await register(api), await register(api)
+    client = signed_in(backend, tmp_path / "state.json", ann)
+    assert client.json("enqueue", "draft")["ticket"]["mode"] == "MODE_DRAFT"
+    await api.Enqueue(
+        g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_DRAFT), metadata=bearer(bea.tokens)
+    )
+    for _ in range(150):
+        status = (
+            await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
+        ).status
+        if status.draft_id:
+            break
+        await asyncio.sleep(0.2)
+    assert status.draft_id, "never paired for the draft"
+    shown = client.json("draft")
+    assert shown["draftId"] == status.draft_id and shown["opponentName"] == bea.player.player_name
+    assert all("hidden" in s for b in shown["boosters"] for s in b["slots"])
+    opened = client.json("draft", "reveal", "0")
+    booster = opened["boosters"][0]["slots"]
+    assert all("revealed" in s for s in booster)
+    assert all("hidden" in s for s in opened["boosters"][1]["slots"])
+    refused = client.fails("draft", "pick", "1", "0", code=2)
+    assert "reveal card 0 of booster 1 first" in refused
+    picked = client.json("draft", "pick", "0", "2")
+    assert picked["pickedCardIds"] == [booster[2]["revealed"]["cardId"]]
+    person = client.run("draft")
+    assert person.returncode == 0, person.stderr
+    assert "Picked 1 of 5" in person.stdout and "left to pick" in person.stdout
+    assert f"Your deck: {booster[2]['revealed']['character']['name']}" in person.stdout
+
+
+async def test_boosters_are_recomputed_in_the_client_once_the_seed_is_revealed(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``triad-client verify``: the boosters of the seed in force cannot be checked yet;
+    with ``--client-seed`` the server seed is revealed and every booster recomputed in
+    the client matches what the server drew."""
+    me = await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    before = client.json("seed")
+    drawn = [client.json("booster")["draw"] for _ in range(2)]
+    assert {d["serverSeedHash"] for d in drawn} == {before["serverSeedHash"]}
+    pending = client.json("verify")["boosters"]
+    assert [b["drawId"] for b in pending] == [d["drawId"] for d in reversed(drawn)]
+    assert all(b["pending"] and not b["verified"] for b in pending)
+    checked = client.run("verify", "--client-seed", "my own seed")
+    assert checked.returncode == 0, checked.stderr
+    assert "2 of 2 checkable boosters match the seeds." in checked.stdout
+    assert "my own seed" in checked.stdout
+    verified = client.json("verify")["boosters"]
+    assert all(b["verified"] and not b["problems"] for b in verified), verified
+    after = client.json("seed")
+    assert after["clientSeed"] == "my own seed"
+    assert after["serverSeedHash"] != before["serverSeedHash"]
+    assert json.loads(json.dumps(after)).get("nextCounter", "0") in (0, "0")
