@@ -195,3 +195,124 @@ async def test_boosters_are_recomputed_in_the_client_once_the_seed_is_revealed(
     assert after["clientSeed"] == "my own seed"
     assert after["serverSeedHash"] != before["serverSeedHash"]
     assert json.loads(json.dumps(after)).get("nextCounter", "0") in (0, "0")
+
+
+def legal_picks(draft: pb.DraftView) -> list[tuple[int, int, str]]:
+    """Five revealed cards that make a legal deck (RULES.md 2), weakest first: (booster,
+    card, draft card id)."""
+    cards = sorted(
+        (
+            (s.revealed.character.stars, b.booster_index, s.card_index, s.revealed)
+            for b in draft.boosters
+            for s in b.slots
+            if s.WhichOneof("card") == "revealed"
+        ),
+        key=lambda c: c[0],
+    )
+    chosen: list[tuple[int, int, str]] = []
+    characters: set[str] = set()
+    for stars, booster, index, card in cards:
+        if card.character.character_id in characters or (stars >= 4 and len(chosen) > 2):
+            continue
+        chosen.append((booster, index, card.card_id))
+        characters.add(card.character.character_id)
+    return chosen[:5]
+
+
+async def test_a_person_drafts_a_deck_on_the_terminal_and_plays_it(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``triad-client queue --mode draft`` in an 80x24 terminal: once paired (Bea through
+    the API), the three boosters show hidden, ``r B`` opens one, ``p B C`` picks, the
+    pick clock runs and the deck grows; when both decks are built the match follows on
+    the same screen with the Draft rules, and a forfeit ends it with the Draft rating
+    change in the summary."""
+    ann, bea = await register(api), await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", ann).argv
+    terminal = Terminal([*argv, "queue", "--mode", "draft"], {})
+    try:
+        await terminal.until(lambda s: "In the Draft queue" in s, "the queue")
+        await api.Enqueue(
+            g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_DRAFT),
+            metadata=bearer(bea.tokens),
+        )
+        screen = await terminal.until(lambda s: "draft > " in s, "the draft")
+        assert f"Draft against {bea.player.player_name}" in screen
+        assert screen.count("(hidden)") == 15 and "left to pick" in screen
+        status = (
+            await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
+        ).status
+        for booster in range(3):
+            terminal.type(f"r {booster}\r")
+            await terminal.until(
+                lambda s, b=booster: s.count("(hidden)") == 15 - 5 * (b + 1), "the booster open"
+            )
+        mine = (
+            await api.GetDraft(
+                g.GetDraftRequest(draft_id=status.draft_id), metadata=bearer(ann.tokens)
+            )
+        ).draft
+        for n, (booster, index, _) in enumerate(legal_picks(mine)):
+            terminal.type(f"p {booster} {index}\r")
+            await terminal.until(
+                lambda s, k=n + 1: f"Picked {k} of 5" in s or "Draft complete" in s, "the pick"
+            )
+        theirs = (
+            await api.GetDraft(
+                g.GetDraftRequest(draft_id=status.draft_id), metadata=bearer(bea.tokens)
+            )
+        ).draft
+        for booster in range(3):
+            theirs = (
+                await api.RevealDraftCards(
+                    g.RevealDraftCardsRequest(
+                        request_id=uuid4().hex, draft_id=theirs.draft_id, booster_index=booster
+                    ),
+                    metadata=bearer(bea.tokens),
+                )
+            ).draft
+        for _, _, card_id in legal_picks(theirs):
+            await api.PickDraftCard(
+                g.PickDraftCardRequest(
+                    request_id=uuid4().hex, draft_id=theirs.draft_id, draft_card_id=card_id
+                ),
+                metadata=bearer(bea.tokens),
+            )
+        screen = await terminal.until(lambda s: "Rules: " in s, "the drafted match")
+        assert "Rules: Three Open, Same, Plus, Combo (Draft, rated)" in " ".join(screen.split())
+        terminal.type("q\r")
+        end = await terminal.until(lambda s: "Rating (Draft): 1500 -> " in s, "the rating change")
+        assert re.search(r"You lose \d+-\d+: you forfeited\.", end), end
+        assert re.search(r"Rating \(Draft\): 1500 -> 1\d{3} \(-\d+\)\.", end), end
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+
+
+async def test_a_queued_person_types_b_for_a_practice_bot(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Waiting in the Ranked queue on the terminal, the screen offers the switch; b
+    gives up the ticket and the practice match with Ranked's rules starts at once."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    terminal = Terminal([*argv, "queue", "--mode", "ranked"], {})
+    try:
+        waiting = await terminal.until(lambda s: "In the Ranked queue" in s, "the queue")
+        assert "b: play a practice bot now" in " ".join(waiting.split())
+        terminal.type("b\r")
+        screen = await terminal.until(lambda s: "Rules: " in s, "the practice match")
+        assert "(Practice, Ranked rules)" in " ".join(screen.split())
+        status = (
+            await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(me.tokens))
+        ).status
+        assert status.active_match_id and status.ticket.status != pb.TICKET_STATUS_QUEUED
+        terminal.type("q\r")
+        await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
