@@ -22,7 +22,17 @@ from client.commands_cards import (
     deck,
     odds,
 )
-from client.commands_lobby import accept, challenge, challenges, decline, find, host
+from client.commands_lobby import (
+    accept,
+    challenge,
+    challenges,
+    close,
+    decline,
+    find,
+    host,
+    join,
+    tables,
+)
 from client.commands_ratings import LADDERS, history, leaderboard, rating
 from client.commands_trades import trade
 from client.connection import Caller
@@ -39,6 +49,9 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "history": history,
     "leaderboard": leaderboard,
     "host": host,
+    "tables": tables,
+    "join": join,
+    "close": close,
     "find": find,
     "challenge": challenge,
     "challenges": challenges,

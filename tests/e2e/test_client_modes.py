@@ -316,3 +316,38 @@ async def test_a_queued_person_types_b_for_a_practice_bot(
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+
+
+async def test_tables_are_listed_by_rule_closed_and_joined_from_the_client(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Ann opens a Sudden Death table (``host --json`` leaves it open), Bea lists it
+    with filters that fit and not with one that does not; Ann closes it, and it is
+    gone; Ann opens another, Bea joins it by the start of its id and the match starts."""
+    ann, bea = await register(api), await register(api)
+    state = tmp_path / "state.json"
+    hosting = signed_in(backend, state, ann)
+    guest = signed_in(backend, tmp_path / "bea.json", bea)
+    table = hosting.json("host", "--sudden-death", "--no-plus")["table"]
+    mine = table["tableId"]
+
+    def listed(*filters: str) -> set[str]:
+        return {t["tableId"] for t in guest.json("tables", *filters).get("tables", [])}
+
+    assert mine in listed()
+    assert mine in listed("--same", "--no-plus", "--board", "3x3", "--trade", "none")
+    assert mine not in listed("--board", "5x5")
+    assert mine not in listed("--plus")
+    person = guest.run("tables", "--no-plus")
+    assert f"{mine[:8]}  {ann.player.player_name}: Three Open, Same, Combo" in person.stdout
+    assert "Sudden Death" in person.stdout
+    assert hosting.json("close")["table"]["status"] == "TABLE_STATUS_CLOSED"
+    assert mine not in listed()
+    again = hosting.json("host", "--visibility", "all-open")["table"]["tableId"]
+    joined = guest.json("join", again[:8])
+    view = (await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(ann.tokens))).view
+    assert view.match_id == joined["matchId"] and view.mode == pb.MODE_CUSTOM
+    assert "no single open table" in guest.fails("join", mine[:8], code=2)
+    guest.json("forfeit", view.match_id)
