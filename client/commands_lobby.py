@@ -48,15 +48,15 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         elemental=args.elemental,
         same_wall=args.same_wall,
         sudden_death=args.sudden_death,
-        trade_rule=TRADES[args.trade],
+        trade_rule=TRADES[getattr(args, "trade", "none")],
         house_hands=args.house_hands,
         board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
     )
     return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
 
 
-def _table_options(cmd: argparse.ArgumentParser) -> None:
-    """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
+def rules_options(cmd: argparse.ArgumentParser) -> None:
+    """The rules of a table (RULES.md 3, 11, 12): also a custom practice's."""
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
     for flag in ("same", "plus"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=True)
@@ -79,6 +79,11 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--sudden-death", action="store_true", help="a tie plays again (at most 5 rounds)"
     )
+
+
+def _table_options(cmd: argparse.ArgumentParser) -> None:
+    """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
+    rules_options(cmd)
     cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")

@@ -24,6 +24,7 @@ from triad.v1 import gateway_pb2_grpc
 
 from client import commands
 from client.board import Layout
+from client.commands_lobby import rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.play import (
     LEVELS,
@@ -129,10 +130,14 @@ async def run(args: argparse.Namespace) -> int:
                     origin_mode=MODES[args.mode],
                     bot_level=LEVELS[args.level],
                     deck=await deck_choice(client, args),
+                    custom_settings=table_settings(args, None) if args.mode == "custom" else None,
                 ),
             )
-            console.print(f"Practice match {started.match_id} against a bot.")
-            await play(client, console)
+            if args.json:  # a script plays it with place
+                out(args, started)
+            else:
+                console.print(f"Practice match {started.match_id} against a bot.")
+                await play(client, console)
         elif command == "play":
             await play(client, console)
         elif command == "queue":
@@ -212,9 +217,15 @@ def parser() -> argparse.ArgumentParser:
     practice = sub.add_parser(
         "practice", parents=[common], help="play a practice match against a bot"
     )
-    practice.add_argument("--mode", choices=sorted(MODES), default="unranked")
+    practice.add_argument(
+        "--mode",
+        choices=[m for m in sorted(MODES) if m != "practice"],
+        default="unranked",
+        help="whose rules; custom: the table options below",
+    )
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
     practice.add_argument("--deck", help="a saved deck (id or its start); default Random")
+    rules_options(practice)
     sub.add_parser(
         "play", parents=[common], help="play your active match, or wait for your next one"
     )

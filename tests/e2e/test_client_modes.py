@@ -351,3 +351,25 @@ async def test_tables_are_listed_by_rule_closed_and_joined_from_the_client(
     assert view.match_id == joined["matchId"] and view.mode == pb.MODE_CUSTOM
     assert "no single open table" in guest.fails("join", mine[:8], code=2)
     guest.json("forfeit", view.match_id)
+
+
+async def test_a_custom_practice_plays_the_rules_chosen(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``practice --mode custom`` takes a table's rules (here a 4x4 board, Elemental,
+    Sudden Death): the match plays them, untraded."""
+    me = await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    started = client.json(
+        "practice", "--mode", "custom", "--board", "4x4", "--elemental", "--sudden-death"
+    )
+    rules = started["view"]["rules"]
+    assert started["view"]["mode"] == "MODE_PRACTICE"
+    assert started["view"]["originMode"] == "MODE_CUSTOM"
+    assert rules["board"]["rows"] == rules["board"]["columns"] == 4
+    assert rules["elemental"] and rules["suddenDeath"]
+    assert rules.get("tradeRule", "TRADE_RULE_NONE") == "TRADE_RULE_NONE"
+    assert len(started["view"]["myHand"]) == 8
+    client.json("forfeit", started["matchId"])
