@@ -19,6 +19,7 @@ from client.commands_cards import (
     booster,
     catalog,
     collection,
+    copy,
     deck,
     odds,
 )
@@ -40,6 +41,7 @@ from client.connection import Caller
 COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[int]]] = {
     "catalog": catalog,
     "collection": collection,
+    "copy": copy,
     "deck": deck,
     "balance": balance,
     "odds": odds,
@@ -77,6 +79,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     filters(owned_cmd)
     owned_cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=None)
     owned_cmd.add_argument("--locked", action=argparse.BooleanOptionalAction, default=None)
+    sub.add_parser("copy", parents=[common], help="one of your copies and its lock").add_argument(
+        "copy", help="its id (or the start of it)"
+    )
 
     decks = sub.add_parser("deck", parents=[common], help="list, save, validate, delete decks")
     deck_sub = decks.add_subparsers(dest="deck_command", required=True)

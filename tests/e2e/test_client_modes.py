@@ -182,6 +182,8 @@ async def test_boosters_are_recomputed_in_the_client_once_the_seed_is_revealed(
     before = client.json("seed")
     drawn = [client.json("booster")["draw"] for _ in range(2)]
     assert {d["serverSeedHash"] for d in drawn} == {before["serverSeedHash"]}
+    first = drawn[0]["copies"][0]
+    assert client.json("copy", first["copyId"][:8])["copy"] == first  # a copy by its start
     pending = client.json("verify")["boosters"]
     assert [b["drawId"] for b in pending] == [d["drawId"] for d in reversed(drawn)]
     assert all(b["pending"] and not b["verified"] for b in pending)
