@@ -147,13 +147,14 @@ class Followed:
         return True
 
     def drafting(self) -> pb.DraftView | None:
-        """The draft to show: one not yet played (its match not shown yet)."""
+        """The draft to show: one whose match is not on the screen yet (a match of
+        another draft, still running, comes first)."""
         draft, view = self.draft, self.view
-        if draft is None or (view is not None and view.match_id == draft.match_id):
+        if draft is None or view is None:
+            return draft
+        if view.match_id == draft.match_id or view.status != pb.MATCH_STATUS_FINISHED:
             return None
-        if view is not None and view.status != pb.MATCH_STATUS_FINISHED:
-            return None
-        return draft if draft.status != pb.DRAFT_STATUS_COMPLETED or not draft.match_id else None
+        return draft
 
 
 RATING_WAIT_SECONDS = 10.0
