@@ -35,23 +35,25 @@ BONUS_STYLES = {1: "bold green", -1: "bold yellow"}
 class Layout:
     """How much room the match screen takes: cells with the card's name (11 columns)
     or with its four values only (5 columns); lines between board rows or not (rows
-    then told apart by shading); hands in one column of cards or two; the last move on
-    a line of its own, or after the status (one line less)."""
+    then told apart by shading); hands in one column of cards or two; the last two
+    moves (the player's and the opponent's) on lines of their own, the last one only,
+    or (0) the last one after the status."""
 
     named_cells: bool
     row_lines: bool
     hand_columns: int
-    move_line: bool = True
+    move_lines: int = 1
 
 
 FULL = Layout(named_cells=True, row_lines=True, hand_columns=1)
 TIGHTEST = Layout(named_cells=False, row_lines=False, hand_columns=2)
 LAYOUTS = (
+    replace(FULL, move_lines=2),
     FULL,
     Layout(named_cells=False, row_lines=True, hand_columns=1),
     Layout(named_cells=False, row_lines=True, hand_columns=2),
     TIGHTEST,
-    replace(TIGHTEST, move_line=False),
+    replace(TIGHTEST, move_lines=0),
 )
 """From the roomiest to the tightest; the first that fits is drawn. The last one fits a
 5x5 board beside two 13-card hands in 80x24."""

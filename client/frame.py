@@ -72,6 +72,7 @@ def frame(
     waiting: str = "",
     draft: pb.DraftView | None = None,
     rating: pb.RatingChange | None = None,
+    seen: list[pb.Placement] | None = None,
 ) -> RenderableType:
     """The screen under Live: the match (or the queue), a note, and the prompt with the
     line being typed, all drawn together so that a refresh never hides the prompt.
@@ -79,7 +80,8 @@ def frame(
     the match takes the first layout that fits its terminal (render.fitted).
     ``waiting``: what is shown before a match instead of the queue (a hosted table).
     ``draft``: the draft being picked, shown instead of the match until it is played;
-    ``rating``: the match's rating change, for the summary once it is over."""
+    ``rating``: the match's rating change, for the summary once it is over;
+    ``seen``: the moves earlier views of the match told (render.recent_moves)."""
     if draft is not None:
         return draft_frame(draft, typing, note)
     if view is None:
@@ -133,7 +135,7 @@ def frame(
     shown = view
 
     def build(layout: Layout) -> RenderableType:
-        return Group(screen(shown, received, layout), *parts)
+        return Group(screen(shown, received, layout, seen), *parts)
 
     if console is None:
         return build(FULL)

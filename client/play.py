@@ -97,11 +97,17 @@ class Followed:
         self.note = ""
         self.leaving = False
         """The player left (the trade to the server): the client ends."""
+        self.moves: dict[int, pb.Placement] = {}
+        """The moves of the match shown, by turn number, as its views told them."""
 
     def show(self, view: pb.MatchView) -> None:
         shown = self.view
+        if shown is None or shown.match_id != view.match_id:
+            self.moves = {}
         if shown is None or shown.match_id != view.match_id or view.version > shown.version:
             self.view, self.received = view, datetime.now(UTC)
+        if view.HasField("last_placement"):
+            self.moves[view.last_placement.turn_number] = view.last_placement
 
     def keep(self, trade: pb.Trade) -> None:
         """The trade as last told, never back from its completion to a prompt."""
@@ -274,6 +280,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                     waiting,
                     draft,
                     rating,
+                    list(told.moves.values()),
                 ),
                 refresh=True,
             )

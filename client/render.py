@@ -142,20 +142,39 @@ def status_line(view: pb.MatchView, received: datetime | None) -> str:
     return f"{turn}{timer}{warning}"
 
 
-def move_text(view: pb.MatchView) -> Text:
-    """The last move and what it captured, each capture in its cause's colour."""
+def move_text(view: pb.MatchView, move: pb.Placement) -> Text:
+    """A move and what it captured, each capture in its cause's colour."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    for piece, tag in move_words(view):
+    for piece, tag in move_words(view, move):
         text.append(piece, style=f"bold {CAUSE_STYLES[tag]}" if tag else "")
     return text
 
 
-def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout = FULL) -> Panel:
+def recent_moves(view: pb.MatchView, seen: list[pb.Placement] | None = None) -> list[pb.Placement]:
+    """The moves of this round to tell, oldest first: those ``seen`` in earlier views
+    of it (the player's own captures stay told after a bot's quick answer), ending
+    with the view's last placement."""
+    if not view.HasField("last_placement"):
+        return []
+    last = view.last_placement
+    placed = sum(1 for c in view.board if c.WhichOneof("content") == "card")
+    first_of_round = last.turn_number - placed + 1  # a placement adds one card
+    earlier = {p.turn_number: p for p in seen or [] if first_of_round <= p.turn_number}
+    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), last]
+
+
+def screen(
+    view: pb.MatchView,
+    received: datetime | None = None,
+    layout: Layout = FULL,
+    seen: list[pb.Placement] | None = None,
+) -> Panel:
     """The whole match: the board with both hands beside it, the last move, then whose
     turn it is with the timer (or the result); the round over the board in a Sudden
     Death match; the mode and how cards are placed in the title (the rules line), what
     the table plays on and for (board, Sudden Death, trade rule) under it.
-    ``received``: when the view arrived, for the timer to count down from it."""
+    ``received``: when the view arrived, for the timer to count down from it;
+    ``seen``: the moves told by earlier views of the match."""
     me = next(p for p in view.players if p.seat == view.my_seat)
     them = next(p for p in view.players if p.seat != view.my_seat)
     header = Text(no_wrap=True, overflow="ellipsis")
@@ -179,11 +198,13 @@ def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout 
     layout_grid.add_column()
     layout_grid.add_row(board(view, layout), hands)
     status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
-    move = move_text(view)
-    if layout.move_line:
-        below = [move, status] if move else [status]
-    else:  # one line less: the move after the status
-        below = [Text.assemble(status, "  |  ", move, no_wrap=True, overflow="ellipsis")]
+    moves = [move_text(view, m) for m in recent_moves(view, seen)]
+    if layout.move_lines:
+        below = [*moves[-layout.move_lines :], status]
+    elif moves:  # no line of its own: the last move after the status
+        below = [Text.assemble(status, "  |  ", moves[-1], no_wrap=True, overflow="ellipsis")]
+    else:
+        below = [status]
     return Panel(
         Group(*lines, layout_grid, *below),
         title=match_rules_line(view),

@@ -149,12 +149,9 @@ def result_words(view: pb.MatchView) -> str:
     return f"{result} {mine}-{theirs}: {end_reason(view)}."
 
 
-def move_words(view: pb.MatchView) -> list[tuple[str, str]]:
-    """The last move as (text, kind) pieces, kind '' or a cause's tag for its style:
-    'Bea put Ifrit on 4: took 1 (Same), 3 (Same), 5 (Combo).' Empty before a move."""
-    if not view.HasField("last_placement"):
-        return []
-    last = view.last_placement
+def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
+    """A move of ``view``'s match as (text, kind) pieces, kind '' or a cause's tag for
+    its style: 'Bea put Ifrit on 4: took 1 (Same), 3 (Same), 5 (Combo).'"""
     who = _name(view, last.seat, "You")
     auto = " (time ran out: the server placed it)" if last.auto_played else ""
     pieces = [(f"{who} put {last.card.character.name} on {last.cell}{auto}", "")]

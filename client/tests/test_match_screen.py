@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from client.board import FULL, TIGHTEST, board
 from client.frame import frame
+from client.render import recent_moves
 from client.rules_text import end_reason, match_rules_line, result_words
 from client.summary import summary
 from client.tests.views import quintra, view
@@ -217,3 +218,35 @@ def test_a_finished_5x5_match_with_its_summary_fits_80x24() -> None:
     assert len(lines) <= 24 and max(map(len, lines)) <= 80, "\n".join(lines)
     assert "You win 13-13: the board is full." in "\n".join(lines)
     assert lines[-1] == "Trade Direct: triad-client trade or collection shows what moved."
+
+
+def test_the_players_move_stays_told_after_the_opponents_quick_answer() -> None:
+    """A bot answers within a second: the screen tells both moves, the player's first,
+    the board highlighting the newest only; a move of an earlier round is not told."""
+    mine = captured_by_ann().last_placement  # turn 3: took 1 (Same), 5 (Combo)
+    shown = captured_by_ann()
+    answer = view(placed={0: pb.SEAT_B}).board[0]
+    shown.board[0].CopyFrom(answer)
+    shown.board[0].index = 0
+    shown.last_placement.CopyFrom(
+        pb.Placement(turn_number=4, seat=pb.SEAT_B, card=answer.card.card, cell=0)
+    )
+    old_round = pb.Placement(turn_number=1, seat=pb.SEAT_B, card=answer.card.card, cell=8)
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(
+        frame(shown, datetime.now(UTC), None, "", "", None, console, seen=[old_round, mine])
+    )
+    lines = out.getvalue().splitlines()
+    told = [line.strip("│ ").rstrip(" │") for line in lines if " put " in line]
+    assert told == [
+        "You put Shiva on 4: took 1 (Same), 5 (Combo).",
+        "[BOT] Bea put Quistis Trepe on 0: no capture.",
+    ], "\n".join(lines)
+    assert "SAME" not in "\n".join(lines), "the board highlights the newest move only"
+    # Round 2 of a Sudden Death match, two cards down (turns 10 and 11): turn 9 was
+    # round 1's last move.
+    second = view(placed={0: pb.SEAT_A, 4: pb.SEAT_B}, rules=pb.Rules(sudden_death=True))
+    second.last_placement.turn_number = 11
+    moves = [pb.Placement(turn_number=n) for n in (9, 10)]
+    assert [m.turn_number for m in recent_moves(second, moves)] == [10, 11]
