@@ -1,7 +1,8 @@
-"""Playing from the terminal: the live screen of a match (or of the queue), typed
-placements, the trade after the match (the winner's choice under One and Difference,
-the loser shown what is at stake and what was taken, what moved under Direct and All),
-and queueing to play."""
+"""Playing from the terminal: the live screen of a match (or of the queue, or of a
+draft: ``drafting.py``), typed placements, the trade after the match (the winner's
+choice under One and Difference, the loser shown what is at stake and what was taken,
+what moved under Direct and All), the summary at the end, queueing to play and the
+switch from the queue to a practice bot (``b``)."""
 
 from __future__ import annotations
 
