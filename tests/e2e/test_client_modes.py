@@ -242,7 +242,15 @@ async def test_a_person_drafts_a_deck_on_the_terminal_and_plays_it(
         )
         screen = await terminal.until(lambda s: "draft > " in s, "the draft")
         assert f"Draft against {bea.player.player_name}" in screen
-        assert screen.count("(hidden)") == 15 and "left to pick" in screen
+        assert screen.count("(hidden)") == 15
+
+        def pick_clock(shown: str) -> int | None:
+            found = re.search(r"(\d+):(\d\d) left to pick", " ".join(shown.split()))
+            return int(found.group(1)) * 60 + int(found.group(2)) if found else None
+
+        first = pick_clock(screen)
+        assert first is not None and 150 <= first <= 180, screen  # the 3-minute clock
+        await terminal.until(lambda s: (pick_clock(s) or first) < first, "the pick clock running")
         status = (
             await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
         ).status
@@ -375,3 +383,50 @@ async def test_a_custom_practice_plays_the_rules_chosen(
     assert rules.get("tradeRule", "TRADE_RULE_NONE") == "TRADE_RULE_NONE"
     assert len(started["view"]["myHand"]) == 8
     client.json("forfeit", started["matchId"])
+
+
+async def test_a_card_on_an_elemental_mark_shows_its_plus_or_minus_one_on_the_terminal(
+    api: Any,  # noqa: F811
+    backend: Stack,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A custom practice with Elemental in an 80x24 terminal: the player puts a card on
+    a marked cell; the cell shows its element and +1 (the card's element) or -1 (any
+    other, or none), and the values drawn are the adjusted ones."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    for _ in range(3):  # each cell is marked with p = 1/3: a board may have none
+        terminal = Terminal([*argv, "practice", "--mode", "custom", "--elemental"], {})
+        try:
+            await terminal.until(lambda s: "Elemental" in s, "the match")
+            await terminal.until(lambda s: "Your turn" in s, "the player's turn", timeout=30)
+            view = (
+                await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+            ).view
+            marked = [c for c in view.board if c.mark and c.WhichOneof("content") == "empty"]
+            if not marked:
+                terminal.type("q\r")
+                await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+                continue
+            cell = marked[0]
+            card = view.my_hand[0].card
+            element = pb.Element.Name(cell.mark).removeprefix("ELEMENT_").lower()
+            bonus = "+1" if card.character.element == cell.mark else "-1"
+            terminal.type(f"0 {cell.index}\r")
+            screen = await terminal.until(
+                lambda s, c=cell.index: f"({c})" not in s, "the card on the marked cell"
+            )
+            assert f"{element}{bonus}" in screen, screen
+            placed = (
+                await api.GetMatchView(
+                    g.GetMatchViewRequest(match_id=view.match_id), metadata=bearer(me.tokens)
+                )
+            ).view.board[cell.index]
+            top = placed.card.adjusted_sides.top
+            assert top == max(1, min(10, card.printed_sides.top + int(bonus)))
+            terminal.type("q\r")
+            await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+            return
+        finally:
+            terminal.close()
+    pytest.skip("three Elemental boards without a marked cell")
