@@ -88,6 +88,18 @@ RATING_WAIT_SECONDS = 10.0
 """How long the client waits for a rated match's rating change, for the summary."""
 
 
+async def rating_of(client: Client, told: Followed, view: pb.MatchView) -> None:
+    """The match's rating change from the ladder's history, if it is there yet."""
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        history = await client.call(
+            client.stub.ListRatingHistory,
+            g.ListRatingHistoryRequest(ladder=view.ladder, page_size=5),
+        )
+        for change in history.changes:
+            if change.match_id == view.match_id:
+                told.ratings[view.match_id] = change
+
+
 async def switch_to_practice(
     client: Client, ticket: pb.Ticket, level: str = "novice", deck: pb.DeckChoice | None = None
 ) -> g.SwitchToPracticeResponse:
@@ -143,7 +155,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
     ):
         follower = asyncio.create_task(follow())
         ended: float | None = None  # when the match was seen finished (monotonic)
-        asked = 0.0
+        asked = rated_asked = 0.0
         gone: float | None = None  # when a pending trade was seen no longer pending
         leaving = False
         trade: pb.Trade | None = None
@@ -181,6 +193,10 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                         elif trade is not None and gone is None:
                             gone = time.monotonic()  # completed: its result is on its way
                 rated = view.ladder.ladder and view.match_id not in told.ratings
+                if rated and time.monotonic() - rated_asked > 2:  # the push may be lost
+                    rated_asked = time.monotonic()
+                    await rating_of(client, told, view)
+                rated = rated and view.match_id not in told.ratings
                 if done and rated and time.monotonic() - ended < RATING_WAIT_SECONDS:
                     done = False  # the rating change is on its way: for the summary
                 over = over or done
