@@ -104,7 +104,9 @@ def draft_frame(draft: pb.DraftView, typing: str = "", note: str = "") -> Render
         parts.append(Text(f"Your deck: {deck_words(draft)}"))
     if draft.status != pb.DRAFT_STATUS_PICKING:
         return Group(*parts)
-    parts.append(Text(note, style="yellow") if note else Text(DRAFT_HINT, style="dim"))
+    if note:
+        parts.append(Text(note, style="yellow"))
+    parts.append(Text(DRAFT_HINT, style="dim"))
     prompt = Text(DRAFT_PROMPT, style="bold")
     prompt.append(typing)
     prompt.append("_", style="blink")
