@@ -1,7 +1,8 @@
 """The subcommands of ``triad-client`` beyond playing: the catalog, the collection,
 decks, the economy (``commands_cards.py``), trades (``commands_trades.py``),
 ratings (``commands_ratings.py``), custom tables, Find Game and challenges
-(``commands_lobby.py``); here, which function runs each and its arguments."""
+(``commands_lobby.py``), the draft (``drafting.py``), the seed commitment and booster
+verification (``verify.py``); here, which function runs each and its arguments."""
 
 from __future__ import annotations
 
@@ -11,17 +12,28 @@ from typing import Any
 
 from rich.console import Console
 
-from client import commands_lobby
+from client import commands_lobby, drafting, verify
 from client.commands_cards import (
     ELEMENTS,
     balance,
     booster,
     catalog,
     collection,
+    copy,
     deck,
     odds,
 )
-from client.commands_lobby import accept, challenge, challenges, decline, find, host
+from client.commands_lobby import (
+    accept,
+    challenge,
+    challenges,
+    close,
+    decline,
+    find,
+    host,
+    join,
+    tables,
+)
 from client.commands_ratings import LADDERS, history, leaderboard, rating
 from client.commands_trades import trade
 from client.connection import Caller
@@ -29,6 +41,7 @@ from client.connection import Caller
 COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[int]]] = {
     "catalog": catalog,
     "collection": collection,
+    "copy": copy,
     "deck": deck,
     "balance": balance,
     "odds": odds,
@@ -38,11 +51,17 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "history": history,
     "leaderboard": leaderboard,
     "host": host,
+    "tables": tables,
+    "join": join,
+    "close": close,
     "find": find,
     "challenge": challenge,
     "challenges": challenges,
     "accept": accept,
     "decline": decline,
+    "draft": drafting.draft,
+    "seed": verify.seed,
+    "verify": verify.verify,
 }
 
 
@@ -60,6 +79,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     filters(owned_cmd)
     owned_cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=None)
     owned_cmd.add_argument("--locked", action=argparse.BooleanOptionalAction, default=None)
+    sub.add_parser("copy", parents=[common], help="one of your copies and its lock").add_argument(
+        "copy", help="its id (or the start of it)"
+    )
 
     decks = sub.add_parser("deck", parents=[common], help="list, save, validate, delete decks")
     deck_sub = decks.add_subparsers(dest="deck_command", required=True)
@@ -104,3 +126,5 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         if name == "leaderboard":
             cmd.add_argument("--top", type=int, default=10, help="1..100")
     commands_lobby.add_parsers(sub, common)
+    drafting.add_parsers(sub, common)
+    verify.add_parsers(sub, common)

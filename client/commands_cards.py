@@ -93,6 +93,18 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
     return 0
 
 
+async def copy(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    """One of your copies (by id or its start) and whether a deck, match or trade
+    holds it."""
+    [copy_id] = await resolve_copies(client, [args.copy])
+    entry = (await client.call(client.stub.GetCopy, g.GetCopyRequest(copy_id=copy_id))).entry
+    if args.json:
+        print(as_json(entry))
+        return 0
+    console.print(copies_table(f"Copy {copy_id}", [entry.copy], [lock_text(entry)]))
+    return 0
+
+
 # ---- decks -------------------------------------------------------------------
 
 

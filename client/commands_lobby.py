@@ -1,10 +1,11 @@
 """Custom tables, Find Game and challenges as subcommands of ``triad-client`` (RULES.md
 11-14): ``host`` opens a table with the rules chosen (board, blocked cells, house hands,
-Sudden Death, trade rule) and plays it once a guest joins; ``find`` joins the oldest open
-table that fits and plays it; ``challenge NAME`` opens a table only that player may join;
-``challenges`` lists those addressed to you, ``accept`` joins one and plays it,
-``decline`` turns one down. ``watch`` shows a challenge the moment it arrives (the
-``challenge`` push)."""
+Sudden Death, trade rule) and plays it once a guest joins; ``tables`` lists the open
+tables by any rule, ``join`` joins one and plays it, ``close`` closes the one you host;
+``find`` joins the oldest open table that fits and plays it; ``challenge NAME`` opens a
+table only that player may join; ``challenges`` lists those addressed to you,
+``accept`` joins one and plays it, ``decline`` turns one down. ``watch`` shows a
+challenge the moment it arrives (the ``challenge`` push)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from triad.v1 import gateway_pb2 as g
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, as_json, pages
 from client.play import play
-from client.render import rules_line
+from client.rules_text import rules_line
 
 VISIBILITIES = {
     v.removeprefix("VISIBILITY_").lower().replace("_", "-"): n
@@ -47,15 +48,15 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         elemental=args.elemental,
         same_wall=args.same_wall,
         sudden_death=args.sudden_death,
-        trade_rule=TRADES[args.trade],
+        trade_rule=TRADES[getattr(args, "trade", "none")],
         house_hands=args.house_hands,
         board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
     )
     return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
 
 
-def _table_options(cmd: argparse.ArgumentParser) -> None:
-    """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
+def rules_options(cmd: argparse.ArgumentParser) -> None:
+    """The rules of a table (RULES.md 3, 11, 12): also a custom practice's."""
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
     for flag in ("same", "plus"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=True)
@@ -78,6 +79,11 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--sudden-death", action="store_true", help="a tie plays again (at most 5 rounds)"
     )
+
+
+def _table_options(cmd: argparse.ArgumentParser) -> None:
+    """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
+    rules_options(cmd)
     cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")
@@ -97,18 +103,110 @@ async def _played(client: Caller, console: Console, args: argparse.Namespace, te
     return 0
 
 
-async def find(client: Caller, args: argparse.Namespace, console: Console) -> int:
+def table_filter(args: argparse.Namespace) -> pb.TableFilter:
+    """The lobby's filters from the options of ``tables`` and ``find``: every one given
+    must hold."""
     wanted = pb.TableFilter()
-    for flag in FLAGS:
-        if getattr(args, flag) is not None:
+    for flag in (*FLAGS, "same_wall", "random_deck", "house_hands"):
+        if getattr(args, flag, None) is not None:
             setattr(wanted, flag, getattr(args, flag))
-    for visibility in args.visibility or ():
-        wanted.visibilities.append(VISIBILITIES[visibility])
+    wanted.visibilities.extend(VISIBILITIES[v] for v in args.visibility or ())
+    wanted.trade_rules.extend(TRADES[t] for t in getattr(args, "trade", None) or ())
+    wanted.board_sizes.extend(int(b[0]) for b in getattr(args, "board", None) or ())
+    return wanted
+
+
+def _filter_options(cmd: argparse.ArgumentParser) -> None:
+    for flag in (*FLAGS, "same-wall", "random-deck", "house-hands"):
+        cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=None)
+    cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
+    cmd.add_argument("--trade", choices=list(TRADES), action="append", help="repeatable")
+    cmd.add_argument("--board", choices=BOARDS, action="append", help="repeatable")
+
+
+def table_row(table: pb.Table) -> str:
+    decks = "Random decks" if table.settings.random_deck else "players' decks"
+    if table.settings.rules.house_hands:
+        decks = "house hands"
+    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}, {decks}"
+
+
+async def _open_tables(client: Caller, wanted: pb.TableFilter) -> list[pb.Table]:
+    async def page(token: str) -> Any:
+        return await client.call(
+            client.stub.ListTables, g.ListTablesRequest(filter=wanted, page_token=token)
+        )
+
+    return [t for each in await pages(page) for t in each.tables]
+
+
+async def tables(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    """The open tables you may join, newest first, filtered by any rule."""
+    found = await _open_tables(client, table_filter(args))
+    if args.json:
+        print(as_json(g.ListTablesResponse(tables=found)))
+        return 0
+    if not found:
+        console.print("No open table fits: triad-client host opens one.")
+    for table in found:
+        console.print(table_row(table))
+    return 0
+
+
+async def _table(client: Caller, given: str) -> pb.Table:
+    """An open table by its id (or the start of it)."""
+    matching = [
+        t for t in await _open_tables(client, pb.TableFilter()) if t.table_id.startswith(given)
+    ]
+    if len(matching) != 1:
+        raise CommandError(f"no single open table starts with {given!r}: see triad-client tables")
+    return matching[0]
+
+
+async def _join(client: Caller, args: argparse.Namespace, table: pb.Table) -> Any:
+    """Join ``table`` with --deck where it plays players' decks (Random if none)."""
+    if table.settings.random_deck and args.deck:
+        raise CommandError("this table plays Random decks: leave --deck out")
+    if table.settings.rules.house_hands and args.deck:
+        raise CommandError("this table deals house hands: leave --deck out")
+    deck = None
+    if not table.settings.random_deck and not table.settings.rules.house_hands:
+        deck = await _deck(client, args) or pb.DeckChoice(random=pb.RandomDeck())
+    return await client.call(
+        client.stub.JoinTable,
+        g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=table.table_id, deck=deck),
+    )
+
+
+async def join(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    table = await _table(client, args.table)
+    joined = await _join(client, args, table)
+    if args.json:
+        print(as_json(joined))
+    return await _played(client, console, args, f"Joined {table.host_name}'s table.")
+
+
+async def close(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    """Close the table you host (``--json`` hosting leaves it open)."""
+    table_id = args.table
+    if not table_id:
+        status = (await client.call(client.stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
+        if not status.HasField("hosted_table"):
+            raise CommandError("you host no open table")
+        table_id = status.hosted_table.table_id
+    closed = await client.call(
+        client.stub.CloseTable, g.CloseTableRequest(request_id=uuid.uuid4().hex, table_id=table_id)
+    )
+    print(as_json(closed)) if args.json else console.print("Table closed.")
+    return 0
+
+
+async def find(client: Caller, args: argparse.Namespace, console: Console) -> int:
     found = await client.call(
         client.stub.FindGame,
         g.FindGameRequest(
             request_id=args.request_id or uuid.uuid4().hex,
-            filter=wanted,
+            filter=table_filter(args),
             deck=await _deck(client, args),
         ),
     )
@@ -210,17 +308,7 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
 
 async def accept(client: Caller, args: argparse.Namespace, console: Console) -> int:
     table = await _challenge(client, args.table)
-    if table.settings.random_deck and args.deck:
-        raise CommandError("this challenge plays Random decks: leave --deck out")
-    if table.settings.rules.house_hands and args.deck:
-        raise CommandError("this challenge deals house hands: leave --deck out")
-    deck = None
-    if not table.settings.random_deck and not table.settings.rules.house_hands:
-        deck = await _deck(client, args) or pb.DeckChoice(random=pb.RandomDeck())
-    joined = await client.call(
-        client.stub.JoinTable,
-        g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=table.table_id, deck=deck),
-    )
+    joined = await _join(client, args, table)
     if args.json:
         print(as_json(joined))
     return await _played(client, console, args, f"Challenge from {table.host_name} accepted.")
@@ -243,9 +331,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     finder = sub.add_parser(
         "find", parents=[common], help="Find Game: join the oldest open table that fits, play it"
     )
-    for flag in FLAGS:
-        finder.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=None)
-    finder.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
+    _filter_options(finder)
     finder.add_argument("--deck", help="a saved deck (id or its start); default: Random tables")
     finder.add_argument("--request-id", help="retry without joining twice")
 
@@ -257,6 +343,14 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     duel.add_argument("name")
     _table_options(duel)
 
+    listing = sub.add_parser("tables", parents=[common], help="the open tables, by any rule")
+    _filter_options(listing)
+    joining = sub.add_parser("join", parents=[common], help="join an open table and play it")
+    joining.add_argument("table", help="its id (or the start of it)")
+    joining.add_argument("--deck", help="a saved deck, where the table plays players' decks")
+    sub.add_parser("close", parents=[common], help="close the table you host").add_argument(
+        "table", nargs="?", help="its id (default: the one you host)"
+    )
     sub.add_parser("challenges", parents=[common], help="the challenges addressed to you")
     accepting = sub.add_parser("accept", parents=[common], help="accept a challenge and play it")
     accepting.add_argument("table", help="its id (or the start of it)")

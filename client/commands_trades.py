@@ -15,7 +15,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, as_json
 from client.copies import copies_table
-from client.render import TRADE_NAMES
+from client.rules_text import TRADE_NAMES
 
 
 def rule_of(trade: pb.Trade) -> pb.TradeRule.ValueType:

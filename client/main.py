@@ -23,9 +23,20 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
 from client import commands
+from client.board import Layout
+from client.commands_lobby import rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
-from client.play import LEVELS, MODES, QUEUES, card_id, deck_choice, play, queue_and_play
-from client.render import Layout, fitted, screen
+from client.play import (
+    LEVELS,
+    MODES,
+    QUEUES,
+    card_id,
+    deck_choice,
+    play,
+    queue_and_play,
+    switch_to_practice,
+)
+from client.render import fitted, screen
 
 
 async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
@@ -119,10 +130,14 @@ async def run(args: argparse.Namespace) -> int:
                     origin_mode=MODES[args.mode],
                     bot_level=LEVELS[args.level],
                     deck=await deck_choice(client, args),
+                    custom_settings=table_settings(args, None) if args.mode == "custom" else None,
                 ),
             )
-            console.print(f"Practice match {started.match_id} against a bot.")
-            await play(client, console)
+            if args.json:  # a script plays it with place
+                out(args, started)
+            else:
+                console.print(f"Practice match {started.match_id} against a bot.")
+                await play(client, console)
         elif command == "play":
             await play(client, console)
         elif command == "queue":
@@ -133,10 +148,23 @@ async def run(args: argparse.Namespace) -> int:
                 g.EnqueueRequest(
                     request_id=uuid.uuid4().hex,
                     mode=MODES[args.mode],
-                    deck=await deck_choice(client, args),
+                    deck=None if args.mode == "draft" else await deck_choice(client, args),
                 ),
             )
             out(args, enqueued, f"Queued: ticket {enqueued.ticket.ticket_id}")
+        elif command == "switch":
+            ticket = (
+                await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())
+            ).status.ticket
+            if ticket.status != pb.TICKET_STATUS_QUEUED:
+                raise ClientError("you are in no queue: triad-client queue joins one")
+            deck = await deck_choice(client, args) if args.deck else None
+            switched = await switch_to_practice(client, ticket, args.level, deck)
+            if args.json:
+                out(args, switched)
+            else:
+                console.print(f"Left the queue: practice match {switched.match_id} against a bot.")
+                await play(client, console)
         elif command == "cancel":
             cancelled = await client.call(
                 stub.CancelTicket,
@@ -189,9 +217,15 @@ def parser() -> argparse.ArgumentParser:
     practice = sub.add_parser(
         "practice", parents=[common], help="play a practice match against a bot"
     )
-    practice.add_argument("--mode", choices=sorted(MODES), default="unranked")
+    practice.add_argument(
+        "--mode",
+        choices=[m for m in sorted(MODES) if m != "practice"],
+        default="unranked",
+        help="whose rules; custom: the table options below",
+    )
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
     practice.add_argument("--deck", help="a saved deck (id or its start); default Random")
+    rules_options(practice)
     sub.add_parser(
         "play", parents=[common], help="play your active match, or wait for your next one"
     )
@@ -206,6 +240,11 @@ def parser() -> argparse.ArgumentParser:
     enqueue.add_argument("mode", choices=QUEUES)
     enqueue.add_argument("--deck", help="a saved deck (id or its start); default Random")
     sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument("ticket")
+    switch = sub.add_parser(
+        "switch", parents=[common], help="leave the queue for a practice match against a bot"
+    )
+    switch.add_argument("--level", choices=sorted(LEVELS), default="novice")
+    switch.add_argument("--deck", help="a saved deck; default the ticket's (Draft: Random)")
     commands.add_parsers(sub, common)
     return p
 

@@ -1,7 +1,8 @@
-"""Playing from the terminal: the live screen of a match (or of the queue), typed
-placements, the trade after the match (the winner's choice under One and Difference,
-the loser shown what is at stake and what was taken, what moved under Direct and All),
-and queueing to play."""
+"""Playing from the terminal: the live screen of a match (or of the queue, or of a
+draft: ``drafting.py``), typed placements, the trade after the match (the winner's
+choice under One and Difference, the loser shown what is at stake and what was taken,
+what moved under Direct and All), the summary at the end, queueing to play and the
+switch from the queue to a practice bot (``b``)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,40 @@ import asyncio
 import contextlib
 import time
 import uuid
-from datetime import UTC, datetime
 
 import grpc
-from rich.console import Console, Group, RenderableType
+from rich.console import Console
 from rich.live import Live
-from rich.text import Text
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client import drafting
+from client.board import example_cell
 from client.commands_cards import resolve_deck
-from client.commands_trades import choice_hint, choose, trade_status, trade_table
+from client.commands_trades import choose
 from client.connection import Client, ClientError, describe
+from client.frame import (
+    CHOICE_RULES,
+    SWITCH_KEY,
+    TRADE_GONE_SECONDS,
+    TRADE_WAIT_SECONDS,
+    awaits_trade,
+    cell_problem,
+    choosing,
+    frame,
+    settled,
+)
 from client.keys import LineReader
-from client.render import FULL, TRADE_NAMES, Layout, example_cell, fitted, my_turn, screen
+from client.render import my_turn
+from client.rules_text import TRADE_NAMES
+from client.session import Followed
+from client.summary import summary
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
 
-QUEUES = ("unranked", "ranked", "roulette")
-"""The queues a Random deck can join from here (Draft picks its deck in a draft)."""
+QUEUES = ("unranked", "ranked", "roulette", "draft")
+"""The queues (Draft picks its deck in a draft: --deck is ignored there)."""
 
 
 LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items() if v}
@@ -46,173 +61,6 @@ async def card_id(client: Client, match_id: str, card: str) -> str:
     if not 0 <= index < len(view.my_hand):
         raise ClientError(f"your hand has cards 0..{len(view.my_hand) - 1}")
     return str(view.my_hand[index].card.card_id)
-
-
-PROMPT = "card cell > "
-
-
-def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
-    """What shows before a match: the queued ticket as the session stream told it at
-    ``received``, its waiting time counted on since."""
-    if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
-        return Text(
-            "No active match and no ticket: waiting for one. Start one with "
-            "triad-client practice or triad-client queue (Ctrl-C leaves)."
-        )
-    mode = pb.Mode.Name(queue.ticket.mode).removeprefix("MODE_").capitalize()
-    waited = queue.wait_duration.ToTimedelta() + (datetime.now(UTC) - received)
-    line = f"In the {mode} queue: {waited.total_seconds():.0f} s"
-    if queue.rating_window:
-        line += f", opponents within {queue.rating_window} points"
-    if queue.HasField("bot_fill_delay"):
-        line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
-    return Text(line + f" ({queue.queue_length} waiting; Ctrl-C leaves)")
-
-
-def cell_problem(view: pb.MatchView, cell: int) -> str:
-    """Why a card cannot go to ``cell`` now, as the board shows it ('' when it can):
-    blocked cells and taken ones are never offered as a move."""
-    if not 0 <= cell < len(view.board):
-        return f"The board's cells are 0..{len(view.board) - 1}."
-    content = view.board[cell].WhichOneof("content")
-    if content == "blocked":
-        return f"Cell {cell} is blocked: choose a numbered cell."
-    if content != "empty":
-        return f"Cell {cell} is taken: choose a numbered cell."
-    return ""
-
-
-def settled(trade: pb.Trade) -> bool:
-    """Chosen (or moved at once): nothing is left to choose or wait for."""
-    return trade.status in (pb.TRADE_STATUS_CHOSEN, pb.TRADE_STATUS_COMPLETED)
-
-
-def frame(
-    view: pb.MatchView | None,
-    received: datetime,
-    queue: pb.QueueStatus | None,
-    typing: str,
-    note: str,
-    trade: pb.Trade | None = None,
-    console: Console | None = None,
-    waiting: str = "",
-) -> RenderableType:
-    """The screen under Live: the match (or the queue), a note, and the prompt with the
-    line being typed, all drawn together so that a refresh never hides the prompt.
-    ``received``: when the view (or else the queue status) arrived. With a ``console``
-    the match takes the first layout that fits its terminal (render.fitted).
-    ``waiting``: what is shown before a match instead of the queue (a hosted table)."""
-    if view is None:
-        parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
-    elif trade is not None:  # the board gives way to the trade (80x24)
-        parts = [Text(result_line(view), style="bold")]
-    else:
-        parts = []
-    prompt: Text | None = None
-    if note and trade is None:
-        parts.append(Text(note, style="yellow"))
-    if view is not None and view.status != pb.MATCH_STATUS_FINISHED and trade is None:
-        hint = (
-            f"Type card and cell (0 {example_cell(view)}: your first card to cell "
-            f"{example_cell(view)}); q forfeits."
-            if my_turn(view)
-            else "Wait for your turn; q forfeits."
-        )
-        if not note:  # a note takes the hint's line (80x24)
-            parts.append(Text(hint, style="dim"))
-        prompt = Text(PROMPT, style="bold")
-        prompt.append(typing)
-        prompt.append("_", style="blink")
-        parts.append(prompt)
-    elif trade is not None:
-        parts.append(trade_table(trade, view))
-        if note:  # under the cards it is about, over the prompt
-            parts.append(Text(note, style="yellow"))
-        deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
-        left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
-        if choosing(trade):
-            parts.append(Text(choice_hint(trade, left), style="dim"))
-            offer_prompt = Text(TRADE_PROMPT, style="bold")
-            offer_prompt.append(typing)
-            offer_prompt.append("_", style="blink")
-            parts.append(offer_prompt)
-        elif trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:  # the loser, told the stake
-            parts.append(
-                Text(
-                    f"{trade_status(trade)} {left} s left, then the server picks; q leaves.",
-                    style="bold",
-                )
-            )
-        else:
-            parts.append(Text(trade_status(trade), style="bold"))
-    if view is None or trade is not None:
-        return Group(*parts)
-    shown = view
-
-    def build(layout: Layout) -> RenderableType:
-        return Group(screen(shown, received, layout), *parts)
-
-    if console is None:
-        return build(FULL)
-    return fitted(console, build, console.width, console.height, prompt)
-
-
-TRADE_PROMPT = "take card > "
-
-
-TRADE_WAIT_SECONDS = 20.0
-"""How long the client waits for the trade (the offer, or what moved) after the match."""
-
-
-TRADE_GONE_SECONDS = 5.0
-"""How long the trade's result may take to arrive once it is no longer pending."""
-
-
-CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
-"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
-
-
-def choosing(trade: pb.Trade) -> bool:
-    return trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
-        pb.TRADE_STATUS_AWAITING_CHOICE
-    )
-
-
-def result_line(view: pb.MatchView) -> str:
-    """The result with both scores, above the trade."""
-    scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
-    if view.outcome.WhichOneof("result") == "draw":
-        return f"Draw. ({scores})"
-    won = view.outcome.winner_seat == view.my_seat
-    return f"{'You win!' if won else 'You lose.'} ({scores})"
-
-
-def captured_on_board(view: pb.MatchView) -> bool:
-    """Whether a card may have changed hands under Direct: a card on the final board
-    owned by the player who did not place it, or any board after a Sudden Death
-    round (a hand rebuilt from what each owns may hold the other's cards)."""
-    return view.round_number > 1 or any(
-        c.card.owner_seat != c.card.placed_by_seat
-        for c in view.board
-        if c.WhichOneof("content") == "card"
-    )
-
-
-def awaits_trade(view: pb.MatchView) -> bool:
-    """Whether this player has a trade to see once the match is over (RULES.md 7, 13):
-    One's winner (the choice; the loser is not kept waiting), both players of a
-    Difference or All match with a winner, and both of a Direct match whose board
-    holds a captured card, whatever the result."""
-    if view.status != pb.MATCH_STATUS_FINISHED:
-        return False
-    rule = view.rules.trade_rule
-    if rule == pb.TRADE_RULE_DIRECT:
-        return captured_on_board(view)
-    if view.outcome.WhichOneof("result") == "draw":
-        return False
-    if rule == pb.TRADE_RULE_ONE:
-        return view.outcome.winner_seat == view.my_seat
-    return rule in (pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)
 
 
 def refusal(error: grpc.aio.AioRpcError) -> str:
@@ -236,52 +84,69 @@ def sentence(error: ClientError) -> str:
     return said[:1].upper() + said[1:] + ("" if said.endswith(".") else ".")
 
 
+RATING_WAIT_SECONDS = 10.0
+"""How long the client waits for a rated match's rating change, for the summary."""
+
+
+async def rating_of(client: Client, told: Followed, view: pb.MatchView) -> None:
+    """The match's rating change from the ladder's history, if it is there yet."""
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        history = await client.call(
+            client.stub.ListRatingHistory,
+            g.ListRatingHistoryRequest(ladder=view.ladder, page_size=5),
+        )
+        for change in history.changes:
+            if change.match_id == view.match_id:
+                told.ratings[view.match_id] = change
+
+
+async def switch_to_practice(
+    client: Client, ticket: pb.Ticket, level: str = "novice", deck: pb.DeckChoice | None = None
+) -> g.SwitchToPracticeResponse:
+    """Give up a queued ticket for a practice match against a bot (a Draft ticket
+    brings a Random deck: it has none of its own)."""
+    if deck is None and ticket.mode == pb.MODE_DRAFT:
+        deck = pb.DeckChoice(random=pb.RandomDeck())
+    return await client.call(
+        client.stub.SwitchToPractice,
+        g.SwitchToPracticeRequest(
+            request_id=uuid.uuid4().hex,
+            ticket_id=ticket.ticket_id,
+            bot_level=LEVELS[level],
+            deck=deck,
+        ),
+    )
+
+
+async def before_match(client: Client, told: Followed, line: str) -> str:
+    """A line typed before any match: a draft's reveal or pick, or the switch from
+    the queue to a practice bot. The note to show."""
+    draft = told.drafting()
+    if draft is not None and draft.status == pb.DRAFT_STATUS_PICKING:
+        told.keep_draft(await drafting.act(client, draft, line.split()))
+        return ""
+    queued = told.queue is not None and told.queue.ticket.status == pb.TICKET_STATUS_QUEUED
+    if line.strip() == SWITCH_KEY and queued and told.queue is not None:
+        switched = await switch_to_practice(client, told.queue.ticket)
+        told.queue = None
+        told.show(switched.view)
+        return "Switched from the queue to a practice match against a bot."
+    return "No match yet." + (f" Type {SWITCH_KEY} for a practice bot." if queued else "")
+
+
 async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchView | None:
     """Interactive: the session stream redraws the board; type "CARD CELL" to place.
     Plays the active match, or waits for the next one (showing ``waiting``, else the
-    queue); its last view."""
-    latest: dict[str, pb.MatchView] = {}
-    received = datetime.now(UTC)
-    queue: dict[str, pb.QueueStatus] = {}
-    trades: dict[str, pb.Trade] = {}
-    note = ""
+    queue, or the draft to pick); its last view. Once over, the summary stays on the
+    screen: the result, the rating change, the trade."""
+    told = Followed()
     stream = client.stub.OpenSession(
         g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
     )
 
-    def keep(trade: pb.Trade) -> None:
-        """The trade as last told, never back from its completion to a prompt."""
-        held = trades.get("trade")
-        if held is None or held.trade_id != trade.trade_id or not settled(held):
-            trades["trade"] = trade
-
-    def show(view: pb.MatchView) -> None:
-        nonlocal received
-        shown = latest.get("view")
-        if shown is None or shown.match_id != view.match_id or view.version > shown.version:
-            latest["view"], received = view, datetime.now(UTC)
-
     async def follow() -> None:
-        nonlocal note, received
         async for push in stream:
-            kind = push.WhichOneof("push")
-            if kind == "session_opened" and push.session_opened.HasField("active_match"):
-                show(push.session_opened.active_match)
-            elif kind == "match_view":
-                show(push.match_view)
-            elif kind == "queue_status":
-                queue["status"] = push.queue_status
-                if "view" not in latest:
-                    received = datetime.now(UTC)
-            elif kind in ("trade_prompt", "trade_result"):
-                keep(getattr(push, kind))
-            elif kind == "match_found":
-                found = push.match_found
-                note = f"Match found: you play {found.opponent_name}."
-            elif kind == "notice":
-                note = push.notice.message
-            elif kind == "session_closed":
-                note = f"Session closed: {push.session_closed.message}"
+            if not told.take(push):
                 return
 
     with (
@@ -290,27 +155,32 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
     ):
         follower = asyncio.create_task(follow())
         ended: float | None = None  # when the match was seen finished (monotonic)
-        asked = 0.0
+        asked = rated_asked = 0.0
         gone: float | None = None  # when a pending trade was seen no longer pending
         leaving = False
+        trade: pb.Trade | None = None
         while True:
-            view = latest.get("view")
-            trade = trades.get("trade")
+            view = told.view
+            trade = told.trade
             if view is not None and trade is not None and trade.match_id != view.match_id:
                 trade = None  # another match's
             over = follower.done() or reader.done or leaving  # a piped line counts
-            if view is not None and view.status == pb.MATCH_STATUS_FINISHED:
+            draft = told.drafting()
+            if draft is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
+                over = True
+            if draft is None and view is not None and view.status == pb.MATCH_STATUS_FINISHED:
                 ended = ended or time.monotonic()
                 rule = view.rules.trade_rule
+                done = False
                 if not awaits_trade(view) or (trade is not None and settled(trade)):
-                    over = True
+                    done = True
                 elif gone is not None and time.monotonic() - gone > TRADE_GONE_SECONDS:
-                    note = "The trade completed: triad-client collection shows your cards."
-                    over = True
+                    told.note = "The trade completed: triad-client collection shows your cards."
+                    done = True
                 elif trade is None and time.monotonic() - ended > TRADE_WAIT_SECONDS:
                     name = TRADE_NAMES.get(rule, "trade")
-                    note = f"No {name} came: triad-client trade or collection shows it."
-                    over = True
+                    told.note = f"No {name} came: triad-client trade or collection shows it."
+                    done = True
                 elif rule in CHOICE_RULES and time.monotonic() - asked > 1:
                     # the push may have come before us, or been lost
                     asked = time.monotonic()
@@ -319,23 +189,35 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                             client.stub.GetPendingTrade, g.GetPendingTradeRequest()
                         )
                         if pending.trade.match_id == view.match_id:
-                            keep(pending.trade)
+                            told.keep(pending.trade)
                         elif trade is not None and gone is None:
                             gone = time.monotonic()  # completed: its result is on its way
-                trade = trades.get("trade")
+                rated = view.ladder.ladder and view.match_id not in told.ratings
+                if rated and time.monotonic() - rated_asked > 2:  # the push may be lost
+                    rated_asked = time.monotonic()
+                    await rating_of(client, told, view)
+                rated = rated and view.match_id not in told.ratings
+                if done and rated and time.monotonic() - ended < RATING_WAIT_SECONDS:
+                    done = False  # the rating change is on its way: for the summary
+                over = over or done
+                trade = told.trade
                 if trade is not None and trade.match_id != view.match_id:
                     trade = None
             shown = trade if ended else None
+            rating = told.ratings.get(view.match_id) if view is not None else None
             live.update(
                 frame(
                     view,
-                    received,
-                    queue.get("status"),
+                    told.received,
+                    told.queue,
                     reader.typing,
-                    note,
+                    told.note,
                     shown,
                     console,
                     waiting,
+                    draft,
+                    rating,
+                    list(told.moves.values()),
                 ),
                 refresh=True,
             )
@@ -345,68 +227,74 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
             line = await reader.line(timeout=0.25)
             if line is None or not line.strip():
                 continue
-            if ended and trade is not None and choosing(trade):
-                if line.strip() == "q":
-                    note = "The server picks for you at the deadline."
-                    leaving = True
-                    continue
-                try:
-                    keep(await choose(client, trade, line.strip()))
-                    note = ""
-                except ClientError as error:  # refused here: nothing was sent
-                    note = sentence(error)
-                except grpc.aio.AioRpcError as error:
-                    note = refusal(error)
-                continue
-            if ended:
-                if line.strip() == "q":  # the loser need not wait for the choice
-                    note = "Left before the trade completed: triad-client collection shows it."
-                    leaving = True
-                continue
-            if view is None:
-                note = "No match yet."
-                continue
             try:
-                if line.strip() == "q":
-                    reply = await client.call(
-                        client.stub.Forfeit,
-                        g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
-                    )
-                    show(reply.view)
-                    note = ""
-                    continue
-                if not my_turn(view):
-                    note = "Not your turn yet."
-                    continue
-                words = line.split()
-                if len(words) != 2 or not words[1].isdigit():
-                    note = f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
-                    continue
-                card, cell = words
-                if problem := cell_problem(view, int(cell)):
-                    note = problem
-                    continue
-                cid = await card_id(client, view.match_id, card)
-                placed = await client.call(
-                    client.stub.PlaceCard,
-                    g.PlaceCardRequest(
-                        request_id=uuid.uuid4().hex,
-                        match_id=view.match_id,
-                        card_id=cid,
-                        cell=int(cell),
-                    ),
-                )
-                show(placed.view)
-                note = ""
-            except ClientError as error:
-                note = str(error)
+                await typed(client, told, line.strip(), view, trade if ended else None)
+            except ClientError as error:  # refused here: nothing was sent
+                told.note = sentence(error)
             except grpc.aio.AioRpcError as error:
-                note = error.details() or error.code().name
+                told.note = refusal(error)
+            leaving = told.leaving
         if not follower.done():
             follower.cancel()
         elif (broke := follower.exception()) is not None:
             raise broke  # the session stream broke: say why
-    return latest.get("view")
+    if ended and view is not None and trade is not None:  # the trade screen was last
+        rating = told.ratings.get(view.match_id)
+        for said in summary(view, rating, trade):
+            console.print(said)
+    return told.view
+
+
+async def typed(
+    client: Client, told: Followed, line: str, view: pb.MatchView | None, trade: pb.Trade | None
+) -> None:
+    """One typed line: a trade choice, a move, q, or before any match a draft action or
+    the switch to a practice bot. What to tell goes to ``told.note``."""
+    finished = view is not None and view.status == pb.MATCH_STATUS_FINISHED
+    if finished and trade is not None and choosing(trade):
+        if line == "q":
+            told.note = "The server picks for you at the deadline."
+            told.leaving = True
+            return
+        told.keep(await choose(client, trade, line))
+        told.note = ""
+        return
+    if finished and told.drafting() is None:
+        if line == "q":  # the loser need not wait for the choice
+            told.note = "Left before the trade completed: triad-client collection shows it."
+            told.leaving = True
+        return
+    if view is None or told.drafting() is not None:
+        told.note = await before_match(client, told, line)
+        return
+    if line == "q":
+        reply = await client.call(
+            client.stub.Forfeit,
+            g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
+        )
+        told.show(reply.view)
+        told.note = ""
+        return
+    if not my_turn(view):
+        told.note = "Not your turn yet."
+        return
+    words = line.split()
+    if len(words) != 2 or not words[1].isdigit():
+        told.note = f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
+        return
+    card, cell = words
+    if problem := cell_problem(view, int(cell)):
+        told.note = problem
+        return
+    cid = await card_id(client, view.match_id, card)
+    placed = await client.call(
+        client.stub.PlaceCard,
+        g.PlaceCardRequest(
+            request_id=uuid.uuid4().hex, match_id=view.match_id, card_id=cid, cell=int(cell)
+        ),
+    )
+    told.show(placed.view)
+    told.note = ""
 
 
 async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice:
@@ -417,19 +305,22 @@ async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice
 
 
 async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.DeckChoice) -> None:
-    """Enqueue with the deck, show the queue until a match is found, play it. A
-    ticket still waiting when the player leaves is cancelled."""
+    """Enqueue with the deck (Draft: none, it is drafted), show the queue until a match
+    (or a draft) is found, play it; b switches to a practice bot meanwhile. A ticket
+    still waiting when the player leaves is cancelled."""
+    drafted = mode == "draft"
     ticket = (
         await client.call(
             client.stub.Enqueue,
             g.EnqueueRequest(
                 request_id=uuid.uuid4().hex,
                 mode=MODES[mode],
-                deck=deck,
+                deck=None if drafted else deck,
             ),
         )
     ).ticket
     with_deck = "a Random deck" if deck.HasField("random") else "your deck"
+    with_deck = "the deck you will draft" if drafted else with_deck
     console.print(f"Queued for {mode} with {with_deck} (ticket {ticket.ticket_id[:8]}).")
     played = None
     try:

@@ -1,21 +1,21 @@
-"""Drawing a match view in the terminal with rich: owners in colour, element marks,
-adjusted values, the turn timer, the round of a Sudden Death match and the table's
-rules (its board and trade rule).
+"""Drawing a match view in the terminal with rich: the board (``board.py``) beside both
+hands, the score, the mode and the rules in the panel's title, the board, Sudden Death
+and the trade rule under it, the round of a Sudden Death match, the last move with its
+captures and their causes, the turn timer, and once over the result in words.
 
 Every board the view describes is drawn (rows x columns, blocked cells), beside hands
 of 5, 8 or 13 cards, in the first of the ``LAYOUTS`` that fits the terminal: named
 cells, then compact cells (the four values, no name), then hands in two columns, then
-board rows without lines between them. A terminal too small for all of them is told
-the size the match needs (``fitted``) instead of a screen cut in pieces.
+board rows without lines between them, then the last move after the status rather
+than on its own line. A terminal too small for all of them is told the size the match
+needs (``fitted``) instead of a screen cut in pieces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.panel import Panel
@@ -23,179 +23,16 @@ from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
-ELEMENT_NAMES = {v: k.removeprefix("ELEMENT_").lower() for k, v in pb.Element.items()}
-MINE, THEIRS = "bold cyan", "bold red"
-
-MAX_ROUNDS = 5
-"""Sudden Death plays at most five rounds (RULES.md 12, Decision)."""
-
-TRADE_NAMES = {
-    pb.TRADE_RULE_ONE: "Trade One",
-    pb.TRADE_RULE_DIRECT: "Trade Direct",
-    pb.TRADE_RULE_DIFFERENCE: "Trade Difference",
-    pb.TRADE_RULE_ALL: "Trade All",
-}
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How much room the match screen takes: cells with the card's name (11 columns)
-    or with its four values only (5 columns); lines between board rows or not (rows
-    then told apart by shading); hands in one column of cards or two."""
-
-    named_cells: bool
-    row_lines: bool
-    hand_columns: int
-
-
-FULL = Layout(named_cells=True, row_lines=True, hand_columns=1)
-LAYOUTS = (
-    FULL,
-    Layout(named_cells=False, row_lines=True, hand_columns=1),
-    Layout(named_cells=False, row_lines=True, hand_columns=2),
-    Layout(named_cells=False, row_lines=False, hand_columns=2),
+from client.board import CAUSE_STYLES, FULL, LAYOUTS, MINE, THEIRS, Layout, board
+from client.rules_text import (
+    MAX_ROUNDS,
+    element_name,
+    match_rules_line,
+    move_words,
+    result_words,
+    sides,
+    table_line,
 )
-"""From the roomiest to the tightest; the first that fits is drawn. The last one fits a
-5x5 board beside two 13-card hands in 80x24."""
-
-
-def side(value: int) -> str:
-    return "A" if value == 10 else str(value)
-
-
-def sides(s: pb.Sides, spaced: bool = True) -> str:
-    values = (s.top, s.right, s.bottom, s.left)
-    return (" " if spaced else "").join(
-        f"{k}{side(v)}" for k, v in zip("TRBL", values, strict=True)
-    )
-
-
-def shape(view: pb.MatchView) -> tuple[int, int]:
-    """Rows and columns of the board: the rules' board shape (unset means 3x3)."""
-    rows = view.rules.board.rows or 3
-    cols = view.rules.board.columns or 3
-    if rows * cols != len(view.board) and view.board:  # never expected; draw what came
-        rows = cols = max(1, round(len(view.board) ** 0.5))
-    return rows, cols
-
-
-def open_cells(view: pb.MatchView) -> list[int]:
-    """The cells a card may go to now: empty, never blocked."""
-    return [cell.index for cell in view.board if cell.WhichOneof("content") == "empty"]
-
-
-def example_cell(view: pb.MatchView) -> int:
-    """An open cell for the prompt's example: the centre when open, else the first."""
-    rows, cols = shape(view)
-    centre = (rows // 2) * cols + cols // 2
-    free = open_cells(view)
-    return centre if centre in free or not free else free[0]
-
-
-def board_line(rules: pb.Rules) -> str:
-    """'5x5, 3 blocked' for any board but the standard one; '' for 3x3."""
-    rows, cols = rules.board.rows or 3, rules.board.columns or 3
-    # A table's rules say how many cells it blocks, a match's which ones it drew.
-    blocked = len(rules.board.blocked_cells) or rules.board.blocked_count
-    if (rows, cols) == (3, 3) and not blocked:
-        return ""
-    return f"{rows}x{cols}" + (f", {blocked} blocked" if blocked else "")
-
-
-def placing_line(rules: pb.Rules) -> str:
-    """How cards are placed and seen: 'Three Open, Same, Plus, Combo'."""
-    visibility = pb.Visibility.Name(rules.visibility).removeprefix("VISIBILITY_")
-    on = [f.title() for f in ("same", "plus", "combo", "elemental") if getattr(rules, f)]
-    if rules.same_wall:
-        on.append("Same Wall")
-    return ", ".join([visibility.replace("_", " ").title(), *on])
-
-
-def table_line(rules: pb.Rules) -> str:
-    """What the table plays on and for: '5x5, 3 blocked, Sudden Death, Trade Direct'."""
-    on = [shaped] if (shaped := board_line(rules)) else []
-    if rules.house_hands:
-        on.append("house hands")
-    if rules.sudden_death:
-        on.append("Sudden Death")
-    on.append(TRADE_NAMES.get(rules.trade_rule, "No trade"))
-    return ", ".join(on)
-
-
-def rules_line(rules: pb.Rules) -> str:
-    """The table's rules as a person reads them in the lobby: visibility, placement
-    rules, board, house hands, Sudden Death and the trade rule."""
-    return f"{placing_line(rules)}, {table_line(rules)}"
-
-
-def element_name(value: pb.Element.ValueType) -> str:
-    """'fire', ...; '-' for no element."""
-    return ELEMENT_NAMES.get(value, "-") if value else "-"
-
-
-def _mark(cell: pb.BoardCell) -> str:
-    return ELEMENT_NAMES.get(cell.mark, "") if cell.mark else ""
-
-
-def _named_cell(view: pb.MatchView, cell: pb.BoardCell) -> Text:
-    """Three lines: the top side; left side, name, right side; the bottom side. The cell's
-    element mark (Elemental) follows the bottom side; an empty cell shows its number."""
-    mark = _mark(cell)
-    kind = cell.WhichOneof("content")
-    if kind == "blocked":
-        return Text("#########\n#########\n#########", style="dim", justify="center")
-    if kind == "empty":
-        return Text(f"\n({cell.index})\n{mark}", style="dim", justify="center")
-    placed = cell.card
-    s = placed.adjusted_sides
-    style = MINE if placed.owner_seat == view.my_seat else THEIRS
-    text = Text(justify="center", style=style)
-    text.append(f"{side(s.top)}\n{side(s.left)} ")
-    text.append(f"{placed.card.character.name[:7]:^7}", style="italic")
-    text.append(f" {side(s.right)}\n{side(s.bottom)}")
-    if mark:
-        text.append(f" {mark}", style="yellow")
-    return text
-
-
-def _compact_cell(view: pb.MatchView, cell: pb.BoardCell) -> Text:
-    """Five columns by three lines: the top side; left side, the cell's element mark
-    (three letters) or nothing, right side; the bottom side. An empty cell shows its
-    number, a blocked one is filled with #."""
-    mark = _mark(cell)[:3]
-    kind = cell.WhichOneof("content")
-    if kind == "blocked":
-        return Text("#####\n#####\n#####", style="dim")
-    if kind == "empty":
-        return Text(f"\n{f'({cell.index})':^5}\n{mark:^5}", style="dim")
-    s = cell.card.adjusted_sides
-    style = MINE if cell.card.owner_seat == view.my_seat else THEIRS
-    text = Text(style=style)
-    text.append(f"  {side(s.top)}  \n{side(s.left)}")
-    text.append(f"{mark:^3}", style="yellow")
-    text.append(f"{side(s.right)}\n  {side(s.bottom)}  ")
-    return text
-
-
-def board(view: pb.MatchView, layout: Layout = FULL) -> Table:
-    rows, cols = shape(view)
-    table = Table(
-        show_header=False,
-        show_lines=layout.row_lines,
-        padding=(0, 1) if layout.named_cells else (0, 0),
-        box=box.SQUARE if layout.row_lines else box.SQUARE_DOUBLE_HEAD,
-        # Without lines between rows, every other row is shaded to tell them apart.
-        row_styles=None if layout.row_lines else ["", "on grey19"],
-    )
-    width = 11 if layout.named_cells else 5
-    for _ in range(cols):
-        # Compact cells are drawn exactly to their width: centring would shift them.
-        table.add_column(justify="center" if layout.named_cells else "left", width=width)
-    cells = list(view.board)
-    draw = _named_cell if layout.named_cells else _compact_cell
-    for r in range(rows):
-        table.add_row(*(draw(view, cells[r * cols + c]) for c in range(cols)))
-    return table
 
 
 class Shrinking:
@@ -291,30 +128,53 @@ def round_line(view: pb.MatchView) -> str:
     return line
 
 
-def _status(view: pb.MatchView, received: datetime | None) -> Text:
+def status_line(view: pb.MatchView, received: datetime | None) -> str:
+    """Whose turn it is with the timer and a missed turn's warning; once over, the
+    result with the scores and why it ended ('You win 6-4: the board is full.')."""
+    if view.status == pb.MATCH_STATUS_FINISHED:
+        return result_words(view)
     me = next(p for p in view.players if p.seat == view.my_seat)
     them = next(p for p in view.players if p.seat != view.my_seat)
-    if view.status == pb.MATCH_STATUS_FINISHED:
-        outcome = view.outcome
-        if outcome.WhichOneof("result") == "draw":
-            result = "Draw."
-        else:
-            result = "You win!" if outcome.winner_seat == view.my_seat else "You lose."
-        reason = pb.FinishReason.Name(outcome.reason).removeprefix("FINISH_REASON_").lower()
-        return Text(f"{result} ({reason.replace('_', ' ')})", style="bold")
     left = seconds_left(view, received)
     turn = "Your turn" if my_turn(view) else f"{them.player_name}'s turn"
     timer = f" - {left:.0f} s left" if left is not None else ""
     warning = "  (one more missed turn forfeits)" if me.missed_turn_warning else ""
-    return Text(f"{turn}{timer}{warning}", style="bold")
+    return f"{turn}{timer}{warning}"
 
 
-def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout = FULL) -> Panel:
-    """The whole match: the board with both hands beside it, then whose turn it is with
-    the timer (or the result); the round over the board in a Sudden Death match; how
-    cards are placed in the title, what the table plays on and for (board, Sudden
-    Death, trade rule) under it. ``received``: when the view arrived, for the timer
-    to count down from it."""
+def move_text(view: pb.MatchView, move: pb.Placement) -> Text:
+    """A move and what it captured, each capture in its cause's colour."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for piece, tag in move_words(view, move):
+        text.append(piece, style=f"bold {CAUSE_STYLES[tag]}" if tag else "")
+    return text
+
+
+def recent_moves(view: pb.MatchView, seen: list[pb.Placement] | None = None) -> list[pb.Placement]:
+    """The moves of this round to tell, oldest first: those ``seen`` in earlier views
+    of it (the player's own captures stay told after a bot's quick answer), ending
+    with the view's last placement."""
+    if not view.HasField("last_placement"):
+        return []
+    last = view.last_placement
+    placed = sum(1 for c in view.board if c.WhichOneof("content") == "card")
+    first_of_round = last.turn_number - placed + 1  # a placement adds one card
+    earlier = {p.turn_number: p for p in seen or [] if first_of_round <= p.turn_number}
+    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), last]
+
+
+def screen(
+    view: pb.MatchView,
+    received: datetime | None = None,
+    layout: Layout = FULL,
+    seen: list[pb.Placement] | None = None,
+) -> Panel:
+    """The whole match: the board with both hands beside it, the last move, then whose
+    turn it is with the timer (or the result); the round over the board in a Sudden
+    Death match; the mode and how cards are placed in the title (the rules line), what
+    the table plays on and for (board, Sudden Death, trade rule) under it.
+    ``received``: when the view arrived, for the timer to count down from it;
+    ``seen``: the moves told by earlier views of the match."""
     me = next(p for p in view.players if p.seat == view.my_seat)
     them = next(p for p in view.players if p.seat != view.my_seat)
     header = Text(no_wrap=True, overflow="ellipsis")
@@ -337,10 +197,18 @@ def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout 
     layout_grid.add_column(no_wrap=True)
     layout_grid.add_column()
     layout_grid.add_row(board(view, layout), hands)
+    status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
+    moves = [move_text(view, m) for m in recent_moves(view, seen)]
+    if layout.move_lines:
+        below = [*moves[-layout.move_lines :], status]
+    elif moves:  # no line of its own: the last move after the status
+        below = [Text.assemble(status, "  |  ", moves[-1], no_wrap=True, overflow="ellipsis")]
+    else:
+        below = [status]
     return Panel(
-        Group(*lines, layout_grid, _status(view, received)),
-        title=f"match {view.match_id[:8]} v{view.version}: {placing_line(view.rules)}",
-        subtitle=table_line(view.rules),
+        Group(*lines, layout_grid, *below),
+        title=match_rules_line(view),
+        subtitle=f"{table_line(view.rules)} - match {view.match_id[:8]} v{view.version}",
     )
 
 

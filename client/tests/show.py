@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from rich.console import Console
 from rich.live import Live
 
-from client.play import frame
+from client.frame import frame
 from client.tests.views import SHOWN
 
 

@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
 
-from client.play import cell_problem, frame
-from client.render import example_cell, open_cells, round_line, rules_line
+from client.board import example_cell, open_cells
+from client.frame import cell_problem, frame
+from client.render import round_line
+from client.rules_text import rules_line
 from client.tests.views import great_cloth, quintra, round_two, view
 
 
@@ -38,7 +40,7 @@ def test_the_standard_board_keeps_its_named_cells_in_80x24() -> None:
     assert "│ 2  Shiva  8 │" in screen, "the card's name in its cell"
     for cell in (0, 1, 2, 3, 5, 6, 7, 8):
         assert f"({cell})" in screen
-    assert "All Open, Same, Plus" in lines[0] and "─ No trade ─" in screen
+    assert "Rules: All Open, Same, Plus (Custom)" in lines[0] and "─ No trade - match" in screen
     assert "Round" not in screen
     assert "0 4: your first card to cell 4" not in screen  # the centre is taken
     assert "(0 0: your first card to cell 0)" in screen
@@ -99,7 +101,7 @@ def test_the_second_round_shows_the_round_and_how_the_first_ended() -> None:
     assert round_line(shown) == "Round 2 of at most 5; round 1 ended 5-5"
     screen = "\n".join(drawn(shown))
     assert "Round 2 of at most 5; round 1 ended 5-5" in screen
-    assert "─ Sudden Death, No trade ─" in screen
+    assert "─ Sudden Death, No trade - match 0f1e2d3c" in screen
     # Once the round's first card is down, the round alone.
     shown.last_placement.CopyFrom(pb.Placement(turn_number=10, cell=4))
     assert round_line(shown) == "Round 2 of at most 5"

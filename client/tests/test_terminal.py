@@ -30,8 +30,10 @@ async def test_a_5x5_board_with_blocked_cells_and_13_card_hands_in_80x24() -> No
     screen = await shown("5x5")
     lines = screen.splitlines()
     # The panel whole, from its top border to the prompt: nothing scrolled away.
-    assert lines[0].startswith("╭") and "match 0f1e2d3c" in lines[0], screen
-    assert any(line.startswith("╰") and "Trade Direct" in line for line in lines), screen
+    assert lines[0].startswith("╭") and "Rules: All Open" in lines[0], screen
+    assert any(
+        line.startswith("╰") and "Trade Direct - match 0f1e2d3c" in line for line in lines
+    ), screen
     for cell in (1, 2, 4, 5, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24):
         assert f"({cell})" in screen
     assert screen.count("#####") == 12, "four blocked cells, three lines each"

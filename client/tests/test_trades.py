@@ -14,7 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from client.commands_trades import picked
 from client.connection import CommandError
-from client.play import awaits_trade, frame
+from client.frame import awaits_trade, frame
 from client.tests.trades import (
     ANN,
     BEA,

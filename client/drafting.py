@@ -1,0 +1,198 @@
+"""Draft from the terminal (RULES.md 8): the three boosters with their cards hidden
+until revealed, the picks, the 3-minute pick clock and the 120-s inactivity clock,
+the opponent's pick count and, once five are picked, the built deck.
+
+Typed on the live screen (``play``) or given to ``triad-client draft``:
+``r B`` opens booster B (0..2), ``r B C`` reveals its card C (0..4), ``p B C`` picks it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.connection import Caller, CommandError, as_json
+from client.rules_text import element_name, sides
+
+DRAFT_PROMPT = "draft > "
+DRAFT_HINT = "r B: open booster B (0..2); r B C: reveal card C (0..4); p B C: pick it"
+
+
+def clock(deadline: datetime, now: datetime) -> str:
+    """'2:41' left until ``deadline`` (never below 0:00)."""
+    left = max(0, int((deadline - now).total_seconds()))
+    return f"{left // 60}:{left % 60:02}"
+
+
+def drafted(draft: pb.DraftView) -> dict[str, pb.Card]:
+    """Every revealed draft card by its id."""
+    return {
+        slot.revealed.card_id: slot.revealed
+        for booster in draft.boosters
+        for slot in booster.slots
+        if slot.WhichOneof("card") == "revealed"
+    }
+
+
+def deck_words(draft: pb.DraftView) -> str:
+    """The deck built so far, in pick order: 'Ifrit, Shiva' ('' before a pick)."""
+    cards = drafted(draft)
+    return ", ".join(
+        cards[i].character.name if i in cards else i[:8] for i in draft.picked_card_ids
+    )
+
+
+def status_words(draft: pb.DraftView, now: datetime | None = None) -> str:
+    """Where the draft stands: the picks, both clocks; or how it ended."""
+    now = now or datetime.now(UTC)
+    need = draft.picks_required or 5
+    if draft.status == pb.DRAFT_STATUS_COMPLETED:
+        return f"Draft complete: your deck is {deck_words(draft)}. The match follows."
+    if draft.status == pb.DRAFT_STATUS_FORFEITED:
+        who = " and ".join(draft.forfeiting_player_names) or "a player"
+        won = f"; {draft.winner_player_name} wins it" if draft.winner_player_name else ""
+        return f"Draft forfeited: {who} stayed inactive too long{won}."
+    picks = f"Picked {len(draft.picked_card_ids)} of {need}"
+    them = f"{draft.opponent_name} picked {draft.opponent_pick_count}"
+    pick_left = clock(draft.pick_deadline_time.ToDatetime(tzinfo=UTC), now)
+    idle_left = clock(draft.inactivity_deadline_time.ToDatetime(tzinfo=UTC), now)
+    return (
+        f"{picks} ({them}); {pick_left} left to pick, then the server completes your deck; "
+        f"act within {idle_left} or forfeit."
+    )
+
+
+def _slot(slot: pb.DraftSlot) -> Text:
+    if slot.WhichOneof("card") != "revealed":
+        return Text("?  (hidden)", style="dim")
+    card = slot.revealed
+    name = card.character.name[:10] + ("*" if card.holo else "")
+    text = Text(style="bold green" if slot.picked else "")
+    text.append(f"{name:<11}{card.character.stars}★ {element_name(card.character.element)[:3]:<3}")
+    text.append(f"\n{sides(card.printed_sides, spaced=False)}")
+    text.append("  PICKED" if slot.picked else "")
+    return text
+
+
+def boosters_table(draft: pb.DraftView) -> Table:
+    """The three boosters side by side, a card per row (its index first)."""
+    table = Table(title=f"Draft against {draft.opponent_name}", title_justify="left")
+    table.add_column("")
+    for booster in draft.boosters:
+        table.add_column(f"booster {booster.booster_index}", no_wrap=True)
+    rows = max((len(b.slots) for b in draft.boosters), default=0)
+    for index in range(rows):
+        table.add_row(
+            str(index),
+            *(_slot(b.slots[index]) if index < len(b.slots) else "" for b in draft.boosters),
+        )
+    return table
+
+
+def draft_frame(draft: pb.DraftView, typing: str = "", note: str = "") -> RenderableType:
+    """The draft on the live screen: boosters, picks and clocks, the deck, the prompt."""
+    parts: list[RenderableType] = [boosters_table(draft), Text(status_words(draft), style="bold")]
+    if draft.picked_card_ids and draft.status == pb.DRAFT_STATUS_PICKING:
+        parts.append(Text(f"Your deck: {deck_words(draft)}"))
+    if draft.status != pb.DRAFT_STATUS_PICKING:
+        return Group(*parts)
+    if note:
+        parts.append(Text(note, style="yellow"))
+    parts.append(Text(DRAFT_HINT, style="dim"))
+    prompt = Text(DRAFT_PROMPT, style="bold")
+    prompt.append(typing)
+    prompt.append("_", style="blink")
+    parts.append(prompt)
+    return Group(*parts)
+
+
+def _index(word: str, top: int, what: str) -> int:
+    if not word.isdigit() or not 0 <= int(word) <= top:
+        raise CommandError(f"{what} is a number 0..{top}, not {word!r}")
+    return int(word)
+
+
+async def act(client: Caller, draft: pb.DraftView, words: list[str]) -> pb.DraftView:
+    """``r B [C...]`` reveals, ``p B C`` picks; the draft as it is after."""
+    if not words or words[0] not in ("r", "reveal", "p", "pick"):
+        raise CommandError(DRAFT_HINT)
+    booster = _index(words[1], 2, "a booster") if len(words) > 1 else None
+    if booster is None:
+        raise CommandError(DRAFT_HINT)
+    cards = [_index(w, 4, "a card") for w in words[2:]]
+    if words[0] in ("r", "reveal"):
+        revealed = await client.call(
+            client.stub.RevealDraftCards,
+            g.RevealDraftCardsRequest(
+                request_id=uuid.uuid4().hex,
+                draft_id=draft.draft_id,
+                booster_index=booster,
+                card_indices=cards,
+            ),
+        )
+        return revealed.draft  # type: ignore[no-any-return]
+    if len(cards) != 1:
+        raise CommandError("pick one card: p BOOSTER CARD, e.g. p 0 3")
+    slots = [b for b in draft.boosters if b.booster_index == booster]
+    slot = slots[0].slots[cards[0]] if slots and cards[0] < len(slots[0].slots) else None
+    if slot is None or slot.WhichOneof("card") != "revealed":
+        raise CommandError(
+            f"reveal card {cards[0]} of booster {booster} first: r {booster} {cards[0]}"
+        )
+    picked = await client.call(
+        client.stub.PickDraftCard,
+        g.PickDraftCardRequest(
+            request_id=uuid.uuid4().hex,
+            draft_id=draft.draft_id,
+            draft_card_id=slot.revealed.card_id,
+        ),
+    )
+    return picked.draft  # type: ignore[no-any-return]
+
+
+async def current(client: Caller) -> pb.DraftView:
+    """The draft the player is in (GetPlayerStatus names it)."""
+    status = (await client.call(client.stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
+    if not status.draft_id:
+        raise CommandError("you are in no draft: triad-client queue --mode draft queues for one")
+    found = await client.call(client.stub.GetDraft, g.GetDraftRequest(draft_id=status.draft_id))
+    return found.draft  # type: ignore[no-any-return]
+
+
+async def draft(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    """``draft`` (show), ``draft reveal B [C...]``, ``draft pick B C``."""
+    shown = await current(client)
+    action = args.draft_command or "show"
+    if action != "show":
+        words = ["r" if action == "reveal" else "p", str(args.booster), *map(str, args.card)]
+        shown = await act(client, shown, words)
+    if args.json:
+        print(as_json(shown))
+        return 0
+    console.print(boosters_table(shown))
+    console.print(status_words(shown))
+    if shown.picked_card_ids:
+        console.print(f"Your deck: {deck_words(shown)}")
+    return 0
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    drafting = sub.add_parser(
+        "draft", parents=[common], help="your draft: show it, reveal cards, pick (RULES.md 8)"
+    )
+    actions = drafting.add_subparsers(dest="draft_command")
+    actions.add_parser("show", parents=[common], help="the boosters, picks and clocks")
+    reveal = actions.add_parser("reveal", parents=[common], help="open a booster or some cards")
+    reveal.add_argument("booster", type=int, help="0..2")
+    reveal.add_argument("card", type=int, nargs="*", help="0..4; none: the whole booster")
+    pick = actions.add_parser("pick", parents=[common], help="pick a revealed card")
+    pick.add_argument("booster", type=int, help="0..2")
+    pick.add_argument("card", type=int, nargs=1, help="0..4")

@@ -1,0 +1,200 @@
+"""The live screen of ``triad-client play``: the match (or the queue, or the draft)
+with a note and the prompt drawn together, so that a refresh never hides the line being
+typed; the trade after the match; once over, the summary (result, rating, trade)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rich.console import Console, Group, RenderableType
+from rich.text import Text
+from triad.v1 import common_pb2 as pb
+
+from client.board import FULL, Layout, example_cell
+from client.commands_trades import choice_hint, trade_status, trade_table
+from client.drafting import draft_frame
+from client.render import fitted, my_turn, screen
+from client.summary import summary
+
+PROMPT = "card cell > "
+
+SWITCH_KEY = "b"
+"""Typed while queued: give up the ticket for a practice match against a bot."""
+
+
+def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
+    """What shows before a match: the queued ticket as the session stream told it at
+    ``received``, its waiting time counted on since."""
+    if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
+        return Text(
+            "No active match and no ticket: waiting for one. Start one with "
+            "triad-client practice or triad-client queue (Ctrl-C leaves)."
+        )
+    mode = pb.Mode.Name(queue.ticket.mode).removeprefix("MODE_").capitalize()
+    waited = queue.wait_duration.ToTimedelta() + (datetime.now(UTC) - received)
+    line = f"In the {mode} queue: {waited.total_seconds():.0f} s"
+    if queue.rating_window:
+        line += f", opponents within {queue.rating_window} points"
+    if queue.HasField("bot_fill_delay"):
+        line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
+    return Text(
+        line + f" ({queue.queue_length} waiting; Ctrl-C leaves; {SWITCH_KEY}: play a practice bot"
+        " now)"
+    )
+
+
+def cell_problem(view: pb.MatchView, cell: int) -> str:
+    """Why a card cannot go to ``cell`` now, as the board shows it ('' when it can):
+    blocked cells and taken ones are never offered as a move."""
+    if not 0 <= cell < len(view.board):
+        return f"The board's cells are 0..{len(view.board) - 1}."
+    content = view.board[cell].WhichOneof("content")
+    if content == "blocked":
+        return f"Cell {cell} is blocked: choose a numbered cell."
+    if content != "empty":
+        return f"Cell {cell} is taken: choose a numbered cell."
+    return ""
+
+
+def settled(trade: pb.Trade) -> bool:
+    """Chosen (or moved at once): nothing is left to choose or wait for."""
+    return trade.status in (pb.TRADE_STATUS_CHOSEN, pb.TRADE_STATUS_COMPLETED)
+
+
+def frame(
+    view: pb.MatchView | None,
+    received: datetime,
+    queue: pb.QueueStatus | None,
+    typing: str,
+    note: str,
+    trade: pb.Trade | None = None,
+    console: Console | None = None,
+    waiting: str = "",
+    draft: pb.DraftView | None = None,
+    rating: pb.RatingChange | None = None,
+    seen: list[pb.Placement] | None = None,
+) -> RenderableType:
+    """The screen under Live: the match (or the queue), a note, and the prompt with the
+    line being typed, all drawn together so that a refresh never hides the prompt.
+    ``received``: when the view (or else the queue status) arrived. With a ``console``
+    the match takes the first layout that fits its terminal (render.fitted).
+    ``waiting``: what is shown before a match instead of the queue (a hosted table).
+    ``draft``: the draft being picked, shown instead of the match until it is played;
+    ``rating``: the match's rating change, for the summary once it is over;
+    ``seen``: the moves earlier views of the match told (render.recent_moves)."""
+    if draft is not None:
+        return draft_frame(draft, typing, note)
+    if view is None:
+        parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
+    elif trade is not None:  # the board gives way to the trade (80x24)
+        parts = [Text(result_line(view), style="bold")]
+    else:
+        parts = []
+    prompt: Text | None = None
+    finished = view is not None and view.status == pb.MATCH_STATUS_FINISHED
+    if note and trade is None and not finished:  # once over, the summary says it all
+        parts.append(Text(note, style="yellow"))
+    if view is not None and finished and trade is None:
+        parts.extend(summary(view, rating, None)[1:])  # the result is in the panel
+    elif view is not None and trade is None:
+        hint = (
+            f"Type card and cell (0 {example_cell(view)}: your first card to cell "
+            f"{example_cell(view)}); q forfeits."
+            if my_turn(view)
+            else "Wait for your turn; q forfeits."
+        )
+        if not note:  # a note takes the hint's line (80x24)
+            parts.append(Text(hint, style="dim"))
+        prompt = Text(PROMPT, style="bold")
+        prompt.append(typing)
+        prompt.append("_", style="blink")
+        parts.append(prompt)
+    elif trade is not None:
+        parts.append(trade_table(trade, view))
+        if note:  # under the cards it is about, over the prompt
+            parts.append(Text(note, style="yellow"))
+        deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
+        left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
+        if choosing(trade):
+            parts.append(Text(choice_hint(trade, left), style="dim"))
+            offer_prompt = Text(TRADE_PROMPT, style="bold")
+            offer_prompt.append(typing)
+            offer_prompt.append("_", style="blink")
+            parts.append(offer_prompt)
+        elif trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:  # the loser, told the stake
+            parts.append(
+                Text(
+                    f"{trade_status(trade)} {left} s left, then the server picks; q leaves.",
+                    style="bold",
+                )
+            )
+        else:
+            parts.append(Text(trade_status(trade), style="bold"))
+    if view is None or trade is not None:
+        return Group(*parts)
+    shown = view
+
+    def build(layout: Layout) -> RenderableType:
+        return Group(screen(shown, received, layout, seen), *parts)
+
+    if console is None:
+        return build(FULL)
+    return fitted(console, build, console.width, console.height, prompt)
+
+
+TRADE_PROMPT = "take card > "
+
+
+TRADE_WAIT_SECONDS = 20.0
+"""How long the client waits for the trade (the offer, or what moved) after the match."""
+
+
+TRADE_GONE_SECONDS = 5.0
+"""How long the trade's result may take to arrive once it is no longer pending."""
+
+
+CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
+"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
+
+
+def choosing(trade: pb.Trade) -> bool:
+    return trade.my_role == pb.TRADE_ROLE_CHOOSER and trade.status == (
+        pb.TRADE_STATUS_AWAITING_CHOICE
+    )
+
+
+def result_line(view: pb.MatchView) -> str:
+    """The result with both scores, above the trade."""
+    scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
+    if view.outcome.WhichOneof("result") == "draw":
+        return f"Draw. ({scores})"
+    won = view.outcome.winner_seat == view.my_seat
+    return f"{'You win!' if won else 'You lose.'} ({scores})"
+
+
+def captured_on_board(view: pb.MatchView) -> bool:
+    """Whether a card may have changed hands under Direct: a card on the final board
+    owned by the player who did not place it, or any board after a Sudden Death
+    round (a hand rebuilt from what each owns may hold the other's cards)."""
+    return view.round_number > 1 or any(
+        c.card.owner_seat != c.card.placed_by_seat
+        for c in view.board
+        if c.WhichOneof("content") == "card"
+    )
+
+
+def awaits_trade(view: pb.MatchView) -> bool:
+    """Whether this player has a trade to see once the match is over (RULES.md 7, 13):
+    One's winner (the choice; the loser is not kept waiting), both players of a
+    Difference or All match with a winner, and both of a Direct match whose board
+    holds a captured card, whatever the result."""
+    if view.status != pb.MATCH_STATUS_FINISHED:
+        return False
+    rule = view.rules.trade_rule
+    if rule == pb.TRADE_RULE_DIRECT:
+        return captured_on_board(view)
+    if view.outcome.WhichOneof("result") == "draw":
+        return False
+    if rule == pb.TRADE_RULE_ONE:
+        return view.outcome.winner_seat == view.my_seat
+    return rule in (pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)

@@ -1,0 +1,92 @@
+"""What a player's session stream told the live screen, newest kept: the match view
+(and every move its views told), the queue, the trade, the draft, rating changes by
+match, and the last notice."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.frame import settled
+
+
+class Followed:
+    """What the session stream told, newest first: the match view, the queue, the
+    trade, the draft, rating changes by match, and the last notice."""
+
+    def __init__(self) -> None:
+        self.view: pb.MatchView | None = None
+        self.received = datetime.now(UTC)
+        self.queue: pb.QueueStatus | None = None
+        self.trade: pb.Trade | None = None
+        self.draft: pb.DraftView | None = None
+        self.ratings: dict[str, pb.RatingChange] = {}
+        self.note = ""
+        self.leaving = False
+        """The player left (the trade to the server): the client ends."""
+        self.moves: dict[int, pb.Placement] = {}
+        """The moves of the match shown, by turn number, as its views told them."""
+
+    def show(self, view: pb.MatchView) -> None:
+        shown = self.view
+        if shown is None or shown.match_id != view.match_id:
+            self.moves = {}
+        if shown is None or shown.match_id != view.match_id or view.version > shown.version:
+            self.view, self.received = view, datetime.now(UTC)
+        if view.HasField("last_placement"):
+            self.moves[view.last_placement.turn_number] = view.last_placement
+
+    def keep(self, trade: pb.Trade) -> None:
+        """The trade as last told, never back from its completion to a prompt."""
+        held = self.trade
+        if held is None or held.trade_id != trade.trade_id or not settled(held):
+            self.trade = trade
+
+    def keep_draft(self, draft: pb.DraftView) -> None:
+        held = self.draft
+        if held is None or held.draft_id != draft.draft_id or draft.version > held.version:
+            self.draft = draft
+
+    def take(self, push: g.OpenSessionResponse) -> bool:
+        """One push; False once the server closed the session."""
+        kind = push.WhichOneof("push")
+        if kind == "session_opened":
+            opened = push.session_opened
+            if opened.HasField("active_match"):
+                self.show(opened.active_match)
+            if opened.HasField("draft"):
+                self.keep_draft(opened.draft)
+        elif kind == "match_view":
+            self.show(push.match_view)
+        elif kind == "queue_status":
+            self.queue = push.queue_status
+            if self.view is None:
+                self.received = datetime.now(UTC)
+        elif kind in ("trade_prompt", "trade_result"):
+            self.keep(getattr(push, kind))
+        elif kind == "draft":
+            self.keep_draft(push.draft)
+        elif kind == "rating_change":
+            self.ratings[push.rating_change.match_id] = push.rating_change
+        elif kind == "match_found":
+            found = push.match_found
+            what = "draft" if found.WhichOneof("target") == "draft_id" else "match"
+            self.note = f"{what.capitalize()} found: you play {found.opponent_name}."
+        elif kind == "notice":
+            self.note = push.notice.message
+        elif kind == "session_closed":
+            self.note = f"Session closed: {push.session_closed.message}"
+            return False
+        return True
+
+    def drafting(self) -> pb.DraftView | None:
+        """The draft to show: one whose match is not on the screen yet (a match of
+        another draft, still running, comes first)."""
+        draft, view = self.draft, self.view
+        if draft is None or view is None:
+            return draft
+        if view.match_id == draft.match_id or view.status != pb.MATCH_STATUS_FINISHED:
+            return None
+        return draft

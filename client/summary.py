@@ -1,0 +1,51 @@
+"""The short summary of a finished match: the result with the score and why it ended,
+the rating change (rated matches), and what the trade moved (or that nothing is
+traded, and why)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from triad.v1 import common_pb2 as pb
+
+from client.commands_trades import trade_status
+from client.rules_text import LADDER_NAMES, TRADE_NAMES, result_words
+
+
+def rating_words(view: pb.MatchView, change: pb.RatingChange | None) -> str:
+    """'Rating (Ranked): 1500 -> 1520 (+20).'; an unrated match says so."""
+    if not view.ladder.ladder:
+        return "Unrated: no rating change."
+    ladder = LADDER_NAMES.get(view.ladder.ladder, "")
+    if change is None:
+        return f"Rating ({ladder}): not changed yet; triad-client history shows it."
+    return (
+        f"Rating ({ladder}): {change.rating_before} -> {change.rating_after} ({change.delta:+d})."
+    )
+
+
+def trade_words(view: pb.MatchView, trade: pb.Trade | None) -> str:
+    """What the trade rule did with this match's cards (RULES.md 7, 13)."""
+    rule = view.rules.trade_rule
+    name = TRADE_NAMES.get(rule)
+    if name is None:
+        return "No trade."
+    if trade is not None and trade.match_id == view.match_id:
+        return f"{name}: {trade_status(trade)}"
+    draw = view.outcome.WhichOneof("result") == "draw"
+    if draw and rule != pb.TRADE_RULE_DIRECT:
+        return f"{name}: a draw trades nothing."
+    if rule == pb.TRADE_RULE_ONE and view.outcome.winner_seat != view.my_seat:
+        winner = next(p.player_name for p in view.players if p.seat != view.my_seat)
+        return f"{name}: {winner} takes one of your cards; triad-client trade shows it."
+    return f"{name}: triad-client trade or collection shows what moved."
+
+
+def summary(
+    view: pb.MatchView, change: pb.RatingChange | None, trade: pb.Trade | None
+) -> list[Text]:
+    """Three lines: the result, the rating, the trade."""
+    return [
+        Text(result_words(view), style="bold"),
+        Text(rating_words(view, change)),
+        Text(trade_words(view, trade)),
+    ]

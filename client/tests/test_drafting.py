@@ -1,0 +1,115 @@
+"""The draft on the terminal: three boosters with hidden and revealed cards, the picks
+marked, the 3-minute pick clock and the inactivity clock, the deck being built, how a
+forfeited draft ended; and typed actions refused before any call when they cannot be
+right (a hidden card picked, a booster or card out of range)."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+
+from client.connection import CommandError
+from client.drafting import act, draft_frame, status_words
+from client.tests.views import card
+
+NOW = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
+
+
+def at(seconds: float) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(NOW + timedelta(seconds=seconds))
+    return stamp
+
+
+def draft(revealed: int = 7, picked: tuple[int, ...] = (0, 6)) -> pb.DraftView:
+    """Booster 0 open, booster 1 with two cards shown, booster 2 closed; cards 0 and 6
+    (by position over the boosters) picked; 2:41 left to pick, 100 s to act."""
+    boosters = []
+    for b in range(3):
+        slots = []
+        for i in range(5):
+            n = b * 5 + i
+            slot = pb.DraftSlot(card_index=i, picked=n in picked)
+            if n < revealed:
+                slot.revealed.CopyFrom(card(n, f"d{b}"))
+            else:
+                slot.hidden.SetInParent()
+            slots.append(slot)
+        boosters.append(pb.DraftBooster(booster_index=b, slots=slots))
+    ids = [boosters[n // 5].slots[n % 5].revealed.card_id for n in picked]
+    return pb.DraftView(
+        draft_id="draft-1",
+        status=pb.DRAFT_STATUS_PICKING,
+        boosters=boosters,
+        picked_card_ids=ids,
+        picks_required=5,
+        pick_deadline_time=at(161),
+        inactivity_deadline_time=at(100),
+        opponent_name="bea",
+        opponent_pick_count=3,
+    )
+
+
+def shown(view: pb.DraftView) -> str:
+    out = io.StringIO()
+    Console(width=80, height=24, file=out, color_system=None).print(draft_frame(view, "p 0 1"))
+    return out.getvalue()
+
+
+def test_the_draft_shows_boosters_picks_clocks_and_the_deck() -> None:
+    screen = shown(draft())
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and max(map(len, lines)) <= 80, screen
+    assert "Draft against bea" in screen
+    assert screen.count("(hidden)") == 8, "three cards of booster 1, booster 2 whole"
+    assert screen.count("PICKED") == 2
+    assert "Your deck: Quistis Trepe, Tonberry King" in screen
+    assert lines[-1].startswith("draft > p 0 1")
+    words = status_words(draft(), NOW)
+    assert words.startswith("Picked 2 of 5 (bea picked 3); 2:41 left to pick")
+    assert "act within 1:40 or forfeit" in words
+
+
+def test_a_completed_or_forfeited_draft_says_how_it_ended() -> None:
+    done = draft(revealed=15, picked=(0, 1, 2, 5, 10))
+    done.status = pb.DRAFT_STATUS_COMPLETED
+    assert status_words(done).startswith("Draft complete: your deck is Quistis Trepe, Chocobo")
+    assert "draft >" not in shown(done), "nothing more to type"
+    lost = draft()
+    lost.status = pb.DRAFT_STATUS_FORFEITED
+    lost.forfeiting_player_names.append("ann")
+    lost.winner_player_name = "bea"
+    assert status_words(lost) == "Draft forfeited: ann stayed inactive too long; bea wins it."
+
+
+class Refusing:
+    """A caller that fails the test if anything is sent."""
+
+    stub: Any = None
+
+    async def call(self, method: Any, request: Any) -> Any:
+        raise AssertionError(f"nothing should be sent: {request}")
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("p 1 4", "reveal card 4 of booster 1 first: r 1 4"),
+        ("p 0", "pick one card: p BOOSTER CARD"),
+        ("r 3", "a booster is a number 0..2"),
+        ("r 0 5", "a card is a number 0..4"),
+        ("x 0", "r B: open booster B"),
+        ("p", "r B: open booster B"),
+    ],
+)
+async def test_a_draft_action_that_cannot_be_right_is_refused_before_any_call(
+    typed: str, said: str
+) -> None:
+    with pytest.raises(CommandError, match=said.replace("(", r"\(")):
+        await act(Refusing(), draft(), typed.split())

@@ -1,0 +1,252 @@
+"""The match screen's words and highlights, drawn from hand-built views: the rules line,
+the last move's captures with their causes (written on the cell and on a background of
+the cause's colour), what an Elemental mark does to the card on it, why a match ended
+and the summary at its end (result, rating change, trade)."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+
+from client.board import FULL, TIGHTEST, board
+from client.frame import frame
+from client.render import recent_moves
+from client.rules_text import end_reason, match_rules_line, result_words
+from client.summary import summary
+from client.tests.views import quintra, view
+
+
+def drawn(shown: pb.MatchView, rating: pb.RatingChange | None = None) -> list[str]:
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(
+        frame(shown, datetime.now(UTC), None, "", "", None, console, rating=rating), end=""
+    )
+    return out.getvalue().splitlines()
+
+
+def captured_by_ann() -> pb.MatchView:
+    """Ann's Shiva on the centre took cell 1 by Same and cell 5 by Combo; cell 1 is
+    marked water (Chocobo has no element: -1), the centre fire (Shiva has none: -1)."""
+    shown = view(
+        placed={1: pb.SEAT_A, 4: pb.SEAT_A, 5: pb.SEAT_A},
+        rules=pb.Rules(
+            visibility=pb.VISIBILITY_ALL_OPEN, same=True, plus=True, combo=True, elemental=True
+        ),
+    )
+    shown.board[1].mark = pb.ELEMENT_WATER
+    shown.board[4].mark = pb.ELEMENT_FIRE
+    shown.board[1].card.placed_by_seat = shown.board[5].card.placed_by_seat = pb.SEAT_B
+    shown.last_placement.CopyFrom(
+        pb.Placement(
+            turn_number=3,
+            seat=pb.SEAT_A,
+            card=shown.board[4].card.card,
+            cell=4,
+            captures=[
+                pb.Capture(cell=1, cause=pb.CAPTURE_CAUSE_SAME),
+                pb.Capture(cell=5, cause=pb.CAPTURE_CAUSE_COMBO),
+            ],
+        )
+    )
+    return shown
+
+
+def finished(
+    reason: pb.FinishReason.ValueType,
+    winner: pb.Seat.ValueType | None,
+    forfeits: pb.Seat.ValueType = pb.SEAT_UNSPECIFIED,
+) -> pb.MatchView:
+    shown = view(placed={4: pb.SEAT_A})
+    shown.status = pb.MATCH_STATUS_FINISHED
+    shown.turn_seat = pb.SEAT_UNSPECIFIED
+    shown.players[0].score, shown.players[1].score = 6, 4
+    shown.outcome.reason = reason
+    shown.outcome.forfeiting_seat = forfeits
+    if winner is None:
+        shown.outcome.draw.SetInParent()
+        shown.players[0].score = shown.players[1].score = 5
+    else:
+        shown.outcome.winner_seat = winner
+    return shown
+
+
+def test_the_rules_line_says_how_cards_are_placed_and_the_mode() -> None:
+    shown = view(rules=pb.Rules(visibility=pb.VISIBILITY_CLOSED, same=True, plus=True, combo=True))
+    shown.mode = pb.MODE_RANKED
+    shown.ladder.ladder = pb.LADDER_RANKED
+    assert match_rules_line(shown) == "Rules: Closed, Same, Plus, Combo (Ranked, rated)"
+    shown.mode, shown.origin_mode = pb.MODE_PRACTICE, pb.MODE_UNRANKED
+    shown.ClearField("ladder")
+    assert match_rules_line(shown) == "Rules: Closed, Same, Plus, Combo (Practice, Unranked rules)"
+    assert "Rules: Closed, Same, Plus, Combo (Practice" in drawn(shown)[0]
+
+
+def test_the_last_move_names_each_capture_with_its_cause() -> None:
+    screen = "\n".join(drawn(captured_by_ann()))
+    assert "You put Shiva on 4: took 1 (Same), 5 (Combo)." in screen
+    # On the board: the cause over the captured card's top side.
+    assert "2 SAME" in screen and "6 COMBO" in screen
+    assert "TAKEN" not in screen and "PLUS" not in screen
+
+
+def test_a_move_without_captures_and_an_auto_played_one_say_so() -> None:
+    shown = view(placed={4: pb.SEAT_B})
+    shown.last_placement.seat = pb.SEAT_B
+    shown.last_placement.card.CopyFrom(shown.board[4].card.card)
+    shown.last_placement.auto_played = True
+    screen = "\n".join(drawn(shown))
+    assert "[BOT] Bea put Shiva on 4 (time ran out: the server placed it): no capture." in screen
+
+
+def styles_of(shown: pb.MatchView, words: str, compact: bool = False) -> list[str]:
+    """The background colours under ``words`` where the board draws them."""
+    console = Console(width=80, color_system="truecolor", file=io.StringIO())
+    lines = console.render_lines(board(shown, TIGHTEST if compact else FULL))
+    found = []
+    for line in lines:
+        for segment in line:
+            if words in segment.text and segment.style is not None:
+                found.append(segment.style.bgcolor.name if segment.style.bgcolor else "")
+    return found
+
+
+def test_captured_cards_stand_on_the_colour_of_their_cause() -> None:
+    shown = captured_by_ann()
+    assert styles_of(shown, "Chocobo") == ["dark_magenta"], "Same"
+    assert styles_of(shown, "Cactuar") == ["dark_orange3"], "Combo"
+    assert styles_of(shown, "Shiva") == [""], "the placed card is not a capture"
+    shown.last_placement.captures[0].cause = pb.CAPTURE_CAUSE_PLUS
+    assert styles_of(shown, "Chocobo") == ["dark_blue"], "Plus"
+
+
+def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> None:
+    shown = captured_by_ann()
+    screen = "\n".join(drawn(shown))
+    assert "water-1" in screen and "fire-1" in screen, "no element: -1"
+    ifrit = view(placed={3: pb.SEAT_A}, rules=pb.Rules(elemental=True))  # card 3: fire
+    ifrit.board[3].mark = pb.ELEMENT_FIRE
+    assert "fire+1" in "\n".join(drawn(ifrit)), "the same element: +1"
+    # Compact cells: the +1/-1 between the left and the right side.
+    five = quintra()  # cell 6: Tonberry King, fire, on a fire mark
+    assert "│4+1 A│" in "\n".join(drawn(five))
+
+
+@pytest.mark.parametrize(
+    ("reason", "winner", "forfeits", "words"),
+    [
+        (
+            pb.FINISH_REASON_BOARD_FULL,
+            pb.SEAT_A,
+            pb.SEAT_UNSPECIFIED,
+            "You win 6-4: the board is full.",
+        ),
+        (pb.FINISH_REASON_BOARD_FULL, None, pb.SEAT_UNSPECIFIED, "Draw 5-5: the board is full."),
+        (pb.FINISH_REASON_FORFEIT, pb.SEAT_B, pb.SEAT_A, "You lose 6-4: you forfeited."),
+        (pb.FINISH_REASON_FORFEIT, pb.SEAT_A, pb.SEAT_B, "You win 6-4: [BOT] Bea forfeited."),
+        (
+            pb.FINISH_REASON_TURN_TIMEOUT,
+            pb.SEAT_B,
+            pb.SEAT_A,
+            "You lose 6-4: you missed two turns in a row.",
+        ),
+        (
+            pb.FINISH_REASON_DISCONNECT,
+            pb.SEAT_A,
+            pb.SEAT_B,
+            "You win 6-4: [BOT] Bea stayed disconnected past the 120 s grace.",
+        ),
+    ],
+)
+def test_the_end_reason_is_told_in_words(
+    reason: pb.FinishReason.ValueType,
+    winner: pb.Seat.ValueType | None,
+    forfeits: pb.Seat.ValueType,
+    words: str,
+) -> None:
+    shown = finished(reason, winner, forfeits)
+    assert result_words(shown) == words
+    screen = "\n".join(drawn(shown))
+    assert words in screen and "_" not in end_reason(shown)
+
+
+def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
+    shown = finished(pb.FINISH_REASON_BOARD_FULL, pb.SEAT_A)
+    shown.ladder.ladder = pb.LADDER_RANKED
+    shown.rules.trade_rule = pb.TRADE_RULE_ONE
+    change = pb.RatingChange(rating_before=1500, rating_after=1520, delta=20)
+    trade = pb.Trade(
+        match_id=shown.match_id,
+        status=pb.TRADE_STATUS_COMPLETED,
+        winner_name="ann",
+        chosen_copy_id="c1",
+        offered_copies=[pb.OwnedCopy(copy_id="c1", character=pb.Character(name="Ifrit"))],
+    )
+    assert [str(line) for line in summary(shown, change, trade)] == [
+        "You win 6-4: the board is full.",
+        "Rating (Ranked): 1500 -> 1520 (+20).",
+        "Trade One: Ifrit moved to ann.",
+    ]
+    lines = drawn(shown, change)
+    assert lines[-2:] == [
+        "Rating (Ranked): 1500 -> 1520 (+20).",
+        "Trade One: triad-client trade or collection shows what moved.",
+    ]
+    assert "card cell >" not in "\n".join(lines), "no prompt once over"
+    unrated = finished(pb.FINISH_REASON_FORFEIT, pb.SEAT_B, pb.SEAT_A)
+    assert [str(line) for line in summary(unrated, None, None)][1:] == [
+        "Unrated: no rating change.",
+        "No trade.",
+    ]
+    shown.outcome.winner_seat = pb.SEAT_B
+    assert str(summary(shown, None, None)[2]) == (
+        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
+    )
+    assert "not changed yet" in str(summary(shown, None, None)[1])
+
+
+def test_a_finished_5x5_match_with_its_summary_fits_80x24() -> None:
+    shown = quintra()
+    shown.status = pb.MATCH_STATUS_FINISHED
+    shown.outcome.winner_seat = pb.SEAT_A
+    shown.outcome.reason = pb.FINISH_REASON_BOARD_FULL
+    lines = drawn(shown)
+    assert len(lines) <= 24 and max(map(len, lines)) <= 80, "\n".join(lines)
+    assert "You win 13-13: the board is full." in "\n".join(lines)
+    assert lines[-1] == "Trade Direct: triad-client trade or collection shows what moved."
+
+
+def test_the_players_move_stays_told_after_the_opponents_quick_answer() -> None:
+    """A bot answers within a second: the screen tells both moves, the player's first,
+    the board highlighting the newest only; a move of an earlier round is not told."""
+    mine = captured_by_ann().last_placement  # turn 3: took 1 (Same), 5 (Combo)
+    shown = captured_by_ann()
+    answer = view(placed={0: pb.SEAT_B}).board[0]
+    shown.board[0].CopyFrom(answer)
+    shown.board[0].index = 0
+    shown.last_placement.CopyFrom(
+        pb.Placement(turn_number=4, seat=pb.SEAT_B, card=answer.card.card, cell=0)
+    )
+    old_round = pb.Placement(turn_number=1, seat=pb.SEAT_B, card=answer.card.card, cell=8)
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(
+        frame(shown, datetime.now(UTC), None, "", "", None, console, seen=[old_round, mine])
+    )
+    lines = out.getvalue().splitlines()
+    told = [line.strip("│ ").rstrip(" │") for line in lines if " put " in line]
+    assert told == [
+        "You put Shiva on 4: took 1 (Same), 5 (Combo).",
+        "[BOT] Bea put Quistis Trepe on 0: no capture.",
+    ], "\n".join(lines)
+    assert "SAME" not in "\n".join(lines), "the board highlights the newest move only"
+    # Round 2 of a Sudden Death match, two cards down (turns 10 and 11): turn 9 was
+    # round 1's last move.
+    second = view(placed={0: pb.SEAT_A, 4: pb.SEAT_B}, rules=pb.Rules(sudden_death=True))
+    second.last_placement.turn_number = 11
+    moves = [pb.Placement(turn_number=n) for n in (9, 10)]
+    assert [m.turn_number for m in recent_moves(second, moves)] == [10, 11]
