@@ -310,3 +310,27 @@ async def test_the_seller_is_pushed_the_listing_when_it_sells_and_the_trigger_sa
         2,
     )
     assert Change.of("s", f"listing:{listing_id}") == Change("s", Changed.LISTING, listing_id)
+
+
+async def test_twenty_buyers_racing_for_one_listing_one_wins_and_nothing_is_made_or_lost(
+    ctx: Context,
+) -> None:
+    mine = await starter(ctx, "s")
+    buyers = [f"b{n:02}" for n in range(20)]
+    for b in buyers:
+        await starter(ctx, b)
+    before_owners = await owners(ctx.store)
+    listing_id = await listed(ctx, "s", mine[0], 100)
+    results = await asyncio.gather(
+        *(handlers_auction.buy_listing(ctx, key(b, "buy"), b, listing_id) for b in buyers),
+        return_exceptions=True,
+    )
+    won = [b for b, r in zip(buyers, results, strict=True) if not isinstance(r, BaseException)]
+    lost = [r for r in results if isinstance(r, BaseException)]
+    assert len(won) == 1, results
+    assert all(isinstance(r, FailedPrecondition) and "sold" in str(r) for r in lost), lost
+    assert await total_coins(ctx, "s", *buyers) == 21 * 300 - 5
+    assert await coins(ctx, won[0]) == 200 and await coins(ctx, "s") == 395
+    after = await owners(ctx.store)
+    assert after == {**before_owners, mine[0]: won[0]}
+    await assert_copies_come_only_from_grants_and_boosters(ctx.store)
