@@ -1,7 +1,8 @@
 """The subcommands of ``triad-client`` beyond playing: the catalog, the collection,
 decks, the economy (``commands_cards.py``), trades (``commands_trades.py``),
 ratings (``commands_ratings.py``), custom tables, Find Game and challenges
-(``commands_lobby.py``); here, which function runs each and its arguments."""
+(``commands_lobby.py``), the Auction House (``commands_auction.py``); here, which
+function runs each and its arguments."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from rich.console import Console
 
-from client import commands_lobby
+from client import commands_auction, commands_lobby
+from client.commands_auction import auction
 from client.commands_cards import (
     ELEMENTS,
     balance,
@@ -43,6 +45,7 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "challenges": challenges,
     "accept": accept,
     "decline": decline,
+    "auction": auction,
 }
 
 
@@ -104,3 +107,4 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         if name == "leaderboard":
             cmd.add_argument("--top", type=int, default=10, help="1..100")
     commands_lobby.add_parsers(sub, common)
+    commands_auction.add_parsers(sub, common)

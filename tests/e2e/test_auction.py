@@ -1,11 +1,13 @@
 """The Auction House through the TLS gateway as two clients use it (RULES.md 15, issue
 21): the seller lists, the buyer browses and buys, the seller cancels another listing;
 both collections and balances are checked to the coin, and the seller's session is
-told of the sale. Every service a process on real PostgreSQL and NATS."""
+told of the sale; and ``triad-client auction`` run as a process does the same. Every
+service a process on real PostgreSQL and NATS."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -14,9 +16,11 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import PASSWORD
 from devtools.stack import Stack, stack
 from services.collection.domain.wealth import STARTER_COINS as START
 from tests.e2e.sessions import Player, Session, join
+from tests.e2e.test_client import signed_in
 from tests.e2e.test_races import code_of
 
 pytestmark = pytest.mark.integration
@@ -170,3 +174,50 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         ]
     finally:
         await session.close()
+
+
+def register(api: Any) -> Any:
+    return api.Register(
+        g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"n{uuid4().hex[:12]}", password=PASSWORD
+        )
+    )
+
+
+async def test_triad_client_auction_lists_browses_buys_and_cancels(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    me, other = await register(api), await register(api)
+    seller = signed_in(backend, tmp_path / "seller.json", me)
+    buyer = signed_in(backend, tmp_path / "buyer.json", other)
+    entries = seller.json("collection")["entries"]
+    first, second = entries[0]["copy"], entries[1]["copy"]
+    listed = seller.json("auction", "list", first["copyId"][:8], "1,000")["listing"]
+    assert (listed["price"], listed["fee"], listed["status"]) == (
+        "1000",
+        "50",
+        "LISTING_STATUS_OPEN",
+    )
+    assert "1 to 1,000,000" in seller.fails("auction", "list", first["copyId"], "0", code=2)
+    assert "locked" in seller.fails("auction", "list", first["copyId"], "5")
+
+    found = buyer.json(
+        "auction", "browse", "--character", first["character"]["characterId"], "--order",
+        "cheapest",
+    )["listings"]  # fmt: skip
+    assert listed["listingId"] in [x["listingId"] for x in found]
+    assert "balance too low" in buyer.fails("auction", "buy", listed["listingId"])
+    assert "your own" in seller.fails("auction", "buy", listed["listingId"])
+
+    cheap = seller.json("auction", "list", second["copyId"], "100")["listing"]
+    bought = buyer.json("auction", "buy", cheap["listingId"][:8])
+    assert bought["listing"]["status"] == "LISTING_STATUS_SOLD"
+    assert int(bought["balance"]["coins"]) == START - 100
+    cancelled = seller.json("auction", "cancel", listed["listingId"][:8])["listing"]
+    assert cancelled["status"] == "LISTING_STATUS_CANCELLED"
+    mine = seller.json("auction", "mine")["listings"]
+    assert [x["status"] for x in mine] == ["LISTING_STATUS_SOLD", "LISTING_STATUS_CANCELLED"]
+    assert int(seller.json("balance")["coins"]) == START + 95
+    assert int(buyer.json("balance")["coins"]) == START - 100
+    owned = {e["copy"]["copyId"] for e in buyer.json("collection")["entries"]}
+    assert second["copyId"] in owned and first["copyId"] not in owned
