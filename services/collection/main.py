@@ -100,6 +100,10 @@ async def run(settings: CollectionSettings) -> None:
             metrics.LISTINGS_OPEN.set(counts.get("listing", 0))
             return False
 
+        async def check_auction() -> bool:
+            metrics.AUCTION_VIOLATIONS.set(await ctx.store.auction_violations())
+            return False
+
         # Idle, each deadline loop sleeps until its earliest deadline (at most the poll
         # ceiling), woken when a command here writes one due sooner (ctx.wakes).
         poll, store = settings.timer_poll_seconds, ctx.store
@@ -125,6 +129,7 @@ async def run(settings: CollectionSettings) -> None:
             due=ctx.wakes.listings,
         )
         work.every(5.0, count_locks)
+        work.every(60.0, check_auction)
         work.start(
             use_nats(settings, ctx, work.stop),
             notifier.keep_alive(work.stop),

@@ -43,3 +43,9 @@ AUCTION_FEES_BURNED = Counter(
     "triad_auction_fees_burned_total",
     "Coins the Auction House fee took out of the economy (5% of each sale, rounded down).",
 )
+AUCTION_VIOLATIONS = Gauge(
+    "triad_auction_conservation_violations",
+    "Auction House rows breaking conservation (from the database; 0 when all is well): an "
+    "open listing whose copy is not locked by it or not the seller's, a listing lock "
+    "without its open listing, a sale without a buyer.",
+)

@@ -27,6 +27,22 @@ class MemoryAuctionReads:
         mine.sort(key=lambda x: (x.created_at, x.listing_id), reverse=True)
         return mine[offset : offset + limit]
 
+    async def auction_violations(self) -> int:
+        t, found = self.tables, 0
+        for x in t.listings.values():
+            if x.status is ListingStatus.OPEN:
+                lock = t.locks.get(x.copy.copy_id)
+                owner = t.copies[x.copy.copy_id][0].owner_id
+                found += owner != x.seller_id or lock is None or lock[1].id != x.listing_id
+            elif x.status is ListingStatus.SOLD:
+                found += x.buyer_id in ("", x.seller_id)
+        for _, holder, _ in t.locks.values():
+            listing = t.listings.get(holder.id) if holder.kind.value == "listing" else None
+            found += holder.kind.value == "listing" and (
+                listing is None or listing.status is not ListingStatus.OPEN
+            )
+        return found
+
     async def next_due_listing(self) -> datetime | None:
         return min(
             (x.expires_at for x in self.tables.listings.values() if x.status is ListingStatus.OPEN),

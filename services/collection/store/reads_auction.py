@@ -127,3 +127,25 @@ class AuctionReads:
     async def next_due_listing(self) -> datetime | None:
         """When the earliest open listing expires (None: no listing is open)."""
         return await next_due(self.pool, listing_deadlines(self.tables))
+
+    async def auction_violations(self) -> int:
+        """Rows breaking the Auction House's conservation, read in one snapshot (0 when
+        all is well): an open listing whose copy is not locked by it or not the seller's,
+        a listing's lock without its open listing, a sale without a buyer or to its
+        seller. The collection exports it (``triad_auction_conservation_violations``)."""
+        t = self.tables
+        found = await self.pool.fetchval(
+            f"""
+            SELECT
+              (SELECT count(*) FROM {t.listings} l JOIN {t.copies} c USING (copy_id)
+                WHERE l.status = 'open' AND (c.owner_id <> l.seller_id OR NOT EXISTS (
+                  SELECT 1 FROM {t.locks} k WHERE k.copy_id = l.copy_id
+                    AND k.holder_kind = 'listing' AND k.holder_id = l.listing_id)))
+              + (SELECT count(*) FROM {t.locks} k WHERE k.holder_kind = 'listing'
+                  AND NOT EXISTS (SELECT 1 FROM {t.listings} l
+                    WHERE l.listing_id = k.holder_id AND l.status = 'open'))
+              + (SELECT count(*) FROM {t.listings} WHERE status = 'sold'
+                  AND (buyer_id IS NULL OR buyer_id = seller_id))
+            """
+        )
+        return int(found)
