@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from services.collection import handlers_auction, views
 from services.collection.domain.auction import (
+    MAX_PRICE,
     AuctionOrder,
     AuctionQuery,
     Cursor,
@@ -24,7 +25,7 @@ from services.collection.domain.auction import (
 from services.collection.handlers import Context
 from services.collection.mapping import owned_copy, page
 from services.collection.results import Balance
-from services.platform.edge import bind, require
+from services.platform.edge import bind, require, require_enum
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
 from services.wire import ELEMENTS_BACK, timestamp
@@ -65,21 +66,23 @@ def cursor_back(token: str) -> Cursor | None:
         return None
     try:
         price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
-        return Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
+        found = Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
     except (ValueError, TypeError, binascii.Error):
-        raise InvalidArgument("page_token is not one this service gave out") from None
+        found = None
+    if found is None or not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
+        raise InvalidArgument("page_token is not one this service gave out")
+    if found.created_at.tzinfo is None:
+        raise InvalidArgument("page_token is not one this service gave out")
+    return found
 
 
 def auction_query(
     f: pb.AuctionFilter, order: pb.AuctionOrder.ValueType, token: str
 ) -> AuctionQuery:
     """The browse a request asks for; INVALID_ARGUMENT naming the field that is wrong."""
-    if order not in ORDERS:
-        raise InvalidArgument(f"order: unknown value {order}")
-    if f.element not in ELEMENTS_BACK:
-        raise InvalidArgument(f"filter.element: unknown value {f.element}")
-    if f.holo not in HOLO:
-        raise InvalidArgument(f"filter.holo: unknown value {f.holo}")
+    require_enum(order, pb.AuctionOrder.DESCRIPTOR, "order", unspecified_ok=True)
+    require_enum(f.element, pb.Element.DESCRIPTOR, "filter.element", unspecified_ok=True)
+    require_enum(f.holo, pb.HoloFilter.DESCRIPTOR, "filter.holo", unspecified_ok=True)
     element = ELEMENTS_BACK[f.element]
     return AuctionQuery(
         order=ORDERS[order],
