@@ -6,7 +6,10 @@ and pages."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
 from triad.v1 import common_pb2 as pb
 
@@ -18,7 +21,7 @@ from services.collection.handlers import Context
 from services.collection.results import Balance
 from services.collection.schema import NOTIFY_CHANNEL
 from services.collection.server.pushes import Change, Changed
-from services.collection.store import Store
+from services.collection.store import Repository, Store
 from services.collection.tests.builders import Clock
 from services.collection.tests.helpers import (
     assert_copies_come_only_from_grants_and_boosters,
@@ -282,33 +285,58 @@ async def test_deleting_a_deck_leaves_a_listed_copy_locked(ctx: Context) -> None
     assert Balance(300, None).coins == await coins(ctx, "s")
 
 
-async def test_the_seller_is_pushed_the_listing_when_it_sells_and_the_trigger_says_so(
-    ctx: Context,
+@contextlib.asynccontextmanager
+async def notices(store: Repository) -> AsyncIterator[list[str]]:
+    """The collection's notice lines heard meanwhile (none in memory: no triggers)."""
+    lines: list[str] = []
+    if not isinstance(store, Store):
+        yield lines
+        return
+
+    def heard(*args: Any) -> None:
+        lines.append(args[3])
+
+    conn = await store.pool.acquire()
+    await conn.add_listener(NOTIFY_CHANNEL, heard)
+    try:
+        yield lines
+    finally:
+        await conn.remove_listener(NOTIFY_CHANNEL, heard)
+        await store.pool.release(conn)
+
+
+async def heard_line(store: Repository, lines: list[str], line: str) -> None:
+    if isinstance(store, Store):
+        for _ in range(200):
+            if line in lines:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no notice {line!r}: {lines}")
+
+
+async def test_the_seller_is_pushed_the_listing_when_it_sells_or_expires(
+    ctx: Context, clock: Clock
 ) -> None:
     mine = await starter(ctx, "s")
     await starter(ctx, "b")
     listing_id = await listed(ctx, "s", mine[0], 40)
-    lines: list[str] = []
-    if isinstance(ctx.store, Store):  # the notice comes from the listings trigger
-        conn = await ctx.store.pool.acquire()
-        await conn.add_listener(NOTIFY_CHANNEL, lambda *args: lines.append(args[3]))
-    await handlers_auction.buy_listing(ctx, key("b", "buy"), "b", listing_id)
-    if isinstance(ctx.store, Store):
-        for _ in range(100):
-            if f"s:listing:{listing_id}" in lines:
-                break
-            await asyncio.sleep(0.01)
-        assert f"s:listing:{listing_id}" in lines
-        await ctx.store.pool.release(conn)
-    sent = await heard(ctx, f"s:listing:{listing_id}")
-    (pushed,) = sent.of("s", "listing")
-    assert isinstance(pushed, pb.Listing)
-    assert (pushed.status, pushed.buyer_player_id, pushed.price, pushed.fee) == (
+    unsold = await listed(ctx, "s", mine[1], 40, "unsold")
+    async with notices(ctx.store) as lines:
+        await handlers_auction.buy_listing(ctx, key("b", "buy"), "b", listing_id)
+        await heard_line(ctx.store, lines, f"s:listing:{listing_id}")
+        clock.advance(48 * 3600)
+        assert await handlers_auction.fire_due_listing(ctx)
+        await heard_line(ctx.store, lines, f"s:listing:{unsold}")
+    sent = await heard(ctx, f"s:listing:{listing_id}", f"s:listing:{unsold}")
+    sold, expired = sent.of("s", "listing")
+    assert isinstance(sold, pb.Listing) and isinstance(expired, pb.Listing)
+    assert (sold.status, sold.buyer_player_id, sold.price, sold.fee) == (
         pb.LISTING_STATUS_SOLD,
         "b",
         40,
         2,
     )
+    assert (expired.listing_id, expired.status) == (unsold, pb.LISTING_STATUS_EXPIRED)
     assert Change.of("s", f"listing:{listing_id}") == Change("s", Changed.LISTING, listing_id)
 
 
