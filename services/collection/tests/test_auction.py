@@ -261,6 +261,9 @@ async def test_browse_filters_orders_and_pages_the_open_listings(
     assert all(x.copy.character.id == first.id for x in by_character)
     by_stars = await handlers_auction.browse(ctx, AuctionQuery(stars=(first.stars,)), 10)
     assert by_stars and all(x.copy.character.stars == first.stars for x in by_stars)
+    ranks = {x.copy.character.stars for x in newest}
+    by_ranks = await handlers_auction.browse(ctx, AuctionQuery(stars=tuple(sorted(ranks))), 10)
+    assert [x.listing_id for x in by_ranks] == [x.listing_id for x in newest]
     holo = await handlers_auction.browse(ctx, AuctionQuery(holo=True), 10)
     assert all(x.copy.holo for x in holo)
     plain = await handlers_auction.browse(ctx, AuctionQuery(holo=False), 10)
