@@ -21,7 +21,7 @@ from services.collection.handlers import Context
 from services.collection.results import Balance
 from services.collection.schema import NOTIFY_CHANNEL
 from services.collection.server.pushes import Change, Changed
-from services.collection.store import Repository, Store
+from services.collection.store import Repository, Request, Store
 from services.collection.tests.builders import Clock
 from services.collection.tests.helpers import (
     assert_copies_come_only_from_grants_and_boosters,
@@ -378,3 +378,26 @@ async def test_the_conservation_check_counts_a_listing_whose_lock_went_missing(
     # A bug's effect, past the auction's handlers: the listing's lock freed behind its back.
     await handlers_decks.release_copies(ctx, None, Holder(HolderKind.LISTING, first))
     assert await ctx.store.auction_violations() == 1
+
+
+async def test_a_retried_listing_or_cancel_answers_the_first_result_and_acts_once(
+    ctx: Context,
+) -> None:
+    mine = await starter(ctx, "s")
+    first = await handlers_auction.create_listing(ctx, key("s", "l"), "s", mine[0], 10)
+    again = await handlers_auction.create_listing(ctx, key("s", "l"), "s", mine[0], 10)
+    assert again == first
+    assert len(await handlers_auction.listings_of(ctx, "s", 10, 0)) == 1
+    # The same request id for another price is refused, not taken for a retry.
+    await refused(
+        ctx.store,
+        handlers_auction.create_listing(ctx, Request.of("s", "l", "other"), "s", mine[0], 11),
+        InvalidArgument,
+        "already used",
+    )
+    cancelled = await handlers_auction.cancel_listing(ctx, key("s", "c"), "s", first.listing_id)
+    assert await handlers_auction.cancel_listing(ctx, key("s", "c"), "s", first.listing_id) == (
+        cancelled
+    )
+    found = await handlers_auction.listing(ctx, first.listing_id)
+    assert found.status is ListingStatus.CANCELLED
