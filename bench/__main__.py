@@ -37,6 +37,7 @@ BENCHMARKS: dict[str, str] = {
     "load": "bench.load",
     "gateway": "bench.gateway",
     "idle": "bench.idle",
+    "auction": "bench.auction",
 }
 
 REPEATS, SECONDS = 5, 0.6

@@ -2,7 +2,8 @@
 decks, the economy (``commands_cards.py``), trades (``commands_trades.py``),
 ratings (``commands_ratings.py``), custom tables, Find Game and challenges
 (``commands_lobby.py``), the draft (``drafting.py``), the seed commitment and booster
-verification (``verify.py``); here, which function runs each and its arguments."""
+verification (``verify.py``), the Auction House (``commands_auction.py``); here, which
+function runs each and its arguments."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any
 
 from rich.console import Console
 
-from client import commands_lobby, drafting, verify
+from client import commands_auction, commands_lobby, drafting, verify
+from client.commands_auction import auction
 from client.commands_cards import (
     ELEMENTS,
     balance,
@@ -62,6 +64,7 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "draft": drafting.draft,
     "seed": verify.seed,
     "verify": verify.verify,
+    "auction": auction,
 }
 
 
@@ -128,3 +131,4 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     commands_lobby.add_parsers(sub, common)
     drafting.add_parsers(sub, common)
     verify.add_parsers(sub, common)
+    commands_auction.add_parsers(sub, common)

@@ -1,7 +1,7 @@
 """The public RPCs the collection service answers about what a player owns: catalog,
-copies, decks, currency and boosters (drafts and Trade One are in ``forward_play.py``).
-Each names the token's player; another player's copy or deck is NOT_FOUND because the
-service is asked as the caller."""
+copies, decks, currency, boosters and the Auction House (drafts and Trade One are in
+``forward_play.py``). Each names the token's player; another player's copy or deck is
+NOT_FOUND because the service is asked as the caller."""
 
 from __future__ import annotations
 
@@ -247,6 +247,90 @@ class CollectionRpcs(Downstreams):
         return g.ListServerSeedsResponse(seeds=reply.seeds, next_page_token=reply.next_page_token)
 
     # ---- for the gateway's own RPCs ------------------------------------------------
+
+    # ---- Auction House (RULES.md 15) -----------------------------------------------
+
+    async def CreateListing(
+        self, request: g.CreateListingRequest, context: Any
+    ) -> g.CreateListingResponse:
+        reply = await call(
+            WHAT,
+            self._collection_stub().CreateListing(
+                c.CollectionServiceCreateListingRequest(
+                    request_id=request_id(request.request_id),
+                    player_id=caller().player_id,
+                    copy_id=request.copy_id,
+                    price=request.price,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.CreateListingResponse(listing=reply.listing)
+
+    async def CancelListing(
+        self, request: g.CancelListingRequest, context: Any
+    ) -> g.CancelListingResponse:
+        reply = await call(
+            WHAT,
+            self._collection_stub().CancelListing(
+                c.CollectionServiceCancelListingRequest(
+                    request_id=request_id(request.request_id),
+                    player_id=caller().player_id,
+                    listing_id=request.listing_id,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.CancelListingResponse(listing=reply.listing)
+
+    async def BuyListing(self, request: g.BuyListingRequest, context: Any) -> g.BuyListingResponse:
+        reply = await call(
+            WHAT,
+            self._collection_stub().BuyListing(
+                c.CollectionServiceBuyListingRequest(
+                    request_id=request_id(request.request_id),
+                    player_id=caller().player_id,
+                    listing_id=request.listing_id,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.BuyListingResponse(listing=reply.listing, balance=reply.balance)
+
+    async def ListAuction(
+        self, request: g.ListAuctionRequest, context: Any
+    ) -> g.ListAuctionResponse:
+        reply = await call(
+            WHAT,
+            self._collection_stub().ListAuction(
+                c.CollectionServiceListAuctionRequest(
+                    filter=present(request, "filter", request.filter),
+                    order=request.order,
+                    page_size=page_size(request.page_size),
+                    page_token=request.page_token,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.ListAuctionResponse(listings=reply.listings, next_page_token=reply.next_page_token)
+
+    async def ListMyListings(
+        self, request: g.ListMyListingsRequest, context: Any
+    ) -> g.ListMyListingsResponse:
+        reply = await call(
+            WHAT,
+            self._collection_stub().ListMyListings(
+                c.CollectionServiceListMyListingsRequest(
+                    player_id=caller().player_id,
+                    page_size=page_size(request.page_size),
+                    page_token=request.page_token,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.ListMyListingsResponse(
+            listings=reply.listings, next_page_token=reply.next_page_token
+        )
 
     async def _grant_starter(self, key: str, player: pb.PlayerRef) -> None:
         """The new player's starter collection. The service grants once per player and

@@ -333,6 +333,7 @@ _ID_OF = {
     "draft": "draft_id",
     "table": "table_id",
     "challenge": "table_id",
+    "listing": "listing_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
 

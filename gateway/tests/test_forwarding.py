@@ -169,6 +169,19 @@ FORWARDED: list[tuple[str, Message]] = [
         g.FindGameRequest(request_id="r16", filter=pb.TableFilter(same=True), deck=DECK),
     ),
     ("DeclineChallenge", g.DeclineChallengeRequest(request_id="r17", table_id="tb")),
+    ("CreateListing", g.CreateListingRequest(request_id="r18", copy_id="c", price=120)),
+    ("CancelListing", g.CancelListingRequest(request_id="r19", listing_id="l")),
+    ("BuyListing", g.BuyListingRequest(request_id="r20", listing_id="l")),
+    (
+        "ListAuction",
+        g.ListAuctionRequest(
+            filter=pb.AuctionFilter(stars=[4], holo=pb.HOLO_FILTER_HOLO, max_price=500),
+            order=pb.AUCTION_ORDER_CHEAPEST,
+            page_size=20,
+            page_token="tok",
+        ),
+    ),
+    ("ListMyListings", g.ListMyListingsRequest(page_size=7, page_token="7")),
 ]
 
 
@@ -208,9 +221,10 @@ async def test_each_rpc_forwards_as_the_caller_with_a_deadline(rpc: str, request
     # every field the player set arrives with its value (the names match by design)
     expected = set_fields(request_)
     assert {k: v for k, v in set_fields(internal).items() if k in expected} == expected
-    # exactly one player is named, the token's (the catalog belongs to nobody)
+    # exactly one player is named, the token's (the catalog and the Auction House's open
+    # listings belong to nobody)
     named = players_named(internal)
-    if rpc == "ListCatalog":
+    if rpc in ("ListCatalog", "ListAuction"):
         assert not named
     else:
         assert len(named) == 1 and named[0][0] == ME.player_id

@@ -1,4 +1,5 @@
-"""The collection service: catalog, owned copies, decks, coins, boosters, drafts, Trade One.
+"""The collection service: catalog, owned copies, decks, coins, boosters, drafts, Trade One,
+the Auction House.
 
 The house, as in every service (imports point inward: server -> handlers -> domain):
 
@@ -7,9 +8,10 @@ The house, as in every service (imports point inward: server -> handlers -> doma
   ``events`` (the facts of the ``player-``, ``trade-`` and ``draft-`` streams),
   ``wealth`` (copies, coins, match rewards), ``decks`` (decks, the Random deck,
   locks), ``boosters`` and ``seeds`` (verifiable draws, ``FAIRNESS.md``), ``trade``
-  (Trade One), ``draft`` and ``draft_session`` (drafts).
+  (Trade One), ``draft`` and ``draft_session`` (drafts), ``auction`` and
+  ``events_auction`` (the Auction House, RULES.md 15).
 - ``handlers.py`` and ``handlers_<subject>.py`` (``decks``, ``economy``, ``trades``,
-  ``drafts``): one short function per use case, load -> decide -> append; typed
+  ``drafts``, ``auction``): one short function per use case, load -> decide -> append; typed
   results and read models in ``results.py``.
 - ``schema.py``: every migration of the collection's schema.
 - ``store/``: the repository over PostgreSQL (``Store.run``: one command, one

@@ -54,6 +54,12 @@ from services.collection.domain.events import (
     TradeOpened,
     TradeRule,
 )
+from services.collection.domain.events_auction import (
+    ListingCancelled,
+    ListingCreated,
+    ListingExpired,
+    ListingSold,
+)
 from services.collection.mapping import (
     REASONS,
     REASONS_BACK,
@@ -181,6 +187,8 @@ LADDER = (
     _f("ladder", "ladder.ladder", out=LADDERS.__getitem__, back=LADDERS_BACK.__getitem__),
     _f("season", "ladder.season"),
 )
+SELLER = _f("seller_id", "seller_player_id")
+EXPIRES = _f("expires_at", "expire_time", out=timestamp, back=moment)
 RECORDED = ""
 """The payload name of a field that is the moment the event was recorded."""
 
@@ -285,6 +293,16 @@ SPECS: dict[type[Any], tuple[type[Message], tuple[Field, ...]]] = {
             _f("winner", "winner_player_id"),
             _f("players", out=_each(player_ref), back=_each(player_ref_back)),
         ),
+    ),
+    ListingCreated: (
+        ev.ListingCreated,
+        (_f("listing_id"), SELLER, COPY, _f("price"), EXPIRES, _f("created_at", RECORDED)),
+    ),
+    ListingCancelled: (ev.ListingCancelled, (_f("listing_id"), SELLER)),
+    ListingExpired: (ev.ListingExpired, (_f("listing_id"), SELLER)),
+    ListingSold: (
+        ev.ListingSold,
+        (_f("listing_id"), SELLER, _f("buyer_id", "buyer_player_id"), _f("price"), _f("fee"), COPY),
     ),
 }
 BY_TYPE = {

@@ -6,6 +6,7 @@ load what the decision needs, decide (``domain``), append. No protobuf, SQL or N
 - ``handlers_economy.py``: coins, what a match pays, server seeds and boosters.
 - ``handlers_trades.py``: settling a finished match and Trade One.
 - ``handlers_drafts.py``: draft sessions and their deadlines.
+- ``handlers_auction.py``: the Auction House (listing, buying, cancelling, expiry).
 
 A command returns a typed result (``results.py``) that ``Store.run`` records with the
 request id, so a retried request answers from the first run's record. Queries return
@@ -53,6 +54,7 @@ class Wakes:
 
     trades: DueSoon = field(default_factory=DueSoon)
     drafts: DueSoon = field(default_factory=DueSoon)
+    listings: DueSoon = field(default_factory=DueSoon)
 
 
 @dataclass(frozen=True, slots=True)

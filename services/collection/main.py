@@ -9,7 +9,7 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY
 
-from services.collection import handlers_drafts, handlers_trades, metrics
+from services.collection import handlers_auction, handlers_drafts, handlers_trades, metrics
 from services.collection.config import CollectionSettings
 from services.collection.consumers import match_finished_consumer, postgres_store
 from services.collection.domain.catalog import load_catalog
@@ -94,8 +94,14 @@ async def run(settings: CollectionSettings) -> None:
 
         async def count_locks() -> bool:
             counts = await ctx.store.count_locks()
-            for holder in ("match", "trade"):
+            for holder in ("match", "trade", "listing"):
                 metrics.LOCKED_COPIES.labels(holder=holder).set(counts.get(holder, 0))
+            # One lock per open listing (the listing's copy): the same count.
+            metrics.LISTINGS_OPEN.set(counts.get("listing", 0))
+            return False
+
+        async def check_auction() -> bool:
+            metrics.AUCTION_VIOLATIONS.set(await ctx.store.auction_violations())
             return False
 
         # Idle, each deadline loop sleeps until its earliest deadline (at most the poll
@@ -115,7 +121,15 @@ async def run(settings: CollectionSettings) -> None:
             clock=utc_now,
             due=ctx.wakes.drafts,
         )
+        work.every(
+            poll,
+            lambda: handlers_auction.fire_due_listing(ctx),
+            next_due=store.next_due_listing,
+            clock=utc_now,
+            due=ctx.wakes.listings,
+        )
         work.every(5.0, count_locks)
+        work.every(60.0, check_auction)
         work.start(
             use_nats(settings, ctx, work.stop),
             notifier.keep_alive(work.stop),

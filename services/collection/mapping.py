@@ -48,7 +48,11 @@ REASONS: dict[CurrencyReason, pb.CurrencyReason.ValueType] = {
     r: pb.CurrencyReason.Value(f"CURRENCY_REASON_{r.name}") for r in CurrencyReason
 }
 REASONS_BACK = {v: k for k, v in REASONS.items()}
-HOLDER_FIELDS = {HolderKind.MATCH: "match_id", HolderKind.TRADE: "trade_id"}
+HOLDER_FIELDS = {
+    HolderKind.MATCH: "match_id",
+    HolderKind.TRADE: "trade_id",
+    HolderKind.LISTING: "listing_id",
+}
 
 
 # --- values -------------------------------------------------------------------------------

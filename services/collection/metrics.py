@@ -30,3 +30,22 @@ LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
 )
 DRAFTS = Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"])
+LISTINGS_OPEN = Gauge(
+    "triad_auction_listings_open", "Auction House listings open now (from the database)."
+)
+AUCTION_LISTINGS = Counter(
+    "triad_auction_listings_total",
+    "Auction House listings by how they changed: created, sold, cancelled, expired.",
+    ["event"],
+)
+AUCTION_SALES = Counter("triad_auction_sales_total", "Auction House listings sold.")
+AUCTION_FEES_BURNED = Counter(
+    "triad_auction_fees_burned_total",
+    "Coins the Auction House fee took out of the economy (5% of each sale, rounded down).",
+)
+AUCTION_VIOLATIONS = Gauge(
+    "triad_auction_conservation_violations",
+    "Auction House rows breaking conservation (from the database; 0 when all is well): an "
+    "open listing whose copy is not locked by it or not the seller's, a listing lock "
+    "without its open listing, a sale without a buyer.",
+)

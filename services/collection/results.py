@@ -38,6 +38,13 @@ class Paid:
         return Balance(self.coins, self.at)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListingChanged(Paid):
+    """A listing created, cancelled or bought; a purchase leaves the buyer's balance."""
+
+    listing_id: str
+
+
 @dataclass(frozen=True, slots=True)
 class Granted(Paid):
     """Copies granted (starter or operator); the balance after a starter grant."""

@@ -14,7 +14,8 @@ NOTIFY_CHANNEL = "triad_collection"
 """Where the collection's tables announce a player whose balance, trade or draft changed,
 one line per player: ``<player>`` (their row: coins, locks), ``<player>:trade:<trade id>``
 (a trade they are party to; ``...:completed`` from the change that completed it, once),
-``<player>:draft:<draft id>`` (a draft they sit in)."""
+``<player>:draft:<draft id>`` (a draft they sit in), ``<seller>:listing:<listing id>``
+(their listing sold or expired)."""
 
 MIGRATIONS = (
     Migration(
@@ -213,6 +214,73 @@ MIGRATIONS = (
         DROP TRIGGER drafts_watchers ON drafts;
         CREATE TRIGGER drafts_watchers AFTER INSERT OR UPDATE ON drafts
             FOR EACH ROW EXECUTE FUNCTION notify_draft_watchers();
+        """,
+    ),
+    Migration(
+        "collection",
+        5,
+        "Auction House listings: browse indexes, the expiry deadline, a notice per sale",
+        f"""
+        -- One row per listing (RULES.md 15), kept by the listing-<id> stream's events.
+        -- The card's fields are copied in so a browse filters and orders on one table.
+        CREATE TABLE listings (
+            listing_id   text PRIMARY KEY,
+            seller_id    text NOT NULL,
+            copy_id      text NOT NULL REFERENCES copies,
+            character_id text NOT NULL,
+            stars        smallint NOT NULL,
+            element      text NOT NULL,
+            holo         boolean NOT NULL,
+            holo_side    smallint,
+            source       text NOT NULL,
+            acquired_at  timestamptz NOT NULL,
+            price        bigint NOT NULL
+                CONSTRAINT price_in_range CHECK (price BETWEEN 1 AND 1000000),
+            status       text NOT NULL DEFAULT 'open',
+            created_at   timestamptz NOT NULL,
+            expires_at   timestamptz NOT NULL,
+            due_at       timestamptz,
+            closed_at    timestamptz,
+            buyer_id     text
+        );
+        -- A copy is on sale at most once (its lock says so too).
+        CREATE UNIQUE INDEX listings_copy_open ON listings (copy_id) WHERE status = 'open';
+        -- The expiry deadline, claimed like the other timers (platform/claims.py).
+        CREATE INDEX listings_due ON listings (due_at) WHERE due_at IS NOT NULL;
+        CREATE INDEX listings_seller ON listings (seller_id, created_at DESC, listing_id DESC);
+        -- Browse (store/reads_auction.py): a keyset page over an index for each order,
+        -- alone or after one equality filter, never a scan of every open listing.
+        CREATE INDEX listings_open_newest ON listings (created_at DESC, listing_id DESC)
+            WHERE status = 'open';
+        CREATE INDEX listings_open_cheapest ON listings (price, created_at, listing_id)
+            WHERE status = 'open';
+        CREATE INDEX listings_character_newest ON listings
+            (character_id, created_at DESC, listing_id DESC) WHERE status = 'open';
+        CREATE INDEX listings_character_cheapest ON listings
+            (character_id, price, created_at, listing_id) WHERE status = 'open';
+        CREATE INDEX listings_stars_newest ON listings
+            (stars, created_at DESC, listing_id DESC) WHERE status = 'open';
+        CREATE INDEX listings_stars_cheapest ON listings
+            (stars, price, created_at, listing_id) WHERE status = 'open';
+        CREATE INDEX listings_element_newest ON listings
+            (element, created_at DESC, listing_id DESC) WHERE status = 'open';
+        CREATE INDEX listings_element_cheapest ON listings
+            (element, price, created_at, listing_id) WHERE status = 'open';
+        CREATE INDEX listings_holo_newest ON listings
+            (holo, created_at DESC, listing_id DESC) WHERE status = 'open';
+        CREATE INDEX listings_holo_cheapest ON listings
+            (holo, price, created_at, listing_id) WHERE status = 'open';
+        -- The seller's session is told when a listing sells or expires (server/pushes.py).
+        CREATE FUNCTION notify_listing_watchers() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.status = 'open' AND NEW.status IN ('sold', 'expired') THEN
+                PERFORM pg_notify('{NOTIFY_CHANNEL}',
+                    NEW.seller_id || ':listing:' || NEW.listing_id);
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER listings_watchers AFTER UPDATE ON listings
+            FOR EACH ROW EXECUTE FUNCTION notify_listing_watchers();
         """,
     ),
 )

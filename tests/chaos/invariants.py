@@ -440,17 +440,34 @@ def _face(copy: pb.OwnedCopy) -> tuple[str, bool, int]:
     return copy.character.character_id, copy.holo, int(copy.holo_side)
 
 
+def sold_as_transfer(sold: ev.ListingSold) -> ev.CopyTransferred:
+    """An Auction House sale, as the move of its copy from the seller to the buyer."""
+    return ev.CopyTransferred(
+        trade_id=sold.listing_id,
+        copy_id=sold.copy.copy_id,
+        from_player_id=sold.seller_player_id,
+        to_player_id=sold.buyer_player_id,
+        copy=sold.copy,
+    )
+
+
 async def copies_conserved(conn: Any, schema: str) -> Check:
-    """Copies come only from grants and boosters; trades move them, nothing else: each
-    keeps its character and holo side (RULES.md 13: a transfer with its holo bonus)."""
+    """Copies come only from grants and boosters; trades and Auction House sales move
+    them, nothing else: each keeps its character and holo side (RULES.md 13, 15: a
+    transfer with its holo bonus)."""
     check = Check("card copies equal grants plus booster cards")
     owners: dict[str, str] = {}
     made: dict[str, tuple[str, bool, int]] = {}
-    granted = drawn = moved = 0
+    granted = drawn = moved = sold = 0
     rows = await conn.fetch(
         f"SELECT type, data FROM {_t(schema, 'events')} WHERE type = ANY($1::text[]) "
         "ORDER BY tx_id, seq",
-        ["triad.v1.CopyGranted", "triad.v1.BoosterOpened", "triad.v1.CopyTransferred"],
+        [
+            "triad.v1.CopyGranted",
+            "triad.v1.BoosterOpened",
+            "triad.v1.CopyTransferred",
+            "triad.v1.ListingSold",
+        ],
     )
     for row in rows:
         if row["type"] == "triad.v1.CopyGranted":
@@ -460,8 +477,12 @@ async def copies_conserved(conn: Any, schema: str) -> Check:
             copies = ev.BoosterOpened.FromString(row["data"]).draw.copies
             drawn += len(copies)
         else:
-            transfer = ev.CopyTransferred.FromString(row["data"])
-            moved += 1
+            if row["type"] == "triad.v1.ListingSold":  # an Auction House sale moves it too
+                transfer = sold_as_transfer(ev.ListingSold.FromString(row["data"]))
+                sold += 1
+            else:
+                transfer = ev.CopyTransferred.FromString(row["data"])
+                moved += 1
             if owners.get(transfer.copy_id) != transfer.from_player_id:
                 check.problem(
                     f"copy {transfer.copy_id} moved from {transfer.from_player_id}, "
@@ -507,6 +528,7 @@ async def copies_conserved(conn: Any, schema: str) -> Check:
         "booster_cards": drawn,
         "grants_plus_boosters": granted + drawn,
         "transfers": moved,
+        "auction_sales": sold,
     }
     if len(table) != granted + drawn:
         check.problem(f"{len(table)} copies, {granted} granted + {drawn} from boosters")
@@ -535,7 +557,8 @@ async def stuck(conn: Any, layout: Layout) -> dict[str, int]:
         "tables_open": (
             f"SELECT count(*) FROM {_t(mm, 'lobby_tables')} WHERE state IN ('open', 'joining')"
         ),
-        "copies_locked": f"SELECT count(*) FROM {_t(c, 'locks')}",
+        # An open Auction House listing holds its copy for up to 48 hours by design.
+        "copies_locked": f"SELECT count(*) FROM {_t(c, 'locks')} WHERE holder_kind <> 'listing'",
         "trades_open": f"SELECT count(*) FROM {_t(c, 'trades')} WHERE completed_at IS NULL",
         "drafts_open": f"SELECT count(*) FROM {_t(c, 'drafts')} WHERE open",
     }

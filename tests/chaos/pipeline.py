@@ -13,6 +13,7 @@ import nats
 
 from bench.load_run import LoadRun
 from devtools.backend import Backend
+from tests.chaos import auction
 from tests.chaos import invariants as inv
 
 
@@ -105,6 +106,8 @@ class Pipeline:
                 "results": inv.results_agree(log, load.finished),
                 "settled": await inv.matches_settled(conn, self.layout, log),
                 "copies": await inv.copies_conserved(conn, self.layout.collection),
+                "coins": await auction.coins_conserved(conn, self.layout.collection),
+                "auction": await auction.auction_consistent(conn, self.layout.collection),
                 "stuck": inv.nobody_stuck(stuck),
                 "caught_up": caught,
             }

@@ -6,7 +6,9 @@ and Difference between pairs of clients (one challenges, the other joins; a Diff
 winner chooses its d cards in one call or leaves them to the deadline). Then, from the
 logs and tables: no acknowledged placement lost, every finished match settled exactly
 once (each trade rule's transfers exactly as RULES.md 13 says), copies conserved,
-nobody stuck, and the event pipeline caught up within 30 s of the last fault.
+nobody stuck, and the event pipeline caught up within 30 s of the last fault. Beside
+the load, a few traders list, buy and cancel on the Auction House (tests/chaos/
+auction.py): coins held = grants - spent - fees, each sale exactly once.
 
 ``make chaos`` runs it (about 7 minutes); ``make test`` skips it. The figures go to
 ``bench/results/chaos-latest.json``. Knobs for a quicker look: ``TRIAD_CHAOS_SECONDS``
@@ -32,6 +34,7 @@ import pytest
 from bench.load import LOAD_ENV, LoadConfig, LoadRun, LoadSummary
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess, PostgresProcess
+from tests.chaos.auction import AuctionTraffic
 from tests.chaos.faults import Faults, Injected, standard_plan
 from tests.chaos.pipeline import Pipeline, layout_of
 
@@ -135,9 +138,10 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
                     drain_seconds=LOAD_DRAIN_SECONDS,
                 )
             )
+            traffic = AuctionTraffic(backend.gateway, backend.root_cert, LOAD_SECONDS)
             began = time.monotonic()
-            summary, injected = await asyncio.gather(
-                load.run(), faults.run(began, pipeline.caught_up_with)
+            summary, injected, auctions = await asyncio.gather(
+                load.run(), faults.run(began, pipeline.caught_up_with), traffic.run()
             )
             load_seconds = time.monotonic() - began
             stuck = await pipeline.wait_drained(DRAIN_SECONDS)
@@ -174,6 +178,7 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
         "service_log_errors": log_errors(LOGS / "logs"),
         "logs": str(LOGS.relative_to(ROOT)),
         "load": _load_figures(summary),
+        "auction_traffic": dict(auctions),
         "invariants": {c.name: c.as_dict() for c in checks.values()},
         "settings": SETTINGS,
     }
@@ -193,6 +198,7 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
     settled = checks["settled"].counts  # the trade rules were exercised, not just allowed
     for count in ("direct_matches", "difference_chosen", "difference_auto_picked"):
         assert settled.get(count, 0) > 0, f"no {count}: {settled}"
+    assert checks["coins"].counts["sales"] > 0, f"no Auction House sale: {dict(auctions)}"
 
 
 def log_errors(logs: Path) -> dict[str, dict[str, int]]:

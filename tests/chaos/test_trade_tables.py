@@ -2,8 +2,9 @@
 every service a process, without faults: a short run of pairs of clients, one hosting
 a Direct or Difference table as a challenge to the other, who joins; then the chaos
 invariants on what they did (every settlement exactly as RULES.md 13 says, copies
-conserved, nobody stuck, the pipeline caught up). ``make chaos`` runs the same mix
-under faults for minutes.
+conserved, nobody stuck, the pipeline caught up), with Auction House traders listing,
+buying and cancelling beside them (coins = grants - spent - fees). ``make chaos`` runs
+the same mix under faults for minutes.
 
 NATS is the run's own (as in ``make chaos``): on a shared server the run's new durable
 consumers would first read every event other runs ever published to the stream.
@@ -11,6 +12,7 @@ consumers would first read every event other runs ever published to the stream.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +23,7 @@ import pytest
 from bench.load import LOAD_ENV, LoadConfig, LoadRun
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess
+from tests.chaos.auction import AuctionTraffic
 from tests.chaos.pipeline import Pipeline, layout_of
 
 pytestmark = [
@@ -58,7 +61,8 @@ async def test_pairs_of_clients_play_direct_and_difference_tables_settled_exactl
                 drain_seconds=30.0,
             )
         )
-        summary = await load.run()
+        traffic = AuctionTraffic(backend.gateway, backend.root_cert, 20.0, traders=4)
+        summary, auctions = await asyncio.gather(load.run(), traffic.run())
         pipeline = Pipeline(shared_database_url, nats_url, layout)
         checks = await pipeline.checks(load, await pipeline.wait_drained(30.0))
 
@@ -72,6 +76,8 @@ async def test_pairs_of_clients_play_direct_and_difference_tables_settled_exactl
     assert settled["transfers"] == checks["copies"].counts["transfers"] > 0
     # the Difference winners chose in one call or left it to the server's deadline
     assert settled.get("difference_chosen", 0) + settled.get("difference_auto_picked", 0) > 0
+    # the Auction House traders sold beside them: coins = grants - spent - fees
+    assert checks["coins"].counts["sales"] == auctions["bought"] > 0, dict(auctions)
 
 
 @contextmanager

@@ -211,6 +211,13 @@ PLANS: dict[str, Plan] = {
     "GetRating": Plan("read"),
     "ListRatingHistory": Plan("read"),
     "GetLeaderboard": Plan("read"),
+    # The Auction House: copies only ever someone else's, listing ids never a real one
+    # (a real open listing would be bought), so every write is refused.
+    "CreateListing": Plan("write"),
+    "CancelListing": Plan("write"),
+    "BuyListing": Plan("write"),
+    "ListAuction": Plan("read"),
+    "ListMyListings": Plan("read"),
     "OpenSession": Plan("stream"),
 }
 

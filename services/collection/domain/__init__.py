@@ -12,4 +12,7 @@ random; the handlers pass time and random draws in).
 - ``trade``: Trade One (RULES.md 7) as a fold of its stream and its decisions.
 - ``draft``: draft boosters and completions; ``draft_session``: a draft (RULES.md 8) as
   a fold of its stream and its decisions.
+- ``auction``: an Auction House listing (RULES.md 15) as a fold of its stream, its
+  decisions (list, cancel, buy with the 5% fee rounded down, expire) and browsing;
+  ``events_auction``: the events of ``listing-<id>`` streams.
 """

@@ -5,7 +5,8 @@ draw (holo flags and sides, booster contents, the Random deck, the trade auto-pi
 boosters and their automatic completion) is recorded here, so replay never draws again.
 
 Streams: ``player-<id>`` (copies, decks, locks, currency, seeds, boosters),
-``trade-<id>`` (a trade rule's transfers after one match) and ``draft-<id>`` (draft sessions).
+``trade-<id>`` (a trade rule's transfers after one match), ``draft-<id>`` (draft
+sessions) and ``listing-<id>`` (Auction House listings: ``events_auction.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from enum import StrEnum
 
 from services.collection.domain.catalog import Character
 from services.collection.domain.draft import DraftCard
+from services.collection.domain.events_auction import ListingEvent
 from services.match.rules import Side, Sides, with_holo
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
@@ -25,6 +27,7 @@ class CopySource(StrEnum):
     BOOSTER = "booster"
     TRADE = "trade"
     GRANT = "grant"
+    AUCTION = "auction"
 
 
 class CurrencyReason(StrEnum):
@@ -33,16 +36,20 @@ class CurrencyReason(StrEnum):
     DAILY_FIRST_MATCH = "daily_first_match"
     BOOSTER_PURCHASE = "booster_purchase"
     GRANT = "grant"
+    AUCTION_SALE = "auction_sale"
+    AUCTION_PURCHASE = "auction_purchase"
 
 
 class HolderKind(StrEnum):
     MATCH = "match"
     TRADE = "trade"
+    LISTING = "listing"
 
 
 @dataclass(frozen=True, slots=True)
 class Holder:
-    """What holds a lock (RULES.md 9): an active trading match or a pending trade."""
+    """What holds a lock (RULES.md 9): an active trading match, a pending trade or an
+    open Auction House listing."""
 
     kind: HolderKind
     id: str
@@ -349,4 +356,4 @@ PlayerEvent = (
 )
 TradeEvent = TradeOpened | TradeCardChosen | CopyTransferred
 DraftEvent = DraftCreated | DraftCardRevealed | DraftCardPicked | DraftCompleted | DraftForfeited
-CollectionEvent = PlayerEvent | TradeEvent | DraftEvent
+CollectionEvent = PlayerEvent | TradeEvent | DraftEvent | ListingEvent

@@ -7,6 +7,7 @@ One servicer, its RPCs grouped by what they serve:
 - ``economy.py``: coins, server seeds, boosters.
 - ``trades.py``: Trade One and a player's obligations.
 - ``drafts.py``: draft sessions.
+- ``auction.py``: the Auction House (list, cancel, buy, browse).
 - ``watch.py``: WatchPlayer, a stream of a player's balance, Trade One and draft.
 - ``pushes.py``: the same views published on the player's NATS subjects as the
   collection's notices announce changes (not an RPC: ``main.py`` runs its publisher).
@@ -22,6 +23,7 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import collection_pb2_grpc
 
 from services.collection.handlers import Context
+from services.collection.server.auction import AuctionRpcs
 from services.collection.server.copies import CopyRpcs
 from services.collection.server.decks import DeckRpcs
 from services.collection.server.drafts import DraftRpcs
@@ -39,6 +41,7 @@ class CollectionServicer(
     EconomyRpcs,
     TradeRpcs,
     DraftRpcs,
+    AuctionRpcs,
     WatchRpcs,
     collection_pb2_grpc.CollectionServiceServicer,
 ):

@@ -1,6 +1,6 @@
 """A player's pushes over NATS (``services/platform/pushes.py``): the collection tells a
 player their balance, their Trade One (the prompt while it waits, the result once it
-completed) and their draft, when it changes.
+completed), their draft, and their Auction House listing when it sells or expires.
 
 Driven by the collection's notices (``schema.NOTIFY_CHANNEL``: a trigger announces, at
 commit, each player whose row, trade or draft changed, and which trade or draft), so
@@ -25,8 +25,15 @@ import structlog
 from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 
-from services.collection import handlers_drafts, handlers_economy, handlers_trades, views
+from services.collection import (
+    handlers_auction,
+    handlers_drafts,
+    handlers_economy,
+    handlers_trades,
+    views,
+)
 from services.collection.handlers import Context
+from services.collection.server.auction import listing
 from services.platform.pushes import PlayerPushes
 
 log = structlog.get_logger()
@@ -50,6 +57,7 @@ class Changed(enum.Enum):
     TRADE = "trade"  # a trade they are party to
     TRADE_COMPLETED = "completed"  # the change that completed that trade
     DRAFT = "draft"  # a draft they sit in
+    LISTING = "listing"  # their listing sold or expired
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +78,8 @@ class Change:
         kind, _, rest = rest.partition(":")
         if kind == "draft" and rest:
             return cls(key, Changed.DRAFT, rest)
+        if kind == "listing" and rest:
+            return cls(key, Changed.LISTING, rest)
         if kind == "trade" and rest:
             trade_id, _, completed = rest.partition(":")
             return cls(key, Changed.TRADE_COMPLETED if completed else Changed.TRADE, trade_id)
@@ -91,6 +101,8 @@ async def pushes_for(ctx: Context, change: Change) -> list[tuple[str, Message]]:
             return [("trade_prompt", view)]
         case Changed.DRAFT:
             return [("draft", await draft_view(ctx, change.id, player))]
+        case Changed.LISTING:
+            return [("listing", listing(await handlers_auction.listing(ctx, change.id)))]
 
 
 class Publisher:

@@ -15,8 +15,8 @@ and the transactions around them.
 - ``reads.py``: the queries of the read side, as typed read models.
 - ``projection.py``: the tables kept in step with the log.
 
-Streams: ``player-<id>``, ``trade-<id>``, ``draft-<id>``. Event ids are derived from the
-stream and version (``uuid5``), so a retried append carries the same ids.
+Streams: ``player-<id>``, ``trade-<id>``, ``draft-<id>``, ``listing-<id>``. Event ids are
+derived from the stream and version (``uuid5``), so a retried append carries the same ids.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ from services.collection.schema import Tables
 from services.collection.store.errors import InsufficientBalance
 from services.collection.store.memory import MemoryStore, MemoryUnit
 from services.collection.store.reads import Reads
+from services.collection.store.reads_auction import AuctionReads
 from services.collection.store.unit import (
     PostgresUnit,
     draft_stream,
     event_id,
+    listing_stream,
     player_stream,
     trade_stream,
 )
@@ -55,6 +57,7 @@ __all__ = [
     "Unit",
     "draft_stream",
     "event_id",
+    "listing_stream",
     "player_stream",
     "trade_stream",
 ]
@@ -89,7 +92,7 @@ def load(kind: type[T], text: str) -> T:
     return kind(**values)
 
 
-class Store(Reads):
+class Store(Reads, AuctionReads):
     def __init__(self, pool: Any, schema: str, catalog: Catalog) -> None:
         self.pool = pool
         self.schema = schema

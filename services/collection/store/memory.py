@@ -37,6 +37,7 @@ from services.collection.results import (
     DeckResolved,
     SeedRecord,
 )
+from services.collection.store.memory_auction import MemoryAuctionReads
 from services.collection.store.memory_tables import DraftRow, SeedRow, Tables
 from services.collection.store.projection import ProjectionBroken
 from services.collection.store.unit import PlayerRow, player_stream
@@ -186,8 +187,15 @@ class MemoryUnit:
         before = self.t.drafts.get(draft_id)
         self.t.drafts[draft_id] = DraftRow(before.players if before else players, open_, due_at)
 
+    async def due_listing(self, now: datetime) -> str | None:
+        return self.t.due_listing(now)
 
-class MemoryStore:
+    async def claim_listing(self, listing_id: str) -> str | None:
+        found = self.t.listings.get(listing_id)
+        return None if found is None else found.seller_id
+
+
+class MemoryStore(MemoryAuctionReads):
     """The collection repository in memory (see the module's docstring)."""
 
     def __init__(self, catalog: Catalog, clock: Callable[[], datetime] | None = None) -> None:

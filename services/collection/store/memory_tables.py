@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from services.collection import codec
+from services.collection.domain import auction
 from services.collection.domain.events import (
     BoosterDraw,
     BoosterOpened,
@@ -25,6 +26,12 @@ from services.collection.domain.events import (
     OwnedCopy,
     TradeCardChosen,
     TradeOpened,
+)
+from services.collection.domain.events_auction import (
+    ListingCancelled,
+    ListingCreated,
+    ListingExpired,
+    ListingSold,
 )
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
@@ -85,6 +92,7 @@ class Tables:
     match_rewards: dict[str, tuple[RewardDecision, str, tuple[str, str] | None]] = field(
         default_factory=dict
     )
+    listings: dict[str, auction.Listing] = field(default_factory=dict)
     requests: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
     streams: dict[str, list[tuple[codec.Encoded, datetime]]] = field(default_factory=dict)
     log: list[tuple[str, codec.Encoded, datetime]] = field(default_factory=list)
@@ -133,6 +141,14 @@ class Tables:
     @staticmethod
     def due(rows: dict[str, TradeRow] | dict[str, DraftRow], now: datetime) -> str | None:
         found = [(r.due_at, key) for key, r in rows.items() if r.due_at and r.due_at <= now]
+        return min(found)[1] if found else None
+
+    def due_listing(self, now: datetime) -> str | None:
+        found = [
+            (x.expires_at, i)
+            for i, x in self.listings.items()
+            if x.status is auction.ListingStatus.OPEN and x.expires_at <= now
+        ]
         return min(found)[1] if found else None
 
     @staticmethod
@@ -217,10 +233,52 @@ class Tables:
                 self.copies[event.copy_id] = (moved, found[1])
                 self.trades[event.trade_id].completed_at = at
                 self.trades[event.trade_id].due_at = None
+            case ListingCreated():
+                if any(
+                    x.copy.copy_id == event.copy.copy_id and x.status is auction.ListingStatus.OPEN
+                    for x in self.listings.values()
+                ):
+                    raise ProjectionBroken(f"copy {event.copy.copy_id} listed twice")
+                self.listings[event.listing_id] = auction.Listing(
+                    event.listing_id, event.seller_id, event.copy, event.price, at,
+                    event.expires_at,
+                )  # fmt: skip
+            case ListingCancelled() | ListingExpired() | ListingSold():
+                self._close(event, at)
             case _:
                 pass  # seeds and drafts: their rows are written by the unit itself
+
+    def _close(
+        self,
+        event: ListingCancelled | ListingExpired | ListingSold,
+        at: datetime,
+    ) -> None:
+        found = self.listings.get(event.listing_id)
+        if found is None or found.status is not auction.ListingStatus.OPEN:
+            raise ProjectionBroken(f"listing {event.listing_id} is not open")
+        closed = auction.fold([(found_created(found), found.created_at), (event, at)])
+        assert closed is not None
+        self.listings[event.listing_id] = closed
+        if isinstance(event, ListingSold):
+            copy_id = event.copy.copy_id
+            held = self.copies.get(copy_id)
+            if held is None or held[0].owner_id != event.seller_id:
+                raise ProjectionBroken(f"copy {copy_id} is not {event.seller_id}'s to sell")
+            self.copies[copy_id] = (event.copy, held[1])
 
     def _insert_copy(self, made: OwnedCopy, origin_id: str) -> None:
         if made.copy_id in self.copies:
             raise ProjectionBroken(f"copy {made.copy_id} made twice")
         self.copies[made.copy_id] = (made, origin_id)
+
+
+def found_created(listing: auction.Listing) -> ListingCreated:
+    """The event that opened ``listing`` (to fold its close onto)."""
+    return ListingCreated(
+        listing.listing_id,
+        listing.seller_id,
+        listing.copy,
+        listing.price,
+        listing.expires_at,
+        listing.created_at,
+    )

@@ -33,6 +33,12 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeOpened,
 )
+from services.collection.domain.events_auction import (
+    ListingCancelled,
+    ListingCreated,
+    ListingExpired,
+    ListingSold,
+)
 from services.collection.schema import Tables
 
 
@@ -164,5 +170,63 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 event.trade_id,
                 at,
             )
+        case ListingCreated():
+            await _list(conn, t, event, at)
+        case ListingCancelled() | ListingExpired() | ListingSold():
+            await _close(conn, t, event, at)
         case _:
             pass  # draft events: the drafts row follows the session (store.save_draft)
+
+
+async def _list(conn: Any, t: Tables, event: ListingCreated, at: datetime) -> None:
+    copy = event.copy
+    element = copy.character.element
+    await conn.execute(
+        f"INSERT INTO {t.listings} (listing_id, seller_id, copy_id, character_id, stars, "
+        "element, holo, holo_side, source, acquired_at, price, created_at, expires_at, "
+        "due_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)",
+        event.listing_id,
+        event.seller_id,
+        copy.copy_id,
+        copy.character.id,
+        copy.character.stars,
+        "" if element is None else element.value,
+        copy.holo,
+        None if copy.holo_side is None else int(copy.holo_side),
+        copy.source.value,
+        copy.acquired_at,
+        event.price,
+        at,
+        event.expires_at,
+    )
+
+
+async def _close(
+    conn: Any, t: Tables, event: ListingCancelled | ListingExpired | ListingSold, at: datetime
+) -> None:
+    """A listing closes once: only an open one changes (the stream's version says so
+    too). A sale moves the copy from its seller, who must still own it."""
+    status = {ListingCancelled: "cancelled", ListingExpired: "expired", ListingSold: "sold"}
+    buyer = event.buyer_id if isinstance(event, ListingSold) else None
+    closed = await conn.execute(
+        f"UPDATE {t.listings} SET status = $2, closed_at = $3, due_at = NULL, buyer_id = $4 "
+        "WHERE listing_id = $1 AND status = 'open'",
+        event.listing_id,
+        status[type(event)],
+        at,
+        buyer,
+    )
+    if closed != "UPDATE 1":
+        raise ProjectionBroken(f"listing {event.listing_id} is not open")
+    if isinstance(event, ListingSold):
+        moved = await conn.execute(
+            f"UPDATE {t.copies} SET owner_id = $3, source = $4, acquired_at = $5 "
+            "WHERE copy_id = $1 AND owner_id = $2",
+            event.copy.copy_id,
+            event.seller_id,
+            event.buyer_id,
+            event.copy.source.value,
+            event.copy.acquired_at,
+        )
+        if moved != "UPDATE 1":
+            raise ProjectionBroken(f"copy {event.copy.copy_id} is not {event.seller_id}'s to sell")

@@ -18,6 +18,7 @@ from services.collection.domain.wealth import RewardDecision
 from services.collection.results import DeckResolved
 from services.collection.schema import Tables
 from services.collection.store.projection import project
+from services.collection.store.reads_auction import listing_deadlines
 from services.platform.claims import DueWork, claim_one
 from services.platform.eventstore import NewEvent
 
@@ -35,6 +36,10 @@ def trade_stream(trade_id: str) -> str:
 
 def draft_stream(draft_id: str) -> str:
     return f"draft-{draft_id}"
+
+
+def listing_stream(listing_id: str) -> str:
+    return f"listing-{listing_id}"
 
 
 def trade_deadlines(tables: Tables) -> DueWork:
@@ -316,3 +321,19 @@ class PostgresUnit:
             open_,
             due_at,
         )
+
+    # --- the Auction House -----------------------------------------------------------------
+
+    async def due_listing(self, now: datetime) -> str | None:
+        """Claim the most overdue open listing for its expiry (another replica takes the
+        next one)."""
+        return await claim_one(self.conn, listing_deadlines(self._t), now)
+
+    async def claim_listing(self, listing_id: str) -> str | None:
+        """Lock the listing's row (a sale, a cancel and the expiry take turns); its
+        seller, or None if there is no such listing."""
+        found = await self.conn.fetchval(
+            f"SELECT seller_id FROM {self._t.listings} WHERE listing_id = $1 FOR UPDATE",
+            listing_id,
+        )
+        return None if found is None else str(found)

@@ -17,11 +17,15 @@ from services.collection.domain.events import (
     CopyTransferred,
     PlayerRef,
 )
+from services.collection.domain.events_auction import ListingSold
 from services.collection.handlers import Context
 from services.collection.store import MemoryStore, Repository, Request
 from services.platform.errors import DomainError
 
-TABLES = ("events", "players", "copies", "locks", "decks", "credits", "seeds", "booster_draws")
+TABLES = (
+    "events", "players", "copies", "locks", "decks", "credits", "seeds", "booster_draws",
+    "listings",
+)  # fmt: skip
 
 
 async def snapshot(store: Repository) -> Any:
@@ -81,8 +85,9 @@ async def every_event(store: Repository) -> list[CollectionEvent]:
 
 async def assert_copies_come_only_from_grants_and_boosters(store: Repository) -> None:
     """Replaying the log gives every copy exactly the owner the table shows: each copy is
-    created once, by a CopyGranted or a BoosterOpened, and each CopyTransferred moves it
-    from its owner at that moment. Nothing else makes, unmakes or moves a copy."""
+    created once, by a CopyGranted or a BoosterOpened, and each CopyTransferred (or
+    Auction House ListingSold) moves it from its owner at that moment. Nothing else
+    makes, unmakes or moves a copy."""
     replayed: dict[str, str] = {}
     for event in await every_event(store):
         made = []
@@ -93,6 +98,9 @@ async def assert_copies_come_only_from_grants_and_boosters(store: Repository) ->
         elif isinstance(event, CopyTransferred):
             assert replayed[event.copy_id] == event.from_player_id, event
             replayed[event.copy_id] = event.to_player_id
+        elif isinstance(event, ListingSold):
+            assert replayed[event.copy.copy_id] == event.seller_id, event
+            replayed[event.copy.copy_id] = event.buyer_id
         for copy in made:
             assert copy.copy_id not in replayed, f"copy {copy.copy_id} made twice"
             replayed[copy.copy_id] = copy.owner_id

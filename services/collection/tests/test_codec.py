@@ -10,7 +10,7 @@ import pytest
 from triad.v1 import events_pb2 as ev
 
 from services.collection import codec
-from services.collection.domain import decks, seeds, trade, wealth
+from services.collection.domain import auction, decks, seeds, trade, wealth
 from services.collection.domain import draft_session as session
 from services.collection.domain.draft import draw_pool
 from services.collection.domain.events import (
@@ -27,6 +27,7 @@ from services.collection.domain.events import (
     PlayerRef,
     RandomDeckDrawn,
 )
+from services.collection.domain.events_auction import ListingExpired
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.tests.builders import CATALOG, T0, legal_copies
 from services.match.rules import Side
@@ -76,7 +77,23 @@ def every_event() -> list[CollectionEvent]:
         moved,
         *draft_events,
         reveal,
+        *listing_events(),
     ]  # fmt: skip
+
+
+def listing_events() -> list[CollectionEvent]:
+    """A listing's life: created (with a holo copy), sold, and the other two closes."""
+    holo = replace(legal_copies(owner="s")[0], holo=True, holo_side=Side.TOP)
+    created = auction.create("L1", holo, 250, T0)
+    state = auction.fold([(created, T0)])
+    assert state is not None
+    return [
+        created,
+        auction.buy(state, "b", T0),
+        auction.cancel(state, "s", T0),
+        ListingExpired("L1", "s"),
+        CopiesLocked("s", (holo.copy_id,), Holder(HolderKind.LISTING, "L1")),
+    ]
 
 
 @pytest.mark.parametrize("event", every_event(), ids=lambda e: type(e).__name__)

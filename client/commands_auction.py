@@ -1,0 +1,180 @@
+"""The Auction House (RULES.md 15) as subcommands of ``triad-client``: ``auction``
+(browse, with filters and an order), ``auction mine``, ``auction list COPY PRICE``,
+``auction cancel LISTING``, ``auction buy LISTING``. Each prints a rich table or line
+for a person, or the gateway's answer as JSON with ``--json``. Copy and listing ids may
+be given as the first characters the tables show."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.commands_cards import ELEMENTS, resolve_copies
+from client.connection import Caller, CommandError, as_json
+from client.copies import copy_row
+
+STATUS_NAMES = {
+    pb.LISTING_STATUS_OPEN: "open",
+    pb.LISTING_STATUS_SOLD: "sold",
+    pb.LISTING_STATUS_CANCELLED: "cancelled",
+    pb.LISTING_STATUS_EXPIRED: "expired",
+}
+ORDERS = {"newest": pb.AUCTION_ORDER_NEWEST, "cheapest": pb.AUCTION_ORDER_CHEAPEST}
+MAX_PRICE = 1_000_000
+
+
+def listings_table(title: str, listings: list[pb.Listing]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for heading in ("listing", "copy", "name", "stars", "element", "sides", "price", "status"):
+        table.add_column(heading, no_wrap=heading != "name")
+    for x in listings:
+        expires = x.expire_time.ToDatetime().strftime("%Y-%m-%d %H:%M UTC")
+        status = STATUS_NAMES.get(x.status, "?")
+        table.add_row(
+            x.listing_id[:8],
+            *copy_row(x.copy),
+            f"{x.price:,}",
+            f"until {expires}" if x.status == pb.LISTING_STATUS_OPEN else status,
+        )
+    return table
+
+
+def auction_filter(args: argparse.Namespace) -> pb.AuctionFilter:
+    if args.min_price < 0 or args.max_price < 0:
+        raise CommandError("--min-price and --max-price are 0 (no bound) or more")
+    holo = {None: pb.HOLO_FILTER_UNSPECIFIED, True: pb.HOLO_FILTER_HOLO}
+    return pb.AuctionFilter(
+        character_id=args.character,
+        stars=args.stars or [],
+        element=ELEMENTS[args.element] if args.element else pb.ELEMENT_UNSPECIFIED,
+        holo=holo.get(args.holo, pb.HOLO_FILTER_PLAIN),
+        min_price=args.min_price,
+        max_price=args.max_price,
+    )
+
+
+def price_of(text: str) -> int:
+    """A price as typed (digits, commas or underscores allowed), checked before any call."""
+    cleaned = text.replace(",", "").replace("_", "")
+    if not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_PRICE:
+        raise CommandError(f"a price is a whole number of coins, 1 to {MAX_PRICE:,}: not {text!r}")
+    return int(cleaned)
+
+
+async def browse(client: Caller, args: argparse.Namespace) -> Any:
+    return await client.call(
+        client.stub.ListAuction,
+        g.ListAuctionRequest(
+            filter=auction_filter(args),
+            order=ORDERS[args.order],
+            page_size=args.limit,
+            page_token=args.page,
+        ),
+    )
+
+
+async def mine(client: Caller) -> list[pb.Listing]:
+    reply = await client.call(client.stub.ListMyListings, g.ListMyListingsRequest(page_size=200))
+    return list(reply.listings)
+
+
+async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:
+    """A listing id as typed: whole, or the first characters of one of the player's
+    listings (``own``) or of the open ones the browse shows."""
+    if own:
+        ids = [x.listing_id for x in await mine(client)]
+    else:
+        page = await client.call(client.stub.ListAuction, g.ListAuctionRequest(page_size=200))
+        ids = [x.listing_id for x in page.listings]
+    if given in ids or len(given) >= 32:
+        return given
+    matching = [i for i in ids if i.startswith(given)]
+    if len(matching) != 1:
+        where = "your listings" if own else "the open listings"
+        raise CommandError(f"{given!r} names no single listing of {where}: give the whole id")
+    return matching[0]
+
+
+async def auction(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    command = args.auction_command or "browse"
+    request_id = getattr(args, "request_id", None) or uuid.uuid4().hex
+    reply: Any
+    if command == "browse":
+        reply = await browse(client, args)
+        if args.json:
+            print(as_json(reply))
+            return 0
+        console.print(listings_table(f"Auction House ({args.order} first)", list(reply.listings)))
+        if reply.next_page_token:
+            console.print(f"More: triad-client auction browse --page {reply.next_page_token}")
+        return 0
+    if command == "mine":
+        listings = await mine(client)
+        if args.json:
+            print(as_json(g.ListMyListingsResponse(listings=listings)))
+        else:
+            console.print(listings_table("Your listings", listings))
+        return 0
+    if command == "list":
+        price = price_of(args.price)
+        (copy_id,) = await resolve_copies(client, [args.copy])
+        reply = await client.call(
+            client.stub.CreateListing,
+            g.CreateListingRequest(request_id=request_id, copy_id=copy_id, price=price),
+        )
+        text = f"Listed for {price:,} coins (a sale pays you {price - reply.listing.fee:,})."
+    elif command == "cancel":
+        listing_id = await resolve_listing(client, args.listing, own=True)
+        reply = await client.call(
+            client.stub.CancelListing,
+            g.CancelListingRequest(request_id=request_id, listing_id=listing_id),
+        )
+        text = "Cancelled: the copy is yours to use again."
+    else:
+        listing_id = await resolve_listing(client, args.listing, own=False)
+        reply = await client.call(
+            client.stub.BuyListing,
+            g.BuyListingRequest(request_id=request_id, listing_id=listing_id),
+        )
+        text = f"Bought for {reply.listing.price:,} coins; {reply.balance.coins:,} left."
+    if args.json:
+        print(as_json(reply))
+    else:
+        console.print(listings_table("Auction House", [reply.listing]))
+        console.print(text)
+    return 0
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    house = sub.add_parser(
+        "auction", parents=[common], help="browse, list, cancel and buy on the Auction House"
+    )
+    house_sub = house.add_subparsers(dest="auction_command")
+    look = house_sub.add_parser("browse", parents=[common], help="open listings (the default)")
+    for cmd in (house, look):
+        cmd.add_argument("--character", default="", help="a character id (see catalog)")
+        cmd.add_argument("--stars", type=int, action="append", help="1..5; repeatable")
+        cmd.add_argument("--element", choices=sorted(ELEMENTS))
+        cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=None)
+        cmd.add_argument("--min-price", type=int, default=0)
+        cmd.add_argument("--max-price", type=int, default=0)
+        cmd.add_argument("--order", choices=sorted(ORDERS), default="newest")
+        cmd.add_argument("--limit", type=int, default=20, help="listings per page (max 200)")
+        cmd.add_argument("--page", default="", help="the page token a browse printed")
+    house_sub.add_parser("mine", parents=[common], help="your listings, open and closed")
+    sell = house_sub.add_parser("list", parents=[common], help="list a copy for a price")
+    sell.add_argument("copy", help="copy id (or its first characters)")
+    sell.add_argument(
+        "price", help="coins, 1..1,000,000; a sale pays you 95%% of it (the fee is rounded down)"
+    )
+    sell.add_argument("--request-id", help="retry without listing twice")
+    for name, text in (("cancel", "withdraw your listing"), ("buy", "buy a listing")):
+        cmd = house_sub.add_parser(name, parents=[common], help=text)
+        cmd.add_argument("listing", help="listing id (or its first characters)")
+        cmd.add_argument("--request-id", help="retry without doing it twice")

@@ -1,0 +1,63 @@
+"""``triad-client auction`` without a server: its arguments as typed become the
+requests the gateway is sent (filters, order, prices refused before any call), and a
+listing as a person reads it. The commands against the whole backend:
+tests/e2e/test_auction.py."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+
+from client.commands_auction import auction_filter, listings_table, price_of
+from client.connection import CommandError
+from client.main import parser
+
+
+def parsed(*argv: str) -> object:
+    return parser().parse_args(["auction", *argv])
+
+
+def test_browse_filters_and_order_become_the_request() -> None:
+    args = parsed(
+        "browse", "--stars", "3", "--stars", "4", "--element", "fire", "--holo",
+        "--min-price", "10", "--max-price", "500", "--order", "cheapest",
+    )  # fmt: skip
+    wanted = auction_filter(args)  # type: ignore[arg-type]
+    assert list(wanted.stars) == [3, 4]
+    assert wanted.element == pb.ELEMENT_FIRE and wanted.holo == pb.HOLO_FILTER_HOLO
+    assert (wanted.min_price, wanted.max_price) == (10, 500)
+    assert args.order == "cheapest"  # type: ignore[attr-defined]
+    plain = auction_filter(parsed("--no-holo"))  # type: ignore[arg-type]
+    assert plain.holo == pb.HOLO_FILTER_PLAIN
+    assert auction_filter(parsed()).holo == pb.HOLO_FILTER_UNSPECIFIED  # type: ignore[arg-type]
+    with pytest.raises(CommandError, match="0 \\(no bound\\) or more"):
+        auction_filter(parsed("--min-price", "-1"))  # type: ignore[arg-type]
+
+
+def test_a_price_is_checked_before_any_call() -> None:
+    assert price_of("1,000,000") == 1_000_000 and price_of("250") == 250
+    for bad in ("0", "1000001", "-3", "12.5", "lots"):
+        with pytest.raises(CommandError, match="1 to 1,000,000"):
+            price_of(bad)
+    args = parsed("list", "abcd1234", "120", "--request-id", "r1")
+    assert (args.copy, args.price, args.request_id) == ("abcd1234", "120", "r1")  # type: ignore[attr-defined]
+    assert parsed("buy", "ffee").listing == "ffee"  # type: ignore[attr-defined]
+
+
+def test_a_listing_shows_its_card_price_and_state() -> None:
+    listing = pb.Listing(
+        listing_id="0123456789abcdef",
+        copy=pb.OwnedCopy(
+            copy_id="c0ffee0011", holo=True, character=pb.Character(name="Geezard", stars=1)
+        ),
+        price=1250,
+        status=pb.LISTING_STATUS_SOLD,
+    )
+    out = io.StringIO()
+    Console(width=100, file=out, color_system=None).print(listings_table("AH", [listing]))
+    text = out.getvalue()
+    assert "01234567" in text and "Geezard (holo)" in text
+    assert "1,250" in text and "sold" in text

@@ -1,0 +1,56 @@
+"""The facts of a ``listing-<id>`` stream (RULES.md 15, the Auction House).
+
+A listing opens with ``ListingCreated`` and closes with exactly one of
+``ListingCancelled``, ``ListingExpired`` or ``ListingSold`` (version 2 of its stream:
+the expected version makes a second close impossible). The seller's lock on the copy
+(``CopiesLocked`` / ``CopiesReleased``, holder ``listing``) and the coins of a sale
+(``CurrencyDebited`` for the buyer, ``CurrencyCredited`` for the seller) are on the
+players' streams, appended in the same transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from services.collection.domain.events import OwnedCopy
+
+
+@dataclass(frozen=True, slots=True)
+class ListingCreated:
+    listing_id: str
+    seller_id: str
+    copy: OwnedCopy
+    """The copy as listed: owner the seller, holo as owned."""
+    price: int
+    expires_at: datetime
+    created_at: datetime
+    """When it was recorded (not in the payload: the log's moment)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListingCancelled:
+    listing_id: str
+    seller_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListingExpired:
+    listing_id: str
+    seller_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListingSold:
+    listing_id: str
+    seller_id: str
+    buyer_id: str
+    price: int
+    fee: int
+    copy: OwnedCopy
+    """The copy as now owned: owner the buyer, source AUCTION, holo unchanged."""
+
+
+ListingEvent = ListingCreated | ListingCancelled | ListingExpired | ListingSold

@@ -1,0 +1,161 @@
+"""The CollectionService edge for the Auction House (RULES.md 15): listing, cancelling,
+buying, browsing; the ``Listing`` message and the browse cursor (``page_token``)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import datetime
+from typing import Any
+
+from triad.v1 import collection_pb2 as c
+from triad.v1 import common_pb2 as pb
+
+from services.collection import handlers_auction, views
+from services.collection.domain.auction import (
+    MAX_PRICE,
+    AuctionOrder,
+    AuctionQuery,
+    Cursor,
+    Listing,
+    ListingStatus,
+    cursor_of,
+)
+from services.collection.handlers import Context
+from services.collection.mapping import owned_copy, page
+from services.collection.results import Balance
+from services.platform.edge import bind, require, require_enum
+from services.platform.errors import InvalidArgument
+from services.platform.requests import Request
+from services.wire import ELEMENTS_BACK, timestamp
+
+STATUSES = {s: pb.ListingStatus.Value(f"LISTING_STATUS_{s.name}") for s in ListingStatus}
+ORDERS = {
+    pb.AUCTION_ORDER_UNSPECIFIED: AuctionOrder.NEWEST,
+    pb.AUCTION_ORDER_NEWEST: AuctionOrder.NEWEST,
+    pb.AUCTION_ORDER_CHEAPEST: AuctionOrder.CHEAPEST,
+}
+HOLO = {pb.HOLO_FILTER_UNSPECIFIED: None, pb.HOLO_FILTER_HOLO: True, pb.HOLO_FILTER_PLAIN: False}
+PAGE_CAP = 200
+
+
+def listing(value: Listing) -> pb.Listing:
+    message = pb.Listing(
+        listing_id=value.listing_id,
+        seller_player_id=value.seller_id,
+        copy=owned_copy(value.copy),
+        price=value.price,
+        fee=value.fee,
+        status=STATUSES[value.status],
+        create_time=timestamp(value.created_at),
+        expire_time=timestamp(value.expires_at),
+        buyer_player_id=value.buyer_id,
+        close_time=timestamp(value.closed_at),
+    )
+    return message
+
+
+def cursor_token(value: Cursor) -> str:
+    data = [value.price, value.created_at.isoformat(), value.listing_id]
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode()
+
+
+def cursor_back(token: str) -> Cursor | None:
+    if not token:
+        return None
+    try:
+        price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        found = Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
+    except (ValueError, TypeError, binascii.Error):
+        found = None
+    if found is None or not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
+        raise InvalidArgument("page_token is not one this service gave out")
+    if found.created_at.tzinfo is None:
+        raise InvalidArgument("page_token is not one this service gave out")
+    return found
+
+
+def auction_query(
+    f: pb.AuctionFilter, order: pb.AuctionOrder.ValueType, token: str
+) -> AuctionQuery:
+    """The browse a request asks for; INVALID_ARGUMENT naming the field that is wrong."""
+    require_enum(order, pb.AuctionOrder.DESCRIPTOR, "order", unspecified_ok=True)
+    require_enum(f.element, pb.Element.DESCRIPTOR, "filter.element", unspecified_ok=True)
+    require_enum(f.holo, pb.HoloFilter.DESCRIPTOR, "filter.holo", unspecified_ok=True)
+    element = ELEMENTS_BACK[f.element]
+    return AuctionQuery(
+        order=ORDERS[order],
+        character_id=require(f.character_id, "filter.character_id") if f.character_id else "",
+        stars=tuple(sorted(set(f.stars))),
+        element="" if element is None else element.value,
+        holo=HOLO[f.holo],
+        min_price=f.min_price,
+        max_price=f.max_price,
+        after=cursor_back(token),
+    )
+
+
+class AuctionRpcs:
+    _ctx: Context
+
+    async def CreateListing(
+        self, request: c.CollectionServiceCreateListingRequest, context: Any
+    ) -> c.CollectionServiceCreateListingResponse:
+        player = require(request.player_id, "player_id")
+        copy_id = require(request.copy_id, "copy_id")
+        bind(player_id=player, copy_id=copy_id)
+        key = Request.of(
+            player, require(request.request_id, "request_id"), copy_id, str(request.price)
+        )
+        done = await handlers_auction.create_listing(self._ctx, key, player, copy_id, request.price)
+        found = await handlers_auction.listing(self._ctx, done.listing_id)
+        return c.CollectionServiceCreateListingResponse(listing=listing(found))
+
+    async def CancelListing(
+        self, request: c.CollectionServiceCancelListingRequest, context: Any
+    ) -> c.CollectionServiceCancelListingResponse:
+        player = require(request.player_id, "player_id")
+        listing_id = require(request.listing_id, "listing_id")
+        bind(player_id=player, listing_id=listing_id)
+        key = Request.of(player, require(request.request_id, "request_id"), "cancel", listing_id)
+        await handlers_auction.cancel_listing(self._ctx, key, player, listing_id)
+        found = await handlers_auction.listing(self._ctx, listing_id)
+        return c.CollectionServiceCancelListingResponse(listing=listing(found))
+
+    async def BuyListing(
+        self, request: c.CollectionServiceBuyListingRequest, context: Any
+    ) -> c.CollectionServiceBuyListingResponse:
+        player = require(request.player_id, "player_id")
+        listing_id = require(request.listing_id, "listing_id")
+        bind(player_id=player, listing_id=listing_id)
+        key = Request.of(player, require(request.request_id, "request_id"), "buy", listing_id)
+        done = await handlers_auction.buy_listing(self._ctx, key, player, listing_id)
+        found = await handlers_auction.listing(self._ctx, listing_id)
+        return c.CollectionServiceBuyListingResponse(
+            listing=listing(found), balance=views.balance(Balance(done.coins, done.at))
+        )
+
+    async def ListAuction(
+        self, request: c.CollectionServiceListAuctionRequest, context: Any
+    ) -> c.CollectionServiceListAuctionResponse:
+        limit, _ = page(request.page_size, "", PAGE_CAP)
+        query = auction_query(request.filter, request.order, request.page_token)
+        found = await handlers_auction.browse(self._ctx, query, limit + 1)
+        more = len(found) > limit
+        return c.CollectionServiceListAuctionResponse(
+            listings=[listing(x) for x in found[:limit]],
+            next_page_token=cursor_token(cursor_of(found[limit - 1])) if more else "",
+        )
+
+    async def ListMyListings(
+        self, request: c.CollectionServiceListMyListingsRequest, context: Any
+    ) -> c.CollectionServiceListMyListingsResponse:
+        player = require(request.player_id, "player_id")
+        bind(player_id=player)
+        limit, offset = page(request.page_size, request.page_token, PAGE_CAP)
+        found = await handlers_auction.listings_of(self._ctx, player, limit + 1, offset)
+        return c.CollectionServiceListMyListingsResponse(
+            listings=[listing(x) for x in found[:limit]],
+            next_page_token=str(offset + limit) if len(found) > limit else "",
+        )

@@ -1,0 +1,223 @@
+"""The Auction House through the TLS gateway as two clients use it (RULES.md 15, issue
+21): the seller lists, the buyer browses and buys, the seller cancels another listing;
+both collections and balances are checked to the coin, and the seller's session is
+told of the sale; and ``triad-client auction`` run as a process does the same. Every
+service a process on real PostgreSQL and NATS."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import PASSWORD
+from devtools.stack import Stack, stack
+from services.collection.domain.wealth import STARTER_COINS as START
+from tests.e2e.sessions import Player, Session, join
+from tests.e2e.test_client import signed_in
+from tests.e2e.test_races import code_of
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("auction")) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
+
+
+async def coins(p: Player) -> int:
+    return int((await p.call("GetBalance", g.GetBalanceRequest())).balance.coins)
+
+
+async def collection(p: Player) -> dict[str, pb.CollectionEntry]:
+    reply = await p.call("ListCollection", g.ListCollectionRequest(page_size=200))
+    return {e.copy.copy_id: e for e in reply.entries}
+
+
+async def create(p: Player, copy_id: str, price: int) -> Any:
+    return await p.call(
+        "CreateListing",
+        g.CreateListingRequest(request_id=uuid4().hex, copy_id=copy_id, price=price),
+    )
+
+
+async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> None:
+    seller, buyer = await join(api), await join(api)
+    session = await Session.open(seller)
+    try:
+        assert (await coins(seller), await coins(buyer)) == (START, START)
+        mine = await collection(seller)
+        first, second, third = list(mine)[:3]
+        sold_copy = mine[first].copy
+
+        # Bad input and a locked copy: a clear status each, nothing created.
+        for price in (0, 1_000_001):
+            code, details = await code_of(create(seller, first, price))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT and "price" in details
+        code, _ = await code_of(create(buyer, first, 10))
+        assert code == grpc.StatusCode.NOT_FOUND
+
+        listed = (await create(seller, first, 120)).listing
+        assert (listed.status, listed.price, listed.fee) == (pb.LISTING_STATUS_OPEN, 120, 6)
+        code, details = await code_of(create(seller, first, 50))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "locked" in details
+        assert (await collection(seller))[first].lock.holder.listing_id == listed.listing_id
+
+        # Browse: the buyer finds it by character, cheapest first.
+        page = await buyer.call(
+            "ListAuction",
+            g.ListAuctionRequest(
+                filter=pb.AuctionFilter(
+                    character_id=sold_copy.character.character_id, max_price=120
+                ),
+                order=pb.AUCTION_ORDER_CHEAPEST,
+            ),
+        )
+        assert listed.listing_id in [x.listing_id for x in page.listings]
+        code, _ = await code_of(
+            buyer.call("ListAuction", g.ListAuctionRequest(page_token="not-a-token"))
+        )
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+        # The seller cannot buy their own listing; the buyer buys it, a retry is the same.
+        code, details = await code_of(
+            seller.call(
+                "BuyListing", g.BuyListingRequest(request_id="own", listing_id=listed.listing_id)
+            )
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "own" in details
+        buy = g.BuyListingRequest(request_id=uuid4().hex, listing_id=listed.listing_id)
+        bought = await buyer.call("BuyListing", buy)
+        assert bought.listing.status == pb.LISTING_STATUS_SOLD
+        assert bought.balance.coins == START - 120
+        assert await buyer.call("BuyListing", buy) == bought
+        code, details = await code_of(
+            buyer.call(
+                "BuyListing",
+                g.BuyListingRequest(request_id=uuid4().hex, listing_id=listed.listing_id),
+            )
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "sold" in details
+
+        pushed = await session.wait_for(
+            lambda p: p.HasField("listing") and p.listing.listing_id == listed.listing_id
+        )
+        assert pushed.listing.status == pb.LISTING_STATUS_SOLD
+        assert pushed.listing.buyer_player_id == buyer.id
+
+        # Cancel: another listing withdrawn; a buyer after it is refused.
+        other = (await create(seller, second, 40)).listing
+        cancelled = await seller.call(
+            "CancelListing",
+            g.CancelListingRequest(request_id=uuid4().hex, listing_id=other.listing_id),
+        )
+        assert cancelled.listing.status == pb.LISTING_STATUS_CANCELLED
+        code, _ = await code_of(
+            buyer.call(
+                "CancelListing",
+                g.CancelListingRequest(request_id=uuid4().hex, listing_id=other.listing_id),
+            )
+        )
+        assert code == grpc.StatusCode.PERMISSION_DENIED
+        code, _ = await code_of(
+            buyer.call(
+                "BuyListing",
+                g.BuyListingRequest(request_id=uuid4().hex, listing_id=other.listing_id),
+            )
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        # More than the buyer holds: refused, nothing paid.
+        dear = (await create(seller, third, START)).listing
+        code, details = await code_of(
+            buyer.call(
+                "BuyListing",
+                g.BuyListingRequest(request_id=uuid4().hex, listing_id=dear.listing_id),
+            )
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "balance" in details
+
+        # Both collections and balances, to the coin.
+        assert await coins(buyer) == START - 120
+        assert await coins(seller) == START + 120 - 6
+        after_seller, after_buyer = await collection(seller), await collection(buyer)
+        assert first not in after_seller and first in after_buyer
+        moved = after_buyer[first].copy
+        assert (moved.holo, moved.holo_side, moved.printed_sides) == (
+            sold_copy.holo,
+            sold_copy.holo_side,
+            sold_copy.printed_sides,
+        )
+        assert moved.source == pb.COPY_SOURCE_AUCTION and not after_buyer[first].HasField("lock")
+        assert not after_seller[second].HasField("lock")
+        assert after_seller[third].lock.holder.listing_id == dear.listing_id
+        assert len(after_seller) + len(after_buyer) == len(mine) * 2
+        my = await seller.call("ListMyListings", g.ListMyListingsRequest())
+        assert [x.status for x in my.listings] == [
+            pb.LISTING_STATUS_OPEN,
+            pb.LISTING_STATUS_CANCELLED,
+            pb.LISTING_STATUS_SOLD,
+        ]
+    finally:
+        await session.close()
+
+
+def register(api: Any) -> Any:
+    return api.Register(
+        g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"n{uuid4().hex[:12]}", password=PASSWORD
+        )
+    )
+
+
+async def test_triad_client_auction_lists_browses_buys_and_cancels(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    me, other = await register(api), await register(api)
+    seller = signed_in(backend, tmp_path / "seller.json", me)
+    buyer = signed_in(backend, tmp_path / "buyer.json", other)
+    entries = seller.json("collection")["entries"]
+    first, second = entries[0]["copy"], entries[1]["copy"]
+    listed = seller.json("auction", "list", first["copyId"][:8], "1,000")["listing"]
+    assert (listed["price"], listed["fee"], listed["status"]) == (
+        "1000",
+        "50",
+        "LISTING_STATUS_OPEN",
+    )
+    assert "1 to 1,000,000" in seller.fails("auction", "list", first["copyId"], "0", code=2)
+    assert "locked" in seller.fails("auction", "list", first["copyId"], "5")
+
+    found = buyer.json(
+        "auction", "browse", "--character", first["character"]["characterId"], "--order",
+        "cheapest",
+    )["listings"]  # fmt: skip
+    assert listed["listingId"] in [x["listingId"] for x in found]
+    assert "balance too low" in buyer.fails("auction", "buy", listed["listingId"])
+    assert "your own" in seller.fails("auction", "buy", listed["listingId"])
+
+    cheap = seller.json("auction", "list", second["copyId"], "100")["listing"]
+    bought = buyer.json("auction", "buy", cheap["listingId"][:8])
+    assert bought["listing"]["status"] == "LISTING_STATUS_SOLD"
+    assert int(bought["balance"]["coins"]) == START - 100
+    cancelled = seller.json("auction", "cancel", listed["listingId"][:8])["listing"]
+    assert cancelled["status"] == "LISTING_STATUS_CANCELLED"
+    mine = seller.json("auction", "mine")["listings"]
+    assert [x["status"] for x in mine] == ["LISTING_STATUS_SOLD", "LISTING_STATUS_CANCELLED"]
+    assert int(seller.json("balance")["coins"]) == START + 95
+    assert int(buyer.json("balance")["coins"]) == START - 100
+    owned = {e["copy"]["copyId"] for e in buyer.json("collection")["entries"]}
+    assert second["copyId"] in owned and first["copyId"] not in owned
