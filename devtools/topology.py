@@ -13,6 +13,7 @@ import socket
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 from services.platform.endpoints import DEFAULT_PORTS
 
@@ -126,3 +127,20 @@ def free_ports(count: int) -> list[tuple[int, int]]:
             sock.bind(("127.0.0.1", 0))
             found.append(int(sock.getsockname()[1]))
     return [(found[2 * i], found[2 * i + 1]) for i in range(count)]
+
+
+WEB_ROOT = Path(__file__).resolve().parents[1] / "web" / "dist"
+"""The built browser client (``make web``), which the gateways' web ports serve."""
+
+
+def web_port(fixed: bool) -> int:
+    """The gateway's web port: the well-known one (``make run``'s first gateway) or a free one."""
+    web = DEFAULT_PORTS["gateway"].web
+    if fixed and web is not None:
+        return web
+    [(port, _)] = free_ports(1)
+    return port
+
+
+def web_env(port: int) -> dict[str, str]:
+    return {"TRIAD_GATEWAY_WEB_PORT": str(port), "TRIAD_GATEWAY_WEB_ROOT": str(WEB_ROOT)}
