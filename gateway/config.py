@@ -48,6 +48,8 @@ class GatewaySettings(ServiceSettings):
     """gRPC-Web and the browser client (``gateway.web``); None: not served."""
     web_root: str | None
     """The built browser client (``make web``: web/dist) served on the web port."""
+    web_origins: tuple[str, ...]
+    """Other origins whose pages may call the web port (CORS); none by default."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -107,4 +109,18 @@ class GatewaySettings(ServiceSettings):
                 else None
             ),
             web_root=optional(env, "TRIAD_GATEWAY_WEB_ROOT"),
+            web_origins=origins(env, "TRIAD_GATEWAY_WEB_ORIGINS"),
         )
+
+
+def origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated web origins (``https://play.example.com``), each checked."""
+    found = tuple(o.strip() for o in (optional(env, name) or "").split(",") if o.strip())
+    for origin in found:
+        scheme, sep, host = origin.partition("://")
+        if scheme not in ("https", "http") or not sep or not host or "/" in host:
+            raise SettingsError(
+                f"{name}: {origin!r} is not an origin: write scheme and host only, "
+                "such as https://play.example.com"
+            )
+    return found

@@ -111,7 +111,7 @@ async def run(settings: GatewaySettings) -> None:
             if settings.web_port is None:
                 return
             root = Path(settings.web_root) if settings.web_root else None
-            web = WebServer(server.handlers, static_root=root)
+            web = WebServer(server.handlers, static_root=root, origins=settings.web_origins)
             context = None
             if settings.tls_cert and settings.tls_key:
                 context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -144,14 +144,32 @@ def unframe(body: bytes) -> bytes:
     return body[FRAME_HEADER.size :]
 
 
-class WebServer:
-    """gRPC-Web calls to ``handlers`` (by full method name), and the static page."""
+CORS_REQUEST_HEADERS = (
+    "authorization, content-type, grpc-timeout, x-grpc-web, x-request-id, x-user-agent"
+)
+CORS_EXPOSED_HEADERS = "grpc-status, grpc-message"
 
-    def __init__(self, handlers: Mapping[str, Any], static_root: Path | None = None) -> None:
+
+class WebServer:
+    """gRPC-Web calls to ``handlers`` (by full method name), and the static page.
+
+    ``origins``: pages served elsewhere (``https://play.example.com``) whose scripts may
+    call the API too (CORS); the page served here needs none. The tokens travel in a
+    header, never in a cookie, so a page of another origin cannot act for a player."""
+
+    def __init__(
+        self,
+        handlers: Mapping[str, Any],
+        static_root: Path | None = None,
+        origins: Sequence[str] = (),
+    ) -> None:
         self._handlers = {m: h for m, h in handlers.items() if m.startswith(SERVICE_PREFIX)}
         self._root = static_root.resolve() if static_root is not None else None
+        self._origins = frozenset(origins)
         self._runner: web.AppRunner | None = None
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
+        app.on_response_prepare.append(self._allow_origin)
+        app.router.add_options("/{service}/{method}", self._preflight)
         app.router.add_post("/{service}/{method}", self._call)
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/", self._static)
@@ -171,6 +189,31 @@ class WebServer:
     async def stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+
+    def _allowed(self, request: web.Request) -> str | None:
+        origin = request.headers.get("Origin")
+        return origin if origin in self._origins else None
+
+    async def _allow_origin(self, request: web.Request, response: web.StreamResponse) -> None:
+        origin = self._allowed(request)
+        if origin is not None:
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSED_HEADERS
+            response.headers["Vary"] = "Origin"
+
+    async def _preflight(self, request: web.Request) -> web.Response:
+        if self._allowed(request) is None:
+            raise web.HTTPForbidden(
+                text="this origin may not call the API (TRIAD_GATEWAY_WEB_ORIGINS)"
+            )
+        return web.Response(
+            status=204,
+            headers={
+                "Access-Control-Allow-Methods": "POST",
+                "Access-Control-Allow-Headers": CORS_REQUEST_HEADERS,
+                "Access-Control-Max-Age": "600",
+            },
+        )
 
     async def _healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok\n")
