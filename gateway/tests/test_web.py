@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import grpc
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from google.protobuf.message import Message
 from triad.v1 import gateway_pb2 as g
 
 from gateway.config import GatewaySettings
@@ -68,7 +69,7 @@ async def client(tmp_path: Path) -> AsyncIterator[TestClient[Any, Any]]:
         yield test_client
 
 
-def framed(message: Any) -> bytes:
+def framed(message: Message) -> bytes:
     payload = message.SerializeToString()
     return struct.pack(">BI", 0, len(payload)) + payload
 
