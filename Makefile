@@ -116,5 +116,5 @@ test-tools: web-maybe browser-tools
 		echo "make test: not root, so promtool/kubectl are not installed here; the deployment checks that need them are skipped (run 'sudo make ops-tools' to enable them)"; \
 	fi
 
-clean: ## remove the virtual environment and generated code
-	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache
+clean: ## remove the virtual environment, generated code and the built browser client
+	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache web/node_modules web/src/gen web/dist

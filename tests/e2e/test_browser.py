@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,14 +71,14 @@ def backend(
         yield running
 
 
-def test_a_whole_practice_match_played_by_clicking(backend: Stack, tmp_path: Path) -> None:
-    browser = chromium()
-    shot = tmp_path / "browser-practice.png"
+def play(backend: Stack, scenario: str, shot: Path) -> dict[str, Any]:
+    """Run web/e2e/play.mjs's ``scenario`` in Chromium; what it saw, as it printed it."""
     env = {
         **os.environ,
         "TRIAD_WEB_URL": backend.backend.web_url(),
+        "TRIAD_SCENARIO": scenario,
         "TRIAD_SCREENSHOT": str(shot),
-        "TRIAD_CHROMIUM": browser,
+        "TRIAD_CHROMIUM": chromium(),
     }
     done = subprocess.run(
         ["node", "e2e/play.mjs"],
@@ -88,22 +89,57 @@ def test_a_whole_practice_match_played_by_clicking(backend: Stack, tmp_path: Pat
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    played = json.loads(done.stdout.strip().splitlines()[-1])
-    assert played["failures"] == []
-    # The final screen names the result and the score of a full 3x3 board.
-    assert played["result"].startswith(("You won", "You lost", "Draw")), played
-    assert "the board is full" in played["result"]
-    mine, theirs = (int(n) for n in played["result"].split(":")[0].split()[-3::2])
-    assert mine + theirs == 10  # nine cells and the card left in one hand
-    assert played["cells"] == 9 and played["placed"] == 9
-    assert played["moves"] in (4, 5)  # the player placed every other card
-    # The session's pushes were shown as they came.
-    assert any("session opened" in line for line in played["pushes"]), played["pushes"]
-    # The board fits the phone's screen: three square cells a row, the whole of it in view.
-    board, phone = played["board"], played["viewport"]
-    assert board["x"] > 0 and board["x"] + board["width"] <= phone["width"], board
-    assert board["height"] <= phone["height"] / 2 and board["width"] > phone["width"] / 2, board
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    played: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert played["failures"] == []  # no error in any page
     assert shot.stat().st_size > 10_000
     RESULTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(shot, RESULTS / "browser-practice.png")
+    shutil.copyfile(shot, RESULTS / shot.name)
+    return played
+
+
+def check_final_screen(final: dict[str, Any], phone: dict[str, int]) -> tuple[int, int]:
+    """A full 3x3 board on a phone, and the result in words; the two scores."""
+    assert final["result"].startswith(("You won", "You lost", "Draw")), final
+    assert "the board is full" in final["result"]
+    mine, theirs = (int(n) for n in final["result"].split(":")[0].split()[-3::2])
+    assert mine + theirs == 10  # nine cells and the card left in one hand
+    assert final["cells"] == 9 and final["placed"] == 9
+    # The board fits the phone's screen: three square cells a row, the whole of it in view.
+    board = final["board"]
+    assert board["x"] > 0 and board["x"] + board["width"] <= phone["width"], board
+    assert board["height"] <= phone["height"] / 2 and board["width"] > phone["width"] / 2, board
+    # The session's pushes were shown as they came.
+    assert any("session opened" in line for line in final["pushes"]), final["pushes"]
+    return mine, theirs
+
+
+def test_a_whole_practice_match_played_by_clicking(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "practice", tmp_path / "browser-practice.png")
+    check_final_screen(played, played["viewport"])
+    assert played["moves"] in (4, 5)  # the player placed every other card
+    assert any("match found" in line and "(bot)" in line for line in played["pushes"])
+
+
+def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "ranked", tmp_path / "browser-ranked.png")
+    ann, bea = played["players"]
+    scores = [check_final_screen(final, played["viewport"]) for final in (ann, bea)]
+    assert scores[0] == scores[1][::-1]  # the same match, seen from each side
+    assert sorted(played["moves"]) in ([4, 5],)
+    for final, opponent in ((ann, bea), (bea, ann)):
+        assert any(f"match found: against {opponent['name']}" in p for p in final["pushes"])
+    if scores[0][0] == scores[0][1]:
+        assert played["trade"] == []  # a draw trades nothing
+        return
+    trade = played["trade"]
+    assert trade["offered"] == 5 and trade["taken"]
+    # Both players are told which card moved, the winner on choosing, the loser by push.
+    assert trade["taken"] in trade["winner"] and trade["taken"] in trade["loser"]
+    # The trade's prompt reached both sessions, and its result the loser's.
+    winner_pushes, loser_pushes = trade["pushes"]
+    assert any("trade prompt" in line for line in winner_pushes), winner_pushes
+    assert any("trade prompt" in line for line in loser_pushes), loser_pushes
+    assert any("trade done" in line for line in loser_pushes), loser_pushes
