@@ -48,6 +48,8 @@ const transport = createGrpcWebTransport({
   baseUrl: location.origin,
   useBinaryFormat: true,
   interceptors: [bearer],
+  // Every call has a deadline (sent as grpc-timeout); the session stream opts out.
+  defaultTimeoutMs: 15_000,
 });
 
 export const api = createClient(TriadGateway, transport);

@@ -295,7 +295,7 @@ function openSession(): void {
     let pause = 500;
     while (!controller.signal.aborted && signedIn()) {
       try {
-        for await (const push of api.openSession({}, { signal: controller.signal })) {
+        for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
           pause = 500;
           if (!receive(push)) return;
           render();
