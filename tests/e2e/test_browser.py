@@ -51,6 +51,8 @@ def built_client() -> None:
     ready = (WEB / "dist" / "app.js").exists() and (
         WEB / "node_modules" / "playwright-core"
     ).exists()
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed, so nothing can drive Chromium (apt-get install npm)")
     if ready:
         return
     if shutil.which("npm") is None:
