@@ -145,3 +145,11 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
     assert any("trade prompt" in line for line in winner_pushes), winner_pushes
     assert any("trade prompt" in line for line in loser_pushes), loser_pushes
     assert any("trade done" in line for line in loser_pushes), loser_pushes
+
+
+def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "switched", tmp_path / "browser-switched.png")
+    assert "In the unranked queue" in played["queued"], played
+    assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
+    assert "In the unranked queue" not in played["lobby"]  # the ticket was given up
+    assert any("left the queue for a practice match" in line for line in played["pushes"])

@@ -26,7 +26,8 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const played = scenario === "ranked" ? await ranked() : await practice();
+  const scenarios = { practice, ranked, switched };
+  const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
   // What the players saw when it went wrong, for the test's failure message.
@@ -108,6 +109,26 @@ async function ranked() {
   }
   await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
   return { players: finals, moves: [moves.get(ann), moves.get(bea)], trade };
+}
+
+async function switched() {
+  // Queued for Unranked alone, the player leaves the queue for a practice match, then
+  // forfeits it (asked twice).
+  const page = await player();
+  await page.selectOption("select[name=mode]", { label: "unranked" });
+  await page.click("button[name=queue]");
+  const queued = (await page.textContent("[data-testid=queue]")) ?? "";
+  await page.click("[data-testid=queue] button[name=switch]");
+  await page.waitForSelector("[data-testid=board]");
+  await page.click("button[name=forfeit]");
+  await page.click("button[name=forfeit-confirm]");
+  const result = (await page.textContent("[data-testid=result]"))?.trim() ?? "";
+  await page.click("button[name=lobby]");
+  await page.waitForSelector("[data-testid=lobby]");
+  const lobby = (await page.textContent("[data-testid=lobby]")) ?? "";
+  const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+  await page.screenshot({ path: screenshot, fullPage: true });
+  return { name: page.playerName, queued, result, lobby, pushes };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

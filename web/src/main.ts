@@ -34,6 +34,10 @@ interface State {
   ticketId: string;
   trade: Trade | null;
   pushes: string[];
+  forfeitAsked: boolean;
+  /** The lobby's choices, kept across the redraws that pushes cause. */
+  mode: Mode;
+  level: BotLevel;
 }
 
 const state: State = {
@@ -45,6 +49,9 @@ const state: State = {
   ticketId: "",
   trade: null,
   pushes: [],
+  forfeitAsked: false,
+  mode: Mode.UNRANKED,
+  level: BotLevel.NOVICE,
 };
 let session: AbortController | null = null;
 
@@ -118,16 +125,14 @@ function loginScreen(): HTMLElement {
 }
 
 function lobbyScreen(name: string): HTMLElement {
-  const level = el("select", { name: "level" });
-  for (const key of ["NOVICE", "EASY", "NORMAL", "HARD"] as const) {
-    level.append(el("option", { value: String(BotLevel[key]) }, key.toLowerCase()));
-  }
-  const mode = el("select", { name: "mode" });
-  for (const key of ["UNRANKED", "RANKED", "ROULETTE"] as const) {
-    mode.append(el("option", { value: String(Mode[key]) }, key.toLowerCase()));
-  }
-  const practice = button("Practice against a bot", "practice", () => startPractice(Number(level.value)));
-  const queue = button("Find an opponent", "queue", () => enqueue(Number(mode.value)));
+  const level = choice("level", ["NOVICE", "EASY", "NORMAL", "HARD"], BotLevel, state.level, (v) => {
+    state.level = v;
+  });
+  const mode = choice("mode", ["UNRANKED", "RANKED", "ROULETTE"], Mode, state.mode, (v) => {
+    state.mode = v;
+  });
+  const practice = button("Practice against a bot", "practice", () => startPractice(state.level));
+  const queue = button("Find an opponent", "queue", () => enqueue(state.mode));
   const logout = button("Log out", "logout", () => logOut());
   const parts: HTMLElement[] = [
     el("h1", {}, `Hello, ${name}`),
@@ -139,6 +144,24 @@ function lobbyScreen(name: string): HTMLElement {
   return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
 }
 
+/** A select of some of an enum's values, showing ``current``, telling ``change``. */
+function choice<E extends number>(
+  name: string,
+  keys: readonly string[],
+  values: Record<string, string | number>,
+  current: E,
+  change: (value: E) => void,
+): HTMLSelectElement {
+  const select = el("select", { name });
+  for (const key of keys) {
+    const option = el("option", { value: String(values[key]) }, key.toLowerCase());
+    option.selected = values[key] === current;
+    select.append(option);
+  }
+  select.addEventListener("change", () => change(Number(select.value) as E));
+  return select;
+}
+
 function queuePanel(queue: QueueStatus): HTMLElement {
   const waited = Number(queue.waitDuration?.seconds ?? 0n);
   const cancel = button("Leave the queue", "cancel", () =>
@@ -147,12 +170,25 @@ function queuePanel(queue: QueueStatus): HTMLElement {
       state.queue = null;
     }),
   );
-  return el(
+  const panel = el(
     "div",
     { class: "queue", "data-testid": "queue" },
     el("p", {}, `In the ${Mode[queue.ticket?.mode ?? 0].toLowerCase()} queue for ${waited} s: ${queue.queueLength} waiting`),
     cancel,
   );
+  if (queue.practiceAvailable) {
+    // Gives up the ticket and starts a practice match at once (or changes nothing).
+    panel.append(
+      button("Practice while you wait", "switch", async () => {
+        const reply = await authed(() =>
+          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
+        );
+        note("left the queue for a practice match");
+        await follow(reply.matchId);
+      }),
+    );
+  }
+  return panel;
 }
 
 function matchPanel(view: MatchView): HTMLElement {
@@ -170,11 +206,18 @@ function matchPanel(view: MatchView): HTMLElement {
           state.view = null;
           state.matchId = "";
         })
-      : button("Forfeit", "forfeit", async () => {
-          if (confirm("Forfeit this match?")) {
-            await authed(() => api.forfeit({ requestId: requestId(), matchId: view.matchId }));
-          }
-        }),
+      : state.forfeitAsked
+        ? el(
+            "div",
+            { class: "row" },
+            button("Yes, forfeit the match", "forfeit-confirm", async () => {
+              state.forfeitAsked = false;
+              const reply = await authed(() => api.forfeit({ requestId: requestId(), matchId: view.matchId }));
+              if (reply.view) show(reply.view);
+            }),
+            button("Keep playing", "forfeit-cancel", async () => void (state.forfeitAsked = false)),
+          )
+        : button("Forfeit", "forfeit", async () => void (state.forfeitAsked = true)),
   );
   return screen;
 }
@@ -298,7 +341,7 @@ function openSession(): void {
         for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
           pause = 500;
           if (!receive(push)) return;
-          render();
+          if (push.push.case !== "heartbeat") render();
         }
       } catch (error) {
         if (controller.signal.aborted) return;
