@@ -99,7 +99,9 @@ def ports_of(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int
     each takes the well-known ports, the others free ones. Free ones are all taken while
     every probe socket is still open, so no two replicas are handed the same port."""
     if fixed:
-        for port in (p for s in SERVICES for p in (s.port, s.metrics_port)):
+        web = DEFAULT_PORTS["gateway"].web
+        wanted = [p for s in SERVICES for p in (s.port, s.metrics_port)] + ([web] if web else [])
+        for port in wanted:
             # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
             with socket.socket() as sock:
                 try:
