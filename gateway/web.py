@@ -236,7 +236,7 @@ class WebServer:
         method = request.path
         handler = self._handlers.get(method)
         if handler is None:
-            return _trailers_only(grpc.StatusCode.UNIMPLEMENTED, f"no method {method}")
+            return _trailers_only(grpc.StatusCode.UNIMPLEMENTED, f"no method {method[:200]}")
         kind = request.content_type
         if kind not in CONTENT_TYPES:
             raise web.HTTPUnsupportedMediaType(
@@ -295,8 +295,9 @@ def _response_headers() -> dict[str, str]:
 
 
 def _trailers_only(code: grpc.StatusCode, details: str) -> web.Response:
-    """An answer with no message: its status in the headers and in a trailer frame."""
+    """An answer with no message ("trailers-only"): its status in the headers and an
+    empty body, as gRPC-Web clients expect of a stream refused at once."""
     headers = {**_response_headers(), "grpc-status": str(code.value[0])}
     if details:
         headers["grpc-message"] = percent_encoded(details)
-    return web.Response(body=trailer(code, details), headers=headers)
+    return web.Response(body=b"", headers=headers)

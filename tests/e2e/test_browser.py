@@ -149,6 +149,7 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
 
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
+    assert played["refusal"] == "unknown player name or wrong password", played
     assert "In the unranked queue" in played["queued"], played
     assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
     assert "In the unranked queue" not in played["lobby"]  # the ticket was given up

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import struct
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import unquote
 from uuid import uuid4
@@ -50,8 +50,13 @@ def framed(message: Message) -> bytes:
     return struct.pack(">BI", 0, len(payload)) + payload
 
 
-def frames(body: bytes) -> tuple[list[bytes], dict[str, str]]:
-    """A gRPC-Web response body: its messages, and its trailers."""
+def frames(body: bytes, headers: Mapping[str, str]) -> tuple[list[bytes], dict[str, str]]:
+    """A gRPC-Web response: its messages, and its trailers (in the headers when the
+    reply is trailers-only, with an empty body)."""
+    if not body and "grpc-status" in headers:
+        return [], {
+            k.lower(): unquote(v) for k, v in headers.items() if k.lower().startswith("grpc-")
+        }
     messages, trailers, at = [], {}, 0
     while at < len(body):
         flag, length = struct.unpack_from(">BI", body, at)
@@ -76,7 +81,7 @@ async def call(
     async with http.post(f"/{SERVICE}/{method}", data=framed(request), headers=headers) as reply:
         assert reply.status == 200, await reply.text()
         assert reply.content_type == "application/grpc-web+proto"
-        return frames(await reply.read())
+        return frames(await reply.read(), reply.headers)
 
 
 async def register(http: aiohttp.ClientSession) -> g.RegisterResponse:
@@ -119,7 +124,7 @@ async def test_malformed_requests_are_refused_in_words(http: aiohttp.ClientSessi
     }
     for body, (code, words) in cases.items():
         async with http.post(path, data=body, headers=HEADERS) as reply:
-            _, trailers = frames(await reply.read())
+            _, trailers = frames(await reply.read(), reply.headers)
         assert trailers["grpc-status"] == code and words in trailers["grpc-message"], trailers
     async with http.post(
         f"/{SERVICE}/NoSuchCall", data=framed(g.LoginRequest()), headers=HEADERS

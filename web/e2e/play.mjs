@@ -112,8 +112,16 @@ async function ranked() {
 }
 
 async function switched() {
-  // Queued for Unranked alone, the player leaves the queue for a practice match, then
-  // forfeits it (asked twice).
+  // A wrong log-in is refused in the gateway's words; then, queued for Unranked alone,
+  // the player leaves the queue for a practice match, and forfeits it (asked twice).
+  const refused = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
+  const first = await refused.newPage();
+  await first.goto(url);
+  await first.fill("input[name=name]", `nobody${Date.now()}`);
+  await first.fill("input[name=password]", "not the password");
+  await first.click("button[name=login]");
+  const refusal = (await first.textContent(".error[role=alert]"))?.trim() ?? "";
+  await refused.close();
   const page = await player();
   await page.selectOption("select[name=mode]", { label: "unranked" });
   await page.click("button[name=queue]");
@@ -128,7 +136,7 @@ async function switched() {
   const lobby = (await page.textContent("[data-testid=lobby]")) ?? "";
   const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
   await page.screenshot({ path: screenshot, fullPage: true });
-  return { name: page.playerName, queued, result, lobby, pushes };
+  return { name: page.playerName, refusal, queued, result, lobby, pushes };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */
