@@ -47,6 +47,7 @@ async function practice() {
   await page.click("button[name=practice]");
   await page.waitForSelector("[data-testid=board]");
   let moves = 0;
+  let resumed = 0;
   for (let turn = 0; turn < 40; turn++) {
     // Either my turn (a hand card can be clicked) or the end.
     const next = await Promise.race([
@@ -56,10 +57,22 @@ async function practice() {
     if (next === "end") break;
     await playTurn(page);
     moves += 1;
+    if (moves === 2) {
+      // A reload mid-match: the tokens are kept for the tab, and the session's first
+      // push brings the match back as it stands.
+      const before = await page.locator(".cell.mine, .cell.theirs").count();
+      await page.reload();
+      await page.waitForSelector("[data-testid=board]");
+      await page.waitForFunction(
+        (n) => document.querySelectorAll(".cell.mine, .cell.theirs").length >= n,
+        before,
+      );
+      resumed = await page.locator(".cell.mine, .cell.theirs").count();
+    }
   }
   const final = await finalScreen(page);
   await page.screenshot({ path: screenshot, fullPage: true });
-  return { ...final, moves };
+  return { ...final, moves, resumed };
 }
 
 async function ranked() {
