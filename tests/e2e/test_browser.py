@@ -154,3 +154,4 @@ def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_
     assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
     assert "In the unranked queue" not in played["lobby"]  # the ticket was given up
     assert any("left the queue for a practice match" in line for line in played["pushes"])
+    assert played["afterLogout"] == ""  # logged out without a refusal, back at the form

@@ -149,7 +149,10 @@ async function switched() {
   const lobby = (await page.textContent("[data-testid=lobby]")) ?? "";
   const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
   await page.screenshot({ path: screenshot, fullPage: true });
-  return { name: page.playerName, refusal, queued, result, lobby, pushes };
+  await page.click("button[name=logout]");
+  await page.waitForSelector("form.login");
+  const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
+  return { name: page.playerName, refusal, queued, result, lobby, pushes, afterLogout };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

@@ -321,7 +321,7 @@ async function logOut(): Promise<void> {
   session?.abort();
   session = null;
   try {
-    await api.logout({});
+    await api.logout({ requestId: requestId() });
   } finally {
     forgetTokens();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
