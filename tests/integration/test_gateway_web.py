@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.players import PASSWORD
+from devtools.players import PASSWORD, bearer
 from devtools.stack import Stack, stack
 
 SERVICE = "triad.v1.TriadGateway"
@@ -33,7 +33,10 @@ HEADERS = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
 def backend(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("web")) as running:
+    # A second gateway with a tight rate limit: 3 calls, then one per 10 s.
+    tight = {"TRIAD_RATE_PER_SECOND": "0.1", "TRIAD_RATE_BURST": "3"}
+    logs = tmp_path_factory.mktemp("web")
+    with stack(shared_database_url, nats_url, logs, gateways=({}, tight)) as running:
         yield running
 
 
@@ -113,6 +116,23 @@ async def test_unary_calls_share_the_grpc_handlers_auth_and_refusals(
     )
     _, trailers = await call(http, "Register", again)
     assert trailers["grpc-status"] == "6" and "taken" in trailers["grpc-message"], trailers
+
+
+async def test_the_rate_limit_is_one_bucket_for_both_ports(backend: Stack) -> None:
+    """Calls over gRPC and over gRPC-Web draw on the same per-player bucket of the replica."""
+    tight = backend.gateways[1]
+    trust = ssl.create_default_context(cafile=str(backend.cert))
+    base = backend.backend.web_url(tight.name)
+    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(ssl=trust)) as http:
+        ann = await register(http)
+        token = ann.tokens.access_token
+        async with backend.channel(tight) as channel:
+            api = backend.api(channel)
+            for _ in range(3):  # the burst, spent over gRPC
+                await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(ann.tokens))
+        _, trailers = await call(http, "GetPlayerStatus", g.GetPlayerStatusRequest(), token)
+        assert trailers["grpc-status"] == "8", trailers  # RESOURCE_EXHAUSTED
+        assert "too many requests" in trailers["grpc-message"]
 
 
 async def test_malformed_requests_are_refused_in_words(http: aiohttp.ClientSession) -> None:
