@@ -118,6 +118,31 @@ async def test_unary_calls_share_the_grpc_handlers_auth_and_refusals(
     assert trailers["grpc-status"] == "6" and "taken" in trailers["grpc-message"], trailers
 
 
+async def test_web_calls_are_counted_in_the_gateways_rpc_metrics(
+    http: aiohttp.ClientSession, backend: Stack
+) -> None:
+    """The same wrapped handlers: each call over gRPC-Web is an RPC in the metrics."""
+
+    async def refused() -> float:
+        url = f"http://{backend.backend.metrics_address('gateway')}/metrics"
+        async with aiohttp.ClientSession() as plain, plain.get(url) as reply:
+            text = await reply.text()
+        labels = (
+            'service="triad.v1.TriadGateway"',
+            'method="GetPlayerStatus"',
+            'code="UNAUTHENTICATED"',
+        )
+        for line in text.splitlines():
+            if line.startswith("triad_rpc_total{") and all(label in line for label in labels):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+    before = await refused()
+    for _ in range(3):
+        await call(http, "GetPlayerStatus", g.GetPlayerStatusRequest(), "not-a-token")
+    assert await refused() == before + 3
+
+
 async def test_the_rate_limit_is_one_bucket_for_both_ports(backend: Stack) -> None:
     """Calls over gRPC and over gRPC-Web draw on the same per-player bucket of the replica."""
     tight = backend.gateways[1]
