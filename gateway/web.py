@@ -148,6 +148,10 @@ CORS_REQUEST_HEADERS = (
     "authorization, content-type, grpc-timeout, x-grpc-web, x-request-id, x-user-agent"
 )
 CORS_EXPOSED_HEADERS = "grpc-status, grpc-message"
+STOP_GRACE_SECONDS = 5.0
+"""At stop, calls in flight get this long to finish; then they are cancelled. Session
+streams never finish by themselves: without a bound (aiohttp waits 60 s) a gateway with
+a browser open would outlive its pod's termination grace period (30 s)."""
 
 
 class WebServer:
@@ -162,10 +166,12 @@ class WebServer:
         handlers: Mapping[str, Any],
         static_root: Path | None = None,
         origins: Sequence[str] = (),
+        stop_grace_seconds: float = STOP_GRACE_SECONDS,
     ) -> None:
         self._handlers = {m: h for m, h in handlers.items() if m.startswith(SERVICE_PREFIX)}
         self._root = static_root.resolve() if static_root is not None else None
         self._origins = frozenset(origins)
+        self._grace = stop_grace_seconds
         self._runner: web.AppRunner | None = None
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
         app.on_response_prepare.append(self._allow_origin)
@@ -180,13 +186,20 @@ class WebServer:
         """Listen; returns the bound port (``port=0`` binds a free one)."""
         # handler_cancellation: a browser that goes away ends its session stream now
         # (its finally blocks run), not at the next heartbeat's write.
-        self._runner = web.AppRunner(self.app, handler_cancellation=True, access_log=None)
+        self._runner = web.AppRunner(
+            self.app,
+            handler_cancellation=True,
+            access_log=None,
+            shutdown_timeout=self._grace,
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context)
         await site.start()
         return int(self._runner.addresses[0][1])
 
     async def stop(self) -> None:
+        """Stop listening; calls in flight get ``stop_grace_seconds``, then are cancelled
+        (a session stream's ``finally`` runs: its player is reported disconnected)."""
         if self._runner is not None:
             await self._runner.cleanup()
 

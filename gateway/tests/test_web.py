@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+import aiohttp
 import grpc
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -42,7 +43,12 @@ async def login(request: g.LoginRequest, context: Any) -> g.LoginResponse:
 async def session(request: g.OpenSessionRequest, context: Any) -> AsyncIterator[Any]:
     for sequence in (1, 2):
         yield g.OpenSessionResponse(sequence=sequence)
-    raise FailedPrecondition("the session was replaced")
+    if request.client_version != "waits":
+        raise FailedPrecondition("the session was replaced")
+    try:  # a session that waits for pushes, as OpenSession does
+        await asyncio.sleep(3600)
+    finally:
+        SEEN["session ended"] = True
 
 
 def handlers() -> dict[str, Any]:
@@ -128,6 +134,22 @@ async def test_a_server_stream_sends_each_message_then_its_status(client: Any) -
     _, messages, trailers = await post(client, SESSION, framed(g.OpenSessionRequest()))
     assert [g.OpenSessionResponse.FromString(m).sequence for m in messages] == [1, 2]
     assert trailers == {"grpc-status": "9", "grpc-message": "the session was replaced"}
+
+
+async def test_a_stop_ends_the_open_sessions_within_its_grace(tmp_path: Path) -> None:
+    server = WebServer(handlers(), stop_grace_seconds=0.5)
+    port = await server.start("127.0.0.1", 0, None)
+    SEEN.pop("session ended", None)
+    request = framed(g.OpenSessionRequest(client_version="waits"))
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"http://127.0.0.1:{port}{SESSION}", data=request, headers=HEADERS) as reply,
+    ):
+        await reply.content.readexactly(2 * 7)  # both pushes: a session waiting for more
+        started = asyncio.get_running_loop().time()
+        await server.stop()
+        assert asyncio.get_running_loop().time() - started < 3
+    assert SEEN["session ended"]
 
 
 async def test_what_is_not_a_call_of_the_api_is_refused(client: Any) -> None:
