@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard proto/triad/v1/*.proto)
 GEN_STAMP := gen/.generated
 
-.PHONY: help venv proto run test unit lint fmt bench load clean ops-tools test-tools chaos
+.PHONY: help venv proto web web-maybe browser-tools run test unit lint fmt bench load clean ops-tools test-tools chaos
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -35,7 +35,43 @@ $(GEN_STAMP): $(STAMP) $(PROTOS)
 		--mypy_out=gen --mypy_grpc_out=gen $(PROTOS)
 	@touch gen/triad/__init__.py gen/triad/v1/__init__.py gen/triad/py.typed $@
 
-run: proto ## start the whole backend on this machine
+# The browser client (web/): npm packages from package-lock.json, TypeScript generated
+# from proto/ (buf + protoc-gen-es), type-checked, bundled by esbuild into web/dist,
+# which the gateway's web port serves. Nothing but the npm registry is used.
+WEB_SOURCES := $(wildcard web/src/*.ts web/static/* web/*.json web/*.mjs web/buf.gen.yaml) $(PROTOS)
+WEB_STAMP := web/dist/app.js
+WEB_MODULES := web/node_modules/.package-lock.json
+
+web: $(WEB_STAMP) ## build the browser client into web/dist (npm ci, codegen, esbuild)
+
+$(WEB_MODULES): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+$(WEB_STAMP): $(WEB_SOURCES) $(WEB_MODULES)
+	cd web && rm -rf src/gen && npx buf generate ../proto --template buf.gen.yaml
+	cd web && npx tsc --noEmit -p .
+	cd web && node build.mjs
+
+# make run and make test build the client where npm is installed, and say so where not.
+web-maybe:
+	@if command -v npm >/dev/null; then \
+		$(MAKE) -s --no-print-directory web || echo "make: the browser client did not build (see above); the gateway's web port still serves gRPC-Web"; \
+	else \
+		echo "make: npm is not installed, so the browser client is not built (apt-get install npm, then make web)"; \
+	fi
+
+# Debian's Chromium for the browser test (tests/e2e/test_browser.py), as root; where it
+# cannot be installed that test is skipped, saying so.
+browser-tools:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+			|| echo "make test: chromium could not be installed; the browser test is skipped"; \
+	else \
+		echo "make test: not root, so chromium is not installed; the browser test is skipped (sudo apt-get install chromium)"; \
+	fi
+
+run: proto web-maybe ## start the whole backend on this machine (and the browser client)
 	$(BIN)/python -m devtools.run
 
 test: proto lint test-tools ## run every test (unit, integration, conformance)
@@ -73,12 +109,12 @@ ops-tools: ## install promtool and kubectl for the deployment checks (as root)
 # make test sets up what its tests need: the deployment checks' tools too, where it can
 # (as root, as CI is). Where it cannot, those checks are skipped, each naming
 # `make ops-tools` as the command that enables them; they never fail for a missing tool.
-test-tools:
+test-tools: web-maybe browser-tools
 	@if [ "$$(id -u)" = 0 ]; then \
 		.ci/install-ops-tools || echo "make test: promtool/kubectl could not be installed; the deployment checks that need them are skipped"; \
 	else \
 		echo "make test: not root, so promtool/kubectl are not installed here; the deployment checks that need them are skipped (run 'sudo make ops-tools' to enable them)"; \
 	fi
 
-clean: ## remove the virtual environment and generated code
-	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache
+clean: ## remove the virtual environment, generated code and the built browser client
+	rm -rf $(VENV) gen .pytest_cache .mypy_cache .ruff_cache web/node_modules web/src/gen web/dist

@@ -53,6 +53,8 @@ from devtools.topology import (
     ports_of,
     replica_counts,
     replica_name,
+    web_env,
+    web_port,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +92,7 @@ class _Running:
     env: dict[str, str]
     log: Path
     process: subprocess.Popen[bytes] | None = None
+    web_port: int | None = None
 
 
 class Backend:
@@ -132,7 +135,17 @@ class Backend:
                 }
                 name = replica_name(spec.name, index)
                 log = self.logs / f"{name}.log"
-                self._services[name] = _Running(spec, port, metrics_port, env, log)
+                web = None
+                if spec.name == "gateway":
+                    web = web_port(config.fixed_ports and index == 1)
+                    # Below the config's own settings, which may move it.
+                    env = {
+                        **env,
+                        **web_env(web),
+                        **config.env,
+                        **config.overrides.get("gateway", {}),
+                    }
+                self._services[name] = _Running(spec, port, metrics_port, env, log, web_port=web)
 
     # ------------------------------------------------------------------ addresses
 
@@ -155,6 +168,11 @@ class Backend:
 
     def address(self, name: str) -> str:
         return f"127.0.0.1:{self._get(name).port}"
+
+    def web_url(self, name: str = "gateway") -> str:
+        """Where a gateway serves gRPC-Web and the browser client (``gateway.web``),
+        over TLS with :attr:`root_cert`: ``https://127.0.0.1:8443`` under ``make run``."""
+        return f"https://127.0.0.1:{self._get(name).web_port}"
 
     def metrics_address(self, name: str) -> str:
         """Where the service serves Prometheus ``/metrics`` over HTTP."""
@@ -220,6 +238,7 @@ class Backend:
             raise ValueError(f"there is already a part named {name!r}")
         first = self._get("gateway")
         [(port, metrics_port)] = free_ports(1)
+        web = web_port(False)
         prefix = first.spec.env_prefix
         replica = _Running(
             first.spec,
@@ -229,9 +248,11 @@ class Backend:
                 **first.env,
                 f"TRIAD_{prefix}_PORT": str(port),
                 f"TRIAD_{prefix}_METRICS_PORT": str(metrics_port),
+                **web_env(web),
                 **env,
             },
             self.logs / f"{name}.log",
+            web_port=web,
         )
         self._services[name] = replica
         self._spawn(name)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from devtools.backend import Backend, BackendConfig
 from devtools.servers import infrastructure
-from devtools.topology import NAMES, BackendError, parse_replicas
+from devtools.topology import NAMES, WEB_ROOT, BackendError, parse_replicas
 from services.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,12 +128,18 @@ def main(argv: list[str] | None = None) -> int:
                 where = f"{backend.address(name):<16} metrics {backend.metrics_address(name)}"
                 say(f"  {name:13} {where}  SERVING")
             operator_env = write_operator_env(database, nats)
+            page = (
+                "accept the development certificate once"
+                if (WEB_ROOT / "index.html").exists()
+                else "gRPC-Web only: the page is not built; run `make web`"
+            )
             say(
                 f"\nGateway: {backend.gateway} (TLS, development certificate "
                 ".run/tls/gateway-dev.crt)"
                 "\nPlay:    in another terminal, from this directory:"
                 "\n           .venv/bin/triad-client register NAME   (once; asks for a password)"
                 "\n           .venv/bin/triad-client practice        (a match against a bot)"
+                f"\nBrowser: {backend.web_url()}/  ({page})"
                 f"\nOperate: env $(cat {operator_env.relative_to(ROOT)}) "
                 ".venv/bin/triad-admin consumer list   (deploy/k8s/README.md, Consumers)"
                 "\nLogs:    .run/logs/   Stop: Ctrl-C\n"

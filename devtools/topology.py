@@ -13,6 +13,7 @@ import socket
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 from services.platform.endpoints import DEFAULT_PORTS
 
@@ -98,7 +99,9 @@ def ports_of(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int
     each takes the well-known ports, the others free ones. Free ones are all taken while
     every probe socket is still open, so no two replicas are handed the same port."""
     if fixed:
-        for port in (p for s in SERVICES for p in (s.port, s.metrics_port)):
+        web = DEFAULT_PORTS["gateway"].web
+        wanted = [p for s in SERVICES for p in (s.port, s.metrics_port)] + ([web] if web else [])
+        for port in wanted:
             # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
             with socket.socket() as sock:
                 try:
@@ -126,3 +129,20 @@ def free_ports(count: int) -> list[tuple[int, int]]:
             sock.bind(("127.0.0.1", 0))
             found.append(int(sock.getsockname()[1]))
     return [(found[2 * i], found[2 * i + 1]) for i in range(count)]
+
+
+WEB_ROOT = Path(__file__).resolve().parents[1] / "web" / "dist"
+"""The built browser client (``make web``), which the gateways' web ports serve."""
+
+
+def web_port(fixed: bool) -> int:
+    """The gateway's web port: the well-known one (``make run``'s first gateway) or a free one."""
+    web = DEFAULT_PORTS["gateway"].web
+    if fixed and web is not None:
+        return web
+    [(port, _)] = free_ports(1)
+    return port
+
+
+def web_env(port: int) -> dict[str, str]:
+    return {"TRIAD_GATEWAY_WEB_PORT": str(port), "TRIAD_GATEWAY_WEB_ROOT": str(WEB_ROOT)}

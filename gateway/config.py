@@ -13,7 +13,14 @@ from gateway.auth import (
     REGISTRATIONS_PER_MINUTE,
 )
 from services.platform.endpoints import default_address
-from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
+from services.platform.settings import (
+    ServiceSettings,
+    SettingsError,
+    basics,
+    number,
+    optional,
+    port,
+)
 
 MIN_SECRET = 32
 
@@ -37,6 +44,12 @@ class GatewaySettings(ServiceSettings):
     registrations_per_minute: float
     registration_burst: float
     heartbeat_seconds: float
+    web_port: int | None
+    """gRPC-Web and the browser client (``gateway.web``); None: not served."""
+    web_root: str | None
+    """The built browser client (``make web``: web/dist) served on the web port."""
+    web_origins: tuple[str, ...]
+    """Other origins whose pages may call the web port (CORS); none by default."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -89,4 +102,25 @@ class GatewaySettings(ServiceSettings):
                 env, "TRIAD_REGISTRATION_BURST", REGISTRATION_BURST, minimum=1.0
             ),
             heartbeat_seconds=number(env, "TRIAD_HEARTBEAT_SECONDS", 10.0, minimum=0.05),
+            # Served only when set (0: a free port); make run sets DEFAULT_PORTS' web port.
+            web_port=(
+                port(env, "TRIAD_GATEWAY_WEB_PORT", 0)
+                if optional(env, "TRIAD_GATEWAY_WEB_PORT") is not None
+                else None
+            ),
+            web_root=optional(env, "TRIAD_GATEWAY_WEB_ROOT"),
+            web_origins=origins(env, "TRIAD_GATEWAY_WEB_ORIGINS"),
         )
+
+
+def origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated web origins (``https://play.example.com``), each checked."""
+    found = tuple(o.strip() for o in (optional(env, name) or "").split(",") if o.strip())
+    for origin in found:
+        scheme, sep, host = origin.partition("://")
+        if scheme not in ("https", "http") or not sep or not host or "/" in host:
+            raise SettingsError(
+                f"{name}: {origin!r} is not an origin: write scheme and host only, "
+                "such as https://play.example.com"
+            )
+    return found

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from datetime import timedelta
 from pathlib import Path
 
 import grpc
+import structlog
 from prometheus_client import REGISTRY
 from triad.v1 import (
     collection_pb2_grpc,
@@ -23,11 +25,14 @@ from gateway.config import GatewaySettings
 from gateway.pushes import PushHub
 from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
+from gateway.web import WebServer
 from services.platform.channels import internal_channel
 from services.platform.database import create_pool
-from services.platform.grpcserver import Lifecycle
+from services.platform.grpcserver import GrpcServer, Lifecycle
 from services.platform.migrations import migrate
 from services.platform.service import run_service, serve
+
+log = structlog.get_logger(__name__)
 
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
 
@@ -100,6 +105,21 @@ async def run(settings: GatewaySettings) -> None:
             credentials = grpc.ssl_server_credentials(
                 [(Path(settings.tls_key).read_bytes(), Path(settings.tls_cert).read_bytes())]
             )
+
+        async def serve_web(server: GrpcServer) -> None:
+            """gRPC-Web on the same handlers (and TLS certificate), when configured."""
+            if settings.web_port is None:
+                return
+            root = Path(settings.web_root) if settings.web_root else None
+            web = WebServer(server.handlers, static_root=root, origins=settings.web_origins)
+            context = None
+            if settings.tls_cert and settings.tls_key:
+                context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+                context.load_cert_chain(settings.tls_cert, settings.tls_key)
+            bound = await web.start(settings.host, settings.web_port, context)
+            life.push_async_callback(web.stop)
+            log.info("serving web", port=bound, tls=context is not None, root=str(root))
+
         await serve(
             life,
             settings,
@@ -108,6 +128,7 @@ async def run(settings: GatewaySettings) -> None:
             [SERVICE_NAME],
             credentials=credentials,
             wrappers=[authenticated(auth)],
+            also=serve_web,
         )
 
 

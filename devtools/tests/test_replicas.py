@@ -65,3 +65,18 @@ def test_each_replica_has_its_ports_and_the_callers_get_every_address(tmp_path: 
         assert env["TRIAD_COLLECTION_PORT"] == backend.address(name).rsplit(":", 1)[1]
         assert env["TRIAD_COLLECTION_SCHEMA"] == backend.schema("collection")
     assert backend.log("collection-3").name == "collection-3.log"
+
+
+def test_each_gateway_serves_the_browser_client_on_a_web_port_of_its_own(tmp_path: Path) -> None:
+    backend = Backend(
+        BackendConfig("postgresql://nowhere/x", "nats://nowhere:4222", tmp_path,
+                      replicas={"gateway": 2})
+    )  # fmt: skip
+    webs = [backend.web_url(name) for name in backend.replicas("gateway")]
+    assert len(set(webs)) == 2 and all(url.startswith("https://127.0.0.1:") for url in webs)
+    for name, url in zip(backend.replicas("gateway"), webs, strict=True):
+        env = backend.env(name)
+        assert url.endswith(f":{env['TRIAD_GATEWAY_WEB_PORT']}")
+        assert env["TRIAD_GATEWAY_WEB_ROOT"].endswith("web/dist")
+    # Not a service's setting: only gateways have a web port.
+    assert "TRIAD_GATEWAY_WEB_PORT" not in backend.env("match")

@@ -22,15 +22,18 @@ from types import MappingProxyType
 
 @dataclass(frozen=True, slots=True)
 class Ports:
-    """Where a process listens by default: gRPC and Prometheus /metrics."""
+    """Where a process listens by default: gRPC and Prometheus /metrics (and the
+    gateway's web port: gRPC-Web and the browser client, served when
+    ``TRIAD_GATEWAY_WEB_PORT`` is set, as ``make run`` and the manifests do)."""
 
     grpc: int
     metrics: int
+    web: int | None = None
 
 
 DEFAULT_PORTS: Mapping[str, Ports] = MappingProxyType(
     {
-        "gateway": Ports(grpc=50051, metrics=9151),
+        "gateway": Ports(grpc=50051, metrics=9151, web=8443),
         "match": Ports(grpc=50061, metrics=9161),
         "matchmaker": Ports(grpc=50062, metrics=9162),
         "collection": Ports(grpc=50063, metrics=9163),

@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass
-from types import TracebackType
+from dataclasses import dataclass, field
+from types import MappingProxyType, TracebackType
 from typing import Any, TypeVar
 
 import grpc
@@ -83,6 +83,9 @@ class GrpcServer:
     port: int
     service_names: tuple[str, ...]
     grace: float
+    handlers: Mapping[str, Any] = field(default_factory=dict)
+    """The registered methods' handlers as the server calls them (wrapped), by full
+    name: another transport (the gateway's gRPC-Web port) calls the same ones."""
 
     async def start(self) -> None:
         await self.server.start()
@@ -103,16 +106,17 @@ class _WrappingServer(grpc.aio.Server):
     def __init__(self, server: grpc.aio.Server, wrap: Callable[[str, Any], Any]) -> None:
         self._server = server
         self._wrap = wrap
+        self.handlers: dict[str, Any] = {}
+        """Each registered method's handler as wrapped, by full name (``/triad.v1.X/Y``)."""
 
     def add_registered_method_handlers(self, service_name: str, method_handlers: Any) -> None:
         # What generated add_XServicer_to_server uses: grpc finds these without Python.
-        self._server.add_registered_method_handlers(
-            service_name,
-            {
-                name: self._wrap(f"/{service_name}/{name}", handler)
-                for name, handler in method_handlers.items()
-            },
-        )
+        wrapped = {
+            name: self._wrap(f"/{service_name}/{name}", handler)
+            for name, handler in method_handlers.items()
+        }
+        self.handlers |= {f"/{service_name}/{name}": h for name, h in wrapped.items()}
+        self._server.add_registered_method_handlers(service_name, wrapped)
 
     def add_generic_rpc_handlers(self, generic_rpc_handlers: Iterable[Any]) -> None:
         self._server.add_generic_rpc_handlers(
@@ -199,7 +203,14 @@ def build_server(
         port = server.add_secure_port(config.address, credentials)
     if port == 0:
         raise RuntimeError(f"could not bind the gRPC server to {config.address}")
-    return GrpcServer(server, health, port, tuple(service_names), config.stop_grace_seconds)
+    return GrpcServer(
+        server,
+        health,
+        port,
+        tuple(service_names),
+        config.stop_grace_seconds,
+        MappingProxyType(dict(wrapping.handlers)),
+    )
 
 
 GC_GEN0_THRESHOLD = 20_000

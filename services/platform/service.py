@@ -34,7 +34,13 @@ import grpc
 from prometheus_client import CollectorRegistry
 
 from services.platform.background import every
-from services.platform.grpcserver import Lifecycle, Register, ServerConfig, build_server
+from services.platform.grpcserver import (
+    GrpcServer,
+    Lifecycle,
+    Register,
+    ServerConfig,
+    build_server,
+)
 from services.platform.interceptors import HandlerWrapper
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
@@ -136,8 +142,11 @@ async def serve(
     *,
     credentials: grpc.ServerCredentials | None = None,
     wrappers: Sequence[HandlerWrapper] = (),
+    also: Callable[[GrpcServer], Awaitable[object]] | None = None,
 ) -> None:
-    """Serve /metrics and the gRPC server on the settings' ports until stop."""
+    """Serve /metrics and the gRPC server on the settings' ports until stop. ``also``
+    runs once the server has started, before the wait: another listener on the same
+    handlers (the gateway's web port) is started there and pushed onto ``life``."""
     life.start_metrics(registry, settings.metrics_port)
     server = await life.start_server(
         build_server(
@@ -149,4 +158,6 @@ async def serve(
             wrappers=wrappers,
         )
     )
+    if also is not None:
+        await also(server)
     await life.wait(server)

@@ -34,6 +34,8 @@ class Service:
     grpc_service: str  # triad.v1.MatchService
     port: int
     metrics_port: int
+    web_port: int | None = None
+    """The gateway's gRPC-Web port for browsers (``gateway/web.py``)."""
 
     @property
     def app(self) -> str:
@@ -41,7 +43,7 @@ class Service:
 
 
 SERVICES = (
-    Service("gateway", "triad.v1.TriadGateway", 50051, 9151),
+    Service("gateway", "triad.v1.TriadGateway", 50051, 9151, web_port=8443),
     Service("match", "triad.v1.MatchService", 50061, 9161),
     Service("matchmaker", "triad.v1.MatchmakerService", 50062, 9162),
     Service("collection", "triad.v1.CollectionService", 50063, 9163),

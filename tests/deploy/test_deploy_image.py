@@ -98,4 +98,5 @@ def test_the_image_exposes_the_ports_the_services_listen_on() -> None:
     exposed = {
         int(p) for line in stages()[-1].lines if line.startswith("EXPOSE") for p in line.split()[1:]
     }
-    assert exposed == {s.port for s in SERVICES} | {s.metrics_port for s in SERVICES}
+    web = {s.web_port for s in SERVICES if s.web_port}
+    assert exposed == {s.port for s in SERVICES} | {s.metrics_port for s in SERVICES} | web

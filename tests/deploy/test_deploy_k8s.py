@@ -67,7 +67,8 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
         (container,) = pod["containers"]
         assert container["command"] == [svc.app]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-        assert ports == {"grpc": svc.port, "metrics": svc.metrics_port}
+        web = {"web": svc.web_port} if svc.web_port else {}
+        assert ports == {"grpc": svc.port, "metrics": svc.metrics_port, **web}
         grpc_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "grpc")
         assert (grpc_port["port"], grpc_port["targetPort"]) == (svc.port, "grpc")
         # And the service listens where they say: the ConfigMap sets the same ports.
@@ -76,6 +77,10 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
         assert env[f"TRIAD_{name}_PORT"] == str(svc.port)
         assert env[f"TRIAD_{name}_METRICS_PORT"] == str(svc.metrics_port)
         assert env[f"TRIAD_{name}_HOST"] == "0.0.0.0"
+        if svc.web_port:
+            assert env[f"TRIAD_{name}_WEB_PORT"] == str(svc.web_port)
+            web_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "web")
+            assert (web_port["port"], web_port["targetPort"]) == (svc.web_port, "web")
 
 
 def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay: str) -> None:

@@ -65,8 +65,9 @@ def expected(ours: list[Endpoint]) -> set[tuple[str, str, int]]:
         "triad-db": 9187,
     }
     apps = [f"triad-{s.name}" for s in SERVICES]
-    # Players, from anywhere: every peer outside the namespace may reach the gateway.
-    paths = {(e.name, "triad-gateway", 50051) for e in OUTSIDE}
+    # Players, from anywhere: every peer outside the namespace may reach the gateway, on
+    # its gRPC port and its gRPC-Web port for browsers.
+    paths = {(e.name, "triad-gateway", p) for e in OUTSIDE for p in (50051, 8443)}
     paths |= {
         (f"triad-{a}", f"triad-{b}", port[f"triad-{b}"]) for a, bs in CALLS.items() for b in bs
     }

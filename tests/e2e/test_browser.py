@@ -1,0 +1,157 @@
+"""The browser client in a real browser: headless Chromium (Debian's ``chromium``, driven
+by ``playwright-core`` from web/e2e/play.mjs) opens the gateway's web port on a phone's
+viewport, registers, plays a whole practice match by clicking, and reads the final
+screen. The whole backend runs as processes (devtools/stack.py).
+
+What it needs is installed by ``make test`` (``make web``: the npm packages and the
+built page; Chromium with apt when run as root). Where either cannot be had, the test
+is skipped and says which, and the command that installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from devtools.stack import Stack, stack
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+RESULTS = ROOT / "bench" / "results"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def chromium() -> str:
+    """Debian's Chromium, installed here with apt when missing and run as root."""
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip("Chromium is not installed: run `sudo apt-get install -y chromium`")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
+        done = subprocess.run(
+            command, check=False, env=env, capture_output=True, text=True, timeout=900
+        )
+        if done.returncode != 0:
+            pytest.skip(
+                f"Chromium could not be installed ({' '.join(command)}): {done.stderr[-300:]}"
+            )
+    return CHROMIUM
+
+
+def built_client() -> None:
+    """web/dist and playwright-core, from ``make web`` (run here if missing)."""
+    ready = (WEB / "dist" / "app.js").exists() and (
+        WEB / "node_modules" / "playwright-core"
+    ).exists()
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed, so nothing can drive Chromium (apt-get install npm)")
+    if ready:
+        return
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed, so the browser client cannot be built (`make web`)")
+    done = subprocess.run(
+        ["make", "web"], check=False, cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    if done.returncode != 0:
+        pytest.skip(f"`make web` failed, so there is no client to test: {done.stderr[-300:]}")
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    built_client()
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("browser")) as running:
+        yield running
+
+
+def play(backend: Stack, scenario: str, shot: Path) -> dict[str, Any]:
+    """Run web/e2e/play.mjs's ``scenario`` in Chromium; what it saw, as it printed it."""
+    env = {
+        **os.environ,
+        "TRIAD_WEB_URL": backend.backend.web_url(),
+        "TRIAD_SCENARIO": scenario,
+        "TRIAD_SCREENSHOT": str(shot),
+        "TRIAD_CHROMIUM": chromium(),
+    }
+    done = subprocess.run(
+        ["node", "e2e/play.mjs"],
+        check=False,
+        cwd=WEB,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    played: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert played["failures"] == []  # no error in any page
+    assert shot.stat().st_size > 10_000
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, RESULTS / shot.name)
+    return played
+
+
+def check_final_screen(final: dict[str, Any], phone: dict[str, int]) -> tuple[int, int]:
+    """A full 3x3 board on a phone, and the result in words; the two scores."""
+    assert final["result"].startswith(("You won", "You lost", "Draw")), final
+    assert "the board is full" in final["result"]
+    mine, theirs = (int(n) for n in final["result"].split(":")[0].split()[-3::2])
+    assert mine + theirs == 10  # nine cells and the card left in one hand
+    assert final["cells"] == 9 and final["placed"] == 9
+    # The board fits the phone's screen: three square cells a row, the whole of it in view.
+    board = final["board"]
+    assert board["x"] > 0 and board["x"] + board["width"] <= phone["width"], board
+    assert board["height"] <= phone["height"] / 2 and board["width"] > phone["width"] / 2, board
+    # The session's pushes were shown as they came.
+    assert any("session opened" in line for line in final["pushes"]), final["pushes"]
+    return mine, theirs
+
+
+def test_a_whole_practice_match_played_by_clicking(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "practice", tmp_path / "browser-practice.png")
+    check_final_screen(played, played["viewport"])
+    assert played["moves"] in (4, 5)  # the player placed every other card
+    assert played["resumed"] >= 3  # reloaded after two moves: the match came back
+
+
+def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "ranked", tmp_path / "browser-ranked.png")
+    ann, bea = played["players"]
+    scores = [check_final_screen(final, played["viewport"]) for final in (ann, bea)]
+    assert scores[0] == scores[1][::-1]  # the same match, seen from each side
+    assert sorted(played["moves"]) in ([4, 5],)
+    for final, opponent in ((ann, bea), (bea, ann)):
+        assert any(f"match found: against {opponent['name']}" in p for p in final["pushes"])
+    if scores[0][0] == scores[0][1]:
+        assert played["trade"] == []  # a draw trades nothing
+        return
+    trade = played["trade"]
+    assert trade["offered"] == 5 and trade["taken"]
+    # Both players are told which card moved, the winner on choosing, the loser by push.
+    assert trade["taken"] in trade["winner"] and trade["taken"] in trade["loser"]
+    # The trade's prompt reached both sessions, and its result the loser's.
+    winner_pushes, loser_pushes = trade["pushes"]
+    assert any("trade prompt" in line for line in winner_pushes), winner_pushes
+    assert any("trade prompt" in line for line in loser_pushes), loser_pushes
+    assert any("trade done" in line for line in loser_pushes), loser_pushes
+
+
+def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "switched", tmp_path / "browser-switched.png")
+    assert played["refusal"] == "unknown player name or wrong password", played
+    assert "In the unranked queue" in played["queued"], played
+    assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
+    assert "In the unranked queue" not in played["lobby"]  # the ticket was given up
+    assert any("left the queue for a practice match" in line for line in played["pushes"])
+    assert played["afterLogout"] == ""  # logged out without a refusal, back at the form

@@ -1,0 +1,201 @@
+// People at phones, played by headless Chromium (Debian's, never a downloaded one).
+// tests/e2e/test_browser.py runs it against a running backend and checks what it
+// prints (one JSON line) and the screenshot.
+//
+//   practice: register, start a practice match, play it to the end by clicking a card
+//             and a cell each turn, and read the final screen;
+//   ranked:   two players register, queue for Ranked, are paired, play each other by
+//             clicking, and the winner takes one of the loser's cards (Trade One).
+//
+//   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
+//   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
+import { chromium } from "playwright-core";
+
+const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
+const scenario = process.env.TRIAD_SCENARIO ?? "practice";
+const screenshot = process.env.TRIAD_SCREENSHOT ?? "final.png";
+const executablePath = process.env.TRIAD_CHROMIUM ?? "/usr/bin/chromium";
+const PHONE = { width: 390, height: 844 };
+const failures = [];
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  // As root (CI) Chromium refuses its sandbox; the page is our own.
+  args: ["--no-sandbox"],
+});
+const pages = [];
+try {
+  const scenarios = { practice, ranked, switched };
+  const played = await scenarios[scenario]();
+  console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
+} catch (error) {
+  // What the players saw when it went wrong, for the test's failure message.
+  for (const page of pages) {
+    const seen = await page.locator("body").innerText().catch(() => "");
+    console.error(`--- ${page.playerName} saw:\n${seen}`);
+  }
+  if (pages[0]) await pages[0].screenshot({ path: screenshot, fullPage: true }).catch(() => {});
+  console.error(error.message);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
+
+async function practice() {
+  const page = await player();
+  await page.click("button[name=practice]");
+  await page.waitForSelector("[data-testid=board]");
+  let moves = 0;
+  let resumed = 0;
+  for (let turn = 0; turn < 40; turn++) {
+    // Either my turn (a hand card can be clicked) or the end.
+    const next = await Promise.race([
+      page.waitForSelector("[data-testid=result]", { timeout: 60_000 }).then(() => "end"),
+      page.waitForSelector(".hand.mine .card:not(:disabled)", { timeout: 60_000 }).then(() => "turn"),
+    ]);
+    if (next === "end") break;
+    await playTurn(page);
+    moves += 1;
+    if (moves === 2) {
+      // A reload mid-match: the tokens are kept for the tab, and the session's first
+      // push brings the match back as it stands.
+      const before = await page.locator(".cell.mine, .cell.theirs").count();
+      await page.reload();
+      await page.waitForSelector("[data-testid=board]");
+      await page.waitForFunction(
+        (n) => document.querySelectorAll(".cell.mine, .cell.theirs").length >= n,
+        before,
+      );
+      resumed = await page.locator(".cell.mine, .cell.theirs").count();
+    }
+  }
+  const final = await finalScreen(page);
+  await page.screenshot({ path: screenshot, fullPage: true });
+  return { ...final, moves, resumed };
+}
+
+async function ranked() {
+  const ann = await player();
+  const bea = await player();
+  for (const page of [ann, bea]) {
+    await page.selectOption("select[name=mode]", { label: "ranked" });
+    await page.click("button[name=queue]");
+  }
+  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+  const deadline = Date.now() + 120_000;
+  const moves = new Map([[ann, 0], [bea, 0]]);
+  while (Date.now() < deadline) {
+    const over = await Promise.all([ann, bea].map((p) => p.locator("[data-testid=result]").count()));
+    if (over.every((n) => n > 0)) break;
+    let played = false;
+    for (const page of [ann, bea]) {
+      if ((await page.locator(".hand.mine .card:not(:disabled)").count()) > 0) {
+        await playTurn(page);
+        moves.set(page, moves.get(page) + 1);
+        played = true;
+      }
+    }
+    if (!played) await ann.waitForTimeout(100);
+  }
+  const finals = [await finalScreen(ann), await finalScreen(bea)];
+  const winner = finals[0].result.startsWith("You won") ? ann : finals[1].result.startsWith("You won") ? bea : null;
+  let trade = [];
+  if (winner) {
+    // The winner is offered the loser's five cards and takes one.
+    await winner.waitForSelector("[data-testid=trade] [data-copy]");
+    const offered = await winner.locator("[data-testid=trade] [data-copy]").count();
+    const taken = (await winner.locator("[data-testid=trade] [data-copy] .name").first().textContent()) ?? "";
+    await winner.locator("[data-testid=trade] [data-copy]").first().click();
+    const loser = winner === ann ? bea : ann;
+    const done = (page) => page.waitForFunction(
+      () => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""),
+      undefined,
+      { timeout: 30_000 },
+    );
+    await Promise.all([done(winner), done(loser)]);
+    const said = await Promise.all([winner, loser].map((p) => p.textContent("[data-testid=trade]")));
+    const pushes = await Promise.all(
+      [winner, loser].map((p) => p.locator("[data-testid=pushes] li").allTextContents()),
+    );
+    trade = { offered, taken, winner: said[0], loser: said[1], pushes };
+  }
+  await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
+  return { players: finals, moves: [moves.get(ann), moves.get(bea)], trade };
+}
+
+async function switched() {
+  // A wrong log-in is refused in the gateway's words; then, queued for Unranked alone,
+  // the player leaves the queue for a practice match, and forfeits it (asked twice).
+  const refused = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
+  const first = await refused.newPage();
+  await first.goto(url);
+  await first.fill("input[name=name]", `nobody${Date.now()}`);
+  await first.fill("input[name=password]", "not the password");
+  await first.click("button[name=login]");
+  const refusal = (await first.textContent(".error[role=alert]"))?.trim() ?? "";
+  await refused.close();
+  const page = await player();
+  await page.selectOption("select[name=mode]", { label: "unranked" });
+  await page.click("button[name=queue]");
+  const queued = (await page.textContent("[data-testid=queue]")) ?? "";
+  await page.click("[data-testid=queue] button[name=switch]");
+  await page.waitForSelector("[data-testid=board]");
+  await page.click("button[name=forfeit]");
+  await page.click("button[name=forfeit-confirm]");
+  const result = (await page.textContent("[data-testid=result]"))?.trim() ?? "";
+  await page.click("button[name=lobby]");
+  await page.waitForSelector("[data-testid=lobby]");
+  const lobby = (await page.textContent("[data-testid=lobby]")) ?? "";
+  const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+  await page.screenshot({ path: screenshot, fullPage: true });
+  await page.click("button[name=logout]");
+  await page.waitForSelector("form.login");
+  const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
+  return { name: page.playerName, refusal, queued, result, lobby, pushes, afterLogout };
+}
+
+/** A new player on a phone-sized page of their own: registered, in the lobby. */
+async function player() {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
+  const page = await context.newPage();
+  page.playerName = `web${Math.random().toString(16).slice(2, 10)}`;
+  page.on("pageerror", (error) => failures.push(`${page.playerName}: ${error.message}`));
+  page.setDefaultTimeout(20_000);
+  pages.push(page);
+  await page.goto(url);
+  await page.fill("input[name=name]", page.playerName);
+  await page.fill("input[name=password]", "correct horse battery");
+  await page.click("button[name=register]");
+  await page.waitForSelector("[data-testid=lobby]");
+  await page.waitForSelector("[data-testid=pushes] li");
+  return page;
+}
+
+/** My turn: a card of my hand, then the first empty cell; until the hand shows it gone. */
+async function playTurn(page) {
+  const inHand = await page.locator(".hand.mine .card").count();
+  await page.locator(".hand.mine .card:not(:disabled)").first().click();
+  await page.locator(".cell.empty:not(:disabled)").first().click();
+  await page.waitForFunction(
+    (left) => document.querySelectorAll(".hand.mine .card").length < left,
+    inHand,
+  );
+}
+
+/** The final screen: its result line, the board as drawn, and the session's pushes. */
+async function finalScreen(page) {
+  const result = (await page.textContent("[data-testid=result]", { timeout: 60_000 }))?.trim() ?? "";
+  // Measured in one step in the page: a push may draw the screen again at any moment.
+  const { board, cells, placed } = await page.evaluate(() => {
+    const node = document.querySelector("[data-testid=board]");
+    const box = node.getBoundingClientRect();
+    return {
+      board: { x: box.x, y: box.y, width: box.width, height: box.height },
+      cells: node.querySelectorAll(".cell").length,
+      placed: node.querySelectorAll(".cell.mine, .cell.theirs").length,
+    };
+  });
+  const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+  return { name: page.playerName, result, board, cells, placed, pushes };
+}

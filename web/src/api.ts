@@ -1,0 +1,95 @@
+// The gateway's public API over gRPC-Web, from the page's own origin (the gateway's
+// web port), with the player's tokens: one client, as generated from proto/.
+import { createClient, ConnectError, Code, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { TriadGateway } from "./gen/triad/v1/gateway_pb.js";
+import type { AuthTokens } from "./gen/triad/v1/gateway_pb.js";
+
+const STORAGE_KEY = "triad-tokens";
+
+interface Kept {
+  name: string;
+  access: string;
+  refresh: string;
+}
+
+let kept: Kept | null = load();
+
+function load(): Kept | null {
+  try {
+    const text = sessionStorage.getItem(STORAGE_KEY);
+    return text ? (JSON.parse(text) as Kept) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function signedIn(): string | null {
+  return kept?.name ?? null;
+}
+
+export function keepTokens(name: string, tokens: AuthTokens | undefined): void {
+  if (!tokens) throw new Error("the gateway sent no tokens");
+  kept = { name, access: tokens.accessToken, refresh: tokens.refreshToken };
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(kept));
+}
+
+export function forgetTokens(): void {
+  kept = null;
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+const bearer: Interceptor = (next) => async (req) => {
+  if (kept) req.header.set("authorization", `Bearer ${kept.access}`);
+  return next(req);
+};
+
+const transport = createGrpcWebTransport({
+  baseUrl: location.origin,
+  useBinaryFormat: true,
+  interceptors: [bearer],
+  // Every call has a deadline (sent as grpc-timeout); the session stream opts out.
+  defaultTimeoutMs: 15_000,
+});
+
+export const api = createClient(TriadGateway, transport);
+
+/** A fresh idempotency key for one action (a retry reuses its own). */
+export function requestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The access token expired: trade the refresh token for a new pair (once). */
+export async function refreshTokens(): Promise<boolean> {
+  if (!kept) return false;
+  try {
+    const reply = await api.refreshToken({ requestId: requestId(), refreshToken: kept.refresh });
+    keepTokens(kept.name, reply.tokens);
+    return true;
+  } catch {
+    forgetTokens();
+    return false;
+  }
+}
+
+/** ``action``, once more after a token refresh if the access token had expired. */
+export async function authed<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (ConnectError.from(error).code === Code.Unauthenticated && (await refreshTokens())) {
+      return await action();
+    }
+    throw error;
+  }
+}
+
+/** What the gateway said, in its own words (its refusals are written for players). */
+export function reason(error: unknown): string {
+  const failure = ConnectError.from(error);
+  if (failure.code === Code.Unavailable && !failure.rawMessage) {
+    return "the server is out of reach; try again in a moment";
+  }
+  return failure.rawMessage || failure.message;
+}

@@ -1,0 +1,184 @@
+// Drawing a match: the board as a CSS grid of square cells, the hands as rows of cards,
+// the scores and whose turn it is. Pure DOM, no framework; nothing here calls the API.
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  CaptureCause,
+  Element,
+  FinishReason,
+  MatchStatus,
+  Seat,
+  Visibility,
+  TradeRule,
+  type Card,
+  type MatchView,
+  type Sides,
+} from "./gen/triad/v1/common_pb.js";
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  node.append(...children);
+  return node;
+}
+
+/** A card in a hand or on the board, or a copy of a collection (a trade's offer). */
+type CardLike = Pick<Card, "character" | "printedSides">;
+
+const side = (n: number): string => (n >= 10 ? "A" : String(n));
+
+/** A card face: its four sides around its name (and element, when it has one). */
+export function cardFace(card: CardLike | undefined, sides?: Sides): HTMLElement {
+  const shown = sides ?? card?.printedSides ?? card?.character?.sides;
+  const character = card?.character;
+  const element = character && character.element ? Element[character.element].toLowerCase() : "";
+  return el(
+    "div",
+    { class: "face" },
+    el("span", { class: "top" }, side(shown?.top ?? 0)),
+    el("span", { class: "left" }, side(shown?.left ?? 0)),
+    el("span", { class: "name" }, character?.name ?? "?"),
+    el("span", { class: "right" }, side(shown?.right ?? 0)),
+    el("span", { class: "bottom" }, side(shown?.bottom ?? 0)),
+    element ? el("span", { class: "element" }, element) : "",
+  );
+}
+
+export function rulesLine(view: MatchView): string {
+  const rules = view.rules;
+  if (!rules) return "";
+  const words = [Visibility[rules.visibility]?.replace("_", " ").toLowerCase() ?? ""];
+  if (rules.same) words.push("Same");
+  if (rules.plus) words.push("Plus");
+  if (rules.combo) words.push("Combo");
+  if (rules.sameWall) words.push("Same Wall");
+  if (rules.elemental) words.push("Elemental");
+  if (rules.suddenDeath) words.push("Sudden Death");
+  if (rules.tradeRule) words.push(`Trade ${TradeRule[rules.tradeRule].toLowerCase()}`);
+  return words.filter(Boolean).join(" · ");
+}
+
+const REASONS: Record<number, string> = {
+  [FinishReason.BOARD_FULL]: "the board is full",
+  [FinishReason.FORFEIT]: "a player forfeited",
+  [FinishReason.TURN_TIMEOUT]: "a player ran out of time",
+  [FinishReason.DISCONNECT]: "a player left",
+};
+
+/** "You won 6 to 4: the board is full" (or lost, or a draw). */
+export function resultLine(view: MatchView): string {
+  const outcome = view.outcome;
+  const scores = outcome?.finalScores;
+  const mine = view.mySeat === Seat.A ? scores?.seatA : scores?.seatB;
+  const theirs = view.mySeat === Seat.A ? scores?.seatB : scores?.seatA;
+  let verdict = "Draw";
+  if (outcome?.result.case === "winnerSeat") {
+    verdict = outcome.result.value === view.mySeat ? "You won" : "You lost";
+  }
+  const why = REASONS[outcome?.reason ?? 0] ?? "the match ended";
+  return `${verdict} ${mine ?? 0} to ${theirs ?? 0}: ${why}`;
+}
+
+const CAUSES: Record<number, string> = {
+  [CaptureCause.SAME]: "same",
+  [CaptureCause.PLUS]: "plus",
+  [CaptureCause.COMBO]: "combo",
+  [CaptureCause.BASIC]: "basic",
+};
+
+export interface MatchHandlers {
+  pickCard(cardId: string): void;
+  place(cell: number): void;
+}
+
+/** The whole match screen for ``view``; ``selected`` is the hand card picked to place. */
+export function matchScreen(
+  view: MatchView,
+  selected: string | null,
+  on: MatchHandlers,
+): HTMLElement {
+  const me = view.players.find((p) => p.seat === view.mySeat);
+  const them = view.players.find((p) => p.seat !== view.mySeat);
+  const finished = view.status === MatchStatus.FINISHED;
+  const myTurn = !finished && view.turnSeat === view.mySeat;
+  const columns = view.rules?.board?.columns || 3;
+  const captured = new Map<number, string>();
+  for (const capture of view.lastPlacement?.captures ?? []) {
+    captured.set(capture.cell, CAUSES[capture.cause] ?? "");
+  }
+
+  // A class, not a style attribute: the page's Content-Security-Policy allows no inline style.
+  const board = el("div", { class: `board columns-${columns}`, "data-testid": "board" });
+  for (const cell of view.board) {
+    const node = el("button", { class: "cell", "data-cell": String(cell.index) });
+    if (cell.mark) node.dataset.mark = Element[cell.mark].toLowerCase();
+    if (cell.content.case === "blocked") {
+      node.classList.add("blocked");
+      node.disabled = true;
+    } else if (cell.content.case === "card") {
+      const placed = cell.content.value;
+      node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
+      node.append(cardFace(placed.card, placed.adjustedSides));
+      const cause = captured.get(cell.index);
+      if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));
+      if (view.lastPlacement?.cell === cell.index) node.classList.add("last");
+      node.disabled = true;
+    } else {
+      node.classList.add("empty");
+      node.disabled = !(myTurn && selected);
+      node.addEventListener("click", () => on.place(cell.index));
+    }
+    board.append(node);
+  }
+
+  const hand = el("div", { class: "hand mine", "data-testid": "hand" });
+  for (const own of view.myHand) {
+    const id = own.card?.cardId ?? "";
+    const node = el("button", { class: "card mine", "data-card": id }, cardFace(own.card));
+    if (id === selected) node.classList.add("selected");
+    node.disabled = !myTurn;
+    node.addEventListener("click", () => on.pickCard(id));
+    hand.append(node);
+  }
+  const theirHand = el("div", { class: "hand theirs" });
+  for (const slot of view.opponentHand) {
+    theirHand.append(
+      slot.slot.case === "revealed"
+        ? el("div", { class: "card theirs" }, cardFace(slot.slot.value))
+        : el("div", { class: "card theirs hidden" }, el("div", { class: "face" }, "?")),
+    );
+  }
+
+  let status: string;
+  if (finished) status = resultLine(view);
+  else if (myTurn) status = selected ? "Pick a cell" : "Your turn: pick a card";
+  else status = `${them?.playerName ?? "The opponent"} is playing`;
+  const deadline = view.turnDeadlineTime && !finished ? timestampDate(view.turnDeadlineTime) : null;
+
+  return el(
+    "section",
+    { class: "match", "data-testid": "match", "data-status": finished ? "finished" : "playing" },
+    el(
+      "header",
+      { class: "scores" },
+      el("span", { class: "score mine" }, `${me?.playerName ?? "You"} ${me?.score ?? 0}`),
+      el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
+    ),
+    el("p", { class: "rules" }, rulesLine(view)),
+    theirHand,
+    board,
+    el(
+      "p",
+      {
+        class: finished ? "status result" : "status",
+        "data-testid": finished ? "result" : "status",
+        ...(deadline ? { "data-deadline": String(deadline.getTime()) } : {}),
+      },
+      status,
+    ),
+    hand,
+  );
+}

@@ -1,0 +1,417 @@
+// The browser client: log in, play practice and queued matches, see the session's
+// pushes, and pick the Trade One card. One state object, drawn again on every change.
+import { ConnectError, Code } from "@connectrpc/connect";
+import {
+  api,
+  authed,
+  forgetTokens,
+  keepTokens,
+  reason,
+  refreshTokens,
+  requestId,
+  signedIn,
+} from "./api.js";
+import { cardFace, el, matchScreen } from "./board.js";
+import {
+  BotLevel,
+  MatchStatus,
+  Mode,
+  TicketStatus,
+  TradeRole,
+  TradeStatus,
+  type MatchView,
+  type QueueStatus,
+  type Trade,
+} from "./gen/triad/v1/common_pb.js";
+import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
+
+interface State {
+  error: string;
+  view: MatchView | null;
+  matchId: string;
+  selected: string | null;
+  queue: QueueStatus | null;
+  ticketId: string;
+  trade: Trade | null;
+  pushes: string[];
+  forfeitAsked: boolean;
+  /** The lobby's choices, kept across the redraws that pushes cause. */
+  mode: Mode;
+  level: BotLevel;
+}
+
+const state: State = {
+  error: "",
+  view: null,
+  matchId: "",
+  selected: null,
+  queue: null,
+  ticketId: "",
+  trade: null,
+  pushes: [],
+  forfeitAsked: false,
+  mode: Mode.UNRANKED,
+  level: BotLevel.NOVICE,
+};
+let session: AbortController | null = null;
+
+const app = document.getElementById("app")!;
+const pushLog = document.getElementById("push-log")!;
+
+function render(): void {
+  const name = signedIn();
+  let screen: HTMLElement;
+  if (!name) screen = loginScreen();
+  else if (state.view) screen = matchPanel(state.view);
+  else screen = lobbyScreen(name);
+  const parts: HTMLElement[] = [screen];
+  if (state.trade && name) parts.push(tradePanel(state.trade));
+  if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
+  app.replaceChildren(...parts);
+  pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
+}
+
+async function act(action: () => Promise<void>): Promise<void> {
+  state.error = "";
+  try {
+    await action();
+  } catch (error) {
+    state.error = reason(error);
+  }
+  render();
+}
+
+function note(line: string): void {
+  const time = new Date().toLocaleTimeString();
+  state.pushes = [`${time} ${line}`, ...state.pushes].slice(0, 12);
+}
+
+// ------------------------------------------------------------------ screens
+
+function loginScreen(): HTMLElement {
+  const name = el("input", { name: "name", autocomplete: "username", required: "" });
+  const password = el("input", {
+    name: "password",
+    type: "password",
+    autocomplete: "current-password",
+    required: "",
+    minlength: "10",
+  });
+  const enter = (register: boolean) =>
+    act(async () => {
+      const playerName = name.value.trim();
+      const request = { requestId: requestId(), playerName, password: password.value };
+      const reply = register ? await api.register(request) : await api.login(request);
+      keepTokens(reply.player?.playerName ?? playerName, reply.tokens);
+      openSession();
+    });
+  const form = el(
+    "form",
+    { class: "login" },
+    el("h1", {}, "Gacha TriadAlpha"),
+    el("label", {}, "Name ", name),
+    el("label", {}, "Password ", password),
+    el("button", { type: "submit", name: "login" }, "Log in"),
+    el("button", { type: "button", name: "register" }, "Register"),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void enter(false);
+  });
+  form.querySelector("[name=register]")!.addEventListener("click", () => {
+    if (form.reportValidity()) void enter(true);
+  });
+  return form;
+}
+
+function lobbyScreen(name: string): HTMLElement {
+  const level = choice("level", ["NOVICE", "EASY", "NORMAL", "HARD"], BotLevel, state.level, (v) => {
+    state.level = v;
+  });
+  const mode = choice("mode", ["UNRANKED", "RANKED", "ROULETTE"], Mode, state.mode, (v) => {
+    state.mode = v;
+  });
+  const practice = button("Practice against a bot", "practice", () => startPractice(state.level));
+  const queue = button("Find an opponent", "queue", () => enqueue(state.mode));
+  const logout = button("Log out", "logout", () => logOut());
+  const parts: HTMLElement[] = [
+    el("h1", {}, `Hello, ${name}`),
+    el("div", { class: "row" }, practice, level),
+    el("div", { class: "row" }, queue, mode),
+  ];
+  if (state.queue && state.ticketId) parts.push(queuePanel(state.queue));
+  parts.push(el("div", { class: "row" }, logout));
+  return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
+}
+
+/** A select of some of an enum's values, showing ``current``, telling ``change``. */
+function choice<E extends number>(
+  name: string,
+  keys: readonly string[],
+  values: Record<string, string | number>,
+  current: E,
+  change: (value: E) => void,
+): HTMLSelectElement {
+  const select = el("select", { name });
+  for (const key of keys) {
+    const option = el("option", { value: String(values[key]) }, key.toLowerCase());
+    option.selected = values[key] === current;
+    select.append(option);
+  }
+  select.addEventListener("change", () => change(Number(select.value) as E));
+  return select;
+}
+
+function queuePanel(queue: QueueStatus): HTMLElement {
+  const waited = Number(queue.waitDuration?.seconds ?? 0n);
+  const cancel = button("Leave the queue", "cancel", () =>
+    authed(() => api.cancelTicket({ requestId: requestId(), ticketId: state.ticketId })).then(() => {
+      state.ticketId = "";
+      state.queue = null;
+    }),
+  );
+  const panel = el(
+    "div",
+    { class: "queue", "data-testid": "queue" },
+    el("p", {}, `In the ${Mode[queue.ticket?.mode ?? 0].toLowerCase()} queue for ${waited} s: ${queue.queueLength} waiting`),
+    cancel,
+  );
+  if (queue.practiceAvailable) {
+    // Gives up the ticket and starts a practice match at once (or changes nothing).
+    panel.append(
+      button("Practice while you wait", "switch", async () => {
+        const reply = await authed(() =>
+          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
+        );
+        note("left the queue for a practice match");
+        await follow(reply.matchId);
+      }),
+    );
+  }
+  return panel;
+}
+
+function matchPanel(view: MatchView): HTMLElement {
+  const screen = matchScreen(view, state.selected, {
+    pickCard: (cardId) => {
+      state.selected = state.selected === cardId ? null : cardId;
+      render();
+    },
+    place: (cell) => place(view, cell),
+  });
+  const finished = view.status === MatchStatus.FINISHED;
+  screen.append(
+    finished
+      ? button("Back to the lobby", "lobby", async () => {
+          state.view = null;
+          state.matchId = "";
+        })
+      : state.forfeitAsked
+        ? el(
+            "div",
+            { class: "row" },
+            button("Yes, forfeit the match", "forfeit-confirm", async () => {
+              state.forfeitAsked = false;
+              const reply = await authed(() => api.forfeit({ requestId: requestId(), matchId: view.matchId }));
+              if (reply.view) show(reply.view);
+            }),
+            button("Keep playing", "forfeit-cancel", async () => void (state.forfeitAsked = false)),
+          )
+        : button("Forfeit", "forfeit", async () => void (state.forfeitAsked = true)),
+  );
+  return screen;
+}
+
+function tradePanel(trade: Trade): HTMLElement {
+  const panel = el("section", { class: "trade", "data-testid": "trade" });
+  if (trade.status !== TradeStatus.AWAITING_CHOICE) {
+    const taken = trade.offeredCopies.find((c) => c.copyId === trade.chosenCopyId);
+    const what = taken?.character?.name ?? "a card";
+    panel.append(el("p", {}, `${trade.winnerName} took ${what} from ${trade.loserName}.`));
+    panel.append(button("OK", "trade-ok", async () => void (state.trade = null)));
+    return panel;
+  }
+  if (trade.myRole !== TradeRole.CHOOSER) {
+    panel.append(el("p", {}, `${trade.winnerName} is choosing one of your cards to take.`));
+    return panel;
+  }
+  panel.append(el("h2", {}, `You won: take one of ${trade.loserName}'s cards`));
+  const row = el("div", { class: "hand" });
+  for (const copy of trade.offeredCopies) {
+    const node = el("button", { class: "card theirs", "data-copy": copy.copyId }, cardFace(copy));
+    node.addEventListener("click", () =>
+      act(async () => {
+        const reply = await authed(() =>
+          api.chooseTradeCard({ requestId: requestId(), tradeId: trade.tradeId, copyId: copy.copyId }),
+        );
+        state.trade = reply.trade ?? null;
+      }),
+    );
+    row.append(node);
+  }
+  panel.append(row);
+  return panel;
+}
+
+function button(label: string, name: string, action: () => Promise<unknown>): HTMLButtonElement {
+  const node = el("button", { type: "button", name }, label);
+  node.addEventListener("click", () => act(async () => void (await action())));
+  return node;
+}
+
+// ------------------------------------------------------------------ actions
+
+async function startPractice(level: BotLevel): Promise<void> {
+  const reply = await authed(() =>
+    api.startPractice({
+      requestId: requestId(),
+      originMode: Mode.UNRANKED,
+      botLevel: level,
+      deck: { choice: { case: "random", value: {} } },
+    }),
+  );
+  await follow(reply.matchId);
+}
+
+async function enqueue(mode: Mode): Promise<void> {
+  const reply = await authed(() =>
+    api.enqueue({ requestId: requestId(), mode, deck: { choice: { case: "random", value: {} } } }),
+  );
+  state.ticketId = reply.ticket?.ticketId ?? "";
+  state.queue = reply.status ?? null;
+  note(`queued for ${Mode[mode].toLowerCase()}`);
+}
+
+async function follow(matchId: string): Promise<void> {
+  state.matchId = matchId;
+  state.selected = null;
+  state.ticketId = "";
+  state.queue = null;
+  const reply = await authed(() => api.getMatchView({ matchId }));
+  if (reply.view) show(reply.view);
+}
+
+async function place(view: MatchView, cell: number): Promise<void> {
+  const cardId = state.selected;
+  if (!cardId) return;
+  await act(async () => {
+    const reply = await authed(() =>
+      api.placeCard({
+        requestId: requestId(),
+        matchId: view.matchId,
+        cardId,
+        cell,
+        expectedVersion: view.version,
+      }),
+    );
+    state.selected = null;
+    if (reply.view) show(reply.view);
+  });
+}
+
+/** A newer view of the followed match (views only grow in version). */
+function show(view: MatchView): void {
+  if (!state.matchId && view.status === MatchStatus.IN_PROGRESS) state.matchId = view.matchId;
+  if (view.matchId !== state.matchId) return;
+  if (state.view && state.view.matchId === view.matchId && state.view.version >= view.version) return;
+  state.view = view;
+}
+
+async function logOut(): Promise<void> {
+  session?.abort();
+  session = null;
+  try {
+    await api.logout({ requestId: requestId() });
+  } finally {
+    forgetTokens();
+    Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
+  }
+}
+
+// ------------------------------------------------------------------ the session stream
+
+function openSession(): void {
+  session?.abort();
+  const controller = new AbortController();
+  session = controller;
+  void (async () => {
+    let pause = 500;
+    while (!controller.signal.aborted && signedIn()) {
+      try {
+        for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
+          pause = 500;
+          if (!receive(push)) return;
+          if (push.push.case !== "heartbeat") render();
+        }
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        const failure = ConnectError.from(error);
+        if (failure.code === Code.Unauthenticated && !(await refreshTokens())) {
+          state.error = "your login expired: log in again";
+          render();
+          return;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 8000);
+    }
+  })();
+}
+
+/** One push: the state changed and noted; false when the session is over for good. */
+function receive(push: OpenSessionResponse): boolean {
+  const message = push.push;
+  switch (message.case) {
+    case "sessionOpened": {
+      const status = message.value.status;
+      note("session opened");
+      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
+      if (status?.pendingTrade) state.trade = status.pendingTrade;
+      if (message.value.activeMatch) show(message.value.activeMatch);
+      return true;
+    }
+    case "heartbeat":
+      return true;
+    case "queueStatus":
+      state.queue = message.value;
+      state.ticketId = message.value.ticket?.ticketId ?? state.ticketId;
+      note(`queue: ${message.value.queueLength} waiting, ${Number(message.value.waitDuration?.seconds ?? 0n)} s`);
+      return true;
+    case "matchFound": {
+      const found = message.value;
+      note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);
+      if (found.target.case === "matchId") void act(() => follow(found.target.value as string));
+      return true;
+    }
+    case "matchView":
+      show(message.value);
+      return true;
+    case "tradePrompt":
+      note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);
+      state.trade = message.value;
+      return true;
+    case "tradeResult":
+      note("trade done");
+      state.trade = message.value;
+      return true;
+    case "sessionClosed":
+      note(`session closed: ${message.value.message}`);
+      state.error = message.value.message;
+      if (message.value.message.includes("expired")) return true; // reopened after a refresh
+      return false;
+    default:
+      if (message.case) note(message.case.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`));
+      return true;
+  }
+}
+
+// A countdown for the turn in progress, from the deadline the view carries.
+setInterval(() => {
+  const status = document.querySelector<HTMLElement>("[data-deadline]");
+  if (!status) return;
+  const left = Math.max(0, Math.round((Number(status.dataset.deadline) - Date.now()) / 1000));
+  status.dataset.left = `${left} s`;
+}, 500);
+
+if (signedIn()) openSession();
+render();
