@@ -128,6 +128,21 @@ def rules_line(rules: pb.Rules) -> str:
     return f"{placing_line(rules)}, {table_line(rules)}"
 
 
+def realm_attributes(character: pb.Character, short: bool = False) -> str:
+    """A character's Realm attributes (RULES.md 17): 'dragon, chaotic evil, legendary'
+    (``short``: 'Dra CE L'); '-' when the server sent none."""
+    if not character.creature_type:
+        return "-"
+    kind = pb.CreatureType.Name(character.creature_type).removeprefix("CREATURE_TYPE_").lower()
+    law = pb.AlignmentLaw.Name(character.alignment.law).removeprefix("ALIGNMENT_LAW_").lower()
+    moral = pb.AlignmentMoral.Name(character.alignment.moral)
+    moral = moral.removeprefix("ALIGNMENT_MORAL_").lower()
+    if short:
+        words = [kind[:3].title(), (law[:1] + moral[:1]).upper()]
+        return " ".join(words + ["L"] * character.legendary)
+    return ", ".join([kind, f"{law} {moral}"] + ["legendary"] * character.legendary)
+
+
 def element_name(value: pb.Element.ValueType) -> str:
     """'fire', ...; '-' for no element."""
     return ELEMENT_NAMES.get(value, "-") if value else "-"

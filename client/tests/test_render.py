@@ -13,7 +13,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 
 from client.play import cell_problem, frame
-from client.render import example_cell, open_cells, round_line, rules_line
+from client.render import example_cell, open_cells, realm_attributes, round_line, rules_line
 from client.tests.views import great_cloth, quintra, round_two, view
 
 
@@ -139,3 +139,15 @@ def test_blocked_and_taken_cells_are_never_offered_as_a_move() -> None:
     assert cell_problem(shown, 1) == "Cell 1 is taken: choose a numbered cell."
     assert cell_problem(shown, 25) == "The board's cells are 0..24."
     assert cell_problem(shown, 24) == ""
+
+
+def test_a_characters_realm_attributes_read_in_full_and_short() -> None:
+    legend = pb.Character(
+        stars=5,
+        creature_type=pb.CREATURE_TYPE_DRAGON,
+        alignment=pb.Alignment(law=pb.ALIGNMENT_LAW_CHAOTIC, moral=pb.ALIGNMENT_MORAL_EVIL),
+        legendary=True,
+    )
+    assert realm_attributes(legend) == "dragon, chaotic evil, legendary"
+    assert realm_attributes(legend, short=True) == "Dra CE L"
+    assert realm_attributes(pb.Character(stars=2)) == "-"

@@ -20,12 +20,16 @@ from services.match.domain.events import (
 )
 from services.match.rules import Capture, Cause, Rules, Seat, Visibility
 from services.wire import (
+    CREATURE_TYPES,
+    CREATURE_TYPES_BACK,
     ELEMENTS,
     ELEMENTS_BACK,
     LADDERS,
     LADDERS_BACK,
     SIDES,
     SIDES_BACK,
+    alignment,
+    alignment_back,
     sides,
     sides_back,
     timestamp,
@@ -100,6 +104,9 @@ def card(value: MatchCard) -> pb.Card:
             stars=value.stars,
             element=ELEMENTS[value.element],
             sides=sides(value.base_sides),
+            creature_type=CREATURE_TYPES[value.kind],
+            alignment=alignment(value.alignment),
+            legendary=value.legendary,
         ),
         holo=value.holo,
         holo_side=SIDES[value.holo_side],
@@ -120,6 +127,8 @@ def card_back(message: pb.Card) -> MatchCard:
         holo=message.holo,
         holo_side=SIDES_BACK[message.holo_side],
         origin=ORIGINS_BACK.get(message.origin, Origin.OWNED_COPY),
+        kind=CREATURE_TYPES_BACK.get(character.creature_type),
+        alignment=alignment_back(character.alignment),
     )
 
 

@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.match.rules.compatibility import BOARDS, board_problem
+from services.match.rules.realm import CreatureType, alignment_words, parse_alignment
 from services.matchmaker.domain import (
     BotLevel,
     CancelReason,
@@ -33,6 +34,12 @@ from services.matchmaker.domain import (
 )
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
+from services.wire import (
+    CREATURE_TYPES,
+    CREATURE_TYPES_BACK,
+    alignment,
+    alignment_back,
+)
 
 MODES: dict[Mode, pb.Mode.ValueType] = {m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode}
 MODES_BACK = {v: k for k, v in MODES.items()}
@@ -190,6 +197,9 @@ def card(value: Card) -> pb.Card:
             if value.element
             else pb.ELEMENT_UNSPECIFIED,
             sides=sides,
+            creature_type=CREATURE_TYPES[CreatureType(value.kind) if value.kind else None],
+            alignment=alignment(parse_alignment(value.alignment) if value.alignment else None),
+            legendary=value.stars == 5,
         ),
         holo=value.holo,
         holo_side=pb.Side.Value(f"SIDE_{value.holo_side.upper()}")
@@ -216,7 +226,14 @@ def card_back(message: pb.Card) -> Card:
         printed=_sides(message.printed_sides),
         holo=message.holo,
         holo_side=SIDES[side - 1] if 1 <= side <= len(SIDES) else "",
+        kind=((kind := CREATURE_TYPES_BACK.get(character.creature_type)) and kind.value) or "",
+        alignment=alignment_words(alignment_back(character.alignment)),
     )
+
+
+def _kind_word(value: pb.CreatureType.ValueType) -> str:
+    kind = CREATURE_TYPES_BACK.get(value)
+    return "" if kind is None else kind.value
 
 
 def _sides(message: pb.Sides) -> tuple[int, int, int, int]:

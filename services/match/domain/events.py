@@ -9,6 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
+from services.match.rules.realm import NEUTRAL, Alignment, CreatureType, RealmCard
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
@@ -58,14 +59,36 @@ class MatchCard:
     holo: bool = False
     holo_side: Side | None = None
     origin: Origin = Origin.OWNED_COPY
+    kind: CreatureType | None = None
+    """The creature type (RULES.md 17); None for a card from a source that gave none
+    (such a card cannot sit at a Realm table)."""
+    alignment: Alignment | None = None
     rules: Card = field(init=False, repr=False, compare=False)
     """The card as the rules engine sees it, built once (replay folds it often)."""
+    realm: RealmCard | None = field(init=False, repr=False, compare=False)
+    """The card as the Realm engine sees it (RULES.md 17); None without a type."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", Card(self.sides, self.element, self.card_id))
+        realm = None
+        if self.kind is not None:
+            realm = RealmCard(
+                self.sides,
+                self.element,
+                self.card_id,
+                kind=self.kind,
+                alignment=self.alignment or NEUTRAL,
+                legendary=self.legendary,
+            )
+        object.__setattr__(self, "realm", realm)
 
     def rules_card(self) -> Card:
         return self.rules
+
+    @property
+    def legendary(self) -> bool:
+        """RULES.md 17: every 5★ card is Legendary."""
+        return self.stars == 5
 
 
 @dataclass(frozen=True, slots=True)

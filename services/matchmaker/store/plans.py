@@ -36,6 +36,8 @@ def _card_json(value: Card) -> dict[str, Any]:
         "printed": list(value.printed),
         "holo": value.holo,
         "holo_side": value.holo_side,
+        "kind": value.kind,
+        "alignment": value.alignment,
     }
 
 
