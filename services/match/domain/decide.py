@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from random import Random
 
+from services.match.domain import realm
 from services.match.domain.errors import (
     CardNotInHand,
     CellUnavailable,
@@ -89,6 +90,7 @@ def create(
     disconnect_seconds: float,
     origin_id: str = "",
     sessions: tuple[str, str] | None = None,
+    draw_pile: tuple[MatchCard, ...] = (),
 ) -> Decision:
     """``sessions``: each seat's open gateway session ("" for none). A human seat
     without one starts disconnected, with the grace from ``now`` (the contract: no
@@ -105,7 +107,8 @@ def create(
             f"both hands need the same number of cards, together enough for the "
             f"{len(geometry.playable)} playable cells; got {len(hands[0])} and {len(hands[1])}"
         )
-    ids = [c.card_id for hand in hands for c in hand]
+    realm.check_setup(setup, hands, draw_pile)
+    ids = [c.card_id for hand in (*hands, draw_pile) for c in hand]
     if len(set(ids)) != len(ids) or "" in ids:
         raise InvalidArgument("every card of a match needs its own non-empty card id")
     for seat, hand in zip(SEATS, hands, strict=True):
@@ -140,6 +143,7 @@ def create(
         disconnect_seconds=disconnect_seconds,
         created_at=now,
         origin_id=origin_id,
+        draw_pile=draw_pile,
     )
     return Decision([created], evolve(None, created))
 
@@ -153,11 +157,18 @@ def _revealed_count(visibility: Visibility, hand_size: int) -> int:
 
 
 def place(
-    state: Match | None, player_id: str, card_id: str, cell: int, now: datetime, seed: int = 0
+    state: Match | None,
+    player_id: str,
+    card_id: str,
+    cell: int,
+    now: datetime,
+    seed: int = 0,
+    lair: bool = False,
 ) -> Decision:
-    """A player places one of their cards on an empty cell. ``seed``: a random whole
-    number the handler drew, from which the next round's draws are made should this
-    placement tie a Sudden Death round (they are recorded, never drawn again)."""
+    """A player places one of their cards on an empty cell (declaring Lair at a Realm
+    table when ``lair``). ``seed``: a random whole number the handler drew, from which
+    the next round's draws are made should this placement tie a Sudden Death round
+    (they are recorded, never drawn again)."""
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
@@ -167,7 +178,7 @@ def place(
         index = match.position.index_of(seat, card_id)
     except rule_errors.CardNotInHand:
         raise CardNotInHand(f"card {card_id!r} is not in your hand") from None
-    return _placement(match, seat, index, cell, now, None, seed)
+    return _placement(match, seat, index, cell, now, None, seed, lair)
 
 
 def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int = 0) -> Decision:
@@ -271,10 +282,17 @@ def _placement(
     now: datetime,
     auto_draw: tuple[int, int] | None,
     seed: int,
+    lair: bool = False,
 ) -> Decision:
     card = match.position.hand(seat)[index]
+    move = None
     try:
-        after, placement = match.position.play(index, cell)
+        if match.setup.realm is None:
+            realm.check_lair(match, seat, lair)
+            after, placement = match.position.play(index, cell)
+            captures = placement.captures
+        else:
+            after, captures, move = realm.play(match, seat, index, cell, lair)
     except rule_errors.RuleViolation as exc:
         raise _RULE_ERRORS.get(type(exc), IllegalPlacement)(str(exc)) from None
     over = after.over
@@ -284,17 +302,22 @@ def _placement(
         seat=seat,
         card_id=card.id,
         cell=cell,
-        captures=placement.captures,
+        captures=captures,
         scores=(after.score(Seat.A), after.score(Seat.B)),
         next_seat=None if over else after.to_move,
         next_deadline=None if over else now + timedelta(seconds=match.turn_seconds),
         auto_played=auto_draw is not None,
         auto_draw=auto_draw,
         warning_cleared=auto_draw is None and match.warned[seat],
+        realm=move,
     )
     state = placed(match, event, after)  # the board just played, not applied again
     if not over:
         return Decision([event], state)
+    if move is not None:  # Realm Sudden Death replaces cards instead of new rounds
+        replaced, state = realm.replacements(state, now)
+        finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
+        return Decision([event, *replaced, *finish.events], finish.state)
     if _plays_on(state):
         started = _next_round(state, now, Random(seed))
         return Decision([event, started], evolve(state, started))

@@ -9,7 +9,16 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
-from services.match.rules.realm import NEUTRAL, Alignment, CreatureType, RealmCard
+from services.match.rules.realm import (
+    NEUTRAL,
+    Alignment,
+    Comparison,
+    CreatureType,
+    RealmCard,
+    RealmRules,
+    RealmState,
+    Saved,
+)
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
@@ -135,6 +144,9 @@ class MatchRules:
     :data:`MAX_ROUNDS`)."""
     house_hands: bool = False
     """RULES.md 11: both hands were dealt from the catalog; the match trades nothing."""
+    realm: RealmRules | None = None
+    """RULES.md 17: the Realm family with these modules (its Same, Plus and Combo are
+    ``rules``'s); None for the standard family."""
 
     @property
     def trades(self) -> bool:
@@ -154,6 +166,22 @@ class MatchCreated:
     disconnect_seconds: float
     created_at: datetime
     origin_id: str = ""
+    draw_pile: tuple[MatchCard, ...] = ()
+    """Realm Sudden Death (RULES.md 17): ten catalog cards in draw order, never shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class RealmMove:
+    """What a Realm placement did besides its captures, and the match's Realm state
+    after it (folding takes it as recorded: replay never re-runs the Realm engine)."""
+
+    lair: bool
+    saved: tuple[Saved, ...]
+    comparisons: tuple[Comparison, ...]
+    state: RealmState
+    replaced: str = ""
+    """Realm Sudden Death: the card_id of the weakest card this placement replaced
+    (the placed card is then the draw pile's next, placed for that card's owner)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +199,8 @@ class CardPlaced:
     auto_draw: tuple[int, int] | None = None
     """For an auto-played card: (number of legal placements, the drawn index)."""
     warning_cleared: bool = False
+    realm: RealmMove | None = None
+    """At a Realm table: the placement's Realm outcome and state."""
 
 
 @dataclass(frozen=True, slots=True)
