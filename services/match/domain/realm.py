@@ -14,13 +14,12 @@ from services.match.domain.errors import LairRefused
 from services.match.domain.events import CardPlaced, MatchCard, MatchRules, RealmMove
 from services.match.domain.state import Match, placed
 from services.match.rules import Capture, Position, Seat
+from services.match.rules.compatibility import realm_problem
 from services.match.rules.realm import RealmBoard, RealmCard, RealmRules, weakest_cell
 from services.platform.errors import InvalidArgument
 
 PILE_SIZE = 10
 """RULES.md 17, Decision: the draw pile is ten catalog cards drawn at match start."""
-REALM_SHAPES = ((3, 3), (4, 4))
-"""Realm tables play on 3x3 or the 4x4 Great Cloth."""
 
 
 def check_setup(
@@ -38,10 +37,16 @@ def check_setup(
         )
     if setup.realm is None:
         return
-    if (setup.rows, setup.cols) not in REALM_SHAPES or setup.blocked:
-        raise InvalidArgument("a Realm table plays on 3x3 or the 4x4 Great Cloth, no blocked cells")
-    if setup.rules.elemental or setup.rules.same_wall or setup.trades:
-        raise InvalidArgument("a Realm table plays no Elemental or Same Wall and never trades")
+    problem = realm_problem(
+        rows=setup.rows,
+        cols=setup.cols,
+        blocked=len(setup.blocked),
+        elemental=setup.rules.elemental,
+        same_wall=setup.rules.same_wall,
+        trades=setup.trades,
+    )
+    if problem is not None:
+        raise InvalidArgument(problem)
     untyped = [c.card_id for hand in (*hands, draw_pile) for c in hand if c.realm is None]
     if untyped:
         raise InvalidArgument(f"cards without a creature type cannot play Realm: {untyped[:3]}")

@@ -8,13 +8,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from triad.v1 import common_pb2 as pb
 
 from services.match import domain
 from services.match.domain.errors import LairRefused
 from services.match.domain.events import CardPlaced, MatchCard, MatchFinished, MatchRules, Mode
+from services.match.presenter import view_message
 from services.match.rules import Cause, Rules, Seat, Visibility
 from services.match.rules.realm import CreatureType, RealmRules
 from services.match.tests.builders import T0, after, later, players
+from services.match.views import match_view
 from services.platform.errors import InvalidArgument
 
 FEY = CreatureType.FEY  # Silence: no effect without Combo; no type advantage
@@ -33,17 +36,21 @@ def realm_match(
     modules: RealmRules = EVERYTHING,
     sudden_death: bool = False,
     pile: tuple[MatchCard, ...] = (),
+    visibility: Visibility = Visibility.ALL_OPEN,
 ) -> domain.Match:
     setup = MatchRules(
         Mode.CUSTOM,
         Rules(same=modules.same, plus=modules.plus, combo=modules.combo),
-        Visibility.ALL_OPEN,
+        visibility,
         sudden_death=sudden_death,
         realm=modules,
     )
     hands = _hands(5)
+    draws = _draws(hands, 9)
+    if visibility is Visibility.CLOSED:
+        draws = domain.StartDraws(Seat.A, draws.marks, (frozenset(), frozenset()))
     decision = domain.create(
-        None, "r1", setup, players(), hands, _draws(hands, 9), T0, 60, 120, draw_pile=pile
+        None, "r1", setup, players(), hands, draws, T0, 60, 120, draw_pile=pile
     )
     match = domain.fold(decision.events)
     assert match == decision.state
@@ -168,7 +175,7 @@ def test_the_log_alone_rebuilds_a_realm_match_with_its_replacements() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"rows": 5, "cols": 5}, "3x3 or the 4x4"),
+        ({"rows": 5, "cols": 5}, "3x3 or the 4x4 Great Cloth, not 5x5"),
         ({"rules": Rules(elemental=True)}, "Elemental"),
         ({"sudden_death": True}, "draw pile of 10"),
     ],
@@ -190,3 +197,29 @@ def test_an_untyped_card_cannot_sit_at_a_realm_table() -> None:
     hands = ((plain, *typed[0][1:]), typed[1])
     with pytest.raises(InvalidArgument, match="creature type"):
         domain.create(None, "x", setup, players(), hands, _draws(hands, 9), T0, 60, 120)
+
+
+def test_a_realm_view_shows_hexes_spent_powers_and_comparisons_but_no_hidden_card() -> None:
+    pile = tuple(realm_card(f"pile{i}", kind=CreatureType.UNDEAD) for i in range(10))
+    match = realm_match(EVERYTHING, True, pile, Visibility.CLOSED)
+    match = play(play(match, 0), 1, lair=True)
+    for player, seat in (("p-a", pb.SEAT_A), ("p-b", pb.SEAT_B)):
+        message = view_message(match_view(match, player), later(2))
+        realm = message.realm
+        assert message.rules.family == pb.RULES_FAMILY_REALM and message.rules.realm.lair
+        assert [c.hex for c in realm.cells[:3]] == [pb.HEX_SILENCE, pb.HEX_SILENCE, 0]
+        assert [(s.lair_spent, s.resistance_spent) for s in realm.seats] == [
+            (False, False),
+            (True, False),
+        ]
+        assert realm.last_move.lair and realm.draw_pile_left == 10
+        assert [
+            (c.attacker_cell, c.defender_cell, c.attack, c.defence)
+            for c in realm.last_move.comparisons
+        ] == [(1, 0, 6, 5)]
+        assert message.board[0].card.card.character.creature_type == pb.CREATURE_TYPE_FEY
+        text = message.SerializeToString()
+        assert b"pile" not in text, "the draw pile never reaches a view"
+        other = "b" if seat == pb.SEAT_A else "a"
+        hidden = [c.id for c in match.position.hand(Seat.B if other == "b" else Seat.A)]
+        assert hidden and not any(i.encode() in text for i in hidden)
