@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
@@ -21,6 +22,7 @@ from services.matchmaker.domain import (
     Card,
     DeckChoice,
     Mode,
+    RealmModules,
     RuleSet,
     Seat,
     Table,
@@ -120,7 +122,32 @@ def rules(value: RuleSet) -> pb.Rules:
         trade_rule=TRADE_RULES[value.trade],
         board=pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked),
         house_hands=value.house_hands,
+        **_realm_fields(value.realm),
     )
+
+
+def _realm_fields(value: RealmModules | None) -> dict[str, Any]:
+    """Realm Triad (issue 20): the family and its modules; none for the standard one."""
+    if value is None:
+        return {}
+    modules = pb.RealmModules(
+        type_advantage=value.type_advantage,
+        alignment_clash=value.clash,
+        lair=value.lair,
+        resistance=value.resistance,
+        cursed=value.cursed,
+    )
+    return {"family": pb.RULES_FAMILY_REALM, "realm": modules}
+
+
+def _realm_back(message: pb.Rules) -> RealmModules | None:
+    require_enum(message.family, pb.RulesFamily.DESCRIPTOR, "rules.family", unspecified_ok=True)
+    if message.family != pb.RULES_FAMILY_REALM:
+        if message.HasField("realm"):
+            raise InvalidArgument("rules.realm goes with rules.family REALM only")
+        return None
+    m = message.realm
+    return RealmModules(m.type_advantage, m.alignment_clash, m.lair, m.resistance, m.cursed)
 
 
 def rules_back(message: pb.Rules) -> RuleSet:
@@ -160,6 +187,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         board=rows,
         blocked=board.blocked_count,
         house_hands=message.house_hands,
+        realm=_realm_back(message),
     )
 
 

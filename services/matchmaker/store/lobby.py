@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 
 from services.matchmaker import codec
 from services.matchmaker.domain import (
+    RealmModules,
     RuleSet,
     Table,
     TableFilter,
@@ -26,7 +27,8 @@ from services.platform.claims import DueWork, next_due, take_due
 _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
-    "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands, trade_rule"
+    "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands, trade_rule, "
+    "realm"
 )
 
 
@@ -39,7 +41,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16, $17, $18, $19, $20, $21)",
+                "$14, $15, $16, $17, $18, $19, $20, $21, $22)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -61,6 +63,7 @@ class LobbyStore(Base):
                 rules.blocked,
                 rules.house_hands,
                 rules.trade.value,
+                None if rules.realm is None else rules.realm.text,
             )
             await self._append(
                 conn,
@@ -265,6 +268,7 @@ def _table(row: Any) -> Table:
                 board=row["board"],
                 blocked=row["blocked"],
                 house_hands=row["house_hands"],
+                realm=None if row["realm"] is None else RealmModules.parse(row["realm"]),
             ),
             row["random_deck"],
         ),
