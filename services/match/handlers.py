@@ -349,18 +349,19 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
             bot = match.player(timer.seat)
             view = match_view(match, bot.player_id)
             if ctx.bot_pool is None:
-                card_id, cell = bots.choose(view, rng)
+                chosen = bots.move(view, rng)
             else:  # in a worker process, within the bot's budget and the turn timer
-                card_id, cell = await ctx.bot_pool.choose(view, rng, now)
+                chosen = await ctx.bot_pool.move(view, rng, now)
             # The move happens when the bot is done thinking: the opponent's turn timer
             # starts then, not when the bot's timer fired.
             decision = domain.place(
                 match,
                 bot.player_id,
-                card_id,
-                cell,
+                chosen.card_id,
+                chosen.cell,
                 max(now, ctx.clock()),
                 _round_seed(ctx, match),
+                chosen.lair,
             )
         if decision.events:
             return decision
