@@ -17,7 +17,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, as_json, pages
 from client.copies import copies_table, element, sides, stars, violations_text
-from client.render import realm_attributes
+from client.realm import realm_attributes
 
 ELEMENTS = {n.removeprefix("ELEMENT_").lower(): v for n, v in pb.Element.items() if v}
 

@@ -31,6 +31,14 @@ VISIBILITIES = {
 FLAGS = ("same", "plus", "combo", "elemental")
 BOARDS = ("3x3", "4x4", "5x5")
 TRADES = {t.removeprefix("TRADE_RULE_").lower(): n for t, n in pb.TradeRule.items() if n}
+REALM_MODULES = {
+    "types": "type_advantage",
+    "clash": "alignment_clash",
+    "lair": "lair",
+    "resistance": "resistance",
+    "cursed": "cursed",
+}
+"""--realm's module names -> RealmModules fields (RULES.md 17)."""
 
 
 def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.TableSettings:
@@ -51,6 +59,14 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         house_hands=args.house_hands,
         board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
     )
+    if args.realm is not None:  # Realm Triad (RULES.md 17): the family and its modules
+        rules.family = pb.RULES_FAMILY_REALM
+        on = set(REALM_MODULES) if args.realm == "all" else set(filter(None, args.realm.split(",")))
+        if unknown := on - set(REALM_MODULES):
+            raise CommandError(
+                f"unknown Realm modules {sorted(unknown)}: use {', '.join(REALM_MODULES)}"
+            )
+        rules.realm.CopyFrom(pb.RealmModules(**{REALM_MODULES[m]: True for m in on}))
     return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
 
 
@@ -79,6 +95,14 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
         "--sudden-death", action="store_true", help="a tie plays again (at most 5 rounds)"
     )
     cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
+    cmd.add_argument(
+        "--realm",
+        nargs="?",
+        const="",
+        metavar="MODULES",
+        help="a Realm table (3x3 or 4x4): 'all' or modules from "
+        f"{','.join(REALM_MODULES)} (comma-separated; none: Same/Plus/Combo only)",
+    )
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")
 

@@ -6,7 +6,8 @@ from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
-from client.render import ELEMENT_NAMES, realm_attributes, side
+from client.realm import realm_attributes
+from client.render import ELEMENT_NAMES, side
 
 
 def sides(s: pb.Sides) -> str:

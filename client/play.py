@@ -23,6 +23,7 @@ from client.commands_cards import resolve_deck
 from client.commands_trades import choice_hint, choose, trade_status, trade_table
 from client.connection import Client, ClientError, describe
 from client.keys import LineReader
+from client.realm import parse_move
 from client.render import FULL, TRADE_NAMES, Layout, example_cell, fitted, my_turn, screen
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
@@ -112,8 +113,9 @@ def frame(
     if note and trade is None:
         parts.append(Text(note, style="yellow"))
     if view is not None and view.status != pb.MATCH_STATUS_FINISHED and trade is None:
+        lair = " [lair]" if view.rules.realm.lair else ""
         hint = (
-            f"Type card and cell (0 {example_cell(view)}: your first card to cell "
+            f"Type card and cell{lair} (0 {example_cell(view)}: your first card to cell "
             f"{example_cell(view)}); q forfeits."
             if my_turn(view)
             else "Wait for your turn; q forfeits."
@@ -378,12 +380,15 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                 if not my_turn(view):
                     note = "Not your turn yet."
                     continue
-                words = line.split()
-                if len(words) != 2 or not words[1].isdigit():
-                    note = f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
+                move = parse_move(line.split(), view.rules.realm.lair)
+                if isinstance(move, str):
+                    note = (
+                        move
+                        or f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
+                    )
                     continue
-                card, cell = words
-                if problem := cell_problem(view, int(cell)):
+                card, cell, lair = move
+                if problem := cell_problem(view, cell):
                     note = problem
                     continue
                 cid = await card_id(client, view.match_id, card)
@@ -393,7 +398,8 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                         request_id=uuid.uuid4().hex,
                         match_id=view.match_id,
                         card_id=cid,
-                        cell=int(cell),
+                        cell=cell,
+                        lair=lair,
                     ),
                 )
                 show(placed.view)

@@ -23,6 +23,8 @@ from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
+from client.realm import is_realm, module_words, realm_attributes, realm_line
+
 ELEMENT_NAMES = {v: k.removeprefix("ELEMENT_").lower() for k, v in pb.Element.items()}
 MINE, THEIRS = "bold cyan", "bold red"
 
@@ -108,6 +110,7 @@ def placing_line(rules: pb.Rules) -> str:
     on = [f.title() for f in ("same", "plus", "combo", "elemental") if getattr(rules, f)]
     if rules.same_wall:
         on.append("Same Wall")
+    on += module_words(rules)
     return ", ".join([visibility.replace("_", " ").title(), *on])
 
 
@@ -117,7 +120,7 @@ def table_line(rules: pb.Rules) -> str:
     if rules.house_hands:
         on.append("house hands")
     if rules.sudden_death:
-        on.append("Sudden Death")
+        on.append("Realm Sudden Death" if is_realm(rules) else "Sudden Death")
     on.append(TRADE_NAMES.get(rules.trade_rule, "No trade"))
     return ", ".join(on)
 
@@ -126,21 +129,6 @@ def rules_line(rules: pb.Rules) -> str:
     """The table's rules as a person reads them in the lobby: visibility, placement
     rules, board, house hands, Sudden Death and the trade rule."""
     return f"{placing_line(rules)}, {table_line(rules)}"
-
-
-def realm_attributes(character: pb.Character, short: bool = False) -> str:
-    """A character's Realm attributes (RULES.md 17): 'dragon, chaotic evil, legendary'
-    (``short``: 'Dra CE L'); '-' when the server sent none."""
-    if not character.creature_type:
-        return "-"
-    kind = pb.CreatureType.Name(character.creature_type).removeprefix("CREATURE_TYPE_").lower()
-    law = pb.AlignmentLaw.Name(character.alignment.law).removeprefix("ALIGNMENT_LAW_").lower()
-    moral = pb.AlignmentMoral.Name(character.alignment.moral)
-    moral = moral.removeprefix("ALIGNMENT_MORAL_").lower()
-    if short:
-        words = [kind[:3].title(), (law[:1] + moral[:1]).upper()]
-        return " ".join(words + ["L"] * character.legendary)
-    return ", ".join([kind, f"{law} {moral}"] + ["legendary"] * character.legendary)
 
 
 def element_name(value: pb.Element.ValueType) -> str:
@@ -235,6 +223,7 @@ def hand(
     elemental: bool,
     columns: int = 1,
     numbered: bool = True,
+    realm: bool = False,
 ) -> Table:
     """A hand as rows that shrink to the width left beside the board: the name gives
     way first. The element shows only when the Elemental rule makes it matter. In two
@@ -252,6 +241,8 @@ def hand(
         table.add_column()
         if elemental:
             table.add_column(no_wrap=True, max_width=7 if wide else 3)
+        if realm:
+            table.add_column(no_wrap=True)
         table.add_column(width=11 if wide else 8)
     for line in range(per_column):
         row: list[RenderableType] = []
@@ -268,6 +259,8 @@ def hand(
             row.append(Shrinking(name, 5 if wide else 3))
             if elemental:
                 row.append(element_name(card.character.element)[: 7 if wide else 3])
+            if realm:
+                row.append(realm_attributes(card.character, short=True))
             row.append(sides(card.printed_sides, spaced=wide))
         table.add_row(*row, style=style)
     return table
@@ -343,11 +336,14 @@ def screen(view: pb.MatchView, received: datetime | None = None, layout: Layout 
     columns = layout.hand_columns
     hidden = sum(1 for s in view.opponent_hand if s.WhichOneof("slot") == "hidden")
     shown = [s.revealed for s in view.opponent_hand if s.WhichOneof("slot") == "revealed"]
+    realm = is_realm(view.rules)
     hands = Group(
-        hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns),
+        hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns, realm=realm),
         Text(""),
-        hand(f"Their hand ({hidden} hidden)", shown, "red", elemental, columns, numbered=False),
+        hand(f"Their hand ({hidden} hidden)", shown, "red", elemental, columns, False, realm),
     )
+    if view.HasField("realm"):
+        lines.append(Text(realm_line(view), style="cyan", overflow="fold"))
     layout_grid = Table.grid(padding=(0, 2))
     layout_grid.add_column(no_wrap=True)
     layout_grid.add_column()
