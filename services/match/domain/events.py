@@ -74,13 +74,16 @@ class MatchCard:
     alignment: Alignment | None = None
     rules: Card = field(init=False, repr=False, compare=False)
     """The card as the rules engine sees it, built once (replay folds it often)."""
-    realm: RealmCard | None = field(init=False, repr=False, compare=False)
-    """The card as the Realm engine sees it (RULES.md 17); None without a type."""
+    _realm: RealmCard | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", Card(self.sides, self.element, self.card_id))
-        realm = None
-        if self.kind is not None:
+
+    @property
+    def realm(self) -> RealmCard | None:
+        """The card as the Realm engine sees it (RULES.md 17), built on first use (only
+        Realm tables ask); None without a creature type."""
+        if self._realm is None and self.kind is not None:
             realm = RealmCard(
                 self.sides,
                 self.element,
@@ -89,7 +92,8 @@ class MatchCard:
                 alignment=self.alignment or NEUTRAL,
                 legendary=self.legendary,
             )
-        object.__setattr__(self, "realm", realm)
+            object.__setattr__(self, "_realm", realm)
+        return self._realm
 
     def rules_card(self) -> Card:
         return self.rules
