@@ -291,3 +291,20 @@ async def test_a_realm_table_that_cannot_be_played_is_refused_saying_why(api: An
             )
         assert refusal.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert says in (refusal.value.details() or "")
+
+
+async def test_the_catalog_api_shows_every_characters_type_alignment_and_legendary(
+    api: Any,
+) -> None:
+    ann = await join(api)
+    listed = await ann.call("ListCatalog", g.ListCatalogRequest(page_size=200))
+    characters = list(listed.characters)
+    assert len(characters) == listed.total_size >= 110
+    for character in characters:
+        assert character.creature_type != pb.CREATURE_TYPE_UNSPECIFIED, character.character_id
+        assert character.alignment.law and character.alignment.moral
+        assert character.legendary == (character.stars == 5)
+    kinds = {x.creature_type for x in characters}
+    assert len(kinds) == 13
+    owned = await ann.call("ListCollection", g.ListCollectionRequest(page_size=200))
+    assert all(e.copy.character.creature_type for e in owned.entries)
