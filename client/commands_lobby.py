@@ -28,7 +28,8 @@ VISIBILITIES = {
     for v, n in pb.Visibility.items()
     if n
 }
-FLAGS = ("same", "plus", "combo", "elemental")
+FLAGS = ("same", "plus", "combo", "elemental", "realm")
+"""The filters `find` takes, each on, off or unset (realm: Realm tables, RULES.md 17)."""
 BOARDS = ("3x3", "4x4", "5x5")
 TRADES = {t.removeprefix("TRADE_RULE_").lower(): n for t, n in pb.TradeRule.items() if n}
 REALM_MODULES = {

@@ -285,6 +285,7 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         filters.challenges_only,
         sorted(filters.boards),
         filters.house_hands,
+        *(() if filters.realm is None else (("realm", filters.realm),)),
     )
 
 

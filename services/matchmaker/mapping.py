@@ -317,6 +317,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         challenges_only=flag("challenges_only"),
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
+        realm=flag("realm"),
     )
 
 

@@ -184,8 +184,11 @@ async def test_a_realm_great_cloth_match_with_every_module_plays_out_and_replays
             ),
         )
     ).table
-    listed = await bea.call("ListTables", g.ListTablesRequest(filter=pb.TableFilter()))
+    listed = await bea.call("ListTables", g.ListTablesRequest(filter=pb.TableFilter(realm=True)))
     shown = next(t for t in listed.tables if t.table_id == table.table_id).settings.rules
+    assert all(t.settings.rules.family == pb.RULES_FAMILY_REALM for t in listed.tables)
+    standard = await bea.call("ListTables", g.ListTablesRequest(filter=pb.TableFilter(realm=False)))
+    assert table.table_id not in {t.table_id for t in standard.tables}
     assert shown.family == pb.RULES_FAMILY_REALM and shown.realm.cursed and shown.realm.lair
     joined = await bea.call(
         "JoinTable",

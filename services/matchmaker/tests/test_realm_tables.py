@@ -107,6 +107,16 @@ async def test_a_table_keeps_its_realm_modules_and_lists_them(adapter: Adapter) 
     assert shown["re"].family == pb.RULES_FAMILY_REALM and shown["re"].realm.cursed
     assert shown["pl"].family == pb.RULES_FAMILY_UNSPECIFIED
 
+    async def hosts(realm: bool) -> list[str]:
+        wanted = mapping.table_filter_back(pb.TableFilter(realm=realm))
+        found = await adapter.lobby.list_tables("v", "viewer", wanted, realm_at, 10, None)
+        oldest = await adapter.lobby.oldest_table("v", wanted, realm_at, ())
+        assert oldest is not None and oldest.host_name == found[-1].host_name
+        return [t.host_name for t in found]
+
+    realm_at = realm.created_at
+    assert await hosts(True) == ["re"] and await hosts(False) == ["pl"]
+
 
 def test_a_start_plan_keeps_the_realm_modules_and_an_older_plan_reads_standard() -> None:
     plan = StartPlan(
