@@ -125,7 +125,8 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
         raise ValueError(f"{type(event).__name__} before MatchCreated")
     version = state.version + 1
     if isinstance(event, CardPlaced):
-        if event.realm is not None and event.realm.replaced:
+        realm = event.realm
+        if realm is not None and realm.replaced:
             return placed(state, event, _replaced(state, event))
         index = state.position.index_of(event.seat, event.card_id)
         if state.position.to_move != event.seat:
@@ -162,17 +163,18 @@ def placed(state: Match, event: CardPlaced, position: Position) -> Match:
     computes it from the recorded captures; a decision hands over the one it played."""
     warned = list(state.warned)
     warned[event.seat] = event.auto_played  # an auto-play keeps the warning on
-    realm = event.realm
-    return state._replace(
+    after = state._replace(
         version=state.version + 1,
         position=position,
         turn=state.turn + 1 if event.next_seat is not None else state.turn,
         deadline=event.next_deadline,
         warned=(warned[0], warned[1]),
         placements=(*state.placements, event),
-        realm=state.realm if realm is None else realm.state,
-        pile_drawn=state.pile_drawn + (realm is not None and bool(realm.replaced)),
     )
+    realm = event.realm
+    if realm is None:  # a standard table: nothing more (replay speed is a target)
+        return after
+    return after._replace(realm=realm.state, pile_drawn=state.pile_drawn + bool(realm.replaced))
 
 
 def _replaced(state: Match, event: CardPlaced) -> Position:
