@@ -30,6 +30,7 @@ from services.matchmaker.domain.modes import (
     Visibility,
     check_custom_rules,
     practice_rules,
+    realm_deck_problem,
     roulette_rules,
 )
 from services.matchmaker.domain.pairing import (
@@ -103,5 +104,6 @@ __all__ = [
     "pair_tickets",
     "practice_rules",
     "rating_band",
+    "realm_deck_problem",
     "roulette_rules",
 ]

@@ -185,6 +185,15 @@ def check_custom_rules(rules: RuleSet) -> None:
         raise InvalidArgument(problem)
 
 
+def realm_deck_problem(rules: RuleSet, random_deck: bool) -> str | None:
+    """RULES.md 17: a Realm table plays house hands or saved decks, never Random ones."""
+    if rules.realm is None or not random_deck or rules.house_hands:
+        return None
+    return (
+        "a Realm table plays house hands (4x4) or saved decks, not Random decks: bring a saved deck"
+    )
+
+
 def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) -> RuleSet:
     """The rules of a practice match: those of the mode it starts from, never trading."""
     if origin not in PRACTICE_ORIGINS:

@@ -13,7 +13,7 @@ from random import Random
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.matchmaker import handlers_lobby, mapping
+from services.matchmaker import handlers_lobby, handlers_queues, mapping
 from services.matchmaker.clients import draw_deck
 from services.matchmaker.domain import (
     DeckChoice,
@@ -156,3 +156,18 @@ async def test_a_realm_great_cloth_table_starts_a_match_with_typed_hands_and_a_p
     )
     other = await handlers_lobby.join_table(ctx, "j2", player("g2"), plain.table_id, DECK)
     assert fakes.matches.created[other.match_id].draw_pile == ()
+
+
+async def test_a_realm_table_or_practice_with_random_decks_is_refused(ctx: Context) -> None:
+    """RULES.md 17: Realm tables use house hands or saved decks."""
+    realm = RuleSet(Visibility.ALL_OPEN, same=True, realm=RealmModules(lair=True))
+    with pytest.raises(InvalidArgument, match="not Random decks"):
+        await handlers_lobby.create_table(
+            ctx, "t", player("ho"), TableSettings(realm, random_deck=True), None
+        )
+    with pytest.raises(InvalidArgument, match="not Random decks"):
+        await handlers_queues.start_practice(
+            ctx, "p", player("pr"), Mode.CUSTOM, None, DeckChoice(random=True), realm
+        )
+    hosted = await handlers_lobby.create_table(ctx, "t2", player("h2"), TableSettings(realm), DECK)
+    assert hosted.settings.rules.realm == RealmModules(lair=True)
