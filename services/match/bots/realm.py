@@ -24,6 +24,7 @@ from random import Random
 
 from services.match.bots.levels import Budget, Level
 from services.match.bots.sampling import CatalogEntry
+from services.match.domain.events import MatchCard
 from services.match.rules import Board, Geometry, Rules, Seat
 from services.match.rules.realm import (
     NEUTRAL,
@@ -77,12 +78,12 @@ def realm_knowledge(view: MatchView) -> RealmKnowledge:
     setup, realm = view.setup, view.realm
     assert setup.realm is not None and realm is not None, "not a Realm table"
 
-    def typed(card: object) -> RealmCard:
-        found = getattr(card, "realm", None)
-        assert isinstance(found, RealmCard)
+    def typed(card: MatchCard) -> RealmCard:
+        found = card.realm
+        assert found is not None, "a Realm table's card has a creature type"
         return found
 
-    known = [c for c in view.opponent_hand if hasattr(c, "realm")]
+    known = [c for c in view.opponent_hand if isinstance(c, MatchCard)]
     return RealmKnowledge(
         seat=view.seat,
         to_move=view.turn_seat,
