@@ -17,6 +17,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, as_json, pages
 from client.copies import copies_table, element, sides, stars, violations_text
+from client.realm import realm_attributes
 
 ELEMENTS = {n.removeprefix("ELEMENT_").lower(): v for n, v in pb.Element.items() if v}
 
@@ -42,10 +43,17 @@ async def catalog(client: Caller, args: argparse.Namespace, console: Console) ->
         print(as_json(whole))
         return 0
     table = Table(title=f"Catalog: {whole.total_size} characters", title_justify="left")
-    for heading in ("id", "name", "stars", "element", "sides"):
+    for heading in ("id", "name", "stars", "element", "sides", "realm"):
         table.add_column(heading, no_wrap=heading != "name")
     for c in whole.characters:
-        table.add_row(c.character_id, c.name, stars(c.stars), element(c.element), sides(c.sides))
+        table.add_row(
+            c.character_id,
+            c.name,
+            stars(c.stars),
+            element(c.element),
+            sides(c.sides),
+            realm_attributes(c),
+        )
     console.print(table)
     return 0
 

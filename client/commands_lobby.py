@@ -29,9 +29,18 @@ VISIBILITIES = {
     for v, n in pb.Visibility.items()
     if n
 }
-FLAGS = ("same", "plus", "combo", "elemental")
+FLAGS = ("same", "plus", "combo", "elemental", "realm")
+"""The filters `find` takes, each on, off or unset (realm: Realm tables, RULES.md 17)."""
 BOARDS = ("3x3", "4x4", "5x5")
 TRADES = {t.removeprefix("TRADE_RULE_").lower(): n for t, n in pb.TradeRule.items() if n}
+REALM_MODULES = {
+    "types": "type_advantage",
+    "clash": "alignment_clash",
+    "lair": "lair",
+    "resistance": "resistance",
+    "cursed": "cursed",
+}
+"""--realm's module names -> RealmModules fields (RULES.md 17)."""
 
 
 def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.TableSettings:
@@ -52,6 +61,15 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         house_hands=args.house_hands,
         board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
     )
+    realm = getattr(args, "realm", None)  # host and challenge only, not a custom practice
+    if realm is not None:  # Realm Triad (RULES.md 17): the family and its modules
+        rules.family = pb.RULES_FAMILY_REALM
+        on = set(REALM_MODULES) if realm == "all" else set(filter(None, realm.split(",")))
+        if unknown := on - set(REALM_MODULES):
+            raise CommandError(
+                f"unknown Realm modules {sorted(unknown)}: use {', '.join(REALM_MODULES)}"
+            )
+        rules.realm.CopyFrom(pb.RealmModules(**{REALM_MODULES[m]: True for m in on}))
     return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
 
 
@@ -85,6 +103,14 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
     """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
     rules_options(cmd)
     cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
+    cmd.add_argument(
+        "--realm",
+        nargs="?",
+        const="",
+        metavar="MODULES",
+        help="a Realm table (3x3 or 4x4): 'all' or modules from "
+        f"{','.join(REALM_MODULES)} (comma-separated; none: Same/Plus/Combo only)",
+    )
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")
 

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
+from client.realm import realm_attributes
 from client.rules_text import ELEMENT_NAMES, side
 
 
@@ -29,6 +30,7 @@ def copy_row(copy: pb.OwnedCopy) -> list[str | Text]:
         stars(copy.character.stars),
         element(copy.character.element),
         sides(copy.printed_sides),
+        realm_attributes(copy.character, short=True),
     ]
 
 
@@ -37,7 +39,7 @@ def copies_table(
 ) -> Table:
     """The copies numbered from 0; ``locks``, if given, a last ``column`` per copy."""
     table = Table(title=title, title_justify="left")
-    for heading in ("#", "copy", "name", "stars", "element", "sides"):
+    for heading in ("#", "copy", "name", "stars", "element", "sides", "realm"):
         table.add_column(heading, no_wrap=heading != "name")
     if locks is not None:
         table.add_column(column)

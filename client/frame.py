@@ -97,8 +97,9 @@ def frame(
     if view is not None and finished and trade is None:
         parts.extend(summary(view, rating, None)[1:])  # the result is in the panel
     elif view is not None and trade is None:
+        lair = " [lair]" if view.rules.realm.lair else ""  # a Realm table with Lair
         hint = (
-            f"Type card and cell (0 {example_cell(view)}: your first card to cell "
+            f"Type card and cell{lair} (0 {example_cell(view)}: your first card to cell "
             f"{example_cell(view)}); q forfeits."
             if my_turn(view)
             else "Wait for your turn; q forfeits."

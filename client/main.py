@@ -54,6 +54,7 @@ async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchVie
                 match_id=args.match,
                 card_id=cid,
                 cell=args.cell,
+                lair=args.lair,
             ),
         )
         return placed.view  # type: ignore[no-any-return]
@@ -209,6 +210,7 @@ def parser() -> argparse.ArgumentParser:
     place.add_argument("match")
     place.add_argument("card")
     place.add_argument("cell", type=int)
+    place.add_argument("--lair", action="store_true", help="declare Lair (Realm tables)")
     place.add_argument("--request-id")
     sub.add_parser("forfeit", parents=[common]).add_argument("match")
     sub.add_parser(

@@ -1,8 +1,9 @@
 """Playing from the terminal: the live screen of a match (or of the queue, or of a
-draft: ``drafting.py``), typed placements, the trade after the match (the winner's
-choice under One and Difference, the loser shown what is at stake and what was taken,
-what moved under Direct and All), the summary at the end, queueing to play and the
-switch from the queue to a practice bot (``b``)."""
+draft: ``drafting.py``), typed placements (``0 5 lair`` declares Lair at a Realm table,
+``realm.parse_move``), the trade after the match (the winner's choice under One and
+Difference, the loser shown what is at stake and what was taken, what moved under Direct
+and All), the summary at the end, queueing to play and the switch from the queue to a
+practice bot (``b``)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from client.frame import (
     settled,
 )
 from client.keys import LineReader
+from client.realm import parse_move
 from client.render import my_turn
 from client.rules_text import TRADE_NAMES
 from client.session import Followed
@@ -278,19 +280,19 @@ async def typed(
     if not my_turn(view):
         told.note = "Not your turn yet."
         return
-    words = line.split()
-    if len(words) != 2 or not words[1].isdigit():
-        told.note = f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
+    move = parse_move(line.split(), view.rules.realm.lair)  # 'CARD CELL' or '... lair'
+    if isinstance(move, str):
+        told.note = move or f"Type a card number and a cell number, e.g. 0 {example_cell(view)}."
         return
-    card, cell = words
-    if problem := cell_problem(view, int(cell)):
+    card, cell, lair = move
+    if problem := cell_problem(view, cell):
         told.note = problem
         return
     cid = await card_id(client, view.match_id, card)
     placed = await client.call(
         client.stub.PlaceCard,
         g.PlaceCardRequest(
-            request_id=uuid.uuid4().hex, match_id=view.match_id, card_id=cid, cell=int(cell)
+            request_id=uuid.uuid4().hex, match_id=view.match_id, card_id=cid, cell=cell, lair=lair
         ),
     )
     told.show(placed.view)

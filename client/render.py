@@ -1,7 +1,9 @@
 """Drawing a match view in the terminal with rich: the board (``board.py``) beside both
 hands, the score, the mode and the rules in the panel's title, the board, Sudden Death
 and the trade rule under it, the round of a Sudden Death match, the last move with its
-captures and their causes, the turn timer, and once over the result in words.
+captures and their causes, the turn timer, and once over the result in words. At a
+Realm table (RULES.md 17, ``realm.py``) the hands show each card's creature type,
+alignment and Legendary mark, and a line under the board the Realm state.
 
 Every board the view describes is drawn (rows x columns, blocked cells), beside hands
 of 5, 8 or 13 cards, in the first of the ``LAYOUTS`` that fits the terminal: named
@@ -24,6 +26,7 @@ from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
 from client.board import CAUSE_STYLES, FULL, LAYOUTS, MINE, THEIRS, Layout, board
+from client.realm import is_realm, realm_attributes, realm_line
 from client.rules_text import (
     MAX_ROUNDS,
     element_name,
@@ -57,6 +60,7 @@ def hand(
     elemental: bool,
     columns: int = 1,
     numbered: bool = True,
+    realm: bool = False,
 ) -> Table:
     """A hand as rows that shrink to the width left beside the board: the name gives
     way first. The element shows only when the Elemental rule makes it matter. In two
@@ -74,6 +78,8 @@ def hand(
         table.add_column()
         if elemental:
             table.add_column(no_wrap=True, max_width=7 if wide else 3)
+        if realm:
+            table.add_column(no_wrap=True)
         table.add_column(width=11 if wide else 8)
     for line in range(per_column):
         row: list[RenderableType] = []
@@ -90,6 +96,8 @@ def hand(
             row.append(Shrinking(name, 5 if wide else 3))
             if elemental:
                 row.append(element_name(card.character.element)[: 7 if wide else 3])
+            if realm:
+                row.append(realm_attributes(card.character, short=True))
             row.append(sides(card.printed_sides, spaced=wide))
         table.add_row(*row, style=style)
     return table
@@ -188,15 +196,19 @@ def screen(
     columns = layout.hand_columns
     hidden = sum(1 for s in view.opponent_hand if s.WhichOneof("slot") == "hidden")
     shown = [s.revealed for s in view.opponent_hand if s.WhichOneof("slot") == "revealed"]
+    realm = is_realm(view.rules)
     hands = Group(
-        hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns),
+        hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns, realm=realm),
         Text(""),
-        hand(f"Their hand ({hidden} hidden)", shown, "red", elemental, columns, numbered=False),
+        hand(f"Their hand ({hidden} hidden)", shown, "red", elemental, columns, False, realm),
     )
     layout_grid = Table.grid(padding=(0, 2))
     layout_grid.add_column(no_wrap=True)
     layout_grid.add_column()
     layout_grid.add_row(board(view, layout), hands)
+    # A Realm table's state (spent Lair and Resistance, Rot, hexes, the pile, the last
+    # move's comparisons and saves) on a line under the board.
+    realm_lines = [Text(realm_line(view), style="cyan")] if view.HasField("realm") else []
     status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
     moves = [move_text(view, m) for m in recent_moves(view, seen)]
     if layout.move_lines:
@@ -206,7 +218,7 @@ def screen(
     else:
         below = [status]
     return Panel(
-        Group(*lines, layout_grid, *below),
+        Group(*lines, layout_grid, *realm_lines, *below),
         title=match_rules_line(view),
         subtitle=f"{table_line(view.rules)} - match {view.match_id[:8]} v{view.version}",
     )

@@ -1,10 +1,13 @@
 """The rules and results of a match in words, as a person reads them: card values and
-elements, the table's rules (visibility, placement rules, board, house hands, Sudden
-Death, trade rule), the mode, why a card was captured and why a match ended."""
+elements, the table's rules (visibility, placement rules and Realm modules, board,
+house hands, Sudden Death, trade rule), the mode, why a card was captured and why a
+match ended."""
 
 from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
+
+from client.realm import is_realm, module_words
 
 ELEMENT_NAMES = {v: k.removeprefix("ELEMENT_").lower() for k, v in pb.Element.items()}
 
@@ -69,11 +72,13 @@ def board_line(rules: pb.Rules) -> str:
 
 
 def placing_line(rules: pb.Rules) -> str:
-    """How cards are placed and seen: 'Three Open, Same, Plus, Combo'."""
+    """How cards are placed and seen: 'Three Open, Same, Plus, Combo' (at a Realm
+    table also 'Realm' and its modules: '..., Combo, Realm, Lair, Cursed')."""
     visibility = pb.Visibility.Name(rules.visibility).removeprefix("VISIBILITY_")
     on = [f.title() for f in ("same", "plus", "combo", "elemental") if getattr(rules, f)]
     if rules.same_wall:
         on.append("Same Wall")
+    on += module_words(rules)
     return ", ".join([visibility.replace("_", " ").title(), *on])
 
 
@@ -83,7 +88,7 @@ def table_line(rules: pb.Rules) -> str:
     if rules.house_hands:
         on.append("house hands")
     if rules.sudden_death:
-        on.append("Sudden Death")
+        on.append("Realm Sudden Death" if is_realm(rules) else "Sudden Death")
     on.append(TRADE_NAMES.get(rules.trade_rule, "No trade"))
     return ", ".join(on)
 

@@ -20,8 +20,9 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, as_json, pages
 from services.collection.domain.boosters import ALGORITHM, SlotOdds, draw_booster, seed_hash
-from services.collection.domain.catalog import Catalog, Character
-from services.match.rules import Element, Side
+from services.collection.domain.catalog import Catalog
+from services.collection.mapping import character_back
+from services.match.rules import Side
 
 SIDES = {Side.TOP: pb.SIDE_TOP, Side.RIGHT: pb.SIDE_RIGHT, Side.BOTTOM: pb.SIDE_BOTTOM}
 SIDES[Side.LEFT] = pb.SIDE_LEFT
@@ -44,19 +45,10 @@ class Check:
 
 
 def catalog_of(characters: list[pb.Character]) -> Catalog:
-    """The catalog the server published, as the draw reads it."""
-    return Catalog(
-        Character(
-            id=c.character_id,
-            name=c.name,
-            stars=c.stars,
-            element=Element(pb.Element.Name(c.element).removeprefix("ELEMENT_").lower())
-            if c.element
-            else None,
-            sides=(c.sides.top, c.sides.right, c.sides.bottom, c.sides.left),
-        )
-        for c in characters
-    )
+    """The catalog the server published, as the draw reads it: each character read back
+    by the collection's own mapping (its Realm attributes too, which the draw never
+    reads; a character sent without them takes the shipped catalog's)."""
+    return Catalog(character_back(c) for c in characters)
 
 
 def slots_of(odds: pb.BoosterOdds) -> tuple[SlotOdds, ...]:

@@ -38,6 +38,7 @@ class MatchRpcs(Downstreams):
             player_id=caller().player_id,
             card_id=request.card_id,
             cell=request.cell,
+            lair=request.lair,  # Realm Triad (issue 20)
         )
         if request.HasField("expected_version"):
             internal.expected_version = request.expected_version

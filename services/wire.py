@@ -1,6 +1,7 @@
 """The ``triad.v1`` wire vocabulary every service edge speaks the same way: points and
-spans of time, card sides, elements, holo sides and ladders. One definition, so a
-card or a timestamp means the same bytes whichever service wrote it."""
+spans of time, card sides, elements, holo sides, ladders and the Realm attributes
+(creature types, alignments). One definition, so a card or a timestamp means the same
+bytes whichever service wrote it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 
 from services.match.rules import Element, Side, Sides
+from services.match.rules.realm import Alignment, CreatureType, Law, Moral
 
 ELEMENTS: dict[Element | None, pb.Element.ValueType] = {None: pb.ELEMENT_UNSPECIFIED} | {
     e: pb.Element.Value(f"ELEMENT_{e.name}") for e in Element
@@ -72,3 +74,25 @@ def sides(values: Sides) -> pb.Sides:
 
 def sides_back(message: pb.Sides) -> Sides:
     return (message.top, message.right, message.bottom, message.left)
+
+
+# ---- Realm Triad (issue 20): creature types and alignments ----------------------------
+
+CREATURE_TYPES: dict[CreatureType | None, pb.CreatureType.ValueType] = {
+    None: pb.CREATURE_TYPE_UNSPECIFIED
+} | {t: pb.CreatureType.Value(f"CREATURE_TYPE_{t.name}") for t in CreatureType}
+CREATURE_TYPES_BACK = {v: k for k, v in CREATURE_TYPES.items()}
+LAWS = {law: pb.AlignmentLaw.Value(f"ALIGNMENT_LAW_{law.name}") for law in Law}
+LAWS_BACK = {v: k for k, v in LAWS.items()}
+MORALS = {moral: pb.AlignmentMoral.Value(f"ALIGNMENT_MORAL_{moral.name}") for moral in Moral}
+MORALS_BACK = {v: k for k, v in MORALS.items()}
+
+
+def alignment(value: Alignment | None) -> pb.Alignment | None:
+    return None if value is None else pb.Alignment(law=LAWS[value.law], moral=MORALS[value.moral])
+
+
+def alignment_back(message: pb.Alignment) -> Alignment | None:
+    """None when the message carries no alignment (written before catalog version 2)."""
+    law, moral = LAWS_BACK.get(message.law), MORALS_BACK.get(message.moral)
+    return None if law is None or moral is None else Alignment(law, moral)

@@ -1,7 +1,7 @@
 """The match screen drawn from hand-built views, as the client's frame draws it for a
 terminal of a given size: every board (3x3, 4x4, 5x5 with blocked cells) beside hands
 of 5, 8 and 13 cards within 80x24, the size a too small terminal needs, the round of a
-Sudden Death match and the table's rules."""
+Sudden Death match and the table's rules; a Realm table's modules, hands and state."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from client.board import example_cell, open_cells
 from client.frame import cell_problem, frame
+from client.realm import parse_move, realm_attributes, realm_line
 from client.render import round_line
 from client.rules_text import rules_line
 from client.tests.views import great_cloth, quintra, round_two, view
@@ -141,3 +142,51 @@ def test_blocked_and_taken_cells_are_never_offered_as_a_move() -> None:
     assert cell_problem(shown, 1) == "Cell 1 is taken: choose a numbered cell."
     assert cell_problem(shown, 25) == "The board's cells are 0..24."
     assert cell_problem(shown, 24) == ""
+
+
+def test_a_characters_realm_attributes_read_in_full_and_short() -> None:
+    legend = pb.Character(
+        stars=5,
+        creature_type=pb.CREATURE_TYPE_DRAGON,
+        alignment=pb.Alignment(law=pb.ALIGNMENT_LAW_CHAOTIC, moral=pb.ALIGNMENT_MORAL_EVIL),
+        legendary=True,
+    )
+    assert realm_attributes(legend) == "dragon, chaotic evil, legendary"
+    assert realm_attributes(legend, short=True) == "Dra CE L"
+    assert realm_attributes(pb.Character(stars=2)) == "-"
+
+
+def test_a_realm_view_reads_its_modules_state_and_last_comparisons_and_fits_80x24() -> None:
+    shown = view(rows=4, cols=4, hand=8, placed={5: pb.SEAT_A, 6: pb.SEAT_B})
+    shown.rules.family = pb.RULES_FAMILY_REALM
+    shown.rules.realm.CopyFrom(pb.RealmModules(lair=True, cursed=True))
+    shown.rules.sudden_death = True
+    for card in shown.my_hand:
+        card.card.character.creature_type = pb.CREATURE_TYPE_FIEND
+        card.card.character.alignment.law = pb.ALIGNMENT_LAW_NEUTRAL
+        card.card.character.alignment.moral = pb.ALIGNMENT_MORAL_NEUTRAL
+    realm = shown.realm
+    realm.cells.extend(pb.RealmCellState() for _ in range(16))
+    realm.cells[6].pending_rot = 1
+    realm.seats.add(seat=pb.SEAT_A, lair_spent=True)
+    realm.seats.add(seat=pb.SEAT_B, resistance_spent=True)
+    realm.draw_pile_left = 10
+    realm.last_move.lair = True
+    realm.last_move.comparisons.add(attacker_cell=5, defender_cell=6, attack=7, defence=4)
+    realm.last_move.saved.add(cell=9, cause=pb.CAPTURE_CAUSE_BASIC, by=pb.PROTECTION_WARD)
+    assert "Realm, Lair, Cursed" in rules_line(shown.rules)
+    assert "Realm Sudden Death" in rules_line(shown.rules)
+    line = realm_line(shown)
+    for part in ("Lair spent: you", "Resistance spent: them", "Rot 6:-1", "pile 10"):
+        assert part in line
+    assert "last: Lair; 5>6 7v4; 9 saved by ward" in line
+    lines = drawn(shown, 100, 30)
+    screen = "\n".join(lines)
+    assert "Fie NN" in screen and "Lair spent" in screen
+
+
+def test_a_move_with_lair_parses_and_is_refused_where_there_is_none() -> None:
+    assert parse_move(["0", "5", "lair"], True) == ("0", 5, True)
+    assert parse_move(["1", "3"], True) == ("1", 3, False)
+    assert "no Lair" in str(parse_move(["0", "5", "lair"], False))
+    assert parse_move(["0", "x"], True) == ""

@@ -13,7 +13,7 @@ from typing import Any
 
 from triad.v1 import common_pb2 as pb
 
-from services.collection.domain.catalog import Character
+from services.collection.domain.catalog import Character, shipped_catalog
 from services.collection.domain.draft import DraftCard
 from services.collection.domain.events import (
     BoosterDraw,
@@ -29,11 +29,15 @@ from services.match.rules.cards import with_holo
 from services.platform.edge import require, require_enum
 from services.platform.errors import InvalidArgument
 from services.wire import (
+    CREATURE_TYPES,
+    CREATURE_TYPES_BACK,
     ELEMENTS,
     ELEMENTS_BACK,
     LADDERS,
     SIDES,
     SIDES_BACK,
+    alignment,
+    alignment_back,
     moment,
     sides,
     sides_back,
@@ -65,16 +69,30 @@ def character(value: Character) -> pb.Character:
         stars=value.stars,
         element=ELEMENTS[value.element],
         sides=sides(value.sides),
+        creature_type=CREATURE_TYPES[value.kind],
+        alignment=alignment(value.alignment),
+        legendary=value.legendary,
     )
 
 
 def character_back(message: pb.Character) -> Character:
+    """A character from a message; one written before catalog version 2 (no creature
+    type) takes the shipped catalog's Realm attributes for its id."""
+    kind = CREATURE_TYPES_BACK.get(message.creature_type)
+    aligned = alignment_back(message.alignment)
+    if kind is None or aligned is None:
+        shipped = shipped_catalog().get(message.character_id)
+        if shipped is None:
+            raise ValueError(f"character {message.character_id!r} has no creature type")
+        kind, aligned = shipped.kind, shipped.alignment
     return Character(
         message.character_id,
         message.name,
         message.stars,
         ELEMENTS_BACK[message.element],
         sides_back(message.sides),
+        kind,
+        aligned,
     )
 
 

@@ -8,7 +8,9 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
 - ``config.py``: the settings, read once from the environment (TRIAD_...).
 - ``domain/``: the match, pure (RULES.md 3 to 5): ``events`` (the facts), ``state``
   (``Match``, ``evolve``, ``fold``), ``decide`` (the commands, each a ``Decision``),
-  ``deadlines`` (which timers a state needs, ``DeadlineKind``), ``errors``.
+  ``rounds`` (Sudden Death's next round), ``realm`` (Realm tables, RULES.md 17: the
+  Realm engine's placements, Lair, Realm Sudden Death), ``deadlines`` (which timers a
+  state needs, ``DeadlineKind``), ``errors``.
 - ``rules/``: the rules engine (board, captures, positions, solver, deck rules), pure.
 - ``views.py``: what one player may see of a match (hidden cards never leave here).
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
@@ -16,7 +18,7 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   disconnects, bot moves); typed results (``Started``, ``ActiveMatch``, ``EventsPage``).
   Every committed change is announced (``Context.announce``) after its commit.
 - ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
-  processes (``BotPool``).
+  processes (``BotPool``); ``bots/realm.py`` plays Realm tables (Lair included).
 - ``schema.py``: every migration: timers, request keys, active matches, presence,
   ``match_save_batch()``.
 - ``store/``: the repository port (``port.py``: ``MatchRepository``, ``TimerClaim``,
@@ -26,7 +28,8 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   read back from each stored event and the upcaster hook (``UPCASTERS``).
 - ``consumers.py``: none: the match service consumes no events; its log is relayed to
   JetStream for the others (``services.platform.relay``).
-- ``mapping.py``: protobuf <-> domain values at the gRPC edge (cards, seats, rules);
+- ``mapping.py``: protobuf <-> domain values at the gRPC edge (cards, seats, rules),
+  ``mapping_realm.py`` its Realm part (family and modules, Realm moves and state);
   ``presenter.py`` turns a player's view into the ``MatchView`` message, and its
   ``SeatViews`` pushes each human seat its view of every announced version on
   ``triad.player.<id>.match_view`` (issue 18), reused by the mover's reply.

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
+from services.match import mapping_realm
 from services.match.domain.events import (
     CardPlaced,
     Forfeited,
@@ -104,6 +105,7 @@ def _created(e: MatchCreated) -> ev.MatchCreated:
         disconnect_grace=duration(e.disconnect_seconds),
         origin_id=e.origin_id,
         create_time=timestamp(e.created_at),
+        realm_draw_pile=[card(c) for c in e.draw_pile],
     )
 
 
@@ -131,6 +133,7 @@ def _created_back(m: ev.MatchCreated, at: datetime) -> MatchCreated:
         disconnect_seconds=m.disconnect_grace.ToTimedelta().total_seconds(),
         created_at=moment(m.create_time) if m.HasField("create_time") else at,
         origin_id=m.origin_id,
+        draw_pile=tuple(card_back(c) for c in m.realm_draw_pile),
     )
 
 
@@ -147,6 +150,7 @@ def _placed(e: CardPlaced, cards: dict[str, MatchCard]) -> ev.CardPlaced:
         warning_cleared=e.warning_cleared,
         next_turn_seat=SEATS[e.next_seat],
         next_turn_deadline_time=timestamp(e.next_deadline),
+        **mapping_realm.event_fields(e.realm),
     )
     if e.auto_draw is not None:
         message.auto_play_draw.legal_move_count = e.auto_draw[0]
@@ -172,6 +176,7 @@ def _placed_back(m: ev.CardPlaced, at: datetime) -> CardPlaced:
         if m.HasField("auto_play_draw")
         else None,
         warning_cleared=m.warning_cleared,
+        realm=mapping_realm.event_back(m),
     )
 
 

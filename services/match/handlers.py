@@ -146,6 +146,7 @@ async def start_match(
     hands: tuple[tuple[MatchCard, ...], tuple[MatchCard, ...]],
     origin_id: str = "",
     blocked_count: int = 0,
+    draw_pile: tuple[MatchCard, ...] = (),
 ) -> Started:
     """Create a match, saying whether the request is a retry. ``blocked_count``: how
     many cells the table blocks, drawn here uniformly (RULES.md 11) and recorded with
@@ -176,6 +177,7 @@ async def start_match(
             ctx.disconnect_seconds,
             origin_id,
             (present.get(players[0].player_id, ""), present.get(players[1].player_id, "")),
+            draw_pile,
         )
 
     match = await _execute(ctx, match_id, decide, request)
@@ -226,6 +228,7 @@ async def place_card(
     card_id: str,
     cell: int,
     expected_version: int | None = None,
+    lair: bool = False,
 ) -> domain.Match:
     def decide(state: domain.Match | None) -> domain.Decision:
         if expected_version is not None and state is not None and state.version != expected_version:
@@ -233,7 +236,8 @@ async def place_card(
                 f"the match is at version {state.version}, not {expected_version}: "
                 "refresh the view and decide again"
             )
-        return domain.place(state, player_id, card_id, cell, ctx.clock(), _round_seed(ctx, state))
+        seed = _round_seed(ctx, state)
+        return domain.place(state, player_id, card_id, cell, ctx.clock(), seed, lair)
 
     match = await _execute(ctx, match_id, decide, request)
     assert match is not None
@@ -345,18 +349,19 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
             bot = match.player(timer.seat)
             view = match_view(match, bot.player_id)
             if ctx.bot_pool is None:
-                card_id, cell = bots.choose(view, rng)
+                chosen = bots.move(view, rng)
             else:  # in a worker process, within the bot's budget and the turn timer
-                card_id, cell = await ctx.bot_pool.choose(view, rng, now)
+                chosen = await ctx.bot_pool.move(view, rng, now)
             # The move happens when the bot is done thinking: the opponent's turn timer
             # starts then, not when the bot's timer fired.
             decision = domain.place(
                 match,
                 bot.player_id,
-                card_id,
-                cell,
+                chosen.card_id,
+                chosen.cell,
                 max(now, ctx.clock()),
                 _round_seed(ctx, match),
+                chosen.lair,
             )
         if decision.events:
             return decision

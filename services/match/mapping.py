@@ -8,6 +8,7 @@ from typing import Any
 
 from triad.v1 import common_pb2 as pb
 
+from services.match import mapping_realm
 from services.match.domain.events import (
     FinishReason,
     MatchCard,
@@ -18,14 +19,18 @@ from services.match.domain.events import (
     SeatPlayer,
     TradeRule,
 )
-from services.match.rules import Capture, Cause, Rules, Seat, Visibility
+from services.match.rules import Capture, Rules, Seat, Visibility
 from services.wire import (
+    CREATURE_TYPES,
+    CREATURE_TYPES_BACK,
     ELEMENTS,
     ELEMENTS_BACK,
     LADDERS,
     LADDERS_BACK,
     SIDES,
     SIDES_BACK,
+    alignment,
+    alignment_back,
     sides,
     sides_back,
     timestamp,
@@ -60,10 +65,7 @@ VISIBILITIES: dict[Visibility, pb.Visibility.ValueType] = {
     v: pb.Visibility.Value(f"VISIBILITY_{v.name}") for v in Visibility
 }
 VISIBILITIES_BACK = {v: k for k, v in VISIBILITIES.items()}
-CAUSES: dict[Cause, pb.CaptureCause.ValueType] = {
-    c: pb.CaptureCause.Value(f"CAPTURE_CAUSE_{c.name}") for c in Cause
-}
-CAUSES_BACK = {v: k for k, v in CAUSES.items()}
+CAUSES, CAUSES_BACK = mapping_realm.CAUSES, mapping_realm.CAUSES_BACK
 REASONS: dict[FinishReason, pb.FinishReason.ValueType] = {
     r: pb.FinishReason.Value(f"FINISH_REASON_{r.name}") for r in FinishReason
 }
@@ -100,6 +102,9 @@ def card(value: MatchCard) -> pb.Card:
             stars=value.stars,
             element=ELEMENTS[value.element],
             sides=sides(value.base_sides),
+            creature_type=CREATURE_TYPES[value.kind],
+            alignment=alignment(value.alignment),
+            legendary=value.legendary,
         ),
         holo=value.holo,
         holo_side=SIDES[value.holo_side],
@@ -120,6 +125,8 @@ def card_back(message: pb.Card) -> MatchCard:
         holo=message.holo,
         holo_side=SIDES_BACK[message.holo_side],
         origin=ORIGINS_BACK.get(message.origin, Origin.OWNED_COPY),
+        kind=CREATURE_TYPES_BACK.get(character.creature_type),
+        alignment=alignment_back(character.alignment),
     )
 
 
@@ -159,6 +166,7 @@ def rules(setup: MatchRules) -> pb.Rules:
             blocked_count=len(setup.blocked),
         ),
         house_hands=setup.house_hands,
+        **mapping_realm.rules_fields(setup.realm),
     )
 
 
@@ -178,11 +186,10 @@ def setup_back(
     found_mode = MODES_BACK.get(mode)
     if found_mode is None:
         raise ValueError("a match needs a mode")
+    rules = Rules(message.same, message.plus, message.combo, message.elemental, message.same_wall)
     return MatchRules(
         mode=found_mode,
-        rules=Rules(
-            message.same, message.plus, message.combo, message.elemental, message.same_wall
-        ),
+        rules=rules,
         visibility=VISIBILITIES_BACK[message.visibility],
         rows=board.rows or 3,
         cols=board.columns or 3,
@@ -193,6 +200,7 @@ def setup_back(
         origin_mode=MODES_BACK.get(origin_mode),
         sudden_death=message.sudden_death,
         house_hands=message.house_hands,
+        realm=mapping_realm.rules_back(message, rules),
     )
 
 

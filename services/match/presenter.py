@@ -11,7 +11,7 @@ from typing import Any
 from triad.v1 import common_pb2 as pb
 
 from services import wire
-from services.match import mapping
+from services.match import mapping, mapping_realm
 from services.match.domain import SEATS, Match
 from services.match.domain.events import CardPlaced, MatchCard
 from services.match.rules import Hidden
@@ -103,6 +103,8 @@ def view_message(
         message.last_placement.CopyFrom(_placement(view.last, view.last_card))
     if view.finished is not None:
         message.outcome.CopyFrom(mapping.outcome(view.finished))
+    if view.realm is not None:
+        _fill_realm(message.realm, view)
     _fill_seat(message, view)
     return message
 
@@ -124,6 +126,18 @@ def _fill_board(board: Any, cells: tuple[CellView, ...]) -> None:
             adjusted = placed.adjusted_sides
             adjusted.top, adjusted.right, adjusted.bottom, adjusted.left = cell.adjusted
             placed.placed_turn = cell.placed_turn
+
+
+def _fill_realm(out: pb.RealmView, view: MatchView) -> None:
+    """The Realm state both seats see: each cell's hex (from its face-up card), spent
+    powers, the last move's Realm outcome and the size (only) of the draw pile."""
+    realm = view.realm
+    assert realm is not None and view.setup.realm is not None
+    cards = tuple(cell.card for cell in view.board)
+    out.CopyFrom(mapping_realm.state(realm.state, cards, view.setup.realm.cursed))
+    if realm.last is not None:
+        out.last_move.CopyFrom(mapping_realm.move(realm.last))
+    out.draw_pile_left = realm.pile_left
 
 
 def _fill_seat(message: pb.MatchView, view: MatchView) -> None:

@@ -47,9 +47,11 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
         plus=rules.plus,
         combo=rules.combo,
         trade=mapping.TRADE_NAMES.get(rules.trade_rule, ""),
+        realm=rules.family == pb.RULES_FAMILY_REALM,
     )
     if problem is not None:
         raise InvalidArgument(problem)
+    require_enum(rules.family, pb.RulesFamily.DESCRIPTOR, "rules.family", unspecified_ok=True)
     if rules.sudden_death and (
         refused := sudden_death_problem(pb.Mode.Name(request.mode).removeprefix("MODE_").lower())
     ):
@@ -80,6 +82,14 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
     except (KeyError, ValueError) as error:
         raise InvalidArgument(f"rules or mode are not valid: {error}") from None
     return setup, 0 if given else count
+
+
+def _pile_card(message: pb.Card) -> MatchCard:
+    value = mapping.card_back(message)
+    require(value.card_id, "realm_draw_pile.card_id")
+    if not all(1 <= s <= 10 for s in (*value.sides, *value.base_sides)):
+        raise InvalidArgument(f"card {value.card_id}: sides run from 1 to 10")
+    return value
 
 
 def _seat(
@@ -150,6 +160,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             (hand_a, hand_b),
             request.origin_id,
             blocked_count,
+            tuple(_pile_card(c) for c in request.realm_draw_pile),
         )
         return m.MatchServiceCreateMatchResponse(
             match_id=started.match.match_id,
@@ -203,10 +214,11 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         card = require(request.card_id, "card_id")
         if request.cell < 0:
             raise InvalidArgument(f"cell {request.cell} is not on the board (cells count from 0)")
-        key = Request.of(player, request.request_id, match_id, card, request.cell)
+        lair = ("lair",) if request.lair else ()  # standard moves keep their fingerprint
+        key = Request.of(player, request.request_id, match_id, card, request.cell, *lair)
         expected = request.expected_version if request.HasField("expected_version") else None
         match = await handlers.place_card(
-            self._ctx, key, match_id, player, card, request.cell, expected
+            self._ctx, key, match_id, player, card, request.cell, expected, request.lair
         )
         return m.MatchServicePlaceCardResponse(view=self._views.reply(match, player))
 

@@ -16,10 +16,13 @@ from services.match.domain.events import (
     MatchCard,
     MatchFinished,
     MatchRules,
+    RealmMove,
     SeatPlayer,
 )
+from services.match.domain.realm import pile_left
 from services.match.domain.state import RoundEnd
 from services.match.rules import HIDDEN, Board, Element, Hidden, Seat, Sides, view_for
+from services.match.rules.realm import RealmState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,17 @@ class RoundView:
 
 
 @dataclass(frozen=True, slots=True)
+class RealmInfo:
+    """A Realm table's state as both seats see it (RULES.md 17): hexes spent, pending
+    Rot, Lair and Resistance spent, the last move's Realm outcome and how many cards
+    the draw pile still holds (never which)."""
+
+    state: RealmState
+    last: RealmMove | None
+    pile_left: int
+
+
+@dataclass(frozen=True, slots=True)
 class MatchView:
     """Everything one player may know of a match, and nothing else: it deliberately
     holds no reference to the match state, whose hands are whole."""
@@ -85,6 +99,8 @@ class MatchView:
     ``last`` are this round's."""
     earlier: tuple[RoundView, ...] = ()
     """Each earlier round's final board, oldest first."""
+    realm: RealmInfo | None = None
+    """At a Realm table: its Realm state; None at a standard table."""
 
 
 def match_view(match: Match, player_id: str, other_seat: MatchView | None = None) -> MatchView:
@@ -127,6 +143,11 @@ def match_view(match: Match, player_id: str, other_seat: MatchView | None = None
         finished=match.finished,
         round=match.round,
         earlier=earlier,
+        realm=None
+        if match.realm is None
+        else RealmInfo(
+            match.realm, None if match.last is None else match.last.realm, pile_left(match)
+        ),
     )
 
 

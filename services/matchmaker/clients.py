@@ -31,6 +31,7 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
 
 from services.match.rules.deck import within_star_limits
+from services.match.rules.realm import CreatureType
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
 from services.matchmaker.handlers import MatchSpec
@@ -75,6 +76,7 @@ class GrpcMatches:
             ladder=mapping.ladder_key(spec.ladder),
             seats=seats,
             origin_id=spec.origin_id,
+            realm_draw_pile=[mapping.card(c) for c in spec.draw_pile],
         )
         await _call("match", self._stub.CreateMatch(request, timeout=self._timeout))
 
@@ -201,6 +203,10 @@ CHARACTERS: tuple[tuple[str, str, int, str, tuple[int, int, int, int]], ...] = (
 )
 
 
+KINDS = tuple(kind.value for kind in CreatureType)
+"""The built-in characters' creature types (Realm tables, RULES.md 17), by id."""
+
+
 def draw_deck(rng: Random, id_prefix: str, origin: str, size: int = 5) -> tuple[Card, ...]:
     """A legal deck of ``size`` cards (RULES.md 2, 11) from the built-in characters.
 
@@ -226,6 +232,8 @@ def draw_deck(rng: Random, id_prefix: str, origin: str, size: int = 5) -> tuple[
             element=element,
             sides=sides,
             printed=sides,
+            kind=KINDS[int(character_id.removeprefix("mm-")) % len(KINDS)],
+            alignment="neutral neutral",
         )
         for index, (character_id, name, stars, element, sides) in enumerate(chosen)
     )

@@ -80,6 +80,8 @@ class MatchSpec:
     origin_mode: Mode | None = None
     ladder: str = ""
     origin_id: str = ""
+    draw_pile: tuple[Card, ...] = ()
+    """Realm Sudden Death (RULES.md 17): ten catalog cards, drawn once per start."""
 
 
 class Matches(Protocol):

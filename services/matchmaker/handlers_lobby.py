@@ -25,6 +25,7 @@ from services.matchmaker.domain import (
     TableSettings,
     TableState,
     check_custom_rules,
+    realm_deck_problem,
 )
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
 from services.matchmaker.handlers_starts import open_start, resume, run_start
@@ -72,6 +73,8 @@ async def create_table(
     them at once. ``challenged.player_id`` is empty when only the name is known (the
     challenge is then neither checked nor pushed)."""
     check_custom_rules(settings.rules)
+    if (problem := realm_deck_problem(settings.rules, settings.random_deck)) is not None:
+        raise InvalidArgument(problem)
     if settings.rules.house_hands and (deck is not None or settings.random_deck):
         raise InvalidArgument(
             "a house hands table deals both hands from the catalog: send no deck, "
@@ -285,6 +288,7 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         filters.challenges_only,
         sorted(filters.boards),
         filters.house_hands,
+        *(() if filters.realm is None else (("realm", filters.realm),)),
     )
 
 

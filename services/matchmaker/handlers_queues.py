@@ -26,6 +26,7 @@ from services.matchmaker.domain import (
     Ticket,
     TicketState,
     practice_rules,
+    realm_deck_problem,
 )
 from services.matchmaker.handlers import (
     Context,
@@ -190,6 +191,8 @@ async def start_practice(
     rules = practice_rules(origin, custom, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
     if deck is None and not rules.house_hands:  # house hands are dealt (RULES.md 11)
         raise InvalidArgument("a deck is required: a saved deck id, or Random")
+    if (problem := realm_deck_problem(rules, deck is not None and deck.random)) is not None:
+        raise InvalidArgument(problem)
     request = Request.of(player.player_id, request_id, "practice", origin, level, deck, custom)
     if (seen := await ctx.store.answered(request)) is not None:
         return (await resume(ctx, seen)).plan.match_id

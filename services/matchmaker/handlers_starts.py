@@ -84,6 +84,7 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
         origin_mode=plan.origin_mode,
         ladder=plan.ladder,
         origin_id=plan.origin_id or plan.start_id,
+        draw_pile=await _draw_pile(ctx, plan),
     )
     try:
         await ctx.ports.matches.create(spec)
@@ -139,6 +140,23 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
         return f"{seat.name}'s deck cannot play: {error}"
+
+
+REALM_PILE = 10
+"""RULES.md 17, Decision: a Realm Sudden Death draw pile holds ten catalog cards."""
+REALM_PILE_DEAL = 13
+"""The house deal the pile is taken from (its first ten): the collection deals house
+hands of 5, 8 or 13 from the whole catalog, the same for the same request id."""
+
+
+async def _draw_pile(ctx: Context, plan: StartPlan) -> tuple[Card, ...]:
+    """The draw pile of a Realm Sudden Death match (none for any other), the same for
+    a retried start."""
+    rules = plan.rules
+    if rules.realm is None or not rules.sudden_death:
+        return ()
+    dealt = await ctx.ports.bot_decks.draw(f"{plan.start_id}:realm-pile", REALM_PILE_DEAL, True)
+    return dealt[:REALM_PILE]
 
 
 async def _release(ctx: Context, plan: StartPlan) -> None:

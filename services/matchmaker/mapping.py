@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
@@ -14,12 +15,14 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.match.rules.compatibility import BOARDS, board_problem
+from services.match.rules.realm import CreatureType, alignment_words, parse_alignment
 from services.matchmaker.domain import (
     BotLevel,
     CancelReason,
     Card,
     DeckChoice,
     Mode,
+    RealmModules,
     RuleSet,
     Seat,
     Table,
@@ -33,6 +36,12 @@ from services.matchmaker.domain import (
 )
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
+from services.wire import (
+    CREATURE_TYPES,
+    CREATURE_TYPES_BACK,
+    alignment,
+    alignment_back,
+)
 
 MODES: dict[Mode, pb.Mode.ValueType] = {m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode}
 MODES_BACK = {v: k for k, v in MODES.items()}
@@ -113,7 +122,32 @@ def rules(value: RuleSet) -> pb.Rules:
         trade_rule=TRADE_RULES[value.trade],
         board=pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked),
         house_hands=value.house_hands,
+        **_realm_fields(value.realm),
     )
+
+
+def _realm_fields(value: RealmModules | None) -> dict[str, Any]:
+    """Realm Triad (issue 20): the family and its modules; none for the standard one."""
+    if value is None:
+        return {}
+    modules = pb.RealmModules(
+        type_advantage=value.type_advantage,
+        alignment_clash=value.clash,
+        lair=value.lair,
+        resistance=value.resistance,
+        cursed=value.cursed,
+    )
+    return {"family": pb.RULES_FAMILY_REALM, "realm": modules}
+
+
+def _realm_back(message: pb.Rules) -> RealmModules | None:
+    require_enum(message.family, pb.RulesFamily.DESCRIPTOR, "rules.family", unspecified_ok=True)
+    if message.family != pb.RULES_FAMILY_REALM:
+        if message.HasField("realm"):
+            raise InvalidArgument("rules.realm goes with rules.family REALM only")
+        return None
+    m = message.realm
+    return RealmModules(m.type_advantage, m.alignment_clash, m.lair, m.resistance, m.cursed)
 
 
 def rules_back(message: pb.Rules) -> RuleSet:
@@ -153,6 +187,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         board=rows,
         blocked=board.blocked_count,
         house_hands=message.house_hands,
+        realm=_realm_back(message),
     )
 
 
@@ -190,6 +225,9 @@ def card(value: Card) -> pb.Card:
             if value.element
             else pb.ELEMENT_UNSPECIFIED,
             sides=sides,
+            creature_type=CREATURE_TYPES[CreatureType(value.kind) if value.kind else None],
+            alignment=alignment(parse_alignment(value.alignment) if value.alignment else None),
+            legendary=value.stars == 5,
         ),
         holo=value.holo,
         holo_side=pb.Side.Value(f"SIDE_{value.holo_side.upper()}")
@@ -216,7 +254,14 @@ def card_back(message: pb.Card) -> Card:
         printed=_sides(message.printed_sides),
         holo=message.holo,
         holo_side=SIDES[side - 1] if 1 <= side <= len(SIDES) else "",
+        kind=((kind := CREATURE_TYPES_BACK.get(character.creature_type)) and kind.value) or "",
+        alignment=alignment_words(alignment_back(character.alignment)),
     )
+
+
+def _kind_word(value: pb.CreatureType.ValueType) -> str:
+    kind = CREATURE_TYPES_BACK.get(value)
+    return "" if kind is None else kind.value
 
 
 def _sides(message: pb.Sides) -> tuple[int, int, int, int]:
@@ -272,6 +317,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         challenges_only=flag("challenges_only"),
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
+        realm=flag("realm"),
     )
 
 

@@ -177,4 +177,14 @@ MIGRATIONS = (
         UPDATE lobby_tables SET trade_rule = 'one' WHERE trade_one;
         """,
     ),
+    Migration(
+        "matchmaker",
+        7,
+        "tables keep their Realm modules",
+        """
+        -- RULES.md 17 (issue 20): NULL for a standard table; for a Realm table the
+        -- modules on besides Same, Plus and Combo, comma-separated ('' for none).
+        ALTER TABLE lobby_tables ADD COLUMN realm text;
+        """,
+    ),
 )

@@ -17,6 +17,10 @@ what sets characters apart.
 | 3★    | 20..23       | 2..8      |
 | 4★    | 24..27       | 2..9      |
 | 5★    | 28..31       | 3..10     |
+
+**Realm attributes** (catalog version 2, RULES.md section 17): every character also has
+a creature type and an alignment (two words, ``"lawful evil"``), and is Legendary when
+it is 5★; each of the thirteen types is used by at least four characters.
 """
 
 from __future__ import annotations
@@ -24,13 +28,19 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any
 
 from services.match.rules import Element, Sides
+from services.match.rules.realm import Alignment, CreatureType, parse_alignment
 
 DATA_PACKAGE = "services.collection.data"
 DATA_FILE = "characters.json"
+CATALOG_VERSION = 2
+"""The data file's ``version``: 2 added the Realm attributes (type and alignment)."""
+MIN_PER_TYPE = 4
+"""RULES.md 17: each creature type is used by at least this many characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +52,13 @@ class Character:
     stars: int
     element: Element | None
     sides: Sides
+    kind: CreatureType
+    alignment: Alignment
+
+    @property
+    def legendary(self) -> bool:
+        """RULES.md 17: a character is Legendary when it is 5★."""
+        return self.stars == 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +119,8 @@ class CatalogFilter:
 class Catalog:
     """The characters, ordered by star rank then name, and looked up by id."""
 
-    def __init__(self, characters: Iterable[Character]) -> None:
+    def __init__(self, characters: Iterable[Character], version: int = CATALOG_VERSION) -> None:
+        self.version = version
         ordered = sorted(characters, key=lambda c: (c.stars, c.name.casefold(), c.id))
         self._by_id = {c.id: c for c in ordered}
         if len(self._by_id) != len(ordered):
@@ -150,6 +168,8 @@ def _character(row: Mapping[str, Any]) -> Character:
             stars=int(row["stars"]),
             element=element,
             sides=(sides[0], sides[1], sides[2], sides[3]),
+            kind=CreatureType(row["type"]),
+            alignment=parse_alignment(str(row["alignment"])),
         )
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, CatalogError):
@@ -165,12 +185,27 @@ def _character(row: Mapping[str, Any]) -> Character:
 
 
 def parse_catalog(text: str) -> Catalog:
-    """A catalog from the JSON text of a data file; every character keeps its budget."""
+    """A catalog from the JSON text of a data file; every character keeps its budget,
+    and every creature type is used by at least :data:`MIN_PER_TYPE` characters."""
     document = json.loads(text)
-    return Catalog(_character(row) for row in document["characters"])
+    version = document.get("version")
+    if version != CATALOG_VERSION:
+        raise CatalogError(f"catalog data version {version!r}; this code reads {CATALOG_VERSION}")
+    catalog = Catalog((_character(row) for row in document["characters"]), version)
+    rare = [t.value for t in CreatureType if sum(c.kind is t for c in catalog) < MIN_PER_TYPE]
+    if rare:
+        raise CatalogError(f"creature types used by fewer than {MIN_PER_TYPE}: {rare}")
+    return catalog
 
 
 def load_catalog() -> Catalog:
     """The catalog shipped with the service."""
     text = resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text(encoding="utf-8")
     return parse_catalog(text)
+
+
+@cache
+def shipped_catalog() -> Catalog:
+    """The shipped catalog, loaded once: events written before catalog version 2 carry
+    characters without Realm attributes, and read back they take these."""
+    return load_catalog()

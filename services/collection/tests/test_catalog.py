@@ -6,7 +6,9 @@ import json
 from collections import Counter
 
 import pytest
+from triad.v1 import common_pb2 as pb
 
+from services.collection import mapping
 from services.collection.domain.catalog import (
     STAR_BUDGET,
     CatalogError,
@@ -16,6 +18,7 @@ from services.collection.domain.catalog import (
     parse_catalog,
 )
 from services.match.rules import Element
+from services.match.rules.realm import CreatureType, Law, Moral
 
 CATALOG = load_catalog()
 
@@ -51,9 +54,47 @@ def test_rank_budgets_do_not_overlap_so_a_higher_rank_is_stronger_in_total() -> 
 
 
 def test_a_data_file_with_a_character_outside_its_budget_is_refused() -> None:
-    row = {"id": "chr-x", "name": "Overcharged Newt", "stars": 1, "element": None}
     with pytest.raises(CatalogError, match="adding up to 40"):
-        parse_catalog(json.dumps({"characters": [{**row, "sides": [10, 10, 10, 10]}]}))
+        parse_catalog(_one_row(sides=[10, 10, 10, 10]))
+
+
+def test_every_character_has_a_creature_type_an_alignment_and_5_stars_are_legendary() -> None:
+    kinds = Counter(c.kind for c in CATALOG)
+    assert set(kinds) == set(CreatureType)
+    assert min(kinds.values()) >= 4
+    assert {c.legendary for c in CATALOG if c.stars == 5} == {True}
+    assert {c.legendary for c in CATALOG if c.stars < 5} == {False}
+    assert {c.alignment.law for c in CATALOG} == set(Law)
+    assert {c.alignment.moral for c in CATALOG} == set(Moral)
+    assert CATALOG.version == 2
+
+
+def _one_row(**changes: object) -> str:
+    row = {"id": "chr-x", "name": "Newt", "stars": 1, "element": None, "sides": [3, 3, 3, 3]}
+    row |= {"type": "beast", "alignment": "lawful good"} | changes
+    return json.dumps({"version": 2, "characters": [row]})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"type": "kraken"}, "kraken"),
+        ({"alignment": "lawful"}, "two words"),
+        ({"alignment": "good lawful"}, "good"),
+    ],
+)
+def test_a_character_with_a_bad_type_or_alignment_is_refused(
+    changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(_one_row(**changes))
+
+
+def test_a_data_file_of_another_version_or_with_a_type_used_by_under_four_is_refused() -> None:
+    with pytest.raises(CatalogError, match="version 1"):
+        parse_catalog(_one_row().replace('"version": 2', '"version": 1'))
+    with pytest.raises(CatalogError, match="fewer than 4"):
+        parse_catalog(_one_row())
 
 
 def test_filters_select_by_rank_element_none_and_name() -> None:
@@ -67,3 +108,15 @@ def test_filters_select_by_rank_element_none_and_name() -> None:
     assert [c.name for c in named] == ["Mossback Newt"]
     ordered = CATALOG.select(CatalogFilter())
     assert ordered == sorted(ordered, key=lambda c: (c.stars, c.name.casefold(), c.id))
+
+
+def test_a_character_round_trips_its_realm_attributes_and_an_old_message_takes_the_catalogs() -> (
+    None
+):
+    legend = next(c for c in CATALOG if c.stars == 5)
+    message = mapping.character(legend)
+    assert message.legendary and message.creature_type != 0 and message.alignment.law != 0
+    assert mapping.character_back(message) == legend
+    message.ClearField("alignment")
+    message.creature_type = pb.CREATURE_TYPE_UNSPECIFIED  # before catalog version 2
+    assert mapping.character_back(message) == legend

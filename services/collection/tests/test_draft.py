@@ -18,9 +18,14 @@ from services.collection.domain.draft import (
     legal_completions,
 )
 from services.match.rules import DeckEntry, validate_deck
+from services.match.rules.realm import Alignment, CreatureType, Law, Moral
+
+BEAST, LN = CreatureType.BEAST, Alignment(Law.LAWFUL, Moral.NEUTRAL)
 
 CATALOG = [
-    Character(f"ch{stars}-{i}", f"Test {stars}-{i}", stars, None, (stars, stars, stars, 10))
+    Character(
+        f"ch{stars}-{i}", f"Test {stars}-{i}", stars, None, (stars, stars, stars, 10), BEAST, LN
+    )
     for stars in range(1, 6)
     for i in range(6)
 ]

@@ -16,11 +16,14 @@ from random import Random
 from services.match.bots.knowledge import SeatKnowledge, Seen, knowledge
 from services.match.bots.levels import DEFAULT_SECONDS, Budget, Decision, Level, decide
 from services.match.bots.pool import BotPool
+from services.match.bots.realm import BotMove, realm_knowledge
+from services.match.bots.realm import decide as decide_realm
 from services.match.bots.sampling import CatalogEntry, sample_unseen
 from services.match.views import MatchView
 
 __all__ = [
     "DEFAULT_SECONDS",
+    "BotMove",
     "BotPool",
     "Budget",
     "CatalogEntry",
@@ -31,6 +34,7 @@ __all__ = [
     "choose",
     "decide",
     "knowledge",
+    "move",
     "sample_unseen",
 ]
 
@@ -47,3 +51,17 @@ def choose(
     limits = budget if budget is not None else Budget.for_turn(view.turn_seconds)
     decision = decide(seat, rng.getrandbits(32), limits, catalog)
     return decision.card_id, decision.cell
+
+
+def move(
+    view: MatchView,
+    rng: Random,
+    budget: Budget | None = None,
+    catalog: Sequence[CatalogEntry] | None = None,
+) -> BotMove:
+    """The bot's move, Lair included at a Realm table (RULES.md 17), decided in this
+    thread (see :meth:`BotPool.move` for worker processes)."""
+    if view.realm is None:
+        return BotMove(*choose(view, rng, budget, catalog))
+    limits = budget if budget is not None else Budget.for_turn(view.turn_seconds)
+    return decide_realm(realm_knowledge(view), rng.getrandbits(32), limits, catalog)

@@ -19,6 +19,8 @@ from types import TracebackType
 
 from services.match.bots.knowledge import knowledge
 from services.match.bots.levels import DEFAULT_SECONDS, TURN_SHARE, Budget, Level, decide
+from services.match.bots.realm import BotMove, realm_knowledge
+from services.match.bots.realm import decide as decide_realm
 from services.match.bots.sampling import CatalogEntry
 from services.match.views import MatchView
 
@@ -77,6 +79,21 @@ class BotPool:
                 self._executor, decide, seat, seed, budget, self.catalog
             )
         return decision.card_id, decision.cell
+
+    async def move(self, view: MatchView, rng: Random, now: datetime | None = None) -> BotMove:
+        """The bot's move, Lair included at a Realm table (RULES.md 17), decided off the
+        event loop from the seat's Realm knowledge (its own view) like :meth:`choose`."""
+        if view.realm is None:
+            return BotMove(*await self.choose(view, rng, now))
+        seat = realm_knowledge(view)
+        seed = rng.getrandbits(SEED_BITS)
+        budget = self.budget(view, now)
+        if Level.of(seat.level) in INLINE:
+            return decide_realm(seat, seed, budget, self.catalog)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, decide_realm, seat, seed, budget, self.catalog
+        )
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -6,6 +6,9 @@
 - ``decide``: the commands (``create``, ``place``, ``time_out``, ``forfeit``,
   ``presence``, ``disconnect_expired``), each returning a :class:`Decision` (its events
   and the state after them).
+- ``rounds``: Sudden Death's next round (RULES.md 12).
+- ``realm``: Realm tables (RULES.md 17): placements by the Realm engine with the
+  match's Realm state, Lair, Realm Sudden Death's replacements from the draw pile.
 - ``deadlines``: which timers a state needs (:class:`DeadlineKind`).
 - ``errors``: the refusals.
 """

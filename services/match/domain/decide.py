@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from random import Random
 
+from services.match.domain import realm
 from services.match.domain.errors import (
     CardNotInHand,
     CellUnavailable,
@@ -23,7 +24,6 @@ from services.match.domain.errors import (
     NotYourTurn,
 )
 from services.match.domain.events import (
-    MAX_ROUNDS,
     CardPlaced,
     FinishReason,
     Forfeited,
@@ -34,17 +34,16 @@ from services.match.domain.events import (
     MatchRules,
     PlayerDisconnected,
     PlayerReconnected,
-    RoundStarted,
     SeatPlayer,
     SeatStart,
     TradeRule,
     TurnTimedOut,
     TurnWarningIssued,
 )
+from services.match.domain.rounds import next_round, plays_on
 from services.match.domain.state import SEATS, Match, evolve, fold, placed
 from services.match.rules import Element, Geometry, Position, Seat, Visibility
 from services.match.rules import errors as rule_errors
-from services.match.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 from services.platform.errors import AlreadyExists, InvalidArgument, short_id
 
 
@@ -89,6 +88,7 @@ def create(
     disconnect_seconds: float,
     origin_id: str = "",
     sessions: tuple[str, str] | None = None,
+    draw_pile: tuple[MatchCard, ...] = (),
 ) -> Decision:
     """``sessions``: each seat's open gateway session ("" for none). A human seat
     without one starts disconnected, with the grace from ``now`` (the contract: no
@@ -105,7 +105,8 @@ def create(
             f"both hands need the same number of cards, together enough for the "
             f"{len(geometry.playable)} playable cells; got {len(hands[0])} and {len(hands[1])}"
         )
-    ids = [c.card_id for hand in hands for c in hand]
+    realm.check_setup(setup, hands, draw_pile)
+    ids = [c.card_id for hand in (*hands, draw_pile) for c in hand]
     if len(set(ids)) != len(ids) or "" in ids:
         raise InvalidArgument("every card of a match needs its own non-empty card id")
     for seat, hand in zip(SEATS, hands, strict=True):
@@ -140,6 +141,7 @@ def create(
         disconnect_seconds=disconnect_seconds,
         created_at=now,
         origin_id=origin_id,
+        draw_pile=draw_pile,
     )
     return Decision([created], evolve(None, created))
 
@@ -153,11 +155,18 @@ def _revealed_count(visibility: Visibility, hand_size: int) -> int:
 
 
 def place(
-    state: Match | None, player_id: str, card_id: str, cell: int, now: datetime, seed: int = 0
+    state: Match | None,
+    player_id: str,
+    card_id: str,
+    cell: int,
+    now: datetime,
+    seed: int = 0,
+    lair: bool = False,
 ) -> Decision:
-    """A player places one of their cards on an empty cell. ``seed``: a random whole
-    number the handler drew, from which the next round's draws are made should this
-    placement tie a Sudden Death round (they are recorded, never drawn again)."""
+    """A player places one of their cards on an empty cell (declaring Lair at a Realm
+    table when ``lair``). ``seed``: a random whole number the handler drew, from which
+    the next round's draws are made should this placement tie a Sudden Death round
+    (they are recorded, never drawn again)."""
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
@@ -167,7 +176,7 @@ def place(
         index = match.position.index_of(seat, card_id)
     except rule_errors.CardNotInHand:
         raise CardNotInHand(f"card {card_id!r} is not in your hand") from None
-    return _placement(match, seat, index, cell, now, None, seed)
+    return _placement(match, seat, index, cell, now, None, seed, lair)
 
 
 def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int = 0) -> Decision:
@@ -271,10 +280,17 @@ def _placement(
     now: datetime,
     auto_draw: tuple[int, int] | None,
     seed: int,
+    lair: bool = False,
 ) -> Decision:
     card = match.position.hand(seat)[index]
+    move = None
     try:
-        after, placement = match.position.play(index, cell)
+        if match.setup.realm is None:
+            realm.check_lair(match, seat, lair)
+            after, placement = match.position.play(index, cell)
+            captures = placement.captures
+        else:
+            after, captures, move = realm.play(match, seat, index, cell, lair)
     except rule_errors.RuleViolation as exc:
         raise _RULE_ERRORS.get(type(exc), IllegalPlacement)(str(exc)) from None
     over = after.over
@@ -284,70 +300,27 @@ def _placement(
         seat=seat,
         card_id=card.id,
         cell=cell,
-        captures=placement.captures,
+        captures=captures,
         scores=(after.score(Seat.A), after.score(Seat.B)),
         next_seat=None if over else after.to_move,
         next_deadline=None if over else now + timedelta(seconds=match.turn_seconds),
         auto_played=auto_draw is not None,
         auto_draw=auto_draw,
         warning_cleared=auto_draw is None and match.warned[seat],
+        realm=move,
     )
     state = placed(match, event, after)  # the board just played, not applied again
     if not over:
         return Decision([event], state)
-    if _plays_on(state):
-        started = _next_round(state, now, Random(seed))
+    if move is not None:  # Realm Sudden Death replaces cards instead of new rounds
+        replaced, state = realm.replacements(state, now)
+        finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
+        return Decision([event, *replaced, *finish.events], finish.state)
+    if plays_on(state):
+        started = next_round(state, now, Random(seed))
         return Decision([event, started], evolve(state, started))
     finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
     return Decision([event, *finish.events], finish.state)
-
-
-def _plays_on(match: Match) -> bool:
-    """Sudden Death (RULES.md 12): a full board with equal scores starts another round,
-    up to the fifth."""
-    scores = match.scores()
-    return match.setup.sudden_death and scores[0] == scores[1] and match.round < MAX_ROUNDS
-
-
-def _next_round(match: Match, now: datetime, rng: Random) -> RoundStarted:
-    """The next round of a tied Sudden Death match, its draws made from ``rng``: each
-    seat's hand is every card it owns now (its colour on the board plus its hand), in
-    the order of the original decks; the seat that placed second places first; blocked
-    cells (as many as the table has), Elemental marks and Three Open reveals anew."""
-    position = match.position
-    owned: dict[str, Seat] = {card.id: seat for seat in SEATS for card in position.hand(seat)}
-    board = position.board
-    for card, owner in zip(board.cards, board.owners, strict=True):
-        if card is not None and owner is not None:
-            owned[card.id] = Seat(owner)
-    order = [c.card_id for start in match.seats for c in start.hand]
-    hands = tuple(tuple(i for i in order if owned[i] == seat) for seat in SEATS)
-    setup = match.setup
-    blocked = draw_blocked_cells(setup.rows, setup.cols, len(setup.blocked), rng)
-    geometry = Geometry.of(setup.rows, setup.cols, blocked)
-    marks = draw_cell_marks(geometry, rng) if setup.rules.elemental else (None,) * geometry.size
-    revealed = tuple(_round_reveal(setup.visibility, match, hand, rng) for hand in hands)
-    return RoundStarted(
-        match_id=match.match_id,
-        round=match.round + 1,
-        first=match.first.other,
-        hands=(hands[0], hands[1]),
-        revealed=(revealed[0], revealed[1]),
-        marks=marks,
-        blocked=blocked,
-        deadline=now + timedelta(seconds=match.turn_seconds),
-        previous_scores=match.scores(),
-    )
-
-
-def _round_reveal(
-    visibility: Visibility, match: Match, hand: tuple[str, ...], rng: Random
-) -> frozenset[str]:
-    if visibility is Visibility.ALL_OPEN:
-        return frozenset(hand)
-    if visibility is Visibility.CLOSED:
-        return frozenset()
-    return draw_revealed([match.cards[i].rules_card() for i in hand], rng)
 
 
 def _finish(

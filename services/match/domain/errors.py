@@ -33,3 +33,7 @@ class CellUnavailable(FailedPrecondition):
 
 class CardNotInHand(FailedPrecondition):
     pass
+
+
+class LairRefused(FailedPrecondition):
+    """Lair declared at a table without the Lair module, or a second time (RULES.md 17)."""

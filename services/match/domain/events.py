@@ -9,6 +9,16 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
+from services.match.rules.realm import (
+    NEUTRAL,
+    Alignment,
+    Comparison,
+    CreatureType,
+    RealmCard,
+    RealmRules,
+    RealmState,
+    Saved,
+)
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
@@ -58,14 +68,40 @@ class MatchCard:
     holo: bool = False
     holo_side: Side | None = None
     origin: Origin = Origin.OWNED_COPY
+    kind: CreatureType | None = None
+    """The creature type (RULES.md 17); None for a card from a source that gave none
+    (such a card cannot sit at a Realm table)."""
+    alignment: Alignment | None = None
     rules: Card = field(init=False, repr=False, compare=False)
     """The card as the rules engine sees it, built once (replay folds it often)."""
+    _realm: RealmCard | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", Card(self.sides, self.element, self.card_id))
 
+    @property
+    def realm(self) -> RealmCard | None:
+        """The card as the Realm engine sees it (RULES.md 17), built on first use (only
+        Realm tables ask); None without a creature type."""
+        if self._realm is None and self.kind is not None:
+            realm = RealmCard(
+                self.sides,
+                self.element,
+                self.card_id,
+                kind=self.kind,
+                alignment=self.alignment or NEUTRAL,
+                legendary=self.legendary,
+            )
+            object.__setattr__(self, "_realm", realm)
+        return self._realm
+
     def rules_card(self) -> Card:
         return self.rules
+
+    @property
+    def legendary(self) -> bool:
+        """RULES.md 17: every 5★ card is Legendary."""
+        return self.stars == 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +148,9 @@ class MatchRules:
     :data:`MAX_ROUNDS`)."""
     house_hands: bool = False
     """RULES.md 11: both hands were dealt from the catalog; the match trades nothing."""
+    realm: RealmRules | None = None
+    """RULES.md 17: the Realm family with these modules (its Same, Plus and Combo are
+    ``rules``'s); None for the standard family."""
 
     @property
     def trades(self) -> bool:
@@ -131,6 +170,22 @@ class MatchCreated:
     disconnect_seconds: float
     created_at: datetime
     origin_id: str = ""
+    draw_pile: tuple[MatchCard, ...] = ()
+    """Realm Sudden Death (RULES.md 17): ten catalog cards in draw order, never shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class RealmMove:
+    """What a Realm placement did besides its captures, and the match's Realm state
+    after it (folding takes it as recorded: replay never re-runs the Realm engine)."""
+
+    lair: bool
+    saved: tuple[Saved, ...]
+    comparisons: tuple[Comparison, ...]
+    state: RealmState
+    replaced: str = ""
+    """Realm Sudden Death: the card_id of the weakest card this placement replaced
+    (the placed card is then the draw pile's next, placed for that card's owner)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +203,8 @@ class CardPlaced:
     auto_draw: tuple[int, int] | None = None
     """For an auto-played card: (number of legal placements, the drawn index)."""
     warning_cleared: bool = False
+    realm: RealmMove | None = None
+    """At a Realm table: the placement's Realm outcome and state."""
 
 
 @dataclass(frozen=True, slots=True)

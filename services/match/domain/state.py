@@ -24,7 +24,8 @@ from services.match.domain.events import (
     SeatStart,
     TurnWarningIssued,
 )
-from services.match.rules import Board, Geometry, Position, Seat
+from services.match.rules import Board, Card, Geometry, Position, Seat
+from services.match.rules.realm import RealmState
 
 SEATS = (Seat.A, Seat.B)
 
@@ -76,6 +77,13 @@ class Match(NamedTuple):
     """Per seat: its card_ids the opponent sees in this round."""
     earlier: tuple[RoundEnd, ...] = ()
     """The rounds before this one, oldest first."""
+    realm: RealmState | None = None
+    """At a Realm table (RULES.md 17): Ward/Ember spent, pending Rot, Lair and
+    Resistance spent, as the last placement left them; None at a standard table."""
+    draw_pile: tuple[str, ...] = ()
+    """Realm Sudden Death: the pile's card_ids in draw order (never shown)."""
+    pile_drawn: int = 0
+    """How many cards of the draw pile have been placed."""
 
     @property
     def last(self) -> CardPlaced | None:
@@ -117,6 +125,9 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
         raise ValueError(f"{type(event).__name__} before MatchCreated")
     version = state.version + 1
     if isinstance(event, CardPlaced):
+        realm = event.realm
+        if realm is not None and realm.replaced:
+            return placed(state, event, _replaced(state, event))
         index = state.position.index_of(event.seat, event.card_id)
         if state.position.to_move != event.seat:
             raise ValueError(f"recorded placement by {event.seat.name} out of turn")
@@ -152,7 +163,7 @@ def placed(state: Match, event: CardPlaced, position: Position) -> Match:
     computes it from the recorded captures; a decision hands over the one it played."""
     warned = list(state.warned)
     warned[event.seat] = event.auto_played  # an auto-play keeps the warning on
-    return state._replace(
+    after = state._replace(
         version=state.version + 1,
         position=position,
         turn=state.turn + 1 if event.next_seat is not None else state.turn,
@@ -160,6 +171,22 @@ def placed(state: Match, event: CardPlaced, position: Position) -> Match:
         warned=(warned[0], warned[1]),
         placements=(*state.placements, event),
     )
+    realm = event.realm
+    if realm is None:  # a standard table: nothing more (replay speed is a target)
+        return after
+    return after._replace(realm=realm.state, pile_drawn=state.pile_drawn + bool(realm.replaced))
+
+
+def _replaced(state: Match, event: CardPlaced) -> Position:
+    """The position after a recorded Realm Sudden Death replacement: the weakest card
+    leaves its cell, the pile's card goes down there for ``event.seat`` with the
+    recorded captures."""
+    position = state.position
+    card = state.cards[event.card_id].realm
+    assert card is not None
+    board = position.board.without(event.cell)
+    after = board.apply(event.cell, card, event.seat, [c.cell for c in event.captures])
+    return Position(after, position.hands, position.to_move)
 
 
 def next_round(state: Match, event: RoundStarted) -> Match:
@@ -170,7 +197,7 @@ def next_round(state: Match, event: RoundStarted) -> Match:
     geometry = Geometry.of(setup.rows, setup.cols, event.blocked)
     board = Board.empty(geometry, setup.rules, event.marks)
     cards = state.cards
-    hands = [tuple(cards[card_id].rules_card() for card_id in hand) for hand in event.hands]
+    hands = [tuple(_card(cards[card_id], setup) for card_id in hand) for hand in event.hands]
     ended = RoundEnd(
         state.round, state.first, state.position.board, state.placements, state.scores()
     )
@@ -198,9 +225,10 @@ def _created(event: MatchCreated) -> Match:
     setup = event.setup
     geometry = Geometry.of(setup.rows, setup.cols, setup.blocked)
     board = Board.empty(geometry, setup.rules, event.marks)
-    hands = [tuple(c.rules_card() for c in seat.hand) for seat in event.seats]
+    hands = [tuple(_card(c, setup) for c in seat.hand) for seat in event.seats]
     position = Position.start(board, hands[0], hands[1], event.first)
     cards = {c.card_id: c for seat in event.seats for c in seat.hand}
+    cards |= {c.card_id: c for c in event.draw_pile}
     return Match(
         match_id=event.match_id,
         version=1,
@@ -219,7 +247,18 @@ def _created(event: MatchCreated) -> Match:
         created_at=event.created_at,
         origin_id=event.origin_id,
         revealed=(event.seats[0].revealed, event.seats[1].revealed),
+        realm=None if setup.realm is None else RealmState.fresh(geometry.size),
+        draw_pile=tuple(c.card_id for c in event.draw_pile),
     )
+
+
+def _card(card: MatchCard, setup: MatchRules) -> Card:
+    """The card the rules engine plays: a Realm card at a Realm table."""
+    if setup.realm is None:
+        return card.rules
+    if card.realm is None:
+        raise ValueError(f"card {card.card_id} has no creature type for a Realm table")
+    return card.realm
 
 
 def fold(events: list[MatchEvent], state: Match | None = None) -> Match | None:

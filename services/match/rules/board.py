@@ -64,6 +64,14 @@ class Board:
         sides = adjusted_sides(card, self.marks[cell], self.rules.elemental)
         return self._set(cell, card, player, owners, sides)
 
+    def without(self, cell: int) -> Board:
+        """The board with ``cell`` emptied (Realm Sudden Death removes a card)."""
+        cards, owners, values = list(self.cards), list(self.owners), list(self.adjusted)
+        cards[cell] = owners[cell] = values[cell] = None
+        return Board(
+            self.geometry, self.rules, self.marks, tuple(cards), tuple(owners), tuple(values)
+        )
+
     def check_free(self, cell: int) -> None:
         geometry = self.geometry
         if not 0 <= cell < geometry.size:

@@ -1,4 +1,5 @@
-"""Which optional rules and boards may be combined in one match (RULES.md 6, 11, 12, 16). The one
+"""Which optional rules and boards may be combined in one match (RULES.md 6, 11, 12, 16,
+17). The one
 place these checks live: the match service refuses a CreateMatch breaking them, the
 matchmaker a custom table, a practice match or a Roulette draw breaking them.
 
@@ -33,6 +34,7 @@ def rule_set_problem(
     combo: bool,
     trade: str = "",
     trade_one: bool = False,
+    realm: bool = False,
 ) -> str | None:
     """Why these rules cannot be played together, or None.
 
@@ -42,8 +44,10 @@ def rule_set_problem(
     is played for keeps, only with Closed visibility and Same, Plus and Combo all on
     (RULES.md 13 Decision: Direct with All Open is refused like Trade One).
     ``trade_one=True`` says ``trade="Trade One"`` (callers that know only that rule).
+    ``realm``: the Realm family (RULES.md 17), whose Combo any capture starts, so it
+    may be on alone.
     """
-    if combo and not (same or plus):
+    if combo and not (same or plus) and not realm:
         return "Combo needs Same or Plus on: it chains from their captures"
     trade = trade or ("Trade One" if trade_one else "")
     if trade:
@@ -89,4 +93,25 @@ def board_problem(
             "house hands never trade: their cards belong to nobody; choose the trade rule "
             "None, or bring decks"
         )
+    return None
+
+
+REALM_BOARDS = (3, 4)
+"""RULES.md 17: a Realm table plays on 3x3 or the 4x4 Great Cloth."""
+
+
+def realm_problem(
+    *, rows: int, cols: int, blocked: int, elemental: bool, same_wall: bool, trades: bool
+) -> str | None:
+    """Why a Realm table (RULES.md 17) cannot be played with these rules, or None: any
+    module set goes, on 3x3 or the 4x4 Great Cloth, without Elemental or Same Wall (not
+    Realm modules), never for keeps."""
+    if rows != cols or rows not in REALM_BOARDS:
+        return f"a Realm table plays on 3x3 or the 4x4 Great Cloth, not {rows}x{cols}"
+    if blocked:
+        return "a Realm table has no blocked cells"
+    if elemental or same_wall:
+        return "a Realm table plays no Elemental or Same Wall: choose Realm modules instead"
+    if trades:
+        return "Realm tables never trade: choose the trade rule None"
     return None

@@ -7,9 +7,10 @@ from random import Random
 import pytest
 
 from services.match import codec, domain
-from services.match.domain.events import MatchCreated, MatchEvent
-from services.match.rules import Visibility
+from services.match.domain.events import CardPlaced, MatchCreated, MatchEvent
+from services.match.rules import Seat, Visibility
 from services.match.tests.builders import T0, after, created, later
+from services.match.tests.test_realm import EVERYTHING, realm_card, realm_match
 
 
 def history(seed: int, visibility: Visibility) -> list[MatchEvent]:
@@ -82,3 +83,48 @@ def test_a_schema_version_without_an_upcaster_or_from_the_future_is_refused() ->
         codec.decode(stored.type, codec.SCHEMA_VERSION + 1, stored.data, T0, None)
     with pytest.raises(ValueError, match="no upcaster"):
         codec.decode(stored.type, 0, stored.data, T0, None)
+
+
+def test_a_realm_match_with_lair_and_sudden_death_round_trips_through_its_payloads() -> None:
+    pile = (realm_card("p0", (9, 9, 9, 9)), *(realm_card(f"p{i}") for i in range(1, 10)))
+    match = realm_match(EVERYTHING, sudden_death=True, pile=pile)
+    events: list[MatchEvent] = [
+        MatchCreated(
+            "r1",
+            match.setup,
+            match.seats,
+            (None,) * 9,
+            Seat.A,
+            later(60),
+            60,
+            120,
+            T0,
+            "",
+            tuple(match.cards[i] for i in match.draw_pile),
+        )
+    ]
+    lair = True
+    while match.in_progress:
+        seat = match.position.to_move
+        card_id = match.position.hand(seat)[0].id
+        step = domain.place(
+            match,
+            match.player(seat).player_id,
+            card_id,
+            match.position.board.empty_cells[0],
+            later(3),
+            lair=lair,
+        )
+        events += step.events
+        match, lair = step.state, False  # Lair on the first move only: the board ties
+    cards = {c.card_id: c for seat in match.seats for c in seat.hand} | {
+        i: match.cards[i] for i in match.draw_pile
+    }
+    replaced = 0
+    for event in events:
+        stored = codec.encode(event, cards)
+        back = codec.decode(stored.type, stored.schema_version, stored.data, T0, match.setup)
+        assert back == event
+        replaced += isinstance(event, CardPlaced) and bool(event.realm and event.realm.replaced)
+    assert replaced >= 1 and match.realm is not None and match.realm.lair_spent == (True, False)
+    assert domain.fold(events) == match

@@ -24,11 +24,13 @@ from services.matchmaker.domain.modes import (
     UNRATED,
     BotLevel,
     Mode,
+    RealmModules,
     RuleSet,
     TradeRule,
     Visibility,
     check_custom_rules,
     practice_rules,
+    realm_deck_problem,
     roulette_rules,
 )
 from services.matchmaker.domain.pairing import (
@@ -80,6 +82,7 @@ __all__ = [
     "DeckChoice",
     "Mode",
     "Pair",
+    "RealmModules",
     "RuleSet",
     "Seat",
     "StartKind",
@@ -101,5 +104,6 @@ __all__ = [
     "pair_tickets",
     "practice_rules",
     "rating_band",
+    "realm_deck_problem",
     "roulette_rules",
 ]

@@ -5,11 +5,11 @@ engine (``services/match/rules/compatibility.py``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from itertools import product
 
-from services.match.rules.compatibility import board_problem, rule_set_problem
+from services.match.rules.compatibility import board_problem, realm_problem, rule_set_problem
 from services.match.rules.deck import hand_size_for
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 from services.platform.errors import InvalidArgument
@@ -47,6 +47,30 @@ class BotLevel(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class RealmModules:
+    """A Realm table's modules besides Same, Plus and Combo (RULES.md 17)."""
+
+    type_advantage: bool = False
+    clash: bool = False
+    lair: bool = False
+    resistance: bool = False
+    cursed: bool = False
+
+    @property
+    def text(self) -> str:
+        """The modules on, comma-separated ("" for none): how tables and plans store it."""
+        return ",".join(f.name for f in fields(self) if getattr(self, f.name))
+
+    @staticmethod
+    def parse(text: str) -> RealmModules:
+        names = {n for n in text.split(",") if n}
+        known = {f.name for f in fields(RealmModules)}
+        if names - known:
+            raise ValueError(f"unknown Realm modules: {sorted(names - known)}")
+        return RealmModules(**dict.fromkeys(names, True))
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSet:
     """Every optional rule of one match in one value (RULES.md 3, 4, 6, 11)."""
 
@@ -65,6 +89,8 @@ class RuleSet:
     """RULES.md 11: how many cells a 5x5 board blocks (0..5), drawn by the match."""
     house_hands: bool = False
     """RULES.md 11: each player is dealt a hand from the whole catalog (4x4, 5x5)."""
+    realm: RealmModules | None = None
+    """RULES.md 17: a Realm table with these modules; None for the standard family."""
 
     @property
     def trades(self) -> bool:
@@ -92,6 +118,7 @@ class RuleSet:
             board=self.board,
             blocked=self.blocked,
             house_hands=self.house_hands,
+            realm=self.realm,
         )
 
 
@@ -135,6 +162,7 @@ def check_custom_rules(rules: RuleSet) -> None:
         plus=rules.plus,
         combo=rules.combo,
         trade=rules.trade.label,
+        realm=rules.realm is not None,
     )
     if problem is None:
         problem = board_problem(
@@ -144,8 +172,26 @@ def check_custom_rules(rules: RuleSet) -> None:
             house_hands=rules.house_hands,
             trades=rules.trades,
         )
+    if problem is None and rules.realm is not None:
+        problem = realm_problem(
+            rows=rules.board,
+            cols=rules.board,
+            blocked=rules.blocked,
+            elemental=rules.elemental,
+            same_wall=rules.same_wall,
+            trades=rules.trades,
+        )
     if problem is not None:
         raise InvalidArgument(problem)
+
+
+def realm_deck_problem(rules: RuleSet, random_deck: bool) -> str | None:
+    """RULES.md 17: a Realm table plays house hands or saved decks, never Random ones."""
+    if rules.realm is None or not random_deck or rules.house_hands:
+        return None
+    return (
+        "a Realm table plays house hands (4x4) or saved decks, not Random decks: bring a saved deck"
+    )
 
 
 def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) -> RuleSet:

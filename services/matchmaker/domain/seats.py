@@ -53,6 +53,8 @@ class Card:
     """The card's values: the sides plus its holo bonus."""
     holo: bool = False
     holo_side: str = ""  # "top", "right", "bottom", "left" or ""
+    kind: str = ""  # the creature type ("dragon"); "" when the source gave none
+    alignment: str = ""  # "lawful evil"; "" when the source gave none
 
 
 def legal_deck(stars: Sequence[int], character_ids: Sequence[str]) -> bool:

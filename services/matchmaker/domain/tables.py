@@ -34,6 +34,8 @@ class TableFilter:
     boards: frozenset[int] = field(default_factory=frozenset)
     """Board sides (3, 4, 5); empty: any."""
     house_hands: bool | None = None
+    realm: bool | None = None
+    """Realm tables (RULES.md 17) only (true) or standard ones only (false)."""
 
 
 class TableState(StrEnum):

@@ -11,6 +11,7 @@ from services.matchmaker.domain import (
     Card,
     DeckChoice,
     Mode,
+    RealmModules,
     RuleSet,
     Seat,
     StartKind,
@@ -36,6 +37,8 @@ def _card_json(value: Card) -> dict[str, Any]:
         "printed": list(value.printed),
         "holo": value.holo,
         "holo_side": value.holo_side,
+        "kind": value.kind,
+        "alignment": value.alignment,
     }
 
 
@@ -65,7 +68,8 @@ def plan_json(plan: StartPlan) -> str:
             "kind": plan.kind.value,
             "mode": plan.mode.value,
             "rules": [r.visibility.value, r.same, r.plus, r.combo, r.elemental, r.same_wall,
-                      r.trade.value, r.sudden_death, r.board, r.blocked, r.house_hands],
+                      r.trade.value, r.sudden_death, r.board, r.blocked, r.house_hands,
+                      None if r.realm is None else r.realm.text],
             "seats": seats,
             "match_id": plan.match_id,
             "draft_id": plan.draft_id,
@@ -85,6 +89,8 @@ def plan_from(text: str) -> StartPlan:
         flags[5] = TradeRule.ONE if flags[5] else TradeRule.NONE
     elif len(flags) > 5:
         flags[5] = TradeRule(flags[5])
+    if len(flags) > 10:  # Realm modules (issue 20); None for the standard family
+        flags[10] = None if flags[10] is None else RealmModules.parse(flags[10])
     seats = tuple(
         Seat(
             player_id=s["player_id"],

@@ -45,12 +45,15 @@ Interpretations (where section 17 leaves room, this is what the engine does):
 from services.match.rules.realm.board import RealmBoard, weakest_cell
 from services.match.rules.realm.cards import (
     HEX_OF_TYPE,
+    NEUTRAL,
     Alignment,
     CreatureType,
     Hex,
     Law,
     Moral,
     RealmCard,
+    alignment_words,
+    parse_alignment,
 )
 from services.match.rules.realm.resolve import (
     Comparison,
@@ -65,6 +68,7 @@ from services.match.rules.realm.resolve import (
 
 __all__ = [
     "HEX_OF_TYPE",
+    "NEUTRAL",
     "Alignment",
     "Comparison",
     "CreatureType",
@@ -79,6 +83,8 @@ __all__ = [
     "RealmRules",
     "RealmState",
     "Saved",
+    "alignment_words",
+    "parse_alignment",
     "resolve",
     "weakest_cell",
 ]

@@ -4,7 +4,7 @@ replacement of the weakest card (RULES.md section 17)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import cast
 
 from services.match.rules.board import Board
@@ -89,10 +89,7 @@ class RealmBoard:
         cell = weakest_cell(self.cards)
         owner = self.owners[cell]
         assert owner is not None
-        board = self.board
-        cards, owners, values = list(board.cards), list(board.owners), list(board.adjusted)
-        cards[cell] = owners[cell] = values[cell] = None
-        emptied = replace(board, cards=tuple(cards), owners=tuple(owners), adjusted=tuple(values))
+        emptied = self.board.without(cell)
         state = self.state
         spent, rots = list(state.hex_spent), list(state.rot)
         spent[cell], rots[cell] = False, 0

@@ -50,6 +50,20 @@ class Alignment(NamedTuple):
 NEUTRAL = Alignment(Law.NEUTRAL, Moral.NEUTRAL)
 
 
+def parse_alignment(text: str) -> Alignment:
+    """``"lawful evil"`` -> ``Alignment(LAWFUL, EVIL)`` (the catalog's spelling);
+    raises ValueError otherwise."""
+    words = text.split()
+    if len(words) != 2:
+        raise ValueError(f"an alignment is two words (law, then moral), not {text!r}")
+    return Alignment(Law(words[0]), Moral(words[1]))
+
+
+def alignment_words(value: Alignment | None) -> str:
+    """``"lawful evil"``; "" for none."""
+    return "" if value is None else f"{value.law.value} {value.moral.value}"
+
+
 class Hex(StrEnum):
     """The curse a card carries under the Cursed module, decided by its creature type."""
 

@@ -1,0 +1,91 @@
+"""Realm tables in the client (RULES.md 17): how a card's creature type, alignment and
+Legendary mark read, the Realm modules of a table, the Realm state under the board
+(spent Lair and Resistance, hexes, pending Rot, the pile's size, the last move's
+comparisons) and a move with Lair ("0 5 lair")."""
+
+from __future__ import annotations
+
+from triad.v1 import common_pb2 as pb
+
+MODULES = {
+    "type_advantage": "Type Advantage",
+    "alignment_clash": "Alignment Clash",
+    "lair": "Lair",
+    "resistance": "Resistance",
+    "cursed": "Cursed",
+}
+"""The RealmModules fields, as a player reads them."""
+LAIR_WORDS = ("lair", "l")
+
+
+def realm_attributes(character: pb.Character, short: bool = False) -> str:
+    """A character's Realm attributes: 'dragon, chaotic evil, legendary' (``short``:
+    'Dra CE L'); '-' when the server sent none."""
+    if not character.creature_type:
+        return "-"
+    kind = pb.CreatureType.Name(character.creature_type).removeprefix("CREATURE_TYPE_").lower()
+    law = pb.AlignmentLaw.Name(character.alignment.law).removeprefix("ALIGNMENT_LAW_").lower()
+    moral = pb.AlignmentMoral.Name(character.alignment.moral)
+    moral = moral.removeprefix("ALIGNMENT_MORAL_").lower()
+    if short:
+        words = [kind[:3].title(), (law[:1] + moral[:1]).upper()]
+        return " ".join(words + ["L"] * character.legendary)
+    return ", ".join([kind, f"{law} {moral}"] + ["legendary"] * character.legendary)
+
+
+def is_realm(rules: pb.Rules) -> bool:
+    return rules.family == pb.RULES_FAMILY_REALM
+
+
+def module_words(rules: pb.Rules) -> list[str]:
+    """'Realm' and the modules on, for the rules line; nothing at a standard table."""
+    if not is_realm(rules):
+        return []
+    return ["Realm", *(name for field, name in MODULES.items() if getattr(rules.realm, field))]
+
+
+def _seat_word(view: pb.MatchView, seat: int) -> str:
+    return "you" if seat == view.my_seat else "them"
+
+
+def realm_line(view: pb.MatchView) -> str:
+    """The Realm state under the board: who has spent Lair and Resistance, pending Rot,
+    hexes spent, the draw pile's size and the last move's comparisons and saves."""
+    realm = view.realm
+    parts = []
+    for power in ("lair", "resistance"):
+        spent = [_seat_word(view, s.seat) for s in realm.seats if getattr(s, f"{power}_spent")]
+        parts.append(f"{power.title()} spent: {', '.join(spent) or 'nobody'}")
+    rot = [f"{i}:-{c.pending_rot}" for i, c in enumerate(realm.cells) if c.pending_rot]
+    if rot:
+        parts.append("Rot " + " ".join(rot))
+    spent_hexes = [str(i) for i, c in enumerate(realm.cells) if c.hex_spent]
+    if spent_hexes:
+        parts.append("hex spent on " + ",".join(spent_hexes))
+    if view.rules.sudden_death:
+        parts.append(f"pile {realm.draw_pile_left}")
+    last = realm.last_move
+    compared = [
+        f"{c.attacker_cell}>{c.defender_cell} {c.attack}v{c.defence}" for c in last.comparisons
+    ]
+    if last.lair:
+        compared.insert(0, "Lair")
+    saved = [
+        f"{s.cell} saved by {pb.Protection.Name(s.by).removeprefix('PROTECTION_').lower()}"
+        for s in last.saved
+    ]
+    if last.replaced_card_id:
+        saved.append("weakest card replaced from the pile")
+    if compared or saved:
+        parts.append("last: " + "; ".join(compared + saved))
+    return " | ".join(parts)
+
+
+def parse_move(words: list[str], lair_allowed: bool) -> tuple[str, int, bool] | str:
+    """(card, cell, lair) from 'CARD CELL' or 'CARD CELL lair'; else what to type."""
+    lair = len(words) == 3 and words[2].lower() in LAIR_WORDS
+    if lair and not lair_allowed:
+        return "This table has no Lair: type a card and a cell."
+    if len(words) != 2 + lair or not words[1].isdigit():
+        return ""
+    return words[0], int(words[1]), lair

@@ -1,0 +1,40 @@
+"""Realm tables from the command line (RULES.md 17): ``host --realm`` names the family
+and its modules, ``find --realm`` filters by it, ``place --lair`` declares Lair."""
+
+from __future__ import annotations
+
+import pytest
+from triad.v1 import common_pb2 as pb
+
+from client.commands_lobby import table_settings
+from client.connection import CommandError
+from client.main import parser
+
+
+def test_host_realm_all_turns_every_module_on_over_the_great_cloth() -> None:
+    args = parser().parse_args(
+        ["host", "--realm", "all", "--board", "4x4", "--house-hands", "--sudden-death"]
+    )
+    rules = table_settings(args, None).rules
+    assert rules.family == pb.RULES_FAMILY_REALM and rules.board.rows == 4
+    assert rules.realm == pb.RealmModules(
+        type_advantage=True, alignment_clash=True, lair=True, resistance=True, cursed=True
+    )
+    assert rules.same and rules.plus and rules.combo and rules.sudden_death
+
+
+def test_host_realm_takes_named_modules_none_or_refuses_an_unknown_one() -> None:
+    some = table_settings(parser().parse_args(["host", "--realm", "lair,cursed"]), None).rules
+    assert (some.realm.lair, some.realm.cursed, some.realm.resistance) == (True, True, False)
+    bare = table_settings(parser().parse_args(["host", "--realm"]), None).rules
+    assert bare.family == pb.RULES_FAMILY_REALM and bare.realm == pb.RealmModules()
+    plain = table_settings(parser().parse_args(["host"]), None).rules
+    assert plain.family == pb.RULES_FAMILY_UNSPECIFIED and not plain.HasField("realm")
+    with pytest.raises(CommandError, match="unknown Realm modules"):
+        table_settings(parser().parse_args(["host", "--realm", "dragons"]), None)
+
+
+def test_find_filters_realm_tables_and_place_declares_lair() -> None:
+    assert parser().parse_args(["find", "--realm"]).realm is True
+    assert parser().parse_args(["find", "--no-realm"]).realm is False
+    assert parser().parse_args(["place", "m", "0", "5", "--lair"]).lair
