@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from services.battle.rules.content import Card, Range, Roster
+from services.battle.rules.content import Card, Roster
 from services.battle.rules.state import Battle, BattleError, Square, Team, Unit, unit_id
 from services.battle.rules.targets import Target, choices
 
