@@ -37,6 +37,7 @@ BENCHMARKS: dict[str, str] = {
     "load": "bench.load",
     "gateway": "bench.gateway",
     "idle": "bench.idle",
+    "battle": "bench.battle",
 }
 
 REPEATS, SECONDS = 5, 0.6

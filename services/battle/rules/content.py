@@ -116,11 +116,8 @@ class Card:
     effects: tuple[Effect, ...]
     unlock: Unlock | None = None
     unlock_value: int = 0
-
-    @property
-    def summons(self) -> str:
-        """The summon's id, or "" when the card summons nothing."""
-        return next((e.unit for e in self.effects if e.kind is Kind.SUMMON), "")
+    summons: str = ""
+    """The summon's id, or "" when the card summons nothing (read on the hot path)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +249,7 @@ def _card(raw: Any, where: str, owner: str, cards: dict[str, Card], special: boo
         effects,
         unlock,
         value,
+        next((e.unit for e in effects if e.kind is Kind.SUMMON), ""),
     )
     cards[cid] = card
     return card

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from services.battle.rules.content import Card, Roster
-from services.battle.rules.state import Battle, BattleError, Square, Team, Unit, unit_id
-from services.battle.rules.targets import Target, choices
+from services.battle.rules.state import Battle, BattleError, Square, Team, unit_id
+from services.battle.rules.targets import Target, choices, is_legal
 
 
 class PlanError(BattleError):
@@ -103,34 +103,49 @@ def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
             f"the battle uses content {battle.content_version!r}, not {roster.version!r}"
         )
     team = battle.teams[player]
+    enemy, own = fields(battle, player)
     open_cards = set(playable(battle, player))
-    seen: set[str] = set()
+    cards, seen, cost = roster.cards, set[str](), 0
     for i, action in enumerate(plan):
-        where = f"player {player}, action {i} ({action.card})"
-        card = roster.cards.get(action.card)
-        if card is None:
-            raise PlanError(f"{where}: no such card")
-        if action.card in seen:
-            raise PlanError(f"{where}: a card is set once per turn")
+        card = cards.get(action.card)
+        if card is None or action.card in seen or action.card not in open_cards:
+            _refuse_card(team, player, i, action, card is None, action.card in seen)
+        assert card is not None
         seen.add(action.card)
-        if action.card not in open_cards:
-            on_ct = any(c == action.card for c, _ in team.cooldowns)
-            raise PlanError(f"{where}: {'on CT' if on_ct else 'not in the hand'}")
+        cost += card.cost
         if card.owner != action.character:
-            raise PlanError(f"{where}: played by {card.owner!r}, not {action.character!r}")
-        user = _unit(team, unit_id(player, action.character))
-        if user is None or not user.alive:
-            raise PlanError(f"{where}: {action.character!r} is defeated")
-        legal = card_targets(roster, battle, player, card)
-        if action.target not in legal:
-            raise PlanError(f"{where}: target {_show(action.target)} is not one of {_shows(legal)}")
-    cost = plan_cost(roster, plan)
+            who = f"played by {card.owner!r}, not {action.character!r}"
+            raise PlanError(f"{_where(player, i, action)}: {who}")
+        if not is_legal(
+            card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
+        ):
+            legal = _shows(card_targets(roster, battle, player, card))
+            raise PlanError(
+                f"{_where(player, i, action)}: target {_show(action.target)} is not one of {legal}"
+            )
     if cost > team.energy:
         raise PlanError(f"player {player}: the plan costs {cost} Energy, {team.energy} held")
 
 
-def _unit(team: Team, uid: str) -> Unit | None:
-    return next((u for u in team.units if u.uid == uid), None)
+def _refuse_card(
+    team: Team, player: int, index: int, action: Action, unknown: bool, twice: bool
+) -> None:
+    """Why a card may not be set (a defeated character's cards have left the hand)."""
+    where = _where(player, index, action)
+    if unknown:
+        raise PlanError(f"{where}: no such card")
+    if twice:
+        raise PlanError(f"{where}: a card is set once per turn")
+    if any(c == action.card for c, _ in team.cooldowns):
+        raise PlanError(f"{where}: on CT")
+    owner = next((u for u in team.units if u.uid == unit_id(player, action.character)), None)
+    if owner is not None and not owner.alive:
+        raise PlanError(f"{where}: {action.character!r} is defeated")
+    raise PlanError(f"{where}: not in the hand")
+
+
+def _where(player: int, index: int, action: Action) -> str:
+    return f"player {player}, action {index} ({action.card})"
 
 
 def _show(target: Target) -> str:

@@ -30,9 +30,13 @@ from services.battle.rules.state import (
     effective_spd,
     unit_id,
 )
-from services.battle.rules.targets import NONE, Target, choices, reach, retarget
+from services.battle.rules.targets import NONE, Target, choices, is_legal, reach, retarget
 from services.battle.rules.turns import decide, defeat, end_turn, place_summon, start_turn
 from services.battle.rules.work import Work, WTeam, WUnit
+
+_DAMAGE, _HEAL, _SHIELD, _BURN, _COVER = Kind.DAMAGE, Kind.HEAL, Kind.SHIELD, Kind.BURN, Kind.COVER
+_SPD, _ENERGY, _STEAL, _SUMMON = Kind.SPD, Kind.ENERGY, Kind.ENERGY_STEAL, Kind.SUMMON
+_SELF, _SINGLE = Range.SELF, Range.SINGLE
 
 Ordered = list[tuple[int, str, list[Action]]]
 """(team, character's unit id, its actions in the order set), in the order they act."""
@@ -113,7 +117,7 @@ def _play(
 
 def _summons_act(work: Work, roster: Roster, first: int, log: list[Entry]) -> None:
     for team in (first, 1 - first):
-        for unit in sorted(work.teams[team].living(), key=lambda u: u.order):
+        for unit in work.teams[team].living():  # placement order
             if not unit.summon or unit.square is None:
                 continue
             card = roster.cards[roster.summons[unit.ref].action]
@@ -125,7 +129,7 @@ def _summons_act(work: Work, roster: Roster, first: int, log: list[Entry]) -> No
 def _aim(work: Work, card: Card, team: int) -> Target:
     """A summon's target, by its fixed rule (module docstring)."""
     mine, theirs = work.teams[team], work.teams[1 - team]
-    enemy, own = _squares(theirs), _squares(mine)
+    enemy, own = theirs.occupied, mine.occupied
     legal = choices(card.range, card.ignore_formation, False, enemy, own)
     if card.range in (Range.SINGLE, Range.CROSS):
         return min(legal, key=lambda t: (_hp(theirs, t), t), default=NONE)
@@ -150,21 +154,19 @@ def _share(team: WTeam, target: Target) -> float:
     return unit.hp / unit.max_hp if unit else 1.0
 
 
-def _squares(team: WTeam) -> set[Square]:
-    return {u.square for u in team.units if u.square is not None}
-
-
 def _use(
     work: Work, card: Card, team: int, user: WUnit, chosen: Target, step: Step, log: list[Entry]
 ) -> None:
     """Resolve one card of ``user``: its targets now (retargeted, covered), its effects."""
     mine, theirs = work.teams[team], work.teams[1 - team]
     note = ""
-    if card.range is Range.SELF:
+    if card.range is _SELF:
         units = [user]
     else:
-        enemy, own = _squares(theirs), _squares(mine)
-        aimed = retarget(chosen, choices(card.range, card.ignore_formation, False, enemy, own))
+        enemy, own = theirs.occupied, mine.occupied
+        aimed: Target | None = chosen
+        if not is_legal(card.range, card.ignore_formation, False, chosen, enemy, own):
+            aimed = retarget(chosen, choices(card.range, card.ignore_formation, False, enemy, own))
         if aimed is None:
             log.append(Entry(step, team, user.uid, card.id, chosen, fizzled=Fizzle.NO_TARGET))
             return
@@ -173,23 +175,23 @@ def _use(
         on_enemy, squares = reach(card.range, aimed, enemy, own)
         field = theirs if on_enemy else mine
         units = [u for s in squares if (u := field.at(s)) is not None]
-        if card.range is Range.SINGLE:
+        if card.range is _SINGLE:
             cover = _cover(theirs, units[0])
             if cover is not None:
                 units, note = [cover], f"covered by {cover.uid}"
     effects: list[Effect] = []
     for effect in card.effects:
         kind = effect.kind
-        if kind is Kind.ENERGY:
+        if kind is _ENERGY:
             gain = min(effect.amount, MAX_ENERGY - mine.energy)
             mine.energy += gain
             effects.append(Effect(f"team {team}", Change.ENERGY, gain))
-        elif kind is Kind.ENERGY_STEAL:
+        elif kind is _STEAL:
             took = min(effect.amount, theirs.energy)
             theirs.energy -= took
             mine.energy = min(MAX_ENERGY, mine.energy + took)
             effects.append(Effect(f"team {1 - team}", Change.ENERGY_STEAL, took))
-        elif kind is Kind.SUMMON:
+        elif kind is _SUMMON:
             effects.append(_summon(work, mine, effect.unit, chosen.square, user.uid))
         else:
             for unit in units:
@@ -203,17 +205,18 @@ def _use(
             user.uid,
             card.id,
             chosen,
-            tuple(u.uid for u in units),
+            tuple([u.uid for u in units]),
             tuple(effects),
             None,
             note,
         )
     )
-    _check_wipeout(work, team)
+    if work.defeats:  # nobody falls without a defeat: skip the count until one
+        _check_wipeout(work, team)
 
 
 def _cover(team: WTeam, aimed: WUnit) -> WUnit | None:
-    for unit in sorted(team.units, key=lambda u: u.order):
+    for unit in team.units:  # kept in placement order
         if unit.cover and unit.square is not None:
             return None if unit is aimed else unit
     return None
@@ -222,7 +225,7 @@ def _cover(team: WTeam, aimed: WUnit) -> WUnit | None:
 def _affect(
     work: Work, user: WUnit, unit: WUnit, kind: Kind, amount: int, turns: int, out: list[Effect]
 ) -> None:
-    if kind is Kind.DAMAGE:
+    if kind is _DAMAGE:
         absorbed = min(unit.shield, amount)
         unit.shield -= absorbed
         dealt = min(unit.hp, amount - absorbed)
@@ -234,20 +237,20 @@ def _affect(
         if unit.hp == 0:
             defeat(work, unit)
             out.append(Effect(unit.uid, Change.DEFEATED))
-    elif kind is Kind.HEAL:
+    elif kind is _HEAL:
         healed = min(amount, unit.max_hp - unit.hp)
         unit.hp += healed
         out.append(Effect(unit.uid, Change.HEAL, healed))
-    elif kind is Kind.SHIELD:
+    elif kind is _SHIELD:
         unit.shield += amount
         out.append(Effect(unit.uid, Change.SHIELD, amount))
-    elif kind is Kind.BURN:
+    elif kind is _BURN:
         unit.burns.append([amount, turns])
         out.append(Effect(unit.uid, Change.BURN, amount))
-    elif kind is Kind.COVER:
+    elif kind is _COVER:
         unit.cover = max(unit.cover, amount)
         out.append(Effect(unit.uid, Change.COVER, amount))
-    elif kind is Kind.SPD:
+    elif kind is _SPD:
         unit.spd_changes.append([amount, turns + 1])
         out.append(Effect(unit.uid, Change.SPD, amount))
 

@@ -138,6 +138,8 @@ def unit_id(team: int, ref: str) -> str:
 
 def effective_spd(unit: Unit) -> int:
     """SPD with its active changes, never below 1."""
+    if not unit.spd_changes:
+        return unit.spd
     return max(1, unit.spd + sum(c.delta for c in unit.spd_changes))
 
 

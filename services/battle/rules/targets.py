@@ -41,12 +41,42 @@ class Target:
 
 
 NONE = Target()
+_SINGLE, _CROSS, _ROW, _COLUMN = Range.SINGLE, Range.CROSS, Range.ROW, Range.COLUMN
+_ALL, _SELF, _ALLY, _ALLIES = Range.ALL, Range.SELF, Range.ALLY, Range.ALLIES
 
 
 def screened(square: Square, occupied: Collection[Square]) -> bool:
     """Formation: a unit with another unit in front of it in its row (a lower column)."""
     row, col = square
-    return any((row, c) in occupied for c in range(col))
+    return col > 0 and ((row, 0) in occupied or (col > 1 and (row, 1) in occupied))
+
+
+def is_legal(
+    rng: Range,
+    ignore_formation: bool,
+    summons: bool,
+    target: Target,
+    enemy: Collection[Square],
+    own: Collection[Square],
+) -> bool:
+    """Whether ``target`` is one of :func:`choices` (without building them: the hot path)."""
+    row, col = target.row, target.col
+    if rng is _SINGLE or rng is _CROSS:
+        return (
+            row is not None
+            and col is not None
+            and (row, col) in enemy
+            and (ignore_formation or not screened((row, col), enemy))
+        )
+    if rng is _ROW:
+        return col is None and row is not None and any((row, c) in enemy for c in range(COLS))
+    if rng is _COLUMN:
+        return row is None and col is not None and any((r, col) in enemy for r in range(ROWS))
+    if rng is _ALLY:
+        return row is not None and col is not None and (row, col) in own
+    if rng is _SELF and summons:
+        return row is not None and col is not None and 0 <= row < ROWS and 0 <= col < COLS
+    return row is None and col is None
 
 
 def choices(
@@ -57,7 +87,7 @@ def choices(
     own: Collection[Square],
 ) -> list[Target]:
     """Every legal target of a card of range ``rng`` on these fields, in square order."""
-    if rng is Range.SINGLE or rng is Range.CROSS:
+    if rng is _SINGLE or rng is _CROSS:
         return [
             Target(r, c)
             for r, c in SQUARES
@@ -89,23 +119,29 @@ def _distance(a: Target, b: Target) -> int:
     return rows + cols
 
 
+_ROWS = tuple(tuple((r, c) for c in range(COLS)) for r in range(ROWS))
+_COLS = tuple(tuple((r, c) for r in range(ROWS)) for c in range(COLS))
+_CROSSES = {
+    (r, c): tuple(s for s in SQUARES if abs(s[0] - r) + abs(s[1] - c) <= 1) for r, c in SQUARES
+}
+"""The squares of each line and each cross, in square order, computed once."""
+
+
 def reach(
     rng: Range, target: Target, enemy: Collection[Square], own: Collection[Square]
 ) -> tuple[bool, list[Square]]:
     """The squares a card reaches: (on the enemy field?, squares in square order)."""
-    if rng is Range.SINGLE or rng is Range.ALLY:
+    if rng is _SINGLE or rng is _ALLY:
         square = target.square
-        return rng is Range.SINGLE, [square] if square is not None else []
-    if rng is Range.CROSS:
-        r, c = target.row or 0, target.col or 0
-        near = {(r, c), (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)}
-        return True, [s for s in SQUARES if s in near and s in enemy]
-    if rng is Range.ROW:
-        return True, [s for s in SQUARES if s[0] == target.row and s in enemy]
-    if rng is Range.COLUMN:
-        return True, [s for s in SQUARES if s[1] == target.col and s in enemy]
-    if rng is Range.ALL:
+        return rng is _SINGLE, [square] if square is not None else []
+    if rng is _CROSS:
+        return True, [s for s in _CROSSES[(target.row or 0, target.col or 0)] if s in enemy]
+    if rng is _ROW:
+        return True, [s for s in _ROWS[target.row or 0] if s in enemy]
+    if rng is _COLUMN:
+        return True, [s for s in _COLS[target.col or 0] if s in enemy]
+    if rng is _ALL:
         return True, [s for s in SQUARES if s in enemy]
-    if rng is Range.ALLIES:
+    if rng is _ALLIES:
         return False, [s for s in SQUARES if s in own]
     return False, []

@@ -68,6 +68,7 @@ def place_summon(team: WTeam, roster: Roster, summon: str, square: Square) -> WU
     unit = WUnit(Unit(uid, summon, True, hp, hp, 0, square, team.next_order), team.index)
     team.next_order += 1
     team.units.append(unit)
+    team.occupied.add(square)
     return unit
 
 
@@ -75,6 +76,9 @@ def defeat(work: Work, unit: WUnit) -> None:
     """A unit at 0 HP leaves the field; a character's cards leave the deck and the hand,
     its Special the hand."""
     team = work.teams[unit.team]
+    work.defeats += 1
+    if unit.square is not None:
+        team.occupied.discard(unit.square)
     unit.hp, unit.square, unit.shield, unit.cover = 0, None, 0, 0
     unit.burns, unit.spd_changes = [], []
     if unit.summon:

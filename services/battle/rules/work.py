@@ -30,6 +30,7 @@ class WUnit:
         "hp",
         "max_hp",
         "order",
+        "orig",
         "ref",
         "shield",
         "spd",
@@ -41,14 +42,28 @@ class WUnit:
     )
 
     def __init__(self, unit: Unit, team: int) -> None:
+        self.orig = unit
         self.uid, self.ref, self.summon, self.team = unit.uid, unit.ref, unit.summon, team
         self.hp, self.max_hp, self.spd, self.order = unit.hp, unit.max_hp, unit.spd, unit.order
         self.square: Square | None = unit.square
         self.shield, self.cover, self.dealt = unit.shield, unit.cover, unit.damage_dealt
-        self.burns = [[b.damage, b.turns] for b in unit.burns]
-        self.spd_changes = [[c.delta, c.turns] for c in unit.spd_changes]
+        # most units carry neither: skip the comprehensions (this runs for every unit, every turn)
+        self.burns = [[b.damage, b.turns] for b in unit.burns] if unit.burns else []
+        self.spd_changes = (
+            [[c.delta, c.turns] for c in unit.spd_changes] if unit.spd_changes else []
+        )
 
     def freeze(self) -> Unit:
+        orig = self.orig
+        if (
+            self.hp == orig.hp
+            and self.square == orig.square
+            and self.shield == orig.shield
+            and self.cover == orig.cover
+            and self.dealt == orig.damage_dealt
+            and not (self.burns or orig.burns or self.spd_changes or orig.spd_changes)
+        ):
+            return orig  # unchanged: most units of a turn keep their frozen value
         return Unit(
             self.uid,
             self.ref,
@@ -60,8 +75,8 @@ class WUnit:
             self.order,
             self.shield,
             self.cover,
-            tuple(Burn(d, t) for d, t in self.burns),
-            tuple(SpdChange(d, t) for d, t in self.spd_changes),
+            tuple([Burn(d, t) for d, t in self.burns]) if self.burns else (),
+            tuple([SpdChange(d, t) for d, t in self.spd_changes]) if self.spd_changes else (),
             self.dealt,
         )
 
@@ -78,6 +93,7 @@ class WTeam:
         "hand",
         "index",
         "next_order",
+        "occupied",
         "reservations",
         "specials",
         "units",
@@ -87,6 +103,8 @@ class WTeam:
     def __init__(self, team: Team, index: int) -> None:
         self.index = index
         self.units = [WUnit(u, index) for u in team.units]
+        self.occupied = {u.square for u in team.units if u.square is not None}
+        """The squares holding a unit, kept up to date by defeats and summons."""
         self.energy, self.cursor, self.next_order = team.energy, team.cursor, team.next_order
         self.deck, self.hand = list(team.deck), list(team.hand)
         self.specials, self.used_specials = list(team.specials), list(team.used_specials)
@@ -127,10 +145,12 @@ class WTeam:
 
 
 class Work:
-    __slots__ = ("content_version", "last_actor", "outcome", "roster", "teams", "turn")
+    __slots__ = ("content_version", "defeats", "last_actor", "outcome", "roster", "teams", "turn")
 
     def __init__(self, battle: Battle, roster: Roster) -> None:
         self.roster = roster
+        self.defeats = 0
+        """Units defeated so far this turn: the winner check runs only after a defeat."""
         self.content_version, self.turn = battle.content_version, battle.turn
         self.teams = (WTeam(battle.teams[0], 0), WTeam(battle.teams[1], 1))
         self.outcome: Outcome | None = battle.outcome
