@@ -37,6 +37,14 @@ from services.battle.rules.work import Work, WTeam, WUnit
 _DAMAGE, _HEAL, _SHIELD, _BURN, _COVER = Kind.DAMAGE, Kind.HEAL, Kind.SHIELD, Kind.BURN, Kind.COVER
 _SPD, _ENERGY, _STEAL, _SUMMON = Kind.SPD, Kind.ENERGY, Kind.ENERGY_STEAL, Kind.SUMMON
 _SELF, _SINGLE = Range.SELF, Range.SINGLE
+_C_DAMAGE, _C_ABSORBED, _C_DEFEATED = Change.DAMAGE, Change.ABSORBED, Change.DEFEATED
+_C_HEAL, _C_SHIELD, _C_BURN, _C_COVER, _C_SPD = (
+    Change.HEAL,
+    Change.SHIELD,
+    Change.BURN,
+    Change.COVER,
+    Change.SPD,
+)
 
 Ordered = list[tuple[int, str, list[Action]]]
 """(team, character's unit id, its actions in the order set), in the order they act."""
@@ -170,7 +178,7 @@ def _use(
         if aimed is None:
             log.append(Entry(step, team, user.uid, card.id, chosen, fizzled=Fizzle.NO_TARGET))
             return
-        if aimed != chosen:
+        if aimed is not chosen:
             note = "retargeted: the chosen target was gone"
         on_enemy, squares = reach(card.range, aimed, enemy, own)
         field = theirs if on_enemy else mine
@@ -232,27 +240,27 @@ def _affect(
         unit.hp -= dealt
         user.dealt += dealt
         if absorbed:
-            out.append(Effect(unit.uid, Change.ABSORBED, absorbed))
-        out.append(Effect(unit.uid, Change.DAMAGE, dealt))
+            out.append(Effect(unit.uid, _C_ABSORBED, absorbed))
+        out.append(Effect(unit.uid, _C_DAMAGE, dealt))
         if unit.hp == 0:
             defeat(work, unit)
-            out.append(Effect(unit.uid, Change.DEFEATED))
+            out.append(Effect(unit.uid, _C_DEFEATED))
     elif kind is _HEAL:
         healed = min(amount, unit.max_hp - unit.hp)
         unit.hp += healed
-        out.append(Effect(unit.uid, Change.HEAL, healed))
+        out.append(Effect(unit.uid, _C_HEAL, healed))
     elif kind is _SHIELD:
         unit.shield += amount
-        out.append(Effect(unit.uid, Change.SHIELD, amount))
+        out.append(Effect(unit.uid, _C_SHIELD, amount))
     elif kind is _BURN:
         unit.burns.append([amount, turns])
-        out.append(Effect(unit.uid, Change.BURN, amount))
+        out.append(Effect(unit.uid, _C_BURN, amount))
     elif kind is _COVER:
         unit.cover = max(unit.cover, amount)
-        out.append(Effect(unit.uid, Change.COVER, amount))
+        out.append(Effect(unit.uid, _C_COVER, amount))
     elif kind is _SPD:
         unit.spd_changes.append([amount, turns + 1])
-        out.append(Effect(unit.uid, Change.SPD, amount))
+        out.append(Effect(unit.uid, _C_SPD, amount))
 
 
 def _summon(work: Work, team: WTeam, summon: str, square: Square | None, by: str) -> Effect:
