@@ -105,6 +105,7 @@ def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
     team = battle.teams[player]
     enemy, own = fields(battle, player)
     open_cards = set(playable(battle, player))
+    alive = {u.ref for u in team.units if u.square is not None and not u.summon}
     cards, seen, cost = roster.cards, set[str](), 0
     for i, action in enumerate(plan):
         card = cards.get(action.card)
@@ -116,6 +117,8 @@ def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
         if card.owner != action.character:
             who = f"played by {card.owner!r}, not {action.character!r}"
             raise PlanError(f"{_where(player, i, action)}: {who}")
+        if action.character not in alive:
+            raise PlanError(f"{_where(player, i, action)}: {action.character!r} is defeated")
         if not is_legal(
             card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
         ):

@@ -13,6 +13,8 @@ Decisions where BATTLE.md is silent (more in ``turns.py``, ``targets.py``, ``sta
   order) when the chosen unit is another one; any effects of the card follow it.
 - Damage to HP counts towards the user's ``damage_dealt`` (Specials' unlock); burn does
   not. Burn ignores shields: a shield absorbs hits.
+- ``energy +N`` and ``energy steal N`` stop at 12: what would go beyond is lost (a steal
+  still takes it from the opponent). A steal takes at most what the opponent holds.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ Decisions where BATTLE.md is silent:
   (HP damage dealt by the owner's own cards), ``turn_at_least N``. A Special unlocks
   once; a defeated character's Special leaves the hand.
 - If burn wipes out both teams at one turn end, the decision of turn 10 settles it.
-- The decision's last tie-break is the team whose action resolved last in the battle;
-  with no action ever, the player who committed first in the last turn.
+- The decision's last tie-break is the team whose action (a card or a summon's action,
+  fizzled ones excepted) resolved last in the battle: in turn 10 when anything resolved
+  then; with no action ever, the player who committed first in the last turn.
 - There are no start-of-turn effects in the current vocabulary.
 """
 

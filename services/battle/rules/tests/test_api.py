@@ -18,7 +18,7 @@ from services.battle.rules import (
     new_battle,
     resolve_turn,
 )
-from services.battle.rules.tests.helpers import ROSTER, A, B, act, battle, team
+from services.battle.rules.tests.helpers import ROSTER, A, B, act, battle, team, unit
 
 
 def test_every_plan_legal_plans_yields_passes_the_plan_check() -> None:
@@ -90,3 +90,9 @@ def test_a_deck_that_is_not_the_teams_twelve_cards_is_refused() -> None:
 def test_first_must_name_a_player() -> None:
     with pytest.raises(PlanError, match="first"):
         resolve_turn(ROSTER, battle(), ((), ()), 2)
+
+
+def test_a_defeated_characters_card_cannot_be_set_even_if_a_state_still_holds_it() -> None:
+    b = unit(battle(hands=(("a.hit",), ())), "0.alpha", hp=0, square=None)
+    with pytest.raises(PlanError, match="'alpha' is defeated"):
+        resolve_turn(ROSTER, b, ((act("a.hit", 0, 0),), ()), 0)
