@@ -104,7 +104,10 @@ def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
         )
     team = battle.teams[player]
     enemy, own = fields(battle, player)
-    open_cards = set(playable(battle, player))
+    open_cards = set(team.hand)
+    open_cards.update(team.specials)
+    for cooling, _ in team.cooldowns:
+        open_cards.discard(cooling)
     alive = {u.ref for u in team.units if u.square is not None and not u.summon}
     cards, seen, cost = roster.cards, set[str](), 0
     for i, action in enumerate(plan):

@@ -30,7 +30,6 @@ from services.battle.rules.state import (
     Reason,
     Square,
     effective_spd,
-    unit_id,
 )
 from services.battle.rules.targets import NONE, Target, choices, is_legal, reach, retarget
 from services.battle.rules.turns import decide, defeat, end_turn, place_summon, start_turn
@@ -84,17 +83,23 @@ def action_order(roster: Roster, battle: Battle, plans: tuple[Plan, Plan], first
     """Characters in acting order: group of their first set card (swift, normal, slow),
     then SPD higher first, then the first committer's, then placement order."""
     keyed = []
+    cards = roster.cards
     for team in (0, 1):
-        units = {u.uid: u for u in battle.teams[team].units}
         mine: dict[str, list[Action]] = {}
         for action in plans[team]:
-            mine.setdefault(unit_id(team, action.character), []).append(action)
-        for uid, actions in mine.items():
-            unit = units[uid]
-            group = GROUP_RANK[roster.cards[actions[0].card].group]
-            key = (group, -effective_spd(unit), team != first, unit.order)
-            keyed.append((key, team, uid, actions))
-    keyed.sort(key=lambda k: k[0])
+            if action.character in mine:
+                mine[action.character].append(action)
+            else:
+                mine[action.character] = [action]
+        late = team != first
+        for unit in battle.teams[team].units:
+            actions = mine.get(unit.ref)
+            if actions is not None and not unit.summon:
+                group = GROUP_RANK[cards[actions[0].card].group]
+                keyed.append(
+                    ((group, -effective_spd(unit), late, unit.order), team, unit.uid, actions)
+                )
+    keyed.sort()  # the keys are unique (team and placement order), so only they are compared
     return [(team, uid, actions) for _, team, uid, actions in keyed]
 
 
@@ -115,7 +120,7 @@ def _pay(team: WTeam, roster: Roster, plan: Plan) -> None:
 def _play(
     work: Work, roster: Roster, team: int, uid: str, action: Action, log: list[Entry]
 ) -> None:
-    user = work.unit(uid)
+    user = work.unit(team, uid)
     card = roster.cards[action.card]
     if user is None or user.square is None:
         log.append(

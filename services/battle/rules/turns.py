@@ -160,7 +160,8 @@ def _met(unlock: Unlock | None, value: int, unit: WUnit, turn: int, fallen: bool
 def _count_down(team: WTeam) -> None:
     """Every effect's remaining turns go down by 1; CT counts down."""
     for unit in team.units:
-        unit.shield = 0
+        if unit.shield:
+            unit.shield = 0
         if unit.cover:
             unit.cover -= 1
         if unit.burns:

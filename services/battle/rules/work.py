@@ -120,7 +120,7 @@ class WTeam:
             tuple(self.hand),
             tuple(self.specials),
             tuple(self.used_specials),
-            tuple(sorted(self.cooldowns.items())),
+            tuple(sorted(self.cooldowns.items())) if self.cooldowns else (),
             tuple(self.reservations),
             self.next_order,
         )
@@ -165,9 +165,8 @@ class Work:
             self.last_actor,
         )
 
-    def unit(self, uid: str) -> WUnit | None:
-        for team in self.teams:
-            for u in team.units:
-                if u.uid == uid:
-                    return u
+    def unit(self, team: int, uid: str) -> WUnit | None:
+        for u in self.teams[team].units:
+            if u.uid == uid:
+                return u
         return None
