@@ -13,10 +13,12 @@ from hypothesis import strategies as st
 from services.battle.bots.arena import random_teams
 from services.battle.bots.levels import GreedyBot, RandomBot, formation
 from services.battle.rules import (
+    Action,
     Battle,
     Plan,
     Step,
     TurnOutcome,
+    legal_actions,
     load_roster,
     new_battle,
     resolve_turn,
@@ -154,3 +156,38 @@ def test_a_view_never_holds_the_opponents_hand_or_deck_order(seed: int) -> None:
             assert view.opponent.deck == tuple(sorted(theirs.deck))
             assert view.me == battle.teams[player]
             assert view.battle.teams[1 - player].units == theirs.units
+
+
+def _drawn_plan(data: st.DataObject, battle: Battle, player: int) -> Plan:
+    """Any legal plan: a drawn ordered subset of the legal actions, within Energy."""
+    actions = legal_actions(ROSTER, battle, player)
+    if not actions:
+        return ()
+    drawn = data.draw(st.lists(st.sampled_from(actions), unique_by=lambda a: a.card, max_size=7))
+    plan: list[Action] = []
+    energy = battle.teams[player].energy
+    for action in drawn:
+        cost = ROSTER.cards[action.card].cost
+        if cost <= energy:
+            plan.append(action)
+            energy -= cost
+    return tuple(plan)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_for_any_drawn_plans_the_order_and_bounds_hold_turn_after_turn(data: st.DataObject) -> None:
+    rng = Random(data.draw(SEEDS, label="seed"))
+    teams = random_teams(ROSTER, rng)
+    forms = (formation(ROSTER, teams[0]), formation(ROSTER, teams[1]))
+    battle = new_battle(ROSTER, teams, shuffled_decks(ROSTER, teams, rng), forms)
+    while battle.outcome is None:
+        plans = (_drawn_plan(data, battle, 0), _drawn_plan(data, battle, 1))
+        first = data.draw(st.integers(0, 1), label="first")
+        outcome = resolve_turn(ROSTER, battle, plans, first)
+        logged = [(e.actor, e.card) for e in outcome.log if e.step is Step.CARD]
+        expected = _expected_order(battle, plans, first)
+        assert logged == expected[: len(logged)]
+        assert outcome.battle.outcome is not None or logged == expected
+        _check_bounds(outcome.battle)
+        battle = outcome.battle
