@@ -21,7 +21,7 @@ Decisions where BATTLE.md is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from services.battle.rules.content import Roster
@@ -177,19 +177,18 @@ def new_battle(
             )
             for i, ref in enumerate(members)
         )
-        hand = tuple(deck[:HAND_LIMIT])
         built.append(
             Team(
-                units,
-                ENERGY_BY_TURN[0],
-                tuple(deck),
-                HAND_LIMIT % len(deck),
-                hand,
-                (),
-                (),
-                (),
-                (),
-                3,
+                units=units,
+                energy=ENERGY_BY_TURN[0],
+                deck=tuple(deck),
+                cursor=HAND_LIMIT % len(deck),
+                hand=tuple(deck[:HAND_LIMIT]),  # the first draw: an empty hand takes the top 5
+                specials=(),
+                used_specials=(),
+                cooldowns=(),
+                reservations=(),
+                next_order=TEAM_SIZE,
             )
         )
     return Battle(roster.version, 1, (built[0], built[1]))
@@ -216,10 +215,6 @@ def give_up(battle: Battle, player: int) -> Battle:
     """The player gives up (or is counted as disconnected, BATTLE.md 5): they lose."""
     if battle.outcome is not None:
         raise BattleError("the battle is over")
-    return Battle(
-        battle.content_version,
-        battle.turn,
-        battle.teams,
-        Outcome(1 - player, Reason.GIVE_UP),
-        battle.last_actor,
-    )
+    if player not in (0, 1):
+        raise BattleError(f"player must be 0 or 1, not {player}")
+    return replace(battle, outcome=Outcome(1 - player, Reason.GIVE_UP))
