@@ -5,6 +5,7 @@ a recorded battle replays to the same state, and JSON round-trips."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from random import Random
 
 from hypothesis import given, settings
@@ -126,6 +127,14 @@ def test_replaying_the_recorded_turns_gives_the_same_battle(seed: int) -> None:
     again = decode_record(json.loads(json.dumps(encode_record(record))))
     assert again == record
     assert replay(ROSTER, again) == outcomes[-1].battle
+    # the outcomes as a service stores them (JSON): each stored battle, read back and
+    # resolved with the recorded plans, gives the next stored battle
+    stored = [json.loads(json.dumps(encode_outcome(o))) for o in outcomes]
+    battle = replay(ROSTER, replace(record, turns=()))
+    for turn, saved in zip(record.turns, stored, strict=True):
+        battle = resolve_turn(ROSTER, battle, turn.plans, turn.first).battle
+        assert battle == decode_battle(saved["battle"], ROSTER)
+        battle = decode_battle(saved["battle"], ROSTER)
 
 
 @settings(max_examples=40, deadline=None)
