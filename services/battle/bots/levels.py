@@ -20,7 +20,7 @@ from services.battle.rules.content import Roster
 from services.battle.rules.plans import Action, Plan, legal_actions
 from services.battle.rules.resolve import resolve_turn
 from services.battle.rules.state import Battle, Square
-from services.battle.rules.views import BattleView, view_for
+from services.battle.rules.views import BattleView
 
 
 class Level(StrEnum):
@@ -160,17 +160,5 @@ BOTS: dict[Level, type[RandomBot] | type[GreedyBot] | type[SearchBot]] = {
 
 
 def bot(level: Level | str) -> Bot:
+    """A player of ``level`` (``random``, ``greedy`` or ``search``)."""
     return BOTS[Level(level)]()
-
-
-__all__ = [
-    "BOTS",
-    "Bot",
-    "GreedyBot",
-    "Level",
-    "RandomBot",
-    "SearchBot",
-    "bot",
-    "formation",
-    "view_for",
-]
