@@ -91,8 +91,8 @@ def _encode_unit(unit: Unit) -> JSON:
 
 
 def encode_target(target: Target | None) -> JSON | None:
-    if target is None:
-        return None
+    if target is None or (target.row is None and target.col is None):
+        return None  # no target (all, allies, self): null
     return {k: v for k, v in (("row", target.row), ("col", target.col)) if v is not None}
 
 
