@@ -78,9 +78,19 @@ def _new(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
 
 
 def _simulate(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
-    levels = [Level(x) for x in args.levels.split(",")]
-    if len(levels) != 2:
-        raise SystemExit("--levels takes two levels, e.g. greedy,search")
+    names = args.levels.split(",")
+    known = [lv.value for lv in Level]
+    if len(names) != 2 or any(n not in known for n in names) or args.battles < 0:
+        out.write(
+            json.dumps(
+                {
+                    "error": f"--levels takes two of {known} (e.g. greedy,search) and --battles a count >= 0, got {args.levels!r} and {args.battles}"
+                }
+            )
+            + "\n"
+        )
+        return 1
+    levels = [Level(n) for n in names]
     wins = [0, 0]
     for i in range(args.battles):
         seed = args.seed + i

@@ -101,3 +101,9 @@ def test_simulate_plays_cpu_battles_to_their_end() -> None:
     for line in lines[:-1]:
         assert line["reason"] in ("wipeout", "decision") and 1 <= line["turns"] <= 10
         assert len(line["record"]["turns"]) == line["turns"]
+
+
+@pytest.mark.parametrize("levels", ["greedy", "greedy,hard", "greedy,greedy,greedy"])
+def test_simulate_refuses_unknown_levels_naming_the_known_ones(levels: str) -> None:
+    code, lines = _run(["simulate", "--battles", "1", "--levels", levels])
+    assert code == 1 and "random" in lines[0]["error"] and "search" in lines[0]["error"]
