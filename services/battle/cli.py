@@ -81,14 +81,11 @@ def _simulate(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
     names = args.levels.split(",")
     known = [lv.value for lv in Level]
     if len(names) != 2 or any(n not in known for n in names) or args.battles < 0:
-        out.write(
-            json.dumps(
-                {
-                    "error": f"--levels takes two of {known} (e.g. greedy,search) and --battles a count >= 0, got {args.levels!r} and {args.battles}"
-                }
-            )
-            + "\n"
+        error = (
+            f"--levels takes two of {known} (e.g. greedy,search) and --battles a count "
+            f">= 0, got {args.levels!r} and {args.battles}"
         )
+        out.write(json.dumps({"error": error}) + "\n")
         return 1
     levels = [Level(n) for n in names]
     wins = [0, 0]
