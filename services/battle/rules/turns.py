@@ -88,7 +88,7 @@ def defeat(work: Work, unit: WUnit) -> None:
     character = work.roster.characters[unit.ref]
     gone = set(character.cards)
     kept_before = sum(1 for c in team.deck[: team.cursor] if c not in gone)
-    team.deck = [c for c in team.deck if c not in gone]
+    team.deck = tuple([c for c in team.deck if c not in gone])
     team.cursor = kept_before if kept_before < len(team.deck) else 0
     team.hand = [c for c in team.hand if c not in gone]
     for card in gone:

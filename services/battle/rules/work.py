@@ -106,7 +106,8 @@ class WTeam:
         self.occupied = {u.square for u in team.units if u.square is not None}
         """The squares holding a unit, kept up to date by defeats and summons."""
         self.energy, self.cursor, self.next_order = team.energy, team.cursor, team.next_order
-        self.deck, self.hand = list(team.deck), list(team.hand)
+        self.deck: tuple[str, ...] = team.deck  # replaced whole (never changed) on a defeat
+        self.hand = list(team.hand)
         self.specials, self.used_specials = list(team.specials), list(team.used_specials)
         self.cooldowns = dict(team.cooldowns)
         self.reservations = list(team.reservations)
@@ -115,7 +116,7 @@ class WTeam:
         return Team(
             tuple(u.freeze() for u in self.units),
             self.energy,
-            tuple(self.deck),
+            self.deck,
             self.cursor,
             tuple(self.hand),
             tuple(self.specials),
