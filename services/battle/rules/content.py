@@ -63,10 +63,6 @@ class Range(StrEnum):
     ALLIES = "allies"
 
 
-ENEMY_RANGES = frozenset({Range.SINGLE, Range.ROW, Range.COLUMN, Range.CROSS, Range.ALL})
-"""Ranges whose units are the opponent's."""
-
-
 class Kind(StrEnum):
     DAMAGE = "damage"
     HEAL = "heal"
