@@ -10,7 +10,8 @@ The API a battle service needs, in the order a battle uses it:
 - :func:`load_roster` -> :class:`Roster` (``roster.version`` is the content version a
   battle records; a bad file raises :class:`RosterError`).
 - :func:`new_battle` (teams, the drawn deck orders, formations) -> :class:`Battle`, at
-  turn 1's selection. :func:`give_up` ends it for a player who gives up.
+  turn 1's selection; :func:`set_formation` places a player's characters until turn 1
+  resolves. :func:`give_up` ends it for a player who gives up.
 - :func:`view_for` (battle, player) -> :class:`BattleView`: never the opponent's hand.
 - :func:`legal_actions` / :func:`legal_plans` / :func:`check_plan` (raises
   :class:`PlanError`): what a player may set.
@@ -56,6 +57,7 @@ from services.battle.rules.state import (
     Unit,
     give_up,
     new_battle,
+    set_formation,
 )
 from services.battle.rules.targets import Target
 from services.battle.rules.views import BattleView, view_for
@@ -96,6 +98,7 @@ __all__ = [
     "new_battle",
     "parse_roster",
     "resolve_turn",
+    "set_formation",
     "shuffled_decks",
     "view_for",
 ]

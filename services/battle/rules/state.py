@@ -204,11 +204,30 @@ def _check_team(
         raise BattleError(
             f"team {t}: unknown characters {unknown}; known: {sorted(roster.characters)}"
         )
+    _check_team_squares(t, formation)
+
+
+def _check_team_squares(t: int, formation: tuple[Square, ...]) -> None:
     if len(formation) != TEAM_SIZE or len(set(formation)) != TEAM_SIZE:
         raise BattleError(f"team {t}: a formation is 3 distinct squares, got {list(formation)}")
     for square in formation:
         if square not in SQUARES:
             raise BattleError(f"team {t}: square {square} is off the 3x3 field")
+
+
+def set_formation(battle: Battle, player: int, formation: tuple[Square, ...]) -> Battle:
+    """The player places their three characters (BATTLE.md 2), in team order, before
+    turn 1 resolves; a battle starts on the default formation until then."""
+    if battle.outcome is not None or battle.turn != 1:
+        raise BattleError("the formation is set before turn 1 resolves")
+    if player not in (0, 1):
+        raise BattleError(f"player must be 0 or 1, not {player}")
+    team = battle.teams[player]
+    _check_team_squares(player, formation)
+    units = tuple(replace(u, square=formation[u.order]) if not u.summon else u for u in team.units)
+    teams = list(battle.teams)
+    teams[player] = replace(team, units=units)
+    return replace(battle, teams=(teams[0], teams[1]))
 
 
 def give_up(battle: Battle, player: int) -> Battle:

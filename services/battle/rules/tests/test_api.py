@@ -17,6 +17,7 @@ from services.battle.rules import (
     legal_plans,
     new_battle,
     resolve_turn,
+    set_formation,
 )
 from services.battle.rules.tests.helpers import ROSTER, A, B, act, battle, team, unit
 
@@ -96,3 +97,13 @@ def test_a_defeated_characters_card_cannot_be_set_even_if_a_state_still_holds_it
     b = unit(battle(hands=(("a.hit",), ())), "0.alpha", hp=0, square=None)
     with pytest.raises(PlanError, match="'alpha' is defeated"):
         resolve_turn(ROSTER, b, ((act("a.hit", 0, 0),), ()), 0)
+
+
+def test_a_formation_can_be_set_until_turn_1_resolves() -> None:
+    b = set_formation(battle(), 1, ((2, 2), (0, 0), (1, 1)))
+    assert [u.square for u in b.teams[1].units] == [(2, 2), (0, 0), (1, 1)]
+    with pytest.raises(BattleError, match="distinct"):
+        set_formation(b, 0, ((0, 0), (0, 0), (1, 1)))
+    after = resolve_turn(ROSTER, b, ((), ()), 0).battle
+    with pytest.raises(BattleError, match="before turn 1 resolves"):
+        set_formation(after, 0, ((0, 0), (1, 0), (2, 0)))
