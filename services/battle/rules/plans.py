@@ -94,8 +94,27 @@ def plan_cost(roster: Roster, plan: Plan) -> int:
     return sum(roster.cards[a.card].cost for a in plan)
 
 
+def check_plans(roster: Roster, battle: Battle, plans: tuple[Plan, Plan]) -> None:
+    """Both players' plans at once (the fields are read once for the two)."""
+    squares = (_occupied(battle.teams[0]), _occupied(battle.teams[1]))
+    _check(roster, battle, 0, plans[0], squares[1], squares[0])
+    _check(roster, battle, 1, plans[1], squares[0], squares[1])
+
+
 def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
     """Raise :class:`PlanError` naming the first thing wrong with ``plan``."""
+    enemy, own = fields(battle, player)
+    _check(roster, battle, player, plan, enemy, own)
+
+
+def _check(
+    roster: Roster,
+    battle: Battle,
+    player: int,
+    plan: Plan,
+    enemy: set[Square],
+    own: set[Square],
+) -> None:
     if battle.outcome is not None:
         raise PlanError("the battle is over")
     if roster.version != battle.content_version:
@@ -103,7 +122,6 @@ def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
             f"the battle uses content {battle.content_version!r}, not {roster.version!r}"
         )
     team = battle.teams[player]
-    enemy, own = fields(battle, player)
     open_cards = set(team.hand)
     open_cards.update(team.specials)
     for cooling, _ in team.cooldowns:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from services.battle.rules.content import GROUP_RANK, Card, Kind, Range, Roster
 from services.battle.rules.log import Change, Effect, Entry, Fizzle, Step, TurnOutcome
-from services.battle.rules.plans import Action, Plan, PlanError, check_plan
+from services.battle.rules.plans import Action, Plan, PlanError, check_plans
 from services.battle.rules.state import (
     LAST_TURN,
     MAX_ENERGY,
@@ -58,8 +58,7 @@ def resolve_turn(
     :class:`~services.battle.rules.plans.PlanError` (changing nothing) for a bad plan."""
     if first not in (0, 1):
         raise PlanError(f"first must be the player who committed first, 0 or 1, not {first}")
-    check_plan(roster, battle, 0, plans[0])
-    check_plan(roster, battle, 1, plans[1])
+    check_plans(roster, battle, plans)
     work, log = Work(battle, roster), list[Entry]()
     for team in (0, 1):
         _pay(work.teams[team], roster, plans[team])

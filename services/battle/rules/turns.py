@@ -100,13 +100,14 @@ def defeat(work: Work, unit: WUnit) -> None:
 def end_turn(work: Work, first: int, log: list[Entry]) -> None:
     """Burn, the winner check, the Special unlock check, then every countdown."""
     _burn(work, first, log)
-    out = [t.characters_alive() == 0 for t in work.teams]
-    if out[0] and out[1]:
-        work.outcome = decide(work, first)
-        return
-    if out[0] or out[1]:
-        work.outcome = Outcome(1 if out[0] else 0, Reason.WIPEOUT)
-        return
+    if work.defeats:  # without a defeat this turn nobody can have been wiped out
+        out = [t.characters_alive() == 0 for t in work.teams]
+        if out[0] and out[1]:
+            work.outcome = decide(work, first)
+            return
+        if out[0] or out[1]:
+            work.outcome = Outcome(1 if out[0] else 0, Reason.WIPEOUT)
+            return
     for team in work.teams:
         _unlock(work, team, log)
     for team in work.teams:
