@@ -31,7 +31,15 @@ from services.battle.rules.state import (
     Square,
     effective_spd,
 )
-from services.battle.rules.targets import NONE, Target, choices, is_legal, reach, retarget
+from services.battle.rules.targets import (
+    NONE,
+    Target,
+    choices,
+    is_legal,
+    reach,
+    retarget,
+    screened,
+)
 from services.battle.rules.turns import decide, defeat, end_turn, place_summon, start_turn
 from services.battle.rules.work import Work, WTeam, WUnit
 
@@ -174,25 +182,33 @@ def _use(
     """Resolve one card of ``user``: its targets now (retargeted, covered), its effects."""
     mine, theirs = work.teams[team], work.teams[1 - team]
     note = ""
-    if card.range is _SELF:
+    rng = card.range
+    square = (chosen.row, chosen.col)
+    if rng is _SELF:
         units = [user]
+    elif (
+        rng is _SINGLE
+        and square in theirs.occupied
+        and (card.ignore_formation or not screened(square, theirs.occupied))
+    ):
+        # the commonest card, aimed at a unit still there: no retarget, one square
+        aimed_unit = theirs.at(square)
+        assert aimed_unit is not None
+        units = [aimed_unit]
     else:
-        enemy, own = theirs.occupied, mine.occupied
-        aimed: Target | None = chosen
-        if not is_legal(card.range, card.ignore_formation, False, chosen, enemy, own):
-            aimed = retarget(chosen, choices(card.range, card.ignore_formation, False, enemy, own))
+        aimed = _aimed(card, chosen, theirs.occupied, mine.occupied)
         if aimed is None:
             log.append(Entry(step, team, user.uid, card.id, chosen, fizzled=Fizzle.NO_TARGET))
             return
         if aimed is not chosen:
             note = "retargeted: the chosen target was gone"
-        on_enemy, squares = reach(card.range, aimed, enemy, own)
+        on_enemy, squares = reach(rng, aimed, theirs.occupied, mine.occupied)
         field = theirs if on_enemy else mine
         units = [u for s in squares if (u := field.at(s)) is not None]
-        if card.range is _SINGLE:
-            cover = _cover(theirs, units[0])
-            if cover is not None:
-                units, note = [cover], f"covered by {cover.uid}"
+    if rng is _SINGLE:
+        cover = _cover(theirs, units[0])
+        if cover is not None:
+            units, note = [cover], f"covered by {cover.uid}"
     effects: list[Effect] = []
     for effect in card.effects:
         kind = effect.kind
@@ -227,6 +243,13 @@ def _use(
     )
     if work.defeats:  # nobody falls without a defeat: skip the count until one
         _check_wipeout(work, team)
+
+
+def _aimed(card: Card, chosen: Target, enemy: set[Square], own: set[Square]) -> Target | None:
+    """The chosen target if still legal, else the nearest legal one (None: none left)."""
+    if is_legal(card.range, card.ignore_formation, False, chosen, enemy, own):
+        return chosen
+    return retarget(chosen, choices(card.range, card.ignore_formation, False, enemy, own))
 
 
 def _cover(team: WTeam, aimed: WUnit) -> WUnit | None:
