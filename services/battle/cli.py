@@ -1,7 +1,8 @@
 """``triad-battle``: the Skirmish engine from the command line (format: ``rules/FORMAT.md``).
 
 - ``triad-battle new --teams a,b,c d,e,f [--seed N]``: a battle at turn 1 (decks shuffled
-  from the seed, default formations from the characters' preferences), as JSON.
+  from the seed, formations from the characters' preferences) as ``resolve``'s input,
+  with empty plans to fill in.
 - ``triad-battle resolve [FILE]``: reads ``{"battle", "plans", "first"}`` from FILE or
   standard input and writes ``{"battle", "first", "log"}``: the next battle and the
   ordered action log. Bad input writes ``{"error": "..."}`` and exits 1.
@@ -70,7 +71,9 @@ def _new(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
             raise BattleError(f"unknown characters {unknown}; known: {sorted(roster.characters)}")
         decks = shuffled_decks(roster, teams, Random(args.seed))
         forms = (formation(roster, teams[0]), formation(roster, teams[1]))
-        reply: dict[str, Any] = {"battle": encode_battle(new_battle(roster, teams, decks, forms))}
+        battle = encode_battle(new_battle(roster, teams, decks, forms))
+        # ready for ``resolve``: fill in the plans (and who committed first)
+        reply: dict[str, Any] = {"battle": battle, "plans": [[], []], "first": 0}
     except BattleError as exc:
         reply = {"error": str(exc)}
     out.write(json.dumps(reply, indent=None if args.compact else 1) + "\n")
