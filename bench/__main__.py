@@ -38,6 +38,7 @@ BENCHMARKS: dict[str, str] = {
     "gateway": "bench.gateway",
     "idle": "bench.idle",
     "auction": "bench.auction",
+    "battle": "bench.battle",
 }
 
 REPEATS, SECONDS = 5, 0.6

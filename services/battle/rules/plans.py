@@ -1,0 +1,181 @@
+"""Plans (BATTLE.md 4.2): each player's ordered list of (character, card, target).
+
+A plan is legal when every card is in the player's hand (or an unlocked Special), each
+appears once, belongs to the living character named, is off CT, aims at a legal target
+of its range as the fields stand at selection, and the cards cost at most the player's
+Energy in all.
+
+Decision where BATTLE.md is silent: a card is played by the character it belongs to
+(the ``character`` of an action must be the card's owner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from services.battle.rules.content import Card, Roster
+from services.battle.rules.state import Battle, BattleError, Square, Team, unit_id
+from services.battle.rules.targets import Target, choices, is_legal
+
+
+class PlanError(BattleError):
+    """A plan that may not be played; nothing is changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    character: str
+    card: str
+    target: Target
+
+
+Plan = tuple[Action, ...]
+
+
+def fields(battle: Battle, player: int) -> tuple[set[Square], set[Square]]:
+    """The occupied squares of (the enemy field, one's own field)."""
+    return _occupied(battle.teams[1 - player]), _occupied(battle.teams[player])
+
+
+def _occupied(team: Team) -> set[Square]:
+    return {u.square for u in team.units if u.square is not None}
+
+
+def playable(battle: Battle, player: int) -> list[str]:
+    """The cards the player may set this turn: hand and Specials, off CT, of a living
+    owner (a defeated character's cards have already left)."""
+    team = battle.teams[player]
+    cooling = {card for card, _ in team.cooldowns}
+    return [c for c in (*team.hand, *team.specials) if c not in cooling]
+
+
+def card_targets(roster: Roster, battle: Battle, player: int, card: Card) -> list[Target]:
+    enemy, own = fields(battle, player)
+    return choices(card.range, card.ignore_formation, bool(card.summons), enemy, own)
+
+
+def legal_actions(roster: Roster, battle: Battle, player: int) -> list[Action]:
+    """Every single action the player could set now, ignoring the Energy of the rest."""
+    if battle.outcome is not None:
+        return []
+    energy = battle.teams[player].energy
+    actions: list[Action] = []
+    for cid in playable(battle, player):
+        card = roster.cards[cid]
+        if card.cost <= energy:
+            actions.extend(
+                Action(card.owner, cid, t) for t in card_targets(roster, battle, player, card)
+            )
+    return actions
+
+
+def legal_plans(roster: Roster, battle: Battle, player: int) -> Iterator[Plan]:
+    """Every legal plan, the empty one first, then by extension in ``legal_actions``
+    order. There are many (orders times targets): callers take what they need."""
+    actions = legal_actions(roster, battle, player)
+    energy = battle.teams[player].energy
+    yield from _extend((), frozenset(), energy, actions, roster)
+
+
+def _extend(
+    plan: Plan, used: frozenset[str], energy: int, actions: list[Action], roster: Roster
+) -> Iterator[Plan]:
+    yield plan
+    for action in actions:
+        cost = roster.cards[action.card].cost
+        if action.card not in used and cost <= energy:
+            yield from _extend(
+                (*plan, action), used | {action.card}, energy - cost, actions, roster
+            )
+
+
+def plan_cost(roster: Roster, plan: Plan) -> int:
+    return sum(roster.cards[a.card].cost for a in plan)
+
+
+def check_plans(roster: Roster, battle: Battle, plans: tuple[Plan, Plan]) -> None:
+    """Both players' plans at once (the fields are read once for the two)."""
+    squares = (_occupied(battle.teams[0]), _occupied(battle.teams[1]))
+    _check(roster, battle, 0, plans[0], squares[1], squares[0])
+    _check(roster, battle, 1, plans[1], squares[0], squares[1])
+
+
+def check_plan(roster: Roster, battle: Battle, player: int, plan: Plan) -> None:
+    """Raise :class:`PlanError` naming the first thing wrong with ``plan``."""
+    enemy, own = fields(battle, player)
+    _check(roster, battle, player, plan, enemy, own)
+
+
+def _check(
+    roster: Roster,
+    battle: Battle,
+    player: int,
+    plan: Plan,
+    enemy: set[Square],
+    own: set[Square],
+) -> None:
+    if battle.outcome is not None:
+        raise PlanError("the battle is over")
+    if roster.version != battle.content_version:
+        raise PlanError(
+            f"the battle uses content {battle.content_version!r}, not {roster.version!r}"
+        )
+    team = battle.teams[player]
+    open_cards = set(team.hand)
+    open_cards.update(team.specials)
+    for cooling, _ in team.cooldowns:
+        open_cards.discard(cooling)
+    alive = {u.ref for u in team.units if u.square is not None and not u.summon}
+    cards, seen, cost = roster.cards, set[str](), 0
+    for i, action in enumerate(plan):
+        card = cards.get(action.card)
+        if card is None or action.card in seen or action.card not in open_cards:
+            _refuse_card(team, player, i, action, card is None, action.card in seen)
+        assert card is not None
+        seen.add(action.card)
+        cost += card.cost
+        if card.owner != action.character:
+            who = f"played by {card.owner!r}, not {action.character!r}"
+            raise PlanError(f"{_where(player, i, action)}: {who}")
+        if action.character not in alive:
+            raise PlanError(f"{_where(player, i, action)}: {action.character!r} is defeated")
+        if not is_legal(
+            card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
+        ):
+            legal = _shows(card_targets(roster, battle, player, card))
+            raise PlanError(
+                f"{_where(player, i, action)}: target {_show(action.target)} is not one of {legal}"
+            )
+    if cost > team.energy:
+        raise PlanError(f"player {player}: the plan costs {cost} Energy, {team.energy} held")
+
+
+def _refuse_card(
+    team: Team, player: int, index: int, action: Action, unknown: bool, twice: bool
+) -> None:
+    """Why a card may not be set (a defeated character's cards have left the hand)."""
+    where = _where(player, index, action)
+    if unknown:
+        raise PlanError(f"{where}: no such card")
+    if twice:
+        raise PlanError(f"{where}: a card is set once per turn")
+    if any(c == action.card for c, _ in team.cooldowns):
+        raise PlanError(f"{where}: on CT")
+    owner = next((u for u in team.units if u.uid == unit_id(player, action.character)), None)
+    if owner is not None and not owner.alive:
+        raise PlanError(f"{where}: {action.character!r} is defeated")
+    raise PlanError(f"{where}: not in the hand")
+
+
+def _where(player: int, index: int, action: Action) -> str:
+    return f"player {player}, action {index} ({action.card})"
+
+
+def _show(target: Target) -> str:
+    parts = [f"{k} {v}" for k, v in (("row", target.row), ("col", target.col)) if v is not None]
+    return "{" + ", ".join(parts) + "}" if parts else "{}"
+
+
+def _shows(targets: list[Target]) -> str:
+    return "[" + ", ".join(_show(t) for t in targets) + "]"

@@ -1,0 +1,109 @@
+"""``triad-battle``: new, resolve (JSON in, outcome out, errors named) and simulate."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.battle.cli import main
+
+
+def _run(
+    argv: list[str], stdin: str | None = None, monkeypatch: Any = None
+) -> tuple[int, list[Any]]:
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    out = io.StringIO()
+    code = main(["--compact", *argv], out)
+    return code, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _new() -> dict[str, Any]:
+    code, lines = _run(["new", "--teams", "ember,bastion,wisp", "sable,moss,volt", "--seed", "3"])
+    assert code == 0
+    battle: dict[str, Any] = lines[0]["battle"]
+    return battle
+
+
+def test_resolve_reads_a_battle_and_both_plans_and_writes_the_next_battle_and_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    battle = _new()
+    card = next(
+        c for c in battle["teams"][0]["hand"] if c in ("ember.spark", "bastion.slam", "wisp.needle")
+    )
+    plan = [{"character": card.split(".")[0], "card": card, "target": {"row": 0, "col": 0}}]
+    front = next(u["uid"] for u in battle["teams"][1]["units"] if u["square"] == [0, 0])
+    code, lines = _run(
+        ["resolve"], json.dumps({"battle": battle, "plans": [plan, []], "first": 1}), monkeypatch
+    )
+    assert code == 0
+    reply = lines[0]
+    assert reply["battle"]["turn"] == 2 and reply["first"] == 1
+    entry = reply["log"][0]
+    assert (entry["step"], entry["actor"], entry["card"], entry["targets"]) == (
+        "card",
+        f"0.{plan[0]['character']}",
+        card,
+        [front],
+    )
+    assert entry["effects"][0]["change"] == "damage" and entry["effects"][0]["amount"] > 0
+
+
+def test_resolve_reads_a_file_too(tmp_path: Path) -> None:
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps({"battle": _new(), "plans": [[], []], "first": 0}), encoding="utf-8")
+    code, lines = _run(["resolve", str(path)])
+    assert code == 0 and lines[0]["battle"]["turn"] == 2
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(first=2), "first"),
+        (lambda d: d.update(plans=[[]]), "two plans"),
+        (lambda d: d["battle"]["teams"][0].update(energy=13), r"battle.teams\[0\].energy"),
+        (lambda d: d["battle"].update(content_version="old"), "content_version"),
+        (
+            lambda d: d.update(plans=[[{"character": "ember", "card": "ember.nope"}], []]),
+            "no such card",
+        ),
+        (lambda d: d["battle"]["teams"][1]["units"][0].update(hp=999), r"units\[0\]\.hp"),
+    ],
+)
+def test_resolve_names_what_is_wrong_with_bad_input_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, change: Any, message: str
+) -> None:
+    data = {"battle": _new(), "plans": [[], []], "first": 0}
+    change(data)
+    code, lines = _run(["resolve"], json.dumps(data), monkeypatch)
+    assert code == 1
+    assert set(lines[0]) == {"error"}
+    assert re.search(message, lines[0]["error"]), lines[0]["error"]
+
+
+def test_resolve_refuses_text_that_is_not_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    code, lines = _run(["resolve"], "{oops", monkeypatch)
+    assert code == 1 and "not JSON" in lines[0]["error"]
+
+
+def test_simulate_plays_cpu_battles_to_their_end() -> None:
+    code, lines = _run(
+        ["simulate", "--battles", "3", "--levels", "random,greedy", "--seed", "5", "--records"]
+    )
+    assert code == 0
+    assert lines[-1]["battles"] == 3 and sum(lines[-1]["wins"]) == 3
+    for line in lines[:-1]:
+        assert line["reason"] in ("wipeout", "decision") and 1 <= line["turns"] <= 10
+        assert len(line["record"]["turns"]) == line["turns"]
+
+
+@pytest.mark.parametrize("levels", ["greedy", "greedy,hard", "greedy,greedy,greedy"])
+def test_simulate_refuses_unknown_levels_naming_the_known_ones(levels: str) -> None:
+    code, lines = _run(["simulate", "--battles", "1", "--levels", levels])
+    assert code == 1 and "random" in lines[0]["error"] and "search" in lines[0]["error"]
