@@ -10,9 +10,10 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, request_id
-from services.platform.downstream import INTERNAL_DEADLINE, call
+from gateway.forwarding import Downstreams, forward
 from services.platform.edge import require
+
+WHAT = "match"
 
 
 class MatchRpcs(Downstreams):
@@ -32,29 +33,16 @@ class MatchRpcs(Downstreams):
         return g.GetMatchViewResponse(view=await self._view(match_id, caller().player_id))
 
     async def PlaceCard(self, request: g.PlaceCardRequest, context: Any) -> g.PlaceCardResponse:
-        internal = m.MatchServicePlaceCardRequest(
-            request_id=request_id(request.request_id),
-            match_id=request.match_id,
-            player_id=caller().player_id,
-            card_id=request.card_id,
-            cell=request.cell,
-            lair=request.lair,  # Realm Triad (issue 20)
+        # expected_version goes only when given; lair is Realm Triad's (issue 20).
+        return await forward(
+            WHAT,
+            self._match.PlaceCard,
+            m.MatchServicePlaceCardRequest,
+            request,
+            g.PlaceCardResponse,
         )
-        if request.HasField("expected_version"):
-            internal.expected_version = request.expected_version
-        reply = await call("match", self._match.PlaceCard(internal, timeout=INTERNAL_DEADLINE))
-        return g.PlaceCardResponse(view=reply.view)
 
     async def Forfeit(self, request: g.ForfeitRequest, context: Any) -> g.ForfeitResponse:
-        reply = await call(
-            "match",
-            self._match.Forfeit(
-                m.MatchServiceForfeitRequest(
-                    request_id=request_id(request.request_id),
-                    match_id=request.match_id,
-                    player_id=caller().player_id,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+        return await forward(
+            WHAT, self._match.Forfeit, m.MatchServiceForfeitRequest, request, g.ForfeitResponse
         )
-        return g.ForfeitResponse(view=reply.view)

@@ -9,66 +9,42 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import rating_pb2 as r
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, page_size, present
-from services.platform.downstream import INTERNAL_DEADLINE, call
+from gateway.forwarding import Downstreams, answer, ask, forward, present
 
 WHAT = "rating"
 
 
 class RatingRpcs(Downstreams):
     async def GetRating(self, request: g.GetRatingRequest, context: Any) -> g.GetRatingResponse:
-        me = caller()
-        reply = await call(
-            WHAT,
-            self._rating_stub().GetRating(
-                r.RatingServiceGetRatingRequest(
-                    player_id=me.player_id, ladder=present(request, "ladder", request.ladder)
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+        reply = await ask(
+            WHAT, self._rating_stub().GetRating, r.RatingServiceGetRatingRequest, request
         )
-        rating = reply.rating
-        if not rating.player_name:
+        if not reply.rating.player_name:
             # The rating service learns names from rated matches; a player who has not
             # played one yet is still themselves.
-            rating.player_name = me.name
-        return g.GetRatingResponse(rating=rating)
+            reply.rating.player_name = caller().name
+        return answer(g.GetRatingResponse, reply)
 
     async def ListRatingHistory(
         self, request: g.ListRatingHistoryRequest, context: Any
     ) -> g.ListRatingHistoryResponse:
-        reply = await call(
+        return await forward(
             WHAT,
-            self._rating_stub().ListRatingHistory(
-                r.RatingServiceListRatingHistoryRequest(
-                    player_id=caller().player_id,
-                    ladder=present(request, "ladder", request.ladder),
-                    page_size=page_size(request.page_size),
-                    page_token=request.page_token,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
-        )
-        return g.ListRatingHistoryResponse(
-            changes=reply.changes, next_page_token=reply.next_page_token
+            self._rating_stub().ListRatingHistory,
+            r.RatingServiceListRatingHistoryRequest,
+            request,
+            g.ListRatingHistoryResponse,
         )
 
     async def GetLeaderboard(
         self, request: g.GetLeaderboardRequest, context: Any
     ) -> g.GetLeaderboardResponse:
-        reply = await call(
-            WHAT,
-            self._rating_stub().GetLeaderboard(
-                r.RatingServiceGetLeaderboardRequest(
-                    ladder=present(request, "ladder", request.ladder),
-                    top_n=request.top_n,
-                    player_id=caller().player_id,  # for my_entry
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+        # The caller goes as player_id, for my_entry.
+        reply = await ask(
+            WHAT, self._rating_stub().GetLeaderboard, r.RatingServiceGetLeaderboardRequest, request
         )
-        return g.GetLeaderboardResponse(
-            entries=reply.entries,
+        return answer(
+            g.GetLeaderboardResponse,
+            reply,
             my_entry=present(reply, "player_entry", reply.player_entry),
-            ranked_player_count=reply.ranked_player_count,
         )

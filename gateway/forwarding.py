@@ -3,12 +3,28 @@ checks a public request gets before it leaves, and the caller as the services kn
 
 The internal services trust whatever player id they are sent, so the gateway never passes
 one from a request: every forwarded call names the token's player (``caller()``).
+
+Most public RPCs are their internal one under another name, field for field. Those go
+through ``forward``, which builds the internal request from the public one by field
+name (the caller and the checked request id put in), makes the call with its deadline
+and error mapping, and copies the reply into the public response by field name::
+
+    async def GetCopy(self, request: g.GetCopyRequest, context: Any) -> g.GetCopyResponse:
+        return await forward(
+            WHAT, self._collection_stub().GetCopy, c.CollectionServiceGetCopyRequest,
+            request, g.GetCopyResponse,
+        )
+
+An RPC that does more (reads a view after the call, fills a name in) uses ``ask`` for
+the call and ``answer`` for the response, or spells the call out.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Collection
+from typing import Any, TypeVar
 
+import grpc
 from google.protobuf.message import Message
 from triad.v1 import collection_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc, rating_pb2_grpc
 from triad.v1 import common_pb2 as pb
@@ -25,6 +41,12 @@ MAX_PAGE_SIZE = 200
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Message)
+Q = TypeVar("Q", bound=Message)
+R = TypeVar("R", bound=Message)
+P = TypeVar("P", bound=Message)
+
+CALLER_FIELDS = frozenset({"player_id", "player"})
+"""Internal request fields that always name the token's player, never the request."""
 
 
 def request_id(value: str) -> str:
@@ -49,6 +71,80 @@ def me() -> pb.PlayerRef:
     """The token's player as the services take it: id and display name."""
     claims = caller()
     return pb.PlayerRef(player_id=claims.player_id, player_name=claims.name)
+
+
+def internal_request(kind: type[Q], public: Message, /, **given: Any) -> Q:
+    """``kind`` built from the public ``public`` by field name: ``player_id`` and
+    ``player`` are the caller (whatever the request says), ``request_id`` the checked
+    public key, ``page_size`` capped at the public maximum; a field set in neither
+    ``given`` nor ``public`` stays unset, and a field ``public`` leaves unset (a deck
+    not given, a oneof not chosen) stays unset too: the services read presence.
+    ``given`` names what the public request does not carry."""
+    if CALLER_FIELDS & given.keys():
+        raise TypeError("the player is always the caller; it cannot be given")
+    fields: dict[str, Any] = {}
+    known = public.DESCRIPTOR.fields_by_name
+    for field in kind.DESCRIPTOR.fields:
+        name = field.name
+        if name == "player_id":
+            fields[name] = caller().player_id
+        elif name == "player":
+            fields[name] = me()
+        elif name in given:
+            fields[name] = given.pop(name)
+        elif name not in known:
+            continue
+        elif name == "request_id":
+            fields[name] = request_id(getattr(public, name))
+        elif name == "page_size":
+            fields[name] = page_size(getattr(public, name))
+        elif not field.has_presence or public.HasField(name):  # a message, optional, oneof
+            fields[name] = getattr(public, name)
+    if given:
+        raise TypeError(f"{kind.__name__} has no field {', '.join(sorted(given))}")
+    return kind(**fields)
+
+
+def answer(kind: type[P], reply: Message, /, *, optional: Collection[str] = (), **given: Any) -> P:
+    """The public ``kind`` with every field ``reply`` has by the same name, and ``given``.
+    A message field is set even when the reply leaves it unset, unless it is named in
+    ``optional``: there its absence means something (no trade pending, no seed
+    revealed) and passes on."""
+    known = reply.DESCRIPTOR.fields_by_name
+    fields = {
+        name: getattr(reply, name)
+        for name in kind.DESCRIPTOR.fields_by_name
+        if name in known and name not in given and (name not in optional or reply.HasField(name))
+    }
+    return kind(**fields, **given)
+
+
+async def ask(
+    what: str,
+    rpc: grpc.aio.UnaryUnaryMultiCallable[Q, R],
+    kind: type[Q],
+    public: Message,
+    /,
+    **given: Any,
+) -> R:
+    """``rpc`` of the ``what`` service called with ``internal_request(kind, public,
+    **given)``, within the internal deadline; its failure as ``call`` maps it."""
+    return await call(what, rpc(internal_request(kind, public, **given), timeout=INTERNAL_DEADLINE))
+
+
+async def forward(
+    what: str,
+    rpc: grpc.aio.UnaryUnaryMultiCallable[Q, R],
+    kind: type[Q],
+    public: Message,
+    response: type[P],
+    /,
+    *,
+    optional: Collection[str] = (),
+) -> P:
+    """A public RPC that is ``rpc`` field for field: ``ask``, then ``answer``."""
+    reply = await ask(what, rpc, kind, public)
+    return answer(response, reply, optional=optional)
 
 
 def configured(stub: S | None, what: str) -> S:
