@@ -13,21 +13,18 @@ from triad.v1 import common_pb2 as pb
 
 from services.match.rules import Element, Side, Sides
 from services.match.rules.realm import Alignment, CreatureType, Law, Moral
+from services.platform.enums import backwards, by_name
 
-ELEMENTS: dict[Element | None, pb.Element.ValueType] = {None: pb.ELEMENT_UNSPECIFIED} | {
-    e: pb.Element.Value(f"ELEMENT_{e.name}") for e in Element
-}
-ELEMENTS_BACK = {v: k for k, v in ELEMENTS.items()}
-SIDES: dict[Side | None, pb.Side.ValueType] = {None: pb.SIDE_UNSPECIFIED} | {
-    s: pb.Side.Value(f"SIDE_{s.name}") for s in Side
-}
-SIDES_BACK = {v: k for k, v in SIDES.items()}
+ELEMENTS = {None: pb.ELEMENT_UNSPECIFIED} | by_name(Element, pb.Element)
+ELEMENTS_BACK = backwards(ELEMENTS)
+SIDES = {None: pb.SIDE_UNSPECIFIED} | by_name(Side, pb.Side)
+SIDES_BACK = backwards(SIDES)
 LADDERS: dict[str, pb.Ladder.ValueType] = {
     "": pb.LADDER_UNSPECIFIED,
     "ranked": pb.LADDER_RANKED,
     "draft": pb.LADDER_DRAFT,
 }
-LADDERS_BACK = {v: k for k, v in LADDERS.items()}
+LADDERS_BACK = backwards(LADDERS)
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -78,14 +75,12 @@ def sides_back(message: pb.Sides) -> Sides:
 
 # ---- Realm Triad (issue 20): creature types and alignments ----------------------------
 
-CREATURE_TYPES: dict[CreatureType | None, pb.CreatureType.ValueType] = {
-    None: pb.CREATURE_TYPE_UNSPECIFIED
-} | {t: pb.CreatureType.Value(f"CREATURE_TYPE_{t.name}") for t in CreatureType}
-CREATURE_TYPES_BACK = {v: k for k, v in CREATURE_TYPES.items()}
-LAWS = {law: pb.AlignmentLaw.Value(f"ALIGNMENT_LAW_{law.name}") for law in Law}
-LAWS_BACK = {v: k for k, v in LAWS.items()}
-MORALS = {moral: pb.AlignmentMoral.Value(f"ALIGNMENT_MORAL_{moral.name}") for moral in Moral}
-MORALS_BACK = {v: k for k, v in MORALS.items()}
+CREATURE_TYPES = {None: pb.CREATURE_TYPE_UNSPECIFIED} | by_name(CreatureType, pb.CreatureType)
+CREATURE_TYPES_BACK = backwards(CREATURE_TYPES)
+LAWS = by_name(Law, pb.AlignmentLaw)
+LAWS_BACK = backwards(LAWS)
+MORALS = by_name(Moral, pb.AlignmentMoral)
+MORALS_BACK = backwards(MORALS)
 
 
 def alignment(value: Alignment | None) -> pb.Alignment | None:

@@ -27,6 +27,7 @@ from services.collection.domain.events import (
 from services.match.rules import Element, Side, Sides
 from services.match.rules.cards import with_holo
 from services.platform.edge import require, require_enum
+from services.platform.enums import backwards, by_name
 from services.platform.errors import InvalidArgument
 from services.wire import (
     CREATURE_TYPES,
@@ -44,14 +45,10 @@ from services.wire import (
     timestamp,
 )
 
-SOURCES: dict[CopySource, pb.CopySource.ValueType] = {
-    s: pb.CopySource.Value(f"COPY_SOURCE_{s.name}") for s in CopySource
-}
-SOURCES_BACK = {v: k for k, v in SOURCES.items()}
-REASONS: dict[CurrencyReason, pb.CurrencyReason.ValueType] = {
-    r: pb.CurrencyReason.Value(f"CURRENCY_REASON_{r.name}") for r in CurrencyReason
-}
-REASONS_BACK = {v: k for k, v in REASONS.items()}
+SOURCES = by_name(CopySource, pb.CopySource)
+SOURCES_BACK = backwards(SOURCES)
+REASONS = by_name(CurrencyReason, pb.CurrencyReason)
+REASONS_BACK = backwards(REASONS)
 HOLDER_FIELDS = {
     HolderKind.MATCH: "match_id",
     HolderKind.TRADE: "trade_id",

@@ -20,6 +20,7 @@ from services.match.domain.events import (
     TradeRule,
 )
 from services.match.rules import Capture, Rules, Seat, Visibility
+from services.platform.enums import backwards, by_name
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,
@@ -43,15 +44,11 @@ SEATS: dict[Seat | None, pb.Seat.ValueType] = {
     Seat.A: pb.SEAT_A,
     Seat.B: pb.SEAT_B,
 }
-SEATS_BACK: dict[int, Seat | None] = {v: k for k, v in SEATS.items()}
-MODES: dict[Mode | None, pb.Mode.ValueType] = {None: pb.MODE_UNSPECIFIED} | {
-    m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode
-}
-MODES_BACK: dict[int, Mode | None] = {v: k for k, v in MODES.items()}
-TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
-    r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
-}
-TRADE_RULES_BACK: dict[int, TradeRule] = {v: k for k, v in TRADE_RULES.items()}
+SEATS_BACK: dict[int, Seat | None] = backwards(SEATS)
+MODES = {None: pb.MODE_UNSPECIFIED} | by_name(Mode, pb.Mode)
+MODES_BACK: dict[int, Mode | None] = backwards(MODES)
+TRADE_RULES = by_name(TradeRule, pb.TradeRule)
+TRADE_RULES_BACK: dict[int, TradeRule] = backwards(TRADE_RULES)
 """Unset (a request or an event before trade rules) is read as NONE by its caller."""
 TRADE_NAMES: dict[int, str] = {
     pb.TRADE_RULE_ONE: "Trade One",
@@ -61,25 +58,19 @@ TRADE_NAMES: dict[int, str] = {
 }
 """A trade rule as the rulebook names it, for refusals (None has no name: it trades
 nothing)."""
-VISIBILITIES: dict[Visibility, pb.Visibility.ValueType] = {
-    v: pb.Visibility.Value(f"VISIBILITY_{v.name}") for v in Visibility
-}
-VISIBILITIES_BACK = {v: k for k, v in VISIBILITIES.items()}
+VISIBILITIES = by_name(Visibility, pb.Visibility)
+VISIBILITIES_BACK = backwards(VISIBILITIES)
 CAUSES, CAUSES_BACK = mapping_realm.CAUSES, mapping_realm.CAUSES_BACK
-REASONS: dict[FinishReason, pb.FinishReason.ValueType] = {
-    r: pb.FinishReason.Value(f"FINISH_REASON_{r.name}") for r in FinishReason
-}
-REASONS_BACK = {v: k for k, v in REASONS.items()}
-ORIGINS: dict[Origin, pb.CardOrigin.ValueType] = {
-    o: pb.CardOrigin.Value(f"CARD_ORIGIN_{o.name}") for o in Origin
-}
-ORIGINS_BACK = {v: k for k, v in ORIGINS.items()}
+REASONS = by_name(FinishReason, pb.FinishReason)
+REASONS_BACK = backwards(REASONS)
+ORIGINS = by_name(Origin, pb.CardOrigin)
+ORIGINS_BACK = backwards(ORIGINS)
 BOT_LEVELS: dict[str, pb.BotLevel.ValueType] = {"": pb.BOT_LEVEL_UNSPECIFIED} | {
     name.removeprefix("BOT_LEVEL_").lower(): value
     for name, value in pb.BotLevel.items()
     if value != pb.BOT_LEVEL_UNSPECIFIED
 }
-BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
+BOT_LEVELS_BACK = backwards(BOT_LEVELS)
 
 
 # --- time ----------------------------------------------------------------------------------

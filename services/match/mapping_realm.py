@@ -19,17 +19,14 @@ from services.match.rules.realm import (
     RealmState,
     Saved,
 )
+from services.platform.enums import backwards, by_name
 
-CAUSES: dict[Cause, pb.CaptureCause.ValueType] = {
-    c: pb.CaptureCause.Value(f"CAPTURE_CAUSE_{c.name}") for c in Cause
-}
+CAUSES = by_name(Cause, pb.CaptureCause)
 """Capture causes (shared with :mod:`services.match.mapping`)."""
-CAUSES_BACK = {v: k for k, v in CAUSES.items()}
-HEXES: dict[Hex | None, pb.Hex.ValueType] = {None: pb.HEX_UNSPECIFIED} | {
-    h: pb.Hex.Value(f"HEX_{h.name}") for h in Hex
-}
-PROTECTIONS = {p: pb.Protection.Value(f"PROTECTION_{p.name}") for p in Protection}
-PROTECTIONS_BACK = {v: k for k, v in PROTECTIONS.items()}
+CAUSES_BACK = backwards(CAUSES)
+HEXES = {None: pb.HEX_UNSPECIFIED} | by_name(Hex, pb.Hex)
+PROTECTIONS = by_name(Protection, pb.Protection)
+PROTECTIONS_BACK = backwards(PROTECTIONS)
 
 
 def rules_fields(realm: RealmRules | None) -> dict[str, Any]:

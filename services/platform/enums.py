@@ -7,18 +7,46 @@ wording, naming the field, what was sent and what may be sent instead;
 ``unknown_enum`` finds the first value at any depth of a request that its enum does
 not define (``interceptors`` refuses those before any handler runs, so every RPC of
 every service answers an unknown value the same way).
+
+``by_name`` pairs a domain enum with its proto enum member by member, the names alike
+but for the proto's prefix (``CopySource.GRANT`` is ``COPY_SOURCE_GRANT``), and
+``backwards`` reads such a pairing the other way: every service's ``mapping.py`` builds
+its tables with them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from enum import Enum
 from functools import cache
+from typing import TYPE_CHECKING, TypeVar
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from services.platform.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from google.protobuf.internal.enum_type_wrapper import _EnumTypeWrapper
+
+E = TypeVar("E", bound=Enum)
+K = TypeVar("K")
+V = TypeVar("V")
+N = TypeVar("N", bound=int)
+
+
+def by_name(kind: type[E], proto: _EnumTypeWrapper[N]) -> dict[E, N]:
+    """Each member of the domain enum ``kind`` to the ``proto`` value of its name with
+    the proto's prefix (``FinishReason.TIMEOUT`` -> ``FINISH_REASON_TIMEOUT``); a member
+    the proto lacks is a ValueError at import, not a wrong value later."""
+    prefix = _prefix(proto.DESCRIPTOR)
+    return {member: proto.Value(prefix + member.name) for member in kind}
+
+
+def backwards(pairs: Mapping[K, V]) -> dict[V, K]:
+    """``pairs`` read the other way (the values are distinct)."""
+    return {value: key for key, value in pairs.items()}
 
 
 def require_enum(

@@ -26,11 +26,12 @@ from services.collection.handlers import Context
 from services.collection.mapping import owned_copy, page
 from services.collection.results import Balance
 from services.platform.edge import bind, require, require_enum
+from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
 from services.wire import ELEMENTS_BACK, timestamp
 
-STATUSES = {s: pb.ListingStatus.Value(f"LISTING_STATUS_{s.name}") for s in ListingStatus}
+STATUSES = by_name(ListingStatus, pb.ListingStatus)
 ORDERS = {
     pb.AUCTION_ORDER_UNSPECIFIED: AuctionOrder.NEWEST,
     pb.AUCTION_ORDER_NEWEST: AuctionOrder.NEWEST,
