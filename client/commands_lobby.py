@@ -189,8 +189,11 @@ async def _table(client: Caller, given: str) -> pb.Table:
     return matching[0]
 
 
-async def _join(client: Caller, args: argparse.Namespace, table: pb.Table) -> Any:
-    """Join ``table`` with --deck where it plays players' decks (Random if none)."""
+async def _join(
+    client: Caller, args: argparse.Namespace, console: Console, table: pb.Table, text: str
+) -> int:
+    """Join ``table`` with --deck where it plays players' decks (Random if none), say
+    ``text`` (with --json, the reply first) and play the match it starts."""
     if table.settings.random_deck and args.deck:
         raise CommandError("this table plays Random decks: leave --deck out")
     if table.settings.rules.house_hands and args.deck:
@@ -198,18 +201,18 @@ async def _join(client: Caller, args: argparse.Namespace, table: pb.Table) -> An
     deck = None
     if not table.settings.random_deck and not table.settings.rules.house_hands:
         deck = await _deck(client, args) or pb.DeckChoice(random=pb.RandomDeck())
-    return await client.call(
+    joined = await client.call(
         client.stub.JoinTable,
         g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=table.table_id, deck=deck),
     )
+    if args.json:
+        print(as_json(joined))
+    return await _played(client, console, args, text)
 
 
 async def join(client: Caller, args: argparse.Namespace, console: Console) -> int:
     table = await _table(client, args.table)
-    joined = await _join(client, args, table)
-    if args.json:
-        print(as_json(joined))
-    return await _played(client, console, args, f"Joined {table.host_name}'s table.")
+    return await _join(client, args, console, table, f"Joined {table.host_name}'s table.")
 
 
 async def close(client: Caller, args: argparse.Namespace, console: Console) -> int:
@@ -334,10 +337,8 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
 
 async def accept(client: Caller, args: argparse.Namespace, console: Console) -> int:
     table = await _challenge(client, args.table)
-    joined = await _join(client, args, table)
-    if args.json:
-        print(as_json(joined))
-    return await _played(client, console, args, f"Challenge from {table.host_name} accepted.")
+    text = f"Challenge from {table.host_name} accepted."
+    return await _join(client, args, console, table, text)
 
 
 async def decline(client: Caller, args: argparse.Namespace, console: Console) -> int:
