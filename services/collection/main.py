@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from random import SystemRandom
 from typing import Any
 
@@ -106,28 +107,19 @@ async def run(settings: CollectionSettings) -> None:
 
         # Idle, each deadline loop sleeps until its earliest deadline (at most the poll
         # ceiling), woken when a command here writes one due sooner (ctx.wakes).
-        poll, store = settings.timer_poll_seconds, ctx.store
-        work.every(
-            poll,
-            lambda: handlers_trades.fire_due_trade(ctx),
-            next_due=store.next_due_trade,
-            clock=utc_now,
-            due=ctx.wakes.trades,
-        )
-        work.every(
-            poll,
-            lambda: handlers_drafts.fire_due_draft(ctx),
-            next_due=store.next_due_draft,
-            clock=utc_now,
-            due=ctx.wakes.drafts,
-        )
-        work.every(
-            poll,
-            lambda: handlers_auction.fire_due_listing(ctx),
-            next_due=store.next_due_listing,
-            clock=utc_now,
-            due=ctx.wakes.listings,
-        )
+        store = ctx.store
+        for fire, next_due, due in (
+            (handlers_trades.fire_due_trade, store.next_due_trade, ctx.wakes.trades),
+            (handlers_drafts.fire_due_draft, store.next_due_draft, ctx.wakes.drafts),
+            (handlers_auction.fire_due_listing, store.next_due_listing, ctx.wakes.listings),
+        ):
+            work.every(
+                settings.timer_poll_seconds,
+                partial(fire, ctx),
+                next_due=next_due,
+                clock=utc_now,
+                due=due,
+            )
         work.every(5.0, count_locks)
         work.every(60.0, check_auction)
         work.start(
