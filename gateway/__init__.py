@@ -9,7 +9,8 @@ has no game rules of its own: every game call is forwarded, as the token's playe
   of view tells the player),
   ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
   ``forward_rating``, ``forward_matchmaker`` (RPCs forwarded to the internal services);
-- ``forwarding``: what every forwarding mixin shares (stubs, public request checks);
+- ``forwarding``: what every forwarding mixin shares (stubs, public request checks, and
+  ``forward``, which copies a public request to its internal RPC and back by field name);
   ``status``: the player's status gathered from every service;
 - ``auth``: authentication and rate limits on every call (a token verified once;
   ``revocations``: logouts pushed between gateway replicas); ``accounts``: passwords and
