@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -18,10 +19,31 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 ROOT = Path(__file__).resolve().parents[1]
 
 
+LISTEN_PORTS = range(20_000, 32_768)
+"""Where test and ``make run`` servers listen: below Linux's ephemeral range (32768 and
+up), from which the kernel hands out ``bind(0)`` ports *and* the local ports of every
+outgoing connection. A port picked there could be taken by some client's connection to
+PostgreSQL or NATS between the pick and the server's bind (seen as "Failed to bind to
+address" when the machine is busy); below it, only another listener can take it."""
+
+
+def bound_free_port(sock: socket.socket) -> int:
+    """Bind ``sock`` to a free port of ``LISTEN_PORTS`` on 127.0.0.1, drawn at random so
+    that concurrent test runs rarely try the same one; its number."""
+    for _ in range(200):
+        port = secrets.choice(LISTEN_PORTS)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return port
+    sock.bind(("127.0.0.1", 0))  # a crowded range: fall back to the kernel's pick
+    return int(sock.getsockname()[1])
+
+
 def free_port() -> int:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        return bound_free_port(sock)
 
 
 class Service:

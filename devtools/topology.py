@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from devtools.processes import bound_free_port
 from services.platform.endpoints import DEFAULT_PORTS
 
 MAX_REPLICAS = 8
@@ -126,8 +127,7 @@ def free_ports(count: int) -> list[tuple[int, int]]:
         found: list[int] = []
         for _ in range(2 * count):
             sock = stack.enter_context(socket.socket())
-            sock.bind(("127.0.0.1", 0))
-            found.append(int(sock.getsockname()[1]))
+            found.append(bound_free_port(sock))
     return [(found[2 * i], found[2 * i + 1]) for i in range(count)]
 
 

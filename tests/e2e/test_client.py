@@ -532,15 +532,18 @@ async def test_a_difference_winner_picks_d_cards_on_the_clients_screen(
             Player(api, me.player.player_id, me.player.player_name, me.tokens) for me in (ann, bea)
         )
         pair = (players[0], players[1])
-        lead = 0
-        for _ in range(8):
+
+        async def ann_lead() -> int:
             view = await players[0].view(match_id)
             scores = {p.seat: p.score for p in view.players}
-            lead = 2 * scores[view.my_seat] - sum(scores.values())
-            if lead >= 2:
+            return 2 * scores[view.my_seat] - sum(scores.values())
+
+        for _ in range(8):
+            if await ann_lead() >= 2:
                 break
             first, _ = await mover(pair, match_id)
             await place_any(first, await first.view(match_id))
+        lead = await ann_lead()  # as the board stands at the forfeit, after the last move
         before = {"ann": await owned(ann), "bea": await owned(bea)}
         await players[1].call(
             "Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
