@@ -1,0 +1,146 @@
+"""The battle repository on PostgreSQL: the platform's event store (``events``) and the
+tables of ``schema.py``, each save one transaction."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from services.battle import codec
+from services.battle.domain import BattleState, fold
+from services.battle.domain.deadlines import DeadlineKind, deadline
+from services.battle.domain.events import Created
+from services.battle.store.port import Active, DueTimer, Write
+from services.platform.claims import DueWork, next_due, take_due
+from services.platform.eventstore import PostgresEventStore
+from services.platform.migrations import quote_schema
+from services.platform.requests import Request, answered, remember
+
+
+def timer_id(battle_id: str, kind: DeadlineKind, seat: int) -> str:
+    return f"{battle_id}:{kind.value}:{seat}"
+
+
+class PostgresBattles:
+    def __init__(self, pool: Any, schema: str) -> None:
+        self._pool = pool
+        self._s = quote_schema(schema)
+        self.events = PostgresEventStore(pool, schema)
+        self._timers = DueWork(table=f"{self._s}.battle_timers", key="timer_id")
+
+    async def load(self, battle_id: str) -> BattleState | None:
+        records = await self.events.read_stream(codec.stream_id(battle_id))
+        return fold(battle_id, [codec.decode_record(r) for r in records])
+
+    async def save(self, write: Write) -> None:
+        decision, battle_id, s = write.decision, write.battle_id, self._s
+        state = decision.state
+        async with self._pool.acquire() as conn, conn.transaction():
+            if decision.events:
+                players = [seat.player_id for seat in state.seats]
+                new = [
+                    codec.new_event(battle_id, decision.before + i, e, players)
+                    for i, e in enumerate(decision.events, start=1)
+                ]
+                await self.events.append_in(conn, codec.stream_id(battle_id), decision.before, new)
+            await conn.execute(
+                f"DELETE FROM {s}.battle_timers WHERE battle_id = $1 AND "
+                "(kind = ANY($2::text[]) OR (kind = $3 AND seat = ANY($4::integer[])) OR $5)",
+                battle_id,
+                [DeadlineKind.FORMATION.value, DeadlineKind.SELECTION.value],
+                DeadlineKind.DISCONNECT.value,
+                list(write.settled),
+                state.over,
+            )
+            due = deadline(state)
+            if due is not None:
+                await conn.execute(
+                    f"INSERT INTO {s}.battle_timers VALUES ($1, $2, $3, -1, $4)",
+                    timer_id(battle_id, due.kind, -1),
+                    battle_id,
+                    due.kind.value,
+                    due.due,
+                )
+            if any(isinstance(e, Created) for e in decision.events):
+                await conn.execute(
+                    f"INSERT INTO {s}.open_battles (battle_id) VALUES ($1)", battle_id
+                )
+                for seat, player in state.humans():
+                    await conn.execute(
+                        f"INSERT INTO {s}.active VALUES ($1, $2, $3) ON CONFLICT (player_id) "
+                        "DO UPDATE SET battle_id = EXCLUDED.battle_id, seat = EXCLUDED.seat",
+                        player,
+                        battle_id,
+                        seat,
+                    )
+            if state.over:
+                await conn.execute(f"DELETE FROM {s}.open_battles WHERE battle_id = $1", battle_id)
+                await conn.execute(f"DELETE FROM {s}.active WHERE battle_id = $1", battle_id)
+            if write.request is not None:
+                await remember(conn, f"{s}.requests", write.request, battle_id=battle_id)
+
+    async def answered(self, request: Request) -> str | None:
+        row = await answered(self._pool, f"{self._s}.requests", request, "battle_id")
+        return None if row is None else str(row["battle_id"])
+
+    async def active_battle(self, player_id: str) -> Active | None:
+        row = await self._pool.fetchrow(
+            f"SELECT battle_id, seat FROM {self._s}.active WHERE player_id = $1", player_id
+        )
+        return None if row is None else Active(row["battle_id"], row["seat"])
+
+    async def record_presence(
+        self, player_id: str, session_id: str, connected: bool, opened_at: datetime
+    ) -> bool:
+        # A newer session always wins; an ending is recorded only for the latest session.
+        changed = await self._pool.fetchval(
+            f"INSERT INTO {self._s}.presence AS p VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (player_id) DO UPDATE SET session_id = EXCLUDED.session_id, "
+            "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected "
+            "WHERE EXCLUDED.opened_at >= p.opened_at "
+            "AND (EXCLUDED.connected OR p.session_id = EXCLUDED.session_id) RETURNING true",
+            player_id,
+            session_id,
+            opened_at,
+            connected,
+        )
+        return bool(changed)
+
+    async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
+        kind = DeadlineKind.DISCONNECT
+        await self._pool.execute(
+            f"INSERT INTO {self._s}.battle_timers VALUES ($1, $2, $3, $4, $5) "
+            "ON CONFLICT (timer_id) DO NOTHING",
+            timer_id(battle_id, kind, seat),
+            battle_id,
+            kind.value,
+            seat,
+            due,
+        )
+
+    async def clear_disconnect(self, battle_id: str, seat: int) -> None:
+        await self._pool.execute(
+            f"DELETE FROM {self._s}.battle_timers WHERE timer_id = $1",
+            timer_id(battle_id, DeadlineKind.DISCONNECT, seat),
+        )
+
+    async def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[DueTimer]:
+        rows = await take_due(
+            self._pool,
+            self._timers,
+            now,
+            change="due_at = $2",
+            returning="battle_id, kind, seat",
+            args=(now + lease,),
+            limit=limit,
+        )
+        return [DueTimer(r["battle_id"], DeadlineKind(r["kind"]), r["seat"]) for r in rows]
+
+    async def next_due(self) -> datetime | None:
+        return await next_due(self._pool, self._timers)
+
+    async def in_progress(self) -> list[str]:
+        rows = await self._pool.fetch(
+            f"SELECT battle_id FROM {self._s}.open_battles ORDER BY battle_id"
+        )
+        return [r["battle_id"] for r in rows]
