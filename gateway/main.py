@@ -9,6 +9,7 @@ from pathlib import Path
 import grpc
 from prometheus_client import REGISTRY
 from triad.v1 import (
+    battle_pb2_grpc,
     collection_pb2_grpc,
     gateway_pb2,
     gateway_pb2_grpc,
@@ -52,7 +53,7 @@ async def run(settings: GatewaySettings) -> None:
         match_channel = await life.enter(internal_channel(settings.match_addr))
         # Each optional service gets a channel only when configured; without one its
         # RPCs answer UNAVAILABLE ("not configured here").
-        matchmaker = collection = rating = None
+        matchmaker = collection = rating = battle = None
         if settings.matchmaker_addr:
             channel = await life.enter(internal_channel(settings.matchmaker_addr))
             matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
@@ -62,6 +63,9 @@ async def run(settings: GatewaySettings) -> None:
         if settings.rating_addr:
             channel = await life.enter(internal_channel(settings.rating_addr))
             rating = rating_pb2_grpc.RatingServiceStub(channel)
+        if settings.battle_addr:
+            channel = await life.enter(internal_channel(settings.battle_addr))
+            battle = battle_pb2_grpc.BattleServiceStub(channel)
         # The sessions' pushes; without NATS a session shows what it reads at its opening.
         hub = PushHub(None)
         if settings.nats_url is not None:
@@ -92,6 +96,7 @@ async def run(settings: GatewaySettings) -> None:
             matchmaker=matchmaker,
             collection=collection,
             rating=rating,
+            battle=battle,
             hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
         )
