@@ -1,0 +1,192 @@
+"""Skirmish end to end (issue 23): every service a process on real PostgreSQL and NATS,
+the tests speaking only the public API over TLS.
+
+A player starts a practice battle against the CPU, places a formation, and plays turns
+from their own view while the session stream shows each new view; the opponent's hand
+never appears. A player who leaves (their session stream ends) is taken over by the
+CPU after the disconnect grace, the battle goes on to its end and they lose; the battle
+service restarted reads the same final view back from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Stack, stack
+from tests.e2e.sessions import Player, Session, join
+
+pytestmark = pytest.mark.integration
+GRACE = 1.5
+"""The battle service's disconnect grace here (30 s by default)."""
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(
+        shared_database_url,
+        nats_url,
+        tmp_path_factory.mktemp("battle"),
+        overrides={
+            "battle": {
+                "TRIAD_BATTLE_DISCONNECT_SECONDS": str(GRACE),
+                "TRIAD_TIMER_POLL_SECONDS": "0.2",
+            }
+        },
+    ) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(backend: Stack) -> AsyncIterator[Any]:
+    async with backend.channel() as channel:
+        yield backend.api(channel)
+
+
+def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:
+    """The affordable cards that need no target (all, allies, self), in hand order: a
+    plan legal whatever the fields look like."""
+    energy, actions = view.you.energy, []
+    for card in view.you.hand:
+        if card.range in ("all", "allies", "self") and not card.cooling and card.cost <= energy:
+            energy -= card.cost
+            actions.append(pb.BattleAction(character=card.owner, card=card.id))
+    return actions
+
+
+async def commit(player: Player, view: pb.BattleView) -> pb.BattleView:
+    reply = await player.call(
+        "CommitPlan",
+        g.CommitPlanRequest(
+            request_id=uuid4().hex,
+            battle_id=view.battle_id,
+            turn=view.turn,
+            actions=simple_plan(view),
+        ),
+    )
+    return reply.view  # type: ignore[no-any-return]
+
+
+async def after_restart(player: Player, battle_id: str) -> pb.BattleView:
+    """The view once the gateway's channel reaches the restarted service again."""
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            reply = await player.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+            return reply.view  # type: ignore[no-any-return]
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def test_a_practice_battle_is_played_to_its_end_through_the_gateway(api: Any) -> None:
+    ann = await join(api)
+    session = await Session.open(ann)
+    try:
+        started = await ann.call(
+            "StartPracticeBattle",
+            g.StartPracticeBattleRequest(
+                request_id=uuid4().hex, characters=["ember", "bastion", "wisp"]
+            ),
+        )
+        view = started.view
+        assert view.status == pb.BATTLE_STATUS_FORMATION and view.opponent.cpu
+        assert [u.ref for u in view.you.units] == ["ember", "bastion", "wisp"]
+        active = await ann.call("GetActiveBattle", g.GetActiveBattleRequest())
+        assert active.battle_id == view.battle_id
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await ann.call(
+                "SetFormation",
+                g.SetFormationRequest(
+                    request_id=uuid4().hex,
+                    battle_id=view.battle_id,
+                    squares=[pb.BattleSquare(row=0, col=0)] * 3,
+                ),
+            )
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "3 different squares" in (refused.value.details() or "")
+        placed = await ann.call(
+            "SetFormation",
+            g.SetFormationRequest(
+                request_id=uuid4().hex,
+                battle_id=view.battle_id,
+                squares=[
+                    pb.BattleSquare(row=0, col=0),
+                    pb.BattleSquare(row=1, col=0),
+                    pb.BattleSquare(row=1, col=1),
+                ],
+            ),
+        )
+        view = placed.view
+        assert view.status == pb.BATTLE_STATUS_SELECTION and view.turn == 1
+        assert view.opponent.committed, "the CPU commits as the turn opens"
+        assert not view.opponent.hand and view.opponent.hand_size == 5
+        turns = 0
+        while view.status != pb.BATTLE_STATUS_FINISHED:
+            view = await commit(ann, view)
+            turns += 1
+            assert view.log, "each resolved turn shows its actions"
+            assert not view.opponent.hand
+        assert turns <= 10 and view.outcome.reason in ("wipeout", "decision")
+        pushed = await session.wait_for(
+            lambda p: p.HasField("battle") and p.battle.version == view.version
+        )
+        assert pushed.battle.outcome == view.outcome
+        assert not any(p.battle.opponent.hand for p in session.pushes if p.HasField("battle"))
+        after = await ann.call("GetActiveBattle", g.GetActiveBattleRequest())
+        assert after.battle_id == ""
+    finally:
+        await session.close()
+
+
+async def test_a_player_who_leaves_is_taken_over_by_the_cpu_loses_and_a_restart_replays_it(
+    backend: Stack, api: Any
+) -> None:
+    bea = await join(api)
+    session = await Session.open(bea)
+    started = await bea.call(
+        "StartPracticeBattle",
+        g.StartPracticeBattleRequest(request_id=uuid4().hex, bot_level=pb.BATTLE_BOT_LEVEL_RANDOM),
+    )
+    battle_id = started.view.battle_id
+    await session.wait_for(lambda p: p.HasField("battle") and p.battle.battle_id == battle_id)
+    await session.close()  # the stream ends: the grace starts
+    deadline = time.monotonic() + 30
+    while True:
+        view = (await bea.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))).view
+        if view.status == pb.BATTLE_STATUS_FINISHED or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    assert view.status == pb.BATTLE_STATUS_FINISHED, "the CPU played the seat to the end"
+    assert view.you.cpu
+    assert (view.outcome.winner_seat, view.outcome.reason) == (1, "disconnect")
+    with pytest.raises(grpc.aio.AioRpcError) as over:
+        await bea.call(
+            "CommitPlan",
+            g.CommitPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=view.turn),
+        )
+    assert over.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    backend.backend.restart("battle")
+    again = await after_restart(bea, battle_id)
+    assert again == view
+
+
+async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
+    cid, dan = await join(api), await join(api)
+    started = await cid.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await dan.call("GetBattleView", g.GetBattleViewRequest(battle_id=started.view.battle_id))
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
