@@ -63,5 +63,5 @@ WORKDIR /app
 # Numeric, so that Kubernetes' runAsNonRoot can check it without reading /etc/passwd.
 USER 10001:10001
 # gRPC and /metrics of gateway, match, matchmaker, collection, rating.
-EXPOSE 50051 50061 50062 50063 50064 9151 9161 9162 9163 9164
+EXPOSE 50051 50061 50062 50063 50064 50065 9151 9161 9162 9163 9164 9165
 CMD ["triad-match"]

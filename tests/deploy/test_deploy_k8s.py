@@ -65,7 +65,7 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
         pod = deployments[svc.app]["spec"]["template"]["spec"]
         assert pod["serviceAccountName"] == svc.app in accounts
         (container,) = pod["containers"]
-        assert container["command"] == [svc.app]
+        assert container["command"] == [svc.command]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         assert ports == {"grpc": svc.port, "metrics": svc.metrics_port}
         grpc_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "grpc")

@@ -53,7 +53,7 @@ POSTGRES = Endpoint(
 
 # DESIGN.md and the proto comments: who calls whom over gRPC.
 CALLS = {
-    "gateway": ("match", "matchmaker", "collection", "rating"),
+    "gateway": ("match", "matchmaker", "collection", "rating", "battle"),
     "matchmaker": ("match", "collection", "rating"),
 }
 
