@@ -89,8 +89,15 @@ def type_name(message: Message) -> str:
     return str(message.DESCRIPTOR.full_name)
 
 
-QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE)
-PRACTICE_ORIGINS = (*QUEUE_MODES, pb.MODE_CUSTOM)
+QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE, pb.MODE_BATTLE)
+PRACTICE_ORIGINS = (
+    pb.MODE_UNRANKED,
+    pb.MODE_RANKED,
+    pb.MODE_DRAFT,
+    pb.MODE_ROULETTE,
+    pb.MODE_CUSTOM,
+)
+"""A practice battle against the CPU is the gateway's StartPracticeBattle, not a match."""
 
 
 def mode_back(value: int, field: str, allowed: Sequence[int]) -> Mode:

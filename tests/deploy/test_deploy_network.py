@@ -54,7 +54,7 @@ POSTGRES = Endpoint(
 # DESIGN.md and the proto comments: who calls whom over gRPC.
 CALLS = {
     "gateway": ("match", "matchmaker", "collection", "rating", "battle"),
-    "matchmaker": ("match", "collection", "rating"),
+    "matchmaker": ("match", "collection", "rating", "battle"),
 }
 
 

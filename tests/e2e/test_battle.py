@@ -54,11 +54,12 @@ async def api(backend: Stack) -> AsyncIterator[Any]:
 
 
 def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:
-    """The affordable cards that need no target (all, allies, self), in hand order: a
-    plan legal whatever the fields look like."""
+    """The affordable cards that need no target (all, allies, self; a summon needs its
+    square), in hand order: a plan legal whatever the fields look like."""
     energy, actions = view.you.energy, []
     for card in view.you.hand:
-        if card.range in ("all", "allies", "self") and not card.cooling and card.cost <= energy:
+        untargeted = card.range in ("all", "allies", "self") and "summon" not in card.text
+        if untargeted and not card.cooling and card.cost <= energy:
             energy -= card.cost
             actions.append(pb.BattleAction(character=card.owner, card=card.id))
     return actions
@@ -190,3 +191,78 @@ async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await dan.call("GetBattleView", g.GetBattleViewRequest(battle_id=started.view.battle_id))
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def paired_battle(first: Player, second: Player) -> str:
+    """Both queue for a battle (no deck) and are paired: the battle's id."""
+    for player in (first, second):
+        await player.call("Enqueue", g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_BATTLE))
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        found = [
+            (await p.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+            for p in (first, second)
+        ]
+        if found[0] and found[0] == found[1]:
+            return found[0]
+        await asyncio.sleep(0.2)
+    raise AssertionError("the two players were not paired into a battle")
+
+
+async def test_two_players_battle_through_the_gateway_and_the_cpu_takes_over_one_who_leaves(
+    api: Any,
+) -> None:
+    ann, bea = await join(api), await join(api)
+    sessions = [await Session.open(ann), await Session.open(bea)]
+    try:
+        battle_id = await paired_battle(ann, bea)
+        for player, row in ((ann, 0), (bea, 2)):
+            await player.call(
+                "SetFormation",
+                g.SetFormationRequest(
+                    request_id=uuid4().hex,
+                    battle_id=battle_id,
+                    squares=[pb.BattleSquare(row=r, col=0) for r in (row, 1, 2 - row)],
+                ),
+            )
+        views = {
+            p.id: (await p.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))).view
+            for p in (ann, bea)
+        }
+        assert {v.status for v in views.values()} == {pb.BATTLE_STATUS_SELECTION}
+        assert {v.seat for v in views.values()} == {0, 1}
+        # Two turns by both players: a commit stays hidden until the other's.
+        for _ in range(2):
+            mine = await commit(ann, views[ann.id])
+            assert mine.turn == views[ann.id].turn and not mine.opponent.committed
+            theirs = await p_view(bea, battle_id)
+            assert theirs.opponent.committed and not theirs.plan and not theirs.opponent.hand
+            views[bea.id] = await commit(bea, theirs)
+            views[ann.id] = await p_view(ann, battle_id)
+            assert views[ann.id].turn == mine.turn + 1 or views[ann.id].outcome.reason
+            assert views[ann.id].log == views[bea.id].log, "both see the same actions"
+        # Bea leaves; ann plays on and the CPU takes bea's seat after the grace.
+        await sessions[1].close()
+        view = views[ann.id]
+        deadline = time.monotonic() + 60
+        while view.status != pb.BATTLE_STATUS_FINISHED and time.monotonic() < deadline:
+            if not view.you.committed:
+                view = await commit(ann, view)
+            else:
+                await asyncio.sleep(0.2)
+                view = await p_view(ann, battle_id)
+        assert view.status == pb.BATTLE_STATUS_FINISHED
+        assert view.opponent.cpu and not view.you.cpu
+        assert (view.outcome.reason, view.outcome.winner_player_id) == ("disconnect", ann.id)
+        pushed = await sessions[0].wait_for(
+            lambda p: p.HasField("battle") and p.battle.status == pb.BATTLE_STATUS_FINISHED
+        )
+        assert pushed.battle.outcome == view.outcome
+    finally:
+        for session in sessions:
+            await session.close()
+
+
+async def p_view(player: Player, battle_id: str) -> pb.BattleView:
+    reply = await player.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+    return reply.view  # type: ignore[no-any-return]
