@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from client import battle as battles
 from client import commands_lobby
 from client.commands_cards import (
     ELEMENTS,
@@ -43,6 +44,7 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "challenges": challenges,
     "accept": accept,
     "decline": decline,
+    "battle": battles.battle,
 }
 
 
@@ -104,3 +106,4 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         if name == "leaderboard":
             cmd.add_argument("--top", type=int, default=10, help="1..100")
     commands_lobby.add_parsers(sub, common)
+    battles.add_parser(sub, common)

@@ -106,7 +106,11 @@ def _team(
         hand=hand,
         hand_size=len(team.hand) + len(team.specials) if own else team.hand_size,
         cpu=bool(state.cpu[seat]),
-        committed=state.plans[seat] is not None,
+        committed=(
+            state.formations[seat] is not None
+            if state.phase is Phase.FORMATION
+            else state.plans[seat] is not None
+        ),
     )
 
 

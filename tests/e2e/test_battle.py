@@ -11,8 +11,11 @@ service restarted reads the same final view back from the log.
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -22,6 +25,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
+from devtools.terminal import Terminal
 from tests.e2e.sessions import Player, Session, join
 
 pytestmark = pytest.mark.integration
@@ -266,3 +270,56 @@ async def test_two_players_battle_through_the_gateway_and_the_cpu_takes_over_one
 async def p_view(player: Player, battle_id: str) -> pb.BattleView:
     reply = await player.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     return reply.view  # type: ignore[no-any-return]
+
+
+async def test_triad_client_battle_plays_a_practice_battle_on_an_80x24_terminal(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """The client on a real (pseudo-)terminal: the formation prompt, then each turn's
+    screen (both fields, Energy, the hand) and the plan prompt; a wrong card number is
+    refused on the screen, a pass is typed as Enter, and the battle ends with its result."""
+    cid = await join(api)
+    state = tmp_path / "state.json"
+    state.write_text(
+        json.dumps(
+            {
+                "default": {
+                    "player_id": cid.id,
+                    "player_name": cid.name,
+                    "access_token": cid.tokens.access_token,
+                    "refresh_token": cid.tokens.refresh_token,
+                }
+            }
+        )
+    )
+    argv = [sys.executable, "-m", "client.main", "--addr", backend.gateway.address]
+    argv += ["--ca", str(backend.cert), "--state", str(state)]
+    terminal = Terminal([*argv, "battle", "--level", "random"], {})
+    code = None
+    try:
+        shown = await terminal.until(lambda s: "squares (r c" in s, "the formation prompt")
+        assert "Skirmish  turn 1/10  formation" in shown, shown
+        terminal.type("\r")
+        shown = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
+        assert "col 0" in shown and "Energy 5" in shown, shown
+        terminal.type("9\r")
+        shown = await terminal.until(lambda s: "numbered 0..4" in s, "the refusal")
+        turns = 0
+        while "You won" not in shown and "You lost" not in shown:
+            terminal.type("\r")
+            turns += 1
+            assert turns <= 12, shown
+            want = f"turn {turns + 1}/10"
+            shown = await terminal.until(
+                lambda s, want=want: (
+                    "You won" in s or "You lost" in s or (want in s and "plan (card" in s)
+                ),
+                want,
+            )
+        assert "You lost" in shown or "You won" in shown
+        await asyncio.to_thread(terminal.process.wait, 15)  # the client ends by itself
+        code = terminal.close()
+    finally:
+        if code is None:
+            terminal.close()
+    assert code == 0
