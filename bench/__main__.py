@@ -38,6 +38,7 @@ BENCHMARKS: dict[str, str] = {
     "gateway": "bench.gateway",
     "idle": "bench.idle",
     "battle": "bench.battle",
+    "battle_gateway": "bench.battle_gateway",
 }
 
 REPEATS, SECONDS = 5, 0.6

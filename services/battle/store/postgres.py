@@ -1,15 +1,23 @@
 """The battle repository on PostgreSQL: the platform's event store (``events``) and the
-tables of ``schema.py``, each save one transaction."""
+tables of ``schema.py``, each save one transaction.
+
+Loading keeps the states it folded (and saving the states it wrote), newest battles
+first, and reads only the events after a kept state's version: a cache checked against
+the stream on every load, so a battle another replica moved on is caught up, never
+served stale. A turn's events carry the whole battle after it, so folding from the
+start costs a JSON decode per turn; from the kept state, one per new event."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any
 
 from services.battle import codec
-from services.battle.domain import BattleState, fold
+from services.battle.domain import BattleState
 from services.battle.domain.deadlines import DeadlineKind, deadline
 from services.battle.domain.events import Created
+from services.battle.domain.state import evolve
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.claims import DueWork, next_due, take_due
 from services.platform.eventstore import PostgresEventStore
@@ -21,16 +29,36 @@ def timer_id(battle_id: str, kind: DeadlineKind, seat: int) -> str:
     return f"{battle_id}:{kind.value}:{seat}"
 
 
+KEPT = 20_000
+"""Battle states kept in memory (about 20 kB each at turn 10)."""
+
+
 class PostgresBattles:
-    def __init__(self, pool: Any, schema: str) -> None:
+    def __init__(self, pool: Any, schema: str, kept: int = KEPT) -> None:
         self._pool = pool
+        self._kept: OrderedDict[str, BattleState] = OrderedDict()
+        self._most = kept
         self._s = quote_schema(schema)
         self.events = PostgresEventStore(pool, schema)
         self._timers = DueWork(table=f"{self._s}.battle_timers", key="timer_id")
 
     async def load(self, battle_id: str) -> BattleState | None:
-        records = await self.events.read_stream(codec.stream_id(battle_id))
-        return fold(battle_id, [codec.decode_record(r) for r in records])
+        state = self._kept.get(battle_id)
+        after = 0 if state is None else state.version
+        for record in await self.events.read_stream(codec.stream_id(battle_id), after):
+            state = evolve(state, codec.decode_record(record), battle_id)
+        if state is not None:
+            self._keep(state)
+        return state
+
+    def _keep(self, state: BattleState) -> None:
+        if state.over:
+            self._kept.pop(state.battle_id, None)  # read again at most by a late view
+            return
+        self._kept[state.battle_id] = state
+        self._kept.move_to_end(state.battle_id)
+        while len(self._kept) > self._most:
+            self._kept.popitem(last=False)
 
     async def save(self, write: Write) -> None:
         decision, battle_id, s = write.decision, write.battle_id, self._s
@@ -78,6 +106,8 @@ class PostgresBattles:
                 await conn.execute(f"DELETE FROM {s}.active WHERE battle_id = $1", battle_id)
             if write.request is not None:
                 await remember(conn, f"{s}.requests", write.request, battle_id=battle_id)
+        if decision.events:
+            self._keep(state)
 
     async def answered(self, request: Request) -> str | None:
         row = await answered(self._pool, f"{self._s}.requests", request, "battle_id")

@@ -124,3 +124,19 @@ async def test_each_event_has_an_id_derived_from_its_battle_and_version(
         codec.event_id("b1", v) for v in range(1, len(records) + 1)
     ]
     assert records[0].type == "triad.v1.BattleCreated"
+
+
+async def test_a_replica_loads_what_another_replica_saved_after_its_kept_state(
+    postgres: PostgresBattles, pg_pool: Any, pg_schema: str
+) -> None:
+    """Each replica keeps the states it folded; a load still reads the events after the
+    kept version, so what another replica appended meanwhile is never missed."""
+    other = PostgresBattles(pg_pool, pg_schema)
+    ctx, _, _ = context(postgres)
+    await start(ctx)
+    kept = await other.load("b1")
+    assert kept is not None and kept.turn == 1
+    await commit(ctx, "b1", ANN)
+    await commit(ctx, "b1", BEA)
+    moved = await other.load("b1")
+    assert moved == await postgres.load("b1") and moved is not None and moved.turn == 2
