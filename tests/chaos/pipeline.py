@@ -14,13 +14,17 @@ import nats
 from bench.load_run import LoadRun
 from devtools.backend import Backend
 from tests.chaos import invariants as inv
+from tests.chaos.battles import battles_consistent
 
 
 def layout_of(backend: Backend) -> inv.Layout:
-    schemas = {name: backend.schema(name) for name in ("match", "matchmaker", "collection")}
+    schemas = {
+        name: backend.schema(name) for name in ("match", "matchmaker", "collection", "battle")
+    }
     rating = backend.schema("rating")
     env = {**backend.env("rating"), **backend.env("matchmaker")}
     return inv.Layout(
+        battle=schemas["battle"],
         match=schemas["match"],
         matchmaker=schemas["matchmaker"],
         collection=schemas["collection"],
@@ -106,6 +110,7 @@ class Pipeline:
                 "settled": await inv.matches_settled(conn, self.layout, log),
                 "copies": await inv.copies_conserved(conn, self.layout.collection),
                 "stuck": inv.nobody_stuck(stuck),
+                "battles": await battles_consistent(conn, self.layout.battle, load.plans),
                 "caught_up": caught,
             }
         finally:
