@@ -65,7 +65,13 @@ async def play_battle(client: Any, battle_id: str = "") -> None:
     client.run.battle_finished(view.battle_id)
 
 
+THINK = 0.3
+"""Seconds a player looks at the screen before committing, at most (a real player
+takes seconds; the CPU opponent answers at once, so without it a battle is a burst)."""
+
+
 async def _commit(client: Any, view: pb.BattleView) -> pb.BattleView:
+    await asyncio.sleep(THINK * client.rng.random())
     actions = simple_plan(view)
     request = g.CommitPlanRequest(
         request_id=uuid4().hex, battle_id=view.battle_id, turn=view.turn, actions=actions
