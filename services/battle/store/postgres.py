@@ -13,6 +13,8 @@ from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any
 
+import asyncpg
+
 from services.battle import codec
 from services.battle.domain import BattleState
 from services.battle.domain.deadlines import DeadlineKind, deadline
@@ -20,9 +22,12 @@ from services.battle.domain.events import Created
 from services.battle.domain.state import evolve
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.claims import DueWork, next_due, take_due
-from services.platform.eventstore import PostgresEventStore
+from services.platform.eventstore import PostgresEventStore, WrongExpectedVersion, encode_metadata
 from services.platform.migrations import quote_schema
-from services.platform.requests import Request, answered, remember
+from services.platform.requests import Request, RequestSeen, answered
+
+REQUEST_SEEN = "TB001"
+"""The SQLSTATE battle_save() raises when the request id was recorded first."""
 
 
 def timer_id(battle_id: str, kind: DeadlineKind, seat: int) -> str:
@@ -41,6 +46,11 @@ class PostgresBattles:
         self._s = quote_schema(schema)
         self.events = PostgresEventStore(pool, schema)
         self._timers = DueWork(table=f"{self._s}.battle_timers", key="timer_id")
+        self._save_sql = (
+            f"SELECT {self._s}.battle_save($1, $2, $3::uuid[], $4::text[], $5::integer[], "
+            "$6::bytea[], $7::text[], $8, $9, $10, $11::integer[], $12, $13, $14::text[], "
+            "$15::integer[], $16, $17, $18)"
+        )
 
     async def load(self, battle_id: str) -> BattleState | None:
         state = self._kept.get(battle_id)
@@ -61,51 +71,47 @@ class PostgresBattles:
             self._kept.popitem(last=False)
 
     async def save(self, write: Write) -> None:
-        decision, battle_id, s = write.decision, write.battle_id, self._s
-        state = decision.state
-        async with self._pool.acquire() as conn, conn.transaction():
-            if decision.events:
-                players = [seat.player_id for seat in state.seats]
-                new = [
-                    codec.new_event(battle_id, decision.before + i, e, players)
-                    for i, e in enumerate(decision.events, start=1)
-                ]
-                await self.events.append_in(conn, codec.stream_id(battle_id), decision.before, new)
-            await conn.execute(
-                f"DELETE FROM {s}.battle_timers WHERE battle_id = $1 AND "
-                "(kind = ANY($2::text[]) OR (kind = $3 AND seat = ANY($4::integer[])) OR $5)",
+        """One statement (``battle_save()``, schema.py): one round trip per command."""
+        decision, battle_id = write.decision, write.battle_id
+        state, stream = decision.state, codec.stream_id(battle_id)
+        players = [seat.player_id for seat in state.seats]
+        new = [
+            codec.new_event(battle_id, decision.before + i, e, players)
+            for i, e in enumerate(decision.events, start=1)
+        ]
+        due = deadline(state)
+        humans = state.humans() if any(isinstance(e, Created) for e in decision.events) else []
+        request = write.request
+        try:
+            saved = await self._pool.fetchval(
+                self._save_sql,
+                stream,
+                decision.before,
+                [e.event_id for e in new],
+                [e.type for e in new],
+                [e.schema_version for e in new],
+                [e.data for e in new],
+                [encode_metadata(e.metadata) for e in new],
                 battle_id,
-                [DeadlineKind.FORMATION.value, DeadlineKind.SELECTION.value],
-                DeadlineKind.DISCONNECT.value,
+                None if due is None else due.kind.value,
+                None if due is None else due.due,
                 list(write.settled),
                 state.over,
+                bool(humans),
+                [p for _, p in humans],
+                [seat for seat, _ in humans],
+                None if request is None else request.scope,
+                None if request is None else request.request_id,
+                None if request is None else request.fingerprint,
             )
-            due = deadline(state)
-            if due is not None:
-                await conn.execute(
-                    f"INSERT INTO {s}.battle_timers VALUES ($1, $2, $3, -1, $4)",
-                    timer_id(battle_id, due.kind, -1),
-                    battle_id,
-                    due.kind.value,
-                    due.due,
-                )
-            if any(isinstance(e, Created) for e in decision.events):
-                await conn.execute(
-                    f"INSERT INTO {s}.open_battles (battle_id) VALUES ($1)", battle_id
-                )
-                for seat, player in state.humans():
-                    await conn.execute(
-                        f"INSERT INTO {s}.active VALUES ($1, $2, $3) ON CONFLICT (player_id) "
-                        "DO UPDATE SET battle_id = EXCLUDED.battle_id, seat = EXCLUDED.seat",
-                        player,
-                        battle_id,
-                        seat,
-                    )
-            if state.over:
-                await conn.execute(f"DELETE FROM {s}.open_battles WHERE battle_id = $1", battle_id)
-                await conn.execute(f"DELETE FROM {s}.active WHERE battle_id = $1", battle_id)
-            if write.request is not None:
-                await remember(conn, f"{s}.requests", write.request, battle_id=battle_id)
+        except asyncpg.UniqueViolationError as error:  # a concurrent append won
+            raise WrongExpectedVersion(stream, decision.before, None) from error
+        except asyncpg.PostgresError as error:
+            if getattr(error, "sqlstate", "") == REQUEST_SEEN:
+                raise RequestSeen(request.request_id if request else "") from error
+            raise
+        if not saved:
+            raise WrongExpectedVersion(stream, decision.before, None)
         if decision.events:
             self._keep(state)
 

@@ -140,3 +140,33 @@ async def test_a_replica_loads_what_another_replica_saved_after_its_kept_state(
     await commit(ctx, "b1", BEA)
     moved = await other.load("b1")
     assert moved == await postgres.load("b1") and moved is not None and moved.turn == 2
+
+
+async def test_a_request_recorded_first_undoes_the_whole_save(store: BattleRepository) -> None:
+    """Two runs of one request racing: the second save raises RequestSeen and leaves
+    neither its events nor its timers behind."""
+    from services.battle import domain
+    from services.battle.store.port import Write
+    from services.platform.requests import RequestSeen
+
+    ctx, _, _ = context(store)
+    state = await start(ctx)
+    request = Request.of(ANN, "raced", "give_up")
+    await store.save(Write("b1", domain.give_up(state, 0, ctx.clock()), request))
+    fresh = await store.load("b1")
+    assert fresh is not None and fresh.over
+    # the same request decided again on a battle that moved on differently elsewhere:
+    other = domain.commit_plan(
+        (await _unfinished(store, ctx)), 0, 1, (), ctx.roster, ctx.clock(), ctx.timing
+    )
+    with pytest.raises(RequestSeen):
+        await store.save(Write("b2", other, request))
+    after = await store.load("b2")
+    assert after is not None and after.plans == (None, None), "nothing of the save is left"
+
+
+async def _unfinished(store: BattleRepository, ctx: Any) -> Any:
+    await handlers.create_battle(ctx, "b2", humans(a="ann2", b="bea2"))
+    await handlers.set_formation(ctx, key("ann2"), "b2", "ann2", ((0, 0), (1, 0), (2, 0)))
+    seen = await handlers.set_formation(ctx, key("bea2"), "b2", "bea2", ((0, 0), (1, 0), (2, 0)))
+    return seen.state
