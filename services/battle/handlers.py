@@ -28,7 +28,13 @@ from services.battle.domain.errors import no_battle
 from services.battle.rules import Plan, Roster, shuffled_decks, view_for
 from services.battle.rules.state import Square
 from services.battle.store.port import BattleRepository, DueTimer, Write
-from services.platform.errors import AlreadyExists, Conflict, FailedPrecondition, InvalidArgument
+from services.platform.errors import (
+    AlreadyExists,
+    Conflict,
+    DomainError,
+    FailedPrecondition,
+    InvalidArgument,
+)
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen
 
@@ -144,19 +150,27 @@ Decide = Callable[[BattleState, int], Decision]
 
 
 async def _run(ctx: Context, battle_id: str, player: str, request: Request, decide: Decide) -> Seen:
+    """Load, decide, save. The request key is looked up only when it may matter: a retry
+    of a command that was carried out finds the battle moved on (the decision refuses
+    it, or the save finds the key recorded), and then answers from the battle as it is
+    (``RequestReused`` if the id came with other content)."""
     for _ in range(RETRIES):
-        if await ctx.store.answered(request) is not None:
-            return await view(ctx, battle_id, player)
         state = await ctx.store.load(battle_id)
         seat = None if state is None else state.seat_of(player)
         if state is None or seat is None:
             raise no_battle(battle_id)
-        decision = await _cpu_moves(ctx, decide(state, seat))
+        try:
+            decision = await _cpu_moves(ctx, decide(state, seat))
+        except DomainError:
+            if await ctx.store.answered(request) is not None:
+                return Seen(state, seat)
+            raise
         try:
             await ctx.store.save(Write(battle_id, decision, request, _settled(decision)))
         except WrongExpectedVersion:
             continue
         except RequestSeen:
+            await ctx.store.answered(request)  # RequestReused when the content differs
             return await view(ctx, battle_id, player)
         await _after(ctx, decision)
         return Seen(decision.state, seat)
