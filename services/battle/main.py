@@ -28,6 +28,8 @@ from services.platform.service import Background, open_pushes, run_service, serv
 
 log = structlog.get_logger()
 
+RELAY_LINGER = 0.01
+
 
 async def run(settings: BattleSettings) -> None:
     roster = load_roster()
@@ -81,7 +83,11 @@ async def run(settings: BattleSettings) -> None:
         work.every(5.0, count_active)
         pushes.when_connected(announce_in_progress)
         work.start(
-            publish_log(settings.shared, pool, settings.schema, "battle", REGISTRY, work.stop)
+            # Each command commits alone (no group commit): the relay lingers 10 ms after
+            # a notice so that commands committing together are published in one batch.
+            publish_log(
+                settings.shared, pool, settings.schema, "battle", REGISTRY, work.stop, RELAY_LINGER
+            )
         )
         servicer = BattleServicer(ctx)
         await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])
