@@ -67,6 +67,8 @@ class Shown:
     """The last message shown under each key (field, and the trade, draft or table)."""
     ended: set[str] = field(default_factory=set)
     """Tickets and trades whose end was told."""
+    battles: dict[str, int] = field(default_factory=dict)
+    """The version of the last view shown of each battle (Skirmish)."""
 
     def differs(self, key: str, message: Message) -> bool:
         raw = message.SerializeToString(deterministic=True)
@@ -261,6 +263,12 @@ class SessionRpcs(PlayerStatusReads):
         if update.field == "match_view":
             view = cast(pb.MatchView, message)
             return await self._show_view(shown, view)
+        if update.field == "battle":  # a view not newer than the one shown is dropped
+            battle = cast(pb.BattleView, message)
+            if shown.battles.get(battle.battle_id, 0) >= battle.version:
+                return []
+            shown.battles[battle.battle_id] = battle.version
+            return [("battle", battle)]
         if update.field == "queue_status":
             return await self._show_queue(shown, cast(pb.QueueStatus, message))
         if update.field == "trade_result":
@@ -351,7 +359,6 @@ _ID_OF = {
     "draft": "draft_id",
     "table": "table_id",
     "challenge": "table_id",
-    "battle": "battle_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
 

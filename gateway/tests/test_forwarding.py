@@ -397,3 +397,25 @@ async def test_the_status_gathers_every_service() -> None:
         await backend.servicer()._status(player)
     partial = await backend.servicer()._status(player, partial=True)
     assert partial.active_match_id == "m1" and not partial.HasField("balance")
+
+
+async def test_a_battle_view_not_newer_than_the_one_shown_is_dropped() -> None:
+    """Pushes are hints that may arrive out of order (two replicas, a restart's
+    re-announcement): a session shows each battle's views in version order only."""
+    from gateway.pushes import Push
+    from gateway.session import Shown
+
+    servicer = Backend().servicer()
+    shown = Shown("player-me", "s1", datetime.now(UTC))
+
+    async def show(battle_id: str, version: int) -> list[int]:
+        view = pb.BattleView(battle_id=battle_id, version=version)
+        return [
+            cast(pb.BattleView, v).version
+            for _, v in await servicer._show(shown, Push("battle", view))
+        ]
+
+    assert await show("b1", 3) == [3]
+    assert await show("b1", 2) == [] and await show("b1", 3) == []
+    assert await show("b1", 4) == [4]
+    assert await show("b2", 1) == [1], "each battle has its own versions"
