@@ -118,12 +118,13 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         if [s.player_id for s in existing.seats] == [s.player_id for s in specs]:
             return existing
         raise AlreadyExists(f"battle {battle_id} exists with other players")
-    for player in humans:
-        active = await ctx.store.active_battle(player)
+    for spec in specs:
+        active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
         if active is not None:
             raise FailedPrecondition(
-                f"player {player} has a battle in progress ({active.battle_id[:8]}): "
-                "finish it or give it up first"
+                f"{spec.name or spec.player_id} has a battle in progress "
+                f"({active.battle_id[:8]}): finish it (triad-client battle resumes it) "
+                "or give it up first"
             )
     teams = (_team(ctx, specs[0]), _team(ctx, specs[1]))
     decks = shuffled_decks(ctx.roster, teams, ctx.rng)
