@@ -1,13 +1,14 @@
 """``triad-client battle``: play a Skirmish battle (BATTLE.md) from the terminal.
 
 Resumes your battle in progress, else starts one: practice against the CPU
-(``--level random|greedy|search``, ``--characters a,b,c``) or the Battle queue
-(``--queue``: paired with the next player who queues). Each screen (``battle_render``)
-shows both fields, HP, Energy, your hand and the last turn's actions; you type your
-formation before turn 1, then each turn's plan: cards by their number in the hand, each
-with its target (``0 1 0`` a square, ``2 row 1``, ``3 col 0``, ``4`` none), separated by
-``;``. Enter alone passes; ``q`` gives up. While the opponent chooses, the screen waits
-and counts the deadline down.
+(``--level random|greedy|search``, ``--characters a,b,c``), the Battle queue
+(``--queue``: paired with the next player who queues), or a custom battle in the lobby
+(``--challenge NAME`` opens a battle table for that player, who ``--join``s it).
+Each screen (``battle_render``) shows both fields, HP, Energy, your hand and the last
+turn's actions; you type your formation before turn 1, then each turn's plan: cards by
+their number in the hand, each with its target (``0 1 0`` a square, ``2 row 1``,
+``3 col 0``, ``4`` none), separated by ``;``. Enter alone passes; ``q`` gives up. While
+the opponent chooses, the screen waits and counts the deadline down.
 """
 
 from __future__ import annotations
@@ -95,11 +96,30 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
     if active:
         console.print(f"You have a battle in progress ({active[:8]}): resuming it.")
         return await _view(client, active)
-    if args.queue:
-        await client.call(
-            stub.Enqueue, g.EnqueueRequest(request_id=uuid.uuid4().hex, mode=pb.MODE_BATTLE)
+    if args.join:
+        joined = await client.call(
+            stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=args.join)
         )
-        console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
+        return await _view(client, joined.match_id)
+    if args.queue or args.challenge:
+        if args.challenge:
+            made = await client.call(
+                stub.CreateTable,
+                g.CreateTableRequest(
+                    request_id=uuid.uuid4().hex,
+                    settings=pb.TableSettings(battle=True),
+                    challenged_player_name=args.challenge,
+                ),
+            )
+            console.print(
+                f"Battle table {made.table.table_id} open for {args.challenge}: they join it "
+                f"with triad-client battle --join {made.table.table_id} (Ctrl-C leaves)."
+            )
+        else:
+            await client.call(
+                stub.Enqueue, g.EnqueueRequest(request_id=uuid.uuid4().hex, mode=pb.MODE_BATTLE)
+            )
+            console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
         while True:
             await asyncio.sleep(POLL)
             found = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
@@ -178,4 +198,6 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     cmd.add_argument("--level", choices=sorted(LEVELS), default="greedy", help="the CPU's level")
     cmd.add_argument("--queue", action="store_true", help="the Battle queue: another player")
+    cmd.add_argument("--challenge", metavar="NAME", help="a battle table only NAME may join")
+    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (a challenge to you)")
     cmd.add_argument("--characters", help="three characters, comma-separated; default random")

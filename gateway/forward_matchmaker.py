@@ -157,7 +157,7 @@ class MatchmakerRpcs(Downstreams):
         return g.JoinTableResponse(
             table=reply.table,
             match_id=reply.match_id,
-            view=await self._view(reply.match_id, player.player_id),
+            view=await self._started_view(reply.table, reply.match_id, player.player_id),
         )
 
     async def CloseTable(self, request: g.CloseTableRequest, context: Any) -> g.CloseTableResponse:
@@ -191,8 +191,17 @@ class MatchmakerRpcs(Downstreams):
         return g.FindGameResponse(
             table=reply.table,
             match_id=reply.match_id,
-            view=await self._view(reply.match_id, player.player_id),
+            view=await self._started_view(reply.table, reply.match_id, player.player_id),
         )
+
+    async def _started_view(
+        self, table: pb.Table, match_id: str, player_id: str
+    ) -> pb.MatchView | None:
+        """The match a table started, as the guest sees it; none for a battle table
+        (Skirmish: ``match_id`` is the battle's, read with GetBattleView)."""
+        if table.settings.battle:
+            return None
+        return await self._view(match_id, player_id)
 
     async def DeclineChallenge(
         self, request: g.DeclineChallengeRequest, context: Any

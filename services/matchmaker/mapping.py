@@ -245,7 +245,9 @@ def seat_player(seat: Seat, index: int) -> pb.SeatPlayer:
 
 
 def table_settings(value: TableSettings) -> pb.TableSettings:
-    return pb.TableSettings(rules=rules(value.rules), random_deck=value.random_deck)
+    return pb.TableSettings(
+        rules=rules(value.rules), random_deck=value.random_deck, battle=value.battle
+    )
 
 
 def table_filter_back(message: pb.TableFilter) -> TableFilter:
@@ -279,6 +281,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         challenges_only=flag("challenges_only"),
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
+        battles=message.battles,
     )
 
 

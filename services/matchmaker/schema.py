@@ -177,4 +177,13 @@ MIGRATIONS = (
         UPDATE lobby_tables SET trade_rule = 'one' WHERE trade_one;
         """,
     ),
+    Migration(
+        "matchmaker",
+        7,
+        "battle tables",
+        """
+        -- Skirmish (BATTLE.md 6): a custom table that starts a battle, not a match.
+        ALTER TABLE lobby_tables ADD COLUMN battle boolean NOT NULL DEFAULT false;
+        """,
+    ),
 )

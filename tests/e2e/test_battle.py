@@ -323,3 +323,30 @@ async def test_triad_client_battle_plays_a_practice_battle_on_an_80x24_terminal(
         if code is None:
             terminal.close()
     assert code == 0
+
+
+async def test_a_custom_battle_is_a_challenge_at_a_lobby_table(api: Any) -> None:
+    """BATTLE.md 6: a battle table in the lobby, here a challenge to one player; joining
+    it starts a battle (no deck on either side), and Triad's Find Game never lands there."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    made = await ann.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(battle=True),
+            challenged_player_name=bea.name,
+        ),
+    )
+    assert made.table.settings.battle
+    with pytest.raises(grpc.aio.AioRpcError) as none:
+        await cid.call("FindGame", g.FindGameRequest(request_id=uuid4().hex))
+    assert none.value.code() == grpc.StatusCode.NOT_FOUND
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=made.table.table_id)
+    )
+    assert joined.match_id and not joined.HasField("view")
+    for player in (ann, bea):
+        active = await player.call("GetActiveBattle", g.GetActiveBattleRequest())
+        assert active.battle_id == joined.match_id
+    view = await p_view(bea, joined.match_id)
+    assert view.status == pb.BATTLE_STATUS_FORMATION and view.opponent.name == ann.name

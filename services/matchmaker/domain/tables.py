@@ -15,6 +15,8 @@ from services.matchmaker.domain.seats import DeckChoice
 class TableSettings:
     rules: RuleSet
     random_deck: bool = False
+    battle: bool = False
+    """Skirmish: the table starts a battle (the rules and decks play no part)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,8 @@ class TableFilter:
     boards: frozenset[int] = field(default_factory=frozenset)
     """Board sides (3, 4, 5); empty: any."""
     house_hands: bool | None = None
+    battles: bool = False
+    """Skirmish: battle tables only; else Triad tables only (never both)."""
 
 
 class TableState(StrEnum):

@@ -222,4 +222,5 @@ def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bo
         and (not filters.trades or rules.trade in filters.trades)
         and (not filters.boards or rules.board in filters.boards)
         and filters.house_hands in (None, rules.house_hands)
+        and t.settings.battle == filters.battles
     )

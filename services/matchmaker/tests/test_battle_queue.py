@@ -1,5 +1,6 @@
-"""The Battle queue (Skirmish, issue 23): two tickets without decks pair, and the battle
-service is asked to create their battle, once, under the start's id."""
+"""The Battle queue and custom battles (Skirmish, issue 23): two tickets without decks
+pair, or a guest joins a battle table, and the battle service is asked to create their
+battle, once, under the start's id."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from services.matchmaker import handlers_pairing, handlers_queues
-from services.matchmaker.domain import Mode, TicketState
+from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.platform.errors import FailedPrecondition, InvalidArgument
@@ -49,3 +50,37 @@ async def test_a_player_in_another_battle_is_refused_and_the_other_waits_again(
     assert not fakes.battles.created
     again = await ctx.store.ticket(second.ticket_id)
     assert again is not None and again.state is TicketState.QUEUED, "bea waits on"
+
+
+BATTLE_TABLE = TableSettings(MODE_RULES[Mode.BATTLE], battle=True)
+
+
+async def test_a_custom_battle_table_starts_a_battle_when_its_guest_joins(
+    ctx: Context, fakes: Fakes
+) -> None:
+    ann, bea = player("ann"), player("bea")
+    with pytest.raises(InvalidArgument, match="characters, not a deck"):
+        await handlers_lobby.create_table(ctx, "t0", ann, BATTLE_TABLE, DECK)
+    table = await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None, bea)
+    joined = await handlers_lobby.join_table(ctx, "j1", bea, table.table_id, None)
+    assert fakes.battles.created[joined.match_id] == [
+        (ann.player_id, "ann"),
+        (bea.player_id, "bea"),
+    ]
+    assert not fakes.matches.of(ann.player_id), "no Triad match is made"
+
+
+async def test_find_game_keeps_battle_tables_and_triad_tables_apart(
+    ctx: Context, fakes: Fakes
+) -> None:
+    ann, bea, cid = player("ann"), player("bea"), player("cid")
+    battle = await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None)
+    triad = TableSettings(MODE_RULES[Mode.UNRANKED], random_deck=True)
+    await handlers_lobby.create_table(ctx, "t2", cid, triad, None)
+    listed = await handlers_lobby.list_tables(ctx, bea, TableFilter(battles=True), 10, "")
+    assert [t.table_id for t in listed.tables] == [battle.table_id]
+    found = await handlers_lobby.find_game(ctx, "f1", bea, TableFilter(), None)
+    assert found.table.table_id != battle.table_id, "a Triad player never lands in a battle"
+    dan = player("dan")
+    joined = await handlers_lobby.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
+    assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created
