@@ -1,5 +1,5 @@
 """The other services as the matchmaker calls them (the ports in ``handlers.py``): gRPC
-adapters of the match, collection and rating services, and in-repo stand-ins for the
+adapters of the match, collection, rating and battle services, and in-repo stand-ins for the
 collection and rating services while their addresses (TRIAD_COLLECTION_ADDR,
 TRIAD_RATING_ADDR) are not configured.
 
