@@ -62,6 +62,7 @@ COPY --from=build /app /app
 WORKDIR /app
 # Numeric, so that Kubernetes' runAsNonRoot can check it without reading /etc/passwd.
 USER 10001:10001
-# gRPC and /metrics of gateway, match, matchmaker, collection, rating; the gateway's gRPC-Web.
-EXPOSE 50051 50061 50062 50063 50064 9151 9161 9162 9163 9164 8443
+# gRPC and /metrics of gateway, match, matchmaker, collection, rating, battle; the gateway's
+# gRPC-Web.
+EXPOSE 50051 50061 50062 50063 50064 50065 9151 9161 9162 9163 9164 9165 8443
 CMD ["triad-match"]

@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, str] = {
     "idle": "bench.idle",
     "auction": "bench.auction",
     "battle": "bench.battle",
+    "battle_gateway": "bench.battle_gateway",
 }
 
 REPEATS, SECONDS = 5, 0.6

@@ -25,7 +25,16 @@ from typing import Any
 
 PLACEMENT_TARGET_MS = 1.8
 """ms of CPU per placement, all backend processes together, at 64 matches (issue 18)."""
-PROCESSES = ("gateway", "match", "matchmaker", "collection", "rating", "postgres", "nats")
+PROCESSES = (
+    "gateway",
+    "match",
+    "matchmaker",
+    "collection",
+    "rating",
+    "battle",
+    "postgres",
+    "nats",
+)
 """The backend's processes, in the report's order; the bench client is not one of them."""
 
 

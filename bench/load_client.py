@@ -36,6 +36,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
+from bench.load_battles import BATTLE, active_battle, play_battle
 from bench.load_connection import CHANNEL_OPTIONS, Connection
 from bench.load_decks import strength, strongest_deck
 from bench.load_records import (
@@ -65,8 +66,8 @@ MODES: Mapping[str, pb.Mode.ValueType] = {
     "roulette": pb.MODE_ROULETTE,
     "practice": pb.MODE_PRACTICE,
 }
-MIX_NAMES = (*MODES, *TABLES)
-"""What ``--mix`` weighs: the queues, and custom tables by trade rule."""
+MIX_NAMES = (*MODES, *TABLES, BATTLE)
+"""What ``--mix`` weighs: the queues, custom tables by trade rule, and Skirmish battles."""
 CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
 """Trade rules whose winner chooses (Direct and All move their copies at once)."""
 QUEUE_PATIENCE = 30.0
@@ -175,10 +176,17 @@ class SimClient(Connection):
         opening = not trade.trade_id and any(
             o.kind == pb.OBLIGATION_KIND_PENDING_TRADE for o in status.obligations
         )
+        if BATTLE in self.modes:
+            with contextlib.suppress(Stopped, grpc.aio.AioRpcError):
+                if await active_battle(self):
+                    return True
         return bool(status.active_match_id or choosing or opening)
 
     async def round(self) -> None:
         """One step from the server's state: play, trade, wait, or start a match."""
+        if BATTLE in self.modes and (battle_id := await active_battle(self)):
+            await play_battle(self, battle_id)
+            return
         status = (await self.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
         if status.active_match_id:
             await self.play(status.active_match_id)
@@ -202,7 +210,11 @@ class SimClient(Connection):
             return
         if not self.run.playing:
             raise Stopped
-        await self.start_match(self.rng.choices(self.modes, self.weights)[0])
+        mode = self.rng.choices(self.modes, self.weights)[0]
+        if mode == BATTLE:
+            await play_battle(self)
+            return
+        await self.start_match(mode)
 
     # ------------------------------------------------------------------ decks
 

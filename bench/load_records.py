@@ -29,6 +29,18 @@ class AckedPlacement:
 
 
 @dataclass(frozen=True, slots=True)
+class AckedPlan:
+    """A CommitPlan the gateway answered OK: it must be in the battle's log, once."""
+
+    battle_id: str
+    player_id: str
+    request_id: str
+    turn: int
+    cards: tuple[str, ...]
+    answered_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class FinishedMatch:
     """A match seen finished, from a player's final view."""
 
@@ -86,6 +98,10 @@ class Shared(Protocol):
     def alive(self) -> bool: ...  # still retrying?
 
     def acked(self, placement: AckedPlacement) -> None: ...
+
+    def acked_plan(self, plan: AckedPlan) -> None: ...
+
+    def battle_finished(self, battle_id: str) -> None: ...
 
     def finished(self, match: FinishedMatch) -> None: ...
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bench.load_client import MIX_NAMES, SimClient
 from bench.load_figures import LoadSummary, rpc_stats, timeline
-from bench.load_records import AckedPlacement, FinishedMatch, Meeting, Sample
+from bench.load_records import AckedPlacement, AckedPlan, FinishedMatch, Meeting, Sample
 from bench.load_tables import Rendezvous
 
 
@@ -44,6 +44,10 @@ class LoadRun:
             raise ValueError(f"mix must weigh some of {list(MIX_NAMES)}, got {dict(config.mix)}")
         self.config = config
         self.acknowledged: list[AckedPlacement] = []
+        self.plans: list[AckedPlan] = []
+        """Acknowledged CommitPlans (Skirmish battles in the mix)."""
+        self.battles: set[str] = set()
+        """Battles a client saw finished."""
         self.finished: list[FinishedMatch] = []
         self.samples: list[Sample] = []
         self.started = time.perf_counter()
@@ -68,6 +72,12 @@ class LoadRun:
 
     def acked(self, placement: AckedPlacement) -> None:
         self.acknowledged.append(placement)
+
+    def acked_plan(self, plan: AckedPlan) -> None:
+        self.plans.append(plan)
+
+    def battle_finished(self, battle_id: str) -> None:
+        self.battles.add(battle_id)
 
     @property
     def players(self) -> dict[str, str]:
@@ -167,6 +177,12 @@ class _Shared:
 
     def acked(self, placement: AckedPlacement) -> None:
         self._run.acked(placement)
+
+    def acked_plan(self, plan: AckedPlan) -> None:
+        self._run.acked_plan(plan)
+
+    def battle_finished(self, battle_id: str) -> None:
+        self._run.battle_finished(battle_id)
 
     def finished(self, match: FinishedMatch) -> None:
         self._run.finished_match(match)

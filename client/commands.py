@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from client import battle as battles
 from client import commands_auction, commands_lobby, drafting, verify
 from client.commands_auction import auction
 from client.commands_cards import (
@@ -65,6 +66,7 @@ COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[in
     "seed": verify.seed,
     "verify": verify.verify,
     "auction": auction,
+    "battle": battles.battle,
 }
 
 
@@ -132,3 +134,4 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     drafting.add_parsers(sub, common)
     verify.add_parsers(sub, common)
     commands_auction.add_parsers(sub, common)
+    battles.add_parser(sub, common)

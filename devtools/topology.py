@@ -42,6 +42,7 @@ SERVICES: tuple[ServiceSpec, ...] = (
     _spec("matchmaker", "services.matchmaker.main"),
     _spec("collection", "services.collection.main"),
     _spec("rating", "services.rating.main"),
+    _spec("battle", "services.battle.main"),
     _spec("gateway", "gateway.main"),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in SERVICES)

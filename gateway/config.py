@@ -37,6 +37,7 @@ class GatewaySettings(ServiceSettings):
     matchmaker_addr: str | None
     collection_addr: str | None
     rating_addr: str | None
+    battle_addr: str | None
     rate_per_second: float
     rate_burst: float
     failed_logins_per_minute: float
@@ -87,6 +88,7 @@ class GatewaySettings(ServiceSettings):
             matchmaker_addr=optional(env, "TRIAD_MATCHMAKER_ADDR"),
             collection_addr=optional(env, "TRIAD_COLLECTION_ADDR"),
             rating_addr=optional(env, "TRIAD_RATING_ADDR"),
+            battle_addr=optional(env, "TRIAD_BATTLE_ADDR"),
             rate_per_second=number(env, "TRIAD_RATE_PER_SECOND", 20.0, minimum=0.1),
             rate_burst=number(env, "TRIAD_RATE_BURST", 40.0, minimum=1.0),
             failed_logins_per_minute=number(

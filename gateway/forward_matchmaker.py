@@ -101,7 +101,7 @@ class MatchmakerRpcs(Downstreams):
         reply = await ask(
             WHAT, self._matchmaker_stub().JoinTable, mm.MatchmakerServiceJoinTableRequest, request
         )
-        return await self._with_view(g.JoinTableResponse, reply, reply.match_id)
+        return await self._started(g.JoinTableResponse, reply)
 
     async def CloseTable(self, request: g.CloseTableRequest, context: Any) -> g.CloseTableResponse:
         return await forward(
@@ -117,7 +117,19 @@ class MatchmakerRpcs(Downstreams):
         reply = await ask(
             WHAT, self._matchmaker_stub().FindGame, mm.MatchmakerServiceFindGameRequest, request
         )
-        return await self._with_view(g.FindGameResponse, reply, reply.match_id)
+        return await self._started(g.FindGameResponse, reply)
+
+    async def _started(
+        self,
+        kind: type[P],
+        reply: mm.MatchmakerServiceJoinTableResponse | mm.MatchmakerServiceFindGameResponse,
+    ) -> P:
+        """The public ``kind`` of a call that joined a table: the reply, and the match it
+        started as the guest sees it; no view for a battle table (Skirmish: ``match_id``
+        is the battle's, read with GetBattleView)."""
+        if reply.table.settings.battle:
+            return answer(kind, reply)
+        return await self._with_view(kind, reply, reply.match_id)
 
     async def DeclineChallenge(
         self, request: g.DeclineChallengeRequest, context: Any

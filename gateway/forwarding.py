@@ -26,7 +26,13 @@ from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
-from triad.v1 import collection_pb2_grpc, match_pb2_grpc, matchmaker_pb2_grpc, rating_pb2_grpc
+from triad.v1 import (
+    battle_pb2_grpc,
+    collection_pb2_grpc,
+    match_pb2_grpc,
+    matchmaker_pb2_grpc,
+    rating_pb2_grpc,
+)
 from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 
@@ -161,12 +167,16 @@ class Downstreams:
     _collection: collection_pb2_grpc.CollectionServiceAsyncStub | None
     _rating: rating_pb2_grpc.RatingServiceAsyncStub | None
     _matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None
+    _battle: battle_pb2_grpc.BattleServiceAsyncStub | None
 
     def _collection_stub(self) -> collection_pb2_grpc.CollectionServiceAsyncStub:
         return configured(self._collection, "collection")
 
     def _rating_stub(self) -> rating_pb2_grpc.RatingServiceAsyncStub:
         return configured(self._rating, "rating")
+
+    def _battle_stub(self) -> battle_pb2_grpc.BattleServiceAsyncStub:
+        return configured(self._battle, "battle")
 
     def _matchmaker_stub(self) -> matchmaker_pb2_grpc.MatchmakerServiceAsyncStub:
         return configured(self._matchmaker, "matchmaker")

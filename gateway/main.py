@@ -11,6 +11,7 @@ import grpc
 import structlog
 from prometheus_client import REGISTRY
 from triad.v1 import (
+    battle_pb2_grpc,
     collection_pb2_grpc,
     gateway_pb2,
     gateway_pb2_grpc,
@@ -57,7 +58,7 @@ async def run(settings: GatewaySettings) -> None:
         match_channel = await life.enter(internal_channel(settings.match_addr))
         # Each optional service gets a channel only when configured; without one its
         # RPCs answer UNAVAILABLE ("not configured here").
-        matchmaker = collection = rating = None
+        matchmaker = collection = rating = battle = None
         if settings.matchmaker_addr:
             channel = await life.enter(internal_channel(settings.matchmaker_addr))
             matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
@@ -67,6 +68,9 @@ async def run(settings: GatewaySettings) -> None:
         if settings.rating_addr:
             channel = await life.enter(internal_channel(settings.rating_addr))
             rating = rating_pb2_grpc.RatingServiceStub(channel)
+        if settings.battle_addr:
+            channel = await life.enter(internal_channel(settings.battle_addr))
+            battle = battle_pb2_grpc.BattleServiceStub(channel)
         # The sessions' pushes; without NATS a session shows what it reads at its opening.
         hub = PushHub(None)
         if settings.nats_url is not None:
@@ -97,6 +101,7 @@ async def run(settings: GatewaySettings) -> None:
             matchmaker=matchmaker,
             collection=collection,
             rating=rating,
+            battle=battle,
             hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
         )

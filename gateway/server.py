@@ -5,8 +5,8 @@ the token's player; no request names a player.
 - ``session``: the session stream (``OpenSession``), fed by the player's pushes
   (``pushes``: NATS subjects the services publish on);
 - ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
-  ``forward_rating``, ``forward_matchmaker``: RPCs forwarded to the internal services
-  with the token's player (``forwarding``).
+  ``forward_rating``, ``forward_matchmaker``, ``forward_battle`` (Skirmish): RPCs
+  forwarded to the internal services with the token's player (``forwarding``).
 
 A service this gateway is not configured to reach answers UNAVAILABLE ("not configured
 here"), which a client can tell from a refusal.
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from triad.v1 import (
+    battle_pb2_grpc,
     collection_pb2_grpc,
     gateway_pb2_grpc,
     match_pb2_grpc,
@@ -28,6 +29,7 @@ from triad.v1 import (
 from gateway import accounts
 from gateway.account_rpcs import AccountRpcs
 from gateway.auth import Authenticator
+from gateway.forward_battle import BattleRpcs
 from gateway.forward_collection import CollectionRpcs
 from gateway.forward_match import MatchRpcs
 from gateway.forward_matchmaker import MatchmakerRpcs
@@ -46,6 +48,7 @@ class GatewayServicer(
     PlayRpcs,
     RatingRpcs,
     MatchmakerRpcs,
+    BattleRpcs,
     gateway_pb2_grpc.TriadGatewayServicer,
 ):
     def __init__(
@@ -58,6 +61,7 @@ class GatewayServicer(
         matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None = None,
         collection: collection_pb2_grpc.CollectionServiceAsyncStub | None = None,
         rating: rating_pb2_grpc.RatingServiceAsyncStub | None = None,
+        battle: battle_pb2_grpc.BattleServiceAsyncStub | None = None,
         hub: PushHub | None = None,
         heartbeat_seconds: float = 10.0,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -69,6 +73,7 @@ class GatewayServicer(
         self._matchmaker = matchmaker
         self._collection = collection
         self._rating = rating
+        self._battle = battle
         self._heartbeat = heartbeat_seconds
         self._clock = clock
         self._hub = hub if hub is not None else PushHub(None)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
+from triad.v1 import battle_pb2 as b
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
@@ -66,6 +67,8 @@ class Shown:
     """The last message shown under each key (field, and the trade, draft or table)."""
     ended: set[str] = field(default_factory=set)
     """Tickets and trades whose end was told."""
+    battles: dict[str, int] = field(default_factory=dict)
+    """The version of the last view shown of each battle (Skirmish)."""
 
     def differs(self, key: str, message: Message) -> bool:
         raw = message.SerializeToString(deterministic=True)
@@ -260,6 +263,12 @@ class SessionRpcs(PlayerStatusReads):
         if update.field == "match_view":
             view = cast(pb.MatchView, message)
             return await self._show_view(shown, view)
+        if update.field == "battle":  # a view not newer than the one shown is dropped
+            battle = cast(pb.BattleView, message)
+            if shown.battles.get(battle.battle_id, 0) >= battle.version:
+                return []
+            shown.battles[battle.battle_id] = battle.version
+            return [("battle", battle)]
         if update.field == "queue_status":
             return await self._show_queue(shown, cast(pb.QueueStatus, message))
         if update.field == "trade_result":
@@ -314,9 +323,11 @@ class SessionRpcs(PlayerStatusReads):
     async def _presence(
         self, player_id: str, session_id: str, opened_at: datetime, connected: bool
     ) -> None:
+        """Tell the match service, and the battle service (Skirmish: 30 s away and the
+        CPU plays the seat), at once; best effort: their timers decide."""
         state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
-        with contextlib.suppress(Exception):  # presence is best effort; the timer decides
-            await self._match.ReportPresence(
+        reports: list[Awaitable[object]] = [
+            self._match.ReportPresence(
                 m.MatchServiceReportPresenceRequest(
                     request_id=uuid.uuid4().hex,
                     player_id=player_id,
@@ -326,6 +337,21 @@ class SessionRpcs(PlayerStatusReads):
                 ),
                 timeout=INTERNAL_DEADLINE,
             )
+        ]
+        if self._battle is not None:
+            reports.append(
+                self._battle.ReportPresence(
+                    b.BattleServiceReportPresenceRequest(
+                        request_id=uuid.uuid4().hex,
+                        player_id=player_id,
+                        session_id=session_id,
+                        connected=connected,
+                        open_time=timestamp(opened_at),
+                    ),
+                    timeout=INTERNAL_DEADLINE,
+                )
+            )
+        await asyncio.gather(*reports, return_exceptions=True)
 
 
 _ID_OF = {

@@ -53,7 +53,7 @@ def test_each_replica_has_its_ports_and_the_callers_get_every_address(tmp_path: 
     assert backend.replicas("collection") == ("collection", "collection-2", "collection-3")
     assert backend.replicas("rating") == ("rating",)
     ports = {backend.address(name) for name in backend.names}
-    assert len(ports) == len(backend.names) == 8
+    assert len(ports) == len(backend.names) == 9
     matches = ",".join(backend.address(name) for name in backend.replicas("match"))
     rating = backend.address("rating")
     for caller in ("gateway", "matchmaker"):

@@ -16,7 +16,7 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
-from triad.v1 import collection_pb2, match_pb2, matchmaker_pb2, rating_pb2
+from triad.v1 import battle_pb2, collection_pb2, match_pb2, matchmaker_pb2, rating_pb2
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -77,6 +77,7 @@ class Backend:
             matchmaker=service(matchmaker_pb2, "MatchmakerService"),
             collection=service(collection_pb2, "CollectionService"),
             rating=service(rating_pb2, "RatingService"),
+            battle=service(battle_pb2, "BattleService"),
         )
 
 
@@ -182,16 +183,53 @@ FORWARDED: list[tuple[str, Message]] = [
         ),
     ),
     ("ListMyListings", g.ListMyListingsRequest(page_size=7, page_token="7")),
+    # Skirmish
+    ("GetActiveBattle", g.GetActiveBattleRequest()),
+    ("GetBattleView", g.GetBattleViewRequest(battle_id="bt")),
+    (
+        "SetFormation",
+        g.SetFormationRequest(
+            request_id="r21", battle_id="bt", squares=[pb.BattleSquare(row=1, col=2)]
+        ),
+    ),
+    (
+        "CommitPlan",
+        g.CommitPlanRequest(
+            request_id="r22",
+            battle_id="bt",
+            turn=3,
+            actions=[pb.BattleAction(character="ember", card="ember.jab")],
+        ),
+    ),
+    ("GiveUp", g.GiveUpRequest(request_id="r23", battle_id="bt")),
 ]
 
 
 OWN = {"Register", "Login", "RefreshToken", "Logout", "GetPlayerStatus", "OpenSession"}
 MATCH = {"GetActiveMatch", "GetMatchView", "PlaceCard", "Forfeit"}
+TWO_CALLS = {"StartPracticeBattle"}
 
 
 def test_every_public_rpc_is_here_or_answered_by_the_gateway_or_match() -> None:
     public = {x.name for x in g.DESCRIPTOR.services_by_name["TriadGateway"].methods}
-    assert public == {name for name, _ in FORWARDED} | OWN | MATCH
+    assert public == {name for name, _ in FORWARDED} | OWN | MATCH | TWO_CALLS
+
+
+async def test_a_practice_battle_is_created_once_per_request_id_with_the_callers_team() -> None:
+    backend = Backend()
+    request = g.StartPracticeBattleRequest(
+        request_id="p1", bot_level=pb.BATTLE_BOT_LEVEL_SEARCH, characters=["a", "b", "c"]
+    )
+    await backend.servicer().StartPracticeBattle(request, None)
+    await backend.servicer().StartPracticeBattle(request, None)
+    creates = [c.request for c in backend.calls if c.method == "CreateBattle"]
+    assert creates[0].battle_id == creates[1].battle_id, "a retry names the same battle"
+    me, cpu = creates[0].seats
+    assert (me.player_id, list(me.characters)) == (ME.player_id, ["a", "b", "c"])
+    assert (cpu.player_id, cpu.bot_level) == ("", pb.BATTLE_BOT_LEVEL_SEARCH)
+    views = [c.request for c in backend.calls if c.method == "GetBattleView"]
+    assert views[0].player_id == ME.player_id and views[0].battle_id == creates[0].battle_id
+    assert all(c.timeout == INTERNAL_DEADLINE for c in backend.calls)
 
 
 def set_fields(message: Message) -> dict[str, Any]:
@@ -373,3 +411,25 @@ async def test_the_status_gathers_every_service() -> None:
         await backend.servicer()._status(player)
     partial = await backend.servicer()._status(player, partial=True)
     assert partial.active_match_id == "m1" and not partial.HasField("balance")
+
+
+async def test_a_battle_view_not_newer_than_the_one_shown_is_dropped() -> None:
+    """Pushes are hints that may arrive out of order (two replicas, a restart's
+    re-announcement): a session shows each battle's views in version order only."""
+    from gateway.pushes import Push
+    from gateway.session import Shown
+
+    servicer = Backend().servicer()
+    shown = Shown("player-me", "s1", datetime.now(UTC))
+
+    async def show(battle_id: str, version: int) -> list[int]:
+        view = pb.BattleView(battle_id=battle_id, version=version)
+        return [
+            cast(pb.BattleView, v).version
+            for _, v in await servicer._show(shown, Push("battle", view))
+        ]
+
+    assert await show("b1", 3) == [3]
+    assert await show("b1", 2) == [] and await show("b1", 3) == []
+    assert await show("b1", 4) == [4]
+    assert await show("b2", 1) == [1], "each battle has its own versions"

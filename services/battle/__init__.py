@@ -1,13 +1,39 @@
-"""Skirmish, the 3v3 battle game (``../shared/BATTLE.md``): so far its pure core only.
+"""Skirmish, the 3v3 battle game (``../shared/BATTLE.md``): its pure core and the battle
+service, with the rooms every service has (imports pointing inward: edge -> handlers ->
+domain).
 
-The rooms that exist today (the service's own rooms, ``domain/``, ``handlers.py``,
-``store/`` and the rest of the house shape, come with the battle service):
+A battle is a stream of events (``battle-<id>``) in the platform's event store, relayed
+to JetStream like every log. Each command loads the battle, decides once (the events and
+the state after them; the CPU seats' plans drawn by the handler and recorded), and saves
+the events with the battle's timers, the players' active battle and the request key in
+one transaction, then pushes each human seat its view (``triad.player.<id>.battle``).
 
 - ``data/roster.json``: the characters, their skill cards, Specials and summons, with
   the content version a battle records.
-- ``rules/``: the battle engine, pure (no I/O, clock or global random): content
-  loading, state, plans, turn resolution, per-player views, JSON codec and the
-  ``triad-battle`` command; its package docstring is the API's map.
-- ``bots/``: CPU players (``random``, ``greedy``, ``search``) deciding from their own
-  view, and the arena that plays CPU battles.
+- ``rules/``: the battle engine, pure (no I/O, clock or global random); its package
+  docstring is the API's map. ``bots/``: the CPU players (``random``, ``greedy``,
+  ``search``) deciding from their own view.
+- ``config.py``: the settings, read once from the environment (TRIAD_BATTLE_...).
+- ``domain/``: the battle aggregate, pure: ``events`` (created with the drawn teams and
+  deck orders, formation set, plan committed, turn resolved with the resulting state and
+  action log recorded so a replay never resolves again, seat taken over, finished),
+  ``state`` (``BattleState``, ``evolve``, ``fold``), ``decide`` (the commands, each a
+  ``Decision``), ``deadlines`` (which timer a state needs), ``errors``.
+- ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, formation, commit,
+  give up, views, presence (30 s away: the CPU takes the seat over) and firing due
+  timers (formation, selection, takeover).
+- ``schema.py``: every migration: timers, request keys, active battles, presence.
+- ``store/``: the repository port (``port.py``) and its adapters, ``postgres.py`` and
+  ``memory.py``, held to one contract (``tests/test_store_contract.py``).
+- ``codec.py``: event bytes: the ``triad.v1`` Skirmish payloads (``battle.proto``), the
+  schema version read back and the upcaster hook.
+- ``consumers.py``: none: the battle service consumes no events; presence comes from the
+  gateway (``ReportPresence``, as the match service's does).
+- ``mapping.py`` (protobuf values) and ``presenter.py`` (a seat's ``BattleView``, never
+  the opponent's hand or plan; ``SeatViews`` pushes them).
+- ``server.py``: the BattleService servicer. ``metrics.py``: its Prometheus metrics.
+- ``main.py``: the composition root and lifecycle (``triad-battle-service``; the engine's
+  command line is ``triad-battle``, ``cli.py``).
+
+Tests beside it: ``tests/`` (handlers in memory, the store contract on both adapters).
 """

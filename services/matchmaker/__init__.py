@@ -1,5 +1,6 @@
 """The matchmaker: queues per mode, pairing by rating, populated and practice bots, the
-custom-table lobby, Draft pairings (RULES.md 6 and 10).
+custom-table lobby, Draft pairings (RULES.md 6 and 10); for Skirmish (BATTLE.md 6) the
+Battle queue and battle tables, whose starts ask the battle service for the battle.
 
 Every change (a ticket queued or cancelled, a pairing, a practice, a table) commits with
 its events in one transaction; a match start is recorded with a lease first, so any

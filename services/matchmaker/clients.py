@@ -1,5 +1,5 @@
 """The other services as the matchmaker calls them (the ports in ``handlers.py``): gRPC
-adapters of the match, collection and rating services, and in-repo stand-ins for the
+adapters of the match, collection, rating and battle services, and in-repo stand-ins for the
 collection and rating services while their addresses (TRIAD_COLLECTION_ADDR,
 TRIAD_RATING_ADDR) are not configured.
 
@@ -24,8 +24,9 @@ from random import Random
 from typing import Any, TypeVar
 
 import grpc
+from triad.v1 import battle_pb2 as bat
+from triad.v1 import battle_pb2_grpc, collection_pb2_grpc, match_pb2_grpc, rating_pb2_grpc
 from triad.v1 import collection_pb2 as col
-from triad.v1 import collection_pb2_grpc, match_pb2_grpc, rating_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
@@ -79,6 +80,27 @@ class GrpcMatches:
             realm_draw_pile=[mapping.card(c) for c in spec.draw_pile],
         )
         await _call("match", self._stub.CreateMatch(request, timeout=self._timeout))
+
+
+class GrpcBattles:
+    """The battle service, for the Battle queue (Skirmish)."""
+
+    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
+        self._stub: Any = battle_pb2_grpc.BattleServiceStub(channel)
+        self._timeout = timeout
+
+    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
+        request = bat.BattleServiceCreateBattleRequest(
+            battle_id=battle_id,
+            request_id=battle_id,
+            seats=[pb.BattleSeat(player_id=p, name=n) for p, n in players],
+        )
+        await _call("battle", self._stub.CreateBattle(request, timeout=self._timeout))
+
+    async def active_battle(self, player_id: str) -> str | None:
+        request = bat.BattleServiceGetActiveBattleRequest(player_id=player_id)
+        reply = await _call("battle", self._stub.GetActiveBattle(request, timeout=self._timeout))
+        return str(reply.battle_id) or None
 
 
 class GrpcCollection:

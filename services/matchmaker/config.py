@@ -20,6 +20,7 @@ class MatchmakerSettings(ServiceSettings):
     match_addr: str
     collection_addr: str | None
     rating_addr: str | None
+    battle_addr: str | None
     call_timeout_seconds: float
     timer_poll_seconds: float
     """The longest an idle loop (pairing with no ticket waiting, lease take-overs, table
@@ -59,6 +60,7 @@ class MatchmakerSettings(ServiceSettings):
             match_addr=optional(env, "TRIAD_MATCH_ADDR") or default_address("match"),
             collection_addr=optional(env, "TRIAD_COLLECTION_ADDR"),
             rating_addr=optional(env, "TRIAD_RATING_ADDR"),
+            battle_addr=optional(env, "TRIAD_BATTLE_ADDR"),
             call_timeout_seconds=timeout,
             timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
             watch_heartbeat_seconds=number(env, MM + "WATCH_HEARTBEAT_SECONDS", 3.0, minimum=0.05),

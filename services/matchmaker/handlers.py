@@ -144,6 +144,14 @@ class BotDecks(Protocol):
         ...
 
 
+class Battles(Protocol):
+    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
+        """Create the battle between (player id, name) pairs; idempotent on its id."""
+        ...
+
+    async def active_battle(self, player_id: str) -> str | None: ...
+
+
 class Drafts(Protocol):
     async def create(
         self, draft_id: str, pairing_id: str, ladder: str, players: Sequence[tuple[str, str]]
@@ -223,6 +231,8 @@ class Ports:
     bot_decks: BotDecks
     drafts: Drafts | None = None
     """None while no collection service is configured: the Draft queue is closed."""
+    battles: Battles | None = None
+    """None while no battle service is configured: the Battle queue is closed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,8 @@ async def create_table(
     """Open a table; with ``challenged``, a challenge only that player may join, told to
     them at once. ``challenged.player_id`` is empty when only the name is known (the
     challenge is then neither checked nor pushed)."""
+    if settings.battle:
+        _check_battle_table(ctx, deck)
     check_custom_rules(settings.rules)
     if (problem := realm_deck_problem(settings.rules, settings.random_deck)) is not None:
         raise InvalidArgument(problem)
@@ -194,6 +196,8 @@ async def join_table(
         raise InvalidArgument("this table deals house hands from the catalog: send no deck")
     if table.settings.random_deck and deck is not None:
         raise InvalidArgument("this is a Random table: the server draws your deck, send none")
+    if table.settings.battle:
+        _check_battle_table(ctx, deck)
     if not _deals(table.settings) and deck is None:
         raise InvalidArgument("a deck is required at this table")
     await check_free(ctx, guest)
@@ -208,8 +212,18 @@ async def join_table(
 
 def _deals(settings: TableSettings) -> bool:
     """Whether the table brings the hands: Random draws each player's deck from their
-    copies, house hands deal from the catalog (RULES.md 6, 11)."""
-    return settings.random_deck or settings.rules.house_hands
+    copies, house hands deal from the catalog (RULES.md 6, 11); a battle needs none."""
+    return settings.random_deck or settings.rules.house_hands or settings.battle
+
+
+def _check_battle_table(ctx: Context, deck: DeckChoice | None) -> None:
+    """Skirmish (BATTLE.md 6): a custom battle brings characters, not decks."""
+    if deck is not None:
+        raise InvalidArgument("a battle table is played with characters, not a deck: send none")
+    if ctx.ports.battles is None:
+        raise FailedPrecondition(
+            "custom battles are closed: the battle service is not configured (TRIAD_BATTLE_ADDR)"
+        )
 
 
 def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
@@ -220,7 +234,7 @@ def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
     plan = StartPlan(
         start_id=start_id,
         kind=StartKind.TABLE,
-        mode=Mode.CUSTOM,
+        mode=Mode.BATTLE if table.settings.battle else Mode.CUSTOM,
         rules=table.settings.rules,
         seats=(
             Seat(table.host_id, table.host_name, deck=table.host_deck or random),
@@ -259,7 +273,10 @@ async def find_game(
     await check_free(ctx, guest)
     if deck is not None and not deck.random:
         await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
-    wanted = filters if deck is not None else replace(filters, random_deck=True)
+    if filters.battles and deck is not None:
+        raise InvalidArgument("a battle table is played with characters, not a deck: send none")
+    # Without a deck only Random tables fit, and battle tables, which need none.
+    wanted = filters if deck is not None or filters.battles else replace(filters, random_deck=True)
     tried: set[str] = set()
     for _ in range(FIND_ATTEMPTS):
         table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)

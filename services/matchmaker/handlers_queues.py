@@ -11,6 +11,7 @@ from uuid import uuid4
 
 from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
+    DECKLESS,
     LADDERS,
     QUEUES,
     UNRATED,
@@ -69,11 +70,17 @@ async def enqueue(
     ctx: Context, request_id: str, player: Player, mode: Mode, deck: DeckChoice | None
 ) -> Ticket:
     if mode not in QUEUES:
-        raise InvalidArgument("mode must be a queue: Unranked, Ranked, Draft or Roulette")
+        raise InvalidArgument("mode must be a queue: Unranked, Ranked, Draft, Roulette or Battle")
     if mode is Mode.DRAFT and deck is not None:
         raise InvalidArgument("Draft decks are drafted after pairing: send no deck")
-    if mode is not Mode.DRAFT and deck is None:
+    if mode is Mode.BATTLE and deck is not None:
+        raise InvalidArgument("a battle is played with characters, not a deck: send no deck")
+    if mode not in DECKLESS and deck is None:
         raise InvalidArgument("a deck is required: a saved deck id, or Random")
+    if mode is Mode.BATTLE and ctx.ports.battles is None:
+        raise FailedPrecondition(
+            "the Battle queue is closed: the battle service is not configured (TRIAD_BATTLE_ADDR)"
+        )
     if mode is Mode.DRAFT and ctx.ports.drafts is None:
         raise FailedPrecondition(
             "the Draft queue is closed: drafts need the collection service, which is not "

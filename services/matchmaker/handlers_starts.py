@@ -56,6 +56,9 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
     culprits = await _obstacles(ctx, plan)
     if culprits:
         raise Refused(culprits)
+    if plan.mode is Mode.BATTLE:
+        await _battle(ctx, plan)
+        return []
     if plan.draft_id:
         if ctx.ports.drafts is None:
             raise Refused({s.player_id: "the Draft queue is closed" for s in humans})
@@ -97,6 +100,28 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
         await _release(ctx, plan)
         raise Refused(culprits or {s.player_id: str(error) for s in humans}) from error
     return _bot_cards(plan, cards)
+
+
+async def _battle(ctx: Context, plan: StartPlan) -> None:
+    """A Battle pairing: the battle service creates the battle (its id is the plan's
+    match id, so a retried start finds the battle it made)."""
+    humans = plan.humans
+    if ctx.ports.battles is None:
+        raise Refused({s.player_id: "the Battle queue is closed" for s in humans})
+    try:
+        await ctx.ports.battles.create(plan.match_id, [(s.player_id, s.name) for s in humans])
+    except (FailedPrecondition, InvalidArgument) as error:
+        active = await asyncio.gather(
+            *(ctx.ports.battles.active_battle(s.player_id) for s in humans)
+        )
+        if all(a == plan.match_id for a in active):
+            return  # an earlier attempt made it: not a refusal
+        culprits = {
+            s.player_id: f"{s.name} is in another battle"
+            for s, a in zip(humans, active, strict=True)
+            if a is not None and a != plan.match_id
+        }
+        raise Refused(culprits or {s.player_id: str(error) for s in humans}) from error
 
 
 def _bot_cards(plan: StartPlan, cards: Sequence[tuple[Card, ...]]) -> list[Card]:

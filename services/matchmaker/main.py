@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry
 from services.matchmaker import consumers, handlers_lobby, handlers_pairing, handlers_starts
 from services.matchmaker.clients import (
     FixedRatings,
+    GrpcBattles,
     GrpcCollection,
     GrpcMatches,
     GrpcRatings,
@@ -70,6 +71,7 @@ def ports(settings: MatchmakerSettings, channels: dict[str, Any]) -> Ports:
         else FixedRatings(),
         bot_decks=collection or LocalBotDecks(),
         drafts=collection,
+        battles=GrpcBattles(channels["battle"], timeout) if "battle" in channels else None,
     )
 
 
@@ -114,6 +116,7 @@ async def run(settings: MatchmakerSettings) -> None:
             "match": settings.match_addr,
             "collection": settings.collection_addr,
             "rating": settings.rating_addr,
+            "battle": settings.battle_addr,
         }
         channels = {k: internal_channel(a) for k, a in addresses.items() if a}
         for channel in channels.values():

@@ -98,8 +98,15 @@ def type_name(message: Message) -> str:
     return str(message.DESCRIPTOR.full_name)
 
 
-QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE)
-PRACTICE_ORIGINS = (*QUEUE_MODES, pb.MODE_CUSTOM)
+QUEUE_MODES = (pb.MODE_UNRANKED, pb.MODE_RANKED, pb.MODE_DRAFT, pb.MODE_ROULETTE, pb.MODE_BATTLE)
+PRACTICE_ORIGINS = (
+    pb.MODE_UNRANKED,
+    pb.MODE_RANKED,
+    pb.MODE_DRAFT,
+    pb.MODE_ROULETTE,
+    pb.MODE_CUSTOM,
+)
+"""A practice battle against the CPU is the gateway's StartPracticeBattle, not a match."""
 
 
 def mode_back(value: int, field: str, allowed: Sequence[int]) -> Mode:
@@ -283,7 +290,9 @@ def seat_player(seat: Seat, index: int) -> pb.SeatPlayer:
 
 
 def table_settings(value: TableSettings) -> pb.TableSettings:
-    return pb.TableSettings(rules=rules(value.rules), random_deck=value.random_deck)
+    return pb.TableSettings(
+        rules=rules(value.rules), random_deck=value.random_deck, battle=value.battle
+    )
 
 
 def table_filter_back(message: pb.TableFilter) -> TableFilter:
@@ -318,6 +327,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
         realm=flag("realm"),
+        battles=message.battles,
     )
 
 

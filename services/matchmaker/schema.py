@@ -187,4 +187,13 @@ MIGRATIONS = (
         ALTER TABLE lobby_tables ADD COLUMN realm text;
         """,
     ),
+    Migration(
+        "matchmaker",
+        8,
+        "battle tables",
+        """
+        -- Skirmish (BATTLE.md 6): a custom table that starts a battle, not a match.
+        ALTER TABLE lobby_tables ADD COLUMN battle boolean NOT NULL DEFAULT false;
+        """,
+    ),
 )

@@ -14,7 +14,7 @@ from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import matchmaker_pb2_grpc
 
 from services.matchmaker import handlers_lobby, handlers_queues, handlers_status, mapping
-from services.matchmaker.domain import DeckChoice, TableSettings
+from services.matchmaker.domain import MODE_RULES, DeckChoice, Mode, TableSettings
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.pushes import status
 from services.platform.edge import bind, require
@@ -140,9 +140,12 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self, request: mm.MatchmakerServiceCreateTableRequest, context: Any
     ) -> mm.MatchmakerServiceCreateTableResponse:
         host = _player(request.host, "host")
-        settings = TableSettings(
-            mapping.rules_back(request.settings.rules), request.settings.random_deck
-        )
+        if request.settings.battle:  # Skirmish: no Triad rules, no decks
+            settings = TableSettings(MODE_RULES[Mode.BATTLE], battle=True)
+        else:
+            settings = TableSettings(
+                mapping.rules_back(request.settings.rules), request.settings.random_deck
+            )
         table = await handlers_lobby.create_table(
             self._ctx,
             require(request.request_id, "request_id"),

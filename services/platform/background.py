@@ -173,10 +173,12 @@ async def publish_log(
     name: str,
     registry: CollectorRegistry,
     stop: asyncio.Event,
+    linger: float = 0.0,
 ) -> None:
     """Relay a service's event log (its outbox) to JetStream until stop; the service
     serves meanwhile, whether NATS is up or not. ``shared`` are the settings the
-    service read at start (nothing here reads the environment)."""
+    service read at start (nothing here reads the environment); ``linger`` is the
+    relay's (``Relay``: batching appends that commit one command at a time)."""
     if shared.nats_url is None:
         log.warning("TRIAD_NATS_URL is not set: events are not published", service=name)
         return
@@ -191,6 +193,7 @@ async def publish_log(
                 stream=link.stream,
                 metrics=RelayMetrics.register(registry),
                 appended=appended,
+                linger=linger,
             )
             await relay.run(stop)
     finally:

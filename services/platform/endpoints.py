@@ -38,6 +38,7 @@ DEFAULT_PORTS: Mapping[str, Ports] = MappingProxyType(
         "matchmaker": Ports(grpc=50062, metrics=9162),
         "collection": Ports(grpc=50063, metrics=9163),
         "rating": Ports(grpc=50064, metrics=9164),
+        "battle": Ports(grpc=50065, metrics=9165),
     }
 )
 

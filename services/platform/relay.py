@@ -150,13 +150,18 @@ class Relay:
         metrics: RelayMetrics | None = None,
         appended: asyncio.Event | None = None,
         idle_interval: float = 1.0,
+        linger: float = 0.0,
     ) -> None:
         """``metrics`` default to a private registry: pass the process's to expose them.
 
         ``appended``: an event set when the schema's log is appended to (a listener of
         ``APPENDED_CHANNEL``). With it, a caught-up relay waits for it, and looks
         anyway every ``idle_interval`` (a notice missed, or a commit not yet below every
-        reader's horizon when it came); without it, it polls every ``poll_interval``."""
+        reader's horizon when it came); without it, it polls every ``poll_interval``.
+
+        ``linger``: after a notice, how long to wait for more appends to publish them in
+        one batch (a service whose commands each commit alone, without a group commit,
+        would otherwise wake the relay, and pay its reads, once per command)."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.name = name
@@ -166,6 +171,7 @@ class Relay:
         self.publish_timeout = publish_timeout
         self.max_backoff = max_backoff
         self.idle_interval = idle_interval
+        self.linger = linger
         self._appended = appended
         self._pool = pool
         self._schema = schema
@@ -288,6 +294,8 @@ class Relay:
         finally:
             for waiting in waits:
                 waiting.cancel()
+        if self.linger and self._appended.is_set():
+            await _sleep(stop, self.linger)
 
     async def _behind_horizon(self) -> bool:
         try:

@@ -73,6 +73,7 @@ class Layout:
     matchmaker: str
     collection: str
     rating: str
+    battle: str = "battle"
     stream: str = "TRIAD_EVENTS"
     relays: Mapping[str, str] = field(default_factory=dict)
     """Relay name -> the schema whose log it publishes."""
@@ -561,6 +562,7 @@ async def stuck(conn: Any, layout: Layout) -> dict[str, int]:
         "copies_locked": f"SELECT count(*) FROM {_t(c, 'locks')} WHERE holder_kind <> 'listing'",
         "trades_open": f"SELECT count(*) FROM {_t(c, 'trades')} WHERE completed_at IS NULL",
         "drafts_open": f"SELECT count(*) FROM {_t(c, 'drafts')} WHERE open",
+        "battles_in_progress": f"SELECT count(*) FROM {_t(layout.battle, 'open_battles')}",
     }
     return {name: int(await conn.fetchval(sql)) for name, sql in queries.items()}
 

@@ -15,13 +15,17 @@ from bench.load_run import LoadRun
 from devtools.backend import Backend
 from tests.chaos import auction
 from tests.chaos import invariants as inv
+from tests.chaos.battles import battles_consistent
 
 
 def layout_of(backend: Backend) -> inv.Layout:
-    schemas = {name: backend.schema(name) for name in ("match", "matchmaker", "collection")}
+    schemas = {
+        name: backend.schema(name) for name in ("match", "matchmaker", "collection", "battle")
+    }
     rating = backend.schema("rating")
     env = {**backend.env("rating"), **backend.env("matchmaker")}
     return inv.Layout(
+        battle=schemas["battle"],
         match=schemas["match"],
         matchmaker=schemas["matchmaker"],
         collection=schemas["collection"],
@@ -109,6 +113,7 @@ class Pipeline:
                 "coins": await auction.coins_conserved(conn, self.layout.collection),
                 "auction": await auction.auction_consistent(conn, self.layout.collection),
                 "stuck": inv.nobody_stuck(stuck),
+                "battles": await battles_consistent(conn, self.layout.battle, load.plans),
                 "caught_up": caught,
             }
         finally:

@@ -61,9 +61,10 @@ LOAD_DRAIN_SECONDS = 30.0
 """How long the clients get after the play window to finish the matches they are in."""
 DRAIN_SECONDS = 60.0
 """How long the backend then gets to end what clients abandoned (two missed turns)."""
-MIX = {"ranked": 6, "unranked": 1, "practice": 1, "direct": 1, "difference": 1}
+MIX = {"ranked": 6, "unranked": 1, "practice": 1, "direct": 1, "difference": 1, "battle": 1}
 """Mostly Ranked, so that trades and rating changes happen; some bots besides; and
-custom tables trading Direct and Difference (bench/load_tables.py)."""
+custom tables trading Direct and Difference (bench/load_tables.py); and Skirmish
+battles against the CPU (bench/load_battles.py)."""
 
 SETTINGS = {
     **LOAD_ENV,
@@ -72,6 +73,8 @@ SETTINGS = {
     "TRIAD_TURN_SECONDS": "10",
     "TRIAD_DISCONNECT_SECONDS": "10",
     "TRIAD_TRADE_CHOICE_SECONDS": "10",
+    "TRIAD_BATTLE_SELECTION_SECONDS": "5",
+    "TRIAD_BATTLE_FORMATION_SECONDS": "5",
     "TRIAD_MATCHMAKER_TABLE_TTL_SECONDS": "45",
     "TRIAD_RATE_PER_SECOND": "100",
     "TRIAD_RATE_BURST": "200",
@@ -123,7 +126,7 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
             layout = layout_of(backend)
             pipeline = Pipeline(database_url, nats_url, layout)
             plan = standard_plan(
-                ("match", "matchmaker", "collection", "rating", "gateway"),
+                ("match", "matchmaker", "collection", "rating", "battle", "gateway"),
                 start=LOAD_SECONDS * 0.08,
                 every=LOAD_SECONDS * 0.1,
             )
@@ -199,6 +202,8 @@ async def test_nothing_is_lost_or_duplicated_under_load_while_everything_fails()
     for count in ("direct_matches", "difference_chosen", "difference_auto_picked"):
         assert settled.get(count, 0) > 0, f"no {count}: {settled}"
     assert checks["coins"].counts["sales"] > 0, f"no Auction House sale: {dict(auctions)}"
+    battles = checks["battles"].counts  # battles were played through the faults, not just allowed
+    assert battles["turns_resolved"] > 0 and battles["plans_found"] > 0, battles
 
 
 def log_errors(logs: Path) -> dict[str, dict[str, int]]:

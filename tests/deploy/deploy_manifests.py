@@ -36,10 +36,17 @@ class Service:
     metrics_port: int
     web_port: int | None = None
     """The gateway's gRPC-Web port for browsers (``gateway/web.py``)."""
+    entrypoint: str = ""
+    """The console script, when not ``triad-<name>`` (``triad-battle`` is the battle
+    engine's command line, so the battle service runs as ``triad-battle-service``)."""
 
     @property
     def app(self) -> str:
         return f"triad-{self.name}"
+
+    @property
+    def command(self) -> str:
+        return self.entrypoint or self.app
 
 
 SERVICES = (
@@ -48,6 +55,7 @@ SERVICES = (
     Service("matchmaker", "triad.v1.MatchmakerService", 50062, 9162),
     Service("collection", "triad.v1.CollectionService", 50063, 9163),
     Service("rating", "triad.v1.RatingService", 50064, 9164),
+    Service("battle", "triad.v1.BattleService", 50065, 9165, entrypoint="triad-battle-service"),
 )
 
 

@@ -65,7 +65,7 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
         pod = deployments[svc.app]["spec"]["template"]["spec"]
         assert pod["serviceAccountName"] == svc.app in accounts
         (container,) = pod["containers"]
-        assert container["command"] == [svc.app]
+        assert container["command"] == [svc.command]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         web = {"web": svc.web_port} if svc.web_port else {}
         assert ports == {"grpc": svc.port, "metrics": svc.metrics_port, **web}

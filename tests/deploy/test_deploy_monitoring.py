@@ -145,6 +145,7 @@ def test_dashboards_are_well_formed_grafana_models() -> None:
     assert set(dashboards) == {
         "overview.json",
         "matches.json",
+        "battles.json",
         "matchmaking.json",
         "economy.json",
         "event-pipeline.json",

@@ -53,8 +53,8 @@ POSTGRES = Endpoint(
 
 # DESIGN.md and the proto comments: who calls whom over gRPC.
 CALLS = {
-    "gateway": ("match", "matchmaker", "collection", "rating"),
-    "matchmaker": ("match", "collection", "rating"),
+    "gateway": ("match", "matchmaker", "collection", "rating", "battle"),
+    "matchmaker": ("match", "collection", "rating", "battle"),
 }
 
 

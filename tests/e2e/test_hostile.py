@@ -169,6 +169,11 @@ def in_a_match(request: Message, rng: random.Random, ids: Ids) -> None:
     refuses queueing, practice and tables then (FAILED_PRECONDITION) whatever the rest."""
 
 
+def unknown_characters(request: Message, rng: random.Random, ids: Ids) -> None:
+    """A team of characters the roster does not have: refused whatever the rest."""
+    request.characters[:] = [hostile_string(rng) + "?" for _ in range(3)]  # type: ignore[attr-defined]
+
+
 PLANS: dict[str, Plan] = {
     "Register": Plan("open", poison_register, 0.25),
     "Login": Plan("open", poison_login, 0.25),
@@ -219,6 +224,13 @@ PLANS: dict[str, Plan] = {
     "ListAuction": Plan("read"),
     "ListMyListings": Plan("read"),
     "OpenSession": Plan("stream"),
+    # Skirmish: the attacker has no battle, so every battle id is someone else's or none.
+    "StartPracticeBattle": Plan("write", unknown_characters),
+    "GetActiveBattle": Plan("read"),
+    "GetBattleView": Plan("read"),
+    "SetFormation": Plan("write"),
+    "CommitPlan": Plan("write"),
+    "GiveUp": Plan("write"),
 }
 
 ID_FIELDS = {
@@ -707,8 +719,8 @@ async def read_everything_once(attacker: Player, ids: Ids) -> None:
             request.copy_id = ids.own["copy"][0]  # type: ignore[attr-defined]
         if "deck_id" in request.DESCRIPTOR.fields_by_name:
             request.deck_id = ids.own["deck"][0]  # type: ignore[attr-defined]
-        if rpc == "GetDraft":
-            continue  # the attacker has none; GetDraft of another's is in the attack
+        if rpc in ("GetDraft", "GetBattleView"):
+            continue  # the attacker has none; reading another's is in the attack
         await getattr(attacker, rpc)(request)
 
 

@@ -258,10 +258,12 @@ async def test_a_queue_mode_must_be_a_known_queue(api: Any) -> None:
     # An unknown number is refused before the service looks at it: the mode names all.
     assert told[999] == (
         "mode 999 is not a known mode; use one of UNRANKED, RANKED, DRAFT, ROULETTE, CUSTOM, "
-        "PRACTICE"
+        "PRACTICE, BATTLE"
     )
     for mode in (0, pb.MODE_CUSTOM):
-        assert told[mode].endswith("use one of UNRANKED, RANKED, DRAFT, ROULETTE"), told[mode]
+        assert told[mode].endswith("use one of UNRANKED, RANKED, DRAFT, ROULETTE, BATTLE"), told[
+            mode
+        ]
     assert told[0].startswith("mode is required;")
     assert told[pb.MODE_CUSTOM].startswith("mode CUSTOM cannot be used here;")
     status = await player.call("GetPlayerStatus", g.GetPlayerStatusRequest())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from services.matchmaker.domain.modes import (
     COMPATIBLE_RULE_SETS,
+    DECKLESS,
     LADDERS,
     MODE_RULES,
     PRACTICE_ORIGINS,
@@ -69,6 +70,7 @@ __all__ = [
     "BOT_LABEL",
     "BOT_NAMES",
     "COMPATIBLE_RULE_SETS",
+    "DECKLESS",
     "LADDERS",
     "MODE_RULES",
     "PRACTICE_ORIGINS",

@@ -25,9 +25,13 @@ class Mode(StrEnum):
     ROULETTE = "roulette"
     CUSTOM = "custom"
     PRACTICE = "practice"
+    BATTLE = "battle"
+    """Skirmish (BATTLE.md): the battle service plays it; no deck, no rules of Triad."""
 
 
-QUEUES = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE)
+QUEUES = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE, Mode.BATTLE)
+DECKLESS = (Mode.DRAFT, Mode.BATTLE)
+"""Queues that take no deck: Draft drafts it after pairing, a battle has none."""
 PRACTICE_ORIGINS = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE, Mode.CUSTOM)
 LADDERS: dict[Mode, str] = {Mode.RANKED: "ranked", Mode.DRAFT: "draft"}
 """The Elo ladder each rated queue pairs by and counts for (Season 0)."""
@@ -127,6 +131,7 @@ MODE_RULES: dict[Mode, RuleSet] = {
     Mode.UNRANKED: STANDARD,
     Mode.RANKED: RuleSet(Visibility.CLOSED, same=True, plus=True, combo=True, trade=TradeRule.ONE),
     Mode.DRAFT: STANDARD,
+    Mode.BATTLE: STANDARD,  # recorded with the start; the battle service has its own
 }
 """RULES.md 6: the fixed rules of the queues; Roulette draws its own at pairing."""
 

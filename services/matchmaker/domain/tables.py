@@ -15,6 +15,8 @@ from services.matchmaker.domain.seats import DeckChoice
 class TableSettings:
     rules: RuleSet
     random_deck: bool = False
+    battle: bool = False
+    """Skirmish: the table starts a battle (the rules and decks play no part)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,8 @@ class TableFilter:
     house_hands: bool | None = None
     realm: bool | None = None
     """Realm tables (RULES.md 17) only (true) or standard ones only (false)."""
+    battles: bool = False
+    """Skirmish: battle tables only; else Triad tables only (never both)."""
 
 
 class TableState(StrEnum):

@@ -28,7 +28,7 @@ _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
     "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands, trade_rule, "
-    "realm"
+    "realm, battle"
 )
 
 
@@ -41,7 +41,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16, $17, $18, $19, $20, $21, $22)",
+                "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23)",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -64,6 +64,7 @@ class LobbyStore(Base):
                 rules.house_hands,
                 rules.trade.value,
                 None if rules.realm is None else rules.realm.text,
+                table.settings.battle,
             )
             await self._append(
                 conn,
@@ -176,7 +177,7 @@ class LobbyStore(Base):
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND challenged_name = '' AND expire_at > $1 "
             f"AND host_id <> $2 AND {matches} "
-            "AND NOT (table_id = ANY($14::text[])) "
+            "AND NOT (table_id = ANY($15::text[])) "
             "ORDER BY created_at, table_id LIMIT 1",
             now,
             viewer_id,
@@ -209,9 +210,9 @@ class LobbyStore(Base):
             "AND (challenged_name = '' OR challenged_id = $2 "
             "OR (challenged_id = '' AND challenged_name = $3)) "
             f"AND {matches} "
-            "AND ($15::boolean IS NULL OR (challenged_name <> '') = $15) "
-            "AND ($16::timestamptz IS NULL OR (created_at, table_id) < ($16, $17)) "
-            "ORDER BY created_at DESC, table_id DESC LIMIT $18",
+            "AND ($16::boolean IS NULL OR (challenged_name <> '') = $16) "
+            "AND ($17::timestamptz IS NULL OR (created_at, table_id) < ($17, $18)) "
+            "ORDER BY created_at DESC, table_id DESC LIMIT $19",
             now,
             viewer_id,
             viewer_name,
@@ -229,7 +230,7 @@ _FLAGS = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
 
 def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
     """The conditions of a table filter that the lobby list and Find Game read alike
-    (all but ``challenges_only``), their eleven values numbered from ``$start``. Each is
+    (all but ``challenges_only``), their twelve values numbered from ``$start``. Each is
     "($n IS NULL OR ...)": an unset filter matches everything."""
     flags = [f"(${n}::boolean IS NULL OR {name} = ${n})" for n, name in enumerate(_FLAGS, start)]
     n = start + len(_FLAGS)
@@ -240,6 +241,7 @@ def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
         f"(${n + 2}::smallint[] IS NULL OR board = ANY(${n + 2}))",
         f"(${n + 3}::boolean IS NULL OR house_hands = ${n + 3})",
         f"(${n + 4}::boolean IS NULL OR (realm IS NOT NULL) = ${n + 4})",
+        f"battle = ${n + 5}",
     ]
     values = [
         *(getattr(filters, name) for name in _FLAGS),
@@ -248,6 +250,7 @@ def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
         sorted(filters.boards) or None,
         filters.house_hands,
         filters.realm,
+        filters.battles,
     ]
     return " AND ".join(conditions), values
 
@@ -273,6 +276,7 @@ def _table(row: Any) -> Table:
                 realm=None if row["realm"] is None else RealmModules.parse(row["realm"]),
             ),
             row["random_deck"],
+            row["battle"],
         ),
         created_at=row["created_at"],
         expire_at=row["expire_at"],

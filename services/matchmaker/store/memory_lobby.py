@@ -223,4 +223,5 @@ def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bo
         and (not filters.boards or rules.board in filters.boards)
         and filters.house_hands in (None, rules.house_hands)
         and filters.realm in (None, rules.realm is not None)
+        and t.settings.battle == filters.battles
     )

@@ -93,8 +93,29 @@ class FakeDrafts:
         self.created[draft_id] = (pairing_id, ladder, list(players))
 
 
+class FakeBattles:
+    """The battle service as the Battle queue sees it."""
+
+    def __init__(self) -> None:
+        self.created: dict[str, list[tuple[str, str]]] = {}
+        self.active: dict[str, str] = {}
+
+    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
+        if battle_id in self.created:
+            return
+        busy = [p for p, _ in players if p in self.active]
+        if busy:
+            raise FailedPrecondition(f"player {busy[0]} has a battle in progress")
+        self.created[battle_id] = list(players)
+        self.active.update({p: battle_id for p, _ in players})
+
+    async def active_battle(self, player_id: str) -> str | None:
+        return self.active.get(player_id)
+
+
 class Fakes:
     def __init__(self) -> None:
+        self.battles = FakeBattles()
         self.matches = FakeMatches()
         self.obligations = FakeObligations()
         self.ratings = FakeRatings()
@@ -108,6 +129,7 @@ class Fakes:
             ratings=self.ratings,
             bot_decks=LocalBotDecks(),
             drafts=self.drafts,
+            battles=self.battles,
         )
 
 

@@ -326,3 +326,41 @@ async def test_an_append_behind_an_older_open_transaction_is_relayed_once_that_o
         assert await message_count(js, stream) == 0  # not readable yet
         await older.rollback()
     await wait_for_messages(js, stream, 1, timeout=3)
+
+
+async def test_a_lingering_relay_publishes_appends_that_commit_together_in_one_batch(
+    pg_pool: Any,
+    pg_schema: str,
+    shared_database_url: str,
+    store: PostgresEventStore,
+    nc: Client,
+    stream: EventStream,
+) -> None:
+    """With ``linger``, a notice is followed by a short wait: appends committed meanwhile
+    (commands that each commit alone) are read and published in the same batch."""
+    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
+    await notifier.start()
+    batches: list[int] = []
+    try:
+        with notifier.watch(pg_schema) as appended:
+            relay = Relay(
+                pg_pool, pg_schema, nc.jetstream(), stream=stream, appended=appended,
+                idle_interval=60, linger=0.3,
+            )  # fmt: skip
+            publish = relay.publish_batch
+
+            async def counted() -> int:
+                published = await publish()
+                if published:
+                    batches.append(published)
+                return published
+
+            relay.publish_batch = counted  # type: ignore[method-assign]
+            async with running(relay):
+                await asyncio.sleep(0.3)  # caught up, resting
+                for count in (1, 2, 3):
+                    await store.append(f"battle-{count}", 0, [event(str(count))])
+                await wait_for_messages(nc.jetstream(), stream, 3, timeout=5)
+    finally:
+        await notifier.close()
+    assert batches == [3]

@@ -1,0 +1,203 @@
+"""``triad-client battle``: play a Skirmish battle (BATTLE.md) from the terminal.
+
+Resumes your battle in progress, else starts one: practice against the CPU
+(``--level random|greedy|search``, ``--characters a,b,c``), the Battle queue
+(``--queue``: paired with the next player who queues), or a custom battle in the lobby
+(``--challenge NAME`` opens a battle table for that player, who ``--join``s it).
+Each screen (``battle_render``) shows both fields, HP, Energy, your hand and the last
+turn's actions; you type your formation before turn 1, then each turn's plan: cards by
+their number in the hand, each with its target (``0 1 0`` a square, ``2 row 1``,
+``3 col 0``, ``4`` none), separated by ``;``. Enter alone passes; ``q`` gives up. While
+the opponent chooses, the screen waits and counts the deadline down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+import time
+import uuid
+from typing import Any
+
+import grpc
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.battle_render import prompt, result_line, screen
+from client.connection import Caller, ClientError, as_json, describe
+
+LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
+POLL = 0.5
+
+
+def parse_squares(line: str) -> list[pb.BattleSquare]:
+    """``r c r c r c``: one square per character, in the team's order."""
+    numbers = line.replace(",", " ").split()
+    if len(numbers) != 6 or not all(n in "012" and n for n in numbers):
+        raise ClientError("type three squares as row and column, 0..2 each: 0 0 1 0 2 1")
+    values = [int(n) for n in numbers]
+    return [pb.BattleSquare(row=values[i], col=values[i + 1]) for i in range(0, 6, 2)]
+
+
+def _target(words: list[str], where: str) -> pb.BattleTarget:
+    def number(text: str) -> int:
+        if text not in ("0", "1", "2"):
+            raise ClientError(f"{where}: rows and columns are 0..2, not {text!r}")
+        return int(text)
+
+    if not words:
+        return pb.BattleTarget()
+    if len(words) == 2 and words[0] in ("row", "col"):
+        value = number(words[1])
+        return pb.BattleTarget(row=value) if words[0] == "row" else pb.BattleTarget(col=value)
+    if len(words) == 2:
+        return pb.BattleTarget(row=number(words[0]), col=number(words[1]))
+    raise ClientError(f"{where}: a target is 'r c', 'row R', 'col C' or nothing")
+
+
+def parse_plan(line: str, view: pb.BattleView) -> list[pb.BattleAction]:
+    """``card [target]; card [target]; ...`` with cards by their number in the hand."""
+    actions = []
+    for part in (p.strip() for p in re.split(r"[;]", line)):
+        if not part:
+            continue
+        words = part.split()
+        hand = view.you.hand
+        if not words[0].isdigit() or not 0 <= int(words[0]) < len(hand):
+            raise ClientError(f"{words[0]!r}: your cards are numbered 0..{len(hand) - 1}")
+        card = hand[int(words[0])]
+        target = _target(words[1:], f"card {words[0]} ({card.name})")
+        actions.append(pb.BattleAction(character=card.owner, card=card.id, target=target))
+    return actions
+
+
+def draw(view: pb.BattleView, note: str = "") -> None:
+    lines = screen(view)
+    sys.stdout.write("\x1b[2J\x1b[H" + "\n".join(lines) + "\n")
+    if note:
+        sys.stdout.write(note[:79] + "\n")
+    sys.stdout.flush()
+
+
+async def _view(client: Caller, battle_id: str) -> pb.BattleView:
+    reply = await client.call(
+        client.stub.GetBattleView, g.GetBattleViewRequest(battle_id=battle_id)
+    )
+    return reply.view  # type: ignore[no-any-return]
+
+
+async def start(client: Caller, args: argparse.Namespace, console: Console) -> pb.BattleView:
+    """Your battle in progress, else a new one (practice or the Battle queue)."""
+    stub = client.stub
+    active = (await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())).battle_id
+    if active:
+        console.print(f"You have a battle in progress ({active[:8]}): resuming it.")
+        return await _view(client, active)
+    if args.join:
+        joined = await client.call(
+            stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=args.join)
+        )
+        return await _view(client, joined.match_id)
+    if args.queue or args.challenge:
+        if args.challenge:
+            made = await client.call(
+                stub.CreateTable,
+                g.CreateTableRequest(
+                    request_id=uuid.uuid4().hex,
+                    settings=pb.TableSettings(battle=True),
+                    challenged_player_name=args.challenge,
+                ),
+            )
+            console.print(
+                f"Battle table {made.table.table_id} open for {args.challenge}: they join it "
+                f"with triad-client battle --join {made.table.table_id} (Ctrl-C leaves)."
+            )
+        else:
+            await client.call(
+                stub.Enqueue, g.EnqueueRequest(request_id=uuid.uuid4().hex, mode=pb.MODE_BATTLE)
+            )
+            console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
+        while True:
+            await asyncio.sleep(POLL)
+            found = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
+            if found.battle_id:
+                return await _view(client, found.battle_id)
+    characters = [c for c in (args.characters or "").split(",") if c]
+    started = await client.call(
+        stub.StartPracticeBattle,
+        g.StartPracticeBattleRequest(
+            request_id=uuid.uuid4().hex, bot_level=LEVELS[args.level], characters=characters
+        ),
+    )
+    return started.view  # type: ignore[no-any-return]
+
+
+async def _act(client: Caller, view: pb.BattleView, line: str) -> pb.BattleView:
+    stub, key = client.stub, uuid.uuid4().hex
+    if line.strip().lower() == "q":
+        request: Any = g.GiveUpRequest(request_id=key, battle_id=view.battle_id)
+        return (await client.call(stub.GiveUp, request)).view  # type: ignore[no-any-return]
+    if view.status == pb.BATTLE_STATUS_FORMATION:
+        squares = parse_squares(line) if line.strip() else []
+        if not squares:
+            squares = [pb.BattleSquare(row=r, col=0) for r in range(3)]
+        request = g.SetFormationRequest(request_id=key, battle_id=view.battle_id, squares=squares)
+        return (await client.call(stub.SetFormation, request)).view  # type: ignore[no-any-return]
+    actions = parse_plan(line, view)
+    request = g.CommitPlanRequest(
+        request_id=key, battle_id=view.battle_id, turn=view.turn, actions=actions
+    )
+    return (await client.call(stub.CommitPlan, request)).view  # type: ignore[no-any-return]
+
+
+def _my_move(view: pb.BattleView) -> bool:
+    return view.status != pb.BATTLE_STATUS_FINISHED and not view.you.committed and not view.you.cpu
+
+
+async def play_battle(client: Caller, view: pb.BattleView) -> int:
+    note = ""
+    while True:
+        draw(view, note)
+        if view.status == pb.BATTLE_STATUS_FINISHED:
+            print(result_line(view))
+            return 0
+        if not _my_move(view):
+            shown = view.version
+            deadline = time.monotonic() + 1.0  # redraw at least every second (countdown)
+            while view.version == shown and time.monotonic() < deadline:
+                await asyncio.sleep(POLL)
+                view = await _view(client, view.battle_id)
+            continue
+        try:
+            line = await asyncio.to_thread(input, prompt(view))
+        except EOFError:
+            return 1
+        try:
+            view, note = await _act(client, view, line), ""
+        except ClientError as error:
+            note = str(error)
+        except grpc.aio.AioRpcError as error:
+            note = describe(error)
+            view = await _view(client, view.battle_id)
+
+
+async def battle(client: Caller, args: argparse.Namespace, console: Console) -> int:
+    view = await start(client, args, console)
+    if args.json:
+        print(as_json(view))
+        return 0
+    return await play_battle(client, view)
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    cmd = sub.add_parser(
+        "battle", parents=[common], help="play a Skirmish battle (practice, or --queue)"
+    )
+    cmd.add_argument("--level", choices=sorted(LEVELS), default="greedy", help="the CPU's level")
+    cmd.add_argument("--queue", action="store_true", help="the Battle queue: another player")
+    cmd.add_argument("--challenge", metavar="NAME", help="a battle table only NAME may join")
+    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (a challenge to you)")
+    cmd.add_argument("--characters", help="three characters, comma-separated; default random")

@@ -1,0 +1,125 @@
+"""The Skirmish screen (``triad-client battle``), drawn as plain lines that fit an 80x24
+terminal: the turn and its deadline, both 3x3 fields facing each other (your front
+column on the right of yours, the opponent's on the left of theirs), HP, Energy, your
+hand and the last turn's actions. A pure function of the view: ``screen(view, now)``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from triad.v1 import common_pb2 as pb
+
+WIDTH = 79
+CELL = 11
+STATUS = {
+    pb.BATTLE_STATUS_FORMATION: "formation",
+    pb.BATTLE_STATUS_SELECTION: "selection",
+    pb.BATTLE_STATUS_FINISHED: "finished",
+}
+REASONS = {
+    "wipeout": "every character of the loser is down",
+    "decision": "after turn 10: survivors, then HP",
+    "give_up": "a player gave up",
+    "disconnect": "a player left and the CPU finished for them",
+}
+
+
+def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None:
+    if not view.HasField("deadline") or view.status == pb.BATTLE_STATUS_FINISHED:
+        return None
+    left = view.deadline.ToDatetime(tzinfo=UTC) - (now or datetime.now(UTC))
+    return max(0, int(left.total_seconds()))
+
+
+def _unit_text(unit: pb.BattleUnit) -> str:
+    mark = "+" if unit.shield else ("*" if unit.cover else "")
+    return f"{unit.name.split()[0][:6]} {unit.hp}{mark}"[: CELL - 1]
+
+
+def _grid(team: pb.BattleTeamView) -> dict[tuple[int, int], str]:
+    return {(u.square.row, u.square.col): _unit_text(u) for u in team.units if u.HasField("square")}
+
+
+def fields(view: pb.BattleView) -> list[str]:
+    """Both fields facing each other, your columns 2 1 0 | the opponent's 0 1 2."""
+    mine, theirs = _grid(view.you), _grid(view.opponent)
+    head = "   " + "".join(f"col {c}".ljust(CELL) for c in (2, 1, 0))
+    head += "| " + "".join(f"col {c}".ljust(CELL) for c in (0, 1, 2))
+    lines = [head]
+    for row in range(3):
+        left = "".join(mine.get((row, c), ".").ljust(CELL) for c in (2, 1, 0))
+        right = "".join(theirs.get((row, c), ".").ljust(CELL) for c in (0, 1, 2))
+        lines.append(f"r{row} {left}| {right}")
+    return lines
+
+
+def _team_line(label: str, team: pb.BattleTeamView) -> str:
+    down = [u.name for u in team.units if not u.summon and not u.HasField("square")]
+    line = f"{label} {team.name or '?'}: Energy {team.energy}, hand {team.hand_size}"
+    if team.cpu:
+        line += " (CPU)"
+    if team.committed:
+        line += ", ready"
+    if down:
+        line += f", down: {', '.join(down)}"
+    return line
+
+
+def hand_lines(view: pb.BattleView) -> list[str]:
+    lines = []
+    for i, card in enumerate(view.you.hand):
+        cooling = f" CT {card.cooling}" if card.cooling else ""
+        special = " SPECIAL" if card.special else ""
+        line = (
+            f"{i} {card.owner}: {card.name} {card.cost}E {card.range} {card.group}"
+            f"{cooling}{special} - {card.text}"
+        )
+        lines.append(line[:WIDTH])
+    return lines
+
+
+def log_lines(view: pb.BattleView) -> list[str]:
+    lines = []
+    for entry in view.log:
+        what = entry.card or entry.step
+        effects = ", ".join(
+            f"{e.unit} {e.change} {e.amount}" if e.amount else f"{e.unit} {e.change}"
+            for e in entry.effects
+        )
+        line = f"{entry.actor or 'team ' + str(entry.seat)} {what}"
+        line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
+        lines.append(line[:WIDTH])
+    return lines
+
+
+def result_line(view: pb.BattleView) -> str:
+    won = view.outcome.winner_seat == view.seat
+    why = REASONS.get(view.outcome.reason, view.outcome.reason)
+    return f"{'You won' if won else 'You lost'} ({why})."
+
+
+def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> list[str]:
+    """The whole screen but the prompt, at most ``rows - 2`` lines."""
+    left = seconds_left(view, now)
+    title = f"Skirmish  turn {view.turn}/10  {STATUS.get(view.status, '?')}"
+    if left is not None:
+        title += f"  {left} s left"
+    lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
+    lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
+    lines += fields(view)
+    if view.status == pb.BATTLE_STATUS_FINISHED:
+        lines.append(result_line(view))
+    else:
+        lines += hand_lines(view)
+    log = log_lines(view)
+    room = rows - 2 - len(lines) - 1
+    if log and room > 0:
+        lines.append("Last turn:" + ("" if len(log) <= room else f" (last {room})"))
+        lines += log[-room:]
+    return lines[: rows - 2]
+
+
+def prompt(view: pb.BattleView) -> str:
+    if view.status == pb.BATTLE_STATUS_FORMATION:
+        return "squares (r c r c r c; Enter: front column) > "
+    return "plan (card [r c|row R|col C]; ...; Enter: pass; q gives up) > "

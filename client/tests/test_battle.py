@@ -1,0 +1,58 @@
+"""The Skirmish screen and what is typed at it, without a server: views built by the
+battle service's own presenter from an engine battle."""
+
+from __future__ import annotations
+
+from datetime import UTC, timedelta
+
+import pytest
+from triad.v1 import common_pb2 as pb
+
+from client.battle import parse_plan, parse_squares
+from client.battle_render import WIDTH, screen
+from client.connection import ClientError
+from services.battle.presenter import battle_view
+from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
+
+
+async def views() -> tuple[pb.BattleView, pb.BattleView]:
+    ctx, _, _ = context()
+    await start(ctx)
+    after = await commit(ctx, "b1", ANN)
+    while after.turn < 3:
+        await commit(ctx, "b1", BEA)
+        after = await commit(ctx, "b1", ANN)
+    return battle_view(after, 0, ROSTER), battle_view(after, 1, ROSTER)
+
+
+async def test_the_screen_fits_80_by_24_and_shows_both_fields_hand_and_energy() -> None:
+    mine, _ = await views()
+    lines = screen(mine, now=mine.deadline.ToDatetime(tzinfo=UTC) - timedelta(seconds=10), rows=24)
+    assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines)
+    text = "\n".join(lines)
+    assert text.startswith("Skirmish  turn 3/10  selection  10 s left")
+    assert f"Energy {mine.you.energy}" in text and "col 0" in text
+    assert mine.you.hand[0].name in text
+
+
+def test_a_plan_is_typed_as_cards_with_their_targets() -> None:
+    view = pb.BattleView(
+        you=pb.BattleTeamView(
+            hand=[pb.BattleCard(id="a.x", owner="a"), pb.BattleCard(id="b.y", owner="b")]
+        )
+    )
+    plan = parse_plan("0 1 2; 1 row 0", view)
+    assert [(a.card, a.target.row, a.target.col) for a in plan] == [("a.x", 1, 2), ("b.y", 0, 0)]
+    assert not plan[1].target.HasField("col")
+    assert parse_plan("", view) == []
+    with pytest.raises(ClientError, match=r"numbered 0\.\.1"):
+        parse_plan("5", view)
+    with pytest.raises(ClientError, match=r"0\.\.2"):
+        parse_plan("0 3 1", view)
+
+
+def test_a_formation_is_three_squares() -> None:
+    squares = parse_squares("0 0 1 0 2 1")
+    assert [(s.row, s.col) for s in squares] == [(0, 0), (1, 0), (2, 1)]
+    with pytest.raises(ClientError, match="three squares"):
+        parse_squares("0 0 1")

@@ -1,0 +1,128 @@
+"""The public Skirmish RPCs (BATTLE.md), which the battle service runs. Each names the
+token's player; a battle the caller does not play is NOT_FOUND, and the opponent's hand
+and plan never come back, because the service is asked as the caller.
+
+A practice battle's id is derived from the caller and their request id, so a retried
+StartPracticeBattle finds the battle its first try created instead of making another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import NAMESPACE_URL, uuid5
+
+from triad.v1 import battle_pb2 as b
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from gateway.auth import caller
+from gateway.forwarding import Downstreams, request_id
+from services.platform.downstream import INTERNAL_DEADLINE, call
+
+WHAT = "battle"
+
+
+class BattleRpcs(Downstreams):
+    async def StartPracticeBattle(
+        self, request: g.StartPracticeBattleRequest, context: Any
+    ) -> g.StartPracticeBattleResponse:
+        me = caller()
+        key = request_id(request.request_id)
+        battle_id = str(uuid5(NAMESPACE_URL, f"triad:practice-battle:{me.player_id}:{key}"))
+        level = request.bot_level or pb.BATTLE_BOT_LEVEL_GREEDY
+        stub = self._battle_stub()
+        await call(
+            WHAT,
+            stub.CreateBattle(
+                b.BattleServiceCreateBattleRequest(
+                    battle_id=battle_id,
+                    request_id=key,
+                    seats=[
+                        pb.BattleSeat(
+                            player_id=me.player_id,
+                            name=me.name,
+                            characters=request.characters,
+                        ),
+                        pb.BattleSeat(bot_level=level, name="CPU"),
+                    ],
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.StartPracticeBattleResponse(view=await self._battle_view(battle_id))
+
+    async def _battle_view(self, battle_id: str) -> pb.BattleView:
+        reply = await call(
+            WHAT,
+            self._battle_stub().GetBattleView(
+                b.BattleServiceGetBattleViewRequest(
+                    battle_id=battle_id, player_id=caller().player_id
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return reply.view
+
+    async def GetActiveBattle(
+        self, request: g.GetActiveBattleRequest, context: Any
+    ) -> g.GetActiveBattleResponse:
+        reply = await call(
+            WHAT,
+            self._battle_stub().GetActiveBattle(
+                b.BattleServiceGetActiveBattleRequest(player_id=caller().player_id),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.GetActiveBattleResponse(battle_id=reply.battle_id)
+
+    async def GetBattleView(
+        self, request: g.GetBattleViewRequest, context: Any
+    ) -> g.GetBattleViewResponse:
+        return g.GetBattleViewResponse(view=await self._battle_view(request.battle_id))
+
+    async def SetFormation(
+        self, request: g.SetFormationRequest, context: Any
+    ) -> g.SetFormationResponse:
+        reply = await call(
+            WHAT,
+            self._battle_stub().SetFormation(
+                b.BattleServiceSetFormationRequest(
+                    request_id=request_id(request.request_id),
+                    battle_id=request.battle_id,
+                    player_id=caller().player_id,
+                    squares=request.squares,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.SetFormationResponse(view=reply.view)
+
+    async def CommitPlan(self, request: g.CommitPlanRequest, context: Any) -> g.CommitPlanResponse:
+        reply = await call(
+            WHAT,
+            self._battle_stub().CommitPlan(
+                b.BattleServiceCommitPlanRequest(
+                    request_id=request_id(request.request_id),
+                    battle_id=request.battle_id,
+                    player_id=caller().player_id,
+                    turn=request.turn,
+                    actions=request.actions,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.CommitPlanResponse(view=reply.view)
+
+    async def GiveUp(self, request: g.GiveUpRequest, context: Any) -> g.GiveUpResponse:
+        reply = await call(
+            WHAT,
+            self._battle_stub().GiveUp(
+                b.BattleServiceGiveUpRequest(
+                    request_id=request_id(request.request_id),
+                    battle_id=request.battle_id,
+                    player_id=caller().player_id,
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return g.GiveUpResponse(view=reply.view)

@@ -1,0 +1,227 @@
+"""Battle events <-> stored bytes: the ``triad.v1`` Skirmish payloads (``battle.proto``),
+their type names and schema versions.
+
+Every event is written at :data:`SCHEMA_VERSION`; reading one back takes the version
+recorded beside it and brings an older payload up to date through :data:`UPCASTERS`
+(none yet: every battle event is at version 1). The engine's battle travels as its JSON
+(``rules/FORMAT.md``), so a replay decodes the recorded state and never resolves a turn
+again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from google.protobuf.message import Message
+from triad.v1 import battle_pb2 as b
+from triad.v1 import common_pb2 as pb
+
+from services import wire
+from services.battle import mapping
+from services.battle.domain.events import (
+    Created,
+    Event,
+    Finished,
+    FinishReason,
+    FormationSet,
+    PlanCommitted,
+    SeatRecord,
+    SeatTakenOver,
+    Started,
+    TurnResolved,
+)
+from services.battle.rules import Battle
+from services.battle.rules.codec import decode_battle, encode_battle
+from services.platform import codec as events
+from services.platform.codec import Upcaster
+from services.platform.eventstore import NewEvent, Recorded
+
+SCHEMA_VERSION = 1
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+READER = events.Reader(UPCASTERS, events.refuse_newer, unset_is_1=False)
+
+
+def stream_id(battle_id: str) -> str:
+    return f"battle-{battle_id}"
+
+
+def event_id(battle_id: str, version: int) -> UUID:
+    """The event at ``version`` of a battle has one id whoever writes it: a retried
+    append is the same event (the relay's ``Nats-Msg-Id``)."""
+    return uuid5(NAMESPACE_URL, f"triad:battle:{battle_id}:{version}")
+
+
+def _state(battle: Battle) -> str:
+    return json.dumps(encode_battle(battle), separators=(",", ":"), sort_keys=True)
+
+
+def _state_back(text: str) -> Battle:
+    return decode_battle(json.loads(text))
+
+
+def payload(battle_id: str, event: Event) -> Message:
+    if isinstance(event, Created):
+        return b.BattleCreated(
+            battle_id=battle_id,
+            content_version=event.content_version,
+            seats=[
+                b.BattleSeatRecord(
+                    player_id=s.player_id,
+                    name=s.name,
+                    bot_level=mapping.LEVELS[s.level],
+                    characters=list(s.characters),
+                    deck=list(s.deck),
+                )
+                for s in event.seats
+            ],
+            formation_deadline=wire.timestamp(event.formation_deadline),
+            create_time=wire.timestamp(event.at),
+        )
+    if isinstance(event, FormationSet):
+        return b.BattleFormationSet(
+            battle_id=battle_id,
+            seat=event.seat,
+            squares=[mapping.square(s) for s in event.squares],
+            by_default=event.by_default,
+        )
+    if isinstance(event, Started):
+        return b.BattleStarted(
+            battle_id=battle_id,
+            state_json=_state(event.battle),
+            selection_deadline=wire.timestamp(event.selection_deadline),
+        )
+    if isinstance(event, PlanCommitted):
+        return b.BattlePlanCommitted(
+            battle_id=battle_id,
+            seat=event.seat,
+            turn=event.turn,
+            actions=mapping.plan(event.plan),
+            commit_time=wire.timestamp(event.at),
+            at_deadline=event.at_deadline,
+            by_cpu=event.by_cpu,
+        )
+    if isinstance(event, TurnResolved):
+        return b.BattleTurnResolved(
+            battle_id=battle_id,
+            turn=event.turn,
+            first=event.first,
+            state_json=_state(event.battle),
+            log=[mapping.entry(e) for e in event.log],
+            selection_deadline=wire.timestamp(event.selection_deadline),
+        )
+    if isinstance(event, SeatTakenOver):
+        return b.BattleSeatTakenOver(
+            battle_id=battle_id, seat=event.seat, bot_level=mapping.LEVELS[event.level]
+        )
+    return b.BattleFinished(
+        battle_id=battle_id,
+        outcome=pb.BattleOutcome(winner_seat=event.winner, reason=event.reason.value),
+        finish_time=wire.timestamp(event.at),
+    )
+
+
+def new_event(battle_id: str, version: int, event: Event, players: list[str]) -> NewEvent:
+    """The stored form of the event at ``version``; ``BattleFinished`` names the players
+    (a consumer needs nothing but the payload)."""
+    message = payload(battle_id, event)
+    if isinstance(message, b.BattleFinished):
+        message.player_ids.extend(players)
+    encoded = events.encode(message, SCHEMA_VERSION)
+    return NewEvent(
+        encoded.type,
+        encoded.data,
+        {"battle_id": battle_id},
+        event_id(battle_id, version),
+        SCHEMA_VERSION,
+    )
+
+
+def _created(m: b.BattleCreated) -> Created:
+    seats = tuple(
+        SeatRecord(
+            s.player_id,
+            s.name,
+            mapping.LEVELS_BACK[s.bot_level],
+            (s.characters[0], s.characters[1], s.characters[2]),
+            tuple(s.deck),
+        )
+        for s in m.seats
+    )
+    return Created(
+        (seats[0], seats[1]),
+        m.content_version,
+        wire.moment(m.formation_deadline),
+        wire.moment(m.create_time),
+    )
+
+
+def _resolved(m: b.BattleTurnResolved) -> TurnResolved:
+    deadline = wire.moment(m.selection_deadline) if m.HasField("selection_deadline") else None
+    return TurnResolved(
+        m.turn,
+        m.first,
+        _state_back(m.state_json),
+        tuple(mapping.entry_back(e) for e in m.log),
+        deadline,
+    )
+
+
+_DECODERS: dict[str, tuple[type[Message], Callable[[Message], Event]]] = {}
+
+
+def _register() -> None:
+    def add(kind: type[Message], read: Callable[[Message], Event]) -> None:
+        _DECODERS[events.type_name(kind())] = (kind, read)
+
+    add(b.BattleCreated, _created)  # type: ignore[arg-type]
+    add(
+        b.BattleFormationSet,
+        lambda m: FormationSet(m.seat, mapping.squares_back(m.squares), m.by_default),  # type: ignore[attr-defined]
+    )
+    add(
+        b.BattleStarted,
+        lambda m: Started(
+            _state_back(m.state_json),  # type: ignore[attr-defined]
+            wire.moment(m.selection_deadline),  # type: ignore[attr-defined]
+        ),
+    )
+    add(
+        b.BattlePlanCommitted,
+        lambda m: PlanCommitted(
+            m.seat,  # type: ignore[attr-defined]
+            m.turn,  # type: ignore[attr-defined]
+            mapping.plan_back(m.actions),  # type: ignore[attr-defined]
+            wire.moment(m.commit_time),  # type: ignore[attr-defined]
+            m.at_deadline,  # type: ignore[attr-defined]
+            m.by_cpu,  # type: ignore[attr-defined]
+        ),
+    )
+    add(b.BattleTurnResolved, _resolved)  # type: ignore[arg-type]
+    add(
+        b.BattleSeatTakenOver,
+        lambda m: SeatTakenOver(m.seat, mapping.LEVELS_BACK[m.bot_level]),  # type: ignore[attr-defined]
+    )
+    add(
+        b.BattleFinished,
+        lambda m: Finished(
+            m.outcome.winner_seat,  # type: ignore[attr-defined]
+            FinishReason(m.outcome.reason),  # type: ignore[attr-defined]
+            wire.moment(m.finish_time),  # type: ignore[attr-defined]
+        ),
+    )
+
+
+_register()
+
+
+def decode(type_name: str, schema_version: int, data: bytes) -> Event:
+    kind, read = _DECODERS[type_name]
+    message = kind()
+    message.ParseFromString(READER.upcast(type_name, schema_version, data, SCHEMA_VERSION))
+    return read(message)
+
+
+def decode_record(record: Recorded) -> Event:
+    return decode(record.type, record.schema_version, record.data)

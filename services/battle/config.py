@@ -1,0 +1,43 @@
+"""The battle service's settings, read once from the environment (TRIAD_...)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
+
+LEVELS = ("random", "greedy", "search")
+
+
+@dataclass(frozen=True, slots=True)
+class BattleSettings(ServiceSettings):
+    schema: str
+    formation_seconds: float
+    """BATTLE.md 2: 30 s to place the characters, then the default formation."""
+    selection_seconds: float
+    """BATTLE.md 4.2: 60 s to commit a plan, then what was set (nothing)."""
+    disconnect_seconds: float
+    """BATTLE.md 5: 30 s without a session stream, then the CPU takes the seat over."""
+    takeover_level: str
+    """The CPU level that plays a disconnected player's seat."""
+    timer_poll_seconds: float
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> BattleSettings:
+        env = os.environ if environ is None else environ
+        level = optional(env, "TRIAD_BATTLE_TAKEOVER_LEVEL") or "greedy"
+        if level not in LEVELS:
+            raise SettingsError(
+                f"TRIAD_BATTLE_TAKEOVER_LEVEL must be one of {', '.join(LEVELS)}, not {level!r}"
+            )
+        return cls(
+            **basics(env, "battle"),
+            schema=optional(env, "TRIAD_BATTLE_SCHEMA") or "battle",
+            formation_seconds=number(env, "TRIAD_BATTLE_FORMATION_SECONDS", 30.0, minimum=0.05),
+            selection_seconds=number(env, "TRIAD_BATTLE_SELECTION_SECONDS", 60.0, minimum=0.05),
+            disconnect_seconds=number(env, "TRIAD_BATTLE_DISCONNECT_SECONDS", 30.0, minimum=0.05),
+            takeover_level=level,
+            timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
+        )

@@ -1,0 +1,232 @@
+"""The battle's commands (BATTLE.md 2 to 5), each returning a :class:`Decision`: the
+events it produces and the state after them. Pure: the handler passes the time, the
+roster, the drawn decks and the CPU's plans in.
+
+Decisions where BATTLE.md is silent:
+
+- The formation (30 s) ends when both seats have placed their characters or at its
+  deadline, where an unplaced team takes the default (front column).
+- A plan is committed once per turn; the second commit resolves the turn at once.
+- A seat the CPU took over after a disconnect loses when the battle ends, whatever the
+  field says (BATTLE.md 5: "the battle goes on, but the disconnected player loses"); if
+  both were taken over, the first one taken over loses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from services.battle.domain.errors import BadFormation, BadPlan, BattleOver, NotNow
+from services.battle.domain.events import (
+    Created,
+    Event,
+    Finished,
+    FinishReason,
+    FormationSet,
+    PlanCommitted,
+    SeatRecord,
+    SeatTakenOver,
+    Started,
+    TurnResolved,
+)
+from services.battle.domain.state import SEATS, BattleState, Phase, evolve
+from services.battle.rules import (
+    Battle,
+    Plan,
+    PlanError,
+    Reason,
+    Roster,
+    check_plan,
+    new_battle,
+    resolve_turn,
+)
+from services.battle.rules.state import DEFAULT_FORMATION, SQUARES, Square
+
+SELECTION_SECONDS = 60.0
+FORMATION_SECONDS = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    formation: timedelta = timedelta(seconds=FORMATION_SECONDS)
+    selection: timedelta = timedelta(seconds=SELECTION_SECONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    events: list[Event]
+    state: BattleState
+    before: int = 0
+    """The stream version the events were decided at (the expected version)."""
+    resolved: list[TurnResolved] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return any(isinstance(e, Finished) for e in self.events)
+
+
+def _decide(state: BattleState | None, events: list[Event], battle_id: str = "") -> Decision:
+    before = 0 if state is None else state.version
+    current = state
+    for event in events:
+        current = evolve(current, event, battle_id)
+    assert current is not None
+    resolved = [e for e in events if isinstance(e, TurnResolved)]
+    return Decision(events, current, before, resolved)
+
+
+def also(decision: Decision, then: Decision) -> Decision:
+    """Two decisions in a row, saved as one."""
+    return Decision(
+        [*decision.events, *then.events],
+        then.state,
+        decision.before,
+        [*decision.resolved, *then.resolved],
+    )
+
+
+def create(
+    battle_id: str, seats: tuple[SeatRecord, SeatRecord], roster: Roster, now: datetime, t: Timing
+) -> Decision:
+    return _decide(None, [Created(seats, roster.version, now + t.formation, now)], battle_id)
+
+
+def _open(state: BattleState) -> None:
+    if state.over:
+        raise BattleOver("the battle is over")
+
+
+def check_squares(squares: tuple[Square, ...]) -> tuple[Square, ...]:
+    if len(squares) != 3 or len(set(squares)) != 3:
+        raise BadFormation(
+            f"a formation is 3 different squares, one per character, got {list(squares)}"
+        )
+    for square in squares:
+        if square not in SQUARES:
+            raise BadFormation(f"square {square} is off the 3x3 field (rows and columns 0..2)")
+    return squares
+
+
+def set_formation(
+    state: BattleState,
+    seat: int,
+    squares: tuple[Square, ...],
+    roster: Roster,
+    now: datetime,
+    t: Timing,
+) -> Decision:
+    _open(state)
+    check_squares(squares)
+    if state.phase is not Phase.FORMATION:
+        raise NotNow("the formation is over: the battle has begun")
+    if state.formations[seat] is not None:
+        raise NotNow("your formation is set already")
+    decision = _decide(state, [FormationSet(seat, squares)])
+    if all(f is not None for f in decision.state.formations):
+        decision = also(decision, _start(decision.state, roster, now, t))
+    return decision
+
+
+def formation_due(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:
+    """The formation's deadline: unplaced teams take the default, and turn 1 begins."""
+    if state.phase is not Phase.FORMATION:
+        return _decide(state, [])
+    events: list[Event] = [
+        FormationSet(seat, DEFAULT_FORMATION, by_default=True)
+        for seat in SEATS
+        if state.formations[seat] is None
+    ]
+    decision = _decide(state, events)
+    return also(decision, _start(decision.state, roster, now, t))
+
+
+def _start(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:
+    s0, s1 = state.seats
+    battle = new_battle(
+        roster, (s0.characters, s1.characters), (s0.deck, s1.deck), state.formations
+    )
+    return _decide(state, [Started(battle, now + t.selection)])
+
+
+def commit_plan(
+    state: BattleState,
+    seat: int,
+    turn: int,
+    plan: Plan,
+    roster: Roster,
+    now: datetime,
+    t: Timing,
+    *,
+    by_cpu: bool = False,
+) -> Decision:
+    _open(state)
+    if state.phase is not Phase.SELECTION or state.battle is None:
+        raise NotNow("the battle has not begun: set your formation first")
+    if turn != state.battle.turn:
+        raise NotNow(f"the plan is for turn {turn}, the battle is at turn {state.battle.turn}")
+    if state.plans[seat] is not None:
+        raise NotNow(f"your plan for turn {turn} is committed already")
+    try:
+        check_plan(roster, state.battle, seat, plan)
+    except PlanError as error:
+        raise BadPlan(str(error)) from error
+    decision = _decide(state, [PlanCommitted(seat, turn, plan, now, by_cpu=by_cpu)])
+    if all(p is not None for p in decision.state.plans):
+        decision = also(decision, _resolve(decision.state, roster, now, t))
+    return decision
+
+
+def selection_due(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:
+    """The selection's deadline: a seat that did not commit acts with nothing set
+    (BATTLE.md 4.2: the plan is committed only whole), and the turn resolves."""
+    if state.phase is not Phase.SELECTION or state.battle is None:
+        return _decide(state, [])
+    turn = state.battle.turn
+    events: list[Event] = [
+        PlanCommitted(seat, turn, (), now, at_deadline=True)
+        for seat in SEATS
+        if state.plans[seat] is None
+    ]
+    decision = _decide(state, events)
+    return also(decision, _resolve(decision.state, roster, now, t))
+
+
+def _resolve(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:
+    battle = state.battle
+    p0, p1 = state.plans
+    assert battle is not None and p0 is not None and p1 is not None
+    first = state.first if state.first is not None else 0
+    outcome = resolve_turn(roster, battle, (p0, p1), first)
+    after = outcome.battle
+    deadline = None if after.outcome is not None else now + t.selection
+    events: list[Event] = [TurnResolved(battle.turn, first, after, outcome.log, deadline)]
+    decision = _decide(state, events)
+    if after.outcome is not None:
+        decision = also(decision, _finish(decision.state, after, now))
+    return decision
+
+
+def _finish(state: BattleState, battle: Battle, now: datetime) -> Decision:
+    assert battle.outcome is not None
+    if state.taken_over:
+        loser = state.taken_over[0]
+        return _decide(state, [Finished(1 - loser, FinishReason.DISCONNECT, now)])
+    reason = {
+        Reason.WIPEOUT: FinishReason.WIPEOUT,
+        Reason.DECISION: FinishReason.DECISION,
+        Reason.GIVE_UP: FinishReason.GIVE_UP,
+    }[battle.outcome.reason]
+    return _decide(state, [Finished(battle.outcome.winner, reason, now)])
+
+
+def give_up(state: BattleState, seat: int, now: datetime) -> Decision:
+    _open(state)
+    return _decide(state, [Finished(1 - seat, FinishReason.GIVE_UP, now)])
+
+
+def take_over(state: BattleState, seat: int, level: str) -> Decision:
+    """The player of ``seat`` has been away too long: the CPU plays on (they lose)."""
+    if state.over or state.cpu[seat] or seat in state.taken_over:
+        return _decide(state, [])
+    return _decide(state, [SeatTakenOver(seat, level)])

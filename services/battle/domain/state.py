@@ -1,0 +1,144 @@
+"""A battle between its events: ``BattleState``, and ``evolve`` / ``fold`` over the facts.
+
+The engine's :class:`~services.battle.rules.Battle` is the field, hands and Energy; this
+state adds what the service keeps around it: the seats, the formations, the plans
+committed this turn (hidden from the opponent until the turn resolves), who committed
+first, the deadline, the last turn's log, which seats the CPU plays, and the outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+
+from services.battle.domain.events import (
+    Created,
+    Event,
+    Finished,
+    FinishReason,
+    FormationSet,
+    PlanCommitted,
+    SeatRecord,
+    SeatTakenOver,
+    Started,
+    TurnResolved,
+)
+from services.battle.rules import Battle, Entry, Plan
+from services.battle.rules.state import Square
+
+SEATS = (0, 1)
+
+
+class Phase(StrEnum):
+    FORMATION = "formation"
+    SELECTION = "selection"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    winner: int
+    reason: FinishReason
+
+
+@dataclass(frozen=True, slots=True)
+class BattleState:
+    battle_id: str
+    version: int
+    seats: tuple[SeatRecord, SeatRecord]
+    content_version: str
+    phase: Phase
+    deadline: datetime | None
+    formations: tuple[tuple[Square, ...] | None, tuple[Square, ...] | None] = (None, None)
+    battle: Battle | None = None
+    """The engine's battle once turn 1 began."""
+    plans: tuple[Plan | None, Plan | None] = (None, None)
+    """This turn's committed plans (None: not committed)."""
+    first: int | None = None
+    """The seat that committed first this turn."""
+    log: tuple[Entry, ...] = ()
+    """The last resolved turn's actions."""
+    cpu: tuple[str, str] = ("", "")
+    """The CPU level playing each seat ("" for a human)."""
+    taken_over: tuple[int, ...] = ()
+    """Seats the CPU took over after a disconnect, in that order."""
+    result: Result | None = None
+
+    @property
+    def turn(self) -> int:
+        return 0 if self.battle is None else self.battle.turn
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.FINISHED
+
+    def seat_of(self, player_id: str) -> int | None:
+        for seat in SEATS:
+            if player_id and self.seats[seat].player_id == player_id:
+                return seat
+        return None
+
+    def humans(self) -> list[tuple[int, str]]:
+        return [(s, self.seats[s].player_id) for s in SEATS if self.seats[s].player_id]
+
+
+def _pair(values: tuple[object, object], seat: int, value: object) -> tuple[object, object]:
+    return (value, values[1]) if seat == 0 else (values[0], value)
+
+
+def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> BattleState:
+    """The state after one event (``state`` is None before ``Created``)."""
+    if isinstance(event, Created):
+        return BattleState(
+            battle_id,
+            1,
+            event.seats,
+            event.content_version,
+            Phase.FORMATION,
+            event.formation_deadline,
+            cpu=(event.seats[0].level, event.seats[1].level),
+        )
+    assert state is not None, f"{type(event).__name__} before the battle was created"
+    state = replace(state, version=state.version + 1)
+    if isinstance(event, FormationSet):
+        return replace(state, formations=_pair(state.formations, event.seat, event.squares))  # type: ignore[arg-type]
+    if isinstance(event, Started):
+        return replace(
+            state,
+            phase=Phase.SELECTION,
+            battle=event.battle,
+            deadline=event.selection_deadline,
+        )
+    if isinstance(event, PlanCommitted):
+        first = state.first if state.first is not None else event.seat
+        plans = _pair(state.plans, event.seat, event.plan)
+        return replace(state, plans=plans, first=first)  # type: ignore[arg-type]
+    if isinstance(event, TurnResolved):
+        return replace(
+            state,
+            battle=event.battle,
+            plans=(None, None),
+            first=None,
+            log=event.log,
+            deadline=event.selection_deadline,
+        )
+    if isinstance(event, SeatTakenOver):
+        cpu = _pair(state.cpu, event.seat, event.level)
+        return replace(state, cpu=cpu, taken_over=(*state.taken_over, event.seat))  # type: ignore[arg-type]
+    if isinstance(event, Finished):
+        return replace(
+            state,
+            phase=Phase.FINISHED,
+            deadline=None,
+            plans=(None, None),
+            result=Result(event.winner, event.reason),
+        )
+    raise TypeError(f"not a battle event: {event!r}")
+
+
+def fold(battle_id: str, events: list[Event]) -> BattleState | None:
+    state: BattleState | None = None
+    for event in events:
+        state = evolve(state, event, battle_id)
+    return state

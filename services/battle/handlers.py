@@ -1,0 +1,342 @@
+"""The battle service's use cases: load -> decide -> save -> announce. No protobuf, SQL
+or NATS: the store, the clock, the random source and the announcer come in a
+:class:`Context`.
+
+Every command runs through :func:`_run`: it answers a retried request from its first
+result, decides once, lets the CPU seats move (:func:`_cpu_moves`, each plan drawn here
+and recorded in its event), saves at the expected version (a conflict reloads and
+decides again) and announces the state after the commit. Timers (formation, selection,
+disconnect takeovers) are claimed by :func:`fire_due_timer` from any replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from random import Random
+
+import structlog
+
+from services.battle import domain
+from services.battle.bots.levels import Level, bot, formation
+from services.battle.domain import BattleState, Decision, Phase, SeatRecord, Timing
+from services.battle.domain.deadlines import DeadlineKind
+from services.battle.domain.errors import no_battle
+from services.battle.rules import Plan, Roster, shuffled_decks, view_for
+from services.battle.rules.state import Square
+from services.battle.store.port import BattleRepository, DueTimer, Write
+from services.platform.errors import (
+    AlreadyExists,
+    Conflict,
+    DomainError,
+    FailedPrecondition,
+    InvalidArgument,
+)
+from services.platform.eventstore import WrongExpectedVersion
+from services.platform.requests import Request, RequestSeen
+
+log = structlog.get_logger()
+
+RETRIES = 5
+CLAIM_LEASE = timedelta(seconds=10)
+"""How long a claimed timer waits before another try if its command failed."""
+
+Announce = Callable[[BattleState], Awaitable[None]]
+Observe = Callable[[Decision], None]
+
+
+async def _think(call: Callable[[], Plan]) -> Plan:
+    return await asyncio.to_thread(call)
+
+
+async def _nothing(state: BattleState) -> None:
+    return None
+
+
+@dataclass
+class Context:
+    store: BattleRepository
+    roster: Roster
+    clock: Callable[[], datetime]
+    rng: Random
+    timing: Timing = field(default_factory=Timing)
+    disconnect: timedelta = timedelta(seconds=30)
+    takeover_level: str = Level.GREEDY.value
+    announce: Announce = _nothing
+    observe: Observe = lambda decision: None
+    wake: Callable[[datetime], None] = lambda when: None
+    """Tells the timer loop of a timer due sooner than it sleeps (``DueSoon.due_at``)."""
+    think: Callable[[Callable[[], Plan]], Awaitable[Plan]] = _think
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat asked for: a human (``player_id``) or the CPU (``level``); no characters:
+    the server draws three."""
+
+    player_id: str
+    name: str
+    level: str
+    characters: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A battle as one seat sees it (the edge makes it a view)."""
+
+    state: BattleState
+    seat: int
+
+
+# ---------------------------------------------------------------------------- creating
+
+
+def _team(ctx: Context, spec: SeatSpec) -> tuple[str, str, str]:
+    known = sorted(ctx.roster.characters)
+    chosen = spec.characters or tuple(ctx.rng.sample(known, 3))
+    if len(chosen) != 3 or len(set(chosen)) != 3:
+        raise InvalidArgument(f"a team is three different characters, got {list(chosen)}")
+    unknown = [c for c in chosen if c not in ctx.roster.characters]
+    if unknown:
+        raise InvalidArgument(f"unknown characters {unknown}; the roster has {known}")
+    return chosen[0], chosen[1], chosen[2]
+
+
+async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> BattleState:
+    """A new battle (idempotent on ``battle_id``): the teams and deck orders drawn and
+    recorded, the CPU seats' formations set, the formation deadline started."""
+    if len(specs) != 2 or not any(s.player_id for s in specs):
+        raise InvalidArgument("a battle has two seats, at least one of them a player")
+    humans = [s.player_id for s in specs if s.player_id]
+    if len(set(humans)) != len(humans):
+        raise InvalidArgument("a player cannot sit on both sides of a battle")
+    existing = await ctx.store.load(battle_id)
+    if existing is not None:
+        if [s.player_id for s in existing.seats] == [s.player_id for s in specs]:
+            return existing
+        raise AlreadyExists(f"battle {battle_id} exists with other players")
+    for spec in specs:
+        active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
+        if active is not None:
+            raise FailedPrecondition(
+                f"{spec.name or spec.player_id} has a battle in progress "
+                f"({active.battle_id[:8]}): finish it (triad-client battle resumes it) "
+                "or give it up first"
+            )
+    teams = (_team(ctx, specs[0]), _team(ctx, specs[1]))
+    decks = shuffled_decks(ctx.roster, teams, ctx.rng)
+    seats = tuple(
+        SeatRecord(s.player_id, s.name, "" if s.player_id else s.level, teams[i], decks[i])
+        for i, s in enumerate(specs)
+    )
+    decision = domain.create(battle_id, (seats[0], seats[1]), ctx.roster, ctx.clock(), ctx.timing)
+    decision = await _cpu_moves(ctx, decision)
+    try:
+        await ctx.store.save(Write(battle_id, decision))
+    except WrongExpectedVersion:
+        again = await ctx.store.load(battle_id)
+        if again is not None and [s.player_id for s in again.seats] == [s.player_id for s in specs]:
+            return again
+        raise
+    await _after(ctx, decision)
+    return decision.state
+
+
+# ---------------------------------------------------------------------------- commands
+
+Decide = Callable[[BattleState, int], Decision]
+
+
+async def _run(ctx: Context, battle_id: str, player: str, request: Request, decide: Decide) -> Seen:
+    """Load, decide, save. The request key is looked up only when it may matter: a retry
+    of a command that was carried out finds the battle moved on (the decision refuses
+    it, or the save finds the key recorded), and then answers from the battle as it is
+    (``RequestReused`` if the id came with other content)."""
+    for _ in range(RETRIES):
+        state = await ctx.store.load(battle_id)
+        seat = None if state is None else state.seat_of(player)
+        if state is None or seat is None:
+            raise no_battle(battle_id)
+        try:
+            decision = await _cpu_moves(ctx, decide(state, seat))
+        except DomainError:
+            if await ctx.store.answered(request) is not None:
+                return Seen(state, seat)
+            raise
+        try:
+            await ctx.store.save(Write(battle_id, decision, request, _settled(decision)))
+        except WrongExpectedVersion:
+            continue
+        except RequestSeen:
+            await ctx.store.answered(request)  # RequestReused when the content differs
+            return await view(ctx, battle_id, player)
+        await _after(ctx, decision)
+        return Seen(decision.state, seat)
+    raise Conflict("the battle changed while your command ran: try again")
+
+
+def _settled(decision: Decision) -> tuple[int, ...]:
+    return (0, 1) if decision.state.over else ()
+
+
+async def set_formation(
+    ctx: Context, request: Request, battle_id: str, player: str, squares: tuple[Square, ...]
+) -> Seen:
+    return await _run(
+        ctx,
+        battle_id,
+        player,
+        request,
+        lambda s, seat: domain.set_formation(s, seat, squares, ctx.roster, ctx.clock(), ctx.timing),
+    )
+
+
+async def commit_plan(
+    ctx: Context, request: Request, battle_id: str, player: str, turn: int, plan: Plan
+) -> Seen:
+    """Commit the player's plan; the CPU seats commit theirs when the turn opens, so the
+    second human commit (or the first, against the CPU) resolves the turn."""
+
+    def decide(state: BattleState, seat: int) -> Decision:
+        if state.cpu[seat] and not state.over:
+            raise FailedPrecondition("the CPU plays your seat now (you were away): you may watch")
+        return domain.commit_plan(state, seat, turn, plan, ctx.roster, ctx.clock(), ctx.timing)
+
+    return await _run(ctx, battle_id, player, request, decide)
+
+
+async def give_up(ctx: Context, request: Request, battle_id: str, player: str) -> Seen:
+    return await _run(
+        ctx, battle_id, player, request, lambda s, seat: domain.give_up(s, seat, ctx.clock())
+    )
+
+
+async def view(ctx: Context, battle_id: str, player: str) -> Seen:
+    state = await ctx.store.load(battle_id)
+    seat = None if state is None else state.seat_of(player)
+    if state is None or seat is None:
+        raise no_battle(battle_id)
+    return Seen(state, seat)
+
+
+async def active_battle(ctx: Context, player: str) -> str | None:
+    active = await ctx.store.active_battle(player)
+    return None if active is None else active.battle_id
+
+
+# ---------------------------------------------------------------------------- the CPU
+
+
+async def _cpu_moves(ctx: Context, decision: Decision) -> Decision:
+    """The CPU seats' formation and plans wherever the state waits for them: each plan
+    chosen from the seat's own view and recorded in its event."""
+    while not decision.state.over:
+        state = decision.state
+        waiting = [s for s in domain.SEATS if state.cpu[s]]
+        if state.phase is Phase.FORMATION:
+            todo = [s for s in waiting if state.formations[s] is None]
+            if not todo:
+                return decision
+            seat = todo[0]
+            squares = formation(ctx.roster, state.seats[seat].characters)
+            step = domain.set_formation(state, seat, squares, ctx.roster, ctx.clock(), ctx.timing)
+        else:
+            todo = [s for s in waiting if state.plans[s] is None]
+            if not todo or state.battle is None:
+                return decision
+            seat = todo[0]
+            plan = await ctx.think(
+                partial(
+                    bot(state.cpu[seat]).choose,
+                    ctx.roster,
+                    view_for(state.battle, seat),
+                    Random(ctx.rng.getrandbits(64)),
+                )
+            )
+            step = domain.commit_plan(
+                state,
+                seat,
+                state.battle.turn,
+                plan,
+                ctx.roster,
+                ctx.clock(),
+                ctx.timing,
+                by_cpu=True,
+            )
+        decision = domain.decide.also(decision, step)
+    return decision
+
+
+async def _after(ctx: Context, decision: Decision) -> None:
+    ctx.observe(decision)
+    if decision.state.deadline is not None:
+        ctx.wake(decision.state.deadline)
+    if decision.events:
+        await ctx.announce(decision.state)
+
+
+# ---------------------------------------------------------------------------- timers
+
+
+async def fire_due_timer(ctx: Context) -> bool:
+    """Claim one due timer and fire it as a command at the expected version; False when
+    none is due (the loop rests)."""
+    claimed = await ctx.store.claim_due(ctx.clock(), CLAIM_LEASE, 1)
+    for timer in claimed:
+        await _fire(ctx, timer)
+    return bool(claimed)
+
+
+def _due(ctx: Context, state: BattleState, timer: DueTimer) -> Decision:
+    now = ctx.clock()
+    ripe = state.deadline is not None and state.deadline <= now
+    if timer.kind is DeadlineKind.FORMATION and ripe:
+        return domain.formation_due(state, ctx.roster, now, ctx.timing)
+    if timer.kind is DeadlineKind.SELECTION and ripe:
+        return domain.selection_due(state, ctx.roster, now, ctx.timing)
+    if timer.kind is DeadlineKind.DISCONNECT:
+        return domain.take_over(state, timer.seat, ctx.takeover_level)
+    return domain.decide._decide(state, [])  # stale: the save puts the right timer back
+
+
+async def _fire(ctx: Context, timer: DueTimer) -> None:
+    for _ in range(RETRIES):
+        state = await ctx.store.load(timer.battle_id)
+        if state is None:
+            return
+        decision = await _cpu_moves(ctx, _due(ctx, state, timer))
+        settled: tuple[int, ...] = (timer.seat,) if timer.kind is DeadlineKind.DISCONNECT else ()
+        if decision.state.over:
+            settled = (0, 1)
+        try:
+            await ctx.store.save(Write(timer.battle_id, decision, None, settled))
+        except WrongExpectedVersion:
+            continue
+        await _after(ctx, decision)
+        return
+    log.warning("battle.timer_conflict", battle_id=timer.battle_id, kind=timer.kind.value)
+
+
+# ---------------------------------------------------------------------------- presence
+
+
+async def report_presence(
+    ctx: Context, player: str, session_id: str, connected: bool, opened_at: datetime
+) -> str | None:
+    """A session opened or ended: an ending starts the 30 s before the CPU takes the
+    seat over, an opening cancels it. Returns the player's battle in progress."""
+    active = await ctx.store.active_battle(player)
+    if not await ctx.store.record_presence(player, session_id, connected, opened_at):
+        return None if active is None else active.battle_id
+    if active is None:
+        return None
+    if connected:
+        await ctx.store.clear_disconnect(active.battle_id, active.seat)
+    else:
+        due = ctx.clock() + ctx.disconnect
+        await ctx.store.set_disconnect(active.battle_id, active.seat, due)
+        ctx.wake(due)
+    return active.battle_id

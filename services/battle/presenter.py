@@ -1,0 +1,155 @@
+"""What one player may see of a battle, as the ``BattleView`` message (BATTLE.md 6):
+their own hand, plan and Energy; of the opponent the field, Energy and the size of the
+hand, whether they committed, never their hand or plan before the turn resolves (the
+engine's :func:`~services.battle.rules.view_for` redacts the opponent's team; plans are
+taken only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
+``triad.player.<id>.battle`` after every committed change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from triad.v1 import common_pb2 as pb
+
+from services import wire
+from services.battle import mapping
+from services.battle.domain import BattleState, Phase
+from services.battle.rules import Battle, Card, Roster, Team, new_battle, view_for
+from services.battle.rules.state import DEFAULT_FORMATION, effective_spd
+from services.platform.pushes import PlayerPushes
+
+PUSH = "battle"
+"""The session push field (and NATS subject token) of battle views."""
+
+STATUS = {
+    Phase.FORMATION: pb.BATTLE_STATUS_FORMATION,
+    Phase.SELECTION: pb.BATTLE_STATUS_SELECTION,
+    Phase.FINISHED: pb.BATTLE_STATUS_FINISHED,
+}
+
+
+def card_text(card: Card) -> str:
+    parts = []
+    for e in card.effects:
+        if e.kind.value == "burn":
+            parts.append(f"burn {e.amount} for {e.turns} turns")
+        elif e.kind.value == "spd":
+            parts.append(f"spd {e.amount:+d} for {e.turns} turns")
+        elif e.kind.value == "summon":
+            parts.append(f"summon {e.unit}")
+        else:
+            parts.append(f"{e.kind.value} {e.amount}")
+    if card.ignore_formation:
+        parts.append("ignores formation")
+    return ", ".join(parts)
+
+
+def _field(state: BattleState, seat: int, roster: Roster) -> Battle:
+    """The engine's battle, or before turn 1 the field as the viewer's formation stands
+    (the opponent's shown in the default until the battle begins)."""
+    if state.battle is not None:
+        return state.battle
+    mine = state.formations[seat] or DEFAULT_FORMATION
+    formations = (mine, DEFAULT_FORMATION) if seat == 0 else (DEFAULT_FORMATION, mine)
+    s0, s1 = state.seats
+    return new_battle(roster, (s0.characters, s1.characters), (s0.deck, s1.deck), formations)
+
+
+def _team(
+    state: BattleState, team: Team, seat: int, roster: Roster, own: bool
+) -> pb.BattleTeamView:
+    record = state.seats[seat]
+    cooling = dict(team.cooldowns)
+    units = []
+    for u in team.units:
+        name = roster.characters[u.ref].name if not u.summon else roster.summons[u.ref].name
+        unit = pb.BattleUnit(
+            uid=u.uid,
+            ref=u.ref,
+            name=name,
+            summon=u.summon,
+            hp=u.hp,
+            max_hp=u.max_hp,
+            spd=effective_spd(u),
+            shield=u.shield,
+            cover=u.cover,
+            burn=sum(b.damage for b in u.burns),
+        )
+        if u.square is not None:
+            unit.square.CopyFrom(mapping.square(u.square))
+        units.append(unit)
+    hand = []
+    if own:
+        for cid in (*team.hand, *team.specials):
+            c = roster.cards[cid]
+            hand.append(
+                pb.BattleCard(
+                    id=c.id,
+                    name=c.name,
+                    owner=c.owner,
+                    cost=c.cost,
+                    ct=c.ct,
+                    group=c.group.value,
+                    range=c.range.value,
+                    text=card_text(c),
+                    special=c.unlock is not None,
+                    cooling=cooling.get(cid, 0),
+                )
+            )
+    return pb.BattleTeamView(
+        seat=seat,
+        name=record.name or ("CPU" if record.cpu else ""),
+        units=units,
+        energy=team.energy,
+        hand=hand,
+        hand_size=len(team.hand) + len(team.specials) if own else team.hand_size,
+        cpu=bool(state.cpu[seat]),
+        committed=(
+            state.formations[seat] is not None
+            if state.phase is Phase.FORMATION
+            else state.plans[seat] is not None
+        ),
+    )
+
+
+def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
+    seen = view_for(_field(state, seat, roster), seat).battle
+    view = pb.BattleView(
+        battle_id=state.battle_id,
+        version=state.version,
+        status=STATUS[state.phase],
+        turn=max(state.turn, 1),
+        seat=seat,
+        you=_team(state, seen.teams[seat], seat, roster, True),
+        opponent=_team(state, seen.teams[1 - seat], 1 - seat, roster, False),
+        plan=mapping.plan(state.plans[seat] or ()),
+        log=[mapping.entry(e) for e in state.log],
+        content_version=state.content_version,
+    )
+    deadline = wire.timestamp(state.deadline)
+    if deadline is not None:
+        view.deadline.CopyFrom(deadline)
+    if state.result is not None:
+        view.outcome.CopyFrom(
+            pb.BattleOutcome(
+                winner_seat=state.result.winner,
+                winner_player_id=state.seats[state.result.winner].player_id,
+                reason=state.result.reason.value,
+            )
+        )
+    return view
+
+
+class SeatViews:
+    """Pushes each human seat its view of a battle after a committed change."""
+
+    def __init__(self, pushes: PlayerPushes, roster: Roster, clock: Callable[[], datetime]):
+        self._pushes = pushes
+        self._roster = roster
+        self._clock = clock
+
+    async def announce(self, state: BattleState) -> None:
+        for seat, player in state.humans():
+            await self._pushes.send(player, PUSH, battle_view(state, seat, self._roster))

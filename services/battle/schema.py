@@ -1,0 +1,121 @@
+"""The battle service's tables, as migrations (schema ``battle`` by default), beside the
+platform's event store and relay tables (the battles' events live in ``events``):
+
+- ``battle_timers``: one row per timer a battle needs: its phase deadline (formation or
+  selection, seat -1), replaced by every save, and each disconnected seat's takeover
+  (set by a presence report, cleared by a reconnect or when it fires). ``timer_id`` is
+  the claim key (``services.platform.claims``): any replica leases due rows with
+  ``FOR UPDATE SKIP LOCKED``.
+- ``requests``: idempotent request keys (``services.platform.requests``) and the battle
+  each one acted on.
+- ``active``: each player's battle in progress (one at most), and their seat.
+- ``presence``: each player's latest gateway session and whether it is open.
+- ``open_battles``: the battles not finished (a restarted service pushes their views).
+- ``battle_save()``: everything a command writes (its events through the event store's
+  ``append_events()``, the phase timer, settled disconnect timers, the players' active
+  battle, the open battles, the request key) in one statement: one round trip, atomic
+  without an explicit transaction. It returns false, having written nothing, when the
+  stream is not at the expected version; a request id recorded first raises
+  ``battle request seen`` (SQLSTATE TB001), which undoes the statement.
+"""
+
+from __future__ import annotations
+
+from services.platform.migrations import Migration
+
+MIGRATIONS = (
+    Migration(
+        "battle",
+        1,
+        "timers, requests, active battles, presence",
+        """
+        CREATE TABLE battle_timers (
+            timer_id text PRIMARY KEY,
+            battle_id text NOT NULL,
+            kind text NOT NULL,
+            seat integer NOT NULL,
+            due_at timestamptz NOT NULL
+        );
+        CREATE INDEX battle_timers_due ON battle_timers (due_at);
+        CREATE INDEX battle_timers_battle ON battle_timers (battle_id);
+        CREATE TABLE requests (
+            scope text NOT NULL,
+            request_id text NOT NULL,
+            fingerprint text NOT NULL,
+            battle_id text NOT NULL,
+            PRIMARY KEY (scope, request_id)
+        );
+        CREATE TABLE active (
+            player_id text PRIMARY KEY,
+            battle_id text NOT NULL,
+            seat integer NOT NULL
+        );
+        CREATE TABLE presence (
+            player_id text PRIMARY KEY,
+            session_id text NOT NULL,
+            opened_at timestamptz NOT NULL,
+            connected boolean NOT NULL
+        );
+        CREATE TABLE open_battles (
+            battle_id text PRIMARY KEY,
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+    Migration(
+        "battle",
+        2,
+        "battle_save(): a command's writes in one statement",
+        """
+        CREATE FUNCTION battle_save(
+            p_stream text, p_expected integer, p_ids uuid[], p_types text[],
+            p_schema_versions integer[], p_data bytea[], p_metadata text[],
+            p_battle text, p_kind text, p_due timestamptz, p_settled integer[],
+            p_over boolean, p_created boolean, p_players text[], p_seats integer[],
+            p_scope text, p_request text, p_fingerprint text
+        ) RETURNS boolean
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE
+            appended integer;
+        BEGIN
+            IF cardinality(p_ids) > 0 THEN
+                SELECT count(*) INTO appended FROM append_events(
+                    p_stream, p_expected, p_ids, p_types, p_schema_versions, p_data,
+                    p_metadata);
+                IF appended = 0 THEN
+                    RETURN false;
+                END IF;
+            END IF;
+            DELETE FROM battle_timers WHERE battle_id = p_battle AND (
+                kind IN ('formation', 'selection')
+                OR (kind = 'disconnect' AND seat = ANY(p_settled))
+                OR p_over);
+            IF p_kind IS NOT NULL THEN
+                INSERT INTO battle_timers VALUES
+                    (p_battle || ':' || p_kind || ':-1', p_battle, p_kind, -1, p_due);
+            END IF;
+            IF p_created THEN
+                INSERT INTO open_battles (battle_id) VALUES (p_battle);
+                INSERT INTO active AS a (player_id, battle_id, seat)
+                    SELECT u.player_id, p_battle, u.seat
+                    FROM unnest(p_players, p_seats) AS u(player_id, seat)
+                ON CONFLICT (player_id)
+                    DO UPDATE SET battle_id = EXCLUDED.battle_id, seat = EXCLUDED.seat;
+            END IF;
+            IF p_over THEN
+                DELETE FROM open_battles WHERE battle_id = p_battle;
+                DELETE FROM active WHERE battle_id = p_battle;
+            END IF;
+            IF p_scope IS NOT NULL THEN
+                INSERT INTO requests VALUES (p_scope, p_request, p_fingerprint, p_battle)
+                    ON CONFLICT DO NOTHING;
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION 'battle request seen' USING ERRCODE = 'TB001';
+                END IF;
+            END IF;
+            RETURN true;
+        END
+        $$;
+        """,
+    ),
+)

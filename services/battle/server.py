@@ -1,0 +1,108 @@
+"""The BattleService gRPC edge: protobuf in, handlers, protobuf out. Nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from triad.v1 import battle_pb2 as b
+from triad.v1 import battle_pb2_grpc
+
+from services import wire
+from services.battle import handlers, mapping
+from services.battle.handlers import Context, SeatSpec, Seen
+from services.battle.presenter import battle_view
+from services.platform.edge import bind, require
+from services.platform.errors import InvalidArgument
+from services.platform.requests import Request, request_id
+
+
+class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+
+    def _view(self, seen: Seen) -> Any:
+        return battle_view(seen.state, seen.seat, self._ctx.roster)
+
+    def _ids(self, battle_id: str, player_id: str) -> tuple[str, str]:
+        bind(battle_id=battle_id, player_id=player_id)
+        return require(battle_id, "battle_id"), require(player_id, "player_id")
+
+    async def CreateBattle(
+        self, request: b.BattleServiceCreateBattleRequest, context: Any
+    ) -> b.BattleServiceCreateBattleResponse:
+        bind(battle_id=request.battle_id, player_id="")
+        battle_id = require(request.battle_id, "battle_id")
+        if len(request.seats) != 2:
+            raise InvalidArgument(f"a battle has two seats, got {len(request.seats)}")
+        specs = []
+        for seat in request.seats:
+            level = mapping.level_back(seat.bot_level)
+            if bool(seat.player_id) == bool(level):
+                raise InvalidArgument("each seat is a player_id or a bot_level, not both")
+            specs.append(SeatSpec(seat.player_id, seat.name, level, tuple(seat.characters)))
+        state = await handlers.create_battle(self._ctx, battle_id, specs)
+        return b.BattleServiceCreateBattleResponse(battle_id=state.battle_id)
+
+    async def SetFormation(
+        self, request: b.BattleServiceSetFormationRequest, context: Any
+    ) -> b.BattleServiceSetFormationResponse:
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        squares = mapping.squares_back(request.squares)
+        key = Request.of(player, request_id(request.request_id), "formation", battle_id, squares)
+        seen = await handlers.set_formation(self._ctx, key, battle_id, player, squares)
+        return b.BattleServiceSetFormationResponse(view=self._view(seen))
+
+    async def CommitPlan(
+        self, request: b.BattleServiceCommitPlanRequest, context: Any
+    ) -> b.BattleServiceCommitPlanResponse:
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        plan = mapping.plan_back(request.actions)
+        key = Request.of(
+            player, request_id(request.request_id), "commit", battle_id, request.turn, plan
+        )
+        seen = await handlers.commit_plan(self._ctx, key, battle_id, player, request.turn, plan)
+        return b.BattleServiceCommitPlanResponse(view=self._view(seen))
+
+    async def GetBattleView(
+        self, request: b.BattleServiceGetBattleViewRequest, context: Any
+    ) -> b.BattleServiceGetBattleViewResponse:
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        seen = await handlers.view(self._ctx, battle_id, player)
+        return b.BattleServiceGetBattleViewResponse(view=self._view(seen))
+
+    async def GiveUp(
+        self, request: b.BattleServiceGiveUpRequest, context: Any
+    ) -> b.BattleServiceGiveUpResponse:
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        key = Request.of(player, request_id(request.request_id), "give_up", battle_id)
+        seen = await handlers.give_up(self._ctx, key, battle_id, player)
+        return b.BattleServiceGiveUpResponse(view=self._view(seen))
+
+    async def GetActiveBattle(
+        self, request: b.BattleServiceGetActiveBattleRequest, context: Any
+    ) -> b.BattleServiceGetActiveBattleResponse:
+        bind(battle_id="", player_id=request.player_id)
+        player = require(request.player_id, "player_id")
+        found = await handlers.active_battle(self._ctx, player)
+        return b.BattleServiceGetActiveBattleResponse(battle_id=found or "")
+
+    async def ReportPresence(
+        self, request: b.BattleServiceReportPresenceRequest, context: Any
+    ) -> b.BattleServiceReportPresenceResponse:
+        bind(battle_id="", player_id=request.player_id)
+        player = require(request.player_id, "player_id")
+        session = require(request.session_id, "session_id")
+        if not request.HasField("open_time"):
+            raise InvalidArgument("open_time is required: when the session opened")
+        found = await handlers.report_presence(
+            self._ctx, player, session, request.connected, wire.moment(request.open_time)
+        )
+        return b.BattleServiceReportPresenceResponse(battle_id=found or "")
+
+
+def register(server: grpc.aio.Server, servicer: BattleServicer) -> None:
+    battle_pb2_grpc.add_BattleServiceServicer_to_server(servicer, server)
+
+
+SERVICE_NAME = b.DESCRIPTOR.services_by_name["BattleService"].full_name

@@ -1,0 +1,182 @@
+"""The battle repository on PostgreSQL: the platform's event store (``events``) and the
+tables of ``schema.py``, each save one transaction.
+
+Loading keeps the states it folded (and saving the states it wrote), newest battles
+first, and reads only the events after a kept state's version: a cache checked against
+the stream on every load, so a battle another replica moved on is caught up, never
+served stale. A turn's events carry the whole battle after it, so folding from the
+start costs a JSON decode per turn; from the kept state, one per new event."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from services.battle import codec
+from services.battle.domain import BattleState
+from services.battle.domain.deadlines import DeadlineKind, deadline
+from services.battle.domain.events import Created
+from services.battle.domain.state import evolve
+from services.battle.store.port import Active, DueTimer, Write
+from services.platform.claims import DueWork, next_due, take_due
+from services.platform.eventstore import PostgresEventStore, WrongExpectedVersion, encode_metadata
+from services.platform.migrations import quote_schema
+from services.platform.requests import Request, RequestSeen, answered
+
+REQUEST_SEEN = "TB001"
+"""The SQLSTATE battle_save() raises when the request id was recorded first."""
+
+
+def timer_id(battle_id: str, kind: DeadlineKind, seat: int) -> str:
+    return f"{battle_id}:{kind.value}:{seat}"
+
+
+KEPT = 20_000
+"""Battle states kept in memory (about 20 kB each at turn 10)."""
+
+
+class PostgresBattles:
+    def __init__(self, pool: Any, schema: str, kept: int = KEPT) -> None:
+        self._pool = pool
+        self._kept: OrderedDict[str, BattleState] = OrderedDict()
+        self._most = kept
+        self._s = quote_schema(schema)
+        self.events = PostgresEventStore(pool, schema)
+        self._timers = DueWork(table=f"{self._s}.battle_timers", key="timer_id")
+        self._save_sql = (
+            f"SELECT {self._s}.battle_save($1, $2, $3::uuid[], $4::text[], $5::integer[], "
+            "$6::bytea[], $7::text[], $8, $9, $10, $11::integer[], $12, $13, $14::text[], "
+            "$15::integer[], $16, $17, $18)"
+        )
+
+    async def load(self, battle_id: str) -> BattleState | None:
+        state = self._kept.get(battle_id)
+        after = 0 if state is None else state.version
+        for record in await self.events.read_stream(codec.stream_id(battle_id), after):
+            state = evolve(state, codec.decode_record(record), battle_id)
+        if state is not None:
+            self._keep(state)
+        return state
+
+    def _keep(self, state: BattleState) -> None:
+        if state.over:
+            self._kept.pop(state.battle_id, None)  # read again at most by a late view
+            return
+        self._kept[state.battle_id] = state
+        self._kept.move_to_end(state.battle_id)
+        while len(self._kept) > self._most:
+            self._kept.popitem(last=False)
+
+    async def save(self, write: Write) -> None:
+        """One statement (``battle_save()``, schema.py): one round trip per command."""
+        decision, battle_id = write.decision, write.battle_id
+        state, stream = decision.state, codec.stream_id(battle_id)
+        players = [seat.player_id for seat in state.seats]
+        new = [
+            codec.new_event(battle_id, decision.before + i, e, players)
+            for i, e in enumerate(decision.events, start=1)
+        ]
+        due = deadline(state)
+        humans = state.humans() if any(isinstance(e, Created) for e in decision.events) else []
+        request = write.request
+        try:
+            saved = await self._pool.fetchval(
+                self._save_sql,
+                stream,
+                decision.before,
+                [e.event_id for e in new],
+                [e.type for e in new],
+                [e.schema_version for e in new],
+                [e.data for e in new],
+                [encode_metadata(e.metadata) for e in new],
+                battle_id,
+                None if due is None else due.kind.value,
+                None if due is None else due.due,
+                list(write.settled),
+                state.over,
+                bool(humans),
+                [p for _, p in humans],
+                [seat for seat, _ in humans],
+                None if request is None else request.scope,
+                None if request is None else request.request_id,
+                None if request is None else request.fingerprint,
+            )
+        except asyncpg.UniqueViolationError as error:  # a concurrent append won
+            raise WrongExpectedVersion(stream, decision.before, None) from error
+        except asyncpg.PostgresError as error:
+            if getattr(error, "sqlstate", "") == REQUEST_SEEN:
+                raise RequestSeen(request.request_id if request else "") from error
+            raise
+        if not saved:
+            raise WrongExpectedVersion(stream, decision.before, None)
+        if decision.events:
+            self._keep(state)
+
+    async def answered(self, request: Request) -> str | None:
+        row = await answered(self._pool, f"{self._s}.requests", request, "battle_id")
+        return None if row is None else str(row["battle_id"])
+
+    async def active_battle(self, player_id: str) -> Active | None:
+        row = await self._pool.fetchrow(
+            f"SELECT battle_id, seat FROM {self._s}.active WHERE player_id = $1", player_id
+        )
+        return None if row is None else Active(row["battle_id"], row["seat"])
+
+    async def record_presence(
+        self, player_id: str, session_id: str, connected: bool, opened_at: datetime
+    ) -> bool:
+        # A newer session always wins; an ending is recorded only for the latest session.
+        changed = await self._pool.fetchval(
+            f"INSERT INTO {self._s}.presence AS p VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (player_id) DO UPDATE SET session_id = EXCLUDED.session_id, "
+            "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected "
+            "WHERE EXCLUDED.opened_at >= p.opened_at "
+            "AND (EXCLUDED.connected OR p.session_id = EXCLUDED.session_id) RETURNING true",
+            player_id,
+            session_id,
+            opened_at,
+            connected,
+        )
+        return bool(changed)
+
+    async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
+        kind = DeadlineKind.DISCONNECT
+        await self._pool.execute(
+            f"INSERT INTO {self._s}.battle_timers VALUES ($1, $2, $3, $4, $5) "
+            "ON CONFLICT (timer_id) DO NOTHING",
+            timer_id(battle_id, kind, seat),
+            battle_id,
+            kind.value,
+            seat,
+            due,
+        )
+
+    async def clear_disconnect(self, battle_id: str, seat: int) -> None:
+        await self._pool.execute(
+            f"DELETE FROM {self._s}.battle_timers WHERE timer_id = $1",
+            timer_id(battle_id, DeadlineKind.DISCONNECT, seat),
+        )
+
+    async def claim_due(self, now: datetime, lease: timedelta, limit: int) -> list[DueTimer]:
+        rows = await take_due(
+            self._pool,
+            self._timers,
+            now,
+            change="due_at = $2",
+            returning="battle_id, kind, seat",
+            args=(now + lease,),
+            limit=limit,
+        )
+        return [DueTimer(r["battle_id"], DeadlineKind(r["kind"]), r["seat"]) for r in rows]
+
+    async def next_due(self) -> datetime | None:
+        return await next_due(self._pool, self._timers)
+
+    async def in_progress(self) -> list[str]:
+        rows = await self._pool.fetch(
+            f"SELECT battle_id FROM {self._s}.open_battles ORDER BY battle_id"
+        )
+        return [r["battle_id"] for r in rows]

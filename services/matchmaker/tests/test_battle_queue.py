@@ -1,0 +1,86 @@
+"""The Battle queue and custom battles (Skirmish, issue 23): two tickets without decks
+pair, or a guest joins a battle table, and the battle service is asked to create their
+battle, once, under the start's id."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
+from services.matchmaker.handlers import Context
+from services.matchmaker.tests.conftest import DECK, Fakes, player
+from services.platform.errors import FailedPrecondition, InvalidArgument
+
+
+async def test_two_battle_tickets_pair_into_one_battle(ctx: Context, fakes: Fakes) -> None:
+    ann, bea = player("ann"), player("bea")
+    first = await handlers_queues.enqueue(ctx, "r1", ann, Mode.BATTLE, None)
+    assert first.state is TicketState.QUEUED and first.deck is None
+    await handlers_queues.enqueue(ctx, "r2", bea, Mode.BATTLE, None)
+    assert await handlers_pairing.pair_all(ctx)
+    [(battle_id, players)] = fakes.battles.created.items()
+    assert sorted(players) == [(ann.player_id, "ann"), (bea.player_id, "bea")]
+    ticket = await ctx.store.ticket(first.ticket_id)
+    assert ticket is not None and ticket.state is TicketState.PAIRED
+    assert ticket.match_id == battle_id, "a paired ticket names its battle"
+    assert not fakes.matches.of(ann.player_id), "no Triad match is made"
+
+
+async def test_a_battle_ticket_takes_no_deck_and_needs_the_battle_service(
+    ctx: Context, fakes: Fakes
+) -> None:
+    with pytest.raises(InvalidArgument, match="not a deck"):
+        await handlers_queues.enqueue(ctx, "r1", player("ann"), Mode.BATTLE, DECK)
+    closed = replace(ctx, ports=replace(fakes.ports(), battles=None))
+    with pytest.raises(FailedPrecondition, match="Battle queue is closed"):
+        await handlers_queues.enqueue(closed, "r2", player("ann"), Mode.BATTLE, None)
+
+
+async def test_a_player_in_another_battle_is_refused_and_the_other_waits_again(
+    ctx: Context, fakes: Fakes
+) -> None:
+    ann, bea = player("ann"), player("bea")
+    fakes.battles.active[ann.player_id] = "older-battle"
+    await handlers_queues.enqueue(ctx, "r1", ann, Mode.BATTLE, None)
+    second = await handlers_queues.enqueue(ctx, "r2", bea, Mode.BATTLE, None)
+    await handlers_pairing.pair_all(ctx)
+    assert not fakes.battles.created
+    again = await ctx.store.ticket(second.ticket_id)
+    assert again is not None and again.state is TicketState.QUEUED, "bea waits on"
+
+
+BATTLE_TABLE = TableSettings(MODE_RULES[Mode.BATTLE], battle=True)
+
+
+async def test_a_custom_battle_table_starts_a_battle_when_its_guest_joins(
+    ctx: Context, fakes: Fakes
+) -> None:
+    ann, bea = player("ann"), player("bea")
+    with pytest.raises(InvalidArgument, match="characters, not a deck"):
+        await handlers_lobby.create_table(ctx, "t0", ann, BATTLE_TABLE, DECK)
+    table = await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None, bea)
+    joined = await handlers_lobby.join_table(ctx, "j1", bea, table.table_id, None)
+    assert fakes.battles.created[joined.match_id] == [
+        (ann.player_id, "ann"),
+        (bea.player_id, "bea"),
+    ]
+    assert not fakes.matches.of(ann.player_id), "no Triad match is made"
+
+
+async def test_find_game_keeps_battle_tables_and_triad_tables_apart(
+    ctx: Context, fakes: Fakes
+) -> None:
+    ann, bea, cid = player("ann"), player("bea"), player("cid")
+    battle = await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None)
+    triad = TableSettings(MODE_RULES[Mode.UNRANKED], random_deck=True)
+    await handlers_lobby.create_table(ctx, "t2", cid, triad, None)
+    listed = await handlers_lobby.list_tables(ctx, bea, TableFilter(battles=True), 10, "")
+    assert [t.table_id for t in listed.tables] == [battle.table_id]
+    found = await handlers_lobby.find_game(ctx, "f1", bea, TableFilter(), None)
+    assert found.table.table_id != battle.table_id, "a Triad player never lands in a battle"
+    dan = player("dan")
+    joined = await handlers_lobby.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
+    assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created
