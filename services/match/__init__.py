@@ -14,9 +14,10 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
 - ``rules/``: the rules engine (board, captures, positions, solver, deck rules), pure.
 - ``views.py``: what one player may see of a match (hidden cards never leave here).
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
-  presence, views, the operator's event pages, and firing due timers (turns,
-  disconnects, bot moves); typed results (``Started``, ``ActiveMatch``, ``EventsPage``).
-  Every committed change is announced (``Context.announce``) after its commit.
+  presence and firing due timers (turns, disconnects, bot moves); typed results
+  (``Started``). Every committed change is announced (``Context.announce``) after its
+  commit. ``handlers_reads.py``: the reads (a player's view, the active match, the
+  operator's event pages: ``ActiveMatch``, ``EventsPage``).
 - ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
   processes (``BotPool``); ``bots/realm.py`` plays Realm tables (Lair included).
 - ``schema.py``: every migration: timers, request keys, active matches, presence,

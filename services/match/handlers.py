@@ -19,7 +19,7 @@ import structlog
 
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
-from services.match.rules import Geometry, Seat, Visibility
+from services.match.rules import Geometry, Visibility
 from services.match.rules.draws import (
     draw_blocked_cells,
     draw_cell_marks,
@@ -29,8 +29,8 @@ from services.match.rules.draws import (
 from services.match.store import MatchRepository
 from services.match.views import match_view
 from services.platform.background import DueSoon
-from services.platform.errors import Conflict, DomainError, InvalidArgument, NotFound, short_id
-from services.platform.eventstore import Recorded, WrongExpectedVersion
+from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
+from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen
 
 log = structlog.get_logger()
@@ -283,54 +283,6 @@ async def report_presence(
         lambda state: domain.presence(state, player_id, connected, session_id, ctx.clock()),
     )
     return match_id
-
-
-async def view(
-    ctx: Context, match_id: str, player_id: str, known: int | None = None
-) -> domain.Match:
-    """The match as ``player_id`` may see it; ``known``: a version known committed, so a
-    cached state that reached it needs no read of the log (``MatchStore.load``)."""
-    match = await ctx.store.load(match_id, known)
-    if match is None:
-        raise domain.no_match(match_id)
-    match.seat_of(player_id)  # strangers get the same NotFound
-    return match
-
-
-@dataclass(frozen=True, slots=True)
-class ActiveMatch:
-    """The match a player is seated in and not finished, as they see it."""
-
-    match: domain.Match
-    seat: Seat
-
-
-async def active_match(ctx: Context, player_id: str) -> ActiveMatch | None:
-    match_id = await ctx.store.active_match(player_id)
-    if match_id is None:
-        return None
-    match = await view(ctx, match_id, player_id)
-    return ActiveMatch(match, match.seat_of(player_id))
-
-
-@dataclass(frozen=True, slots=True)
-class EventsPage:
-    """Stored events of a match for operators, and the version the next page starts
-    at (0: this is the last page)."""
-
-    events: list[Recorded]
-    next_version: int
-
-
-async def match_events(ctx: Context, match_id: str, from_version: int, limit: int) -> EventsPage:
-    """Up to ``limit`` stored events of a match from ``from_version`` (1 = the start)."""
-    after = max(from_version - 1, 0)
-    found = await ctx.store.records(match_id, after, limit + 1)
-    if not found and after == 0:
-        raise NotFound(f"no match {match_id}")
-    page = found[:limit]
-    more = len(found) > limit
-    return EventsPage(page, page[-1].version + 1 if more else 0)
 
 
 async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:

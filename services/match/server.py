@@ -13,7 +13,7 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
 from services import wire
-from services.match import handlers, mapping
+from services.match import handlers, handlers_reads, mapping
 from services.match.domain import Match
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
@@ -172,7 +172,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self, request: m.MatchServiceGetViewRequest, context: Any
     ) -> m.MatchServiceGetViewResponse:
         bind(match_id=request.match_id, player_id=request.player_id)
-        match = await handlers.view(
+        match = await handlers_reads.view(
             self._ctx, require(request.match_id, "match_id"), request.player_id
         )
         return m.MatchServiceGetViewResponse(view=self._view(match, request.player_id))
@@ -182,13 +182,13 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     ) -> AsyncIterator[m.MatchServiceStreamViewResponse]:
         bind(match_id=request.match_id, player_id=request.player_id)
         match_id = require(request.match_id, "match_id")
-        await handlers.view(self._ctx, match_id, request.player_id)
+        await handlers_reads.view(self._ctx, match_id, request.player_id)
         sent = request.after_version
         with self._notifier.watch(match_id) as changed:
             known: int | None = None  # the first view comes from the log
             while True:
                 changed.clear()
-                match = await handlers.view(self._ctx, match_id, request.player_id, known)
+                match = await handlers_reads.view(self._ctx, match_id, request.player_id, known)
                 if match.version > sent:
                     sent = match.version
                     yield m.MatchServiceStreamViewResponse(
@@ -250,7 +250,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     ) -> m.MatchServiceGetActiveMatchResponse:
         bind(match_id="", player_id=request.player_id)
         player = require(request.player_id, "player_id")
-        active = await handlers.active_match(self._ctx, player)
+        active = await handlers_reads.active_match(self._ctx, player)
         if active is None:
             return m.MatchServiceGetActiveMatchResponse()
         return m.MatchServiceGetActiveMatchResponse(
@@ -269,7 +269,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         check_operator(self._admin_token, context)
         match_id = require(request.match_id, "match_id")
         limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
-        page = await handlers.match_events(self._ctx, match_id, request.from_version, limit)
+        page = await handlers_reads.match_events(self._ctx, match_id, request.from_version, limit)
         envelopes = [
             ev.EventEnvelope(
                 event_id=str(r.event_id),
