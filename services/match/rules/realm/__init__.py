@@ -55,7 +55,7 @@ from services.match.rules.realm.cards import (
     alignment_words,
     parse_alignment,
 )
-from services.match.rules.realm.resolve import (
+from services.match.rules.realm.outcome import (
     Comparison,
     LairSpent,
     Protection,
@@ -63,8 +63,8 @@ from services.match.rules.realm.resolve import (
     RealmRules,
     RealmState,
     Saved,
-    resolve,
 )
+from services.match.rules.realm.resolve import resolve
 
 __all__ = [
     "HEX_OF_TYPE",

@@ -10,7 +10,8 @@ from typing import cast
 from services.match.rules.board import Board
 from services.match.rules.geometry import Geometry
 from services.match.rules.realm.cards import RealmCard
-from services.match.rules.realm.resolve import RealmPlacement, RealmRules, RealmState, resolve
+from services.match.rules.realm.outcome import RealmPlacement, RealmRules, RealmState
+from services.match.rules.realm.resolve import resolve
 from services.match.rules.resolve import Rules
 
 _PRINTED = Rules()

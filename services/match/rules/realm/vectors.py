@@ -17,7 +17,7 @@ from typing import Any
 from services.match.rules.game import Seat
 from services.match.rules.realm.board import RealmBoard
 from services.match.rules.realm.cards import Alignment, CreatureType, Law, Moral, RealmCard
-from services.match.rules.realm.resolve import RealmPlacement, RealmRules
+from services.match.rules.realm.outcome import RealmPlacement, RealmRules
 from services.match.rules.vectors import (
     VectorError,
     _card,
