@@ -1,0 +1,59 @@
+"""Skirmish in a real browser: headless Chromium (web/e2e/play.mjs's ``battle``
+scenario) registers on a phone's viewport, starts a practice battle against the CPU,
+taps a formation, plays every turn by tapping cards and their targets and committing,
+reloads on the way, and reads the final screen. The whole backend runs as processes;
+the helpers (and what is skipped where Chromium or npm are missing) are
+tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from devtools.stack import Stack
+from tests.e2e.test_browser import backend, play
+
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
+
+TURN = re.compile(r"Skirmish · turn (\d+)/10 · (\w+)")
+
+
+def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "battle", tmp_path / "browser-battle.png")
+    phone = played["viewport"]
+    # The formation tapped is the one the battle began with.
+    assert sorted(played["placed"]) == ["0,1", "1,0", "2,2"], played["placed"]
+    turns = played["turns"]
+    assert turns, played
+    numbers = [int(TURN.fullmatch(t["status"]).group(1)) for t in turns]  # type: ignore[union-attr]
+    assert numbers == list(range(1, len(turns) + 1))  # one commit a turn, in order
+    assert len(turns) <= 10
+    # Cards were set (with their targets) and every turn's actions came back in the log.
+    assert sum(t["set"] for t in turns) >= len(turns) // 2, turns
+    assert all(len(t["plan"]) == t["set"] for t in turns), turns
+    assert all(t["energy"].startswith("Your plan: ") for t in turns), turns
+    assert all(t["log"] for t in turns), turns
+    planned = {line.split(" (")[0] for t in turns for line in t["plan"]}
+    logged = " ".join(line for t in turns for line in t["log"])
+    assert any(name in logged for name in planned), (planned, logged)
+    if len(turns) >= 2:
+        assert TURN.fullmatch(played["resumed"]), played["resumed"]  # came back on reload
+    # The end, in words, on a phone: both fields side by side, in view.
+    result = played["result"]
+    assert re.fullmatch(r"You (won|lost) \(.+\)\.", result), result
+    final = played["final"]
+    assert TURN.fullmatch(final["status"]).group(2) == "over"  # type: ignore[union-attr]
+    if len(turns) < 10:
+        assert "every character of the loser is down" in result
+    else:
+        assert "after turn 10" in result or "down" in result
+    assert final["squares"] == 18
+    mine, theirs = final["mine"], final["theirs"]
+    assert 0 <= mine["x"] < theirs["x"] and theirs["x"] + theirs["width"] <= phone["width"]
+    assert mine["width"] > phone["width"] / 3 and mine["y"] == theirs["y"]
+    assert any(line.startswith("You ") and "Energy" in line for line in final["lines"])
+    assert any(line.startswith("Opponent CPU") for line in final["lines"]), final["lines"]
+    assert final["log"]
+    # The battle's pushes reached the session and were listed.
+    assert any("battle: turn" in line for line in played["pushes"]), played["pushes"]

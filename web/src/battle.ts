@@ -1,0 +1,347 @@
+// Skirmish (BATTLE.md) in the browser: both 3x3 fields facing each other (yours with its
+// front column, column 0, on the right; the opponent's with its front on the left), HP,
+// Energy and statuses, your hand, the plan being set, the last turn's actions and the
+// end. Before turn 1 you tap three squares of your field (one per character, in the
+// team's order); each turn you tap cards, and for a card that aims, a legal square of
+// the field it aims at, then commit the plan (an empty plan passes). Pure DOM; the
+// calls go through ``BattleActions`` (main.ts).
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { el } from "./board.js";
+import {
+  BattleStatus,
+  type BattleCard,
+  type BattleLogEntry,
+  type BattleTeamView,
+  type BattleUnit,
+  type BattleView,
+} from "./gen/triad/v1/common_pb.js";
+
+/** One action of the plan being set, as the screen keeps it before the commit. */
+export interface PlannedAction {
+  card: BattleCard;
+  row?: number;
+  col?: number;
+}
+
+/** What the screen keeps between redraws for the battle shown. */
+export interface BattleDraft {
+  formation: { row: number; col: number }[];
+  plan: PlannedAction[];
+  /** A card picked that still needs its target. */
+  aiming: BattleCard | null;
+  giveUpAsked: boolean;
+}
+
+export function freshDraft(): BattleDraft {
+  return { formation: [], plan: [], aiming: null, giveUpAsked: false };
+}
+
+export interface BattleActions {
+  /** Redraw after a change to the draft. */
+  redraw(): void;
+  setFormation(squares: { row: number; col: number }[]): void;
+  commit(plan: PlannedAction[]): void;
+  giveUp(): void;
+  leave(): void;
+}
+
+const REASONS: Record<string, string> = {
+  wipeout: "every character of the loser is down",
+  decision: "after turn 10: survivors, then HP",
+  give_up: "a player gave up",
+  disconnect: "a player left and the CPU finished for them",
+};
+
+/** "You won (every character of the loser is down)." */
+export function battleResult(view: BattleView): string {
+  const won = view.outcome?.winnerSeat === view.seat;
+  const reason = view.outcome?.reason ?? "";
+  return `${won ? "You won" : "You lost"} (${REASONS[reason] ?? reason}).`;
+}
+
+type Side = "mine" | "theirs";
+type Aim = "enemy-unit" | "enemy-row" | "enemy-col" | "ally" | "own-square" | "none";
+
+function aimOf(card: BattleCard): Aim {
+  switch (card.range) {
+    case "single":
+    case "cross":
+      return "enemy-unit";
+    case "row":
+      return "enemy-row";
+    case "column":
+      return "enemy-col";
+    case "ally":
+      return "ally";
+    case "self":
+      return card.text.includes("summon ") ? "own-square" : "none";
+    default:
+      return "none";
+  }
+}
+
+const key = (row: number, col: number): string => `${row},${col}`;
+
+function occupied(team: BattleTeamView | undefined): Set<string> {
+  const squares = new Set<string>();
+  for (const unit of team?.units ?? []) if (unit.square) squares.add(key(unit.square.row, unit.square.col));
+  return squares;
+}
+
+/** Whether a square may be tapped as the target of ``card`` (the server's rule, targets.py). */
+function legalTarget(view: BattleView, card: BattleCard, side: Side, row: number, col: number): boolean {
+  const enemy = occupied(view.opponent);
+  const own = occupied(view.you);
+  switch (aimOf(card)) {
+    case "enemy-unit": {
+      if (side !== "theirs" || !enemy.has(key(row, col))) return false;
+      const screened = col > 0 && (enemy.has(key(row, 0)) || (col > 1 && enemy.has(key(row, 1))));
+      return !screened || card.text.includes("ignores formation");
+    }
+    case "enemy-row":
+      return side === "theirs" && [0, 1, 2].some((c) => enemy.has(key(row, c)));
+    case "enemy-col":
+      return side === "theirs" && [0, 1, 2].some((r) => enemy.has(key(r, col)));
+    case "ally":
+      return side === "mine" && own.has(key(row, col));
+    case "own-square":
+      return side === "mine";
+    default:
+      return false;
+  }
+}
+
+function targetWords(action: PlannedAction): string {
+  const { row, col } = action;
+  if (row !== undefined && col !== undefined) return ` -> ${row} ${col}`;
+  if (row !== undefined) return ` -> row ${row}`;
+  if (col !== undefined) return ` -> col ${col}`;
+  return "";
+}
+
+function unitCell(unit: BattleUnit): HTMLElement[] {
+  const marks: string[] = [];
+  if (unit.shield) marks.push(`shield ${unit.shield}`);
+  if (unit.cover) marks.push(`cover ${unit.cover}`);
+  if (unit.burn) marks.push(`burn ${unit.burn}`);
+  const percent = unit.maxHp ? Math.round((100 * unit.hp) / unit.maxHp) : 0;
+  const bar = el("meter", { class: "hp-bar", min: "0", max: String(unit.maxHp), value: String(unit.hp) });
+  bar.title = `${percent}%`;
+  return [
+    el("span", { class: "unit-name" }, unit.name),
+    el("span", { class: "hp" }, `${unit.hp}/${unit.maxHp}`),
+    bar,
+    el("span", { class: "marks" }, [`spd ${unit.spd}`, ...marks].join(" · ")),
+  ];
+}
+
+/** One team's field: a 3x3 grid of buttons, front column towards the other field. */
+function field(view: BattleView, side: Side, draft: BattleDraft, on: BattleActions): HTMLElement {
+  const team = side === "mine" ? view.you : view.opponent;
+  const units = new Map<string, BattleUnit>();
+  for (const unit of team?.units ?? []) if (unit.square) units.set(key(unit.square.row, unit.square.col), unit);
+  const forming = view.status === BattleStatus.FORMATION && side === "mine" && !view.you?.committed;
+  const characters = (view.you?.units ?? []).filter((u) => !u.summon);
+  const grid = el("div", { class: `field ${side}`, "data-testid": `field-${side}` });
+  const columns = side === "mine" ? [2, 1, 0] : [0, 1, 2];
+  for (const row of [0, 1, 2]) {
+    for (const col of columns) {
+      const node = el("button", { type: "button", class: "square", "data-row": String(row), "data-col": String(col) });
+      const placed = draft.formation.findIndex((s) => s.row === row && s.col === col);
+      const unit = units.get(key(row, col));
+      if (forming && draft.formation.length > 0) {
+        // The formation being set replaces the default one on the player's own field.
+        if (placed >= 0) {
+          node.classList.add("unit", "placed");
+          node.append(el("span", { class: "unit-name" }, characters[placed]?.name ?? "?"));
+        }
+      } else if (unit) {
+        node.classList.add("unit");
+        if (unit.summon) node.classList.add("summon");
+        if (unit.hp === 0) node.classList.add("down");
+        node.append(...unitCell(unit));
+      }
+      let enabled = false;
+      if (forming) {
+        enabled = placed < 0 && draft.formation.length < 3;
+        node.addEventListener("click", () => {
+          draft.formation.push({ row, col });
+          on.redraw();
+        });
+      } else if (draft.aiming) {
+        const card = draft.aiming;
+        enabled = legalTarget(view, card, side, row, col);
+        node.addEventListener("click", () => {
+          const aim = aimOf(card);
+          const action: PlannedAction = { card };
+          if (aim !== "enemy-col") action.row = row;
+          if (aim !== "enemy-row") action.col = col;
+          draft.plan.push(action);
+          draft.aiming = null;
+          on.redraw();
+        });
+      }
+      node.disabled = !enabled;
+      if (enabled) node.classList.add("target");
+      grid.append(node);
+    }
+  }
+  return grid;
+}
+
+function teamLine(label: string, team: BattleTeamView | undefined, hidden: boolean): HTMLElement {
+  const words = [`${label} ${team?.name || "?"}`, `Energy ${team?.energy ?? 0}`, `hand ${team?.handSize ?? 0}`];
+  if (team?.cpu && team.name !== "CPU") words.push("played by the CPU");
+  if (team?.committed && hidden) words.push("ready");
+  const down = (team?.units ?? []).filter((u) => !u.summon && !u.square).map((u) => u.name);
+  if (down.length) words.push(`down: ${down.join(", ")}`);
+  return el("p", { class: "team-line" }, words.join(" · "));
+}
+
+function handPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
+  const spent = draft.plan.reduce((sum, action) => sum + action.card.cost, 0);
+  const left = (view.you?.energy ?? 0) - spent;
+  const alive = new Set((view.you?.units ?? []).filter((u) => u.square && !u.summon).map((u) => u.ref));
+  const names = new Map((view.you?.units ?? []).map((u) => [u.ref, u.name]));
+  const hand = el("div", { class: "battle-hand", "data-testid": "battle-hand" });
+  for (const card of view.you?.hand ?? []) {
+    const set = draft.plan.some((a) => a.card.id === card.id);
+    const usable = !set && !card.cooling && card.cost <= left && alive.has(card.owner) && !draft.aiming;
+    const node = el(
+      "button",
+      { type: "button", class: "skill", "data-card": card.id, "data-range": card.range },
+      el("span", { class: "skill-head" }, `${card.name}${card.special ? " ★" : ""}`, el("b", {}, `${card.cost}E`)),
+      el("span", { class: "skill-who" }, `${names.get(card.owner) ?? card.owner} · ${card.range} · ${card.group}`),
+      el("span", { class: "skill-text" }, card.cooling ? `CT ${card.cooling} · ${card.text}` : card.text),
+    );
+    if (set) node.classList.add("set");
+    if (draft.aiming?.id === card.id) node.classList.add("selected");
+    node.disabled = !usable;
+    node.addEventListener("click", () => {
+      if (aimOf(card) === "none") draft.plan.push({ card });
+      else draft.aiming = card;
+      on.redraw();
+    });
+    hand.append(node);
+  }
+  const plan = el("ol", { class: "plan", "data-testid": "plan" });
+  draft.plan.forEach((action, index) => {
+    const drop = el("button", { type: "button", class: "drop", "aria-label": "remove" }, "×");
+    drop.addEventListener("click", () => {
+      draft.plan.splice(index, 1);
+      on.redraw();
+    });
+    plan.append(el("li", {}, `${action.card.name} (${action.card.cost}E)${targetWords(action)} `, drop));
+  });
+  const commit = el("button", { type: "button", name: "commit" }, draft.plan.length ? "Commit the plan" : "Pass the turn");
+  commit.disabled = draft.aiming !== null;
+  commit.addEventListener("click", () => on.commit(draft.plan));
+  const parts: HTMLElement[] = [
+    el("p", { class: "status", "data-testid": "battle-prompt" },
+      draft.aiming ? `${draft.aiming.name}: tap its target` : `Your plan: ${left} Energy left`),
+    hand,
+    plan,
+    el("div", { class: "row" }, commit),
+  ];
+  if (draft.aiming) {
+    const cancel = el("button", { type: "button", name: "cancel-aim" }, "Cancel");
+    cancel.addEventListener("click", () => {
+      draft.aiming = null;
+      on.redraw();
+    });
+    parts[3]!.append(cancel);
+  }
+  return el("div", { class: "battle-plan" }, ...parts);
+}
+
+function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
+  const characters = (view.you?.units ?? []).filter((u) => !u.summon);
+  const next = characters[draft.formation.length];
+  const set = el("button", { type: "button", name: "formation" }, draft.formation.length ? "Set the formation" : "Keep the front column");
+  set.disabled = draft.formation.length > 0 && draft.formation.length < 3;
+  set.addEventListener("click", () => on.setFormation(draft.formation));
+  const clear = el("button", { type: "button", name: "clear-formation" }, "Start again");
+  clear.addEventListener("click", () => {
+    draft.formation = [];
+    on.redraw();
+  });
+  const prompt = next ? `Tap a square of your field for ${next.name}` : "Your formation is ready";
+  return el("div", { class: "battle-plan" }, el("p", { class: "status", "data-testid": "battle-prompt" }, prompt), el("div", { class: "row" }, set, clear));
+}
+
+/** The names of the cards seen in the player's hand (the log names cards by id). */
+const cardNames = new Map<string, string>();
+
+/** A card's name: as seen in the hand, else from its id ("oru.riptide": "Riptide"). */
+function cardName(id: string): string {
+  const tail = (id.split(".").pop() ?? id).replace(/[_-]/g, " ");
+  return cardNames.get(id) ?? tail.charAt(0).toUpperCase() + tail.slice(1);
+}
+
+function logEntry(view: BattleView, entry: BattleLogEntry): string {
+  const names = new Map<string, string>();
+  for (const team of [view.you, view.opponent]) {
+    const whose = team === view.you ? "your" : "their";
+    for (const unit of team?.units ?? []) names.set(unit.uid, `${whose} ${unit.name}`);
+  }
+  const unit = (uid: string) => names.get(uid) ?? uid;
+  const what = entry.card ? cardName(entry.card) : entry.step;
+  const effects = entry.effects.map((e) => (e.amount ? `${unit(e.unit)} ${e.change} ${e.amount}` : `${unit(e.unit)} ${e.change}`));
+  const who = entry.actor ? unit(entry.actor) : entry.seat === view.seat ? "your team" : "their team";
+  const said = entry.fizzled ? `: ${entry.fizzled}` : ` → ${effects.join(", ") || "nothing"}`;
+  return `${who} ${what}${said}${entry.note ? ` (${entry.note})` : ""}`;
+}
+
+/** The whole battle screen for ``view``. */
+export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
+  for (const card of view.you?.hand ?? []) cardNames.set(card.id, card.name);
+  const finished = view.status === BattleStatus.FINISHED;
+  const forming = view.status === BattleStatus.FORMATION;
+  const deadline = view.deadline && !finished ? timestampDate(view.deadline) : null;
+  const phase = finished ? "over" : forming ? "formation" : "selection";
+  const title = el(
+    "p",
+    { class: "status", "data-testid": "battle-status", ...(deadline ? { "data-deadline": String(deadline.getTime()) } : {}) },
+    `Skirmish · turn ${view.turn}/10 · ${phase}`,
+  );
+  const parts: HTMLElement[] = [
+    title,
+    teamLine("Opponent", view.opponent, true),
+    el("div", { class: "fields" }, field(view, "mine", draft, on), field(view, "theirs", draft, on)),
+    teamLine("You", view.you, false),
+  ];
+  if (finished) {
+    parts.push(el("p", { class: "status result", "data-testid": "battle-result" }, battleResult(view)));
+  } else if (view.you?.committed || view.you?.cpu) {
+    const waiting = forming ? "Formation set: waiting for the opponent" : "Plan committed: waiting for the opponent";
+    parts.push(el("p", { class: "status", "data-testid": "battle-prompt" }, view.you?.cpu ? "The CPU plays for you" : waiting));
+    const set = view.plan.map((a) => cardName(a.card));
+    if (set.length) parts.push(el("p", { class: "team-line" }, `Your plan: ${set.join(", ")}`));
+  } else {
+    parts.push(forming ? formationPanel(view, draft, on) : handPanel(view, draft, on));
+  }
+  const log = el("ol", { class: "battle-log", "data-testid": "battle-log" }, ...view.log.map((e) => el("li", {}, logEntry(view, e))));
+  if (view.log.length) parts.push(el("h2", {}, finished ? "The last turn" : `Turn ${Math.max(1, view.turn - 1)}`), log);
+  if (finished) {
+    const back = el("button", { type: "button", name: "battle-lobby" }, "Back to the lobby");
+    back.addEventListener("click", () => on.leave());
+    parts.push(back);
+  } else if (draft.giveUpAsked) {
+    const yes = el("button", { type: "button", name: "give-up-confirm" }, "Yes, give up the battle");
+    yes.addEventListener("click", () => on.giveUp());
+    const no = el("button", { type: "button", name: "give-up-cancel" }, "Keep fighting");
+    no.addEventListener("click", () => {
+      draft.giveUpAsked = false;
+      on.redraw();
+    });
+    parts.push(el("div", { class: "row" }, yes, no));
+  } else {
+    const ask = el("button", { type: "button", name: "give-up" }, "Give up");
+    ask.addEventListener("click", () => {
+      draft.giveUpAsked = true;
+      on.redraw();
+    });
+    parts.push(ask);
+  }
+  return el("section", { class: "battle", "data-testid": "battle", "data-status": phase }, ...parts);
+}
