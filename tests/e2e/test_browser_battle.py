@@ -57,3 +57,5 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert final["log"]
     # The battle's pushes reached the session and were listed.
     assert any("battle: turn" in line for line in played["pushes"]), played["pushes"]
+    # Back in the lobby, a second battle starts and is given up before turn 1: lost.
+    assert played["gaveUp"] == "You lost (a player gave up).", played["gaveUp"]

@@ -241,7 +241,15 @@ async function battle() {
   await page.screenshot({ path: screenshot, fullPage: true });
   await page.click("button[name=battle-lobby]");
   await page.waitForSelector("[data-testid=lobby]");
-  return { name: page.playerName, placed, turns, resumed, result, final, pushes };
+  // A second battle, given up (asked twice) before turn 1.
+  await page.click("button[name=battle]");
+  await page.waitForSelector("[data-testid=battle][data-status=formation]");
+  await page.click("button[name=give-up]");
+  await page.click("button[name=give-up-confirm]");
+  const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
+  await page.click("button[name=battle-lobby]");
+  await page.waitForSelector("[data-testid=lobby]");
+  return { name: page.playerName, placed, turns, resumed, result, final, pushes, gaveUp };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

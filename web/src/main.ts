@@ -1,5 +1,5 @@
-// The browser client: log in, play practice and queued matches, see the session's
-// pushes, and pick the Trade One card. One state object, drawn again on every change.
+// The browser client: log in, play practice and queued matches and Skirmish battles
+// (skirmish.ts), see the session's pushes, and pick the Trade One card. One state object, drawn again on every change.
 import { ConnectError, Code } from "@connectrpc/connect";
 import {
   api,
@@ -11,18 +11,16 @@ import {
   requestId,
   signedIn,
 } from "./api.js";
-import { battleScreen, freshDraft, type BattleDraft, type PlannedAction } from "./battle.js";
 import { cardFace, el, matchScreen } from "./board.js";
+import { battlePanel, battlePush, forgetBattle, lobbyChoice, resumeBattle, shownBattle, startBattle } from "./skirmish.js";
 import {
   BattleBotLevel,
-  BattleStatus,
   BotLevel,
   MatchStatus,
   Mode,
   TicketStatus,
   TradeRole,
   TradeStatus,
-  type BattleView,
   type MatchView,
   type QueueStatus,
   type Trade,
@@ -42,10 +40,6 @@ interface State {
   /** The lobby's choices, kept across the redraws that pushes cause. */
   mode: Mode;
   level: BotLevel;
-  /** Skirmish: the battle shown, the plan being set, the CPU's level in the lobby. */
-  battle: BattleView | null;
-  draft: BattleDraft;
-  battleLevel: BattleBotLevel;
 }
 
 const state: State = {
@@ -60,11 +54,9 @@ const state: State = {
   forfeitAsked: false,
   mode: Mode.UNRANKED,
   level: BotLevel.NOVICE,
-  battle: null,
-  draft: freshDraft(),
-  battleLevel: BattleBotLevel.GREEDY,
 };
 let session: AbortController | null = null;
+const page = { act, render, note };
 
 const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
@@ -74,7 +66,7 @@ function render(): void {
   let screen: HTMLElement;
   if (!name) screen = loginScreen();
   else if (state.view) screen = matchPanel(state.view);
-  else if (state.battle) screen = battlePanel(state.battle);
+  else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade));
@@ -146,10 +138,10 @@ function lobbyScreen(name: string): HTMLElement {
   const practice = button("Practice against a bot", "practice", () => startPractice(state.level));
   const queue = button("Find an opponent", "queue", () => enqueue(state.mode));
   const logout = button("Log out", "logout", () => logOut());
-  const battleLevel = choice("battle-level", ["RANDOM", "GREEDY", "SEARCH"], BattleBotLevel, state.battleLevel, (v) => {
-    state.battleLevel = v;
+  const battleLevel = choice("battle-level", ["RANDOM", "GREEDY", "SEARCH"], BattleBotLevel, lobbyChoice.level, (v) => {
+    lobbyChoice.level = v;
   });
-  const battle = button("Skirmish against the CPU", "battle", () => startBattle(state.battleLevel));
+  const battle = button("Skirmish against the CPU", "battle", () => startBattle(lobbyChoice.level));
   const parts: HTMLElement[] = [
     el("h1", {}, `Hello, ${name}`),
     el("div", { class: "row" }, practice, level),
@@ -276,59 +268,7 @@ function button(label: string, name: string, action: () => Promise<unknown>): HT
   return node;
 }
 
-function battlePanel(view: BattleView): HTMLElement {
-  const call = (action: () => Promise<{ view?: BattleView }>) =>
-    void act(async () => {
-      const reply = await authed(action);
-      if (reply.view) showBattle(reply.view);
-    });
-  return battleScreen(view, state.draft, {
-    redraw: render,
-    setFormation: (squares) =>
-      call(() => api.setFormation({ requestId: requestId(), battleId: view.battleId, squares })),
-    commit: (plan: PlannedAction[]) =>
-      call(() =>
-        api.commitPlan({
-          requestId: requestId(),
-          battleId: view.battleId,
-          turn: view.turn,
-          actions: plan.map((a) => ({ character: a.card.owner, card: a.card.id, target: { row: a.row, col: a.col } })),
-        }),
-      ),
-    giveUp: () => call(() => api.giveUp({ requestId: requestId(), battleId: view.battleId })),
-    leave: () => {
-      state.battle = null;
-      state.draft = freshDraft();
-      render();
-    },
-  });
-}
-
 // ------------------------------------------------------------------ actions
-
-async function startBattle(level: BattleBotLevel): Promise<void> {
-  const reply = await authed(() => api.startPracticeBattle({ requestId: requestId(), botLevel: level }));
-  if (reply.view) showBattle(reply.view);
-}
-
-/** The battle in progress (after a reload or a new session), if there is one. */
-async function resumeBattle(): Promise<void> {
-  const active = await authed(() => api.getActiveBattle({}));
-  if (!active.battleId) return;
-  const reply = await authed(() => api.getBattleView({ battleId: active.battleId }));
-  if (reply.view) showBattle(reply.view);
-}
-
-/** A newer view of the battle shown (or the first): a new phase or turn clears the plan. */
-function showBattle(view: BattleView): void {
-  const shown = state.battle;
-  if (shown && shown.battleId === view.battleId && shown.version >= view.version) return;
-  if (shown && shown.battleId !== view.battleId && shown.status !== BattleStatus.FINISHED) return;
-  if (!shown || shown.battleId !== view.battleId || shown.turn !== view.turn || shown.status !== view.status) {
-    state.draft = freshDraft();
-  }
-  state.battle = view;
-}
 
 async function startPractice(level: BotLevel): Promise<void> {
   const reply = await authed(() =>
@@ -393,7 +333,8 @@ async function logOut(): Promise<void> {
     await api.logout({ requestId: requestId() });
   } finally {
     forgetTokens();
-    Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null, battle: null });
+    forgetBattle();
+    Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }
 
@@ -457,10 +398,7 @@ function receive(push: OpenSessionResponse): boolean {
       show(message.value);
       return true;
     case "battle":
-      if (state.battle?.battleId !== message.value.battleId || state.battle.version < message.value.version) {
-        note(`battle: turn ${message.value.turn}, ${BattleStatus[message.value.status].toLowerCase()}`);
-      }
-      showBattle(message.value);
+      battlePush(message.value, page);
       return true;
     case "tradePrompt":
       note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);

@@ -1,0 +1,88 @@
+// Skirmish's part of the page: the battle shown and the plan being set, its calls to the
+// gateway (start a practice battle against the CPU, resume one, formation, plan, give
+// up) and the session's battle pushes. main.ts shows it instead of the lobby while a
+// battle is shown; battle.ts draws the screen.
+import { api, authed, requestId } from "./api.js";
+import { battleScreen, freshDraft, type PlannedAction } from "./battle.js";
+import { BattleBotLevel, BattleStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
+
+/** What main.ts lends: run an action (its refusal shown), redraw, note a push. */
+export interface Page {
+  act(action: () => Promise<void>): Promise<void>;
+  render(): void;
+  note(line: string): void;
+}
+
+const shown = { battle: null as BattleView | null, draft: freshDraft() };
+
+/** The CPU's level chosen in the lobby, kept across redraws. */
+export const lobbyChoice = { level: BattleBotLevel.GREEDY };
+
+export function shownBattle(): BattleView | null {
+  return shown.battle;
+}
+
+/** Back to the lobby (or logged out): nothing shown. */
+export function forgetBattle(): void {
+  shown.battle = null;
+  shown.draft = freshDraft();
+}
+
+/** A newer view of the battle shown (or the first): a new phase or turn clears the plan. */
+function show(view: BattleView): void {
+  const before = shown.battle;
+  if (before && before.battleId === view.battleId && before.version >= view.version) return;
+  if (before && before.battleId !== view.battleId && before.status !== BattleStatus.FINISHED) return;
+  const same = before?.battleId === view.battleId && before.turn === view.turn && before.status === view.status;
+  if (!same) shown.draft = freshDraft();
+  shown.battle = view;
+}
+
+export async function startBattle(level: BattleBotLevel): Promise<void> {
+  const reply = await authed(() => api.startPracticeBattle({ requestId: requestId(), botLevel: level }));
+  if (reply.view) show(reply.view);
+}
+
+/** The battle in progress (after a reload or a new session), if there is one. */
+export async function resumeBattle(): Promise<void> {
+  const active = await authed(() => api.getActiveBattle({}));
+  if (!active.battleId) return;
+  const reply = await authed(() => api.getBattleView({ battleId: active.battleId }));
+  if (reply.view) show(reply.view);
+}
+
+/** The session's ``battle`` push: noted when new, shown when it is the battle's newest. */
+export function battlePush(view: BattleView, page: Page): void {
+  const before = shown.battle;
+  if (before?.battleId !== view.battleId || before.version < view.version) {
+    page.note(`battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`);
+  }
+  show(view);
+}
+
+export function battlePanel(view: BattleView, page: Page): HTMLElement {
+  const call = (action: () => Promise<{ view?: BattleView }>) =>
+    void page.act(async () => {
+      const reply = await authed(action);
+      if (reply.view) show(reply.view);
+    });
+  const battleId = view.battleId;
+  return battleScreen(view, shown.draft, {
+    redraw: page.render,
+    setFormation: (squares) => call(() => api.setFormation({ requestId: requestId(), battleId, squares })),
+    commit: (plan: PlannedAction[]) =>
+      call(() =>
+        api.commitPlan({
+          requestId: requestId(),
+          battleId,
+          turn: view.turn,
+          actions: plan.map((a) => ({ character: a.card.owner, card: a.card.id, target: { row: a.row, col: a.col } })),
+        }),
+      ),
+    giveUp: () => call(() => api.giveUp({ requestId: requestId(), battleId })),
+    leave: () => {
+      forgetBattle();
+      page.render();
+    },
+  });
+}
