@@ -1,7 +1,8 @@
 """Skirmish in a real browser: headless Chromium (web/e2e/play.mjs's ``battle``
 scenario) registers on a phone's viewport, starts a practice battle against the CPU,
 taps a formation, plays every turn by tapping cards and their targets and committing,
-reloads on the way, and reads the final screen. The whole backend runs as processes;
+reloads on the way, and reads the final screen; then starts a second battle on the
+default formation and gives it up. The whole backend runs as processes;
 the helpers (and what is skipped where Chromium or npm are missing) are
 tests/e2e/test_browser.py's.
 """
@@ -57,5 +58,7 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert final["log"]
     # The battle's pushes reached the session and were listed.
     assert any("battle: turn" in line for line in played["pushes"]), played["pushes"]
-    # Back in the lobby, a second battle starts and is given up before turn 1: lost.
+    # Back in the lobby, a second battle starts on the front column (nothing tapped) and
+    # is given up on turn 1: lost.
+    assert sorted(played["front"]) == ["0,0", "1,0", "2,0"], played["front"]
     assert played["gaveUp"] == "You lost (a player gave up).", played["gaveUp"]

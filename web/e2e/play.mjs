@@ -8,7 +8,8 @@
 //             clicking, and the winner takes one of the loser's cards (Trade One);
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
-//             a reload on the way, to the end (tests/e2e/test_browser_battle.py).
+//             a reload on the way, to the end; then a second one given up
+//             (tests/e2e/test_browser_battle.py).
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -241,15 +242,23 @@ async function battle() {
   await page.screenshot({ path: screenshot, fullPage: true });
   await page.click("button[name=battle-lobby]");
   await page.waitForSelector("[data-testid=lobby]");
-  // A second battle, given up (asked twice) before turn 1.
+  // A second battle: the front column kept (no square tapped), then given up (asked
+  // twice) on turn 1.
   await page.click("button[name=battle]");
   await page.waitForSelector("[data-testid=battle][data-status=formation]");
+  await page.click("button[name=formation]");
+  await page.waitForSelector("[data-testid=battle][data-status=selection]");
+  const front = await page.evaluate(() =>
+    [...document.querySelectorAll("[data-testid=field-mine] .square.unit")].map(
+      (n) => `${n.dataset.row},${n.dataset.col}`,
+    ),
+  );
   await page.click("button[name=give-up]");
   await page.click("button[name=give-up-confirm]");
   const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
   await page.click("button[name=battle-lobby]");
   await page.waitForSelector("[data-testid=lobby]");
-  return { name: page.playerName, placed, turns, resumed, result, final, pushes, gaveUp };
+  return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

@@ -259,7 +259,9 @@ function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions)
   const next = characters[draft.formation.length];
   const set = el("button", { type: "button", name: "formation" }, draft.formation.length ? "Set the formation" : "Keep the front column");
   set.disabled = draft.formation.length > 0 && draft.formation.length < 3;
-  set.addEventListener("click", () => on.setFormation(draft.formation));
+  // None tapped: the default formation, the front column (BATTLE.md 2).
+  const front = [0, 1, 2].map((row) => ({ row, col: 0 }));
+  set.addEventListener("click", () => on.setFormation(draft.formation.length ? draft.formation : front));
   const clear = el("button", { type: "button", name: "clear-formation" }, "Start again");
   clear.addEventListener("click", () => {
     draft.formation = [];
