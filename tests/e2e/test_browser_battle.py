@@ -10,10 +10,11 @@ tests/e2e/test_browser.py's.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 from devtools.stack import Stack
-from tests.e2e.test_browser import backend, play
+from tests.e2e.test_browser import RESULTS, backend, play
 
 __all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
@@ -22,6 +23,8 @@ TURN = re.compile(r"Skirmish · turn (\d+)/10 · (\w+)")
 
 def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "battle", tmp_path / "browser-battle.png")
+    # Turn 1 with its plan set, beside the final screen in bench/results/.
+    shutil.copyfile(tmp_path / "browser-battle-turn.png", RESULTS / "browser-battle-turn.png")
     phone = played["viewport"]
     # The formation tapped is the one the battle began with.
     assert sorted(played["placed"]) == ["0,1", "1,0", "2,2"], played["placed"]

@@ -202,6 +202,7 @@ async function battle() {
       set += 1;
     }
     const plan = await page.locator("[data-testid=plan] li").allTextContents();
+    if (turns.length === 0) await page.screenshot({ path: screenshot.replace(/\.png$/, "-turn.png"), fullPage: true });
     await page.click("button[name=commit]");
     // The turn resolves (the CPU commits at once): a new turn, or the end.
     await page.waitForFunction(

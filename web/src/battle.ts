@@ -309,7 +309,14 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
   const parts: HTMLElement[] = [
     title,
     teamLine("Opponent", view.opponent, true),
-    el("div", { class: "fields" }, field(view, "mine", draft, on), field(view, "theirs", draft, on)),
+    el(
+      "div",
+      { class: "fields" },
+      el("span", { class: "field-label" }, "Your field, front →"),
+      el("span", { class: "field-label" }, `← front, ${view.opponent?.name || "opponent"}`),
+      field(view, "mine", draft, on),
+      field(view, "theirs", draft, on),
+    ),
     teamLine("You", view.you, false),
   ];
   if (finished) {
