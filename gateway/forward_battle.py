@@ -16,7 +16,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, request_id
+from gateway.forwarding import Downstreams, ask, forward, request_id
 from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "battle"
@@ -52,28 +52,25 @@ class BattleRpcs(Downstreams):
         return g.StartPracticeBattleResponse(view=await self._battle_view(battle_id))
 
     async def _battle_view(self, battle_id: str) -> pb.BattleView:
-        reply = await call(
+        reply = await ask(
             WHAT,
-            self._battle_stub().GetBattleView(
-                b.BattleServiceGetBattleViewRequest(
-                    battle_id=battle_id, player_id=caller().player_id
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().GetBattleView,
+            b.BattleServiceGetBattleViewRequest,
+            g.GetBattleViewRequest(),
+            battle_id=battle_id,
         )
         return reply.view
 
     async def GetActiveBattle(
         self, request: g.GetActiveBattleRequest, context: Any
     ) -> g.GetActiveBattleResponse:
-        reply = await call(
+        return await forward(
             WHAT,
-            self._battle_stub().GetActiveBattle(
-                b.BattleServiceGetActiveBattleRequest(player_id=caller().player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().GetActiveBattle,
+            b.BattleServiceGetActiveBattleRequest,
+            request,
+            g.GetActiveBattleResponse,
         )
-        return g.GetActiveBattleResponse(battle_id=reply.battle_id)
 
     async def GetBattleView(
         self, request: g.GetBattleViewRequest, context: Any
@@ -83,46 +80,28 @@ class BattleRpcs(Downstreams):
     async def SetFormation(
         self, request: g.SetFormationRequest, context: Any
     ) -> g.SetFormationResponse:
-        reply = await call(
+        return await forward(
             WHAT,
-            self._battle_stub().SetFormation(
-                b.BattleServiceSetFormationRequest(
-                    request_id=request_id(request.request_id),
-                    battle_id=request.battle_id,
-                    player_id=caller().player_id,
-                    squares=request.squares,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().SetFormation,
+            b.BattleServiceSetFormationRequest,
+            request,
+            g.SetFormationResponse,
         )
-        return g.SetFormationResponse(view=reply.view)
 
     async def CommitPlan(self, request: g.CommitPlanRequest, context: Any) -> g.CommitPlanResponse:
-        reply = await call(
+        return await forward(
             WHAT,
-            self._battle_stub().CommitPlan(
-                b.BattleServiceCommitPlanRequest(
-                    request_id=request_id(request.request_id),
-                    battle_id=request.battle_id,
-                    player_id=caller().player_id,
-                    turn=request.turn,
-                    actions=request.actions,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().CommitPlan,
+            b.BattleServiceCommitPlanRequest,
+            request,
+            g.CommitPlanResponse,
         )
-        return g.CommitPlanResponse(view=reply.view)
 
     async def GiveUp(self, request: g.GiveUpRequest, context: Any) -> g.GiveUpResponse:
-        reply = await call(
+        return await forward(
             WHAT,
-            self._battle_stub().GiveUp(
-                b.BattleServiceGiveUpRequest(
-                    request_id=request_id(request.request_id),
-                    battle_id=request.battle_id,
-                    player_id=caller().player_id,
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().GiveUp,
+            b.BattleServiceGiveUpRequest,
+            request,
+            g.GiveUpResponse,
         )
-        return g.GiveUpResponse(view=reply.view)
