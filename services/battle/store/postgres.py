@@ -52,6 +52,12 @@ class PostgresBattles:
             "$15::integer[], $16, $17, $18)"
         )
 
+    async def current(self, battle_id: str) -> BattleState | None:
+        """The kept state if there is one, with no round trip (a command's save checks
+        it was current), else the state loaded from the stream."""
+        kept = self._kept.get(battle_id)
+        return kept if kept is not None else await self.load(battle_id)
+
     async def load(self, battle_id: str) -> BattleState | None:
         state = self._kept.get(battle_id)
         after = 0 if state is None else state.version
