@@ -17,6 +17,11 @@ platform's event store and relay tables (the battles' events live in ``events``)
   without an explicit transaction. It returns false, having written nothing, when the
   stream is not at the expected version; a request id recorded first raises
   ``battle request seen`` (SQLSTATE TB001), which undoes the statement.
+- ``battle_save_batch()``: a group commit's commands (``services.platform.groupcommit``),
+  each through ``battle_save()`` in its own subtransaction, in one statement: one
+  transaction, one commit flush and one relay notice for all of them; each command's
+  outcome (``saved``, ``moved``: not at the expected version, ``seen``: request id
+  recorded first) undoes only its own writes.
 """
 
 from __future__ import annotations

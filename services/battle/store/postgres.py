@@ -1,5 +1,7 @@
 """The battle repository on PostgreSQL: the platform's event store (``events``) and the
-tables of ``schema.py``, each save one transaction.
+tables of ``schema.py``. Saves go through a group commit: those of concurrent commands
+share one statement and one transaction (``battle_save_batch()``), each with its own
+outcome.
 
 Loading keeps the states it folded (and saving the states it wrote), newest battles
 first, and reads only the events after a kept state's version: a cache checked against
