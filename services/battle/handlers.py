@@ -36,6 +36,7 @@ from services.platform.errors import (
     InvalidArgument,
 )
 from services.platform.eventstore import WrongExpectedVersion
+from services.platform.keyedlocks import KeyedLocks
 from services.platform.requests import Request, RequestSeen
 
 log = structlog.get_logger()
@@ -70,6 +71,8 @@ class Context:
     wake: Callable[[datetime], None] = lambda when: None
     """Tells the timer loop of a timer due sooner than it sleeps (``DueSoon.due_at``)."""
     think: Callable[[Callable[[], Plan]], Awaitable[Plan]] = _think
+    locks: KeyedLocks = field(default_factory=KeyedLocks)
+    """Commands on one battle take turns in this process (both players commit at once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +154,26 @@ Decide = Callable[[BattleState, int], Decision]
 
 
 async def _run(ctx: Context, battle_id: str, player: str, request: Request, decide: Decide) -> Seen:
-    """Load, decide, save. The request key is looked up only when it may matter: a retry
-    of a command that was carried out finds the battle moved on (the decision refuses
-    it, or the save finds the key recorded), and then answers from the battle as it is
-    (``RequestReused`` if the id came with other content)."""
+    """Decide, save. Optimistic, as the match service's moves: commands on one battle
+    take turns in this process (``ctx.locks``) and decide on the state it keeps (the
+    save's expected version checks it was current, another replica may have moved the
+    battle on: then the stream is read after it), so a command is one round trip. Only
+    a refusal or a no-op is checked against the stream. The request key is looked up
+    only when it may matter: a retry of a command that was carried out finds the battle
+    moved on (the decision refuses it, or the save finds the key recorded), and then
+    answers from the battle as it is (``RequestReused`` if the id came with other
+    content)."""
+    async with ctx.locks.hold(battle_id):
+        return await _decide_and_save(ctx, battle_id, player, request, decide)
+
+
+async def _decide_and_save(
+    ctx: Context, battle_id: str, player: str, request: Request, decide: Decide
+) -> Seen:
+    read = ctx.store.current
     for _ in range(RETRIES):
-        state = await ctx.store.load(battle_id)
+        state = await read(battle_id)
+        read = ctx.store.load
         seat = None if state is None else state.seat_of(player)
         if state is None or seat is None:
             raise no_battle(battle_id)
@@ -164,8 +181,12 @@ async def _run(ctx: Context, battle_id: str, player: str, request: Request, deci
             decision = await _cpu_moves(ctx, decide(state, seat))
         except DomainError:
             if await ctx.store.answered(request) is not None:
-                return Seen(state, seat)
+                return await view(ctx, battle_id, player)
+            if await _moved_on(ctx, battle_id, state):
+                continue
             raise
+        if not decision.events and await _moved_on(ctx, battle_id, state):
+            continue
         try:
             await ctx.store.save(Write(battle_id, decision, request, _settled(decision)))
         except WrongExpectedVersion:
@@ -176,6 +197,12 @@ async def _run(ctx: Context, battle_id: str, player: str, request: Request, deci
         await _after(ctx, decision)
         return Seen(decision.state, seat)
     raise Conflict("the battle changed while your command ran: try again")
+
+
+async def _moved_on(ctx: Context, battle_id: str, state: BattleState) -> bool:
+    """Whether the stream is ahead of the state a decision was made on."""
+    fresh = await ctx.store.load(battle_id)
+    return fresh is None or fresh.version != state.version
 
 
 def _settled(decision: Decision) -> tuple[int, ...]:
@@ -303,6 +330,11 @@ def _due(ctx: Context, state: BattleState, timer: DueTimer) -> Decision:
 
 
 async def _fire(ctx: Context, timer: DueTimer) -> None:
+    async with ctx.locks.hold(timer.battle_id):
+        await _fire_held(ctx, timer)
+
+
+async def _fire_held(ctx: Context, timer: DueTimer) -> None:
     for _ in range(RETRIES):
         state = await ctx.store.load(timer.battle_id)
         if state is None:

@@ -83,8 +83,8 @@ async def run(settings: BattleSettings) -> None:
         work.every(5.0, count_active)
         pushes.when_connected(announce_in_progress)
         work.start(
-            # Each command commits alone (no group commit): the relay lingers 10 ms after
-            # a notice so that commands committing together are published in one batch.
+            # The relay lingers 10 ms after a notice so that group commits landing
+            # together are published in one batch.
             publish_log(
                 settings.shared, pool, settings.schema, "battle", REGISTRY, work.stop, RELAY_LINGER
             )

@@ -8,6 +8,7 @@ taken only from the viewer's seat). ``SeatViews`` pushes each human seat its vie
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 
@@ -114,7 +115,29 @@ def _team(
     )
 
 
+BUILT = 512
+"""Views kept for the state they were built from (a command's pushes and its reply)."""
+
+_built: OrderedDict[tuple[str, int], tuple[BattleState, Roster, pb.BattleView]] = OrderedDict()
+
+
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
+    """The seat's view, built once per state: a command's reply is the view its push
+    carried (kept by the state object's identity, so no other state can match it).
+    Callers must not change the message."""
+    key = (state.battle_id, seat)
+    kept = _built.get(key)
+    if kept is not None and kept[0] is state and kept[1] is roster:
+        return kept[2]
+    view = _build(state, seat, roster)
+    _built[key] = (state, roster, view)
+    _built.move_to_end(key)
+    while len(_built) > BUILT:
+        _built.popitem(last=False)
+    return view
+
+
+def _build(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     seen = view_for(_field(state, seat, roster), seat).battle
     view = pb.BattleView(
         battle_id=state.battle_id,

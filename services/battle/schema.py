@@ -17,6 +17,11 @@ platform's event store and relay tables (the battles' events live in ``events``)
   without an explicit transaction. It returns false, having written nothing, when the
   stream is not at the expected version; a request id recorded first raises
   ``battle request seen`` (SQLSTATE TB001), which undoes the statement.
+- ``battle_save_batch()``: a group commit's commands (``services.platform.groupcommit``),
+  each through ``battle_save()`` in its own subtransaction, in one statement: one
+  transaction, one commit flush and one relay notice for all of them; each command's
+  outcome (``saved``, ``moved``: not at the expected version, ``seen``: request id
+  recorded first) undoes only its own writes.
 """
 
 from __future__ import annotations
@@ -114,6 +119,56 @@ MIGRATIONS = (
                 END IF;
             END IF;
             RETURN true;
+        END
+        $$;
+        """,
+    ),
+    Migration(
+        "battle",
+        3,
+        "battle_save_batch(): many commands' battle_save() in one statement (group commit)",
+        """
+        CREATE FUNCTION battle_save_batch(
+            p_events integer[], p_streams text[], p_expected integer[], p_ids uuid[],
+            p_types text[], p_schema_versions integer[], p_data bytea[], p_metadata text[],
+            p_battles text[], p_kinds text[], p_dues timestamptz[], p_settled_n integer[],
+            p_settled integer[], p_over boolean[], p_created boolean[], p_humans integer[],
+            p_players text[], p_seats integer[], p_scopes text[], p_requests text[],
+            p_fingerprints text[]
+        ) RETURNS text[]
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        DECLARE
+            outcomes text[] := '{}';
+            e integer := 0;
+            s integer := 0;
+            h integer := 0;
+            saved boolean;
+        BEGIN
+            FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
+                BEGIN
+                    saved := battle_save(
+                        p_streams[i], p_expected[i],
+                        coalesce(p_ids[e + 1 : e + p_events[i]], '{}'),
+                        coalesce(p_types[e + 1 : e + p_events[i]], '{}'),
+                        coalesce(p_schema_versions[e + 1 : e + p_events[i]], '{}'),
+                        coalesce(p_data[e + 1 : e + p_events[i]], '{}'),
+                        coalesce(p_metadata[e + 1 : e + p_events[i]], '{}'),
+                        p_battles[i], p_kinds[i], p_dues[i],
+                        coalesce(p_settled[s + 1 : s + p_settled_n[i]], '{}'),
+                        p_over[i], p_created[i],
+                        coalesce(p_players[h + 1 : h + p_humans[i]], '{}'),
+                        coalesce(p_seats[h + 1 : h + p_humans[i]], '{}'),
+                        p_scopes[i], p_requests[i], p_fingerprints[i]);
+                    outcomes := outcomes || CASE WHEN saved THEN 'saved' ELSE 'moved' END;
+                EXCEPTION
+                    WHEN unique_violation THEN outcomes := outcomes || 'moved'::text;
+                    WHEN SQLSTATE 'TB001' THEN outcomes := outcomes || 'seen'::text;
+                END;
+                e := e + p_events[i];
+                s := s + p_settled_n[i];
+                h := h + p_humans[i];
+            END LOOP;
+            RETURN outcomes;
         END
         $$;
         """,

@@ -38,6 +38,9 @@ class MemoryBattles:
         records = await self.events.read_stream(codec.stream_id(battle_id))
         return fold(battle_id, [codec.decode_record(r) for r in records])
 
+    async def current(self, battle_id: str) -> BattleState | None:
+        return await self.load(battle_id)
+
     async def save(self, write: Write) -> None:
         decision, battle_id = write.decision, write.battle_id
         key = None if write.request is None else (write.request.scope, write.request.request_id)

@@ -46,6 +46,12 @@ class BattleRepository(Protocol):
         """The battle folded from its events (never re-resolving a turn), or None."""
         ...
 
+    async def current(self, battle_id: str) -> BattleState | None:
+        """The battle as this process last knew it, maybe behind the stream (a save
+        then fails with ``WrongExpectedVersion`` and ``load`` catches up); ``load`` when
+        it keeps none."""
+        ...
+
     async def save(self, write: Write) -> None:
         """Everything a decision changes, in one transaction. ``WrongExpectedVersion``
         if the stream moved on; ``RequestSeen`` if the request id was recorded first."""

@@ -1,5 +1,7 @@
 """The battle repository on PostgreSQL: the platform's event store (``events``) and the
-tables of ``schema.py``, each save one transaction.
+tables of ``schema.py``. Saves go through a group commit: those of concurrent commands
+share one statement and one transaction (``battle_save_batch()``), each with its own
+outcome.
 
 Loading keeps the states it folded (and saving the states it wrote), newest battles
 first, and reads only the events after a kept state's version: a cache checked against
@@ -10,6 +12,8 @@ start costs a JSON decode per turn; from the kept state, one per new event."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,17 +21,30 @@ import asyncpg
 
 from services.battle import codec
 from services.battle.domain import BattleState
-from services.battle.domain.deadlines import DeadlineKind, deadline
+from services.battle.domain.deadlines import Deadline, DeadlineKind, deadline
 from services.battle.domain.events import Created
 from services.battle.domain.state import evolve
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.claims import DueWork, next_due, take_due
-from services.platform.eventstore import PostgresEventStore, WrongExpectedVersion, encode_metadata
+from services.platform.eventstore import (
+    NewEvent,
+    PostgresEventStore,
+    WrongExpectedVersion,
+    encode_metadata,
+)
+from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import quote_schema
 from services.platform.requests import Request, RequestSeen, answered
 
-REQUEST_SEEN = "TB001"
-"""The SQLSTATE battle_save() raises when the request id was recorded first."""
+
+@dataclass(frozen=True, slots=True)
+class _Save:
+    """A command's write as its group commit's flush needs it."""
+
+    write: Write
+    events: list[NewEvent]
+    due: Deadline | None
+    humans: list[tuple[int, str]]
 
 
 def timer_id(battle_id: str, kind: DeadlineKind, seat: int) -> str:
@@ -46,11 +63,20 @@ class PostgresBattles:
         self._s = quote_schema(schema)
         self.events = PostgresEventStore(pool, schema)
         self._timers = DueWork(table=f"{self._s}.battle_timers", key="timer_id")
-        self._save_sql = (
-            f"SELECT {self._s}.battle_save($1, $2, $3::uuid[], $4::text[], $5::integer[], "
-            "$6::bytea[], $7::text[], $8, $9, $10, $11::integer[], $12, $13, $14::text[], "
-            "$15::integer[], $16, $17, $18)"
+        self._batch_sql = (
+            f"SELECT {self._s}.battle_save_batch($1::integer[], $2::text[], $3::integer[], "
+            "$4::uuid[], $5::text[], $6::integer[], $7::bytea[], $8::text[], $9::text[], "
+            "$10::text[], $11::timestamptz[], $12::integer[], $13::integer[], $14::boolean[], "
+            "$15::boolean[], $16::integer[], $17::text[], $18::integer[], $19::text[], "
+            "$20::text[], $21::text[])"
         )
+        self._group: GroupCommit[_Save, str] = GroupCommit(self._flush)
+
+    async def current(self, battle_id: str) -> BattleState | None:
+        """The kept state if there is one, with no round trip (a command's save checks
+        it was current), else the state loaded from the stream."""
+        kept = self._kept.get(battle_id)
+        return kept if kept is not None else await self.load(battle_id)
 
     async def load(self, battle_id: str) -> BattleState | None:
         state = self._kept.get(battle_id)
@@ -71,49 +97,66 @@ class PostgresBattles:
             self._kept.popitem(last=False)
 
     async def save(self, write: Write) -> None:
-        """One statement (``battle_save()``, schema.py): one round trip per command."""
+        """Written by ``battle_save()`` (schema.py) in a group commit: the commands of
+        concurrent callers go in one statement, one transaction (``battle_save_batch()``),
+        each with its own outcome."""
         decision, battle_id = write.decision, write.battle_id
-        state, stream = decision.state, codec.stream_id(battle_id)
+        state = decision.state
         players = [seat.player_id for seat in state.seats]
         new = [
             codec.new_event(battle_id, decision.before + i, e, players)
             for i, e in enumerate(decision.events, start=1)
         ]
-        due = deadline(state)
-        humans = state.humans() if any(isinstance(e, Created) for e in decision.events) else []
-        request = write.request
-        try:
-            saved = await self._pool.fetchval(
-                self._save_sql,
-                stream,
-                decision.before,
-                [e.event_id for e in new],
-                [e.type for e in new],
-                [e.schema_version for e in new],
-                [e.data for e in new],
-                [encode_metadata(e.metadata) for e in new],
-                battle_id,
-                None if due is None else due.kind.value,
-                None if due is None else due.due,
-                list(write.settled),
-                state.over,
-                bool(humans),
-                [p for _, p in humans],
-                [seat for seat, _ in humans],
-                None if request is None else request.scope,
-                None if request is None else request.request_id,
-                None if request is None else request.fingerprint,
-            )
-        except asyncpg.UniqueViolationError as error:  # a concurrent append won
-            raise WrongExpectedVersion(stream, decision.before, None) from error
-        except asyncpg.PostgresError as error:
-            if getattr(error, "sqlstate", "") == REQUEST_SEEN:
-                raise RequestSeen(request.request_id if request else "") from error
-            raise
-        if not saved:
+        created = any(isinstance(e, Created) for e in decision.events)
+        outcome = await self._group.submit(
+            _Save(write, new, deadline(state), state.humans() if created else [])
+        )
+        stream = codec.stream_id(battle_id)
+        if outcome == "moved":
             raise WrongExpectedVersion(stream, decision.before, None)
+        if outcome == "seen":
+            raise RequestSeen(write.request.request_id if write.request else "")
         if decision.events:
             self._keep(state)
+
+    async def _flush(self, batch: Sequence[_Save]) -> list[str | BaseException]:
+        order = sorted(range(len(batch)), key=lambda i: batch[i].write.battle_id)
+        saves = [batch[i] for i in order]
+        events = [e for save in saves for e in save.events]
+        settled = [seat for save in saves for seat in save.write.settled]
+        humans = [h for save in saves for h in save.humans]
+        requests = [save.write.request for save in saves]
+        try:
+            found = await self._pool.fetchval(
+                self._batch_sql,
+                [len(save.events) for save in saves],
+                [codec.stream_id(save.write.battle_id) for save in saves],
+                [save.write.decision.before for save in saves],
+                [e.event_id for e in events],
+                [e.type for e in events],
+                [e.schema_version for e in events],
+                [e.data for e in events],
+                [encode_metadata(e.metadata) for e in events],
+                [save.write.battle_id for save in saves],
+                [None if save.due is None else save.due.kind.value for save in saves],
+                [None if save.due is None else save.due.due for save in saves],
+                [len(save.write.settled) for save in saves],
+                settled,
+                [save.write.decision.state.over for save in saves],
+                [bool(save.humans) for save in saves],
+                [len(save.humans) for save in saves],
+                [player for _, player in humans],
+                [seat for seat, _ in humans],
+                [None if r is None else r.scope for r in requests],
+                [None if r is None else r.request_id for r in requests],
+                [None if r is None else r.fingerprint for r in requests],
+            )
+        except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
+            found = ["moved"] * len(saves)  # contention: each decides again, as if moved
+        outcomes: list[str | BaseException] = ["moved"] * len(batch)
+        for i, outcome in zip(order, found, strict=True):
+            outcomes[i] = outcome
+        return outcomes
 
     async def answered(self, request: Request) -> str | None:
         row = await answered(self._pool, f"{self._s}.requests", request, "battle_id")

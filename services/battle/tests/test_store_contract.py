@@ -170,3 +170,30 @@ async def _unfinished(store: BattleRepository, ctx: Any) -> Any:
     await handlers.set_formation(ctx, key("ann2"), "b2", "ann2", ((0, 0), (1, 0), (2, 0)))
     seen = await handlers.set_formation(ctx, key("bea2"), "b2", "bea2", ((0, 0), (1, 0), (2, 0)))
     return seen.state
+
+
+async def test_saves_made_at_once_each_get_their_own_outcome(store: BattleRepository) -> None:
+    """Concurrent saves (on PostgreSQL one group commit, one statement): a stale one
+    is refused alone, the others are written."""
+    import asyncio
+
+    from services.battle import domain
+    from services.battle.store.port import Write
+
+    ctx, _, _ = context(store)
+    state = await start(ctx)
+    other = await _unfinished(store, ctx)
+    mine = domain.commit_plan(state, 0, 1, (), ctx.roster, ctx.clock(), ctx.timing)
+    stale = domain.give_up(state, 1, ctx.clock())
+    theirs = domain.commit_plan(other, 0, 1, (), ctx.roster, ctx.clock(), ctx.timing)
+    results = await asyncio.gather(
+        store.save(Write("b1", mine, key(ANN))),
+        store.save(Write("b1", stale, key(BEA))),
+        store.save(Write("b2", theirs, key("ann2"))),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2] is None, results
+    assert isinstance(results[1], WrongExpectedVersion), results
+    b1, b2 = await store.load("b1"), await store.load("b2")
+    assert b1 is not None and b1.plans[0] == () and not b1.over
+    assert b2 is not None and b2.plans[0] == ()
