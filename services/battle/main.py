@@ -89,7 +89,7 @@ async def run(settings: BattleSettings) -> None:
                 settings.shared, pool, settings.schema, "battle", REGISTRY, work.stop, RELAY_LINGER
             )
         )
-        servicer = BattleServicer(ctx)
+        servicer = BattleServicer(ctx, views)
         await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])
 
 

@@ -115,29 +115,8 @@ def _team(
     )
 
 
-BUILT = 512
-"""Views kept for the state they were built from (a command's pushes and its reply)."""
-
-_built: OrderedDict[tuple[str, int], tuple[BattleState, Roster, pb.BattleView]] = OrderedDict()
-
-
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
-    """The seat's view, built once per state: a command's reply is the view its push
-    carried (kept by the state object's identity, so no other state can match it).
-    Callers must not change the message."""
-    key = (state.battle_id, seat)
-    kept = _built.get(key)
-    if kept is not None and kept[0] is state and kept[1] is roster:
-        return kept[2]
-    view = _build(state, seat, roster)
-    _built[key] = (state, roster, view)
-    _built.move_to_end(key)
-    while len(_built) > BUILT:
-        _built.popitem(last=False)
-    return view
-
-
-def _build(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
+    """What ``seat`` sees of ``state``: never the opponent's hand or plan."""
     seen = view_for(_field(state, seat, roster), seat).battle
     view = pb.BattleView(
         battle_id=state.battle_id,
@@ -165,14 +144,34 @@ def _build(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     return view
 
 
+KEPT = 512
+"""Views kept for the state they were built from: a command's pushes and its reply."""
+
+
 class SeatViews:
-    """Pushes each human seat its view of a battle after a committed change."""
+    """Each seat's view of a battle, built once per state, and pushed to each human
+    seat after a committed change: a command's reply is the view its push carried."""
 
     def __init__(self, pushes: PlayerPushes, roster: Roster, clock: Callable[[], datetime]):
         self._pushes = pushes
         self._roster = roster
         self._clock = clock
+        self._kept: OrderedDict[tuple[str, int], tuple[BattleState, pb.BattleView]] = OrderedDict()
+
+    def view(self, state: BattleState, seat: int) -> pb.BattleView:
+        """The seat's view of ``state``, kept by the state object's identity (so no other
+        state can match it). Callers must not change the message."""
+        key = (state.battle_id, seat)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        view = battle_view(state, seat, self._roster)
+        self._kept[key] = (state, view)
+        self._kept.move_to_end(key)
+        while len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
+        return view
 
     async def announce(self, state: BattleState) -> None:
         for seat, player in state.humans():
-            await self._pushes.send(player, PUSH, battle_view(state, seat, self._roster))
+            await self._pushes.send(player, PUSH, self.view(state, seat))

@@ -11,18 +11,19 @@ from triad.v1 import battle_pb2_grpc
 from services import wire
 from services.battle import handlers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
-from services.battle.presenter import battle_view
+from services.battle.presenter import SeatViews
 from services.platform.edge import bind, require
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request, request_id
 
 
 class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, views: SeatViews) -> None:
         self._ctx = ctx
+        self._views = views
 
     def _view(self, seen: Seen) -> Any:
-        return battle_view(seen.state, seen.seat, self._ctx.roster)
+        return self._views.view(seen.state, seen.seat)
 
     def _ids(self, battle_id: str, player_id: str) -> tuple[str, str]:
         bind(battle_id=battle_id, player_id=player_id)

@@ -188,3 +188,24 @@ async def test_a_replay_of_the_log_gives_the_same_state() -> None:
     assert again == state
     assert battle_view(again, 0, ROSTER) == battle_view(state, 0, ROSTER)
     assert DeadlineKind.SELECTION.value == "selection"
+
+
+async def test_a_commands_reply_is_the_view_its_push_carried_and_a_new_state_a_new_view() -> None:
+    from datetime import UTC, datetime
+
+    from services.battle.presenter import SeatViews
+    from services.platform.pushes import RecordedPushes
+
+    ctx, _, _ = context()
+    pushes = RecordedPushes()
+    views = SeatViews(pushes, ROSTER, lambda: datetime.now(UTC))
+    state = await start(ctx)
+    await views.announce(state)
+    [pushed] = pushes.of(ANN)
+    assert views.view(state, 0) is pushed  # built once: the reply reuses the push
+    assert views.view(state, 1) is not pushed and views.view(state, 1).seat == 1
+    after = await commit(ctx, "b1", ANN)
+    assert after is not state
+    assert views.view(after, 0) is not pushed and views.view(after, 0) == battle_view(
+        after, 0, ROSTER
+    )
