@@ -204,7 +204,10 @@ async def test_draft_pairs_into_a_draft_whose_completion_starts_the_match(
         )
         return reply.active_match if reply.HasField("active_match") else None
 
-    found = await until(active)
+    # Nobody picks: every pick runs to its 1.5 s deadline, then the completed draft
+    # reaches the matchmaker over NATS and it starts the match. Several seconds alone,
+    # more at the end of a whole suite (a CI run once took over 15).
+    found = await until(active, seconds=45)
     view = (
         await stubs["match"].GetView(
             m.MatchServiceGetViewRequest(match_id=found.match_id, player_id=cid.player_id)
