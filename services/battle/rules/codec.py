@@ -12,6 +12,7 @@ from typing import Any
 from services.battle.rules.content import Roster
 from services.battle.rules.log import Entry, TurnOutcome
 from services.battle.rules.plans import Action, Plan
+from services.battle.rules.reading import Reader
 from services.battle.rules.state import (
     COLS,
     LAST_TURN,
@@ -35,6 +36,10 @@ JSON = dict[str, Any]
 
 class CodecError(BattleError):
     """Input JSON that is not a battle, plan or outcome; the message names the field."""
+
+
+_read = Reader(CodecError)
+_obj, _list, _str, _int = _read.obj, _read.items, _read.text, _read.whole
 
 
 # --------------------------------------------------------------------------- encode
@@ -278,29 +283,3 @@ def _strs(obj: JSON, key: str, where: str, roster: Roster | None) -> tuple[str, 
     if len(set(items)) != len(items):
         raise CodecError(f"{where}.{key}: a card appears twice")
     return tuple(items)
-
-
-def _obj(raw: Any, where: str) -> JSON:
-    if not isinstance(raw, dict):
-        raise CodecError(f"{where}: expected an object, got {type(raw).__name__}")
-    return raw
-
-
-def _list(raw: Any, where: str) -> list[Any]:
-    if not isinstance(raw, list):
-        raise CodecError(f"{where}: expected a list, got {type(raw).__name__}")
-    return raw
-
-
-def _str(obj: JSON, key: str, where: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise CodecError(f"{where}.{key}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _int(obj: JSON, key: str, where: str, low: int, high: int) -> int:
-    value = obj.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise CodecError(f"{where}.{key}: expected an integer {low}..{high}, got {value!r}")
-    return value

@@ -36,11 +36,17 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from services.battle.rules.reading import Reader
+
 ROSTER_PATH = Path(__file__).resolve().parent.parent / "data" / "roster.json"
 
 
 class RosterError(ValueError):
     """The roster data breaks the vocabulary; the message names the place and the rule."""
+
+
+_read = Reader(RosterError)
+_obj, _list, _str, _int = _read.obj, _read.items, _read.text, _read.whole
 
 
 class Group(StrEnum):
@@ -283,29 +289,3 @@ def _unlock(raw: Any, where: str) -> tuple[Unlock, int]:
         return unlock, 0
     top = 99 if unlock is Unlock.HP_BELOW else 10 if unlock is Unlock.TURN_AT_LEAST else 999
     return unlock, _int(obj, key, where, 1, top)
-
-
-def _obj(raw: Any, where: str) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise RosterError(f"{where}: expected an object, got {type(raw).__name__}")
-    return raw
-
-
-def _list(raw: Any, where: str) -> list[Any]:
-    if not isinstance(raw, list):
-        raise RosterError(f"{where}: expected a list, got {type(raw).__name__}")
-    return raw
-
-
-def _str(obj: dict[str, Any], key: str, where: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise RosterError(f"{where}.{key}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _int(obj: dict[str, Any], key: str, where: str, low: int, high: int) -> int:
-    value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RosterError(f"{where}.{key}: expected an integer {low}..{high}, got {value!r}")
-    return value
