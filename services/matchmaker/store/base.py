@@ -103,6 +103,19 @@ def event_id(stream_id: str, version: int) -> UUID:
     return uuid5(NAMESPACE_URL, f"triad:matchmaker:{stream_id}:{version}")
 
 
+def new_event(stream_id: str, expected: int, message: Message, correlation: str = "") -> NewEvent:
+    """``message`` as the event both adapters append after version ``expected`` of
+    ``stream_id``, tagged with the request that caused it (``correlation``), if any."""
+    encoded = codec.encode(message)
+    return NewEvent(
+        type=encoded.type,
+        data=encoded.data,
+        schema_version=encoded.schema_version,
+        metadata={"correlation_id": correlation} if correlation else {},
+        event_id=event_id(stream_id, expected + 1),
+    )
+
+
 def encode_deck(deck: DeckChoice | None) -> str:
     if deck is None:
         return ""
@@ -190,14 +203,7 @@ class Base:
     async def _append(
         self, conn: Any, stream_id: str, expected: int, message: Message, correlation: str = ""
     ) -> None:
-        encoded = codec.encode(message)
-        event = NewEvent(
-            type=encoded.type,
-            data=encoded.data,
-            schema_version=encoded.schema_version,
-            metadata={"correlation_id": correlation} if correlation else {},
-            event_id=event_id(stream_id, expected + 1),
-        )
+        event = new_event(stream_id, expected, message, correlation)
         await self._events.append_in(conn, stream_id, expected, [event])
 
     async def _notify(self, conn: Any, player_ids: Collection[str]) -> None:

@@ -79,9 +79,9 @@ class MemoryStore(MemoryLobby):
         return ticket
 
     async def enqueue(self, ticket: Ticket, request: Request) -> None:
-        self._check_new(request)
+        self._requests.check_new(request)
         self._check_free(ticket.player_id)
-        self._remember(request, ticket.ticket_id)
+        self._requests.remember(request, ticket.ticket_id)
         self._engaged[ticket.player_id] = Engagement(Hold.TICKET, ticket.ticket_id)
         self._tickets[ticket.ticket_id] = replace(ticket, state=TicketState.QUEUED)
         self._ticket_starts[ticket.ticket_id] = None
@@ -98,8 +98,8 @@ class MemoryStore(MemoryLobby):
             or ticket.state is not TicketState.QUEUED
         ):
             return ticket, False
-        self._check_new(request)
-        self._remember(request, ticket_id)
+        self._requests.check_new(request)
+        self._requests.remember(request, ticket_id)
         cancelled = self._set_ticket(
             ticket_id, None, state=TicketState.CANCELLED, cancel_reason=CancelReason.PLAYER,
             ended_at=now,
@@ -160,7 +160,7 @@ class MemoryStore(MemoryLobby):
         now: datetime,
     ) -> bool:
         human = plan.humans[-1]
-        self._check_new(request)
+        self._requests.check_new(request)
         if plan.kind is StartKind.PRACTICE:
             self._check_free(human.player_id)
         elif plan.kind is StartKind.SWITCH:
@@ -176,7 +176,7 @@ class MemoryStore(MemoryLobby):
             table = self._tables.get(plan.table_id)
             if table is None or table.state is not TableState.OPEN or table.expire_at <= now:
                 return False
-        self._remember(request, plan.start_id)
+        self._requests.remember(request, plan.start_id)
         if plan.kind is StartKind.PRACTICE:
             self._engaged[human.player_id] = Engagement(Hold.PRACTICE, plan.start_id)
         elif plan.kind is StartKind.SWITCH:

@@ -18,11 +18,10 @@ from services.matchmaker.store.base import (
     Hold,
     LoggedEvent,
     Request,
-    RequestSeen,
-    event_id,
+    new_event,
 )
-from services.platform.eventstore import NewEvent
 from services.platform.memstore import InMemoryEventStore
+from services.platform.requests_memory import MemoryRequests
 
 if TYPE_CHECKING:
     from services.matchmaker.store.memory import StartEntry
@@ -34,7 +33,7 @@ class MemoryShared:
 
     def __init__(self) -> None:
         self._events = InMemoryEventStore()
-        self._requests: dict[tuple[str, str], tuple[str, str]] = {}
+        self._requests: MemoryRequests[str] = MemoryRequests()
         self._engaged: dict[str, Engagement] = {}
         self._tickets: dict[str, Ticket] = {}
         self._ticket_starts: dict[str, str | None] = {}
@@ -43,11 +42,7 @@ class MemoryShared:
         self._pairing: set[Mode] = set()
 
     async def answered(self, request: Request) -> str | None:
-        found = self._requests.get((request.scope, request.request_id))
-        if found is None:
-            return None
-        request.check(found[0])
-        return found[1]
+        return self._requests.answered(request)
 
     async def engagement(self, player_id: str) -> Engagement | None:
         return self._engaged.get(player_id)
@@ -57,14 +52,6 @@ class MemoryShared:
         return [
             LoggedEvent(r.stream_id, r.version, r.type, r.schema_version, r.data) for r in records
         ]
-
-    def _check_new(self, request: Request | None) -> None:
-        if request is not None and (request.scope, request.request_id) in self._requests:
-            raise RequestSeen(request.request_id)
-
-    def _remember(self, request: Request | None, ref_id: str) -> None:
-        if request is not None:
-            self._requests[request.scope, request.request_id] = (request.fingerprint, ref_id)
 
     def _check_free(self, player_id: str) -> None:
         if player_id in self._engaged:
@@ -79,14 +66,7 @@ class MemoryShared:
     async def _append(
         self, stream_id: str, expected: int, message: Message, correlation: str = ""
     ) -> None:
-        encoded = codec.encode(message)
-        event = NewEvent(
-            type=encoded.type,
-            data=encoded.data,
-            metadata={"correlation_id": correlation} if correlation else {},
-            event_id=event_id(stream_id, expected + 1),
-            schema_version=encoded.schema_version,
-        )
+        event = new_event(stream_id, expected, message, correlation)
         await self._events.append(stream_id, expected, [event])
 
 
@@ -94,9 +74,9 @@ class MemoryLobby(MemoryShared):
     """Custom tables in memory (the ``Lobby`` port)."""
 
     async def create_table(self, table: Table, request: Request) -> None:
-        self._check_new(request)
+        self._requests.check_new(request)
         self._check_free(table.host_id)
-        self._remember(request, table.table_id)
+        self._requests.remember(request, table.table_id)
         self._engaged[table.host_id] = Engagement(Hold.TABLE, table.table_id)
         self._tables[table.table_id] = replace(
             table, state=TableState.OPEN, match_id="", guest_id="", guest_name=""
@@ -121,8 +101,8 @@ class MemoryLobby(MemoryShared):
         table = self._tables.get(table_id)
         if table is None or table.host_id != host_id or table.state is not TableState.OPEN:
             return table, False
-        self._check_new(request)
-        self._remember(request, table_id)
+        self._requests.check_new(request)
+        self._requests.remember(request, table_id)
         closed = self._tables[table_id] = replace(table, state=TableState.CLOSED)
         self._disengage([host_id], table_id)
         await self._append(
@@ -158,8 +138,8 @@ class MemoryLobby(MemoryShared):
             or table.state is not TableState.OPEN
         ):
             return table, False
-        self._check_new(request)
-        self._remember(request, table_id)
+        self._requests.check_new(request)
+        self._requests.remember(request, table_id)
         declined = self._tables[table_id] = replace(table, state=TableState.DECLINED)
         self._disengage([table.host_id], table_id)
         await self._append(
