@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 import structlog
@@ -35,6 +37,8 @@ from services.platform.service import run_service, serve
 
 log = structlog.get_logger(__name__)
 
+S = TypeVar("S")
+
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
 
 
@@ -56,21 +60,22 @@ async def run(settings: GatewaySettings) -> None:
             ),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
-        # Each optional service gets a channel only when configured; without one its
-        # RPCs answer UNAVAILABLE ("not configured here").
-        matchmaker = collection = rating = battle = None
-        if settings.matchmaker_addr:
-            channel = await life.enter(internal_channel(settings.matchmaker_addr))
-            matchmaker = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
-        if settings.collection_addr:
-            channel = await life.enter(internal_channel(settings.collection_addr))
-            collection = collection_pb2_grpc.CollectionServiceStub(channel)
-        if settings.rating_addr:
-            channel = await life.enter(internal_channel(settings.rating_addr))
-            rating = rating_pb2_grpc.RatingServiceStub(channel)
-        if settings.battle_addr:
-            channel = await life.enter(internal_channel(settings.battle_addr))
-            battle = battle_pb2_grpc.BattleServiceStub(channel)
+
+        async def optional(address: str | None, stub: Callable[[grpc.aio.Channel], S]) -> S | None:
+            """An optional service's stub: a channel only when configured; without one
+            its RPCs answer UNAVAILABLE ("not configured here")."""
+            if not address:
+                return None
+            return stub(await life.enter(internal_channel(address)))
+
+        matchmaker = await optional(
+            settings.matchmaker_addr, matchmaker_pb2_grpc.MatchmakerServiceStub
+        )
+        collection = await optional(
+            settings.collection_addr, collection_pb2_grpc.CollectionServiceStub
+        )
+        rating = await optional(settings.rating_addr, rating_pb2_grpc.RatingServiceStub)
+        battle = await optional(settings.battle_addr, battle_pb2_grpc.BattleServiceStub)
         # The sessions' pushes; without NATS a session shows what it reads at its opening.
         hub = PushHub(None)
         if settings.nats_url is not None:
