@@ -7,17 +7,17 @@ move time by hand and every replica judges a lease or an expiry by the same rule
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from google.protobuf.message import Message
 
 from services.matchmaker import codec
-from services.matchmaker.domain import DeckChoice, StartPlan
+from services.matchmaker.domain import Card, DeckChoice, StartKind, StartPlan
 from services.matchmaker.store import plans
 from services.platform import requests
 from services.platform.eventstore import NewEvent, PostgresEventStore
@@ -114,6 +114,27 @@ def new_event(stream_id: str, expected: int, message: Message, correlation: str 
         metadata={"correlation_id": correlation} if correlation else {},
         event_id=event_id(stream_id, expected + 1),
     )
+
+
+class Appended(NamedTuple):
+    """An event to append: its stream, the version it follows, its payload."""
+
+    stream_id: str
+    expected: int
+    message: Message
+
+
+def started_event(plan: StartPlan, bot_cards: Sequence[Card]) -> Appended | None:
+    """The event both adapters append once a start's match (or draft) exists; None for
+    a draft's match, which appends none."""
+    if plan.kind is StartKind.PAIRING:
+        return Appended(f"pairing-{plan.start_id}", 0, codec.tickets_paired(plan, bot_cards))
+    if plan.kind in (StartKind.PRACTICE, StartKind.SWITCH):
+        message = codec.practice_started(plan, bot_cards, plan.humans[0].ticket_id)
+        return Appended(f"practice-{plan.start_id}", 0, message)
+    if plan.kind is StartKind.TABLE:
+        return Appended(f"table-{plan.table_id}", 1, codec.table_joined(plan))
+    return None
 
 
 def encode_deck(deck: DeckChoice | None) -> str:

@@ -34,6 +34,7 @@ from services.matchmaker.store.base import (
     Request,
     StartRecord,
     StartState,
+    started_event,
 )
 from services.matchmaker.store.memory_lobby import MemoryLobby
 
@@ -256,7 +257,6 @@ class MemoryStore(MemoryLobby):
                     )  # fmt: skip
             for seat in plan.humans:
                 self._disengage([seat.player_id], seat.ticket_id)
-            await self._append(f"pairing-{plan.start_id}", 0, codec.tickets_paired(plan, bot_cards))
         elif plan.kind in (StartKind.PRACTICE, StartKind.SWITCH):
             human = plan.humans[0]
             self._disengage(players, plan.start_id)
@@ -264,8 +264,6 @@ class MemoryStore(MemoryLobby):
                 await self._cancel_claimed(
                     human.ticket_id, human.player_id, CancelReason.SWITCHED_TO_PRACTICE, now
                 )
-            message = codec.practice_started(plan, bot_cards, human.ticket_id)
-            await self._append(f"practice-{plan.start_id}", 0, message)
         elif plan.kind is StartKind.TABLE:
             table = self._tables[plan.table_id]
             if table.state is TableState.JOINING:
@@ -273,7 +271,8 @@ class MemoryStore(MemoryLobby):
                     table, state=TableState.STARTED, match_id=plan.match_id
                 )
             self._disengage(players, plan.table_id)
-            await self._append(f"table-{plan.table_id}", 1, codec.table_joined(plan))
+        if (started := started_event(plan, bot_cards)) is not None:
+            await self._append(*started)
         return True
 
     async def fail_start(

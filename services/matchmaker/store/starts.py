@@ -9,12 +9,17 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
 
-from google.protobuf.message import Message
-
 from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
 from services.matchmaker.store import plans
-from services.matchmaker.store.base import Base, Hold, Request, StartRecord, StartState
+from services.matchmaker.store.base import (
+    Base,
+    Hold,
+    Request,
+    StartRecord,
+    StartState,
+    started_event,
+)
 from services.platform.claims import DueWork, next_due, take_due
 
 _START_COLUMNS = "plan::text AS plan, state, lease_token, error"
@@ -166,8 +171,6 @@ class StartRepository(Base):
                 )
                 for seat in plan.humans:
                     await self._disengage(conn, [seat.player_id], seat.ticket_id)
-                message: Message = codec.tickets_paired(plan, bot_cards)
-                await self._append(conn, f"pairing-{plan.start_id}", 0, message)
             elif plan.kind in (StartKind.PRACTICE, StartKind.SWITCH):
                 human = plan.humans[0]
                 await self._disengage(conn, players, plan.start_id)
@@ -176,8 +179,6 @@ class StartRepository(Base):
                         conn, human.ticket_id, human.player_id,
                         CancelReason.SWITCHED_TO_PRACTICE, now,
                     )  # fmt: skip
-                message = codec.practice_started(plan, bot_cards, human.ticket_id)
-                await self._append(conn, f"practice-{plan.start_id}", 0, message)
             elif plan.kind is StartKind.TABLE:
                 await conn.execute(
                     f"UPDATE {self._s}.lobby_tables SET state = 'started', match_id = $2 "
@@ -186,7 +187,8 @@ class StartRepository(Base):
                     plan.match_id,
                 )
                 await self._disengage(conn, players, plan.table_id)
-                await self._append(conn, f"table-{plan.table_id}", 1, codec.table_joined(plan))
+            if (started := started_event(plan, bot_cards)) is not None:
+                await self._append(conn, *started)
             await self._notify(conn, players)
         return True
 
