@@ -300,14 +300,7 @@ async def challenge(client: Caller, args: argparse.Namespace, console: Console) 
 
 
 async def _challenges(client: Caller) -> list[pb.Table]:
-    mine = pb.TableFilter(challenges_only=True)
-
-    async def page(token: str) -> Any:
-        return await client.call(
-            client.stub.ListTables, g.ListTablesRequest(filter=mine, page_token=token)
-        )
-
-    return [t for each in await pages(page) for t in each.tables]
+    return await _open_tables(client, pb.TableFilter(challenges_only=True))
 
 
 async def _challenge(client: Caller, given: str) -> pb.Table:
