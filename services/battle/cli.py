@@ -59,8 +59,7 @@ def _resolve(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
         reply = {"error": f"input is not JSON: {exc}"}
     except (BattleError, OSError) as exc:
         reply = {"error": str(exc)}
-    out.write(json.dumps(reply, indent=None if args.compact else 1) + "\n")
-    return 1 if "error" in reply else 0
+    return _reply(args, reply, out)
 
 
 def _new(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
@@ -76,6 +75,11 @@ def _new(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
         reply: dict[str, Any] = {"battle": battle, "plans": [[], []], "first": 0}
     except BattleError as exc:
         reply = {"error": str(exc)}
+    return _reply(args, reply, out)
+
+
+def _reply(args: argparse.Namespace, reply: dict[str, Any], out: TextIO) -> int:
+    """Write a command's one JSON reply; exit status 1 when it is an error."""
     out.write(json.dumps(reply, indent=None if args.compact else 1) + "\n")
     return 1 if "error" in reply else 0
 
