@@ -97,8 +97,7 @@ async def create_table(
     if (seen := await ctx.store.answered(request)) is not None:
         return await _table(ctx, seen)
     await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, challenged))
-    if deck is not None and settings.rules.board != 3:
-        await ctx.ports.decks.check(host.player_id, deck, settings.rules.hand_size)
+    await _check_hand(ctx, host, deck, settings)
     now = ctx.clock()
     table = Table(
         table_id=str(uuid4()),
@@ -201,8 +200,7 @@ async def join_table(
     if not _deals(table.settings) and deck is None:
         raise InvalidArgument("a deck is required at this table")
     await check_free(ctx, guest)
-    if deck is not None and table.settings.rules.board != 3:
-        await ctx.ports.decks.check(guest.player_id, deck, table.settings.rules.hand_size)
+    await _check_hand(ctx, guest, deck, table.settings)
     start = _join(table, guest, deck)
     if not await open_start(ctx, start, request):
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
@@ -214,6 +212,15 @@ def _deals(settings: TableSettings) -> bool:
     """Whether the table brings the hands: Random draws each player's deck from their
     copies, house hands deal from the catalog (RULES.md 6, 11); a battle needs none."""
     return settings.random_deck or settings.rules.house_hands or settings.battle
+
+
+async def _check_hand(
+    ctx: Context, player: Player, deck: DeckChoice | None, settings: TableSettings
+) -> None:
+    """A deck brought to a 4x4 or 5x5 table is checked for its hand size (RULES.md 11)
+    when the table is opened or joined."""
+    if deck is not None and settings.rules.board != 3:
+        await ctx.ports.decks.check(player.player_id, deck, settings.rules.hand_size)
 
 
 def _check_battle_table(ctx: Context, deck: DeckChoice | None) -> None:
