@@ -19,11 +19,12 @@ star rank (sum of the four sides: 1★ 13-15, 2★ 17-19, 3★ 21-23, 4★ 25-26
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from random import Random
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from triad.v1 import battle_pb2 as bat
 from triad.v1 import battle_pb2_grpc, collection_pb2_grpc, match_pb2_grpc, rating_pb2_grpc
 from triad.v1 import collection_pb2 as col
@@ -42,20 +43,30 @@ from services.platform.errors import FailedPrecondition
 T = TypeVar("T")
 
 
-async def _call(service: str, pending: Awaitable[T]) -> T:
-    """A refusal is final for the start (FAILED_PRECONDITION, or NOT_FOUND); anything
-    else is the platform's ``Unavailable``, which the matchmaker retries."""
-    return await call(service, pending, kinds=AS_REFUSAL)
+class _Downstream:
+    """A gRPC adapter of another service (``SERVICE``, reached by a ``STUB``): every
+    call has the clients' deadline; a refusal is final for the start
+    (FAILED_PRECONDITION, or NOT_FOUND), anything else the platform's ``Unavailable``,
+    which the matchmaker retries."""
 
+    SERVICE: ClassVar[str]
+    STUB: ClassVar[type[Any]]
 
-class GrpcMatches:
     def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
-        self._stub: Any = match_pb2_grpc.MatchServiceStub(channel)
+        self._stub: Any = self.STUB(channel)
         self._timeout = timeout
+
+    async def _ask(self, rpc: Callable[..., Awaitable[T]], request: Message) -> T:
+        return await call(self.SERVICE, rpc(request, timeout=self._timeout), kinds=AS_REFUSAL)
+
+
+class GrpcMatches(_Downstream):
+    SERVICE = "match"
+    STUB = match_pb2_grpc.MatchServiceStub
 
     async def active_match(self, player_id: str) -> str | None:
         request = m.MatchServiceGetActiveMatchRequest(player_id=player_id)
-        reply = await _call("match", self._stub.GetActiveMatch(request, timeout=self._timeout))
+        reply = await self._ask(self._stub.GetActiveMatch, request)
         return str(reply.active_match.match_id) if reply.HasField("active_match") else None
 
     async def create(self, spec: MatchSpec) -> None:
@@ -79,15 +90,14 @@ class GrpcMatches:
             origin_id=spec.origin_id,
             realm_draw_pile=[mapping.card(c) for c in spec.draw_pile],
         )
-        await _call("match", self._stub.CreateMatch(request, timeout=self._timeout))
+        await self._ask(self._stub.CreateMatch, request)
 
 
-class GrpcBattles:
+class GrpcBattles(_Downstream):
     """The battle service, for the Battle queue (Skirmish)."""
 
-    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
-        self._stub: Any = battle_pb2_grpc.BattleServiceStub(channel)
-        self._timeout = timeout
+    SERVICE = "battle"
+    STUB = battle_pb2_grpc.BattleServiceStub
 
     async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
         request = bat.BattleServiceCreateBattleRequest(
@@ -95,20 +105,19 @@ class GrpcBattles:
             request_id=battle_id,
             seats=[pb.BattleSeat(player_id=p, name=n) for p, n in players],
         )
-        await _call("battle", self._stub.CreateBattle(request, timeout=self._timeout))
+        await self._ask(self._stub.CreateBattle, request)
 
     async def active_battle(self, player_id: str) -> str | None:
         request = bat.BattleServiceGetActiveBattleRequest(player_id=player_id)
-        reply = await _call("battle", self._stub.GetActiveBattle(request, timeout=self._timeout))
+        reply = await self._ask(self._stub.GetActiveBattle, request)
         return str(reply.battle_id) or None
 
 
-class GrpcCollection:
+class GrpcCollection(_Downstream):
     """Decks, obligations, bot decks and drafts: all the collection service's."""
 
-    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
-        self._stub: Any = collection_pb2_grpc.CollectionServiceStub(channel)
-        self._timeout = timeout
+    SERVICE = "collection"
+    STUB = collection_pb2_grpc.CollectionServiceStub
 
     async def resolve(
         self,
@@ -126,9 +135,7 @@ class GrpcCollection:
             purpose_id=purpose_id,
             lock_for=pb.LockHolder(match_id=purpose_id) if lock else None,
         )
-        reply = await _call(
-            "collection", self._stub.ResolveDeckForMatch(request, timeout=self._timeout)
-        )
+        reply = await self._ask(self._stub.ResolveDeckForMatch, request)
         return tuple(mapping.card_back(c) for c in reply.cards)
 
     async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
@@ -137,7 +144,7 @@ class GrpcCollection:
             request.random.SetInParent()
         else:
             request.deck_id = choice.deck_id
-        reply = await _call("collection", self._stub.ValidateDeck(request, timeout=self._timeout))
+        reply = await self._ask(self._stub.ValidateDeck, request)
         if not reply.valid:
             broken = "; ".join(v.message for v in reply.violations) or "it breaks a deck rule"
             raise FailedPrecondition(f"your deck cannot be played now: {broken}")
@@ -146,15 +153,13 @@ class GrpcCollection:
         request = col.CollectionServiceReleaseCopiesRequest(
             request_id=f"release:{match_id}", holder=pb.LockHolder(match_id=match_id)
         )
-        await _call("collection", self._stub.ReleaseCopies(request, timeout=self._timeout))
+        await self._ask(self._stub.ReleaseCopies, request)
 
     async def blocking(self, player_id: str, current_match_id: str = "") -> str | None:
         request = col.CollectionServiceHasPendingObligationsRequest(
             player_id=player_id, current_match_id=current_match_id
         )
-        reply = await _call(
-            "collection", self._stub.HasPendingObligations(request, timeout=self._timeout)
-        )
+        reply = await self._ask(self._stub.HasPendingObligations, request)
         if not reply.blocked:
             return None
         return "; ".join(o.message for o in reply.obligations) or "an obligation is pending"
@@ -165,7 +170,7 @@ class GrpcCollection:
         request = col.CollectionServiceDrawBotDeckRequest(
             request_id=request_id, hand_size=hand_size, house=house
         )
-        reply = await _call("collection", self._stub.DrawBotDeck(request, timeout=self._timeout))
+        reply = await self._ask(self._stub.DrawBotDeck, request)
         return tuple(mapping.card_back(c) for c in reply.cards)
 
     async def create(
@@ -178,19 +183,18 @@ class GrpcCollection:
             ladder=mapping.ladder_key(ladder),
             participants=[pb.PlayerRef(player_id=p, player_name=n) for p, n in players],
         )
-        await _call("collection", self._stub.CreateDraft(request, timeout=self._timeout))
+        await self._ask(self._stub.CreateDraft, request)
 
 
-class GrpcRatings:
-    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
-        self._stub: Any = rating_pb2_grpc.RatingServiceStub(channel)
-        self._timeout = timeout
+class GrpcRatings(_Downstream):
+    SERVICE = "rating"
+    STUB = rating_pb2_grpc.RatingServiceStub
 
     async def ratings(self, ladder: str, player_ids: Sequence[str]) -> dict[str, int]:
         request = rat.RatingServiceBatchGetRatingsRequest(
             ladder=mapping.ladder_key(ladder), player_ids=list(player_ids)
         )
-        reply = await _call("rating", self._stub.BatchGetRatings(request, timeout=self._timeout))
+        reply = await self._ask(self._stub.BatchGetRatings, request)
         return {r.player_id: r.rating for r in reply.ratings}
 
 
