@@ -29,19 +29,10 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from bench.gateway import (
-    SETTINGS_ENV,
-    Pair,
-    Player,
-    Read,
-    call,
-    drain_session,
-    new_match,
-    placements,
-    reader,
-    register,
-)
+from bench.gateway import OWN_SERVERS, SETTINGS_ENV
 from bench.gateway_cost import LevelCost, Spent, format_costs
+from bench.gateway_players import Pair, Player, call, drain_session, new_match, register
+from bench.gateway_waves import Read, placements, reader
 from bench.idle import own_backend, process_roots
 from bench.load import LOAD_ENV
 from bench.report import Options, Report
@@ -199,7 +190,7 @@ def run(options: Options) -> Report:
             "matches": BATTLES,
             "seconds": seconds,
             "warmup_seconds": warmup,
-            "database": "embedded pgserver and nats-server of this run alone",
+            "database": OWN_SERVERS,
             "cores": cores,
             "settings": {**LOAD_ENV, **SETTINGS_ENV},
         },
