@@ -23,6 +23,7 @@ from typing import Any
 from bench import cpu
 from bench.machine import REPO_ROOT
 from bench.report import Measurement
+from bench.stats import percentile
 
 Step = Callable[[], Awaitable[int]]
 """One worker step: does some requests, returns how many of them to count."""
@@ -41,10 +42,7 @@ class LoadResult:
         return self.requests / self.seconds
 
     def percentile(self, p: float) -> float:
-        ordered = sorted(self.latencies)
-        if not ordered:
-            return float("nan")
-        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+        return percentile(self.latencies, p)
 
     def summary(self) -> dict[str, Any]:
         return {
