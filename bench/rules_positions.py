@@ -10,11 +10,14 @@ says what a workload exercised.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from services.match.rules import (
     ACE,
     Board,
+    Capture,
     Card,
     Element,
     Geometry,
@@ -51,6 +54,13 @@ KernelCase = tuple[tuple[Sides | None, ...], list[int | None], int, Sides, int]
 """What ``resolve`` takes besides geometry and rules: adjusted, owners, cell, sides, player."""
 BoardCase = tuple[Board, int, Card, int]
 """What ``Board.place`` takes: the board, the cell, the card, the player."""
+
+
+class Caused(Protocol):
+    """A capture of either kernel, standard or Realm: what caused it is all the mix reads."""
+
+    @property
+    def cause(self) -> str: ...
 
 
 def random_card(rng: random.Random) -> Card:
@@ -117,7 +127,7 @@ def cross_check(
     """Both paths must agree on every position (else one of them is being timed doing
     something else), and the mix of captures says what the workload exercised. Each
     position is resolved on its board's geometry."""
-    with_capture = special = combo = total = 0
+    found: list[list[Capture]] = []
     for (adjusted, owners, cell, sides, player), (board, b_cell, card, b_player) in zip(
         kernels, boards, strict=True
     ):
@@ -127,14 +137,21 @@ def cross_check(
         after[cell] = player
         if tuple(captures) != placement.captures or tuple(after) != placed.owners:
             raise RuntimeError(f"kernel and Board.place disagree on cell {cell}: {captures}")
-        total += len(captures)
-        with_capture += bool(captures)
-        special += any(c.cause in ("same", "plus") for c in captures)
-        combo += any(c.cause == "combo" for c in captures)
-    n = len(kernels)
+        found.append(captures)
+    return capture_mix(found)
+
+
+def capture_mix(placements: Sequence[Sequence[Caused]]) -> dict[str, float]:
+    """What a workload exercised, from each placement's captures: the share of
+    placements with a capture, with a Same or Plus capture, with a Combo capture, and
+    the mean captures per placement."""
+    n = len(placements)
+    special = sum(any(c.cause in ("same", "plus") for c in p) for p in placements)
     return {
-        "placements_with_a_capture": round(with_capture / n, 4),
+        "placements_with_a_capture": round(sum(bool(p) for p in placements) / n, 4),
         "placements_with_same_or_plus": round(special / n, 4),
-        "placements_with_combo": round(combo / n, 4),
-        "mean_captures_per_placement": round(total / n, 4),
+        "placements_with_combo": round(
+            sum(any(c.cause == "combo" for c in p) for p in placements) / n, 4
+        ),
+        "mean_captures_per_placement": round(sum(len(p) for p in placements) / n, 4),
     }

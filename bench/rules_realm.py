@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from bench.report import Workload
+from bench.rules_positions import capture_mix
 from services.match.rules import ACE, Geometry
 from services.match.rules.realm import (
     Alignment,
@@ -91,7 +92,7 @@ def realm_cross_check(
 ) -> dict[str, float]:
     """The kernel must agree with ``RealmBoard.place`` on every position and leave its
     inputs alone; the mix says what the workload exercised."""
-    with_capture = special = combo = saved = total = 0
+    found, saved = [], 0
     for cards, owners, state, cell, card, player, lair in cases:
         placement = realm_resolve(geometry, cards, owners, state, cell, card, player, rules, lair)
         board = RealmBoard.empty(geometry, rules)
@@ -101,19 +102,13 @@ def realm_cross_check(
         placed, again = board.with_state(state).place(cell, card, player, lair)
         if again != placement or placed.owners != placement.owners:
             raise RuntimeError(f"Realm kernel and RealmBoard.place disagree on cell {cell}")
-        captures = placement.captures
-        total += len(captures)
-        with_capture += bool(captures)
-        special += any(c.cause in ("same", "plus") for c in captures)
-        combo += any(c.cause == "combo" for c in captures)
+        found.append(placement.captures)
         saved += bool(placement.saved)
-    n = len(cases)
-    return {
-        "placements_with_a_capture": round(with_capture / n, 4),
-        "placements_with_same_or_plus": round(special / n, 4),
-        "placements_with_combo": round(combo / n, 4),
-        "placements_with_a_capture_cancelled": round(saved / n, 4),
-        "mean_captures_per_placement": round(total / n, 4),
+    mix = capture_mix(found)
+    mean = mix.pop("mean_captures_per_placement")  # last in the report, as it always was
+    return mix | {
+        "placements_with_a_capture_cancelled": round(saved / len(cases), 4),
+        "mean_captures_per_placement": mean,
     }
 
 
