@@ -31,11 +31,12 @@ import asyncio
 import os
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-import asyncpg
 import grpc
 from triad.v1 import gateway_pb2_grpc
 
@@ -47,9 +48,9 @@ from bench.gateway_cost import (
     format_costs,
     quiet_json,
 )
-from bench.gateway_players import Pair, Player, drain_session, new_match, register
-from bench.gateway_waves import event_logs, placements, quiet, reader
-from bench.idle import own_backend, process_roots
+from bench.gateway_players import Pair, Player, new_match, signed_in
+from bench.gateway_waves import event_logs, placements, quiet, readings
+from bench.idle import own_backend
 from bench.load import LOAD_ENV
 from bench.report import Options, Report
 from bench.service import (
@@ -96,27 +97,18 @@ async def measure_all(
         pairs = [Pair(Player(f"gh{tag}{i:03d}"), Player(f"gg{tag}{i:03d}")) for i in range(top)]
         everyone = [p for pair in pairs for p in (pair.host, pair.guest)]
         began = time.perf_counter()
-        for start in range(0, len(everyone), 8):  # scrypt is slow on purpose: a few at a time
-            await asyncio.gather(*(register(stub, p) for p in everyone[start : start + 8]))
-        sessions = [asyncio.create_task(drain_session(stub, p)) for p in everyone]
-        for start in range(0, len(pairs), 16):  # every pair's first match, untimed
-            await asyncio.gather(*(new_match(stub, pair) for pair in pairs[start : start + 16]))
-        setup = time.perf_counter() - began
-        conn = await asyncpg.connect(backend.config.database_url)
-        try:
-            read = reader(await process_roots(backend, conn, nats_pid), conn, everyone)
-            for level in LEVELS:
-                name = f"placements_{level}"
-                results[name], waves[name], costs[name] = await placements(
-                    stub, pairs, level, seconds, warmup, read
-                )
-            idle = await quiet(read, seconds / 2)
-            logs_at_end = await event_logs(conn, backend)
-        finally:
-            await conn.close()
-            for task in sessions:
-                task.cancel()
-            await asyncio.gather(*sessions, return_exceptions=True)
+        async with signed_in(stub, everyone):
+            for start in range(0, len(pairs), 16):  # every pair's first match, untimed
+                await asyncio.gather(*(new_match(stub, p) for p in pairs[start : start + 16]))
+            setup = time.perf_counter() - began
+            async with readings(backend, nats_pid, everyone) as (read, conn):
+                for level in LEVELS:
+                    name = f"placements_{level}"
+                    results[name], waves[name], costs[name] = await placements(
+                        stub, pairs, level, seconds, warmup, read
+                    )
+                idle = await quiet(read, seconds / 2)
+                logs_at_end = await event_logs(conn, backend)
     return {
         "results": results,
         "waves": waves,
@@ -127,16 +119,25 @@ async def measure_all(
     }
 
 
-def run(options: Options) -> Report:
-    seconds, warmup = (2.0, 0.5) if options.quick else (10.0, 2.0)
+@contextmanager
+def gateway_backend(prefix: str) -> Iterator[tuple[list[int], Backend, int, Path]]:
+    """Every core, and a backend of this run alone (bench/idle.py's ``own_backend``) with
+    the load generator's settings and ``SETTINGS_ENV``: the cores, the backend, the NATS
+    server's pid and the directory of its logs (TRIAD_BENCH_LOGS, else a scratch one)."""
     with (
         all_cores() as cores,
-        tempfile.TemporaryDirectory(prefix="triad-gwbench-") as scratch,
+        tempfile.TemporaryDirectory(prefix=prefix) as scratch,
         own_backend(
             logs := Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch),
             {**LOAD_ENV, **SETTINGS_ENV},
         ) as (backend, nats_pid),
     ):
+        yield cores, backend, nats_pid, logs
+
+
+def run(options: Options) -> Report:
+    seconds, warmup = (2.0, 0.5) if options.quick else (10.0, 2.0)
+    with gateway_backend("triad-gwbench-") as (cores, backend, nats_pid, logs):
         found = asyncio.run(measure_all(backend, nats_pid, seconds, warmup, logs))
     results: dict[str, LoadResult] = found["results"]
     costs: dict[str, LevelCost] = found["costs"]

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import re
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
@@ -22,6 +23,8 @@ from uuid import uuid4
 import grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
+
+from bench.load_connection import RETRY_CODES
 
 PASSWORD = "gateway-bench-password"
 SETTINGS = pb.TableSettings(
@@ -33,13 +36,6 @@ SETTINGS = pb.TableSettings(
         trade_rule=pb.TRADE_RULE_NONE,
     ),
     random_deck=True,
-)
-TRANSIENT = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-    }
 )
 REFUSED = frozenset(
     {
@@ -93,6 +89,21 @@ async def drain_session(stub: Any, player: Player) -> None:
             player.messages += 1
 
 
+@contextlib.asynccontextmanager
+async def signed_in(stub: Any, players: list[Player]) -> AsyncIterator[None]:
+    """``players`` registered, each with its session stream open and read until the
+    block ends."""
+    for start in range(0, len(players), 8):  # scrypt is slow on purpose: a few at a time
+        await asyncio.gather(*(register(stub, p) for p in players[start : start + 8]))
+    sessions = [asyncio.create_task(drain_session(stub, p)) for p in players]
+    try:
+        yield
+    finally:
+        for task in sessions:
+            task.cancel()
+        await asyncio.gather(*sessions, return_exceptions=True)
+
+
 async def call(method: Any, request: Any, player: Player) -> Any:
     """One call, retried with the same request (so the same request id) while the
     gateway or a service behind it is briefly unavailable."""
@@ -100,7 +111,7 @@ async def call(method: Any, request: Any, player: Player) -> Any:
         try:
             return await method(request, metadata=player.metadata, timeout=10)
         except grpc.aio.AioRpcError as error:
-            if error.code() not in TRANSIENT:
+            if error.code() not in RETRY_CODES:
                 raise
             await asyncio.sleep(0.1)
     return await method(request, metadata=player.metadata, timeout=10)

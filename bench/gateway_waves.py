@@ -8,20 +8,18 @@ every backend process, the database and the players had spent so far
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import asyncpg
+
 from bench.cpu import cpu_seconds
-from bench.gateway_cost import (
-    LevelCost,
-    Reading,
-    Spent,
-)
+from bench.gateway_cost import LevelCost, Reading, Spent
 from bench.gateway_players import Pair, Player, new_match, play_out
-from bench.service import (
-    LoadResult,
-)
+from bench.idle import process_roots
+from bench.service import LoadResult
 from devtools.backend import Backend
 
 COUNTS = """
@@ -91,6 +89,19 @@ def reader(roots: dict[str, int], conn: Any, players: list[Player]) -> Read:
         )
 
     return read
+
+
+@contextlib.asynccontextmanager
+async def readings(
+    backend: Backend, nats_pid: int, players: list[Player]
+) -> AsyncIterator[tuple[Read, Any]]:
+    """A ``reader`` of what the backend has spent, over a database connection of its
+    own, and that connection; both until the block ends."""
+    conn = await asyncpg.connect(backend.config.database_url)
+    try:
+        yield reader(await process_roots(backend, conn, nats_pid), conn, players), conn
+    finally:
+        await conn.close()
 
 
 async def event_logs(conn: Any, backend: Backend) -> dict[str, dict[str, int]]:
