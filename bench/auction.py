@@ -25,11 +25,9 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 
-from bench.echo_tls import healthy
 from bench.rating import database, rate, timed
 from bench.report import Options, Report, Target
-from bench.service import LoadResult, all_cores, process
-from devtools.processes import free_port
+from bench.service import LoadResult, all_cores, lone_service
 from services.collection.domain.catalog import load_catalog
 from services.collection.schema import MIGRATIONS
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
@@ -160,18 +158,9 @@ async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str
             pool, schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS]
         )
         await load_listings(pool, schema, sizes.listings)
-        port = free_port()
-        env = {
-            "TRIAD_DATABASE_URL": url,
-            "TRIAD_NATS_URL": "",
-            "TRIAD_COLLECTION_SCHEMA": schema,
-            "TRIAD_COLLECTION_PORT": str(port),
-            "TRIAD_COLLECTION_METRICS_PORT": "0",
-            "TRIAD_TIMER_POLL_SECONDS": "60",
-        }
-        with process(["-m", "services.collection.main"], env, logs / "collection.log"):
-            await healthy(f"127.0.0.1:{port}", None, timeout=60.0)
-            found = await browse(f"127.0.0.1:{port}", sizes, seed)
+        env = {"TRIAD_NATS_URL": "", "TRIAD_TIMER_POLL_SECONDS": "60"}
+        async with lone_service("collection", url, schema, logs, env) as (address, _):
+            found = await browse(address, sizes, seed)
         await pool.execute(f"DROP SCHEMA {schema} CASCADE")
     finally:
         await pool.close()

@@ -16,51 +16,27 @@ in the same run. Both players' session streams stay open, as real clients keep t
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-import asyncpg
 import grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from bench.gateway import (
-    SETTINGS_ENV,
-    Pair,
-    Player,
-    Read,
-    call,
-    drain_session,
-    new_match,
-    placements,
-    reader,
-    register,
-)
+from bench.gateway import OWN_SERVERS, SETTINGS_ENV, gateway_backend
 from bench.gateway_cost import LevelCost, Spent, format_costs
-from bench.idle import own_backend, process_roots
+from bench.gateway_players import Pair, Player, call, new_match, signed_in
+from bench.gateway_waves import Read, placements, readings
 from bench.load import LOAD_ENV
+from bench.load_battles import simple_plan
 from bench.report import Options, Report
-from bench.service import LoadResult, all_cores, measurement, target
+from bench.service import LoadResult, measurement, target
 
 NAME = "battle_gateway"
 BATTLES = 8
 """Battles at once (16 players committing), and as many PlaceCard matches."""
-
-
-def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:
-    """The affordable cards that need no target, in hand order: legal whatever the field."""
-    energy, actions = view.you.energy, []
-    for card in view.you.hand:
-        untargeted = card.range in ("all", "allies", "self") and "summon" not in card.text
-        if untargeted and not card.cooling and card.cost <= energy:
-            energy -= card.cost
-            actions.append(pb.BattleAction(character=card.owner, card=card.id))
-    return actions
 
 
 async def into_battles(stub: Any, players: list[Player]) -> dict[str, str]:
@@ -160,32 +136,19 @@ async def measure_all(backend: Any, nats_pid: int, seconds: float, warmup: float
         fighters = [Player(f"bf{tag}{i:03d}") for i in range(2 * BATTLES)]
         pairs = [Pair(Player(f"bh{tag}{i:03d}"), Player(f"bg{tag}{i:03d}")) for i in range(BATTLES)]
         everyone = [*fighters, *(p for pair in pairs for p in (pair.host, pair.guest))]
-        for start in range(0, len(everyone), 8):  # scrypt is slow on purpose
-            await asyncio.gather(*(register(stub, p) for p in everyone[start : start + 8]))
-        sessions = [asyncio.create_task(drain_session(stub, p)) for p in everyone]
-        await asyncio.gather(*(new_match(stub, pair) for pair in pairs))
-        conn = await asyncpg.connect(backend.config.database_url)
-        try:
-            read = reader(await process_roots(backend, conn, nats_pid), conn, everyone)
-            placed, _, place_cost = await placements(stub, pairs, BATTLES, seconds, warmup, read)
-            committed, commit_cost = await commits(stub, fighters, seconds, warmup, read)
-        finally:
-            await conn.close()
-            for task in sessions:
-                task.cancel()
-            await asyncio.gather(*sessions, return_exceptions=True)
+        async with signed_in(stub, everyone):
+            await asyncio.gather(*(new_match(stub, pair) for pair in pairs))
+            async with readings(backend, nats_pid, everyone) as (read, _):
+                placed, _, place_cost = await placements(
+                    stub, pairs, BATTLES, seconds, warmup, read
+                )
+                committed, commit_cost = await commits(stub, fighters, seconds, warmup, read)
     return {"placed": placed, "committed": committed, "place": place_cost, "commit": commit_cost}
 
 
 def run(options: Options) -> Report:
     seconds, warmup = (2.0, 0.5) if options.quick else (10.0, 2.0)
-    with (
-        all_cores() as cores,
-        tempfile.TemporaryDirectory(prefix="triad-battlebench-") as scratch,
-        own_backend(
-            Path(os.environ.get("TRIAD_BENCH_LOGS") or scratch), {**LOAD_ENV, **SETTINGS_ENV}
-        ) as (backend, nats_pid),
-    ):
+    with gateway_backend("triad-battlebench-") as (cores, backend, nats_pid, _):
         found = asyncio.run(measure_all(backend, nats_pid, seconds, warmup))
     place: LevelCost = found["place"]
     commit: LevelCost = found["commit"]
@@ -199,7 +162,7 @@ def run(options: Options) -> Report:
             "matches": BATTLES,
             "seconds": seconds,
             "warmup_seconds": warmup,
-            "database": "embedded pgserver and nats-server of this run alone",
+            "database": OWN_SERVERS,
             "cores": cores,
             "settings": {**LOAD_ENV, **SETTINGS_ENV},
         },

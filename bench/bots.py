@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
+from bench.bots_boards import CATALOG_SEED, board_figures, both_seats
 from bench.bots_boards import GAMES as BOARD_GAMES
-from bench.bots_boards import board_figures
 from bench.report import (
     Measurement,
     Options,
@@ -39,7 +39,7 @@ from bench.report import (
 )
 from bench.rules import ALL_RULES
 from services.match.bots import Budget, Level
-from services.match.bots.arena import GameResult, draw_deal, play, synthetic_catalog
+from services.match.bots.arena import GameResult, draw_deal, synthetic_catalog
 from services.match.rules import Board, Card, Geometry, Position, Seat, Visibility
 from services.match.rules.draws import draw_cell_marks
 from services.match.rules.solver import Search, SearchStopped, solve
@@ -47,7 +47,6 @@ from services.match.rules.solver import Search, SearchStopped, solve
 NAME = "bots"
 POSITION_SEED = 8
 """The solver positions are fixed: the same in every run, whatever ``--seed`` says."""
-CATALOG_SEED = 7
 OPENINGS, QUICK_OPENINGS = 4, 1
 SMALL, QUICK_SMALL = 40, 8
 """How many positions with seven empty cells are solved."""
@@ -156,14 +155,7 @@ def play_deal(task: Task) -> tuple[GameResult, GameResult]:
     rng = Random(task.deal_seed)
     deal = dataclasses.replace(draw_deal(rng, catalog, task.visibility), first=task.first)
     budgets = {level: Budget(seconds=None, nodes=HARD_NODES) for level in Level}
-    results = []
-    for levels in ((task.high, task.low), (task.low, task.high)):
-        seed = rng.getrandbits(32)
-        pair = (budgets[levels[0]], budgets[levels[1]])
-        # Every level gets the catalog: public game data, which the sampler of hidden
-        # cards may use (deck rules, which characters exist).
-        results.append(play(levels, deal, task.visibility, seed, pair, catalog=catalog))
-    return results[0], results[1]
+    return both_seats((task.high, task.low), deal, task.visibility, rng, budgets, catalog)
 
 
 def strength(options: Options, games: int) -> dict[str, Any]:

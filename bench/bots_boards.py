@@ -22,15 +22,24 @@ import multiprocessing
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from random import Random
 from typing import Any
 
 from services.match.bots import Budget, Level
-from services.match.bots.arena import GameResult, Table, draw_deal, play, synthetic_catalog
+from services.match.bots.arena import (
+    Deal,
+    GameResult,
+    Table,
+    draw_deal,
+    play,
+    synthetic_catalog,
+)
+from services.match.bots.sampling import CatalogEntry
 from services.match.rules import Seat, Visibility
+from services.match.rules.compatibility import MAX_BLOCKED
 
 CATALOG_SEED = 7
 STRENGTH = 0.6
@@ -38,7 +47,6 @@ GAMES = 200
 """Games per board size (issue 19); a flag, since a full run takes a long while."""
 SECONDS = 1.0
 """hard's per-move budget: the service default (issue 19 allows up to 2 s)."""
-MAX_BLOCKED = 5
 BOARDS = ("3x3", "4x4", "5x5")
 
 
@@ -60,6 +68,26 @@ def tables(board: str, deals: int) -> list[Table]:
     return [Table(rows, cols)] * deals
 
 
+def both_seats(
+    levels: tuple[Level, Level],
+    deal: Deal,
+    visibility: Visibility,
+    rng: Random,
+    budgets: Mapping[Level, Budget],
+    catalog: Sequence[CatalogEntry],
+) -> tuple[GameResult, GameResult]:
+    """One deal played twice, ``levels[0]`` at seat A then at seat B (the deal's first
+    seat both times), each game on a seed drawn from ``rng``."""
+    results = []
+    for seats in (levels, levels[::-1]):
+        seed = rng.getrandbits(32)
+        pair = (budgets[seats[0]], budgets[seats[1]])
+        # Every level gets the catalog: public game data, which the sampler of hidden
+        # cards may use (deck rules, which characters exist).
+        results.append(play(seats, deal, visibility, seed, pair, catalog=catalog))
+    return results[0], results[1]
+
+
 def play_deal(task: Task) -> tuple[GameResult, GameResult]:
     """One deal played twice: hard at seat A against normal, then the seats swapped."""
     catalog = synthetic_catalog(Random(CATALOG_SEED))
@@ -68,11 +96,8 @@ def play_deal(task: Task) -> tuple[GameResult, GameResult]:
         draw_deal(rng, catalog, task.visibility, task.table), first=task.first
     )
     hard = Budget(seconds=task.seconds)
-    results = []
-    for levels in ((Level.HARD, Level.NORMAL), (Level.NORMAL, Level.HARD)):
-        seed = rng.getrandbits(32)
-        results.append(play(levels, deal, task.visibility, seed, (hard, hard), catalog=catalog))
-    return results[0], results[1]
+    budgets = {Level.HARD: hard, Level.NORMAL: hard}
+    return both_seats((Level.HARD, Level.NORMAL), deal, task.visibility, rng, budgets, catalog)
 
 
 def percentile(values: Sequence[float], share: float) -> float:

@@ -19,9 +19,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.service import CpuMeter, LoadResult, Step, closed_loop, process
+from bench.service import CpuMeter, LoadResult, Step, channel, closed_loop, healthy, process
 from devtools.echo import SERVICE, EchoClient, register_echo
 from services.platform.grpcserver import Lifecycle, ServerConfig, build_server
 from services.platform.logging import configure_logging
@@ -45,26 +44,6 @@ async def _serve(port: int, cert: Path | None, key: Path | None) -> None:
             )
         )
         await life.wait(server)
-
-
-def channel(address: str, root_cert: bytes | None) -> grpc.aio.Channel:
-    if root_cert is None:
-        return grpc.aio.insecure_channel(address)
-    credentials = grpc.ssl_channel_credentials(root_certificates=root_cert)
-    return grpc.aio.secure_channel(address, credentials)
-
-
-async def healthy(address: str, root_cert: bytes | None, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with channel(address, root_cert) as chan:
-        stub = health_pb2_grpc.HealthStub(chan)
-        while time.monotonic() < deadline:
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            await asyncio.sleep(0.05)
-    raise TimeoutError(f"{address} did not become healthy in {timeout} s")
 
 
 @contextlib.contextmanager

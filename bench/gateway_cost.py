@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.stats import rounded
+
 PLACEMENT_TARGET_MS = 1.8
 """ms of CPU per placement, all backend processes together, at 64 matches (issue 18)."""
 PROCESSES = (
@@ -140,7 +142,7 @@ class LevelCost:
         found: dict[str, Any] = {
             "placements": self.placements,
             "placing_seconds": round(self.placing.seconds, 3),
-            "cpu_ms_per_placement": _rounded(per, 4),
+            "cpu_ms_per_placement": rounded(per, 4),
             "cpu_ms_per_placement_total": round(sum(per.values()), 4),
             "client_cpu_ms_per_placement": round(
                 self.placing.client_seconds * 1000 / self.placements, 4
@@ -158,7 +160,7 @@ class LevelCost:
             found |= {
                 "match_starts": self.starts,
                 "starting_seconds": round(self.starting.seconds, 3),
-                "cpu_ms_per_match_start": _rounded(start, 4),
+                "cpu_ms_per_match_start": rounded(start, 4),
                 "cpu_ms_per_match_start_total": round(sum(start.values()), 4),
                 "transactions_per_match_start": round(self.starting.transactions / self.starts, 3),
                 "events_per_match_start": round(self.starting.events / self.starts, 3),
@@ -175,7 +177,7 @@ def quiet_json(quiet: Spent) -> dict[str, Any]:
     rates = quiet.cpu_ms_per_second()
     return {
         "seconds": round(quiet.seconds, 3),
-        "cpu_ms_per_second": _rounded(rates, 3),
+        "cpu_ms_per_second": rounded(rates, 3),
         "cpu_ms_per_second_total": round(sum(rates.values()), 3),
         "transactions_per_second": round(quiet.transactions / quiet.seconds, 3),
     }
@@ -208,7 +210,3 @@ def format_costs(levels: Sequence[LevelCost], quiet: Spent | None = None) -> str
             f"{quiet.transactions / quiet.seconds:.0f} transactions/s"
         )
     return "\n".join(lines)
-
-
-def _rounded(values: Mapping[str, float], digits: int) -> dict[str, float]:
-    return {name: round(value, digits) for name, value in values.items()}

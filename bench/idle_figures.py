@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.cpu import ProcStat, cpu_seconds, read_stats, tree
+from bench.stats import rounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +124,7 @@ class Window:
         return {
             "sessions": self.sessions,
             "seconds": round(self.seconds, 3),
-            "cpu_ms_per_second": _rounded(self.cpu_ms_per_second, 3),
+            "cpu_ms_per_second": rounded(self.cpu_ms_per_second, 3),
             "cpu_ms_per_second_total": round(self.cpu_ms_total, 3),
             "rss_kb": dict(self.rss_kb),
             "transactions_per_second": round(self.transactions_per_second, 3),
@@ -174,10 +175,10 @@ class PerSession:
         return {
             "sessions": self.sessions,
             "added": self.added,
-            "cpu_ms_per_second": _rounded(self.cpu_ms_per_second, 5),
+            "cpu_ms_per_second": rounded(self.cpu_ms_per_second, 5),
             "cpu_ms_per_second_total": round(self.cpu_ms_total, 5),
             "transactions_per_second": round(self.transactions_per_second, 5),
-            "rss_kb": _rounded(self.rss_kb, 2),
+            "rss_kb": rounded(self.rss_kb, 2),
         }
 
 
@@ -307,7 +308,3 @@ def checks(per_session: Sequence[PerSession], windows: Mapping[int, Window]) -> 
             else []
         ),
     ]
-
-
-def _rounded(values: Mapping[str, float], digits: int) -> dict[str, float]:
-    return {name: round(value, digits) for name, value in values.items()}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
+from services.match.rules.deck import DECK_SIZE, within_star_limits
+
 
 def strength(sides: pb.Sides) -> int:
     return int(sides.top + sides.right + sides.bottom + sides.left)
@@ -12,22 +14,21 @@ def strength(sides: pb.Sides) -> int:
 
 def strongest_deck(copies: list[pb.OwnedCopy]) -> list[str] | None:
     """Five free copies of five different characters, at most one 5★ and at most two
-    of 4★ or more (RULES.md section 2), strongest first; ``None`` if there are not."""
+    of 4★ or more (RULES.md section 2, as the match service's deck rules count them),
+    strongest first; ``None`` if there are not."""
     chosen: list[str] = []
     characters: set[str] = set()
-    five = high = 0
+    fives = fours = 0
     for copy in sorted(copies, key=lambda c: -strength(c.printed_sides)):
         stars = copy.character.stars
         if copy.character.character_id in characters:
             continue
-        if stars >= 5 and five >= 1:
-            continue
-        if stars >= 4 and high >= 2:
+        if not within_star_limits(fives + (stars >= 5), fours + (stars == 4), DECK_SIZE):
             continue
         chosen.append(copy.copy_id)
         characters.add(copy.character.character_id)
-        five += stars >= 5
-        high += stars >= 4
-        if len(chosen) == 5:
+        fives += stars >= 5
+        fours += stars == 4
+        if len(chosen) == DECK_SIZE:
             return chosen
     return None

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.load_records import AckedPlacement, FinishedMatch, Sample
+from bench.stats import percentile
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,6 @@ class LoadSummary:
             "rpcs": {name: s.to_json() for name, s in sorted(self.rpcs.items())},
             "errors": self.errors,
         }
-
-
-def percentile(ordered: Sequence[float], p: float) -> float:
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def _ms(value: float) -> float:

@@ -23,7 +23,7 @@ from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
 from bench.cpu import parent_pid
-from bench.echo_tls import echo_load, healthy
+from bench.echo_tls import echo_load
 from bench.report import Options, Report
 from bench.service import (
     CpuMeter,
@@ -33,6 +33,7 @@ from bench.service import (
     closed_loop,
     level_measurements,
     levels_parameters,
+    lone_service,
     measurement,
     process,
     target,
@@ -155,7 +156,7 @@ async def measure_all(
     to create inside the window (the pool ran dry)."""
     results: dict[str, LoadResult] = {}
     late: dict[str, int] = {}
-    echo_port, match_port = free_port(), free_port()
+    echo_port = free_port()
     metering = CpuMeter.available()
     with process(
         ["-m", "devtools.echo", "--port", str(echo_port), "--log-level", "WARNING"],
@@ -166,15 +167,8 @@ async def measure_all(
         results["echo_64"] = await echo_load(
             f"127.0.0.1:{echo_port}", None, 64, seconds, warmup, meter=meter
         )
-    env = {
-        "TRIAD_DATABASE_URL": database_url,
-        "TRIAD_MATCH_SCHEMA": f"bench_{uuid.uuid4().hex[:10]}",
-        "TRIAD_MATCH_PORT": str(match_port),
-        "TRIAD_MATCH_METRICS_PORT": "0",
-        "TRIAD_TURN_SECONDS": "600",
-    }
-    with process(["-m", "services.match.main"], env, logs / "match.log") as server:
-        await healthy(f"127.0.0.1:{match_port}", None, timeout=60.0)
+    schema, env = f"bench_{uuid.uuid4().hex[:10]}", {"TRIAD_TURN_SECONDS": "600"}
+    async with lone_service("match", database_url, schema, logs, env) as (address, server):
         meter = None
         if metering:
             connection = await asyncpg.connect(database_url)
@@ -192,7 +186,7 @@ async def measure_all(
         for level in LEVELS:
             name = f"placements_{level}"
             results[name], late[name] = await match_load(
-                f"127.0.0.1:{match_port}", level, seconds, warmup, expected, meter
+                address, level, seconds, warmup, expected, meter
             )
             expected = min(3 * results[name].rate, results["echo_64"].rate)
     return results, late

@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 from bench.report import Measurement, Options, Report, Target, baseline_workload, measure
+from bench.stats import percentile
 from services.matchmaker.domain import Waiting, WindowPolicy, pair_tickets
 
 NAME = "matchmaker"
@@ -89,26 +90,21 @@ def simulate(stream: list[Waiting], policy: WindowPolicy) -> Outcome:
     return Outcome(cpu, rounds, waits, gaps, len(waiting), largest)
 
 
-def percentile(values: list[float] | list[int], share: float) -> float:
-    ordered = sorted(values)
-    return float(ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))])
-
-
 def _summary(outcome: Outcome, cap: int) -> dict[str, object]:
-    gap_p95 = percentile(outcome.gaps, 0.95)
+    gap_p95 = percentile(outcome.gaps, 95)
     return {
         "rounds": outcome.rounds,
         "largest_queue": outcome.largest_queue,
         "paired_tickets": len(outcome.waits),
         "left_waiting": outcome.left_waiting,
         "wait_seconds": {
-            "p50": round(percentile(outcome.waits, 0.5), 2),
-            "p95": round(percentile(outcome.waits, 0.95), 2),
+            "p50": round(percentile(outcome.waits, 50), 2),
+            "p95": round(percentile(outcome.waits, 95), 2),
             "mean": round(statistics.fmean(outcome.waits), 2),
             "max": round(max(outcome.waits), 2),
         },
         "rating_gap": {
-            "p50": percentile(outcome.gaps, 0.5),
+            "p50": percentile(outcome.gaps, 50),
             "p95": gap_p95,
             "mean": round(statistics.fmean(outcome.gaps), 1),
             "max": max(outcome.gaps),

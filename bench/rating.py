@@ -33,11 +33,9 @@ from triad.v1 import events_pb2 as ev
 from triad.v1 import rating_pb2 as r
 from triad.v1 import rating_pb2_grpc
 
-from bench.echo_tls import healthy
 from bench.report import Measurement, Options, Report
-from bench.service import LoadResult, all_cores, process
+from bench.service import LoadResult, all_cores, lone_service
 from devtools.embedded import embedded_postgres
-from devtools.processes import free_port
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.database import create_pool
 from services.platform.migrations import migrate
@@ -245,17 +243,9 @@ async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str
 
         load_seconds = await load_ladder(pool, schema, sizes.ladder, seed)
         reads = await database_reads(pool, schema, sizes, rng)
-        port = free_port()
-        env = {
-            "TRIAD_DATABASE_URL": url,
-            "TRIAD_NATS_URL": "",
-            "TRIAD_RATING_SCHEMA": schema,
-            "TRIAD_RATING_PORT": str(port),
-            "TRIAD_RATING_METRICS_PORT": "0",
-        }
-        with process(["-m", "services.rating.main"], env, logs / "rating.log"):
-            await healthy(f"127.0.0.1:{port}", None, timeout=60.0)
-            reads |= await grpc_reads(f"127.0.0.1:{port}", sizes, rng)
+        no_nats = {"TRIAD_NATS_URL": ""}
+        async with lone_service("rating", url, schema, logs, no_nats) as (address, _):
+            reads |= await grpc_reads(address, sizes, rng)
         await pool.execute(f"DROP SCHEMA {schema} CASCADE")
     finally:
         await pool.close()

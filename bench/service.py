@@ -1,4 +1,5 @@
-"""Load helpers for service benchmarks: processes, a closed-loop driver, percentiles.
+"""Load helpers for service benchmarks: processes (a service alone, health-checked), a
+closed-loop driver, percentiles.
 
 A closed loop: each of ``concurrency`` workers sends its next request as soon as the
 previous one answered, for a fixed time. Latency is measured per request on the
@@ -14,15 +15,20 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from bench import cpu
 from bench.machine import REPO_ROOT
 from bench.report import Measurement
+from bench.stats import percentile
+from devtools.processes import free_port
 
 Step = Callable[[], Awaitable[int]]
 """One worker step: does some requests, returns how many of them to count."""
@@ -41,10 +47,7 @@ class LoadResult:
         return self.requests / self.seconds
 
     def percentile(self, p: float) -> float:
-        ordered = sorted(self.latencies)
-        if not ordered:
-            return float("nan")
-        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+        return percentile(self.latencies, p)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -219,3 +222,44 @@ def process(args: list[str], env: dict[str, str], log: Path) -> Iterator[subproc
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def channel(address: str, root_cert: bytes | None) -> grpc.aio.Channel:
+    if root_cert is None:
+        return grpc.aio.insecure_channel(address)
+    credentials = grpc.ssl_channel_credentials(root_certificates=root_cert)
+    return grpc.aio.secure_channel(address, credentials)
+
+
+async def healthy(address: str, root_cert: bytes | None, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with channel(address, root_cert) as chan:
+        stub = health_pb2_grpc.HealthStub(chan)
+        while time.monotonic() < deadline:
+            with suppress(grpc.aio.AioRpcError):
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            await asyncio.sleep(0.05)
+    raise TimeoutError(f"{address} did not become healthy in {timeout} s")
+
+
+@asynccontextmanager
+async def lone_service(
+    name: str, database_url: str, schema: str, logs: Path, env: Mapping[str, str]
+) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The ``name`` service alone in a process of its own, its tables in ``schema`` of
+    ``database_url`` (with ``env`` besides), on a free port, healthy; its address and
+    process until the block ends. Its log is ``logs``/<name>.log."""
+    port = free_port()
+    prefix = f"TRIAD_{name.upper()}"
+    env = {
+        "TRIAD_DATABASE_URL": database_url,
+        f"{prefix}_SCHEMA": schema,
+        f"{prefix}_PORT": str(port),
+        f"{prefix}_METRICS_PORT": "0",
+        **env,
+    }
+    with process(["-m", f"services.{name}.main"], env, logs / f"{name}.log") as proc:
+        await healthy(f"127.0.0.1:{port}", None, timeout=60.0)
+        yield f"127.0.0.1:{port}", proc

@@ -1,6 +1,7 @@
 """Reading the backend's event pipeline and tables for the chaos checks: where each
 service keeps its data (``layout_of``) and ``Pipeline``, which waits for the pipeline to
-catch up or drain and then runs the invariants (tests/chaos/invariants.py)."""
+catch up or drain and then runs the invariants (tests/chaos/invariants.py and the
+modules it names)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import nats
 
 from bench.load_run import LoadRun
 from devtools.backend import Backend
-from tests.chaos import auction
+from tests.chaos import auction, drained
 from tests.chaos import invariants as inv
 from tests.chaos.battles import battles_consistent
+from tests.chaos.copies import copies_conserved
+from tests.chaos.settlement import matches_settled
 
 
 def layout_of(backend: Backend) -> inv.Layout:
@@ -73,15 +76,15 @@ class Pipeline:
     async def _caught_up(self, moment: datetime) -> bool:
         conn = await asyncpg.connect(self.database_url, timeout=5)
         try:
-            if any((await inv.relay_backlog(conn, self.layout, moment)).values()):
+            if any((await drained.relay_backlog(conn, self.layout, moment)).values()):
                 return False
-            if any((await inv.unmarked(conn, self.layout, moment)).values()):
+            if any((await drained.unmarked(conn, self.layout, moment)).values()):
                 return False
         finally:
             await conn.close()
         client = await nats.connect(self.nats_url, connect_timeout=2, max_reconnect_attempts=0)
         try:
-            state = await inv.jetstream_state(client.jetstream(), self.layout)
+            state = await drained.jetstream_state(client.jetstream(), self.layout)
         finally:
             await client.close()
         return all(c["pending"] == 0 for c in state["consumers"].values())
@@ -92,7 +95,7 @@ class Pipeline:
         while True:
             conn = await asyncpg.connect(self.database_url)
             try:
-                counts = await inv.stuck(conn, self.layout)
+                counts = await drained.stuck(conn, self.layout)
             finally:
                 await conn.close()
             if not any(counts.values()) or time.monotonic() > deadline:
@@ -104,15 +107,15 @@ class Pipeline:
         client = await nats.connect(self.nats_url)
         try:
             log = await inv.MatchLog.read(conn, self.layout.match)
-            caught = await inv.caught_up(conn, client.jetstream(), self.layout)
+            caught = await drained.caught_up(conn, client.jetstream(), self.layout)
             return {
                 "placements": inv.placements_logged(log, load.acknowledged),
                 "results": inv.results_agree(log, load.finished),
-                "settled": await inv.matches_settled(conn, self.layout, log),
-                "copies": await inv.copies_conserved(conn, self.layout.collection),
+                "settled": await matches_settled(conn, self.layout, log),
+                "copies": await copies_conserved(conn, self.layout.collection),
                 "coins": await auction.coins_conserved(conn, self.layout.collection),
                 "auction": await auction.auction_consistent(conn, self.layout.collection),
-                "stuck": inv.nobody_stuck(stuck),
+                "stuck": drained.nobody_stuck(stuck),
                 "battles": await battles_consistent(conn, self.layout.battle, load.plans),
                 "caught_up": caught,
             }

@@ -1,62 +1,24 @@
 // The browser client: log in, play practice and queued matches and Skirmish battles
-// (skirmish.ts), see the session's pushes, and pick the Trade One card. One state object, drawn again on every change.
-import { ConnectError, Code } from "@connectrpc/connect";
-import {
-  api,
-  authed,
-  forgetTokens,
-  keepTokens,
-  reason,
-  refreshTokens,
-  requestId,
-  signedIn,
-} from "./api.js";
+// (skirmish.ts), see the session's pushes (session.ts), and pick the Trade One card.
+// One state object (state.ts), drawn again on every change.
+import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { cardFace, el, matchScreen } from "./board.js";
-import { battlePanel, battlePush, forgetBattle, lobbyChoice, resumeBattle, shownBattle, startBattle } from "./skirmish.js";
+import { closeSession, openSession } from "./session.js";
+import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
+import { note, state } from "./state.js";
 import {
   BattleBotLevel,
   BotLevel,
   MatchStatus,
   Mode,
-  TicketStatus,
   TradeRole,
   TradeStatus,
   type MatchView,
   type QueueStatus,
   type Trade,
 } from "./gen/triad/v1/common_pb.js";
-import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
-interface State {
-  error: string;
-  view: MatchView | null;
-  matchId: string;
-  selected: string | null;
-  queue: QueueStatus | null;
-  ticketId: string;
-  trade: Trade | null;
-  pushes: string[];
-  forfeitAsked: boolean;
-  /** The lobby's choices, kept across the redraws that pushes cause. */
-  mode: Mode;
-  level: BotLevel;
-}
-
-const state: State = {
-  error: "",
-  view: null,
-  matchId: "",
-  selected: null,
-  queue: null,
-  ticketId: "",
-  trade: null,
-  pushes: [],
-  forfeitAsked: false,
-  mode: Mode.UNRANKED,
-  level: BotLevel.NOVICE,
-};
-let session: AbortController | null = null;
-const page = { act, render, note };
+const page = { act, render, note, show, follow };
 
 const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
@@ -85,11 +47,6 @@ async function act(action: () => Promise<void>): Promise<void> {
   render();
 }
 
-function note(line: string): void {
-  const time = new Date().toLocaleTimeString();
-  state.pushes = [`${time} ${line}`, ...state.pushes].slice(0, 12);
-}
-
 // ------------------------------------------------------------------ screens
 
 function loginScreen(): HTMLElement {
@@ -107,7 +64,7 @@ function loginScreen(): HTMLElement {
       const request = { requestId: requestId(), playerName, password: password.value };
       const reply = register ? await api.register(request) : await api.login(request);
       keepTokens(reply.player?.playerName ?? playerName, reply.tokens);
-      openSession();
+      openSession(page);
     });
   const form = el(
     "form",
@@ -327,95 +284,13 @@ function show(view: MatchView): void {
 }
 
 async function logOut(): Promise<void> {
-  session?.abort();
-  session = null;
+  closeSession();
   try {
     await api.logout({ requestId: requestId() });
   } finally {
     forgetTokens();
     forgetBattle();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
-  }
-}
-
-// ------------------------------------------------------------------ the session stream
-
-function openSession(): void {
-  session?.abort();
-  const controller = new AbortController();
-  session = controller;
-  void (async () => {
-    let pause = 500;
-    while (!controller.signal.aborted && signedIn()) {
-      try {
-        for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
-          pause = 500;
-          if (!receive(push)) return;
-          if (push.push.case !== "heartbeat") render();
-        }
-      } catch (error) {
-        if (controller.signal.aborted) return;
-        const failure = ConnectError.from(error);
-        if (failure.code === Code.Unauthenticated && !(await refreshTokens())) {
-          state.error = "your login expired: log in again";
-          render();
-          return;
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 8000);
-    }
-  })();
-}
-
-/** One push: the state changed and noted; false when the session is over for good. */
-function receive(push: OpenSessionResponse): boolean {
-  const message = push.push;
-  switch (message.case) {
-    case "sessionOpened": {
-      const status = message.value.status;
-      note("session opened");
-      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
-      if (status?.pendingTrade) state.trade = status.pendingTrade;
-      if (message.value.activeMatch) show(message.value.activeMatch);
-      void act(resumeBattle);
-      return true;
-    }
-    case "heartbeat":
-      return true;
-    case "queueStatus":
-      state.queue = message.value;
-      state.ticketId = message.value.ticket?.ticketId ?? state.ticketId;
-      note(`queue: ${message.value.queueLength} waiting, ${Number(message.value.waitDuration?.seconds ?? 0n)} s`);
-      return true;
-    case "matchFound": {
-      const found = message.value;
-      note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);
-      if (found.target.case === "matchId") void act(() => follow(found.target.value as string));
-      return true;
-    }
-    case "matchView":
-      show(message.value);
-      return true;
-    case "battle":
-      battlePush(message.value, page);
-      return true;
-    case "tradePrompt":
-      note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);
-      state.trade = message.value;
-      return true;
-    case "tradeResult":
-      note("trade done");
-      state.trade = message.value;
-      return true;
-    case "sessionClosed":
-      note(`session closed: ${message.value.message}`);
-      state.error = message.value.message;
-      if (message.value.message.includes("expired")) return true; // reopened after a refresh
-      return false;
-    default:
-      if (message.case) note(message.case.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`));
-      return true;
   }
 }
 
@@ -427,5 +302,5 @@ setInterval(() => {
   status.dataset.left = `${left} s`;
 }, 500);
 
-if (signedIn()) openSession();
+if (signedIn()) openSession(page);
 render();

@@ -1,0 +1,102 @@
+// The session stream: opened on logging in (or on a reload while signed in) and kept
+// open, reopened after a pause that grows to 8 s, or after the tokens are refreshed;
+// each push changes the page's state (state.ts) and is noted in the push log.
+import { ConnectError, Code } from "@connectrpc/connect";
+import { api, refreshTokens, signedIn } from "./api.js";
+import { battlePush, resumeBattle, type Page } from "./skirmish.js";
+import { note, state } from "./state.js";
+import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
+import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
+
+/** What main.ts lends beside the page: show a match's view, follow a match found. */
+export interface SessionPage extends Page {
+  show(view: MatchView): void;
+  follow(matchId: string): Promise<void>;
+}
+
+let session: AbortController | null = null;
+
+/** Logging out: the stream is closed for good. */
+export function closeSession(): void {
+  session?.abort();
+  session = null;
+}
+
+export function openSession(page: SessionPage): void {
+  session?.abort();
+  const controller = new AbortController();
+  session = controller;
+  void (async () => {
+    let pause = 500;
+    while (!controller.signal.aborted && signedIn()) {
+      try {
+        for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
+          pause = 500;
+          if (!receive(push, page)) return;
+          if (push.push.case !== "heartbeat") page.render();
+        }
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        const failure = ConnectError.from(error);
+        if (failure.code === Code.Unauthenticated && !(await refreshTokens())) {
+          state.error = "your login expired: log in again";
+          page.render();
+          return;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 8000);
+    }
+  })();
+}
+
+/** One push: the state changed and noted; false when the session is over for good. */
+function receive(push: OpenSessionResponse, page: SessionPage): boolean {
+  const message = push.push;
+  switch (message.case) {
+    case "sessionOpened": {
+      const status = message.value.status;
+      note("session opened");
+      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
+      if (status?.pendingTrade) state.trade = status.pendingTrade;
+      if (message.value.activeMatch) page.show(message.value.activeMatch);
+      void page.act(resumeBattle);
+      return true;
+    }
+    case "heartbeat":
+      return true;
+    case "queueStatus":
+      state.queue = message.value;
+      state.ticketId = message.value.ticket?.ticketId ?? state.ticketId;
+      note(`queue: ${message.value.queueLength} waiting, ${Number(message.value.waitDuration?.seconds ?? 0n)} s`);
+      return true;
+    case "matchFound": {
+      const found = message.value;
+      note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);
+      if (found.target.case === "matchId") void page.act(() => page.follow(found.target.value as string));
+      return true;
+    }
+    case "matchView":
+      page.show(message.value);
+      return true;
+    case "battle":
+      battlePush(message.value, page);
+      return true;
+    case "tradePrompt":
+      note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);
+      state.trade = message.value;
+      return true;
+    case "tradeResult":
+      note("trade done");
+      state.trade = message.value;
+      return true;
+    case "sessionClosed":
+      note(`session closed: ${message.value.message}`);
+      state.error = message.value.message;
+      if (message.value.message.includes("expired")) return true; // reopened after a refresh
+      return false;
+    default:
+      if (message.case) note(message.case.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`));
+      return true;
+  }
+}

@@ -1,0 +1,39 @@
+// What the page shows, kept across redraws: the match followed, the queue, the trade,
+// the lobby's choices, the last error and the pushes noted. main.ts draws it; the
+// session stream (session.ts) and the actions change it.
+import { BotLevel, Mode, type MatchView, type QueueStatus, type Trade } from "./gen/triad/v1/common_pb.js";
+
+export interface State {
+  error: string;
+  view: MatchView | null;
+  matchId: string;
+  selected: string | null;
+  queue: QueueStatus | null;
+  ticketId: string;
+  trade: Trade | null;
+  pushes: string[];
+  forfeitAsked: boolean;
+  /** The lobby's choices, kept across the redraws that pushes cause. */
+  mode: Mode;
+  level: BotLevel;
+}
+
+export const state: State = {
+  error: "",
+  view: null,
+  matchId: "",
+  selected: null,
+  queue: null,
+  ticketId: "",
+  trade: null,
+  pushes: [],
+  forfeitAsked: false,
+  mode: Mode.UNRANKED,
+  level: BotLevel.NOVICE,
+};
+
+/** A line in the push log (the newest first, twelve kept). */
+export function note(line: string): void {
+  const time = new Date().toLocaleTimeString();
+  state.pushes = [`${time} ${line}`, ...state.pushes].slice(0, 12);
+}
