@@ -41,10 +41,17 @@ from uuid import uuid4
 
 import asyncpg
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from devtools.embedded import EmbeddedServerError, embedded_nats
 from devtools.servers import roomy_postgres
 from services.platform.settings import Settings
+
+# Property tests check behaviour, not speed (speed lives in `make bench`): on a shared,
+# loaded machine one example can take 300 ms where it takes 3, and Hypothesis's default
+# 200 ms deadline then fails a correct test. A test may still set its own deadline.
+hypothesis_settings.register_profile("triad", deadline=None)
+hypothesis_settings.load_profile("triad")
 
 MODES = ("auto", "docker", "embedded", "env")
 SERVER_FIXTURES = frozenset({"postgres_url", "nats_url"})
