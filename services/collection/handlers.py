@@ -16,7 +16,7 @@ domain values or read models; the edge calls these, never the store.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from random import Random
@@ -76,6 +76,26 @@ class Context:
 
 class PendingObligation(FailedPrecondition):
     """A player owes a trade or sits in a draft: no new match until it completes."""
+
+
+async def fire_due(
+    ctx: Context,
+    due: Callable[[Unit, datetime], Awaitable[str | None]],
+    fire: Callable[[Unit, str, datetime], Awaitable[None]],
+) -> bool:
+    """Claim the most overdue of a kind of deadline (``due``: its id, None if nothing
+    is due now) and apply it (``fire``), in one transaction; True if one was claimed.
+    The deadline loops (``main.py``) run this until nothing is due."""
+    now = ctx.clock()
+
+    async def work(unit: Unit) -> bool:
+        found = await due(unit, now)
+        if found is None:
+            return False
+        await fire(unit, found, now)
+        return True
+
+    return await ctx.store.run(work)
 
 
 # --- grants ---------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ holo bonus) in that one transaction; the fee is credited to nobody.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import structlog
 
 from services.collection import metrics
@@ -29,7 +31,7 @@ from services.collection.domain.events_auction import (
     ListingExpired,
     ListingSold,
 )
-from services.collection.handlers import Context
+from services.collection.handlers import Context, fire_due
 from services.collection.results import ListingChanged
 from services.collection.store import Request, Unit, listing_stream
 
@@ -138,22 +140,17 @@ async def buy_listing(
 
 async def fire_due_listing(ctx: Context) -> bool:
     """Expire the most overdue open listing, if any; True if one was claimed."""
-    now = ctx.clock()
+    return await fire_due(ctx, lambda unit, now: unit.due_listing(now), _expire)
 
-    async def work(unit: Unit) -> bool:
-        listing_id = await unit.due_listing(now)
-        if listing_id is None:
-            return False
-        state = await load_listing(unit, listing_id)
-        await unit.player(state.seller_id)
-        expired = auction.expire(state, now)
-        if expired is not None:
-            await _close(unit, state, expired)
-            metrics.AUCTION_LISTINGS.labels(event="expired").inc()
-            log.info("listing expired", listing_id=listing_id)
-        return True
 
-    return await ctx.store.run(work)
+async def _expire(unit: Unit, listing_id: str, now: datetime) -> None:
+    state = await load_listing(unit, listing_id)
+    await unit.player(state.seller_id)
+    expired = auction.expire(state, now)
+    if expired is not None:
+        await _close(unit, state, expired)
+        metrics.AUCTION_LISTINGS.labels(event="expired").inc()
+        log.info("listing expired", listing_id=listing_id)
 
 
 # --- queries ----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ forfeit them. The draft's row (open, next due time) is written with its events."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import structlog
@@ -13,7 +13,7 @@ from services.collection.domain import draft_session as session
 from services.collection.domain.draft import draw_pool
 from services.collection.domain.draft_session import Draft, DraftNotFound, Status
 from services.collection.domain.events import DraftEvent, PlayerRef
-from services.collection.handlers import Context, PendingObligation
+from services.collection.handlers import Context, PendingObligation, fire_due
 from services.collection.results import DraftChanged, DraftStarted
 from services.collection.store import Request, Unit, draft_stream
 
@@ -48,15 +48,42 @@ async def _save(
     after = session.fold(events, before)
     assert after is not None
     await unit.append(draft_stream(after.draft_id), before.version if before else 0, events)
-    players = (after.seats[0].player.player_id, after.seats[1].player.player_id)
-    due = session.due(after)
-    await unit.save_draft(after.draft_id, players, after.status is Status.PICKING, due)
+    due = await _save_row(unit, after)
     if written is not None:
         written.due = due
     if after.status is not Status.PICKING and (before is None or before.status is Status.PICKING):
         metrics.DRAFTS.labels(outcome=after.status.value).inc()
         log.info("draft ended", draft_id=after.draft_id, status=after.status.value)
     return after
+
+
+async def _save_row(unit: Unit, draft: Draft) -> datetime | None:
+    """The draft's row as ``draft`` leaves it: its players, open or not, when next due."""
+    players = (draft.seats[0].player.player_id, draft.seats[1].player.player_id)
+    due = session.due(draft)
+    await unit.save_draft(draft.draft_id, players, draft.status is Status.PICKING, due)
+    return due
+
+
+async def _command(
+    ctx: Context,
+    request: Request,
+    draft_id: str,
+    decide: Callable[[Draft | None], Sequence[DraftEvent]],
+) -> DraftChanged:
+    """A seat's command on a draft: its row locked, its state loaded, ``decide``'s events
+    saved, and the deadline they write woken once committed."""
+    written = _Deadline()
+
+    async def work(unit: Unit) -> DraftChanged:
+        await unit.claim_draft(draft_id)
+        state = await load_draft(unit, draft_id)
+        await _save(unit, state, decide(state), written)
+        return DraftChanged(draft_id)
+
+    changed = await ctx.store.run(work, request)
+    written.wake(ctx)
+    return changed
 
 
 async def create_draft(
@@ -107,60 +134,40 @@ async def reveal(
     booster: int,
     slots: Sequence[int],
 ) -> DraftChanged:
-    written = _Deadline()
-
-    async def work(unit: Unit) -> DraftChanged:
-        await unit.claim_draft(draft_id)
-        state = await load_draft(unit, draft_id)
-        events = session.reveal(
+    return await _command(
+        ctx,
+        request,
+        draft_id,
+        lambda state: session.reveal(
             state, draft_id, player_id, booster, slots, ctx.clock(), ctx.inactivity_seconds
-        )
-        await _save(unit, state, events, written)
-        return DraftChanged(draft_id)
-
-    changed = await ctx.store.run(work, request)
-    written.wake(ctx)
-    return changed
+        ),
+    )
 
 
 async def pick(
     ctx: Context, request: Request, draft_id: str, player_id: str, card_id: str
 ) -> DraftChanged:
-    written = _Deadline()
-
-    async def work(unit: Unit) -> DraftChanged:
-        await unit.claim_draft(draft_id)
-        state = await load_draft(unit, draft_id)
-        events = session.pick(
+    return await _command(
+        ctx,
+        request,
+        draft_id,
+        lambda state: session.pick(
             state, draft_id, player_id, card_id, ctx.clock(), ctx.inactivity_seconds
-        )
-        await _save(unit, state, events, written)
-        return DraftChanged(draft_id)
-
-    changed = await ctx.store.run(work, request)
-    written.wake(ctx)
-    return changed
+        ),
+    )
 
 
 async def fire_due_draft(ctx: Context) -> bool:
     """Apply the deadline of the most overdue draft, if any; True if one was claimed."""
-    now = ctx.clock()
 
-    async def work(unit: Unit) -> bool:
-        draft_id = await unit.due_draft(now)
-        if draft_id is None:
-            return False
+    async def expire(unit: Unit, draft_id: str, now: datetime) -> None:
         state = await load_draft(unit, draft_id)
         if state is not None:
             after = await _save(unit, state, session.expire(state, now, ctx.rng))
             if after is state:  # nothing was due after all: move the row to the real time
-                players = (state.seats[0].player.player_id, state.seats[1].player.player_id)
-                await unit.save_draft(
-                    draft_id, players, state.status is Status.PICKING, session.due(state)
-                )
-        return True
+                await _save_row(unit, state)
 
-    return await ctx.store.run(work)
+    return await fire_due(ctx, lambda unit, now: unit.due_draft(now), expire)
 
 
 async def view(ctx: Context, draft_id: str, player_id: str) -> Draft:

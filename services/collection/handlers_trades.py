@@ -32,7 +32,7 @@ from services.collection.domain.events import (
     TradeRule,
 )
 from services.collection.domain.trade import Trade
-from services.collection.handlers import Context
+from services.collection.handlers import Context, fire_due
 from services.collection.handlers_decks import release_in
 from services.collection.handlers_economy import reward_match
 from services.collection.results import CompletedTrade, Obligation, ObligationKind, TradeChosen
@@ -219,12 +219,8 @@ async def choose_cards(
 async def fire_due_trade(ctx: Context) -> bool:
     """Auto-pick for the most overdue trade, if any: random cards of those offered (one,
     or d distinct ones), drawn here and recorded. True if one was claimed."""
-    now = ctx.clock()
 
-    async def work(unit: Unit) -> bool:
-        trade_id = await unit.due_trade(now)
-        if trade_id is None:
-            return False
+    async def auto_pick(unit: Unit, trade_id: str, now: datetime) -> None:
         state = await load_trade(unit, trade_id)
         if state is not None and not state.chosen:
             size = len(state.offered)
@@ -238,9 +234,8 @@ async def fire_due_trade(ctx: Context) -> bool:
                 await _complete(unit, state, events)
                 metrics.TRADES_COMPLETED.labels(chooser="server").inc()
                 log.info("trade auto-picked", trade_id=trade_id, drawn=drawn)
-        return True
 
-    return await ctx.store.run(work)
+    return await fire_due(ctx, lambda unit, now: unit.due_trade(now), auto_pick)
 
 
 async def trade_for(ctx: Context, trade_id: str, player_id: str) -> Trade:

@@ -7,9 +7,9 @@ Event payloads are ``codec.py``'s; per-player views (trades, drafts, decks) are
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from triad.v1 import common_pb2 as pb
 
@@ -44,6 +44,8 @@ from services.wire import (
     sides_back,
     timestamp,
 )
+
+T = TypeVar("T")
 
 SOURCES = by_name(CopySource, pb.CopySource)
 SOURCES_BACK = backwards(SOURCES)
@@ -246,6 +248,24 @@ def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
 
 def next_token(offset: int, limit: int, got: int) -> str:
     return str(offset + limit) if got > limit else ""
+
+
+class PageRequest(Protocol):
+    @property
+    def page_size(self) -> int: ...
+
+    @property
+    def page_token(self) -> str: ...
+
+
+async def paged(
+    request: PageRequest, cap: int, fetch: Callable[[int, int], Awaitable[Sequence[T]]]
+) -> tuple[Sequence[T], str]:
+    """The page ``request`` asks for, of ``fetch(limit, offset)`` (``page``'s), and the
+    next page's token: one more than the page is fetched to tell if there is a next."""
+    limit, offset = page(request.page_size, request.page_token, cap)
+    found = await fetch(limit + 1, offset)
+    return found[:limit], next_token(offset, limit, len(found))
 
 
 def stars(values: Iterable[int]) -> frozenset[int]:

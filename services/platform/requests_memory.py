@@ -14,6 +14,7 @@ Use (one event loop: a check and the write after it happen with no await between
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from services.platform.requests import Request, RequestSeen
@@ -21,11 +22,12 @@ from services.platform.requests import Request, RequestSeen
 T = TypeVar("T")
 
 
+@dataclass
 class MemoryRequests(Generic[T]):
-    """Each recorded request's fingerprint and first result, by (scope, request id)."""
+    """Each recorded request's fingerprint and first result, by (scope, request id).
+    Compared by content, as the in-memory tables that hold it are."""
 
-    def __init__(self) -> None:
-        self._seen: dict[tuple[str, str], tuple[str, T]] = {}
+    _seen: dict[tuple[str, str], tuple[str, T]] = field(default_factory=dict, init=False)
 
     def answered(self, request: Request) -> T | None:
         """The first result of ``request`` if its id was recorded, None if it is new;

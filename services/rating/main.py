@@ -49,40 +49,31 @@ async def consume(
     try:
         stream = bus.EventStream(name=settings.event_stream, prefix=settings.event_prefix)
         await bus.ensure_stream(client.jetstream(), stream)
-        workers = [
-            RatingConsumer(
+
+        def worker(kind: type[RatingConsumer], durable: str, **options: Any) -> RatingConsumer:
+            return kind(
                 client.jetstream(),
                 pool,
                 settings.schema,
                 settings.season,
-                durable=settings.consumer,
-                stream=stream,
-                metrics=metrics,
-                consumer_metrics=consumer_metrics,
-                pushes=pushes,
-                batch=256 if settings.workers == 1 else 32,
-                ack_wait=settings.ack_wait_seconds,
-            )
-            for _ in range(settings.workers)
-        ]
-        # Forfeited drafts are few: one pull loop on a durable consumer of their own.
-        workers.append(
-            ForfeitedDraftConsumer(
-                client.jetstream(),
-                pool,
-                settings.schema,
-                settings.season,
-                durable=settings.draft_consumer,
+                durable=durable,
                 stream=stream,
                 metrics=metrics,
                 consumer_metrics=consumer_metrics,
                 pushes=pushes,
                 ack_wait=settings.ack_wait_seconds,
+                **options,
             )
-        )
+
         # The MatchFinished workers share one durable consumer: JetStream hands each
         # fetch to one of them.
-        await asyncio.gather(*(worker.run(stop) for worker in workers))
+        batch = 256 if settings.workers == 1 else 32
+        workers = [
+            worker(RatingConsumer, settings.consumer, batch=batch) for _ in range(settings.workers)
+        ]
+        # Forfeited drafts are few: one pull loop on a durable consumer of their own.
+        workers.append(worker(ForfeitedDraftConsumer, settings.draft_consumer))
+        await asyncio.gather(*(consumer.run(stop) for consumer in workers))
     finally:
         # Not drain(): with the consumer's pull subscription bound, nats-py's drain waits
         # on that subscription's queue forever. Flushing sends the last acks; an ack lost

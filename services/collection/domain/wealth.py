@@ -102,19 +102,31 @@ def grant(
 # --- currency -------------------------------------------------------------------------------
 
 
+def check_credit(amount: int) -> int:
+    """A credit adds a positive amount of coins."""
+    if amount <= 0:
+        raise InvalidArgument(f"a credit adds a positive amount of coins, not {amount}")
+    return amount
+
+
+def check_spend(amount: int) -> int:
+    """A spend takes a positive amount of coins."""
+    if amount <= 0:
+        raise InvalidArgument(f"a spend takes a positive amount of coins, not {amount}")
+    return amount
+
+
 def credit(
     player_id: str, balance: int, amount: int, reason: CurrencyReason, reference_id: str
 ) -> CurrencyCredited:
-    if amount <= 0:
-        raise InvalidArgument(f"a credit adds a positive amount of coins, not {amount}")
+    check_credit(amount)
     return CurrencyCredited(player_id, amount, reason, reference_id, balance + amount)
 
 
 def spend(
     player_id: str, balance: int, amount: int, reason: CurrencyReason, reference_id: str
 ) -> CurrencyDebited:
-    if amount <= 0:
-        raise InvalidArgument(f"a spend takes a positive amount of coins, not {amount}")
+    check_spend(amount)
     if amount > balance:
         raise InsufficientFunds(
             f"balance too low: {amount} coins needed, {balance} held; "

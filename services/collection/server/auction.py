@@ -23,8 +23,7 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import owned_copy, page
-from services.collection.results import Balance
+from services.collection.mapping import owned_copy, page, paged
 from services.platform.edge import bind, require, require_enum
 from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
@@ -97,6 +96,22 @@ def auction_query(
     )
 
 
+def _on_listing(
+    request: c.CollectionServiceCancelListingRequest | c.CollectionServiceBuyListingRequest,
+    verb: str,
+) -> tuple[str, str, Request]:
+    """The player, the listing and the request key of a command on a listing (``verb``:
+    cancel, buy), checked and logged."""
+    player = require(request.player_id, "player_id")
+    listing_id = require(request.listing_id, "listing_id")
+    bind(player_id=player, listing_id=listing_id)
+    return (
+        player,
+        listing_id,
+        Request.of(player, require(request.request_id, "request_id"), verb, listing_id),
+    )
+
+
 class AuctionRpcs:
     _ctx: Context
 
@@ -116,10 +131,7 @@ class AuctionRpcs:
     async def CancelListing(
         self, request: c.CollectionServiceCancelListingRequest, context: Any
     ) -> c.CollectionServiceCancelListingResponse:
-        player = require(request.player_id, "player_id")
-        listing_id = require(request.listing_id, "listing_id")
-        bind(player_id=player, listing_id=listing_id)
-        key = Request.of(player, require(request.request_id, "request_id"), "cancel", listing_id)
+        player, listing_id, key = _on_listing(request, "cancel")
         await handlers_auction.cancel_listing(self._ctx, key, player, listing_id)
         found = await handlers_auction.listing(self._ctx, listing_id)
         return c.CollectionServiceCancelListingResponse(listing=listing(found))
@@ -127,14 +139,11 @@ class AuctionRpcs:
     async def BuyListing(
         self, request: c.CollectionServiceBuyListingRequest, context: Any
     ) -> c.CollectionServiceBuyListingResponse:
-        player = require(request.player_id, "player_id")
-        listing_id = require(request.listing_id, "listing_id")
-        bind(player_id=player, listing_id=listing_id)
-        key = Request.of(player, require(request.request_id, "request_id"), "buy", listing_id)
+        player, listing_id, key = _on_listing(request, "buy")
         done = await handlers_auction.buy_listing(self._ctx, key, player, listing_id)
         found = await handlers_auction.listing(self._ctx, listing_id)
         return c.CollectionServiceBuyListingResponse(
-            listing=listing(found), balance=views.balance(Balance(done.coins, done.at))
+            listing=listing(found), balance=views.balance(done.balance)
         )
 
     async def ListAuction(
@@ -154,9 +163,11 @@ class AuctionRpcs:
     ) -> c.CollectionServiceListMyListingsResponse:
         player = require(request.player_id, "player_id")
         bind(player_id=player)
-        limit, offset = page(request.page_size, request.page_token, PAGE_CAP)
-        found = await handlers_auction.listings_of(self._ctx, player, limit + 1, offset)
+        found, token = await paged(
+            request,
+            PAGE_CAP,
+            lambda limit, offset: handlers_auction.listings_of(self._ctx, player, limit, offset),
+        )
         return c.CollectionServiceListMyListingsResponse(
-            listings=[listing(x) for x in found[:limit]],
-            next_page_token=str(offset + limit) if len(found) > limit else "",
+            listings=[listing(x) for x in found], next_page_token=token
         )

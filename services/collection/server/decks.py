@@ -14,8 +14,7 @@ from services.collection.mapping import (
     copy_card,
     holder_of,
     house_card,
-    next_token,
-    page,
+    paged,
 )
 from services.collection.results import DeckRecord
 from services.platform.edge import bind, require
@@ -68,12 +67,13 @@ class DeckRpcs:
     ) -> c.CollectionServiceListDecksResponse:
         player = require(request.player_id, "player_id")
         bind(player_id=player)
-        limit, offset = page(request.page_size, request.page_token, 200)
-        found = await handlers_decks.deck_page(self._ctx, player, limit + 1, offset)
-        decks = [await self._deck(player, record) for record in found[:limit]]
-        return c.CollectionServiceListDecksResponse(
-            decks=decks, next_page_token=next_token(offset, limit, len(found))
+        found, token = await paged(
+            request,
+            200,
+            lambda limit, offset: handlers_decks.deck_page(self._ctx, player, limit, offset),
         )
+        decks = [await self._deck(player, record) for record in found]
+        return c.CollectionServiceListDecksResponse(decks=decks, next_page_token=token)
 
     async def DeleteDeck(
         self, request: c.CollectionServiceDeleteDeckRequest, context: Any

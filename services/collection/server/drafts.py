@@ -16,6 +16,18 @@ from services.platform.requests import Request
 from services.wire import LADDERS_BACK
 
 
+def _seat(
+    request: c.CollectionServiceGetDraftRequest
+    | c.CollectionServiceRevealDraftCardsRequest
+    | c.CollectionServicePickDraftCardRequest,
+) -> tuple[str, str]:
+    """The draft and the player a request names, checked and logged."""
+    draft_id = require(request.draft_id, "draft_id")
+    player = require(request.player_id, "player_id")
+    bind(player_id=player, draft_id=draft_id)
+    return draft_id, player
+
+
 class DraftRpcs:
     _ctx: Context
 
@@ -39,9 +51,7 @@ class DraftRpcs:
     async def GetDraft(
         self, request: c.CollectionServiceGetDraftRequest, context: Any
     ) -> c.CollectionServiceGetDraftResponse:
-        draft_id = require(request.draft_id, "draft_id")
-        player = require(request.player_id, "player_id")
-        bind(player_id=player, draft_id=draft_id)
+        draft_id, player = _seat(request)
         return c.CollectionServiceGetDraftResponse(
             draft=await draft_view(self._ctx, draft_id, player)
         )
@@ -49,9 +59,7 @@ class DraftRpcs:
     async def RevealDraftCards(
         self, request: c.CollectionServiceRevealDraftCardsRequest, context: Any
     ) -> c.CollectionServiceRevealDraftCardsResponse:
-        draft_id = require(request.draft_id, "draft_id")
-        player = require(request.player_id, "player_id")
-        bind(player_id=player, draft_id=draft_id)
+        draft_id, player = _seat(request)
         slots = list(request.card_indices)
         key = Request.of(
             player, require(request.request_id, "request_id"), draft_id, request.booster_index,
@@ -65,10 +73,8 @@ class DraftRpcs:
     async def PickDraftCard(
         self, request: c.CollectionServicePickDraftCardRequest, context: Any
     ) -> c.CollectionServicePickDraftCardResponse:
-        draft_id = require(request.draft_id, "draft_id")
-        player = require(request.player_id, "player_id")
+        draft_id, player = _seat(request)
         card = require(request.draft_card_id, "draft_card_id")
-        bind(player_id=player, draft_id=draft_id)
         key = Request.of(player, require(request.request_id, "request_id"), draft_id, card)
         await handlers_drafts.pick(self._ctx, key, draft_id, player, card)
         return c.CollectionServicePickDraftCardResponse(

@@ -8,11 +8,21 @@ from triad.v1 import collection_pb2 as c
 
 from services.collection import handlers_economy as economy
 from services.collection import views
+from services.collection.domain import wealth
+from services.collection.domain.events import CurrencyReason
 from services.collection.handlers import Context
-from services.collection.mapping import booster_draw, next_token, page, reason_of
+from services.collection.mapping import booster_draw, paged, reason_of
 from services.platform.edge import bind, require
-from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
+
+
+def _coins(
+    request: c.CollectionServiceCreditCurrencyRequest | c.CollectionServiceSpendCurrencyRequest,
+) -> tuple[str, str, CurrencyReason]:
+    """The player, request id and reason of a credit or a spend, checked and logged."""
+    player = require(request.player_id, "player_id")
+    bind(player_id=player)
+    return player, require(request.request_id, "request_id"), reason_of(request.reason)
 
 
 class EconomyRpcs:
@@ -29,30 +39,22 @@ class EconomyRpcs:
     async def CreditCurrency(
         self, request: c.CollectionServiceCreditCurrencyRequest, context: Any
     ) -> c.CollectionServiceCreditCurrencyResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
-        request_id = require(request.request_id, "request_id")
-        reason = reason_of(request.reason)
-        if request.amount <= 0:
-            raise InvalidArgument(f"a credit adds a positive amount of coins, not {request.amount}")
+        player, request_id, reason = _coins(request)
+        amount = wealth.check_credit(request.amount)
         reference = request.reference_id or request_id
-        key = Request.of(player, request_id, "credit", request.amount, reason, reference)
-        done = await economy.credit(self._ctx, key, player, request.amount, reason, reference)
+        key = Request.of(player, request_id, "credit", amount, reason, reference)
+        done = await economy.credit(self._ctx, key, player, amount, reason, reference)
         return c.CollectionServiceCreditCurrencyResponse(balance=views.balance(done))
 
     async def SpendCurrency(
         self, request: c.CollectionServiceSpendCurrencyRequest, context: Any
     ) -> c.CollectionServiceSpendCurrencyResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
-        request_id = require(request.request_id, "request_id")
-        reason = reason_of(request.reason)
-        if request.amount <= 0:
-            raise InvalidArgument(f"a spend takes a positive amount of coins, not {request.amount}")
-        key = Request.of(player, request_id, "spend", request.amount, reason, request.reference_id)
-        done = await economy.spend(
-            self._ctx, key, player, request.amount, reason, request.reference_id or request_id
-        )
+        player, request_id, reason = _coins(request)
+        amount = wealth.check_spend(request.amount)
+        # The key names the reference as sent: a spend's default one is not part of it.
+        key = Request.of(player, request_id, "spend", amount, reason, request.reference_id)
+        reference = request.reference_id or request_id
+        done = await economy.spend(self._ctx, key, player, amount, reason, reference)
         return c.CollectionServiceSpendCurrencyResponse(balance=views.balance(done))
 
     async def GetBoosterOdds(
@@ -113,11 +115,15 @@ class EconomyRpcs:
     ) -> c.CollectionServiceListBoosterDrawsResponse:
         player = require(request.player_id, "player_id")
         bind(player_id=player)
-        limit, offset = page(request.page_size, request.page_token, 1000)
-        draws = await economy.booster_draws(self._ctx, player, request.seed_id, limit + 1, offset)
+        draws, token = await paged(
+            request,
+            1000,
+            lambda limit, offset: economy.booster_draws(
+                self._ctx, player, request.seed_id, limit, offset
+            ),
+        )
         return c.CollectionServiceListBoosterDrawsResponse(
-            draws=[booster_draw(d) for d in draws[:limit]],
-            next_page_token=next_token(offset, limit, len(draws)),
+            draws=[booster_draw(d) for d in draws], next_page_token=token
         )
 
     async def ListServerSeeds(
@@ -125,9 +131,11 @@ class EconomyRpcs:
     ) -> c.CollectionServiceListServerSeedsResponse:
         player = require(request.player_id, "player_id")
         bind(player_id=player)
-        limit, offset = page(request.page_size, request.page_token, 200)
-        found = await economy.seed_page(self._ctx, player, limit + 1, offset)
+        found, token = await paged(
+            request,
+            200,
+            lambda limit, offset: economy.seed_page(self._ctx, player, limit, offset),
+        )
         return c.CollectionServiceListServerSeedsResponse(
-            seeds=[views.server_seed(s) for s in found[:limit]],
-            next_page_token=next_token(offset, limit, len(found)),
+            seeds=[views.server_seed(s) for s in found], next_page_token=token
         )

@@ -212,21 +212,15 @@ class MemoryStore(MemoryAuctionReads):
     ) -> T:
         async with self._turn:
             for _ in range(attempts):
-                key = None if request is None else (request.scope, request.request_id)
-                if request is not None and key in self.tables.requests:
-                    fingerprint, first = self.tables.requests[key]
-                    request.check(fingerprint)
+                first = None if request is None else self.tables.requests.answered(request)
+                if first is not None:
                     return first  # type: ignore[return-value]
                 tables = copy.deepcopy(self.tables)
                 try:
                     result = await work(MemoryUnit(tables, self, self._clock()))
                 except WrongExpectedVersion:
                     continue
-                if request is not None:
-                    tables.requests[request.scope, request.request_id] = (
-                        request.fingerprint,
-                        result,
-                    )
+                tables.requests.remember(request, result)
                 self.tables = tables
                 return result
         raise Conflict("the collection is changing too fast; try again")

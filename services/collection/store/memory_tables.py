@@ -42,6 +42,7 @@ from services.collection.results import (
 from services.collection.store.errors import InsufficientBalance
 from services.collection.store.projection import ProjectionBroken
 from services.collection.store.unit import PlayerRow
+from services.platform.requests_memory import MemoryRequests
 
 
 @dataclass(slots=True)
@@ -93,7 +94,8 @@ class Tables:
         default_factory=dict
     )
     listings: dict[str, auction.Listing] = field(default_factory=dict)
-    requests: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
+    requests: MemoryRequests[object] = field(default_factory=MemoryRequests)
+    """Each command's request key with its first result (a frozen dataclass)."""
     streams: dict[str, list[tuple[codec.Encoded, datetime]]] = field(default_factory=dict)
     log: list[tuple[str, codec.Encoded, datetime]] = field(default_factory=list)
     """Every event in commit order: (stream id, payload, recorded at)."""

@@ -16,7 +16,6 @@ from services.collection.domain.events import (
     BoosterDraw,
     BoosterOpened,
     CollectionEvent,
-    CopySource,
     Holder,
     HolderKind,
     OwnedCopy,
@@ -30,8 +29,8 @@ from services.collection.results import (
     SeedRecord,
 )
 from services.collection.schema import Tables
+from services.collection.store.reads_auction import copy_of
 from services.collection.store.unit import draft_deadlines, trade_deadlines
-from services.match.rules import Side
 from services.platform.claims import next_due
 from services.platform.eventstore import PostgresEventStore
 
@@ -44,19 +43,7 @@ class Reads:
     events: PostgresEventStore
 
     def _copy(self, row: Mapping[str, Any]) -> OwnedCopy:
-        character = self.catalog.get(row["character_id"])
-        if character is None:
-            raise LookupError(f"copy {row['copy_id']} is of unknown character")
-        side = row["holo_side"]
-        return OwnedCopy(
-            row["copy_id"],
-            row["owner_id"],
-            character,
-            row["holo"],
-            None if side is None else Side(side),
-            CopySource(row["source"]),
-            row["acquired_at"],
-        )
+        return copy_of(self.catalog, row, "owner_id", "copy_id")
 
     async def copies(
         self,

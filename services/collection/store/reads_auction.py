@@ -31,24 +31,29 @@ def listing_deadlines(tables: Tables) -> DueWork:
     return DueWork(tables.listings, "listing_id")
 
 
-def listing_of(catalog: Catalog, row: Mapping[str, Any]) -> Listing:
+def copy_of(catalog: Catalog, row: Mapping[str, Any], owner: str, key: str) -> OwnedCopy:
+    """The copy a row of ``copies`` or of ``listings`` holds, owned by its ``owner``
+    column; ``key`` names the row (its id column) should its character be unknown."""
     character = catalog.get(row["character_id"])
     if character is None:
-        raise LookupError(f"listing {row['listing_id']} is of an unknown character")
+        raise LookupError(f"{key.removesuffix('_id')} {row[key]} is of an unknown character")
     side = row["holo_side"]
-    copy = OwnedCopy(
+    return OwnedCopy(
         row["copy_id"],
-        row["seller_id"],
+        row[owner],
         character,
         row["holo"],
         None if side is None else Side(side),
         CopySource(row["source"]),
         row["acquired_at"],
     )
+
+
+def listing_of(catalog: Catalog, row: Mapping[str, Any]) -> Listing:
     return Listing(
         row["listing_id"],
         row["seller_id"],
-        copy,
+        copy_of(catalog, row, "seller_id", "listing_id"),
         row["price"],
         row["created_at"],
         row["expires_at"],

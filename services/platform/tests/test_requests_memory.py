@@ -3,6 +3,8 @@ its first result, a reused id is refused, a run that lost the race learns it."""
 
 from __future__ import annotations
 
+from copy import deepcopy
+
 import pytest
 
 from services.platform.requests import Request, RequestReused, RequestSeen
@@ -44,3 +46,16 @@ def test_no_key_is_neither_checked_nor_recorded() -> None:
     key = Request.of("practice:p1", "r-1")
     keys.check_new(key)
     assert keys.answered(key) is None
+
+
+def test_two_records_of_the_same_requests_and_results_are_equal_and_a_copy_is_one() -> None:
+    # The in-memory tables that hold the keys are snapshotted and compared by content.
+    first: MemoryRequests[str] = MemoryRequests()
+    second: MemoryRequests[str] = MemoryRequests()
+    first.remember(Request.of("enqueue:p1", "r-1", "ranked"), "ticket-1")
+    assert first != second
+    second.remember(Request.of("enqueue:p1", "r-1", "ranked"), "ticket-1")
+    assert first == second
+    assert deepcopy(first) == first
+    second.remember(Request.of("enqueue:p1", "r-2", "ranked"), "ticket-2")
+    assert first != second
