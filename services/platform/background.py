@@ -17,7 +17,7 @@ from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry
 
 from services.platform import bus
-from services.platform.eventstore import APPENDED_CHANNEL
+from services.platform.eventstore import appended_channel
 from services.platform.interceptors import out_of_reach
 from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics
@@ -207,9 +207,10 @@ async def appends_to(
     database_url: str, schema: str, stop: asyncio.Event
 ) -> AsyncIterator[asyncio.Event]:
     """An event set whenever ``schema``'s event log is appended to (its trigger's
-    notice), for a relay to wait on instead of polling. The listening connection is
-    (re)opened in the background; each reconnect sets the event too."""
-    notifier = Notifier(database_url, APPENDED_CHANNEL)
+    notice on the schema's own channel: another service's appends wake nothing here),
+    for a relay to wait on instead of polling. The listening connection is (re)opened
+    in the background; each reconnect sets the event too."""
+    notifier = Notifier(database_url, appended_channel(schema))
     keeping = asyncio.create_task(notifier.keep_alive(stop))
     try:
         with notifier.watch(schema) as appended:

@@ -252,10 +252,40 @@ MIGRATIONS = (
         $$;
         """,
     ),
+    Migration(
+        "eventstore",
+        5,
+        "the append notice on a channel of the schema's own (triad_events_<schema>)",
+        """
+        -- On the shared channel every service's relay heard every service's appends:
+        -- each placement's commit woke the collection's, matchmaker's, rating's and
+        -- battle's relays to ignore it. Only the schema's own relay listens here.
+        CREATE OR REPLACE FUNCTION notify_events_appended() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify(left('triad_events_' || TG_TABLE_SCHEMA, 63), TG_TABLE_SCHEMA);
+            RETURN NULL;
+        END
+        $$;
+        """,
+    ),
 )
 
 APPENDED_CHANNEL = "triad_events"
-"""Where a schema's appends are announced (the payload is the schema name)."""
+"""Where a schema's appends were announced until eventstore migration 5 (the payload is
+the schema name); now the prefix of each schema's own channel (``appended_channel``)."""
+
+MAX_CHANNEL = 63
+"""PostgreSQL's longest channel name (NAMEDATALEN - 1 bytes)."""
+
+
+def appended_channel(schema: str) -> str:
+    """Where ``schema``'s appends are announced (the payload is the schema name): a
+    channel per schema, so that an append wakes only the relays of its own log, not
+    every service's. Cut to PostgreSQL's longest name as the trigger cuts it (schema
+    names are ASCII); two long names sharing a cut only share their wake-ups."""
+    return f"{APPENDED_CHANNEL}_{schema}"[:MAX_CHANNEL]
+
 
 _COLUMNS = (
     "stream_id, version, tx_id::text AS tx_text, seq, event_id, type, schema_version, data, "

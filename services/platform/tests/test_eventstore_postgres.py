@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import asyncpg
 import pytest
 
 from services.platform.eventstore import (
@@ -12,6 +13,7 @@ from services.platform.eventstore import (
     NewEvent,
     PostgresEventStore,
     WrongExpectedVersion,
+    appended_channel,
 )
 from services.platform.migrations import Migration, MigrationError, migrate, quote_schema
 
@@ -145,3 +147,34 @@ async def test_read_all_orders_transaction_ids_as_numbers_not_as_text(
 
     assert [r.event_id for r in await pg_store.read_all()] == [before.event_id, after.event_id]
     assert [r.event_id for r in await pg_store.read_all(before.position)] == [after.event_id]
+
+
+async def test_an_append_is_announced_on_its_schema_channel_alone(
+    pg_pool: Any, pg_schema: str, shared_database_url: str
+) -> None:
+    """Each schema's relay listens on its own channel: a placement's commit in the match
+    log wakes no other service's relay. A name too long for a channel is cut as the
+    trigger cuts it."""
+    own, other = f"{pg_schema}_match", f"{pg_schema}_collection"
+    long = (pg_schema + "_" + "x" * 63)[:63]
+    assert len(appended_channel(long)) == 63
+    for schema in (own, other, long):
+        await migrate(pg_pool, schema, MIGRATIONS)
+    heard: dict[str, list[str]] = {own: [], other: [], long: []}
+    listener = await asyncpg.connect(shared_database_url)
+    try:
+        for schema, payloads in heard.items():
+            await listener.add_listener(
+                appended_channel(schema),
+                lambda _c, _p, _ch, payload, into=payloads: into.append(payload),
+            )
+        await PostgresEventStore(pg_pool, own).append("match-1", 0, [event()])
+        await PostgresEventStore(pg_pool, long).append("match-1", 0, [event()])
+        for _ in range(50):  # notices arrive after the commit, on the listener's socket
+            if heard[own] and heard[long]:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
+        assert heard == {own: [own], other: [], long: [long]}
+    finally:
+        await listener.close()

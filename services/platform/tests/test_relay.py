@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.eventstore import APPENDED_CHANNEL, START, PostgresEventStore, Recorded
+from services.platform.eventstore import START, PostgresEventStore, Recorded, appended_channel
 from services.platform.migrations import migrate
 from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics
@@ -279,7 +279,7 @@ async def woken_relay(
 ) -> AsyncIterator[Relay]:
     """A running relay that waits for the notices of its schema's appends, with a 60 s
     fallback: whatever it publishes within moments, a notice woke it for."""
-    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
+    notifier = Notifier(shared_database_url, appended_channel(pg_schema))
     await notifier.start()
     try:
         with notifier.watch(pg_schema) as appended:
@@ -297,7 +297,7 @@ async def woken_relay(
 async def test_a_caught_up_relay_wakes_on_the_notice_of_an_append_not_on_its_timer(
     woken_relay: Relay, store: PostgresEventStore, nc: Client, stream: EventStream
 ) -> None:
-    """The events table's trigger notifies ``triad_events``; a relay waiting on it
+    """The events table's trigger notifies the schema's channel; a relay waiting on it
     publishes each append within moments."""
     js = nc.jetstream()
     for count in (1, 2, 3):
@@ -338,7 +338,7 @@ async def test_a_lingering_relay_publishes_appends_that_commit_together_in_one_b
 ) -> None:
     """With ``linger``, a notice is followed by a short wait: appends committed meanwhile
     (commands that each commit alone) are read and published in the same batch."""
-    notifier = Notifier(shared_database_url, APPENDED_CHANNEL)
+    notifier = Notifier(shared_database_url, appended_channel(pg_schema))
     await notifier.start()
     batches: list[int] = []
     try:
