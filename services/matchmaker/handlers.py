@@ -344,7 +344,9 @@ def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:
     held = error.held
     if held is None:
         return FailedPrecondition("the matchmaker is busy with another request of yours")
-    ref = short_id(held.ref_id)
+    # The ticket or table in full: it is the caller's own, and CancelTicket / CloseTable
+    # need its whole id (a short one in the message left the player nothing to send).
+    ref = held.ref_id
     messages = {
         Hold.TICKET: f"you already have queued ticket {ref}: cancel it (or switch it to "
         "practice) first",

@@ -88,7 +88,8 @@ async def test_find_game_joins_an_open_table_and_is_not_found_when_none_fits(api
     ).table
     error = await refused(ann.call("FindGame", g.FindGameRequest(request_id=uuid4().hex)))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION  # hosting; never one's own
-    assert "you already host open table" in (error.details() or "")
+    # The whole id, so the player can send it to CloseTable.
+    assert f"you already host open table {table.table_id}: close it" in (error.details() or "")
 
     found = await bea.call("FindGame", find)
     assert found.table.table_id == table.table_id

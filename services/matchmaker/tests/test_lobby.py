@@ -213,7 +213,9 @@ async def test_find_game_joins_the_oldest_public_table_that_fits(
     plain = await handlers_lobby.create_table(ctx, "t", player("bea"), PLAIN, DECK)
     clock.advance(1)
     random = await handlers_lobby.create_table(ctx, "t", player("cid"), RANDOM, None)
-    with pytest.raises(FailedPrecondition, match=f"you already host open table {own.table_id[:8]}"):
+    with pytest.raises(
+        FailedPrecondition, match=f"you already host open table {own.table_id}: close it first"
+    ):
         await handlers_lobby.find_game(ctx, "f1", finder, TableFilter(), DECK)
     await handlers_lobby.close_table(ctx, "c", finder.player_id, own.table_id)
 
