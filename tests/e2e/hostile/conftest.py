@@ -14,7 +14,7 @@ import pytest
 from devtools.stack import Stack, stack
 from tests.e2e.hostile.hostile_plans import LONG
 
-# ---- the backend and its players --------------------------------------------------
+# ---- the backend ------------------------------------------------------------------
 
 
 @pytest.fixture(scope="package")
