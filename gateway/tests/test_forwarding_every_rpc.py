@@ -2,7 +2,7 @@
 call has the deadline, names the token's player, and carries every field the player set;
 an RPC whose service is not configured is unavailable.
 
-The process tests (tests/integration/test_gateway_services_*.py) show the services
+The process tests (tests/integration/gateway_services/) show the services
 answering; these cover every RPC, including the matchmaker's, which is not started there.
 """
 
