@@ -1,6 +1,6 @@
 """The forwarding helper's rules, one by one: the player is always the caller, presence
 passes on where it means something, and a field the helper does not know is an error.
-The RPC by RPC contract is in test_forwarding.py."""
+The RPC by RPC contract is in test_forwarding_every_rpc.py."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from triad.v1 import rating_pb2 as r
 from gateway.accounts import Claims
 from gateway.auth import _CALLER
 from gateway.forwarding import MAX_PAGE_SIZE, answer, internal_request
-from gateway.tests.test_forwarding import Backend
+from gateway.tests.forwarding_stand_ins import Backend
 from services.platform.errors import InvalidArgument
 
 ME = Claims("player-me", "Me", "jti", datetime.now(UTC), datetime.now(UTC))

@@ -19,9 +19,9 @@ from triad.v1 import gateway_pb2 as g
 from devtools.players import PASSWORD
 from devtools.stack import Stack, stack
 from services.collection.domain.wealth import STARTER_COINS as START
+from tests.e2e.client_runs import signed_in
+from tests.e2e.races.race_players import code_of
 from tests.e2e.sessions import Player, Session, join
-from tests.e2e.test_client import signed_in
-from tests.e2e.test_races import code_of
 
 pytestmark = pytest.mark.integration
 

@@ -25,8 +25,8 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
+from tests.e2e.client_runs import Client, signed_in
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
-from tests.e2e.test_client import Client, signed_in
 
 pytestmark = pytest.mark.integration
 RANDOM = pb.TableSettings(rules=OPEN_TABLE, random_deck=True)

@@ -32,7 +32,7 @@ from devtools.embedded import embedded_nats
 from devtools.players import bearer
 from devtools.stack import Stack, checksums, stack
 from devtools.testing import with_database
-from tests.e2e.test_end_to_end import RANKED, active_view, enqueue, play, register
+from tests.e2e.end_to_end import RANKED, active_view, enqueue, play, register
 
 pytestmark = pytest.mark.integration
 ADMIN = Path(sys.executable).parent / "triad-admin"

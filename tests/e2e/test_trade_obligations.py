@@ -16,7 +16,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
-from tests.e2e.test_races import TRADE_TABLE, Player, code_of, join, table_match
+from tests.e2e.races.race_players import TRADE_TABLE, Player, code_of, join, table_match
 
 pytestmark = pytest.mark.integration
 

@@ -23,7 +23,7 @@ from devtools.embedded import NatsProcess
 from devtools.match_client import create_request
 from devtools.players import collect
 from devtools.processes import free_port
-from tests.integration.test_gateway import last_view, match_and_gateway, register
+from tests.integration.gateway.gateway_process import last_view, match_and_gateway, register
 
 pytestmark = pytest.mark.integration
 

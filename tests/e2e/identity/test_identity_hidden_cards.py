@@ -9,108 +9,31 @@ a process on real PostgreSQL and NATS.
   name, and the printed sides.
 - Nobody acts for another: a stranger cannot see, place in or forfeit the match; a
   player cannot place the opponent's card. (Other players' decks, copies, seeds,
-  drafts and trades are NOT_FOUND in tests/integration/test_gateway_services.py
-  ``test_another_players_things_are_not_found`` and ``..._settles_through_the_services``;
-  tests/e2e/test_hostile.py sends every RPC the other players' ids.)
-- Tokens: forged with a wrong key, altered claims, ``alg``/version tricks, expired and
-  revoked tokens are refused on every RPC by tests/e2e/test_hostile.py (and
-  tests/integration/test_gateway.py ``test_missing_forged_and_expired_tokens_are_unauthenticated``);
-  here, what a logout does to an open session stream and to the refresh token.
-- Production refuses plaintext: the gateway process will not start.
+  drafts and trades are NOT_FOUND in
+  tests/integration/gateway_services/test_gateway_services_collection.py
+  ``test_another_players_things_are_not_found`` and
+  tests/integration/gateway_services/test_gateway_services_matches.py
+  ``..._settles_through_the_services``; tests/e2e/hostile/test_hostile_requests.py sends
+  every RPC the other players' ids.)
+
+test_identity_accounts.py covers tokens and plaintext.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
 
 import grpc
 import pytest
-from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.players import PASSWORD, SECRET
-from devtools.processes import ROOT
-from devtools.stack import Stack, stack
+from tests.e2e.identity.identity_players import Heard, Player, join
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("identity")
-    with stack(shared_database_url, nats_url, logs) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
-
-
-@dataclass
-class Heard:
-    """One message a player received, and the match version it shows (None: no view)."""
-
-    what: str
-    version: int | None
-    data: bytes
-
-
-@dataclass
-class Player:
-    api: Any
-    id: str
-    name: str
-    tokens: g.AuthTokens
-    heard: list[Heard] = field(default_factory=list)
-
-    @property
-    def meta(self) -> tuple[tuple[str, str]]:
-        return (("authorization", f"Bearer {self.tokens.access_token}"),)
-
-    async def ask(self, rpc: str, request: Message) -> Any:
-        """Call as this player and record the answer."""
-        reply = await getattr(self.api, rpc)(request, metadata=self.meta, timeout=20)
-        view = getattr(reply, "view", None)
-        version = view.version if view is not None and view.match_id else None
-        self.heard.append(Heard(rpc, version, reply.SerializeToString()))
-        return reply
-
-    async def listen(self) -> None:
-        """Record every push of a session stream until it ends."""
-        async for push in self.api.OpenSession(
-            g.OpenSessionRequest(client_version="identity-test"), metadata=self.meta
-        ):
-            kind = push.WhichOneof("push")
-            version = None
-            if kind == "match_view":
-                version = push.match_view.version
-            elif kind == "session_opened" and push.session_opened.HasField("active_match"):
-                version = push.session_opened.active_match.version
-            self.heard.append(Heard(f"push {kind}", version, push.SerializeToString()))
-            if kind == "session_closed":
-                return
-
-
-async def join(api: Any) -> Player:
-    reply = await api.Register(
-        g.RegisterRequest(
-            request_id=uuid4().hex, player_name=f"i{uuid4().hex[:12]}", password=PASSWORD
-        )
-    )
-    return Player(api, reply.player.player_id, reply.player.player_name, reply.tokens)
 
 
 def secrets_of(card: pb.Card) -> list[bytes]:
@@ -341,84 +264,3 @@ async def test_no_message_to_a_player_holds_a_hidden_card_of_the_opponent(
     listener.heard.append(Heard("planted", 0, secret.SerializeToString()))
     planted = leaks(listener, hands[owner.id], revealed[owner.id], placed_at[owner.id], everyone)
     assert planted and all(p.startswith("planted") for p in planted)
-
-
-async def test_nobody_queues_with_another_players_deck(api: Any) -> None:
-    """Enqueue checks the deck when it is called: another player's deck is NOT_FOUND,
-    exactly as if it did not exist, and no ticket is made (it was accepted, and only
-    the pairing failed on it)."""
-    ann, bea = await join(api), await join(api)
-    copies = await ann.ask("ListCollection", g.ListCollectionRequest())
-    deck = await ann.ask(
-        "SaveDeck",
-        g.SaveDeckRequest(
-            request_id=uuid4().hex,
-            name="Mine",
-            copy_ids=[e.copy.copy_id for e in copies.entries][:5],
-        ),
-    )
-    for mode in (pb.MODE_RANKED, pb.MODE_UNRANKED):
-        with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await bea.ask(
-                "Enqueue",
-                g.EnqueueRequest(
-                    request_id=uuid4().hex,
-                    mode=mode,  # type: ignore[arg-type]
-                    deck=pb.DeckChoice(deck_id=deck.deck.deck_id),
-                ),
-            )
-        assert refused.value.code() == grpc.StatusCode.NOT_FOUND, refused.value.details()
-        assert ann.id not in (refused.value.details() or "")
-    status = await bea.ask("GetPlayerStatus", g.GetPlayerStatusRequest())
-    assert not status.status.HasField("ticket")
-
-
-async def test_a_logout_ends_the_session_stream_and_spends_the_refresh_token(api: Any) -> None:
-    ann = await join(api)
-    session = asyncio.create_task(ann.listen())
-    while not ann.heard:
-        await asyncio.sleep(0.02)
-    await api.Logout(g.LogoutRequest(request_id=uuid4().hex), metadata=ann.meta, timeout=10)
-    await asyncio.wait_for(session, 15)
-    closed = g.OpenSessionResponse.FromString(ann.heard[-1].data)
-    assert closed.session_closed.reason == g.SESSION_CLOSE_REASON_LOGGED_OUT
-    with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await ann.listen()
-    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    with pytest.raises(grpc.aio.AioRpcError) as spent:
-        await api.RefreshToken(
-            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
-        )
-    assert spent.value.code() == grpc.StatusCode.UNAUTHENTICATED
-
-
-def test_production_refuses_plaintext(shared_database_url: str, backend: Stack) -> None:
-    """TRIAD_ENV=production with TRIAD_GATEWAY_PLAINTEXT=1: the process exits at once with
-    a message naming the setting, and never serves."""
-    env = {
-        **os.environ,
-        "TRIAD_ENV": "production",
-        "TRIAD_GATEWAY_PLAINTEXT": "1",
-        "TRIAD_DATABASE_URL": shared_database_url,
-        "TRIAD_TOKEN_SECRET": SECRET,
-        "TRIAD_GATEWAY_PORT": "0",
-        "TRIAD_GATEWAY_METRICS_PORT": "0",
-    }
-    run = subprocess.run(
-        [sys.executable, "-m", "gateway.main"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert run.returncode == 2, run.stderr
-    assert "TRIAD_GATEWAY_PLAINTEXT is refused when TRIAD_ENV=production" in run.stderr
-    assert "Traceback" not in run.stderr
-    # and the TLS gateway speaks no plaintext
-    with grpc.insecure_channel(backend.gateway.address) as channel:
-        probe = channel.unary_unary("/triad.v1.TriadGateway/GetBoosterOdds")
-        with pytest.raises(grpc.RpcError) as refused:
-            probe(b"", timeout=5)
-    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]

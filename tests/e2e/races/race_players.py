@@ -1,0 +1,168 @@
+"""Players for the race tests (and the e2e tests that reuse them): registered through the
+API, a session kept open, a match at a custom table, placing cards on their turns, and
+the shortened durations the races run against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+from uuid import uuid4
+
+import grpc
+from google.protobuf.message import Message
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import PASSWORD
+
+TURN_SECONDS = 3.0
+
+
+DISCONNECT_SECONDS = 3.0
+
+
+TRADE_SECONDS = 2.0
+
+
+SHORT_TOKEN_MINUTES = 0.06  # 3.6 s
+
+
+MARGIN = 1.5
+"""Seconds before a turn's end at which the scenarios that keep a match going place."""
+
+
+ATTENDING: list[asyncio.Task[None]] = []
+
+
+async def attend(p: Player) -> None:
+    """Open a session for ``p`` (with their current token) and keep reading it until the
+    test ends: without one a player counts as disconnected from their match."""
+    opened = asyncio.Event()
+
+    async def read() -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            async for _ in p.api.OpenSession(g.OpenSessionRequest(), metadata=p.meta):
+                opened.set()
+
+    ATTENDING.append(asyncio.create_task(read()))
+    await asyncio.wait_for(opened.wait(), 20)
+
+
+@dataclass
+class Player:
+    api: Any
+    id: str
+    name: str
+    tokens: g.AuthTokens
+
+    @property
+    def meta(self) -> tuple[tuple[str, str]]:
+        return (("authorization", f"Bearer {self.tokens.access_token}"),)
+
+    async def call(self, rpc: str, request: Message) -> Any:
+        return await getattr(self.api, rpc)(request, metadata=self.meta, timeout=20)
+
+    async def view(self, match_id: str) -> pb.MatchView:
+        reply = await self.call("GetMatchView", g.GetMatchViewRequest(match_id=match_id))
+        return reply.view  # type: ignore[no-any-return]
+
+    async def copies(self) -> set[str]:
+        reply = await self.call("ListCollection", g.ListCollectionRequest(page_size=200))
+        return {e.copy.copy_id for e in reply.entries}
+
+
+async def join(api: Any) -> Player:
+    reply = await api.Register(
+        g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"r{uuid4().hex[:12]}", password=PASSWORD
+        )
+    )
+    return Player(api, reply.player.player_id, reply.player.player_name, reply.tokens)
+
+
+async def table_match(host: Player, guest: Player, rules: pb.Rules) -> str:
+    """A match at a custom table, both players with a session open."""
+    await asyncio.gather(attend(host), attend(guest))
+    table = await host.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex, settings=pb.TableSettings(rules=rules, random_deck=True)
+        ),
+    )
+    joined = await guest.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table.table_id)
+    )
+    return str(joined.match_id)
+
+
+OPEN_TABLE = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True, plus=True, combo=True)
+
+
+async def code_of(pending: Any) -> tuple[grpc.StatusCode, Any]:
+    try:
+        return grpc.StatusCode.OK, await pending
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+
+
+def cards_on(view: pb.MatchView) -> int:
+    return sum(1 for c in view.board if c.WhichOneof("content") == "card")
+
+
+async def mover_of(players: tuple[Player, Player], match_id: str) -> tuple[Player, pb.MatchView]:
+    for p in players:
+        view = await p.view(match_id)
+        if view.status != pb.MATCH_STATUS_IN_PROGRESS or view.turn_seat == view.my_seat:
+            return p, view
+    raise AssertionError("nobody's turn")
+
+
+async def place(p: Player, view: pb.MatchView, rng: random.Random) -> tuple[grpc.StatusCode, Any]:
+    empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
+    return await code_of(
+        p.call(
+            "PlaceCard",
+            g.PlaceCardRequest(
+                request_id=uuid4().hex,
+                match_id=view.match_id,
+                card_id=rng.choice(list(view.my_hand)).card.card_id,
+                cell=rng.choice(empty),
+            ),
+        )
+    )
+
+
+async def play_out(
+    players: tuple[Player, Player], match_id: str, rng: random.Random
+) -> pb.MatchView:
+    """Both place promptly on their turns until the match ends."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        mover, view = await mover_of(players, match_id)
+        if view.status != pb.MATCH_STATUS_IN_PROGRESS:
+            return view
+        code, _ = await place(mover, view, rng)
+        assert code in (grpc.StatusCode.OK, grpc.StatusCode.FAILED_PRECONDITION), code
+    raise AssertionError("the match did not end")
+
+
+async def one_way(p: Player, match_id: str) -> float:
+    """About how long a call takes to reach the server now (half a round trip), so that
+    a call aimed at a deadline lands on it rather than always after it."""
+    started = time.monotonic()
+    await p.view(match_id)
+    return (time.monotonic() - started) / 2
+
+
+TRADE_TABLE = pb.Rules(
+    visibility=pb.VISIBILITY_CLOSED,
+    same=True,
+    plus=True,
+    combo=True,
+    trade_rule=pb.TRADE_RULE_ONE,
+)

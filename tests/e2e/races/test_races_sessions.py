@@ -1,0 +1,162 @@
+"""Races known to break game servers (issue 10, item 5), as players hit them, on sessions
+and tokens in the middle of a match: a reconnect while the old stream is half open, an
+access token expiring mid-match. Through the TLS gateway, every service a process on
+real PostgreSQL and NATS, with the durations shortened by their settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Stack
+from devtools.tcp_proxy import FreezableProxy
+from tests.e2e.races.race_players import (
+    DISCONNECT_SECONDS,
+    MARGIN,
+    OPEN_TABLE,
+    Player,
+    attend,
+    code_of,
+    join,
+    mover_of,
+    place,
+    play_out,
+    table_match,
+)
+
+pytestmark = pytest.mark.integration
+
+
+# ---- a reconnect while the old stream is half-open --------------------------------
+
+
+async def first_push(api: Any, me: Player) -> tuple[Any, g.OpenSessionResponse]:
+    stream = api.OpenSession(g.OpenSessionRequest(), metadata=me.meta)
+    async for push in stream:
+        return stream, push
+    raise AssertionError("the session sent nothing")
+
+
+async def test_a_reconnect_while_the_old_stream_is_half_open_keeps_one_seat(
+    backend: Stack, api: Any
+) -> None:
+    """Ann's session runs through a connection that then goes silent (half-open: no FIN).
+    She reconnects on a new connection: the new stream's first push is the whole match;
+    when the old connection finally dies, its late 'disconnected' changes nothing; after
+    more than the disconnect grace she still holds her one seat and plays to the end."""
+    rng = random.Random(11)
+    ann, bea = await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    host, port = backend.gateway.address.split(":")
+    proxy = FreezableProxy(host, int(port))
+    address = await proxy.start()
+    creds = backend.cert.read_bytes()
+    async with grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(creds)) as old:
+        old_stream, opened = await first_push(backend.api(old), ann)
+        assert opened.session_opened.active_match.match_id == match_id
+        proxy.freeze()  # the old connection goes silent, both ends still open
+        await asyncio.sleep(0.5)
+        new_stream, reopened = await first_push(api, ann)
+        first = reopened.session_opened
+        now = await ann.view(match_id)
+        assert first.active_match.match_id == match_id
+        # the whole view: the board and her hand as they stand (only presence events,
+        # which change neither, may have moved the version since)
+        assert list(first.active_match.board) == list(now.board)
+        assert list(first.active_match.my_hand) == list(now.my_hand)
+        assert len(first.active_match.players) == 2 and first.active_match.my_seat == now.my_seat
+        # keep playing (each move late in its turn) past the grace, then let the old
+        # connection die and play past the grace again
+        await play_slowly((ann, bea), match_id, rng, DISCONNECT_SECONDS + 0.5)
+        await proxy.drop()
+        old_stream.cancel()
+        await play_slowly((ann, bea), match_id, rng, DISCONNECT_SECONDS + 0.5)
+        view = await ann.view(match_id)
+        assert view.status == pb.MATCH_STATUS_IN_PROGRESS, view.outcome
+        me = next(p for p in view.players if p.seat == view.my_seat)
+        assert me.connected and [p.player_name for p in view.players].count(ann.name) == 1
+        active = await ann.call("GetActiveMatch", g.GetActiveMatchRequest())
+        assert active.view.match_id == match_id
+        end = await play_out((ann, bea), match_id, rng)
+        assert end.outcome.reason == pb.FINISH_REASON_BOARD_FULL
+        new_stream.cancel()
+
+
+async def play_slowly(
+    players: tuple[Player, Player], match_id: str, rng: random.Random, seconds: float
+) -> None:
+    """Place each card MARGIN seconds before its turn ends, for ``seconds``: the match
+    lasts, and no turn times out."""
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        mover, view = await mover_of(players, match_id)
+        assert view.status == pb.MATCH_STATUS_IN_PROGRESS, view.outcome
+        left = view.turn_deadline_time.ToDatetime().timestamp() - time.time()
+        await asyncio.sleep(max(0.0, min(left - MARGIN, stop - time.monotonic())))
+        if time.monotonic() < stop or left < MARGIN + 0.5:
+            code, answer = await place(mover, view, rng)
+            assert code == grpc.StatusCode.OK, answer
+
+
+# ---- a token expiring mid-match ----------------------------------------------------
+
+
+async def test_a_token_expiring_mid_match_is_refreshed_and_the_seat_kept(
+    backend: Stack, api: Any
+) -> None:
+    """Ann's access token (from a gateway issuing 3.6-second tokens) expires mid-match:
+    her session ends with TOKEN_EXPIRED and her calls are UNAUTHENTICATED; she refreshes
+    and reopens, the new stream's first push is her match, and she plays it to the end
+    in the same seat."""
+    rng = random.Random(13)
+    async with backend.channel(backend.gateways[1]) as short:
+        short_api = backend.api(short)
+        ann, bea = await join(short_api), await join(api)
+        match_id = await table_match(ann, bea, OPEN_TABLE)
+        seat = (await ann.view(match_id)).my_seat
+        stream = short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta)
+        pushes = []
+        async for push in stream:  # both keep playing while the token runs out
+            pushes.append(push)
+            if push.HasField("session_closed"):
+                break
+            # each card MARGIN seconds before its turn ends: the match outlasts the token
+            # and no turn times out (Bea's token is a long one; Ann's may run out here)
+            seen = await bea.view(match_id)
+            assert seen.status == pb.MATCH_STATUS_IN_PROGRESS, seen.outcome
+            if seen.turn_deadline_time.ToDatetime().timestamp() - time.time() < MARGIN:
+                mover = bea if seen.turn_seat == seen.my_seat else ann
+                code, view = await code_of(mover.view(match_id))
+                if code == grpc.StatusCode.OK:
+                    code, view = await place(mover, view, rng)
+                assert code in (grpc.StatusCode.OK, grpc.StatusCode.UNAUTHENTICATED), view
+        assert pushes[-1].session_closed.reason == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+        refused, details = await code_of(ann.view(match_id))
+        assert refused == grpc.StatusCode.UNAUTHENTICATED and "expired" in details
+        fresh = await short_api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.tokens = fresh.tokens
+        reopened, opened = await first_push(short_api, ann)
+        assert opened.session_opened.active_match.match_id == match_id
+        assert opened.session_opened.active_match.my_seat == seat
+        # The new token lasts seconds too; for the rest of the match Ann refreshes once
+        # more through the other gateway, whose tokens last minutes (a slow machine
+        # could otherwise outlast this one, too).
+        longer = await api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.api, ann.tokens = api, longer.tokens
+        await attend(ann)  # her session on the long token, before the short one ends
+        reopened.cancel()
+        end = await play_out((ann, bea), match_id, rng)
+        assert end.my_seat == seat and end.outcome.reason != pb.FINISH_REASON_DISCONNECT

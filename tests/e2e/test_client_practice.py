@@ -1,0 +1,223 @@
+"""Practice from ``triad-client`` against the whole backend (every service a process,
+TLS gateway): a practice match played on an 80x24 terminal as a person sees it (the
+rules line, a capture highlighted with its cause, the summary at the end); the switch
+from a queue to a practice bot, by subcommand and on the terminal; a custom practice
+with the rules chosen, and an Elemental mark shown on the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import bearer
+from devtools.stack import Stack
+from devtools.terminal import Terminal
+from tests.e2e.client_runs import signed_in
+from tests.e2e.end_to_end import greedy_move, register
+
+pytestmark = pytest.mark.integration
+
+
+TAGS = ("SAME", "PLUS", "COMBO", "TAKEN")
+
+
+def highlighted(terminal: Terminal, tag: str) -> list[str]:
+    """The background colours under each cause ``tag`` written on the board."""
+    found = []
+    for y, line in enumerate(terminal.screen.display):
+        for x in (m.start() for m in re.finditer(tag, line)):
+            found.append(terminal.screen.buffer[y][x].bg)
+    return found
+
+
+async def test_a_person_sees_the_rules_a_capture_and_its_cause_and_the_summary_in_practice(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """``triad-client practice`` in an 80x24 terminal, the player out to capture (the
+    move that takes the most by a higher side): the title names the rules and the mode,
+    a move that captures is told with each card's cause and the captured card stands on
+    the cause's colour with the cause written on it; the end says the score and why it
+    ended in words, that practice is unrated and trades nothing."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    seen: dict[str, Any] = {}
+    for _ in range(3):  # until a capture is seen (a bot may leave nothing to take)
+        terminal = Terminal([*argv, "practice", "--level", "novice"], {})
+
+        async def watch(t: Terminal = terminal) -> None:
+            while True:
+                screen = t.text()
+                tags = [tag for tag in TAGS if tag in screen and ": took " in screen]
+                if tags and "capture" not in seen:
+                    seen["capture"] = (screen, tags[0], highlighted(t, tags[0]))
+                await asyncio.sleep(0.03)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            screen = await terminal.until(lambda s: "Rules: " in s, "the match")
+            flat = " ".join(screen.split())
+            assert "Rules: Three Open, Same, Plus, Combo (Practice, Unranked rules)" in flat
+            assert "No trade - match" in flat, "the table line under the board"
+            while True:
+                screen = await terminal.until(
+                    lambda s: ("card cell > " in s and "Your turn" in s) or "No trade." in s,
+                    "the player's turn or the end",
+                )
+                if "No trade." in screen:
+                    break
+                view = (
+                    await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+                ).view
+                if view.turn_seat != view.my_seat:
+                    await asyncio.sleep(0.1)
+                    continue
+                card, cell = greedy_move(view)
+                index = [c.card.card_id for c in view.my_hand].index(card)
+                terminal.type(f"{index} {cell}\r")
+                await terminal.until(
+                    lambda s, c=cell: f"({c})" not in s or "No trade." in s, "the card placed"
+                )
+            assert terminal.process.wait(timeout=30) == 0
+            end = terminal.text()
+            ended = re.search(r"(You win|You lose|Draw) (\d+)-(\d+): ([^.]+)\.", end)
+            assert ended is not None, end
+            assert int(ended.group(2)) + int(ended.group(3)) == 10
+            assert ended.group(4) == "the board is full", end
+            assert "Unrated: no rating change." in end and "No trade." in end
+            assert "(board_full)" not in end and "card cell >" not in end
+        finally:
+            watcher.cancel()
+            terminal.close()
+        if "capture" in seen:
+            break
+    else:
+        pytest.skip("three practice matches without a capture seen")
+    screen, tag, colours = seen["capture"]
+    cause = {"SAME": "Same", "PLUS": "Plus", "COMBO": "Combo", "TAKEN": "higher side"}[tag]
+    assert re.search(rf": took \d+ \({cause}\)", screen), screen
+    assert colours and all(bg != "default" for bg in colours), (tag, colours, screen)
+
+
+async def test_a_queued_player_switches_to_a_practice_bot_from_the_client(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """Queued for Ranked (no bot fills it), ``triad-client switch`` gives up the ticket
+    for a practice match with Ranked's rules; switching with no ticket is refused."""
+    me = await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    ticket = client.json("enqueue", "ranked")["ticket"]
+    switched = client.json("switch", "--level", "novice")
+    assert switched["ticket"]["ticketId"] == ticket["ticketId"]
+    assert switched["ticket"]["status"] == "TICKET_STATUS_CANCELLED"
+    view = (await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))).view
+    assert view.match_id == switched["matchId"]
+    assert view.mode == pb.MODE_PRACTICE and view.origin_mode == pb.MODE_RANKED
+    assert "you are in no queue" in client.fails("switch", code=2)
+    assert client.json("forfeit", view.match_id)["status"] == "MATCH_STATUS_FINISHED"
+
+
+async def test_a_queued_person_types_b_for_a_practice_bot(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """Waiting in the Ranked queue on the terminal, the screen offers the switch; b
+    gives up the ticket and the practice match with Ranked's rules starts at once."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    terminal = Terminal([*argv, "queue", "--mode", "ranked"], {})
+    try:
+        waiting = await terminal.until(lambda s: "In the Ranked queue" in s, "the queue")
+        assert "b: play a practice bot now" in " ".join(waiting.split())
+        terminal.type("b\r")
+        screen = await terminal.until(lambda s: "Rules: " in s, "the practice match")
+        assert "(Practice, Ranked rules)" in " ".join(screen.split())
+        status = (
+            await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=bearer(me.tokens))
+        ).status
+        assert status.active_match_id and status.ticket.status != pb.TICKET_STATUS_QUEUED
+        terminal.type("q\r")
+        await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+
+
+async def test_a_custom_practice_plays_the_rules_chosen(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """``practice --mode custom`` takes a table's rules (here a 4x4 board, Elemental,
+    Sudden Death): the match plays them, untraded."""
+    me = await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    started = client.json(
+        "practice", "--mode", "custom", "--board", "4x4", "--elemental", "--sudden-death"
+    )
+    rules = started["view"]["rules"]
+    assert started["view"]["mode"] == "MODE_PRACTICE"
+    assert started["view"]["originMode"] == "MODE_CUSTOM"
+    assert rules["board"]["rows"] == rules["board"]["columns"] == 4
+    assert rules["elemental"] and rules["suddenDeath"]
+    assert rules.get("tradeRule", "TRADE_RULE_NONE") == "TRADE_RULE_NONE"
+    assert len(started["view"]["myHand"]) == 8
+    client.json("forfeit", started["matchId"])
+
+
+async def test_a_card_on_an_elemental_mark_shows_its_plus_or_minus_one_on_the_terminal(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """A custom practice with Elemental in an 80x24 terminal: the player puts a card on
+    a marked cell; the cell shows its element and +1 (the card's element) or -1 (any
+    other, or none), and the values drawn are the adjusted ones."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    for _ in range(3):  # each cell is marked with p = 1/3: a board may have none
+        terminal = Terminal([*argv, "practice", "--mode", "custom", "--elemental"], {})
+        try:
+            await terminal.until(lambda s: "Elemental" in s, "the match")
+            await terminal.until(lambda s: "Your turn" in s, "the player's turn", timeout=30)
+            view = (
+                await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+            ).view
+            marked = [c for c in view.board if c.mark and c.WhichOneof("content") == "empty"]
+            if not marked:
+                terminal.type("q\r")
+                await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+                continue
+            cell = marked[0]
+            card = view.my_hand[0].card
+            element = pb.Element.Name(cell.mark).removeprefix("ELEMENT_").lower()
+            bonus = "+1" if card.character.element == cell.mark else "-1"
+            terminal.type(f"0 {cell.index}\r")
+            screen = await terminal.until(
+                lambda s, c=cell.index: f"({c})" not in s, "the card on the marked cell"
+            )
+            assert f"{element}{bonus}" in screen, screen
+            placed = (
+                await api.GetMatchView(
+                    g.GetMatchViewRequest(match_id=view.match_id), metadata=bearer(me.tokens)
+                )
+            ).view.board[cell.index]
+            top = placed.card.adjusted_sides.top
+            assert top == max(1, min(10, card.printed_sides.top + int(bonus)))
+            terminal.type("q\r")
+            await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+            return
+        finally:
+            terminal.close()
+    pytest.skip("three Elemental boards without a marked cell")

@@ -1,0 +1,138 @@
+"""End to end, as players use the game: every service a separate process on real
+PostgreSQL and NATS, and the tests speak only the public API over TLS.
+
+The session stream shows the queue as it goes: the ticket waiting, cancelled and paired,
+and a Draft pairing told as the match found with its draft.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import bearer
+from tests.e2e.end_to_end import enqueue, open_session, pushed, queue_statuses, register
+
+pytestmark = pytest.mark.integration
+
+
+async def test_the_session_stream_shows_the_ticket_waiting_cancelled_and_paired(
+    api: Any,
+) -> None:
+    ann, bea = await register(api), await register(api)
+    (ann_pushes, ann_session), (bea_pushes, bea_session) = (
+        await open_session(api, ann),
+        await open_session(api, bea),
+    )
+
+    first = await enqueue(api, ann, pb.MODE_RANKED)
+    waiting = (
+        await pushed(
+            ann_pushes,
+            lambda p: p.queue_status.ticket.ticket_id == first.ticket_id,
+            "the queued ticket",
+        )
+    ).queue_status
+    assert waiting.ticket.mode == pb.MODE_RANKED
+    assert waiting.ticket.status == pb.TICKET_STATUS_QUEUED
+    assert waiting.HasField("wait_duration") and waiting.queue_length >= 1
+    assert waiting.rating_window >= 50  # Ranked pairs within a window that starts at 50
+    assert waiting.practice_available and not waiting.HasField("bot_fill_delay")
+
+    await api.CancelTicket(
+        g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=first.ticket_id),
+        metadata=bearer(ann.tokens),
+    )
+    await pushed(
+        ann_pushes,
+        lambda p: (
+            p.queue_status.ticket.ticket_id == first.ticket_id
+            and p.queue_status.ticket.status == pb.TICKET_STATUS_CANCELLED
+        ),
+        "the ticket cancelled",
+    )
+
+    tickets = {ann.player.player_id: await enqueue(api, ann, pb.MODE_RANKED)}
+    tickets[bea.player.player_id] = await enqueue(api, bea, pb.MODE_RANKED)
+    match_ids = set()
+    for me, pushes, other in ((ann, ann_pushes, bea), (bea, bea_pushes, ann)):
+        ticket_id = tickets[me.player.player_id].ticket_id
+        paired = (
+            await pushed(
+                pushes,
+                lambda p, t=ticket_id: (
+                    p.queue_status.ticket.ticket_id == t
+                    and p.queue_status.ticket.status == pb.TICKET_STATUS_PAIRED
+                ),
+                "the ticket paired",
+            )
+        ).queue_status
+        assert paired.ticket.match_id
+        match_ids.add(paired.ticket.match_id)
+        found = (
+            await pushed(
+                pushes,
+                lambda p, m=paired.ticket.match_id: p.match_found.match_id == m,
+                "the match found",
+            )
+        ).match_found
+        assert found.mode == pb.MODE_RANKED and not found.opponent_is_bot
+        assert found.opponent_name == other.player.player_name
+    assert len(match_ids) == 1, "the two tickets were paired with each other"
+
+    # Every end is told once, though the queue is looked at again and again.
+    await asyncio.sleep(2.5)
+    ended = [
+        s.ticket.status
+        for s in queue_statuses(ann_pushes, first.ticket_id)
+        if s.ticket.status != pb.TICKET_STATUS_QUEUED
+    ]
+    assert ended == [pb.TICKET_STATUS_CANCELLED]
+    for me, pushes in ((ann, ann_pushes), (bea, bea_pushes)):
+        statuses = queue_statuses(pushes, tickets[me.player.player_id].ticket_id)
+        assert [s.ticket.status for s in statuses].count(pb.TICKET_STATUS_PAIRED) == 1
+        assert sum(p.HasField("match_found") for p in pushes) == 1
+
+    await api.Forfeit(
+        g.ForfeitRequest(request_id=uuid4().hex, match_id=match_ids.pop()),
+        metadata=bearer(ann.tokens),
+    )
+    ann_session.cancel()
+    bea_session.cancel()
+
+
+async def test_a_draft_pairing_is_told_as_the_match_found_with_its_draft(api: Any) -> None:
+    ann, bea = await register(api), await register(api)
+    (ann_pushes, ann_session), (bea_pushes, bea_session) = (
+        await open_session(api, ann),
+        await open_session(api, bea),
+    )
+    for me in (ann, bea):  # Draft decks are drafted after pairing: no deck
+        await api.Enqueue(
+            g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_DRAFT),
+            metadata=bearer(me.tokens),
+        )
+    drafts = set()
+    for pushes, other in ((ann_pushes, bea), (bea_pushes, ann)):
+        paired = (
+            await pushed(
+                pushes,
+                lambda p: p.queue_status.ticket.status == pb.TICKET_STATUS_PAIRED,
+                "the Draft ticket paired",
+            )
+        ).queue_status.ticket
+        assert paired.mode == pb.MODE_DRAFT and paired.draft_id
+        found = (
+            await pushed(pushes, lambda p: p.HasField("match_found"), "the draft found")
+        ).match_found
+        assert found.mode == pb.MODE_DRAFT and found.draft_id == paired.draft_id
+        assert found.opponent_name == other.player.player_name and not found.opponent_is_bot
+        drafts.add(found.draft_id)
+    assert len(drafts) == 1, "the two players draft together"
+    ann_session.cancel()
+    bea_session.cancel()
