@@ -2,7 +2,7 @@
 its own process on real PostgreSQL and NATS, behind the TLS gateway, with each test
 module's durations and limits (TRIAD_* settings) of its own.
 
-The end-to-end and client tests use it too (tests/e2e/test_end_to_end.py's ``backend``).
+The end-to-end and client tests use it too (tests/e2e/conftest.py's ``backend``).
 """
 
 from __future__ import annotations

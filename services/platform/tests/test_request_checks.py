@@ -1,5 +1,5 @@
 """What every service's edge does with a request it cannot serve as sent (found by
-tests/e2e/test_hostile.py): a body that is not the call's message, a text holding a NUL
+tests/e2e/hostile/): a body that is not the call's message, a text holding a NUL
 (PostgreSQL cannot store one), and a refusal quoting a huge input."""
 
 from __future__ import annotations
