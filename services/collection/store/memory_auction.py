@@ -1,5 +1,6 @@
 """The Auction House's read side in memory: the same answers as ``reads_auction.py``
-(held to it by ``tests/test_auction_listings.py`` and ``test_auction_purchases.py``, which run on both adapters)."""
+(held to it by ``tests/test_auction_listings.py`` and ``test_auction_purchases.py``,
+which run on both adapters)."""
 
 from __future__ import annotations
 
