@@ -45,6 +45,7 @@ from services.matchmaker.domain import (
     Seat,
     Table,
     Ticket,
+    TicketState,
     WindowPolicy,
     bot_name,
 )
@@ -212,14 +213,30 @@ class Shown:
     replica's rounds remember their own: a ticket is then told once more, never less."""
 
     queues: dict[Mode, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    ended: dict[Mode, set[str]] = field(default_factory=dict)
+    """Tickets told ended (cancelled, switched, paired) since their queue's last round
+    told its waiting tickets: a round that read them waiting before they ended does not
+    tell them "queued" after their end (the player's page showed the queue again)."""
 
     @staticmethod
     def key(view: QueueView) -> tuple[int, int]:
         return (view.window, view.queue_length)
 
     def told(self, view: QueueView) -> None:
-        """``view`` was just told (a ticket created): a round need not tell it again."""
-        self.queues.setdefault(view.ticket.mode, {})[view.ticket.ticket_id] = self.key(view)
+        """``view`` was just told: a round need not tell it again (a ticket created), or
+        must not (a ticket ended)."""
+        mode, ticket_id = view.ticket.mode, view.ticket.ticket_id
+        if view.ticket.state is TicketState.QUEUED:
+            self.queues.setdefault(mode, {})[ticket_id] = self.key(view)
+        else:
+            self.queues.get(mode, {}).pop(ticket_id, None)
+            self.ended.setdefault(mode, set()).add(ticket_id)
+
+    def still_waiting(self, mode: Mode, waiting: Sequence[Ticket]) -> list[Ticket]:
+        """A round's waiting tickets less those told ended meanwhile (then forgotten: a
+        later round reads them ended)."""
+        ended = self.ended.pop(mode, set())
+        return [ticket for ticket in waiting if ticket.ticket_id not in ended]
 
 
 @dataclass(frozen=True, slots=True)

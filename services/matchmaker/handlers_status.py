@@ -60,8 +60,7 @@ async def tell_ticket(ctx: Context, ticket: Ticket) -> None:
     except Exception as error:  # the change committed; the next push or a session repairs
         log.warning("push.skipped", ticket_id=ticket.ticket_id, error=repr(error))
         return
-    if ticket.state is TicketState.QUEUED:
-        ctx.shown.told(view)
+    ctx.shown.told(view)
     await ctx.pushes.queue_status(view)
 
 
@@ -69,6 +68,7 @@ async def tell_waiting(ctx: Context, mode: Mode, waiting: Sequence[Ticket]) -> N
     """After a pairing round of ``mode``: tell each ticket it left waiting whose status
     shows something else than this process last told (a wider window, another queue
     length). ``waiting``: the round's tickets it did not claim."""
+    waiting = ctx.shown.still_waiting(mode, waiting)
     try:
         length = await ctx.store.queue_length(mode)
     except Exception as error:

@@ -132,6 +132,7 @@ function queuePanel(queue: QueueStatus): HTMLElement {
   const waited = Number(queue.waitDuration?.seconds ?? 0n);
   const cancel = button("Leave the queue", "cancel", () =>
     authed(() => api.cancelTicket({ requestId: requestId(), ticketId: state.ticketId })).then(() => {
+      state.endedTickets.add(state.ticketId);
       state.ticketId = "";
       state.queue = null;
     }),
@@ -251,6 +252,7 @@ async function enqueue(mode: Mode): Promise<void> {
 async function follow(matchId: string): Promise<void> {
   state.matchId = matchId;
   state.selected = null;
+  if (state.ticketId) state.endedTickets.add(state.ticketId); // paired, or switched to practice
   state.ticketId = "";
   state.queue = null;
   const reply = await authed(() => api.getMatchView({ matchId }));

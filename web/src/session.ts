@@ -65,11 +65,19 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     }
     case "heartbeat":
       return true;
-    case "queueStatus":
+    case "queueStatus": {
+      const ticket = message.value.ticket;
+      if (!ticket || ticket.status !== TicketStatus.QUEUED || state.endedTickets.has(ticket.ticketId)) {
+        // Ended, or a late push about a ticket that has: the queue panel goes.
+        if (ticket) state.endedTickets.add(ticket.ticketId);
+        if (!ticket || ticket.ticketId === state.ticketId) Object.assign(state, { queue: null, ticketId: "" });
+        return true;
+      }
       state.queue = message.value;
-      state.ticketId = message.value.ticket?.ticketId ?? state.ticketId;
+      state.ticketId = ticket.ticketId;
       note(`queue: ${message.value.queueLength} waiting, ${Number(message.value.waitDuration?.seconds ?? 0n)} s`);
       return true;
+    }
     case "matchFound": {
       const found = message.value;
       note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);

@@ -10,6 +10,9 @@ export interface State {
   selected: string | null;
   queue: QueueStatus | null;
   ticketId: string;
+  /** Tickets this page saw end (switched, cancelled, paired): a queue push for one of
+   * them that arrives late (a pairing round's, sent before the end) is not shown. */
+  endedTickets: Set<string>;
   trade: Trade | null;
   pushes: string[];
   forfeitAsked: boolean;
@@ -25,6 +28,7 @@ export const state: State = {
   selected: null,
   queue: null,
   ticketId: "",
+  endedTickets: new Set(),
   trade: null,
   pushes: [],
   forfeitAsked: false,

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues, handlers_status
 from services.matchmaker.domain import (
     Mode,
     RuleSet,
@@ -115,6 +115,27 @@ async def test_switching_to_practice_tells_the_ticket_cancelled(
     ticket = await handlers_queues.enqueue(tctx, "q", lu, Mode.UNRANKED, DECK)
     await handlers_queues.switch_to_practice(tctx, "s", lu, ticket.ticket_id, None, None)
     assert statuses(told, "lu")[-1].ticket.status == pb.TICKET_STATUS_CANCELLED
+
+
+async def test_a_round_that_read_a_ticket_waiting_does_not_tell_it_queued_after_it_ended(
+    tctx: Context, told: RecordedPushes, fakes: Fakes, clock: Clock
+) -> None:
+    """A pairing round reads the queue, the player switches to practice, then the round
+    tells the tickets it left waiting: the ended ticket must not hear "queued" last (the
+    browser showed the queue again after the practice match)."""
+    fakes.ratings.known.update({"id-ann": 1500, "id-cid": 2100})
+    ann = player("ann")
+    ticket = await handlers_queues.enqueue(tctx, "q", ann, Mode.RANKED, DECK)
+    await handlers_queues.enqueue(tctx, "q", player("cid"), Mode.RANKED, DECK)
+    async with tctx.store.queue_round(Mode.RANKED, 10) as queue:  # the round reads
+        assert queue is not None
+        read = list(queue.tickets)
+    clock.advance(5)  # what Ann's status shows has changed (a wider window)
+    await handlers_queues.switch_to_practice(tctx, "s", ann, ticket.ticket_id, None, None)
+    await handlers_status.tell_waiting(tctx, Mode.RANKED, read)  # the round, late
+    assert statuses(told, "ann")[-1].ticket.status == pb.TICKET_STATUS_CANCELLED
+    assert statuses(told, "cid")[-1].rating_window == 75  # the others are still told
+    assert not tctx.shown.ended.get(Mode.RANKED)  # forgotten once the round has passed
 
 
 async def test_a_waiting_ticket_is_told_by_the_rounds_only_when_what_it_shows_changes(
