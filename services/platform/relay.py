@@ -18,16 +18,20 @@ The events table is the outbox
     nothing, and lets an operator republish history by moving a checkpoint back.
 
 One batch, one transaction
-    ``SELECT ... FOR UPDATE`` on the relay's checkpoint row, read the next events after
-    it, publish each in order and wait for JetStream's ack, advance the checkpoint,
-    commit. The row lock makes relays with the same name take turns, so two processes
-    never publish out of order nor skip anything. Taking the lock gives the batch a
-    transaction id, which holds the cluster's xmin (and so every global reader) back
-    while the batch publishes; publishes have a timeout, so the hold is short.
+    ``relay_batch()`` locks the relay's checkpoint row (``SELECT ... FOR UPDATE``), reads
+    the next events after it and advances it past them, in one round trip; the relay
+    publishes each in order, waits for JetStream's ack, and commits. A failed publish
+    rolls the advance back. The row lock makes relays with the same name take turns, so
+    two processes never publish out of order nor skip anything. Taking the lock gives
+    the batch a transaction id, which holds the cluster's xmin (and so every global
+    reader) back while the batch publishes; publishes have a timeout, so the hold is
+    short. A batch is three round trips: ``BEGIN``, ``relay_batch()``, ``COMMIT``.
 
     A caught-up relay waits for the next append's notice (a statement trigger on the
     events table notifies ``triad_events`` with the schema's name), looking anyway once
-    a second; an idle service does not poll PostgreSQL fifty times a second.
+    a second; an idle service does not poll PostgreSQL fifty times a second. Such a look
+    first asks, read-only, whether anything is there; after a notice the batch begins
+    at once (``relay_batch()`` itself takes no lock when there is nothing to read).
 
     If NATS is down, a publish times out, the transaction rolls back, and the batch is
     retried with backoff: nothing is lost. A crash (or a failed commit) after some
@@ -59,26 +63,14 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.eventstore import START, Position, PostgresEventStore, Recorded
-from services.platform.migrations import Migration, quote_schema
+from services.platform.eventstore import START, Position, Recorded
+from services.platform.eventstore import _recorded as recorded
+from services.platform.migrations import quote_schema
+from services.platform.relay_schema import MIGRATIONS
+
+__all__ = ["MIGRATIONS", "Relay", "RelayMetrics"]
 
 log = structlog.get_logger()
-
-MIGRATIONS = (
-    Migration(
-        "relay",
-        1,
-        "relay checkpoints: how far each relay has published the global order",
-        """
-        CREATE TABLE relay_checkpoints (
-            name       text        PRIMARY KEY,
-            tx_id      xid8        NOT NULL DEFAULT '0',
-            seq        bigint      NOT NULL DEFAULT 0,
-            updated_at timestamptz NOT NULL DEFAULT now()
-        );
-        """,
-    ),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,15 +166,16 @@ class Relay:
         self.linger = linger
         self._appended = appended
         self._pool = pool
-        self._schema = schema
         self._js = js
         self._stream_ready = False
         self._row_ready = False
+        self._more: bool | None = None
+        """Whether the last batch saw committed events after it (None: not known)."""
         quoted = quote_schema(schema)
         checkpoints = f"{quoted}.relay_checkpoints"
         self._ensure_sql = f"INSERT INTO {checkpoints} (name) VALUES ($1) ON CONFLICT DO NOTHING"
         self._read_sql = f"SELECT tx_id::text AS tx_text, seq FROM {checkpoints} WHERE name = $1"
-        self._lock_sql = f"{self._read_sql} FOR UPDATE"
+        self._batch_sql = f"SELECT * FROM {quoted}.relay_batch($1, $2)"
         self._advance_sql = (
             f"UPDATE {checkpoints} SET tx_id = $2::text::xid8, seq = $3, updated_at = now() "
             "WHERE name = $1"
@@ -216,8 +209,12 @@ class Relay:
         self._lag_events = metrics.lag_events.labels(name)
         self._lag_seconds = metrics.lag_seconds.labels(name)
 
-    async def publish_batch(self) -> int:
+    async def publish_batch(self, look_first: bool = True) -> int:
         """Publish the next events after the checkpoint; return how many.
+
+        ``look_first``: ask whether anything is readable (one read-only statement)
+        before opening the batch's transaction: what an idle look wants; after a notice
+        the batch may as well begin.
 
         Raises when NATS or PostgreSQL fails; the checkpoint then stays where it was.
         """
@@ -228,23 +225,19 @@ class Relay:
         if not self._row_ready:
             await self._pool.execute(self._ensure_sql, self.name)
             self._row_ready = True
-        # Locking the checkpoint row assigns a transaction id and writes the row: not
-        # worth doing 50 times a second to find nothing.
-        if not await self._pool.fetchval(self._pending_sql, self.name):
+        self._more = None
+        # A transaction for nothing: not worth opening 50 times a second to find nothing.
+        if look_first and not await self._pool.fetchval(self._pending_sql, self.name):
             self._set_lag(0, None)
             return 0
         async with self._pool.acquire() as conn, conn.transaction():
-            row = await conn.fetchrow(self._lock_sql, self.name)
-            after = Position(int(row["tx_text"]), row["seq"])
-            # The store only calls ``fetch`` on what it is given: handing it this
-            # connection runs the very same read_all inside our transaction.
-            events = await PostgresEventStore(conn, self._schema).read_all(after, self.batch_size)
-            await self._measure_lag(conn, after, events)
+            rows = await conn.fetch(self._batch_sql, self.name, self.batch_size)
+            events = [recorded(row) for row in rows]
+            await self._measure_lag(conn, events)
             for event in events:
                 await self._publish(event)
-            if events:
-                last = events[-1].position
-                await conn.execute(self._advance_sql, self.name, str(last.tx_id), last.seq)
+        if rows:
+            self._more = bool(rows[-1]["more"])
         if events and len(events) < self.batch_size:
             self._set_lag(0, None)  # caught up with what was committed when the batch began
         return len(events)
@@ -252,14 +245,15 @@ class Relay:
     async def run(self, stop: asyncio.Event) -> None:
         """Publish until ``stop`` is set; survive NATS and PostgreSQL outages."""
         log.info("relay.started", relay=self.name, stream=self.stream.name)
-        failures = 0
+        failures, likely = 0, False
         while not stop.is_set():
             if self._appended is not None:
                 self._appended.clear()  # before reading: a later append wakes the rest below
             try:
-                published = await self.publish_batch()
+                published = await self.publish_batch(look_first=not likely)
             except Exception as error:  # any failure: roll back, back off, retry
                 failures += 1
+                likely = False
                 self._stream_ready = False  # a restarted NATS may have lost it
                 self._errors.inc()
                 delay = self._backoff(failures)
@@ -275,29 +269,41 @@ class Relay:
             if failures:
                 log.info("relay.recovered", relay=self.name, after_failures=failures)
                 failures = 0
-            if published < self.batch_size:
-                await self._rest(stop)
+            likely = published >= self.batch_size
+            if not likely:
+                likely = await self._rest(stop)
         log.info("relay.stopped", relay=self.name)
 
-    async def _rest(self, stop: asyncio.Event) -> None:
-        """Until there may be more to publish (or ``stop``).
+    async def _rest(self, stop: asyncio.Event) -> bool:
+        """Until there may be more to publish (or ``stop``); whether there likely is (a
+        notice came, or events were waiting behind the horizon).
 
         With ``appended``: the next notice, unless events are committed but not yet
         readable (an older transaction still holds the horizon back; their notice has
         come already), which are looked for again after ``poll_interval``."""
-        if self._appended is None or await self._behind_horizon():
+        if self._appended is None:
             await _sleep(stop, self.poll_interval)
-            return
+            return False
+        if await self._behind_horizon():
+            await _sleep(stop, self.poll_interval)
+            return True
         waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._appended.wait())]
         try:
             await asyncio.wait(waits, timeout=self.idle_interval, return_when=FIRST_COMPLETED)
         finally:
             for waiting in waits:
                 waiting.cancel()
-        if self.linger and self._appended.is_set():
+        if not self._appended.is_set():
+            return False
+        if self.linger:
             await _sleep(stop, self.linger)
+        return True
 
     async def _behind_horizon(self) -> bool:
+        """Whether committed events wait after the checkpoint (the last batch says so
+        when it published any; else one read-only statement)."""
+        if self._more is not None:
+            return self._more
         try:
             return bool(await self._pool.fetchval(self._committed_sql, self.name))
         except Exception:  # PostgreSQL away: the next batch finds out, then backs off
@@ -325,12 +331,15 @@ class Relay:
         if ack.duplicate:
             self._duplicates.inc()
 
-    async def _measure_lag(self, conn: Any, after: Position, events: list[Recorded]) -> None:
+    async def _measure_lag(self, conn: Any, events: list[Recorded]) -> None:
+        oldest = events[0].recorded_at if events else None
         if len(events) < self.batch_size:  # the batch holds everything committed so far
-            self._set_lag(len(events), events[0].recorded_at if events else None)
+            self._set_lag(len(events), oldest)
             return
-        row = await conn.fetchrow(self._lag_sql, str(after.tx_id), after.seq)
-        self._set_lag(row["behind"], row["oldest"])
+        last = events[-1].position
+        row = await conn.fetchrow(self._lag_sql, str(last.tx_id), last.seq)
+        rest = row["oldest"]
+        self._set_lag(len(events) + row["behind"], oldest if rest is None else min(oldest, rest))
 
     def _set_lag(self, behind: int, oldest: datetime | None) -> None:
         self._lag_events.set(behind)
