@@ -20,7 +20,7 @@ def _states(state: BattleState, turns: int) -> list[BattleState]:
     service's kept states are): both seats commit greedy plans, turn after turn; seat 1
     is taken over by the CPU in the middle of turn 2."""
     ctx, _, _ = context()
-    seen = []
+    seen: list[BattleState] = []
     for turn in range(turns):
         for seat in domain.SEATS:
             if state.over:
@@ -29,6 +29,7 @@ def _states(state: BattleState, turns: int) -> list[BattleState]:
             if turn == 1 and seat == 1:
                 state = domain.take_over(state, 1, "greedy").state
                 seen.append(state)
+            assert state.battle is not None
             plan = GreedyBot().choose(ROSTER, view_for(state.battle, seat), Random(turn))
             decision = domain.commit_plan(
                 state, seat, state.battle.turn, plan, ROSTER, ctx.clock(), ctx.timing
