@@ -37,14 +37,14 @@ STATUS = {
 def card_text(card: Card) -> str:
     parts = []
     for e in card.effects:
-        if e.kind.value == "burn":
+        if e.kind == "burn":
             parts.append(f"burn {e.amount} for {e.turns} turns")
-        elif e.kind.value == "spd":
+        elif e.kind == "spd":
             parts.append(f"spd {e.amount:+d} for {e.turns} turns")
-        elif e.kind.value == "summon":
+        elif e.kind == "summon":
             parts.append(f"summon {e.unit}")
         else:
-            parts.append(f"{e.kind.value} {e.amount}")
+            parts.append(f"{e.kind} {e.amount}")
     if card.ignore_formation:
         parts.append("ignores formation")
     return ", ".join(parts)
@@ -61,8 +61,36 @@ def _field(state: BattleState, seat: int, roster: Roster) -> Battle:
     return new_battle(roster, (s0.characters, s1.characters), (s0.deck, s1.deck), formations)
 
 
+Cards = dict[str, tuple[Card, pb.BattleCard]]
+"""Each card's message without ``cooling``, by card id, beside the card it was built
+from (a roster's cards never change)."""
+
+
+def _card(card: Card, cooling: int, cards: Cards) -> pb.BattleCard:
+    kept = cards.get(card.id)
+    if kept is None or kept[0] is not card:
+        message = pb.BattleCard(
+            id=card.id,
+            name=card.name,
+            owner=card.owner,
+            cost=card.cost,
+            ct=card.ct,
+            group=card.group,
+            range=card.range,
+            text=card_text(card),
+            special=card.unlock is not None,
+        )
+        kept = cards[card.id] = (card, message)
+    if not cooling:
+        return kept[1]  # copied into the hand that takes it, never changed
+    message = pb.BattleCard()
+    message.CopyFrom(kept[1])
+    message.cooling = cooling
+    return message
+
+
 def _team(
-    state: BattleState, team: Team, seat: int, roster: Roster, own: bool
+    state: BattleState, team: Team, seat: int, roster: Roster, own: bool, cards: Cards
 ) -> pb.BattleTeamView:
     """The team as the viewer sees it, without what a commit changes (``_flags``)."""
     record = state.seats[seat]
@@ -88,21 +116,7 @@ def _team(
     hand = []
     if own:
         for cid in (*team.hand, *team.specials):
-            c = roster.cards[cid]
-            hand.append(
-                pb.BattleCard(
-                    id=c.id,
-                    name=c.name,
-                    owner=c.owner,
-                    cost=c.cost,
-                    ct=c.ct,
-                    group=c.group.value,
-                    range=c.range.value,
-                    text=card_text(c),
-                    special=c.unlock is not None,
-                    cooling=cooling.get(cid, 0),
-                )
-            )
+            hand.append(_card(roster.cards[cid], cooling.get(cid, 0), cards))
     return pb.BattleTeamView(
         seat=seat,
         name=record.name or ("CPU" if record.cpu else ""),
@@ -123,13 +137,13 @@ def _flags(message: pb.BattleTeamView, state: BattleState, seat: int) -> None:
 
 
 def _teams(
-    state: BattleState, seat: int, roster: Roster
+    state: BattleState, seat: int, roster: Roster, cards: Cards
 ) -> tuple[pb.BattleTeamView, pb.BattleTeamView]:
     """The viewer's team and the opponent's, from the engine's redacted view."""
     seen = view_for(_field(state, seat, roster), seat).battle
     return (
-        _team(state, seen.teams[seat], seat, roster, True),
-        _team(state, seen.teams[1 - seat], 1 - seat, roster, False),
+        _team(state, seen.teams[seat], seat, roster, True, cards),
+        _team(state, seen.teams[1 - seat], 1 - seat, roster, False, cards),
     )
 
 
@@ -139,7 +153,7 @@ def _log(log: tuple[Entry, ...]) -> list[pb.BattleLogEntry]:
 
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     """What ``seat`` sees of ``state``: never the opponent's hand or plan."""
-    return _assemble(state, seat, *_teams(state, seat, roster), _log(state.log))
+    return _assemble(state, seat, *_teams(state, seat, roster, {}), _log(state.log))
 
 
 def _assemble(
@@ -204,6 +218,7 @@ class SeatViews:
         self._roster = roster
         self._clock = clock
         self._kept: OrderedDict[tuple[str, int], _Kept] = OrderedDict()
+        self._cards: Cards = {}
 
     def view(self, state: BattleState, seat: int) -> pb.BattleView:
         """The seat's view of ``state``, kept by the state object's identity (so no other
@@ -216,7 +231,7 @@ class SeatViews:
         if kept is not None and state.battle is not None and kept.battle is state.battle:
             teams = kept.teams  # the same turn: only the flags and the plan changed
         else:
-            teams = _teams(state, seat, self._roster)
+            teams = _teams(state, seat, self._roster, self._cards)
         log = self._log_of(state, (kept, self._kept.get((state.battle_id, 1 - seat))))
         view = _assemble(state, seat, *teams, log)
         self._kept[key] = _Kept(state, view, state.battle, teams, state.log, log)
