@@ -25,13 +25,13 @@ One batch, one transaction
     two processes never publish out of order nor skip anything. Taking the lock gives
     the batch a transaction id, which holds the cluster's xmin (and so every global
     reader) back while the batch publishes; publishes have a timeout, so the hold is
-    short. A batch is three round trips: ``BEGIN``, ``relay_batch()``, ``COMMIT``.
+    short. A batch is four round trips: the look, ``BEGIN``, ``relay_batch()``, ``COMMIT``.
 
     A caught-up relay waits for the next append's notice (a statement trigger on the
     events table notifies ``triad_events`` with the schema's name), looking anyway once
-    a second; an idle service does not poll PostgreSQL fifty times a second. Such a look
-    first asks, read-only, whether anything is there; after a notice the batch begins
-    at once (``relay_batch()`` itself takes no lock when there is nothing to read).
+    a second; an idle service does not poll PostgreSQL fifty times a second. Each look
+    first asks, read-only, whether anything is readable (a notice comes at commit, often
+    before the events are below the horizon), and only then opens the batch.
 
     If NATS is down, a publish times out, the transaction rolls back, and the batch is
     retried with backoff: nothing is lost. A crash (or a failed commit) after some
@@ -209,12 +209,8 @@ class Relay:
         self._lag_events = metrics.lag_events.labels(name)
         self._lag_seconds = metrics.lag_seconds.labels(name)
 
-    async def publish_batch(self, look_first: bool = True) -> int:
+    async def publish_batch(self) -> int:
         """Publish the next events after the checkpoint; return how many.
-
-        ``look_first``: ask whether anything is readable (one read-only statement)
-        before opening the batch's transaction: what an idle look wants; after a notice
-        the batch may as well begin.
 
         Raises when NATS or PostgreSQL fails; the checkpoint then stays where it was.
         """
@@ -227,7 +223,7 @@ class Relay:
             self._row_ready = True
         self._more = None
         # A transaction for nothing: not worth opening 50 times a second to find nothing.
-        if look_first and not await self._pool.fetchval(self._pending_sql, self.name):
+        if not await self._pool.fetchval(self._pending_sql, self.name):
             self._set_lag(0, None)
             return 0
         async with self._pool.acquire() as conn, conn.transaction():
@@ -245,15 +241,14 @@ class Relay:
     async def run(self, stop: asyncio.Event) -> None:
         """Publish until ``stop`` is set; survive NATS and PostgreSQL outages."""
         log.info("relay.started", relay=self.name, stream=self.stream.name)
-        failures, likely = 0, False
+        failures = 0
         while not stop.is_set():
             if self._appended is not None:
                 self._appended.clear()  # before reading: a later append wakes the rest below
             try:
-                published = await self.publish_batch(look_first=not likely)
+                published = await self.publish_batch()
             except Exception as error:  # any failure: roll back, back off, retry
                 failures += 1
-                likely = False
                 self._stream_ready = False  # a restarted NATS may have lost it
                 self._errors.inc()
                 delay = self._backoff(failures)
@@ -269,35 +264,27 @@ class Relay:
             if failures:
                 log.info("relay.recovered", relay=self.name, after_failures=failures)
                 failures = 0
-            likely = published >= self.batch_size
-            if not likely:
-                likely = await self._rest(stop)
+            if published < self.batch_size:
+                await self._rest(stop)
         log.info("relay.stopped", relay=self.name)
 
-    async def _rest(self, stop: asyncio.Event) -> bool:
-        """Until there may be more to publish (or ``stop``); whether there likely is (a
-        notice came, or events were waiting behind the horizon).
+    async def _rest(self, stop: asyncio.Event) -> None:
+        """Until there may be more to publish (or ``stop``).
 
         With ``appended``: the next notice, unless events are committed but not yet
         readable (an older transaction still holds the horizon back; their notice has
         come already), which are looked for again after ``poll_interval``."""
-        if self._appended is None:
+        if self._appended is None or await self._behind_horizon():
             await _sleep(stop, self.poll_interval)
-            return False
-        if await self._behind_horizon():
-            await _sleep(stop, self.poll_interval)
-            return True
+            return
         waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._appended.wait())]
         try:
             await asyncio.wait(waits, timeout=self.idle_interval, return_when=FIRST_COMPLETED)
         finally:
             for waiting in waits:
                 waiting.cancel()
-        if not self._appended.is_set():
-            return False
-        if self.linger:
+        if self.linger and self._appended.is_set():
             await _sleep(stop, self.linger)
-        return True
 
     async def _behind_horizon(self) -> bool:
         """Whether committed events wait after the checkpoint (the last batch says so

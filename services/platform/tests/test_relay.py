@@ -372,8 +372,8 @@ async def test_a_lingering_relay_publishes_appends_that_commit_together_in_one_b
             )  # fmt: skip
             publish = relay.publish_batch
 
-            async def counted(look_first: bool = True) -> int:
-                published = await publish(look_first)
+            async def counted() -> int:
+                published = await publish()
                 if published:
                     batches.append(published)
                 return published
