@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from services.platform.settings import ServiceSettings, SettingsError, basics, number, optional
 
 LEVELS = ("random", "greedy", "search")
+COMMIT_LINGER_SECONDS = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,10 @@ class BattleSettings(ServiceSettings):
     takeover_level: str
     """The CPU level that plays a disconnected player's seat."""
     timer_poll_seconds: float
+    commit_linger_seconds: float = 0.0
+    """The group commit's ``linger`` (``services.platform.groupcommit``): how long a save
+    made among others waits for more to share its transaction; 0 writes each batch as
+    soon as the one before it is done."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> BattleSettings:
@@ -40,4 +45,7 @@ class BattleSettings(ServiceSettings):
             disconnect_seconds=number(env, "TRIAD_BATTLE_DISCONNECT_SECONDS", 30.0, minimum=0.05),
             takeover_level=level,
             timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
+            commit_linger_seconds=number(
+                env, "TRIAD_BATTLE_COMMIT_LINGER_SECONDS", COMMIT_LINGER_SECONDS, minimum=0.0
+            ),
         )

@@ -36,7 +36,7 @@ async def run(settings: BattleSettings) -> None:
     async with Lifecycle() as life:
         pool = await life.enter(create_pool(settings.database_url))
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
-        store = PostgresBattles(pool, settings.schema)
+        store = PostgresBattles(pool, settings.schema, linger=settings.commit_linger_seconds)
         pushes = await open_pushes(life, settings, "battle")
         views = SeatViews(pushes, roster, utc_now)
         metrics = BattleMetrics.register(REGISTRY)

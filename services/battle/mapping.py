@@ -73,17 +73,18 @@ def plan_back(messages: Iterable[pb.BattleAction]) -> Plan:
 
 
 def entry(value: Entry) -> pb.BattleLogEntry:
+    # The enums are StrEnums: protobuf takes a member as its value (no ``.value`` on
+    # the hot path of every view and turn).
     message = pb.BattleLogEntry(
-        step=value.step.value,
+        step=value.step,
         seat=value.team,
         actor=value.actor,
         card=value.card,
-        targets=list(value.targets),
+        targets=value.targets,
         effects=[
-            pb.BattleEffect(unit=e.unit, change=e.change.value, amount=e.amount)
-            for e in value.effects
+            pb.BattleEffect(unit=e.unit, change=e.change, amount=e.amount) for e in value.effects
         ],
-        fizzled=value.fizzled.value if value.fizzled is not None else "",
+        fizzled=value.fizzled or "",
         note=value.note,
     )
     if value.target is not None:

@@ -3,13 +3,16 @@ their own hand, plan and Energy; of the opponent the field, Energy and the size 
 hand, whether they committed, never their hand or plan before the turn resolves (the
 engine's :func:`~services.battle.rules.view_for` redacts the opponent's team; plans are
 taken only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
-``triad.player.<id>.battle`` after every committed change.
+``triad.player.<id>.battle`` after every committed change, building each view once per
+state and, within a turn (the engine's battle the same object), only what the commit
+changed: both teams' messages are kept per seat and the last turn's log per battle.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
@@ -17,7 +20,7 @@ from triad.v1 import common_pb2 as pb
 from services import wire
 from services.battle import mapping
 from services.battle.domain import BattleState, Phase
-from services.battle.rules import Battle, Card, Roster, Team, new_battle, view_for
+from services.battle.rules import Battle, Card, Entry, Roster, Team, new_battle, view_for
 from services.battle.rules.state import DEFAULT_FORMATION, effective_spd
 from services.platform.pushes import PlayerPushes
 
@@ -34,14 +37,14 @@ STATUS = {
 def card_text(card: Card) -> str:
     parts = []
     for e in card.effects:
-        if e.kind.value == "burn":
+        if e.kind == "burn":
             parts.append(f"burn {e.amount} for {e.turns} turns")
-        elif e.kind.value == "spd":
+        elif e.kind == "spd":
             parts.append(f"spd {e.amount:+d} for {e.turns} turns")
-        elif e.kind.value == "summon":
+        elif e.kind == "summon":
             parts.append(f"summon {e.unit}")
         else:
-            parts.append(f"{e.kind.value} {e.amount}")
+            parts.append(f"{e.kind} {e.amount}")
     if card.ignore_formation:
         parts.append("ignores formation")
     return ", ".join(parts)
@@ -58,9 +61,38 @@ def _field(state: BattleState, seat: int, roster: Roster) -> Battle:
     return new_battle(roster, (s0.characters, s1.characters), (s0.deck, s1.deck), formations)
 
 
+Cards = dict[str, tuple[Card, pb.BattleCard]]
+"""Each card's message without ``cooling``, by card id, beside the card it was built
+from (a roster's cards never change)."""
+
+
+def _card(card: Card, cooling: int, cards: Cards) -> pb.BattleCard:
+    kept = cards.get(card.id)
+    if kept is None or kept[0] is not card:
+        message = pb.BattleCard(
+            id=card.id,
+            name=card.name,
+            owner=card.owner,
+            cost=card.cost,
+            ct=card.ct,
+            group=card.group,
+            range=card.range,
+            text=card_text(card),
+            special=card.unlock is not None,
+        )
+        kept = cards[card.id] = (card, message)
+    if not cooling:
+        return kept[1]  # copied into the hand that takes it, never changed
+    message = pb.BattleCard()
+    message.CopyFrom(kept[1])
+    message.cooling = cooling
+    return message
+
+
 def _team(
-    state: BattleState, team: Team, seat: int, roster: Roster, own: bool
+    state: BattleState, team: Team, seat: int, roster: Roster, own: bool, cards: Cards
 ) -> pb.BattleTeamView:
+    """The team as the viewer sees it, without what a commit changes (``_flags``)."""
     record = state.seats[seat]
     cooling = dict(team.cooldowns)
     units = []
@@ -84,21 +116,7 @@ def _team(
     hand = []
     if own:
         for cid in (*team.hand, *team.specials):
-            c = roster.cards[cid]
-            hand.append(
-                pb.BattleCard(
-                    id=c.id,
-                    name=c.name,
-                    owner=c.owner,
-                    cost=c.cost,
-                    ct=c.ct,
-                    group=c.group.value,
-                    range=c.range.value,
-                    text=card_text(c),
-                    special=c.unlock is not None,
-                    cooling=cooling.get(cid, 0),
-                )
-            )
+            hand.append(_card(roster.cards[cid], cooling.get(cid, 0), cards))
     return pb.BattleTeamView(
         seat=seat,
         name=record.name or ("CPU" if record.cpu else ""),
@@ -106,30 +124,59 @@ def _team(
         energy=team.energy,
         hand=hand,
         hand_size=len(team.hand) + len(team.specials) if own else team.hand_size,
-        cpu=bool(state.cpu[seat]),
-        committed=(
-            state.formations[seat] is not None
-            if state.phase is Phase.FORMATION
-            else state.plans[seat] is not None
-        ),
     )
+
+
+def _flags(message: pb.BattleTeamView, state: BattleState, seat: int) -> None:
+    message.cpu = bool(state.cpu[seat])
+    message.committed = (
+        state.formations[seat] is not None
+        if state.phase is Phase.FORMATION
+        else state.plans[seat] is not None
+    )
+
+
+def _teams(
+    state: BattleState, seat: int, roster: Roster, cards: Cards
+) -> tuple[pb.BattleTeamView, pb.BattleTeamView]:
+    """The viewer's team and the opponent's, from the engine's redacted view."""
+    seen = view_for(_field(state, seat, roster), seat).battle
+    return (
+        _team(state, seen.teams[seat], seat, roster, True, cards),
+        _team(state, seen.teams[1 - seat], 1 - seat, roster, False, cards),
+    )
+
+
+def _log(log: tuple[Entry, ...]) -> list[pb.BattleLogEntry]:
+    return [mapping.entry(e) for e in log]
 
 
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     """What ``seat`` sees of ``state``: never the opponent's hand or plan."""
-    seen = view_for(_field(state, seat, roster), seat).battle
+    return _assemble(state, seat, *_teams(state, seat, roster, {}), _log(state.log))
+
+
+def _assemble(
+    state: BattleState,
+    seat: int,
+    you: pb.BattleTeamView,
+    opponent: pb.BattleTeamView,
+    log: list[pb.BattleLogEntry],
+) -> pb.BattleView:
     view = pb.BattleView(
         battle_id=state.battle_id,
         version=state.version,
         status=STATUS[state.phase],
         turn=max(state.turn, 1),
         seat=seat,
-        you=_team(state, seen.teams[seat], seat, roster, True),
-        opponent=_team(state, seen.teams[1 - seat], 1 - seat, roster, False),
+        you=you,
+        opponent=opponent,
         plan=mapping.plan(state.plans[seat] or ()),
-        log=[mapping.entry(e) for e in state.log],
+        log=log,
         content_version=state.content_version,
     )
+    _flags(view.you, state, seat)
+    _flags(view.opponent, state, 1 - seat)
     deadline = wire.timestamp(state.deadline)
     if deadline is not None:
         view.deadline.CopyFrom(deadline)
@@ -148,6 +195,20 @@ KEPT = 512
 """Views kept for the state they were built from: a command's pushes and its reply."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A seat's last view, and what the next state's view may take from it: the team
+    messages while ``battle`` (the engine's, an immutable value) is the same object, the
+    log's messages while ``log`` is."""
+
+    state: BattleState
+    view: pb.BattleView
+    battle: Battle | None
+    teams: tuple[pb.BattleTeamView, pb.BattleTeamView]
+    log: tuple[Entry, ...]
+    log_messages: list[pb.BattleLogEntry]
+
+
 class SeatViews:
     """Each seat's view of a battle, built once per state, and pushed to each human
     seat after a committed change: a command's reply is the view its push carried."""
@@ -156,21 +217,37 @@ class SeatViews:
         self._pushes = pushes
         self._roster = roster
         self._clock = clock
-        self._kept: OrderedDict[tuple[str, int], tuple[BattleState, pb.BattleView]] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int], _Kept] = OrderedDict()
+        self._cards: Cards = {}
 
     def view(self, state: BattleState, seat: int) -> pb.BattleView:
         """The seat's view of ``state``, kept by the state object's identity (so no other
-        state can match it). Callers must not change the message."""
+        state can match it), equal to ``battle_view``'s. Callers must not change the
+        message."""
         key = (state.battle_id, seat)
         kept = self._kept.get(key)
-        if kept is not None and kept[0] is state:
-            return kept[1]
-        view = battle_view(state, seat, self._roster)
-        self._kept[key] = (state, view)
+        if kept is not None and kept.state is state:
+            return kept.view
+        if kept is not None and state.battle is not None and kept.battle is state.battle:
+            teams = kept.teams  # the same turn: only the flags and the plan changed
+        else:
+            teams = _teams(state, seat, self._roster, self._cards)
+        log = self._log_of(state, (kept, self._kept.get((state.battle_id, 1 - seat))))
+        view = _assemble(state, seat, *teams, log)
+        self._kept[key] = _Kept(state, view, state.battle, teams, state.log, log)
         self._kept.move_to_end(key)
         while len(self._kept) > KEPT:
             self._kept.popitem(last=False)
         return view
+
+    @staticmethod
+    def _log_of(state: BattleState, kept: tuple[_Kept | None, ...]) -> list[pb.BattleLogEntry]:
+        """The last turn's log as messages, taken from either seat's last view if built
+        from the same log."""
+        for other in kept:
+            if other is not None and other.log is state.log:
+                return other.log_messages
+        return _log(state.log)
 
     async def announce(self, state: BattleState) -> None:
         for seat, player in state.humans():

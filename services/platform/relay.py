@@ -18,16 +18,20 @@ The events table is the outbox
     nothing, and lets an operator republish history by moving a checkpoint back.
 
 One batch, one transaction
-    ``SELECT ... FOR UPDATE`` on the relay's checkpoint row, read the next events after
-    it, publish each in order and wait for JetStream's ack, advance the checkpoint,
-    commit. The row lock makes relays with the same name take turns, so two processes
-    never publish out of order nor skip anything. Taking the lock gives the batch a
-    transaction id, which holds the cluster's xmin (and so every global reader) back
-    while the batch publishes; publishes have a timeout, so the hold is short.
+    ``relay_batch()`` locks the relay's checkpoint row (``SELECT ... FOR UPDATE``), reads
+    the next events after it and advances it past them, in one round trip; the relay
+    publishes each in order, waits for JetStream's ack, and commits. A failed publish
+    rolls the advance back. The row lock makes relays with the same name take turns, so
+    two processes never publish out of order nor skip anything. Taking the lock gives
+    the batch a transaction id, which holds the cluster's xmin (and so every global
+    reader) back while the batch publishes; publishes have a timeout, so the hold is
+    short. A batch is four round trips: the look, ``BEGIN``, ``relay_batch()``, ``COMMIT``.
 
     A caught-up relay waits for the next append's notice (a statement trigger on the
     events table notifies ``triad_events`` with the schema's name), looking anyway once
-    a second; an idle service does not poll PostgreSQL fifty times a second.
+    a second; an idle service does not poll PostgreSQL fifty times a second. Each look
+    first asks, read-only, whether anything is readable (a notice comes at commit, often
+    before the events are below the horizon), and only then opens the batch.
 
     If NATS is down, a publish times out, the transaction rolls back, and the batch is
     retried with backoff: nothing is lost. A crash (or a failed commit) after some
@@ -59,26 +63,14 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.eventstore import START, Position, PostgresEventStore, Recorded
-from services.platform.migrations import Migration, quote_schema
+from services.platform.eventstore import START, Position, Recorded
+from services.platform.eventstore import _recorded as recorded
+from services.platform.migrations import quote_schema
+from services.platform.relay_schema import MIGRATIONS
+
+__all__ = ["MIGRATIONS", "Relay", "RelayMetrics"]
 
 log = structlog.get_logger()
-
-MIGRATIONS = (
-    Migration(
-        "relay",
-        1,
-        "relay checkpoints: how far each relay has published the global order",
-        """
-        CREATE TABLE relay_checkpoints (
-            name       text        PRIMARY KEY,
-            tx_id      xid8        NOT NULL DEFAULT '0',
-            seq        bigint      NOT NULL DEFAULT 0,
-            updated_at timestamptz NOT NULL DEFAULT now()
-        );
-        """,
-    ),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,15 +166,16 @@ class Relay:
         self.linger = linger
         self._appended = appended
         self._pool = pool
-        self._schema = schema
         self._js = js
         self._stream_ready = False
         self._row_ready = False
+        self._more: bool | None = None
+        """Whether the last batch saw committed events after it (None: not known)."""
         quoted = quote_schema(schema)
         checkpoints = f"{quoted}.relay_checkpoints"
         self._ensure_sql = f"INSERT INTO {checkpoints} (name) VALUES ($1) ON CONFLICT DO NOTHING"
         self._read_sql = f"SELECT tx_id::text AS tx_text, seq FROM {checkpoints} WHERE name = $1"
-        self._lock_sql = f"{self._read_sql} FOR UPDATE"
+        self._batch_sql = f"SELECT * FROM {quoted}.relay_batch($1, $2)"
         self._advance_sql = (
             f"UPDATE {checkpoints} SET tx_id = $2::text::xid8, seq = $3, updated_at = now() "
             "WHERE name = $1"
@@ -228,23 +221,19 @@ class Relay:
         if not self._row_ready:
             await self._pool.execute(self._ensure_sql, self.name)
             self._row_ready = True
-        # Locking the checkpoint row assigns a transaction id and writes the row: not
-        # worth doing 50 times a second to find nothing.
+        self._more = None
+        # A transaction for nothing: not worth opening 50 times a second to find nothing.
         if not await self._pool.fetchval(self._pending_sql, self.name):
             self._set_lag(0, None)
             return 0
         async with self._pool.acquire() as conn, conn.transaction():
-            row = await conn.fetchrow(self._lock_sql, self.name)
-            after = Position(int(row["tx_text"]), row["seq"])
-            # The store only calls ``fetch`` on what it is given: handing it this
-            # connection runs the very same read_all inside our transaction.
-            events = await PostgresEventStore(conn, self._schema).read_all(after, self.batch_size)
-            await self._measure_lag(conn, after, events)
+            rows = await conn.fetch(self._batch_sql, self.name, self.batch_size)
+            events = [recorded(row) for row in rows]
+            await self._measure_lag(conn, events)
             for event in events:
                 await self._publish(event)
-            if events:
-                last = events[-1].position
-                await conn.execute(self._advance_sql, self.name, str(last.tx_id), last.seq)
+        if rows:
+            self._more = bool(rows[-1]["more"])
         if events and len(events) < self.batch_size:
             self._set_lag(0, None)  # caught up with what was committed when the batch began
         return len(events)
@@ -298,6 +287,10 @@ class Relay:
             await _sleep(stop, self.linger)
 
     async def _behind_horizon(self) -> bool:
+        """Whether committed events wait after the checkpoint (the last batch says so
+        when it published any; else one read-only statement)."""
+        if self._more is not None:
+            return self._more
         try:
             return bool(await self._pool.fetchval(self._committed_sql, self.name))
         except Exception:  # PostgreSQL away: the next batch finds out, then backs off
@@ -325,12 +318,15 @@ class Relay:
         if ack.duplicate:
             self._duplicates.inc()
 
-    async def _measure_lag(self, conn: Any, after: Position, events: list[Recorded]) -> None:
+    async def _measure_lag(self, conn: Any, events: list[Recorded]) -> None:
+        oldest = events[0].recorded_at if events else None
         if len(events) < self.batch_size:  # the batch holds everything committed so far
-            self._set_lag(len(events), events[0].recorded_at if events else None)
+            self._set_lag(len(events), oldest)
             return
-        row = await conn.fetchrow(self._lag_sql, str(after.tx_id), after.seq)
-        self._set_lag(row["behind"], row["oldest"])
+        last = events[-1].position
+        row = await conn.fetchrow(self._lag_sql, str(last.tx_id), last.seq)
+        rest = row["oldest"]
+        self._set_lag(len(events) + row["behind"], oldest if rest is None else min(oldest, rest))
 
     def _set_lag(self, behind: int, oldest: datetime | None) -> None:
         self._lag_events.set(behind)

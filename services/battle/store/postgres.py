@@ -56,7 +56,7 @@ KEPT = 20_000
 
 
 class PostgresBattles:
-    def __init__(self, pool: Any, schema: str, kept: int = KEPT) -> None:
+    def __init__(self, pool: Any, schema: str, kept: int = KEPT, linger: float = 0.0) -> None:
         self._pool = pool
         self._kept: OrderedDict[str, BattleState] = OrderedDict()
         self._most = kept
@@ -70,7 +70,7 @@ class PostgresBattles:
             "$15::boolean[], $16::integer[], $17::text[], $18::integer[], $19::text[], "
             "$20::text[], $21::text[])"
         )
-        self._group: GroupCommit[_Save, str] = GroupCommit(self._flush)
+        self._group: GroupCommit[_Save, str] = GroupCommit(self._flush, linger=linger)
 
     async def current(self, battle_id: str) -> BattleState | None:
         """The kept state if there is one, with no round trip (a command's save checks

@@ -328,6 +328,29 @@ async def test_an_append_behind_an_older_open_transaction_is_relayed_once_that_o
     await wait_for_messages(js, stream, 1, timeout=3)
 
 
+async def test_an_append_behind_the_horizon_after_a_batch_that_published_is_relayed_soon(
+    woken_relay: Relay, pg_pool: Any, store: PostgresEventStore, nc: Client, stream: EventStream
+) -> None:
+    """The batch itself tells that committed events wait after it (``relay_batch()``'s
+    ``more``): the relay looks again shortly, not at the next notice (here up to 60 s)."""
+    js = nc.jetstream()
+    async with pg_pool.acquire() as first, pg_pool.acquire() as second:
+        older, younger = first.transaction(), second.transaction()
+        await older.start()
+        await first.fetchval("SELECT pg_current_xact_id()")  # holds the horizon
+        await store.append("match-late", 0, [event("late")])
+        await younger.start()
+        await second.fetchval("SELECT pg_current_xact_id()")
+        await store.append("match-later", 0, [event("later")])  # behind both
+        await asyncio.sleep(0.3)  # both notices came and went: the relay polls
+        await older.rollback()  # "late" readable, "later" still behind the younger one
+        await wait_for_messages(js, stream, 1, timeout=3)
+        await asyncio.sleep(0.3)
+        assert await message_count(js, stream) == 1
+        await younger.rollback()
+    await wait_for_messages(js, stream, 2, timeout=3)
+
+
 async def test_a_lingering_relay_publishes_appends_that_commit_together_in_one_batch(
     pg_pool: Any,
     pg_schema: str,

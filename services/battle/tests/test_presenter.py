@@ -1,0 +1,69 @@
+"""The views ``SeatViews`` keeps: within a turn it reuses what the commit did not change,
+and every view equals the one built from scratch (``battle_view``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from random import Random
+
+from services.battle import domain
+from services.battle.bots.levels import GreedyBot
+from services.battle.domain import BattleState
+from services.battle.presenter import SeatViews, battle_view
+from services.battle.rules import view_for
+from services.battle.tests.builders import ROSTER, context, start
+from services.platform.pushes import RecordedPushes
+
+
+def _states(state: BattleState, turns: int) -> list[BattleState]:
+    """The states one process goes through (each decided on the one before, as the
+    service's kept states are): both seats commit greedy plans, turn after turn; seat 1
+    is taken over by the CPU in the middle of turn 2."""
+    ctx, _, _ = context()
+    seen: list[BattleState] = []
+    for turn in range(turns):
+        for seat in domain.SEATS:
+            if state.over:
+                return seen
+            assert state.battle is not None
+            if turn == 1 and seat == 1:
+                state = domain.take_over(state, 1, "greedy").state
+                seen.append(state)
+            assert state.battle is not None
+            plan = GreedyBot().choose(ROSTER, view_for(state.battle, seat), Random(turn))
+            decision = domain.commit_plan(
+                state, seat, state.battle.turn, plan, ROSTER, ctx.clock(), ctx.timing
+            )
+            state = decision.state
+            seen.append(state)
+    return seen
+
+
+async def test_every_kept_view_equals_the_view_built_from_scratch() -> None:
+    ctx, _, _ = context()
+    first = await start(ctx)
+    views = SeatViews(RecordedPushes(), ROSTER, lambda: datetime.now(UTC))
+    states = [first, *_states(first, 5)]
+    assert len({id(s.battle) for s in states}) < len(states), "some states share a turn"
+    for state in states:
+        for seat in domain.SEATS:
+            kept = views.view(state, seat)
+            assert kept == battle_view(state, seat, ROSTER)
+            assert kept.you.committed == (state.plans[seat] is not None)
+            assert kept.opponent.committed == (state.plans[1 - seat] is not None)
+            assert not kept.opponent.hand, "never the opponent's hand"
+
+
+async def test_a_reused_turn_does_not_carry_one_views_flags_into_the_next() -> None:
+    ctx, _, _ = context()
+    first = await start(ctx)
+    assert first.battle is not None
+    views = SeatViews(RecordedPushes(), ROSTER, lambda: datetime.now(UTC))
+    before = views.view(first, 1)
+    plan = GreedyBot().choose(ROSTER, view_for(first.battle, 0), Random(1))
+    after = domain.commit_plan(first, 0, 1, plan, ROSTER, ctx.clock(), ctx.timing).state
+    assert after.battle is first.battle  # the same turn: the teams are reused
+    theirs = views.view(after, 1)
+    assert theirs.opponent.committed and not before.opponent.committed
+    assert not theirs.plan, "the opponent's plan stays hidden"
+    assert views.view(after, 0).plan and not views.view(first, 0).plan
