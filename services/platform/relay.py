@@ -28,7 +28,7 @@ One batch, one transaction
     short. A batch is four round trips: the look, ``BEGIN``, ``relay_batch()``, ``COMMIT``.
 
     A caught-up relay waits for the next append's notice (a statement trigger on the
-    events table notifies ``triad_events`` with the schema's name), looking anyway once
+    events table notifies its own channel, ``appended_channel(schema)``), looking anyway once
     a second; an idle service does not poll PostgreSQL fifty times a second. Each look
     first asks, read-only, whether anything is readable (a notice comes at commit, often
     before the events are below the horizon), and only then opens the batch.
