@@ -32,7 +32,7 @@ from services.collection.domain.catalog import load_catalog
 from services.collection.schema import MIGRATIONS
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.database import create_pool
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.wire import ELEMENTS

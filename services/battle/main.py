@@ -20,7 +20,7 @@ from services.battle.server import SERVICE_NAME, BattleServicer, register
 from services.battle.store import PostgresBattles
 from services.platform.background import DueSoon, publish_log, utc_now
 from services.platform.database import create_pool
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS

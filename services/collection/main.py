@@ -23,7 +23,7 @@ from services.platform.background import appends_to, open_event_stream, utc_now
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS

@@ -42,7 +42,7 @@ from services.platform.channels import internal_channel
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import Consumer, ConsumerMetrics
 from services.platform.database import create_pool
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.metrics import new_registry
 from services.platform.migrations import migrate

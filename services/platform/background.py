@@ -17,7 +17,7 @@ from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry
 
 from services.platform import bus
-from services.platform.eventstore import appended_channel
+from services.platform.eventstore_schema import appended_channel
 from services.platform.interceptors import out_of_reach
 from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics

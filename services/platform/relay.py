@@ -147,7 +147,7 @@ class Relay:
         """``metrics`` default to a private registry: pass the process's to expose them.
 
         ``appended``: an event set when the schema's log is appended to (a listener of
-        ``APPENDED_CHANNEL``). With it, a caught-up relay waits for it, and looks
+        ``appended_channel(schema)``). With it, a caught-up relay waits for it, and looks
         anyway every ``idle_interval`` (a notice missed, or a commit not yet below every
         reader's horizon when it came); without it, it polls every ``poll_interval``.
 

@@ -13,8 +13,8 @@ from services.battle.schema import MIGRATIONS
 from services.battle.store import MemoryBattles, PostgresBattles
 from services.battle.store.port import BattleRepository, DueTimer
 from services.battle.tests.builders import ANN, BEA, commit, context, humans, key, start
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.eventstore import WrongExpectedVersion
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.requests import Request, RequestReused

@@ -13,10 +13,15 @@ from services.collection.handlers import Context
 from services.collection.schema import MIGRATIONS
 from services.collection.store import MemoryStore, Repository, Store
 from services.collection.tests.builders import CATALOG, Clock
-from services.platform import consumer, eventstore, relay
+from services.platform import consumer, eventstore_schema, relay
 from services.platform.migrations import migrate
 
-ALL_MIGRATIONS = (*eventstore.MIGRATIONS, *relay.MIGRATIONS, *consumer.MIGRATIONS, *MIGRATIONS)
+ALL_MIGRATIONS = (
+    *eventstore_schema.MIGRATIONS,
+    *relay.MIGRATIONS,
+    *consumer.MIGRATIONS,
+    *MIGRATIONS,
+)
 
 
 @pytest.fixture

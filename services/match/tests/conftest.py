@@ -13,7 +13,7 @@ from services.match import schema
 from services.match.handlers import Context
 from services.match.store import MatchStore, MemoryMatchStore
 from services.match.tests.builders import T0
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 
 

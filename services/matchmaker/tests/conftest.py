@@ -20,7 +20,7 @@ from services.matchmaker.store import MatchmakerStore
 from services.matchmaker.store.lobby import LobbyStore
 from services.matchmaker.store.memory import MemoryStore
 from services.platform.errors import FailedPrecondition
-from services.platform.eventstore import MIGRATIONS as EVENT_MIGRATIONS
+from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)

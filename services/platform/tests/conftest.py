@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from services.platform.eventstore import MIGRATIONS, PostgresEventStore
+from services.platform.eventstore import PostgresEventStore
+from services.platform.eventstore_schema import MIGRATIONS
 from services.platform.migrations import migrate
 
 

@@ -8,13 +8,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-from services.platform.eventstore import (
-    MIGRATIONS,
-    NewEvent,
-    PostgresEventStore,
-    WrongExpectedVersion,
-    appended_channel,
-)
+from services.platform.eventstore import NewEvent, PostgresEventStore, WrongExpectedVersion
+from services.platform.eventstore_schema import MIGRATIONS, appended_channel
 from services.platform.migrations import Migration, MigrationError, migrate, quote_schema
 
 pytestmark = pytest.mark.integration

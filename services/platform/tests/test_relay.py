@@ -20,7 +20,8 @@ from prometheus_client import CollectorRegistry
 
 from services.platform import bus
 from services.platform.bus import EventStream
-from services.platform.eventstore import START, PostgresEventStore, Recorded, appended_channel
+from services.platform.eventstore import START, PostgresEventStore, Recorded
+from services.platform.eventstore_schema import appended_channel
 from services.platform.migrations import migrate
 from services.platform.notifier import Notifier
 from services.platform.relay import Relay, RelayMetrics
