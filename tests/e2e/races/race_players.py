@@ -9,16 +9,15 @@ import asyncio
 import contextlib
 import random
 import time
-from dataclasses import dataclass
 from typing import Any
 from uuid import uuid4
 
 import grpc
-from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
+from tests.e2e import sessions
 
 TURN_SECONDS = 3.0
 
@@ -53,23 +52,8 @@ async def attend(p: Player) -> None:
     await asyncio.wait_for(opened.wait(), 20)
 
 
-@dataclass
-class Player:
-    api: Any
-    id: str
-    name: str
-    tokens: g.AuthTokens
-
-    @property
-    def meta(self) -> tuple[tuple[str, str]]:
-        return (("authorization", f"Bearer {self.tokens.access_token}"),)
-
-    async def call(self, rpc: str, request: Message) -> Any:
-        return await getattr(self.api, rpc)(request, metadata=self.meta, timeout=20)
-
-    async def view(self, match_id: str) -> pb.MatchView:
-        reply = await self.call("GetMatchView", g.GetMatchViewRequest(match_id=match_id))
-        return reply.view  # type: ignore[no-any-return]
+class Player(sessions.Player):
+    """A player of the e2e sessions helpers, who can also list their copies."""
 
     async def copies(self) -> set[str]:
         reply = await self.call("ListCollection", g.ListCollectionRequest(page_size=200))
