@@ -43,7 +43,7 @@ from gateway import accounts
 from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
 from gateway.notices import match_notices, trade_notices
-from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Push, PushHub
+from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Inbox, Push, PushHub
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.downstream import INTERNAL_DEADLINE
@@ -100,7 +100,7 @@ class SessionRpcs(PlayerStatusReads):
 
         opened_at = self._clock()
         await self._store.open_session(player_id, session_id, opened_at)
-        inbox: asyncio.Queue[Push] = asyncio.Queue()
+        inbox = Inbox()
         # Subscribed before anything is read, so nothing changes unseen in between.
         async with self._hub.listen(player_id, inbox):
             await self._hub.publish.send(
