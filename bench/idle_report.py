@@ -35,7 +35,6 @@ def report(found: Found, parameters: dict[str, Any]) -> Report:
     windows = found.windows
     baseline = windows[0]
     per_session = [PerSession.against(w, baseline) for n, w in windows.items() if n and w.sessions]
-    targets = checks(per_session, windows)
     # Between the two largest sizes: what one more session adds once the first opening's
     # one-off growth (pools, caches, the allocator's arenas) is behind.
     top = sorted(n for n in windows if n)[-2:]
@@ -44,6 +43,7 @@ def report(found: Found, parameters: dict[str, Any]) -> Report:
         if len(top) == 2 and windows[top[1]].sessions > windows[top[0]].sessions
         else []
     )
+    targets = checks(per_session, windows, marginal)
     cores = max(1, len(parameters.get("cores") or [0]))
     saturated = [n for n, w in windows.items() if w.cpu_ms_total >= SATURATED * cores * 1000]
     measurements: dict[str, Measurement] = {}

@@ -183,6 +183,26 @@ def test_a_target_is_judged_at_the_largest_size_where_noise_weighs_least() -> No
     assert not checks([], {0: baseline})[0].met  # nothing measured meets nothing
 
 
+def test_the_services_memory_is_judged_on_what_one_more_session_adds() -> None:
+    # match grew 5 MB at the first 1,000 sessions (a one-off: 5 kB "each" against the
+    # baseline, 1 kB at 5,000) and 0.4 MB over the next 4,000: 0.1 kB each, met.
+    baseline = _window(0, 10.0, 5.0, 2.0, 60_000, 80_000)
+    smaller = _window(1000, 60.0, 25.0, 2.5, 100_000, 85_000)
+    larger = _window(5000, 260.0, 25.0, 2.5, 260_000, 85_400)
+    against = [PerSession.against(w, baseline) for w in (smaller, larger)]
+    windows = {0: baseline, 1000: smaller, 5000: larger}
+    assert not {c.name: c for c in checks(against, windows)}["services_rss_per_session"].met
+    judged = {c.name: c for c in checks(against, windows, [PerSession.against(larger, smaller)])}
+    services = judged["services_rss_per_session"]
+    assert services.measured == pytest.approx({5000: 0.1})
+    assert services.met
+    assert "one more session" in services.what
+    grown = _window(5000, 260.0, 25.0, 2.5, 260_000, 93_000)  # 2 kB each held: not met
+    held = checks(against, windows | {5000: grown}, [PerSession.against(grown, smaller)])
+    assert not {c.name: c.met for c in held}["services_rss_per_session"]
+    assert judged["gateway_rss_per_session"].measured == pytest.approx({1000: 40.0, 5000: 40.0})
+
+
 def test_sizes_are_sorted_distinct_and_always_hold_the_baseline() -> None:
     assert parse_sizes("5000,1000,1000") == (0, 1000, 5000)
     assert parse_sizes("0, 200") == (0, 200)
