@@ -8,7 +8,6 @@ from typing import Any
 
 import grpc
 from triad.v1 import common_pb2 as pb
-from triad.v1 import events_pb2 as ev
 from triad.v1 import match_pb2 as m
 from triad.v1 import match_pb2_grpc
 
@@ -25,6 +24,7 @@ from services.match.rules.compatibility import (
     sudden_death_problem,
 )
 from services.match.rules.deck import STAR_LIMITS, DeckEntry, hand_size_for
+from services.platform.bus import envelope
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
@@ -270,22 +270,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         match_id = require(request.match_id, "match_id")
         limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
         page = await handlers_reads.match_events(self._ctx, match_id, request.from_version, limit)
-        envelopes = [
-            ev.EventEnvelope(
-                event_id=str(r.event_id),
-                stream_id=r.stream_id,
-                version=r.version,
-                global_position=r.position.seq,
-                event_type=r.type,
-                schema_version=r.schema_version,
-                record_time=wire.timestamp(r.recorded_at),
-                correlation_id=str(r.metadata.get("correlation_id", "")),
-                payload=r.data,
-            )
-            for r in page.events
-        ]
         return m.MatchServiceGetMatchEventsResponse(
-            events=envelopes, next_version=page.next_version
+            events=[envelope(r) for r in page.events], next_version=page.next_version
         )
 
 

@@ -116,7 +116,8 @@ def _same(
     touching: Touching, walls: int, owners: Owners, enemy: int, special: dict[int, Cause]
 ) -> None:
     """Same: with two or more matching neighbours (friendly ones and Same Wall edges
-    count), every enemy card among the matching ones is captured."""
+    count), every enemy card among the matching ones is captured. A Realm table's Same
+    is this one on printed values, with no Same Wall (``walls`` 0)."""
     matched = [n for n, mine, theirs in touching if mine == theirs]
     if len(matched) + walls >= 2:
         for n in matched:

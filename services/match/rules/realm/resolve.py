@@ -36,9 +36,9 @@ from services.match.rules.realm.outcome import (
     RealmState,
     Saved,
 )
-from services.match.rules.resolve import Capture, Cause
+from services.match.rules.resolve import Capture, Cause, Owners, Touching, _same
 
-_SAME, _PLUS, _BASIC, _COMBO = Cause.SAME, Cause.PLUS, Cause.BASIC, Cause.COMBO
+_PLUS, _BASIC, _COMBO = Cause.PLUS, Cause.BASIC, Cause.COMBO
 _WARD, _EMBER, _ROT, _SILENCE, _BIND = Hex.WARD, Hex.EMBER, Hex.ROT, Hex.SILENCE, Hex.BIND
 
 Cards = Sequence[RealmCard | None]
@@ -155,14 +155,14 @@ def resolve(
     contacts = ascending_contacts(geometry)
     work = _Work(cards, owners, state, cell, card, player, rules, lair)
     sides = card.sides
-    touching = [
+    touching: Touching = [
         (n, sides[mine], other.sides[theirs])
         for n, mine, theirs in contacts[cell]
         if (other := cards[n]) is not None
     ]
     special: dict[int, Cause] = {}
-    if rules.same:
-        _same(touching, work.owners, work.enemy, special)
+    if rules.same:  # the standard Same, on printed values; no Same Wall here
+        _same(touching, 0, work.owners, work.enemy, special)
     if rules.plus:
         _plus(touching, work.owners, work.enemy, special)
     for n in sorted(special):
@@ -173,27 +173,7 @@ def resolve(
     return _settle(work, contacts[cell], state, lair)
 
 
-def _same(
-    touching: list[tuple[int, int, int]],
-    owners: list[int | None],
-    enemy: int,
-    special: dict[int, Cause],
-) -> None:
-    """Same, on printed values: with two or more matching neighbours (friendly ones
-    count), every enemy card among the matching ones joins the special set."""
-    matched = [n for n, mine, theirs in touching if mine == theirs]
-    if len(matched) >= 2:
-        for n in matched:
-            if owners[n] == enemy:
-                special[n] = _SAME
-
-
-def _plus(
-    touching: list[tuple[int, int, int]],
-    owners: list[int | None],
-    enemy: int,
-    special: dict[int, Cause],
-) -> None:
+def _plus(touching: Touching, owners: Owners, enemy: int, special: dict[int, Cause]) -> None:
     """Realm Plus, on printed values: every set of two or more enemy neighbours whose
     sides facing P add up to P's sides facing them joins the special set."""
     enemies = [(n, mine - theirs) for n, mine, theirs in touching if owners[n] == enemy]
