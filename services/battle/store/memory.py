@@ -13,7 +13,8 @@ from services.battle.domain.events import Created
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
-from services.platform.requests import Request, RequestSeen
+from services.platform.requests import Request
+from services.platform.requests_memory import MemoryRequests
 
 PHASES = (DeadlineKind.FORMATION, DeadlineKind.SELECTION)
 
@@ -29,7 +30,7 @@ class MemoryBattles:
     def __init__(self) -> None:
         self.events = InMemoryEventStore()
         self._timers: dict[tuple[str, DeadlineKind, int], datetime] = {}
-        self._requests: dict[tuple[str, str], tuple[str, str]] = {}
+        self._requests: MemoryRequests[str] = MemoryRequests()
         self._active: dict[str, Active] = {}
         self._presence: dict[str, _Session] = {}
         self._open: set[str] = set()
@@ -43,9 +44,7 @@ class MemoryBattles:
 
     async def save(self, write: Write) -> None:
         decision, battle_id = write.decision, write.battle_id
-        key = None if write.request is None else (write.request.scope, write.request.request_id)
-        if key is not None and key in self._requests:
-            raise RequestSeen(key[1])
+        self._requests.check_new(write.request)
         if decision.events:
             current = len(await self.events.read_stream(codec.stream_id(battle_id)))
             if current != decision.before:
@@ -70,20 +69,15 @@ class MemoryBattles:
                 self._active[player] = Active(battle_id, seat)
         if state.over:
             self._open.discard(battle_id)
-            for key_ in [k for k in self._timers if k[0] == battle_id]:
-                del self._timers[key_]
+            for key in [k for k in self._timers if k[0] == battle_id]:
+                del self._timers[key]
             for _, player in state.humans():
                 if self._active.get(player, Active("", 0)).battle_id == battle_id:
                     del self._active[player]
-        if key is not None and write.request is not None:
-            self._requests[key] = (write.request.fingerprint, battle_id)
+        self._requests.remember(write.request, battle_id)
 
     async def answered(self, request: Request) -> str | None:
-        found = self._requests.get((request.scope, request.request_id))
-        if found is None:
-            return None
-        request.check(found[0])
-        return found[1]
+        return self._requests.answered(request)
 
     async def active_battle(self, player_id: str) -> Active | None:
         return self._active.get(player_id)

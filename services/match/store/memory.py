@@ -29,7 +29,8 @@ from services.match.store.port import (
 )
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
-from services.platform.requests import Request, RequestSeen
+from services.platform.requests import Request
+from services.platform.requests_memory import MemoryRequests
 
 
 @dataclass(slots=True)
@@ -57,7 +58,7 @@ class MemoryMatchStore:
         self._cache: dict[str, domain.Match] = {}
         self.timers: dict[str, tuple[datetime, str]] = {}
         """match id -> (earliest due, the timers as operators read them)."""
-        self._requests: dict[tuple[str, str], tuple[str, Answered]] = {}
+        self._requests: MemoryRequests[Answered] = MemoryRequests()
         self._active: dict[str, str] = {}
         self._presence: dict[str, _Session] = {}
         self._claimed: set[str] = set()
@@ -81,11 +82,7 @@ class MemoryMatchStore:
         return replay([r for r in records if r.version <= version])
 
     async def answered(self, request: Request) -> Answered | None:
-        found = self._requests.get((request.scope, request.request_id))
-        if found is None:
-            return None
-        request.check(found[0])
-        return found[1]
+        return self._requests.answered(request)
 
     async def active_match(self, player_id: str) -> str | None:
         return self._active.get(player_id)
@@ -120,13 +117,10 @@ class MemoryMatchStore:
         busy = next((s for s in write.seated if s.player_id in self._active), None)
         if busy is not None:
             raise PlayerBusy.naming(busy.name)
-        key = None if request is None else (request.scope, request.request_id)
-        if request is not None and key in self._requests:
-            raise RequestSeen(request.request_id)
+        self._requests.check_new(request)
         # The in-memory store never suspends inside an append: still one step.
         await self._events.append(write.stream, write.expected, write.events)
-        if key is not None and request is not None:
-            self._requests[key] = (request.fingerprint, Answered(write.match_id, write.version))
+        self._requests.remember(request, Answered(write.match_id, write.version))
         self._cache[write.match_id] = write.state
         self._written(write)
         return write.state
