@@ -24,6 +24,7 @@ from uuid import NAMESPACE_URL, uuid5
 from services.collection.domain.events import CopySource, OwnedCopy
 from services.collection.domain.events_auction import (
     ListingCancelled,
+    ListingClose,
     ListingCreated,
     ListingEvent,
     ListingExpired,
@@ -112,7 +113,7 @@ class Listing:
         return f"listing {short_id(self.listing_id)} ({card})"
 
 
-CLOSES = {
+CLOSES: dict[type[ListingClose], ListingStatus] = {
     ListingCancelled: ListingStatus.CANCELLED,
     ListingExpired: ListingStatus.EXPIRED,
     ListingSold: ListingStatus.SOLD,

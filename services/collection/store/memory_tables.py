@@ -27,12 +27,7 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeOpened,
 )
-from services.collection.domain.events_auction import (
-    ListingCancelled,
-    ListingCreated,
-    ListingExpired,
-    ListingSold,
-)
+from services.collection.domain.events_auction import ListingClose, ListingCreated, ListingSold
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
 from services.collection.results import (
@@ -245,16 +240,12 @@ class Tables:
                     event.listing_id, event.seller_id, event.copy, event.price, at,
                     event.expires_at,
                 )  # fmt: skip
-            case ListingCancelled() | ListingExpired() | ListingSold():
+            case ListingClose():
                 self._close(event, at)
             case _:
                 pass  # seeds and drafts: their rows are written by the unit itself
 
-    def _close(
-        self,
-        event: ListingCancelled | ListingExpired | ListingSold,
-        at: datetime,
-    ) -> None:
+    def _close(self, event: ListingClose, at: datetime) -> None:
         found = self.listings.get(event.listing_id)
         if found is None or found.status is not auction.ListingStatus.OPEN:
             raise ProjectionBroken(f"listing {event.listing_id} is not open")
