@@ -133,14 +133,19 @@ def fold(events: Sequence[tuple[ListingEvent, datetime]]) -> Listing | None:
                 event.expires_at,
             )
         elif state is not None:
-            state = replace(
-                state,
-                status=CLOSES[type(event)],
-                closed_at=at,
-                buyer_id=event.buyer_id if isinstance(event, ListingSold) else "",
-                version=state.version + 1,
-            )
+            state = closed(state, event, at)
     return state
+
+
+def closed(state: Listing, event: ListingClose, at: datetime) -> Listing:
+    """The listing ``state`` as its close ``event``, recorded at ``at``, leaves it."""
+    return replace(
+        state,
+        status=CLOSES[type(event)],
+        closed_at=at,
+        buyer_id=event.buyer_id if isinstance(event, ListingSold) else "",
+        version=state.version + 1,
+    )
 
 
 def create(listing_id: str, copy: OwnedCopy, price: int, now: datetime) -> ListingCreated:

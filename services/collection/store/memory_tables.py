@@ -249,9 +249,7 @@ class Tables:
         found = self.listings.get(event.listing_id)
         if found is None or found.status is not auction.ListingStatus.OPEN:
             raise ProjectionBroken(f"listing {event.listing_id} is not open")
-        closed = auction.fold([(found_created(found), found.created_at), (event, at)])
-        assert closed is not None
-        self.listings[event.listing_id] = closed
+        self.listings[event.listing_id] = auction.closed(found, event, at)
         if isinstance(event, ListingSold):
             copy_id = event.copy.copy_id
             held = self.copies.get(copy_id)
@@ -263,15 +261,3 @@ class Tables:
         if made.copy_id in self.copies:
             raise ProjectionBroken(f"copy {made.copy_id} made twice")
         self.copies[made.copy_id] = (made, origin_id)
-
-
-def found_created(listing: auction.Listing) -> ListingCreated:
-    """The event that opened ``listing`` (to fold its close onto)."""
-    return ListingCreated(
-        listing.listing_id,
-        listing.seller_id,
-        listing.copy,
-        listing.price,
-        listing.expires_at,
-        listing.created_at,
-    )
