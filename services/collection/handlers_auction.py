@@ -24,13 +24,7 @@ from services.collection.domain.events import (
     Holder,
     HolderKind,
 )
-from services.collection.domain.events_auction import (
-    ListingCancelled,
-    ListingCreated,
-    ListingEvent,
-    ListingExpired,
-    ListingSold,
-)
+from services.collection.domain.events_auction import ListingClose, ListingEvent
 from services.collection.handlers import Context, fire_due
 from services.collection.results import ListingChanged
 from services.collection.store import Request, Unit, listing_stream
@@ -46,7 +40,7 @@ async def load_listing(unit: Unit, listing_id: str) -> Listing:
     events = [
         (e, at)
         for e, at in await unit.stream(listing_stream(listing_id))
-        if isinstance(e, ListingCreated | ListingCancelled | ListingExpired | ListingSold)
+        if isinstance(e, ListingEvent)
     ]
     found = auction.fold(events)
     if found is None:
@@ -63,7 +57,7 @@ async def _claim(unit: Unit, listing_id: str, *players: str) -> Listing:
     return await load_listing(unit, listing_id)
 
 
-async def _close(unit: Unit, state: Listing, event: ListingEvent) -> None:
+async def _close(unit: Unit, state: Listing, event: ListingClose) -> None:
     """Close the listing (once: at version 1) and free the copy's lock."""
     await unit.append(listing_stream(state.listing_id), state.version, [event])
     released = CopiesReleased(state.seller_id, (state.copy.copy_id,), holder(state.listing_id))

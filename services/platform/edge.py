@@ -17,6 +17,9 @@ Use, in a service's ``server.py`` (or ``server/``)::
   sends), else INVALID_ARGUMENT naming the field.
 - ``bind``: every log line of this request carries the given ids (structlog context
   variables; the interceptor clears them per request).
+- ``require_bound``: ``require`` one id, then ``bind`` it under its field's name (a
+  request that names only its player: ``player = require_bound(request.player_id,
+  "player_id")``).
 - ``require_enum`` / ``short_name`` (from ``enums``): one wording for a missing or
   unknown enum value.
 - ``check_operator``: PERMISSION_DENIED unless the call carries
@@ -34,7 +37,16 @@ import structlog
 from services.platform.enums import require_enum, short_name
 from services.platform.errors import InvalidArgument, PermissionDenied
 
-__all__ = ["MAX_ID", "bearer", "bind", "check_operator", "require", "require_enum", "short_name"]
+__all__ = [
+    "MAX_ID",
+    "bearer",
+    "bind",
+    "check_operator",
+    "require",
+    "require_bound",
+    "require_enum",
+    "short_name",
+]
 
 MAX_ID = 200
 """The longest id (or name) a service accepts in a request."""
@@ -52,6 +64,13 @@ def require(value: str, field: str, longest: int = MAX_ID) -> str:
 def bind(**ids: str) -> None:
     """Every log line of this request carries ``ids`` (match_id=..., player_id=...)."""
     structlog.contextvars.bind_contextvars(**ids)
+
+
+def require_bound(value: str, field: str) -> str:
+    """``value``, required as ``require`` does, and on every log line of this request as
+    ``field``."""
+    bind(**{field: require(value, field)})
+    return value
 
 
 def bearer(context: Any) -> str:

@@ -24,6 +24,7 @@ from uuid import NAMESPACE_URL, uuid5
 from services.collection.domain.events import CopySource, OwnedCopy
 from services.collection.domain.events_auction import (
     ListingCancelled,
+    ListingClose,
     ListingCreated,
     ListingEvent,
     ListingExpired,
@@ -112,7 +113,7 @@ class Listing:
         return f"listing {short_id(self.listing_id)} ({card})"
 
 
-CLOSES = {
+CLOSES: dict[type[ListingClose], ListingStatus] = {
     ListingCancelled: ListingStatus.CANCELLED,
     ListingExpired: ListingStatus.EXPIRED,
     ListingSold: ListingStatus.SOLD,
@@ -132,14 +133,19 @@ def fold(events: Sequence[tuple[ListingEvent, datetime]]) -> Listing | None:
                 event.expires_at,
             )
         elif state is not None:
-            state = replace(
-                state,
-                status=CLOSES[type(event)],
-                closed_at=at,
-                buyer_id=event.buyer_id if isinstance(event, ListingSold) else "",
-                version=state.version + 1,
-            )
+            state = closed(state, event, at)
     return state
+
+
+def closed(state: Listing, event: ListingClose, at: datetime) -> Listing:
+    """The listing ``state`` as its close ``event``, recorded at ``at``, leaves it."""
+    return replace(
+        state,
+        status=CLOSES[type(event)],
+        closed_at=at,
+        buyer_id=event.buyer_id if isinstance(event, ListingSold) else "",
+        version=state.version + 1,
+    )
 
 
 def create(listing_id: str, copy: OwnedCopy, price: int, now: datetime) -> ListingCreated:

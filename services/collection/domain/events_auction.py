@@ -1,11 +1,11 @@
 """The facts of a ``listing-<id>`` stream (RULES.md 15, the Auction House).
 
 A listing opens with ``ListingCreated`` and closes with exactly one of
-``ListingCancelled``, ``ListingExpired`` or ``ListingSold`` (version 2 of its stream:
-the expected version makes a second close impossible). The seller's lock on the copy
-(``CopiesLocked`` / ``CopiesReleased``, holder ``listing``) and the coins of a sale
-(``CurrencyDebited`` for the buyer, ``CurrencyCredited`` for the seller) are on the
-players' streams, appended in the same transaction.
+``ListingCancelled``, ``ListingExpired`` or ``ListingSold``, each a ``ListingClose``
+(version 2 of its stream: the expected version makes a second close impossible). The
+seller's lock on the copy (``CopiesLocked`` / ``CopiesReleased``, holder ``listing``)
+and the coins of a sale (``CurrencyDebited`` for the buyer, ``CurrencyCredited`` for
+the seller) are on the players' streams, appended in the same transaction.
 """
 
 from __future__ import annotations
@@ -31,21 +31,25 @@ class ListingCreated:
 
 
 @dataclass(frozen=True, slots=True)
-class ListingCancelled:
+class ListingClose:
+    """The one close of a listing: cancelled, expired or sold."""
+
     listing_id: str
     seller_id: str
 
 
 @dataclass(frozen=True, slots=True)
-class ListingExpired:
-    listing_id: str
-    seller_id: str
+class ListingCancelled(ListingClose):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
-class ListingSold:
-    listing_id: str
-    seller_id: str
+class ListingExpired(ListingClose):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ListingSold(ListingClose):
     buyer_id: str
     price: int
     fee: int
@@ -53,4 +57,4 @@ class ListingSold:
     """The copy as now owned: owner the buyer, source AUCTION, holo unchanged."""
 
 
-ListingEvent = ListingCreated | ListingCancelled | ListingExpired | ListingSold
+ListingEvent = ListingCreated | ListingClose

@@ -7,6 +7,7 @@ import base64
 import binascii
 import json
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -24,7 +25,7 @@ from services.collection.domain.auction import (
 )
 from services.collection.handlers import Context
 from services.collection.mapping import owned_copy, page, paged
-from services.platform.edge import bind, require, require_enum
+from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
@@ -161,12 +162,9 @@ class AuctionRpcs:
     async def ListMyListings(
         self, request: c.CollectionServiceListMyListingsRequest, context: Any
     ) -> c.CollectionServiceListMyListingsResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         found, token = await paged(
-            request,
-            PAGE_CAP,
-            lambda limit, offset: handlers_auction.listings_of(self._ctx, player, limit, offset),
+            request, PAGE_CAP, partial(handlers_auction.listings_of, self._ctx, player)
         )
         return c.CollectionServiceListMyListingsResponse(
             listings=[listing(x) for x in found], next_page_token=token

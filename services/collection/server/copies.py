@@ -12,7 +12,7 @@ from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
 from services.collection.mapping import character, elements, next_token, owned_copy, page, stars
 from services.match.rules.deck import card_label
-from services.platform.edge import bind, check_operator, require
+from services.platform.edge import bind, check_operator, require, require_bound
 from services.platform.errors import InvalidArgument, NotFound
 from services.platform.requests import Request
 
@@ -54,8 +54,7 @@ class CopyRpcs:
     async def ListCopies(
         self, request: c.CollectionServiceListCopiesRequest, context: Any
     ) -> c.CollectionServiceListCopiesResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         limit, offset = page(request.page_size, request.page_token, 500)
         f = request.filter
         where = CatalogFilter(stars(f.stars), elements(f.elements), f.name_contains)
@@ -108,8 +107,7 @@ class CopyRpcs:
         self, request: c.CollectionServiceGrantCopiesRequest, context: Any
     ) -> c.CollectionServiceGrantCopiesResponse:
         check_operator(self._admin_token, context)
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         if len(request.character_ids) > MAX_BATCH:
             raise InvalidArgument(f"grant at most {MAX_BATCH} copies at once")
         key = Request.of(

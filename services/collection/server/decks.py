@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -17,7 +18,7 @@ from services.collection.mapping import (
     paged,
 )
 from services.collection.results import DeckRecord
-from services.platform.edge import bind, require
+from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
 
@@ -65,12 +66,9 @@ class DeckRpcs:
     async def ListDecks(
         self, request: c.CollectionServiceListDecksRequest, context: Any
     ) -> c.CollectionServiceListDecksResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         found, token = await paged(
-            request,
-            200,
-            lambda limit, offset: handlers_decks.deck_page(self._ctx, player, limit, offset),
+            request, 200, partial(handlers_decks.deck_page, self._ctx, player)
         )
         decks = [await self._deck(player, record) for record in found]
         return c.CollectionServiceListDecksResponse(decks=decks, next_page_token=token)
@@ -88,8 +86,7 @@ class DeckRpcs:
     async def ValidateDeck(
         self, request: c.CollectionServiceValidateDeckRequest, context: Any
     ) -> c.CollectionServiceValidateDeckResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         which = request.WhichOneof("deck")
         if which == "random":
             reason = await handlers_decks.random_deck_possible(
@@ -174,8 +171,7 @@ class DeckRpcs:
     async def LockCopies(
         self, request: c.CollectionServiceLockCopiesRequest, context: Any
     ) -> c.CollectionServiceLockCopiesResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         holder = holder_of(request.holder)
         ids = [require(i, "copy_ids") for i in request.copy_ids]
         key = Request.of(player, require(request.request_id, "request_id"), "lock", holder, *ids)

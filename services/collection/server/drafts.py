@@ -10,7 +10,7 @@ from services.collection import handlers_drafts
 from services.collection.handlers import Context
 from services.collection.mapping import player_ref_back
 from services.collection.server.pushes import draft_view
-from services.platform.edge import bind, require
+from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
 from services.wire import LADDERS_BACK
@@ -34,8 +34,7 @@ class DraftRpcs:
     async def CreateDraft(
         self, request: c.CollectionServiceCreateDraftRequest, context: Any
     ) -> c.CollectionServiceCreateDraftResponse:
-        draft_id = require(request.draft_id, "draft_id")
-        bind(draft_id=draft_id)
+        draft_id = require_bound(request.draft_id, "draft_id")
         if len(request.participants) != 2:
             raise InvalidArgument(f"a draft has two participants, got {len(request.participants)}")
         a, b = (player_ref_back(p) for p in request.participants)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -12,7 +13,7 @@ from services.collection.domain import wealth
 from services.collection.domain.events import CurrencyReason
 from services.collection.handlers import Context
 from services.collection.mapping import booster_draw, paged, reason_of
-from services.platform.edge import bind, require
+from services.platform.edge import require, require_bound
 from services.platform.requests import Request
 
 
@@ -20,8 +21,7 @@ def _coins(
     request: c.CollectionServiceCreditCurrencyRequest | c.CollectionServiceSpendCurrencyRequest,
 ) -> tuple[str, str, CurrencyReason]:
     """The player, request id and reason of a credit or a spend, checked and logged."""
-    player = require(request.player_id, "player_id")
-    bind(player_id=player)
+    player = require_bound(request.player_id, "player_id")
     return player, require(request.request_id, "request_id"), reason_of(request.reason)
 
 
@@ -31,8 +31,7 @@ class EconomyRpcs:
     async def GetBalance(
         self, request: c.CollectionServiceGetBalanceRequest, context: Any
     ) -> c.CollectionServiceGetBalanceResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         balance = await economy.balance(self._ctx, player)
         return c.CollectionServiceGetBalanceResponse(balance=views.balance(balance))
 
@@ -71,16 +70,14 @@ class EconomyRpcs:
     async def GetSeedCommitment(
         self, request: c.CollectionServiceGetSeedCommitmentRequest, context: Any
     ) -> c.CollectionServiceGetSeedCommitmentResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         seed = await economy.seed_commitment(self._ctx, player)
         return c.CollectionServiceGetSeedCommitmentResponse(commitment=views.commitment(seed))
 
     async def SetClientSeed(
         self, request: c.CollectionServiceSetClientSeedRequest, context: Any
     ) -> c.CollectionServiceSetClientSeedResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         key = Request.of(
             player, require(request.request_id, "request_id"), "client-seed", request.client_seed
         )
@@ -96,8 +93,7 @@ class EconomyRpcs:
     async def OpenBooster(
         self, request: c.CollectionServiceOpenBoosterRequest, context: Any
     ) -> c.CollectionServiceOpenBoosterResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         key = Request.of(
             player,
             require(request.request_id, "request_id"),
@@ -113,14 +109,9 @@ class EconomyRpcs:
     async def ListBoosterDraws(
         self, request: c.CollectionServiceListBoosterDrawsRequest, context: Any
     ) -> c.CollectionServiceListBoosterDrawsResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         draws, token = await paged(
-            request,
-            1000,
-            lambda limit, offset: economy.booster_draws(
-                self._ctx, player, request.seed_id, limit, offset
-            ),
+            request, 1000, partial(economy.booster_draws, self._ctx, player, request.seed_id)
         )
         return c.CollectionServiceListBoosterDrawsResponse(
             draws=[booster_draw(d) for d in draws], next_page_token=token
@@ -129,13 +120,8 @@ class EconomyRpcs:
     async def ListServerSeeds(
         self, request: c.CollectionServiceListServerSeedsRequest, context: Any
     ) -> c.CollectionServiceListServerSeedsResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
-        found, token = await paged(
-            request,
-            200,
-            lambda limit, offset: economy.seed_page(self._ctx, player, limit, offset),
-        )
+        player = require_bound(request.player_id, "player_id")
+        found, token = await paged(request, 200, partial(economy.seed_page, self._ctx, player))
         return c.CollectionServiceListServerSeedsResponse(
             seeds=[views.server_seed(s) for s in found], next_page_token=token
         )

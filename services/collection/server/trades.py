@@ -9,7 +9,7 @@ from triad.v1 import collection_pb2 as c
 
 from services.collection import handlers_trades, views
 from services.collection.handlers import Context
-from services.platform.edge import bind, require
+from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
 
@@ -36,8 +36,7 @@ class TradeRpcs:
     async def GetPendingTrade(
         self, request: c.CollectionServiceGetPendingTradeRequest, context: Any
     ) -> c.CollectionServiceGetPendingTradeResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         found = await handlers_trades.pending_trade(self._ctx, player)
         if found is None:
             return c.CollectionServiceGetPendingTradeResponse()
@@ -58,8 +57,7 @@ class TradeRpcs:
     async def HasPendingObligations(
         self, request: c.CollectionServiceHasPendingObligationsRequest, context: Any
     ) -> c.CollectionServiceHasPendingObligationsResponse:
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         found = await handlers_trades.obligations(self._ctx, player, request.current_match_id)
         return c.CollectionServiceHasPendingObligationsResponse(
             blocked=bool(found), obligations=[views.obligation(o) for o in found]

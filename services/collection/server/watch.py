@@ -14,7 +14,7 @@ from triad.v1 import collection_pb2 as c
 from services.collection import handlers_drafts, handlers_trades
 from services.collection.handlers import Context
 from services.collection.server.pushes import balance_view, draft_view, trade_view
-from services.platform.edge import bind, require
+from services.platform.edge import require_bound
 from services.platform.notifier import Notifier
 
 WATCH_RECHECK_SECONDS = 5.0
@@ -33,8 +33,7 @@ class WatchRpcs:
         copy moved), the open draft. Checked when the collection's tables announce a change
         for the player (``NOTIFY_CHANNEL``, by trigger, at commit), and every few seconds
         in case a notice was missed."""
-        player = require(request.player_id, "player_id")
-        bind(player_id=player)
+        player = require_bound(request.player_id, "player_id")
         with self._notifier.watch(player) as noticed:
             async for message in self._watch_player(player, noticed):
                 yield message

@@ -27,12 +27,7 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeOpened,
 )
-from services.collection.domain.events_auction import (
-    ListingCancelled,
-    ListingCreated,
-    ListingExpired,
-    ListingSold,
-)
+from services.collection.domain.events_auction import ListingClose, ListingCreated, ListingSold
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
 from services.collection.results import (
@@ -245,22 +240,16 @@ class Tables:
                     event.listing_id, event.seller_id, event.copy, event.price, at,
                     event.expires_at,
                 )  # fmt: skip
-            case ListingCancelled() | ListingExpired() | ListingSold():
+            case ListingClose():
                 self._close(event, at)
             case _:
                 pass  # seeds and drafts: their rows are written by the unit itself
 
-    def _close(
-        self,
-        event: ListingCancelled | ListingExpired | ListingSold,
-        at: datetime,
-    ) -> None:
+    def _close(self, event: ListingClose, at: datetime) -> None:
         found = self.listings.get(event.listing_id)
         if found is None or found.status is not auction.ListingStatus.OPEN:
             raise ProjectionBroken(f"listing {event.listing_id} is not open")
-        closed = auction.fold([(found_created(found), found.created_at), (event, at)])
-        assert closed is not None
-        self.listings[event.listing_id] = closed
+        self.listings[event.listing_id] = auction.closed(found, event, at)
         if isinstance(event, ListingSold):
             copy_id = event.copy.copy_id
             held = self.copies.get(copy_id)
@@ -272,15 +261,3 @@ class Tables:
         if made.copy_id in self.copies:
             raise ProjectionBroken(f"copy {made.copy_id} made twice")
         self.copies[made.copy_id] = (made, origin_id)
-
-
-def found_created(listing: auction.Listing) -> ListingCreated:
-    """The event that opened ``listing`` (to fold its close onto)."""
-    return ListingCreated(
-        listing.listing_id,
-        listing.seller_id,
-        listing.copy,
-        listing.price,
-        listing.expires_at,
-        listing.created_at,
-    )

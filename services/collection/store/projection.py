@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from services.collection.domain import auction
 from services.collection.domain.events import (
     BoosterOpened,
     CollectionEvent,
@@ -33,12 +34,7 @@ from services.collection.domain.events import (
     TradeCardChosen,
     TradeOpened,
 )
-from services.collection.domain.events_auction import (
-    ListingCancelled,
-    ListingCreated,
-    ListingExpired,
-    ListingSold,
-)
+from services.collection.domain.events_auction import ListingClose, ListingCreated, ListingSold
 from services.collection.schema import Tables
 
 
@@ -172,7 +168,7 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
             )
         case ListingCreated():
             await _list(conn, t, event, at)
-        case ListingCancelled() | ListingExpired() | ListingSold():
+        case ListingClose():
             await _close(conn, t, event, at)
         case _:
             pass  # draft events: the drafts row follows the session (store.save_draft)
@@ -201,18 +197,15 @@ async def _list(conn: Any, t: Tables, event: ListingCreated, at: datetime) -> No
     )
 
 
-async def _close(
-    conn: Any, t: Tables, event: ListingCancelled | ListingExpired | ListingSold, at: datetime
-) -> None:
+async def _close(conn: Any, t: Tables, event: ListingClose, at: datetime) -> None:
     """A listing closes once: only an open one changes (the stream's version says so
     too). A sale moves the copy from its seller, who must still own it."""
-    status = {ListingCancelled: "cancelled", ListingExpired: "expired", ListingSold: "sold"}
     buyer = event.buyer_id if isinstance(event, ListingSold) else None
     closed = await conn.execute(
         f"UPDATE {t.listings} SET status = $2, closed_at = $3, due_at = NULL, buyer_id = $4 "
         "WHERE listing_id = $1 AND status = 'open'",
         event.listing_id,
-        status[type(event)],
+        auction.CLOSES[type(event)].value,
         at,
         buyer,
     )

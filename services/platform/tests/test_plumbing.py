@@ -11,7 +11,14 @@ import structlog
 from triad.v1 import common_pb2 as pb
 
 from services.platform.downstream import AS_REFUSAL, INTERNAL_DEADLINE, call, domain_error
-from services.platform.edge import MAX_ID, bind, check_operator, require, require_enum
+from services.platform.edge import (
+    MAX_ID,
+    bind,
+    check_operator,
+    require,
+    require_bound,
+    require_enum,
+)
 from services.platform.endpoints import DEFAULT_PORTS, default_address
 from services.platform.errors import (
     Conflict,
@@ -73,6 +80,16 @@ def test_bind_puts_the_ids_on_every_log_line_of_the_request() -> None:
     bind(match_id="m1", player_id="p1")
     assert structlog.contextvars.get_contextvars() == {"match_id": "m1", "player_id": "p1"}
     structlog.contextvars.clear_contextvars()
+
+
+def test_a_required_id_is_bound_under_its_field_and_a_missing_one_is_not() -> None:
+    structlog.contextvars.clear_contextvars()
+    assert require_bound("p1", "player_id") == "p1"
+    assert structlog.contextvars.get_contextvars() == {"player_id": "p1"}
+    structlog.contextvars.clear_contextvars()
+    with pytest.raises(InvalidArgument, match=r"^player_id is required$"):
+        require_bound("", "player_id")
+    assert structlog.contextvars.get_contextvars() == {}
 
 
 def test_require_enum_is_the_platform_one() -> None:
