@@ -15,7 +15,6 @@ import os
 import sys
 import termios
 import tty
-from types import TracebackType
 from typing import Any
 
 ERASE = {"\x7f", "\b"}
@@ -50,12 +49,7 @@ class LineReader:
             self._line_task = asyncio.create_task(self._read_lines())
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         if self._line_task is not None:
             self._line_task.cancel()
         else:

@@ -16,13 +16,18 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, ask, forward, request_id
+from gateway.forwarding import Downstreams, ask, forwarded, request_id
 from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "battle"
 
 
 class BattleRpcs(Downstreams):
+    GetActiveBattle = forwarded(WHAT, "GetActiveBattle", g.GetActiveBattleResponse)
+    SetFormation = forwarded(WHAT, "SetFormation", g.SetFormationResponse)
+    CommitPlan = forwarded(WHAT, "CommitPlan", g.CommitPlanResponse)
+    GiveUp = forwarded(WHAT, "GiveUp", g.GiveUpResponse)
+
     async def StartPracticeBattle(
         self, request: g.StartPracticeBattleRequest, context: Any
     ) -> g.StartPracticeBattleResponse:
@@ -61,47 +66,7 @@ class BattleRpcs(Downstreams):
         )
         return reply.view
 
-    async def GetActiveBattle(
-        self, request: g.GetActiveBattleRequest, context: Any
-    ) -> g.GetActiveBattleResponse:
-        return await forward(
-            WHAT,
-            self._battle_stub().GetActiveBattle,
-            b.BattleServiceGetActiveBattleRequest,
-            request,
-            g.GetActiveBattleResponse,
-        )
-
     async def GetBattleView(
         self, request: g.GetBattleViewRequest, context: Any
     ) -> g.GetBattleViewResponse:
         return g.GetBattleViewResponse(view=await self._battle_view(request.battle_id))
-
-    async def SetFormation(
-        self, request: g.SetFormationRequest, context: Any
-    ) -> g.SetFormationResponse:
-        return await forward(
-            WHAT,
-            self._battle_stub().SetFormation,
-            b.BattleServiceSetFormationRequest,
-            request,
-            g.SetFormationResponse,
-        )
-
-    async def CommitPlan(self, request: g.CommitPlanRequest, context: Any) -> g.CommitPlanResponse:
-        return await forward(
-            WHAT,
-            self._battle_stub().CommitPlan,
-            b.BattleServiceCommitPlanRequest,
-            request,
-            g.CommitPlanResponse,
-        )
-
-    async def GiveUp(self, request: g.GiveUpRequest, context: Any) -> g.GiveUpResponse:
-        return await forward(
-            WHAT,
-            self._battle_stub().GiveUp,
-            b.BattleServiceGiveUpRequest,
-            request,
-            g.GiveUpResponse,
-        )

@@ -5,13 +5,11 @@ NOT_FOUND because the service is asked as the caller."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from gateway.forwarding import Downstreams, forward
+from gateway.forwarding import Downstreams, forwarded
 from services.platform.downstream import INTERNAL_DEADLINE, call
 
 WHAT = "collection"
@@ -20,212 +18,43 @@ WHAT = "collection"
 class CollectionRpcs(Downstreams):
     # ---- catalog and copies --------------------------------------------------------
 
-    async def ListCatalog(
-        self, request: g.ListCatalogRequest, context: Any
-    ) -> g.ListCatalogResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListCatalog,
-            c.CollectionServiceListCatalogRequest,
-            request,
-            g.ListCatalogResponse,
-        )
-
-    async def ListCollection(
-        self, request: g.ListCollectionRequest, context: Any
-    ) -> g.ListCollectionResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListCopies,
-            c.CollectionServiceListCopiesRequest,
-            request,
-            g.ListCollectionResponse,
-        )
-
-    async def GetCopy(self, request: g.GetCopyRequest, context: Any) -> g.GetCopyResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().GetCopy,
-            c.CollectionServiceGetCopyRequest,
-            request,
-            g.GetCopyResponse,
-        )
+    ListCatalog = forwarded(WHAT, "ListCatalog", g.ListCatalogResponse)
+    ListCollection = forwarded(WHAT, "ListCopies", g.ListCollectionResponse)
+    GetCopy = forwarded(WHAT, "GetCopy", g.GetCopyResponse)
 
     # ---- decks ---------------------------------------------------------------------
 
-    async def SaveDeck(self, request: g.SaveDeckRequest, context: Any) -> g.SaveDeckResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().SaveDeck,
-            c.CollectionServiceSaveDeckRequest,
-            request,
-            g.SaveDeckResponse,
-        )
+    SaveDeck = forwarded(WHAT, "SaveDeck", g.SaveDeckResponse)
+    ListDecks = forwarded(WHAT, "ListDecks", g.ListDecksResponse)
+    DeleteDeck = forwarded(WHAT, "DeleteDeck", g.DeleteDeckResponse)
 
-    async def ListDecks(self, request: g.ListDecksRequest, context: Any) -> g.ListDecksResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListDecks,
-            c.CollectionServiceListDecksRequest,
-            request,
-            g.ListDecksResponse,
-        )
-
-    async def DeleteDeck(self, request: g.DeleteDeckRequest, context: Any) -> g.DeleteDeckResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().DeleteDeck,
-            c.CollectionServiceDeleteDeckRequest,
-            request,
-            g.DeleteDeckResponse,
-        )
-
-    async def ValidateDeck(
-        self, request: g.ValidateDeckRequest, context: Any
-    ) -> g.ValidateDeckResponse:
-        # The chosen deck (id, copies or random) goes as it came; nothing chosen goes on
-        # as is: the service names the choices in its refusal.
-        return await forward(
-            WHAT,
-            self._collection_stub().ValidateDeck,
-            c.CollectionServiceValidateDeckRequest,
-            request,
-            g.ValidateDeckResponse,
-        )
+    # The chosen deck (id, copies or random) goes as it came; nothing chosen goes on
+    # as is: the service names the choices in its refusal.
+    ValidateDeck = forwarded(WHAT, "ValidateDeck", g.ValidateDeckResponse)
 
     # ---- economy and boosters ------------------------------------------------------
 
-    async def GetBalance(self, request: g.GetBalanceRequest, context: Any) -> g.GetBalanceResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().GetBalance,
-            c.CollectionServiceGetBalanceRequest,
-            request,
-            g.GetBalanceResponse,
-        )
+    GetBalance = forwarded(WHAT, "GetBalance", g.GetBalanceResponse)
 
-    async def GetBoosterOdds(
-        self, request: g.GetBoosterOddsRequest, context: Any
-    ) -> g.GetBoosterOddsResponse:
-        # The player makes the reply carry their pity progress.
-        return await forward(
-            WHAT,
-            self._collection_stub().GetBoosterOdds,
-            c.CollectionServiceGetBoosterOddsRequest,
-            request,
-            g.GetBoosterOddsResponse,
-        )
+    # The player makes the reply carry their pity progress.
+    GetBoosterOdds = forwarded(WHAT, "GetBoosterOdds", g.GetBoosterOddsResponse)
+    GetSeedCommitment = forwarded(WHAT, "GetSeedCommitment", g.GetSeedCommitmentResponse)
 
-    async def GetSeedCommitment(
-        self, request: g.GetSeedCommitmentRequest, context: Any
-    ) -> g.GetSeedCommitmentResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().GetSeedCommitment,
-            c.CollectionServiceGetSeedCommitmentRequest,
-            request,
-            g.GetSeedCommitmentResponse,
-        )
+    SetClientSeed = forwarded(
+        WHAT, "SetClientSeed", g.SetClientSeedResponse, optional=("revealed_seed",)
+    )
 
-    async def SetClientSeed(
-        self, request: g.SetClientSeedRequest, context: Any
-    ) -> g.SetClientSeedResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().SetClientSeed,
-            c.CollectionServiceSetClientSeedRequest,
-            request,
-            g.SetClientSeedResponse,
-            optional=("revealed_seed",),
-        )
-
-    async def OpenBooster(
-        self, request: g.OpenBoosterRequest, context: Any
-    ) -> g.OpenBoosterResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().OpenBooster,
-            c.CollectionServiceOpenBoosterRequest,
-            request,
-            g.OpenBoosterResponse,
-        )
-
-    async def ListBoosterDraws(
-        self, request: g.ListBoosterDrawsRequest, context: Any
-    ) -> g.ListBoosterDrawsResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListBoosterDraws,
-            c.CollectionServiceListBoosterDrawsRequest,
-            request,
-            g.ListBoosterDrawsResponse,
-        )
-
-    async def ListServerSeeds(
-        self, request: g.ListServerSeedsRequest, context: Any
-    ) -> g.ListServerSeedsResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListServerSeeds,
-            c.CollectionServiceListServerSeedsRequest,
-            request,
-            g.ListServerSeedsResponse,
-        )
+    OpenBooster = forwarded(WHAT, "OpenBooster", g.OpenBoosterResponse)
+    ListBoosterDraws = forwarded(WHAT, "ListBoosterDraws", g.ListBoosterDrawsResponse)
+    ListServerSeeds = forwarded(WHAT, "ListServerSeeds", g.ListServerSeedsResponse)
 
     # ---- Auction House (RULES.md 15) -----------------------------------------------
 
-    async def CreateListing(
-        self, request: g.CreateListingRequest, context: Any
-    ) -> g.CreateListingResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().CreateListing,
-            c.CollectionServiceCreateListingRequest,
-            request,
-            g.CreateListingResponse,
-        )
-
-    async def CancelListing(
-        self, request: g.CancelListingRequest, context: Any
-    ) -> g.CancelListingResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().CancelListing,
-            c.CollectionServiceCancelListingRequest,
-            request,
-            g.CancelListingResponse,
-        )
-
-    async def BuyListing(self, request: g.BuyListingRequest, context: Any) -> g.BuyListingResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().BuyListing,
-            c.CollectionServiceBuyListingRequest,
-            request,
-            g.BuyListingResponse,
-        )
-
-    async def ListAuction(
-        self, request: g.ListAuctionRequest, context: Any
-    ) -> g.ListAuctionResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListAuction,
-            c.CollectionServiceListAuctionRequest,
-            request,
-            g.ListAuctionResponse,
-        )
-
-    async def ListMyListings(
-        self, request: g.ListMyListingsRequest, context: Any
-    ) -> g.ListMyListingsResponse:
-        return await forward(
-            WHAT,
-            self._collection_stub().ListMyListings,
-            c.CollectionServiceListMyListingsRequest,
-            request,
-            g.ListMyListingsResponse,
-        )
+    CreateListing = forwarded(WHAT, "CreateListing", g.CreateListingResponse)
+    CancelListing = forwarded(WHAT, "CancelListing", g.CancelListingResponse)
+    BuyListing = forwarded(WHAT, "BuyListing", g.BuyListingResponse)
+    ListAuction = forwarded(WHAT, "ListAuction", g.ListAuctionResponse)
+    ListMyListings = forwarded(WHAT, "ListMyListings", g.ListMyListingsResponse)
 
     async def _grant_starter(self, key: str, player: pb.PlayerRef) -> None:
         """The new player's starter collection. The service grants once per player and

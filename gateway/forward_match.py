@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from triad.v1 import gateway_pb2 as g
-from triad.v1 import match_pb2 as m
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, forward
+from gateway.forwarding import Downstreams, forwarded
 from services.platform.edge import require
 
 WHAT = "match"
@@ -32,17 +31,6 @@ class MatchRpcs(Downstreams):
         match_id = require(request.match_id, "match_id")
         return g.GetMatchViewResponse(view=await self._view(match_id, caller().player_id))
 
-    async def PlaceCard(self, request: g.PlaceCardRequest, context: Any) -> g.PlaceCardResponse:
-        # expected_version goes only when given; lair is Realm Triad's (issue 20).
-        return await forward(
-            WHAT,
-            self._match.PlaceCard,
-            m.MatchServicePlaceCardRequest,
-            request,
-            g.PlaceCardResponse,
-        )
-
-    async def Forfeit(self, request: g.ForfeitRequest, context: Any) -> g.ForfeitResponse:
-        return await forward(
-            WHAT, self._match.Forfeit, m.MatchServiceForfeitRequest, request, g.ForfeitResponse
-        )
+    # expected_version goes only when given; lair is Realm Triad's (issue 20).
+    PlaceCard = forwarded(WHAT, "PlaceCard", g.PlaceCardResponse)
+    Forfeit = forwarded(WHAT, "Forfeit", g.ForfeitResponse)

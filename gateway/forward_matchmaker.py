@@ -15,7 +15,7 @@ from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.accounts import NAME
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, P, answer, ask, forward, me, request_id
+from gateway.forwarding import Downstreams, P, answer, ask, forwarded, me, request_id
 from gateway.store import GatewayStore
 from services.platform.errors import NotFound
 
@@ -25,26 +25,14 @@ WHAT = "matchmaker"
 class MatchmakerRpcs(Downstreams):
     _store: GatewayStore
 
-    async def Enqueue(self, request: g.EnqueueRequest, context: Any) -> g.EnqueueResponse:
-        # Draft must leave the deck unset: presence is passed on as it came.
-        return await forward(
-            WHAT,
-            self._matchmaker_stub().Enqueue,
-            mm.MatchmakerServiceEnqueueRequest,
-            request,
-            g.EnqueueResponse,
-        )
+    # Draft must leave the deck unset: presence is passed on as it came.
+    Enqueue = forwarded(WHAT, "Enqueue", g.EnqueueResponse)
+    CancelTicket = forwarded(WHAT, "CancelTicket", g.CancelTicketResponse)
 
-    async def CancelTicket(
-        self, request: g.CancelTicketRequest, context: Any
-    ) -> g.CancelTicketResponse:
-        return await forward(
-            WHAT,
-            self._matchmaker_stub().CancelTicket,
-            mm.MatchmakerServiceCancelTicketRequest,
-            request,
-            g.CancelTicketResponse,
-        )
+    # The player goes too: private challenges show only to the challenged player.
+    ListTables = forwarded(WHAT, "ListTables", g.ListTablesResponse)
+    CloseTable = forwarded(WHAT, "CloseTable", g.CloseTableResponse)
+    DeclineChallenge = forwarded(WHAT, "DeclineChallenge", g.DeclineChallengeResponse)
 
     async def StartPractice(
         self, request: g.StartPracticeRequest, context: Any
@@ -87,30 +75,11 @@ class MatchmakerRpcs(Downstreams):
         )
         return answer(g.CreateTableResponse, reply)
 
-    async def ListTables(self, request: g.ListTablesRequest, context: Any) -> g.ListTablesResponse:
-        # The player goes too: private challenges show only to the challenged player.
-        return await forward(
-            WHAT,
-            self._matchmaker_stub().ListTables,
-            mm.MatchmakerServiceListTablesRequest,
-            request,
-            g.ListTablesResponse,
-        )
-
     async def JoinTable(self, request: g.JoinTableRequest, context: Any) -> g.JoinTableResponse:
         reply = await ask(
             WHAT, self._matchmaker_stub().JoinTable, mm.MatchmakerServiceJoinTableRequest, request
         )
         return await self._started(g.JoinTableResponse, reply)
-
-    async def CloseTable(self, request: g.CloseTableRequest, context: Any) -> g.CloseTableResponse:
-        return await forward(
-            WHAT,
-            self._matchmaker_stub().CloseTable,
-            mm.MatchmakerServiceCloseTableRequest,
-            request,
-            g.CloseTableResponse,
-        )
 
     async def FindGame(self, request: g.FindGameRequest, context: Any) -> g.FindGameResponse:
         # An unset deck: Random tables.
@@ -130,17 +99,6 @@ class MatchmakerRpcs(Downstreams):
         if reply.table.settings.battle:
             return answer(kind, reply)
         return await self._with_view(kind, reply, reply.match_id)
-
-    async def DeclineChallenge(
-        self, request: g.DeclineChallengeRequest, context: Any
-    ) -> g.DeclineChallengeResponse:
-        return await forward(
-            WHAT,
-            self._matchmaker_stub().DeclineChallenge,
-            mm.MatchmakerServiceDeclineChallengeRequest,
-            request,
-            g.DeclineChallengeResponse,
-        )
 
     async def _with_view(self, kind: type[P], reply: Message, match_id: str) -> P:
         """The public ``kind`` of a call that started the match ``match_id``: the reply,

@@ -9,7 +9,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import rating_pb2 as r
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, answer, ask, forward, present
+from gateway.forwarding import Downstreams, answer, ask, forwarded, present
 
 WHAT = "rating"
 
@@ -25,16 +25,7 @@ class RatingRpcs(Downstreams):
             reply.rating.player_name = caller().name
         return answer(g.GetRatingResponse, reply)
 
-    async def ListRatingHistory(
-        self, request: g.ListRatingHistoryRequest, context: Any
-    ) -> g.ListRatingHistoryResponse:
-        return await forward(
-            WHAT,
-            self._rating_stub().ListRatingHistory,
-            r.RatingServiceListRatingHistoryRequest,
-            request,
-            g.ListRatingHistoryResponse,
-        )
+    ListRatingHistory = forwarded(WHAT, "ListRatingHistory", g.ListRatingHistoryResponse)
 
     async def GetLeaderboard(
         self, request: g.GetLeaderboardRequest, context: Any

@@ -7,30 +7,32 @@ one from a request: every forwarded call names the token's player (``caller()``)
 Most public RPCs are their internal one under another name, field for field. Those go
 through ``forward``, which builds the internal request from the public one by field
 name (the caller and the checked request id put in), makes the call with its deadline
-and error mapping, and copies the reply into the public response by field name::
+and error mapping, and copies the reply into the public response by field name. A
+mixin declares each of them as one line of its table (``forwarded``)::
 
-    async def GetCopy(self, request: g.GetCopyRequest, context: Any) -> g.GetCopyResponse:
-        return await forward(
-            WHAT, self._collection_stub().GetCopy, c.CollectionServiceGetCopyRequest,
-            request, g.GetCopyResponse,
-        )
+    GetCopy = forwarded(WHAT, "GetCopy", g.GetCopyResponse)
 
-An RPC that does more (reads a view after the call, fills a name in) uses ``ask`` for
-the call and ``answer`` for the response, or spells the call out.
+An RPC that does more (reads a view after the call, fills a name in) is a method that
+uses ``ask`` for the call and ``answer`` for the response, or spells the call out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 from triad.v1 import (
+    battle_pb2,
     battle_pb2_grpc,
+    collection_pb2,
     collection_pb2_grpc,
     match_pb2_grpc,
+    matchmaker_pb2,
     matchmaker_pb2_grpc,
+    rating_pb2,
     rating_pb2_grpc,
 )
 from triad.v1 import common_pb2 as pb
@@ -50,6 +52,15 @@ M = TypeVar("M", bound=Message)
 Q = TypeVar("Q", bound=Message)
 R = TypeVar("R", bound=Message)
 P = TypeVar("P", bound=Message)
+
+INTERNAL_SERVICES = {
+    "match": m.DESCRIPTOR.services_by_name["MatchService"],
+    "collection": collection_pb2.DESCRIPTOR.services_by_name["CollectionService"],
+    "rating": rating_pb2.DESCRIPTOR.services_by_name["RatingService"],
+    "matchmaker": matchmaker_pb2.DESCRIPTOR.services_by_name["MatchmakerService"],
+    "battle": battle_pb2.DESCRIPTOR.services_by_name["BattleService"],
+}
+"""The internal services by the name their forwarding mixin gives them (its ``WHAT``)."""
 
 CALLER_FIELDS = frozenset({"player_id", "player"})
 """Internal request fields that always name the token's player, never the request."""
@@ -153,6 +164,22 @@ async def forward(
     return answer(response, reply, optional=optional)
 
 
+def forwarded(
+    what: str, rpc: str, response: type[P], /, *, optional: Collection[str] = ()
+) -> Callable[[Downstreams, Message, Any], Awaitable[P]]:
+    """The public RPC that is ``rpc`` of the ``what`` service field for field, as a
+    servicer method: ``forward`` with the request ``rpc`` takes (read from the service's
+    descriptor, so an ``rpc`` the service lacks fails when the mixin is defined) and the
+    public ``response``."""
+    kind = GetMessageClass(INTERNAL_SERVICES[what].methods_by_name[rpc].input_type)
+
+    async def method(self: Downstreams, request: Message, context: Any) -> P:
+        stub_rpc = getattr(self._stub(what), rpc)
+        return await forward(what, stub_rpc, kind, request, response, optional=optional)
+
+    return method
+
+
 def configured(stub: S | None, what: str) -> S:
     if stub is None:
         raise Unavailable(f"the {what} service is not configured here")
@@ -168,6 +195,18 @@ class Downstreams:
     _rating: rating_pb2_grpc.RatingServiceAsyncStub | None
     _matchmaker: matchmaker_pb2_grpc.MatchmakerServiceAsyncStub | None
     _battle: battle_pb2_grpc.BattleServiceAsyncStub | None
+
+    def _stub(self, what: str) -> Any:
+        """The stub of the ``what`` service (a mixin's ``WHAT``), if this gateway reaches it."""
+        if what == "match":
+            return self._match
+        optional = {
+            "collection": self._collection,
+            "rating": self._rating,
+            "battle": self._battle,
+            "matchmaker": self._matchmaker,
+        }
+        return configured(optional[what], what)
 
     def _collection_stub(self) -> collection_pb2_grpc.CollectionServiceAsyncStub:
         return configured(self._collection, "collection")

@@ -23,42 +23,32 @@ def match_notices(before: pb.MatchView, after: pb.MatchView) -> list[g.Notice]:
         return []  # the end says it all (a second miss, a disconnect forfeit)
     seats = {p.seat: p for p in before.players}
     told: list[g.Notice] = []
+
+    def tell(code: str, message: str, level: g.NoticeLevel.ValueType = g.NOTICE_LEVEL_INFO) -> None:
+        told.append(g.Notice(level=level, code=code, message=message, subject_id=after.match_id))
+
     for now in after.players:
         was = seats.get(now.seat)
         if was is None:
             continue
         if now.seat == after.my_seat:
             if now.missed_turn_warning and not was.missed_turn_warning:
-                told.append(
-                    g.Notice(
-                        level=g.NOTICE_LEVEL_WARNING,
-                        code="TURN_MISSED",
-                        message="You missed your turn and a card was played for you; "
-                        "miss the next one too and you forfeit.",
-                        subject_id=after.match_id,
-                    )
+                tell(
+                    "TURN_MISSED",
+                    "You missed your turn and a card was played for you; "
+                    "miss the next one too and you forfeit.",
+                    g.NOTICE_LEVEL_WARNING,
                 )
             continue
         if was.connected and not now.connected:
             by = now.disconnect_forfeit_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
-            told.append(
-                g.Notice(
-                    level=g.NOTICE_LEVEL_INFO,
-                    code="OPPONENT_DISCONNECTED",
-                    message=f"{now.player_name} lost their connection; they forfeit unless "
-                    f"they are back by {by} UTC.",
-                    subject_id=after.match_id,
-                )
+            tell(
+                "OPPONENT_DISCONNECTED",
+                f"{now.player_name} lost their connection; they forfeit unless "
+                f"they are back by {by} UTC.",
             )
         elif now.connected and not was.connected:
-            told.append(
-                g.Notice(
-                    level=g.NOTICE_LEVEL_INFO,
-                    code="OPPONENT_RECONNECTED",
-                    message=f"{now.player_name} is connected again.",
-                    subject_id=after.match_id,
-                )
-            )
+            tell("OPPONENT_RECONNECTED", f"{now.player_name} is connected again.")
     return told
 
 

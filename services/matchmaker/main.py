@@ -11,6 +11,7 @@ changed them.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from random import SystemRandom
 from typing import Any
 
@@ -146,21 +147,16 @@ async def run(settings: MatchmakerSettings) -> None:
         # every pair interval while tickets wait, none while nobody queues.
         poll, wakes = settings.timer_poll_seconds, ctx.wakes
         pairing = handlers_pairing.PairingLoop(ctx)
-        work.every(poll, pairing.step, next_due=pairing.next_due, clock=utc_now, due=wakes.pairing)
-        work.every(
-            poll,
-            lambda: handlers_starts.recover_due_start(ctx),
-            next_due=ctx.store.next_due_start,
-            clock=utc_now,
-            due=wakes.starts,
-        )
-        work.every(
-            poll,
-            lambda: handlers_lobby.expire_tables(ctx),
-            next_due=ctx.lobby.next_due_table,
-            clock=utc_now,
-            due=wakes.tables,
-        )
+        for step, next_due, due in (
+            (pairing.step, pairing.next_due, wakes.pairing),
+            (
+                partial(handlers_starts.recover_due_start, ctx),
+                ctx.store.next_due_start,
+                wakes.starts,
+            ),
+            (partial(handlers_lobby.expire_tables, ctx), ctx.lobby.next_due_table, wakes.tables),
+        ):
+            work.every(poll, step, next_due=next_due, clock=utc_now, due=due)
         work.every(5.0, gauges)
         work.start(notifier.keep_alive(work.stop))
         if settings.nats_url is None:
