@@ -1,5 +1,9 @@
 """The public Realm vectors (``shared/conformance/realm.jsonl``), through the function
-and through ``triad-rules resolve`` as a checker runs it, mixed with standard vectors."""
+and through ``triad-rules resolve`` as a checker runs it, mixed with standard vectors.
+
+shared/'s files are read when they are beside us (they may have grown); otherwise the
+copies in ``vectors/`` (``realm_public.jsonl``, ``public.jsonl``), so a lone clone runs
+them too."""
 
 from __future__ import annotations
 
@@ -18,15 +22,18 @@ from services.match.rules.realm.vectors import (
 )
 
 CONFORMANCE = Path(__file__).resolve().parents[4].parent / "shared" / "conformance"
-REALM = CONFORMANCE / "realm.jsonl"
-STANDARD = CONFORMANCE / "placement.jsonl"
+VECTORS = Path(__file__).resolve().parent / "vectors"
 
-pytestmark = pytest.mark.skipif(not REALM.exists(), reason="shared/conformance is not beside us")
+
+def _source(shared: str, copy: str) -> Path:
+    return CONFORMANCE / shared if (CONFORMANCE / shared).exists() else VECTORS / copy
+
+
+REALM = _source("realm.jsonl", "realm_public.jsonl")
+STANDARD = _source("placement.jsonl", "public.jsonl")
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
