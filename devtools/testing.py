@@ -31,6 +31,7 @@ starts one and no test has to remember the mark.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +53,11 @@ from services.platform.settings import Settings
 # 200 ms deadline then fails a correct test. A test may still set its own deadline.
 hypothesis_settings.register_profile("triad", deadline=None)
 hypothesis_settings.load_profile("triad")
+
+# The embedded PostgreSQL stops from an atexit hook, after pytest has closed the streams
+# the tests' log handlers write to: its "exiting" line at INFO then printed a "Logging
+# error" traceback per server at the end of every run. Its warnings still show.
+logging.getLogger("pgserver").setLevel(logging.WARNING)
 
 MODES = ("auto", "docker", "embedded", "env")
 SERVER_FIXTURES = frozenset({"postgres_url", "nats_url"})
