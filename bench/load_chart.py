@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 if TYPE_CHECKING:
-    from bench.load import LoadSummary
+    from bench.load_figures import LoadSummary
 
 
 def _series(timeline: list[Mapping[str, Any]], key: str) -> list[float]:

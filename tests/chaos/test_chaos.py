@@ -31,7 +31,8 @@ from typing import Any
 
 import pytest
 
-from bench.load import LOAD_ENV, LoadConfig, LoadRun, LoadSummary
+from bench.load import LOAD_ENV, LoadConfig, LoadRun
+from bench.load_figures import LoadSummary
 from devtools.backend import Backend, BackendConfig
 from devtools.embedded import NatsProcess, PostgresProcess
 from tests.chaos.auction import AuctionTraffic

@@ -3,7 +3,8 @@ random; the handlers pass time and random draws in).
 
 - ``catalog``: the 112 characters and their filters.
 - ``events``: the events of ``player-<id>``, ``trade-<id>`` and ``draft-<id>`` streams
-  and the values they carry (``OwnedCopy``, ``Holder``, ``PlayerRef``...).
+  and the values they carry (``Holder``, ``PlayerRef``...); ``copies``: ``OwnedCopy``
+  and its ``CopySource``, carried by those and by ``events_auction``'s.
 - ``wealth``: copies coming into existence (starter, grants), coins in and out, and
   what a finished match pays for playing it.
 - ``decks``: saving a deck, the Random deck, locks (RULES.md 2, 6, 9).

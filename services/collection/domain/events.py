@@ -6,7 +6,8 @@ boosters and their automatic completion) is recorded here, so replay never draws
 
 Streams: ``player-<id>`` (copies, decks, locks, currency, seeds, boosters),
 ``trade-<id>`` (a trade rule's transfers after one match), ``draft-<id>`` (draft
-sessions) and ``listing-<id>`` (Auction House listings: ``events_auction.py``).
+sessions) and ``listing-<id>`` (Auction House listings: ``events_auction.py``). The
+owned copy most of them carry is ``copies.py``'s, re-exported here.
 """
 
 from __future__ import annotations
@@ -15,19 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from services.collection.domain.catalog import Character
+from services.collection.domain.copies import CopySource as CopySource  # noqa: PLC0414 (re-export)
+from services.collection.domain.copies import OwnedCopy as OwnedCopy  # noqa: PLC0414 (re-export)
 from services.collection.domain.draft import DraftCard
 from services.collection.domain.events_auction import ListingEvent
-from services.match.rules import Side, Sides, with_holo
 from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
-
-
-class CopySource(StrEnum):
-    STARTER = "starter"
-    BOOSTER = "booster"
-    TRADE = "trade"
-    GRANT = "grant"
-    AUCTION = "auction"
 
 
 class CurrencyReason(StrEnum):
@@ -56,24 +49,6 @@ class Holder:
 
     def __str__(self) -> str:
         return f"{self.kind.value} {self.id}"
-
-
-@dataclass(frozen=True, slots=True)
-class OwnedCopy:
-    """One owned instance of a character; its id survives trades (RULES.md 1)."""
-
-    copy_id: str
-    owner_id: str
-    character: Character
-    holo: bool
-    holo_side: Side | None
-    source: CopySource
-    acquired_at: datetime
-
-    @property
-    def sides(self) -> Sides:
-        """Printed values: the character's sides plus the holo bonus."""
-        return with_holo(self.character.sides, self.holo_side)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from services.collection.domain.events import OwnedCopy
+from services.collection.domain.copies import OwnedCopy
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
@@ -36,20 +36,7 @@ from services.matchmaker.store.base import (
     StartState,
     started_event,
 )
-from services.matchmaker.store.memory_lobby import MemoryLobby
-
-
-@dataclass
-class StartEntry:
-    plan: StartPlan
-    state: StartState
-    token: UUID
-    lease_until: datetime
-    error: str = ""
-    attempts: int = 0
-
-    def record(self) -> StartRecord:
-        return StartRecord(self.plan, self.state, self.token, self.error)
+from services.matchmaker.store.memory_lobby import MemoryLobby, StartEntry
 
 
 class MemoryRound:

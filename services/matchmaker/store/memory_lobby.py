@@ -4,27 +4,41 @@ log) and its lobby of custom tables; ``memory.py`` adds tickets and match starts
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from uuid import UUID
 
 from google.protobuf.message import Message
 
 from services.matchmaker import codec
-from services.matchmaker.domain import Mode, Table, TableFilter, TableState, Ticket
+from services.matchmaker.domain import Mode, StartPlan, Table, TableFilter, TableState, Ticket
 from services.matchmaker.store.base import (
     Engaged,
     Engagement,
     Hold,
     LoggedEvent,
     Request,
+    StartRecord,
+    StartState,
     new_event,
 )
 from services.platform.memstore import InMemoryEventStore
 from services.platform.requests_memory import MemoryRequests
 
-if TYPE_CHECKING:
-    from services.matchmaker.store.memory import StartEntry
+
+@dataclass
+class StartEntry:
+    """A match start as the in-memory adapter holds it (a ``match_starts`` row)."""
+
+    plan: StartPlan
+    state: StartState
+    token: UUID
+    lease_until: datetime
+    error: str = ""
+    attempts: int = 0
+
+    def record(self) -> StartRecord:
+        return StartRecord(self.plan, self.state, self.token, self.error)
 
 
 class MemoryShared:
