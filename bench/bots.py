@@ -40,9 +40,9 @@ from bench.report import (
 from bench.rules import ALL_RULES
 from services.match.bots import Budget, Level
 from services.match.bots.arena import GameResult, draw_deal, synthetic_catalog
-from services.match.rules import Board, Card, Geometry, Position, Seat, Visibility
-from services.match.rules.draws import draw_cell_marks
-from services.match.rules.solver import Search, SearchStopped, solve
+from services.rules import Board, Card, Geometry, Position, Seat, Visibility
+from services.rules.draws import draw_cell_marks
+from services.rules.solver import Search, SearchStopped, solve
 
 NAME = "bots"
 POSITION_SEED = 8

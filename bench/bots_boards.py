@@ -38,8 +38,8 @@ from services.match.bots.arena import (
     synthetic_catalog,
 )
 from services.match.bots.sampling import CatalogEntry
-from services.match.rules import Seat, Visibility
-from services.match.rules.compatibility import MAX_BLOCKED
+from services.rules import Seat, Visibility
+from services.rules.compatibility import MAX_BLOCKED
 
 CATALOG_SEED = 7
 STRENGTH = 0.6

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
-from services.match.rules.deck import DECK_SIZE, within_star_limits
+from services.rules.deck import DECK_SIZE, within_star_limits
 
 
 def strength(sides: pb.Sides) -> int:

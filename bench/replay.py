@@ -12,8 +12,8 @@ import random
 from bench.report import Options, Report, Target, Workload, baseline_workload, measure
 from services.match import codec, domain
 from services.match.domain.events import MatchCreated, MatchEvent
-from services.match.rules import Visibility
 from services.match.tests.builders import T0, created, later
+from services.rules import Visibility
 
 NAME = "replay"
 FOLD_TARGET = 200_000

@@ -47,8 +47,8 @@ from bench.rules_workloads import (
     wide_ratio,
     wide_workload,
 )
-from services.match.rules import Geometry, Rules
-from services.match.rules.compatibility import MAX_BLOCKED
+from services.rules import Geometry, Rules
+from services.rules.compatibility import MAX_BLOCKED
 
 NAME = "rules"
 ALL_RULES = Rules(same=True, plus=True, combo=True, elemental=True, same_wall=True)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.match.rules import (
+from services.rules import (
     ACE,
     Board,
     Capture,
@@ -26,8 +26,8 @@ from services.match.rules import (
     adjusted_sides,
     resolve,
 )
-from services.match.rules.compatibility import MAX_BLOCKED
-from services.match.rules.draws import draw_blocked_cells
+from services.rules.compatibility import MAX_BLOCKED
+from services.rules.draws import draw_blocked_cells
 
 WIDE_ROWS = WIDE_COLS = 5
 """Quintra's board (RULES.md 11): 13-card hands, 0..MAX_BLOCKED cells blocked."""

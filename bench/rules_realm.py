@@ -10,8 +10,8 @@ import random
 
 from bench.report import Workload
 from bench.rules_positions import capture_mix
-from services.match.rules import ACE, Geometry
-from services.match.rules.realm import (
+from services.rules import ACE, Geometry
+from services.rules.realm import (
     Alignment,
     CreatureType,
     Law,
@@ -21,7 +21,7 @@ from services.match.rules.realm import (
     RealmRules,
     RealmState,
 )
-from services.match.rules.realm import resolve as realm_resolve
+from services.rules.realm import resolve as realm_resolve
 
 ALL_REALM = RealmRules(
     same=True,

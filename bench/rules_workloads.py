@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bench.report import Measurement, Workload
 from bench.rules_positions import BoardCase, KernelCase, random_marks
-from services.match.rules import Board, Card, Geometry, Position, Rules, Seat, resolve
+from services.rules import Board, Card, Geometry, Position, Rules, Seat, resolve
 
 WIDE_RATIO_TARGET = 0.5
 """Issue 19: 5x5 placements resolved per second >= 50% of the 3x3 rate, same run."""

@@ -22,7 +22,7 @@ from client.connection import Caller, CommandError, as_json, pages
 from services.collection.domain.boosters import ALGORITHM, SlotOdds, draw_booster, seed_hash
 from services.collection.domain.catalog import Catalog
 from services.collection.mapping import character_back
-from services.match.rules import Side
+from services.rules import Side
 
 SIDES = {Side.TOP: pb.SIDE_TOP, Side.RIGHT: pb.SIDE_RIGHT, Side.BOTTOM: pb.SIDE_BOTTOM}
 SIDES[Side.LEFT] = pb.SIDE_LEFT

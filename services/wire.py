@@ -11,9 +11,9 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 
-from services.match.rules import Element, Side, Sides
-from services.match.rules.realm import Alignment, CreatureType, Law, Moral
 from services.platform.enums import backwards, by_name
+from services.rules import Element, Side, Sides
+from services.rules.realm import Alignment, CreatureType, Law, Moral
 
 ELEMENTS = {None: pb.ELEMENT_UNSPECIFIED} | by_name(Element, pb.Element)
 ELEMENTS_BACK = backwards(ELEMENTS)

@@ -20,8 +20,9 @@ from services.collection.domain.events import (
 from services.collection.handlers import Context, PendingObligation
 from services.collection.results import CopiesChanged, DeckChanged, DeckRecord, DeckResolved
 from services.collection.store import Request, Unit
-from services.match.rules import Side, Violation
-from services.match.rules.deck import (
+from services.platform.errors import InvalidArgument, NotFound, short_id
+from services.rules import Side, Violation
+from services.rules.deck import (
     BOARD_HANDS,
     DECK_SIZE,
     STAR_LIMITS,
@@ -29,7 +30,6 @@ from services.match.rules.deck import (
     deck_size_problem,
     validate_deck,
 )
-from services.platform.errors import InvalidArgument, NotFound, short_id
 
 
 def no_deck(deck_id: str) -> NotFound:

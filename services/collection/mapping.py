@@ -24,11 +24,11 @@ from services.collection.domain.events import (
     OwnedCopy,
     PlayerRef,
 )
-from services.match.rules import Element, Side, Sides
-from services.match.rules.cards import with_holo
 from services.platform.edge import require, require_enum
 from services.platform.enums import backwards, by_name
 from services.platform.errors import InvalidArgument
+from services.rules import Element, Side, Sides
+from services.rules.cards import with_holo
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,

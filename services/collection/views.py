@@ -25,8 +25,8 @@ from services.collection.results import (
     ObligationKind,
     SeedRecord,
 )
-from services.match.rules import DeckRule, Violation
-from services.match.rules.deck import DECK_SIZE
+from services.rules import DeckRule, Violation
+from services.rules.deck import DECK_SIZE
 from services.wire import timestamp
 
 DECK_RULES: dict[DeckRule, pb.DeckRule.ValueType] = {

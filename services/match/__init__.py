@@ -1,4 +1,4 @@
-"""The match service: event-sourced matches, the rules engine, per-player views, timers.
+"""The match service: event-sourced matches, per-player views, timers.
 
 A match is a stream of events (``match-<id>``); every command loads the state, decides
 once (events and the state after them) and saves both at the expected version with its
@@ -11,7 +11,8 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   ``rounds`` (Sudden Death's next round), ``realm`` (Realm tables, RULES.md 17: the
   Realm engine's placements, Lair, Realm Sudden Death), ``deadlines`` (which timers a
   state needs, ``DeadlineKind``), ``errors``.
-- ``rules/``: the rules engine (board, captures, positions, solver, deck rules), pure.
+- The rules themselves are ``services/rules/`` (board, captures, positions, solver, deck
+  rules; pure), shared with the collection, the matchmaker and the wire vocabulary.
 - ``views.py``: what one player may see of a match (hidden cards never leave here).
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
   presence and firing due timers (turns, disconnects, bot moves); typed results

@@ -26,8 +26,8 @@ from triad.v1 import match_pb2_grpc
 from services import wire
 from services.match import codec, domain
 from services.match.domain.events import CardPlaced, MatchEvent, MatchFinished
-from services.match.rules import Seat
 from services.platform import consumer_admin
+from services.rules import Seat
 
 
 async def fetch_events(address: str, token: str, match_id: str) -> list[Any]:

@@ -57,10 +57,10 @@ from services.match.mapping import (
     seat_player_back,
     setup_back,
 )
-from services.match.rules import Seat
 from services.platform import codec as events
 from services.platform.codec import Encoded, Upcaster
 from services.platform.eventstore import Recorded
+from services.rules import Seat
 from services.wire import ELEMENTS, ELEMENTS_BACK, duration, moment, timestamp
 
 SCHEMA_VERSION = 1

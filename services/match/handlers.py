@@ -19,19 +19,19 @@ import structlog
 
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
-from services.match.rules import Geometry, Visibility
-from services.match.rules.draws import (
-    draw_blocked_cells,
-    draw_cell_marks,
-    draw_first_seat,
-    draw_revealed,
-)
 from services.match.store import MatchRepository
 from services.match.views import match_view
 from services.platform.background import DueSoon
 from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen
+from services.rules import Geometry, Visibility
+from services.rules.draws import (
+    draw_blocked_cells,
+    draw_cell_marks,
+    draw_first_seat,
+    draw_revealed,
+)
 
 log = structlog.get_logger()
 

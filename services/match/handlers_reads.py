@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from services.match import domain
 from services.match.handlers import Context
-from services.match.rules import Seat
 from services.platform.errors import NotFound
 from services.platform.eventstore import Recorded
+from services.rules import Seat
 
 
 async def view(

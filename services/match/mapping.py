@@ -19,8 +19,8 @@ from services.match.domain.events import (
     SeatPlayer,
     TradeRule,
 )
-from services.match.rules import Capture, Rules, Seat, Visibility
 from services.platform.enums import backwards, by_name
+from services.rules import Capture, Rules, Seat, Visibility
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,

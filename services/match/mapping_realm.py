@@ -9,8 +9,9 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.match.domain.events import MatchCard, RealmMove
-from services.match.rules import Cause, Rules
-from services.match.rules.realm import (
+from services.platform.enums import backwards, by_name
+from services.rules import Cause, Rules
+from services.rules.realm import (
     HEX_OF_TYPE,
     Comparison,
     Hex,
@@ -19,7 +20,6 @@ from services.match.rules.realm import (
     RealmState,
     Saved,
 )
-from services.platform.enums import backwards, by_name
 
 CAUSES = by_name(Cause, pb.CaptureCause)
 """Capture causes (shared with :mod:`services.match.mapping`)."""

@@ -14,9 +14,9 @@ from services import wire
 from services.match import mapping, mapping_realm
 from services.match.domain import SEATS, Match
 from services.match.domain.events import CardPlaced, MatchCard
-from services.match.rules import Hidden
 from services.match.views import CellView, MatchView, match_view
 from services.platform.pushes import PlayerPushes
+from services.rules import Hidden
 
 MATCH_VIEW = "match_view"
 """The session push field (``OpenSessionResponse.push``) a match view travels as."""

@@ -17,19 +17,19 @@ from services.match.domain import Match
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import SeatViews
-from services.match.rules import validate_deck
-from services.match.rules.compatibility import (
-    board_problem,
-    rule_set_problem,
-    sudden_death_problem,
-)
-from services.match.rules.deck import STAR_LIMITS, DeckEntry, hand_size_for
 from services.platform.bus import envelope
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
 from services.platform.notifier import Notifier
 from services.platform.requests import Request
+from services.rules import validate_deck
+from services.rules.compatibility import (
+    board_problem,
+    rule_set_problem,
+    sudden_death_problem,
+)
+from services.rules.deck import STAR_LIMITS, DeckEntry, hand_size_for
 
 STREAM_RECHECK_SECONDS = 5.0
 MAX_EVENTS_PAGE = 5000

@@ -21,8 +21,8 @@ from services.match.domain.events import (
 )
 from services.match.domain.realm import pile_left
 from services.match.domain.state import RoundEnd
-from services.match.rules import HIDDEN, Board, Element, Hidden, Seat, Sides, view_for
-from services.match.rules.realm import RealmState
+from services.rules import HIDDEN, Board, Element, Hidden, Seat, Sides, view_for
+from services.rules.realm import RealmState
 
 
 @dataclass(frozen=True, slots=True)

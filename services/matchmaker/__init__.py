@@ -11,7 +11,7 @@ inward (edge -> handlers -> domain):
 - ``domain/``: the rules of matchmaking, pure (no I/O, clock or randomness):
   ``modes`` (queues, ladders, rule sets: fixed, Roulette's draws, what custom tables
   and practice may combine, checked by the rules engine's
-  ``services/match/rules/compatibility.py``), ``pairing`` (the widening rating window,
+  ``services/rules/compatibility.py``), ``pairing`` (the widening rating window,
   pairing tickets, bot fill), ``seats`` (decks, cards, seats, bot names, start plans),
   ``tickets``, ``tables``.
 - ``handlers.py``: what every use case is given (``Context``: repository, ports of the

@@ -32,13 +32,13 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
 
-from services.match.rules.deck import within_star_limits
-from services.match.rules.realm import CreatureType
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
 from services.matchmaker.handlers import MatchSpec
 from services.platform.downstream import AS_REFUSAL, call
 from services.platform.errors import FailedPrecondition
+from services.rules.deck import within_star_limits
+from services.rules.realm import CreatureType
 
 T = TypeVar("T")
 

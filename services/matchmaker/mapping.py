@@ -14,8 +14,6 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
-from services.match.rules.compatibility import BOARDS, board_problem
-from services.match.rules.realm import CreatureType, alignment_words, parse_alignment
 from services.matchmaker.domain import (
     BotLevel,
     CancelReason,
@@ -36,6 +34,8 @@ from services.matchmaker.domain import (
 )
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
+from services.rules.compatibility import BOARDS, board_problem
+from services.rules.realm import CreatureType, alignment_words, parse_alignment
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,

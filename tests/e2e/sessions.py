@@ -19,7 +19,7 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
 from services.match.mapping import card_back
-from services.match.rules import Board, Geometry, Position, Rules, Seat
+from services.rules import Board, Geometry, Position, Rules, Seat
 from services.wire import ELEMENTS_BACK
 
 WAIT = 15.0

@@ -19,7 +19,7 @@ from triad.v1 import gateway_pb2 as g
 from devtools.players import bearer
 from devtools.stack import Stack
 from devtools.terminal import Terminal
-from services.match.rules import Board, Geometry, Position, Rules, Seat
+from services.rules import Board, Geometry, Position, Rules, Seat
 from tests.e2e.client_runs import keep_reading, signed_in
 from tests.e2e.end_to_end import active_view, enqueue, play, register
 from tests.e2e.sessions import Player, mover, place_any

@@ -25,7 +25,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
-from services.match.rules import Outcome, Position, Seat
+from services.rules import Outcome, Position, Seat
 from tests.e2e.sessions import PB_SEAT, SEAT_OF, Player, Session, join, position_of
 
 pytestmark = pytest.mark.integration

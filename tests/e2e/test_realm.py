@@ -31,8 +31,8 @@ from triad.v1 import gateway_pb2 as g
 from devtools.stack import Stack, stack
 from services.collection.tests.process import ADMIN
 from services.match.mapping import card_back
-from services.match.rules import Board, Geometry, Rules, Seat
-from services.match.rules.realm import (
+from services.rules import Board, Geometry, Rules, Seat
+from services.rules.realm import (
     Protection,
     RealmBoard,
     RealmCard,

@@ -20,7 +20,7 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
 from services.match.mapping import card_back
-from services.match.rules import Board, Card, Geometry, Position, Rules, Seat
+from services.rules import Board, Card, Geometry, Position, Rules, Seat
 from tests.e2e.sessions import Player, Session, join, mover, table_match
 
 pytestmark = pytest.mark.integration

@@ -30,7 +30,6 @@ from services.collection.domain.events_auction import (
     ListingExpired,
     ListingSold,
 )
-from services.match.rules.deck import card_label
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -38,6 +37,7 @@ from services.platform.errors import (
     PermissionDenied,
     short_id,
 )
+from services.rules.deck import card_label
 
 MIN_PRICE = 1
 MAX_PRICE = 1_000_000

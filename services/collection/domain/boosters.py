@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from services.collection.domain.catalog import Catalog, Character
-from services.match.rules import Side, holo_candidates
+from services.rules import Side, holo_candidates
 
 ALGORITHM = "hmac-sha256-v1"
 CARDS_PER_BOOSTER = 5

@@ -32,8 +32,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from services.match.rules import Element, Sides
-from services.match.rules.realm import Alignment, CreatureType, parse_alignment
+from services.rules import Element, Sides
+from services.rules.realm import Alignment, CreatureType, parse_alignment
 
 DATA_PACKAGE = "services.collection.data"
 DATA_FILE = "characters.json"

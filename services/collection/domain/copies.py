@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.collection.domain.catalog import Character
-from services.match.rules import Side, Sides, with_holo
+from services.rules import Side, Sides, with_holo
 
 
 class CopySource(StrEnum):

@@ -18,20 +18,20 @@ from services.collection.domain.events import (
     Holder,
     OwnedCopy,
 )
-from services.match.rules import DeckEntry, DeckRule, Side, Violation, holo_candidates
-from services.match.rules.deck import (
-    DECK_SIZE,
-    STAR_LIMITS,
-    card_label,
-    validate_deck,
-    within_star_limits,
-)
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     ResourceExhausted,
     short_id,
+)
+from services.rules import DeckEntry, DeckRule, Side, Violation, holo_candidates
+from services.rules.deck import (
+    DECK_SIZE,
+    STAR_LIMITS,
+    card_label,
+    validate_deck,
+    within_star_limits,
 )
 
 MAX_DECKS = 50

@@ -16,8 +16,8 @@ from itertools import combinations
 from random import Random
 
 from services.collection.domain.catalog import Character
-from services.match.rules import DeckEntry, Side, holo_candidates, with_holo
-from services.match.rules.deck import DECK_SIZE, within_star_limits
+from services.rules import DeckEntry, Side, holo_candidates, with_holo
+from services.rules.deck import DECK_SIZE, within_star_limits
 
 BOOSTERS_PER_PLAYER = 3
 SLOT_MIN_STARS = (1, 1, 1, 3, 4)

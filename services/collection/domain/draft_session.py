@@ -29,13 +29,13 @@ from services.collection.domain.events import (
     DraftParticipant,
     PlayerRef,
 )
-from services.match.rules.deck import DECK_SIZE
 from services.platform.errors import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
 )
+from services.rules.deck import DECK_SIZE
 
 PICK_SECONDS = 180.0
 INACTIVITY_SECONDS = 120.0

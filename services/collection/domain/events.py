@@ -20,7 +20,7 @@ from services.collection.domain.copies import CopySource as CopySource  # noqa: 
 from services.collection.domain.copies import OwnedCopy as OwnedCopy  # noqa: PLC0414 (re-export)
 from services.collection.domain.draft import DraftCard
 from services.collection.domain.events_auction import ListingEvent
-from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
+from services.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
 class CurrencyReason(StrEnum):

@@ -30,7 +30,6 @@ from services.collection.domain.events import (
     TradeRule,
     TradeTerms,
 )
-from services.match.rules.deck import card_label
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -38,6 +37,7 @@ from services.platform.errors import (
     PermissionDenied,
     short_id,
 )
+from services.rules.deck import card_label
 
 CHOICE_SECONDS = 120.0
 

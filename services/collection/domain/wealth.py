@@ -23,8 +23,8 @@ from services.collection.domain.events import (
     CurrencyReason,
     OwnedCopy,
 )
-from services.match.rules import Side, holo_candidates
 from services.platform.errors import FailedPrecondition, InvalidArgument
+from services.rules import Side, holo_candidates
 
 STARTER_RANKS = (1, 1, 1, 1, 2, 2, 2, 3, 3, 3)
 """The starter collection: ten different characters, none above 3★, so any five of them

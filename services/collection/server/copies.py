@@ -11,10 +11,10 @@ from services.collection.domain.catalog import CatalogFilter
 from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
 from services.collection.mapping import character, elements, next_token, owned_copy, page, stars
-from services.match.rules.deck import card_label
 from services.platform.edge import bind, check_operator, require, require_bound
 from services.platform.errors import InvalidArgument, NotFound
 from services.platform.requests import Request
+from services.rules.deck import card_label
 
 MAX_BATCH = 500
 

@@ -22,8 +22,8 @@ from services.collection.domain.auction import (
 from services.collection.domain.catalog import Catalog
 from services.collection.domain.events import CopySource, OwnedCopy
 from services.collection.schema import Tables
-from services.match.rules import Side
 from services.platform.claims import DueWork, next_due
+from services.rules import Side
 
 
 def listing_deadlines(tables: Tables) -> DueWork:

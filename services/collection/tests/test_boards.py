@@ -14,9 +14,9 @@ from services.collection import handlers_decks
 from services.collection.domain import decks
 from services.collection.handlers import Context
 from services.collection.tests.helpers import key, refused, starter
-from services.match.rules import DeckEntry, validate_deck
-from services.match.rules.deck import STAR_LIMITS
 from services.platform.errors import InvalidArgument
+from services.rules import DeckEntry, validate_deck
+from services.rules.deck import STAR_LIMITS
 
 
 async def test_decks_of_five_and_eight_are_saved_and_each_table_asks_for_its_own_size(

@@ -17,8 +17,8 @@ from services.collection.domain.catalog import (
     load_catalog,
     parse_catalog,
 )
-from services.match.rules import Element
-from services.match.rules.realm import CreatureType, Law, Moral
+from services.rules import Element
+from services.rules.realm import CreatureType, Law, Moral
 
 CATALOG = load_catalog()
 

@@ -30,7 +30,7 @@ from services.collection.domain.events import (
 from services.collection.domain.events_auction import ListingExpired
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.tests.builders import CATALOG, T0, legal_copies
-from services.match.rules import Side
+from services.rules import Side
 
 
 def every_event() -> list[CollectionEvent]:

@@ -18,9 +18,9 @@ from services.collection.domain.events import (
     OwnedCopy,
 )
 from services.collection.tests.builders import CATALOG, T0, copy, legal_copies, of_rank
-from services.match.rules import DeckEntry, DeckRule, validate_deck
-from services.match.rules.deck import within_star_limits
 from services.platform.errors import InvalidArgument
+from services.rules import DeckEntry, DeckRule, validate_deck
+from services.rules.deck import within_star_limits
 
 MATCH = Holder(HolderKind.MATCH, "m1")
 

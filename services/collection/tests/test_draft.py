@@ -17,8 +17,8 @@ from services.collection.domain.draft import (
     draw_pool,
     legal_completions,
 )
-from services.match.rules import DeckEntry, validate_deck
-from services.match.rules.realm import Alignment, CreatureType, Law, Moral
+from services.rules import DeckEntry, validate_deck
+from services.rules.realm import Alignment, CreatureType, Law, Moral
 
 BEAST, LN = CreatureType.BEAST, Alignment(Law.LAWFUL, Moral.NEUTRAL)
 

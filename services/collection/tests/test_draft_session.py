@@ -17,8 +17,8 @@ from services.collection.domain.events import (
     PlayerRef,
 )
 from services.collection.tests.builders import CATALOG, T0
-from services.match.rules import DeckEntry, validate_deck
 from services.platform.errors import AlreadyExists, InvalidArgument
+from services.rules import DeckEntry, validate_deck
 
 ANN = PlayerRef("ann", "Ann")
 BEA = PlayerRef("bea", "Bea")

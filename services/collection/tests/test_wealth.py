@@ -23,8 +23,8 @@ from services.collection.domain.events import (
 from services.collection.handlers import Context
 from services.collection.store import InsufficientBalance, Repository, Request, Store
 from services.collection.tests.helpers import key, refused, snapshot, starter
-from services.match.rules import DeckEntry, validate_deck
 from services.platform.errors import DomainError
+from services.rules import DeckEntry, validate_deck
 
 
 async def test_a_new_player_gets_a_starter_collection_once_that_allows_a_legal_deck(

@@ -19,9 +19,9 @@ from services.match.bots.knowledge import SeatKnowledge, knowledge
 from services.match.bots.levels import Budget, Level, decide
 from services.match.bots.sampling import ELEMENTS, HAND_SIZES, CatalogEntry, star_limits
 from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
-from services.match.rules import Element, Geometry, Rules, Seat, Visibility
-from services.match.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 from services.match.views import match_view
+from services.rules import Element, Geometry, Rules, Seat, Visibility
+from services.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 
 STANDARD = Rules(same=True, plus=True, combo=True)
 """The rules of Ranked, Unranked and Draft (RULES.md 6)."""

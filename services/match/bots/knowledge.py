@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.match.domain.events import MatchCard
-from services.match.rules import Board, Card, Element, Geometry, Position, Rules, Seat, Visibility
 from services.match.views import MatchView
+from services.rules import Board, Card, Element, Geometry, Position, Rules, Seat, Visibility
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@
 - **easy**: greedy on the immediate score (a one-placement search), ties drawn at random.
 - **normal**: a shallow search: its placement and the opponent's best reply.
 - **hard**: alpha-beta with a transposition table and move ordering
-  (:mod:`services.match.rules.solver`), deepened until the time budget runs out, and
+  (:mod:`services.rules.solver`), deepened until the time budget runs out, and
   exact (perfect play to the end of the game) whenever it finishes; beyond the horizon
   it evaluates by the score as it stands (cards owned on the board plus cards in hand).
   With hidden cards it searches several samples of what they could be and plays the
@@ -27,8 +27,8 @@ from random import Random
 
 from services.match.bots.knowledge import SeatKnowledge
 from services.match.bots.sampling import CatalogEntry, sample_unseen
-from services.match.rules import Move
-from services.match.rules.solver import STOP_POLL, MoveValue, Search, SearchStopped
+from services.rules import Move
+from services.rules.solver import STOP_POLL, MoveValue, Search, SearchStopped
 
 DEFAULT_SECONDS = 1.0
 """The per-move time budget of a bot (issue 8), unless configured otherwise."""

@@ -25,8 +25,9 @@ from random import Random
 from services.match.bots.levels import Budget, Level
 from services.match.bots.sampling import CatalogEntry
 from services.match.domain.events import MatchCard
-from services.match.rules import Board, Geometry, Rules, Seat
-from services.match.rules.realm import (
+from services.match.views import MatchView
+from services.rules import Board, Geometry, Rules, Seat
+from services.rules.realm import (
     NEUTRAL,
     CreatureType,
     RealmBoard,
@@ -34,8 +35,7 @@ from services.match.rules.realm import (
     RealmRules,
     RealmState,
 )
-from services.match.rules.solver import STOP_POLL
-from services.match.views import MatchView
+from services.rules.solver import STOP_POLL
 
 RealmMove = tuple[int, int, bool]
 """(index in the mover's hand, cell, Lair declared)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from random import Random
 
 from services.match.bots.knowledge import SeatKnowledge
-from services.match.rules import ACE, Card, Element, Sides
+from services.rules import ACE, Card, Element, Sides
 
 ELEMENTS: tuple[Element | None, ...] = (*Element, None)
 

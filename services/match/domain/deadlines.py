@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from services.match.domain.state import SEATS, Match
-from services.match.rules import Seat
+from services.rules import Seat
 
 
 class DeadlineKind(StrEnum):

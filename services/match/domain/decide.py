@@ -42,9 +42,9 @@ from services.match.domain.events import (
 )
 from services.match.domain.rounds import next_round, plays_on
 from services.match.domain.state import SEATS, Match, evolve, fold, placed
-from services.match.rules import Element, Geometry, Position, Seat, Visibility
-from services.match.rules import errors as rule_errors
 from services.platform.errors import AlreadyExists, InvalidArgument, short_id
+from services.rules import Element, Geometry, Position, Seat, Visibility
+from services.rules import errors as rule_errors
 
 
 @dataclass(frozen=True, slots=True)

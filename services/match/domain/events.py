@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from services.match.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
-from services.match.rules.realm import (
+from services.rules import Capture, Card, Element, Rules, Seat, Side, Visibility
+from services.rules.realm import (
     NEUTRAL,
     Alignment,
     Comparison,
@@ -19,7 +19,7 @@ from services.match.rules.realm import (
     RealmState,
     Saved,
 )
-from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
+from services.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 
 class Mode(StrEnum):

@@ -13,10 +13,10 @@ from datetime import datetime
 from services.match.domain.errors import LairRefused
 from services.match.domain.events import CardPlaced, MatchCard, MatchRules, RealmMove
 from services.match.domain.state import Match, placed
-from services.match.rules import Capture, Position, Seat
-from services.match.rules.compatibility import realm_problem
-from services.match.rules.realm import RealmBoard, RealmCard, RealmRules, weakest_cell
 from services.platform.errors import InvalidArgument
+from services.rules import Capture, Position, Seat
+from services.rules.compatibility import realm_problem
+from services.rules.realm import RealmBoard, RealmCard, RealmRules, weakest_cell
 
 PILE_SIZE = 10
 """RULES.md 17, Decision: the draw pile is ten catalog cards drawn at match start."""

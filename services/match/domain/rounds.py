@@ -9,8 +9,8 @@ from random import Random
 
 from services.match.domain.events import MAX_ROUNDS, RoundStarted
 from services.match.domain.state import SEATS, Match
-from services.match.rules import Geometry, Seat, Visibility
-from services.match.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
+from services.rules import Geometry, Seat, Visibility
+from services.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 
 
 def plays_on(match: Match) -> bool:

@@ -24,8 +24,8 @@ from services.match.domain.events import (
     SeatStart,
     TurnWarningIssued,
 )
-from services.match.rules import Board, Card, Geometry, Position, Seat
-from services.match.rules.realm import RealmState
+from services.rules import Board, Card, Geometry, Position, Seat
+from services.rules.realm import RealmState
 
 SEATS = (Seat.A, Seat.B)
 

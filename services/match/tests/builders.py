@@ -13,7 +13,7 @@ from services.match.domain.events import (
     SeatPlayer,
     TradeRule,
 )
-from services.match.rules import Rules, Seat, Visibility
+from services.rules import Rules, Seat, Visibility
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 ALL = Rules(same=True, plus=True, combo=True)

@@ -15,12 +15,12 @@ from triad.v1 import match_pb2 as m
 from services.match import domain, handlers, mapping, server
 from services.match.domain.events import MatchCard, MatchRules, Mode
 from services.match.handlers import Context
-from services.match.rules import Element, Rules, Seat, Visibility
 from services.match.tests.builders import players
 from services.match.tests.conftest import Clock
 from services.match.views import match_view
 from services.platform.errors import InvalidArgument
 from services.platform.requests import Request
+from services.rules import Element, Rules, Seat, Visibility
 
 ELEMENTAL = Rules(same=True, plus=True, combo=True, elemental=True)
 BOARDS = [(3, 0, 5, 10), (4, 0, 8, 16), (5, 0, 13, 26), (5, 3, 13, 26), (5, 5, 13, 26)]

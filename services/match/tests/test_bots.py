@@ -36,10 +36,10 @@ from services.match.bots.arena import (
     synthetic_catalog,
 )
 from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
-from services.match.rules import Card, Position, Seat, Visibility
-from services.match.rules.solver import Search, solve
 from services.match.tests.builders import after
 from services.match.views import match_view
+from services.rules import Card, Position, Seat, Visibility
+from services.rules.solver import Search, solve
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 NODES = Budget(seconds=None, nodes=20_000)

@@ -25,10 +25,10 @@ from services.match.bots.arena import (
 )
 from services.match.bots.sampling import star_limits
 from services.match.domain.events import MatchRules, Mode, SeatPlayer
-from services.match.rules import Visibility
-from services.match.rules.solver import solve
 from services.match.tests.builders import after
 from services.match.views import match_view
+from services.rules import Visibility
+from services.rules.solver import solve
 
 CATALOG = synthetic_catalog(Random(7))
 NODES = Budget(seconds=None, nodes=20_000)

@@ -12,10 +12,10 @@ from services.match import bots, domain
 from services.match.bots import Budget
 from services.match.bots.realm import realm_knowledge
 from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
-from services.match.rules import Rules, Seat, Visibility
-from services.match.rules.realm import CreatureType, RealmRules
 from services.match.tests.builders import T0, later
 from services.match.views import match_view
+from services.rules import Rules, Seat, Visibility
+from services.rules.realm import CreatureType, RealmRules
 
 EVERY = RealmRules(
     same=True,

@@ -8,9 +8,9 @@ import pytest
 
 from services.match import codec, domain
 from services.match.domain.events import CardPlaced, MatchCreated, MatchEvent
-from services.match.rules import Seat, Visibility
 from services.match.tests.builders import T0, after, created, later
 from services.match.tests.test_realm import EVERYTHING, realm_card, realm_match
+from services.rules import Seat, Visibility
 
 
 def history(seed: int, visibility: Visibility) -> list[MatchEvent]:

@@ -24,9 +24,9 @@ from services.match.domain.events import (
     TurnTimedOut,
     TurnWarningIssued,
 )
-from services.match.rules import Seat, Visibility
 from services.match.tests.builders import T0, after, created, later, started
 from services.platform.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from services.rules import Seat, Visibility
 
 
 def play_out(match: domain.Match, rng: Random) -> tuple[domain.Match, list[MatchEvent]]:

@@ -13,12 +13,12 @@ import pytest
 from services.match import domain, handlers
 from services.match.domain.events import MatchRules, Mode, TradeRule
 from services.match.handlers import Context
-from services.match.rules import Visibility
 from services.match.store import PlayerBusy
 from services.match.tests.builders import ALL, hand, players
 from services.match.tests.conftest import Clock
 from services.platform.errors import Conflict, FailedPrecondition
 from services.platform.requests import Request, RequestReused
+from services.rules import Visibility
 
 
 async def new_match(

@@ -13,12 +13,12 @@ from services.match import codec, domain, handlers
 from services.match.bots import BotPool
 from services.match.domain.events import MatchRules, Mode, SeatPlayer
 from services.match.handlers import Context
-from services.match.rules import Visibility
-from services.match.rules.realm import CreatureType
 from services.match.tests.builders import ALL, hand
 from services.match.tests.conftest import Clock
 from services.match.tests.test_realm import EVERYTHING, realm_card
 from services.platform.requests import Request
+from services.rules import Visibility
+from services.rules.realm import CreatureType
 
 pytestmark = pytest.mark.integration
 

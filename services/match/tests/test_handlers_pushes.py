@@ -19,7 +19,6 @@ from services.match import domain, handlers
 from services.match.domain.events import MatchRules, Mode
 from services.match.handlers import Context
 from services.match.presenter import MATCH_VIEW, SeatViews, view_message
-from services.match.rules import Visibility
 from services.match.store import MatchRepository
 from services.match.tests.builders import ALL, hand, players
 from services.match.tests.conftest import Clock
@@ -28,6 +27,7 @@ from services.match.views import match_view
 from services.platform.errors import FailedPrecondition
 from services.platform.pushes import RecordedPushes
 from services.platform.requests import Request
+from services.rules import Visibility
 
 
 @dataclass

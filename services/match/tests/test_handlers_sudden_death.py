@@ -10,10 +10,10 @@ from datetime import timedelta
 from services.match import domain, handlers
 from services.match.domain.events import MatchCard, MatchRules, Mode
 from services.match.handlers import Context
-from services.match.rules import Rules, Visibility
 from services.match.tests.builders import card, players
 from services.match.tests.conftest import Clock
 from services.platform.requests import Request
+from services.rules import Rules, Visibility
 
 
 def _hand(prefix: str) -> tuple[MatchCard, ...]:

@@ -11,9 +11,9 @@ from services import wire
 from services.match import domain, mapping
 from services.match.domain.events import MatchRules, Mode
 from services.match.presenter import view_message
-from services.match.rules import HIDDEN, Element, Seat, Visibility
 from services.match.tests.builders import ALL, T0, after, hand, later, players
 from services.match.views import MatchView, match_view
+from services.rules import HIDDEN, Element, Seat, Visibility
 
 
 def game(visibility: Visibility, blocked: frozenset[int]) -> list[domain.Match]:

@@ -14,11 +14,11 @@ from services.match import domain
 from services.match.domain.errors import LairRefused
 from services.match.domain.events import CardPlaced, MatchCard, MatchFinished, MatchRules, Mode
 from services.match.presenter import view_message
-from services.match.rules import Cause, Rules, Seat, Visibility
-from services.match.rules.realm import CreatureType, RealmRules
 from services.match.tests.builders import T0, after, later, players
 from services.match.views import match_view
 from services.platform.errors import InvalidArgument
+from services.rules import Cause, Rules, Seat, Visibility
+from services.rules.realm import CreatureType, RealmRules
 
 FEY = CreatureType.FEY  # Silence: no effect without Combo; no type advantage
 EVERYTHING = RealmRules(

@@ -12,11 +12,11 @@ from prometheus_client import REGISTRY
 
 from services.match import domain
 from services.match.domain.events import MatchRules, Mode, TradeRule
-from services.match.rules import Seat, Visibility
 from services.match.store import NOTIFY_CHANNEL, MatchStore, PlayerBusy
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestSeen
+from services.rules import Seat, Visibility
 
 pytestmark = pytest.mark.integration
 

@@ -11,11 +11,11 @@ import pytest
 
 from services.match import codec, domain
 from services.match.domain.events import MatchRules, Mode, TradeRule
-from services.match.rules import Seat, Visibility
 from services.match.store import Answered, MatchRepository, MemoryMatchStore, PlayerBusy
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestReused, RequestSeen
+from services.rules import Seat, Visibility
 
 SETUP = MatchRules(Mode.RANKED, ALL, Visibility.ALL_OPEN, trade=TradeRule.ONE, ladder="ranked")
 

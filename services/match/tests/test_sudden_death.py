@@ -26,11 +26,11 @@ from services.match.domain.events import (
     TradeRule,
 )
 from services.match.presenter import view_message
-from services.match.rules import HIDDEN, Rules, Seat, Visibility
 from services.match.store.port import event_id, replay
 from services.match.tests.builders import T0, after, card, later, players
 from services.match.views import match_view
 from services.platform.eventstore import Position, Recorded
+from services.rules import HIDDEN, Rules, Seat, Visibility
 
 NINE = (9, 9, 9, 9)
 

@@ -14,12 +14,12 @@ from triad.v1 import match_pb2 as m
 
 from services.match import codec, domain
 from services.match.domain.events import MatchCreated, MatchFinished, MatchRules, TradeRule
-from services.match.rules import Seat
-from services.match.rules.compatibility import rule_set_problem
 from services.match.server import _setup
 from services.match.tests.builders import created, later
 from services.match.tests.test_domain import play_out
 from services.platform.errors import InvalidArgument
+from services.rules import Seat
+from services.rules.compatibility import rule_set_problem
 
 
 def started_with(rule: TradeRule, bot_b: bool = False) -> domain.Match:

@@ -7,10 +7,10 @@ from random import Random
 import pytest
 
 from services.match import domain
-from services.match.rules import HIDDEN, Seat, Visibility
 from services.match.tests.builders import after, later, started
 from services.match.views import match_view
 from services.platform.errors import NotFound
+from services.rules import HIDDEN, Seat, Visibility
 
 
 @pytest.mark.parametrize("visibility", list(Visibility))

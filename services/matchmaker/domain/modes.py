@@ -1,7 +1,7 @@
 """The modes and their rules as RULES.md sections 6 and 11 read: queues per mode, the
 fixed rules of each queue, Roulette's compatible rule sets and what a custom table or
 a practice match may combine. Which rules combine is decided once, by the rules
-engine (``services/match/rules/compatibility.py``)."""
+engine (``services/rules/compatibility.py``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from itertools import product
 
-from services.match.rules.compatibility import board_problem, realm_problem, rule_set_problem
-from services.match.rules.deck import hand_size_for
-from services.match.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 from services.platform.errors import InvalidArgument
+from services.rules.compatibility import board_problem, realm_problem, rule_set_problem
+from services.rules.deck import hand_size_for
+from services.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
 
 UNRATED = 1500
 """RULES.md 10: every player starts at 1500; unrated queues compare everyone at it."""

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.match.rules.compatibility import rule_set_problem
 from services.matchmaker import clients
 from services.matchmaker.clients import LocalBotDecks, StarterDecks
 from services.matchmaker.domain import (
@@ -34,6 +33,7 @@ from services.matchmaker.domain import (
     roulette_rules,
 )
 from services.platform.errors import InvalidArgument
+from services.rules.compatibility import rule_set_problem
 
 POLICY = WindowPolicy()
 

@@ -1,0 +1,162 @@
+"""``triad-rules``: the rules engine from the command line.
+
+``triad-rules resolve`` reads placement vectors as JSON Lines on standard input (any
+``expect`` is ignored) and writes one JSON line per vector: the owners after the
+placement and every capture with its cause. A vector with ``"family": "realm"`` is
+resolved by the Realm rules (RULES.md section 17, :mod:`services.rules.realm`);
+standard and Realm vectors may be mixed in one input. A malformed line gets one line
+``{"name": ..., "error": "what is wrong"}`` and the command goes on; it exits 1 if any
+line failed.
+
+``triad-rules solve`` reads positions (the vector format with both hands and the side to
+move instead of a move; see :mod:`services.rules.positions`) as JSON Lines, one
+JSON object, or a JSON array of them, and writes one JSON line per position: the exact
+value (final score difference for the side to move under perfect play), the final
+scores, the result and a best move. Errors are reported as for ``resolve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TextIO, TypeVar
+
+from services.rules.errors import RuleViolation
+from services.rules.positions import parse_position, solution_json
+from services.rules.realm.vectors import (
+    is_realm,
+    parse_realm_vector,
+    realm_result_json,
+    run_realm_vector,
+)
+from services.rules.solver import INF, Search, solve
+from services.rules.vectors import (
+    VectorError,
+    load_line,
+    parse_vector,
+    result_json,
+    run_vector,
+)
+
+T = TypeVar("T")
+
+
+def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
+    """Resolve every vector in ``lines``; return how many failed."""
+    failed = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        reply, ok = _answer(load_line, line, _resolved)
+        failed += not ok
+        out.write(json.dumps(reply) + "\n")
+    return failed
+
+
+def _resolved(name: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    if is_realm(raw):
+        realm_board, realm_placement = run_realm_vector(parse_realm_vector(raw))
+        return realm_result_json(name, realm_board, realm_placement)
+    board, placement = run_vector(parse_vector(raw))
+    return result_json(name, board, placement)
+
+
+def _answer(
+    read: Callable[[T], dict[str, Any]],
+    item: T,
+    answer: Callable[[Any, dict[str, Any]], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
+    """The reply to one input (``answer(name, raw)`` of the object ``read(item)`` gives)
+    and whether it succeeded; a bad input becomes ``{"name": ..., "error": ...}``."""
+    name: Any = None
+    try:
+        raw = read(item)
+        name = raw.get("name")
+        return answer(name, raw), True
+    except (VectorError, RuleViolation) as exc:
+        return {"name": name if isinstance(name, str) else None, "error": str(exc)}, False
+    except RecursionError:
+        return {"name": None, "error": "not JSON this command accepts: nested too deeply"}, False
+
+
+def _documents(text: str) -> list[str | Parsed]:
+    """The positions in ``text``: one JSON value (an object, or an array of them,
+    possibly spread over several lines), else JSON Lines. Items are raw lines still to
+    parse, or values already parsed."""
+    try:
+        whole = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return [line for line in text.splitlines() if line.strip()]
+    return [Parsed(item) for item in (whole if isinstance(whole, list) else [whole])]
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    value: Any
+
+
+def _position_object(item: str | Parsed) -> dict[str, Any]:
+    value = item.value if isinstance(item, Parsed) else load_line(item)
+    if not isinstance(value, dict):
+        raise VectorError(f"a position is a JSON object, got {type(value).__name__}")
+    return value
+
+
+def solve_text(text: str, out: TextIO, wdl: bool = False, moves: bool = False) -> int:
+    """Solve every position in ``text``; return how many failed."""
+
+    def solved(name: Any, raw: dict[str, Any]) -> dict[str, Any]:
+        problem = parse_position(raw)
+        if moves:
+            search = Search(problem.position)
+            solution = search.best(None, (-1, 1) if wdl else (-INF, INF))
+            values = search.values(None)
+        else:
+            solution, values = solve(problem.position, wdl=wdl), None
+        return solution_json(name, problem, solution, wdl, values)
+
+    failed = 0
+    for item in _documents(text):
+        reply, ok = _answer(_position_object, item, solved)
+        failed += not ok
+        out.write(json.dumps(reply) + "\n")
+        out.flush()  # positions can take seconds each: show each answer as it comes
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="triad-rules", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser(
+        "resolve", help="resolve placement vectors (JSON Lines on stdin, results on stdout)"
+    )
+    solver = commands.add_parser(
+        "solve",
+        help="solve positions exactly: value, final scores and a best move "
+        "(JSON on stdin, one result line per position on stdout)",
+    )
+    solver.add_argument(
+        "--wdl",
+        action="store_true",
+        help="settle only win, draw or loss (faster; no value or scores)",
+    )
+    solver.add_argument(
+        "--moves", action="store_true", help="also give the exact value of every distinct move"
+    )
+    args = parser.parse_args(argv)
+    # Undecodable bytes become U+FFFD so the line fails as "not JSON", not as a traceback.
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+    try:
+        if args.command == "resolve":
+            return 1 if resolve_lines(sys.stdin, sys.stdout) else 0
+        return 1 if solve_text(sys.stdin.read(), sys.stdout, args.wdl, args.moves) else 0
+    except BrokenPipeError:  # the reader went away (`| head`): not our failure
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Small builders that keep the rule tests as short as the rulebook's examples."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from services.rules import Board, Card, Element, Geometry, Placement, Rules, Seat, Sides
+
+Spec = tuple[Sides, str] | tuple[Sides, str, Element | None]
+
+
+def card(sides: Sides, element: Element | None = None, id: str = "") -> Card:
+    return Card(sides, element, id)
+
+
+def board_of(
+    cards: Mapping[int, Spec],
+    rules: Rules,
+    rows: int = 3,
+    cols: int = 3,
+    blocked: tuple[int, ...] = (),
+    marks: Mapping[int, Element] | None = None,
+) -> Board:
+    geometry = Geometry.of(rows, cols, blocked)
+    cell_marks = [None if marks is None else marks.get(c) for c in range(geometry.size)]
+    board = Board.empty(geometry, rules, cell_marks)
+    for cell, spec in cards.items():
+        element = spec[2] if len(spec) == 3 else None
+        board = board.with_card(cell, Card(spec[0], element), Seat[spec[1]])
+    return board
+
+
+def place(
+    cards: Mapping[int, Spec],
+    cell: int,
+    sides: Sides,
+    rules: Rules,
+    player: str = "A",
+    element: Element | None = None,
+    **shape: object,
+) -> tuple[Board, Placement, dict[int, str]]:
+    """Place ``sides`` for ``player`` on ``cell``; also return captures as {cell: cause}."""
+    board = board_of(cards, rules, **shape)  # type: ignore[arg-type]
+    after, placement = board.place(cell, Card(sides, element), Seat[player])
+    return after, placement, {c.cell: c.cause.value for c in placement.captures}
+
+
+def owners(board: Board) -> list[str | None]:
+    return [None if o is None else Seat(o).name for o in board.owners]

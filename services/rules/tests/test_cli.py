@@ -1,0 +1,95 @@
+"""`triad-rules resolve` as a checker or an operator runs it, with malformed input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOOD = json.loads((Path(__file__).parent / "vectors" / "public.jsonl").read_text().splitlines()[0])
+
+
+def resolve(stdin: str) -> tuple[int, list[dict[str, object]], str]:
+    run = subprocess.run(
+        [sys.executable, "-m", "services.rules.cli", "resolve"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return run.returncode, [json.loads(line) for line in run.stdout.splitlines()], run.stderr
+
+
+def broken(**changes: object) -> str:
+    vector = json.loads(json.dumps(GOOD))
+    for path, value in changes.items():
+        target = vector
+        *parents, leaf = path.split("__")
+        for key in parents:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        if isinstance(target, list):
+            target[int(leaf)] = value
+        else:
+            target[leaf] = value
+    return json.dumps(vector)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "JSON object"),
+        (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
+        (
+            broken(board__1__sides=[1, 1, 11, 1]),
+            "board[1].sides [1, 1, 11, 1] must each be within 1..10",
+        ),
+        (
+            broken(move__card__sides=[0, 1, 1, 1]),
+            "move.card.sides [0, 1, 1, 1] must each be within 1..10",
+        ),
+        (broken(move__card__sides=[1, 1, 1]), "move.card.sides must be four whole numbers"),
+        (broken(move__cell=1), "cell 1 already holds a card"),
+        (broken(move__cell=9), "cell 9 is not on the 3x3 board"),
+        (broken(blocked=[4]), "cell 4 is blocked"),
+        (broken(blocked=[1]), "board[1] is a blocked cell"),
+        (broken(rules={"same": True, "reverse": True}), "unknown rule 'reverse'"),
+        (broken(rules={"same": "yes"}), "rule 'same' must be true or false"),
+        (broken(move__player="C"), 'move.player must be "A" or "B"'),
+        (broken(board__1__owner=None), 'board[1].owner must be "A" or "B"'),
+        (broken(cells=["lava"] + [None] * 8), "cells[0]: unknown element 'lava'"),
+        (broken(size=[0, 3]), "'size' must be [rows, columns]"),
+        (broken(move__card__sides=[1, True, 1, 1]), "four whole numbers"),
+    ],
+)
+def test_a_malformed_vector_gets_an_error_line_naming_the_problem(line: str, words: str) -> None:
+    code, results, stderr = resolve(line + "\n")
+    assert code == 1
+    assert len(results) == 1
+    assert words in str(results[0]["error"])
+    assert "Traceback" not in stderr
+
+
+def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:
+    bad = broken(rules={"reverse": True})
+    code, results, _ = resolve("\n".join([json.dumps(GOOD), bad, "%%%", json.dumps(GOOD)]) + "\n")
+    assert code == 1
+    assert [r.get("name") for r in results] == [GOOD["name"], GOOD["name"], None, GOOD["name"]]
+    assert "error" in results[1] and "error" in results[2]
+    assert results[3]["captures"] == GOOD["expect"]["captures"]
+
+
+def test_good_input_exits_zero_and_ignores_expect() -> None:
+    vector = dict(GOOD, expect={"owners": [], "captures": {"0": "nonsense"}})
+    code, results, _ = resolve(json.dumps(vector) + "\n\n")
+    assert code == 0
+    assert results == [
+        {
+            "name": GOOD["name"],
+            "owners": GOOD["expect"]["owners"],
+            "captures": GOOD["expect"]["captures"],
+        }
+    ]

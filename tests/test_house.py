@@ -1,0 +1,69 @@
+"""The house's import rules (``../shared/STYLE.md``, "Our own house"), read from the code:
+no service imports another service's package (the game vocabulary they share is
+``services/rules``, the wire vocabulary ``services/wire.py``, the plumbing
+``services/platform``), the platform imports no service and never the gateway, and
+nothing that is deployed imports the development tools."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVICES = ("match", "matchmaker", "collection", "rating", "battle")
+SHARED = ("services.platform", "services.rules", "services.wire")
+
+
+def _imports(package: Path) -> Iterator[tuple[Path, str]]:
+    """Every module a package's own code (not its tests) imports, with the importer."""
+    for path in sorted(package.rglob("*.py")):
+        if "tests" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                yield from ((path, alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                # ``from services import wire`` imports services.wire
+                yield from ((path, f"{node.module}.{alias.name}") for alias in node.names)
+
+
+def _under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_a_service_imports_no_other_services_package(service: str) -> None:
+    own = f"services.{service}"
+    strays = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path, module in _imports(ROOT / "services" / service)
+        if _under(module, "services")
+        and not _under(module, own)
+        and not any(_under(module, shared) for shared in SHARED)
+    ]
+    assert strays == []
+
+
+@pytest.mark.parametrize("shared", ["platform", "rules"])
+def test_the_shared_packages_import_no_service_and_no_gateway(shared: str) -> None:
+    allowed = ("services.platform",) if shared == "platform" else ("services.rules",)
+    strays = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path, module in _imports(ROOT / "services" / shared)
+        if (_under(module, "services") and not any(_under(module, a) for a in allowed))
+        or _under(module, "gateway")
+    ]
+    assert strays == []
+
+
+@pytest.mark.parametrize("deployed", ["services", "gateway", "client"])
+def test_nothing_deployed_imports_the_development_tools(deployed: str) -> None:
+    strays = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path, module in _imports(ROOT / deployed)
+        if _under(module, "devtools") or _under(module, "bench")
+    ]
+    assert strays == []
