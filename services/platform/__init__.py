@@ -16,16 +16,23 @@ The edge of every servicer:
 
 - ``interceptors``: the one place errors become statuses (``STATUS_BY_ERROR``),
   request ids, RPC metrics; ``errors``: the typed errors a caller can cause;
-- ``edge``: ``require``, ``bind``, ``require_enum`` (``enums``), ``check_operator``;
-- ``requests``: idempotent request keys (``Request``, ``answered``, ``remember``);
-- ``downstream``: calls to another service, its refusals back as typed errors.
+- ``edge``: ``require``, ``bind``, ``require_bound``, ``require_enum`` (``enums``: enum
+  tables both ways), ``check_operator``;
+- ``requests``: idempotent request keys (``Request``, ``answered``, ``remember``), and
+  ``requests_memory`` the same in memory for the in-memory stores;
+- ``downstream``: calls to another service, its refusals back as typed errors;
+- ``codec``: event bytes with their schema version read back, and upcasters.
 
 Events and work:
 
-- ``eventstore`` (PostgreSQL, gap-free global order) and ``memstore`` (in memory, the
-  same contract); ``groupcommit``: many commands' writes in one commit;
-- ``relay``: the event log as outbox, relayed to JetStream; ``bus``: NATS and the
-  event stream; ``consumer``: idempotent consumers (``consumer_admin``: replaying one);
+- ``eventstore`` (PostgreSQL, gap-free global order; ``eventstore_schema`` its
+  migrations and append channels) and ``memstore`` (in memory, the same contract);
+  ``groupcommit``: many commands' writes in one commit; ``keyedlocks``: commands on one
+  stream take turns in a process;
+- ``relay``: the event log as outbox, relayed to JetStream (``relay_schema`` its
+  checkpoints); ``bus``: NATS and the event stream; ``pushes``: each player's updates
+  on their own subject, for whichever gateway holds their session; ``consumer``:
+  idempotent consumers (``consumer_admin``: replaying one);
 - ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
   (``every``) and the relay's process; ``claims``: claiming due work (timers,
   deadlines, leases) with SKIP LOCKED.
