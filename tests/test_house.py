@@ -17,9 +17,10 @@ SERVICES = ("match", "matchmaker", "collection", "rating", "battle")
 SHARED = ("services.platform", "services.rules", "services.wire")
 
 
-def _imports(package: Path) -> Iterator[tuple[Path, str]]:
-    """Every module a package's own code (not its tests) imports, with the importer."""
-    for path in sorted(package.rglob("*.py")):
+def _imports(where: Path) -> Iterator[tuple[Path, str]]:
+    """Every module a package's own code (not its tests), or one module, imports, with
+    the importer."""
+    for path in [where] if where.is_file() else sorted(where.rglob("*.py")):
         if "tests" in path.relative_to(ROOT).parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -65,5 +66,31 @@ def test_nothing_deployed_imports_the_development_tools(deployed: str) -> None:
         f"{path.relative_to(ROOT)} imports {module}"
         for path, module in _imports(ROOT / deployed)
         if _under(module, "devtools") or _under(module, "bench")
+    ]
+    assert strays == []
+
+
+OUTER = ("handlers", "server", "store", "mapping", "codec", "consumers", "main", "presenter")
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_a_services_imports_point_inward(service: str) -> None:
+    """Edge -> handlers -> domain: the domain imports none of the rooms around it, and
+    no handler imports the servicer."""
+    package = ROOT / "services" / service
+    own = f"services.{service}"
+    rooms = [package / "domain", package / "domain.py"]
+    strays = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for room in rooms
+        if room.exists()
+        for path, module in _imports(room)
+        if any(_under(module, f"{own}.{outer}") for outer in OUTER)
+    ]
+    strays += [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted(package.glob("handlers*.py"))
+        for _, module in _imports(path)
+        if _under(module, f"{own}.server")
     ]
     assert strays == []
