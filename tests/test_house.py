@@ -1,8 +1,9 @@
 """The house's import rules (``../shared/STYLE.md``, "Our own house"), read from the code:
 no service imports another service's package (the game vocabulary they share is
 ``services/rules``, the wire vocabulary ``services/wire.py``, the plumbing
-``services/platform``), the platform imports no service and never the gateway, and
-nothing that is deployed imports the development tools."""
+``services/platform``), the platform imports no service and never the gateway,
+nothing that is deployed imports the development tools, and inside a service the
+imports point inward (edge -> handlers -> domain)."""
 
 from __future__ import annotations
 
