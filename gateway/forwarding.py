@@ -197,16 +197,9 @@ class Downstreams:
     _battle: battle_pb2_grpc.BattleServiceAsyncStub | None
 
     def _stub(self, what: str) -> Any:
-        """The stub of the ``what`` service (a mixin's ``WHAT``), if this gateway reaches it."""
-        if what == "match":
-            return self._match
-        optional = {
-            "collection": self._collection,
-            "rating": self._rating,
-            "battle": self._battle,
-            "matchmaker": self._matchmaker,
-        }
-        return configured(optional[what], what)
+        """The stub of the ``what`` service (a mixin's ``WHAT``: the attribute
+        ``_<what>``), if this gateway reaches it."""
+        return configured(getattr(self, f"_{what}"), what)
 
     def _collection_stub(self) -> collection_pb2_grpc.CollectionServiceAsyncStub:
         return configured(self._collection, "collection")
