@@ -116,7 +116,7 @@ class MatchPlayer(Connection):
         mode = pb.Mode.Name(view.mode).removeprefix("MODE_").lower()
         if view.mode == pb.MODE_CUSTOM:  # named as in the mix, by its trade rule
             mode = TABLE_NAMES.get(view.rules.trade_rule, mode)
-        self.run.finished(
+        self.run.finished_match(
             FinishedMatch(
                 match_id=view.match_id,
                 mode=mode,

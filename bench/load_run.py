@@ -61,7 +61,7 @@ class LoadRun:
         self.rendezvous = Rendezvous()
         """Where players who drew a custom table meet their partner."""
 
-    # The clients' view of the run (bench.load_client.Shared).
+    # The clients' view of the run (bench.load_records.Shared).
     @property
     def playing(self) -> bool:
         return time.perf_counter() < self._play_until
@@ -92,6 +92,9 @@ class LoadRun:
                 dataclasses.replace(match, player_ids=tuple(ids.get(n) for n in match.players))
             )
 
+    async def meet(self, kind: str, name: str, patience: float) -> Meeting | None:
+        return await self.rendezvous.meet(kind, name, patience)
+
     async def run(self) -> LoadSummary:
         """Sign every client up (at most ``setup_seconds``), then play for
         ``config.seconds``, let matches in progress finish (at most ``drain_seconds``
@@ -102,13 +105,12 @@ class LoadRun:
         self.started = time.perf_counter()
         self.wall_started = time.time()
         self._play_until = self._alive_until = float("inf")
-        shared = _Shared(self)
         self.clients = [
             SimClient(
                 index=i,
                 gateway=config.gateway,
                 root_cert=config.root_cert,
-                run=shared,
+                run=self,
                 mix=config.mix,
                 rng=random.Random(rng.getrandbits(64)),
                 rpc_timeout=config.rpc_timeout,
@@ -157,35 +159,3 @@ class LoadRun:
             unfinished_clients=unfinished,
             setup_seconds=self.play_started - self.wall_started,
         )
-
-
-class _Shared:
-    """Adapts LoadRun to the clients' interface (``finished`` is LoadRun's list)."""
-
-    def __init__(self, run: LoadRun) -> None:
-        self._run = run
-        self.samples = run.samples
-        self.started = run.started
-
-    @property
-    def playing(self) -> bool:
-        return self._run.playing
-
-    @property
-    def alive(self) -> bool:
-        return self._run.alive
-
-    def acked(self, placement: AckedPlacement) -> None:
-        self._run.acked(placement)
-
-    def acked_plan(self, plan: AckedPlan) -> None:
-        self._run.acked_plan(plan)
-
-    def battle_finished(self, battle_id: str) -> None:
-        self._run.battle_finished(battle_id)
-
-    def finished(self, match: FinishedMatch) -> None:
-        self._run.finished_match(match)
-
-    async def meet(self, kind: str, name: str, patience: float) -> Meeting | None:
-        return await self._run.rendezvous.meet(kind, name, patience)
