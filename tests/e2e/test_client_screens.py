@@ -219,7 +219,9 @@ async def test_a_difference_winner_picks_d_cards_on_the_clients_screen(
         await players[1].call(
             "Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
         )
-        d = max(1, lead)  # RULES.md 13 Decision: the difference at the forfeit, at least 1
+        # RULES.md 13: the difference at the forfeit, at least 1 (Decision), capped at the
+        # deck size (a combo on the last move can lead by more than five).
+        d = min(5, max(1, lead))
         offer = await terminal.until(lambda s: "take card > " in s, "the offer")
         pending = (
             await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(ann.tokens))
