@@ -1,7 +1,8 @@
 """The browser client in a real browser: headless Chromium (Debian's ``chromium``, driven
 by ``playwright-core`` from web/e2e/play.mjs) opens the gateway's web port on a phone's
 viewport, registers, plays a whole practice match by clicking, and reads the final
-screen. The whole backend runs as processes (devtools/stack.py).
+screen; two players meet in the queue, or at a table one of them hosts. The whole
+backend runs as processes (devtools/stack.py).
 
 What it needs is installed by ``make test`` (``make web``: the npm packages and the
 built page; Chromium with apt when run as root). Where either cannot be had, the test
@@ -145,6 +146,32 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
     assert any("trade prompt" in line for line in winner_pushes), winner_pushes
     assert any("trade prompt" in line for line in loser_pushes), loser_pushes
     assert any("trade done" in line for line in loser_pushes), loser_pushes
+
+
+def test_a_table_hosted_on_a_4x4_board_is_found_joined_and_played_and_a_closed_one_goes(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "tables", tmp_path / "browser-tables.png")
+    ann, bea = played["players"]
+    # The host's own line and the guest's list say the board and how hands are dealt.
+    assert "Waiting for a guest" in played["hosted"], played["hosted"]
+    for line in (played["hosted"], played["listed"]):
+        assert "4×4" in line and "house hands" in line and "Same" in line, line
+    assert ann["name"] in played["listed"]
+    scores = []
+    for final in (ann, bea):
+        assert final["result"].startswith(("You won", "You lost", "Draw")), final
+        assert "the board is full" in final["result"]
+        assert final["cells"] == 16 and final["placed"] == 16  # the whole 4x4 board
+        mine, theirs = (int(n) for n in final["result"].split(":")[0].split()[-3::2])
+        assert mine + theirs == 16  # 4x4: sixteen cards down, none left in hand
+        scores.append((mine, theirs))
+    assert scores[0] == scores[1][::-1]  # one match, seen from each side
+    assert played["moves"] == [8, 8]  # eight cards each: every one placed
+    # The host followed the match from its pushes: the table started, the match found.
+    assert any("your table started" in line for line in played["pushes"]), played["pushes"]
+    assert any(f"match found: against {bea['name']}" in p for p in played["pushes"])
+    assert played["closedTable"]
 
 
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:

@@ -6,6 +6,9 @@
 //             and a cell each turn, and read the final screen;
 //   ranked:   two players register, queue for Ranked, are paired, play each other by
 //             clicking, and the winner takes one of the loser's cards (Trade One);
+//   tables:   one player hosts a 4×4 table (house hands), the other looks for tables,
+//             finds it and joins; both play it out by clicking; then a 3×3 table is
+//             hosted, seen by the other, closed, and not listed any more;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -30,7 +33,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, battle };
+  const scenarios = { practice, ranked, switched, tables, battle };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -87,21 +90,7 @@ async function ranked() {
     await page.click("button[name=queue]");
   }
   await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
-  const deadline = Date.now() + 120_000;
-  const moves = new Map([[ann, 0], [bea, 0]]);
-  while (Date.now() < deadline) {
-    const over = await Promise.all([ann, bea].map((p) => p.locator("[data-testid=result]").count()));
-    if (over.every((n) => n > 0)) break;
-    let played = false;
-    for (const page of [ann, bea]) {
-      if ((await page.locator(".hand.mine .card:not(:disabled)").count()) > 0) {
-        await playTurn(page);
-        moves.set(page, moves.get(page) + 1);
-        played = true;
-      }
-    }
-    if (!played) await ann.waitForTimeout(100);
-  }
+  const moves = await playOut([ann, bea]);
   const finals = [await finalScreen(ann), await finalScreen(bea)];
   const winner = finals[0].result.startsWith("You won") ? ann : finals[1].result.startsWith("You won") ? bea : null;
   let trade = [];
@@ -125,7 +114,43 @@ async function ranked() {
     trade = { offered, taken, winner: said[0], loser: said[1], pushes };
   }
   await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
-  return { players: finals, moves: [moves.get(ann), moves.get(bea)], trade };
+  return { players: finals, moves, trade };
+}
+
+async function tables() {
+  const ann = await player();
+  const bea = await player();
+  await ann.selectOption("select[name=board]", "4");
+  await ann.click("button[name=host]");
+  const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+  await bea.click("button[name=tables]");
+  const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+  const listed = (await row.textContent()) ?? "";
+  await row.locator("button[name=join]").click();
+  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+  const moves = await playOut([ann, bea]);
+  const finals = [await finalScreen(ann), await finalScreen(bea)];
+  await ann.screenshot({ path: screenshot, fullPage: true });
+  for (const page of [ann, bea]) {
+    await page.click("button[name=lobby]");
+    await page.waitForSelector("[data-testid=lobby]");
+  }
+  // A 3×3 table, seen by Bea, closed by Ann: gone from Bea's next look.
+  await ann.selectOption("select[name=board]", "3");
+  await ann.click("button[name=host]");
+  await ann.waitForSelector("[data-testid=hosted]");
+  await bea.click("button[name=tables]");
+  const again = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+  const tableId = await again.getAttribute("data-table");
+  await ann.click("button[name=close-table]");
+  await ann.waitForSelector("button[name=host]");
+  await bea.click("button[name=tables]");
+  await bea.waitForFunction(
+    (id) => !document.querySelector(`[data-testid=open-tables] li[data-table="${id}"]`),
+    tableId,
+  );
+  const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+  return { players: finals, hosted, listed, moves, closedTable: tableId, pushes };
 }
 
 async function switched() {
@@ -277,6 +302,27 @@ async function player() {
   await page.waitForSelector("[data-testid=lobby]");
   await page.waitForSelector("[data-testid=pushes] li");
   return page;
+}
+
+/** Two players of one match take their turns by clicking until both see its end; the
+ * placements each made. */
+async function playOut(players) {
+  const deadline = Date.now() + 120_000;
+  const moves = players.map(() => 0);
+  while (Date.now() < deadline) {
+    const over = await Promise.all(players.map((p) => p.locator("[data-testid=result]").count()));
+    if (over.every((n) => n > 0)) break;
+    let played = false;
+    for (const [i, page] of players.entries()) {
+      if ((await page.locator(".hand.mine .card:not(:disabled)").count()) > 0) {
+        await playTurn(page);
+        moves[i] += 1;
+        played = true;
+      }
+    }
+    if (!played) await players[0].waitForTimeout(100);
+  }
+  return moves;
 }
 
 /** My turn: a card of my hand, then the first empty cell; until the hand shows it gone. */

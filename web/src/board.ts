@@ -11,6 +11,7 @@ import {
   TradeRule,
   type Card,
   type MatchView,
+  type Rules,
   type Sides,
 } from "./gen/triad/v1/common_pb.js";
 
@@ -47,8 +48,8 @@ export function cardFace(card: CardLike | undefined, sides?: Sides): HTMLElement
   );
 }
 
-export function rulesLine(view: MatchView): string {
-  const rules = view.rules;
+/** "three open · Same · Plus · Combo": a match's or a table's rules in words. */
+export function rulesLine(rules: Rules | undefined): string {
   if (!rules) return "";
   const words = [Visibility[rules.visibility]?.replace("_", " ").toLowerCase() ?? ""];
   if (rules.same) words.push("Same");
@@ -167,7 +168,7 @@ export function matchScreen(
       el("span", { class: "score mine" }, `${me?.playerName ?? "You"} ${me?.score ?? 0}`),
       el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
     ),
-    el("p", { class: "rules" }, rulesLine(view)),
+    el("p", { class: "rules" }, rulesLine(view.rules)),
     theirHand,
     board,
     el(

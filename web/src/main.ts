@@ -1,10 +1,12 @@
-// The browser client: log in, play practice and queued matches and Skirmish battles
-// (skirmish.ts), see the session's pushes (session.ts), and pick the Trade One card.
+// The browser client: log in, play practice and queued matches, host and join custom
+// tables (tables.ts) and Skirmish battles (skirmish.ts), see the session's pushes
+// (session.ts), and pick the Trade One card.
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { cardFace, el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
+import { forgetTables, tablesPanel } from "./tables.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -106,6 +108,7 @@ function lobbyScreen(name: string): HTMLElement {
     el("div", { class: "row" }, battle, battleLevel),
   ];
   if (state.queue && state.ticketId) parts.push(queuePanel(state.queue));
+  parts.push(tablesPanel(page));
   parts.push(el("div", { class: "row" }, logout));
   return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
 }
@@ -292,6 +295,7 @@ async function logOut(): Promise<void> {
   } finally {
     forgetTokens();
     forgetBattle();
+    forgetTables();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }

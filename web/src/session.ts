@@ -4,6 +4,7 @@
 import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle, type Page } from "./skirmish.js";
+import { tablePush } from "./tables.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -59,6 +60,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       note("session opened");
       if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
       if (status?.pendingTrade) state.trade = status.pendingTrade;
+      tablePush(status?.hostedTable, page);
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       return true;
@@ -89,6 +91,9 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "battle":
       battlePush(message.value, page);
+      return true;
+    case "table":
+      tablePush(message.value, page);
       return true;
     case "tradePrompt":
       note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);

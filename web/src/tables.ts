@@ -1,0 +1,185 @@
+// Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own,
+// look at the open tables and join one. The match starts as the guest joins; the guest
+// follows it from JoinTable's answer, the host from the session's pushes (its table
+// started, then the match found). Drawn inside the lobby by main.ts.
+import { api, authed, requestId } from "./api.js";
+import { el, rulesLine } from "./board.js";
+import { TableStatus, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
+import type { Page } from "./skirmish.js";
+
+/** What main.ts lends besides the page: follow a match once it starts. */
+export interface TablesPage extends Page {
+  follow(matchId: string): Promise<void>;
+}
+
+/** The host's choices, kept across redraws; the table hosted; the last list read. */
+export const tables = {
+  size: 3,
+  blocked: 0,
+  visibility: Visibility.THREE_OPEN,
+  rules: { same: true, plus: true, combo: true, elemental: false, sameWall: false, suddenDeath: false },
+  hosted: null as Table | null,
+  open: null as Table[] | null,
+};
+
+type RuleName = keyof typeof tables.rules;
+const RULE_LABELS: [RuleName, string][] = [
+  ["same", "Same"],
+  ["plus", "Plus"],
+  ["combo", "Combo"],
+  ["elemental", "Elemental"],
+  ["sameWall", "Same Wall"],
+  ["suddenDeath", "Sudden Death"],
+];
+
+/** The session's ``table`` push (and the status at its opening): the host's table. */
+export function tablePush(table: Table | undefined, page: Page): void {
+  if (!table) return;
+  if (table.status === TableStatus.OPEN) {
+    tables.hosted = table;
+    return;
+  }
+  if (tables.hosted?.tableId === table.tableId) tables.hosted = null;
+  page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
+}
+
+/** Logged out: nothing hosted or listed. */
+export function forgetTables(): void {
+  tables.hosted = null;
+  tables.open = null;
+}
+
+export function tablesPanel(page: TablesPage): HTMLElement {
+  const panel = el("section", { class: "tables", "data-testid": "tables" }, el("h2", {}, "Tables"));
+  panel.append(tables.hosted ? hostedPanel(tables.hosted, page) : hostForm(page));
+  panel.append(openList(page));
+  return panel;
+}
+
+function hostedPanel(table: Table, page: TablesPage): HTMLElement {
+  return el(
+    "div",
+    { class: "hosted", "data-testid": "hosted" },
+    el("p", {}, `Your table: ${tableLine(table)}. Waiting for a guest.`),
+    button("Close the table", "close-table", page, async () => {
+      const reply = await authed(() => api.closeTable({ requestId: requestId(), tableId: table.tableId }));
+      tablePush(reply.table, page);
+    }),
+  );
+}
+
+function hostForm(page: TablesPage): HTMLElement {
+  const size = select("board", [["3", "3×3"], ["4", "4×4"], ["5", "5×5"]], String(tables.size), (v) => {
+    tables.size = Number(v);
+    page.render(); // the blocked cells are a 5×5 choice only
+  });
+  const visibility = select(
+    "visibility",
+    [
+      [String(Visibility.ALL_OPEN), "all open"],
+      [String(Visibility.THREE_OPEN), "three open"],
+      [String(Visibility.CLOSED), "closed"],
+    ],
+    String(tables.visibility),
+    (v) => void (tables.visibility = Number(v) as Visibility),
+  );
+  const row = el("div", { class: "row" }, size, visibility);
+  if (tables.size === 5) {
+    const counts = [0, 1, 2, 3, 4, 5].map((n): [string, string] => [String(n), `${n} blocked`]);
+    row.append(select("blocked", counts, String(tables.blocked), (v) => void (tables.blocked = Number(v))));
+  }
+  const checks = el("div", { class: "row rules-choice" });
+  for (const [name, label] of RULE_LABELS) {
+    const box = el("input", { type: "checkbox", name });
+    box.checked = tables.rules[name];
+    box.addEventListener("change", () => void (tables.rules[name] = box.checked));
+    checks.append(el("label", {}, box, ` ${label}`));
+  }
+  return el(
+    "div",
+    { class: "host" },
+    row,
+    checks,
+    button("Open a table", "host", page, async () => {
+      const reply = await authed(() => api.createTable({ requestId: requestId(), settings: settings() }));
+      tables.hosted = reply.table ?? null;
+    }),
+  );
+}
+
+/** A 3×3 table plays Random decks; a larger one deals house hands (RULES.md 11), so a
+ * new player needs no collection of eight or thirteen different characters. */
+function settings() {
+  const size = tables.size;
+  const large = size > 3;
+  return {
+    rules: {
+      visibility: tables.visibility,
+      ...tables.rules,
+      houseHands: large,
+      board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
+    },
+    randomDeck: !large,
+  };
+}
+
+function openList(page: TablesPage): HTMLElement {
+  const list = el("ul", { class: "open-tables", "data-testid": "open-tables" });
+  for (const table of tables.open ?? []) {
+    list.append(
+      el(
+        "li",
+        { "data-table": table.tableId },
+        `${table.hostName}: ${tableLine(table)} `,
+        button("Join", "join", page, async () => {
+          // Random and house-hand tables take no deck from the guest.
+          const reply = await authed(() => api.joinTable({ requestId: requestId(), tableId: table.tableId }));
+          tables.open = null;
+          await page.follow(reply.matchId);
+        }),
+      ),
+    );
+  }
+  const look = button("Look for tables", "tables", page, async () => {
+    const reply = await authed(() => api.listTables({}));
+    tables.open = reply.tables.filter((t) => t.tableId !== tables.hosted?.tableId);
+  });
+  const parts: HTMLElement[] = [look];
+  if (tables.open !== null && tables.open.length === 0) parts.push(el("p", {}, "No open table."));
+  return el("div", { class: "open" }, ...parts, list);
+}
+
+/** "4×4 · three open · Same · Plus · Combo" (the board first when it is not 3×3). */
+export function tableLine(table: Table): string {
+  const rules = table.settings?.rules;
+  const board = rules?.board;
+  const rows = board?.rows || 3;
+  const words = rows === 3 ? [] : [`${rows}×${board?.columns || rows}`];
+  if (board?.blockedCount) words.push(`${board.blockedCount} blocked`);
+  words.push(rulesLine(rules));
+  if (table.settings?.randomDeck) words.push("Random decks");
+  if (rules?.houseHands) words.push("house hands");
+  return words.filter(Boolean).join(" · ");
+}
+
+function select(
+  name: string,
+  options: [string, string][],
+  current: string,
+  change: (value: string) => void,
+): HTMLSelectElement {
+  const node = el("select", { name });
+  for (const [value, label] of options) {
+    const option = el("option", { value }, label);
+    option.selected = value === current;
+    node.append(option);
+  }
+  node.addEventListener("change", () => change(node.value));
+  return node;
+}
+
+function button(label: string, name: string, page: Page, action: () => Promise<void>): HTMLButtonElement {
+  const node = el("button", { type: "button", name }, label);
+  node.addEventListener("click", () => void page.act(action));
+  return node;
+}
