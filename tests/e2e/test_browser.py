@@ -174,6 +174,24 @@ def test_a_table_hosted_on_a_4x4_board_is_found_joined_and_played_and_a_closed_o
     assert played["closedTable"]
 
 
+def test_a_challenge_is_accepted_another_declined_and_find_game_joins_a_public_table(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "challenges", tmp_path / "browser-challenges.png")
+    ann, bea = played["names"]
+    assert f"Your challenge to {bea}" in played["hosted"], played["hosted"]
+    assert f"{ann} challenges you" in played["offer"], played["offer"]
+    for match in (played["accepted"], played["found"]):
+        # One match between the two, forfeited by Ann: she lost, Bea won, both were told.
+        assert match["first"]["result"].startswith("You lost"), match
+        assert "forfeited" in match["first"]["result"]
+        assert match["second"]["result"].startswith("You won"), match
+        assert any(f"match found: against {bea}" in p for p in match["first"]["pushes"])
+        assert any(f"match found: against {ann}" in p for p in match["second"]["pushes"])
+    assert any(f"challenge from {ann}" in p for p in played["accepted"]["second"]["pushes"])
+    assert any("your table declined" in line for line in played["declined"]), played["declined"]
+
+
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played

@@ -9,6 +9,9 @@
 //   tables:   one player hosts a 4×4 table (house hands), the other looks for tables,
 //             finds it and joins; both play it out by clicking; then a 3×3 table is
 //             hosted, seen by the other, closed, and not listed any more;
+//   challenges: one player challenges the other by name, who accepts (the challenger
+//             then forfeits); a second challenge is declined; then one hosts a public
+//             table and the other finds it with Find Game;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -33,7 +36,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, tables, battle };
+  const scenarios = { practice, ranked, switched, tables, challenges, battle };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -151,6 +154,50 @@ async function tables() {
   );
   const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
   return { players: finals, hosted, listed, moves, closedTable: tableId, pushes };
+}
+
+async function challenges() {
+  const ann = await player();
+  const bea = await player();
+  await ann.fill("input[name=challenged]", bea.playerName);
+  await ann.click("button[name=host]");
+  const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+  const offer = (await bea.textContent("[data-testid=challenge]")) ?? "";
+  await bea.click("[data-testid=challenge] button[name=accept]");
+  const accepted = await forfeited(ann, bea);
+  // The second challenge is declined: the challenger's table goes, and they are told.
+  await ann.fill("input[name=challenged]", bea.playerName);
+  await ann.click("button[name=host]");
+  await ann.waitForSelector("[data-testid=hosted]");
+  await bea.click("[data-testid=challenge] button[name=decline]");
+  await ann.waitForSelector("button[name=host]");
+  const declined = await ann.locator("[data-testid=pushes] li").allTextContents();
+  // Find Game: Bea's public table, joined by Ann.
+  await ann.fill("input[name=challenged]", "");
+  await bea.click("button[name=host]");
+  await bea.waitForSelector("[data-testid=hosted]");
+  await ann.click("button[name=find]");
+  const found = await forfeited(ann, bea);
+  await bea.screenshot({ path: screenshot, fullPage: true });
+  return { names: [ann.playerName, bea.playerName], hosted, offer, accepted, declined, found };
+}
+
+/** Both players at the board of a match just started; the first forfeits (asked twice)
+ * and both go back to the lobby. What each saw: the rules line, the result, the pushes. */
+async function forfeited(first, second) {
+  await Promise.all([first, second].map((page) => page.waitForSelector("[data-testid=board]")));
+  const rules = (await first.textContent(".rules")) ?? "";
+  await first.click("button[name=forfeit]");
+  await first.click("button[name=forfeit-confirm]");
+  const seen = [];
+  for (const page of [first, second]) {
+    const result = (await page.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    seen.push({ result, pushes });
+    await page.click("button[name=lobby]");
+    await page.waitForSelector("[data-testid=lobby]");
+  }
+  return { rules, first: seen[0], second: seen[1] };
 }
 
 async function switched() {

@@ -4,7 +4,7 @@
 import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle, type Page } from "./skirmish.js";
-import { tablePush } from "./tables.js";
+import { challengePush, tablePush } from "./tables.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -94,6 +94,9 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "table":
       tablePush(message.value, page);
+      return true;
+    case "challenge":
+      challengePush(message.value, page);
       return true;
     case "tradePrompt":
       note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);

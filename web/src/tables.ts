@@ -1,7 +1,8 @@
-// Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own,
-// look at the open tables and join one. The match starts as the guest joins; the guest
-// follows it from JoinTable's answer, the host from the session's pushes (its table
-// started, then the match found). Drawn inside the lobby by main.ts.
+// Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (or
+// challenge one player by name), look at the open tables and join one, Find Game (the
+// oldest open Random table), accept or decline a challenge. The match starts as the
+// guest joins; the guest follows it from the answer, the host from the session's pushes
+// (its table started, then the match found). Drawn inside the lobby by main.ts.
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
 import { TableStatus, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
@@ -18,8 +19,11 @@ export const tables = {
   blocked: 0,
   visibility: Visibility.THREE_OPEN,
   rules: { same: true, plus: true, combo: true, elemental: false, sameWall: false, suddenDeath: false },
+  challenged: "",
   hosted: null as Table | null,
   open: null as Table[] | null,
+  /** Open challenges addressed to this player, by table id (``challenge`` pushes). */
+  challenges: new Map<string, Table>(),
 };
 
 type RuleName = keyof typeof tables.rules;
@@ -43,24 +47,56 @@ export function tablePush(table: Table | undefined, page: Page): void {
   page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
 }
 
+/** The session's ``challenge`` push: a challenge to this player, open or ended. */
+export function challengePush(table: Table, page: Page): void {
+  if (table.status !== TableStatus.OPEN) {
+    tables.challenges.delete(table.tableId);
+    return;
+  }
+  if (!tables.challenges.has(table.tableId)) page.note(`challenge from ${table.hostName}`);
+  tables.challenges.set(table.tableId, table);
+}
+
 /** Logged out: nothing hosted or listed. */
 export function forgetTables(): void {
   tables.hosted = null;
   tables.open = null;
+  tables.challenges.clear();
 }
 
 export function tablesPanel(page: TablesPage): HTMLElement {
   const panel = el("section", { class: "tables", "data-testid": "tables" }, el("h2", {}, "Tables"));
+  for (const challenge of tables.challenges.values()) panel.append(challengePanel(challenge, page));
   panel.append(tables.hosted ? hostedPanel(tables.hosted, page) : hostForm(page));
   panel.append(openList(page));
   return panel;
 }
 
+function challengePanel(table: Table, page: TablesPage): HTMLElement {
+  return el(
+    "div",
+    { class: "challenge", "data-testid": "challenge", "data-table": table.tableId },
+    el("p", {}, `${table.hostName} challenges you: ${tableLine(table)}.`),
+    button("Accept", "accept", page, async () => {
+      const reply = await authed(() => api.joinTable({ requestId: requestId(), tableId: table.tableId }));
+      tables.challenges.delete(table.tableId);
+      await page.follow(reply.matchId);
+    }),
+    button("Decline", "decline", page, async () => {
+      await authed(() => api.declineChallenge({ requestId: requestId(), tableId: table.tableId }));
+      tables.challenges.delete(table.tableId);
+    }),
+  );
+}
+
 function hostedPanel(table: Table, page: TablesPage): HTMLElement {
+  const waiting = table.challengedPlayerName
+    ? `Your challenge to ${table.challengedPlayerName}: ${tableLine(table)}. Waiting for them.`
+    : `Your table: ${tableLine(table)}. Waiting for a guest.`;
   return el(
     "div",
     { class: "hosted", "data-testid": "hosted" },
-    el("p", {}, `Your table: ${tableLine(table)}. Waiting for a guest.`),
+    el("p", {}, waiting),
     button("Close the table", "close-table", page, async () => {
       const reply = await authed(() => api.closeTable({ requestId: requestId(), tableId: table.tableId }));
       tablePush(reply.table, page);
@@ -95,13 +131,23 @@ function hostForm(page: TablesPage): HTMLElement {
     box.addEventListener("change", () => void (tables.rules[name] = box.checked));
     checks.append(el("label", {}, box, ` ${label}`));
   }
+  const challenged = el("input", { name: "challenged", placeholder: "anyone, or a name" });
+  challenged.value = tables.challenged;
+  challenged.addEventListener("input", () => void (tables.challenged = challenged.value));
   return el(
     "div",
     { class: "host" },
     row,
     checks,
+    el("label", { class: "row" }, "Open to ", challenged),
     button("Open a table", "host", page, async () => {
-      const reply = await authed(() => api.createTable({ requestId: requestId(), settings: settings() }));
+      const reply = await authed(() =>
+        api.createTable({
+          requestId: requestId(),
+          settings: settings(),
+          challengedPlayerName: tables.challenged.trim(),
+        }),
+      );
       tables.hosted = reply.table ?? null;
     }),
   );
@@ -144,7 +190,13 @@ function openList(page: TablesPage): HTMLElement {
     const reply = await authed(() => api.listTables({}));
     tables.open = reply.tables.filter((t) => t.tableId !== tables.hosted?.tableId);
   });
-  const parts: HTMLElement[] = [look];
+  // Find Game: the oldest open public table that plays Random decks, joined at once.
+  const find = button("Find a game", "find", page, async () => {
+    const reply = await authed(() => api.findGame({ requestId: requestId() }));
+    tables.open = null;
+    await page.follow(reply.matchId);
+  });
+  const parts: HTMLElement[] = [el("div", { class: "row" }, look, find)];
   if (tables.open !== null && tables.open.length === 0) parts.push(el("p", {}, "No open table."));
   return el("div", { class: "open" }, ...parts, list);
 }
