@@ -192,6 +192,25 @@ def test_a_challenge_is_accepted_another_declined_and_find_game_joins_a_public_t
     assert any("your table declined" in line for line in played["declined"]), played["declined"]
 
 
+def test_a_booster_is_opened_a_deck_built_and_played_in_practice(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "cards", tmp_path / "browser-cards.png")
+    before, after = played["before"], played["after"]
+    # The booster's cards were shown and joined the collection; its price was spent.
+    assert played["opened"] > 0
+    assert after["owned"] == before["owned"] + played["opened"], played
+    assert after["coins"] < before["coins"], played
+    # Four copies are refused, in the server's words; five are saved and listed.
+    assert "this one holds 4" in played["refused"], played["refused"]
+    assert len(played["chosen"]) == 5
+    assert "Web deck" in played["saved"]
+    for name in played["chosen"]:
+        assert name in played["saved"], (name, played["saved"])
+    # The practice match was dealt exactly the deck's five cards.
+    assert sorted(played["hand"]) == sorted(played["chosen"]), played
+
+
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played

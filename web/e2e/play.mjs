@@ -12,6 +12,9 @@
 //   challenges: one player challenges the other by name, who accepts (the challenger
 //             then forfeits); a second challenge is declined; then one hosts a public
 //             table and the other finds it with Find Game;
+//   cards:    a new player opens a booster (coins spent, the new cards shown and added
+//             to the collection), is refused a deck of four in the server's words, saves
+//             one of five, and plays a practice match holding those five cards;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -36,7 +39,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, tables, challenges, battle };
+  const scenarios = { practice, ranked, switched, tables, challenges, cards, battle };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -198,6 +201,57 @@ async function forfeited(first, second) {
     await page.waitForSelector("[data-testid=lobby]");
   }
   return { rules, first: seen[0], second: seen[1] };
+}
+
+async function cards() {
+  const page = await player();
+  await page.click("button[name=cards]");
+  await page.waitForSelector("[data-testid=collection] [data-copy]");
+  const coins = async () => Number(((await page.textContent("[data-testid=balance]")) ?? "").split(" ")[0]);
+  const owned = () => page.locator("[data-testid=collection] [data-copy]").count();
+  const before = { coins: await coins(), owned: await owned() };
+  await page.click("button[name=booster]");
+  await page.waitForSelector("[data-testid=opened] [data-copy]");
+  const opened = await page.locator("[data-testid=opened] [data-copy]").count();
+  const after = { coins: await coins(), owned: await owned() };
+  // Five copies the deck rules allow (different characters, at most one 5★ and two 4★+).
+  const chosen = await page.evaluate(() => {
+    const copies = [...document.querySelectorAll("[data-testid=collection] [data-copy]")].map((n) => ({
+      copy: n.dataset.copy,
+      character: n.dataset.character,
+      stars: Number(n.dataset.stars),
+      name: n.querySelector(".name")?.textContent ?? "",
+    }));
+    copies.sort((a, b) => a.stars - b.stars);
+    const picked = [];
+    for (const c of copies) {
+      if (picked.length === 5 || picked.some((p) => p.character === c.character)) continue;
+      const high = picked.filter((p) => p.stars >= 4).length;
+      if (c.stars >= 4 && (high >= 2 || (c.stars === 5 && picked.some((p) => p.stars === 5)))) continue;
+      picked.push(c);
+    }
+    return picked;
+  });
+  const pick = (c) => page.click(`[data-testid=collection] [data-copy="${c.copy}"]`);
+  for (const c of chosen.slice(0, 4)) await pick(c);
+  await page.fill("input[name=deck-name]", "Web deck");
+  await page.click("button[name=save-deck]");
+  const refused = (await page.textContent("[role=alert]")) ?? "";
+  await pick(chosen[4]);
+  await page.click("button[name=save-deck]");
+  await page.waitForSelector("[data-testid=decks] li:has-text('Web deck')");
+  const saved = (await page.textContent("[data-testid=decks]")) ?? "";
+  await page.click("[data-testid=cards] button[name=lobby]");
+  await page.waitForSelector("[data-testid=lobby]");
+  await page.selectOption("select[name=deck]", { label: "Web deck" });
+  await page.click("button[name=practice]");
+  await page.waitForSelector("[data-testid=board]");
+  const hand = await page.locator(".hand.mine .card .name").allTextContents();
+  await page.screenshot({ path: screenshot, fullPage: true });
+  await page.click("button[name=forfeit]");
+  await page.click("button[name=forfeit-confirm]");
+  await page.waitForSelector("[data-testid=result]");
+  return { before, opened, after, chosen: chosen.map((c) => c.name), refused, saved, hand };
 }
 
 async function switched() {

@@ -1,12 +1,14 @@
-// The browser client: log in, play practice and queued matches, host and join custom
-// tables (tables.ts) and Skirmish battles (skirmish.ts), see the session's pushes
-// (session.ts), and pick the Trade One card.
+// The browser client: log in, play practice and queued matches with a Random or a saved
+// deck, open boosters and build decks (cards.ts), host and join custom tables
+// (tables.ts) and Skirmish battles (skirmish.ts), see the session's pushes (session.ts),
+// and pick the Trade One card.
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { cardFace, el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
+import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -31,6 +33,7 @@ function render(): void {
   if (!name) screen = loginScreen();
   else if (state.view) screen = matchPanel(state.view);
   else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
+  else if (cards.shown) screen = cardsScreen(page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade));
@@ -103,6 +106,7 @@ function lobbyScreen(name: string): HTMLElement {
   const battle = button("Skirmish against the CPU", "battle", () => startBattle(lobbyChoice.level));
   const parts: HTMLElement[] = [
     el("h1", {}, `Hello, ${name}`),
+    el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards)),
     el("div", { class: "row" }, practice, level),
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
@@ -237,7 +241,7 @@ async function startPractice(level: BotLevel): Promise<void> {
       requestId: requestId(),
       originMode: Mode.UNRANKED,
       botLevel: level,
-      deck: { choice: { case: "random", value: {} } },
+      deck: deckChoice(),
     }),
   );
   await follow(reply.matchId);
@@ -245,7 +249,7 @@ async function startPractice(level: BotLevel): Promise<void> {
 
 async function enqueue(mode: Mode): Promise<void> {
   const reply = await authed(() =>
-    api.enqueue({ requestId: requestId(), mode, deck: { choice: { case: "random", value: {} } } }),
+    api.enqueue({ requestId: requestId(), mode, deck: deckChoice() }),
   );
   state.ticketId = reply.ticket?.ticketId ?? "";
   state.queue = reply.status ?? null;
@@ -296,6 +300,7 @@ async function logOut(): Promise<void> {
     forgetTokens();
     forgetBattle();
     forgetTables();
+    forgetCards();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }

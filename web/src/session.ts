@@ -5,6 +5,7 @@ import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle, type Page } from "./skirmish.js";
 import { challengePush, tablePush } from "./tables.js";
+import { balancePush, loadDecks } from "./cards.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -63,6 +64,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       tablePush(status?.hostedTable, page);
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
+      void page.act(loadDecks);
       return true;
     }
     case "heartbeat":
@@ -97,6 +99,10 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "challenge":
       challengePush(message.value, page);
+      return true;
+    case "balance":
+      note("balance");
+      balancePush(message.value);
       return true;
     case "tradePrompt":
       note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);

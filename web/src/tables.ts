@@ -6,6 +6,7 @@
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
 import { TableStatus, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
+import { actionButton as button, select } from "./controls.js";
 import type { Page } from "./skirmish.js";
 
 /** What main.ts lends besides the page: follow a match once it starts. */
@@ -212,26 +213,4 @@ export function tableLine(table: Table): string {
   if (table.settings?.randomDeck) words.push("Random decks");
   if (rules?.houseHands) words.push("house hands");
   return words.filter(Boolean).join(" · ");
-}
-
-function select(
-  name: string,
-  options: [string, string][],
-  current: string,
-  change: (value: string) => void,
-): HTMLSelectElement {
-  const node = el("select", { name });
-  for (const [value, label] of options) {
-    const option = el("option", { value }, label);
-    option.selected = value === current;
-    node.append(option);
-  }
-  node.addEventListener("change", () => change(node.value));
-  return node;
-}
-
-function button(label: string, name: string, page: Page, action: () => Promise<void>): HTMLButtonElement {
-  const node = el("button", { type: "button", name }, label);
-  node.addEventListener("click", () => void page.act(action));
-  return node;
 }
