@@ -211,6 +211,18 @@ def test_a_booster_is_opened_a_deck_built_and_played_in_practice(
     assert sorted(played["hand"]) == sorted(played["chosen"]), played
 
 
+def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "auction", tmp_path / "browser-auction.png")
+    assert "7 coins" in played["offered"], played["offered"]
+    # The seller was told by push; the buyer saw the purchase and now owns the copy.
+    assert any("listing sold" in line and "7 coins" in line for line in played["annPushes"])
+    assert any("bought" in line and "7 coins" in line for line in played["beaPushes"])
+    assert played["bought"] == 1, played
+    assert played["withdrawn"]["listing"] != played["sold"]["listing"]
+
+
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played

@@ -15,6 +15,9 @@
 //   cards:    a new player opens a booster (coins spent, the new cards shown and added
 //             to the collection), is refused a deck of four in the server's words, saves
 //             one of five, and plays a practice match holding those five cards;
+//   auction:  one player lists a card, the other buys it (the seller's listing turns
+//             sold by push, the buyer's collection holds the copy); a second listing
+//             is withdrawn;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -39,7 +42,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, tables, challenges, cards, battle };
+  const scenarios = { practice, ranked, switched, tables, challenges, cards, auction, battle };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -252,6 +255,41 @@ async function cards() {
   await page.click("button[name=forfeit-confirm]");
   await page.waitForSelector("[data-testid=result]");
   return { before, opened, after, chosen: chosen.map((c) => c.name), refused, saved, hand };
+}
+
+async function auction() {
+  const ann = await player();
+  const bea = await player();
+  for (const page of [ann, bea]) {
+    await page.click("button[name=auction]");
+    await page.waitForSelector("[data-testid=auction]");
+  }
+  const listFirst = async (price) => {
+    await ann.fill("input[name=price]", String(price));
+    await ann.click("button[name=list]");
+    const item = ann.locator(`[data-testid=mine] li[data-status=open]:has-text("${price} coins")`);
+    await item.waitFor();
+    return { listing: await item.getAttribute("data-listing"), copy: await item.locator("[data-copy]").getAttribute("data-copy") };
+  };
+  const sold = await listFirst(7);
+  await bea.click("button[name=reload]");
+  const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
+  const offered = (await offer.textContent()) ?? "";
+  await offer.locator("button[name=buy]").click();
+  await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
+  const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+  const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
+  // The second listing is withdrawn.
+  const withdrawn = await listFirst(9);
+  await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
+  await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
+  await ann.screenshot({ path: screenshot, fullPage: true });
+  // The bought copy is in the buyer's collection.
+  await bea.click("[data-testid=auction] button[name=lobby]");
+  await bea.click("button[name=cards]");
+  await bea.waitForSelector("[data-testid=collection] [data-copy]");
+  const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
+  return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
 }
 
 async function switched() {

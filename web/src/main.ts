@@ -1,7 +1,7 @@
 // The browser client: log in, play practice and queued matches with a Random or a saved
-// deck, open boosters and build decks (cards.ts), host and join custom tables
-// (tables.ts) and Skirmish battles (skirmish.ts), see the session's pushes (session.ts),
-// and pick the Trade One card.
+// deck, open boosters and build decks (cards.ts), buy and sell at the Auction House
+// (auction.ts), host and join custom tables (tables.ts) and Skirmish battles
+// (skirmish.ts), see the session's pushes (session.ts), and pick the Trade One card.
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { cardFace, el, matchScreen } from "./board.js";
@@ -9,6 +9,7 @@ import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
+import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -34,6 +35,7 @@ function render(): void {
   else if (state.view) screen = matchPanel(state.view);
   else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
   else if (cards.shown) screen = cardsScreen(page);
+  else if (auction.shown) screen = auctionScreen(page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade));
@@ -106,7 +108,7 @@ function lobbyScreen(name: string): HTMLElement {
   const battle = button("Skirmish against the CPU", "battle", () => startBattle(lobbyChoice.level));
   const parts: HTMLElement[] = [
     el("h1", {}, `Hello, ${name}`),
-    el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards)),
+    el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards), button("Auction House", "auction", showAuction)),
     el("div", { class: "row" }, practice, level),
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
@@ -301,6 +303,7 @@ async function logOut(): Promise<void> {
     forgetBattle();
     forgetTables();
     forgetCards();
+    forgetAuction();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }

@@ -6,6 +6,7 @@ import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle, type Page } from "./skirmish.js";
 import { challengePush, tablePush } from "./tables.js";
 import { balancePush, loadDecks } from "./cards.js";
+import { auction, listingPush } from "./auction.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -62,6 +63,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
       if (status?.pendingTrade) state.trade = status.pendingTrade;
       tablePush(status?.hostedTable, page);
+      auction.me = status?.player?.playerId ?? "";
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       void page.act(loadDecks);
@@ -99,6 +101,9 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "challenge":
       challengePush(message.value, page);
+      return true;
+    case "listing":
+      listingPush(message.value, page);
       return true;
     case "balance":
       note("balance");
