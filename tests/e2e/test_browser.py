@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -134,6 +135,11 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
     assert sorted(played["moves"]) in ([4, 5],)
     for final, opponent in ((ann, bea), (bea, ann)):
         assert any(f"match found: against {opponent['name']}" in p for p in final["pushes"])
+    # Both were told their rating change and find both players on the Ranked ladder.
+    for seen in played["ladders"]:
+        assert re.search(r"ranked rating [+-]?\d+: 1500 → \d+", seen["change"]), seen
+        assert re.search(r"You: #[12] of 2, \d+ \(provisional\) after 1 game\.", seen["mine"]), seen
+        assert ann["name"] in seen["table"] and bea["name"] in seen["table"], seen
     if scores[0][0] == scores[0][1]:
         assert played["trade"] == []  # a draw trades nothing
         return

@@ -5,7 +5,8 @@
 //   practice: register, start a practice match, play it to the end by clicking a card
 //             and a cell each turn, and read the final screen;
 //   ranked:   two players register, queue for Ranked, are paired, play each other by
-//             clicking, and the winner takes one of the loser's cards (Trade One);
+//             clicking, the winner takes one of the loser's cards (Trade One), and
+//             both find their new ratings on the Ranked ladder;
 //   tables:   one player hosts a 4×4 table (house hands), the other looks for tables,
 //             finds it and joins; both play it out by clicking; then a 3×3 table is
 //             hosted, seen by the other, closed, and not listed any more;
@@ -123,7 +124,22 @@ async function ranked() {
     trade = { offered, taken, winner: said[0], loser: said[1], pushes };
   }
   await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
-  return { players: finals, moves, trade };
+  // Each is told their rating change, then finds both players on the Ranked ladder.
+  const ladders = [];
+  for (const page of [ann, bea]) {
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("[data-testid=pushes] li")].some((li) => /ranked rating/.test(li.textContent)),
+      undefined,
+      { timeout: 30_000 },
+    );
+    const change = (await page.locator("[data-testid=pushes] li", { hasText: "ranked rating" }).first().textContent()) ?? "";
+    await page.click("button[name=lobby]");
+    await page.click("button[name=ladders]");
+    const mine = (await page.textContent("[data-testid=my-rank]")) ?? "";
+    const table = (await page.textContent("[data-testid=ladder]")) ?? "";
+    ladders.push({ change, mine, table });
+  }
+  return { players: finals, moves, trade, ladders };
 }
 
 async function tables() {
@@ -276,6 +292,7 @@ async function auction() {
   const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
   const offered = (await offer.textContent()) ?? "";
   await offer.locator("button[name=buy]").click();
+  await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
   await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
   const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
   const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();

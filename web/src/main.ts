@@ -1,7 +1,8 @@
 // The browser client: log in, play practice and queued matches with a Random or a saved
 // deck, open boosters and build decks (cards.ts), buy and sell at the Auction House
 // (auction.ts), host and join custom tables (tables.ts) and Skirmish battles
-// (skirmish.ts), see the session's pushes (session.ts), and pick the Trade One card.
+// (skirmish.ts), read the ladders (ladders.ts), see the session's pushes (session.ts),
+// and pick the Trade One card.
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { cardFace, el, matchScreen } from "./board.js";
@@ -10,6 +11,7 @@ import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from
 import { forgetTables, tablesPanel } from "./tables.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
+import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -36,6 +38,7 @@ function render(): void {
   else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
   else if (cards.shown) screen = cardsScreen(page);
   else if (auction.shown) screen = auctionScreen(page);
+  else if (ladders.shown) screen = laddersScreen(page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade));
@@ -108,7 +111,7 @@ function lobbyScreen(name: string): HTMLElement {
   const battle = button("Skirmish against the CPU", "battle", () => startBattle(lobbyChoice.level));
   const parts: HTMLElement[] = [
     el("h1", {}, `Hello, ${name}`),
-    el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards), button("Auction House", "auction", showAuction)),
+    el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards), button("Auction House", "auction", showAuction), button("Ladders", "ladders", showLadders)),
     el("div", { class: "row" }, practice, level),
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
@@ -304,6 +307,7 @@ async function logOut(): Promise<void> {
     forgetTables();
     forgetCards();
     forgetAuction();
+    forgetLadders();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }

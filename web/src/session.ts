@@ -7,6 +7,7 @@ import { battlePush, resumeBattle, type Page } from "./skirmish.js";
 import { challengePush, tablePush } from "./tables.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
+import { ratingPush } from "./ladders.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -101,6 +102,9 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "challenge":
       challengePush(message.value, page);
+      return true;
+    case "ratingChange":
+      ratingPush(message.value, page);
       return true;
     case "listing":
       listingPush(message.value, page);

@@ -1,0 +1,84 @@
+// The ladders (RULES.md 10): the top of the Ranked or the Draft ladder with ranks, and
+// the player's own place; each rating change the session pushes is noted with its
+// delta. main.ts shows this screen instead of the lobby.
+import { api, authed } from "./api.js";
+import { el } from "./board.js";
+import { actionButton as button, select } from "./controls.js";
+import type { Page } from "./skirmish.js";
+import { Ladder, type LeaderboardEntry, type RatingChange } from "./gen/triad/v1/common_pb.js";
+
+const TOP = 20;
+
+export const ladders = {
+  shown: false,
+  ladder: Ladder.RANKED,
+  entries: [] as LeaderboardEntry[],
+  mine: null as LeaderboardEntry | null,
+  players: 0,
+};
+
+export async function showLadders(): Promise<void> {
+  const reply = await authed(() => api.getLeaderboard({ ladder: { ladder: ladders.ladder }, topN: TOP }));
+  ladders.entries = reply.entries;
+  ladders.mine = reply.myEntry ?? null;
+  ladders.players = reply.rankedPlayerCount;
+  ladders.shown = true;
+}
+
+export function forgetLadders(): void {
+  Object.assign(ladders, { shown: false, entries: [], mine: null, players: 0 });
+}
+
+/** The session's ``rating_change`` push, in words. */
+export function ratingPush(change: RatingChange, page: Page): void {
+  const ladder = Ladder[change.ladder?.ladder ?? 0].toLowerCase();
+  const sign = change.delta >= 0 ? "+" : "";
+  page.note(`${ladder} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`);
+}
+
+export function laddersScreen(page: Page): HTMLElement {
+  const which = select(
+    "ladder",
+    [
+      [String(Ladder.RANKED), "ranked"],
+      [String(Ladder.DRAFT), "draft"],
+    ],
+    String(ladders.ladder),
+    (v) => {
+      ladders.ladder = Number(v) as Ladder;
+      void page.act(showLadders);
+    },
+  );
+  const table = el("table", { class: "ladder", "data-testid": "ladder" });
+  table.append(el("tr", {}, ...["#", "player", "rating", "games"].map((h) => el("th", {}, h))));
+  for (const entry of ladders.entries) {
+    table.append(
+      el(
+        "tr",
+        {},
+        el("td", {}, String(entry.rank)),
+        el("td", {}, entry.playerName),
+        el("td", {}, `${entry.rating}${entry.provisional ? "?" : ""}`),
+        el("td", {}, String(entry.games)),
+      ),
+    );
+  }
+  const mine = ladders.mine;
+  const me =
+    mine && mine.rank > 0
+      ? `You: #${mine.rank} of ${ladders.players}, ${mine.rating}${mine.provisional ? " (provisional)" : ""} after ${mine.games} game${mine.games === 1 ? "" : "s"}.`
+      : `You have no rated game on this ladder yet (${ladders.players} players have).`;
+  return el(
+    "section",
+    { class: "ladders", "data-testid": "ladders" },
+    el("h1", {}, "Ladders"),
+    el(
+      "div",
+      { class: "row" },
+      which,
+      button("Back to the lobby", "lobby", page, async () => void (ladders.shown = false)),
+    ),
+    el("p", { "data-testid": "my-rank" }, me),
+    table,
+  );
+}
