@@ -229,6 +229,19 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert played["withdrawn"]["listing"] != played["sold"]["listing"]
 
 
+def test_two_players_draft_five_cards_each_and_play_the_match_with_them(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "draft", tmp_path / "browser-draft.png")
+    ann, bea = played["players"]
+    scores = [check_final_screen(final, played["viewport"]) for final in (ann, bea)]
+    assert scores[0] == scores[1][::-1]  # one match, seen from each side
+    # Each was dealt exactly the five cards they drafted, in the match the draft started.
+    for picked, hand in zip(played["picked"], played["hands"], strict=True):
+        assert len(picked) == 5 and sorted(hand) == sorted(picked), (picked, hand)
+    assert sorted(played["moves"]) == [4, 5]
+
+
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played

@@ -19,6 +19,8 @@
 //   auction:  one player lists a card, the other buys it (the seller's listing turns
 //             sold by push, the buyer's collection holds the copy); a second listing
 //             is withdrawn;
+//   draft:    two players queue for Draft, open their three boosters, pick five cards
+//             each, and play the match the draft starts with exactly those cards;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -43,7 +45,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, tables, challenges, cards, auction, battle };
+  const scenarios = { practice, ranked, switched, tables, challenges, cards, auction, draft, battle };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -307,6 +309,57 @@ async function auction() {
   await bea.waitForSelector("[data-testid=collection] [data-copy]");
   const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
   return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
+}
+
+async function draft() {
+  const ann = await player();
+  const bea = await player();
+  for (const page of [ann, bea]) {
+    await page.selectOption("select[name=mode]", { label: "draft" });
+    await page.click("button[name=queue]");
+  }
+  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
+  const picked = [];
+  for (const page of [ann, bea]) {
+    for (let opened = 0; opened < 3; opened++) {
+      await page.locator("button[name=open-booster]:not(:disabled)").first().click();
+      await page.waitForFunction(
+        (n) => document.querySelectorAll("button[name=pick]").length >= 5 * n,
+        opened + 1,
+      );
+    }
+    const chosen = await page.evaluate(() => {
+      const cards = [...document.querySelectorAll("button[name=pick]")].map((n) => ({
+        card: n.dataset.card,
+        character: n.dataset.character,
+        stars: Number(n.dataset.stars),
+        name: n.querySelector(".name")?.textContent ?? "",
+      }));
+      cards.sort((a, b) => a.stars - b.stars);
+      const deck = [];
+      for (const c of cards) {
+        if (deck.length === 5 || deck.some((p) => p.character === c.character)) continue;
+        const high = deck.filter((p) => p.stars >= 4).length;
+        if (c.stars >= 4 && (high >= 2 || (c.stars === 5 && deck.some((p) => p.stars === 5)))) continue;
+        deck.push(c);
+      }
+      return deck;
+    });
+    for (const [i, c] of chosen.entries()) {
+      await page.click(`button[data-card="${c.card}"]`);
+      const done = i === chosen.length - 1 && page === bea;
+      // The second player's last pick starts the match: the draft screen gives way to it.
+      await page.waitForSelector(done ? "[data-testid=board]" : `button[data-card="${c.card}"].picked`);
+    }
+    picked.push(chosen.map((c) => c.name));
+  }
+  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+  const hands = [];
+  for (const page of [ann, bea]) hands.push(await page.locator(".hand.mine .card .name").allTextContents());
+  const moves = await playOut([ann, bea]);
+  const finals = [await finalScreen(ann), await finalScreen(bea)];
+  await ann.screenshot({ path: screenshot, fullPage: true });
+  return { players: finals, picked, hands, moves };
 }
 
 async function switched() {

@@ -1,5 +1,5 @@
 // The browser client: log in, play practice and queued matches with a Random or a saved
-// deck, open boosters and build decks (cards.ts), buy and sell at the Auction House
+// deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the Auction House
 // (auction.ts), host and join custom tables (tables.ts) and Skirmish battles
 // (skirmish.ts), read the ladders (ladders.ts), see the session's pushes (session.ts),
 // and pick the Trade One card.
@@ -12,6 +12,7 @@ import { forgetTables, tablesPanel } from "./tables.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
+import { draftScreen, forgetDraft, shownDraft } from "./draft.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -35,6 +36,7 @@ function render(): void {
   let screen: HTMLElement;
   if (!name) screen = loginScreen();
   else if (state.view) screen = matchPanel(state.view);
+  else if (shownDraft()) screen = draftScreen(shownDraft()!, page);
   else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
   else if (cards.shown) screen = cardsScreen(page);
   else if (auction.shown) screen = auctionScreen(page);
@@ -99,7 +101,7 @@ function lobbyScreen(name: string): HTMLElement {
   const level = choice("level", ["NOVICE", "EASY", "NORMAL", "HARD"], BotLevel, state.level, (v) => {
     state.level = v;
   });
-  const mode = choice("mode", ["UNRANKED", "RANKED", "ROULETTE"], Mode, state.mode, (v) => {
+  const mode = choice("mode", ["UNRANKED", "RANKED", "DRAFT", "ROULETTE"], Mode, state.mode, (v) => {
     state.mode = v;
   });
   const practice = button("Practice against a bot", "practice", () => startPractice(state.level));
@@ -254,7 +256,8 @@ async function startPractice(level: BotLevel): Promise<void> {
 
 async function enqueue(mode: Mode): Promise<void> {
   const reply = await authed(() =>
-    api.enqueue({ requestId: requestId(), mode, deck: deckChoice() }),
+    // A draft's deck is drafted: the Draft queue takes none.
+    api.enqueue({ requestId: requestId(), mode, deck: mode === Mode.DRAFT ? undefined : deckChoice() }),
   );
   state.ticketId = reply.ticket?.ticketId ?? "";
   state.queue = reply.status ?? null;
@@ -308,6 +311,7 @@ async function logOut(): Promise<void> {
     forgetCards();
     forgetAuction();
     forgetLadders();
+    forgetDraft();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
   }
 }

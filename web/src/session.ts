@@ -8,6 +8,7 @@ import { challengePush, tablePush } from "./tables.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
+import { openDraft, showDraft } from "./draft.js";
 import { note, state } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -68,6 +69,8 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       void page.act(loadDecks);
+      const opened = message.value.draft;
+      if (opened) void page.act(() => showDraft(opened, page));
       return true;
     }
     case "heartbeat":
@@ -89,6 +92,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       const found = message.value;
       note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);
       if (found.target.case === "matchId") void page.act(() => page.follow(found.target.value as string));
+      if (found.target.case === "draftId") void page.act(() => openDraft(found.target.value as string, page));
       return true;
     }
     case "matchView":
@@ -103,6 +107,11 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "challenge":
       challengePush(message.value, page);
       return true;
+    case "draft": {
+      const view = message.value;
+      void page.act(() => showDraft(view, page));
+      return true;
+    }
     case "ratingChange":
       ratingPush(message.value, page);
       return true;

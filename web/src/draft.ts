@@ -1,0 +1,101 @@
+// Draft (RULES.md 8): after pairing in the Draft queue each player opens three
+// temporary boosters and picks five of their fifteen cards, a legal deck, before the
+// deadline (a pick that would leave none is refused, in the server's words); the match
+// then starts and is followed like any other. The session pushes each new view of the
+// draft. main.ts shows this screen instead of the lobby while a draft is picking.
+import { api, authed, requestId } from "./api.js";
+import { cardFace, el } from "./board.js";
+import { actionButton as button } from "./controls.js";
+import type { Page } from "./skirmish.js";
+import { DraftStatus, type DraftView } from "./gen/triad/v1/common_pb.js";
+
+/** What main.ts lends besides the page: follow the match the draft starts. */
+export interface DraftPage extends Page {
+  follow(matchId: string): Promise<void>;
+}
+
+export const draft = { view: null as DraftView | null };
+
+/** The draft shown while its picks are made (none once its match started or it ended). */
+export function shownDraft(): DraftView | null {
+  return draft.view && draft.view.status === DraftStatus.PICKING ? draft.view : null;
+}
+
+export function forgetDraft(): void {
+  draft.view = null;
+}
+
+/** A newer view of a draft (a reply or a push): the match it started is followed. */
+export async function showDraft(view: DraftView | undefined, page: DraftPage): Promise<void> {
+  if (!view) return;
+  const before = draft.view;
+  if (before && before.draftId === view.draftId && before.version >= view.version) return;
+  draft.view = view;
+  if (view.status === DraftStatus.FORFEITED) {
+    page.note(`draft forfeited by ${view.forfeitingPlayerNames.join(" and ")}`);
+  } else if (view.matchId && before?.matchId !== view.matchId) {
+    await page.follow(view.matchId);
+  }
+}
+
+/** The session's ``match_found`` of a draft: its view read and shown. */
+export async function openDraft(draftId: string, page: DraftPage): Promise<void> {
+  const reply = await authed(() => api.getDraft({ draftId }));
+  await showDraft(reply.draft, page);
+}
+
+export function draftScreen(view: DraftView, page: DraftPage): HTMLElement {
+  const draftId = view.draftId;
+  const call = (action: () => Promise<{ draft?: DraftView }>) => async () => {
+    const reply = await authed(action);
+    await showDraft(reply.draft, page);
+  };
+  const deadline = view.pickDeadlineTime ? Number(view.pickDeadlineTime.seconds) * 1000 : 0;
+  const screen = el(
+    "section",
+    { class: "draft", "data-testid": "draft" },
+    el("h1", {}, `Draft against ${view.opponentName}`),
+    el(
+      "p",
+      { class: "status", "data-testid": "picks", ...(deadline ? { "data-deadline": String(deadline) } : {}) },
+      `${view.pickedCardIds.length} of ${view.picksRequired} picked; ${view.opponentName} has ${view.opponentPickCount}.`,
+    ),
+  );
+  for (const booster of view.boosters) {
+    const index = booster.boosterIndex;
+    const row = el("div", { class: "hand", "data-booster": String(index) });
+    let hidden = false;
+    for (const slot of booster.slots) {
+      if (slot.card.case !== "revealed") {
+        hidden = true;
+        row.append(el("div", { class: "card hidden", "data-slot": String(slot.cardIndex) }));
+        continue;
+      }
+      const card = slot.card.value;
+      const character = card.character;
+      const node = el(
+        "button",
+        {
+          type: "button",
+          name: "pick",
+          class: `card${slot.picked ? " picked" : ""}`,
+          "data-card": card.cardId,
+          "data-character": character?.characterId ?? "",
+          "data-stars": String(character?.stars ?? 0),
+        },
+        cardFace(card),
+      );
+      node.disabled = slot.picked || view.pickedCardIds.length >= view.picksRequired;
+      node.addEventListener("click", () =>
+        void page.act(call(() => api.pickDraftCard({ requestId: requestId(), draftId, draftCardId: card.cardId }))),
+      );
+      row.append(node);
+    }
+    const open = button(`Open booster ${index + 1}`, "open-booster", page, call(() =>
+      api.revealDraftCards({ requestId: requestId(), draftId, boosterIndex: index }),
+    ));
+    open.disabled = !hidden;
+    screen.append(el("div", { class: "row" }, open), row);
+  }
+  return screen;
+}
