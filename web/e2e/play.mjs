@@ -7,6 +7,7 @@
 //   ranked:   two players register, queue for Ranked, are paired, play each other by
 //             clicking, the winner takes one of the loser's cards (Trade One), and
 //             both find their new ratings on the Ranked ladder;
+//   (web/e2e/lobby.mjs)
 //   tables:   one player hosts a 4×4 table (house hands), the other looks for tables,
 //             finds it and joins; both play it out by clicking; then a 3×3 table is
 //             hosted, seen by the other, closed, and not listed any more;
@@ -29,6 +30,7 @@
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
 import { chromium } from "playwright-core";
+import { lobbyScenarios } from "./lobby.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -45,7 +47,8 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const scenarios = { practice, ranked, switched, tables, challenges, cards, auction, draft, battle };
+  const lobby = lobbyScenarios({ player, queuedPair, playOut, finalScreen, screenshot });
+  const scenarios = { practice, ranked, switched, battle, ...lobby };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -95,12 +98,7 @@ async function practice() {
 }
 
 async function ranked() {
-  const ann = await player();
-  const bea = await player();
-  for (const page of [ann, bea]) {
-    await page.selectOption("select[name=mode]", { label: "ranked" });
-    await page.click("button[name=queue]");
-  }
+  const [ann, bea] = await queuedPair("ranked");
   await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
   const moves = await playOut([ann, bea]);
   const finals = [await finalScreen(ann), await finalScreen(bea)];
@@ -142,224 +140,6 @@ async function ranked() {
     ladders.push({ change, mine, table });
   }
   return { players: finals, moves, trade, ladders };
-}
-
-async function tables() {
-  const ann = await player();
-  const bea = await player();
-  await ann.selectOption("select[name=board]", "4");
-  await ann.click("button[name=host]");
-  const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
-  await bea.click("button[name=tables]");
-  const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
-  const listed = (await row.textContent()) ?? "";
-  await row.locator("button[name=join]").click();
-  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
-  const moves = await playOut([ann, bea]);
-  const finals = [await finalScreen(ann), await finalScreen(bea)];
-  await ann.screenshot({ path: screenshot, fullPage: true });
-  for (const page of [ann, bea]) {
-    await page.click("button[name=lobby]");
-    await page.waitForSelector("[data-testid=lobby]");
-  }
-  // A 3×3 table, seen by Bea, closed by Ann: gone from Bea's next look.
-  await ann.selectOption("select[name=board]", "3");
-  await ann.click("button[name=host]");
-  await ann.waitForSelector("[data-testid=hosted]");
-  await bea.click("button[name=tables]");
-  const again = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
-  const tableId = await again.getAttribute("data-table");
-  await ann.click("button[name=close-table]");
-  await ann.waitForSelector("button[name=host]");
-  await bea.click("button[name=tables]");
-  await bea.waitForFunction(
-    (id) => !document.querySelector(`[data-testid=open-tables] li[data-table="${id}"]`),
-    tableId,
-  );
-  const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
-  return { players: finals, hosted, listed, moves, closedTable: tableId, pushes };
-}
-
-async function challenges() {
-  const ann = await player();
-  const bea = await player();
-  await ann.fill("input[name=challenged]", bea.playerName);
-  await ann.click("button[name=host]");
-  const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
-  const offer = (await bea.textContent("[data-testid=challenge]")) ?? "";
-  await bea.click("[data-testid=challenge] button[name=accept]");
-  const accepted = await forfeited(ann, bea);
-  // The second challenge is declined: the challenger's table goes, and they are told.
-  await ann.fill("input[name=challenged]", bea.playerName);
-  await ann.click("button[name=host]");
-  await ann.waitForSelector("[data-testid=hosted]");
-  await bea.click("[data-testid=challenge] button[name=decline]");
-  await ann.waitForSelector("button[name=host]");
-  const declined = await ann.locator("[data-testid=pushes] li").allTextContents();
-  // Find Game: Bea's public table, joined by Ann.
-  await ann.fill("input[name=challenged]", "");
-  await bea.click("button[name=host]");
-  await bea.waitForSelector("[data-testid=hosted]");
-  await ann.click("button[name=find]");
-  const found = await forfeited(ann, bea);
-  await bea.screenshot({ path: screenshot, fullPage: true });
-  return { names: [ann.playerName, bea.playerName], hosted, offer, accepted, declined, found };
-}
-
-/** Both players at the board of a match just started; the first forfeits (asked twice)
- * and both go back to the lobby. What each saw: the rules line, the result, the pushes. */
-async function forfeited(first, second) {
-  await Promise.all([first, second].map((page) => page.waitForSelector("[data-testid=board]")));
-  const rules = (await first.textContent(".rules")) ?? "";
-  await first.click("button[name=forfeit]");
-  await first.click("button[name=forfeit-confirm]");
-  const seen = [];
-  for (const page of [first, second]) {
-    const result = (await page.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
-    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
-    seen.push({ result, pushes });
-    await page.click("button[name=lobby]");
-    await page.waitForSelector("[data-testid=lobby]");
-  }
-  return { rules, first: seen[0], second: seen[1] };
-}
-
-async function cards() {
-  const page = await player();
-  await page.click("button[name=cards]");
-  await page.waitForSelector("[data-testid=collection] [data-copy]");
-  const coins = async () => Number(((await page.textContent("[data-testid=balance]")) ?? "").split(" ")[0]);
-  const owned = () => page.locator("[data-testid=collection] [data-copy]").count();
-  const before = { coins: await coins(), owned: await owned() };
-  await page.click("button[name=booster]");
-  await page.waitForSelector("[data-testid=opened] [data-copy]");
-  const opened = await page.locator("[data-testid=opened] [data-copy]").count();
-  const after = { coins: await coins(), owned: await owned() };
-  // Five copies the deck rules allow (different characters, at most one 5★ and two 4★+).
-  const chosen = await page.evaluate(() => {
-    const copies = [...document.querySelectorAll("[data-testid=collection] [data-copy]")].map((n) => ({
-      copy: n.dataset.copy,
-      character: n.dataset.character,
-      stars: Number(n.dataset.stars),
-      name: n.querySelector(".name")?.textContent ?? "",
-    }));
-    copies.sort((a, b) => a.stars - b.stars);
-    const picked = [];
-    for (const c of copies) {
-      if (picked.length === 5 || picked.some((p) => p.character === c.character)) continue;
-      const high = picked.filter((p) => p.stars >= 4).length;
-      if (c.stars >= 4 && (high >= 2 || (c.stars === 5 && picked.some((p) => p.stars === 5)))) continue;
-      picked.push(c);
-    }
-    return picked;
-  });
-  const pick = (c) => page.click(`[data-testid=collection] [data-copy="${c.copy}"]`);
-  for (const c of chosen.slice(0, 4)) await pick(c);
-  await page.fill("input[name=deck-name]", "Web deck");
-  await page.click("button[name=save-deck]");
-  const refused = (await page.textContent("[role=alert]")) ?? "";
-  await pick(chosen[4]);
-  await page.click("button[name=save-deck]");
-  await page.waitForSelector("[data-testid=decks] li:has-text('Web deck')");
-  const saved = (await page.textContent("[data-testid=decks]")) ?? "";
-  await page.click("[data-testid=cards] button[name=lobby]");
-  await page.waitForSelector("[data-testid=lobby]");
-  await page.selectOption("select[name=deck]", { label: "Web deck" });
-  await page.click("button[name=practice]");
-  await page.waitForSelector("[data-testid=board]");
-  const hand = await page.locator(".hand.mine .card .name").allTextContents();
-  await page.screenshot({ path: screenshot, fullPage: true });
-  await page.click("button[name=forfeit]");
-  await page.click("button[name=forfeit-confirm]");
-  await page.waitForSelector("[data-testid=result]");
-  return { before, opened, after, chosen: chosen.map((c) => c.name), refused, saved, hand };
-}
-
-async function auction() {
-  const ann = await player();
-  const bea = await player();
-  for (const page of [ann, bea]) {
-    await page.click("button[name=auction]");
-    await page.waitForSelector("[data-testid=auction]");
-  }
-  const listFirst = async (price) => {
-    await ann.fill("input[name=price]", String(price));
-    await ann.click("button[name=list]");
-    const item = ann.locator(`[data-testid=mine] li[data-status=open]:has-text("${price} coins")`);
-    await item.waitFor();
-    return { listing: await item.getAttribute("data-listing"), copy: await item.locator("[data-copy]").getAttribute("data-copy") };
-  };
-  const sold = await listFirst(7);
-  await bea.click("button[name=reload]");
-  const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
-  const offered = (await offer.textContent()) ?? "";
-  await offer.locator("button[name=buy]").click();
-  await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
-  await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
-  const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
-  const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
-  // The second listing is withdrawn.
-  const withdrawn = await listFirst(9);
-  await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
-  await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
-  await ann.screenshot({ path: screenshot, fullPage: true });
-  // The bought copy is in the buyer's collection.
-  await bea.click("[data-testid=auction] button[name=lobby]");
-  await bea.click("button[name=cards]");
-  await bea.waitForSelector("[data-testid=collection] [data-copy]");
-  const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-  return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
-}
-
-async function draft() {
-  const ann = await player();
-  const bea = await player();
-  for (const page of [ann, bea]) {
-    await page.selectOption("select[name=mode]", { label: "draft" });
-    await page.click("button[name=queue]");
-  }
-  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
-  const picked = [];
-  for (const page of [ann, bea]) {
-    for (let opened = 0; opened < 3; opened++) {
-      await page.locator("button[name=open-booster]:not(:disabled)").first().click();
-      await page.waitForFunction(
-        (n) => document.querySelectorAll("button[name=pick]").length >= 5 * n,
-        opened + 1,
-      );
-    }
-    const chosen = await page.evaluate(() => {
-      const cards = [...document.querySelectorAll("button[name=pick]")].map((n) => ({
-        card: n.dataset.card,
-        character: n.dataset.character,
-        stars: Number(n.dataset.stars),
-        name: n.querySelector(".name")?.textContent ?? "",
-      }));
-      cards.sort((a, b) => a.stars - b.stars);
-      const deck = [];
-      for (const c of cards) {
-        if (deck.length === 5 || deck.some((p) => p.character === c.character)) continue;
-        const high = deck.filter((p) => p.stars >= 4).length;
-        if (c.stars >= 4 && (high >= 2 || (c.stars === 5 && deck.some((p) => p.stars === 5)))) continue;
-        deck.push(c);
-      }
-      return deck;
-    });
-    for (const [i, c] of chosen.entries()) {
-      await page.click(`button[data-card="${c.card}"]`);
-      const done = i === chosen.length - 1 && page === bea;
-      // The second player's last pick starts the match: the draft screen gives way to it.
-      await page.waitForSelector(done ? "[data-testid=board]" : `button[data-card="${c.card}"].picked`);
-    }
-    picked.push(chosen.map((c) => c.name));
-  }
-  await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
-  const hands = [];
-  for (const page of [ann, bea]) hands.push(await page.locator(".hand.mine .card .name").allTextContents());
-  const moves = await playOut([ann, bea]);
-  const finals = [await finalScreen(ann), await finalScreen(bea)];
-  await ann.screenshot({ path: screenshot, fullPage: true });
-  return { players: finals, picked, hands, moves };
 }
 
 async function switched() {
@@ -511,6 +291,16 @@ async function player() {
   await page.waitForSelector("[data-testid=lobby]");
   await page.waitForSelector("[data-testid=pushes] li");
   return page;
+}
+
+/** Two new players, each queued for ``mode`` (as the lobby's select says it). */
+async function queuedPair(mode) {
+  const pair = [await player(), await player()];
+  for (const page of pair) {
+    await page.selectOption("select[name=mode]", { label: mode });
+    await page.click("button[name=queue]");
+  }
+  return pair;
 }
 
 /** Two players of one match take their turns by clicking until both see its end; the

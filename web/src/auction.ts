@@ -4,7 +4,7 @@
 // main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
-import { actionButton as button, select } from "./controls.js";
+import { actionButton as button, screenFrame, select } from "./controls.js";
 import type { Page } from "./skirmish.js";
 import { AuctionOrder, ListingStatus, type Listing, type OwnedCopy } from "./gen/triad/v1/common_pb.js";
 
@@ -48,16 +48,13 @@ async function reload(): Promise<void> {
 }
 
 export function auctionScreen(page: Page): HTMLElement {
-  return el(
-    "section",
-    { class: "auction", "data-testid": "auction" },
-    el("h1", {}, "Auction House"),
-    el(
-      "div",
-      { class: "row" },
-      button("Look again", "reload", page, reload),
-      button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
-    ),
+  const screen = screenFrame(
+    "auction",
+    "Auction House",
+    button("Look again", "reload", page, reload),
+    button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
+  );
+  screen.append(
     el("h2", {}, "On sale"),
     marketList(page),
     el("h2", {}, "Sell a card"),
@@ -65,6 +62,7 @@ export function auctionScreen(page: Page): HTMLElement {
     el("h2", {}, "Your listings"),
     myList(page),
   );
+  return screen;
 }
 
 function listingCard(listing: Listing): HTMLElement {

@@ -4,7 +4,7 @@
 // the queue (the lobby's deck choice). main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
-import { actionButton as button, select } from "./controls.js";
+import { actionButton as button, screenFrame, select } from "./controls.js";
 import type { Page } from "./skirmish.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Balance, Deck, DeckChoiceSchema, OwnedCopy } from "./gen/triad/v1/common_pb.js";
@@ -68,17 +68,12 @@ export function deckSelect(): HTMLSelectElement {
 
 export function cardsScreen(page: Page): HTMLElement {
   const coins = cards.balance ? `${cards.balance.coins} coins` : "";
-  const screen = el(
-    "section",
-    { class: "cards", "data-testid": "cards" },
-    el("h1", {}, "Your cards"),
-    el(
-      "div",
-      { class: "row" },
-      el("span", { "data-testid": "balance" }, coins),
-      button("Open a booster", "booster", page, openBooster),
-      button("Back to the lobby", "lobby", page, async () => void (cards.shown = false)),
-    ),
+  const screen = screenFrame(
+    "cards",
+    "Your cards",
+    el("span", { "data-testid": "balance" }, coins),
+    button("Open a booster", "booster", page, openBooster),
+    button("Back to the lobby", "lobby", page, async () => void (cards.shown = false)),
   );
   if (cards.opened.length) {
     screen.append(el("h2", {}, "New cards"), row(cards.opened, "opened"));

@@ -1,7 +1,13 @@
-// Controls the lobby's panels share: a button that runs an action through the page (its
-// refusal shown, the page drawn again) and a select of labelled values.
+// Controls the lobby's panels share: a screen's frame, a button that runs an action
+// through the page (its refusal shown, the page drawn again) and a select of labelled
+// values.
 import { el } from "./board.js";
 import type { Page } from "./skirmish.js";
+
+/** A screen shown instead of the lobby: its title over a row of controls. */
+export function screenFrame(name: string, title: string, ...controls: (Node | string)[]): HTMLElement {
+  return el("section", { class: name, "data-testid": name }, el("h1", {}, title), el("div", { class: "row" }, ...controls));
+}
 
 export function actionButton(
   label: string,

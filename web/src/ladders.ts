@@ -3,7 +3,7 @@
 // delta. main.ts shows this screen instead of the lobby.
 import { api, authed } from "./api.js";
 import { el } from "./board.js";
-import { actionButton as button, select } from "./controls.js";
+import { actionButton as button, screenFrame, select } from "./controls.js";
 import type { Page } from "./skirmish.js";
 import { Ladder, type LeaderboardEntry, type RatingChange } from "./gen/triad/v1/common_pb.js";
 
@@ -68,17 +68,12 @@ export function laddersScreen(page: Page): HTMLElement {
     mine && mine.rank > 0
       ? `You: #${mine.rank} of ${ladders.players}, ${mine.rating}${mine.provisional ? " (provisional)" : ""} after ${mine.games} game${mine.games === 1 ? "" : "s"}.`
       : `You have no rated game on this ladder yet (${ladders.players} players have).`;
-  return el(
-    "section",
-    { class: "ladders", "data-testid": "ladders" },
-    el("h1", {}, "Ladders"),
-    el(
-      "div",
-      { class: "row" },
-      which,
-      button("Back to the lobby", "lobby", page, async () => void (ladders.shown = false)),
-    ),
-    el("p", { "data-testid": "my-rank" }, me),
-    table,
+  const screen = screenFrame(
+    "ladders",
+    "Ladders",
+    which,
+    button("Back to the lobby", "lobby", page, async () => void (ladders.shown = false)),
   );
+  screen.append(el("p", { "data-testid": "my-rank" }, me), table);
+  return screen;
 }

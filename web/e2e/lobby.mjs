@@ -1,0 +1,214 @@
+// The lobby's scenarios of web/e2e/play.mjs (its header says what each plays): tables and
+// challenges, cards and decks, the Auction House, Draft. play.mjs lends its players and
+// helpers; each scenario returns what it saw, printed by play.mjs as one JSON line.
+
+/** The scenarios, on ``kit``: player(), queuedPair(), playOut(), finalScreen() and the
+ * screenshot path. */
+export function lobbyScenarios(kit) {
+  const { player, queuedPair, playOut, finalScreen, screenshot } = kit;
+  return { tables, challenges, cards, auction, draft };
+
+  async function tables() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=board]", "4");
+    await ann.click("button[name=host]");
+    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+    await bea.click("button[name=tables]");
+    const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+    const listed = (await row.textContent()) ?? "";
+    await row.locator("button[name=join]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    const moves = await playOut([ann, bea]);
+    const finals = [await finalScreen(ann), await finalScreen(bea)];
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    for (const page of [ann, bea]) {
+      await page.click("button[name=lobby]");
+      await page.waitForSelector("[data-testid=lobby]");
+    }
+    // A 3×3 table, seen by Bea, closed by Ann: gone from Bea's next look.
+    await ann.selectOption("select[name=board]", "3");
+    await ann.click("button[name=host]");
+    await ann.waitForSelector("[data-testid=hosted]");
+    await bea.click("button[name=tables]");
+    const again = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+    const tableId = await again.getAttribute("data-table");
+    await ann.click("button[name=close-table]");
+    await ann.waitForSelector("button[name=host]");
+    await bea.click("button[name=tables]");
+    await bea.waitForFunction(
+      (id) => !document.querySelector(`[data-testid=open-tables] li[data-table="${id}"]`),
+      tableId,
+    );
+    const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+    return { players: finals, hosted, listed, moves, closedTable: tableId, pushes };
+  }
+
+  async function challenges() {
+    const ann = await player();
+    const bea = await player();
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+    const offer = (await bea.textContent("[data-testid=challenge]")) ?? "";
+    await bea.click("[data-testid=challenge] button[name=accept]");
+    const accepted = await forfeited(ann, bea);
+    // The second challenge is declined: the challenger's table goes, and they are told.
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await ann.waitForSelector("[data-testid=hosted]");
+    await bea.click("[data-testid=challenge] button[name=decline]");
+    await ann.waitForSelector("button[name=host]");
+    const declined = await ann.locator("[data-testid=pushes] li").allTextContents();
+    // Find Game: Bea's public table, joined by Ann.
+    await ann.fill("input[name=challenged]", "");
+    await bea.click("button[name=host]");
+    await bea.waitForSelector("[data-testid=hosted]");
+    await ann.click("button[name=find]");
+    const found = await forfeited(ann, bea);
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], hosted, offer, accepted, declined, found };
+  }
+
+  /** Both players at the board of a match just started; the first forfeits (asked twice)
+   * and both go back to the lobby. What each saw: the rules line, the result, the pushes. */
+  async function forfeited(first, second) {
+    await Promise.all([first, second].map((page) => page.waitForSelector("[data-testid=board]")));
+    const rules = (await first.textContent(".rules")) ?? "";
+    await first.click("button[name=forfeit]");
+    await first.click("button[name=forfeit-confirm]");
+    const seen = [];
+    for (const page of [first, second]) {
+      const result = (await page.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+      const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+      seen.push({ result, pushes });
+      await page.click("button[name=lobby]");
+      await page.waitForSelector("[data-testid=lobby]");
+    }
+    return { rules, first: seen[0], second: seen[1] };
+  }
+
+  async function cards() {
+    const page = await player();
+    await page.click("button[name=cards]");
+    await page.waitForSelector("[data-testid=collection] [data-copy]");
+    const coins = async () => Number(((await page.textContent("[data-testid=balance]")) ?? "").split(" ")[0]);
+    const owned = () => page.locator("[data-testid=collection] [data-copy]").count();
+    const before = { coins: await coins(), owned: await owned() };
+    await page.click("button[name=booster]");
+    await page.waitForSelector("[data-testid=opened] [data-copy]");
+    const opened = await page.locator("[data-testid=opened] [data-copy]").count();
+    const after = { coins: await coins(), owned: await owned() };
+    // Five copies the deck rules allow (different characters, at most one 5★ and two 4★+).
+    const chosen = await legalFive(page, "[data-testid=collection] [data-copy]");
+    const pick = (c) => page.click(`[data-testid=collection] [data-copy="${c.id}"]`);
+    for (const c of chosen.slice(0, 4)) await pick(c);
+    await page.fill("input[name=deck-name]", "Web deck");
+    await page.click("button[name=save-deck]");
+    const refused = (await page.textContent("[role=alert]")) ?? "";
+    await pick(chosen[4]);
+    await page.click("button[name=save-deck]");
+    await page.waitForSelector("[data-testid=decks] li:has-text('Web deck')");
+    const saved = (await page.textContent("[data-testid=decks]")) ?? "";
+    await page.click("[data-testid=cards] button[name=lobby]");
+    await page.waitForSelector("[data-testid=lobby]");
+    await page.selectOption("select[name=deck]", { label: "Web deck" });
+    await page.click("button[name=practice]");
+    await page.waitForSelector("[data-testid=board]");
+    const hand = await page.locator(".hand.mine .card .name").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    await page.click("button[name=forfeit]");
+    await page.click("button[name=forfeit-confirm]");
+    await page.waitForSelector("[data-testid=result]");
+    return { before, opened, after, chosen: chosen.map((c) => c.name), refused, saved, hand };
+  }
+
+  async function auction() {
+    const ann = await player();
+    const bea = await player();
+    for (const page of [ann, bea]) {
+      await page.click("button[name=auction]");
+      await page.waitForSelector("[data-testid=auction]");
+    }
+    const listFirst = async (price) => {
+      await ann.fill("input[name=price]", String(price));
+      await ann.click("button[name=list]");
+      const item = ann.locator(`[data-testid=mine] li[data-status=open]:has-text("${price} coins")`);
+      await item.waitFor();
+      return { listing: await item.getAttribute("data-listing"), copy: await item.locator("[data-copy]").getAttribute("data-copy") };
+    };
+    const sold = await listFirst(7);
+    await bea.click("button[name=reload]");
+    const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
+    const offered = (await offer.textContent()) ?? "";
+    await offer.locator("button[name=buy]").click();
+    await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
+    await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
+    const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+    const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
+    // The second listing is withdrawn.
+    const withdrawn = await listFirst(9);
+    await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
+    await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    // The bought copy is in the buyer's collection.
+    await bea.click("[data-testid=auction] button[name=lobby]");
+    await bea.click("button[name=cards]");
+    await bea.waitForSelector("[data-testid=collection] [data-copy]");
+    const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
+  }
+
+  async function draft() {
+    const [ann, bea] = await queuedPair("draft");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
+    const picked = [];
+    for (const page of [ann, bea]) {
+      for (let opened = 0; opened < 3; opened++) {
+        await page.locator("button[name=open-booster]:not(:disabled)").first().click();
+        await page.waitForFunction(
+          (n) => document.querySelectorAll("button[name=pick]").length >= 5 * n,
+          opened + 1,
+        );
+      }
+      const chosen = await legalFive(page, "button[name=pick]");
+      for (const [i, c] of chosen.entries()) {
+        await page.click(`button[data-card="${c.id}"]`);
+        const done = i === chosen.length - 1 && page === bea;
+        // The second player's last pick starts the match: the draft screen gives way to it.
+        await page.waitForSelector(done ? "[data-testid=board]" : `button[data-card="${c.id}"].picked`);
+      }
+      picked.push(chosen.map((c) => c.name));
+    }
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    const hands = [];
+    for (const page of [ann, bea]) hands.push(await page.locator(".hand.mine .card .name").allTextContents());
+    const moves = await playOut([ann, bea]);
+    const finals = [await finalScreen(ann), await finalScreen(bea)];
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { players: finals, picked, hands, moves };
+  }
+}
+
+/** Five of the cards ``selector`` finds (copies or draft cards) that make a legal deck:
+ * different characters, at most one 5★ and two 4★ or higher (RULES.md 2), the lowest
+ * stars first. Each: its id (data-copy or data-card), character, stars and name. */
+async function legalFive(page, selector) {
+  return page.evaluate((found) => {
+    const cards = [...document.querySelectorAll(found)].map((n) => ({
+      id: n.dataset.copy ?? n.dataset.card,
+      character: n.dataset.character,
+      stars: Number(n.dataset.stars),
+      name: n.querySelector(".name")?.textContent ?? "",
+    }));
+    cards.sort((a, b) => a.stars - b.stars);
+    const deck = [];
+    for (const c of cards) {
+      if (deck.length === 5 || deck.some((p) => p.character === c.character)) continue;
+      const high = deck.filter((p) => p.stars >= 4).length;
+      if (c.stars >= 4 && (high >= 2 || (c.stars === 5 && deck.some((p) => p.stars === 5)))) continue;
+      deck.push(c);
+    }
+    return deck;
+  }, selector);
+}
