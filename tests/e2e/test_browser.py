@@ -242,6 +242,24 @@ def test_two_players_draft_five_cards_each_and_play_the_match_with_them(
     assert sorted(played["moves"]) == [4, 5]
 
 
+def test_a_difference_winner_taps_d_cards_and_takes_them(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "difference", tmp_path / "browser-difference.png")
+    assert "closed" in played["hosted"] and "Trade difference" in played["hosted"], played
+    scores = [check_final_screen(final, played["viewport"]) for final in played["players"]]
+    trade = played["trade"]
+    if scores[0][0] == scores[0][1]:
+        assert trade is None  # a draw trades nothing
+        return
+    # d is the difference of the scores, capped at the deck size (RULES.md 13).
+    winner = max(scores[0])
+    d = min(5, winner - (10 - winner))
+    assert trade["d"] == d, (trade, scores)
+    assert "is choosing" in trade["waiting"], trade
+    for said in (trade["winner"], trade["loser"]):
+        for name in trade["names"]:
+            assert name in said, (name, said)
+
+
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played

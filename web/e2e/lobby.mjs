@@ -6,7 +6,7 @@
  * screenshot path. */
 export function lobbyScenarios(kit) {
   const { player, queuedPair, playOut, finalScreen, screenshot } = kit;
-  return { tables, challenges, cards, auction, draft };
+  return { tables, challenges, cards, auction, draft, difference };
 
   async function tables() {
     const ann = await player();
@@ -157,6 +157,44 @@ export function lobbyScenarios(kit) {
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
     return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
+  }
+
+  async function difference() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade difference" });
+    await ann.click("button[name=host]");
+    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+    await bea.click("button[name=tables]");
+    await bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}") button[name=join]`).click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    await playOut([ann, bea]);
+    const finals = [await finalScreen(ann), await finalScreen(bea)];
+    const winner = finals[0].result.startsWith("You won") ? ann : finals[1].result.startsWith("You won") ? bea : null;
+    if (!winner) return { hosted, players: finals, trade: null };
+    const loser = winner === ann ? bea : ann;
+    const title = (await winner.textContent("[data-testid=trade] h2")) ?? "";
+    const waiting = (await loser.textContent("[data-testid=trade]")) ?? "";
+    const d = Number(/take (\w+) of/.exec(title)?.[1].replace("one", "1"));
+    const offered = winner.locator("[data-testid=trade] [data-copy]");
+    const names = [];
+    for (let i = 0; i < d; i++) {
+      names.push((await offered.nth(i).locator(".name").textContent()) ?? "");
+      await offered.nth(i).click();
+    }
+    if (d > 1) await winner.click("[data-testid=trade] button[name=take]");
+    const said = [];
+    for (const page of [winner, loser]) {
+      await page.waitForFunction(
+        () => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""),
+        undefined,
+        { timeout: 30_000 },
+      );
+      said.push((await page.textContent("[data-testid=trade]")) ?? "");
+    }
+    await winner.screenshot({ path: screenshot, fullPage: true });
+    return { hosted, players: finals, trade: { title, waiting, d, names, winner: said[0], loser: said[1] } };
   }
 
   async function draft() {

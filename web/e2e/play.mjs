@@ -20,6 +20,8 @@
 //   auction:  one player lists a card, the other buys it (the seller's listing turns
 //             sold by push, the buyer's collection holds the copy); a second listing
 //             is withdrawn;
+//   difference: a Closed table with Trade Difference, hosted and joined; the winner
+//             taps d of the loser's cards and takes them at once;
 //   draft:    two players queue for Draft, open their three boosters, pick five cards
 //             each, and play the match the draft starts with exactly those cards;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,

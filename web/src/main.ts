@@ -1,11 +1,11 @@
 // The browser client: log in, play practice and queued matches with a Random or a saved
-// deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the Auction House
-// (auction.ts), host and join custom tables (tables.ts) and Skirmish battles
-// (skirmish.ts), read the ladders (ladders.ts), see the session's pushes (session.ts),
-// and pick the Trade One card.
+// deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the
+// Auction House (auction.ts), host and join custom tables (tables.ts) and Skirmish
+// battles (skirmish.ts), read the ladders (ladders.ts), see the session's pushes
+// (session.ts), and take the cards a trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
-import { cardFace, el, matchScreen } from "./board.js";
+import { el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
@@ -13,17 +13,15 @@ import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } fr
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
 import { draftScreen, forgetDraft, shownDraft } from "./draft.js";
+import { tradePanel } from "./trade.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
   BotLevel,
   MatchStatus,
   Mode,
-  TradeRole,
-  TradeStatus,
   type MatchView,
   type QueueStatus,
-  type Trade,
 } from "./gen/triad/v1/common_pb.js";
 
 const page = { act, render, note, show, follow };
@@ -43,7 +41,7 @@ function render(): void {
   else if (ladders.shown) screen = laddersScreen(page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
-  if (state.trade && name) parts.push(tradePanel(state.trade));
+  if (state.trade && name) parts.push(tradePanel(state.trade, page));
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
   app.replaceChildren(...parts);
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
@@ -201,37 +199,6 @@ function matchPanel(view: MatchView): HTMLElement {
         : button("Forfeit", "forfeit", async () => void (state.forfeitAsked = true)),
   );
   return screen;
-}
-
-function tradePanel(trade: Trade): HTMLElement {
-  const panel = el("section", { class: "trade", "data-testid": "trade" });
-  if (trade.status !== TradeStatus.AWAITING_CHOICE) {
-    const taken = trade.offeredCopies.find((c) => c.copyId === trade.chosenCopyId);
-    const what = taken?.character?.name ?? "a card";
-    panel.append(el("p", {}, `${trade.winnerName} took ${what} from ${trade.loserName}.`));
-    panel.append(button("OK", "trade-ok", async () => void (state.trade = null)));
-    return panel;
-  }
-  if (trade.myRole !== TradeRole.CHOOSER) {
-    panel.append(el("p", {}, `${trade.winnerName} is choosing one of your cards to take.`));
-    return panel;
-  }
-  panel.append(el("h2", {}, `You won: take one of ${trade.loserName}'s cards`));
-  const row = el("div", { class: "hand" });
-  for (const copy of trade.offeredCopies) {
-    const node = el("button", { class: "card theirs", "data-copy": copy.copyId }, cardFace(copy));
-    node.addEventListener("click", () =>
-      act(async () => {
-        const reply = await authed(() =>
-          api.chooseTradeCard({ requestId: requestId(), tradeId: trade.tradeId, copyId: copy.copyId }),
-        );
-        state.trade = reply.trade ?? null;
-      }),
-    );
-    row.append(node);
-  }
-  panel.append(row);
-  return panel;
 }
 
 function button(label: string, name: string, action: () => Promise<unknown>): HTMLButtonElement {

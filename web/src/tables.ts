@@ -5,7 +5,7 @@
 // (its table started, then the match found). Drawn inside the lobby by main.ts.
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
-import { TableStatus, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
+import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
 import { actionButton as button, select } from "./controls.js";
 import type { Page } from "./skirmish.js";
 
@@ -19,6 +19,8 @@ export const tables = {
   size: 3,
   blocked: 0,
   visibility: Visibility.THREE_OPEN,
+  /** The trade rule (RULES.md 13): any but None needs Closed with Same, Plus and Combo. */
+  trade: TradeRule.NONE,
   rules: { same: true, plus: true, combo: true, elemental: false, sameWall: false, suddenDeath: false },
   challenged: "",
   hosted: null as Table | null,
@@ -120,7 +122,19 @@ function hostForm(page: TablesPage): HTMLElement {
     String(tables.visibility),
     (v) => void (tables.visibility = Number(v) as Visibility),
   );
-  const row = el("div", { class: "row" }, size, visibility);
+  const trade = select(
+    "trade",
+    [
+      [String(TradeRule.NONE), "no trade"],
+      [String(TradeRule.ONE), "trade one"],
+      [String(TradeRule.DIRECT), "trade direct"],
+      [String(TradeRule.DIFFERENCE), "trade difference"],
+      [String(TradeRule.ALL), "trade all"],
+    ],
+    String(tables.trade),
+    (v) => void (tables.trade = Number(v) as TradeRule),
+  );
+  const row = el("div", { class: "row" }, size, visibility, trade);
   if (tables.size === 5) {
     const counts = [0, 1, 2, 3, 4, 5].map((n): [string, string] => [String(n), `${n} blocked`]);
     row.append(select("blocked", counts, String(tables.blocked), (v) => void (tables.blocked = Number(v))));
@@ -163,6 +177,7 @@ function settings() {
     rules: {
       visibility: tables.visibility,
       ...tables.rules,
+      tradeRule: tables.trade,
       houseHands: large,
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
     },
