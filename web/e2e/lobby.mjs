@@ -172,7 +172,10 @@ export function lobbyScenarios(kit) {
     await playOut([ann, bea]);
     const finals = [await finalScreen(ann), await finalScreen(bea)];
     const winner = finals[0].result.startsWith("You won") ? ann : finals[1].result.startsWith("You won") ? bea : null;
-    if (!winner) return { hosted, players: finals, trade: null };
+    if (!winner) {
+      await ann.screenshot({ path: screenshot, fullPage: true });
+      return { hosted, players: finals, trade: null }; // a draw trades nothing
+    }
     const loser = winner === ann ? bea : ann;
     const title = (await winner.textContent("[data-testid=trade] h2")) ?? "";
     const waiting = (await loser.textContent("[data-testid=trade]")) ?? "";
