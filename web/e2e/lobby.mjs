@@ -60,8 +60,14 @@ export function lobbyScenarios(kit) {
     await bea.click("[data-testid=challenge] button[name=decline]");
     await ann.waitForSelector("button[name=host]");
     const declined = await ann.locator("[data-testid=pushes] li").allTextContents();
-    // Find Game: Bea's public table, joined by Ann.
+    // Find Game: Bea's public table, found by Ann with the same rules chosen (All Open,
+    // Elemental and Same Wall besides Same, Plus and Combo).
     await ann.fill("input[name=challenged]", "");
+    for (const page of [ann, bea]) {
+      await page.selectOption("select[name=visibility]", { label: "all open" });
+      await page.check("input[name=elemental]");
+      await page.check("input[name=sameWall]");
+    }
     await bea.click("button[name=host]");
     await bea.waitForSelector("[data-testid=hosted]");
     await ann.click("button[name=find]");

@@ -1,6 +1,6 @@
 // Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (or
 // challenge one player by name), look at the open tables and join one, Find Game (the
-// oldest open Random table), accept or decline a challenge. The match starts as the
+// oldest open Random table with the rules chosen), accept or decline a challenge. The match starts as the
 // guest joins; the guest follows it from the answer, the host from the session's pushes
 // (its table started, then the match found). Drawn inside the lobby by main.ts.
 import { api, authed, requestId } from "./api.js";
@@ -185,6 +185,22 @@ function settings() {
   };
 }
 
+/** The host form's choices as Find Game's filter: the same board, visibility, rules and
+ * trade rule (Sudden Death is not a filter of the lobby). */
+function wanted() {
+  const { same, plus, combo, elemental, sameWall } = tables.rules;
+  return {
+    visibilities: [tables.visibility],
+    same,
+    plus,
+    combo,
+    elemental,
+    sameWall,
+    boardSizes: [tables.size],
+    tradeRules: [tables.trade],
+  };
+}
+
 function openList(page: TablesPage): HTMLElement {
   const list = el("ul", { class: "open-tables", "data-testid": "open-tables" });
   for (const table of tables.open ?? []) {
@@ -206,9 +222,9 @@ function openList(page: TablesPage): HTMLElement {
     const reply = await authed(() => api.listTables({}));
     tables.open = reply.tables.filter((t) => t.tableId !== tables.hosted?.tableId);
   });
-  // Find Game: the oldest open public table that plays Random decks, joined at once.
-  const find = button("Find a game", "find", page, async () => {
-    const reply = await authed(() => api.findGame({ requestId: requestId() }));
+  // Find Game: the oldest open public Random table with the rules chosen above, joined.
+  const find = button("Find a game like this", "find", page, async () => {
+    const reply = await authed(() => api.findGame({ requestId: requestId(), filter: wanted() }));
     tables.open = null;
     await page.follow(reply.matchId);
   });
