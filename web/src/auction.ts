@@ -1,5 +1,5 @@
-// The Auction House (RULES.md 15): the cards on sale, cheapest first, bought at their
-// price; one's own free copies put up for sale at a fixed price; one's listings, open
+// The Auction House (RULES.md 15): the cards on sale, newest or cheapest first, bought
+// at their price; one's own free copies put up for sale at a fixed price; one's listings, open
 // ones withdrawn. The session's ``listing`` push says when one of them sold or expired.
 // main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
@@ -12,6 +12,7 @@ export const auction = {
   shown: false,
   /** The player's own id (the session's first push): their listings are not for them to buy. */
   me: "",
+  order: AuctionOrder.NEWEST,
   market: [] as Listing[],
   mine: [] as Listing[],
   free: [] as OwnedCopy[],
@@ -32,12 +33,12 @@ export async function showAuction(): Promise<void> {
 }
 
 export function forgetAuction(): void {
-  Object.assign(auction, { shown: false, me: "", market: [], mine: [], free: [], sell: "", price: "" });
+  Object.assign(auction, { shown: false, me: "", order: AuctionOrder.NEWEST, market: [], mine: [], free: [], sell: "", price: "" });
 }
 
 async function reload(): Promise<void> {
   const [market, mine, collection] = await Promise.all([
-    authed(() => api.listAuction({ order: AuctionOrder.CHEAPEST, pageSize: 50 })),
+    authed(() => api.listAuction({ order: auction.order, pageSize: 50 })),
     authed(() => api.listMyListings({ pageSize: 50 })),
     authed(() => api.listCollection({ pageSize: 200 })),
   ]);
@@ -48,9 +49,22 @@ async function reload(): Promise<void> {
 }
 
 export function auctionScreen(page: Page): HTMLElement {
+  const order = select(
+    "order",
+    [
+      [String(AuctionOrder.NEWEST), "newest first"],
+      [String(AuctionOrder.CHEAPEST), "cheapest first"],
+    ],
+    String(auction.order),
+    (v) => {
+      auction.order = Number(v) as AuctionOrder;
+      void page.act(reload);
+    },
+  );
   const screen = screenFrame(
     "auction",
     "Auction House",
+    order,
     button("Look again", "reload", page, reload),
     button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
   );
