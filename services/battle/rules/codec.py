@@ -92,6 +92,7 @@ def _encode_unit(unit: Unit) -> JSON:
         "burns": [[b.damage, b.turns] for b in unit.burns],
         "spd_changes": [[c.delta, c.turns] for c in unit.spd_changes],
         "damage_dealt": unit.damage_dealt,
+        **({"placed": unit.placed} if unit.placed else {}),
     }
 
 
@@ -225,6 +226,7 @@ def _decode_unit(raw: Any, where: str) -> Unit:
             SpdChange(d, t) for d, t in _pairs(obj.get("spd_changes", []), f"{where}.spd_changes")
         ),
         _int(obj, "damage_dealt", where, 0, 1_000_000),
+        _int(obj, "placed", where, 0, 1_000_000) if "placed" in obj else 0,
     )
 
 

@@ -5,8 +5,9 @@ Decisions where BATTLE.md is silent (more in ``turns.py``, ``targets.py``, ``sta
 
 - The order of a turn is fixed when its actions begin, from each character's SPD then.
 - A card leaves the hand (a Special: for good) when paid, so CT starts at once.
-- Summons act after every character, the first committer's first, each team's in
-  placement order; a summon placed this turn acts this turn. A summon aims by a fixed
+- Summons act after every character, in the battle's placement order (both teams
+  counted: ``Unit.placed``); summons appearing at one turn start are placed team 0's
+  first. A summon placed this turn acts this turn. A summon aims by a fixed
   rule: the enemy unit with the least HP (then square order), the line with the most
   enemy units, or the ally with the least HP share.
 - A single-target card aimed at an enemy goes to that team's first Cover unit (placement
@@ -138,14 +139,18 @@ def _play(
 
 
 def _summons_act(work: Work, roster: Roster, first: int, log: list[Entry]) -> None:
-    for team in (first, 1 - first):
-        for unit in work.teams[team].living():  # placement order
-            if not unit.summon or unit.square is None:
-                continue
-            card = roster.cards[roster.summons[unit.ref].action]
-            _use(work, card, team, unit, _aim(work, card, team), Step.SUMMON, log)
-            if work.outcome is not None:
-                return
+    """BATTLE.md 4.4: summoned units act in placement order, both teams' counted."""
+    summons = [u for t in (first, 1 - first) for u in work.teams[t].units if u.summon]
+    if not summons:
+        return
+    summons.sort(key=lambda u: u.placed)  # stable: the first committer's first on a tie
+    for unit in summons:
+        if unit.square is None:
+            continue
+        card = roster.cards[roster.summons[unit.ref].action]
+        _use(work, card, unit.team, unit, _aim(work, card, unit.team), Step.SUMMON, log)
+        if work.outcome is not None:
+            return
 
 
 def _aim(work: Work, card: Card, team: int) -> Target:
@@ -297,7 +302,7 @@ def _summon(work: Work, team: WTeam, summon: str, square: Square | None, by: str
     if square is None:
         raise PlanError(f"a summon needs its square (card of {by})")
     if team.at(square) is None:
-        unit = place_summon(team, work.roster, summon, square)
+        unit = place_summon(work, team, summon, square)
         return Effect(unit.uid, Change.SUMMON, 1)
     team.reserve(summon, square, by)
     return Effect(f"{team.index}.{summon}@{square[0]},{square[1]}", Change.RESERVED, 1)

@@ -87,6 +87,9 @@ class Unit:
     burns: tuple[Burn, ...] = ()
     spd_changes: tuple[SpdChange, ...] = ()
     damage_dealt: int = 0
+    placed: int = 0
+    """A summon's place in the battle's placement order, both teams counted (1, 2, ...:
+    the order summons act in, BATTLE.md 4.4); 0 for a character."""
 
     @property
     def alive(self) -> bool:

@@ -18,7 +18,7 @@ Decisions where BATTLE.md is silent:
 
 from __future__ import annotations
 
-from services.battle.rules.content import Roster, Unlock
+from services.battle.rules.content import Unlock
 from services.battle.rules.log import Change, Effect, Entry, Step
 from services.battle.rules.state import (
     ENERGY_BY_TURN,
@@ -42,7 +42,7 @@ def start_turn(work: Work, log: list[Entry]) -> None:
         waiting = []
         for reserved in team.reservations:
             if team.at(reserved.square) is None:
-                unit = place_summon(team, work.roster, reserved.summon, reserved.square)
+                unit = place_summon(work, team, reserved.summon, reserved.square)
                 appeared = (Effect(unit.uid, Change.SUMMON, 1),)
                 note = f"reserved by {reserved.by}"
                 log.append(Entry(Step.APPEAR, team.index, unit.uid, effects=appeared, note=note))
@@ -62,11 +62,15 @@ def draw(team: WTeam) -> None:
             hand.append(card)
 
 
-def place_summon(team: WTeam, roster: Roster, summon: str, square: Square) -> WUnit:
-    """A summoned unit appears on ``square`` (free), last in placement order."""
-    hp = roster.summons[summon].hp
+def place_summon(work: Work, team: WTeam, summon: str, square: Square) -> WUnit:
+    """A summoned unit appears on ``square`` (free), last in placement order: its team's
+    (``order``) and the battle's, both teams counted (``placed``: when summons act)."""
+    hp = work.roster.summons[summon].hp
     uid = f"{team.index}.s{team.next_order}"
-    unit = WUnit(Unit(uid, summon, True, hp, hp, 0, square, team.next_order), team.index)
+    placed = 1 + max(u.placed for t in work.teams for u in t.units)
+    unit = WUnit(
+        Unit(uid, summon, True, hp, hp, 0, square, team.next_order, placed=placed), team.index
+    )
     team.next_order += 1
     team.units.append(unit)
     team.occupied.add(square)

@@ -31,6 +31,7 @@ class WUnit:
         "max_hp",
         "order",
         "orig",
+        "placed",
         "ref",
         "shield",
         "spd",
@@ -47,6 +48,7 @@ class WUnit:
         self.hp, self.max_hp, self.spd, self.order = unit.hp, unit.max_hp, unit.spd, unit.order
         self.square: Square | None = unit.square
         self.shield, self.cover, self.dealt = unit.shield, unit.cover, unit.damage_dealt
+        self.placed = unit.placed
         # most units carry neither: skip the comprehensions (this runs for every unit, every turn)
         self.burns = [[b.damage, b.turns] for b in unit.burns] if unit.burns else []
         self.spd_changes = (
@@ -78,6 +80,7 @@ class WUnit:
             tuple([Burn(d, t) for d, t in self.burns]) if self.burns else (),
             tuple([SpdChange(d, t) for d, t in self.spd_changes]) if self.spd_changes else (),
             self.dealt,
+            self.placed,
         )
 
     def speed(self) -> int:
