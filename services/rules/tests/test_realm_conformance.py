@@ -1,5 +1,8 @@
 """The public Realm vectors (``shared/conformance/realm.jsonl``), through the function
-and through ``triad-rules resolve`` as a checker runs it, mixed with standard vectors.
+and through ``triad-rules resolve`` as a checker runs it, mixed with standard vectors;
+and our own hand-worked Realm vectors (``vectors/realm_ours.jsonl``: module
+interactions, Ward and Resistance then a later attempt, unclamped values, 4x4 with
+blocked cells), each worked out from RULES.md section 17 in its ``note``.
 
 shared/'s files are read when they are beside us (they may have grown); otherwise the
 copies in ``vectors/`` (``realm_public.jsonl``, ``public.jsonl``), so a lone clone runs
@@ -31,13 +34,16 @@ def _source(shared: str, copy: str) -> Path:
 
 REALM = _source("realm.jsonl", "realm_public.jsonl")
 STANDARD = _source("placement.jsonl", "public.jsonl")
+OURS = VECTORS / "realm_ours.jsonl"
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("vector", [pytest.param(v, id=v["name"]) for v in _load(REALM)])
+@pytest.mark.parametrize(
+    "vector", [pytest.param(v, id=v["name"]) for v in _load(REALM) + _load(OURS)]
+)
 def test_realm_vector(vector: dict[str, Any]) -> None:
     board, placement = run_realm_vector(parse_realm_vector(vector))
     got = realm_result_json(vector["name"], board, placement)
