@@ -86,6 +86,7 @@ def _documents(text: str) -> list[str | Parsed]:
     """The positions in ``text``: one JSON value (an object, or an array of them,
     possibly spread over several lines), else JSON Lines. Items are raw lines still to
     parse, or values already parsed."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark (some editors write one)
     try:
         whole = json.loads(text)
     except (json.JSONDecodeError, RecursionError):

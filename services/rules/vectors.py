@@ -41,7 +41,7 @@ class Vector:
 def load_line(line: str) -> dict[str, Any]:
     """Read one JSON line into the object it must hold."""
     try:
-        raw = json.loads(line)
+        raw = json.loads(line.removeprefix("\ufeff"))  # a byte-order mark is no JSON error
     except json.JSONDecodeError as exc:
         raise VectorError(f"not JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(raw, dict):

@@ -16,7 +16,7 @@ from typing import Any
 
 from services.rules.game import Seat
 from services.rules.realm.board import RealmBoard
-from services.rules.realm.cards import Alignment, CreatureType, Law, Moral, RealmCard
+from services.rules.realm.cards import NEUTRAL, Alignment, CreatureType, Law, Moral, RealmCard
 from services.rules.realm.outcome import RealmPlacement, RealmRules
 from services.rules.vectors import (
     VectorError,
@@ -129,13 +129,16 @@ def _realm_card(raw: dict[str, Any], field: str) -> RealmCard:
         raise VectorError(
             f"{field}.type: unknown creature type {kind!r}; types are {', '.join(TYPE_NAMES)}"
         )
-    legendary = raw.get("legendary")
+    # A missing mark is the plain card, as a missing element is (conformance README):
+    # not Legendary, and Neutral Neutral (which clashes with nothing).
+    legendary = raw.get("legendary", False)
     if not isinstance(legendary, bool):
         raise VectorError(f"{field}.legendary must be true or false, got {legendary!r}")
+    alignment = raw.get("alignment")
     return RealmCard(
         sides,
         kind=CreatureType(kind),
-        alignment=_alignment(raw.get("alignment"), f"{field}.alignment"),
+        alignment=NEUTRAL if alignment is None else _alignment(alignment, f"{field}.alignment"),
         legendary=legendary,
     )
 

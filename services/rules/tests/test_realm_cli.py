@@ -72,7 +72,6 @@ def test_the_good_vector_resolves() -> None:
         (broken("board.1.alignment", ["good", "lawful"]), "board[1].alignment must be two words"),
         (broken("board.1.alignment", "lawful good"), "board[1].alignment must be two words"),
         (broken("move.card.legendary", "yes"), "move.card.legendary must be true or false"),
-        (broken("board.1.legendary", ...), "board[1].legendary must be true or false"),
         (broken("board.1.hex_spent", 1), "board[1].hex_spent must be true or false"),
         (broken("board.1.rot", -1), "board[1].rot must be a whole number"),
         (broken("board.1.rot", 1.5), "board[1].rot must be a whole number"),
@@ -93,6 +92,29 @@ def test_a_malformed_realm_vector_gets_an_error_line_naming_the_problem(
     assert failed == 1
     assert result["name"] == "realm-good"
     assert words in result["error"]
+
+
+@pytest.mark.parametrize("mark", ["legendary", "alignment"])
+def test_a_card_without_a_mark_is_the_plain_card(mark: str) -> None:
+    """As a missing ``element`` is no element: no ``legendary`` is not Legendary (the
+    resistance cancels nothing) and no ``alignment`` is Neutral Neutral."""
+    line = broken(f"board.1.{mark}", ...)
+    failed, [result] = answer([line])
+    assert failed == 0
+    assert result["captures"] == {"1": "basic"}
+
+
+def test_a_legendary_card_resists_where_the_plain_one_is_taken() -> None:
+    """The counterpart of the test above: the same capture with the mark given."""
+    failed, [result] = answer([broken("board.1.legendary", True)])
+    assert failed == 0
+    assert result["captures"] == {}
+
+
+def test_a_byte_order_mark_before_the_first_line_is_no_error() -> None:
+    failed, [result] = answer(["\ufeff" + json.dumps(GOOD)])
+    assert failed == 0
+    assert result["captures"] == {"1": "basic"}
 
 
 def test_the_command_exits_non_zero_and_goes_on_after_a_bad_realm_line() -> None:
