@@ -1,16 +1,15 @@
 """The custom-table lobby's use cases (RULES.md 6 and 14): open a table (perhaps as a
 challenge to one player), list and look at tables, join one (which starts its match),
-Find Game (join the oldest that fits), decline a challenge, close one, expire idle
-ones. The host, and the challenged player of a challenge, are told of each change of
-the table once it committed (``handlers_status.py``; a join through the start it
-runs)."""
+decline a challenge, close one, expire idle ones (Find Game: ``handlers_find.py``).
+The host, and the challenged player of a challenge, are told of each change of the
+table once it committed (``handlers_status.py``; a join through the start it runs)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import binascii
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import uuid4
 
@@ -41,8 +40,6 @@ from services.platform.errors import (
 
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 MAX_NAME = 64
-FIND_ATTEMPTS = 5
-"""Find Game: how many tables it tries when each was just taken by someone else."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +81,7 @@ async def create_table(
         )
     if settings.random_deck and deck is not None:
         raise InvalidArgument("a Random table draws both decks: send no deck")
-    if not _deals(settings) and deck is None:
+    if not deals(settings) and deck is None:
         raise InvalidArgument("a deck is required (or make the table Random)")
     name = challenged.name if challenged is not None else ""
     if challenged is not None and (
@@ -95,7 +92,7 @@ async def create_table(
         raise InvalidArgument(f"challenged_player_name is longer than {MAX_NAME} characters")
     request = Request.of(host.player_id, request_id, "table", settings, deck, name)
     if (seen := await ctx.store.answered(request)) is not None:
-        return await _table(ctx, seen)
+        return await table_named(ctx, seen)
     await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, challenged))
     await _check_hand(ctx, host, deck, settings)
     now = ctx.clock()
@@ -113,7 +110,7 @@ async def create_table(
     try:
         await ctx.lobby.create_table(table, request)
     except RequestSeen:
-        return await _table(ctx, await ctx.store.answered(request) or table.table_id)
+        return await table_named(ctx, await ctx.store.answered(request) or table.table_id)
     except Engaged as error:
         raise engaged_error(error, already=Hold.TABLE) from None
     ctx.metrics.tables.labels("created").inc()
@@ -134,7 +131,7 @@ async def _check_challengeable(ctx: Context, challenged: Player | None) -> None:
         )
 
 
-async def _table(ctx: Context, table_id: str) -> Table:
+async def table_named(ctx: Context, table_id: str) -> Table:
     table = await ctx.lobby.table(table_id)
     if table is None:
         raise NotFound(f"no table {short_id(table_id)}")
@@ -172,7 +169,7 @@ def _decode_token(token: str) -> tuple[datetime, str]:
 
 
 async def get_table(ctx: Context, viewer: Player, table_id: str) -> Table:
-    table = await _table(ctx, table_id)
+    table = await table_named(ctx, table_id)
     if not table.visible_to(viewer.player_id, viewer.name):
         raise PermissionDenied("this table is a private challenge between other players")
     return table
@@ -186,7 +183,7 @@ async def join_table(
     request = Request.of(guest.player_id, request_id, "join", table_id, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         match_id = (await resume(ctx, seen)).plan.match_id
-        return Joined(await _table(ctx, table_id), match_id)
+        return Joined(await table_named(ctx, table_id), match_id)
     if table.host_id == guest.player_id:
         raise FailedPrecondition("this is your own table: wait for a guest, or close it")
     if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
@@ -197,18 +194,18 @@ async def join_table(
         raise InvalidArgument("this is a Random table: the server draws your deck, send none")
     if table.settings.battle:
         _check_battle_table(ctx, deck)
-    if not _deals(table.settings) and deck is None:
+    if not deals(table.settings) and deck is None:
         raise InvalidArgument("a deck is required at this table")
     await check_free(ctx, guest)
     await _check_hand(ctx, guest, deck, table.settings)
-    start = _join(table, guest, deck)
+    start = guest_start(table, guest, deck)
     if not await open_start(ctx, start, request):
         raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
     match_id = await run_start(ctx, start)
-    return Joined(await _table(ctx, table_id), match_id)
+    return Joined(await table_named(ctx, table_id), match_id)
 
 
-def _deals(settings: TableSettings) -> bool:
+def deals(settings: TableSettings) -> bool:
     """Whether the table brings the hands: Random draws each player's deck from their
     copies, house hands deal from the catalog (RULES.md 6, 11); a battle needs none."""
     return settings.random_deck or settings.rules.house_hands or settings.battle
@@ -217,9 +214,9 @@ def _deals(settings: TableSettings) -> bool:
 async def _check_hand(
     ctx: Context, player: Player, deck: DeckChoice | None, settings: TableSettings
 ) -> None:
-    """A deck brought to a 4x4 or 5x5 table is checked for its hand size (RULES.md 11)
-    when the table is opened or joined."""
-    if deck is not None and settings.rules.board != 3:
+    """A deck brought to a table is checked for the board's hand size (RULES.md 11: 5,
+    8 or 13) when the table is opened or joined, not when its match starts."""
+    if deck is not None:
         await ctx.ports.decks.check(player.player_id, deck, settings.rules.hand_size)
 
 
@@ -233,7 +230,7 @@ def _check_battle_table(ctx: Context, deck: DeckChoice | None) -> None:
         )
 
 
-def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
+def guest_start(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
     """The start of ``table``'s match with ``guest`` sitting down (their deck, or one
     drawn for them)."""
     start_id = str(uuid4())
@@ -254,82 +251,12 @@ def _join(table: Table, guest: Player, deck: DeckChoice | None) -> StartRecord:
     return StartRecord(plan, StartState.PENDING, uuid4())
 
 
-async def find_game(
-    ctx: Context, request_id: str, guest: Player, filters: TableFilter, deck: DeckChoice | None
-) -> Joined:
-    """Find Game (RULES.md 14): join the oldest open public table that passes the
-    filters and that the guest does not host; its match starts at once. With a deck any
-    table fits (a Random table draws the guest's deck instead); without one, only
-    Random tables. NOT_FOUND when none fits."""
-    if filters.challenges_only:
-        raise InvalidArgument(
-            "Find Game joins public tables only: accept a challenge with JoinTable, "
-            "or leave filter.challenges_only unset"
-        )
-    if deck is None and filters.random_deck is False:
-        raise InvalidArgument(
-            "without a deck only Random tables fit: send a deck, or leave filter.random_deck unset"
-        )
-    request = Request.of(guest.player_id, request_id, "find", _filter_key(filters), deck)
-    if (seen := await ctx.store.answered(request)) is not None:
-        plan = (await resume(ctx, seen)).plan
-        return Joined(await _table(ctx, plan.table_id), plan.match_id)
-    held = await ctx.store.engagement(guest.player_id)
-    if held is not None:
-        raise engaged_error(Engaged(held))
-    await check_free(ctx, guest)
-    if deck is not None and not deck.random:
-        await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
-    if filters.battles and deck is not None:
-        raise InvalidArgument("a battle table is played with characters, not a deck: send none")
-    # Without a deck only Random tables fit, and battle tables, which need none.
-    wanted = filters if deck is not None or filters.battles else replace(filters, random_deck=True)
-    tried: set[str] = set()
-    for _ in range(FIND_ATTEMPTS):
-        table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)
-        if table is None:
-            break
-        start = _join(table, guest, None if table.settings.random_deck else deck)
-        if await open_start(ctx, start, request):
-            match_id = await run_start(ctx, start)
-            return Joined(await _table(ctx, table.table_id), match_id)
-        tried.add(table.table_id)  # someone sat down first: the next oldest
-    raise NotFound(_none_fits(filters, deck))
-
-
-def _filter_key(filters: TableFilter) -> tuple[object, ...]:
-    """The filters in a stable order, for a request's fingerprint (a frozenset's order
-    changes from one process to the next)."""
-    return (
-        sorted(v.value for v in filters.visibilities),
-        filters.same,
-        filters.plus,
-        filters.combo,
-        filters.elemental,
-        filters.same_wall,
-        filters.random_deck,
-        sorted(filters.trades),
-        filters.challenges_only,
-        sorted(filters.boards),
-        filters.house_hands,
-        *(() if filters.realm is None else (("realm", filters.realm),)),
-    )
-
-
-def _none_fits(filters: TableFilter, deck: DeckChoice | None) -> str:
-    asked = filters != TableFilter() or deck is None
-    which = "no open table fits your filters" if asked else "no open table to join right now"
-    if deck is None:
-        which += " (without a deck, only Random tables fit)"
-    return f"{which}: open one yourself with CreateTable, or try Find Game again soon"
-
-
 async def decline_challenge(ctx: Context, request_id: str, player: Player, table_id: str) -> Table:
     """The challenged player declines (RULES.md 14): the table closes and its host is
     told (status declined). Declining a declined challenge returns it unchanged."""
     request = Request.of(player.player_id, request_id, "decline", table_id)
     if (seen := await ctx.store.answered(request)) is not None:
-        return await _table(ctx, seen)
+        return await table_named(ctx, seen)
     table, declined = await ctx.lobby.decline_table(table_id, player.player_id, request)
     if table is None:
         raise NotFound(f"no table {short_id(table_id)}")
@@ -358,7 +285,7 @@ async def decline_challenge(ctx: Context, request_id: str, player: Player, table
 async def close_table(ctx: Context, request_id: str, player_id: str, table_id: str) -> Table:
     request = Request.of(player_id, request_id, "close", table_id)
     if (seen := await ctx.store.answered(request)) is not None:
-        return await _table(ctx, seen)
+        return await table_named(ctx, seen)
     table, closed = await ctx.lobby.close_table(table_id, player_id, request)
     if table is None:
         raise NotFound(f"no table {short_id(table_id)}")

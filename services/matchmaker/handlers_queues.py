@@ -14,6 +14,7 @@ from services.matchmaker.domain import (
     DECKLESS,
     LADDERS,
     QUEUES,
+    STANDARD,
     UNRATED,
     BotLevel,
     CancelReason,
@@ -90,8 +91,8 @@ async def enqueue(
     if (seen := await ctx.store.answered(request)) is not None:
         return await _ticket(ctx, seen)
     await check_free(ctx, player)
-    if deck is not None:  # refused now, not at pairing (someone else's deck, a broken one)
-        await ctx.ports.decks.check(player.player_id, deck)
+    if deck is not None:  # refused now, not at pairing (someone else's, broken, not of 5)
+        await ctx.ports.decks.check(player.player_id, deck, STANDARD.hand_size)
     ladder = LADDERS.get(mode)
     rating = UNRATED
     if ladder is not None:

@@ -13,7 +13,13 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import matchmaker_pb2 as mm
 from triad.v1 import matchmaker_pb2_grpc
 
-from services.matchmaker import handlers_lobby, handlers_queues, handlers_status, mapping
+from services.matchmaker import (
+    handlers_find,
+    handlers_lobby,
+    handlers_queues,
+    handlers_status,
+    mapping,
+)
 from services.matchmaker.domain import MODE_RULES, DeckChoice, Mode, TableSettings
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.pushes import status
@@ -206,7 +212,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     async def FindGame(
         self, request: mm.MatchmakerServiceFindGameRequest, context: Any
     ) -> mm.MatchmakerServiceFindGameResponse:
-        joined = await handlers_lobby.find_game(
+        joined = await handlers_find.find_game(
             self._ctx,
             require(request.request_id, "request_id"),
             _player(request.player, "player"),

@@ -216,3 +216,39 @@ async def test_what_no_table_can_play_is_refused_with_a_reason(api: Any) -> None
             ),
         )
         assert says in message, message
+
+
+async def saved(player: Player, size: int) -> pb.DeckChoice:
+    mine = await copies(player)
+    request = g.SaveDeckRequest(request_id=uuid4().hex, name=f"D{size}", copy_ids=mine[:size])
+    return pb.DeckChoice(deck_id=(await player.call("SaveDeck", request)).deck.deck_id)
+
+
+async def test_a_deck_goes_only_where_its_size_is_played_and_find_game_knows_it(
+    api: Any,
+) -> None:
+    """RULES.md 11 (each player brings a saved deck of the board's size) and 14 (Find
+    Game joins the oldest open table the player can join with their deck): a deck of 8
+    is refused at once by a queue and a 3x3 table, and Find Game with a deck of 5
+    passes over an older 4x4 table to the 3x3 one."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    eight, five = await saved(ann, 8), await saved(bea, 5)
+    enqueue = g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_UNRANKED, deck=eight)
+    assert "needs a deck of 5" in await refused(ann, "Enqueue", enqueue)
+    standard = pb.TableSettings(rules=pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True))
+    open_3x3 = g.CreateTableRequest(request_id=uuid4().hex, settings=standard, deck=eight)
+    assert "needs a deck of 5" in await refused(ann, "CreateTable", open_3x3)
+
+    cloth = g.CreateTableRequest(
+        request_id=uuid4().hex, settings=pb.TableSettings(rules=CLOTH), deck=eight
+    )
+    older = (await ann.call("CreateTable", cloth)).table
+    open_3x3 = g.CreateTableRequest(request_id=uuid4().hex, settings=standard, deck=five)
+    younger = (await bea.call("CreateTable", open_3x3)).table
+    found = await cid.call(
+        "FindGame", g.FindGameRequest(request_id=uuid4().hex, deck=await saved(cid, 5))
+    )
+    assert found.table.table_id == younger.table_id and len(found.view.my_hand) == 5
+    close = g.CloseTableRequest(request_id=uuid4().hex, table_id=older.table_id)
+    closed = await ann.call("CloseTable", close)  # still open, untouched: ann closes it
+    assert closed.table.status == pb.TABLE_STATUS_CLOSED

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker import handlers_find, handlers_lobby, handlers_pairing, handlers_queues
 from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
@@ -79,8 +79,8 @@ async def test_find_game_keeps_battle_tables_and_triad_tables_apart(
     await handlers_lobby.create_table(ctx, "t2", cid, triad, None)
     listed = await handlers_lobby.list_tables(ctx, bea, TableFilter(battles=True), 10, "")
     assert [t.table_id for t in listed.tables] == [battle.table_id]
-    found = await handlers_lobby.find_game(ctx, "f1", bea, TableFilter(), None)
+    found = await handlers_find.find_game(ctx, "f1", bea, TableFilter(), None)
     assert found.table.table_id != battle.table_id, "a Triad player never lands in a battle"
     dan = player("dan")
-    joined = await handlers_lobby.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
+    joined = await handlers_find.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
     assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created

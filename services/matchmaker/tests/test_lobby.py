@@ -10,7 +10,7 @@ from unittest.mock import patch
 
 import pytest
 
-from services.matchmaker import handlers_lobby, handlers_queues
+from services.matchmaker import handlers_find, handlers_lobby, handlers_queues
 from services.matchmaker.domain import (
     DeckChoice,
     Mode,
@@ -203,7 +203,7 @@ async def test_find_game_joins_the_oldest_public_table_that_fits(
 ) -> None:
     finder = player("finder")
     with pytest.raises(NotFound, match="no open table to join right now: open one yourself"):
-        await handlers_lobby.find_game(ctx, "f0", finder, TableFilter(), DECK)
+        await handlers_find.find_game(ctx, "f0", finder, TableFilter(), DECK)
     await handlers_lobby.create_table(ctx, "t", player("duel"), PLAIN, DECK, finder)
     clock.advance(1)
     own = await handlers_lobby.create_table(ctx, "t", finder, PLAIN, DECK)
@@ -216,39 +216,39 @@ async def test_find_game_joins_the_oldest_public_table_that_fits(
     with pytest.raises(
         FailedPrecondition, match=f"you already host open table {own.table_id}: close it first"
     ):
-        await handlers_lobby.find_game(ctx, "f1", finder, TableFilter(), DECK)
+        await handlers_find.find_game(ctx, "f1", finder, TableFilter(), DECK)
     await handlers_lobby.close_table(ctx, "c", finder.player_id, own.table_id)
 
     # Neither a challenge (even to the finder) nor one's own: the oldest public table.
-    found = await handlers_lobby.find_game(ctx, "f1", finder, TableFilter(), DECK)
+    found = await handlers_find.find_game(ctx, "f1", finder, TableFilter(), DECK)
     assert found.table.table_id == oldest.table_id and found.table.state is TableState.STARTED
     spec = fakes.matches.created[found.match_id]
     assert [s.player_id for s in spec.seats] == ["id-ann", finder.player_id]
     assert spec.rules == TRADING.rules
-    assert await handlers_lobby.find_game(ctx, "f1", finder, TableFilter(), DECK) == found
+    assert await handlers_find.find_game(ctx, "f1", finder, TableFilter(), DECK) == found
     with pytest.raises(FailedPrecondition, match="you are playing match"):
-        await handlers_lobby.find_game(ctx, "f2", finder, TableFilter(), DECK)
+        await handlers_find.find_game(ctx, "f2", finder, TableFilter(), DECK)
 
     # The lobby's filters; without a deck only Random tables fit, which draw it.
     other = player("other")
     filters = TableFilter(visibilities=frozenset({Visibility.THREE_OPEN}))
-    found = await handlers_lobby.find_game(ctx, "f3", other, filters, DECK)
+    found = await handlers_find.find_game(ctx, "f3", other, filters, DECK)
     assert found.table.table_id == random.table_id
     assert all(len(s.cards) == 5 for s in fakes.matches.created[found.match_id].seats)
     with pytest.raises(NotFound, match=r"fits your filters \(without a deck, only Random"):
-        await handlers_lobby.find_game(ctx, "f4", player("dan"), TableFilter(), None)
-    found = await handlers_lobby.find_game(ctx, "f5", player("dan"), TableFilter(), DECK)
+        await handlers_find.find_game(ctx, "f4", player("dan"), TableFilter(), None)
+    found = await handlers_find.find_game(ctx, "f5", player("dan"), TableFilter(), DECK)
     assert found.table.table_id == plain.table_id
     with pytest.raises(NotFound, match="no open table fits your filters: open one"):
-        await handlers_lobby.find_game(ctx, "f6", player("eve"), TableFilter(same=True), DECK)
+        await handlers_find.find_game(ctx, "f6", player("eve"), TableFilter(same=True), DECK)
 
 
 async def test_find_game_refuses_what_it_cannot_do_with_the_reason(ctx: Context) -> None:
     finder = player("finder")
     with pytest.raises(InvalidArgument, match="public tables only: accept a challenge"):
-        await handlers_lobby.find_game(ctx, "f", finder, TableFilter(challenges_only=True), DECK)
+        await handlers_find.find_game(ctx, "f", finder, TableFilter(challenges_only=True), DECK)
     with pytest.raises(InvalidArgument, match="without a deck only Random tables fit"):
-        await handlers_lobby.find_game(ctx, "f", finder, TableFilter(random_deck=False), None)
+        await handlers_find.find_game(ctx, "f", finder, TableFilter(random_deck=False), None)
 
 
 async def test_find_game_takes_the_next_table_when_the_oldest_was_just_taken(
@@ -270,7 +270,7 @@ async def test_find_game_takes_the_next_table_when_the_oldest_was_just_taken(
         return found
 
     with patch.object(ctx.lobby, "oldest_table", stale):
-        found = await handlers_lobby.find_game(ctx, "f", player("finder"), TableFilter(), DECK)
+        found = await handlers_find.find_game(ctx, "f", player("finder"), TableFilter(), DECK)
     assert found.table.table_id == second.table_id and len(picks) == 2
 
 

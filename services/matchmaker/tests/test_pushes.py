@@ -9,7 +9,13 @@ from dataclasses import replace
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues, handlers_status
+from services.matchmaker import (
+    handlers_find,
+    handlers_lobby,
+    handlers_pairing,
+    handlers_queues,
+    handlers_status,
+)
 from services.matchmaker.domain import (
     Mode,
     RuleSet,
@@ -235,7 +241,7 @@ async def test_the_challenged_player_hears_of_a_challenge_at_once_and_of_its_end
     ]  # fmt: skip
     assert {p for p, f, _ in told.sent if f == "challenge"} == {"id-rival"}
     public = await handlers_lobby.create_table(tctx, "t", player("eve"), TRADING, DECK)
-    await handlers_lobby.find_game(tctx, "f", player("fay"), TableFilter(), DECK)
+    await handlers_find.find_game(tctx, "f", player("fay"), TableFilter(), DECK)
     assert [t.status for t in tables(told, "eve")] == [
         pb.TABLE_STATUS_OPEN, pb.TABLE_STATUS_STARTED,
     ]  # fmt: skip

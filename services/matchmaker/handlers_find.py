@@ -1,0 +1,115 @@
+"""Find Game (RULES.md 14): join the oldest open public table the player can join with
+their deck (or, without one, the oldest Random table), optionally filtered like the
+lobby list; NOT_FOUND with a clear message when none fits."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from services.matchmaker.domain import DeckChoice, Table, TableFilter
+from services.matchmaker.handlers import Context, Player, check_free, engaged_error
+from services.matchmaker.handlers_lobby import Joined, deals, guest_start, table_named
+from services.matchmaker.handlers_starts import open_start, resume, run_start
+from services.matchmaker.store import Engaged, Request
+from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
+
+FIND_ATTEMPTS = 5
+"""Find Game: how many tables it tries when each was just taken by someone else."""
+FIND_PASSED = 100
+"""Find Game: how many open tables it looks at in all (those the deck does not fit)."""
+
+
+async def _fits(
+    ctx: Context, guest: Player, deck: DeckChoice | None, table: Table, sizes: dict[int, bool]
+) -> bool:
+    """Find Game: whether the guest's deck can be brought to ``table`` (a saved deck
+    only to the board of its size, RULES.md 11); ``sizes`` keeps each size's answer."""
+    if deck is None or deck.random or deals(table.settings):
+        return True
+    size = table.settings.rules.hand_size
+    if size not in sizes:
+        try:
+            await ctx.ports.decks.check(guest.player_id, deck, size)
+        except FailedPrecondition:
+            sizes[size] = False
+        else:
+            sizes[size] = True
+    return sizes[size]
+
+
+async def find_game(
+    ctx: Context, request_id: str, guest: Player, filters: TableFilter, deck: DeckChoice | None
+) -> Joined:
+    """Find Game (RULES.md 14): join the oldest open public table that passes the
+    filters and that the guest does not host; its match starts at once. A Random table
+    draws the guest's deck and house hands are dealt, so those fit anyone; a saved deck
+    fits a board of its own hand size only (RULES.md 11: older tables on another board
+    are passed over); without a deck only Random tables fit. NOT_FOUND when none does."""
+    if filters.challenges_only:
+        raise InvalidArgument(
+            "Find Game joins public tables only: accept a challenge with JoinTable, "
+            "or leave filter.challenges_only unset"
+        )
+    if deck is None and filters.random_deck is False:
+        raise InvalidArgument(
+            "without a deck only Random tables fit: send a deck, or leave filter.random_deck unset"
+        )
+    request = Request.of(guest.player_id, request_id, "find", _filter_key(filters), deck)
+    if (seen := await ctx.store.answered(request)) is not None:
+        plan = (await resume(ctx, seen)).plan
+        return Joined(await table_named(ctx, plan.table_id), plan.match_id)
+    held = await ctx.store.engagement(guest.player_id)
+    if held is not None:
+        raise engaged_error(Engaged(held))
+    await check_free(ctx, guest)
+    if deck is not None and not deck.random:
+        await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
+    if filters.battles and deck is not None:
+        raise InvalidArgument("a battle table is played with characters, not a deck: send none")
+    # Without a deck only Random tables fit, and battle tables, which need none.
+    wanted = filters if deck is not None or filters.battles else replace(filters, random_deck=True)
+    tried: set[str] = set()
+    sizes: dict[int, bool] = {}
+    attempts = 0
+    while attempts < FIND_ATTEMPTS and len(tried) < FIND_PASSED:
+        table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)
+        if table is None:
+            break
+        tried.add(table.table_id)
+        if not await _fits(ctx, guest, deck, table, sizes):
+            continue  # a board of another hand size: the next oldest
+        start = guest_start(table, guest, None if table.settings.random_deck else deck)
+        if await open_start(ctx, start, request):
+            match_id = await run_start(ctx, start)
+            return Joined(await table_named(ctx, table.table_id), match_id)
+        attempts += 1  # someone sat down first: the next oldest
+    raise NotFound(_none_fits(filters, deck, False in sizes.values()))
+
+
+def _filter_key(filters: TableFilter) -> tuple[object, ...]:
+    """The filters in a stable order, for a request's fingerprint (a frozenset's order
+    changes from one process to the next)."""
+    return (
+        sorted(v.value for v in filters.visibilities),
+        filters.same,
+        filters.plus,
+        filters.combo,
+        filters.elemental,
+        filters.same_wall,
+        filters.random_deck,
+        sorted(filters.trades),
+        filters.challenges_only,
+        sorted(filters.boards),
+        filters.house_hands,
+        *(() if filters.realm is None else (("realm", filters.realm),)),
+    )
+
+
+def _none_fits(filters: TableFilter, deck: DeckChoice | None, sized: bool) -> str:
+    asked = filters != TableFilter() or deck is None
+    which = "no open table fits your filters" if asked else "no open table to join right now"
+    if sized:
+        which = "no open table fits your deck (a saved deck plays on the board of its size)"
+    if deck is None:
+        which += " (without a deck, only Random tables fit)"
+    return f"{which}: open one yourself with CreateTable, or try Find Game again soon"

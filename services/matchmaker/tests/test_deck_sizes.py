@@ -1,0 +1,104 @@
+"""A saved deck holds 5, 8 or 13 cards and is played only on the board of that hand
+size (RULES.md 2, 11): a deck that cannot be played where it is brought is refused when
+it is brought (queue, table), never later at the start of a match; Find Game joins the
+oldest open table the player *can* join with their deck (RULES.md 14), passing over
+older tables on a board of another size."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from services.matchmaker import handlers_find, handlers_lobby, handlers_queues
+from services.matchmaker.clients import StarterDecks
+from services.matchmaker.domain import (
+    Card,
+    DeckChoice,
+    Mode,
+    RuleSet,
+    TableFilter,
+    TableSettings,
+    TableState,
+    Visibility,
+)
+from services.matchmaker.handlers import Context
+from services.matchmaker.tests.conftest import Clock, Fakes, player
+from services.platform.errors import FailedPrecondition, NotFound
+
+FIVE, EIGHT, THIRTEEN = DeckChoice(deck_id="five"), DeckChoice(deck_id="eight"), DeckChoice("13")
+SIZES = {"five": 5, "eight": 8, "13": 13}
+
+
+class SizedDecks(StarterDecks):
+    """Saved decks of 5, 8 and 13 cards, checked and resolved as the collection does
+    (ValidateDeck with a hand size; 0 accepts any legal size)."""
+
+    def __init__(self) -> None:
+        self.checks: list[int] = []
+
+    def _refuse(self, choice: DeckChoice, hand_size: int) -> None:
+        held = SIZES.get(choice.deck_id, hand_size)
+        if hand_size and not choice.random and held != hand_size:
+            raise FailedPrecondition(f"needs a deck of {hand_size}; this one holds {held}")
+
+    async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
+        self.checks.append(hand_size)
+        self._refuse(choice, hand_size)
+
+    async def resolve(
+        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool, hand_size: int = 5
+    ) -> tuple[Card, ...]:
+        self._refuse(choice, hand_size)
+        return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+
+
+@pytest.fixture
+def sized(ctx: Context) -> Context:
+    return replace(ctx, ports=replace(ctx.ports, decks=SizedDecks()))
+
+
+def table(board: int) -> TableSettings:
+    return TableSettings(RuleSet(Visibility.ALL_OPEN, same=True, board=board))
+
+
+async def test_a_queue_refuses_a_deck_that_is_not_of_five_cards(sized: Context) -> None:
+    with pytest.raises(FailedPrecondition, match="needs a deck of 5; this one holds 8"):
+        await handlers_queues.enqueue(sized, "q", player("ann"), Mode.UNRANKED, EIGHT)
+    assert await sized.store.engagement("id-ann") is None  # nothing queued
+    await handlers_queues.enqueue(sized, "q", player("ann"), Mode.UNRANKED, FIVE)
+
+
+async def test_a_3x3_table_refuses_a_deck_of_eight_when_opened_or_joined(sized: Context) -> None:
+    with pytest.raises(FailedPrecondition, match="needs a deck of 5; this one holds 8"):
+        await handlers_lobby.create_table(sized, "t0", player("ann"), table(3), EIGHT)
+    hosted = await handlers_lobby.create_table(sized, "t", player("ann"), table(3), FIVE)
+    with pytest.raises(FailedPrecondition, match="needs a deck of 5; this one holds 8"):
+        await handlers_lobby.join_table(sized, "j0", player("bea"), hosted.table_id, EIGHT)
+    assert (await handlers_lobby.get_table(sized, player("bea"), hosted.table_id)).state is (
+        TableState.OPEN
+    )
+
+
+async def test_find_game_passes_over_older_tables_the_deck_does_not_fit(
+    sized: Context, fakes: Fakes, clock: Clock
+) -> None:
+    cloth = await handlers_lobby.create_table(sized, "t", player("ann"), table(4), EIGHT)
+    clock.advance(1)
+    quintra = await handlers_lobby.create_table(sized, "t", player("bea"), table(5), THIRTEEN)
+    clock.advance(1)
+    standard = await handlers_lobby.create_table(sized, "t", player("cid"), table(3), FIVE)
+
+    found = await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), FIVE)
+    assert found.table.table_id == standard.table_id
+    assert [len(s.cards) for s in fakes.matches.created[found.match_id].seats] == [5, 5]
+    for older in (cloth, quintra):  # passed over, untouched
+        assert (await handlers_lobby.get_table(sized, player("x"), older.table_id)).state is (
+            TableState.OPEN
+        )
+    found = await handlers_find.find_game(sized, "f", player("eve"), TableFilter(), THIRTEEN)
+    assert found.table.table_id == quintra.table_id
+    with pytest.raises(NotFound, match="no open table fits your deck"):
+        await handlers_find.find_game(sized, "f", player("fay"), TableFilter(), FIVE)
+    found = await handlers_find.find_game(sized, "f", player("gus"), TableFilter(), EIGHT)
+    assert found.table.table_id == cloth.table_id
