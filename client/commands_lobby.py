@@ -133,7 +133,7 @@ def table_filter(args: argparse.Namespace) -> pb.TableFilter:
     """The lobby's filters from the options of ``tables`` and ``find``: every one given
     must hold."""
     wanted = pb.TableFilter()
-    for flag in (*FLAGS, "same_wall", "random_deck", "house_hands"):
+    for flag in (*FLAGS, "same_wall", "random_deck", "house_hands", "sudden_death"):
         if getattr(args, flag, None) is not None:
             setattr(wanted, flag, getattr(args, flag))
     wanted.visibilities.extend(VISIBILITIES[v] for v in args.visibility or ())
@@ -143,7 +143,7 @@ def table_filter(args: argparse.Namespace) -> pb.TableFilter:
 
 
 def _filter_options(cmd: argparse.ArgumentParser) -> None:
-    for flag in (*FLAGS, "same-wall", "random-deck", "house-hands"):
+    for flag in (*FLAGS, "same-wall", "random-deck", "house-hands", "sudden-death"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=None)
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
     cmd.add_argument("--trade", choices=list(TRADES), action="append", help="repeatable")

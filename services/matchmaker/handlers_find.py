@@ -102,6 +102,8 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         sorted(filters.boards),
         filters.house_hands,
         *(() if filters.realm is None else (("realm", filters.realm),)),
+        *(() if filters.sudden_death is None else (("sudden_death", filters.sudden_death),)),
+        *(("battles",) if filters.battles else ()),
     )
 
 

@@ -327,6 +327,7 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
         realm=flag("realm"),
+        sudden_death=flag("sudden_death"),
         battles=message.battles,
     )
 

@@ -230,3 +230,36 @@ async def test_the_client_finds_a_game_challenges_lists_and_declines(
     )
     assert found["table"]["tableId"] == public.table.table_id and found["matchId"]
     assert (await bea.view(found["matchId"])).status == pb.MATCH_STATUS_IN_PROGRESS
+
+
+async def test_the_lobby_filters_tables_by_sudden_death(api: Any) -> None:
+    """RULES.md 6: tables are "filterable by rule", Sudden Death (RULES.md 12) among them.
+    Two challenges to one player, one with Sudden Death: each filter shows only its own."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    sudden = pb.Rules()
+    sudden.CopyFrom(OPEN_TABLE)
+    sudden.sudden_death = True
+    with_it = (
+        await ann.call(
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex,
+                settings=pb.TableSettings(rules=sudden, random_deck=True),
+                challenged_player_name=bea.name,
+            ),
+        )
+    ).table
+    without = (await challenge(cid, bea.name)).table
+
+    async def listed(**wanted: bool) -> set[str]:
+        filters = pb.TableFilter(challenges_only=True, **wanted)
+        tables = await bea.call("ListTables", g.ListTablesRequest(filter=filters, page_size=50))
+        return {t.table_id for t in tables.tables} & {with_it.table_id, without.table_id}
+
+    assert await listed() == {with_it.table_id, without.table_id}
+    assert await listed(sudden_death=True) == {with_it.table_id}
+    assert await listed(sudden_death=False) == {without.table_id}
+    for host, table in ((ann, with_it), (cid, without)):
+        await host.call(
+            "CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+        )

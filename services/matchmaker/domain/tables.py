@@ -38,6 +38,7 @@ class TableFilter:
     house_hands: bool | None = None
     realm: bool | None = None
     """Realm tables (RULES.md 17) only (true) or standard ones only (false)."""
+    sudden_death: bool | None = None
     battles: bool = False
     """Skirmish: battle tables only; else Triad tables only (never both)."""
 

@@ -173,11 +173,12 @@ class LobbyStore(Base):
         """Find Game's pick: the oldest open public table not hosted by the viewer that
         passes the filters (``challenges_only`` is not read), but none of ``skip``."""
         matches, values = _filter_sql(filters, start=3)
+        n = 3 + len(values)  # the first parameter after the filter's
         row = await self._pool.fetchrow(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND challenged_name = '' AND expire_at > $1 "
             f"AND host_id <> $2 AND {matches} "
-            "AND NOT (table_id = ANY($15::text[])) "
+            f"AND NOT (table_id = ANY(${n}::text[])) "
             "ORDER BY created_at, table_id LIMIT 1",
             now,
             viewer_id,
@@ -204,15 +205,16 @@ class LobbyStore(Base):
     ) -> list[Table]:
         """Open tables the viewer may join, newest first, after a keyset position."""
         matches, values = _filter_sql(filters, start=4)
+        n = 4 + len(values)  # the first parameter after the filter's
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
             "WHERE state = 'open' AND expire_at > $1 AND host_id <> $2 "
             "AND (challenged_name = '' OR challenged_id = $2 "
             "OR (challenged_id = '' AND challenged_name = $3)) "
             f"AND {matches} "
-            "AND ($16::boolean IS NULL OR (challenged_name <> '') = $16) "
-            "AND ($17::timestamptz IS NULL OR (created_at, table_id) < ($17, $18)) "
-            "ORDER BY created_at DESC, table_id DESC LIMIT $19",
+            f"AND (${n}::boolean IS NULL OR (challenged_name <> '') = ${n}) "
+            f"AND (${n + 1}::timestamptz IS NULL OR (created_at, table_id) < (${n + 1}, ${n + 2})) "
+            f"ORDER BY created_at DESC, table_id DESC LIMIT ${n + 3}",
             now,
             viewer_id,
             viewer_name,
@@ -225,12 +227,12 @@ class LobbyStore(Base):
         return [_table(r) for r in rows]
 
 
-_FLAGS = ("same", "plus", "combo", "elemental", "same_wall", "random_deck")
+_FLAGS = ("same", "plus", "combo", "elemental", "same_wall", "random_deck", "sudden_death")
 
 
 def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
     """The conditions of a table filter that the lobby list and Find Game read alike
-    (all but ``challenges_only``), their twelve values numbered from ``$start``. Each is
+    (all but ``challenges_only``), their values numbered from ``$start``. Each is
     "($n IS NULL OR ...)": an unset filter matches everything."""
     flags = [f"(${n}::boolean IS NULL OR {name} = ${n})" for n, name in enumerate(_FLAGS, start)]
     n = start + len(_FLAGS)

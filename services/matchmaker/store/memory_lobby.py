@@ -205,7 +205,7 @@ def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bo
     flags = {
         "same": rules.same, "plus": rules.plus, "combo": rules.combo,
         "elemental": rules.elemental, "same_wall": rules.same_wall,
-        "random_deck": t.settings.random_deck,
+        "random_deck": t.settings.random_deck, "sudden_death": rules.sudden_death,
     }  # fmt: skip
     return (
         t.state is TableState.OPEN

@@ -18,6 +18,7 @@ from services.matchmaker.domain import (
     Seat,
     StartKind,
     StartPlan,
+    TableFilter,
     Visibility,
 )
 from services.matchmaker.domain.modes import practice_rules
@@ -47,6 +48,31 @@ async def test_a_table_keeps_sudden_death(adapter: Adapter) -> None:
     assert found == kept and found is not None and found.settings.rules.sudden_death
     other = await adapter.lobby.table(plain.table_id)
     assert other is not None and not other.settings.rules.sudden_death
+
+
+async def test_the_lobby_filters_by_sudden_death(adapter: Adapter) -> None:
+    """RULES.md 6: tables are "filterable by rule"; Sudden Death is one (RULES.md 12)."""
+    kept, plain = table("sd", 0, sudden_death=True), table("pl", 1)
+    for t in (kept, plain):
+        await adapter.lobby.create_table(t, key(t.host_name, "t"))
+
+    async def listed(filters: TableFilter) -> set[str]:
+        tables = await adapter.lobby.list_tables("v", "viewer", filters, plain.created_at, 10, None)
+        return {t.host_name for t in tables}
+
+    assert await listed(TableFilter()) == {"sd", "pl"}
+    assert await listed(TableFilter(sudden_death=True)) == {"sd"}
+    assert await listed(TableFilter(sudden_death=False)) == {"pl"}
+    oldest = await adapter.lobby.oldest_table(
+        "v", TableFilter(sudden_death=False), plain.created_at, ()
+    )
+    assert oldest is not None and oldest.host_name == "pl"
+
+
+def test_the_filter_crosses_the_edge_set_or_unset() -> None:
+    assert mapping.table_filter_back(pb.TableFilter(sudden_death=True)).sudden_death is True
+    assert mapping.table_filter_back(pb.TableFilter(sudden_death=False)).sudden_death is False
+    assert mapping.table_filter_back(pb.TableFilter()).sudden_death is None
 
 
 def test_a_start_plan_keeps_sudden_death_and_an_older_plan_reads_without() -> None:
