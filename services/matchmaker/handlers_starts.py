@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import structlog
@@ -39,11 +40,30 @@ log = structlog.get_logger()
 
 
 class Refused(Exception):
-    """The match cannot start because of these players (id -> reason)."""
+    """The match cannot start because of these players: ``culprits`` (id -> reason) is
+    what each is told of their own case; ``shown`` what the other player may read of it
+    (the same when not given). RULES.md 3: a hidden card never leaves the server in any
+    message to the opponent, so a deck's reason names its cards to its owner only."""
 
-    def __init__(self, culprits: Mapping[str, str]) -> None:
+    def __init__(self, culprits: Mapping[str, str], shown: Mapping[str, str] | None = None) -> None:
         self.culprits = dict(culprits)
-        super().__init__("; ".join(self.culprits.values()))
+        self.shown = {**self.culprits, **(shown or {})}
+        super().__init__("; ".join(self.shown.values()))
+
+    def told(self, player_id: str) -> str:
+        """The refusal as ``player_id`` may read it: their own reason whole, the other's
+        as it may be shown to them."""
+        return "; ".join(
+            self.culprits[p] if p == player_id else self.shown[p] for p in self.culprits
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Unplayable:
+    """Why a seat cannot bring its deck: to the player (naming the cards) and to others."""
+
+    reason: str
+    shown: str
 
 
 async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
@@ -66,11 +86,15 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
         await ctx.ports.drafts.create(plan.draft_id, plan.start_id, plan.ladder, players)
         return []
     hands = await asyncio.gather(*(_hand(ctx, plan, seat) for seat in plan.seats))
-    refused = {s.player_id: h for s, h in zip(plan.seats, hands, strict=True) if isinstance(h, str)}
+    refused = {
+        s.player_id: h for s, h in zip(plan.seats, hands, strict=True) if isinstance(h, Unplayable)
+    }
     if refused:
         await _release(ctx, plan)
-        raise Refused(refused)
-    cards = [h for h in hands if not isinstance(h, str)]
+        raise Refused(
+            {p: u.reason for p, u in refused.items()}, {p: u.shown for p, u in refused.items()}
+        )
+    cards = [h for h in hands if not isinstance(h, Unplayable)]
     spec = MatchSpec(
         request_id=plan.start_id,
         match_id=plan.match_id,
@@ -147,9 +171,10 @@ async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
     return {s.player_id: p for s, p in zip(humans, problems, strict=True) if p}
 
 
-async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] | str:
+async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] | Unplayable:
     """A seat's cards, or why the player cannot bring them: a bot's and a house hand
-    (RULES.md 11) are drawn from the catalog, the same for a retried start."""
+    (RULES.md 11) are drawn from the catalog, the same for a retried start. The reason
+    names the deck's cards; what the other player is shown does not (RULES.md 3)."""
     if seat.cards:
         return seat.cards
     size = plan.rules.hand_size
@@ -158,13 +183,16 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
             f"{plan.start_id}:{seat.player_id}", size, house=not seat.is_bot
         )
     if seat.deck is None:
-        return f"{seat.name} has no deck for this match"
+        reason = f"{seat.name} has no deck for this match"
+        return Unplayable(reason, reason)
     try:
         return await ctx.ports.decks.resolve(
             seat.player_id, seat.deck, plan.match_id, plan.rules.trades, size
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
-        return f"{seat.name}'s deck cannot play: {error}"
+        return Unplayable(
+            f"{seat.name}'s deck cannot play: {error}", f"{seat.name}'s deck cannot play now"
+        )
 
 
 REALM_PILE = 10
@@ -197,11 +225,12 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
     try:
         bot_cards = await execute(ctx, plan)
     except Refused as refusal:
-        if await ctx.store.fail_start(start, refusal.culprits, str(refusal), ctx.clock()):
+        told = refusal.told(_asker(plan))
+        if await ctx.store.fail_start(start, refusal.culprits, told, ctx.clock()):
             ctx.metrics.failed(plan, len(refusal.culprits))
-            log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=str(refusal))
+            log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=told)
             await tell_settled(ctx, plan)
-        raise FailedPrecondition(str(refusal)) from None
+        raise FailedPrecondition(told) from None
     if await ctx.store.finish_start(start, bot_cards, ctx.clock()):
         ctx.metrics.started(plan)
         log.info(
@@ -211,6 +240,17 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
         )  # fmt: skip
         await tell_settled(ctx, plan)
     return plan.draft_id or plan.match_id
+
+
+def _asker(plan: StartPlan) -> str:
+    """Who asked for the start, and reads its refusal (and its record, when the request
+    is asked again): the guest of a table, the one human of a practice; nobody for a
+    pairing, whose players each read their own reason on their ticket."""
+    if plan.kind is StartKind.TABLE:
+        return plan.seats[1].player_id
+    if plan.kind in (StartKind.PRACTICE, StartKind.SWITCH) and plan.humans:
+        return plan.humans[0].player_id
+    return ""
 
 
 async def run_started(ctx: Context, starts: Sequence[StartRecord]) -> None:

@@ -263,3 +263,51 @@ async def test_the_lobby_filters_tables_by_sudden_death(api: Any) -> None:
         await host.call(
             "CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=table.table_id)
         )
+
+
+async def saved_deck(p: Player) -> tuple[str, list[pb.CollectionEntry]]:
+    """A deck of the first five starter copies (a legal deck) and those entries."""
+    entries = list((await p.call("ListCollection", g.ListCollectionRequest())).entries)[:5]
+    deck = await p.call(
+        "SaveDeck",
+        g.SaveDeckRequest(
+            request_id=uuid4().hex, name="Mine", copy_ids=[e.copy.copy_id for e in entries]
+        ),
+    )
+    return deck.deck.deck_id, entries
+
+
+async def test_a_guest_never_reads_the_hidden_cards_of_a_host_deck_that_cannot_play(
+    api: Any,
+) -> None:
+    """RULES.md 3: a hidden card of the opponent never leaves the server in any message
+    to that player. The host of a Closed table lists a copy of their table deck on the
+    Auction House (it is locked); the challenged guest who sits down is refused, told
+    the host's deck cannot play, and not which card: no name, no copy id."""
+    ann, bea = await join(api), await join(api)
+    ann_deck, ann_cards = await saved_deck(ann)
+    bea_deck, _ = await saved_deck(bea)
+    closed = pb.Rules(visibility=pb.VISIBILITY_CLOSED, same=True)
+    table = await ann.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(rules=closed),
+            deck=pb.DeckChoice(deck_id=ann_deck),
+            challenged_player_name=bea.name,
+        ),
+    )
+    listed = ann_cards[0].copy
+    await ann.call(
+        "CreateListing",
+        g.CreateListingRequest(request_id=uuid4().hex, copy_id=listed.copy_id, price=10),
+    )
+    join_table = g.JoinTableRequest(
+        request_id=uuid4().hex, table_id=table.table.table_id, deck=pb.DeckChoice(deck_id=bea_deck)
+    )
+    error = await refused(bea.call("JoinTable", join_table))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error.details()
+    told = error.details() or ""
+    assert f"{ann.name}'s deck cannot play" in told
+    for card in ann_cards:
+        assert card.copy.copy_id[:8] not in told and card.copy.character.name not in told, told

@@ -4,6 +4,7 @@ starts the match, closing, expiry."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from unittest.mock import patch
@@ -11,7 +12,9 @@ from unittest.mock import patch
 import pytest
 
 from services.matchmaker import handlers_find, handlers_lobby, handlers_queues
+from services.matchmaker.clients import StarterDecks
 from services.matchmaker.domain import (
+    Card,
     DeckChoice,
     Mode,
     RuleSet,
@@ -331,3 +334,57 @@ async def test_a_table_opened_here_wakes_the_expiry_loop_only_if_it_expires_firs
     loop.sleeping_until(clock.now + ttl * 2)
     await handlers_lobby.create_table(ctx, "t", player("hu"), TRADING, DECK)
     assert loop.woken.is_set()
+
+
+class _HostDeckLocked(StarterDecks):
+    """The host listed a copy of their table deck on the Auction House meanwhile: the
+    collection refuses the deck, naming the card."""
+
+    async def resolve(
+        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool, hand_size: int = 5
+    ) -> tuple[Card, ...]:
+        if player_id == "id-host":
+            raise FailedPrecondition(
+                "Hailstone Golemite (821aa49e) is locked by listing 5f3a until it completes"
+            )
+        return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+
+
+async def test_a_guest_is_never_told_the_hidden_cards_of_a_host_deck_that_cannot_play(
+    ctx: Context,
+) -> None:
+    """RULES.md 3: a hidden card of the opponent never leaves the server in any message
+    to that player (not its id, character or sides). The guest of a Closed table whose
+    host's deck cannot play learns that it cannot, not which cards it holds."""
+    ctx = replace(ctx, ports=replace(ctx.ports, decks=_HostDeckLocked()))
+    host = player("host")
+    table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK)
+    with pytest.raises(FailedPrecondition) as refused:
+        await handlers_lobby.join_table(ctx, "j", player("guest"), table.table_id, DECK)
+    told = str(refused.value)
+    assert "host's deck cannot play" in told
+    assert "Hailstone" not in told and "821aa49e" not in told
+    # The same request asked again is answered from the start's record: no cards either.
+    with pytest.raises(FailedPrecondition) as again:
+        await handlers_lobby.join_table(ctx, "j", player("guest"), table.table_id, DECK)
+    assert "Hailstone" not in str(again.value) and "821aa49e" not in str(again.value)
+
+
+async def test_a_guest_whose_own_deck_cannot_play_is_told_which_cards(ctx: Context) -> None:
+    class GuestDeckLocked(StarterDecks):
+        async def resolve(
+            self,
+            player_id: str,
+            choice: DeckChoice,
+            purpose_id: str,
+            lock: bool,
+            hand_size: int = 5,
+        ) -> tuple[Card, ...]:
+            if player_id == "id-guest":
+                raise FailedPrecondition("Hailstone Golemite (821aa49e) is locked by listing 5f3a")
+            return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+
+    ctx = replace(ctx, ports=replace(ctx.ports, decks=GuestDeckLocked()))
+    table = await handlers_lobby.create_table(ctx, "t", player("host"), PLAIN, DECK)
+    with pytest.raises(FailedPrecondition, match=r"Hailstone Golemite \(821aa49e\)"):
+        await handlers_lobby.join_table(ctx, "j", player("guest"), table.table_id, DECK)
