@@ -25,6 +25,7 @@ WHAT = "battle"
 class BattleRpcs(Downstreams):
     GetActiveBattle = forwarded(WHAT, "GetActiveBattle", g.GetActiveBattleResponse)
     SetFormation = forwarded(WHAT, "SetFormation", g.SetFormationResponse)
+    SetPlan = forwarded(WHAT, "SetPlan", g.SetPlanResponse)
     CommitPlan = forwarded(WHAT, "CommitPlan", g.CommitPlanResponse)
     GiveUp = forwarded(WHAT, "GiveUp", g.GiveUpResponse)
 

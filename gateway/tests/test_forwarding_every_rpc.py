@@ -125,6 +125,15 @@ FORWARDED: list[tuple[str, Message]] = [
         ),
     ),
     (
+        "SetPlan",
+        g.SetPlanRequest(
+            request_id="r24",
+            battle_id="bt",
+            turn=2,
+            actions=[pb.BattleAction(character="wisp", card="wisp.mend")],
+        ),
+    ),
+    (
         "CommitPlan",
         g.CommitPlanRequest(
             request_id="r22",

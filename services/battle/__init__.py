@@ -15,13 +15,16 @@ one transaction, then pushes each human seat its view (``triad.player.<id>.battl
   ``search``) deciding from their own view.
 - ``config.py``: the settings, read once from the environment (TRIAD_BATTLE_...).
 - ``domain/``: the battle aggregate, pure: ``events`` (created with the drawn teams and
-  deck orders, formation set, plan committed, turn resolved with the resulting state and
-  action log recorded so a replay never resolves again, seat taken over, finished),
+  deck orders, formation set, plan set, plan committed, turn resolved with the resulting
+  state and action log recorded so a replay never resolves again, seat taken over,
+  finished),
   ``state`` (``BattleState``, ``evolve``, ``fold``), ``decide`` (the commands, each a
-  ``Decision``), ``deadlines`` (which timer a state needs), ``errors``.
-- ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, formation, commit,
-  give up, views, presence (30 s away: the CPU takes the seat over) and firing due
-  timers (formation, selection, takeover).
+  ``Decision``), ``deadlines`` (which timer a state needs), ``errors``. A plan may be set
+  (SetPlan, the event ``PlanSet``) before it is committed; at the selection deadline a
+  seat that did not commit plays the plan it set.
+- ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, formation, set plan,
+  commit, give up, views, presence (30 s away: the CPU takes the seat over) and firing
+  due timers (formation, selection, takeover).
 - ``schema.py``: every migration: timers, request keys, active battles, presence.
 - ``store/``: the repository port (``port.py``) and its adapters, ``postgres.py`` and
   ``memory.py``, held to one contract (``tests/test_store_contract.py``).

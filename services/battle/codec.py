@@ -27,6 +27,7 @@ from services.battle.domain.events import (
     FinishReason,
     FormationSet,
     PlanCommitted,
+    PlanSet,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -91,6 +92,14 @@ def payload(battle_id: str, event: Event) -> Message:
             battle_id=battle_id,
             state_json=_state(event.battle),
             selection_deadline=wire.timestamp(event.selection_deadline),
+        )
+    if isinstance(event, PlanSet):
+        return b.BattlePlanSet(
+            battle_id=battle_id,
+            seat=event.seat,
+            turn=event.turn,
+            actions=mapping.plan(event.plan),
+            set_time=wire.timestamp(event.at),
         )
     if isinstance(event, PlanCommitted):
         return b.BattlePlanCommitted(
@@ -185,6 +194,15 @@ def _register() -> None:
         lambda m: Started(
             _state_back(m.state_json),  # type: ignore[attr-defined]
             wire.moment(m.selection_deadline),  # type: ignore[attr-defined]
+        ),
+    )
+    add(
+        b.BattlePlanSet,
+        lambda m: PlanSet(
+            m.seat,  # type: ignore[attr-defined]
+            m.turn,  # type: ignore[attr-defined]
+            mapping.plan_back(m.actions),  # type: ignore[attr-defined]
+            wire.moment(m.set_time),  # type: ignore[attr-defined]
         ),
     )
     add(

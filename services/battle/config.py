@@ -18,7 +18,7 @@ class BattleSettings(ServiceSettings):
     formation_seconds: float
     """BATTLE.md 2: 30 s to place the characters, then the default formation."""
     selection_seconds: float
-    """BATTLE.md 4.2: 60 s to commit a plan, then what was set (nothing)."""
+    """BATTLE.md 4.2: 60 s to commit a plan, then the plan set (SetPlan; none if none)."""
     disconnect_seconds: float
     """BATTLE.md 5: 30 s without a session stream, then the CPU takes the seat over."""
     takeover_level: str

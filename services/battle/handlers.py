@@ -5,8 +5,9 @@ or NATS: the store, the clock, the random source and the announcer come in a
 Every command runs through :func:`_run`: it answers a retried request from its first
 result, decides once, lets the CPU seats move (:func:`_cpu_moves`, each plan drawn here
 and recorded in its event), saves at the expected version (a conflict reloads and
-decides again) and announces the state after the commit. Timers (formation, selection,
-disconnect takeovers) are claimed by :func:`fire_due_timer` from any replica.
+decides again) and announces the state after the commit (a plan set, to its own seat
+alone). Timers (formation, selection: a seat that did not commit acts with the plan it
+set, disconnect takeovers) are claimed by :func:`fire_due_timer` from any replica.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ RETRIES = 5
 CLAIM_LEASE = timedelta(seconds=10)
 """How long a claimed timer waits before another try if its command failed."""
 
-Announce = Callable[[BattleState], Awaitable[None]]
+Announce = Callable[[BattleState, tuple[int, ...]], Awaitable[None]]
+"""Push the state's view to the human players of these seats."""
 Observe = Callable[[Decision], None]
 
 
@@ -53,7 +55,7 @@ async def _think(call: Callable[[], Plan]) -> Plan:
     return await asyncio.to_thread(call)
 
 
-async def _nothing(state: BattleState) -> None:
+async def _nothing(state: BattleState, seats: tuple[int, ...]) -> None:
     return None
 
 
@@ -221,6 +223,24 @@ async def set_formation(
     )
 
 
+def _playing(state: BattleState, seat: int) -> None:
+    if state.cpu[seat] and not state.over:
+        raise FailedPrecondition("the CPU plays your seat now (you were away): you may watch")
+
+
+async def set_plan(
+    ctx: Context, request: Request, battle_id: str, player: str, turn: int, plan: Plan
+) -> Seen:
+    """Set the player's plan without committing it (it replaces the one set before): it
+    acts at the selection deadline unless they commit. Only their own seat is told."""
+
+    def decide(state: BattleState, seat: int) -> Decision:
+        _playing(state, seat)
+        return domain.set_plan(state, seat, turn, plan, ctx.roster, ctx.clock())
+
+    return await _run(ctx, battle_id, player, request, decide)
+
+
 async def commit_plan(
     ctx: Context, request: Request, battle_id: str, player: str, turn: int, plan: Plan
 ) -> Seen:
@@ -228,8 +248,7 @@ async def commit_plan(
     second human commit (or the first, against the CPU) resolves the turn."""
 
     def decide(state: BattleState, seat: int) -> Decision:
-        if state.cpu[seat] and not state.over:
-            raise FailedPrecondition("the CPU plays your seat now (you were away): you may watch")
+        _playing(state, seat)
         return domain.commit_plan(state, seat, turn, plan, ctx.roster, ctx.clock(), ctx.timing)
 
     return await _run(ctx, battle_id, player, request, decide)
@@ -302,7 +321,7 @@ async def _after(ctx: Context, decision: Decision) -> None:
     if decision.state.deadline is not None:
         ctx.wake(decision.state.deadline)
     if decision.events:
-        await ctx.announce(decision.state)
+        await ctx.announce(decision.state, decision.seen_by)
 
 
 # ---------------------------------------------------------------------------- timers

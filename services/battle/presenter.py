@@ -1,11 +1,13 @@
 """What one player may see of a battle, as the ``BattleView`` message (BATTLE.md 6):
-their own hand, plan and Energy; of the opponent the field, Energy and the size of the
-hand, whether they committed, never their hand or plan before the turn resolves (the
-engine's :func:`~services.battle.rules.view_for` redacts the opponent's team; plans are
-taken only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
-``triad.player.<id>.battle`` after every committed change, building each view once per
-state and, within a turn (the engine's battle the same object), only what the commit
-changed: both teams' messages are kept per seat and the last turn's log per battle.
+their own hand, plan (committed, or set with SetPlan: ``set_actions``) and Energy; of
+the opponent the field, Energy and the size of the hand, whether they committed, never
+their hand or plan (set or committed) before the turn resolves (the engine's
+:func:`~services.battle.rules.view_for` redacts the opponent's team; plans are taken
+only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
+``triad.player.<id>.battle`` after every committed change (a plan set: to its seat
+only), building each view once per state and, within a turn (the engine's battle the
+same object), only what the commit changed: both teams' messages are kept per seat and
+the last turn's log per battle.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.battle import mapping
-from services.battle.domain import BattleState, Phase
+from services.battle.domain import SEATS, BattleState, Phase
 from services.battle.rules import Battle, Card, Entry, Roster, Team, new_battle, view_for
 from services.battle.rules.state import DEFAULT_FORMATION, effective_spd
 from services.platform.pushes import PlayerPushes
@@ -172,6 +174,7 @@ def _assemble(
         you=you,
         opponent=opponent,
         plan=mapping.plan(state.plans[seat] or ()),
+        set_actions=mapping.plan(state.set_plans[seat]),
         log=log,
         content_version=state.content_version,
     )
@@ -249,6 +252,8 @@ class SeatViews:
                 return other.log_messages
         return _log(state.log)
 
-    async def announce(self, state: BattleState) -> None:
+    async def announce(self, state: BattleState, seats: tuple[int, ...] = SEATS) -> None:
+        """Push each human of ``seats`` its view of ``state``."""
         for seat, player in state.humans():
-            await self._pushes.send(player, PUSH, self.view(state, seat))
+            if seat in seats:
+                await self._pushes.send(player, PUSH, self.view(state, seat))

@@ -54,6 +54,17 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         seen = await handlers.set_formation(self._ctx, key, battle_id, player, squares)
         return b.BattleServiceSetFormationResponse(view=self._view(seen))
 
+    async def SetPlan(
+        self, request: b.BattleServiceSetPlanRequest, context: Any
+    ) -> b.BattleServiceSetPlanResponse:
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        plan = mapping.plan_back(request.actions)
+        key = Request.of(
+            player, request_id(request.request_id), "set", battle_id, request.turn, plan
+        )
+        seen = await handlers.set_plan(self._ctx, key, battle_id, player, request.turn, plan)
+        return b.BattleServiceSetPlanResponse(view=self._view(seen))
+
     async def CommitPlan(
         self, request: b.BattleServiceCommitPlanRequest, context: Any
     ) -> b.BattleServiceCommitPlanResponse:

@@ -1,7 +1,8 @@
 """The battle service as a separate process on real PostgreSQL and NATS, over gRPC:
 health and reflection, its events relayed to JetStream with their ids, a committed plan
 surviving a SIGKILL, the turn resolved once after the restart, and the selection
-deadline fired by the restarted process."""
+deadline fired by the restarted process; a plan set (SetPlan, not committed) surviving
+a SIGKILL too and acting at that deadline."""
 
 from __future__ import annotations
 
@@ -147,6 +148,68 @@ async def test_a_committed_plan_survives_a_sigkill_and_the_turn_resolves_once(
     assert types.count("triad.v1.BattleTurnResolved") == 2, types
     assert [e.version for e in got] == list(range(1, now.version + 1))
     assert types[0] == "triad.v1.BattleCreated"
+
+
+async def test_a_plan_set_survives_a_sigkill_and_acts_at_the_deadline(
+    channel: grpc.aio.Channel, battle_service: Service
+) -> None:
+    stub = battle_pb2_grpc.BattleServiceStub(channel)
+    battle, ann, bea = str(uuid4()), f"ann-{uuid4().hex[:6]}", f"bea-{uuid4().hex[:6]}"
+    await stub.CreateBattle(
+        b.BattleServiceCreateBattleRequest(
+            battle_id=battle,
+            request_id=battle,
+            seats=[
+                pb.BattleSeat(player_id=ann, name="ann", characters=["ember", "bastion", "wisp"]),
+                pb.BattleSeat(player_id=bea, name="bea"),
+            ],
+        ),
+        timeout=5,
+    )
+    for player in (ann, bea):
+        await stub.SetFormation(
+            b.BattleServiceSetFormationRequest(
+                request_id=uuid4().hex,
+                battle_id=battle,
+                player_id=player,
+                squares=[pb.BattleSquare(row=r, col=0) for r in range(3)],
+            ),
+            timeout=5,
+        )
+    mine = await view(stub, battle, ann)
+    card = min(mine.you.hand, key=lambda c: c.cost)
+    # Both fields hold their front column, rows 0..2: any square there is a legal aim.
+    aims = {"single": (1, 0), "cross": (1, 0), "ally": (1, 0), "row": (1, None)}
+    row, col = aims.get(card.range, (None, 0) if card.range == "column" else (None, None))
+    if card.range == "self" and "summon" in card.text:
+        row, col = 2, 2
+    request = b.BattleServiceSetPlanRequest(
+        request_id="ann-set-1",
+        battle_id=battle,
+        player_id=ann,
+        turn=1,
+        actions=[
+            pb.BattleAction(
+                character=card.owner, card=card.id, target=pb.BattleTarget(row=row, col=col)
+            )
+        ],
+    )
+    set_view = (await stub.SetPlan(request, timeout=5)).view
+    assert [a.card for a in set_view.set_actions] == [card.id]
+
+    battle_service.kill()
+    battle_service.start()
+    again = await ready(stub, battle, ann)
+    assert [a.card for a in again.set_actions] == [card.id], "the plan set was kept"
+    retried = (await stub.SetPlan(request, timeout=5)).view
+    assert retried.version == set_view.version, "a retry records nothing new"
+    assert not (await view(stub, battle, bea)).set_actions
+
+    deadline = time.monotonic() + 15
+    while (now := await view(stub, battle, ann)).turn == 1 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert now.turn == 2
+    assert [e.card for e in now.log if e.step == "card" and e.seat == 0] == [card.id]
 
 
 async def relayed(nats_url: str, stream_id: str, count: int) -> list[ev.EventEnvelope]:

@@ -3,8 +3,9 @@
 // Energy and statuses, your hand, the plan being set, the last turn's actions and the
 // end. Before turn 1 you tap three squares of your field (one per character, in the
 // team's order); each turn you tap cards, and for a card that aims, a legal square of
-// the field it aims at, then commit the plan (an empty plan passes). Pure DOM; the
-// calls go through ``BattleActions`` (main.ts).
+// the field it aims at, then commit the plan (an empty plan passes); each change to the
+// plan is set on the server as you go (SetPlan), so it acts at the 60 s deadline if you
+// do not commit. Pure DOM; the calls go through ``BattleActions`` (main.ts).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { el } from "./board.js";
 import {
@@ -40,6 +41,8 @@ export interface BattleActions {
   /** Redraw after a change to the draft. */
   redraw(): void;
   setFormation(squares: { row: number; col: number }[]): void;
+  /** The plan changed: set it (not committed), so it acts at the deadline. */
+  setPlan(plan: PlannedAction[]): void;
   commit(plan: PlannedAction[]): void;
   giveUp(): void;
   leave(): void;
@@ -178,6 +181,7 @@ function field(view: BattleView, side: Side, draft: BattleDraft, on: BattleActio
           if (aim !== "enemy-row") action.col = col;
           draft.plan.push(action);
           draft.aiming = null;
+          on.setPlan(draft.plan);
           on.redraw();
         });
       }
@@ -218,8 +222,10 @@ function handPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTM
     if (draft.aiming?.id === card.id) node.classList.add("selected");
     node.disabled = !usable;
     node.addEventListener("click", () => {
-      if (aimOf(card) === "none") draft.plan.push({ card });
-      else draft.aiming = card;
+      if (aimOf(card) === "none") {
+        draft.plan.push({ card });
+        on.setPlan(draft.plan);
+      } else draft.aiming = card;
       on.redraw();
     });
     hand.append(node);
@@ -229,6 +235,7 @@ function handPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTM
     const drop = el("button", { type: "button", class: "drop", "aria-label": "remove" }, "×");
     drop.addEventListener("click", () => {
       draft.plan.splice(index, 1);
+      on.setPlan(draft.plan);
       on.redraw();
     });
     plan.append(el("li", {}, `${action.card.name} (${action.card.cost}E)${targetWords(action)} `, drop));

@@ -28,15 +28,33 @@ export function forgetBattle(): void {
   shown.draft = freshDraft();
 }
 
-/** A newer view of the battle shown (or the first): a new phase or turn clears the plan. */
+/** A newer view of the battle shown (or the first): a new phase or turn clears the plan,
+ * or takes the plan set on the server (SetPlan) when there is one (after a reload). */
 function show(view: BattleView): void {
   const before = shown.battle;
   if (before && before.battleId === view.battleId && before.version >= view.version) return;
   if (before && before.battleId !== view.battleId && before.status !== BattleStatus.FINISHED) return;
   const same = before?.battleId === view.battleId && before.turn === view.turn && before.status === view.status;
-  if (!same) shown.draft = freshDraft();
+  if (!same) {
+    shown.draft = freshDraft();
+    shown.draft.plan = setPlanned(view);
+  }
   shown.battle = view;
 }
+
+/** The view's plan set and not committed, as the screen keeps a plan. */
+function setPlanned(view: BattleView): PlannedAction[] {
+  const hand = new Map((view.you?.hand ?? []).map((card) => [card.id, card]));
+  const plan: PlannedAction[] = [];
+  for (const action of view.setActions) {
+    const card = hand.get(action.card);
+    if (card) plan.push({ card, row: action.target?.row, col: action.target?.col });
+  }
+  return plan;
+}
+
+/** Plans set one after another, so the server's last is the screen's last. */
+let setting: Promise<void> = Promise.resolve();
 
 export async function startBattle(level: BattleBotLevel): Promise<void> {
   const reply = await authed(() => api.startPracticeBattle({ requestId: requestId(), botLevel: level }));
@@ -70,6 +88,15 @@ export function battlePanel(view: BattleView, page: Page): HTMLElement {
   return battleScreen(view, shown.draft, {
     redraw: page.render,
     setFormation: (squares) => call(() => api.setFormation({ requestId: requestId(), battleId, squares })),
+    setPlan: (plan: PlannedAction[]) => {
+      const actions = plan.map((a) => ({ character: a.card.owner, card: a.card.id, target: { row: a.row, col: a.col } }));
+      setting = setting.then(() =>
+        page.act(async () => {
+          const reply = await authed(() => api.setPlan({ requestId: requestId(), battleId, turn: view.turn, actions }));
+          if (reply.view) show(reply.view); // the same turn: the plan on the screen stays
+        }),
+      );
+    },
     commit: (plan: PlannedAction[]) =>
       call(() =>
         api.commitPlan({

@@ -12,6 +12,7 @@ from services.battle.domain.decide import (
     give_up,
     selection_due,
     set_formation,
+    set_plan,
     take_over,
 )
 from services.battle.domain.events import Event, FinishReason, SeatRecord
@@ -36,5 +37,6 @@ __all__ = [
     "give_up",
     "selection_due",
     "set_formation",
+    "set_plan",
     "take_over",
 ]

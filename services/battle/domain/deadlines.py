@@ -16,7 +16,8 @@ class DeadlineKind(StrEnum):
     FORMATION = "formation"
     """Unplaced teams take the default formation; turn 1 begins."""
     SELECTION = "selection"
-    """Seats that did not commit act with nothing; the turn resolves."""
+    """Seats that did not commit act with the plan they set (none if none); the turn
+    resolves."""
     DISCONNECT = "disconnect"
     """A seat's player has had no session stream for 30 s: the CPU takes over."""
 

@@ -7,6 +7,11 @@ Decisions where BATTLE.md is silent:
 - The formation (30 s) ends when both seats have placed their characters or at its
   deadline, where an unplaced team takes the default (front column).
 - A plan is committed once per turn; the second commit resolves the turn at once.
+- A plan may be set (SetPlan) before it is committed, as often as the player likes: each
+  set is checked as a commit's plan is and replaces the one set before (an empty plan
+  clears it). A commit's plan is what acts; a seat that has not committed at the deadline
+  acts with the plan it set (BATTLE.md 4.2: "the cards set so far"). A seat the CPU takes
+  over plays the CPU's plan, not the one its player set.
 - A seat the CPU took over after a disconnect loses when the battle ends, whatever the
   field says (BATTLE.md 5: "the battle goes on, but the disconnected player loses"); if
   both were taken over, the first one taken over loses.
@@ -25,6 +30,7 @@ from services.battle.domain.events import (
     FinishReason,
     FormationSet,
     PlanCommitted,
+    PlanSet,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -64,6 +70,14 @@ class Decision:
     @property
     def finished(self) -> bool:
         return any(isinstance(e, Finished) for e in self.events)
+
+    @property
+    def seen_by(self) -> tuple[int, ...]:
+        """The seats whose view the events change: a plan set changes nothing the
+        opponent sees, so only its own seat is told (not even that it happened)."""
+        if all(isinstance(e, PlanSet) for e in self.events):
+            return tuple(sorted({e.seat for e in self.events if isinstance(e, PlanSet)}))
+        return SEATS
 
 
 def _decide(state: BattleState | None, events: list[Event], battle_id: str = "") -> Decision:
@@ -149,17 +163,9 @@ def _start(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Deci
     return _decide(state, [Started(battle, now + t.selection)])
 
 
-def commit_plan(
-    state: BattleState,
-    seat: int,
-    turn: int,
-    plan: Plan,
-    roster: Roster,
-    now: datetime,
-    t: Timing,
-    *,
-    by_cpu: bool = False,
-) -> Decision:
+def _check_selection(state: BattleState, seat: int, turn: int, plan: Plan, roster: Roster) -> None:
+    """What a plan set or committed must meet: the selection of this turn, the seat not
+    committed yet, and the plan legal (BATTLE.md 4.2)."""
     _open(state)
     if state.phase is not Phase.SELECTION or state.battle is None:
         raise NotNow("the battle has not begun: set your formation first")
@@ -171,6 +177,29 @@ def commit_plan(
         check_plan(roster, state.battle, seat, plan)
     except PlanError as error:
         raise BadPlan(str(error)) from error
+
+
+def set_plan(
+    state: BattleState, seat: int, turn: int, plan: Plan, roster: Roster, now: datetime
+) -> Decision:
+    """The seat's plan so far, not committed: it replaces the one set before and acts at
+    the deadline unless the seat commits; hidden from the opponent like a commit."""
+    _check_selection(state, seat, turn, plan, roster)
+    return _decide(state, [PlanSet(seat, turn, plan, now)])
+
+
+def commit_plan(
+    state: BattleState,
+    seat: int,
+    turn: int,
+    plan: Plan,
+    roster: Roster,
+    now: datetime,
+    t: Timing,
+    *,
+    by_cpu: bool = False,
+) -> Decision:
+    _check_selection(state, seat, turn, plan, roster)
     decision = _decide(state, [PlanCommitted(seat, turn, plan, now, by_cpu=by_cpu)])
     if all(p is not None for p in decision.state.plans):
         decision = also(decision, _resolve(decision.state, roster, now, t))
@@ -178,18 +207,34 @@ def commit_plan(
 
 
 def selection_due(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:
-    """The selection's deadline: a seat that did not commit acts with nothing set
-    (BATTLE.md 4.2: the plan is committed only whole), and the turn resolves."""
+    """The selection's deadline: a seat that did not commit acts with the plan it set
+    (none if none; BATTLE.md 4.2), committed for it, and the turn resolves.
+
+    Decision: the plan set is checked again here, and a plan that no longer passes acts
+    as none. It cannot happen: a plan was checked when set against this turn's battle,
+    and the battle (hands, Energy, CT, the fields) changes only when the turn resolves;
+    during the selection only plans and takeovers are recorded. The check is a guard,
+    so that such a plan could never reach the engine nor leave the timer failing."""
     if state.phase is not Phase.SELECTION or state.battle is None:
         return _decide(state, [])
     turn = state.battle.turn
     events: list[Event] = [
-        PlanCommitted(seat, turn, (), now, at_deadline=True)
+        PlanCommitted(seat, turn, _still_legal(state, seat, roster), now, at_deadline=True)
         for seat in SEATS
         if state.plans[seat] is None
     ]
     decision = _decide(state, events)
     return also(decision, _resolve(decision.state, roster, now, t))
+
+
+def _still_legal(state: BattleState, seat: int, roster: Roster) -> Plan:
+    plan = state.set_plans[seat]
+    assert state.battle is not None
+    try:
+        check_plan(roster, state.battle, seat, plan)
+    except PlanError:
+        return ()
+    return plan
 
 
 def _resolve(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Decision:

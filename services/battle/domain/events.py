@@ -61,12 +61,24 @@ class Started:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanSet:
+    """A seat set its plan without committing it (SetPlan): it replaces the one set
+    before, and acts at the selection deadline unless the seat commits."""
+
+    seat: int
+    turn: int
+    plan: Plan
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class PlanCommitted:
     seat: int
     turn: int
     plan: Plan
     at: datetime
     at_deadline: bool = False
+    """Committed by the server at the deadline, with the plan set (none if none)."""
     by_cpu: bool = False
 
 
@@ -92,4 +104,13 @@ class Finished:
     at: datetime
 
 
-Event = Created | FormationSet | Started | PlanCommitted | TurnResolved | SeatTakenOver | Finished
+Event = (
+    Created
+    | FormationSet
+    | Started
+    | PlanSet
+    | PlanCommitted
+    | TurnResolved
+    | SeatTakenOver
+    | Finished
+)

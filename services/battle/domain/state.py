@@ -1,8 +1,8 @@
 """A battle between its events: ``BattleState``, and ``evolve`` / ``fold`` over the facts.
 
 The engine's :class:`~services.battle.rules.Battle` is the field, hands and Energy; this
-state adds what the service keeps around it: the seats, the formations, the plans
-committed this turn (hidden from the opponent until the turn resolves), who committed
+state adds what the service keeps around it: the seats, the formations, the plans set
+and committed this turn (hidden from the opponent until the turn resolves), who committed
 first, the deadline, the last turn's log, which seats the CPU plays, and the outcome.
 """
 
@@ -19,6 +19,7 @@ from services.battle.domain.events import (
     FinishReason,
     FormationSet,
     PlanCommitted,
+    PlanSet,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -55,6 +56,9 @@ class BattleState:
     """The engine's battle once turn 1 began."""
     plans: tuple[Plan | None, Plan | None] = (None, None)
     """This turn's committed plans (None: not committed)."""
+    set_plans: tuple[Plan, Plan] = ((), ())
+    """This turn's plans set but not committed (SetPlan): what a seat acts with at the
+    deadline if it does not commit; () once it commits."""
     first: int | None = None
     """The seat that committed first this turn."""
     log: tuple[Entry, ...] = ()
@@ -110,15 +114,19 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
             battle=event.battle,
             deadline=event.selection_deadline,
         )
+    if isinstance(event, PlanSet):
+        return replace(state, set_plans=_pair(state.set_plans, event.seat, event.plan))  # type: ignore[arg-type]
     if isinstance(event, PlanCommitted):
         first = state.first if state.first is not None else event.seat
         plans = _pair(state.plans, event.seat, event.plan)
-        return replace(state, plans=plans, first=first)  # type: ignore[arg-type]
+        set_plans = _pair(state.set_plans, event.seat, ())
+        return replace(state, plans=plans, first=first, set_plans=set_plans)  # type: ignore[arg-type]
     if isinstance(event, TurnResolved):
         return replace(
             state,
             battle=event.battle,
             plans=(None, None),
+            set_plans=((), ()),
             first=None,
             log=event.log,
             deadline=event.selection_deadline,
@@ -132,6 +140,7 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
             phase=Phase.FINISHED,
             deadline=None,
             plans=(None, None),
+            set_plans=((), ()),
             result=Result(event.winner, event.reason),
         )
     raise TypeError(f"not a battle event: {event!r}")

@@ -34,9 +34,12 @@ class Clock:
 @dataclass
 class Announced:
     states: list[BattleState] = field(default_factory=list)
+    seats: list[tuple[int, ...]] = field(default_factory=list)
+    """The seats each state was announced to."""
 
-    async def __call__(self, state: BattleState) -> None:
+    async def __call__(self, state: BattleState, seats: tuple[int, ...]) -> None:
         self.states.append(state)
+        self.seats.append(seats)
 
 
 async def direct(call):  # type: ignore[no-untyped-def]

@@ -13,8 +13,10 @@ from services.battle.domain.events import (
     Finished,
     FinishReason,
     FormationSet,
+    PlanSet,
     SeatTakenOver,
 )
+from services.battle.rules import Action, Target
 from services.battle.tests.builders import ANN, BEA, commit, context, start
 from services.platform.codec import NewerVersion
 
@@ -34,6 +36,8 @@ async def test_every_event_of_a_battle_comes_back_equal_from_its_bytes() -> None
     events = [
         *(await logged()),
         FormationSet(1, ((0, 0), (1, 1), (2, 2)), by_default=True),
+        PlanSet(0, 2, (Action("ember", "ember.jab", Target(1, 0)),), AT),
+        PlanSet(0, 2, (), AT),
         SeatTakenOver(0, "greedy"),
         Finished(1, FinishReason.DISCONNECT, AT),
     ]
@@ -48,6 +52,7 @@ async def test_every_event_of_a_battle_comes_back_equal_from_its_bytes() -> None
         "triad.v1.BattleCreated",
         "triad.v1.BattleFormationSet",
         "triad.v1.BattleStarted",
+        "triad.v1.BattlePlanSet",
         "triad.v1.BattlePlanCommitted",
         "triad.v1.BattleTurnResolved",
         "triad.v1.BattleSeatTakenOver",

@@ -159,6 +159,7 @@ PLANS: dict[str, Plan] = {
     "GetActiveBattle": Plan("read"),
     "GetBattleView": Plan("read"),
     "SetFormation": Plan("write"),
+    "SetPlan": Plan("write"),
     "CommitPlan": Plan("write"),
     "GiveUp": Plan("write"),
 }
