@@ -51,7 +51,12 @@ export function realmScenarios(kit) {
         moves[i] += 1;
         played = true;
         if (moves[0] + moves[1] === 1) {
-          // The Lair just declared, as each side sees it.
+          // The Lair just declared, as each side sees it (the other once pushed).
+          const told = () =>
+            [...document.querySelectorAll("[data-testid=realm] li")].some(
+              (n) => n.textContent.startsWith("Lair spent:") && !n.textContent.endsWith("nobody"),
+            );
+          await Promise.all(players.map((p) => p.waitForFunction(told)));
           lair.after = await Promise.all(players.map(realmSeen));
         }
         for (const other of players) {
