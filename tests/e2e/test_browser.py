@@ -274,3 +274,70 @@ def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_
     assert "In the unranked queue" not in played["lobby"]  # the ticket was given up
     assert any("left the queue for a practice match" in line for line in played["pushes"])
     assert played["afterLogout"] == ""  # logged out without a refusal, back at the form
+
+
+def test_a_realm_table_is_hosted_with_every_module_played_and_its_state_drawn(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "realm", tmp_path / "browser-realm.png")
+    ann, bea = played["players"]
+    # The host's line, the guest's list and the match's rules line name Realm and its modules.
+    modules = ("Realm", "Type Advantage", "Alignment Clash", "Lair", "Resistance", "Cursed")
+    for line in (played["hosted"], played["listed"], played["rules"]):
+        assert all(word in line for word in modules), line
+    assert "4×4" in played["hosted"] and "house hands" in played["listed"], played
+    # The hands show each card's creature type and alignment ("Dra CE", "★" if Legendary).
+    tags = played["tags"]
+    assert len(tags) == 8 and all(re.fullmatch(r"\w{3} [LNC][GNE]( ★)?", t) for t in tags), tags
+    for start in played["start"]:
+        assert start["lines"][:3] == [
+            "Lair spent: nobody",
+            "Resistance spent: nobody",
+            "Draw pile: 10 left",
+        ], start
+    # Lair: offered to the first mover, declared, then spent for them and offered no more.
+    lair = played["lair"]
+    by, other = lair["by"], 1 - lair["by"]
+    assert played["offers"][by][0] == 1 and set(played["offers"][by][1:]) == {0}, played["offers"]
+    declarer, opponent = lair["after"][by], lair["after"][other]
+    assert "Lair spent: you" in declarer["lines"], declarer
+    assert "Lair spent: them" in opponent["lines"], opponent
+    assert any(line.startswith("Last move: Lair") for line in declarer["lines"]), declarer
+    # Cursed: every card on the board carries its hex, drawn in its cell; the last move's
+    # comparisons were told ("5→6 7 v 4").
+    assert played["seen"]["hexes"] >= 15, played["seen"]
+    for final in played["end"]:
+        assert len(final["hexNames"]) == 16, final
+        assert set(final["hexNames"]) <= {"ward", "ember", "rot", "silence", "bind"}, final
+    assert any(re.search(r"\d+→\d+ -?\d+ v -?\d+", line) for line in played["seen"]["lines"])
+    scores = []
+    for final in (ann, bea):
+        assert final["result"].startswith(("You won", "You lost", "Draw")), final
+        assert "the board is full" in final["result"]
+        assert final["cells"] == 16 and final["placed"] == 16
+        scores.append(tuple(int(n) for n in final["result"].split(":")[0].split()[-3::2]))
+    assert scores[0] == scores[1][::-1]  # one match, seen from each side
+    assert played["moves"] == [8, 8]
+
+
+def test_a_tied_sudden_death_round_shows_round_two_and_how_round_one_ended(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "sudden", tmp_path / "browser-sudden.png")
+    assert "Sudden Death" in played["hosted"] and "all open" in played["hosted"], played
+    assert len(played["line"]) == 9
+    for seen in played["roundOne"]:
+        assert seen == {"round": "Round 1 of at most 5", "earlier": [], "placed": 0, "hand": 5}
+    # Round 2: an empty board, each hand every card its player owned (5-5), round 1 told.
+    first_is_ann = played["firstIsAnn"]
+    for i, seen in enumerate(played["roundTwo"]):
+        placed_first = (i == 0) == first_is_ann
+        assert seen["round"] == "Round 2 of at most 5", seen
+        who = "you" if placed_first else "they"
+        assert seen["earlier"] == [f"Round 1: 5–5, {who} placed first"], seen
+        assert seen["placed"] == 0 and seen["hand"] == 5, seen
+    ann, bea = played["results"]
+    assert ann.startswith("You lost") and "forfeited" in ann, ann
+    assert bea.startswith("You won"), bea
+    for seen in played["ended"]:  # the finished match still says its round
+        assert seen["round"] == "Round 2 of at most 5" and len(seen["earlier"]) == 1, seen

@@ -24,6 +24,15 @@
 //             taps d of the loser's cards and takes them at once;
 //   draft:    two players queue for Draft, open their three boosters, pick five cards
 //             each, and play the match the draft starts with exactly those cards;
+//   (web/e2e/realm.mjs)
+//   realm:    one player hosts a 4×4 Realm table with every module and Realm Sudden
+//             Death, the other joins it from the list; both play it out by clicking,
+//             the first to move declaring Lair; the Realm state is read as drawn
+//             (hexes and Rot on the board, spent Lair and Resistance, the pile, the last
+//             move's comparisons);
+//   sudden:   an All Open Sudden Death table without Same, Plus or Combo: the two play
+//             a line that ties round 1 (searched from the hands the pages show), both
+//             see round 2 with round 1's score, then one forfeits;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -33,6 +42,7 @@
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
 import { chromium } from "playwright-core";
 import { lobbyScenarios } from "./lobby.mjs";
+import { realmScenarios } from "./realm.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -50,7 +60,8 @@ const browser = await chromium.launch({
 const pages = [];
 try {
   const lobby = lobbyScenarios({ player, queuedPair, playOut, finalScreen, screenshot });
-  const scenarios = { practice, ranked, switched, battle, ...lobby };
+  const realm = realmScenarios({ player, playTurn, finalScreen, screenshot });
+  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

@@ -1,5 +1,6 @@
 // Drawing a match: the board as a CSS grid of square cells, the hands as rows of cards,
-// the scores and whose turn it is. Pure DOM, no framework; nothing here calls the API.
+// the scores and whose turn it is; a Sudden Death match's round (rounds.ts) and a Realm
+// table's state (realm.ts). Pure DOM, no framework; nothing here calls the API.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   CaptureCause,
@@ -14,37 +15,34 @@ import {
   type Rules,
   type Sides,
 } from "./gen/triad/v1/common_pb.js";
+import { el } from "./dom.js";
+import { cellMarks, isRealm, lairChoice, moduleWords, realmPanel, realmTag } from "./realm.js";
+import { roundsPanel } from "./rounds.js";
 
-export function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  node.append(...children);
-  return node;
-}
+export { el };
 
 /** A card in a hand or on the board, or a copy of a collection (a trade's offer). */
 type CardLike = Pick<Card, "character" | "printedSides">;
 
 const side = (n: number): string => (n >= 10 ? "A" : String(n));
 
-/** A card face: its four sides around its name (and element, when it has one). */
-export function cardFace(card: CardLike | undefined, sides?: Sides): HTMLElement {
+/** A card face: its four sides around its name (and element, when it has one); at a
+ * Realm table (``realm``) its creature type, alignment and Legendary mark too. */
+export function cardFace(card: CardLike | undefined, sides?: Sides, realm = false): HTMLElement {
   const shown = sides ?? card?.printedSides ?? card?.character?.sides;
   const character = card?.character;
   const element = character && character.element ? Element[character.element].toLowerCase() : "";
+  const tag = realm ? realmTag(character) : null;
   return el(
     "div",
-    { class: "face" },
+    { class: "face", ...(tag?.full ? { title: tag.full } : {}) },
     el("span", { class: "top" }, side(shown?.top ?? 0)),
     el("span", { class: "left" }, side(shown?.left ?? 0)),
     el("span", { class: "name" }, character?.name ?? "?"),
     el("span", { class: "right" }, side(shown?.right ?? 0)),
     el("span", { class: "bottom" }, side(shown?.bottom ?? 0)),
     element ? el("span", { class: "element" }, element) : "",
+    tag?.short ? el("span", { class: "realm-tag" }, tag.short) : "",
   );
 }
 
@@ -58,6 +56,7 @@ export function rulesLine(rules: Rules | undefined): string {
   if (rules.sameWall) words.push("Same Wall");
   if (rules.elemental) words.push("Elemental");
   if (rules.suddenDeath) words.push("Sudden Death");
+  words.push(...moduleWords(rules));
   if (rules.tradeRule) words.push(`Trade ${TradeRule[rules.tradeRule].toLowerCase()}`);
   return words.filter(Boolean).join(" · ");
 }
@@ -93,19 +92,24 @@ const CAUSES: Record<number, string> = {
 export interface MatchHandlers {
   pickCard(cardId: string): void;
   place(cell: number): void;
+  /** Declare Lair with the next placement, or not (Realm tables with Lair). */
+  lair(on: boolean): void;
 }
 
-/** The whole match screen for ``view``; ``selected`` is the hand card picked to place. */
+/** The whole match screen for ``view``; ``selected`` is the hand card picked to place,
+ * ``lair`` whether it is to be placed declaring Lair. */
 export function matchScreen(
   view: MatchView,
   selected: string | null,
   on: MatchHandlers,
+  lair = false,
 ): HTMLElement {
   const me = view.players.find((p) => p.seat === view.mySeat);
   const them = view.players.find((p) => p.seat !== view.mySeat);
   const finished = view.status === MatchStatus.FINISHED;
   const myTurn = !finished && view.turnSeat === view.mySeat;
   const columns = view.rules?.board?.columns || 3;
+  const realm = isRealm(view.rules);
   const captured = new Map<number, string>();
   for (const capture of view.lastPlacement?.captures ?? []) {
     captured.set(capture.cell, CAUSES[capture.cause] ?? "");
@@ -122,7 +126,7 @@ export function matchScreen(
     } else if (cell.content.case === "card") {
       const placed = cell.content.value;
       node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
-      node.append(cardFace(placed.card, placed.adjustedSides));
+      node.append(cardFace(placed.card, placed.adjustedSides), ...cellMarks(view, cell.index));
       const cause = captured.get(cell.index);
       if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));
       if (view.lastPlacement?.cell === cell.index) node.classList.add("last");
@@ -138,7 +142,7 @@ export function matchScreen(
   const hand = el("div", { class: "hand mine", "data-testid": "hand" });
   for (const own of view.myHand) {
     const id = own.card?.cardId ?? "";
-    const node = el("button", { class: "card mine", "data-card": id }, cardFace(own.card));
+    const node = el("button", { class: "card mine", "data-card": id }, cardFace(own.card, undefined, realm));
     if (id === selected) node.classList.add("selected");
     node.disabled = !myTurn;
     node.addEventListener("click", () => on.pickCard(id));
@@ -148,7 +152,7 @@ export function matchScreen(
   for (const slot of view.opponentHand) {
     theirHand.append(
       slot.slot.case === "revealed"
-        ? el("div", { class: "card theirs" }, cardFace(slot.slot.value))
+        ? el("div", { class: "card theirs" }, cardFace(slot.slot.value, undefined, realm))
         : el("div", { class: "card theirs hidden" }, el("div", { class: "face" }, "?")),
     );
   }
@@ -169,8 +173,10 @@ export function matchScreen(
       el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
     ),
     el("p", { class: "rules" }, rulesLine(view.rules)),
+    roundsPanel(view) ?? "",
     theirHand,
     board,
+    realmPanel(view) ?? "",
     el(
       "p",
       {
@@ -180,6 +186,7 @@ export function matchScreen(
       },
       status,
     ),
+    (myTurn && lairChoice(view, lair, on.lair)) || "",
     hand,
   );
 }

@@ -1,7 +1,7 @@
 // Controls the lobby's panels share: a screen's frame, a button that runs an action
-// through the page (its refusal shown, the page drawn again) and a select of labelled
-// values.
-import { el } from "./board.js";
+// through the page (its refusal shown, the page drawn again), a select of labelled
+// values and a checkbox.
+import { el } from "./dom.js";
 import type { Page } from "./skirmish.js";
 
 /** A screen shown instead of the lobby: its title over a row of controls. */
@@ -34,5 +34,13 @@ export function select(
     node.append(option);
   }
   node.addEventListener("change", () => change(node.value));
+  return node;
+}
+
+/** A checkbox named ``name`` showing ``checked``, telling ``change``. */
+export function checkbox(name: string, checked: boolean, change: (on: boolean) => void): HTMLInputElement {
+  const node = el("input", { type: "checkbox", name });
+  node.checked = checked;
+  node.addEventListener("change", () => change(node.checked));
   return node;
 }

@@ -177,7 +177,8 @@ function matchPanel(view: MatchView): HTMLElement {
       render();
     },
     place: (cell) => place(view, cell),
-  });
+    lair: (on) => void (state.lair = on),
+  }, state.lair);
   const finished = view.status === MatchStatus.FINISHED;
   screen.append(
     finished
@@ -234,6 +235,7 @@ async function enqueue(mode: Mode): Promise<void> {
 async function follow(matchId: string): Promise<void> {
   state.matchId = matchId;
   state.selected = null;
+  state.lair = false;
   if (state.ticketId) state.endedTickets.add(state.ticketId); // paired, or switched to practice
   state.ticketId = "";
   state.queue = null;
@@ -252,9 +254,11 @@ async function place(view: MatchView, cell: number): Promise<void> {
         cardId,
         cell,
         expectedVersion: view.version,
+        lair: state.lair,
       }),
     );
     state.selected = null;
+    state.lair = false;
     if (reply.view) show(reply.view);
   });
 }

@@ -8,6 +8,8 @@ export interface State {
   view: MatchView | null;
   matchId: string;
   selected: string | null;
+  /** The card selected is to be placed declaring Lair (Realm tables, RULES.md 17). */
+  lair: boolean;
   queue: QueueStatus | null;
   ticketId: string;
   /** Tickets this page saw end (switched, cancelled, paired): a queue push for one of
@@ -26,6 +28,7 @@ export const state: State = {
   view: null,
   matchId: "",
   selected: null,
+  lair: false,
   queue: null,
   ticketId: "",
   endedTickets: new Set(),

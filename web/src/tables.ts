@@ -1,12 +1,14 @@
-// Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (or
-// challenge one player by name), look at the open tables and join one, Find Game (the
+// Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (a
+// Realm table too, realmform.ts; or challenge one player by name), look at the open tables and join one, Find Game (the
 // oldest open Random table with the rules chosen), accept or decline a challenge. The match starts as the
 // guest joins; the guest follows it from the answer, the host from the session's pushes
 // (its table started, then the match found). Drawn inside the lobby by main.ts.
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
 import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
-import { actionButton as button, select } from "./controls.js";
+import { cards, deckChoice } from "./cards.js";
+import { actionButton as button, checkbox, select } from "./controls.js";
+import { realmChoice, realmRow, realmRules } from "./realmform.js";
 import type { Page } from "./skirmish.js";
 
 /** What main.ts lends besides the page: follow a match once it starts. */
@@ -81,7 +83,9 @@ function challengePanel(table: Table, page: TablesPage): HTMLElement {
     { class: "challenge", "data-testid": "challenge", "data-table": table.tableId },
     el("p", {}, `${table.hostName} challenges you: ${tableLine(table)}.`),
     button("Accept", "accept", page, async () => {
-      const reply = await authed(() => api.joinTable({ requestId: requestId(), tableId: table.tableId }));
+      const reply = await authed(() =>
+        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
+      );
       tables.challenges.delete(table.tableId);
       await page.follow(reply.matchId);
     }),
@@ -141,9 +145,7 @@ function hostForm(page: TablesPage): HTMLElement {
   }
   const checks = el("div", { class: "row rules-choice" });
   for (const [name, label] of RULE_LABELS) {
-    const box = el("input", { type: "checkbox", name });
-    box.checked = tables.rules[name];
-    box.addEventListener("change", () => void (tables.rules[name] = box.checked));
+    const box = checkbox(name, tables.rules[name], (on) => void (tables.rules[name] = on));
     checks.append(el("label", {}, box, ` ${label}`));
   }
   const challenged = el("input", { name: "challenged", placeholder: "anyone, or a name" });
@@ -154,12 +156,16 @@ function hostForm(page: TablesPage): HTMLElement {
     { class: "host" },
     row,
     checks,
+    realmRow(page),
     el("label", { class: "row" }, "Open to ", challenged),
     button("Open a table", "host", page, async () => {
+      const chosen = settings();
       const reply = await authed(() =>
         api.createTable({
           requestId: requestId(),
-          settings: settings(),
+          settings: chosen,
+          // A table without Random decks or house hands plays the lobby's saved deck.
+          deck: chosen.randomDeck || chosen.rules.houseHands ? undefined : deckChoice(),
           challengedPlayerName: tables.challenged.trim(),
         }),
       );
@@ -169,7 +175,8 @@ function hostForm(page: TablesPage): HTMLElement {
 }
 
 /** A 3×3 table plays Random decks; a larger one deals house hands (RULES.md 11), so a
- * new player needs no collection of eight or thirteen different characters. */
+ * new player needs no collection of eight or thirteen different characters. A 3×3 Realm
+ * table plays saved decks (RULES.md 17): the lobby's, when one is chosen. */
 function settings() {
   const size = tables.size;
   const large = size > 3;
@@ -180,8 +187,9 @@ function settings() {
       tradeRule: tables.trade,
       houseHands: large,
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
+      ...realmRules(),
     },
-    randomDeck: !large,
+    randomDeck: !large && !(realmChoice.on && cards.deckId),
   };
 }
 
@@ -198,7 +206,13 @@ function wanted() {
     sameWall,
     boardSizes: [tables.size],
     tradeRules: [tables.trade],
+    realm: realmChoice.on,
   };
+}
+
+/** Random and house-hand tables take no deck from the guest; others the lobby's. */
+function guestDeck(table: Table) {
+  return table.settings?.randomDeck || table.settings?.rules?.houseHands ? undefined : deckChoice();
 }
 
 function openList(page: TablesPage): HTMLElement {
@@ -210,8 +224,9 @@ function openList(page: TablesPage): HTMLElement {
         { "data-table": table.tableId },
         `${table.hostName}: ${tableLine(table)} `,
         button("Join", "join", page, async () => {
-          // Random and house-hand tables take no deck from the guest.
-          const reply = await authed(() => api.joinTable({ requestId: requestId(), tableId: table.tableId }));
+          const reply = await authed(() =>
+            api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
+          );
           tables.open = null;
           await page.follow(reply.matchId);
         }),

@@ -1,0 +1,114 @@
+// Realm tables on the match screen (RULES.md 17), as the terminal client shows them
+// (client/realm.py): a card's creature type, alignment and Legendary mark in the hands,
+// the modules in the rules line, each board card's hex (struck through once spent) and
+// pending Rot, the Lair choice with a placement, and under the board the seats' spent
+// Lair and Resistance, the draw pile's size (Realm Sudden Death) and the last move's
+// comparisons and saved captures. The host form's Realm choice is realmform.ts.
+import { checkbox } from "./controls.js";
+import { el } from "./dom.js";
+import {
+  AlignmentLaw,
+  AlignmentMoral,
+  CreatureType,
+  Hex,
+  Protection,
+  RulesFamily,
+  type Character,
+  type MatchView,
+  type RealmSeatState,
+  type Rules,
+} from "./gen/triad/v1/common_pb.js";
+
+export type ModuleName = "typeAdvantage" | "alignmentClash" | "lair" | "resistance" | "cursed";
+
+/** The RealmModules fields, as a player reads them. */
+export const MODULES: [ModuleName, string][] = [
+  ["typeAdvantage", "Type Advantage"],
+  ["alignmentClash", "Alignment Clash"],
+  ["lair", "Lair"],
+  ["resistance", "Resistance"],
+  ["cursed", "Cursed"],
+];
+
+export function isRealm(rules: Rules | undefined): boolean {
+  return rules?.family === RulesFamily.REALM;
+}
+
+/** "Realm" and the modules on, for the rules line; nothing at a standard table. */
+export function moduleWords(rules: Rules | undefined): string[] {
+  if (!rules || !isRealm(rules)) return [];
+  return ["Realm", ...MODULES.filter(([field]) => rules.realm?.[field]).map(([, label]) => label)];
+}
+
+const lower = (name: string | undefined): string => (name ?? "").toLowerCase();
+
+/** A character's Realm attributes, short ("Dra CE ★") and in full ("dragon, chaotic
+ * evil, legendary"); empty when the server sent none. */
+export function realmTag(character: Character | undefined): { short: string; full: string } {
+  if (!character?.creatureType) return { short: "", full: "" };
+  const kind = lower(CreatureType[character.creatureType]);
+  const law = lower(AlignmentLaw[character.alignment?.law ?? 0]);
+  const moral = lower(AlignmentMoral[character.alignment?.moral ?? 0]);
+  const short = `${kind.slice(0, 3).replace(/^./, (c) => c.toUpperCase())} ${(law[0] + moral[0]).toUpperCase()}`;
+  return {
+    short: character.legendary ? `${short} ★` : short,
+    full: [kind, `${law} ${moral}`, ...(character.legendary ? ["legendary"] : [])].join(", "),
+  };
+}
+
+/** A board card's hex and pending Rot, drawn in the cell's top corners. */
+export function cellMarks(view: MatchView, index: number): HTMLElement[] {
+  const cell = view.realm?.cells[index];
+  if (!cell) return [];
+  const marks: HTMLElement[] = [];
+  if (cell.hex) {
+    const spent = cell.hexSpent ? " spent" : "";
+    marks.push(el("span", { class: `hex${spent}`, title: `hex${spent}` }, lower(Hex[cell.hex])));
+  }
+  if (cell.pendingRot) marks.push(el("span", { class: "rot" }, `rot −${cell.pendingRot}`));
+  return marks;
+}
+
+/** Declare Lair with the next placement: offered on the player's turn while their Lair
+ * is unspent at a table with the module. */
+export function lairChoice(view: MatchView, on: boolean, toggle: (on: boolean) => void): HTMLElement | null {
+  const mine = view.realm?.seats.find((s) => s.seat === view.mySeat);
+  if (!view.rules?.realm?.lair || !mine || mine.lairSpent) return null;
+  const box = checkbox("lair", on, toggle);
+  return el("label", { class: "lair-choice" }, box, " Lair with this card (+1 on every side, once a match)");
+}
+
+/** The Realm state in words, one line each part (what client/realm.py's line says). */
+export function realmLines(view: MatchView): string[] {
+  const realm = view.realm;
+  const modules = view.rules?.realm;
+  if (!realm) return [];
+  const lines: string[] = [];
+  const who = (seat: number) => (seat === view.mySeat ? "you" : "them");
+  const powers: [string, boolean | undefined, (s: RealmSeatState) => boolean][] = [
+    ["Lair", modules?.lair, (s) => s.lairSpent],
+    ["Resistance", modules?.resistance, (s) => s.resistanceSpent],
+  ];
+  for (const [name, on, spent] of powers) {
+    if (!on) continue;
+    const used = realm.seats.filter(spent).map((s) => who(s.seat));
+    lines.push(`${name} spent: ${used.join(", ") || "nobody"}`);
+  }
+  if (view.rules?.suddenDeath) lines.push(`Draw pile: ${realm.drawPileLeft} left`);
+  const last = realm.lastMove;
+  if (last) {
+    const parts = last.lair ? ["Lair"] : [];
+    for (const c of last.comparisons) parts.push(`${c.attackerCell}→${c.defenderCell} ${c.attack} v ${c.defence}`);
+    for (const s of last.saved) parts.push(`${s.cell} saved by ${lower(Protection[s.by])}`);
+    if (last.replacedCardId) parts.push("the weakest card replaced from the pile");
+    if (parts.length) lines.push(`Last move: ${parts.join(" · ")}`);
+  }
+  return lines;
+}
+
+/** The Realm state under the board; null at a standard table. */
+export function realmPanel(view: MatchView): HTMLElement | null {
+  if (!view.realm) return null;
+  const lines = realmLines(view).map((line) => el("li", {}, line));
+  return el("ul", { class: "realm", "data-testid": "realm" }, ...lines);
+}
