@@ -193,10 +193,10 @@ function settings() {
   };
 }
 
-/** The host form's choices as Find Game's filter: the same board, visibility, rules and
- * trade rule (Sudden Death is not a filter of the lobby). */
+/** The host form's choices as Find Game's filter: the same board, visibility, rules
+ * (Sudden Death among them) and trade rule. */
 function wanted() {
-  const { same, plus, combo, elemental, sameWall } = tables.rules;
+  const { same, plus, combo, elemental, sameWall, suddenDeath } = tables.rules;
   return {
     visibilities: [tables.visibility],
     same,
@@ -204,6 +204,7 @@ function wanted() {
     combo,
     elemental,
     sameWall,
+    suddenDeath,
     boardSizes: [tables.size],
     tradeRules: [tables.trade],
     realm: realmChoice.on,
