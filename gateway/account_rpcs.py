@@ -118,12 +118,18 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
 
     async def _login(self, name: str, password: str) -> g.RegisterResponse:
         # A login changes nothing but issues tokens, so a retry simply gets a new pair.
-        self._auth.check_login_allowed(name)
+        if not accounts.NAME.fullmatch(name):
+            # No account has such a name: nothing to hash, and nothing for the wrong
+            # password throttle to remember (a megabyte of name per guess otherwise).
+            raise Unauthenticated("unknown player name or wrong password")
+        # Names are unique whatever their case: one throttle per account, not per spelling.
+        throttle = name.lower()
+        self._auth.check_login_allowed(throttle)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
-            self._auth.login_failed(name)
+            self._auth.login_failed(throttle)
             raise Unauthenticated("unknown player name or wrong password")
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)
