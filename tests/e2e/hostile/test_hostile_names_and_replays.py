@@ -14,21 +14,27 @@ battle id or practice battle is ever real; it replays only three writes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from uuid import uuid4
 
 import grpc
 import pytest
 from google.protobuf.message import Message
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack
-from tests.e2e.sessions import Player, join
+from tests.e2e.sessions import OPEN_TABLE, Player, join, mover, table_match
 
 pytestmark = pytest.mark.integration
 
 
 REUSED = "was already used for a different request"
+
+
+MADE_UP = str(uuid4())
+"""An id nothing has."""
 
 
 async def refusal(player: Player, rpc: str, request: Message) -> tuple[grpc.StatusCode, str]:
@@ -91,3 +97,167 @@ async def test_a_deck_name_a_reader_cannot_see_is_refused_and_saves_nothing(api:
         assert saved.deck.name == shown
     listed = (await ann.call("ListDecks", g.ListDecksRequest())).decks
     assert sorted(d.name for d in listed) == sorted(kept.values())
+
+
+TEAM = ["ember", "bastion", "wisp"]
+SQUARES = [
+    pb.BattleSquare(row=0, col=0),
+    pb.BattleSquare(row=1, col=0),
+    pb.BattleSquare(row=1, col=1),
+]
+
+
+def unclocked(answer: Message) -> Message:
+    """``answer`` without the server's clock, which a match view carries."""
+    copy = type(answer)()
+    copy.CopyFrom(answer)
+    view = getattr(copy, "view", None)
+    if view is not None and "server_time" in view.DESCRIPTOR.fields_by_name:
+        view.ClearField("server_time")
+    return copy
+
+
+async def reused(
+    player: Player,
+    rpc: str,
+    first: Message,
+    *others: Message,
+    same: Callable[[Any], Any] = unclocked,
+) -> Any:
+    """``first`` succeeds, answers the same when sent again, and each of ``others`` (the
+    same request id, another request) is refused as the id reused, or, if it names a
+    thing that does not exist (a made-up id), as NOT_FOUND; the first answer."""
+    answer = await player.call(rpc, first)
+    retried = await player.call(rpc, first)
+    assert same(retried) == same(answer), f"{rpc}: a retry gets the first answer"
+    for other in others:
+        code, details = await refusal(player, rpc, other)
+        made_up = MADE_UP[:8] in str(other)
+        assert (code == grpc.StatusCode.INVALID_ARGUMENT and REUSED in details) or (
+            made_up and code == grpc.StatusCode.NOT_FOUND and MADE_UP[:8] in details
+        ), (rpc, code, details)
+    return answer
+
+
+def again(request: Message, **changed: Any) -> Message:
+    other = type(request)()
+    other.CopyFrom(request)
+    for name, value in changed.items():
+        if isinstance(value, list):
+            del getattr(other, name)[:]
+            getattr(other, name).extend(value)
+        else:
+            setattr(other, name, value)
+    return other
+
+
+async def test_a_request_id_reused_for_another_request_is_refused_on_every_kind_of_write(
+    api: Any,
+) -> None:
+    ann, bea = await join(api), await join(api)
+    mine = await copies(ann)
+    # a deck and its deletion
+    save = g.SaveDeckRequest(request_id=uuid4().hex, name="Main", copy_ids=mine[:5])
+    deck = (await reused(ann, "SaveDeck", save, again(save, name="Other"))).deck.deck_id
+    spare = (await ann.call("SaveDeck", again(save, request_id=uuid4().hex))).deck.deck_id
+    delete = g.DeleteDeckRequest(request_id=uuid4().hex, deck_id=deck)
+    await reused(ann, "DeleteDeck", delete, again(delete, deck_id=spare))
+    # a listing, its cancellation
+    listing = g.CreateListingRequest(request_id=uuid4().hex, copy_id=mine[-1], price=7)
+    listed = await reused(
+        ann, "CreateListing", listing, again(listing, price=8), again(listing, copy_id=mine[-2])
+    )
+    cancel = g.CancelListingRequest(request_id=uuid4().hex, listing_id=listed.listing.listing_id)
+    await reused(ann, "CancelListing", cancel, again(cancel, listing_id=MADE_UP))
+    # a practice battle: its id comes from the request id, the team and level must match
+    start = g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=TEAM)
+    battle = await reused(
+        ann,
+        "StartPracticeBattle",
+        start,
+        again(start, characters=list(reversed(TEAM))),
+        again(start, bot_level=pb.BATTLE_BOT_LEVEL_SEARCH),
+    )
+    assert [u.ref for u in battle.view.you.units] == TEAM
+    battle_id = battle.view.battle_id
+    formation = g.SetFormationRequest(request_id=uuid4().hex, battle_id=battle_id, squares=SQUARES)
+    await reused(ann, "SetFormation", formation, again(formation, squares=SQUARES[::-1]))
+    give_up = g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id)
+    await reused(ann, "GiveUp", give_up, again(give_up, battle_id=MADE_UP))
+    # a queue ticket and its cancellation
+    random_deck = pb.DeckChoice(random=pb.RandomDeck())
+    enqueue = g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_RANKED, deck=random_deck)
+    ticket = await reused(
+        bea,
+        "Enqueue",
+        enqueue,
+        g.EnqueueRequest(request_id=enqueue.request_id, mode=pb.MODE_DRAFT),
+        same=lambda answer: answer.ticket.ticket_id,  # its wait goes on
+    )
+    cancel_ticket = g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=ticket.ticket.ticket_id)
+    await reused(bea, "CancelTicket", cancel_ticket, again(cancel_ticket, ticket_id=MADE_UP))
+    # a table and its closing
+    settings = pb.TableSettings(rules=OPEN_TABLE, random_deck=True)
+    create = g.CreateTableRequest(request_id=uuid4().hex, settings=settings)
+    table = await reused(bea, "CreateTable", create, again(create, challenged_player_name=ann.name))
+    close = g.CloseTableRequest(request_id=uuid4().hex, table_id=table.table.table_id)
+    await reused(bea, "CloseTable", close, again(close, table_id=MADE_UP))
+    # a card placed, a match forfeited
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    first, second = await mover((ann, bea), match_id)
+    view = await first.view(match_id)
+    empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
+    place = g.PlaceCardRequest(
+        request_id=uuid4().hex,
+        match_id=match_id,
+        card_id=view.my_hand[0].card.card_id,
+        cell=empty[0],
+    )
+    await reused(
+        first,
+        "PlaceCard",
+        place,
+        again(place, cell=empty[1]),
+        again(place, card_id=view.my_hand[1].card.card_id),
+    )
+    forfeit = g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
+    await reused(second, "Forfeit", forfeit, again(forfeit, match_id=MADE_UP))
+    assert len((await first.view(match_id)).board) == len(view.board)
+
+
+async def test_another_players_listing_or_battle_is_refused_and_stays_as_it_was(
+    api: Any,
+) -> None:
+    ann, eve = await join(api), await join(api)
+    listed = await ann.call(
+        "CreateListing",
+        g.CreateListingRequest(request_id=uuid4().hex, copy_id=(await copies(ann))[0], price=9),
+    )
+    listing = listed.listing
+    code, details = await refusal(
+        eve,
+        "CancelListing",
+        g.CancelListingRequest(request_id=uuid4().hex, listing_id=listing.listing_id),
+    )
+    assert code == grpc.StatusCode.PERMISSION_DENIED and "not yours" in details
+    mine = (await ann.call("ListMyListings", g.ListMyListingsRequest())).listings
+    assert [m.status for m in mine] == [listing.status]
+
+    started = await ann.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=TEAM)
+    )
+    battle_id = started.view.battle_id
+    attempts: list[tuple[str, Message]] = [
+        ("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id)),
+        (
+            "SetFormation",
+            g.SetFormationRequest(request_id=uuid4().hex, battle_id=battle_id, squares=SQUARES),
+        ),
+        ("CommitPlan", g.CommitPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=1)),
+        ("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id)),
+    ]
+    for rpc, request in attempts:
+        code, details = await refusal(eve, rpc, request)
+        assert code == grpc.StatusCode.NOT_FOUND and battle_id[:8] in details, (rpc, details)
+    after = await ann.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+    assert after.view == started.view
