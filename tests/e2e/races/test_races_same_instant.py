@@ -11,6 +11,9 @@ nothing is placed, paid, drawn or committed twice.
   counter, and the balance never goes below zero.
 - CommitPlan: five plans for one turn at once; one is the turn's.
 - CreateListing: one copy listed six times at once; one listing.
+- Register and RefreshToken retried (same request id) while the first try still runs,
+  as a client whose deadline passed does: every try gets the first answer, never "the
+  name is taken" nor "log in again".
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import PASSWORD
 from tests.e2e.races.race_players import (
     OPEN_TABLE,
     Player,
@@ -176,3 +180,32 @@ async def test_one_copy_listed_at_once_six_times_is_listed_once(api: Any) -> Non
     assert all("is locked by listing" in d for code, d in outcomes if code != grpc.StatusCode.OK)
     mine = (await ann.call("ListMyListings", g.ListMyListingsRequest())).listings
     assert [m.copy.copy_id for m in mine] == [copy_id]
+
+
+async def test_a_register_retried_while_its_first_try_runs_gets_the_first_answer(
+    api: Any,
+) -> None:
+    for _ in range(3):  # the tries overlap in a different order each time
+        register = g.RegisterRequest(
+            request_id=uuid4().hex, player_name=f"r{uuid4().hex[:12]}", password=PASSWORD
+        )
+        outcomes = await at_once(*(api.Register(register, timeout=20) for _ in range(4)))
+        assert codes(outcomes) == {grpc.StatusCode.OK: 4}, outcomes
+        assert len({answer.player.player_id for _, answer in outcomes}) == 1
+
+
+async def test_a_refresh_retried_while_its_first_try_runs_gets_the_same_new_pair(
+    api: Any,
+) -> None:
+    ann = await join(api)
+    refresh_token = ann.tokens.refresh_token
+    for _ in range(3):
+        refresh = g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=refresh_token)
+        outcomes = await at_once(*(api.RefreshToken(refresh, timeout=20) for _ in range(4)))
+        assert codes(outcomes) == {grpc.StatusCode.OK: 4}, outcomes
+        pairs = {(a.tokens.access_token, a.tokens.refresh_token) for _, a in outcomes}
+        assert len(pairs) == 1, "one rotation, answered to every try"
+        refresh_token = outcomes[0][1].tokens.refresh_token
+    spent = g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+    code, details = await code_of(api.RefreshToken(spent, timeout=20))
+    assert code == grpc.StatusCode.UNAUTHENTICATED and "log in again" in details
