@@ -11,9 +11,10 @@ nothing is placed, paid, drawn or committed twice.
   counter, and the balance never goes below zero.
 - CommitPlan: five plans for one turn at once; one is the turn's.
 - CreateListing: one copy listed six times at once; one listing.
-- Register and RefreshToken retried (same request id) while the first try still runs,
-  as a client whose deadline passed does: every try gets the first answer, never "the
-  name is taken" nor "log in again".
+- Register, RefreshToken and FindGame retried (same request id) while the first try
+  still runs, as a client whose deadline passed does: every try gets the first answer
+  (or, for Find Game, ABORTED: the first is being handled, ask again), never "the name
+  is taken", "log in again" or "no open table fits".
 """
 
 from __future__ import annotations
@@ -209,3 +210,29 @@ async def test_a_refresh_retried_while_its_first_try_runs_gets_the_same_new_pair
     spent = g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
     code, details = await code_of(api.RefreshToken(spent, timeout=20))
     assert code == grpc.StatusCode.UNAUTHENTICATED and "log in again" in details
+
+
+async def test_a_find_game_retried_while_its_first_try_runs_answers_the_match_it_found(
+    api: Any,
+) -> None:
+    rules = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, elemental=True, same_wall=True)
+    wanted = pb.TableFilter(visibilities=[pb.VISIBILITY_ALL_OPEN], elemental=True, same_wall=True)
+    for _ in range(3):
+        host, guest = await join(api), await join(api)
+        await host.call(
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex, settings=pb.TableSettings(rules=rules, random_deck=True)
+            ),
+        )
+        find = g.FindGameRequest(request_id=uuid4().hex, filter=wanted)
+        outcomes = await at_once(*(guest.call("FindGame", find) for _ in range(4)))
+        assert set(codes(outcomes)) <= {grpc.StatusCode.OK, grpc.StatusCode.ABORTED}, outcomes
+        refused = [d for code, d in outcomes if code != grpc.StatusCode.OK]
+        assert all("ask again" in d or "retry it" in d for d in refused), refused
+        found = {answer.match_id for code, answer in outcomes if code == grpc.StatusCode.OK}
+        retried = await guest.call("FindGame", find)
+        assert found <= {retried.match_id} and retried.match_id
+        assert (await host.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id == (
+            retried.match_id
+        )
