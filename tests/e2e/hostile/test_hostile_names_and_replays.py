@@ -261,3 +261,41 @@ async def test_another_players_listing_or_battle_is_refused_and_stays_as_it_was(
         assert code == grpc.StatusCode.NOT_FOUND and battle_id[:8] in details, (rpc, details)
     after = await ann.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     assert after.view == started.view
+
+
+async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_nothing(
+    api: Any,
+) -> None:
+    """A negative expected version or a turn before the first is malformed whatever the
+    match or battle is at (INVALID_ARGUMENT), not a stale one to refresh (ABORTED) nor a
+    plan for another turn (FAILED_PRECONDITION)."""
+    ann, bea = await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    mover_, _ = await mover((ann, bea), match_id)
+    view = await mover_.view(match_id)
+    empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
+    card = view.my_hand[0].card.card_id
+    for version in (-1, -(2**63)):
+        place = g.PlaceCardRequest(
+            request_id=uuid4().hex,
+            match_id=match_id,
+            card_id=card,
+            cell=empty[0],
+            expected_version=version,
+        )
+        code, details = await refusal(mover_, "PlaceCard", place)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "expected_version" in details
+    assert (await mover_.view(match_id)).version == view.version
+
+    started = await ann.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=TEAM)
+    )
+    battle_id = started.view.battle_id
+    formation = g.SetFormationRequest(request_id=uuid4().hex, battle_id=battle_id, squares=SQUARES)
+    placed = (await ann.call("SetFormation", formation)).view
+    for turn in (0, -1, -(2**31)):
+        commit = g.CommitPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=turn)
+        code, details = await refusal(ann, "CommitPlan", commit)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "turns count from 1" in details
+    after = await ann.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+    assert after.view.version == placed.version and not after.view.plan
