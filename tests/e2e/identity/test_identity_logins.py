@@ -1,5 +1,8 @@
-"""Logging in under another spelling of a name, through the TLS gateway with every service
-a process on real PostgreSQL and NATS.
+"""Names and their spellings at Register and Login, through the TLS gateway with every
+service a process on real PostgreSQL and NATS.
+
+A name that reads as the computer's ("CPU", in any case) is refused at Register: in a
+battle view it would pass for the practice bot.
 
 Names are unique whatever their case, so the wrong-password throttle (a burst of 10, then
 6 a minute) counts guesses per account, not per spelling: typing the name in another
@@ -83,3 +86,15 @@ async def test_a_name_no_account_can_have_is_refused_at_once_as_unknown(api: Any
     for _ in range(BURST + 5):
         await login(api, "\u212a" + ann[1:], "a wrong guess")
     assert (await login(api, ann, PASSWORD))[0] == grpc.StatusCode.OK
+
+
+async def test_a_name_that_reads_as_the_computer_is_refused_and_creates_nothing(
+    api: Any,
+) -> None:
+    for name in ("CPU", "cpu", "Cpu"):
+        register = g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await api.Register(register, timeout=20)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "computer's name" in (refused.value.details() or "")
+        assert (await login(api, name, PASSWORD))[0] == grpc.StatusCode.UNAUTHENTICATED
