@@ -10,6 +10,8 @@ battle id or practice battle is ever real; it replays only three writes.
   first run succeeded (one per kind of thing: match, table, queue, deck, listing,
   battle), and the first result stands.
 - Another player's listing or battle: refused, and it stays as it was.
+- A number no state could accept (a negative expected version, a turn before the first)
+  is INVALID_ARGUMENT, and nothing moves.
 """
 
 from __future__ import annotations
