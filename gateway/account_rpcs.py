@@ -29,7 +29,7 @@ from gateway.pushes import SESSION_CLOSED, PushHub
 from gateway.revocations import Revoked
 from gateway.status import PlayerStatusReads
 from gateway.store import Account, GatewayStore
-from services.platform.errors import InvalidArgument, Unauthenticated
+from services.platform.errors import AlreadyExists, InvalidArgument, Unauthenticated
 from services.platform.requests import Request
 from services.wire import timestamp
 
@@ -97,16 +97,23 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         self._auth.take_registration(client_address(context.peer()))
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
-        async with self._store.pool.acquire() as conn, conn.transaction():
-            await self._store.create_account(conn, account)  # a taken name stops here
-            # Granted before the account commits: if the grant fails, no account exists
-            # and a retry starts over, so every account that exists has its collection.
-            # (A commit failing after the grant leaves a grant to an id nobody holds.)
-            await self._grant_starter(
-                key, pb.PlayerRef(player_id=account.player_id, player_name=name)
-            )
-            await self._store.remember(conn, first, b"")
-            tokens = await self._tokens(conn, account)
+        try:
+            async with self._store.pool.acquire() as conn, conn.transaction():
+                await self._store.create_account(conn, account)  # a taken name stops here
+                # Granted before the account commits: if the grant fails, no account exists
+                # and a retry starts over, so every account that exists has its collection.
+                # (A commit failing after the grant leaves a grant to an id nobody holds.)
+                await self._grant_starter(
+                    key, pb.PlayerRef(player_id=account.player_id, player_name=name)
+                )
+                await self._store.remember(conn, first, b"")
+                tokens = await self._tokens(conn, account)
+        except AlreadyExists:
+            # A retry sent while its first try ran waited for that try's name to commit:
+            # the name is taken by the first try itself, so it answers as a retry does.
+            if await self._store.answered(first) is None:
+                raise
+            return await self._login(name, password)
         return g.RegisterResponse(player=player_message(account), tokens=tokens)
 
     async def Login(self, request: g.LoginRequest, context: Any) -> g.LoginResponse:
@@ -118,12 +125,18 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
 
     async def _login(self, name: str, password: str) -> g.RegisterResponse:
         # A login changes nothing but issues tokens, so a retry simply gets a new pair.
-        self._auth.check_login_allowed(name)
+        if not accounts.NAME.fullmatch(name):
+            # No account has such a name: nothing to hash, and nothing for the wrong
+            # password throttle to remember (a megabyte of name per guess otherwise).
+            raise Unauthenticated("unknown player name or wrong password")
+        # Names are unique whatever their case: one throttle per account, not per spelling.
+        throttle = name.lower()
+        self._auth.check_login_allowed(throttle)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
-            self._auth.login_failed(name)
+            self._auth.login_failed(throttle)
             raise Unauthenticated("unknown player name or wrong password")
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)
@@ -140,11 +153,19 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         sealed = await self._store.answered(first)
         if sealed is not None:
             return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, sealed))
-        async with self._store.pool.acquire() as conn, conn.transaction():
-            account = await self._store.use_refresh(conn, token_key, self._clock())
-            response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
-            sealed = _seal(request.refresh_token, response.SerializeToString())
-            await self._store.remember(conn, first, sealed)
+        try:
+            async with self._store.pool.acquire() as conn, conn.transaction():
+                account = await self._store.use_refresh(conn, token_key, self._clock())
+                response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
+                sealed = _seal(request.refresh_token, response.SerializeToString())
+                await self._store.remember(conn, first, sealed)
+        except Unauthenticated:
+            # A retry sent while its first try ran waited for the token's row until that
+            # try spent it and recorded its answer: the first answer, not "log in again".
+            raced = await self._store.answered(first)
+            if raced is None:
+                raise
+            return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, raced))
         return response
 
     async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:

@@ -34,11 +34,18 @@ VERIFIED_TOKENS = 100_000
 time, so this is the players of the last token lifetime, more than a replica serves."""
 
 
+RESERVED_NAMES = frozenset({"cpu"})
+"""Names the server gives its own seats (a practice battle's CPU), in any case: a player
+named so would pass for the computer in an opponent's view."""
+
+
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
         raise InvalidArgument(
             "a player name is 3 to 20 letters, digits, '_' or '-' (no spaces, no '[BOT]')"
         )
+    if name.lower() in RESERVED_NAMES:
+        raise InvalidArgument(f"{name!r} is the computer's name in battles: choose another")
     return name
 
 

@@ -137,7 +137,7 @@ def unframe(body: bytes) -> bytes:
     if len(body) < FRAME_HEADER.size:
         raise ValueError("the request body is not a gRPC-Web message frame")
     flag, length = FRAME_HEADER.unpack_from(body)
-    if flag & 1:
+    if flag == 1:  # the compressed bit alone; any other flag is no message frame at all
         raise ValueError("compressed messages are not accepted: send them uncompressed")
     if flag != 0 or len(body) != FRAME_HEADER.size + length:
         raise ValueError("the request body must be exactly one gRPC-Web message frame")

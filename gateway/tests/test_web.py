@@ -191,6 +191,11 @@ def test_framing_and_header_helpers() -> None:
     for bad in (b"", b"\x00\x00\x00\x00\x05hi", b"\x01\x00\x00\x00\x00", b"\x80\x00\x00\x00\x00"):
         with pytest.raises(ValueError):
             unframe(bad)
+    with pytest.raises(ValueError, match="send them uncompressed"):
+        unframe(b"\x01\x00\x00\x00\x00")
+    for garbage in (b"\xff" * 9, b"\x03\x00\x00\x00\x00", b"\x81\x00\x00\x00\x00"):
+        with pytest.raises(ValueError, match="exactly one gRPC-Web message frame"):
+            unframe(garbage)  # random bytes, not a compressed message
     assert parse_timeout("1500m") == 1.5 and parse_timeout("2S") == 2.0
     assert parse_timeout("soon") is None and parse_timeout(None) is None
     assert percent_encoded("50% off: é") == "50%25 off: %C3%A9"

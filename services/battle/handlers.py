@@ -35,10 +35,11 @@ from services.platform.errors import (
     DomainError,
     FailedPrecondition,
     InvalidArgument,
+    short_id,
 )
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.keyedlocks import KeyedLocks
-from services.platform.requests import Request, RequestSeen
+from services.platform.requests import Request, RequestReused, RequestSeen
 
 log = structlog.get_logger()
 
@@ -110,6 +111,24 @@ def _team(ctx: Context, spec: SeatSpec) -> tuple[str, str, str]:
     return chosen[0], chosen[1], chosen[2]
 
 
+def _asked(existing: BattleState, specs: list[SeatSpec]) -> BattleState:
+    """The battle already created under this id, if it is the one ``specs`` ask for (a
+    retry): the same players, CPU levels and, where a seat names them, characters. A
+    practice battle's id comes from its request id, so another team or level under it
+    is that request id reused for a different request."""
+    if [r.player_id for r in existing.seats] != [s.player_id for s in specs]:
+        raise AlreadyExists(f"battle {existing.battle_id} exists with other players")
+    for record, spec in zip(existing.seats, specs, strict=True):
+        level = "" if spec.player_id else spec.level
+        if record.level != level or (spec.characters and record.characters != spec.characters):
+            raise RequestReused(
+                f"the request id of battle {short_id(existing.battle_id)} was already used "
+                "for a different request (another team or bot level); use a new request id "
+                "for a new battle"
+            )
+    return existing
+
+
 async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> BattleState:
     """A new battle (idempotent on ``battle_id``): the teams and deck orders drawn and
     recorded, the CPU seats' formations set, the formation deadline started."""
@@ -120,9 +139,7 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         raise InvalidArgument("a player cannot sit on both sides of a battle")
     existing = await ctx.store.load(battle_id)
     if existing is not None:
-        if [s.player_id for s in existing.seats] == [s.player_id for s in specs]:
-            return existing
-        raise AlreadyExists(f"battle {battle_id} exists with other players")
+        return _asked(existing, specs)
     for spec in specs:
         active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
         if active is not None:
@@ -143,9 +160,9 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         await ctx.store.save(Write(battle_id, decision))
     except WrongExpectedVersion:
         again = await ctx.store.load(battle_id)
-        if again is not None and [s.player_id for s in again.seats] == [s.player_id for s in specs]:
-            return again
-        raise
+        if again is None:
+            raise
+        return _asked(again, specs)
     await _after(ctx, decision)
     return decision.state
 

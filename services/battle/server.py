@@ -69,6 +69,10 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         self, request: b.BattleServiceCommitPlanRequest, context: Any
     ) -> b.BattleServiceCommitPlanResponse:
         battle_id, player = self._ids(request.battle_id, request.player_id)
+        if request.turn < 1:
+            raise InvalidArgument(
+                f"turn {request.turn} is not a turn: turns count from 1 (send the view's turn)"
+            )
         plan = mapping.plan_back(request.actions)
         key = Request.of(
             player, request_id(request.request_id), "commit", battle_id, request.turn, plan

@@ -217,6 +217,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         lair = ("lair",) if request.lair else ()  # standard moves keep their fingerprint
         key = Request.of(player, request.request_id, match_id, card, request.cell, *lair)
         expected = request.expected_version if request.HasField("expected_version") else None
+        if expected is not None and expected < 0:
+            raise InvalidArgument(
+                f"expected_version {expected} is not a version: send the view's version (0 or more)"
+            )
         match = await handlers.place_card(
             self._ctx, key, match_id, player, card, request.cell, expected, request.lair
         )

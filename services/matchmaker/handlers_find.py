@@ -11,7 +11,7 @@ from services.matchmaker.handlers import Context, Player, check_free, engaged_er
 from services.matchmaker.handlers_lobby import Joined, deals, guest_start, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request
-from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.platform.errors import DomainError, FailedPrecondition, InvalidArgument, NotFound
 
 FIND_ATTEMPTS = 5
 """Find Game: how many tables it tries when each was just taken by someone else."""
@@ -55,9 +55,30 @@ async def find_game(
             "without a deck only Random tables fit: send a deck, or leave filter.random_deck unset"
         )
     request = Request.of(guest.player_id, request_id, "find", _filter_key(filters), deck)
-    if (seen := await ctx.store.answered(request)) is not None:
-        plan = (await resume(ctx, seen)).plan
-        return Joined(await table_named(ctx, plan.table_id), plan.match_id)
+    if (first := await _first_answer(ctx, request)) is not None:
+        return first
+    try:
+        return await _find(ctx, request, guest, filters, deck)
+    except DomainError:
+        # A retry sent while its first try ran is refused by what that try did (the
+        # guest engaged, the table taken): if the first try got a table, that is the
+        # answer, not "no table fits".
+        if (first := await _first_answer(ctx, request)) is not None:
+            return first
+        raise
+
+
+async def _first_answer(ctx: Context, request: Request) -> Joined | None:
+    """What the first try of ``request`` joined, if it was recorded."""
+    if (seen := await ctx.store.answered(request)) is None:
+        return None
+    plan = (await resume(ctx, seen)).plan
+    return Joined(await table_named(ctx, plan.table_id), plan.match_id)
+
+
+async def _find(
+    ctx: Context, request: Request, guest: Player, filters: TableFilter, deck: DeckChoice | None
+) -> Joined:
     held = await ctx.store.engagement(guest.player_id)
     if held is not None:
         raise engaged_error(Engaged(held))

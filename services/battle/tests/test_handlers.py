@@ -9,12 +9,14 @@ from services.battle.bots.levels import GreedyBot
 from services.battle.domain import FinishReason, Phase
 from services.battle.domain.deadlines import DeadlineKind
 from services.battle.domain.errors import BadPlan, BattleNotFound, NotNow
+from services.battle.handlers import SeatSpec
 from services.battle.presenter import battle_view
 from services.battle.rules import view_for
 from services.battle.tests.builders import (
     ANN,
     BEA,
     ROSTER,
+    TEAM_A,
     commit,
     context,
     humans,
@@ -176,6 +178,20 @@ async def test_a_player_has_one_battle_at_a_time() -> None:
         await handlers.create_battle(ctx, "b2", humans())
     again = await handlers.create_battle(ctx, "b1", humans())
     assert again.battle_id == "b1"
+
+
+async def test_a_battle_asked_again_with_another_team_or_level_is_refused() -> None:
+    """A practice battle's id comes from its request id: the same id asking for another
+    team or CPU level is the request id reused, not a retry answered with the first."""
+    ctx, _, _ = context()
+    first = await handlers.create_battle(ctx, "b1", versus_cpu("greedy"))
+    assert (await handlers.create_battle(ctx, "b1", versus_cpu("greedy"))) == first
+    other_team = [SeatSpec(ANN, "ann", "", tuple(reversed(TEAM_A))), versus_cpu()[1]]
+    for specs in (versus_cpu("search"), other_team):
+        with pytest.raises(RequestReused, match="already used for a different request"):
+            await handlers.create_battle(ctx, "b1", specs)
+    unnamed = [SeatSpec(ANN, "ann", "", ()), SeatSpec("", "", "greedy", ())]
+    assert await handlers.create_battle(ctx, "b1", unnamed) == first, "no team named: any"
 
 
 async def test_a_replay_of_the_log_gives_the_same_state() -> None:

@@ -7,6 +7,7 @@ Pure functions returning events or raising a typed error naming the rule (STYLE 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from random import Random
 
@@ -36,6 +37,12 @@ from services.rules.deck import (
 
 MAX_DECKS = 50
 MAX_DECK_NAME = 40
+UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories a deck name may not hold: controls (terminal escapes), format
+characters (zero-width spaces, direction overrides that show a name backwards), line
+breaks, private and unassigned code points: nothing a reader sees as the name."""
+JOINERS = frozenset("\u200c\u200d")
+"""Format characters that scripts (Persian, Indic) and emoji sequences need."""
 
 # Rules a deck breaks by its own content (INVALID_ARGUMENT), versus the player's state.
 CONTENT_RULES = frozenset(
@@ -122,6 +129,26 @@ def deck_violations(
     return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=locked, board=board)
 
 
+def deck_name(name: str) -> str:
+    """``name`` without its surrounding spaces, if it is 1 to MAX_DECK_NAME characters a
+    reader can see; else InvalidArgument saying what to change."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_DECK_NAME:
+        raise InvalidArgument(f"a deck name has 1 to {MAX_DECK_NAME} characters")
+    unshown = dict.fromkeys(
+        c for c in name if unicodedata.category(c) in UNSHOWN and c not in JOINERS
+    )
+    if unshown:
+        codes = ", ".join(f"U+{ord(c):04X}" for c in unshown)
+        raise InvalidArgument(
+            f"a deck name cannot hold control or invisible characters ({codes}): "
+            "use letters, digits, spaces and symbols"
+        )
+    if all(c in JOINERS or c.isspace() for c in name):
+        raise InvalidArgument("a deck name needs at least one visible character")
+    return name
+
+
 def save_deck(
     player_id: str,
     deck_id: str,
@@ -134,9 +161,7 @@ def save_deck(
 ) -> DeckSaved:
     """A deck is saved only when it can be played now. ``replaced`` is the saved deck's
     copies when replacing one; ``owned`` holds the player's copies among these ids."""
-    name = name.strip()
-    if not 1 <= len(name) <= MAX_DECK_NAME:
-        raise InvalidArgument(f"a deck name has 1 to {MAX_DECK_NAME} characters")
+    name = deck_name(name)
     if replaced is None and deck_count >= MAX_DECKS:
         raise ResourceExhausted(f"a player keeps at most {MAX_DECKS} decks; delete one first")
     broken = deck_violations(copy_ids, owned, locked)

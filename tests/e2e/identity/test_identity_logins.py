@@ -1,0 +1,100 @@
+"""Names and their spellings at Register and Login, through the TLS gateway with every
+service a process on real PostgreSQL and NATS.
+
+A name that reads as the computer's ("CPU", in any case) is refused at Register: in a
+battle view it would pass for the practice bot.
+
+Names are unique whatever their case, so the wrong-password throttle (a burst of 10, then
+6 a minute) counts guesses per account, not per spelling: typing the name in another
+case is no fresh allowance of guesses. A name no account can have (a lookalike letter,
+a megabyte of text) is refused at once, as an unknown name, and never remembered.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import gateway_pb2 as g
+
+from devtools.players import PASSWORD
+
+pytestmark = pytest.mark.integration
+
+
+BURST = 10
+"""Wrong passwords a name may have at once (gateway.auth.FAILED_LOGIN_BURST)."""
+
+
+async def login(api: Any, name: str, password: str) -> tuple[grpc.StatusCode, str]:
+    try:
+        await api.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=name, password=password),
+            timeout=20,
+        )
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    return grpc.StatusCode.OK, ""
+
+
+async def register(api: Any, rng: random.Random, first: str = "") -> str:
+    """A player whose name is all letters (``first`` first): it has thousands of
+    spellings by case."""
+    name = first + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(16))
+    await api.Register(
+        g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
+    )
+    return name
+
+
+def spellings(name: str, rng: random.Random, count: int) -> list[str]:
+    """``count`` different spellings of ``name`` by case, none the name as registered."""
+    found: set[str] = set()
+    while len(found) < count:
+        spelled = "".join(c.upper() if rng.random() < 0.5 else c for c in name)
+        if spelled != name:
+            found.add(spelled)
+    return sorted(found)
+
+
+async def test_guessing_under_other_cases_of_a_name_counts_against_that_name(api: Any) -> None:
+    rng = random.Random()
+    ann = await register(api, rng)
+    tries = spellings(ann, rng, BURST + 1)
+    for spelled in tries[:BURST]:
+        assert (await login(api, spelled, "a wrong guess"))[0] == grpc.StatusCode.UNAUTHENTICATED
+    code, details = await login(api, tries[BURST], "one guess more")
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, (code, details)
+    assert "too many wrong passwords" in details and "wait a minute" in details
+    code, _ = await login(api, ann, PASSWORD)
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, "the account waits, however it is typed"
+
+
+async def test_a_name_no_account_can_have_is_refused_at_once_as_unknown(api: Any) -> None:
+    """Ann's name with a lookalike letter (KELVIN SIGN, which lowercases to 'k') does not
+    log Ann in, even with her password; a name of a megabyte is an unknown name too.
+    Neither counts against Ann's guesses."""
+    rng = random.Random()
+    ann = await register(api, rng, first="k")
+    for name in ("\u212a" + ann[1:], ann + "\u200b", " " + ann, "n" * 1_000_000, "ann\n"):
+        code, details = await login(api, name, PASSWORD)
+        assert code == grpc.StatusCode.UNAUTHENTICATED, (name[:30], code, details)
+        assert details == "unknown player name or wrong password"
+    for _ in range(BURST + 5):
+        await login(api, "\u212a" + ann[1:], "a wrong guess")
+    assert (await login(api, ann, PASSWORD))[0] == grpc.StatusCode.OK
+
+
+async def test_a_name_that_reads_as_the_computer_is_refused_and_creates_nothing(
+    api: Any,
+) -> None:
+    for name in ("CPU", "cpu", "Cpu"):
+        register = g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await api.Register(register, timeout=20)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "computer's name" in (refused.value.details() or "")
+        assert (await login(api, name, PASSWORD))[0] == grpc.StatusCode.UNAUTHENTICATED
