@@ -23,8 +23,9 @@ one transaction, then pushes each human seat its view (``triad.player.<id>.battl
   (SetPlan, the event ``PlanSet``) before it is committed; at the selection deadline a
   seat that did not commit plays the plan it set.
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, formation, set plan,
-  commit, give up, views, presence (30 s away: the CPU takes the seat over) and firing
-  due timers (formation, selection, takeover).
+  commit, give up, views, and the CPU seats' moves. ``handlers_timers.py``: presence
+  (30 s away: the CPU takes the seat over) and firing due timers (formation, selection,
+  takeover).
 - ``schema.py``: every migration: timers, request keys, active battles, presence.
 - ``store/``: the repository port (``port.py``) and its adapters, ``postgres.py`` and
   ``memory.py``, held to one contract (``tests/test_store_contract.py``).

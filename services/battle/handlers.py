@@ -3,11 +3,10 @@ or NATS: the store, the clock, the random source and the announcer come in a
 :class:`Context`.
 
 Every command runs through :func:`_run`: it answers a retried request from its first
-result, decides once, lets the CPU seats move (:func:`_cpu_moves`, each plan drawn here
+result, decides once, lets the CPU seats move (:func:`cpu_moves`, each plan drawn here
 and recorded in its event), saves at the expected version (a conflict reloads and
 decides again) and announces the state after the commit (a plan set, to its own seat
-alone). Timers (formation, selection: a seat that did not commit acts with the plan it
-set, disconnect takeovers) are claimed by :func:`fire_due_timer` from any replica.
+alone). Timers and presence are in ``handlers_timers.py``.
 """
 
 from __future__ import annotations
@@ -24,11 +23,10 @@ import structlog
 from services.battle import domain
 from services.battle.bots.levels import Level, bot, formation
 from services.battle.domain import BattleState, Decision, Phase, SeatRecord, Timing
-from services.battle.domain.deadlines import DeadlineKind
 from services.battle.domain.errors import no_battle
 from services.battle.rules import Plan, Roster, shuffled_decks, view_for
 from services.battle.rules.state import Square
-from services.battle.store.port import BattleRepository, DueTimer, Write
+from services.battle.store.port import BattleRepository, Write
 from services.platform.errors import (
     AlreadyExists,
     Conflict,
@@ -44,8 +42,6 @@ from services.platform.requests import Request, RequestReused, RequestSeen
 log = structlog.get_logger()
 
 RETRIES = 5
-CLAIM_LEASE = timedelta(seconds=10)
-"""How long a claimed timer waits before another try if its command failed."""
 
 Announce = Callable[[BattleState, tuple[int, ...]], Awaitable[None]]
 """Push the state's view to the human players of these seats."""
@@ -155,7 +151,7 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         for i, s in enumerate(specs)
     )
     decision = domain.create(battle_id, (seats[0], seats[1]), ctx.roster, ctx.clock(), ctx.timing)
-    decision = await _cpu_moves(ctx, decision)
+    decision = await cpu_moves(ctx, decision)
     try:
         await ctx.store.save(Write(battle_id, decision))
     except WrongExpectedVersion:
@@ -163,7 +159,7 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         if again is None:
             raise
         return _asked(again, specs)
-    await _after(ctx, decision)
+    await after(ctx, decision)
     return decision.state
 
 
@@ -197,7 +193,7 @@ async def _decide_and_save(
         if state is None or seat is None:
             raise no_battle(battle_id)
         try:
-            decision = await _cpu_moves(ctx, decide(state, seat))
+            decision = await cpu_moves(ctx, decide(state, seat))
         except DomainError:
             if await ctx.store.answered(request) is not None:
                 return await view(ctx, battle_id, player)
@@ -213,7 +209,7 @@ async def _decide_and_save(
         except RequestSeen:
             await ctx.store.answered(request)  # RequestReused when the content differs
             return await view(ctx, battle_id, player)
-        await _after(ctx, decision)
+        await after(ctx, decision)
         return Seen(decision.state, seat)
     raise Conflict("the battle changed while your command ran: try again")
 
@@ -293,7 +289,7 @@ async def active_battle(ctx: Context, player: str) -> str | None:
 # ---------------------------------------------------------------------------- the CPU
 
 
-async def _cpu_moves(ctx: Context, decision: Decision) -> Decision:
+async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
     """The CPU seats' formation and plans wherever the state waits for them: each plan
     chosen from the seat's own view and recorded in its event."""
     while not decision.state.over:
@@ -333,78 +329,9 @@ async def _cpu_moves(ctx: Context, decision: Decision) -> Decision:
     return decision
 
 
-async def _after(ctx: Context, decision: Decision) -> None:
+async def after(ctx: Context, decision: Decision) -> None:
     ctx.observe(decision)
     if decision.state.deadline is not None:
         ctx.wake(decision.state.deadline)
     if decision.events:
         await ctx.announce(decision.state, decision.seen_by)
-
-
-# ---------------------------------------------------------------------------- timers
-
-
-async def fire_due_timer(ctx: Context) -> bool:
-    """Claim one due timer and fire it as a command at the expected version; False when
-    none is due (the loop rests)."""
-    claimed = await ctx.store.claim_due(ctx.clock(), CLAIM_LEASE, 1)
-    for timer in claimed:
-        await _fire(ctx, timer)
-    return bool(claimed)
-
-
-def _due(ctx: Context, state: BattleState, timer: DueTimer) -> Decision:
-    now = ctx.clock()
-    ripe = state.deadline is not None and state.deadline <= now
-    if timer.kind is DeadlineKind.FORMATION and ripe:
-        return domain.formation_due(state, ctx.roster, now, ctx.timing)
-    if timer.kind is DeadlineKind.SELECTION and ripe:
-        return domain.selection_due(state, ctx.roster, now, ctx.timing)
-    if timer.kind is DeadlineKind.DISCONNECT:
-        return domain.take_over(state, timer.seat, ctx.takeover_level)
-    return domain.decide._decide(state, [])  # stale: the save puts the right timer back
-
-
-async def _fire(ctx: Context, timer: DueTimer) -> None:
-    async with ctx.locks.hold(timer.battle_id):
-        await _fire_held(ctx, timer)
-
-
-async def _fire_held(ctx: Context, timer: DueTimer) -> None:
-    for _ in range(RETRIES):
-        state = await ctx.store.load(timer.battle_id)
-        if state is None:
-            return
-        decision = await _cpu_moves(ctx, _due(ctx, state, timer))
-        settled: tuple[int, ...] = (timer.seat,) if timer.kind is DeadlineKind.DISCONNECT else ()
-        if decision.state.over:
-            settled = (0, 1)
-        try:
-            await ctx.store.save(Write(timer.battle_id, decision, None, settled))
-        except WrongExpectedVersion:
-            continue
-        await _after(ctx, decision)
-        return
-    log.warning("battle.timer_conflict", battle_id=timer.battle_id, kind=timer.kind.value)
-
-
-# ---------------------------------------------------------------------------- presence
-
-
-async def report_presence(
-    ctx: Context, player: str, session_id: str, connected: bool, opened_at: datetime
-) -> str | None:
-    """A session opened or ended: an ending starts the 30 s before the CPU takes the
-    seat over, an opening cancels it. Returns the player's battle in progress."""
-    active = await ctx.store.active_battle(player)
-    if not await ctx.store.record_presence(player, session_id, connected, opened_at):
-        return None if active is None else active.battle_id
-    if active is None:
-        return None
-    if connected:
-        await ctx.store.clear_disconnect(active.battle_id, active.seat)
-    else:
-        due = ctx.clock() + ctx.disconnect
-        await ctx.store.set_disconnect(active.battle_id, active.seat, due)
-        ctx.wake(due)
-    return active.battle_id

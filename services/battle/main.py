@@ -8,7 +8,7 @@ from random import SystemRandom
 import structlog
 from prometheus_client import REGISTRY
 
-from services.battle import handlers
+from services.battle import handlers_timers
 from services.battle.config import BattleSettings
 from services.battle.domain import Timing
 from services.battle.handlers import Context
@@ -75,7 +75,7 @@ async def run(settings: BattleSettings) -> None:
 
         work.every(
             settings.timer_poll_seconds,
-            lambda: handlers.fire_due_timer(ctx),
+            lambda: handlers_timers.fire_due_timer(ctx),
             next_due=store.next_due,
             clock=utc_now,
             due=due,

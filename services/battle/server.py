@@ -9,7 +9,7 @@ from triad.v1 import battle_pb2 as b
 from triad.v1 import battle_pb2_grpc
 
 from services import wire
-from services.battle import handlers, mapping
+from services.battle import handlers, handlers_timers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
 from services.battle.presenter import SeatViews
 from services.platform.edge import bind, require
@@ -111,7 +111,7 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         session = require(request.session_id, "session_id")
         if not request.HasField("open_time"):
             raise InvalidArgument("open_time is required: when the session opened")
-        found = await handlers.report_presence(
+        found = await handlers_timers.report_presence(
             self._ctx, player, session, request.connected, wire.moment(request.open_time)
         )
         return b.BattleServiceReportPresenceResponse(battle_id=found or "")

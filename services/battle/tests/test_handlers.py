@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.battle import handlers
+from services.battle import handlers, handlers_timers
 from services.battle.bots.levels import GreedyBot
 from services.battle.domain import FinishReason, Phase
 from services.battle.domain.deadlines import DeadlineKind
@@ -95,9 +95,9 @@ async def test_a_stranger_sees_no_battle() -> None:
 async def test_the_formation_deadline_places_the_default_and_begins_turn_1() -> None:
     ctx, clock, _ = context()
     await handlers.create_battle(ctx, "b1", humans())
-    assert not await handlers.fire_due_timer(ctx)
+    assert not await handlers_timers.fire_due_timer(ctx)
     clock.advance(31)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     state = await ctx.store.load("b1")
     assert state is not None and state.phase is Phase.SELECTION
     assert state.formations == (((0, 0), (1, 0), (2, 0)), ((0, 0), (1, 0), (2, 0)))
@@ -108,7 +108,7 @@ async def test_the_selection_deadline_resolves_with_what_was_committed() -> None
     await start(ctx)
     await commit(ctx, "b1", ANN)
     clock.advance(61)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     state = await ctx.store.load("b1")
     assert state is not None and state.turn == 2
 
@@ -130,12 +130,12 @@ async def test_a_player_away_30_seconds_is_taken_over_by_the_cpu_and_loses() -> 
     ctx, clock, _ = context()
     await start(ctx)
     opened = clock()
-    await handlers.report_presence(ctx, BEA, "s1", True, opened)
-    assert await handlers.report_presence(ctx, BEA, "s1", False, opened) == "b1"
+    await handlers_timers.report_presence(ctx, BEA, "s1", True, opened)
+    assert await handlers_timers.report_presence(ctx, BEA, "s1", False, opened) == "b1"
     clock.advance(29)
-    assert not await handlers.fire_due_timer(ctx)
+    assert not await handlers_timers.fire_due_timer(ctx)
     clock.advance(2)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     state = await ctx.store.load("b1")
     assert state is not None and state.cpu[1] == "greedy" and state.plans[1] is not None
     with pytest.raises(FailedPrecondition, match="CPU plays your seat"):
@@ -150,11 +150,11 @@ async def test_reconnecting_within_30_seconds_keeps_the_seat() -> None:
     ctx, clock, _ = context()
     await start(ctx)
     opened = clock()
-    await handlers.report_presence(ctx, BEA, "s1", False, opened)
+    await handlers_timers.report_presence(ctx, BEA, "s1", False, opened)
     clock.advance(10)
-    await handlers.report_presence(ctx, BEA, "s2", True, clock())
+    await handlers_timers.report_presence(ctx, BEA, "s2", True, clock())
     clock.advance(25)
-    await handlers.fire_due_timer(ctx)
+    await handlers_timers.fire_due_timer(ctx)
     state = await ctx.store.load("b1")
     assert state is not None and state.cpu == ("", "")
 
@@ -166,7 +166,7 @@ async def test_giving_up_loses_and_ends_every_timer() -> None:
     assert seen.state.result is not None
     assert (seen.state.result.winner, seen.state.result.reason) == (1, FinishReason.GIVE_UP)
     clock.advance(3600)
-    assert not await handlers.fire_due_timer(ctx)
+    assert not await handlers_timers.fire_due_timer(ctx)
     with pytest.raises(FailedPrecondition):
         await handlers.give_up(ctx, key(ANN), "b1", ANN)
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.battle import codec, handlers
+from services.battle import codec, handlers, handlers_timers
 from services.battle.domain import BattleState
 from services.battle.domain.errors import BadPlan, NotNow
 from services.battle.domain.events import PlanCommitted, PlanSet
@@ -49,7 +49,7 @@ async def test_a_plan_set_but_not_committed_acts_at_the_deadline() -> None:
     assert [a.card for a in battle_view(seen.state, 0, ROSTER).set_actions] == [plan[0].card]
     assert not battle_view(seen.state, 0, ROSTER).you.committed
     clock.advance(61)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     after = await ctx.store.load("b1")
     assert after is not None and after.turn == 2 and after.set_plans == ((), ())
     assert played(after, 0) == [plan[0].card]
@@ -69,7 +69,7 @@ async def test_a_later_set_replaces_an_earlier_and_an_empty_one_clears_it() -> N
     assert seen.state.set_plans[0] == second
     assert [a.card for a in battle_view(seen.state, 0, ROSTER).set_actions] == [second[0].card]
     clock.advance(61)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     after = await ctx.store.load("b1")
     assert after is not None and played(after, 0) == [second[0].card]
     again, _ = two_plans(after)
@@ -79,7 +79,7 @@ async def test_a_later_set_replaces_an_earlier_and_an_empty_one_clears_it() -> N
         cleared.state.set_plans[0] == () and not battle_view(cleared.state, 0, ROSTER).set_actions
     )
     clock.advance(61)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     turn_3 = await ctx.store.load("b1")
     assert turn_3 is not None and turn_3.turn == 3 and played(turn_3, 0) == []
 

@@ -1,0 +1,92 @@
+"""The battle service's timers and presence: timers (formation; selection, where a seat
+that did not commit acts with the plan it set; disconnect takeovers) are claimed by
+:func:`fire_due_timer` from any replica and fired as commands at the expected version;
+a session's end starts the 30 s before the CPU takes the seat over
+(:func:`report_presence`)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import structlog
+
+from services.battle import domain
+from services.battle.domain import BattleState, Decision
+from services.battle.domain.deadlines import DeadlineKind
+from services.battle.handlers import RETRIES, Context, after, cpu_moves
+from services.battle.store.port import DueTimer, Write
+from services.platform.eventstore import WrongExpectedVersion
+
+log = structlog.get_logger()
+
+CLAIM_LEASE = timedelta(seconds=10)
+"""How long a claimed timer waits before another try if its command failed."""
+
+
+# ---------------------------------------------------------------------------- timers
+
+
+async def fire_due_timer(ctx: Context) -> bool:
+    """Claim one due timer and fire it as a command at the expected version; False when
+    none is due (the loop rests)."""
+    claimed = await ctx.store.claim_due(ctx.clock(), CLAIM_LEASE, 1)
+    for timer in claimed:
+        await _fire(ctx, timer)
+    return bool(claimed)
+
+
+def _due(ctx: Context, state: BattleState, timer: DueTimer) -> Decision:
+    now = ctx.clock()
+    ripe = state.deadline is not None and state.deadline <= now
+    if timer.kind is DeadlineKind.FORMATION and ripe:
+        return domain.formation_due(state, ctx.roster, now, ctx.timing)
+    if timer.kind is DeadlineKind.SELECTION and ripe:
+        return domain.selection_due(state, ctx.roster, now, ctx.timing)
+    if timer.kind is DeadlineKind.DISCONNECT:
+        return domain.take_over(state, timer.seat, ctx.takeover_level)
+    return domain.decide._decide(state, [])  # stale: the save puts the right timer back
+
+
+async def _fire(ctx: Context, timer: DueTimer) -> None:
+    async with ctx.locks.hold(timer.battle_id):
+        await _fire_held(ctx, timer)
+
+
+async def _fire_held(ctx: Context, timer: DueTimer) -> None:
+    for _ in range(RETRIES):
+        state = await ctx.store.load(timer.battle_id)
+        if state is None:
+            return
+        decision = await cpu_moves(ctx, _due(ctx, state, timer))
+        settled: tuple[int, ...] = (timer.seat,) if timer.kind is DeadlineKind.DISCONNECT else ()
+        if decision.state.over:
+            settled = (0, 1)
+        try:
+            await ctx.store.save(Write(timer.battle_id, decision, None, settled))
+        except WrongExpectedVersion:
+            continue
+        await after(ctx, decision)
+        return
+    log.warning("battle.timer_conflict", battle_id=timer.battle_id, kind=timer.kind.value)
+
+
+# ---------------------------------------------------------------------------- presence
+
+
+async def report_presence(
+    ctx: Context, player: str, session_id: str, connected: bool, opened_at: datetime
+) -> str | None:
+    """A session opened or ended: an ending starts the 30 s before the CPU takes the
+    seat over, an opening cancels it. Returns the player's battle in progress."""
+    active = await ctx.store.active_battle(player)
+    if not await ctx.store.record_presence(player, session_id, connected, opened_at):
+        return None if active is None else active.battle_id
+    if active is None:
+        return None
+    if connected:
+        await ctx.store.clear_disconnect(active.battle_id, active.seat)
+    else:
+        due = ctx.clock() + ctx.disconnect
+        await ctx.store.set_disconnect(active.battle_id, active.seat, due)
+        ctx.wake(due)
+    return active.battle_id
