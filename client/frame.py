@@ -37,10 +37,8 @@ def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
         line += f", opponents within {queue.rating_window} points"
     if queue.HasField("bot_fill_delay"):
         line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
-    return Text(
-        line + f" ({queue.queue_length} waiting; Ctrl-C leaves; {SWITCH_KEY}: play a practice bot"
-        " now)"
-    )
+    count = f"{queue.queue_length} waiting; " if queue.queue_length else ""
+    return Text(line + f" ({count}Ctrl-C leaves; {SWITCH_KEY}: play a practice bot now)")
 
 
 def cell_problem(view: pb.MatchView, cell: int) -> str:
@@ -152,10 +150,6 @@ TRADE_WAIT_SECONDS = 20.0
 
 TRADE_GONE_SECONDS = 5.0
 """How long the trade's result may take to arrive once it is no longer pending."""
-
-
-CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
-"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
 
 
 def choosing(trade: pb.Trade) -> bool:
