@@ -207,6 +207,17 @@ def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
         "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
     )
     assert "not changed yet" in str(summary(shown, None, None)[1])
+    # The loser's client ends before the winner chooses (it is not kept waiting): the
+    # summary says what happens next, not a "Waiting" the client does not do.
+    awaiting = pb.Trade(
+        match_id=shown.match_id,
+        status=pb.TRADE_STATUS_AWAITING_CHOICE,
+        my_role=pb.TRADE_ROLE_GIVER,
+        winner_name="[BOT] Bea",
+    )
+    assert str(summary(shown, None, awaiting)[2]) == (
+        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
+    )
 
 
 def test_a_finished_5x5_match_with_its_summary_fits_80x24() -> None:
