@@ -22,9 +22,28 @@ SWITCH_KEY = "b"
 """Typed while queued: give up the ticket for a practice match against a bot."""
 
 
-def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
+def waiting_line(
+    queue: pb.QueueStatus | None, received: datetime, table: pb.Table | None = None
+) -> Text:
     """What shows before a match: the queued ticket as the session stream told it at
-    ``received``, its waiting time counted on since."""
+    ``received``, its waiting time counted on since; else the open table the player
+    hosts (a challenge waits for its player)."""
+    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
+        table is not None and table.status == pb.TABLE_STATUS_OPEN
+    ):
+        guest = table.challenged_player_name
+        who = f"{guest} to accept your challenge" if guest else "a guest to join"
+        return Text(
+            f"Your table {table.table_id[:8]} is open: waiting for {who} "
+            "(triad-client close closes it; Ctrl-C leaves it open)."
+        )
+    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
+        table is not None and table.status == pb.TABLE_STATUS_DECLINED
+    ):
+        return Text(
+            f"{table.challenged_player_name} declined your challenge (table "
+            f"{table.table_id[:8]}). Ctrl-C leaves."
+        )
     if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
         return Text(
             "No active match and no ticket: waiting for one. Start one with "
@@ -71,6 +90,7 @@ def frame(
     draft: pb.DraftView | None = None,
     rating: pb.RatingChange | None = None,
     seen: list[pb.Placement] | None = None,
+    table: pb.Table | None = None,
 ) -> RenderableType:
     """The screen under Live: the match (or the queue), a note, and the prompt with the
     line being typed, all drawn together so that a refresh never hides the prompt.
@@ -79,11 +99,13 @@ def frame(
     ``waiting``: what is shown before a match instead of the queue (a hosted table).
     ``draft``: the draft being picked, shown instead of the match until it is played;
     ``rating``: the match's rating change, for the summary once it is over;
-    ``seen``: the moves earlier views of the match told (render.recent_moves)."""
+    ``seen``: the moves earlier views of the match told (render.recent_moves);
+    ``table``: the table the player hosts, waited on when nothing else is going on."""
     if draft is not None:
         return draft_frame(draft, typing, note)
     if view is None:
-        parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
+        line = Text(waiting) if waiting else waiting_line(queue, received, table)
+        parts: list[RenderableType] = [line]
     elif trade is not None:  # the board gives way to the trade (80x24)
         parts = [Text(result_line(view), style="bold")]
     else:

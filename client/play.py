@@ -219,6 +219,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                     draft,
                     rating,
                     list(told.moves.values()),
+                    told.table,
                 ),
                 refresh=True,
             )

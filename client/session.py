@@ -20,6 +20,8 @@ class Followed:
         self.view: pb.MatchView | None = None
         self.received = datetime.now(UTC)
         self.queue: pb.QueueStatus | None = None
+        self.table: pb.Table | None = None
+        """The table the player hosts, as the session last told it."""
         self.trade: pb.Trade | None = None
         self.draft: pb.DraftView | None = None
         self.ratings: dict[str, pb.RatingChange] = {}
@@ -68,12 +70,16 @@ class Followed:
                 self.keep_draft(opened.draft)
             if opened.status.HasField("ticket") and self.queue is None:
                 self.queue_from(opened.status.ticket)
+            if opened.status.HasField("hosted_table"):
+                self.table = opened.status.hosted_table
         elif kind == "match_view":
             self.show(push.match_view)
         elif kind == "queue_status":
             self.queue = push.queue_status
             if self.view is None:
                 self.received = datetime.now(UTC)
+        elif kind == "table":
+            self.table = push.table
         elif kind in ("trade_prompt", "trade_result"):
             self.keep(getattr(push, kind))
         elif kind == "draft":

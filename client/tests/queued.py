@@ -1,10 +1,10 @@
-"""``triad-client play`` just after an Enqueue, against a stand-in for the gateway
-whose session opens with the queued ticket in the player's status and sends no
-``queue_status`` push afterwards (the Enqueue's push went out before the session
-subscribed; an Unranked queue sends none until a bot takes the seat at 20 s). The
-terminal test types ``b`` and reads the SwitchToPractice calls written to LOG.
+"""``triad-client play`` just after an Enqueue (or a challenge), against a stand-in
+for the gateway whose session opens with the queued ticket (or the hosted table) in the
+player's status and sends no push afterwards (the Enqueue's push went out before the
+session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
+The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG.
 
-    python -m client.tests.queued LOG
+    python -m client.tests.queued LOG [hosted]
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from client.play import play
 from client.tests.views import view
 
 TICKET = "5e1f0c2a-0000-4000-8000-000000000001"
+TABLE = "30eb2069-0000-4000-8000-000000000002"
 
 
 class Gateway:
     """OpenSession (the queued ticket in the status) and SwitchToPractice."""
 
-    def __init__(self, log: Path) -> None:
-        self.log = log
+    def __init__(self, log: Path, hosted: bool = False) -> None:
+        self.log, self.hosted = log, hosted
 
     def OpenSession(self, request: Message, metadata: Any = None) -> AsyncIterator[Any]:
         return self._session()
@@ -48,6 +49,14 @@ class Gateway:
             enqueue_time=enqueued,
         )
         opened = g.SessionOpened(status=g.PlayerStatus(ticket=ticket))
+        if self.hosted:
+            table = pb.Table(
+                table_id=TABLE,
+                host_name="ann",
+                challenged_player_name="bea",
+                status=pb.TABLE_STATUS_OPEN,
+            )
+            opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
         yield g.OpenSessionResponse(session_opened=opened)
         await asyncio.Event().wait()  # the stream stays open, with no queue push
 
@@ -69,7 +78,7 @@ class Caller:
 
 
 async def main() -> None:
-    caller = Caller(Gateway(Path(sys.argv[1])))
+    caller = Caller(Gateway(Path(sys.argv[1]), hosted=sys.argv[2:] == ["hosted"]))
     await play(caller, Console())  # type: ignore[arg-type]  # the stand-in's few calls
 
 
