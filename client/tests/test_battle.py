@@ -33,6 +33,30 @@ async def test_the_screen_fits_80_by_24_and_shows_both_fields_hand_and_energy() 
     assert text.startswith("Skirmish  turn 3/10  selection  10 s left")
     assert f"Energy {mine.you.energy}" in text and "col 0" in text
     assert mine.you.hand[0].name in text
+    # A card names who plays it as the field does ('Kira', not the roster id 'volt').
+    labels = {u.ref: u.name.split()[0][:6] for u in mine.you.units}
+    for i, card in enumerate(mine.you.hand):
+        assert f"{i} {labels[card.owner]}: {card.name} " in text, text
+    # The last turn's actions name units and cards in the same words, not by their ids.
+    ember = next(u for u in mine.you.units if u.ref == "ember")
+    target = mine.opponent.units[0]
+    mine.log.add(
+        seat=mine.seat,
+        actor=ember.uid,
+        card="ember.flare",
+        effects=[
+            pb.BattleEffect(unit=target.uid, change="damage", amount=10),
+            pb.BattleEffect(unit=f"team {mine.seat}", change="energy", amount=1),
+        ],
+    )
+    text = "\n".join(screen(mine, rows=24))
+    log = text.split("Last turn:", 1)[1]
+    first = target.name.split()[0][:6]
+    assert f"Ember Flare -> their {first} damage 10, your team energy 1" in log, log
+    assert log.strip(), text
+    for unit in [*mine.you.units, *mine.opponent.units]:
+        assert unit.uid not in log, log
+    assert "team 0" not in log and "team 1" not in log, log
 
 
 def test_a_plan_is_typed_as_cards_with_their_targets() -> None:
