@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import re
 import sys
+import textwrap
 import time
 import uuid
 from typing import Any
@@ -75,10 +76,11 @@ def parse_plan(line: str, view: pb.BattleView) -> list[pb.BattleAction]:
 
 
 def draw(view: pb.BattleView, note: str = "") -> None:
-    lines = screen(view)
-    sys.stdout.write("\x1b[2J\x1b[H" + "\n".join(lines) + "\n")
-    if note:
-        sys.stdout.write(note[:79] + "\n")
+    """The screen, the note (wrapped: a refusal names the legal targets at its end)
+    and room for the prompt, in 24 rows."""
+    told = textwrap.wrap(note, 79)[:3]
+    lines = screen(view, rows=24 - max(0, len(told) - 1))
+    sys.stdout.write("\x1b[2J\x1b[H" + "\n".join([*lines, *told]) + "\n")
     sys.stdout.flush()
 
 

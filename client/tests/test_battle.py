@@ -8,7 +8,7 @@ from datetime import UTC, timedelta
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from client.battle import parse_plan, parse_squares
+from client.battle import draw, parse_plan, parse_squares
 from client.battle_render import WIDTH, screen
 from client.connection import ClientError
 from services.battle.presenter import battle_view
@@ -80,3 +80,19 @@ def test_a_formation_is_three_squares() -> None:
     assert [(s.row, s.col) for s in squares] == [(0, 0), (1, 0), (2, 1)]
     with pytest.raises(ClientError, match="three squares"):
         parse_squares("0 0 1")
+
+
+async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The server's refusal of a plan ends with the legal targets: cut at 79 columns
+    it lost them ('target {} is not one of')."""
+    mine, _ = await views()
+    note = (
+        "invalid argument: player 0, action 0 (ember.wildfire): target {} is not one of "
+        "[{row 0}, {row 1}, {row 2}]"
+    )
+    draw(mine, note)
+    lines = capsys.readouterr().out.removeprefix("\x1b[2J\x1b[H").splitlines()
+    assert len(lines) <= 23 and all(len(line) <= 79 for line in lines), lines
+    assert " ".join(lines[-2:]).endswith("[{row 0}, {row 1}, {row 2}]"), lines
