@@ -12,7 +12,7 @@ GEN_STAMP := gen/.generated
 .PHONY: help venv proto web web-maybe browser-tools run test unit lint fmt bench load clean ops-tools test-tools chaos
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 venv: $(STAMP) ## create .venv and install the pinned dependencies
 
