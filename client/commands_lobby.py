@@ -151,10 +151,10 @@ def _filter_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def table_row(table: pb.Table) -> str:
+    """A table in the lobby: its rules, then the decks (house hands are in the rules)."""
     decks = "Random decks" if table.settings.random_deck else "players' decks"
-    if table.settings.rules.house_hands:
-        decks = "house hands"
-    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}, {decks}"
+    decks = "" if table.settings.rules.house_hands else f", {decks}"
+    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}{decks}"
 
 
 async def _open_tables(client: Caller, wanted: pb.TableFilter) -> list[pb.Table]:
