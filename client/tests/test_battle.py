@@ -3,6 +3,8 @@ battle service's own presenter from an engine battle."""
 
 from __future__ import annotations
 
+import re
+import sys
 from datetime import UTC, timedelta
 
 import pytest
@@ -11,8 +13,11 @@ from triad.v1 import common_pb2 as pb
 from client.battle import draw, parse_plan, parse_squares
 from client.battle_render import WIDTH, screen
 from client.connection import ClientError
+from devtools.terminal import Terminal
 from services.battle.presenter import battle_view
 from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
+
+SIZE = {"COLUMNS": "80", "LINES": "24"}
 
 
 async def views() -> tuple[pb.BattleView, pb.BattleView]:
@@ -93,6 +98,19 @@ async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
         "[{row 0}, {row 1}, {row 2}]"
     )
     draw(mine, note)
-    lines = capsys.readouterr().out.removeprefix("\x1b[2J\x1b[H").splitlines()
+    lines = re.sub(r"\x1b\[[HKJ]", "", capsys.readouterr().out).splitlines()
     assert len(lines) <= 23 and all(len(line) <= 79 for line in lines), lines
     assert " ".join(lines[-2:]).endswith("[{row 0}, {row 1}, {row 2}]"), lines
+
+
+async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prompt() -> None:
+    """The opponent gives up while nothing is typed: the screen says so at once (the
+    prompt used to block on input() until Enter, the deadline frozen)."""
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling"], SIZE)
+    try:
+        first = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
+        assert "selection" in first, first
+        ended = await terminal.until(lambda s: "You won" in s, "the end, nothing typed")
+        assert "a player gave up" in ended, ended
+    finally:
+        terminal.close()
