@@ -12,7 +12,7 @@ GEN_STAMP := gen/.generated
 .PHONY: help venv proto web web-maybe browser-tools run test unit lint fmt bench load clean ops-tools test-tools chaos
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 venv: $(STAMP) ## create .venv and install the pinned dependencies
 
@@ -79,7 +79,7 @@ test: proto lint test-tools ## run every test (unit, integration, conformance)
 
 # Unit and handler tests: no server. devtools/testing.py marks every test that asks for
 # PostgreSQL or NATS `integration`, so none of them is selected here.
-unit: proto ## run the unit and handler tests (no server; under a minute)
+unit: proto ## run the unit and handler tests (no server; a few minutes)
 	$(BIN)/python -m pytest -q -n auto -m "not integration" services gateway client devtools bench tests/test_contract.py tests/test_house.py
 
 lint: proto ## ruff (lint and format check) and mypy

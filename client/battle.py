@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import re
 import sys
+import textwrap
 import time
 import uuid
 from typing import Any
@@ -26,11 +27,13 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle_render import prompt, result_line, screen
+from client.battle_render import prompt, screen
 from client.connection import Caller, ClientError, as_json, describe
+from client.keys import LineReader
 
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
 POLL = 0.5
+HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
 
 
 def parse_squares(line: str) -> list[pb.BattleSquare]:
@@ -74,11 +77,16 @@ def parse_plan(line: str, view: pb.BattleView) -> list[pb.BattleAction]:
     return actions
 
 
-def draw(view: pb.BattleView, note: str = "") -> None:
-    lines = screen(view)
-    sys.stdout.write("\x1b[2J\x1b[H" + "\n".join(lines) + "\n")
-    if note:
-        sys.stdout.write(note[:79] + "\n")
+def draw(view: pb.BattleView, note: str = "", typing: str | None = None) -> None:
+    """The screen, the note (wrapped: a refusal names the legal targets at its end) and,
+    when it is your move, the prompt with the line being typed, in 24 rows; drawn over
+    the last one (each line cleared to its end), so a redraw every second does not
+    flicker."""
+    told = textwrap.wrap(note, 79)[:3]
+    lines = screen(view, rows=24 - max(0, len(told) - 1))
+    text = "\n".join(f"{line}{CLEAR_LINE}" for line in [*lines, *told])
+    end = f"\n{prompt(view)}{typing}{CLEAR_LINE}" if typing is not None else "\n"
+    sys.stdout.write(HOME + text + end + CLEAR_BELOW)
     sys.stdout.flush()
 
 
@@ -158,30 +166,35 @@ def _my_move(view: pb.BattleView) -> bool:
 
 
 async def play_battle(client: Caller, view: pb.BattleView) -> int:
+    """The battle until it ends: the screen redrawn every second (the deadline counts
+    down, the opponent's commit or giving up shows) and at each key, while the plan
+    is typed at the prompt (client/keys.py: the keys one by one, drawn by us)."""
     note = ""
-    while True:
-        draw(view, note)
-        if view.status == pb.BATTLE_STATUS_FINISHED:
-            print(result_line(view))
-            return 0
-        if not _my_move(view):
-            shown = view.version
-            deadline = time.monotonic() + 1.0  # redraw at least every second (countdown)
-            while view.version == shown and time.monotonic() < deadline:
-                await asyncio.sleep(POLL)
+    sys.stdout.write("\x1b[2J")
+    with LineReader() as reader:
+        polled = time.monotonic()
+        while True:
+            mine = _my_move(view)
+            draw(view, note, reader.typing if mine else None)
+            if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
+                return 0
+            if mine and reader.done:
+                return 1
+            line = await reader.line(timeout=POLL)
+            if line is None:
+                if time.monotonic() - polled >= 1.0:
+                    view, polled = await _view(client, view.battle_id), time.monotonic()
+                continue
+            if not mine:
+                note = "Your plan is in: waiting for the turn to resolve."
+                continue
+            try:
+                view, note = await _act(client, view, line), ""
+            except ClientError as error:
+                note = str(error)
+            except grpc.aio.AioRpcError as error:
+                note = describe(error)
                 view = await _view(client, view.battle_id)
-            continue
-        try:
-            line = await asyncio.to_thread(input, prompt(view))
-        except EOFError:
-            return 1
-        try:
-            view, note = await _act(client, view, line), ""
-        except ClientError as error:
-            note = str(error)
-        except grpc.aio.AioRpcError as error:
-            note = describe(error)
-            view = await _view(client, view.battle_id)
 
 
 async def battle(client: Caller, args: argparse.Namespace, console: Console) -> int:

@@ -31,9 +31,14 @@ def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None
     return max(0, int(left.total_seconds()))
 
 
+def _label(unit: pb.BattleUnit) -> str:
+    """A unit as the field and the hand name it: its first name, at most 6 letters."""
+    return unit.name.split()[0][:6]
+
+
 def _unit_text(unit: pb.BattleUnit) -> str:
     mark = "+" if unit.shield else ("*" if unit.cover else "")
-    return f"{unit.name.split()[0][:6]} {unit.hp}{mark}"[: CELL - 1]
+    return f"{_label(unit)} {unit.hp}{mark}"[: CELL - 1]
 
 
 def _grid(team: pb.BattleTeamView) -> dict[tuple[int, int], str]:
@@ -66,27 +71,44 @@ def _team_line(label: str, team: pb.BattleTeamView) -> str:
 
 
 def hand_lines(view: pb.BattleView) -> list[str]:
+    """Each card with who plays it named as on the field (not by its roster id)."""
+    owners = {u.ref: _label(u) for u in view.you.units if not u.summon and u.name}
     lines = []
     for i, card in enumerate(view.you.hand):
         cooling = f" CT {card.cooling}" if card.cooling else ""
         special = " SPECIAL" if card.special else ""
         line = (
-            f"{i} {card.owner}: {card.name} {card.cost}E {card.range} {card.group}"
+            f"{i} {owners.get(card.owner, card.owner)}: {card.name} {card.cost}E {card.range} "
+            f"{card.group}"
             f"{cooling}{special} - {card.text}"
         )
         lines.append(line[:WIDTH])
     return lines
 
 
+def card_words(card_id: str) -> str:
+    """A card id as words: 'rime.ice_wall' -> 'Ice Wall'."""
+    return card_id.rsplit(".", 1)[-1].replace("_", " ").title()
+
+
 def log_lines(view: pb.BattleView) -> list[str]:
+    """The last turn's actions, units named as on the fields (yours or theirs: the
+    same first name may stand on both), cards by their names."""
+    names = {u.uid: _label(u) for u in view.you.units if u.name}
+    names |= {u.uid: f"their {_label(u)}" for u in view.opponent.units if u.name}
+    names |= {f"team {view.seat}": "your team", f"team {1 - view.seat}": "their team"}
+    teams = {view.seat: "you", 1 - view.seat: "they"}
     lines = []
     for entry in view.log:
-        what = entry.card or entry.step
+        what = card_words(entry.card) if entry.card else entry.step
         effects = ", ".join(
-            f"{e.unit} {e.change} {e.amount}" if e.amount else f"{e.unit} {e.change}"
+            f"{names.get(e.unit, e.unit)} {e.change} {e.amount}"
+            if e.amount
+            else f"{names.get(e.unit, e.unit)} {e.change}"
             for e in entry.effects
         )
-        line = f"{entry.actor or 'team ' + str(entry.seat)} {what}"
+        who = names.get(entry.actor, entry.actor) or teams.get(entry.seat, f"team {entry.seat}")
+        line = f"{who} {what}"
         line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
         lines.append(line[:WIDTH])
     return lines

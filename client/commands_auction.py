@@ -30,15 +30,23 @@ MAX_PRICE = 1_000_000
 
 
 def listings_table(title: str, listings: list[pb.Listing]) -> Table:
+    """The listings in 80 columns: the listing id (what buy and cancel take), the card
+    (copies.copy_row without the copy id and the Realm words: `copy` shows them), the
+    price and the state (an open one: until when)."""
     table = Table(title=title, title_justify="left")
-    for heading in ("listing", "copy", "name", "stars", "element", "sides", "price", "status"):
-        table.add_column(heading, no_wrap=heading != "name")
+    for heading in ("listing", "name", "stars", "element", "sides", "price", "status"):
+        wraps = heading in ("name", "status")
+        table.add_column(heading, no_wrap=not wraps, min_width=10 if wraps else None)
     for x in listings:
         expires = x.expire_time.ToDatetime().strftime("%Y-%m-%d %H:%M UTC")
         status = STATUS_NAMES.get(x.status, "?")
+        _, name, stars, element, sides, _ = copy_row(x.copy)
         table.add_row(
             x.listing_id[:8],
-            *copy_row(x.copy),
+            name,
+            stars,
+            element,
+            sides,
             f"{x.price:,}",
             f"until {expires}" if x.status == pb.LISTING_STATUS_OPEN else status,
         )

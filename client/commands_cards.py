@@ -43,8 +43,11 @@ async def catalog(client: Caller, args: argparse.Namespace, console: Console) ->
         print(as_json(whole))
         return 0
     table = Table(title=f"Catalog: {whole.total_size} characters", title_justify="left")
+    # The name and the Realm words wrap (the longest, 'elemental, lawful neutral,
+    # legendary', would squeeze the name to nothing in 80 columns); the rest do not.
     for heading in ("id", "name", "stars", "element", "sides", "realm"):
-        table.add_column(heading, no_wrap=heading != "name")
+        wraps = heading in ("name", "realm")
+        table.add_column(heading, no_wrap=not wraps, min_width=10 if wraps else None)
     for c in whole.characters:
         table.add_row(
             c.character_id,

@@ -151,10 +151,10 @@ def _filter_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def table_row(table: pb.Table) -> str:
+    """A table in the lobby: its rules, then the decks (house hands are in the rules)."""
     decks = "Random decks" if table.settings.random_deck else "players' decks"
-    if table.settings.rules.house_hands:
-        decks = "house hands"
-    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}, {decks}"
+    decks = "" if table.settings.rules.house_hands else f", {decks}"
+    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}{decks}"
 
 
 async def _open_tables(client: Caller, wanted: pb.TableFilter) -> list[pb.Table]:
@@ -314,17 +314,20 @@ async def _challenge(client: Caller, given: str) -> pb.Table:
 
 
 async def challenges(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    found = await _challenges(client)
+    """The challenges to you: Triad tables, then battle tables (listed only when asked
+    for: ``filter.battles``), each with how to take it up."""
+    battles = pb.TableFilter(challenges_only=True, battles=True)
+    found = await _challenges(client) + await _open_tables(client, battles)
     if args.json:
         print(as_json(g.ListTablesResponse(tables=found)))
     elif not found:
         console.print("No challenges for you.")
     for table in [] if args.json else found:
         decks = "Random decks" if table.settings.random_deck else "your deck"
-        console.print(
-            f"{table.table_id[:8]}  from {table.host_name}: "
-            f"{rules_line(table.settings.rules)}, {decks}"
-        )
+        what = f"{rules_line(table.settings.rules)}, {decks}"
+        if table.settings.battle:
+            what = f"a Skirmish battle: triad-client battle --join {table.table_id}"
+        console.print(f"{table.table_id[:8]}  from {table.host_name}: {what}")
     return 0
 
 

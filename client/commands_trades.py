@@ -17,6 +17,9 @@ from client.connection import Caller, CommandError, as_json
 from client.copies import copies_table
 from client.rules_text import TRADE_NAMES
 
+CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
+"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
+
 
 def rule_of(trade: pb.Trade) -> pb.TradeRule.ValueType:
     """The trade's rule; a server from before trade rules leaves it unset: Trade One."""

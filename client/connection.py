@@ -154,6 +154,9 @@ def describe(error: grpc.aio.AioRpcError) -> str:
     words = code.name.lower().replace("_", " ")
     line = f"{words}: {said[0]}" if said else words
     advice = ADVICE.get(code, "")
+    said_already, _, rest = advice.partition(": ")
+    if rest and said_already in line:  # 'log in again' said: only the command
+        advice = rest
     if advice and advice not in line:
         line += f" ({advice})"
     return line

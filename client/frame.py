@@ -22,9 +22,28 @@ SWITCH_KEY = "b"
 """Typed while queued: give up the ticket for a practice match against a bot."""
 
 
-def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
+def waiting_line(
+    queue: pb.QueueStatus | None, received: datetime, table: pb.Table | None = None
+) -> Text:
     """What shows before a match: the queued ticket as the session stream told it at
-    ``received``, its waiting time counted on since."""
+    ``received``, its waiting time counted on since; else the open table the player
+    hosts (a challenge waits for its player)."""
+    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
+        table is not None and table.status == pb.TABLE_STATUS_OPEN
+    ):
+        guest = table.challenged_player_name
+        who = f"{guest} to accept your challenge" if guest else "a guest to join"
+        return Text(
+            f"Your table {table.table_id[:8]} is open: waiting for {who} "
+            "(triad-client close closes it; Ctrl-C leaves it open)."
+        )
+    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
+        table is not None and table.status == pb.TABLE_STATUS_DECLINED
+    ):
+        return Text(
+            f"{table.challenged_player_name} declined your challenge (table "
+            f"{table.table_id[:8]}). Ctrl-C leaves."
+        )
     if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
         return Text(
             "No active match and no ticket: waiting for one. Start one with "
@@ -37,10 +56,8 @@ def waiting_line(queue: pb.QueueStatus | None, received: datetime) -> Text:
         line += f", opponents within {queue.rating_window} points"
     if queue.HasField("bot_fill_delay"):
         line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
-    return Text(
-        line + f" ({queue.queue_length} waiting; Ctrl-C leaves; {SWITCH_KEY}: play a practice bot"
-        " now)"
-    )
+    count = f"{queue.queue_length} waiting; " if queue.queue_length else ""
+    return Text(line + f" ({count}Ctrl-C leaves; {SWITCH_KEY}: play a practice bot now)")
 
 
 def cell_problem(view: pb.MatchView, cell: int) -> str:
@@ -73,6 +90,7 @@ def frame(
     draft: pb.DraftView | None = None,
     rating: pb.RatingChange | None = None,
     seen: list[pb.Placement] | None = None,
+    table: pb.Table | None = None,
 ) -> RenderableType:
     """The screen under Live: the match (or the queue), a note, and the prompt with the
     line being typed, all drawn together so that a refresh never hides the prompt.
@@ -81,11 +99,13 @@ def frame(
     ``waiting``: what is shown before a match instead of the queue (a hosted table).
     ``draft``: the draft being picked, shown instead of the match until it is played;
     ``rating``: the match's rating change, for the summary once it is over;
-    ``seen``: the moves earlier views of the match told (render.recent_moves)."""
+    ``seen``: the moves earlier views of the match told (render.recent_moves);
+    ``table``: the table the player hosts, waited on when nothing else is going on."""
     if draft is not None:
         return draft_frame(draft, typing, note)
     if view is None:
-        parts: list[RenderableType] = [Text(waiting) if waiting else waiting_line(queue, received)]
+        line = Text(waiting) if waiting else waiting_line(queue, received, table)
+        parts: list[RenderableType] = [line]
     elif trade is not None:  # the board gives way to the trade (80x24)
         parts = [Text(result_line(view), style="bold")]
     else:
@@ -152,10 +172,6 @@ TRADE_WAIT_SECONDS = 20.0
 
 TRADE_GONE_SECONDS = 5.0
 """How long the trade's result may take to arrive once it is no longer pending."""
-
-
-CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
-"""The trade rules whose trade waits for the winner's choice (GetPendingTrade shows it)."""
 
 
 def choosing(trade: pb.Trade) -> bool:

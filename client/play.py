@@ -22,10 +22,9 @@ from triad.v1 import gateway_pb2 as g
 from client import drafting
 from client.board import example_cell
 from client.commands_cards import resolve_deck
-from client.commands_trades import choose
+from client.commands_trades import CHOICE_RULES, choose
 from client.connection import Client, ClientError, describe
 from client.frame import (
-    CHOICE_RULES,
     SWITCH_KEY,
     TRADE_GONE_SECONDS,
     TRADE_WAIT_SECONDS,
@@ -220,6 +219,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
                     draft,
                     rating,
                     list(told.moves.values()),
+                    told.table,
                 ),
                 refresh=True,
             )

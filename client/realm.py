@@ -37,11 +37,21 @@ def is_realm(rules: pb.Rules) -> bool:
     return rules.family == pb.RULES_FAMILY_REALM
 
 
-def module_words(rules: pb.Rules) -> list[str]:
-    """'Realm' and the modules on, for the rules line; nothing at a standard table."""
+SHORT_MODULES = dict(zip(MODULES, ("types", "clash", "lair", "resistance", "cursed"), strict=True))
+"""The modules by the names ``host --realm`` takes, for a title too long otherwise."""
+
+
+def module_words(rules: pb.Rules, short: bool = False) -> list[str]:
+    """'Realm' and the modules on, for the rules line; nothing at a standard table.
+    ``short``: 'Realm: all modules' or 'Realm: lair,cursed'."""
     if not is_realm(rules):
         return []
-    return ["Realm", *(name for field, name in MODULES.items() if getattr(rules.realm, field))]
+    on = [field for field in MODULES if getattr(rules.realm, field)]
+    if not short:
+        return ["Realm", *(MODULES[field] for field in on)]
+    if len(on) == len(MODULES):
+        return ["Realm: all modules"]
+    return ["Realm: " + ",".join(SHORT_MODULES[field] for field in on)] if on else ["Realm"]
 
 
 def _seat_word(view: pb.MatchView, seat: int) -> str:

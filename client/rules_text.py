@@ -71,14 +71,15 @@ def board_line(rules: pb.Rules) -> str:
     return f"{rows}x{cols}" + (f", {blocked} blocked" if blocked else "")
 
 
-def placing_line(rules: pb.Rules) -> str:
+def placing_line(rules: pb.Rules, short: bool = False) -> str:
     """How cards are placed and seen: 'Three Open, Same, Plus, Combo' (at a Realm
-    table also 'Realm' and its modules: '..., Combo, Realm, Lair, Cursed')."""
+    table also 'Realm' and its modules: '..., Combo, Realm, Lair, Cursed'; ``short``:
+    '..., Combo, Realm: lair,cursed')."""
     visibility = pb.Visibility.Name(rules.visibility).removeprefix("VISIBILITY_")
     on = [f.title() for f in ("same", "plus", "combo", "elemental") if getattr(rules, f)]
     if rules.same_wall:
         on.append("Same Wall")
-    on += module_words(rules)
+    on += module_words(rules, short)
     return ", ".join([visibility.replace("_", " ").title(), *on])
 
 
@@ -109,7 +110,15 @@ def match_rules_line(view: pb.MatchView) -> str:
         mode += f", {mode_name(view.origin_mode)} rules"
     if view.ladder.ladder:
         mode += ", rated"
-    return f"Rules: {placing_line(view.rules)}" + (f" ({mode})" if mode else "")
+    mode = f" ({mode})" if mode else ""
+    line = f"Rules: {placing_line(view.rules)}{mode}"
+    if len(line) > TITLE_WIDTH:  # a Realm table's modules by their short names
+        line = f"Rules: {placing_line(view.rules, short=True)}{mode}"
+    return line if len(line) <= TITLE_WIDTH else line.removeprefix("Rules: ")
+
+
+TITLE_WIDTH = 74
+"""The longest title an 80-column match panel shows whole."""
 
 
 def elemental_bonus(placed: pb.PlacedCard, mark: pb.Element.ValueType) -> int:

@@ -20,6 +20,8 @@ class Followed:
         self.view: pb.MatchView | None = None
         self.received = datetime.now(UTC)
         self.queue: pb.QueueStatus | None = None
+        self.table: pb.Table | None = None
+        """The table the player hosts, as the session last told it."""
         self.trade: pb.Trade | None = None
         self.draft: pb.DraftView | None = None
         self.ratings: dict[str, pb.RatingChange] = {}
@@ -49,6 +51,14 @@ class Followed:
         if held is None or held.draft_id != draft.draft_id or draft.version > held.version:
             self.draft = draft
 
+    def queue_from(self, ticket: pb.Ticket) -> None:
+        """The queue as the status the session opened with tells it: the ticket, waiting
+        since it was enqueued (the Enqueue's own push went out before the session
+        listened, and an Unranked queue sends no other until a bot takes the seat)."""
+        self.queue = pb.QueueStatus(ticket=ticket)
+        if self.view is None and ticket.HasField("enqueue_time"):
+            self.received = min(datetime.now(UTC), ticket.enqueue_time.ToDatetime(UTC))
+
     def take(self, push: g.OpenSessionResponse) -> bool:
         """One push; False once the server closed the session."""
         kind = push.WhichOneof("push")
@@ -58,12 +68,18 @@ class Followed:
                 self.show(opened.active_match)
             if opened.HasField("draft"):
                 self.keep_draft(opened.draft)
+            if opened.status.HasField("ticket") and self.queue is None:
+                self.queue_from(opened.status.ticket)
+            if opened.status.HasField("hosted_table"):
+                self.table = opened.status.hosted_table
         elif kind == "match_view":
             self.show(push.match_view)
         elif kind == "queue_status":
             self.queue = push.queue_status
             if self.view is None:
                 self.received = datetime.now(UTC)
+        elif kind == "table":
+            self.table = push.table
         elif kind in ("trade_prompt", "trade_result"):
             self.keep(getattr(push, kind))
         elif kind == "draft":

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
-from client.commands_trades import trade_status
+from client.commands_trades import CHOICE_RULES, count_of, trade_status
 from client.rules_text import LADDER_NAMES, TRADE_NAMES, result_words
 
 
@@ -29,14 +29,21 @@ def trade_words(view: pb.MatchView, trade: pb.Trade | None) -> str:
     name = TRADE_NAMES.get(rule)
     if name is None:
         return "No trade."
-    if trade is not None and trade.match_id == view.match_id:
+    giving = (
+        trade is not None
+        and trade.status == pb.TRADE_STATUS_AWAITING_CHOICE
+        and trade.my_role != pb.TRADE_ROLE_CHOOSER
+    )  # the loser's client ends before the choice: what happens next, not "Waiting"
+    if trade is not None and trade.match_id == view.match_id and not giving:
         return f"{name}: {trade_status(trade)}"
     draw = view.outcome.WhichOneof("result") == "draw"
     if draw and rule != pb.TRADE_RULE_DIRECT:
         return f"{name}: a draw trades nothing."
-    if rule == pb.TRADE_RULE_ONE and view.outcome.winner_seat != view.my_seat:
+    if rule in CHOICE_RULES and view.outcome.winner_seat != view.my_seat:
         winner = next(p.player_name for p in view.players if p.seat != view.my_seat)
-        return f"{name}: {winner} takes one of your cards; triad-client trade shows it."
+        n = count_of(trade) if trade is not None else 1
+        taken = "one" if n == 1 else str(n)
+        return f"{name}: {winner} takes {taken} of your cards; triad-client trade shows it."
     return f"{name}: triad-client trade or collection shows what moved."
 
 

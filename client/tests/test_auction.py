@@ -61,3 +61,36 @@ def test_a_listing_shows_its_card_price_and_state() -> None:
     text = out.getvalue()
     assert "01234567" in text and "Geezard (holo)" in text
     assert "1,250" in text and "sold" in text
+
+
+def test_an_open_listing_reads_in_80_columns_each_value_under_its_heading() -> None:
+    """The row of an open listing on an 80-column terminal: nothing squeezed to '…',
+    each value under its heading (copies.copy_row gained a Realm cell the listing
+    table had no heading for)."""
+    listing = pb.Listing(
+        listing_id="80ec549d-0000",
+        copy=pb.OwnedCopy(
+            copy_id="9bc412e3-0000",
+            character=pb.Character(
+                name="Saltmarsh Witch",
+                stars=2,
+                element=pb.ELEMENT_WATER,
+                creature_type=pb.CREATURE_TYPE_FIEND,
+                alignment=pb.Alignment(law=pb.ALIGNMENT_LAW_LAWFUL, moral=pb.ALIGNMENT_MORAL_EVIL),
+            ),
+            printed_sides=pb.Sides(top=4, right=2, bottom=7, left=5),
+        ),
+        price=250,
+        status=pb.LISTING_STATUS_OPEN,
+    )
+    listing.expire_time.FromSeconds(1_796_300_000)
+    out = io.StringIO()
+    Console(width=80, file=out, color_system=None).print(listings_table("AH", [listing]))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines) and "…" not in text, text
+    assert "Saltmarsh" in text and "water" in text and "2026-12-03" in text, text
+    heading = next(line for line in lines if "price" in line)
+    row = next(line for line in lines if "250" in line)
+    assert heading.index("price") <= row.index("250") < heading.index("status"), text
+    assert heading.index("sides") <= row.index("T4 R2 B7 L5") < heading.index("price"), text

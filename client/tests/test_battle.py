@@ -3,16 +3,21 @@ battle service's own presenter from an engine battle."""
 
 from __future__ import annotations
 
+import re
+import sys
 from datetime import UTC, timedelta
 
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from client.battle import parse_plan, parse_squares
+from client.battle import draw, parse_plan, parse_squares
 from client.battle_render import WIDTH, screen
 from client.connection import ClientError
+from devtools.terminal import Terminal
 from services.battle.presenter import battle_view
 from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
+
+SIZE = {"COLUMNS": "80", "LINES": "24"}
 
 
 async def views() -> tuple[pb.BattleView, pb.BattleView]:
@@ -33,6 +38,30 @@ async def test_the_screen_fits_80_by_24_and_shows_both_fields_hand_and_energy() 
     assert text.startswith("Skirmish  turn 3/10  selection  10 s left")
     assert f"Energy {mine.you.energy}" in text and "col 0" in text
     assert mine.you.hand[0].name in text
+    # A card names who plays it as the field does ('Kira', not the roster id 'volt').
+    labels = {u.ref: u.name.split()[0][:6] for u in mine.you.units}
+    for i, card in enumerate(mine.you.hand):
+        assert f"{i} {labels[card.owner]}: {card.name} " in text, text
+    # The last turn's actions name units and cards in the same words, not by their ids.
+    ember = next(u for u in mine.you.units if u.ref == "ember")
+    target = mine.opponent.units[0]
+    mine.log.add(
+        seat=mine.seat,
+        actor=ember.uid,
+        card="ember.flare",
+        effects=[
+            pb.BattleEffect(unit=target.uid, change="damage", amount=10),
+            pb.BattleEffect(unit=f"team {mine.seat}", change="energy", amount=1),
+        ],
+    )
+    text = "\n".join(screen(mine, rows=24))
+    log = text.split("Last turn:", 1)[1]
+    first = target.name.split()[0][:6]
+    assert f"Ember Flare -> their {first} damage 10, your team energy 1" in log, log
+    assert log.strip(), text
+    for unit in [*mine.you.units, *mine.opponent.units]:
+        assert unit.uid not in log, log
+    assert "team 0" not in log and "team 1" not in log, log
 
 
 def test_a_plan_is_typed_as_cards_with_their_targets() -> None:
@@ -56,3 +85,32 @@ def test_a_formation_is_three_squares() -> None:
     assert [(s.row, s.col) for s in squares] == [(0, 0), (1, 0), (2, 1)]
     with pytest.raises(ClientError, match="three squares"):
         parse_squares("0 0 1")
+
+
+async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The server's refusal of a plan ends with the legal targets: cut at 79 columns
+    it lost them ('target {} is not one of')."""
+    mine, _ = await views()
+    note = (
+        "invalid argument: player 0, action 0 (ember.wildfire): target {} is not one of "
+        "[{row 0}, {row 1}, {row 2}]"
+    )
+    draw(mine, note)
+    lines = re.sub(r"\x1b\[[HKJ]", "", capsys.readouterr().out).splitlines()
+    assert len(lines) <= 23 and all(len(line) <= 79 for line in lines), lines
+    assert " ".join(lines[-2:]).endswith("[{row 0}, {row 1}, {row 2}]"), lines
+
+
+async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prompt() -> None:
+    """The opponent gives up while nothing is typed: the screen says so at once (the
+    prompt used to block on input() until Enter, the deadline frozen)."""
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling"], SIZE)
+    try:
+        first = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
+        assert "selection" in first, first
+        ended = await terminal.until(lambda s: "You won" in s, "the end, nothing typed")
+        assert "a player gave up" in ended, ended
+    finally:
+        terminal.close()

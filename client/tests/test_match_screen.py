@@ -86,6 +86,30 @@ def test_the_rules_line_says_how_cards_are_placed_and_the_mode() -> None:
     assert "Rules: Closed, Same, Plus, Combo (Practice" in drawn(shown)[0]
 
 
+def test_a_realm_tables_rules_line_fits_the_title_with_every_module() -> None:
+    """Every Realm module named in full ran past the 80-column title, which was cut
+    after 'Alignment Clash,': the modules then go by their short names."""
+    rules = pb.Rules(
+        visibility=pb.VISIBILITY_ALL_OPEN, same=True, plus=True, combo=True,
+        family=pb.RULES_FAMILY_REALM,
+        realm=pb.RealmModules(
+            type_advantage=True, alignment_clash=True, lair=True, resistance=True, cursed=True
+        ),
+    )  # fmt: skip
+    shown = view(rules=rules)
+    line = "Rules: All Open, Same, Plus, Combo, Realm: all modules (Custom)"
+    assert match_rules_line(shown) == line
+    assert line in drawn(shown)[0]
+    shown.rules.realm.cursed = False
+    line = "All Open, Same, Plus, Combo, Realm: types,clash,lair,resistance (Custom)"
+    assert match_rules_line(shown) == line, "without 'Rules: ' when even that is too long"
+    assert line in drawn(shown)[0]
+    shown.rules.realm.type_advantage = shown.rules.realm.alignment_clash = False
+    assert match_rules_line(shown) == (
+        "Rules: All Open, Same, Plus, Combo, Realm, Lair, Resistance (Custom)"
+    ), "in full where it fits"
+
+
 def test_the_last_move_names_each_capture_with_its_cause() -> None:
     screen = "\n".join(drawn(captured_by_ann()))
     assert "You put Shiva on 4: took 1 (Same), 5 (Combo)." in screen
@@ -207,6 +231,17 @@ def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
         "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
     )
     assert "not changed yet" in str(summary(shown, None, None)[1])
+    # The loser's client ends before the winner chooses (it is not kept waiting): the
+    # summary says what happens next, not a "Waiting" the client does not do.
+    awaiting = pb.Trade(
+        match_id=shown.match_id,
+        status=pb.TRADE_STATUS_AWAITING_CHOICE,
+        my_role=pb.TRADE_ROLE_GIVER,
+        winner_name="[BOT] Bea",
+    )
+    assert str(summary(shown, None, awaiting)[2]) == (
+        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
+    )
 
 
 def test_a_finished_5x5_match_with_its_summary_fits_80x24() -> None:

@@ -13,6 +13,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 
 from client.board import example_cell, open_cells
+from client.commands_lobby import table_row
 from client.frame import cell_problem, frame
 from client.realm import parse_move, realm_attributes, realm_line
 from client.render import round_line
@@ -123,6 +124,13 @@ def test_the_rules_line_names_the_board_house_hands_and_each_trade_rule() -> Non
         board=pb.BoardShape(rows=5, columns=5, blocked_count=3),
     )
     assert rules_line(rules) == "Three Open, 5x5, 3 blocked, house hands, No trade"
+    # The lobby's row says house hands once (the rules line says it already).
+    table = pb.Table(table_id="0fe1a562-x", host_name="ann")
+    table.settings.rules.CopyFrom(rules)
+    assert table_row(table) == ("0fe1a562  ann: Three Open, 5x5, 3 blocked, house hands, No trade")
+    table.settings.rules.house_hands = False
+    table.settings.random_deck = True
+    assert table_row(table).endswith("No trade, Random decks")
     for trade, name in (
         (pb.TRADE_RULE_ONE, "Trade One"),
         (pb.TRADE_RULE_DIRECT, "Trade Direct"),

@@ -1,0 +1,86 @@
+"""``triad-client play`` just after an Enqueue (or a challenge), against a stand-in
+for the gateway whose session opens with the queued ticket (or the hosted table) in the
+player's status and sends no push afterwards (the Enqueue's push went out before the
+session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
+The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG.
+
+    python -m client.tests.queued LOG [hosted]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.play import play
+from client.tests.views import view
+
+TICKET = "5e1f0c2a-0000-4000-8000-000000000001"
+TABLE = "30eb2069-0000-4000-8000-000000000002"
+
+
+class Gateway:
+    """OpenSession (the queued ticket in the status) and SwitchToPractice."""
+
+    def __init__(self, log: Path, hosted: bool = False) -> None:
+        self.log, self.hosted = log, hosted
+
+    def OpenSession(self, request: Message, metadata: Any = None) -> AsyncIterator[Any]:
+        return self._session()
+
+    async def _session(self) -> AsyncIterator[g.OpenSessionResponse]:
+        enqueued = Timestamp()
+        enqueued.GetCurrentTime()
+        ticket = pb.Ticket(
+            ticket_id=TICKET,
+            mode=pb.MODE_UNRANKED,
+            status=pb.TICKET_STATUS_QUEUED,
+            enqueue_time=enqueued,
+        )
+        opened = g.SessionOpened(status=g.PlayerStatus(ticket=ticket))
+        if self.hosted:
+            table = pb.Table(
+                table_id=TABLE,
+                host_name="ann",
+                challenged_player_name="bea",
+                status=pb.TABLE_STATUS_OPEN,
+            )
+            opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
+        yield g.OpenSessionResponse(session_opened=opened)
+        await asyncio.Event().wait()  # the stream stays open, with no queue push
+
+    async def SwitchToPractice(self, request: g.SwitchToPracticeRequest) -> Any:
+        with self.log.open("a") as out:
+            out.write(json.dumps(json_format.MessageToDict(request)) + "\n")
+        return g.SwitchToPracticeResponse(view=view(names=("ann", "[BOT] Nimbus Cat")))
+
+
+class Caller:
+    def __init__(self, stub: Gateway) -> None:
+        self.stub = stub
+
+    def metadata(self) -> tuple[tuple[str, str]]:
+        return (("authorization", "Bearer test"),)
+
+    async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
+        return await method(request)
+
+
+async def main() -> None:
+    caller = Caller(Gateway(Path(sys.argv[1]), hosted=sys.argv[2:] == ["hosted"]))
+    await play(caller, Console())  # type: ignore[arg-type]  # the stand-in's few calls
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,53 @@
+"""The queue on a real terminal (a pseudo-terminal read by pyte, as a person sees it),
+``triad-client play`` against a stand-in gateway (client/tests/queued.py): the ticket
+the session opens with is the queue shown at once, and ``b`` gives it up for a practice
+bot, although no ``queue_status`` push ever came (an Unranked queue sends none while it
+waits for the bot); a challenger waiting with ``play`` is told whom it waits for."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from client.tests.queued import TABLE, TICKET
+from devtools.terminal import Terminal
+
+SIZE = {"COLUMNS": "80", "LINES": "24"}
+
+
+async def test_the_ticket_the_session_opens_with_is_shown_and_b_switches_to_a_bot(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    terminal = Terminal([sys.executable, "-m", "client.tests.queued", str(log)], SIZE)
+    try:
+        waiting = await terminal.until(lambda s: "In the Unranked queue" in s, "the queue")
+        assert "No active match and no ticket" not in waiting, waiting
+        assert "b: play a practice bot now" in " ".join(waiting.split()), waiting
+        assert "0 waiting" not in waiting, "the count is not known from the status alone"
+        terminal.type("b\r")
+        switched = await terminal.until(
+            lambda s: "Switched from the queue to a practice match" in s, "the switch"
+        )
+        assert "[BOT] Nimbus Cat" in switched, switched
+        calls = [json.loads(line) for line in log.read_text().splitlines()]
+        assert [c["ticketId"] for c in calls] == [TICKET]
+    finally:
+        terminal.close()
+
+
+async def test_a_challenger_waiting_with_play_is_told_the_table_waits_for_its_guest(
+    tmp_path: Path,
+) -> None:
+    argv = [sys.executable, "-m", "client.tests.queued", str(tmp_path / "calls"), "hosted"]
+    terminal = Terminal(argv, SIZE)
+    try:
+        waiting = " ".join(
+            (await terminal.until(lambda s: TABLE[:8] in s, "the hosted table")).split()
+        )
+        assert "No active match and no ticket" not in waiting, waiting
+        assert f"Your table {TABLE[:8]} is open: waiting for bea to accept" in waiting, waiting
+        assert "triad-client close closes it" in waiting, waiting
+    finally:
+        terminal.close()
