@@ -79,7 +79,7 @@ test: proto lint test-tools ## run every test (unit, integration, conformance)
 
 # Unit and handler tests: no server. devtools/testing.py marks every test that asks for
 # PostgreSQL or NATS `integration`, so none of them is selected here.
-unit: proto ## run the unit and handler tests (no server; a few minutes)
+unit: proto ## run the unit and handler tests (no server; about a minute)
 	$(BIN)/python -m pytest -q -n auto -m "not integration" services gateway client devtools bench tests/test_contract.py tests/test_house.py
 
 lint: proto ## ruff (lint and format check) and mypy
