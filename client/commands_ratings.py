@@ -30,7 +30,7 @@ async def rating(client: Caller, args: argparse.Namespace, console: Console) -> 
     marker = " (provisional)" if mine.provisional else ""
     console.print(
         f"{args.ladder.capitalize()} season {args.season}: {mine.rating}{marker}, {rank}; "
-        f"{mine.games} games: {mine.wins} won, {mine.losses} lost, {mine.draws} drawn"
+        f"{_games(mine.games)}: {mine.wins} won, {mine.losses} lost, {mine.draws} drawn"
     )
     return 0
 
@@ -90,6 +90,10 @@ async def leaderboard(client: Caller, args: argparse.Namespace, console: Console
     console.print(table)
     if me and all(e.player_name != me for e in board.entries):
         mine = board.my_entry
-        console.print(f"You: rank {mine.rank}, {mine.rating}, {mine.games} games")
+        console.print(f"You: rank {mine.rank}, {mine.rating}, {_games(mine.games)}")
     console.print(Text("? provisional (first 20 games)", style="dim"))
     return 0
+
+
+def _games(count: int) -> str:
+    return f"{count} game" if count == 1 else f"{count} games"

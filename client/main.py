@@ -261,6 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     except grpc.aio.AioRpcError as error:
         print(f"triad-client: {describe(error)}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader went away (`watch | head`): not our failure
+        # Nothing more reaches the reader; stdout's last flush at exit must not fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # the --ca or state file, say
         print(f"triad-client: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
         return 2
