@@ -4,8 +4,9 @@ Sudden Death, trade rule) and plays it once a guest joins; ``tables`` lists the 
 tables by any rule, ``join`` joins one and plays it, ``close`` closes the one you host;
 ``find`` joins the oldest open table that fits and plays it; ``challenge NAME`` opens a
 table only that player may join; ``challenges`` lists those addressed to you,
-``accept`` joins one and plays it, ``decline`` turns one down. ``watch`` shows a
-challenge the moment it arrives (the ``challenge`` push)."""
+``accept`` joins one and plays it (a battle challenge as ``battle --join`` does),
+``decline`` turns one down. ``watch`` shows a challenge the moment it arrives (the
+``challenge`` push)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client import battle as battles
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, as_json, pages
 from client.play import play
@@ -300,11 +302,16 @@ async def challenge(client: Caller, args: argparse.Namespace, console: Console) 
 
 
 async def _challenges(client: Caller) -> list[pb.Table]:
-    return await _open_tables(client, pb.TableFilter(challenges_only=True))
+    """The challenges to you: Triad tables, then battle tables (listed only when asked
+    for: ``filter.battles``)."""
+    battles = pb.TableFilter(challenges_only=True, battles=True)
+    triad = await _open_tables(client, pb.TableFilter(challenges_only=True))
+    return triad + await _open_tables(client, battles)
 
 
 async def _challenge(client: Caller, given: str) -> pb.Table:
-    """An open challenge to you by its id (or the start of it)."""
+    """An open challenge to you (a Triad or a battle table) by its id (or the start
+    of it)."""
     matching = [t for t in await _challenges(client) if t.table_id.startswith(given)]
     if len(matching) != 1:
         raise CommandError(
@@ -314,10 +321,9 @@ async def _challenge(client: Caller, given: str) -> pb.Table:
 
 
 async def challenges(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    """The challenges to you: Triad tables, then battle tables (listed only when asked
-    for: ``filter.battles``), each with how to take it up."""
-    battles = pb.TableFilter(challenges_only=True, battles=True)
-    found = await _challenges(client) + await _open_tables(client, battles)
+    """The challenges to you, Triad tables then battle tables, each with how to take
+    it up."""
+    found = await _challenges(client)
     if args.json:
         print(as_json(g.ListTablesResponse(tables=found)))
     elif not found:
@@ -333,6 +339,13 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
 
 async def accept(client: Caller, args: argparse.Namespace, console: Console) -> int:
     table = await _challenge(client, args.table)
+    if table.settings.battle:  # a Skirmish battle: joined and played as `battle --join`
+        if args.deck:
+            raise CommandError("a battle challenge takes no deck: leave --deck out")
+        if not args.json:
+            console.print(f"Battle challenge from {table.host_name} accepted.")
+        joining = argparse.Namespace(json=args.json, join=table.table_id)
+        return await battles.battle(client, joining, console)
     text = f"Challenge from {table.host_name} accepted."
     return await _join(client, args, console, table, text)
 

@@ -1,18 +1,21 @@
 """``triad-client challenges`` lists the battle challenges too: ``battle --challenge
 bea`` opens a battle table for bea, which ListTables shows only with
 ``filter.battles``, so bea was told 'No challenges for you.' and had no way to learn
-the table's id but from the challenger."""
+the table's id but from the challenger. ``accept`` and ``decline`` take up such a
+challenge too: they knew only Triad tables ('no single open challenge to you')."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+import pytest
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.commands_lobby import challenges
+from client.commands_lobby import accept, challenges, decline
+from client.connection import CommandError
 
 BATTLE = "8265acae-a457-4427-8d43-42f908f114c0"
 
@@ -46,3 +49,56 @@ async def test_a_battle_challenge_is_listed_with_the_command_that_joins_it() -> 
     assert "No challenges for you." not in text, text
     assert f"{BATTLE[:8]} from ann: a Skirmish battle" in text, text
     assert f"triad-client battle --join {BATTLE}" in text, text
+
+
+class Answering(Stub):
+    """Bea's gateway: the battle challenge above, joined or declined."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    async def GetActiveBattle(self, request: g.GetActiveBattleRequest) -> Any:
+        return g.GetActiveBattleResponse()
+
+    async def JoinTable(self, request: g.JoinTableRequest) -> g.JoinTableResponse:
+        self.sent.append(request)
+        return g.JoinTableResponse(match_id="b4771e00")
+
+    async def GetBattleView(self, request: g.GetBattleViewRequest) -> g.GetBattleViewResponse:
+        return g.GetBattleViewResponse(view=pb.BattleView(battle_id=request.battle_id))
+
+    async def DeclineChallenge(self, request: g.DeclineChallengeRequest) -> Any:
+        self.sent.append(request)
+        return g.DeclineChallengeResponse()
+
+
+class Answerer:
+    def __init__(self) -> None:
+        self.stub = Answering()
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_accept_joins_a_battle_challenge_as_battle_join_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Accepting joins the battle table with no deck (a Triad table's JoinTable would
+    have been refused 'no single open challenge') and shows the battle it starts."""
+    bea = Answerer()
+    args = argparse.Namespace(json=True, table=BATTLE[:8], deck=None)
+    assert await accept(bea, args, Console()) == 0
+    [joined] = bea.stub.sent
+    assert joined.table_id == BATTLE and not joined.HasField("deck")
+    assert '"battleId": "b4771e00"' in capsys.readouterr().out
+    with pytest.raises(CommandError, match="takes no deck"):
+        await accept(bea, argparse.Namespace(json=True, table=BATTLE[:8], deck="d1"), Console())
+
+
+async def test_decline_declines_a_battle_challenge() -> None:
+    bea = Answerer()
+    console = Console(width=80, record=True, force_terminal=False)
+    assert await decline(bea, argparse.Namespace(json=False, table=BATTLE[:8]), console) == 0
+    [declined] = bea.stub.sent
+    assert isinstance(declined, g.DeclineChallengeRequest) and declined.table_id == BATTLE
+    assert "Declined ann's challenge." in console.export_text()
