@@ -120,8 +120,11 @@ def _index(word: str, top: int, what: str) -> int:
     return int(word)
 
 
-async def act(client: Caller, draft: pb.DraftView, words: list[str]) -> pb.DraftView:
-    """``r B [C...]`` reveals, ``p B C`` picks; the draft as it is after."""
+async def act(
+    client: Caller, draft: pb.DraftView, words: list[str], reveal: str = "r"
+) -> pb.DraftView:
+    """``r B [C...]`` reveals, ``p B C`` picks; the draft as it is after. ``reveal``:
+    how the player reveals a card where they typed this (the hint of a refused pick)."""
     if not words or words[0] not in ("r", "reveal", "p", "pick"):
         raise CommandError(DRAFT_HINT)
     booster = _index(words[1], 2, "a booster") if len(words) > 1 else None
@@ -145,7 +148,7 @@ async def act(client: Caller, draft: pb.DraftView, words: list[str]) -> pb.Draft
     slot = slots[0].slots[cards[0]] if slots and cards[0] < len(slots[0].slots) else None
     if slot is None or slot.WhichOneof("card") != "revealed":
         raise CommandError(
-            f"reveal card {cards[0]} of booster {booster} first: r {booster} {cards[0]}"
+            f"reveal card {cards[0]} of booster {booster} first: {reveal} {booster} {cards[0]}"
         )
     picked = await client.call(
         client.stub.PickDraftCard,
@@ -173,7 +176,7 @@ async def draft(client: Caller, args: argparse.Namespace, console: Console) -> i
     action = args.draft_command or "show"
     if action != "show":
         words = ["r" if action == "reveal" else "p", str(args.booster), *map(str, args.card)]
-        shown = await act(client, shown, words)
+        shown = await act(client, shown, words, reveal="triad-client draft reveal")
     if args.json:
         print(as_json(shown))
         return 0

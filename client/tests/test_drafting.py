@@ -5,6 +5,7 @@ right (a hidden card picked, a booster or card out of range)."""
 
 from __future__ import annotations
 
+import argparse
 import io
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -13,9 +14,11 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
 
 from client.connection import CommandError
 from client.drafting import act, draft_frame, status_words
+from client.drafting import draft as draft_command
 from client.tests.views import card
 
 NOW = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
@@ -113,3 +116,28 @@ async def test_a_draft_action_that_cannot_be_right_is_refused_before_any_call(
 ) -> None:
     with pytest.raises(CommandError, match=said.replace("(", r"\(")):
         await act(Refusing(), draft(), typed.split())
+
+
+class Reads:
+    GetPlayerStatus = GetDraft = None
+
+
+class Drafting(Refusing):
+    """A caller that answers only the reads of the draft the player is in."""
+
+    stub = Reads()
+
+    async def call(self, method: Any, request: Any) -> Any:
+        if isinstance(request, g.GetPlayerStatusRequest):
+            return g.GetPlayerStatusResponse(status=g.PlayerStatus(draft_id="draft-1"))
+        if isinstance(request, g.GetDraftRequest):
+            return g.GetDraftResponse(draft=draft())
+        return await super().call(method, request)
+
+
+async def test_a_scripted_pick_of_a_hidden_card_is_told_the_scripted_reveal() -> None:
+    """``triad-client draft pick 1 4`` is told the command that reveals the card, not
+    the ``r 1 4`` typed on the draft's screen."""
+    args = argparse.Namespace(draft_command="pick", booster=1, card=[4], json=False)
+    with pytest.raises(CommandError, match=r"first: triad-client draft reveal 1 4$"):
+        await draft_command(Drafting(), args, Console(file=io.StringIO()))
