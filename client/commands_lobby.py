@@ -233,14 +233,23 @@ async def close(client: Caller, args: argparse.Namespace, console: Console) -> i
 
 
 async def find(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    found = await client.call(
-        client.stub.FindGame,
-        g.FindGameRequest(
-            request_id=args.request_id or uuid.uuid4().hex,
-            filter=table_filter(args),
-            deck=await _deck(client, args),
-        ),
+    request = g.FindGameRequest(
+        request_id=args.request_id or uuid.uuid4().hex,
+        filter=table_filter(args),
+        deck=await _deck(client, args),
     )
+    try:
+        found = await client.call(client.stub.FindGame, request)
+    except grpc.aio.AioRpcError as error:  # none fits: the server's next step is an RPC's
+        none_fits, said, _ = (error.details() or "").partition(": open one yourself")
+        if error.code() != grpc.StatusCode.NOT_FOUND or not said:
+            raise
+        raise grpc.aio.AioRpcError(
+            error.code(),
+            error.initial_metadata(),
+            error.trailing_metadata(),
+            details=f"{none_fits}: triad-client host opens one, or try find again soon",
+        ) from error
     if args.json:
         print(as_json(found))
     table = found.table

@@ -3,9 +3,18 @@ without saying the same thing twice."""
 
 from __future__ import annotations
 
-import grpc
+import argparse
+from typing import Any
 
+import grpc
+import pytest
+from rich.console import Console
+
+from client.commands_lobby import find
 from client.connection import describe
+from client.main import parser
+from services.matchmaker.domain import TableFilter
+from services.matchmaker.handlers_find import _none_fits
 
 
 def failed(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
@@ -21,3 +30,25 @@ def test_a_revoked_token_says_log_in_again_once_with_the_command() -> None:
     )
     line = describe(failed(grpc.StatusCode.UNAUTHENTICATED, "no access token"))
     assert line == "unauthenticated: no access token (log in again: triad-client login NAME)"
+
+
+class NoneFits:
+    """A gateway whose Find Game finds nothing, in the matchmaker's own words."""
+
+    stub: Any = argparse.Namespace(FindGame=None)
+
+    async def call(self, method: Any, request: Any) -> Any:
+        raise failed(grpc.StatusCode.NOT_FOUND, _none_fits(TableFilter(), None, False))
+
+
+async def test_find_with_nothing_fitting_names_the_clients_next_step_not_an_rpc() -> None:
+    """The matchmaker tells API users to 'open one yourself with CreateTable'; the
+    client's user is told the command that does it."""
+    args = parser().parse_args(["find"])
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await find(NoneFits(), args, Console())
+    line = describe(raised.value)
+    assert line == (
+        "not found: no open table fits your filters (without a deck, only Random tables "
+        "fit): triad-client host opens one, or try find again soon"
+    ), line
