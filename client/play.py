@@ -39,7 +39,7 @@ from client.realm import parse_move
 from client.render import my_turn
 from client.rules_text import TRADE_NAMES
 from client.session import Followed
-from client.summary import summary
+from client.summary import after_trade
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
@@ -242,7 +242,7 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
             raise broke  # the session stream broke: say why
     if ended and view is not None and trade is not None:  # the trade screen was last
         rating = told.ratings.get(view.match_id)
-        for said in summary(view, rating, trade):
+        for said in after_trade(view, rating, trade):
             console.print(said)
     return told.view
 

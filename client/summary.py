@@ -56,3 +56,10 @@ def summary(
         Text(rating_words(view, change)),
         Text(trade_words(view, trade)),
     ]
+
+
+def after_trade(view: pb.MatchView, change: pb.RatingChange | None, trade: pb.Trade) -> list[Text]:
+    """The summary under the trade's screen, which stays as last drawn: without the
+    trade's line once that screen ends with what the trade moved (frame.py)."""
+    said = summary(view, change, trade)
+    return said if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE else said[:2]

@@ -15,6 +15,7 @@ from triad.v1 import common_pb2 as pb
 from client.commands_trades import picked
 from client.connection import CommandError
 from client.frame import awaits_trade, frame
+from client.summary import after_trade
 from client.tests.trades import (
     ANN,
     BEA,
@@ -67,6 +68,24 @@ def test_what_direct_moved_is_shown_with_who_received_each_card_and_no_prompt() 
         "Quistis Trepe, Chocobo moved, each to the player who owns it on the board."
     )
     assert "take card" not in screen
+
+
+def test_the_end_of_a_direct_trade_says_what_moved_once() -> None:
+    """The trade's screen stays as last drawn, its last line what moved; the summary
+    printed under it does not say it again (it used to, as 'Trade Direct: ...')."""
+    view = finished(pb.TRADE_RULE_DIRECT, winner=None, placed={5: (B, A)}, mine=B)
+    moved = [deck(BEA)[0]]
+    moved[0].copy_id = copy_id(5, BEA)
+    trade = moved_at_once(pb.TRADE_RULE_DIRECT, moved, pb.TRADE_ROLE_GIVER)
+    end = [*drawn(view, trade), *(said.plain for said in after_trade(view, None, trade))]
+    assert sum("Quistis Trepe moved" in line for line in end) == 1, "\n".join(end)
+    assert end[-2:] == ["Draw 5-5: the board is full.", "Unrated: no rating change."]
+    waiting = difference(role=pb.TRADE_ROLE_GIVER)  # the loser leaves before the choice
+    told = after_trade(finished(pb.TRADE_RULE_DIFFERENCE, mine=B), None, waiting)
+    assert (
+        told[-1].plain
+        == "Trade Difference: ann takes 2 of your cards; triad-client trade shows it."
+    )
 
 
 def test_what_all_moved_is_the_losers_whole_deck_shown_to_both() -> None:
