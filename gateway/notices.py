@@ -5,20 +5,24 @@ tells nothing again), and from a completed trade the collection reports once.
 
 - ``TURN_MISSED``: to the player whose turn the server played (the first miss; a second
   forfeits, which the view's outcome tells).
-- ``OPPONENT_DISCONNECTED`` / ``OPPONENT_RECONNECTED``: to the other player.
+- ``OPPONENT_DISCONNECTED`` / ``OPPONENT_RECONNECTED``: to the other player (connected
+  again: only after this session saw them connected).
 - ``TRADE_AUTO_PICKED``: to the winner of a Trade One who did not choose in time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Container
 from datetime import UTC
 
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 
-def match_notices(before: pb.MatchView, after: pb.MatchView) -> list[g.Notice]:
-    """What happened to the viewer's match between two of their views of it."""
+def match_notices(before: pb.MatchView, after: pb.MatchView, met: Container[int]) -> list[g.Notice]:
+    """What happened to the viewer's match between two of their views of it. ``met``:
+    the seats an earlier view showed connected; only they can be connected *again*
+    (an opponent who joined a table has no session yet, and then opens one)."""
     if after.status != pb.MATCH_STATUS_IN_PROGRESS:
         return []  # the end says it all (a second miss, a disconnect forfeit)
     seats = {p.seat: p for p in before.players}
@@ -47,7 +51,7 @@ def match_notices(before: pb.MatchView, after: pb.MatchView) -> list[g.Notice]:
                 f"{now.player_name} lost their connection; they forfeit unless "
                 f"they are back by {by} UTC.",
             )
-        elif now.connected and not was.connected:
+        elif now.connected and not was.connected and now.seat in met:
             tell("OPPONENT_RECONNECTED", f"{now.player_name} is connected again.")
     return told
 

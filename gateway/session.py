@@ -69,6 +69,8 @@ class Shown:
     """Tickets and trades whose end was told."""
     battles: dict[str, int] = field(default_factory=dict)
     """The version of the last view shown of each battle (Skirmish)."""
+    met: dict[str, set[int]] = field(default_factory=dict)
+    """The seats of each match a view shown had connected (notices.match_notices)."""
 
     def differs(self, key: str, message: Message) -> bool:
         raw = message.SerializeToString(deterministic=True)
@@ -113,9 +115,10 @@ class SessionRpcs(PlayerStatusReads):
                 )
                 yield push(session_opened=opened)
                 shown = Shown(player_id, session_id, opened_at)
-                if opened.active_match.match_id:
-                    shown.views[opened.active_match.match_id] = opened.active_match
-                del opened  # a session's lasting cost is its subscription and ``shown``
+                if (active := opened.active_match).match_id:
+                    shown.views[active.match_id] = active
+                    shown.met[active.match_id] = {p.seat for p in active.players if p.connected}
+                del active, opened  # a session's lasting cost is its subscription and ``shown``
                 for each in challenges:
                     for name, message in await self._show(shown, each):
                         yield push(**{name: message})
@@ -289,6 +292,9 @@ class SessionRpcs(PlayerStatusReads):
         if before is not None and view.version <= before.version:
             return []
         shown.views[view.match_id] = view
+        met = shown.met.setdefault(view.match_id, set())
+        told = [] if before is None else match_notices(before, view, met)
+        met.update(p.seat for p in view.players if p.connected)
         if before is None:
             # A match this session had not shown: the player is in it from now on, so
             # say so again, in case the report at the session's opening was lost (a
@@ -298,7 +304,7 @@ class SessionRpcs(PlayerStatusReads):
                     shown.player_id, shown.session_id, shown.opened_at, connected=True
                 )
             return [("match_found", _found(view)), ("match_view", view)]
-        return [("match_view", view), *(("notice", n) for n in match_notices(before, view))]
+        return [("match_view", view), *(("notice", n) for n in told)]
 
     async def _show_queue(self, shown: Shown, status: pb.QueueStatus) -> Shows:
         ticket = status.ticket

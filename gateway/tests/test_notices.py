@@ -1,0 +1,43 @@
+"""The presence notices a session tells of its match (gateway/notices.py), from the
+views it shows in turn: 'connected again' only after that player was seen connected,
+then lost. A guest who joins a host's table has no session yet (the client opens one
+once it joined): the host was told 'bea is connected again.' at the match's start."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from gateway.pushes import Push
+from gateway.session import Shown
+from gateway.tests.forwarding_stand_ins import Backend
+
+
+def view(version: int, bea_connected: bool) -> pb.MatchView:
+    """Ann's view (seat A) of her match against Bea."""
+    return pb.MatchView(
+        match_id="m1",
+        version=version,
+        status=pb.MATCH_STATUS_IN_PROGRESS,
+        my_seat=pb.SEAT_A,
+        players=[
+            pb.MatchPlayerView(seat=pb.SEAT_A, player_name="ann", connected=True),
+            pb.MatchPlayerView(seat=pb.SEAT_B, player_name="bea", connected=bea_connected),
+        ],
+    )
+
+
+async def test_connected_again_is_told_after_a_disconnect_not_after_the_first_connect() -> None:
+    servicer = Backend().servicer()
+    shown = Shown("ann-id", "s1", datetime.now(UTC))
+
+    async def told(version: int, bea_connected: bool) -> list[str]:
+        shows = await servicer._show(shown, Push("match_view", view(version, bea_connected)))
+        return [n.code for name, n in shows if name == "notice" and isinstance(n, g.Notice)]
+
+    assert await told(1, False) == []  # the match starts: Bea joined, no session yet
+    assert await told(2, True) == [], "Bea's first connection is no reconnection"
+    assert await told(3, False) == ["OPPONENT_DISCONNECTED"]
+    assert await told(4, True) == ["OPPONENT_RECONNECTED"]
