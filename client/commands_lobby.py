@@ -233,23 +233,14 @@ async def close(client: Caller, args: argparse.Namespace, console: Console) -> i
 
 
 async def find(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    request = g.FindGameRequest(
-        request_id=args.request_id or uuid.uuid4().hex,
-        filter=table_filter(args),
-        deck=await _deck(client, args),
+    found = await client.call(
+        client.stub.FindGame,
+        g.FindGameRequest(
+            request_id=args.request_id or uuid.uuid4().hex,
+            filter=table_filter(args),
+            deck=await _deck(client, args),
+        ),
     )
-    try:
-        found = await client.call(client.stub.FindGame, request)
-    except grpc.aio.AioRpcError as error:  # none fits: the server's next step is an RPC's
-        none_fits, said, _ = (error.details() or "").partition(": open one yourself")
-        if error.code() != grpc.StatusCode.NOT_FOUND or not said:
-            raise
-        raise grpc.aio.AioRpcError(
-            error.code(),
-            error.initial_metadata(),
-            error.trailing_metadata(),
-            details=f"{none_fits}: triad-client host opens one, or try find again soon",
-        ) from error
     if args.json:
         print(as_json(found))
     table = found.table
@@ -313,14 +304,12 @@ async def challenge(client: Caller, args: argparse.Namespace, console: Console) 
 async def _challenges(client: Caller) -> list[pb.Table]:
     """The challenges to you: Triad tables, then battle tables (listed only when asked
     for: ``filter.battles``)."""
-    battles = pb.TableFilter(challenges_only=True, battles=True)
     triad = await _open_tables(client, pb.TableFilter(challenges_only=True))
-    return triad + await _open_tables(client, battles)
+    return triad + await _open_tables(client, pb.TableFilter(challenges_only=True, battles=True))
 
 
 async def _challenge(client: Caller, given: str) -> pb.Table:
-    """An open challenge to you (a Triad or a battle table) by its id (or the start
-    of it)."""
+    """An open challenge to you (Triad or battle) by its id (or the start of it)."""
     matching = [t for t in await _challenges(client) if t.table_id.startswith(given)]
     if len(matching) != 1:
         raise CommandError(
@@ -330,8 +319,7 @@ async def _challenge(client: Caller, given: str) -> pb.Table:
 
 
 async def challenges(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    """The challenges to you, Triad tables then battle tables, each with how to take
-    it up."""
+    """The challenges to you (Triad, then battle tables), each with how to take it up."""
     found = await _challenges(client)
     if args.json:
         print(as_json(g.ListTablesResponse(tables=found)))

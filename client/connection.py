@@ -142,6 +142,14 @@ ADVICE = {
 }
 
 
+API_STEPS = {
+    "open one yourself with CreateTable, or try Find Game again soon": (
+        "triad-client host opens one, or try triad-client find again soon"
+    ),
+}
+"""The next steps the server gives API users (RPC names), as the client's commands."""
+
+
 def describe(error: grpc.aio.AioRpcError) -> str:
     """One line for a failed call: what the gateway said, and what to do about it."""
     code = error.code()
@@ -151,6 +159,8 @@ def describe(error: grpc.aio.AioRpcError) -> str:
             "(--addr HOST:PORT, --ca CERT for another gateway)"
         )
     said = (error.details() or "").strip().splitlines()[0:1]
+    for api, ours in API_STEPS.items():
+        said = [s.replace(api, ours) for s in said]
     words = code.name.lower().replace("_", " ")
     line = f"{words}: {said[0]}" if said else words
     advice = ADVICE.get(code, "")
