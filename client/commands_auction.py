@@ -118,7 +118,13 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         if args.json:
             print(as_json(reply))
             return 0
-        console.print(listings_table(f"Auction House ({args.order} first)", list(reply.listings)))
+        if reply.listings:
+            table = listings_table(f"Auction House ({args.order} first)", list(reply.listings))
+            console.print(table)
+        elif auction_filter(args) == pb.AuctionFilter():
+            console.print("Nothing on sale.")
+        else:
+            console.print("Nothing on sale fits those filters.")
         if reply.next_page_token:
             console.print(f"More: triad-client auction browse --page {reply.next_page_token}")
         return 0
@@ -126,8 +132,10 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         listings = await mine(client)
         if args.json:
             print(as_json(g.ListMyListingsResponse(listings=listings)))
-        else:
+        elif listings:
             console.print(listings_table("Your listings", listings))
+        else:
+            console.print("You have no listings: triad-client auction list COPY PRICE sells one.")
         return 0
     if command == "list":
         price = price_of(args.price)

@@ -91,6 +91,12 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
     if args.json:
         print(as_json(g.ListCollectionResponse(entries=entries, total_size=len(entries))))
         return 0
+    if not entries:  # a sentence, not a table's bare header
+        text = "No copies fit those filters."
+        if wanted == pb.CollectionFilter(holo=True):
+            text = "No holographic copies."
+        console.print("No copies." if wanted == pb.CollectionFilter() else text)
+        return 0
     console.print(
         copies_table(
             f"Your collection: {len(entries)} copies",

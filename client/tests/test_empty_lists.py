@@ -1,0 +1,49 @@
+"""Nothing to list is said in a sentence, not shown as a table's bare header:
+``collection --holo`` without a holographic copy, ``auction`` with nothing on sale,
+``auction mine`` without a listing."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from triad.v1 import gateway_pb2 as g
+
+from client.commands_auction import auction
+from client.commands_cards import collection
+from client.main import parser
+
+
+class Empty:
+    """A gateway with nothing to list."""
+
+    stub: Any = argparse.Namespace(
+        ListCollection=g.ListCollectionResponse,
+        ListAuction=g.ListAuctionResponse,
+        ListMyListings=g.ListMyListingsResponse,
+    )
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return method()
+
+
+async def said(command: Any, *argv: str) -> str:
+    console = Console(width=80, record=True, force_terminal=False)
+    assert await command(Empty(), parser().parse_args(list(argv)), console) == 0
+    return console.export_text().strip()
+
+
+async def test_no_holographic_copy_is_said_so() -> None:
+    assert await said(collection, "collection", "--holo") == "No holographic copies."
+    assert await said(collection, "collection", "--stars", "5") == "No copies fit those filters."
+    assert await said(collection, "collection") == "No copies."
+
+
+async def test_an_empty_auction_house_is_said_so() -> None:
+    assert await said(auction, "auction") == "Nothing on sale."
+    assert await said(auction, "auction", "browse") == "Nothing on sale."
+    assert await said(auction, "auction", "--holo") == "Nothing on sale fits those filters."
+    assert await said(auction, "auction", "mine") == (
+        "You have no listings: triad-client auction list COPY PRICE sells one."
+    )
