@@ -34,6 +34,13 @@ def backend(
                 "TRIAD_DRAFT_INACTIVITY_SECONDS": LONG,
             },
             "matchmaker": {"TRIAD_MATCHMAKER_BOT_FILL_SECONDS": LONG},
+            # The battles other tests of the package leave in progress must not move on
+            # their own while the hostile attack checks that nothing changes.
+            "battle": {
+                "TRIAD_BATTLE_FORMATION_SECONDS": LONG,
+                "TRIAD_BATTLE_SELECTION_SECONDS": LONG,
+                "TRIAD_BATTLE_DISCONNECT_SECONDS": LONG,
+            },
         },
         gateways=(
             # The hostile traffic must reach the services, not the rate limiter.

@@ -23,7 +23,7 @@ Honesty of the "nothing changed" check: every request sent is, by construction, 
 
 So every table of every service schema must read the same after the attack: the md5 of
 each table's ordered rows is compared. Timers that would change state on their own
-(turns, disconnects, trade choice, drafts) are set to ten minutes.
+(turns, disconnects, trade choice, drafts, battles) are set to ten minutes.
 """
 
 from __future__ import annotations
