@@ -246,6 +246,26 @@ def test_two_players_draft_five_cards_each_and_play_the_match_with_them(
     for picked, hand in zip(played["picked"], played["hands"], strict=True):
         assert len(picked) == 5 and sorted(hand) == sorted(picked), (picked, hand)
     assert sorted(played["moves"]) == [4, 5]
+    assert re.fullmatch(r"[1-5]★", played["stars"]), played  # what the deck rules count
+
+
+def test_at_a_desk_window_the_match_fits_and_keys_and_typing_keep_their_place(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "desk", tmp_path / "browser-desk.png")
+    # House hands never trade: no trade rule offered at 4×4, one at 3×3.
+    assert not played["tradeAt4"] and played["tradeAt3"], played
+    # Find Game's refusal names the page's button, not the API's call.
+    assert "Open a table" in played["findRefusal"], played
+    assert "CreateTable" not in played["findRefusal"], played
+    # A queue push drew the page again as the player typed: every key kept, and the focus.
+    assert played["typed"] == "abcdef" and played["typingFocus"] == "challenged", played
+    # A card picked with Enter keeps the focus; Shift+Tab and Enter place it.
+    assert played["pickedFocus"] == played["card"] and played["cell"] != "", played
+    # The hand and Forfeit in a 1280x800 window, without scrolling.
+    fits = played["fits"]
+    assert fits["forfeit"] <= fits["height"] and fits["board"] > 300, fits
+    assert any("balance: " in line and " coins" in line for line in played["pushes"])
 
 
 def test_a_difference_winner_taps_d_cards_and_takes_them(backend: Stack, tmp_path: Path) -> None:

@@ -210,6 +210,7 @@ export function lobbyScenarios(kit) {
     const [ann, bea] = await queuedPair("draft");
     await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
     const picked = [];
+    let stars = "";
     for (const page of [ann, bea]) {
       for (let opened = 0; opened < 3; opened++) {
         await page.locator("button[name=open-booster]:not(:disabled)").first().click();
@@ -218,6 +219,7 @@ export function lobbyScenarios(kit) {
           opened + 1,
         );
       }
+      stars ||= (await page.locator("button[name=pick] .stars").first().textContent()) ?? "";
       const chosen = await legalFive(page, "button[name=pick]");
       for (const [i, c] of chosen.entries()) {
         await page.click(`button[data-card="${c.id}"]`);
@@ -233,7 +235,7 @@ export function lobbyScenarios(kit) {
     const moves = await playOut([ann, bea]);
     const finals = [await finalScreen(ann), await finalScreen(bea)];
     await ann.screenshot({ path: screenshot, fullPage: true });
-    return { players: finals, picked, hands, moves };
+    return { players: finals, picked, hands, moves, stars };
   }
 }
 

@@ -24,6 +24,10 @@
 //             taps d of the loser's cards and takes them at once;
 //   draft:    two players queue for Draft, open their three boosters, pick five cards
 //             each, and play the match the draft starts with exactly those cards;
+//   (web/e2e/desk.mjs)
+//   desk:     at a 1280x800 window: no trade offered for a 4×4 table, Find Game refused
+//             in the page's words, a name typed while queue pushes arrive, a practice
+//             card placed by keyboard, and the whole match in the window;
 //   (web/e2e/realm.mjs)
 //   realm:    one player hosts a 4×4 Realm table with every module and Realm Sudden
 //             Death, the other joins it from the list; both play it out by clicking,
@@ -43,6 +47,7 @@
 import { chromium } from "playwright-core";
 import { lobbyScenarios } from "./lobby.mjs";
 import { realmScenarios } from "./realm.mjs";
+import { deskScenarios } from "./desk.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -61,7 +66,8 @@ const pages = [];
 try {
   const lobby = lobbyScenarios({ player, queuedPair, playOut, finalScreen, screenshot });
   const realm = realmScenarios({ player, playTurn, finalScreen, screenshot });
-  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm };
+  const desk = deskScenarios({ player, screenshot });
+  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

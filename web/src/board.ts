@@ -27,15 +27,17 @@ type CardLike = Pick<Card, "character" | "printedSides">;
 const side = (n: number): string => (n >= 10 ? "A" : String(n));
 
 /** A card face: its four sides around its name (and element, when it has one); at a
- * Realm table (``realm``) its creature type, alignment and Legendary mark too. */
-export function cardFace(card: CardLike | undefined, sides?: Sides, realm = false): HTMLElement {
+ * Realm table (``realm``) its creature type, alignment and Legendary mark too; with
+ * ``stars`` its star rank (what a deck's rules count: drafts, collections). Its full name
+ * is its title, for the names cut short. */
+export function cardFace(card: CardLike | undefined, sides?: Sides, realm = false, stars = false): HTMLElement {
   const shown = sides ?? card?.printedSides ?? card?.character?.sides;
   const character = card?.character;
   const element = character && character.element ? Element[character.element].toLowerCase() : "";
   const tag = realm ? realmTag(character) : null;
   return el(
     "div",
-    { class: "face", ...(tag?.full ? { title: tag.full } : {}) },
+    { class: "face", title: tag?.full || character?.name || "" },
     el("span", { class: "top" }, side(shown?.top ?? 0)),
     el("span", { class: "left" }, side(shown?.left ?? 0)),
     el("span", { class: "name" }, character?.name ?? "?"),
@@ -43,6 +45,7 @@ export function cardFace(card: CardLike | undefined, sides?: Sides, realm = fals
     el("span", { class: "bottom" }, side(shown?.bottom ?? 0)),
     element ? el("span", { class: "element" }, element) : "",
     tag?.short ? el("span", { class: "realm-tag" }, tag.short) : "",
+    stars && character?.stars ? el("span", { class: "stars" }, `${character.stars}★`) : "",
   );
 }
 

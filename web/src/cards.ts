@@ -101,7 +101,7 @@ function copyCard<K extends "div" | "button">(copy: OwnedCopy, tag: K): HTMLElem
       "data-stars": String(character?.stars ?? 0),
       title: `${character?.name ?? "?"} ${"★".repeat(character?.stars ?? 0)}`,
     },
-    cardFace(copy),
+    cardFace(copy, undefined, false, true),
   );
 }
 

@@ -3,6 +3,7 @@
 // deadline (a pick that would leave none is refused, in the server's words); the match
 // then starts and is followed like any other. The session pushes each new view of the
 // draft. main.ts shows this screen instead of the lobby while a draft is picking.
+import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
@@ -83,12 +84,16 @@ export function draftScreen(view: DraftView, page: DraftPage): HTMLElement {
           "data-character": character?.characterId ?? "",
           "data-stars": String(character?.stars ?? 0),
         },
-        cardFace(card),
+        cardFace(card, undefined, false, true),
       );
       node.disabled = slot.picked || view.pickedCardIds.length >= view.picksRequired;
-      node.addEventListener("click", () =>
-        void page.act(call(() => api.pickDraftCard({ requestId: requestId(), draftId, draftCardId: card.cardId }))),
-      );
+      // A refusal names the card by its id ("picking b-b0-4 would leave ..."): by its name here.
+      const pick = () =>
+        api.pickDraftCard({ requestId: requestId(), draftId, draftCardId: card.cardId }).catch((error: unknown) => {
+          const failure = ConnectError.from(error);
+          throw new ConnectError(failure.rawMessage.replaceAll(card.cardId, character?.name ?? "this card"), failure.code);
+        });
+      node.addEventListener("click", () => void page.act(call(pick)));
       row.append(node);
     }
     const open = button(`Open booster ${index + 1}`, "open-booster", page, call(() =>

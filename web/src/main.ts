@@ -14,6 +14,7 @@ import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
 import { draftScreen, forgetDraft, shownDraft } from "./draft.js";
 import { tradePanel } from "./trade.js";
+import { keepFocus, restoreFocus } from "./focus.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -43,7 +44,9 @@ function render(): void {
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade, page));
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
+  const focus = keepFocus(app);
   app.replaceChildren(...parts);
+  restoreFocus(app, focus);
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
 }
 

@@ -119,7 +119,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       listingPush(message.value, page);
       return true;
     case "balance":
-      note("balance");
+      note(`balance: ${message.value.coins} coins`);
       balancePush(message.value);
       return true;
     case "tradePrompt":

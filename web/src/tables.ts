@@ -3,6 +3,7 @@
 // oldest open Random table with the rules chosen), accept or decline a challenge. The match starts as the
 // guest joins; the guest follows it from the answer, the host from the session's pushes
 // (its table started, then the match found). Drawn inside the lobby by main.ts.
+import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
 import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
@@ -138,6 +139,14 @@ function hostForm(page: TablesPage): HTMLElement {
     String(tables.trade),
     (v) => void (tables.trade = Number(v) as TradeRule),
   );
+  // House hands (4×4 and 5×5) belong to nobody, so they never trade (RULES.md 13): the
+  // choice is not offered rather than refused at Open.
+  const houseHands = tables.size > 3;
+  trade.disabled = houseHands;
+  if (houseHands) {
+    trade.value = String(TradeRule.NONE);
+    trade.title = "house hands never trade";
+  }
   const row = el("div", { class: "row" }, size, visibility, trade);
   if (tables.size === 5) {
     const counts = [0, 1, 2, 3, 4, 5].map((n): [string, string] => [String(n), `${n} blocked`]);
@@ -184,13 +193,18 @@ function settings() {
     rules: {
       visibility: tables.visibility,
       ...tables.rules,
-      tradeRule: tables.trade,
+      tradeRule: tradeRule(),
       houseHands: large,
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
       ...realmRules(),
     },
     randomDeck: !large && !(realmChoice.on && cards.deckId),
   };
+}
+
+/** The trade rule chosen: none for house hands, which never trade. */
+function tradeRule(): TradeRule {
+  return tables.size > 3 ? TradeRule.NONE : tables.trade;
 }
 
 /** The host form's choices as Find Game's filter: the same board, visibility, rules
@@ -206,7 +220,7 @@ function wanted() {
     sameWall,
     suddenDeath,
     boardSizes: [tables.size],
-    tradeRules: [tables.trade],
+    tradeRules: [tradeRule()],
     realm: realmChoice.on,
   };
 }
@@ -240,13 +254,23 @@ function openList(page: TablesPage): HTMLElement {
   });
   // Find Game: the oldest open public Random table with the rules chosen above, joined.
   const find = button("Find a game like this", "find", page, async () => {
-    const reply = await authed(() => api.findGame({ requestId: requestId(), filter: wanted() }));
+    const reply = await authed(() => api.findGame({ requestId: requestId(), filter: wanted() })).catch(inButtons);
     tables.open = null;
     await page.follow(reply.matchId);
   });
   const parts: HTMLElement[] = [el("div", { class: "row" }, look, find)];
   if (tables.open !== null && tables.open.length === 0) parts.push(el("p", {}, "No open table."));
   return el("div", { class: "open" }, ...parts, list);
+}
+
+/** A refusal of Find Game in the page's words: the server names its API calls
+ * ("open one yourself with CreateTable"), the page has buttons. */
+function inButtons(error: unknown): never {
+  const failure = ConnectError.from(error);
+  const said = failure.rawMessage
+    .replace("with CreateTable, or try Find Game again soon", "with Open a table, or try again soon")
+    .replace("with JoinTable", "with Accept");
+  throw new ConnectError(said, failure.code);
 }
 
 /** "4×4 · three open · Same · Plus · Combo" (the board first when it is not 3×3). */
