@@ -2,22 +2,17 @@
 // challenges, cards and decks, the Auction House, Draft. play.mjs lends its players and
 // helpers; each scenario returns what it saw, printed by play.mjs as one JSON line.
 
-/** The scenarios, on ``kit``: player(), queuedPair(), playOut(), finalScreen() and the
+/** The scenarios, on ``kit``: player(), queuedPair(), playOut(), hostAndJoin(), finalScreen() and the
  * screenshot path. */
 export function lobbyScenarios(kit) {
-  const { player, queuedPair, playOut, finalScreen, screenshot } = kit;
+  const { player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot } = kit;
   return { tables, challenges, cards, auction, draft, difference };
 
   async function tables() {
     const ann = await player();
     const bea = await player();
     await ann.selectOption("select[name=board]", "4");
-    await ann.click("button[name=host]");
-    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
-    await bea.click("button[name=tables]");
-    const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
-    const listed = (await row.textContent()) ?? "";
-    await row.locator("button[name=join]").click();
+    const { hosted, listed } = await hostAndJoin(ann, bea);
     await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
     const moves = await playOut([ann, bea]);
     const finals = [await finalScreen(ann), await finalScreen(bea)];

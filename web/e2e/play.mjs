@@ -64,8 +64,8 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const lobby = lobbyScenarios({ player, queuedPair, playOut, finalScreen, screenshot });
-  const realm = realmScenarios({ player, playTurn, finalScreen, screenshot });
+  const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot });
+  const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
   const desk = deskScenarios({ player, screenshot });
   const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk };
   const played = await scenarios[scenario]();
@@ -81,6 +81,18 @@ try {
   process.exitCode = 1;
 } finally {
   await browser.close();
+}
+
+/** The host's form as set, hosted; the guest finds the table in the list and joins it.
+ * Returns the host's line of the table and the guest's. */
+async function hostAndJoin(host, guest) {
+  await host.click("button[name=host]");
+  const hosted = (await host.textContent("[data-testid=hosted]")) ?? "";
+  await guest.click("button[name=tables]");
+  const row = guest.locator(`[data-testid=open-tables] li:has-text("${host.playerName}")`);
+  const listed = (await row.textContent()) ?? "";
+  await row.locator("button[name=join]").click();
+  return { hosted, listed };
 }
 
 async function practice() {

@@ -2,9 +2,10 @@
 // each plays). play.mjs lends its players and helpers; each scenario returns what it
 // saw, printed by play.mjs as one JSON line.
 
-/** The scenarios, on ``kit``: player(), playTurn(), finalScreen() and the screenshot path. */
+/** The scenarios, on ``kit``: player(), playTurn(), hostAndJoin(), finalScreen() and the
+ * screenshot path. */
 export function realmScenarios(kit) {
-  const { player, playTurn, finalScreen, screenshot } = kit;
+  const { player, playTurn, hostAndJoin, finalScreen, screenshot } = kit;
   return { realm, sudden };
 
   /** Ann hosts a 4×4 Realm table with every module and Realm Sudden Death; Bea joins it
@@ -17,12 +18,7 @@ export function realmScenarios(kit) {
     await ann.check("input[name=realm]");
     const modules = ["typeAdvantage", "alignmentClash", "lair", "resistance", "cursed"];
     for (const name of modules) await ann.check(`input[name=realm-${name}]`);
-    await ann.click("button[name=host]");
-    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
-    await bea.click("button[name=tables]");
-    const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
-    const listed = (await row.textContent()) ?? "";
-    await row.locator("button[name=join]").click();
+    const { hosted, listed } = await hostAndJoin(ann, bea);
     const players = [ann, bea];
     await Promise.all(players.map((page) => page.waitForSelector("[data-testid=realm]")));
     const start = await Promise.all(players.map(realmSeen));
