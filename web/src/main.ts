@@ -2,13 +2,15 @@
 // deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the
 // Auction House (auction.ts), host and join custom tables (tables.ts) and Skirmish
 // battles (skirmish.ts), read the ladders (ladders.ts), see the session's pushes
-// (session.ts), and take the cards a trade rule gives the winner (trade.ts).
+// (session.ts), answer a challenge on any screen (challenges.ts), and take the cards a
+// trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
+import { challengeNotices, forgetChallenges } from "./challenges.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
@@ -18,6 +20,7 @@ import { keepFocus, restoreFocus } from "./focus.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
+  BattleStatus,
   BotLevel,
   MatchStatus,
   Mode,
@@ -25,7 +28,7 @@ import {
   type QueueStatus,
 } from "./gen/triad/v1/common_pb.js";
 
-const page = { act, render, note, show, follow };
+const page = { act, render, note, show, follow, seatedAt };
 
 const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
@@ -43,6 +46,8 @@ function render(): void {
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade, page));
+  const notices = name ? challengeNotices(page) : null;
+  if (notices) parts.unshift(notices);
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
@@ -235,7 +240,19 @@ async function enqueue(mode: Mode): Promise<void> {
   note(`queued for ${Mode[mode].toLowerCase()}`);
 }
 
+/** What the player is seated at, in words, while it lasts: a challenge waits until then. */
+function seatedAt(): string {
+  if (state.view?.status === MatchStatus.IN_PROGRESS) return "a match";
+  if (shownDraft()) return "a draft";
+  const battle = shownBattle();
+  if (battle && battle.status !== BattleStatus.FINISHED) return "a Skirmish battle";
+  return "";
+}
+
+/** The match the player is now in: shown, and the lobby's other screens closed (after
+ * the match, Back to the lobby leads there, wherever the match was found or accepted). */
 async function follow(matchId: string): Promise<void> {
+  cards.shown = auction.shown = ladders.shown = false;
   state.matchId = matchId;
   state.selected = null;
   state.lair = false;
@@ -282,6 +299,7 @@ async function logOut(): Promise<void> {
     forgetTokens();
     forgetBattle();
     forgetTables();
+    forgetChallenges();
     forgetCards();
     forgetAuction();
     forgetLadders();
