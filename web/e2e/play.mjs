@@ -40,6 +40,8 @@
 //   (web/e2e/notices.mjs)
 //   away:     two players challenge a third on her cards screen; she accepts one there,
 //             sees the other while seated (its Accept refused), and accepts it after;
+//   clock:    queued alone, the waiting time counts on between pushes, and its clock
+//             stops when the queue is off the screen;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up

@@ -2,8 +2,8 @@
 // deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the
 // Auction House (auction.ts), host and join custom tables (tables.ts) and Skirmish
 // battles (skirmish.ts), read the ladders (ladders.ts), see the session's pushes
-// (session.ts), answer a challenge on any screen (challenges.ts), and take the cards a
-// trade rule gives the winner (trade.ts).
+// (session.ts), answer a challenge on any screen (challenges.ts), wait in a queue
+// (queue.ts), and take the cards a trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, matchScreen } from "./board.js";
@@ -11,6 +11,7 @@ import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
 import { challengeNotices, forgetChallenges } from "./challenges.js";
+import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
@@ -25,7 +26,6 @@ import {
   MatchStatus,
   Mode,
   type MatchView,
-  type QueueStatus,
 } from "./gen/triad/v1/common_pb.js";
 
 const page = { act, render, note, show, follow, seatedAt };
@@ -52,6 +52,7 @@ function render(): void {
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
+  keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
 }
 
@@ -124,7 +125,7 @@ function lobbyScreen(name: string): HTMLElement {
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
   ];
-  if (state.queue && state.ticketId) parts.push(queuePanel(state.queue));
+  if (state.queue && state.ticketId) parts.push(queuePanel(state.queue, page));
   parts.push(tablesPanel(page));
   parts.push(el("div", { class: "row" }, logout));
   return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
@@ -146,36 +147,6 @@ function choice<E extends number>(
   }
   select.addEventListener("change", () => change(Number(select.value) as E));
   return select;
-}
-
-function queuePanel(queue: QueueStatus): HTMLElement {
-  const waited = Number(queue.waitDuration?.seconds ?? 0n);
-  const cancel = button("Leave the queue", "cancel", () =>
-    authed(() => api.cancelTicket({ requestId: requestId(), ticketId: state.ticketId })).then(() => {
-      state.endedTickets.add(state.ticketId);
-      state.ticketId = "";
-      state.queue = null;
-    }),
-  );
-  const panel = el(
-    "div",
-    { class: "queue", "data-testid": "queue" },
-    el("p", {}, `In the ${Mode[queue.ticket?.mode ?? 0].toLowerCase()} queue for ${waited} s: ${queue.queueLength} waiting`),
-    cancel,
-  );
-  if (queue.practiceAvailable) {
-    // Gives up the ticket and starts a practice match at once (or changes nothing).
-    panel.append(
-      button("Practice while you wait", "switch", async () => {
-        const reply = await authed(() =>
-          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
-        );
-        note("left the queue for a practice match");
-        await follow(reply.matchId);
-      }),
-    );
-  }
-  return panel;
 }
 
 function matchPanel(view: MatchView): HTMLElement {
@@ -228,16 +199,6 @@ async function startPractice(level: BotLevel): Promise<void> {
     }),
   );
   await follow(reply.matchId);
-}
-
-async function enqueue(mode: Mode): Promise<void> {
-  const reply = await authed(() =>
-    // A draft's deck is drafted: the Draft queue takes none.
-    api.enqueue({ requestId: requestId(), mode, deck: mode === Mode.DRAFT ? undefined : deckChoice() }),
-  );
-  state.ticketId = reply.ticket?.ticketId ?? "";
-  state.queue = reply.status ?? null;
-  note(`queued for ${Mode[mode].toLowerCase()}`);
 }
 
 /** What the player is seated at, in words, while it lasts: a challenge waits until then. */
