@@ -37,6 +37,11 @@
 //   sudden:   an All Open Sudden Death table without Same, Plus or Combo: the two play
 //             a line that ties round 1 (searched from the hands the pages show), both
 //             see round 2 with round 1's score, then one forfeits;
+//   (web/e2e/notices.mjs)
+//   away:     two players challenge a third on her cards screen; she accepts one there,
+//             sees the other while seated (its Accept refused), and accepts it after;
+//   clock:    queued alone, the waiting time counts on between pushes, and its clock
+//             stops when the queue is off the screen;
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
@@ -48,6 +53,7 @@ import { chromium } from "playwright-core";
 import { lobbyScenarios } from "./lobby.mjs";
 import { realmScenarios } from "./realm.mjs";
 import { deskScenarios } from "./desk.mjs";
+import { noticeScenarios } from "./notices.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -67,7 +73,8 @@ try {
   const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot });
   const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
   const desk = deskScenarios({ player, screenshot });
-  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk };
+  const notices = noticeScenarios({ player, screenshot });
+  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk, ...notices };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

@@ -2,13 +2,16 @@
 // deck, draft (draft.ts), open boosters and build decks (cards.ts), buy and sell at the
 // Auction House (auction.ts), host and join custom tables (tables.ts) and Skirmish
 // battles (skirmish.ts), read the ladders (ladders.ts), see the session's pushes
-// (session.ts), and take the cards a trade rule gives the winner (trade.ts).
+// (session.ts), answer a challenge on any screen (challenges.ts), wait in a queue
+// (queue.ts), and take the cards a trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
+import { challengeNotices, forgetChallenges } from "./challenges.js";
+import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
@@ -18,14 +21,14 @@ import { keepFocus, restoreFocus } from "./focus.js";
 import { note, state } from "./state.js";
 import {
   BattleBotLevel,
+  BattleStatus,
   BotLevel,
   MatchStatus,
   Mode,
   type MatchView,
-  type QueueStatus,
 } from "./gen/triad/v1/common_pb.js";
 
-const page = { act, render, note, show, follow };
+const page = { act, render, note, show, follow, seatedAt };
 
 const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
@@ -43,10 +46,13 @@ function render(): void {
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
   if (state.trade && name) parts.push(tradePanel(state.trade, page));
+  const notices = name ? challengeNotices(page) : null;
+  if (notices) parts.unshift(notices);
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
+  keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
 }
 
@@ -119,7 +125,7 @@ function lobbyScreen(name: string): HTMLElement {
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
   ];
-  if (state.queue && state.ticketId) parts.push(queuePanel(state.queue));
+  if (state.queue && state.ticketId) parts.push(queuePanel(state.queue, page));
   parts.push(tablesPanel(page));
   parts.push(el("div", { class: "row" }, logout));
   return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
@@ -141,36 +147,6 @@ function choice<E extends number>(
   }
   select.addEventListener("change", () => change(Number(select.value) as E));
   return select;
-}
-
-function queuePanel(queue: QueueStatus): HTMLElement {
-  const waited = Number(queue.waitDuration?.seconds ?? 0n);
-  const cancel = button("Leave the queue", "cancel", () =>
-    authed(() => api.cancelTicket({ requestId: requestId(), ticketId: state.ticketId })).then(() => {
-      state.endedTickets.add(state.ticketId);
-      state.ticketId = "";
-      state.queue = null;
-    }),
-  );
-  const panel = el(
-    "div",
-    { class: "queue", "data-testid": "queue" },
-    el("p", {}, `In the ${Mode[queue.ticket?.mode ?? 0].toLowerCase()} queue for ${waited} s: ${queue.queueLength} waiting`),
-    cancel,
-  );
-  if (queue.practiceAvailable) {
-    // Gives up the ticket and starts a practice match at once (or changes nothing).
-    panel.append(
-      button("Practice while you wait", "switch", async () => {
-        const reply = await authed(() =>
-          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
-        );
-        note("left the queue for a practice match");
-        await follow(reply.matchId);
-      }),
-    );
-  }
-  return panel;
 }
 
 function matchPanel(view: MatchView): HTMLElement {
@@ -225,17 +201,19 @@ async function startPractice(level: BotLevel): Promise<void> {
   await follow(reply.matchId);
 }
 
-async function enqueue(mode: Mode): Promise<void> {
-  const reply = await authed(() =>
-    // A draft's deck is drafted: the Draft queue takes none.
-    api.enqueue({ requestId: requestId(), mode, deck: mode === Mode.DRAFT ? undefined : deckChoice() }),
-  );
-  state.ticketId = reply.ticket?.ticketId ?? "";
-  state.queue = reply.status ?? null;
-  note(`queued for ${Mode[mode].toLowerCase()}`);
+/** What the player is seated at, in words, while it lasts: a challenge waits until then. */
+function seatedAt(): string {
+  if (state.view?.status === MatchStatus.IN_PROGRESS) return "a match";
+  if (shownDraft()) return "a draft";
+  const battle = shownBattle();
+  if (battle && battle.status !== BattleStatus.FINISHED) return "a Skirmish battle";
+  return "";
 }
 
+/** The match the player is now in: shown, and the lobby's other screens closed (after
+ * the match, Back to the lobby leads there, wherever the match was found or accepted). */
 async function follow(matchId: string): Promise<void> {
+  cards.shown = auction.shown = ladders.shown = false;
   state.matchId = matchId;
   state.selected = null;
   state.lair = false;
@@ -282,6 +260,7 @@ async function logOut(): Promise<void> {
     forgetTokens();
     forgetBattle();
     forgetTables();
+    forgetChallenges();
     forgetCards();
     forgetAuction();
     forgetLadders();

@@ -4,7 +4,8 @@
 import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle, type Page } from "./skirmish.js";
-import { challengePush, tablePush } from "./tables.js";
+import { tablePush } from "./tables.js";
+import { challengePush } from "./challenges.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";

@@ -1,8 +1,9 @@
 // Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (a
 // Realm table too, realmform.ts; or challenge one player by name), look at the open tables and join one, Find Game (the
-// oldest open Random table with the rules chosen), accept or decline a challenge. The match starts as the
-// guest joins; the guest follows it from the answer, the host from the session's pushes
-// (its table started, then the match found). Drawn inside the lobby by main.ts.
+// oldest open Random table with the rules chosen). The match starts as the guest joins;
+// the guest follows it from the answer, the host from the session's pushes (its table
+// started, then the match found). Drawn inside the lobby by main.ts; a challenge to the
+// player is answered wherever they are (challenges.ts).
 import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { el, rulesLine } from "./board.js";
@@ -28,8 +29,6 @@ export const tables = {
   challenged: "",
   hosted: null as Table | null,
   open: null as Table[] | null,
-  /** Open challenges addressed to this player, by table id (``challenge`` pushes). */
-  challenges: new Map<string, Table>(),
 };
 
 type RuleName = keyof typeof tables.rules;
@@ -53,48 +52,17 @@ export function tablePush(table: Table | undefined, page: Page): void {
   page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
 }
 
-/** The session's ``challenge`` push: a challenge to this player, open or ended. */
-export function challengePush(table: Table, page: Page): void {
-  if (table.status !== TableStatus.OPEN) {
-    tables.challenges.delete(table.tableId);
-    return;
-  }
-  if (!tables.challenges.has(table.tableId)) page.note(`challenge from ${table.hostName}`);
-  tables.challenges.set(table.tableId, table);
-}
-
 /** Logged out: nothing hosted or listed. */
 export function forgetTables(): void {
   tables.hosted = null;
   tables.open = null;
-  tables.challenges.clear();
 }
 
 export function tablesPanel(page: TablesPage): HTMLElement {
   const panel = el("section", { class: "tables", "data-testid": "tables" }, el("h2", {}, "Tables"));
-  for (const challenge of tables.challenges.values()) panel.append(challengePanel(challenge, page));
   panel.append(tables.hosted ? hostedPanel(tables.hosted, page) : hostForm(page));
   panel.append(openList(page));
   return panel;
-}
-
-function challengePanel(table: Table, page: TablesPage): HTMLElement {
-  return el(
-    "div",
-    { class: "challenge", "data-testid": "challenge", "data-table": table.tableId },
-    el("p", {}, `${table.hostName} challenges you: ${tableLine(table)}.`),
-    button("Accept", "accept", page, async () => {
-      const reply = await authed(() =>
-        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
-      );
-      tables.challenges.delete(table.tableId);
-      await page.follow(reply.matchId);
-    }),
-    button("Decline", "decline", page, async () => {
-      await authed(() => api.declineChallenge({ requestId: requestId(), tableId: table.tableId }));
-      tables.challenges.delete(table.tableId);
-    }),
-  );
 }
 
 function hostedPanel(table: Table, page: TablesPage): HTMLElement {
@@ -226,7 +194,7 @@ function wanted() {
 }
 
 /** Random and house-hand tables take no deck from the guest; others the lobby's. */
-function guestDeck(table: Table) {
+export function guestDeck(table: Table) {
   return table.settings?.randomDeck || table.settings?.rules?.houseHands ? undefined : deckChoice();
 }
 

@@ -1,0 +1,100 @@
+// The scenarios of web/e2e/play.mjs about what reaches a player away from the lobby (its
+// header says what each plays): a challenge answered from another screen, and the
+// queue's clock between pushes. play.mjs lends its players; each scenario returns what
+// it saw, printed by play.mjs as one JSON line.
+
+/** The scenarios, on ``kit``: player() and the screenshot path. */
+export function noticeScenarios(kit) {
+  const { player, screenshot } = kit;
+  return { away, clock };
+
+  async function away() {
+    const ann = await player();
+    const bea = await player();
+    const cid = await player();
+    await bea.click("button[name=cards]");
+    await bea.waitForSelector("[data-testid=cards]");
+    // Cid, then Ann, challenge Bea while she looks at her cards.
+    for (const host of [cid, ann]) {
+      await host.fill("input[name=challenged]", bea.playerName);
+      await host.click("button[name=host]");
+      await host.waitForSelector("[data-testid=hosted]");
+    }
+    const fromAnn = bea.locator(`[data-testid=challenge]:has-text("${ann.playerName}")`);
+    const fromCid = bea.locator(`[data-testid=challenge]:has-text("${cid.playerName}")`);
+    const offer = (await fromAnn.textContent()) ?? "";
+    await fromCid.waitFor();
+    const screen = await bea.getAttribute("#app > section:not(.notices)", "data-testid");
+    await fromAnn.locator("button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    // Seated at Ann's match, Bea still sees Cid's challenge; accepting it is refused.
+    const seatedOffer = (await fromCid.textContent()) ?? "";
+    await fromCid.locator("button[name=accept]").click();
+    const refusal = (await bea.textContent(".error[role=alert]"))?.trim() ?? "";
+    const stillSeated = await bea.locator("[data-testid=board]").count();
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    // Ann forfeits; from the finished match, Bea accepts Cid's challenge after all.
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    const first = (await bea.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+    await fromCid.locator("button[name=accept]").click();
+    await cid.waitForSelector("[data-testid=board]");
+    await bea.waitForSelector("[data-testid=match][data-status=playing]");
+    await cid.click("button[name=forfeit]");
+    await cid.click("button[name=forfeit-confirm]");
+    const second = (await bea.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+    // Back to the lobby means the lobby, not the cards screen she accepted from.
+    await bea.click("button[name=lobby]");
+    await bea.waitForSelector("[data-testid=lobby], [data-testid=cards]");
+    const back = await bea.getAttribute("#app > section:not(.notices)", "data-testid");
+    const left = await bea.locator("[data-testid=challenge]").count();
+    const pushes = await bea.locator("[data-testid=pushes] li").allTextContents();
+    const names = [ann.playerName, bea.playerName, cid.playerName];
+    return { names, screen, offer, seatedOffer, refusal, stillSeated, first, second, back, left, pushes };
+  }
+
+  async function clock() {
+    const page = await player();
+    // Every interval the page sets and clears from here on, counted.
+    await page.evaluate(() => {
+      const live = new Set();
+      const set = window.setInterval.bind(window);
+      const clear = window.clearInterval.bind(window);
+      window.setInterval = (...args) => {
+        const id = set(...args);
+        live.add(id);
+        return id;
+      };
+      window.clearInterval = (id) => {
+        live.delete(id);
+        clear(id);
+      };
+      window.liveIntervals = () => live.size;
+    });
+    const intervals = () => page.evaluate(() => window.liveIntervals());
+    // Unranked, alone: no window to widen and a bot seat only after 20 s, so the queue's
+    // pushes stop once the ticket is told queued.
+    await page.selectOption("select[name=mode]", { label: "unranked" });
+    await page.click("button[name=queue]");
+    await page.waitForSelector("[data-testid=queue]");
+    await page.waitForTimeout(300);
+    const queuePushes = () => page.locator("[data-testid=pushes] li", { hasText: "queue:" }).count();
+    const said = () => page.textContent("[data-testid=queue] p");
+    const before = { text: await said(), pushes: await queuePushes() };
+    await page.waitForTimeout(2_200);
+    const after = { text: await said(), pushes: await queuePushes() };
+    const queued = await intervals();
+    // Off to the cards and back, then out of the queue: the clock stops with its screen.
+    await page.click("button[name=cards]");
+    await page.waitForSelector("[data-testid=cards]");
+    const onCards = await intervals();
+    await page.click("button[name=lobby]");
+    await page.waitForSelector("[data-testid=queue]");
+    const back = await intervals();
+    await page.click("[data-testid=queue] button[name=cancel]");
+    await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
+    const left = await intervals();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { before, after, intervals: { queued, onCards, back, left } };
+  }
+}

@@ -1,0 +1,74 @@
+// Challenges to the player (RULES.md 14): told at once by the session's ``challenge``
+// push, and shown with Accept and Decline above whatever screen the player is on (the
+// lobby, their cards, the Auction House, the ladders, a match). Seated at a match, a
+// draft's picks or a Skirmish battle, the challenge stays in view and may be declined,
+// but Accept is refused in the page's words until that is over. main.ts draws it.
+import { ConnectError } from "@connectrpc/connect";
+import { api, authed, requestId } from "./api.js";
+import { el } from "./dom.js";
+import { actionButton as button } from "./controls.js";
+import { guestDeck, tableLine, type TablesPage } from "./tables.js";
+import { TableStatus, type Table } from "./gen/triad/v1/common_pb.js";
+import type { Page } from "./skirmish.js";
+
+/** What main.ts lends besides the page: what the player is seated at ("a match", "a
+ * draft", ...), or "" when free to accept. */
+export interface ChallengesPage extends TablesPage {
+  seatedAt(): string;
+}
+
+/** Open challenges addressed to this player, by table id. */
+const open = new Map<string, Table>();
+
+/** The session's ``challenge`` push: a challenge to this player, open or ended. */
+export function challengePush(table: Table, page: Page): void {
+  if (table.status !== TableStatus.OPEN) {
+    open.delete(table.tableId);
+    return;
+  }
+  if (!open.has(table.tableId)) page.note(`challenge from ${table.hostName}`);
+  open.set(table.tableId, table);
+}
+
+/** Logged out: none kept. */
+export function forgetChallenges(): void {
+  open.clear();
+}
+
+/** The open challenges, one notice each; null when there are none. */
+export function challengeNotices(page: ChallengesPage): HTMLElement | null {
+  if (open.size === 0) return null;
+  const notices = [...open.values()].map((table) => notice(table, page));
+  return el("section", { class: "notices", "data-testid": "notices", "aria-live": "polite" }, ...notices);
+}
+
+function notice(table: Table, page: ChallengesPage): HTMLElement {
+  return el(
+    "div",
+    { class: "challenge", "data-testid": "challenge", "data-table": table.tableId },
+    el("p", {}, `${table.hostName} challenges you: ${tableLine(table)}.`),
+    button("Accept", "accept", page, async () => {
+      const seated = page.seatedAt();
+      if (seated) throw new Error(`You are playing ${seated}: accept this challenge once it is over.`);
+      const reply = await authed(() =>
+        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
+      ).catch(inButtons);
+      open.delete(table.tableId);
+      await page.follow(reply.matchId);
+    }),
+    button("Decline", "decline", page, async () => {
+      await authed(() => api.declineChallenge({ requestId: requestId(), tableId: table.tableId }));
+      open.delete(table.tableId);
+    }),
+  );
+}
+
+/** A refusal of Accept in the page's words: the server names the ticket or table in
+ * full and its API calls, the page has the lobby's buttons. */
+function inButtons(error: unknown): never {
+  const failure = ConnectError.from(error);
+  const said = failure.rawMessage
+    .replace(/you already have queued ticket \S+: cancel it \(or switch it to practice\) first/, "you are in a queue: leave it first (Leave the queue, in the lobby)")
+    .replace(/you already host open table \S+: close it first/, "you host an open table: close it first (Close the table, in the lobby)");
+  throw new ConnectError(said, failure.code);
+}

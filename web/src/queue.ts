@@ -1,0 +1,84 @@
+// The queues (RULES.md 6): a ticket taken from the lobby, and the panel that shows it
+// waiting, with how long, how many wait, leaving and practising meanwhile. The server
+// pushes the ticket's status only when something in it changes (the rating window, the
+// queue's length), so the time waited counts on by itself each second in between, on
+// a clock that runs while the panel is on the page and only then. Drawn in the lobby by
+// main.ts, which asks keepQueueClock() after every drawing.
+import { api, authed, requestId } from "./api.js";
+import { el } from "./dom.js";
+import { actionButton as button } from "./controls.js";
+import { deckChoice } from "./cards.js";
+import { note, state } from "./state.js";
+import { BotLevel, Mode, type QueueStatus } from "./gen/triad/v1/common_pb.js";
+import type { TablesPage } from "./tables.js";
+
+/** The ticket's enqueue time on this browser's clock: when the status shown came, less
+ * the wait the server counted (the two clocks may disagree; a wait does not). */
+const clock = { status: null as QueueStatus | null, since: 0, timer: 0 };
+
+export async function enqueue(mode: Mode): Promise<void> {
+  const reply = await authed(() =>
+    // A draft's deck is drafted: the Draft queue takes none.
+    api.enqueue({ requestId: requestId(), mode, deck: mode === Mode.DRAFT ? undefined : deckChoice() }),
+  );
+  state.ticketId = reply.ticket?.ticketId ?? "";
+  state.queue = reply.status ?? null;
+  note(`queued for ${Mode[mode].toLowerCase()}`);
+}
+
+export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
+  if (clock.status !== queue) {
+    clock.status = queue;
+    clock.since = Date.now() - 1000 * Number(queue.waitDuration?.seconds ?? 0n);
+  }
+  const waited = el("span", { "data-testid": "waited" }, waitedWords());
+  const cancel = button("Leave the queue", "cancel", page, async () => {
+    await authed(() => api.cancelTicket({ requestId: requestId(), ticketId: state.ticketId }));
+    state.endedTickets.add(state.ticketId);
+    state.ticketId = "";
+    state.queue = null;
+  });
+  const mode = Mode[queue.ticket?.mode ?? 0].toLowerCase();
+  const panel = el(
+    "div",
+    { class: "queue", "data-testid": "queue" },
+    el("p", {}, `In the ${mode} queue for `, waited, `: ${queue.queueLength} waiting`),
+    cancel,
+  );
+  if (queue.practiceAvailable) {
+    // Gives up the ticket and starts a practice match at once (or changes nothing).
+    panel.append(
+      button("Practice while you wait", "switch", page, async () => {
+        const reply = await authed(() =>
+          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
+        );
+        note("left the queue for a practice match");
+        await page.follow(reply.matchId);
+      }),
+    );
+  }
+  return panel;
+}
+
+/** After each drawing: the clock runs while a queue panel is on the page, else stops. */
+export function keepQueueClock(): void {
+  const shown = waitedNode() !== null;
+  if (shown && !clock.timer) clock.timer = window.setInterval(tick, 1000);
+  if (!shown && clock.timer) {
+    window.clearInterval(clock.timer);
+    clock.timer = 0;
+  }
+}
+
+function tick(): void {
+  const node = waitedNode();
+  if (node) node.textContent = waitedWords();
+}
+
+function waitedNode(): HTMLElement | null {
+  return document.querySelector<HTMLElement>("[data-testid=queue] [data-testid=waited]");
+}
+
+function waitedWords(): string {
+  return `${Math.max(0, Math.floor((Date.now() - clock.since) / 1000))} s`;
+}
