@@ -241,7 +241,8 @@ def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
     """(limit, offset) of an AIP-158 page; the token is the offset of the page."""
     if size < 0:
         raise InvalidArgument("page_size cannot be negative")
-    if token and not (token.isdigit() and len(token) < 10):
+    # isascii: str.isdigit also holds for "²", which int() refuses
+    if token and not (token.isascii() and token.isdigit() and len(token) < 10):
         raise InvalidArgument("page_token is not one this service gave out")
     return min(size or default, cap), int(token or 0)
 
