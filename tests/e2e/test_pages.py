@@ -5,6 +5,7 @@ for a request that can never succeed)."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -64,3 +65,30 @@ async def test_a_forged_page_token_is_invalid_argument_on_every_list(api: Any, r
         ):
             wrong.append((token, code.name, details))
     assert not wrong, wrong
+
+
+def b64(raw: str) -> str:
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+CURSORS: dict[str, tuple[Callable[[str], Message], list[str]]] = {
+    "ListAuction": (
+        lambda t: g.ListAuctionRequest(page_token=t, order=pb.AUCTION_ORDER_CHEAPEST),
+        [
+            b64('[1e999, "2024-01-01T00:00:00+00:00", "x"]'),  # a price of infinity
+            b64('[1, "2024-01-01T00:00:00+00:00", "a\\u0000b"]'),  # NUL: PostgreSQL fails
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("rpc", sorted(CURSORS))
+async def test_a_forged_keyset_cursor_is_invalid_argument(api: Any, rpc: str) -> None:
+    me = await join(api)
+    request, forged = CURSORS[rpc]
+    for token in forged:
+        code, details = await code_of(me.call(rpc, request(token)))
+        assert (code, "page_token" in str(details)) == (grpc.StatusCode.INVALID_ARGUMENT, True), (
+            token,
+            details,
+        )

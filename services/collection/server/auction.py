@@ -68,9 +68,11 @@ def cursor_back(token: str) -> Cursor | None:
     try:
         price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
         found = Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
-    except (ValueError, TypeError, binascii.Error):
+    except (ValueError, TypeError, OverflowError, binascii.Error):  # Overflow: 1e999
         found = None
     if found is None or not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
+        raise InvalidArgument("page_token is not one this service gave out")
+    if "\x00" in found.listing_id:  # PostgreSQL refuses a NUL in a text
         raise InvalidArgument("page_token is not one this service gave out")
     if found.created_at.tzinfo is None:
         raise InvalidArgument("page_token is not one this service gave out")
