@@ -79,6 +79,10 @@ CURSORS: dict[str, tuple[Callable[[str], Message], list[str]]] = {
             b64('[1, "2024-01-01T00:00:00+00:00", "a\\u0000b"]'),  # NUL: PostgreSQL fails
         ],
     ),
+    "ListTables": (
+        lambda t: g.ListTablesRequest(page_token=t),
+        [b64("2024-01-01T00:00:00+00:00|a\x00b"), b64("2024-01-01T00:00:00|a")],
+    ),
 }
 
 
