@@ -248,6 +248,34 @@ async def test_an_auction_walk_sees_every_survivor_once_while_listings_come_and_
         assert listed - gone <= set(seen), (order, listed - gone - set(seen))
 
 
+async def test_a_collection_walk_sees_every_copy_kept_once_while_copies_are_sold(
+    api: Any, backend: Stack
+) -> None:
+    seller, buyer = await join(api), await join(api)
+    catalog = (await seller.call("ListCatalog", g.ListCatalogRequest(page_size=200))).characters
+    await grant(backend, seller, [x.character_id for x in catalog if x.stars == 1][:12])
+    first = (await seller.call("ListCollection", g.ListCollectionRequest(page_size=4))).entries
+    listings = [(await create(seller, x.copy.copy_id, 5)).listing_id for x in first[:2]]
+    before = {
+        x.copy.copy_id
+        for x in await walk(
+            seller, "ListCollection", g.ListCollectionRequest(page_size=200), "entries"
+        )
+    }
+
+    async def sell(n: int) -> None:  # a copy of the first page leaves the collection
+        if n == 1:
+            await buy(buyer, listings.pop())
+
+    found = await walk(
+        seller, "ListCollection", g.ListCollectionRequest(page_size=4), "entries", sell
+    )
+    ids = [x.copy.copy_id for x in found]
+    kept = before - {first[1].copy.copy_id}
+    assert len(ids) == len(set(ids))
+    assert kept <= set(ids), kept - set(ids)
+
+
 async def test_a_page_is_at_most_200_and_a_negative_size_is_refused(
     api: Any, backend: Stack
 ) -> None:
