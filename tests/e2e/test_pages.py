@@ -276,6 +276,26 @@ async def test_a_collection_walk_sees_every_copy_kept_once_while_copies_are_sold
     assert kept <= set(ids), kept - set(ids)
 
 
+async def test_my_listings_walk_sees_each_listing_once_while_one_is_added(
+    api: Any, backend: Stack
+) -> None:
+    seller = await join(api)
+    catalog = (await seller.call("ListCatalog", g.ListCatalogRequest(page_size=200))).characters
+    copies = await grant(backend, seller, [x.character_id for x in catalog if x.stars == 1][:8])
+    listed = {(await create(seller, x.copy_id, 5)).listing_id for x in copies[:6]}
+
+    async def add(n: int) -> None:
+        if n == 1:
+            await create(seller, copies[-1].copy_id, 5)
+
+    found = await walk(
+        seller, "ListMyListings", g.ListMyListingsRequest(page_size=2), "listings", add
+    )
+    ids = [x.listing_id for x in found]
+    assert len(ids) == len(set(ids)), ids
+    assert listed <= set(ids)
+
+
 async def test_a_page_is_at_most_200_and_a_negative_size_is_refused(
     api: Any, backend: Stack
 ) -> None:

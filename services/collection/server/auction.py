@@ -7,7 +7,6 @@ import base64
 import binascii
 import json
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -24,7 +23,7 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import owned_copy, page, paged
+from services.collection.mapping import key_token, key_token_back, owned_copy, page
 from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
@@ -165,9 +164,12 @@ class AuctionRpcs:
         self, request: c.CollectionServiceListMyListingsRequest, context: Any
     ) -> c.CollectionServiceListMyListingsResponse:
         player = require_bound(request.player_id, "player_id")
-        found, token = await paged(
-            request, PAGE_CAP, partial(handlers_auction.listings_of, self._ctx, player)
-        )
+        limit, _ = page(request.page_size, "", PAGE_CAP)
+        # A keyset token: a listing made between two pages pushes none onto the next.
+        before = key_token_back(request.page_token)
+        found = await handlers_auction.listings_of(self._ctx, player, limit + 1, before)
+        last = found[limit - 1] if len(found) > limit else None
         return c.CollectionServiceListMyListingsResponse(
-            listings=[listing(x) for x in found], next_page_token=token
+            listings=[listing(x) for x in found[:limit]],
+            next_page_token="" if last is None else key_token(last.created_at, last.listing_id),
         )
