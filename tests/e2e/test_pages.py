@@ -296,6 +296,31 @@ async def test_my_listings_walk_sees_each_listing_once_while_one_is_added(
     assert listed <= set(ids)
 
 
+async def test_a_deck_walk_sees_every_deck_kept_once_while_one_is_deleted(
+    api: Any, backend: Stack
+) -> None:
+    me = await join(api)
+    catalog = (await me.call("ListCatalog", g.ListCatalogRequest(page_size=200))).characters
+    copies = await grant(backend, me, [x.character_id for x in catalog if x.stars == 1][:5])
+    decks = []
+    for n in range(5):
+        save = g.SaveDeckRequest(
+            request_id=uuid4().hex, name=f"d{n}", copy_ids=[x.copy_id for x in copies]
+        )
+        decks.append((await me.call("SaveDeck", save)).deck.deck_id)
+
+    async def delete(n: int) -> None:  # the newest deck, read on the first page, goes
+        if n == 1:
+            await me.call(
+                "DeleteDeck", g.DeleteDeckRequest(request_id=uuid4().hex, deck_id=decks[-1])
+            )
+
+    found = await walk(me, "ListDecks", g.ListDecksRequest(page_size=2), "decks", delete)
+    ids = [x.deck_id for x in found]
+    assert len(ids) == len(set(ids)), ids
+    assert set(decks[:-1]) <= set(ids), set(decks[:-1]) - set(ids)
+
+
 async def test_a_page_is_at_most_200_and_a_negative_size_is_refused(
     api: Any, backend: Stack
 ) -> None:
