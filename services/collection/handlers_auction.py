@@ -162,5 +162,8 @@ async def browse(ctx: Context, query: AuctionQuery, limit: int) -> list[Listing]
     return await ctx.store.browse(query, limit)
 
 
-async def listings_of(ctx: Context, seller_id: str, limit: int, offset: int) -> list[Listing]:
-    return await ctx.store.listings_of(seller_id, limit, offset)
+async def listings_of(
+    ctx: Context, seller_id: str, limit: int, before: tuple[datetime, str] | None = None
+) -> list[Listing]:
+    """The seller's listings, newest first, older than ``before`` if given."""
+    return await ctx.store.listings_of(seller_id, limit, before)

@@ -5,6 +5,7 @@ house hand, locking and releasing copies."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from random import Random
 from uuid import NAMESPACE_URL, uuid5
 
@@ -83,9 +84,11 @@ async def deck(ctx: Context, player_id: str, deck_id: str) -> DeckRecord:
     return found
 
 
-async def deck_page(ctx: Context, player_id: str, limit: int, offset: int) -> list[DeckRecord]:
-    """The player's decks, last changed first."""
-    return await ctx.store.decks(player_id, limit, offset)
+async def deck_page(
+    ctx: Context, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+) -> list[DeckRecord]:
+    """The player's decks, last changed first, after the keyset position ``after``."""
+    return await ctx.store.decks(player_id, limit, after)
 
 
 def board_of(hand_size: int) -> int | None:

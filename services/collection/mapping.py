@@ -7,6 +7,8 @@ Event payloads are ``codec.py``'s; per-player views (trades, drafts, decks) are
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -241,9 +243,30 @@ def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
     """(limit, offset) of an AIP-158 page; the token is the offset of the page."""
     if size < 0:
         raise InvalidArgument("page_size cannot be negative")
-    if token and not (token.isdigit() and len(token) < 10):
+    # isascii: str.isdigit also holds for "²", which int() refuses
+    if token and not (token.isascii() and token.isdigit() and len(token) < 10):
         raise InvalidArgument("page_token is not one this service gave out")
     return min(size or default, cap), int(token or 0)
+
+
+def key_token(at: datetime, key: str) -> str:
+    """A keyset page token: where the page ended (its last item's time and id)."""
+    return base64.urlsafe_b64encode(f"{at.isoformat()}|{key}".encode()).decode()
+
+
+def key_token_back(token: str) -> tuple[datetime, str] | None:
+    """The position ``key_token`` wrote (None: the first page); INVALID_ARGUMENT if it is
+    not one of ours."""
+    if not token:
+        return None
+    try:
+        moment, key = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
+        at: datetime | None = datetime.fromisoformat(moment)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        at = None
+    if at is None or at.tzinfo is None or "\x00" in key:
+        raise InvalidArgument("page_token is not one this service gave out")
+    return at, key
 
 
 def next_token(offset: int, limit: int, got: int) -> str:

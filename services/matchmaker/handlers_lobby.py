@@ -163,9 +163,13 @@ def _encode_token(created_at: datetime, table_id: str) -> str:
 def _decode_token(token: str) -> tuple[datetime, str]:
     try:
         moment, table_id = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(moment), table_id
+        at = datetime.fromisoformat(moment)
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument("page_token is not one this service gave out") from None
+        at = None
+    # Ours carry their zone and a table id PostgreSQL can read (a text has no NUL).
+    if at is None or at.tzinfo is None or "\x00" in table_id:
+        raise InvalidArgument("page_token is not one this service gave out")
+    return at, table_id
 
 
 async def get_table(ctx: Context, viewer: Player, table_id: str) -> Table:

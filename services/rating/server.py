@@ -25,7 +25,8 @@ FIRST_PAGE = 2**62  # "before the newest change": above any feed number
 def _page_token(token: str) -> int:
     if not token:
         return FIRST_PAGE
-    if not token.isdigit() or not 0 < int(token) < FIRST_PAGE:
+    # isascii: str.isdigit also holds for "²", which int() refuses
+    if not (token.isascii() and token.isdigit()) or not 0 < int(token) < FIRST_PAGE:
         raise InvalidArgument("page_token is not one this service handed out")
     return int(token)
 

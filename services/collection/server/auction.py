@@ -7,7 +7,6 @@ import base64
 import binascii
 import json
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -24,7 +23,7 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import owned_copy, page, paged
+from services.collection.mapping import key_token, key_token_back, owned_copy, page
 from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
@@ -68,9 +67,11 @@ def cursor_back(token: str) -> Cursor | None:
     try:
         price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
         found = Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
-    except (ValueError, TypeError, binascii.Error):
+    except (ValueError, TypeError, OverflowError, binascii.Error):  # Overflow: 1e999
         found = None
     if found is None or not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
+        raise InvalidArgument("page_token is not one this service gave out")
+    if "\x00" in found.listing_id:  # PostgreSQL refuses a NUL in a text
         raise InvalidArgument("page_token is not one this service gave out")
     if found.created_at.tzinfo is None:
         raise InvalidArgument("page_token is not one this service gave out")
@@ -163,9 +164,12 @@ class AuctionRpcs:
         self, request: c.CollectionServiceListMyListingsRequest, context: Any
     ) -> c.CollectionServiceListMyListingsResponse:
         player = require_bound(request.player_id, "player_id")
-        found, token = await paged(
-            request, PAGE_CAP, partial(handlers_auction.listings_of, self._ctx, player)
-        )
+        limit, _ = page(request.page_size, "", PAGE_CAP)
+        # A keyset token: a listing made between two pages pushes none onto the next.
+        before = key_token_back(request.page_token)
+        found = await handlers_auction.listings_of(self._ctx, player, limit + 1, before)
+        last = found[limit - 1] if len(found) > limit else None
         return c.CollectionServiceListMyListingsResponse(
-            listings=[listing(x) for x in found], next_page_token=token
+            listings=[listing(x) for x in found[:limit]],
+            next_page_token="" if last is None else key_token(last.created_at, last.listing_id),
         )

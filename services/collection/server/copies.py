@@ -10,7 +10,16 @@ from services.collection import handlers, handlers_economy, views
 from services.collection.domain.catalog import CatalogFilter
 from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
-from services.collection.mapping import character, elements, next_token, owned_copy, page, stars
+from services.collection.mapping import (
+    character,
+    elements,
+    key_token,
+    key_token_back,
+    next_token,
+    owned_copy,
+    page,
+    stars,
+)
 from services.platform.edge import bind, check_operator, require, require_bound
 from services.platform.errors import InvalidArgument, NotFound
 from services.platform.requests import Request
@@ -55,7 +64,9 @@ class CopyRpcs:
         self, request: c.CollectionServiceListCopiesRequest, context: Any
     ) -> c.CollectionServiceListCopiesResponse:
         player = require_bound(request.player_id, "player_id")
-        limit, offset = page(request.page_size, request.page_token, 500)
+        limit, _ = page(request.page_size, "", 500)
+        # A keyset token: a copy leaving between two pages moves none past the cursor.
+        after = key_token_back(request.page_token)
         f = request.filter
         where = CatalogFilter(stars(f.stars), elements(f.elements), f.name_contains)
         copies = await handlers.copies(self._ctx, player)
@@ -69,10 +80,12 @@ class CopyRpcs:
             and (not f.HasField("holo") or x.holo == f.holo)
             and (not f.HasField("locked") or (x.copy_id in locks) == f.locked)
         ]
-        chunk = found[offset : offset + limit + 1]
+        found.sort(key=lambda x: (x.acquired_at, x.copy_id))  # the cursor's order
+        chunk = [x for x in found if after is None or (x.acquired_at, x.copy_id) > after]
+        last = chunk[limit - 1] if len(chunk) > limit else None
         return c.CollectionServiceListCopiesResponse(
             entries=[views.entry(x, locks.get(x.copy_id)) for x in chunk[:limit]],
-            next_page_token=next_token(offset, limit, len(chunk)),
+            next_page_token="" if last is None else key_token(last.acquired_at, last.copy_id),
             total_size=len(found),
         )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -15,7 +14,9 @@ from services.collection.mapping import (
     copy_card,
     holder_of,
     house_card,
-    paged,
+    key_token,
+    key_token_back,
+    page,
 )
 from services.collection.results import DeckRecord
 from services.platform.edge import bind, require, require_bound
@@ -67,10 +68,13 @@ class DeckRpcs:
         self, request: c.CollectionServiceListDecksRequest, context: Any
     ) -> c.CollectionServiceListDecksResponse:
         player = require_bound(request.player_id, "player_id")
-        found, token = await paged(
-            request, 200, partial(handlers_decks.deck_page, self._ctx, player)
-        )
-        decks = [await self._deck(player, record) for record in found]
+        limit, _ = page(request.page_size, "", 200)
+        # A keyset token: a deck deleted between two pages moves none past the cursor.
+        after = key_token_back(request.page_token)
+        found = await handlers_decks.deck_page(self._ctx, player, limit + 1, after)
+        last = found[limit - 1] if len(found) > limit else None
+        decks = [await self._deck(player, record) for record in found[:limit]]
+        token = "" if last is None else key_token(last.updated_at, last.deck_id)
         return c.CollectionServiceListDecksResponse(decks=decks, next_page_token=token)
 
     async def DeleteDeck(

@@ -261,11 +261,22 @@ class MemoryStore(MemoryAuctionReads):
         row = self.tables.players.get(player_id)
         return 0 if row is None else row.boosters_since_pity
 
-    async def decks(self, player_id: str, limit: int, offset: int) -> list[DeckRecord]:
-        mine = [d for owner, d in self.tables.decks.values() if owner == player_id]
+    async def decks(
+        self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[DeckRecord]:
+        mine = [
+            d
+            for owner, d in self.tables.decks.values()
+            if owner == player_id
+            and (
+                after is None
+                or d.updated_at < after[0]
+                or (d.updated_at == after[0] and d.deck_id > after[1])
+            )
+        ]
         mine.sort(key=lambda d: d.deck_id)
         mine.sort(key=lambda d: d.updated_at, reverse=True)
-        return mine[offset : offset + limit]
+        return mine[:limit]
 
     async def deck(self, player_id: str, deck_id: str) -> DeckRecord | None:
         owner, record = self.tables.decks.get(deck_id, ("", None))

@@ -23,10 +23,17 @@ class MemoryAuctionReads:
         found = [x for x in self.tables.listings.values() if query.matches(x)]
         return query.sorted(found)[:limit]
 
-    async def listings_of(self, seller_id: str, limit: int, offset: int) -> list[Listing]:
-        mine = [x for x in self.tables.listings.values() if x.seller_id == seller_id]
+    async def listings_of(
+        self, seller_id: str, limit: int, before: tuple[datetime, str] | None = None
+    ) -> list[Listing]:
+        mine = [
+            x
+            for x in self.tables.listings.values()
+            if x.seller_id == seller_id
+            and (before is None or (x.created_at, x.listing_id) < before)
+        ]
         mine.sort(key=lambda x: (x.created_at, x.listing_id), reverse=True)
-        return mine[offset : offset + limit]
+        return mine[:limit]
 
     async def auction_violations(self) -> int:
         t, found = self.tables, 0

@@ -120,13 +120,19 @@ class Reads:
             row["updated_at"],
         )
 
-    async def decks(self, player_id: str, limit: int, offset: int) -> list[DeckRecord]:
+    async def decks(
+        self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[DeckRecord]:
+        """The player's decks, last changed first; only those after ``after`` (a keyset
+        position: updated_at, deck_id) if given."""
         rows = await self.pool.fetch(
-            f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 "
-            "ORDER BY updated_at DESC, deck_id LIMIT $2 OFFSET $3",
+            f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 AND ($3::timestamptz "
+            "IS NULL OR updated_at < $3 OR (updated_at = $3 AND deck_id > $4)) "
+            "ORDER BY updated_at DESC, deck_id LIMIT $2",
             player_id,
             limit,
-            offset,
+            None if after is None else after[0],
+            "" if after is None else after[1],
         )
         return [self._deck(r) for r in rows]
 

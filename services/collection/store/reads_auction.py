@@ -118,14 +118,19 @@ class AuctionReads:
         sql, args = browse_sql(self.tables.listings, query, limit)
         return [listing_of(self.catalog, r) for r in await self.pool.fetch(sql, *args)]
 
-    async def listings_of(self, seller_id: str, limit: int, offset: int) -> list[Listing]:
-        """The seller's listings, open or closed, newest first."""
+    async def listings_of(
+        self, seller_id: str, limit: int, before: tuple[datetime, str] | None = None
+    ) -> list[Listing]:
+        """The seller's listings, open or closed, newest first; only those older than
+        ``before`` (a keyset position: created_at, listing_id) if given."""
         rows = await self.pool.fetch(
             f"SELECT * FROM {self.tables.listings} WHERE seller_id = $1 "
-            "ORDER BY created_at DESC, listing_id DESC LIMIT $2 OFFSET $3",
+            "AND ($3::timestamptz IS NULL OR (created_at, listing_id) < ($3, $4)) "
+            "ORDER BY created_at DESC, listing_id DESC LIMIT $2",
             seller_id,
             limit,
-            offset,
+            None if before is None else before[0],
+            "" if before is None else before[1],
         )
         return [listing_of(self.catalog, r) for r in rows]
 

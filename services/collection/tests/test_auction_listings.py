@@ -135,7 +135,7 @@ async def test_a_retried_listing_or_cancel_answers_the_first_result_and_acts_onc
     first = await handlers_auction.create_listing(ctx, key("s", "l"), "s", mine[0], 10)
     again = await handlers_auction.create_listing(ctx, key("s", "l"), "s", mine[0], 10)
     assert again == first
-    assert len(await handlers_auction.listings_of(ctx, "s", 10, 0)) == 1
+    assert len(await handlers_auction.listings_of(ctx, "s", 10)) == 1
     # The same request id for another price is refused, not taken for a retry.
     await refused(
         ctx.store,

@@ -251,6 +251,6 @@ async def test_browse_filters_orders_and_pages_the_open_listings(
             ctx, AuctionQuery(element=first.element.value), 10
         )
         assert ids[0] in [x.listing_id for x in by_element]
-    mine_listed = await handlers_auction.listings_of(ctx, "s", 10, 0)
+    mine_listed = await handlers_auction.listings_of(ctx, "s", 10)
     assert [x.listing_id for x in mine_listed] == ids[::-1]
     assert mine_listed[0].status is ListingStatus.CANCELLED

@@ -93,11 +93,12 @@ async def test_decks_are_listed_last_changed_first_and_only_to_their_owner(ctx: 
     mine = await starter(ctx)
     for name in ("one", "two"):
         await handlers_decks.save_deck(ctx, key("p1", name), "p1", "", name, mine[:5])
-    listed = await ctx.store.decks("p1", 10, 0)
+    listed = await ctx.store.decks("p1", 10)
     assert len(listed) == 2 and listed[0].updated_at >= listed[1].updated_at
     assert [d.copy_ids for d in listed] == [tuple(mine[:5])] * 2
     assert await ctx.store.deck("p2", listed[0].deck_id) is None
-    assert await ctx.store.decks("p1", 1, 1) == listed[1:]
+    after = (listed[0].updated_at, listed[0].deck_id)
+    assert await ctx.store.decks("p1", 1, after) == listed[1:]
 
 
 async def test_locks_name_their_holder_and_a_settling_match_other_than_the_current_one(

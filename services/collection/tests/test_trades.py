@@ -172,7 +172,7 @@ async def test_both_players_are_blocked_from_matches_until_the_transfer(ctx: Con
     await handlers_trades.choose_card(
         ctx, key("win", "c"), pending.trade_id, "win", pending.offered[0].copy_id
     )
-    deck_id = (await ctx.store.decks("lose", 1, 0))[0].deck_id
+    deck_id = (await ctx.store.decks("lose", 1))[0].deck_id
     await handlers_decks.resolve_deck_for_match(ctx, key("lose", "m3"), "lose", deck_id, "m3", None)
 
 
