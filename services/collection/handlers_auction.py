@@ -11,6 +11,7 @@ holo bonus) in that one transaction; the fee is credited to nobody.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 import structlog
@@ -158,8 +159,9 @@ async def listing(ctx: Context, listing_id: str) -> Listing:
 
 
 async def browse(ctx: Context, query: AuctionQuery, limit: int) -> list[Listing]:
-    """Open listings matching ``query``: ``limit`` of them after its cursor, in its order."""
-    return await ctx.store.browse(query, limit)
+    """Open listings matching ``query``: ``limit`` of them after its cursor, in its order;
+    none past its expiry, even before the expiry loop closes it."""
+    return await ctx.store.browse(replace(query, unexpired_at=ctx.clock()), limit)
 
 
 async def listings_of(

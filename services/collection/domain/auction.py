@@ -216,6 +216,9 @@ class AuctionQuery:
     min_price: int = 0
     max_price: int = 0
     after: Cursor | None = None
+    unexpired_at: datetime | None = None
+    """Only listings still open at this moment: one past its 48 hours is no longer
+    shown, though the expiry loop may not have closed it yet (nor can it be bought)."""
 
     def __post_init__(self) -> None:
         if any(not 1 <= s <= 5 for s in self.stars):
@@ -240,6 +243,7 @@ class AuctionQuery:
             and listing.price >= self.min_price
             and (not self.max_price or listing.price <= self.max_price)
             and (self.after is None or self.beyond(listing, self.after))
+            and (self.unexpired_at is None or listing.expires_at > self.unexpired_at)
         )
 
     def beyond(self, listing: Listing, cursor: Cursor) -> bool:

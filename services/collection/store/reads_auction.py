@@ -87,6 +87,8 @@ def browse_sql(table: str, query: AuctionQuery, limit: int) -> tuple[str, list[A
         where.append(f"price >= {arg(query.min_price)}")
     if query.max_price:
         where.append(f"price <= {arg(query.max_price)}")
+    if query.unexpired_at is not None:
+        where.append(f"expires_at > {arg(query.unexpired_at)}")
     after = query.after
     if query.order is AuctionOrder.CHEAPEST:
         order = "price, created_at, listing_id"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.collection import handlers_auction, handlers_decks
-from services.collection.domain.auction import ListingStatus
+from services.collection.domain.auction import AuctionOrder, AuctionQuery, ListingStatus
 from services.collection.domain.events import CurrencyReason, Holder, HolderKind
 from services.collection.handlers import Context
 from services.collection.results import Balance
@@ -90,8 +90,13 @@ async def test_an_unsold_listing_expires_after_48_hours_and_frees_the_copy(
     listing_id = await listed(ctx, "s", mine[0], 10)
     clock.advance(48 * 3600 - 1)
     assert not await handlers_auction.fire_due_listing(ctx)
+    assert [x.listing_id for x in await handlers_auction.browse(ctx, AuctionQuery(), 10)] == [
+        listing_id
+    ]
     clock.advance(1)
-    # Due but not yet expired by the loop: no one can buy it any more.
+    # Due but not yet expired by the loop: no one can buy it any more, nor sees it listed.
+    assert await handlers_auction.browse(ctx, AuctionQuery(), 10) == []
+    assert await handlers_auction.browse(ctx, AuctionQuery(AuctionOrder.CHEAPEST), 10) == []
     await refused(
         ctx.store,
         handlers_auction.buy_listing(ctx, key("b", "late"), "b", listing_id),
