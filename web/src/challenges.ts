@@ -9,7 +9,7 @@ import { el } from "./dom.js";
 import { actionButton as button } from "./controls.js";
 import { guestDeck, tableLine, type TablesPage } from "./tables.js";
 import { TableStatus, type Table } from "./gen/triad/v1/common_pb.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** What main.ts lends besides the page: what the player is seated at ("a match", "a
  * draft", ...), or "" when free to accept. */

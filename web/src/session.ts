@@ -3,14 +3,14 @@
 // each push changes the page's state (state.ts) and is noted in the push log.
 import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
-import { battlePush, resumeBattle, type Page } from "./skirmish.js";
+import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
 import { challengePush } from "./challenges.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { openDraft, showDraft } from "./draft.js";
-import { note, state } from "./state.js";
+import { note, state, type Page } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 

@@ -4,14 +4,8 @@
 // battle is shown; battle.ts draws the screen.
 import { api, authed, requestId } from "./api.js";
 import { battleScreen, freshDraft, type PlannedAction } from "./battle.js";
+import type { Page } from "./state.js";
 import { BattleBotLevel, BattleStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
-
-/** What main.ts lends: run an action (its refusal shown), redraw, note a push. */
-export interface Page {
-  act(action: () => Promise<void>): Promise<void>;
-  render(): void;
-  note(line: string): void;
-}
 
 const shown = { battle: null as BattleView | null, draft: freshDraft() };
 

@@ -11,7 +11,7 @@ import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/c
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
 import { realmChoice, realmRow, realmRules } from "./realmform.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** What main.ts lends besides the page: follow a match once it starts. */
 export interface TablesPage extends Page {
