@@ -5,7 +5,7 @@ import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
-import { challengePush } from "./challenges.js";
+import { challengePush, loadBattleChallenges } from "./challenges.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
@@ -70,6 +70,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       void page.act(loadDecks);
+      void page.act(() => loadBattleChallenges(page));
       const opened = message.value.draft;
       if (opened) void page.act(() => showDraft(opened, page));
       return true;
