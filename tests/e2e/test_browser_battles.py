@@ -1,7 +1,9 @@
-"""Skirmish challenges in a real browser (web/e2e/battles.mjs): a challenge to a
-Skirmish battle is told as one, declined or accepted (joined with no deck, the battle
-shown to both) and played. The whole backend runs as processes; the helpers (and what is
-skipped where Chromium or npm are missing) are tests/e2e/test_browser.py's.
+"""Skirmish challenges, and a queue come back to, in a real browser (web/e2e/battles.mjs):
+a challenge to a Skirmish battle is told as one, declined or accepted (joined with no
+deck, the battle shown to both) and played; a reload while queued shows the queue at
+once, from the status the session opens with, not at the queue's next push. The whole
+backend runs as processes; the helpers (and what is skipped where Chromium or npm are
+missing) are tests/e2e/test_browser.py's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from tests.e2e.test_browser import backend, play
 __all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
 TURN = re.compile(r"Skirmish · turn (\d+)/10 · (\w+)")
+WAITED = re.compile(r"In the unranked queue for (\d+) s")
 
 
 def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
@@ -42,3 +45,15 @@ def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
     assert any("battle: turn" in line for line in played["pushes"]), played
     # Ann gave up: she lost and Bea won.
     assert played["results"] == ["You lost (a player gave up).", "You won (a player gave up)."]
+
+
+def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "requeued", tmp_path / "browser-requeued.png")
+    # Shown within two seconds of the reload, with no queue push since (Unranked alone
+    # sends none for 20 s): from the ticket the session opened with.
+    assert played["shownAfter"] is not None and played["shownAfter"] < 2_000, played
+    assert not any("queue:" in line for line in played["pushes"]), played
+    assert any("session opened" in line for line in played["pushes"]), played
+    # Waiting since it was enqueued, not since the reload.
+    before, after = WAITED.search(played["before"]), WAITED.search(played["after"])
+    assert before and after and int(after[1]) >= int(before[1]), played

@@ -1,11 +1,11 @@
-// The scenarios of web/e2e/play.mjs about Skirmish challenges (its header says what
-// each plays). play.mjs lends its players; each scenario
+// The scenarios of web/e2e/play.mjs about Skirmish challenges and coming back to a
+// queue (its header says what each plays). play.mjs lends its players; each scenario
 // returns what it saw, printed by play.mjs as one JSON line.
 
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function battleScenarios(kit) {
   const { player, screenshot } = kit;
-  return { challenged };
+  return { challenged, requeued };
 
   async function challenged() {
     const ann = await player();
@@ -72,5 +72,34 @@ export function battleScenarios(kit) {
     const pushes = await bea.locator("[data-testid=pushes] li").allTextContents();
     const names = [ann.playerName, bea.playerName, cid.playerName];
     return { names, hosted, offer, kind, reloaded, declined, left, turn, plan, after, log, results, pushes };
+  }
+
+  async function requeued() {
+    const page = await player();
+    // Unranked, alone: after the first status the queue sends no push until a bot takes
+    // the seat after 20 s.
+    await page.selectOption("select[name=mode]", { label: "unranked" });
+    await page.click("button[name=queue]");
+    await page.waitForSelector("[data-testid=queue]");
+    await page.waitForTimeout(2_000);
+    const before = (await page.textContent("[data-testid=queue] p")) ?? "";
+    const reloaded = Date.now();
+    await page.reload();
+    await page.waitForSelector("[data-testid=lobby]");
+    let shownAfter = null;
+    try {
+      await page.waitForSelector("[data-testid=queue]", { timeout: 5_000 });
+      shownAfter = Date.now() - reloaded;
+    } catch {
+      // not shown: the old page waited for the queue's next push
+    }
+    const after = shownAfter === null ? "" : ((await page.textContent("[data-testid=queue] p")) ?? "");
+    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    if (shownAfter !== null) {
+      await page.click("[data-testid=queue] button[name=cancel]");
+      await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
+    }
+    return { before, shownAfter, after, pushes };
   }
 }

@@ -48,8 +48,8 @@
 //             (tests/e2e/test_browser_battle.py).
 //   (web/e2e/battles.mjs)
 //   challenged: two players challenge a third to a Skirmish battle; she declines one,
-//             accepts the other after a reload and plays turn 1
-//             (tests/e2e/test_browser_battles.py).
+//             accepts the other after a reload and plays turn 1; requeued: a reload
+//             while queued shows the queue at once (tests/e2e/test_browser_battles.py).
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs

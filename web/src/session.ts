@@ -6,6 +6,7 @@ import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
 import { challengePush, loadBattleChallenges } from "./challenges.js";
+import { queuedTicket } from "./queue.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
@@ -63,7 +64,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "sessionOpened": {
       const status = message.value.status;
       note("session opened");
-      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
+      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) queuedTicket(status.ticket);
       if (status?.pendingTrade) state.trade = status.pendingTrade;
       tablePush(status?.hostedTable, page);
       auction.me = status?.player?.playerId ?? "";
