@@ -46,6 +46,10 @@
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
 //             (tests/e2e/test_browser_battle.py).
+//   (web/e2e/battles.mjs)
+//   challenged: two players challenge a third to a Skirmish battle; she declines one,
+//             accepts the other after a reload and plays turn 1; requeued: a reload
+//             while queued shows the queue at once (tests/e2e/test_browser_battles.py).
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -54,6 +58,7 @@ import { lobbyScenarios } from "./lobby.mjs";
 import { realmScenarios } from "./realm.mjs";
 import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
+import { battleScenarios } from "./battles.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -74,7 +79,8 @@ try {
   const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, screenshot });
-  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk, ...notices };
+  const battles = battleScenarios({ player, screenshot });
+  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk, ...notices, ...battles };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

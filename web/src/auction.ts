@@ -5,7 +5,7 @@
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button, screenFrame, select } from "./controls.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 import { AuctionOrder, ListingStatus, type Listing, type OwnedCopy } from "./gen/triad/v1/common_pb.js";
 
 export const auction = {

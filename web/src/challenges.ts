@@ -2,19 +2,23 @@
 // push, and shown with Accept and Decline above whatever screen the player is on (the
 // lobby, their cards, the Auction House, the ladders, a match). Seated at a match, a
 // draft's picks or a Skirmish battle, the challenge stays in view and may be declined,
-// but Accept is refused in the page's words until that is over. main.ts draws it.
+// but Accept is refused in the page's words until that is over. A challenge to a
+// Skirmish battle (a battle table, BATTLE.md 6) says so, and Accept joins it with no
+// deck and shows the battle; the session's opening pushes only Triad challenges, so
+// battle challenges are listed then (as the terminal client lists them). main.ts draws it.
 import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { el } from "./dom.js";
 import { actionButton as button } from "./controls.js";
 import { guestDeck, tableLine, type TablesPage } from "./tables.js";
 import { TableStatus, type Table } from "./gen/triad/v1/common_pb.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** What main.ts lends besides the page: what the player is seated at ("a match", "a
- * draft", ...), or "" when free to accept. */
+ * draft", ...), or "" when free to accept; show a battle once joined. */
 export interface ChallengesPage extends TablesPage {
   seatedAt(): string;
+  followBattle(battleId: string): Promise<void>;
 }
 
 /** Open challenges addressed to this player, by table id. */
@@ -30,6 +34,12 @@ export function challengePush(table: Table, page: Page): void {
   open.set(table.tableId, table);
 }
 
+/** The open battle challenges to this player, as pushes (the session opened). */
+export async function loadBattleChallenges(page: Page): Promise<void> {
+  const reply = await authed(() => api.listTables({ filter: { challengesOnly: true, battles: true } }));
+  for (const table of reply.tables) challengePush(table, page);
+}
+
 /** Logged out: none kept. */
 export function forgetChallenges(): void {
   open.clear();
@@ -43,18 +53,24 @@ export function challengeNotices(page: ChallengesPage): HTMLElement | null {
 }
 
 function notice(table: Table, page: ChallengesPage): HTMLElement {
+  const battle = table.settings?.battle ?? false;
+  const said = battle
+    ? `${table.hostName} challenges you to a Skirmish battle.`
+    : `${table.hostName} challenges you: ${tableLine(table)}.`;
   return el(
     "div",
-    { class: "challenge", "data-testid": "challenge", "data-table": table.tableId },
-    el("p", {}, `${table.hostName} challenges you: ${tableLine(table)}.`),
+    { class: "challenge", "data-testid": "challenge", "data-table": table.tableId, "data-kind": battle ? "battle" : "triad" },
+    el("p", {}, said),
     button("Accept", "accept", page, async () => {
       const seated = page.seatedAt();
       if (seated) throw new Error(`You are playing ${seated}: accept this challenge once it is over.`);
+      // A battle brings characters, not a deck (the table's match id is the battle's).
+      const deck = battle ? undefined : guestDeck(table);
       const reply = await authed(() =>
-        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
+        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck }),
       ).catch(inButtons);
       open.delete(table.tableId);
-      await page.follow(reply.matchId);
+      await (battle ? page.followBattle(reply.matchId) : page.follow(reply.matchId));
     }),
     button("Decline", "decline", page, async () => {
       await authed(() => api.declineChallenge({ requestId: requestId(), tableId: table.tableId }));

@@ -2,7 +2,7 @@
 // through the page (its refusal shown, the page drawn again), a select of labelled
 // values and a checkbox.
 import { el } from "./dom.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** A screen shown instead of the lobby: its title over a row of controls. */
 export function screenFrame(name: string, title: string, ...controls: (Node | string)[]): HTMLElement {

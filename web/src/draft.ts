@@ -7,7 +7,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 import { DraftStatus, type DraftView } from "./gen/triad/v1/common_pb.js";
 
 /** What main.ts lends besides the page: follow the match the draft starts. */

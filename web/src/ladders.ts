@@ -4,7 +4,7 @@
 import { api, authed } from "./api.js";
 import { el } from "./board.js";
 import { actionButton as button, screenFrame, select } from "./controls.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 import { Ladder, type LeaderboardEntry, type RatingChange } from "./gen/triad/v1/common_pb.js";
 
 const TOP = 20;

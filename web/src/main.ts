@@ -8,7 +8,7 @@
 import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
-import { battlePanel, forgetBattle, lobbyChoice, shownBattle, startBattle } from "./skirmish.js";
+import { battlePanel, forgetBattle, lobbyChoice, openBattle, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
 import { challengeNotices, forgetChallenges } from "./challenges.js";
 import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
@@ -28,7 +28,7 @@ import {
   type MatchView,
 } from "./gen/triad/v1/common_pb.js";
 
-const page = { act, render, note, show, follow, seatedAt };
+const page = { act, render, note, show, follow, followBattle, seatedAt };
 
 const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
@@ -222,6 +222,14 @@ async function follow(matchId: string): Promise<void> {
   state.queue = null;
   const reply = await authed(() => api.getMatchView({ matchId }));
   if (reply.view) show(reply.view);
+}
+
+/** The battle the player joined (a battle challenge accepted): shown, the lobby's other
+ * screens closed and a finished match put away, as for a match followed. */
+async function followBattle(battleId: string): Promise<void> {
+  cards.shown = auction.shown = ladders.shown = false;
+  Object.assign(state, { view: null, matchId: "", selected: null, lair: false });
+  await openBattle(battleId);
 }
 
 async function place(view: MatchView, cell: number): Promise<void> {

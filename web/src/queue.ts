@@ -2,14 +2,18 @@
 // waiting, with how long, how many wait, leaving and practising meanwhile. The server
 // pushes the ticket's status only when something in it changes (the rating window, the
 // queue's length), so the time waited counts on by itself each second in between, on
-// a clock that runs while the panel is on the page and only then. Drawn in the lobby by
-// main.ts, which asks keepQueueClock() after every drawing.
+// a clock that runs while the panel is on the page and only then. A session opening
+// with the player queued (a reload, a reconnection) shows the panel at once, from the
+// ticket its status names. Drawn in the lobby by main.ts, which asks keepQueueClock()
+// after every drawing.
+import { create } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, authed, requestId } from "./api.js";
 import { el } from "./dom.js";
 import { actionButton as button } from "./controls.js";
 import { deckChoice } from "./cards.js";
 import { note, state } from "./state.js";
-import { BotLevel, Mode, type QueueStatus } from "./gen/triad/v1/common_pb.js";
+import { BotLevel, Mode, QueueStatusSchema, type QueueStatus, type Ticket } from "./gen/triad/v1/common_pb.js";
 import type { TablesPage } from "./tables.js";
 
 /** The ticket's enqueue time on this browser's clock: when the status shown came, less
@@ -24,6 +28,18 @@ export async function enqueue(mode: Mode): Promise<void> {
   state.ticketId = reply.ticket?.ticketId ?? "";
   state.queue = reply.status ?? null;
   note(`queued for ${Mode[mode].toLowerCase()}`);
+}
+
+/** The session opened with ``ticket`` queued (the status at its opening, as
+ * GetPlayerStatus tells it): shown at once, waiting since it was enqueued. How many
+ * wait comes with the queue's next push; a status shown already for it is kept. */
+export function queuedTicket(ticket: Ticket): void {
+  if (state.endedTickets.has(ticket.ticketId) || state.queue?.ticket?.ticketId === ticket.ticketId) return;
+  const since = ticket.enqueueTime ? timestampMs(ticket.enqueueTime) : Date.now();
+  const waited = BigInt(Math.max(0, Math.floor((Date.now() - since) / 1000)));
+  state.ticketId = ticket.ticketId;
+  // Practice is open to every queued ticket (the matchmaker's practice_available).
+  state.queue = create(QueueStatusSchema, { ticket, waitDuration: { seconds: waited }, practiceAvailable: true });
 }
 
 export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
@@ -42,7 +58,8 @@ export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
   const panel = el(
     "div",
     { class: "queue", "data-testid": "queue" },
-    el("p", {}, `In the ${mode} queue for `, waited, `: ${queue.queueLength} waiting`),
+    // A status made from the ticket alone (queuedTicket) does not know how many wait.
+    el("p", {}, `In the ${mode} queue for `, waited, queue.queueLength ? `: ${queue.queueLength} waiting` : ""),
     cancel,
   );
   if (queue.practiceAvailable) {

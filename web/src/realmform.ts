@@ -7,7 +7,7 @@ import { checkbox } from "./controls.js";
 import { el } from "./dom.js";
 import { RulesFamily } from "./gen/triad/v1/common_pb.js";
 import { MODULES, type ModuleName } from "./realm.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** The host's Realm choice, kept across redraws. */
 export const realmChoice = {

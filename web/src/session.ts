@@ -3,14 +3,15 @@
 // each push changes the page's state (state.ts) and is noted in the push log.
 import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
-import { battlePush, resumeBattle, type Page } from "./skirmish.js";
+import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
-import { challengePush } from "./challenges.js";
+import { challengePush, loadBattleChallenges } from "./challenges.js";
+import { queuedTicket } from "./queue.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { openDraft, showDraft } from "./draft.js";
-import { note, state } from "./state.js";
+import { note, state, type Page } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
@@ -63,13 +64,14 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "sessionOpened": {
       const status = message.value.status;
       note("session opened");
-      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) state.ticketId = status.ticket.ticketId;
+      if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) queuedTicket(status.ticket);
       if (status?.pendingTrade) state.trade = status.pendingTrade;
       tablePush(status?.hostedTable, page);
       auction.me = status?.player?.playerId ?? "";
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       void page.act(loadDecks);
+      void page.act(() => loadBattleChallenges(page));
       const opened = message.value.draft;
       if (opened) void page.act(() => showDraft(opened, page));
       return true;

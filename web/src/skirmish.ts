@@ -1,17 +1,11 @@
 // Skirmish's part of the page: the battle shown and the plan being set, its calls to the
-// gateway (start a practice battle against the CPU, resume one, formation, plan, give
-// up) and the session's battle pushes. main.ts shows it instead of the lobby while a
+// gateway (start a practice battle against the CPU, resume one, show one joined at a
+// battle table, formation, plan, give up) and the session's battle pushes. main.ts shows it instead of the lobby while a
 // battle is shown; battle.ts draws the screen.
 import { api, authed, requestId } from "./api.js";
 import { battleScreen, freshDraft, type PlannedAction } from "./battle.js";
+import type { Page } from "./state.js";
 import { BattleBotLevel, BattleStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
-
-/** What main.ts lends: run an action (its refusal shown), redraw, note a push. */
-export interface Page {
-  act(action: () => Promise<void>): Promise<void>;
-  render(): void;
-  note(line: string): void;
-}
 
 const shown = { battle: null as BattleView | null, draft: freshDraft() };
 
@@ -61,12 +55,17 @@ export async function startBattle(level: BattleBotLevel): Promise<void> {
   if (reply.view) show(reply.view);
 }
 
+/** A battle joined (a battle table, BATTLE.md 6): its id is the table's match id. */
+export async function openBattle(battleId: string): Promise<void> {
+  const reply = await authed(() => api.getBattleView({ battleId }));
+  if (reply.view) show(reply.view);
+}
+
 /** The battle in progress (after a reload or a new session), if there is one. */
 export async function resumeBattle(): Promise<void> {
   const active = await authed(() => api.getActiveBattle({}));
   if (!active.battleId) return;
-  const reply = await authed(() => api.getBattleView({ battleId: active.battleId }));
-  if (reply.view) show(reply.view);
+  await openBattle(active.battleId);
 }
 
 /** The session's ``battle`` push: noted when new, shown when it is the battle's newest. */

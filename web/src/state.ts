@@ -1,7 +1,15 @@
 // What the page shows, kept across redraws: the match followed, the queue, the trade,
 // the lobby's choices, the last error and the pushes noted. main.ts draws it; the
-// session stream (session.ts) and the actions change it.
+// session stream (session.ts) and the actions change it. And the Page every panel is
+// lent by main.ts (to act, redraw and note), here where any module may name it.
 import { BotLevel, Mode, type MatchView, type QueueStatus, type Trade } from "./gen/triad/v1/common_pb.js";
+
+/** What main.ts lends every panel: run an action (its refusal shown), redraw, note a push. */
+export interface Page {
+  act(action: () => Promise<void>): Promise<void>;
+  render(): void;
+  note(line: string): void;
+}
 
 export interface State {
   error: string;

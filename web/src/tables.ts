@@ -1,5 +1,6 @@
 // Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (a
-// Realm table too, realmform.ts; or challenge one player by name), look at the open tables and join one, Find Game (the
+// Realm table too, realmform.ts; or challenge one player by name, to a match or to a
+// Skirmish battle), look at the open tables and join one, Find Game (the
 // oldest open Random table with the rules chosen). The match starts as the guest joins;
 // the guest follows it from the answer, the host from the session's pushes (its table
 // started, then the match found). Drawn inside the lobby by main.ts; a challenge to the
@@ -11,7 +12,7 @@ import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/c
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
 import { realmChoice, realmRow, realmRules } from "./realmform.js";
-import type { Page } from "./skirmish.js";
+import type { Page } from "./state.js";
 
 /** What main.ts lends besides the page: follow a match once it starts. */
 export interface TablesPage extends Page {
@@ -148,6 +149,17 @@ function hostForm(page: TablesPage): HTMLElement {
       );
       tables.hosted = reply.table ?? null;
     }),
+    // Skirmish (BATTLE.md 6): a battle table only the player named may join, as the
+    // terminal's ``battle --challenge NAME``; no rules or deck. The battle shows once
+    // they accept (the session's battle push).
+    button("Challenge to a Skirmish battle", "host-battle", page, async () => {
+      const name = tables.challenged.trim();
+      if (!name) throw new Error("Name the player to challenge to a Skirmish battle (Open to).");
+      const reply = await authed(() =>
+        api.createTable({ requestId: requestId(), settings: { battle: true }, challengedPlayerName: name }),
+      );
+      tables.hosted = reply.table ?? null;
+    }),
   );
 }
 
@@ -243,6 +255,7 @@ function inButtons(error: unknown): never {
 
 /** "4×4 · three open · Same · Plus · Combo" (the board first when it is not 3×3). */
 export function tableLine(table: Table): string {
+  if (table.settings?.battle) return "a Skirmish battle"; // no board, rules or decks
   const rules = table.settings?.rules;
   const board = rules?.board;
   const rows = board?.rows || 3;

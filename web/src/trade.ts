@@ -5,8 +5,7 @@
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
-import type { Page } from "./skirmish.js";
-import { state } from "./state.js";
+import { state, type Page } from "./state.js";
 import { TradeRole, TradeRule, TradeStatus, type Trade } from "./gen/triad/v1/common_pb.js";
 
 /** The copies tapped for a Difference choice, by trade. */

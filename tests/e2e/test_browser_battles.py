@@ -1,0 +1,59 @@
+"""Skirmish challenges, and a queue come back to, in a real browser (web/e2e/battles.mjs):
+a challenge to a Skirmish battle is told as one, declined or accepted (joined with no
+deck, the battle shown to both) and played; a reload while queued shows the queue at
+once, from the status the session opens with, not at the queue's next push. The whole
+backend runs as processes; the helpers (and what is skipped where Chromium or npm are
+missing) are tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from devtools.stack import Stack
+from tests.e2e.test_browser import backend, play
+
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
+
+TURN = re.compile(r"Skirmish · turn (\d+)/10 · (\w+)")
+WAITED = re.compile(r"In the unranked queue for (\d+) s")
+
+
+def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "challenged", tmp_path / "browser-challenged.png")
+    ann, bea, _ = played["names"]
+    # Ann's table is a challenge to a battle, and Bea is told it is one.
+    assert f"Your challenge to {bea}: a Skirmish battle" in played["hosted"], played
+    assert f"{ann} challenges you to a Skirmish battle." in played["offer"], played
+    assert played["kind"] == "battle", played
+    assert any(f"challenge from {ann}" in line for line in played["pushes"]), played
+    # Both challenges are still shown after a reload; the declined one's host is told.
+    assert played["reloaded"] == 2, played
+    assert played["declined"] >= 1, played
+    # Accepted: no challenge left, both in the battle, turn 1 played (Bea's card acted).
+    assert played["left"] == 0, played
+    first = TURN.fullmatch(played["turn"])
+    assert first and first[1] == "1", played
+    assert len(played["plan"]) == 1, played
+    for status in played["after"]:
+        seen = TURN.fullmatch(status)
+        assert seen and (seen[1] == "2" or seen[2] == "over"), played
+    assert played["log"], played
+    assert any("battle: turn" in line for line in played["pushes"]), played
+    # Ann gave up: she lost and Bea won.
+    assert played["results"] == ["You lost (a player gave up).", "You won (a player gave up)."]
+
+
+def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path: Path) -> None:
+    played = play(backend, "requeued", tmp_path / "browser-requeued.png")
+    # Shown within two seconds of the reload, with no queue push since (Unranked alone
+    # sends none for 20 s): from the ticket the session opened with.
+    assert played["shownAfter"] is not None and played["shownAfter"] < 2_000, played
+    assert not any("queue:" in line for line in played["pushes"]), played
+    assert any("session opened" in line for line in played["pushes"]), played
+    # Waiting since it was enqueued, not since the reload.
+    before, after = WAITED.search(played["before"]), WAITED.search(played["after"])
+    assert before and after and int(after[1]) >= int(before[1]), played

@@ -1,0 +1,105 @@
+// The scenarios of web/e2e/play.mjs about Skirmish challenges and coming back to a
+// queue (its header says what each plays). play.mjs lends its players; each scenario
+// returns what it saw, printed by play.mjs as one JSON line.
+
+/** The scenarios, on ``kit``: player() and the screenshot path. */
+export function battleScenarios(kit) {
+  const { player, screenshot } = kit;
+  return { challenged, requeued };
+
+  async function challenged() {
+    const ann = await player();
+    const bea = await player();
+    const cid = await player();
+    // Cid, then Ann, challenge Bea to a Skirmish battle.
+    for (const host of [cid, ann]) {
+      await host.fill("input[name=challenged]", bea.playerName);
+      await host.click("button[name=host-battle]");
+      await host.waitForSelector("[data-testid=hosted]");
+    }
+    const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+    const fromAnn = bea.locator(`[data-testid=challenge]:has-text("${ann.playerName}")`);
+    const fromCid = bea.locator(`[data-testid=challenge]:has-text("${cid.playerName}")`);
+    await fromCid.waitFor();
+    const offer = (await fromAnn.textContent()) ?? "";
+    const kind = await fromAnn.getAttribute("data-kind");
+    // After a reload the two are still there (the session's opening lists them).
+    await bea.reload();
+    await fromAnn.waitFor();
+    await fromCid.waitFor();
+    const reloaded = await bea.locator("[data-testid=challenge][data-kind=battle]").count();
+    // Cid's is declined: his table goes, and he is told.
+    await fromCid.locator("button[name=decline]").click();
+    await fromCid.waitFor({ state: "detached" });
+    await cid.waitForSelector("button[name=host-battle]");
+    const declined = await cid.locator("[data-testid=pushes] li", { hasText: "declined" }).count();
+    // Ann's is accepted: both are in the battle, setting their formations.
+    await fromAnn.locator("button[name=accept]").click();
+    const formation = "[data-testid=battle][data-status=formation]";
+    await Promise.all([ann, bea].map((page) => page.waitForSelector(formation)));
+    const left = await bea.locator("[data-testid=challenge]").count();
+    // Both keep the front column; Bea plays a card on turn 1, Ann passes.
+    for (const page of [ann, bea]) await page.click("button[name=formation]");
+    const selection = "[data-testid=battle][data-status=selection] button[name=commit]";
+    await Promise.all([ann, bea].map((page) => page.waitForSelector(selection)));
+    const turn = (await bea.textContent("[data-testid=battle-status]")) ?? "";
+    await bea.locator("[data-testid=battle-hand] .skill:not(:disabled)").first().click();
+    if ((await bea.textContent("[data-testid=battle-prompt]")).includes("tap its target")) {
+      await bea.locator(".square.target:not(:disabled)").first().click();
+    }
+    const plan = await bea.locator("[data-testid=plan] li").allTextContents();
+    await bea.click("button[name=commit]");
+    await ann.click("button[name=commit]");
+    const next = (page) =>
+      page.waitForFunction(
+        (before) => {
+          const status = document.querySelector("[data-testid=battle-status]")?.textContent;
+          return document.querySelector("[data-testid=battle-result]") || (status && status !== before);
+        },
+        turn,
+        { timeout: 30_000 },
+      );
+    await Promise.all([ann, bea].map(next));
+    const after = await Promise.all([ann, bea].map((page) => page.textContent("[data-testid=battle-status]")));
+    const log = await bea.locator("[data-testid=battle-log] li").allTextContents();
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    // Ann gives up: the battle is over for both.
+    await ann.click("button[name=give-up]");
+    await ann.click("button[name=give-up-confirm]");
+    const results = await Promise.all(
+      [ann, bea].map(async (page) => (await page.textContent("[data-testid=battle-result]"))?.trim() ?? ""),
+    );
+    const pushes = await bea.locator("[data-testid=pushes] li").allTextContents();
+    const names = [ann.playerName, bea.playerName, cid.playerName];
+    return { names, hosted, offer, kind, reloaded, declined, left, turn, plan, after, log, results, pushes };
+  }
+
+  async function requeued() {
+    const page = await player();
+    // Unranked, alone: after the first status the queue sends no push until a bot takes
+    // the seat after 20 s.
+    await page.selectOption("select[name=mode]", { label: "unranked" });
+    await page.click("button[name=queue]");
+    await page.waitForSelector("[data-testid=queue]");
+    await page.waitForTimeout(2_000);
+    const before = (await page.textContent("[data-testid=queue] p")) ?? "";
+    const reloaded = Date.now();
+    await page.reload();
+    await page.waitForSelector("[data-testid=lobby]");
+    let shownAfter = null;
+    try {
+      await page.waitForSelector("[data-testid=queue]", { timeout: 5_000 });
+      shownAfter = Date.now() - reloaded;
+    } catch {
+      // not shown: the old page waited for the queue's next push
+    }
+    const after = shownAfter === null ? "" : ((await page.textContent("[data-testid=queue] p")) ?? "");
+    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    if (shownAfter !== null) {
+      await page.click("[data-testid=queue] button[name=cancel]");
+      await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
+    }
+    return { before, shownAfter, after, pushes };
+  }
+}
