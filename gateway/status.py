@@ -159,29 +159,32 @@ class PlayerStatusReads(Downstreams):
         return Queued(ticket=queued, table=table)
 
     async def _challenges(self, player: pb.PlayerRef) -> list[pb.Table]:
-        """The open challenges addressed to the player, newest first, as the lobby lists
-        them (a challenge may name the player by id or, made before they were found, by
-        name); none when the matchmaker is not configured here."""
+        """The open challenges addressed to the player, Triad and Skirmish battle ones
+        together, newest first, as the lobby lists them (a challenge may name the player
+        by id or, made before they were found, by name); none when the matchmaker is not
+        configured here."""
         if self._matchmaker is None:
             return []
         stub = self._matchmaker
-        mine = pb.TableFilter(challenges_only=True)
         tables: list[pb.Table] = []
-        token = ""
-        while True:
-            reply = await call(
-                "matchmaker",
-                stub.ListTables(
-                    mm.MatchmakerServiceListTablesRequest(
-                        player=player, filter=mine, page_size=MAX_PAGE, page_token=token
+        for battles in (False, True):  # the lobby lists one family at a time
+            mine = pb.TableFilter(challenges_only=True, battles=battles)
+            token = ""
+            while True:
+                reply = await call(
+                    "matchmaker",
+                    stub.ListTables(
+                        mm.MatchmakerServiceListTablesRequest(
+                            player=player, filter=mine, page_size=MAX_PAGE, page_token=token
+                        ),
+                        timeout=INTERNAL_DEADLINE,
                     ),
-                    timeout=INTERNAL_DEADLINE,
-                ),
-            )
-            tables.extend(reply.tables)
-            token = reply.next_page_token
-            if not token:
-                return tables
+                )
+                tables.extend(reply.tables)
+                token = reply.next_page_token
+                if not token:
+                    break
+        return sorted(tables, key=lambda t: t.create_time.ToNanoseconds(), reverse=True)
 
     async def _draft_view(self, draft_id: str, player_id: str) -> pb.DraftView | None:
         """The player's view of their open draft; None when collection is not here."""

@@ -152,6 +152,33 @@ async def test_a_challenge_made_before_the_session_opens_is_shown_on_it(api: Any
     await challenged.close()
 
 
+async def test_a_battle_challenge_made_before_the_session_opens_is_shown_on_it(
+    api: Any,
+) -> None:
+    """A Skirmish battle challenge (BATTLE.md 6, a battle table for one player) waits for
+    its player as a Triad one does: both are shown when the session opens, oldest first."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    triad = (await challenge(ann, bea.name)).table
+    battle = (
+        await cid.call(
+            "CreateTable",
+            g.CreateTableRequest(
+                request_id=uuid4().hex,
+                settings=pb.TableSettings(battle=True),
+                challenged_player_name=bea.name,
+            ),
+        )
+    ).table
+    challenged = await Session.open(bea)
+    await challenged.wait_for(challenge_push(battle.table_id, pb.TABLE_STATUS_OPEN))
+    shown = [p.challenge for p in challenged.pushes if p.HasField("challenge")]
+    assert [(c.table_id, c.settings.battle) for c in shown] == [
+        (triad.table_id, False),
+        (battle.table_id, True),
+    ]
+    await challenged.close()
+
+
 async def test_a_declined_challenge_closes_and_its_host_is_told(api: Any) -> None:
     ann, bea, cid = await join(api), await join(api), await join(api)
     hosts, challenged = await Session.open(ann), await Session.open(bea)

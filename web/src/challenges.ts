@@ -4,8 +4,8 @@
 // draft's picks or a Skirmish battle, the challenge stays in view and may be declined,
 // but Accept is refused in the page's words until that is over. A challenge to a
 // Skirmish battle (a battle table, BATTLE.md 6) says so, and Accept joins it with no
-// deck and shows the battle; the session's opening pushes only Triad challenges, so
-// battle challenges are listed then (as the terminal client lists them). main.ts draws it.
+// deck and shows the battle. The session's opening pushes every open challenge again,
+// Triad and battle alike, so the page forgets those it held then. main.ts draws it.
 import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { el } from "./dom.js";
@@ -34,13 +34,7 @@ export function challengePush(table: Table, page: Page): void {
   open.set(table.tableId, table);
 }
 
-/** The open battle challenges to this player, as pushes (the session opened). */
-export async function loadBattleChallenges(page: Page): Promise<void> {
-  const reply = await authed(() => api.listTables({ filter: { challengesOnly: true, battles: true } }));
-  for (const table of reply.tables) challengePush(table, page);
-}
-
-/** Logged out: none kept. */
+/** Logged out, or the session opened again (its pushes follow): none kept. */
 export function forgetChallenges(): void {
   open.clear();
 }

@@ -5,7 +5,7 @@ import { ConnectError, Code } from "@connectrpc/connect";
 import { api, refreshTokens, signedIn } from "./api.js";
 import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
-import { challengePush, loadBattleChallenges } from "./challenges.js";
+import { challengePush, forgetChallenges } from "./challenges.js";
 import { queuedTicket } from "./queue.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
@@ -64,14 +64,17 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "sessionOpened": {
       const status = message.value.status;
       note("session opened");
+      // The opening says what is current: a ticket or challenge that ended while the
+      // session was away is shown no more (the open challenges follow as pushes).
       if (status?.ticket && status.ticket.status === TicketStatus.QUEUED) queuedTicket(status.ticket);
+      else state.queue = null;
+      forgetChallenges();
       if (status?.pendingTrade) state.trade = status.pendingTrade;
       tablePush(status?.hostedTable, page);
       auction.me = status?.player?.playerId ?? "";
       if (message.value.activeMatch) page.show(message.value.activeMatch);
       void page.act(resumeBattle);
       void page.act(loadDecks);
-      void page.act(() => loadBattleChallenges(page));
       const opened = message.value.draft;
       if (opened) void page.act(() => showDraft(opened, page));
       return true;
