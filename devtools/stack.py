@@ -62,13 +62,17 @@ TEST_SETTINGS = {
 """Quick bots, pairing and heartbeats, and a rate limit a test's bursts stay under."""
 
 
+Overrides = Mapping[str, Mapping[str, str]]
+"""Extra settings by service name ("match", "gateway", ...)."""
+
+
 @contextmanager
 def stack(
     database_url: str,
     nats_url: str,
     logs: Path,
     *,
-    overrides: Mapping[str, Mapping[str, str]] | None = None,
+    overrides: Overrides | None = None,
     gateways: tuple[Mapping[str, str], ...] = ({},),
     replicas: Mapping[str, int] | None = None,
 ) -> Iterator[Stack]:

@@ -1,6 +1,9 @@
 """The end-to-end backend for the tests of this directory that do not start one of their
 own: every service a separate process on real PostgreSQL and NATS (devtools/stack.py),
 one per test module, and a TLS stub to its gateway.
+
+A module names the settings its backend runs with as ``STACK_OVERRIDES`` (service name to
+settings, as ``stack``'s ``overrides``); without one the populated bot is quick.
 """
 
 from __future__ import annotations
@@ -10,21 +13,24 @@ from typing import Any
 
 import pytest
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack, stack
 from tests.e2e.end_to_end import BOT_FILL_SECONDS
+
+QUICK_BOT: Overrides = {"matchmaker": {"TRIAD_MATCHMAKER_BOT_FILL_SECONDS": str(BOT_FILL_SECONDS)}}
 
 
 @pytest.fixture(scope="module")
 def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    shared_database_url: str,
+    nats_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
-    """The whole backend from the launcher (devtools/stack.py), the populated bot quick."""
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("end-to-end"),
-        overrides={"matchmaker": {"TRIAD_MATCHMAKER_BOT_FILL_SECONDS": str(BOT_FILL_SECONDS)}},
-    ) as running:
+    """The whole backend from the launcher (devtools/stack.py), with the module's
+    ``STACK_OVERRIDES``, its logs in a folder named after the module."""
+    overrides = getattr(request.module, "STACK_OVERRIDES", QUICK_BOT)
+    logs = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    with stack(shared_database_url, nats_url, logs, overrides=overrides) as running:
         yield running
 
 

@@ -6,7 +6,6 @@ service a process on real PostgreSQL and NATS."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -17,7 +16,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from services.collection.domain.wealth import STARTER_COINS as START
 from tests.e2e.client_runs import signed_in
 from tests.e2e.races.race_players import code_of
@@ -26,18 +25,8 @@ from tests.e2e.sessions import Player, Session, join
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("auction")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 async def coins(p: Player) -> int:

@@ -14,7 +14,6 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -24,7 +23,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.sessions import Player, Session, join
 
@@ -33,28 +32,13 @@ GRACE = 1.5
 """The battle service's disconnect grace here (30 s by default)."""
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("battle"),
-        overrides={
-            "battle": {
-                "TRIAD_BATTLE_DISCONNECT_SECONDS": str(GRACE),
-                "TRIAD_TIMER_POLL_SECONDS": "0.2",
-            }
-        },
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {
+    "battle": {
+        "TRIAD_BATTLE_DISCONNECT_SECONDS": str(GRACE),
+        "TRIAD_TIMER_POLL_SECONDS": "0.2",
+    }
+}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
 def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:

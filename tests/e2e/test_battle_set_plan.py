@@ -5,7 +5,6 @@ opponent's views and pushes carry nothing of it, nor any push for it at all."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -14,7 +13,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from tests.e2e.sessions import Player, Session, join
 from tests.e2e.test_battle import p_view, paired_battle
 
@@ -23,28 +22,13 @@ SELECTION = 3.0
 """The battle service's selection deadline here (60 s by default)."""
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("battle-set-plan"),
-        overrides={
-            "battle": {
-                "TRIAD_BATTLE_SELECTION_SECONDS": str(SELECTION),
-                "TRIAD_TIMER_POLL_SECONDS": "0.2",
-            }
-        },
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {
+    "battle": {
+        "TRIAD_BATTLE_SELECTION_SECONDS": str(SELECTION),
+        "TRIAD_TIMER_POLL_SECONDS": "0.2",
+    }
+}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
 def one_action(view: pb.BattleView) -> pb.BattleAction:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from uuid import uuid4
@@ -27,7 +27,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from services.collection.domain.wealth import DAILY_FIRST_MATCH_COINS as FIRST
 from services.collection.domain.wealth import MATCH_WIN_COINS as WIN
 from services.collection.domain.wealth import STARTER_COINS as START
@@ -37,23 +37,10 @@ PAIR_LIMIT = 2
 NO_TRADE = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, trade_rule=pb.TRADE_RULE_NONE)
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("coin-farming"),
-        overrides={"collection": {"TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY": str(PAIR_LIMIT)}},
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {
+    "collection": {"TRIAD_REWARD_MATCHES_PER_PAIR_PER_DAY": str(PAIR_LIMIT)}
+}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
 @dataclass

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -24,7 +23,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from tests.e2e.client_runs import Client, signed_in
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
 
@@ -34,18 +33,8 @@ AT_ONCE = 5.0
 """Seconds within which a challenge reaches the challenged player's session."""
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("lobby")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 async def refused(call: Any) -> grpc.aio.AioRpcError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from uuid import uuid4
 
@@ -22,7 +22,7 @@ from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from services.collection.tests.process import ADMIN
 from tests.e2e.races.race_players import code_of
 from tests.e2e.sessions import Player, join
@@ -30,18 +30,8 @@ from tests.e2e.sessions import Player, join
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("pages")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 LADDER = pb.LadderKey(ladder=pb.LADDER_RANKED)

@@ -11,7 +11,6 @@ deadline here may depend on the session stream writing something.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -20,7 +19,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from devtools.tcp_proxy import FreezableProxy
 from tests.e2e.sessions import (
     OPEN_TABLE,
@@ -40,31 +39,15 @@ GRACE_SECONDS = 2.0
 TRADE_SECONDS = 1.0
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("presence")
-    with stack(
-        shared_database_url,
-        nats_url,
-        logs,
-        overrides={
-            "match": {
-                "TRIAD_TURN_SECONDS": str(TURN_SECONDS),
-                "TRIAD_DISCONNECT_SECONDS": str(GRACE_SECONDS),
-            },
-            "collection": {"TRIAD_TRADE_CHOICE_SECONDS": str(TRADE_SECONDS)},
-            "gateway": {"TRIAD_HEARTBEAT_SECONDS": "10"},
-        },
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {
+    "match": {
+        "TRIAD_TURN_SECONDS": str(TURN_SECONDS),
+        "TRIAD_DISCONNECT_SECONDS": str(GRACE_SECONDS),
+    },
+    "collection": {"TRIAD_TRADE_CHOICE_SECONDS": str(TRADE_SECONDS)},
+    "gateway": {"TRIAD_HEARTBEAT_SECONDS": "10"},
+}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
 # ---- item 3: who counts as disconnected, and from when ------------------------------

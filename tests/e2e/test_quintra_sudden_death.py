@@ -15,7 +15,7 @@ three blocked cells drawn for the round. Round 2 is played to a decisive end.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from random import Random
 from typing import Any
 from uuid import uuid4
@@ -24,7 +24,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from services.rules import Outcome, Position, Seat
 from tests.e2e.sessions import PB_SEAT, SEAT_OF, Player, Session, join, position_of
 
@@ -45,18 +45,8 @@ Line = list[tuple[str, int]]
 Wanted = Callable[[Outcome], bool]
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("quintra")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 def tied(outcome: Outcome) -> bool:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
 from random import Random
 from typing import Any
 from uuid import uuid4
@@ -28,7 +27,7 @@ from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from services.collection.tests.process import ADMIN
 from services.match.mapping import card_back
 from services.rules import Board, Geometry, Rules, Seat
@@ -64,18 +63,8 @@ DECKS = {
 Move = tuple[str, int, bool]
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("realm")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 async def granted_deck(backend: Stack, player: Player, characters: list[str]) -> str:

@@ -10,7 +10,6 @@ that ends 5-5 (found with the rules engine before the first move).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -18,7 +17,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from services.match.mapping import card_back
 from services.rules import Board, Card, Geometry, Position, Rules, Seat
 from tests.e2e.sessions import Player, Session, join, mover, table_match
@@ -27,18 +26,8 @@ pytestmark = pytest.mark.integration
 SUDDEN_DEATH = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, sudden_death=True)
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("sudden")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 def _cards(cards: Any) -> tuple[Card, ...]:

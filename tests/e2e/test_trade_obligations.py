@@ -6,7 +6,6 @@ process on real PostgreSQL and NATS, behind the TLS gateway."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -15,24 +14,14 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from tests.e2e.races.race_players import TRADE_TABLE, Player, code_of, join, table_match
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("trades")) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {}
+"""The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
 
 
 def enqueue(p: Player) -> Any:

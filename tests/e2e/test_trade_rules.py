@@ -11,7 +11,6 @@ Difference left alone is completed by the server within the test.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -20,7 +19,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from tests.e2e.sessions import WAIT, Player, Session, join, mover, place_any, table_match
 
 pytestmark = pytest.mark.integration
@@ -33,21 +32,8 @@ def table(rule: pb.TradeRule.ValueType) -> pb.Rules:
     )
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    overrides = {"collection": {"TRIAD_TRADE_CHOICE_SECONDS": str(CHOICE_SECONDS)}}
-    with stack(
-        shared_database_url, nats_url, tmp_path_factory.mktemp("trade-rules"), overrides=overrides
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
+STACK_OVERRIDES: Overrides = {"collection": {"TRIAD_TRADE_CHOICE_SECONDS": str(CHOICE_SECONDS)}}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
 async def collection(p: Player) -> dict[str, pb.OwnedCopy]:
