@@ -8,7 +8,8 @@ a process on real PostgreSQL and NATS: accounts, tokens and transport.
   ``test_missing_forged_and_expired_tokens_are_unauthenticated``); here, what a logout
   does to an open session stream and to the refresh token; and that a login right after
   a logout everywhere gives tokens that work (they are issued after it, even within the
-  same second).
+  same second), and that a logout retried under its request id with those tokens does not
+  log them out as well.
 - Production refuses plaintext: the gateway process will not start.
 """
 
@@ -102,6 +103,25 @@ async def test_a_login_right_after_logging_out_everywhere_gives_working_tokens(
         )
         ann.tokens = refreshed.tokens
         await ann.ask("GetBalance", g.GetBalanceRequest())
+
+
+async def test_a_logout_retried_after_logging_back_in_acts_no_second_time(api: Any) -> None:
+    ann = await join(api)
+    logout = g.LogoutRequest(request_id=uuid4().hex, all_sessions=True)
+    await api.Logout(logout, metadata=ann.meta)
+    await asyncio.sleep(1.1)  # the new tokens come a whole second after the logout
+    login = await api.Login(
+        g.LoginRequest(request_id=uuid4().hex, player_name=ann.name, password=PASSWORD)
+    )
+    ann.tokens = login.tokens
+    await api.Logout(logout, metadata=ann.meta)  # a retry: the first answer, nothing done
+    await ann.ask("GetBalance", g.GetBalanceRequest())
+    with pytest.raises(grpc.aio.AioRpcError) as reused:
+        await api.Logout(
+            g.LogoutRequest(request_id=logout.request_id, all_sessions=False), metadata=ann.meta
+        )
+    assert reused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    await ann.ask("GetBalance", g.GetBalanceRequest())
 
 
 def test_production_refuses_plaintext(shared_database_url: str, backend: Stack) -> None:
