@@ -10,6 +10,7 @@ retry can read it and a copy of the database cannot.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import uuid
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from gateway.revocations import Revoked
 from gateway.status import PlayerStatusReads
 from gateway.store import Account, GatewayStore
 from services.platform.errors import AlreadyExists, InvalidArgument, Unauthenticated
-from services.platform.requests import Request
+from services.platform.requests import Request, RequestSeen
 from services.wire import timestamp
 
 
@@ -169,10 +170,19 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         return response
 
     async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
-        request_id(request.request_id)
         me = caller()
+        # A retry (same request id) acts no second time: sent with the tokens of a later
+        # login, it must not log that session out too.
+        first = Request.of(
+            f"logout:{me.player_id}", request_id(request.request_id), request.all_sessions
+        )
+        if await self._store.answered(first) is not None:
+            return g.LogoutResponse()
         now = self._clock()
         await self._store.revoke(me.player_id, me.jti, me.expires_at, request.all_sessions, now)
+        async with self._store.pool.acquire() as conn:
+            with contextlib.suppress(RequestSeen):  # a concurrent retry recorded it first
+                await self._store.remember(conn, first, b"")
         # Refused on this replica at once, and on the others when the push reaches them.
         await self._auth.revoked(
             Revoked(me.player_id, me.jti, now if request.all_sessions else None)

@@ -113,10 +113,12 @@ class TokenSigner:
 
     def issue(self, player_id: str, name: str, now: datetime) -> Issued:
         """A signed token and its claims exactly as ``verify`` reads them back. The
-        token carries whole seconds: the expiry is rounded up, so the time announced
-        with the token is the one enforced and the lifetime is never shorter than
-        ``access_ttl``."""
-        issued = datetime.fromtimestamp(math.floor(now.timestamp()), now.tzinfo)
+        expiry is in whole seconds, rounded up, so the time announced with the token is
+        the one enforced and the lifetime is never shorter than ``access_ttl``. The
+        issue time keeps its fraction of a second: a logout everywhere refuses the
+        tokens issued up to its moment, and a login a moment later, in the same second,
+        must not be one of them."""
+        issued = datetime.fromtimestamp(now.timestamp(), now.tzinfo)
         expires = datetime.fromtimestamp(math.ceil((now + self.access_ttl).timestamp()), now.tzinfo)
         claims = Claims(player_id, name, secrets.token_hex(16), issued, expires)
         body = _b64(
@@ -125,7 +127,7 @@ class TokenSigner:
                     "sub": claims.player_id,
                     "name": claims.name,
                     "jti": claims.jti,
-                    "iat": int(claims.issued_at.timestamp()),
+                    "iat": claims.issued_at.timestamp(),
                     "exp": int(claims.expires_at.timestamp()),
                 },
                 separators=(",", ":"),
@@ -149,7 +151,7 @@ class TokenSigner:
                 player_id=str(raw["sub"]),
                 name=str(raw["name"]),
                 jti=str(raw["jti"]),
-                issued_at=datetime.fromtimestamp(int(raw["iat"]), now.tzinfo),
+                issued_at=datetime.fromtimestamp(float(raw["iat"]), now.tzinfo),
                 expires_at=datetime.fromtimestamp(int(raw["exp"]), now.tzinfo),
             )
         except (ValueError, KeyError, TypeError):

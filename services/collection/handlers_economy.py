@@ -183,9 +183,23 @@ async def seed_page(ctx: Context, player_id: str, limit: int, offset: int) -> li
     return await ctx.store.seeds(player_id, limit, offset)
 
 
+SEED_PAGE = 50
+
+
 async def seed_records(ctx: Context, player_id: str, *seed_ids: str) -> dict[str, SeedRecord]:
-    """These of the player's latest two seeds (the one in force and the one before)."""
-    return {s.seed_id: s for s in await seed_page(ctx, player_id, 2, 0) if s.seed_id in seed_ids}
+    """These of the player's seeds. Usually the latest two (the one in force and the one
+    before), but a rotation retried after later ones, or raced by another, names older
+    seeds: read back page by page, newest first, until every one is found."""
+    wanted = {seed_id for seed_id in seed_ids if seed_id}
+    found: dict[str, SeedRecord] = {}
+    offset = 0
+    while wanted - found.keys():
+        page = await seed_page(ctx, player_id, SEED_PAGE, offset)
+        found |= {s.seed_id: s for s in page if s.seed_id in wanted}
+        if len(page) < SEED_PAGE:
+            break
+        offset += SEED_PAGE
+    return found
 
 
 async def open_booster(

@@ -9,6 +9,8 @@ battle id or practice battle is ever real; it replays only three writes.
 - A request id reused for a different request is INVALID_ARGUMENT on every write whose
   first run succeeded (one per kind of thing: match, table, queue, deck, listing,
   battle), and the first result stands.
+- A client seed retried after later rotations (a client that lost the first answer)
+  gets that first answer: its commitment and the seed it revealed.
 - Another player's listing or battle: refused, and it stays as it was.
 - A number no state could accept (a negative expected version, a turn before the first)
   is INVALID_ARGUMENT, and nothing moves.
@@ -225,6 +227,23 @@ async def test_a_request_id_reused_for_another_request_is_refused_on_every_kind_
     forfeit = g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id)
     await reused(second, "Forfeit", forfeit, again(forfeit, match_id=MADE_UP))
     assert len((await first.view(match_id)).board) == len(view.board)
+
+
+async def test_a_client_seed_retried_after_later_rotations_gets_its_first_answer(
+    api: Any,
+) -> None:
+    ann = await join(api)
+    await ann.call("OpenBooster", g.OpenBoosterRequest(request_id=uuid4().hex))
+    rotate = g.SetClientSeedRequest(request_id=uuid4().hex, client_seed="first")
+    first = await ann.call("SetClientSeed", rotate)
+    assert first.commitment.client_seed == "first" and first.revealed_seed.draw_count == 1
+    for seed in ("second", "third"):
+        await ann.call(
+            "SetClientSeed", g.SetClientSeedRequest(request_id=uuid4().hex, client_seed=seed)
+        )
+    again = await ann.call("SetClientSeed", rotate)
+    assert again.commitment == first.commitment
+    assert again.revealed_seed == first.revealed_seed
 
 
 async def test_another_players_listing_or_battle_is_refused_and_stays_as_it_was(

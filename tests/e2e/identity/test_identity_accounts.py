@@ -6,7 +6,10 @@ a process on real PostgreSQL and NATS: accounts, tokens and transport.
   revoked tokens are refused on every RPC by tests/e2e/hostile/test_hostile_requests.py
   (and tests/integration/gateway/test_gateway_accounts.py
   ``test_missing_forged_and_expired_tokens_are_unauthenticated``); here, what a logout
-  does to an open session stream and to the refresh token.
+  does to an open session stream and to the refresh token; and that a login right after
+  a logout everywhere gives tokens that work (they are issued after it, even within the
+  same second), and that a logout retried under its request id with those tokens does not
+  log them out as well.
 - Production refuses plaintext: the gateway process will not start.
 """
 
@@ -24,7 +27,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.players import SECRET
+from devtools.players import PASSWORD, SECRET
 from devtools.processes import ROOT
 from devtools.stack import Stack
 from tests.e2e.identity.identity_players import join
@@ -79,6 +82,46 @@ async def test_a_logout_ends_the_session_stream_and_spends_the_refresh_token(api
             g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
         )
     assert spent.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_a_login_right_after_logging_out_everywhere_gives_working_tokens(
+    api: Any,
+) -> None:
+    ann = await join(api)
+    for _ in range(3):  # a logout and a login a few milliseconds apart, whatever the second
+        await api.Logout(
+            g.LogoutRequest(request_id=uuid4().hex, all_sessions=True), metadata=ann.meta
+        )
+        login = await api.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=ann.name, password=PASSWORD)
+        )
+        ann.tokens = login.tokens
+        balance = await ann.ask("GetBalance", g.GetBalanceRequest())
+        assert balance.balance.coins > 0
+        refreshed = await api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.tokens = refreshed.tokens
+        await ann.ask("GetBalance", g.GetBalanceRequest())
+
+
+async def test_a_logout_retried_after_logging_back_in_acts_no_second_time(api: Any) -> None:
+    ann = await join(api)
+    logout = g.LogoutRequest(request_id=uuid4().hex, all_sessions=True)
+    await api.Logout(logout, metadata=ann.meta)
+    await asyncio.sleep(1.1)  # the new tokens come a whole second after the logout
+    login = await api.Login(
+        g.LoginRequest(request_id=uuid4().hex, player_name=ann.name, password=PASSWORD)
+    )
+    ann.tokens = login.tokens
+    await api.Logout(logout, metadata=ann.meta)  # a retry: the first answer, nothing done
+    await ann.ask("GetBalance", g.GetBalanceRequest())
+    with pytest.raises(grpc.aio.AioRpcError) as reused:
+        await api.Logout(
+            g.LogoutRequest(request_id=logout.request_id, all_sessions=False), metadata=ann.meta
+        )
+    assert reused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    await ann.ask("GetBalance", g.GetBalanceRequest())
 
 
 def test_production_refuses_plaintext(shared_database_url: str, backend: Stack) -> None:
