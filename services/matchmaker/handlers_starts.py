@@ -183,16 +183,14 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
             f"{plan.start_id}:{seat.player_id}", size, house=not seat.is_bot
         )
     if seat.deck is None:
-        reason = f"{seat.name} has no deck for this match"
-        return Unplayable(reason, reason)
+        return Unplayable("you have no deck for this match", f"{seat.name} has no deck for it")
     try:
         return await ctx.ports.decks.resolve(
             seat.player_id, seat.deck, plan.match_id, plan.rules.trades, size
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
-        return Unplayable(
-            f"{seat.name}'s deck cannot play: {error}", f"{seat.name}'s deck cannot play now"
-        )
+        # The owner reads their own reason (and the cards it names), the other the name.
+        return Unplayable(f"your deck cannot play: {error}", f"{seat.name}'s deck cannot play now")
 
 
 REALM_PILE = 10
