@@ -4,6 +4,8 @@ queries the edge shows them through."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import structlog
 
 from services.collection import metrics
@@ -178,9 +180,12 @@ async def set_client_seed(
     return await ctx.store.run(work, request)
 
 
-async def seed_page(ctx: Context, player_id: str, limit: int, offset: int) -> list[SeedRecord]:
-    """The player's server seeds, newest first: the secret only of revealed ones."""
-    return await ctx.store.seeds(player_id, limit, offset)
+async def seed_page(
+    ctx: Context, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+) -> list[SeedRecord]:
+    """The player's server seeds, newest first, after the keyset position ``after``
+    (committed_at, seed_id) if given: the secret only of revealed ones."""
+    return await ctx.store.seeds(player_id, limit, after)
 
 
 SEED_PAGE = 50
@@ -192,13 +197,13 @@ async def seed_records(ctx: Context, player_id: str, *seed_ids: str) -> dict[str
     seeds: read back page by page, newest first, until every one is found."""
     wanted = {seed_id for seed_id in seed_ids if seed_id}
     found: dict[str, SeedRecord] = {}
-    offset = 0
+    after: tuple[datetime, str] | None = None
     while wanted - found.keys():
-        page = await seed_page(ctx, player_id, SEED_PAGE, offset)
+        page = await seed_page(ctx, player_id, SEED_PAGE, after)
         found |= {s.seed_id: s for s in page if s.seed_id in wanted}
         if len(page) < SEED_PAGE:
             break
-        offset += SEED_PAGE
+        after = (page[-1].committed_at, page[-1].seed_id)
     return found
 
 
@@ -243,14 +248,19 @@ async def booster_draw(ctx: Context, draw_id: str) -> BoosterDraw:
 
 
 async def booster_draws(
-    ctx: Context, player_id: str, seed_id: str, limit: int, offset: int
+    ctx: Context,
+    player_id: str,
+    seed_id: str,
+    limit: int,
+    after: tuple[datetime, int, str] | None = None,
 ) -> list[BoosterDraw]:
-    """The player's draws, newest first (``seed_id``: of that seed, which must be theirs)."""
+    """The player's draws, newest first (``seed_id``: of that seed, which must be theirs),
+    after the keyset position ``after`` (opened_at, counter, draw_id) if given."""
     if seed_id:
-        mine = {s.seed_id for s in await seed_page(ctx, player_id, 10_000, 0)}
+        mine = {s.seed_id for s in await seed_page(ctx, player_id, 10_000)}
         if seed_id not in mine:
             raise NotFound(f"you have no server seed {seed_id}")
-    return await ctx.store.draws(player_id, seed_id, limit, offset)
+    return await ctx.store.draws(player_id, seed_id, limit, after)
 
 
 async def boosters_since_pity(ctx: Context, player_id: str) -> int:

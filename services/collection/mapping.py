@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from triad.v1 import common_pb2 as pb
@@ -48,6 +48,7 @@ from services.wire import (
 )
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 SOURCES = by_name(CopySource, pb.CopySource)
 SOURCES_BACK = backwards(SOURCES)
@@ -261,12 +262,41 @@ def key_token_back(token: str) -> tuple[datetime, str] | None:
         return None
     try:
         moment, key = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
-        at: datetime | None = datetime.fromisoformat(moment)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        at = None
-    if at is None or at.tzinfo is None or "\x00" in key:
-        raise InvalidArgument("page_token is not one this service gave out")
+        at = datetime.fromisoformat(moment)
+        # in UTC (as PostgreSQL compares it): an offset may move it out of years 1 to 9999
+        at.astimezone(UTC)
+    except (binascii.Error, UnicodeDecodeError, ValueError, OverflowError):
+        raise _forged() from None
+    if at.tzinfo is None or "\x00" in key:
+        raise _forged()
     return at, key
+
+
+def _forged() -> InvalidArgument:
+    return InvalidArgument("page_token is not one this service gave out")
+
+
+COUNTER_MAX = 2**31 - 1
+"""The largest draw counter (a PostgreSQL ``integer``)."""
+
+
+def draw_token(value: BoosterDraw) -> str:
+    """A booster draw page's token: its last draw's (opened_at, counter, draw_id)."""
+    return key_token(value.opened_at, f"{value.counter}|{value.draw_id}")
+
+
+def draw_token_back(token: str) -> tuple[datetime, int, str] | None:
+    """The position ``draw_token`` wrote (None: the first page); INVALID_ARGUMENT if it
+    is not one of ours: the counter in canonical decimal within an integer, an id."""
+    found = key_token_back(token)
+    if found is None:
+        return None
+    at, key = found
+    counter, _, draw_id = key.partition("|")
+    canonical = counter.isascii() and counter.isdigit() and str(int(counter)) == counter
+    if not canonical or int(counter) > COUNTER_MAX or not draw_id:
+        raise _forged()
+    return at, int(counter), draw_id
 
 
 def next_token(offset: int, limit: int, got: int) -> str:
@@ -281,14 +311,20 @@ class PageRequest(Protocol):
     def page_token(self) -> str: ...
 
 
-async def paged(
-    request: PageRequest, cap: int, fetch: Callable[[int, int], Awaitable[Sequence[T]]]
+async def keyed(
+    request: PageRequest,
+    cap: int,
+    back: Callable[[str], K | None],
+    fetch: Callable[[int, K | None], Awaitable[Sequence[T]]],
+    token: Callable[[T], str],
 ) -> tuple[Sequence[T], str]:
-    """The page ``request`` asks for, of ``fetch(limit, offset)`` (``page``'s), and the
-    next page's token: one more than the page is fetched to tell if there is a next."""
-    limit, offset = page(request.page_size, request.page_token, cap)
-    found = await fetch(limit + 1, offset)
-    return found[:limit], next_token(offset, limit, len(found))
+    """The page ``request`` asks for, of ``fetch(limit, after)`` from the position its
+    keyset token holds (``back``: None for the first page), and the next page's token
+    (``token`` of the page's last item): one more than the page is fetched to tell if
+    there is a next. An item added or removed between two pages moves none past it."""
+    limit, _ = page(request.page_size, "", cap)
+    found = await fetch(limit + 1, back(request.page_token))
+    return found[:limit], token(found[limit - 1]) if len(found) > limit else ""
 
 
 def stars(values: Iterable[int]) -> frozenset[int]:

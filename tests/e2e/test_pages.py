@@ -69,6 +69,11 @@ def b64(raw: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode()
 
 
+UTC_OUT = ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"]
+"""Times whose offset moves them out of years 1 to 9999 in UTC, as PostgreSQL compares."""
+DRAW_KEYS = ["d", "x|d", "-1|d", "²|d", "01|d", "2147483648|d", "1|", "1|a\x00b"]
+"""A draw cursor's (counter|draw_id): none, not a number, not as written, past a PostgreSQL
+integer, no id, a NUL. "2" (an offset, as tokens were before) is no cursor either."""
 CURSORS: dict[str, tuple[Callable[[str], Message], list[str]]] = {
     "ListAuction": (
         lambda t: g.ListAuctionRequest(page_token=t, order=pb.AUCTION_ORDER_CHEAPEST),
@@ -80,6 +85,24 @@ CURSORS: dict[str, tuple[Callable[[str], Message], list[str]]] = {
     "ListTables": (
         lambda t: g.ListTablesRequest(page_token=t),
         [b64("2024-01-01T00:00:00+00:00|a\x00b"), b64("2024-01-01T00:00:00|a")],
+    ),
+    "ListDecks": (lambda t: g.ListDecksRequest(page_token=t), [b64(f"{u}|a") for u in UTC_OUT]),
+    "ListServerSeeds": (
+        lambda t: g.ListServerSeedsRequest(page_token=t),
+        [
+            "2",
+            b64("2024-01-01T00:00:00|a"),
+            b64("2024-01-01T00:00:00+00:00|a\x00b"),
+            *(b64(f"{u}|a") for u in UTC_OUT),
+        ],
+    ),
+    "ListBoosterDraws": (
+        lambda t: g.ListBoosterDrawsRequest(page_token=t),
+        [
+            "2",
+            *(b64(f"2024-01-01T00:00:00+00:00|{k}") for k in DRAW_KEYS),
+            b64(f"{UTC_OUT[1]}|1|d"),
+        ],
     ),
 }
 
@@ -309,6 +332,56 @@ async def test_a_deck_walk_sees_every_deck_kept_once_while_one_is_deleted(
     ids = [x.deck_id for x in found]
     assert len(ids) == len(set(ids)), ids
     assert set(decks[:-1]) <= set(ids), set(decks[:-1]) - set(ids)
+
+
+async def open_booster(p: Player) -> pb.BoosterDraw:
+    reply = await p.call("OpenBooster", g.OpenBoosterRequest(request_id=uuid4().hex))
+    return reply.draw  # type: ignore[no-any-return]
+
+
+async def test_a_booster_draw_walk_sees_each_draw_once_while_one_is_opened(
+    api: Any, backend: Stack
+) -> None:
+    me = await join(api)  # the starter's coins buy three boosters
+    opened = [(await open_booster(me)).draw_id for _ in range(2)]
+
+    async def open_one(n: int) -> None:  # a new draw goes ahead of the first page
+        if n == 1:
+            opened.append((await open_booster(me)).draw_id)
+
+    found = await walk(
+        me, "ListBoosterDraws", g.ListBoosterDrawsRequest(page_size=1), "draws", open_one
+    )
+    assert [x.draw_id for x in found] == opened[1::-1]  # the new one behind the cursor
+    seed = found[0].seed_id  # all three from the seed in force, newest first
+    found = await walk(
+        me, "ListBoosterDraws", g.ListBoosterDrawsRequest(seed_id=seed, page_size=2), "draws"
+    )
+    assert [x.draw_id for x in found] == opened[::-1]
+
+
+async def test_a_server_seed_walk_sees_each_seed_once_while_the_seed_rotates(
+    api: Any, backend: Stack
+) -> None:
+    me = await join(api)
+
+    async def rotate() -> str:
+        request = g.SetClientSeedRequest(request_id=uuid4().hex, client_seed=uuid4().hex)
+        return (await me.call("SetClientSeed", request)).commitment.seed_id  # type: ignore[no-any-return]
+
+    committed = [await rotate() for _ in range(3)]
+
+    async def rotate_once(n: int) -> None:  # a new seed goes ahead of the first page
+        if n == 1:
+            committed.append(await rotate())
+
+    found = await walk(
+        me, "ListServerSeeds", g.ListServerSeedsRequest(page_size=1), "seeds", rotate_once
+    )
+    ids = [x.seed_id for x in found]
+    assert len(ids) == len(set(ids)), ids
+    assert set(committed[:3]) <= set(ids), set(committed[:3]) - set(ids)
+    assert committed[3] not in ids  # committed behind the cursor: the next walk shows it
 
 
 async def test_a_page_is_at_most_200_and_a_negative_size_is_refused(

@@ -12,7 +12,15 @@ from services.collection import views
 from services.collection.domain import wealth
 from services.collection.domain.events import CurrencyReason
 from services.collection.handlers import Context
-from services.collection.mapping import booster_draw, paged, reason_of
+from services.collection.mapping import (
+    booster_draw,
+    draw_token,
+    draw_token_back,
+    key_token,
+    key_token_back,
+    keyed,
+    reason_of,
+)
 from services.platform.edge import require, require_bound
 from services.platform.requests import Request
 
@@ -110,8 +118,13 @@ class EconomyRpcs:
         self, request: c.CollectionServiceListBoosterDrawsRequest, context: Any
     ) -> c.CollectionServiceListBoosterDrawsResponse:
         player = require_bound(request.player_id, "player_id")
-        draws, token = await paged(
-            request, 1000, partial(economy.booster_draws, self._ctx, player, request.seed_id)
+        # A keyset token: a booster opened between two pages moves none past the cursor.
+        draws, token = await keyed(
+            request,
+            1000,
+            draw_token_back,
+            partial(economy.booster_draws, self._ctx, player, request.seed_id),
+            draw_token,
         )
         return c.CollectionServiceListBoosterDrawsResponse(
             draws=[booster_draw(d) for d in draws], next_page_token=token
@@ -121,7 +134,14 @@ class EconomyRpcs:
         self, request: c.CollectionServiceListServerSeedsRequest, context: Any
     ) -> c.CollectionServiceListServerSeedsResponse:
         player = require_bound(request.player_id, "player_id")
-        found, token = await paged(request, 200, partial(economy.seed_page, self._ctx, player))
+        # A keyset token: a seed committed between two pages moves none past the cursor.
+        found, token = await keyed(
+            request,
+            200,
+            key_token_back,
+            partial(economy.seed_page, self._ctx, player),
+            lambda s: key_token(s.committed_at, s.seed_id),
+        )
         return c.CollectionServiceListServerSeedsResponse(
             seeds=[views.server_seed(s) for s in found], next_page_token=token
         )

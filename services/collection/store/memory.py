@@ -285,7 +285,9 @@ class MemoryStore(MemoryAuctionReads):
     async def active_seed(self, player_id: str) -> ActiveSeed | None:
         return self.tables.active_seed(player_id)
 
-    async def seeds(self, player_id: str, limit: int, offset: int) -> list[SeedRecord]:
+    async def seeds(
+        self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[SeedRecord]:
         mine = [
             SeedRecord(
                 seed_id,
@@ -298,21 +300,40 @@ class MemoryStore(MemoryAuctionReads):
             )
             for seed_id, s in self.tables.seeds.items()
             if s.player_id == player_id
+            and (
+                after is None
+                or s.committed_at < after[0]
+                or (s.committed_at == after[0] and seed_id > after[1])
+            )
         ]
         mine.sort(key=lambda s: s.seed_id)
         mine.sort(key=lambda s: s.committed_at, reverse=True)
-        return mine[offset : offset + limit]
+        return mine[:limit]
 
     async def draws(
-        self, player_id: str, seed_id: str, limit: int, offset: int
+        self,
+        player_id: str,
+        seed_id: str,
+        limit: int,
+        after: tuple[datetime, int, str] | None = None,
     ) -> list[BoosterDraw]:
         mine = [
             d
             for owner, d in self.tables.draws.values()
-            if owner == player_id and (not seed_id or d.seed_id == seed_id)
+            if owner == player_id
+            and (not seed_id or d.seed_id == seed_id)
+            and (
+                after is None
+                or d.opened_at < after[0]
+                or (
+                    d.opened_at == after[0]
+                    and (d.counter < after[1] or (d.counter == after[1] and d.draw_id > after[2]))
+                )
+            )
         ]
+        mine.sort(key=lambda d: d.draw_id)
         mine.sort(key=lambda d: (d.opened_at, d.counter), reverse=True)
-        return mine[offset : offset + limit]
+        return mine[:limit]
 
     async def draw(self, draw_id: str) -> BoosterDraw | None:
         found = self.tables.draws.get(draw_id)

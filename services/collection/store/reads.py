@@ -160,14 +160,20 @@ class Reads:
             row["committed_at"],
         )
 
-    async def seeds(self, player_id: str, limit: int, offset: int) -> list[SeedRecord]:
-        """The player's server seeds, newest first; the secret only of revealed ones."""
+    async def seeds(
+        self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[SeedRecord]:
+        """The player's server seeds, newest first (committed_at, then seed_id); only those
+        after ``after`` (a keyset position: committed_at, seed_id) if given. The secret
+        only of revealed ones."""
         rows = await self.pool.fetch(
-            f"SELECT * FROM {self.tables.seeds} WHERE player_id = $1 "
-            "ORDER BY committed_at DESC, seed_id LIMIT $2 OFFSET $3",
+            f"SELECT * FROM {self.tables.seeds} WHERE player_id = $1 AND ($3::timestamptz "
+            "IS NULL OR committed_at < $3 OR (committed_at = $3 AND seed_id > $4)) "
+            "ORDER BY committed_at DESC, seed_id LIMIT $2",
             player_id,
             limit,
-            offset,
+            None if after is None else after[0],
+            "" if after is None else after[1],
         )
         return [
             SeedRecord(
@@ -183,19 +189,29 @@ class Reads:
         ]
 
     async def draws(
-        self, player_id: str, seed_id: str, limit: int, offset: int
+        self,
+        player_id: str,
+        seed_id: str,
+        limit: int,
+        after: tuple[datetime, int, str] | None = None,
     ) -> list[BoosterDraw]:
-        """A player's booster draws, newest first (``seed_id``: of that seed only)."""
+        """A player's booster draws, newest first (opened_at, then counter, both
+        descending, then draw_id); ``seed_id``: of that seed only; ``after``: only those
+        after that keyset position (opened_at, counter, draw_id)."""
         t = self.tables
         rows = await self.pool.fetch(
             f"SELECT e.type, e.schema_version, e.data, e.recorded_at FROM {t.booster_draws} d "
             f"JOIN {t.events} e ON e.stream_id = 'player-' || d.player_id "
             "AND e.version = d.version WHERE d.player_id = $1 AND ($2 = '' OR d.seed_id = $2) "
-            "ORDER BY d.opened_at DESC, d.counter DESC LIMIT $3 OFFSET $4",
+            "AND ($4::timestamptz IS NULL OR d.opened_at < $4 OR (d.opened_at = $4 AND "
+            "(d.counter < $5 OR (d.counter = $5 AND d.draw_id > $6)))) "
+            "ORDER BY d.opened_at DESC, d.counter DESC, d.draw_id LIMIT $3",
             player_id,
             seed_id,
             limit,
-            offset,
+            None if after is None else after[0],
+            0 if after is None else after[1],
+            "" if after is None else after[2],
         )
         return [self._draw(r) for r in rows]
 

@@ -5,12 +5,16 @@ itself: recorded results, stale appends, the read models and their order."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any, TypeVar
 
 import pytest
 
 from services.collection import handlers_decks, handlers_drafts, handlers_economy, handlers_trades
 from services.collection.domain.events import (
+    BoosterDraw,
     CurrencyCredited,
     CurrencyReason,
     DeckSaved,
@@ -19,13 +23,15 @@ from services.collection.domain.events import (
     PlayerRef,
 )
 from services.collection.handlers import Context
-from services.collection.results import Balance, DeckResolved
+from services.collection.results import Balance, DeckResolved, SeedRecord
 from services.collection.store import Repository, Request, Unit, player_stream
 from services.collection.tests.builders import T0, Clock
 from services.collection.tests.helpers import key, refused, snapshot, starter
 from services.collection.tests.test_trades import ranked_match, settle
 from services.platform.errors import Conflict
 from services.platform.requests import RequestReused
+
+T = TypeVar("T")
 
 
 async def test_a_retried_request_answers_the_first_result_as_the_same_typed_value(
@@ -129,18 +135,60 @@ async def test_seeds_and_draws_read_back_newest_first_with_the_secret_only_once_
     clock.advance(1)
     rotated = await handlers_economy.set_client_seed(ctx, key("p1", "s"), "p1", "mine")
     second = await handlers_economy.open_booster(ctx, key("p1", "b2"), "p1", "")
-    seeds = await ctx.store.seeds("p1", 10, 0)
+    seeds = await ctx.store.seeds("p1", 10)
     assert seeds[0].seed_id == rotated.seed_id and len(seeds) == 2
     assert seeds[0].server_seed == "" and seeds[1].server_seed != ""
     assert seeds[1].revealed_at is not None and seeds[1].draw_count == 1
-    draws = await ctx.store.draws("p1", "", 10, 0)
+    draws = await ctx.store.draws("p1", "", 10)
     assert [d.draw_id for d in draws] == [second.draw_id, first.draw_id]
-    assert [d.draw_id for d in await ctx.store.draws("p1", seeds[1].seed_id, 10, 0)] == [
-        first.draw_id
-    ]
+    assert [d.draw_id for d in await ctx.store.draws("p1", seeds[1].seed_id, 10)] == [first.draw_id]
     found = await ctx.store.draw(first.draw_id)
     assert found == draws[1] and len(found.copies) == 5
     assert await ctx.store.balance("nobody") == Balance(0, None)
+
+
+def seed_key(s: SeedRecord) -> tuple[datetime, str]:
+    return s.committed_at, s.seed_id
+
+
+def draw_key(d: BoosterDraw) -> tuple[datetime, int, str]:
+    return d.opened_at, d.counter, d.draw_id
+
+
+async def walk(fetch: Callable[[Any], Awaitable[list[T]]], position: Callable[[T], Any]) -> list[T]:
+    """Every item, page after page, each page read from where the last one ended."""
+    found: list[T] = []
+    while page := await fetch(position(found[-1]) if found else None):
+        found += page
+    return found
+
+
+async def test_seeds_and_draws_page_by_keyset_in_one_total_order_across_ties(
+    ctx: Context, clock: Clock
+) -> None:
+    await starter(ctx)
+    await handlers_economy.credit(ctx, key("p1", "c"), "p1", 900, CurrencyReason.GRANT, "r")
+    for n in range(3):  # seeds and draws committed and opened at one instant, then another
+        for b in range(3 - n):
+            await handlers_economy.open_booster(ctx, key("p1", f"b{n}{b}"), "p1", "")
+        await handlers_economy.set_client_seed(ctx, key("p1", f"s{n}"), "p1", f"c{n}")
+        clock.advance(n)
+    seeds = await ctx.store.seeds("p1", 100)
+    assert [(s.committed_at, s.seed_id) for s in seeds] == sorted(
+        ((s.committed_at, s.seed_id) for s in seeds), key=lambda k: (-k[0].timestamp(), k[1])
+    )
+    draws = await ctx.store.draws("p1", "", 100)
+    keys = [(d.opened_at, d.counter, d.draw_id) for d in draws]
+    assert len(draws) == 6 and keys[0][0] > keys[-1][0]
+    assert keys == sorted(keys, key=lambda k: (-k[0].timestamp(), -k[1], k[2]))
+    assert len({(at, counter) for at, counter, _ in keys}) < len(keys)  # draw_id breaks a tie
+    for size in (1, 2, 4):
+        assert await walk(partial(ctx.store.seeds, "p1", size), seed_key) == seeds
+        assert await walk(partial(ctx.store.draws, "p1", "", size), draw_key) == draws
+    first = next(s.seed_id for s in seeds if s.draw_count == 3)  # at counters 2, 1, 0
+    mine = [d for d in draws if d.seed_id == first]
+    assert await ctx.store.draws("p1", first, 5, draw_key(mine[0])) == mine[1:]
+    assert await ctx.store.draws("p2", "", 5) == []
 
 
 async def test_nothing_is_due_before_its_time(ctx: Context) -> None:

@@ -181,7 +181,7 @@ async def test_a_booster_costs_its_price_and_a_rotation_reveals_the_seed(ctx: Co
     )
     rotated = await handlers_economy.set_client_seed(ctx, key("p1", "cs"), "p1", "my-luck")
     assert rotated.revealed == seed.seed_id
-    rows = {r.seed_id: r for r in await ctx.store.seeds("p1", 10, 0)}
+    rows = {r.seed_id: r for r in await ctx.store.seeds("p1", 10)}
     assert rows[seed.seed_id].revealed_at is not None and rows[seed.seed_id].draw_count == 3
     assert rows[rotated.seed_id].client_seed == "my-luck"
     await handlers_economy.credit(ctx, key("p1", "c"), "p1", 100, CurrencyReason.GRANT, "g")
