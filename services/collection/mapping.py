@@ -7,10 +7,8 @@ Event payloads are ``codec.py``'s; per-player views (trades, drafts, decks) are
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from triad.v1 import common_pb2 as pb
@@ -29,6 +27,7 @@ from services.collection.domain.events import (
 from services.platform.edge import require, require_enum
 from services.platform.enums import backwards, by_name
 from services.platform.errors import InvalidArgument
+from services.platform.pages import forged, key_token, key_token_back
 from services.rules import Element, Side, Sides
 from services.rules.cards import with_holo
 from services.wire import (
@@ -250,32 +249,6 @@ def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
     return min(size or default, cap), int(token or 0)
 
 
-def key_token(at: datetime, key: str) -> str:
-    """A keyset page token: where the page ended (its last item's time and id)."""
-    return base64.urlsafe_b64encode(f"{at.isoformat()}|{key}".encode()).decode()
-
-
-def key_token_back(token: str) -> tuple[datetime, str] | None:
-    """The position ``key_token`` wrote (None: the first page); INVALID_ARGUMENT if it is
-    not one of ours."""
-    if not token:
-        return None
-    try:
-        moment, key = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
-        at = datetime.fromisoformat(moment)
-        # in UTC (as PostgreSQL compares it): an offset may move it out of years 1 to 9999
-        at.astimezone(UTC)
-    except (binascii.Error, UnicodeDecodeError, ValueError, OverflowError):
-        raise _forged() from None
-    if at.tzinfo is None or "\x00" in key:
-        raise _forged()
-    return at, key
-
-
-def _forged() -> InvalidArgument:
-    return InvalidArgument("page_token is not one this service gave out")
-
-
 COUNTER_MAX = 2**31 - 1
 """The largest draw counter (a PostgreSQL ``integer``)."""
 
@@ -295,7 +268,7 @@ def draw_token_back(token: str) -> tuple[datetime, int, str] | None:
     counter, _, draw_id = key.partition("|")
     canonical = counter.isascii() and counter.isdigit() and str(int(counter)) == counter
     if not canonical or int(counter) > COUNTER_MAX or not draw_id:
-        raise _forged()
+        raise forged()
     return at, int(counter), draw_id
 
 

@@ -7,10 +7,8 @@ table once it committed (``handlers_status.py``; a join through the start it run
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from uuid import uuid4
 
 from services.matchmaker.domain import (
@@ -37,6 +35,7 @@ from services.platform.errors import (
     PermissionDenied,
     short_id,
 )
+from services.platform.pages import key_token, key_token_back
 
 DEFAULT_PAGE, MAX_PAGE = 50, 200
 MAX_NAME = 64
@@ -145,31 +144,14 @@ async def list_tables(
     if page_size < 0:
         raise InvalidArgument("page_size must not be negative")
     size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
-    after = _decode_token(page_token) if page_token else None
+    after = key_token_back(page_token)
     tables = await ctx.lobby.list_tables(
         viewer.player_id, viewer.name, filters, ctx.clock(), size + 1, after
     )
     if len(tables) <= size:
         return TablePage(tables, "")
     last = tables[size - 1]
-    return TablePage(tables[:size], _encode_token(last.created_at, last.table_id))
-
-
-def _encode_token(created_at: datetime, table_id: str) -> str:
-    raw = f"{created_at.isoformat()}|{table_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_token(token: str) -> tuple[datetime, str]:
-    try:
-        moment, table_id = base64.urlsafe_b64decode(token.encode()).decode().split("|", 1)
-        at = datetime.fromisoformat(moment)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        at = None
-    # Ours carry their zone and a table id PostgreSQL can read (a text has no NUL).
-    if at is None or at.tzinfo is None or "\x00" in table_id:
-        raise InvalidArgument("page_token is not one this service gave out")
-    return at, table_id
+    return TablePage(tables[:size], key_token(last.created_at, last.table_id))
 
 
 async def get_table(ctx: Context, viewer: Player, table_id: str) -> Table:

@@ -74,28 +74,21 @@ UTC_OUT = ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"]
 DRAW_KEYS = ["d", "x|d", "-1|d", "²|d", "01|d", "2147483648|d", "1|", "1|a\x00b"]
 """A draw cursor's (counter|draw_id): none, not a number, not as written, past a PostgreSQL
 integer, no id, a NUL. "2" (an offset, as tokens were before) is no cursor either."""
+KEYED = [b64("2024-01-01T00:00:00+00:00|a\x00b"), b64("2024-01-01T00:00:00|a")]
+KEYED += [b64(f"{u}|a") for u in UTC_OUT]
+"""A (time|key) cursor with a NUL in its key, a time without its zone, a time out of range."""
 CURSORS: dict[str, tuple[Callable[[str], Message], list[str]]] = {
     "ListAuction": (
         lambda t: g.ListAuctionRequest(page_token=t, order=pb.AUCTION_ORDER_CHEAPEST),
         [
             b64('[1e999, "2024-01-01T00:00:00+00:00", "x"]'),  # a price of infinity
             b64('[1, "2024-01-01T00:00:00+00:00", "a\\u0000b"]'),  # NUL: PostgreSQL fails
+            *(b64(f'[1, "{u}", "x"]') for u in UTC_OUT),
         ],
     ),
-    "ListTables": (
-        lambda t: g.ListTablesRequest(page_token=t),
-        [b64("2024-01-01T00:00:00+00:00|a\x00b"), b64("2024-01-01T00:00:00|a")],
-    ),
-    "ListDecks": (lambda t: g.ListDecksRequest(page_token=t), [b64(f"{u}|a") for u in UTC_OUT]),
-    "ListServerSeeds": (
-        lambda t: g.ListServerSeedsRequest(page_token=t),
-        [
-            "2",
-            b64("2024-01-01T00:00:00|a"),
-            b64("2024-01-01T00:00:00+00:00|a\x00b"),
-            *(b64(f"{u}|a") for u in UTC_OUT),
-        ],
-    ),
+    "ListTables": (lambda t: g.ListTablesRequest(page_token=t), KEYED),
+    "ListDecks": (lambda t: g.ListDecksRequest(page_token=t), KEYED),
+    "ListServerSeeds": (lambda t: g.ListServerSeedsRequest(page_token=t), ["2", *KEYED]),
     "ListBoosterDraws": (
         lambda t: g.ListBoosterDrawsRequest(page_token=t),
         [

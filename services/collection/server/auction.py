@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from datetime import datetime
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -23,10 +22,10 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import key_token, key_token_back, owned_copy, page
+from services.collection.mapping import owned_copy, page
 from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
-from services.platform.errors import InvalidArgument
+from services.platform.pages import forged, key_token, key_token_back, moment_back
 from services.platform.requests import Request
 from services.wire import ELEMENTS_BACK, timestamp
 
@@ -66,15 +65,13 @@ def cursor_back(token: str) -> Cursor | None:
         return None
     try:
         price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
-        found = Cursor(int(price), datetime.fromisoformat(created_at), str(listing_id))
+        found = Cursor(int(price), moment_back(created_at), str(listing_id))
     except (ValueError, TypeError, OverflowError, binascii.Error):  # Overflow: 1e999
-        found = None
-    if found is None or not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
-        raise InvalidArgument("page_token is not one this service gave out")
+        raise forged() from None
+    if not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
+        raise forged()
     if "\x00" in found.listing_id:  # PostgreSQL refuses a NUL in a text
-        raise InvalidArgument("page_token is not one this service gave out")
-    if found.created_at.tzinfo is None:
-        raise InvalidArgument("page_token is not one this service gave out")
+        raise forged()
     return found
 
 

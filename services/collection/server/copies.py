@@ -10,18 +10,10 @@ from services.collection import handlers, handlers_economy, views
 from services.collection.domain.catalog import CatalogFilter
 from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
-from services.collection.mapping import (
-    character,
-    elements,
-    key_token,
-    key_token_back,
-    next_token,
-    owned_copy,
-    page,
-    stars,
-)
+from services.collection.mapping import character, elements, next_token, owned_copy, page, stars
 from services.platform.edge import bind, check_operator, require, require_bound
 from services.platform.errors import InvalidArgument, NotFound
+from services.platform.pages import key_token, key_token_back
 from services.platform.requests import Request
 from services.rules.deck import card_label
 

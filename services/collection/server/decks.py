@@ -9,18 +9,11 @@ from triad.v1 import common_pb2 as pb
 
 from services.collection import handlers, handlers_decks, views
 from services.collection.handlers import Context
-from services.collection.mapping import (
-    bot_card,
-    copy_card,
-    holder_of,
-    house_card,
-    key_token,
-    key_token_back,
-    page,
-)
+from services.collection.mapping import bot_card, copy_card, holder_of, house_card, page
 from services.collection.results import DeckRecord
 from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
+from services.platform.pages import key_token, key_token_back
 from services.platform.requests import Request
 
 

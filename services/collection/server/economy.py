@@ -12,16 +12,9 @@ from services.collection import views
 from services.collection.domain import wealth
 from services.collection.domain.events import CurrencyReason
 from services.collection.handlers import Context
-from services.collection.mapping import (
-    booster_draw,
-    draw_token,
-    draw_token_back,
-    key_token,
-    key_token_back,
-    keyed,
-    reason_of,
-)
+from services.collection.mapping import booster_draw, draw_token, draw_token_back, keyed, reason_of
 from services.platform.edge import require, require_bound
+from services.platform.pages import key_token, key_token_back
 from services.platform.requests import Request
 
 
