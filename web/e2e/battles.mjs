@@ -2,11 +2,12 @@
 // challenges to a battle) and coming back to a queue (its header says what each plays).
 // play.mjs lends its players; each scenario returns what it saw, printed by play.mjs as
 // one JSON line.
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function battleScenarios(kit) {
   const { player, screenshot } = kit;
-  return { battle, challenged, requeued };
+  return { battle, challenged, requeued, ended };
 
   async function battle() {
     const page = await player();
@@ -206,4 +207,71 @@ export function battleScenarios(kit) {
     }
     return { before, shownAfter, after, pushes };
   }
+
+  async function ended() {
+    const ann = await player();
+    const bea = await player();
+    // Ann forfeits a practice match and stays on its end screen; then she challenges Bea
+    // to a Skirmish battle through the API, and Bea accepts on her page.
+    await ann.click("button[name=practice]");
+    await ann.waitForSelector("[data-testid=board]");
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    const result = (await ann.textContent("[data-testid=result]"))?.trim() ?? "";
+    const challenge = await challengeToBattle(ann, bea.playerName);
+    const fromAnn = bea.locator(`[data-testid=challenge]:has-text("${ann.playerName}")`);
+    await fromAnn.locator("button[name=accept]").click();
+    const formation = "[data-testid=battle][data-status=formation]";
+    await bea.waitForSelector(formation);
+    // Ann, still on the match's end screen, is shown the battle.
+    const shown = await ann
+      .waitForSelector(formation, { timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    const status = shown ? ((await ann.textContent("[data-testid=battle-status]")) ?? "") : "";
+    const board = await ann.locator("[data-testid=board]").count();
+    const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    if (shown) {
+      // Ann gives up: the battle is over for both.
+      await ann.click("button[name=give-up]");
+      await ann.click("button[name=give-up-confirm]");
+      await bea.waitForSelector("[data-testid=battle-result]");
+    }
+    return { names: [ann.playerName, bea.playerName], result, challenge, shown, status, board, pushes };
+  }
+}
+
+/** CreateTable for a Skirmish battle challenging ``name``, called from ``page`` with its
+ * tokens but not by its screens (which host only from the lobby), nor from a second page
+ * (its session would replace the first's); the call's grpc-status, "0" when hosted. */
+async function challengeToBattle(page, name) {
+  const request = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited)
+    .string(`e2e${Date.now()}${Math.random().toString(16).slice(2)}`) // request_id
+    .tag(2, WireType.LengthDelimited)
+    .fork()
+    .tag(3, WireType.Varint)
+    .bool(true) // settings.battle
+    .join()
+    .tag(4, WireType.LengthDelimited)
+    .string(name) // challenged_player_name
+    .finish();
+  return await page.evaluate(async (bytes) => {
+    const { access } = JSON.parse(sessionStorage.getItem("triad-tokens"));
+    const body = new Uint8Array(5 + bytes.length);
+    new DataView(body.buffer).setUint32(1, bytes.length); // a data frame: flag 0, length
+    body.set(bytes, 5);
+    const reply = await fetch("/triad.v1.TriadGateway/CreateTable", {
+      method: "POST",
+      headers: {
+        "content-type": "application/grpc-web+proto",
+        "x-grpc-web": "1",
+        authorization: `Bearer ${access}`,
+      },
+      body,
+    });
+    const text = new TextDecoder().decode(await reply.arrayBuffer());
+    return reply.headers.get("grpc-status") ?? /grpc-status: ?(\d+)/.exec(text)?.[1] ?? `HTTP ${reply.status}`;
+  }, [...request]);
 }

@@ -49,7 +49,9 @@
 //             (tests/e2e/test_browser_battle.py).
 //   challenged: two players challenge a third to a Skirmish battle; she declines one,
 //             accepts the other after a reload and plays turn 1; requeued: a reload
-//             while queued shows the queue at once (tests/e2e/test_browser_battles.py).
+//             while queued shows the queue at once; ended: a host on a forfeited
+//             match's end screen is shown the battle her challenge starts
+//             (tests/e2e/test_browser_battles.py).
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
