@@ -1,4 +1,4 @@
-"""Skirmish in a real browser: headless Chromium (web/e2e/play.mjs's ``battle``
+"""Skirmish in a real browser: headless Chromium (web/e2e/battles.mjs's ``battle``
 scenario) registers on a phone's viewport, starts a practice battle against the CPU,
 taps a formation, plays every turn by tapping cards and their targets and committing,
 reloads on the way, and reads the final screen; then starts a second battle on the

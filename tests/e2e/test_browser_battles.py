@@ -1,9 +1,10 @@
 """Skirmish challenges, and a queue come back to, in a real browser (web/e2e/battles.mjs):
 a challenge to a Skirmish battle is told as one, declined or accepted (joined with no
-deck, the battle shown to both) and played; a reload while queued shows the queue at
-once, from the status the session opens with, not at the queue's next push. The whole
-backend runs as processes; the helpers (and what is skipped where Chromium or npm are
-missing) are tests/e2e/test_browser.py's.
+deck, the battle shown to both, the host even on a finished match's end screen) and
+played; a reload while queued shows the queue at once, from the status the session
+opens with, not at the queue's next push. The whole backend runs as processes; the
+helpers (and what is skipped where Chromium or npm are missing) are
+tests/e2e/test_browser.py's.
 """
 
 from __future__ import annotations
@@ -57,3 +58,17 @@ def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path:
     # Waiting since it was enqueued, not since the reload.
     before, after = WAITED.search(played["before"]), WAITED.search(played["after"])
     assert before and after and int(after[1]) >= int(before[1]), played
+
+
+def test_a_battle_accepted_is_shown_to_a_host_on_a_finished_match(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "ended", tmp_path / "browser-ended.png")
+    # Ann forfeited a practice match and stayed on its end screen ...
+    assert played["result"].startswith("You lost"), played
+    assert played["challenge"] == "0", played  # the battle challenge hosted
+    # ... and when Bea accepted her battle challenge, the battle took its place.
+    assert played["shown"], played
+    assert TURN.fullmatch(played["status"]), played
+    assert played["board"] == 0, played
+    assert any("battle: turn 1, formation" in line for line in played["pushes"]), played

@@ -1,11 +1,116 @@
-// The scenarios of web/e2e/play.mjs about Skirmish challenges and coming back to a
-// queue (its header says what each plays). play.mjs lends its players; each scenario
-// returns what it saw, printed by play.mjs as one JSON line.
+// The scenarios of web/e2e/play.mjs about Skirmish (a practice battle against the CPU,
+// challenges to a battle) and coming back to a queue (its header says what each plays).
+// play.mjs lends its players; each scenario returns what it saw, printed by play.mjs as
+// one JSON line.
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function battleScenarios(kit) {
   const { player, screenshot } = kit;
-  return { challenged, requeued };
+  return { battle, challenged, requeued, ended };
+
+  async function battle() {
+    const page = await player();
+    await page.selectOption("select[name=battle-level]", { label: "random" });
+    await page.click("button[name=battle]");
+    await page.waitForSelector("[data-testid=battle][data-status=formation]");
+    // Three squares of my own field, one per character in the team's order.
+    const formation = [[0, 1], [1, 0], [2, 2]];
+    for (const [row, col] of formation) {
+      await page.click(`[data-testid=field-mine] [data-row="${row}"][data-col="${col}"]`);
+    }
+    await page.click("button[name=formation]");
+    await page.waitForSelector("[data-testid=battle][data-status=selection]");
+    const placed = await page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid=field-mine] .square.unit")].map(
+        (n) => `${n.dataset.row},${n.dataset.col}`,
+      ),
+    );
+    const turns = [];
+    let resumed = "";
+    for (let turn = 0; turn < 15; turn++) {
+      const next = await Promise.race([
+        page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
+        page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
+      ]);
+      if (next === "end") break;
+      const status = await page.textContent("[data-testid=battle-status]");
+      const energy = await page.textContent("[data-testid=battle-prompt]");
+      let set = 0;
+      for (let pick = 0; pick < 3; pick++) {
+        const usable = page.locator("[data-testid=battle-hand] .skill:not(:disabled)");
+        if ((await usable.count()) === 0) break;
+        await usable.first().click();
+        if ((await page.textContent("[data-testid=battle-prompt]")).includes("tap its target")) {
+          const targets = page.locator(".square.target:not(:disabled)");
+          if ((await targets.count()) === 0) {
+            await page.click("button[name=cancel-aim]");
+            break;
+          }
+          await targets.first().click();
+        }
+        set += 1;
+      }
+      const plan = await page.locator("[data-testid=plan] li").allTextContents();
+      if (turns.length === 0) await page.screenshot({ path: screenshot.replace(/\.png$/, "-turn.png"), fullPage: true });
+      await page.click("button[name=commit]");
+      // The turn resolves (the CPU commits at once): a new turn, or the end.
+      await page.waitForFunction(
+        (before) =>
+          document.querySelector("[data-testid=battle-result]") ||
+          (document.querySelector("[data-testid=battle-status]")?.textContent !== before &&
+            document.querySelector("button[name=commit]")),
+        status,
+        { timeout: 60_000 },
+      );
+      const log = await page.locator("[data-testid=battle-log] li").allTextContents();
+      turns.push({ status, energy, set, plan, log });
+      if (turns.length === 2) {
+        // A reload mid-battle: the session's opening brings the battle back as it stands.
+        const before = await page.textContent("[data-testid=battle-status]");
+        await page.reload();
+        await page.waitForSelector("[data-testid=battle]");
+        resumed = (await page.textContent("[data-testid=battle-status]")) ?? "";
+        if (resumed !== before) throw new Error(`reloaded on ${resumed}, not ${before}`);
+      }
+    }
+    const result = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
+    const final = await page.evaluate(() => {
+      const box = (selector) => {
+        const b = document.querySelector(selector).getBoundingClientRect();
+        return { x: b.x, y: b.y, width: b.width, height: b.height };
+      };
+      return {
+        status: document.querySelector("[data-testid=battle-status]").textContent,
+        mine: box("[data-testid=field-mine]"),
+        theirs: box("[data-testid=field-theirs]"),
+        lines: [...document.querySelectorAll(".team-line")].map((n) => n.textContent),
+        log: [...document.querySelectorAll("[data-testid=battle-log] li")].map((n) => n.textContent),
+        squares: document.querySelectorAll("[data-testid^=field-] .square").length,
+      };
+    });
+    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    await page.click("button[name=battle-lobby]");
+    await page.waitForSelector("[data-testid=lobby]");
+    // A second battle: the front column kept (no square tapped), then given up (asked
+    // twice) on turn 1.
+    await page.click("button[name=battle]");
+    await page.waitForSelector("[data-testid=battle][data-status=formation]");
+    await page.click("button[name=formation]");
+    await page.waitForSelector("[data-testid=battle][data-status=selection]");
+    const front = await page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid=field-mine] .square.unit")].map(
+        (n) => `${n.dataset.row},${n.dataset.col}`,
+      ),
+    );
+    await page.click("button[name=give-up]");
+    await page.click("button[name=give-up-confirm]");
+    const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
+    await page.click("button[name=battle-lobby]");
+    await page.waitForSelector("[data-testid=lobby]");
+    return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp };
+  }
 
   async function challenged() {
     const ann = await player();
@@ -102,4 +207,71 @@ export function battleScenarios(kit) {
     }
     return { before, shownAfter, after, pushes };
   }
+
+  async function ended() {
+    const ann = await player();
+    const bea = await player();
+    // Ann forfeits a practice match and stays on its end screen; then she challenges Bea
+    // to a Skirmish battle through the API, and Bea accepts on her page.
+    await ann.click("button[name=practice]");
+    await ann.waitForSelector("[data-testid=board]");
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    const result = (await ann.textContent("[data-testid=result]"))?.trim() ?? "";
+    const challenge = await challengeToBattle(ann, bea.playerName);
+    const fromAnn = bea.locator(`[data-testid=challenge]:has-text("${ann.playerName}")`);
+    await fromAnn.locator("button[name=accept]").click();
+    const formation = "[data-testid=battle][data-status=formation]";
+    await bea.waitForSelector(formation);
+    // Ann, still on the match's end screen, is shown the battle.
+    const shown = await ann
+      .waitForSelector(formation, { timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    const status = shown ? ((await ann.textContent("[data-testid=battle-status]")) ?? "") : "";
+    const board = await ann.locator("[data-testid=board]").count();
+    const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    if (shown) {
+      // Ann gives up: the battle is over for both.
+      await ann.click("button[name=give-up]");
+      await ann.click("button[name=give-up-confirm]");
+      await bea.waitForSelector("[data-testid=battle-result]");
+    }
+    return { names: [ann.playerName, bea.playerName], result, challenge, shown, status, board, pushes };
+  }
+}
+
+/** CreateTable for a Skirmish battle challenging ``name``, called from ``page`` with its
+ * tokens but not by its screens (which host only from the lobby), nor from a second page
+ * (its session would replace the first's); the call's grpc-status, "0" when hosted. */
+async function challengeToBattle(page, name) {
+  const request = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited)
+    .string(`e2e${Date.now()}${Math.random().toString(16).slice(2)}`) // request_id
+    .tag(2, WireType.LengthDelimited)
+    .fork()
+    .tag(3, WireType.Varint)
+    .bool(true) // settings.battle
+    .join()
+    .tag(4, WireType.LengthDelimited)
+    .string(name) // challenged_player_name
+    .finish();
+  return await page.evaluate(async (bytes) => {
+    const { access } = JSON.parse(sessionStorage.getItem("triad-tokens"));
+    const body = new Uint8Array(5 + bytes.length);
+    new DataView(body.buffer).setUint32(1, bytes.length); // a data frame: flag 0, length
+    body.set(bytes, 5);
+    const reply = await fetch("/triad.v1.TriadGateway/CreateTable", {
+      method: "POST",
+      headers: {
+        "content-type": "application/grpc-web+proto",
+        "x-grpc-web": "1",
+        authorization: `Bearer ${access}`,
+      },
+      body,
+    });
+    const text = new TextDecoder().decode(await reply.arrayBuffer());
+    return reply.headers.get("grpc-status") ?? /grpc-status: ?(\d+)/.exec(text)?.[1] ?? `HTTP ${reply.status}`;
+  }, [...request]);
 }

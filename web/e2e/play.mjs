@@ -42,14 +42,16 @@
 //             sees the other while seated (its Accept refused), and accepts it after;
 //   clock:    queued alone, the waiting time counts on between pushes, and its clock
 //             stops when the queue is off the screen;
+//   (web/e2e/battles.mjs)
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
 //             a reload on the way, to the end; then a second one given up
 //             (tests/e2e/test_browser_battle.py).
-//   (web/e2e/battles.mjs)
 //   challenged: two players challenge a third to a Skirmish battle; she declines one,
 //             accepts the other after a reload and plays turn 1; requeued: a reload
-//             while queued shows the queue at once (tests/e2e/test_browser_battles.py).
+//             while queued shows the queue at once; ended: a host on a forfeited
+//             match's end screen is shown the battle her challenge starts
+//             (tests/e2e/test_browser_battles.py).
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -80,7 +82,7 @@ try {
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, screenshot });
   const battles = battleScenarios({ player, screenshot });
-  const scenarios = { practice, ranked, switched, battle, ...lobby, ...realm, ...desk, ...notices, ...battles };
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {
@@ -215,109 +217,6 @@ async function switched() {
   await page.waitForSelector("form.login");
   const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
   return { name: page.playerName, refusal, queued, result, lobby, pushes, afterLogout };
-}
-
-async function battle() {
-  const page = await player();
-  await page.selectOption("select[name=battle-level]", { label: "random" });
-  await page.click("button[name=battle]");
-  await page.waitForSelector("[data-testid=battle][data-status=formation]");
-  // Three squares of my own field, one per character in the team's order.
-  const formation = [[0, 1], [1, 0], [2, 2]];
-  for (const [row, col] of formation) {
-    await page.click(`[data-testid=field-mine] [data-row="${row}"][data-col="${col}"]`);
-  }
-  await page.click("button[name=formation]");
-  await page.waitForSelector("[data-testid=battle][data-status=selection]");
-  const placed = await page.evaluate(() =>
-    [...document.querySelectorAll("[data-testid=field-mine] .square.unit")].map(
-      (n) => `${n.dataset.row},${n.dataset.col}`,
-    ),
-  );
-  const turns = [];
-  let resumed = "";
-  for (let turn = 0; turn < 15; turn++) {
-    const next = await Promise.race([
-      page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
-      page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
-    ]);
-    if (next === "end") break;
-    const status = await page.textContent("[data-testid=battle-status]");
-    const energy = await page.textContent("[data-testid=battle-prompt]");
-    let set = 0;
-    for (let pick = 0; pick < 3; pick++) {
-      const usable = page.locator("[data-testid=battle-hand] .skill:not(:disabled)");
-      if ((await usable.count()) === 0) break;
-      await usable.first().click();
-      if ((await page.textContent("[data-testid=battle-prompt]")).includes("tap its target")) {
-        const targets = page.locator(".square.target:not(:disabled)");
-        if ((await targets.count()) === 0) {
-          await page.click("button[name=cancel-aim]");
-          break;
-        }
-        await targets.first().click();
-      }
-      set += 1;
-    }
-    const plan = await page.locator("[data-testid=plan] li").allTextContents();
-    if (turns.length === 0) await page.screenshot({ path: screenshot.replace(/\.png$/, "-turn.png"), fullPage: true });
-    await page.click("button[name=commit]");
-    // The turn resolves (the CPU commits at once): a new turn, or the end.
-    await page.waitForFunction(
-      (before) =>
-        document.querySelector("[data-testid=battle-result]") ||
-        (document.querySelector("[data-testid=battle-status]")?.textContent !== before &&
-          document.querySelector("button[name=commit]")),
-      status,
-      { timeout: 60_000 },
-    );
-    const log = await page.locator("[data-testid=battle-log] li").allTextContents();
-    turns.push({ status, energy, set, plan, log });
-    if (turns.length === 2) {
-      // A reload mid-battle: the session's opening brings the battle back as it stands.
-      const before = await page.textContent("[data-testid=battle-status]");
-      await page.reload();
-      await page.waitForSelector("[data-testid=battle]");
-      resumed = (await page.textContent("[data-testid=battle-status]")) ?? "";
-      if (resumed !== before) throw new Error(`reloaded on ${resumed}, not ${before}`);
-    }
-  }
-  const result = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
-  const final = await page.evaluate(() => {
-    const box = (selector) => {
-      const b = document.querySelector(selector).getBoundingClientRect();
-      return { x: b.x, y: b.y, width: b.width, height: b.height };
-    };
-    return {
-      status: document.querySelector("[data-testid=battle-status]").textContent,
-      mine: box("[data-testid=field-mine]"),
-      theirs: box("[data-testid=field-theirs]"),
-      lines: [...document.querySelectorAll(".team-line")].map((n) => n.textContent),
-      log: [...document.querySelectorAll("[data-testid=battle-log] li")].map((n) => n.textContent),
-      squares: document.querySelectorAll("[data-testid^=field-] .square").length,
-    };
-  });
-  const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
-  await page.screenshot({ path: screenshot, fullPage: true });
-  await page.click("button[name=battle-lobby]");
-  await page.waitForSelector("[data-testid=lobby]");
-  // A second battle: the front column kept (no square tapped), then given up (asked
-  // twice) on turn 1.
-  await page.click("button[name=battle]");
-  await page.waitForSelector("[data-testid=battle][data-status=formation]");
-  await page.click("button[name=formation]");
-  await page.waitForSelector("[data-testid=battle][data-status=selection]");
-  const front = await page.evaluate(() =>
-    [...document.querySelectorAll("[data-testid=field-mine] .square.unit")].map(
-      (n) => `${n.dataset.row},${n.dataset.col}`,
-    ),
-  );
-  await page.click("button[name=give-up]");
-  await page.click("button[name=give-up-confirm]");
-  const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
-  await page.click("button[name=battle-lobby]");
-  await page.waitForSelector("[data-testid=lobby]");
-  return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

@@ -18,7 +18,7 @@ import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js
 import { draftScreen, forgetDraft, shownDraft } from "./draft.js";
 import { tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
-import { note, state } from "./state.js";
+import { note, putAwayMatch, state } from "./state.js";
 import {
   BattleBotLevel,
   BattleStatus,
@@ -228,7 +228,7 @@ async function follow(matchId: string): Promise<void> {
  * screens closed and a finished match put away, as for a match followed. */
 async function followBattle(battleId: string): Promise<void> {
   cards.shown = auction.shown = ladders.shown = false;
-  Object.assign(state, { view: null, matchId: "", selected: null, lair: false });
+  putAwayMatch();
   await openBattle(battleId);
 }
 

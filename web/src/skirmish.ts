@@ -4,8 +4,8 @@
 // battle is shown; battle.ts draws the screen.
 import { api, authed, requestId } from "./api.js";
 import { battleScreen, freshDraft, type PlannedAction } from "./battle.js";
-import type { Page } from "./state.js";
-import { BattleBotLevel, BattleStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
+import { putAwayMatch, state, type Page } from "./state.js";
+import { BattleBotLevel, BattleStatus, MatchStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
 
 const shown = { battle: null as BattleView | null, draft: freshDraft() };
 
@@ -68,13 +68,17 @@ export async function resumeBattle(): Promise<void> {
   await openBattle(active.battleId);
 }
 
-/** The session's ``battle`` push: noted when new, shown when it is the battle's newest. */
+/** The session's ``battle`` push: noted when new, shown when it is the battle's newest.
+ * A battle the player is seated in (their challenge accepted) takes the place of a
+ * finished match still on the screen, as main.ts's followBattle does for one joined; a
+ * match in progress keeps its place (no one plays both at once). */
 export function battlePush(view: BattleView, page: Page): void {
   const before = shown.battle;
   if (before?.battleId !== view.battleId || before.version < view.version) {
     page.note(`battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`);
   }
   show(view);
+  if (shown.battle === view && view.you && state.view?.status === MatchStatus.FINISHED) putAwayMatch();
 }
 
 export function battlePanel(view: BattleView, page: Page): HTMLElement {

@@ -52,3 +52,9 @@ export function note(line: string): void {
   const time = new Date().toLocaleTimeString();
   state.pushes = [`${time} ${line}`, ...state.pushes].slice(0, 12);
 }
+
+/** The match followed put away, no longer shown: a battle the player is now in takes
+ * its place (a finished match's end screen gives way to it). */
+export function putAwayMatch(): void {
+  Object.assign(state, { view: null, matchId: "", selected: null, lair: false });
+}
