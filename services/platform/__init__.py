@@ -21,6 +21,8 @@ The edge of every servicer:
 - ``requests``: idempotent request keys (``Request``, ``answered``, ``remember``), and
   ``requests_memory`` the same in memory for the in-memory stores;
 - ``downstream``: calls to another service, its refusals back as typed errors;
+- ``pages``: keyset page tokens (a page ends at its last item's time and key), and a
+  forged one refused as INVALID_ARGUMENT before it reaches a query;
 - ``codec``: event bytes with their schema version read back, and upcasters.
 
 Events and work:
