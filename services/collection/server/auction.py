@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -22,7 +23,7 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import owned_copy, page
+from services.collection.mapping import keyed, owned_copy, page
 from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
 from services.platform.pages import forged, key_token, key_token_back, moment_back
@@ -161,12 +162,14 @@ class AuctionRpcs:
         self, request: c.CollectionServiceListMyListingsRequest, context: Any
     ) -> c.CollectionServiceListMyListingsResponse:
         player = require_bound(request.player_id, "player_id")
-        limit, _ = page(request.page_size, "", PAGE_CAP)
         # A keyset token: a listing made between two pages pushes none onto the next.
-        before = key_token_back(request.page_token)
-        found = await handlers_auction.listings_of(self._ctx, player, limit + 1, before)
-        last = found[limit - 1] if len(found) > limit else None
+        found, token = await keyed(
+            request,
+            PAGE_CAP,
+            key_token_back,
+            partial(handlers_auction.listings_of, self._ctx, player),
+            lambda x: key_token(x.created_at, x.listing_id),
+        )
         return c.CollectionServiceListMyListingsResponse(
-            listings=[listing(x) for x in found[:limit]],
-            next_page_token="" if last is None else key_token(last.created_at, last.listing_id),
+            listings=[listing(x) for x in found], next_page_token=token
         )

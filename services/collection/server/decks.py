@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from triad.v1 import collection_pb2 as c
@@ -9,7 +10,7 @@ from triad.v1 import common_pb2 as pb
 
 from services.collection import handlers, handlers_decks, views
 from services.collection.handlers import Context
-from services.collection.mapping import bot_card, copy_card, holder_of, house_card, page
+from services.collection.mapping import bot_card, copy_card, holder_of, house_card, keyed
 from services.collection.results import DeckRecord
 from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
@@ -61,13 +62,15 @@ class DeckRpcs:
         self, request: c.CollectionServiceListDecksRequest, context: Any
     ) -> c.CollectionServiceListDecksResponse:
         player = require_bound(request.player_id, "player_id")
-        limit, _ = page(request.page_size, "", 200)
         # A keyset token: a deck deleted between two pages moves none past the cursor.
-        after = key_token_back(request.page_token)
-        found = await handlers_decks.deck_page(self._ctx, player, limit + 1, after)
-        last = found[limit - 1] if len(found) > limit else None
-        decks = [await self._deck(player, record) for record in found[:limit]]
-        token = "" if last is None else key_token(last.updated_at, last.deck_id)
+        found, token = await keyed(
+            request,
+            200,
+            key_token_back,
+            partial(handlers_decks.deck_page, self._ctx, player),
+            lambda d: key_token(d.updated_at, d.deck_id),
+        )
+        decks = [await self._deck(player, record) for record in found]
         return c.CollectionServiceListDecksResponse(decks=decks, next_page_token=token)
 
     async def DeleteDeck(
