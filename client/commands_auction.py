@@ -15,7 +15,7 @@ from rich.table import Table
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.commands_cards import ELEMENTS, resolve_copies
+from client.commands_cards import ELEMENTS, element_values, resolve_copies
 from client.connection import Caller, CommandError, as_json
 from client.copies import copy_row
 
@@ -60,7 +60,7 @@ def auction_filter(args: argparse.Namespace) -> pb.AuctionFilter:
     return pb.AuctionFilter(
         character_id=args.character,
         stars=args.stars or [],
-        element=ELEMENTS[args.element] if args.element else pb.ELEMENT_UNSPECIFIED,
+        elements=element_values(args.element),
         holo=holo.get(args.holo, pb.HOLO_FILTER_PLAIN),
         min_price=args.min_price,
         max_price=args.max_price,
@@ -176,7 +176,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     for cmd in (house, look):
         cmd.add_argument("--character", default="", help="a character id (see catalog)")
         cmd.add_argument("--stars", type=int, action="append", help="1..5; repeatable")
-        cmd.add_argument("--element", choices=sorted(ELEMENTS))
+        cmd.add_argument(
+            "--element", choices=[*sorted(ELEMENTS), "none"], action="append", help="repeatable"
+        )
         cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=None)
         cmd.add_argument("--min-price", type=int, default=0)
         cmd.add_argument("--max-price", type=int, default=0)

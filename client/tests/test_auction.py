@@ -27,7 +27,9 @@ def test_browse_filters_and_order_become_the_request() -> None:
     )  # fmt: skip
     wanted = auction_filter(args)  # type: ignore[arg-type]
     assert list(wanted.stars) == [3, 4]
-    assert wanted.element == pb.ELEMENT_FIRE and wanted.holo == pb.HOLO_FILTER_HOLO
+    assert list(wanted.elements) == [pb.ELEMENT_FIRE] and wanted.holo == pb.HOLO_FILTER_HOLO
+    unmarked = auction_filter(parsed("--element", "none", "--element", "ice"))  # type: ignore[arg-type]
+    assert list(unmarked.elements) == [pb.ELEMENT_UNSPECIFIED, pb.ELEMENT_ICE]
     assert (wanted.min_price, wanted.max_price) == (10, 500)
     assert args.order == "cheapest"  # type: ignore[attr-defined]
     plain = auction_filter(parsed("--no-holo"))  # type: ignore[arg-type]

@@ -82,6 +82,9 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
             buyer.call("ListAuction", g.ListAuctionRequest(page_token="not-a-token"))
         )
         assert code == grpc.StatusCode.INVALID_ARGUMENT
+        both = pb.AuctionFilter(element=pb.ELEMENT_FIRE, elements=[pb.ELEMENT_ICE])
+        code, details = await code_of(buyer.call("ListAuction", g.ListAuctionRequest(filter=both)))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "not both" in details
 
         # The seller cannot buy their own listing; the buyer buys it, a retry is the same.
         code, details = await code_of(

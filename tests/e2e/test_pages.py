@@ -166,6 +166,7 @@ def holds(f: pb.AuctionFilter, x: pb.Listing) -> bool:
         (not f.character_id or ch.character_id == f.character_id)
         and (not f.stars or ch.stars in f.stars)
         and (not f.element or ch.element == f.element)
+        and (not f.elements or ch.element in f.elements)
         and (holo is None or x.copy.holo == holo)
         and (not f.min_price or x.price >= f.min_price)
         and (not f.max_price or x.price <= f.max_price)
@@ -203,6 +204,8 @@ async def test_every_auction_filter_and_order_pages_as_the_brute_force_does(
         pb.AuctionFilter(stars=[1]),
         pb.AuctionFilter(stars=[2, 3]),
         pb.AuctionFilter(element=some.element or pb.ELEMENT_FIRE),
+        pb.AuctionFilter(elements=[pb.ELEMENT_UNSPECIFIED]),
+        pb.AuctionFilter(elements=[pb.ELEMENT_UNSPECIFIED, some.element or pb.ELEMENT_FIRE]),
         pb.AuctionFilter(holo=pb.HOLO_FILTER_HOLO),
         pb.AuctionFilter(holo=pb.HOLO_FILTER_PLAIN),
         pb.AuctionFilter(min_price=7, max_price=7),

@@ -211,7 +211,8 @@ class AuctionQuery:
     order: AuctionOrder = AuctionOrder.NEWEST
     character_id: str = ""
     stars: tuple[int, ...] = ()
-    element: str = ""
+    elements: tuple[str, ...] = ()
+    """Element values; "" is a character without an element."""
     holo: bool | None = None
     min_price: int = 0
     max_price: int = 0
@@ -238,7 +239,7 @@ class AuctionQuery:
             listing.status is ListingStatus.OPEN
             and (not self.character_id or c.id == self.character_id)
             and (not self.stars or c.stars in self.stars)
-            and (not self.element or element == self.element)
+            and (not self.elements or element in self.elements)
             and (self.holo is None or listing.copy.holo == self.holo)
             and listing.price >= self.min_price
             and (not self.max_price or listing.price <= self.max_price)

@@ -23,9 +23,10 @@ from services.collection.domain.auction import (
     cursor_of,
 )
 from services.collection.handlers import Context
-from services.collection.mapping import keyed, owned_copy, page
+from services.collection.mapping import elements, keyed, owned_copy, page
 from services.platform.edge import bind, require, require_bound, require_enum
 from services.platform.enums import by_name
+from services.platform.errors import InvalidArgument
 from services.platform.pages import forged, key_token, key_token_back, moment_back
 from services.platform.requests import Request
 from services.wire import ELEMENTS_BACK, timestamp
@@ -83,12 +84,14 @@ def auction_query(
     require_enum(order, pb.AuctionOrder.DESCRIPTOR, "order", unspecified_ok=True)
     require_enum(f.element, pb.Element.DESCRIPTOR, "filter.element", unspecified_ok=True)
     require_enum(f.holo, pb.HoloFilter.DESCRIPTOR, "filter.holo", unspecified_ok=True)
-    element = ELEMENTS_BACK[f.element]
+    if f.element and f.elements:
+        raise InvalidArgument("set filter.elements or filter.element, not both")
+    wanted = elements(f.elements) if f.elements else {ELEMENTS_BACK[f.element]} - {None}
     return AuctionQuery(
         order=ORDERS[order],
         character_id=require(f.character_id, "filter.character_id") if f.character_id else "",
         stars=tuple(sorted(set(f.stars))),
-        element="" if element is None else element.value,
+        elements=tuple(sorted("" if e is None else e.value for e in wanted)),
         holo=HOLO[f.holo],
         min_price=f.min_price,
         max_price=f.max_price,

@@ -79,8 +79,10 @@ def browse_sql(table: str, query: AuctionQuery, limit: int) -> tuple[str, list[A
         where.append(f"stars = {arg(query.stars[0])}")
     elif query.stars:
         where.append(f"stars = ANY({arg(list(query.stars))}::smallint[])")
-    if query.element:
-        where.append(f"element = {arg(query.element)}")
+    if len(query.elements) == 1:
+        where.append(f"element = {arg(query.elements[0])}")
+    elif query.elements:
+        where.append(f"element = ANY({arg(list(query.elements))}::text[])")
     if query.holo is not None:
         where.append(f"holo = {arg(query.holo)}")
     if query.min_price:

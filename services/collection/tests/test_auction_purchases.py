@@ -246,11 +246,15 @@ async def test_browse_filters_orders_and_pages_the_open_listings(
     assert all(x.copy.holo for x in holo)
     plain = await handlers_auction.browse(ctx, AuctionQuery(holo=False), 10)
     assert len(holo) + len(plain) == 5
-    if first.element is not None:
-        by_element = await handlers_auction.browse(
-            ctx, AuctionQuery(element=first.element.value), 10
-        )
-        assert ids[0] in [x.listing_id for x in by_element]
+
+    def element(x: auction.Listing) -> str:
+        return "" if x.copy.character.element is None else x.copy.character.element.value
+
+    for wanted in ({element(newest[0])}, {""}, {"", element(newest[-1])}, {"fire", "ice"}):
+        by_element = await handlers_auction.browse(ctx, AuctionQuery(elements=(*wanted,)), 10)
+        assert [x.listing_id for x in by_element] == [
+            x.listing_id for x in newest if element(x) in wanted
+        ], wanted
     mine_listed = await handlers_auction.listings_of(ctx, "s", 10)
     assert [x.listing_id for x in mine_listed] == ids[::-1]
     assert mine_listed[0].status is ListingStatus.CANCELLED
