@@ -37,6 +37,21 @@ async def _fits(
     return sizes[size]
 
 
+async def _host_can_play(ctx: Context, table: Table) -> bool:
+    """Find Game: whether the host's saved deck can still be played at ``table``. The
+    deck is not locked while the table is open, so the host may have sold, listed or
+    deleted its cards since; joining such a table would only be refused (and close it),
+    so Find Game passes it over for the next oldest."""
+    deck = table.host_deck
+    if deck is None or deck.random or deals(table.settings):
+        return True
+    try:
+        await ctx.ports.decks.check(table.host_id, deck, table.settings.rules.hand_size)
+    except (FailedPrecondition, NotFound):
+        return False
+    return True
+
+
 async def find_game(
     ctx: Context, request_id: str, guest: Player, filters: TableFilter, deck: DeckChoice | None
 ) -> Joined:
@@ -99,6 +114,8 @@ async def _find(
         tried.add(table.table_id)
         if not await _fits(ctx, guest, deck, table, sizes):
             continue  # a board of another hand size: the next oldest
+        if not await _host_can_play(ctx, table):
+            continue  # the host's deck cannot play any more: the next oldest
         start = guest_start(table, guest, None if table.settings.random_deck else deck)
         if await open_start(ctx, start, request):
             match_id = await run_start(ctx, start)

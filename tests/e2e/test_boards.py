@@ -241,3 +241,35 @@ async def test_a_deck_goes_only_where_its_size_is_played_and_find_game_knows_it(
     close = g.CloseTableRequest(request_id=uuid4().hex, table_id=older.table_id)
     closed = await ann.call("CloseTable", close)  # still open, untouched: ann closes it
     assert closed.table.status == pb.TABLE_STATUS_CLOSED
+
+
+async def test_find_game_passes_over_a_table_whose_host_sold_a_card_of_its_deck(
+    api: Any,
+) -> None:
+    """A table's saved deck is not locked while the table is open: ann lists one of its
+    cards on the Auction House, so her table cannot start. Find Game (RULES.md 14: the
+    oldest table the player *can* join) joins bea's younger table instead of answering
+    that ann's deck cannot play; a direct join of ann's table is refused, naming no card."""
+    ann, bea, cid, dan = await join(api), await join(api), await join(api), await join(api)
+    rules = pb.Rules(visibility=pb.VISIBILITY_CLOSED, same=True, same_wall=True)
+    settings = pb.TableSettings(rules=rules)
+    deck = await saved(ann, 5)
+    create = g.CreateTableRequest(request_id=uuid4().hex, settings=settings, deck=deck)
+    older = (await ann.call("CreateTable", create)).table
+    create = g.CreateTableRequest(
+        request_id=uuid4().hex, settings=settings, deck=await saved(bea, 5)
+    )
+    younger = (await bea.call("CreateTable", create)).table
+    sold = (await copies(ann))[0]  # the deck's first card
+    listing = g.CreateListingRequest(request_id=uuid4().hex, copy_id=sold, price=50)
+    await ann.call("CreateListing", listing)
+
+    wanted = pb.TableFilter(same_wall=True)
+    find = g.FindGameRequest(request_id=uuid4().hex, filter=wanted, deck=await saved(cid, 5))
+    found = await cid.call("FindGame", find)
+    assert found.table.table_id == younger.table_id and found.match_id
+    join_older = g.JoinTableRequest(
+        request_id=uuid4().hex, table_id=older.table_id, deck=await saved(dan, 5)
+    )
+    told = await refused(dan, "JoinTable", join_older)
+    assert "deck cannot play" in told and sold not in told and sold[:8] not in told

@@ -7,6 +7,7 @@ older tables on a board of another size."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import pytest
 
@@ -36,20 +37,24 @@ class SizedDecks(StarterDecks):
 
     def __init__(self) -> None:
         self.checks: list[int] = []
+        self.sold: set[str] = set()
+        """Players who sold a card of their saved deck since they brought it."""
 
-    def _refuse(self, choice: DeckChoice, hand_size: int) -> None:
+    def _refuse(self, choice: DeckChoice, hand_size: int, player_id: str = "") -> None:
+        if player_id in self.sold and not choice.random:
+            raise FailedPrecondition("Geezard (0a1b2c3d) is no longer in your collection")
         held = SIZES.get(choice.deck_id, hand_size)
         if hand_size and not choice.random and held != hand_size:
             raise FailedPrecondition(f"needs a deck of {hand_size}; this one holds {held}")
 
     async def check(self, player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
         self.checks.append(hand_size)
-        self._refuse(choice, hand_size)
+        self._refuse(choice, hand_size, player_id)
 
     async def resolve(
         self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool, hand_size: int = 5
     ) -> tuple[Card, ...]:
-        self._refuse(choice, hand_size)
+        self._refuse(choice, hand_size, player_id)
         return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
 
 
@@ -102,3 +107,22 @@ async def test_find_game_passes_over_older_tables_the_deck_does_not_fit(
         await handlers_find.find_game(sized, "f", player("fay"), TableFilter(), FIVE)
     found = await handlers_find.find_game(sized, "f", player("gus"), TableFilter(), EIGHT)
     assert found.table.table_id == cloth.table_id
+
+
+async def test_find_game_passes_over_a_table_whose_host_deck_cannot_play_any_more(
+    sized: Context, clock: Clock
+) -> None:
+    """A table's saved deck is not locked while the table is open: a host who sold one of
+    its cards meanwhile has a table nobody can join. Find Game joins the next oldest
+    instead of answering that the host's deck cannot play."""
+    broken = await handlers_lobby.create_table(sized, "t", player("ann"), table(3), FIVE)
+    clock.advance(1)
+    sound = await handlers_lobby.create_table(sized, "t", player("bea"), table(3), FIVE)
+    cast(SizedDecks, sized.ports.decks).sold.add("id-ann")
+
+    found = await handlers_find.find_game(sized, "f", player("cid"), TableFilter(), FIVE)
+    assert found.table.table_id == sound.table_id
+    with pytest.raises(NotFound, match="no open table"):
+        await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), FIVE)
+    with pytest.raises(FailedPrecondition, match="ann's deck cannot play now"):
+        await handlers_lobby.join_table(sized, "j", player("eve"), broken.table_id, FIVE)
