@@ -94,7 +94,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         first = Request.of(f"register:{name.lower()}", key, name)
         if await self._store.answered(first) is not None:
             # a retry: the same account, a fresh token pair
-            return await self._login(name, password)
+            return await self._login(name, password, client_address(context.peer()))
         self._auth.take_registration(client_address(context.peer()))
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
@@ -114,17 +114,18 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             # the name is taken by the first try itself, so it answers as a retry does.
             if await self._store.answered(first) is None:
                 raise
-            return await self._login(name, password)
+            return await self._login(name, password, client_address(context.peer()))
         return g.RegisterResponse(player=player_message(account), tokens=tokens)
 
     async def Login(self, request: g.LoginRequest, context: Any) -> g.LoginResponse:
         request_id(request.request_id)
         if not request.player_name or not request.password:
             raise InvalidArgument("player_name and password are required")
-        response = await self._login(request.player_name, request.password)
+        address = client_address(context.peer())
+        response = await self._login(request.player_name, request.password, address)
         return g.LoginResponse(player=response.player, tokens=response.tokens)
 
-    async def _login(self, name: str, password: str) -> g.RegisterResponse:
+    async def _login(self, name: str, password: str, address: str) -> g.RegisterResponse:
         # A login changes nothing but issues tokens, so a retry simply gets a new pair.
         if not accounts.NAME.fullmatch(name):
             # No account has such a name: nothing to hash, and nothing for the wrong
@@ -132,12 +133,12 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             raise Unauthenticated("unknown player name or wrong password")
         # Names are unique whatever their case: one throttle per account, not per spelling.
         throttle = name.lower()
-        self._auth.check_login_allowed(throttle)
+        self._auth.check_login_allowed(throttle, address)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
-            self._auth.login_failed(throttle)
+            self._auth.login_failed(throttle, address)
             raise Unauthenticated("unknown player name or wrong password")
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)

@@ -45,6 +45,8 @@ def caller() -> Claims:
 
 FAILED_LOGINS_PER_MINUTE = 6.0
 FAILED_LOGIN_BURST = 10.0
+FAILED_LOGINS_PER_ADDRESS_PER_MINUTE = 30.0
+FAILED_LOGIN_ADDRESS_BURST = 100.0
 REGISTRATIONS_PER_MINUTE = 10.0
 REGISTRATION_BURST = 30.0
 
@@ -100,6 +102,7 @@ class Authenticator:
         failed_logins: RateLimiter | None = None,
         registrations: RateLimiter | None = None,
         revocations: Revocations | None = None,
+        failed_logins_by_address: RateLimiter | None = None,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
         self.tokens = VerifiedTokens(signer)
@@ -112,6 +115,12 @@ class Authenticator:
         """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
         Kept per replica (each replica allows its own burst), which bounds guessing to a
         few attempts a minute per replica without a shared store on the log-in path."""
+        self.failed_logins_by_address = failed_logins_by_address or RateLimiter(
+            FAILED_LOGINS_PER_ADDRESS_PER_MINUTE / 60, FAILED_LOGIN_ADDRESS_BURST
+        )
+        """Wrong passwords per client address, whatever the name: one host guessing a
+        few passwords for each of many accounts (within every name's own burst) is slowed
+        too. Generous, so players behind one shared address are not locked out."""
         self.registrations = registrations or RateLimiter(
             REGISTRATIONS_PER_MINUTE / 60, REGISTRATION_BURST
         )
@@ -119,14 +128,19 @@ class Authenticator:
         collection, so one host cannot make the server hash (or hoard accounts) at will.
         Per replica and in memory, like the log-in limit."""
 
-    def check_login_allowed(self, name: str) -> None:
+    def check_login_allowed(self, name: str, address: str) -> None:
         if not self.failed_logins.ready(name):
             raise ResourceExhausted(
                 f"too many wrong passwords for {name!r}: wait a minute before trying again"
             )
+        if not self.failed_logins_by_address.ready(address):
+            raise ResourceExhausted(
+                "too many wrong passwords from your address: wait a minute before trying again"
+            )
 
-    def login_failed(self, name: str) -> None:
+    def login_failed(self, name: str, address: str) -> None:
         self.failed_logins.take(name)
+        self.failed_logins_by_address.take(address)
 
     def take_registration(self, address: str) -> None:
         if not self.registrations.take(address):

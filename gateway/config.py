@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gateway.auth import (
+    FAILED_LOGIN_ADDRESS_BURST,
     FAILED_LOGIN_BURST,
+    FAILED_LOGINS_PER_ADDRESS_PER_MINUTE,
     FAILED_LOGINS_PER_MINUTE,
     REGISTRATION_BURST,
     REGISTRATIONS_PER_MINUTE,
@@ -42,6 +44,8 @@ class GatewaySettings(ServiceSettings):
     rate_burst: float
     failed_logins_per_minute: float
     failed_login_burst: float
+    failed_logins_per_address_per_minute: float
+    failed_login_address_burst: float
     registrations_per_minute: float
     registration_burst: float
     heartbeat_seconds: float
@@ -96,6 +100,15 @@ class GatewaySettings(ServiceSettings):
             ),
             failed_login_burst=number(
                 env, "TRIAD_FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
+            ),
+            failed_logins_per_address_per_minute=number(
+                env,
+                "TRIAD_FAILED_LOGINS_PER_ADDRESS_PER_MINUTE",
+                FAILED_LOGINS_PER_ADDRESS_PER_MINUTE,
+                minimum=0.1,
+            ),
+            failed_login_address_burst=number(
+                env, "TRIAD_FAILED_LOGIN_ADDRESS_BURST", FAILED_LOGIN_ADDRESS_BURST, minimum=1.0
             ),
             registrations_per_minute=number(
                 env, "TRIAD_REGISTRATIONS_PER_MINUTE", REGISTRATIONS_PER_MINUTE, minimum=0.01

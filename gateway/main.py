@@ -58,6 +58,10 @@ async def run(settings: GatewaySettings) -> None:
             registrations=RateLimiter(
                 settings.registrations_per_minute / 60, settings.registration_burst
             ),
+            failed_logins_by_address=RateLimiter(
+                settings.failed_logins_per_address_per_minute / 60,
+                settings.failed_login_address_burst,
+            ),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
 

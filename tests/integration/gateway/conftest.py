@@ -17,8 +17,11 @@ from tests.integration.gateway.gateway_process import match_and_gateway
 
 
 @pytest.fixture
-def backend(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[dict[str, Any]]:
     match, gateway, cert = match_and_gateway(shared_database_url, nats_url, tmp_path)
+    gateway.env.update(getattr(request.module, "GATEWAY_ENV", {}))  # a module's settings
     match.start()
     gateway.start()
     yield {"match": match, "gateway": gateway, "cert": cert}

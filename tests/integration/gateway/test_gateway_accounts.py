@@ -22,6 +22,12 @@ from devtools.players import PASSWORD, SECRET, bearer, expect
 from tests.integration.gateway.gateway_process import register
 
 pytestmark = pytest.mark.integration
+ADDRESS_BURST = 20
+GATEWAY_ENV = {
+    # Wrong passwords from one address: a burst of 20, then (all but) none.
+    "TRIAD_FAILED_LOGIN_ADDRESS_BURST": str(ADDRESS_BURST),
+    "TRIAD_FAILED_LOGINS_PER_ADDRESS_PER_MINUTE": "0.1",
+}
 
 
 async def test_accounts_tokens_and_their_refusals(api: Any) -> None:
@@ -168,3 +174,23 @@ async def test_password_guessing_is_slowed_per_player_name(api: Any) -> None:
     )
     again = await login(bob.player.player_name, PASSWORD)
     assert again.player.player_id == bob.player.player_id
+
+
+async def test_password_guessing_is_slowed_per_address_across_names(api: Any) -> None:
+    """One host guessing a few passwords for each of many names (within every name's own
+    burst of 10) is slowed too: after its burst of wrong passwords (20 here), that
+    address's logins wait, the right password of an account it never guessed included."""
+
+    def login(name: str, password: str) -> Any:
+        return api.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=name, password=password)
+        )
+
+    bob = await register(api)
+    for n in range(ADDRESS_BURST):  # a guess per name: names unknown too
+        await expect(grpc.StatusCode.UNAUTHENTICATED, login(f"nobody{n:03d}", "guess" * 3))
+    await expect(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        login(bob.player.player_name, PASSWORD),
+        "too many wrong passwords from your address",
+    )
