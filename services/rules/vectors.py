@@ -54,15 +54,7 @@ def parse_board(raw: dict[str, Any]) -> tuple[str | None, Board]:
     ``size``, ``blocked``, ``rules``, ``cells`` and ``board``."""
     name, geometry = parse_geometry(raw)
     rules = _rules(raw.get("rules", {}))
-    cells = raw.get("cells")
-    marks = (
-        [None] * geometry.size
-        if cells is None
-        else [
-            _element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", geometry.size))
-        ]
-    )
-    board = Board.empty(geometry, rules, marks)
+    board = Board.empty(geometry, rules, parse_marks(raw, geometry))
     for entry in board_entries(raw, geometry):
         board = board.with_card(entry.index, _card(entry.raw, entry.where), entry.owner)
     return name, board
@@ -75,6 +67,14 @@ def parse_geometry(raw: dict[str, Any]) -> tuple[str | None, Geometry]:
         raise VectorError("'name' must be a string")
     rows, cols = _size(raw.get("size", [3, 3]))
     return name, Geometry.of(rows, cols, _blocked(raw.get("blocked", []), rows * cols))
+
+
+def parse_marks(raw: dict[str, Any], geometry: Geometry) -> list[Element | None]:
+    """Check ``cells``, the element marking each cell (all unmarked when missing)."""
+    cells = raw.get("cells")
+    if cells is None:
+        return [None] * geometry.size
+    return [_element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", geometry.size))]
 
 
 @dataclass(frozen=True, slots=True)

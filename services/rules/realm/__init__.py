@@ -35,7 +35,8 @@ Interpretations (where section 17 leaves room, this is what the engine does):
 - *Lair* is refused (:class:`LairSpent`) when the player's Lair is already spent; the
   state records it spent after the placement that declares it.
 - *Same Wall and Elemental* are not Realm modules: a Realm vector may name them, true
-  or false, and they do nothing.
+  or false, and they do nothing; its ``cells`` marks are checked as in any vector
+  (a malformed one is an error) and do nothing either.
 - *Realm Sudden Death*: :meth:`RealmBoard.replace_weakest` removes the card with the
   lowest printed total (ties: lowest cell), clears that cell's hex and Rot state, and
   places the drawn card for the removed card's owner without Lair; the match decides

@@ -1,7 +1,8 @@
 """Realm vectors: the ``"family": "realm"`` lines of ``shared/conformance/`` (the format
 is in its README, "Realm vectors").
 
-Beside the standard fields (``name``, ``size``, ``blocked``, ``board``, ``move``), a
+Beside the standard fields (``name``, ``size``, ``blocked``, ``cells``, ``board``,
+``move``; ``cells`` is checked but Realm plays no Elemental), a
 Realm vector carries the Realm modules in ``rules``, each card's ``type``,
 ``alignment`` and ``legendary``, the state earlier placements left (``hex_spent`` and
 ``rot`` on board cards, ``resistance_spent`` at the top) and ``lair`` on the move.
@@ -25,6 +26,7 @@ from services.rules.vectors import (
     _object,
     board_entries,
     parse_geometry,
+    parse_marks,
     parse_move,
     placement_json,
 )
@@ -62,6 +64,7 @@ def is_realm(raw: dict[str, Any]) -> bool:
 def parse_realm_vector(raw: dict[str, Any]) -> RealmVector:
     name, geometry = parse_geometry(raw)
     board = RealmBoard.empty(geometry, _realm_rules(raw.get("rules", {})))
+    parse_marks(raw, geometry)  # checked as in every vector; Realm plays no Elemental
     for entry in board_entries(raw, geometry):
         where, card_raw = entry.where, entry.raw
         hex_spent = card_raw.get("hex_spent", False)

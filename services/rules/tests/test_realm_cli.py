@@ -83,6 +83,9 @@ def test_the_good_vector_resolves() -> None:
         (broken("board.1.sides", [1, 1, 11, 1]), "board[1].sides [1, 1, 11, 1] must each be"),
         (broken("board", [None] * 16), "'board' has 16 entries; the board has 9 cells"),
         (broken("move.player", "C"), 'move.player must be "A" or "B"'),
+        (broken("cells", "fire"), "'cells' must be a list of 9 entries"),
+        (broken("cells", [None] * 4), "'cells' has 4 entries; the board has 9 cells"),
+        (broken("cells", ["lava"] * 9), "cells[0]: unknown element 'lava'"),
     ],
 )
 def test_a_malformed_realm_vector_gets_an_error_line_naming_the_problem(
@@ -109,6 +112,16 @@ def test_a_legendary_card_resists_where_the_plain_one_is_taken() -> None:
     failed, [result] = answer([broken("board.1.legendary", True)])
     assert failed == 0
     assert result["captures"] == {}
+
+
+def test_well_formed_cells_and_the_standard_rules_do_nothing_at_a_realm_table() -> None:
+    """Realm plays instead of Elemental and has no Same Wall (RULES.md section 17): marks
+    on the cells and the standard rules' keys are accepted and change nothing."""
+    vector = json.loads(broken("cells", ["fire"] * 9))
+    vector["rules"].update(elemental=True, same_wall=True)
+    failed, [result] = answer([json.dumps(vector)])
+    assert failed == 0
+    assert result["captures"] == {"1": "basic"}
 
 
 def test_a_byte_order_mark_before_the_first_line_is_no_error() -> None:
