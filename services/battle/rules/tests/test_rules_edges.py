@@ -139,3 +139,12 @@ def test_both_teams_wiped_out_by_one_card_the_team_that_played_it_wins() -> None
         _check_wipeout(work, acting)
         assert work.outcome is not None
         assert (work.outcome.winner, work.outcome.reason) == (acting, Reason.WIPEOUT)
+
+
+def test_a_gone_line_is_replaced_by_the_nearest_line_of_the_same_range() -> None:
+    b = battle(hands=(("a.swift", "a.sweep"), ()))
+    b = unit(b, "1.delta", hp=5)  # alone in row 0: the swift hit empties the row
+    out = resolve_turn(ROSTER, b, ((act("a.swift", 0, 0), act("a.sweep", row=0)), ()), 0)
+    sweep = next(e for e in out.log if e.card == "a.sweep")
+    assert sweep.targets == ("1.echo",) and "retargeted" in sweep.note
+    assert get(out.battle, "1.echo").hp == 80 - 4 and get(out.battle, "1.fox").hp == 80
