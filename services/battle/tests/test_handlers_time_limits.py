@@ -46,3 +46,16 @@ async def test_a_plan_after_the_60_second_selection_is_refused_and_the_plan_set_
     assert after is not None and after.turn == 2
     played = [e.card for e in after.log if e.step is Step.CARD and e.team == 0]
     assert played == [first[0].card]
+
+
+async def test_the_cpu_taking_over_after_the_selection_deadline_still_plays_the_seat() -> None:
+    ctx, clock, _ = context()
+    await start(ctx)
+    await handlers_timers.report_presence(ctx, BEA, "s1", False, clock())
+    clock.advance(61)  # both the disconnect (30 s) and the selection (60 s) are due
+    assert await handlers_timers.fire_due_timer(ctx)  # the disconnect: the CPU commits late
+    state = await ctx.store.load("b1")
+    assert state is not None and state.cpu[1] and state.plans[1] is not None
+    assert await handlers_timers.fire_due_timer(ctx)  # the selection: ann acts with nothing
+    after = await ctx.store.load("b1")
+    assert after is not None and after.turn == 2
