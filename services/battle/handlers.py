@@ -301,7 +301,9 @@ async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
                 return decision
             seat = todo[0]
             squares = formation(ctx.roster, state.seats[seat].characters)
-            step = domain.set_formation(state, seat, squares, ctx.roster, ctx.clock(), ctx.timing)
+            step = domain.set_formation(
+                state, seat, squares, ctx.roster, ctx.clock(), ctx.timing, by_cpu=True
+            )
         else:
             todo = [s for s in waiting if state.plans[s] is None]
             if not todo or state.battle is None:

@@ -1,7 +1,8 @@
 """What one player may see of a battle, as the ``BattleView`` message (BATTLE.md 6):
 their own hand, plan (committed, or set with SetPlan: ``set_actions``) and Energy; of
 the opponent the field, Energy and the size of the hand, whether they committed, never
-their hand or plan (set or committed) before the turn resolves (the engine's
+their hand or plan (set or committed) before the turn resolves, nor that a plan was set
+(the view's version leaves out the opponent's plans set: ``seen_version``) (the engine's
 :func:`~services.battle.rules.view_for` redacts the opponent's team; plans are taken
 only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
 ``triad.player.<id>.battle`` after every committed change (a plan set: to its seat
@@ -167,7 +168,7 @@ def _assemble(
 ) -> pb.BattleView:
     view = pb.BattleView(
         battle_id=state.battle_id,
-        version=state.version,
+        version=state.seen_version(seat),
         status=STATUS[state.phase],
         turn=max(state.turn, 1),
         seat=seat,

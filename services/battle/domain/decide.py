@@ -12,6 +12,10 @@ Decisions where BATTLE.md is silent:
   clears it). A commit's plan is what acts; a seat that has not committed at the deadline
   acts with the plan it set (BATTLE.md 4.2: "the cards set so far"). A seat the CPU takes
   over plays the CPU's plan, not the one its player set.
+- The time limits hold to the second, whenever the timer fires: a formation sent at or
+  after the formation's deadline, or a plan set or committed at or after the selection's,
+  is refused (the default formation, the plan set so far stand: BATTLE.md 2 and 4.2).
+  The CPU is not held to them: it moves as a seat is taken over, whenever that is.
 - A seat the CPU took over after a disconnect loses when the battle ends, whatever the
   field says (BATTLE.md 5: "the battle goes on, but the disconnected player loses"); if
   both were taken over, the first one taken over loses.
@@ -122,6 +126,12 @@ def check_squares(squares: tuple[Square, ...]) -> tuple[Square, ...]:
     return squares
 
 
+def _in_time(state: BattleState, now: datetime, what: str) -> None:
+    """Refuse a player's move at or after the phase's deadline (the timer's own moment)."""
+    if state.deadline is not None and now >= state.deadline:
+        raise NotNow(f"the {what} time is up: what was set when it ended stands")
+
+
 def set_formation(
     state: BattleState,
     seat: int,
@@ -129,6 +139,8 @@ def set_formation(
     roster: Roster,
     now: datetime,
     t: Timing,
+    *,
+    by_cpu: bool = False,
 ) -> Decision:
     _open(state)
     check_squares(squares)
@@ -136,6 +148,8 @@ def set_formation(
         raise NotNow("the formation is over: the battle has begun")
     if state.formations[seat] is not None:
         raise NotNow("your formation is set already")
+    if not by_cpu:
+        _in_time(state, now, "formation")
     decision = _decide(state, [FormationSet(seat, squares)])
     if all(f is not None for f in decision.state.formations):
         decision = also(decision, _start(decision.state, roster, now, t))
@@ -163,9 +177,17 @@ def _start(state: BattleState, roster: Roster, now: datetime, t: Timing) -> Deci
     return _decide(state, [Started(battle, now + t.selection)])
 
 
-def _check_selection(state: BattleState, seat: int, turn: int, plan: Plan, roster: Roster) -> None:
-    """What a plan set or committed must meet: the selection of this turn, the seat not
-    committed yet, and the plan legal (BATTLE.md 4.2)."""
+def _check_selection(
+    state: BattleState,
+    seat: int,
+    turn: int,
+    plan: Plan,
+    roster: Roster,
+    now: datetime,
+    by_cpu: bool = False,
+) -> None:
+    """What a plan set or committed must meet: the selection of this turn and in its
+    time (but the CPU's), the seat not committed yet, and the plan legal (BATTLE.md 4.2)."""
     _open(state)
     if state.phase is not Phase.SELECTION or state.battle is None:
         raise NotNow("the battle has not begun: set your formation first")
@@ -173,6 +195,8 @@ def _check_selection(state: BattleState, seat: int, turn: int, plan: Plan, roste
         raise NotNow(f"the plan is for turn {turn}, the battle is at turn {state.battle.turn}")
     if state.plans[seat] is not None:
         raise NotNow(f"your plan for turn {turn} is committed already")
+    if not by_cpu:
+        _in_time(state, now, "selection")
     try:
         check_plan(roster, state.battle, seat, plan)
     except PlanError as error:
@@ -184,7 +208,7 @@ def set_plan(
 ) -> Decision:
     """The seat's plan so far, not committed: it replaces the one set before and acts at
     the deadline unless the seat commits; hidden from the opponent like a commit."""
-    _check_selection(state, seat, turn, plan, roster)
+    _check_selection(state, seat, turn, plan, roster, now)
     return _decide(state, [PlanSet(seat, turn, plan, now)])
 
 
@@ -199,7 +223,7 @@ def commit_plan(
     *,
     by_cpu: bool = False,
 ) -> Decision:
-    _check_selection(state, seat, turn, plan, roster)
+    _check_selection(state, seat, turn, plan, roster, now, by_cpu)
     decision = _decide(state, [PlanCommitted(seat, turn, plan, now, by_cpu=by_cpu)])
     if all(p is not None for p in decision.state.plans):
         decision = also(decision, _resolve(decision.state, roster, now, t))

@@ -68,6 +68,14 @@ class BattleState:
     taken_over: tuple[int, ...] = ()
     """Seats the CPU took over after a disconnect, in that order."""
     result: Result | None = None
+    sets: tuple[int, int] = (0, 0)
+    """How many plans each seat has set (SetPlan) in the battle: events its opponent is
+    never told of, so they do not count in the opponent's view version."""
+
+    def seen_version(self, seat: int) -> int:
+        """The version as ``seat`` sees it: the stream's, less the opponent's plans set
+        (else a poll would tell when, and how often, the opponent set a plan)."""
+        return self.version - self.sets[1 - seat]
 
     @property
     def turn(self) -> int:
@@ -115,7 +123,9 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
             deadline=event.selection_deadline,
         )
     if isinstance(event, PlanSet):
-        return replace(state, set_plans=_pair(state.set_plans, event.seat, event.plan))  # type: ignore[arg-type]
+        set_plans = _pair(state.set_plans, event.seat, event.plan)
+        sets = _pair(state.sets, event.seat, state.sets[event.seat] + 1)
+        return replace(state, set_plans=set_plans, sets=sets)  # type: ignore[arg-type]
     if isinstance(event, PlanCommitted):
         first = state.first if state.first is not None else event.seat
         plans = _pair(state.plans, event.seat, event.plan)

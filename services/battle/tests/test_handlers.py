@@ -140,6 +140,10 @@ async def test_a_player_away_30_seconds_is_taken_over_by_the_cpu_and_loses() -> 
     assert state is not None and state.cpu[1] == "greedy" and state.plans[1] is not None
     with pytest.raises(FailedPrecondition, match="CPU plays your seat"):
         await handlers.commit_plan(ctx, key(BEA), "b1", BEA, state.turn, ())
+    with pytest.raises(FailedPrecondition, match="CPU plays your seat"):
+        await handlers.set_plan(ctx, key(BEA), "b1", BEA, state.turn, ())
+    watching = battle_view((await handlers.view(ctx, "b1", BEA)).state, 1, ROSTER)
+    assert watching.you.cpu and not watching.opponent.hand, "back, bea watches"
     while not state.over:
         state = await commit(ctx, "b1", ANN)
     assert state.result is not None

@@ -116,6 +116,22 @@ async def test_the_opponent_never_sees_a_plan_set_nor_hears_that_one_was() -> No
     assert plan[0].card.encode() not in pushes.of(BEA)[-1].SerializeToString()
 
 
+async def test_the_opponents_view_version_does_not_move_when_a_plan_is_set() -> None:
+    ctx, _, _ = context()
+    first, second = two_plans(await start(ctx))
+    before = battle_view((await handlers.view(ctx, "b1", BEA)).state, 1, ROSTER)
+    mine = (await set_plan(ctx, ANN, first)).state
+    await set_plan(ctx, ANN, second)
+    seen = await handlers.view(ctx, "b1", BEA)
+    theirs = battle_view(seen.state, 1, ROSTER)
+    assert theirs == before, "a poll tells bea nothing, not even that ann set a plan"
+    assert battle_view(mine, 0, ROSTER).version == before.version + 1
+    committed = battle_view(await commit(ctx, "b1", BEA), 1, ROSTER)
+    assert committed.version == before.version + 1, "bea's own changes still count"
+    resolved = await commit(ctx, "b1", ANN)
+    assert battle_view(resolved, 0, ROSTER).version > battle_view(mine, 0, ROSTER).version + 1
+
+
 async def test_a_plan_set_is_checked_as_a_commit_is_and_a_refusal_records_nothing() -> None:
     ctx, _, _ = context()
     state = await start(ctx)
