@@ -89,7 +89,7 @@ def _documents(text: str) -> list[str | Parsed]:
     text = text.removeprefix("\ufeff")  # a byte-order mark (some editors write one)
     try:
         whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError, or a 4300+ digit integer
         return [line for line in text.splitlines() if line.strip()]
     return [Parsed(item) for item in (whole if isinstance(whole, list) else [whole])]
 

@@ -44,6 +44,8 @@ def load_line(line: str) -> dict[str, Any]:
         raw = json.loads(line.removeprefix("\ufeff"))  # a byte-order mark is no JSON error
     except json.JSONDecodeError as exc:
         raise VectorError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except ValueError as exc:  # e.g. an integer past Python's 4300-digit limit
+        raise VectorError(f"not JSON this command accepts: {exc}") from None
     if not isinstance(raw, dict):
         raise VectorError(f"a vector is a JSON object, got {type(raw).__name__}")
     return raw

@@ -63,6 +63,8 @@ def broken(**changes: object) -> str:
         (broken(cells=["lava"] + [None] * 8), "cells[0]: unknown element 'lava'"),
         (broken(size=[0, 3]), "'size' must be [rows, columns]"),
         (broken(move__card__sides=[1, True, 1, 1]), "four whole numbers"),
+        # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
+        (broken(move__cell=4321).replace("4321", "9" * 4400), "not JSON"),
     ],
 )
 def test_a_malformed_vector_gets_an_error_line_naming_the_problem(line: str, words: str) -> None:

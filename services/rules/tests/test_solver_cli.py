@@ -149,6 +149,8 @@ OTHER = "B" if MOVER == "A" else "A"
             "16 empty cells; solve takes at most 9",
         ),
         (broken(name=3), "'name' must be a string"),
+        # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
+        (broken(name=4321).replace("4321", "9" * 4400), "not JSON"),
     ],
 )
 def test_a_malformed_position_gets_an_error_line_naming_the_problem(line: str, words: str) -> None:
