@@ -9,7 +9,9 @@ the events with the battle's timers, the players' active battle and the request 
 one transaction, then pushes each human seat its view (``triad.player.<id>.battle``).
 
 - ``data/roster.json``: the characters, their skill cards, Specials and summons, with
-  the content version a battle records.
+  the content version a battle records: what new battles use. ``data/rosters/``: the
+  earlier versions battles in progress may still need (``<content_version>.json``); each
+  battle plays, and is shown, with the content it recorded.
 - ``rules/``: the battle engine, pure (no I/O, clock or global random); its package
   docstring is the API's map. ``bots/``: the CPU players (``random``, ``greedy``,
   ``search``) deciding from their own view.

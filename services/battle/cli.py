@@ -8,6 +8,10 @@
   ordered action log. Bad input writes ``{"error": "..."}`` and exits 1.
 - ``triad-battle simulate [--battles N] [--levels greedy,search] [--seed S] [--records]``:
   CPU battles in random teams, one JSON line each, then a summary line.
+
+The content is ``data/roster.json`` (``new`` and ``simulate`` use it) and the earlier
+versions in ``data/rosters/``: ``resolve`` takes the one its battle's
+``content_version`` names. ``--roster FILE`` loads that one file alone.
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ from services.battle.rules.codec import (
     encode_battle,
     encode_outcome,
 )
-from services.battle.rules.content import ROSTER_PATH, Roster, RosterError, load_roster
+from services.battle.rules.content import (
+    Roster,
+    RosterError,
+    Rosters,
+    load_roster,
+    load_rosters,
+    rosters_of,
+)
 from services.battle.rules.draws import shuffled_decks
 from services.battle.rules.replay import encode_record
 from services.battle.rules.resolve import resolve_turn
@@ -51,10 +62,25 @@ def resolve_json(roster: Roster, raw: Any) -> dict[str, Any]:
     return encode_outcome(resolve_turn(roster, battle, pair, first))
 
 
-def _resolve(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
+def _content(rosters: Rosters, raw: Any) -> Roster:
+    """The roster of the input battle's ``content_version``."""
+    battle = raw.get("battle") if isinstance(raw, dict) else None
+    version = battle.get("content_version") if isinstance(battle, dict) else None
+    if not isinstance(version, str):
+        return rosters.current  # decoding names what is wrong
+    if version not in rosters:
+        raise CodecError(
+            f"battle.content_version: {version!r} is none of the rosters loaded "
+            f"{sorted(rosters.by_version)}"
+        )
+    return rosters.for_version(version)
+
+
+def _resolve(args: argparse.Namespace, rosters: Rosters, out: TextIO) -> int:
     try:
         text = Path(args.file).read_text(encoding="utf-8") if args.file else sys.stdin.read()
-        reply = resolve_json(roster, json.loads(text))
+        raw = json.loads(text)
+        reply = resolve_json(_content(rosters, raw), raw)
     except json.JSONDecodeError as exc:
         reply = {"error": f"input is not JSON: {exc}"}
     except (BattleError, OSError) as exc:
@@ -62,7 +88,8 @@ def _resolve(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
     return _reply(args, reply, out)
 
 
-def _new(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
+def _new(args: argparse.Namespace, rosters: Rosters, out: TextIO) -> int:
+    roster = rosters.current
     try:
         teams = (tuple(args.teams[0].split(",")), tuple(args.teams[1].split(",")))
         unknown = [m for t in teams for m in t if m not in roster.characters]
@@ -84,7 +111,8 @@ def _reply(args: argparse.Namespace, reply: dict[str, Any], out: TextIO) -> int:
     return 1 if "error" in reply else 0
 
 
-def _simulate(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
+def _simulate(args: argparse.Namespace, rosters: Rosters, out: TextIO) -> int:
+    roster = rosters.current
     names = args.levels.split(",")
     known = [lv.value for lv in Level]
     if len(names) != 2 or any(n not in known for n in names) or args.battles < 0:
@@ -120,7 +148,11 @@ def _simulate(args: argparse.Namespace, roster: Roster, out: TextIO) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="triad-battle", description="the Skirmish engine")
-    parser.add_argument("--roster", type=Path, default=ROSTER_PATH, help="content file")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        help="one content file (default: data/roster.json and the earlier data/rosters/)",
+    )
     parser.add_argument("--compact", action="store_true", help="one-line JSON")
     sub = parser.add_subparsers(dest="command", required=True)
     resolve = sub.add_parser("resolve", help="resolve one turn (JSON in, JSON out)")
@@ -140,12 +172,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = _parser().parse_args(argv)
     stream = out or sys.stdout
     try:
-        roster = load_roster(args.roster)
+        rosters = rosters_of(load_roster(args.roster)) if args.roster else load_rosters()
     except RosterError as exc:
         stream.write(json.dumps({"error": str(exc)}) + "\n")
         return 1
     commands = {"resolve": _resolve, "new": _new, "simulate": _simulate}
-    return commands[args.command](args, roster, stream)
+    return commands[args.command](args, rosters, stream)
 
 
 if __name__ == "__main__":

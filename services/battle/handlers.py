@@ -7,6 +7,12 @@ result, decides once, lets the CPU seats move (:func:`cpu_moves`, each plan draw
 and recorded in its event), saves at the expected version (a conflict reloads and
 decides again) and announces the state after the commit (a plan set, to its own seat
 alone). Timers and presence are in ``handlers_timers.py``.
+
+New battles use the current content (``ctx.rosters.current``) and record its version;
+every command, timer, CPU move and view of a battle uses the content it recorded
+(:func:`roster_of`), so a battle in progress plays on unchanged when a new roster is
+deployed (BATTLE.md 1 and 6). A battle whose content is not loaded is refused
+(``ContentNotDeployed``, FAILED_PRECONDITION naming the version) and logged.
 """
 
 from __future__ import annotations
@@ -23,8 +29,15 @@ import structlog
 from services.battle import domain
 from services.battle.bots.levels import Level, bot, formation
 from services.battle.domain import BattleState, Decision, Phase, SeatRecord, Timing
-from services.battle.domain.errors import no_battle
-from services.battle.rules import Plan, Roster, shuffled_decks, view_for
+from services.battle.domain.errors import ContentNotDeployed, no_battle
+from services.battle.rules import (
+    ContentNotLoaded,
+    Plan,
+    Roster,
+    Rosters,
+    shuffled_decks,
+    view_for,
+)
 from services.battle.rules.state import Square
 from services.battle.store.port import BattleRepository, Write
 from services.platform.errors import (
@@ -59,7 +72,8 @@ async def _nothing(state: BattleState, seats: tuple[int, ...]) -> None:
 @dataclass
 class Context:
     store: BattleRepository
-    roster: Roster
+    rosters: Rosters
+    """``current`` for new battles; each battle in progress plays with its own version."""
     clock: Callable[[], datetime]
     rng: Random
     timing: Timing = field(default_factory=Timing)
@@ -93,15 +107,35 @@ class Seen:
     seat: int
 
 
+def roster_of(ctx: Context, state: BattleState) -> Roster:
+    """The content the battle started under (BATTLE.md 1: "a battle records the content
+    version it used"): a battle in progress plays on with it after a new roster is
+    deployed. One whose content is not loaded is refused, never played with another."""
+    try:
+        return ctx.rosters.for_version(state.content_version)
+    except ContentNotLoaded as exc:
+        log.error(
+            "battle.content_not_deployed",
+            battle_id=state.battle_id,
+            content_version=state.content_version,
+            loaded=sorted(ctx.rosters.by_version),
+        )
+        raise ContentNotDeployed(
+            f"battle {short_id(state.battle_id)} was started under content "
+            f"{state.content_version!r}, which this server does not have: it cannot go on "
+            "until that content is deployed again"
+        ) from exc
+
+
 # ---------------------------------------------------------------------------- creating
 
 
-def _team(ctx: Context, spec: SeatSpec) -> tuple[str, str, str]:
-    known = sorted(ctx.roster.characters)
+def _team(ctx: Context, roster: Roster, spec: SeatSpec) -> tuple[str, str, str]:
+    known = sorted(roster.characters)
     chosen = spec.characters or tuple(ctx.rng.sample(known, 3))
     if len(chosen) != 3 or len(set(chosen)) != 3:
         raise InvalidArgument(f"a team is three different characters, got {list(chosen)}")
-    unknown = [c for c in chosen if c not in ctx.roster.characters]
+    unknown = [c for c in chosen if c not in roster.characters]
     if unknown:
         raise InvalidArgument(f"unknown characters {unknown}; the roster has {known}")
     return chosen[0], chosen[1], chosen[2]
@@ -126,8 +160,9 @@ def _asked(existing: BattleState, specs: list[SeatSpec]) -> BattleState:
 
 
 async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> BattleState:
-    """A new battle (idempotent on ``battle_id``): the teams and deck orders drawn and
-    recorded, the CPU seats' formations set, the formation deadline started."""
+    """A new battle (idempotent on ``battle_id``) under the current content, its version
+    recorded: the teams and deck orders drawn and recorded, the CPU seats' formations
+    set, the formation deadline started."""
     if len(specs) != 2 or not any(s.player_id for s in specs):
         raise InvalidArgument("a battle has two seats, at least one of them a player")
     humans = [s.player_id for s in specs if s.player_id]
@@ -144,14 +179,15 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
                 f"({active.battle_id[:8]}): finish it (triad-client battle resumes it) "
                 "or give it up first"
             )
-    teams = (_team(ctx, specs[0]), _team(ctx, specs[1]))
-    decks = shuffled_decks(ctx.roster, teams, ctx.rng)
+    roster = ctx.rosters.current
+    teams = (_team(ctx, roster, specs[0]), _team(ctx, roster, specs[1]))
+    decks = shuffled_decks(roster, teams, ctx.rng)
     seats = tuple(
         SeatRecord(s.player_id, s.name, "" if s.player_id else s.level, teams[i], decks[i])
         for i, s in enumerate(specs)
     )
-    decision = domain.create(battle_id, (seats[0], seats[1]), ctx.roster, ctx.clock(), ctx.timing)
-    decision = await cpu_moves(ctx, decision)
+    decision = domain.create(battle_id, (seats[0], seats[1]), roster, ctx.clock(), ctx.timing)
+    decision = await cpu_moves(ctx, roster, decision)
     try:
         await ctx.store.save(Write(battle_id, decision))
     except WrongExpectedVersion:
@@ -165,7 +201,8 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
 
 # ---------------------------------------------------------------------------- commands
 
-Decide = Callable[[BattleState, int], Decision]
+Decide = Callable[[BattleState, int, Roster], Decision]
+"""A command on the battle, from the seat it is for, with the battle's own content."""
 
 
 async def _run(ctx: Context, battle_id: str, player: str, request: Request, decide: Decide) -> Seen:
@@ -192,8 +229,9 @@ async def _decide_and_save(
         seat = None if state is None else state.seat_of(player)
         if state is None or seat is None:
             raise no_battle(battle_id)
+        roster = roster_of(ctx, state)
         try:
-            decision = await cpu_moves(ctx, decide(state, seat))
+            decision = await cpu_moves(ctx, roster, decide(state, seat, roster))
         except DomainError:
             if await ctx.store.answered(request) is not None:
                 return await view(ctx, battle_id, player)
@@ -232,7 +270,9 @@ async def set_formation(
         battle_id,
         player,
         request,
-        lambda s, seat: domain.set_formation(s, seat, squares, ctx.roster, ctx.clock(), ctx.timing),
+        lambda s, seat, roster: domain.set_formation(
+            s, seat, squares, roster, ctx.clock(), ctx.timing
+        ),
     )
 
 
@@ -247,9 +287,9 @@ async def set_plan(
     """Set the player's plan without committing it (it replaces the one set before): it
     acts at the selection deadline unless they commit. Only their own seat is told."""
 
-    def decide(state: BattleState, seat: int) -> Decision:
+    def decide(state: BattleState, seat: int, roster: Roster) -> Decision:
         _playing(state, seat)
-        return domain.set_plan(state, seat, turn, plan, ctx.roster, ctx.clock())
+        return domain.set_plan(state, seat, turn, plan, roster, ctx.clock())
 
     return await _run(ctx, battle_id, player, request, decide)
 
@@ -260,16 +300,16 @@ async def commit_plan(
     """Commit the player's plan; the CPU seats commit theirs when the turn opens, so the
     second human commit (or the first, against the CPU) resolves the turn."""
 
-    def decide(state: BattleState, seat: int) -> Decision:
+    def decide(state: BattleState, seat: int, roster: Roster) -> Decision:
         _playing(state, seat)
-        return domain.commit_plan(state, seat, turn, plan, ctx.roster, ctx.clock(), ctx.timing)
+        return domain.commit_plan(state, seat, turn, plan, roster, ctx.clock(), ctx.timing)
 
     return await _run(ctx, battle_id, player, request, decide)
 
 
 async def give_up(ctx: Context, request: Request, battle_id: str, player: str) -> Seen:
     return await _run(
-        ctx, battle_id, player, request, lambda s, seat: domain.give_up(s, seat, ctx.clock())
+        ctx, battle_id, player, request, lambda s, seat, _: domain.give_up(s, seat, ctx.clock())
     )
 
 
@@ -278,6 +318,7 @@ async def view(ctx: Context, battle_id: str, player: str) -> Seen:
     seat = None if state is None else state.seat_of(player)
     if state is None or seat is None:
         raise no_battle(battle_id)
+    roster_of(ctx, state)  # its view names its own content's cards
     return Seen(state, seat)
 
 
@@ -289,9 +330,10 @@ async def active_battle(ctx: Context, player: str) -> str | None:
 # ---------------------------------------------------------------------------- the CPU
 
 
-async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
+async def cpu_moves(ctx: Context, roster: Roster, decision: Decision) -> Decision:
     """The CPU seats' formation and plans wherever the state waits for them: each plan
-    chosen from the seat's own view and recorded in its event."""
+    chosen from the seat's own view with the battle's content (``roster``) and recorded
+    in its event."""
     while not decision.state.over:
         state = decision.state
         waiting = [s for s in domain.SEATS if state.cpu[s]]
@@ -300,9 +342,9 @@ async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
             if not todo:
                 return decision
             seat = todo[0]
-            squares = formation(ctx.roster, state.seats[seat].characters)
+            squares = formation(roster, state.seats[seat].characters)
             step = domain.set_formation(
-                state, seat, squares, ctx.roster, ctx.clock(), ctx.timing, by_cpu=True
+                state, seat, squares, roster, ctx.clock(), ctx.timing, by_cpu=True
             )
         else:
             todo = [s for s in waiting if state.plans[s] is None]
@@ -312,7 +354,7 @@ async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
             plan = await ctx.think(
                 partial(
                     bot(state.cpu[seat]).choose,
-                    ctx.roster,
+                    roster,
                     view_for(state.battle, seat),
                     Random(ctx.rng.getrandbits(64)),
                 )
@@ -322,7 +364,7 @@ async def cpu_moves(ctx: Context, decision: Decision) -> Decision:
                 seat,
                 state.battle.turn,
                 plan,
-                ctx.roster,
+                roster,
                 ctx.clock(),
                 ctx.timing,
                 by_cpu=True,

@@ -2,7 +2,9 @@
 that did not commit acts with the plan it set; disconnect takeovers) are claimed by
 :func:`fire_due_timer` from any replica and fired as commands at the expected version;
 a session's end starts the 30 s before the CPU takes the seat over
-(:func:`report_presence`)."""
+(:func:`report_presence`). A timer plays the battle with the content it recorded; one
+whose content is not loaded is logged and left to its lease (fired again when it ends),
+and the loop goes on with the other battles."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import structlog
 from services.battle import domain
 from services.battle.domain import BattleState, Decision
 from services.battle.domain.deadlines import DeadlineKind
-from services.battle.handlers import RETRIES, Context, after, cpu_moves
+from services.battle.domain.errors import ContentNotDeployed
+from services.battle.handlers import RETRIES, Context, after, cpu_moves, roster_of
+from services.battle.rules import Roster
 from services.battle.store.port import DueTimer, Write
 from services.platform.eventstore import WrongExpectedVersion
 
@@ -35,13 +39,13 @@ async def fire_due_timer(ctx: Context) -> bool:
     return bool(claimed)
 
 
-def _due(ctx: Context, state: BattleState, timer: DueTimer) -> Decision:
+def _due(ctx: Context, state: BattleState, timer: DueTimer, roster: Roster) -> Decision:
     now = ctx.clock()
     ripe = state.deadline is not None and state.deadline <= now
     if timer.kind is DeadlineKind.FORMATION and ripe:
-        return domain.formation_due(state, ctx.roster, now, ctx.timing)
+        return domain.formation_due(state, roster, now, ctx.timing)
     if timer.kind is DeadlineKind.SELECTION and ripe:
-        return domain.selection_due(state, ctx.roster, now, ctx.timing)
+        return domain.selection_due(state, roster, now, ctx.timing)
     if timer.kind is DeadlineKind.DISCONNECT:
         return domain.take_over(state, timer.seat, ctx.takeover_level)
     return domain.decide._decide(state, [])  # stale: the save puts the right timer back
@@ -57,7 +61,11 @@ async def _fire_held(ctx: Context, timer: DueTimer) -> None:
         state = await ctx.store.load(timer.battle_id)
         if state is None:
             return
-        decision = await cpu_moves(ctx, _due(ctx, state, timer))
+        try:
+            roster = roster_of(ctx, state)
+        except ContentNotDeployed:
+            return  # logged; the claim's lease brings the timer back
+        decision = await cpu_moves(ctx, roster, _due(ctx, state, timer, roster))
         settled: tuple[int, ...] = (timer.seat,) if timer.kind is DeadlineKind.DISCONNECT else ()
         if decision.state.over:
             settled = (0, 1)

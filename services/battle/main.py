@@ -14,7 +14,7 @@ from services.battle.domain import Timing
 from services.battle.handlers import Context
 from services.battle.metrics import BattleMetrics
 from services.battle.presenter import SeatViews
-from services.battle.rules import load_roster
+from services.battle.rules import load_rosters
 from services.battle.schema import MIGRATIONS
 from services.battle.server import SERVICE_NAME, BattleServicer, register
 from services.battle.store import PostgresBattles
@@ -32,18 +32,23 @@ RELAY_LINGER = 0.01
 
 
 async def run(settings: BattleSettings) -> None:
-    roster = load_roster()
+    rosters = load_rosters()
+    log.info(
+        "battle.content_loaded",
+        current=rosters.current.version,
+        versions=sorted(rosters.by_version),
+    )
     async with Lifecycle() as life:
         pool = await life.enter(create_pool(settings.database_url))
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = PostgresBattles(pool, settings.schema, linger=settings.commit_linger_seconds)
         pushes = await open_pushes(life, settings, "battle")
-        views = SeatViews(pushes, roster, utc_now)
+        views = SeatViews(pushes, rosters, utc_now)
         metrics = BattleMetrics.register(REGISTRY)
         due = DueSoon()
         ctx = Context(
             store=store,
-            roster=roster,
+            rosters=rosters,
             clock=utc_now,
             rng=SystemRandom(),
             timing=Timing(
@@ -68,8 +73,17 @@ async def run(settings: BattleSettings) -> None:
             try:
                 for battle_id in await store.in_progress():
                     state = await store.load(battle_id)
-                    if state is not None:
-                        await views.announce(state)
+                    if state is None:
+                        continue
+                    if state.content_version not in rosters:
+                        log.error(
+                            "battle.content_not_deployed",
+                            battle_id=battle_id,
+                            content_version=state.content_version,
+                            loaded=sorted(rosters.by_version),
+                        )
+                        continue
+                    await views.announce(state)
             except Exception as error:  # the next change of each battle pushes it anyway
                 log.warning("announcing the battles in progress failed", error=repr(error))
 

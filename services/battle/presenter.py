@@ -8,7 +8,8 @@ only from the viewer's seat). ``SeatViews`` pushes each human seat its view on
 ``triad.player.<id>.battle`` after every committed change (a plan set: to its seat
 only), building each view once per state and, within a turn (the engine's battle the
 same object), only what the commit changed: both teams' messages are kept per seat and
-the last turn's log per battle.
+the last turn's log per battle. A view names the cards and characters of the content the
+battle recorded (``state.content_version``), not the current roster's.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ from triad.v1 import common_pb2 as pb
 from services import wire
 from services.battle import mapping
 from services.battle.domain import SEATS, BattleState, Phase
-from services.battle.rules import Battle, Card, Entry, Roster, Team, new_battle, view_for
+from services.battle.rules import (
+    Battle,
+    Card,
+    Entry,
+    Roster,
+    Rosters,
+    Team,
+    new_battle,
+    view_for,
+)
 from services.battle.rules.state import DEFAULT_FORMATION, effective_spd
 from services.platform.pushes import PlayerPushes
 
@@ -215,14 +225,17 @@ class _Kept:
 
 class SeatViews:
     """Each seat's view of a battle, built once per state, and pushed to each human
-    seat after a committed change: a command's reply is the view its push carried."""
+    seat after a committed change: a command's reply is the view its push carried. A
+    battle whose content is not in ``rosters`` raises ``ContentNotLoaded`` (the handlers
+    refuse such a battle before)."""
 
-    def __init__(self, pushes: PlayerPushes, roster: Roster, clock: Callable[[], datetime]):
+    def __init__(self, pushes: PlayerPushes, rosters: Rosters, clock: Callable[[], datetime]):
         self._pushes = pushes
-        self._roster = roster
+        self._rosters = rosters
         self._clock = clock
         self._kept: OrderedDict[tuple[str, int], _Kept] = OrderedDict()
-        self._cards: Cards = {}
+        self._cards: dict[str, Cards] = {}
+        """Per content version: two rosters may hold different cards under one id."""
 
     def view(self, state: BattleState, seat: int) -> pb.BattleView:
         """The seat's view of ``state``, kept by the state object's identity (so no other
@@ -235,7 +248,9 @@ class SeatViews:
         if kept is not None and state.battle is not None and kept.battle is state.battle:
             teams = kept.teams  # the same turn: only the flags and the plan changed
         else:
-            teams = _teams(state, seat, self._roster, self._cards)
+            version = state.content_version
+            roster = self._rosters.for_version(version)
+            teams = _teams(state, seat, roster, self._cards.setdefault(version, {}))
         log = self._log_of(state, (kept, self._kept.get((state.battle_id, 1 - seat))))
         view = _assemble(state, seat, *teams, log)
         self._kept[key] = _Kept(state, view, state.battle, teams, state.log, log)

@@ -17,6 +17,11 @@ class BattleOver(FailedPrecondition):
     pass
 
 
+class ContentNotDeployed(FailedPrecondition):
+    """The battle started under a content version this server does not have: it cannot
+    be played (nor shown) with other content (BATTLE.md 1 and 6)."""
+
+
 class NotNow(FailedPrecondition):
     """Well-formed, but not at this point of the battle (formation over, plan committed)."""
 

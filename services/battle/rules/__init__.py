@@ -1,14 +1,18 @@
 """The Skirmish battle engine (``../shared/BATTLE.md``): pure, standard library only.
 
-Nothing here does I/O (but :func:`load_roster`, which reads the content file it is
-given), reads a clock or draws randomness: the deck orders are drawn by the caller
-(:func:`shuffled_decks` takes an explicit ``random.Random``) and passed in, so every
-result is a pure function of its arguments and a recorded battle replays exactly.
+Nothing here does I/O (but :func:`load_roster` and :func:`load_rosters`, which read
+the content files they are given), reads a clock or draws randomness: the deck orders
+are drawn by the caller (:func:`shuffled_decks` takes an explicit ``random.Random``) and
+passed in, so every result is a pure function of its arguments and a recorded battle
+replays exactly.
 
 The API a battle service needs, in the order a battle uses it:
 
 - :func:`load_roster` -> :class:`Roster` (``roster.version`` is the content version a
-  battle records; a bad file raises :class:`RosterError`).
+  battle records; a bad file raises :class:`RosterError`). :func:`load_rosters` ->
+  :class:`Rosters`: the current roster (new battles) and every earlier version still
+  deployed (``for_version``: a battle in progress plays on with the content it recorded;
+  one not loaded raises :class:`ContentNotLoaded`).
 - :func:`new_battle` (teams, the drawn deck orders, formations) -> :class:`Battle`, at
   turn 1's selection; :func:`set_formation` places a player's characters until turn 1
   resolves. :func:`give_up` ends it for a player who gives up.
@@ -26,16 +30,20 @@ Each module's docstring lists the decisions it makes where BATTLE.md is silent.
 from services.battle.rules.content import (
     Card,
     Character,
+    ContentNotLoaded,
     Effect,
     Group,
     Kind,
     Range,
     Roster,
     RosterError,
+    Rosters,
     Summon,
     Unlock,
     load_roster,
+    load_rosters,
     parse_roster,
+    rosters_of,
 )
 from services.battle.rules.draws import shuffled_decks
 from services.battle.rules.log import Change, Entry, Fizzle, Step, TurnOutcome
@@ -70,6 +78,7 @@ __all__ = [
     "Card",
     "Change",
     "Character",
+    "ContentNotLoaded",
     "Effect",
     "Entry",
     "Fizzle",
@@ -82,6 +91,7 @@ __all__ = [
     "Reason",
     "Roster",
     "RosterError",
+    "Rosters",
     "Step",
     "Summon",
     "Target",
@@ -95,9 +105,11 @@ __all__ = [
     "legal_actions",
     "legal_plans",
     "load_roster",
+    "load_rosters",
     "new_battle",
     "parse_roster",
     "resolve_turn",
+    "rosters_of",
     "set_formation",
     "shuffled_decks",
     "view_for",

@@ -26,6 +26,14 @@ Decisions where BATTLE.md is silent:
   the unit goes to (a reservation if occupied); its other effects apply to the user.
 - A summon's action card costs nothing, has CT 0 and never summons.
 - Card ids are unique across the roster (characters' cards, Specials and summon actions).
+
+Versions (BATTLE.md 1: "versioned; a battle records the content version it used"; 6: "a
+battle replays to the same state after a code change"): ``data/roster.json`` is the
+current content, what new battles use; every earlier version a battle in progress may
+still need stays beside it as ``data/rosters/<content_version>.json``, unchanged.
+:func:`load_rosters` reads them all into :class:`Rosters` (``current``, and
+``for_version`` for a battle in progress), checking each file, that each earlier file
+holds the version it is named for, and that no version is loaded twice.
 """
 
 from __future__ import annotations
@@ -39,10 +47,16 @@ from typing import Any
 from services.battle.rules.reading import Reader
 
 ROSTER_PATH = Path(__file__).resolve().parent.parent / "data" / "roster.json"
+ROSTERS_DIR = ROSTER_PATH.parent / "rosters"
+"""The earlier content versions, one ``<content_version>.json`` each."""
 
 
 class RosterError(ValueError):
     """The roster data breaks the vocabulary; the message names the place and the rule."""
+
+
+class ContentNotLoaded(LookupError):
+    """A battle's content version is none of the rosters loaded (not deployed)."""
 
 
 _read = Reader(RosterError)
@@ -147,6 +161,52 @@ class Roster:
     characters: dict[str, Character]
     summons: dict[str, Summon]
     cards: dict[str, Card]
+
+
+@dataclass(frozen=True, slots=True)
+class Rosters:
+    """Every content version a battle may still need: ``current`` for new battles, and by
+    version the roster each battle in progress started under."""
+
+    current: Roster
+    by_version: dict[str, Roster]
+
+    def for_version(self, version: str) -> Roster:
+        found = self.by_version.get(version)
+        if found is None:
+            raise ContentNotLoaded(
+                f"content {version!r} is not deployed (loaded: {sorted(self.by_version)})"
+            )
+        return found
+
+    def __contains__(self, version: object) -> bool:
+        return version in self.by_version
+
+
+def rosters_of(current: Roster, *earlier: Roster) -> Rosters:
+    """The rosters by version; a version loaded twice raises :class:`RosterError`."""
+    by_version: dict[str, Roster] = {}
+    for roster in (current, *earlier):
+        if roster.version in by_version:
+            raise RosterError(f"content version {roster.version!r} is loaded twice")
+        by_version[roster.version] = roster
+    return Rosters(current, by_version)
+
+
+def load_rosters(current: Path = ROSTER_PATH, earlier: Path = ROSTERS_DIR) -> Rosters:
+    """Read and check the current roster and every ``<content_version>.json`` in
+    ``earlier`` (no such folder: no earlier version); a bad file raises
+    :class:`RosterError`."""
+    found = []
+    for path in sorted(earlier.glob("*.json")) if earlier.is_dir() else []:
+        roster = load_roster(path)
+        if roster.version != path.stem:
+            raise RosterError(
+                f"{path}: content_version {roster.version!r}, but the file is named for "
+                f"{path.stem!r} (an earlier roster is <content_version>.json)"
+            )
+        found.append(roster)
+    return rosters_of(load_roster(current), *found)
 
 
 def load_roster(path: Path = ROSTER_PATH) -> Roster:

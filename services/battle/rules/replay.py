@@ -3,7 +3,8 @@
 A :class:`BattleRecord` holds everything random or chosen: the teams, the drawn deck
 orders, the formations, and per turn both plans and who committed first. Folding
 :func:`~services.battle.rules.resolve.resolve_turn` over it (:func:`replay`) gives the
-same battle every time: replay never draws.
+same battle every time: replay never draws. It needs the roster of the record's
+``content_version`` (``Rosters.for_version``): another raises :class:`BattleError`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from services.battle.rules.codec import CodecError, decode_plan, encode_plan
 from services.battle.rules.content import Roster
 from services.battle.rules.plans import Plan
 from services.battle.rules.resolve import resolve_turn
-from services.battle.rules.state import Battle, Square, new_battle
+from services.battle.rules.state import Battle, BattleError, Square, new_battle
 
 Pair = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -36,6 +37,10 @@ class BattleRecord:
 
 
 def start(roster: Roster, record: BattleRecord) -> Battle:
+    if roster.version != record.content_version:
+        raise BattleError(
+            f"the record uses content {record.content_version!r}, not {roster.version!r}"
+        )
     return new_battle(roster, record.teams, record.decks, record.formations)
 
 

@@ -10,7 +10,7 @@ from random import Random
 from services.battle import handlers
 from services.battle.domain import BattleState
 from services.battle.handlers import Context, SeatSpec
-from services.battle.rules import Plan, load_roster
+from services.battle.rules import Plan, Rosters, load_roster, rosters_of
 from services.battle.store.memory import MemoryBattles
 from services.platform.requests import Request
 
@@ -47,11 +47,13 @@ async def direct(call):  # type: ignore[no-untyped-def]
     return call()
 
 
-def context(store: object | None = None, seed: int = 7) -> tuple[Context, Clock, Announced]:
+def context(
+    store: object | None = None, seed: int = 7, rosters: Rosters | None = None
+) -> tuple[Context, Clock, Announced]:
     clock, announced = Clock(), Announced()
     ctx = Context(
         store=store or MemoryBattles(),  # type: ignore[arg-type]
-        roster=ROSTER,
+        rosters=rosters or rosters_of(ROSTER),
         clock=clock,
         rng=Random(seed),
         announce=announced,

@@ -218,7 +218,7 @@ async def test_a_commands_reply_is_the_view_its_push_carried_and_a_new_state_a_n
 
     ctx, _, _ = context()
     pushes = RecordedPushes()
-    views = SeatViews(pushes, ROSTER, lambda: datetime.now(UTC))
+    views = SeatViews(pushes, ctx.rosters, lambda: datetime.now(UTC))
     state = await start(ctx)
     await views.announce(state)
     [pushed] = pushes.of(ANN)

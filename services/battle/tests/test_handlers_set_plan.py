@@ -102,7 +102,7 @@ async def test_the_opponent_never_sees_a_plan_set_nor_hears_that_one_was() -> No
     ctx, _, _ = context()
     plan, _ = two_plans(await start(ctx))
     pushes = RecordedPushes()
-    ctx.announce = SeatViews(pushes, ROSTER, lambda: datetime.now(UTC)).announce
+    ctx.announce = SeatViews(pushes, ctx.rosters, lambda: datetime.now(UTC)).announce
     seen = await set_plan(ctx, ANN, plan)
     assert seen.state.set_plans[0] == plan
     [mine] = pushes.of(ANN)

@@ -10,7 +10,7 @@ from services.battle import domain
 from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view
-from services.battle.rules import view_for
+from services.battle.rules import rosters_of, view_for
 from services.battle.tests.builders import ROSTER, context, start
 from services.platform.pushes import RecordedPushes
 
@@ -42,7 +42,7 @@ def _states(state: BattleState, turns: int) -> list[BattleState]:
 async def test_every_kept_view_equals_the_view_built_from_scratch() -> None:
     ctx, _, _ = context()
     first = await start(ctx)
-    views = SeatViews(RecordedPushes(), ROSTER, lambda: datetime.now(UTC))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
     states = [first, *_states(first, 5)]
     assert len({id(s.battle) for s in states}) < len(states), "some states share a turn"
     for state in states:
@@ -58,7 +58,7 @@ async def test_a_reused_turn_does_not_carry_one_views_flags_into_the_next() -> N
     ctx, _, _ = context()
     first = await start(ctx)
     assert first.battle is not None
-    views = SeatViews(RecordedPushes(), ROSTER, lambda: datetime.now(UTC))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
     before = views.view(first, 1)
     plan = GreedyBot().choose(ROSTER, view_for(first.battle, 0), Random(1))
     after = domain.commit_plan(first, 0, 1, plan, ROSTER, ctx.clock(), ctx.timing).state

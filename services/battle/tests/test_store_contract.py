@@ -157,7 +157,7 @@ async def test_a_request_recorded_first_undoes_the_whole_save(store: BattleRepos
     assert fresh is not None and fresh.over
     # the same request decided again on a battle that moved on differently elsewhere:
     other = domain.commit_plan(
-        (await _unfinished(store, ctx)), 0, 1, (), ctx.roster, ctx.clock(), ctx.timing
+        (await _unfinished(store, ctx)), 0, 1, (), ctx.rosters.current, ctx.clock(), ctx.timing
     )
     with pytest.raises(RequestSeen):
         await store.save(Write("b2", other, request))
@@ -183,9 +183,9 @@ async def test_saves_made_at_once_each_get_their_own_outcome(store: BattleReposi
     ctx, _, _ = context(store)
     state = await start(ctx)
     other = await _unfinished(store, ctx)
-    mine = domain.commit_plan(state, 0, 1, (), ctx.roster, ctx.clock(), ctx.timing)
+    mine = domain.commit_plan(state, 0, 1, (), ctx.rosters.current, ctx.clock(), ctx.timing)
     stale = domain.give_up(state, 1, ctx.clock())
-    theirs = domain.commit_plan(other, 0, 1, (), ctx.roster, ctx.clock(), ctx.timing)
+    theirs = domain.commit_plan(other, 0, 1, (), ctx.rosters.current, ctx.clock(), ctx.timing)
     results = await asyncio.gather(
         store.save(Write("b1", mine, key(ANN))),
         store.save(Write("b1", stale, key(BEA))),

@@ -12,6 +12,7 @@ from services.battle.bots.arena import play, random_teams
 from services.battle.bots.levels import GreedyBot, Level, RandomBot, SearchBot, bot, formation
 from services.battle.rules import (
     Battle,
+    BattleError,
     check_plan,
     load_roster,
     new_battle,
@@ -69,6 +70,13 @@ def test_formation_puts_back_row_characters_behind_front_ones() -> None:
 def test_a_played_battle_replays_from_its_record() -> None:
     played = play(ROSTER, random_teams(ROSTER, Random(3)), (GreedyBot(), RandomBot()), 3)
     assert replay(ROSTER, played.record) == played.battle
+
+
+def test_a_record_replays_only_with_the_content_it_recorded() -> None:
+    played = play(ROSTER, random_teams(ROSTER, Random(3)), (GreedyBot(), RandomBot()), 3)
+    other = replace(ROSTER, version="skirmish-other")
+    with pytest.raises(BattleError, match=f"the record uses content {ROSTER.version!r}"):
+        replay(other, played.record)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from services.battle.cli import main
+from services.battle.rules import load_roster, parse_roster, rosters_of
+from services.battle.rules.content import ROSTER_PATH
 
 
 def _run(
@@ -107,3 +109,22 @@ def test_simulate_plays_cpu_battles_to_their_end() -> None:
 def test_simulate_refuses_unknown_levels_naming_the_known_ones(levels: str) -> None:
     code, lines = _run(["simulate", "--battles", "1", "--levels", levels])
     assert code == 1 and "random" in lines[0]["error"] and "search" in lines[0]["error"]
+
+
+def test_resolve_takes_the_roster_its_battle_recorded_and_new_the_current_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    earlier = _new()  # under the shipped content
+    current = load_roster()
+    raw = json.loads(ROSTER_PATH.read_text(encoding="utf-8"))
+    raw["content_version"] = "skirmish-next"
+    monkeypatch.setattr(
+        "services.battle.cli.load_rosters", lambda: rosters_of(parse_roster(raw), current)
+    )
+    assert _new()["content_version"] == "skirmish-next"
+    turn = {"battle": earlier, "plans": [[], []], "first": 0}
+    code, lines = _run(["resolve"], json.dumps(turn), monkeypatch)
+    assert code == 0 and lines[0]["battle"]["content_version"] == current.version
+    turn["battle"] = {**earlier, "content_version": "skirmish-0"}
+    code, lines = _run(["resolve"], json.dumps(turn), monkeypatch)
+    assert code == 1 and "'skirmish-0' is none of the rosters loaded" in lines[0]["error"]

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from services.battle.rules import Kind, RosterError, Unlock, load_roster, parse_roster
+from services.battle.rules import (
+    ContentNotLoaded,
+    Kind,
+    RosterError,
+    Unlock,
+    load_roster,
+    load_rosters,
+    parse_roster,
+)
 from services.battle.rules.tests.helpers import RAW
 
 SHIPPED = load_roster()
@@ -85,3 +93,48 @@ def test_an_unreadable_file_is_a_roster_error(tmp_path: Path) -> None:
         load_roster(path)
     path.write_text(json.dumps(RAW), encoding="utf-8")
     assert load_roster(path).version == "test-1"
+
+
+def _write(path: Path, version: str) -> None:
+    path.write_text(json.dumps({**RAW, "content_version": version}), encoding="utf-8")
+
+
+def test_the_deployed_rosters_load_each_earlier_file_holding_its_own_version() -> None:
+    rosters = load_rosters()
+    assert rosters.current == load_roster()
+    assert rosters.for_version(rosters.current.version) is rosters.current
+    assert all(rosters.for_version(v).version == v for v in rosters.by_version)
+
+
+def test_the_current_and_earlier_rosters_load_and_each_battle_finds_its_own(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "rosters").mkdir()
+    _write(tmp_path / "roster.json", "test-3")
+    _write(tmp_path / "rosters" / "test-1.json", "test-1")
+    _write(tmp_path / "rosters" / "test-2.json", "test-2")
+    rosters = load_rosters(tmp_path / "roster.json", tmp_path / "rosters")
+    assert rosters.current.version == "test-3"
+    assert sorted(rosters.by_version) == ["test-1", "test-2", "test-3"]
+    assert rosters.for_version("test-1").version == "test-1" and "test-2" in rosters
+    with pytest.raises(ContentNotLoaded, match=r"'test-0' is not deployed .*'test-1'"):
+        rosters.for_version("test-0")
+    assert load_rosters(tmp_path / "roster.json", tmp_path / "none").by_version.keys() == {"test-3"}
+
+
+@pytest.mark.parametrize(
+    ("current", "earlier", "message"),
+    [
+        ("test-2", ("test-1", "test-9"), "named for 'test-1'"),
+        ("test-1", ("test-1", "test-1"), "'test-1' is loaded twice"),
+    ],
+    ids=["misnamed earlier file", "current version also an earlier file"],
+)
+def test_rosters_whose_versions_do_not_add_up_are_refused(
+    tmp_path: Path, current: str, earlier: tuple[str, str], message: str
+) -> None:
+    (tmp_path / "rosters").mkdir()
+    _write(tmp_path / "roster.json", current)
+    _write(tmp_path / "rosters" / f"{earlier[0]}.json", earlier[1])
+    with pytest.raises(RosterError, match=message):
+        load_rosters(tmp_path / "roster.json", tmp_path / "rosters")
