@@ -75,14 +75,18 @@ def backend(
         yield running
 
 
-def play(backend: Stack, scenario: str, shot: Path) -> dict[str, Any]:
-    """Run web/e2e/play.mjs's ``scenario`` in Chromium; what it saw, as it printed it."""
+def play(
+    backend: Stack, scenario: str, shot: Path, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run web/e2e/play.mjs's ``scenario`` in Chromium (with ``params``, what the test
+    made for it); what it saw, as it printed it."""
     env = {
         **os.environ,
         "TRIAD_WEB_URL": backend.backend.web_url(),
         "TRIAD_SCENARIO": scenario,
         "TRIAD_SCREENSHOT": str(shot),
         "TRIAD_CHROMIUM": chromium(),
+        "TRIAD_PARAMS": json.dumps(params or {}),
     }
     done = subprocess.run(
         ["node", "e2e/play.mjs"],

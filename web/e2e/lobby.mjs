@@ -2,11 +2,11 @@
 // challenges, cards and decks, the Auction House, Draft. play.mjs lends its players and
 // helpers; each scenario returns what it saw, printed by play.mjs as one JSON line.
 
-/** The scenarios, on ``kit``: player(), queuedPair(), playOut(), hostAndJoin(), finalScreen() and the
- * screenshot path. */
+/** The scenarios, on ``kit``: player(), queuedPair(), playOut(), hostAndJoin(), finalScreen(), the
+ * screenshot path and the test's params. */
 export function lobbyScenarios(kit) {
-  const { player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot } = kit;
-  return { tables, challenges, cards, auction, draft, difference };
+  const { player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot, params } = kit;
+  return { tables, challenges, cards, auction, market, draft, difference };
 
   async function tables() {
     const ann = await player();
@@ -158,6 +158,85 @@ export function lobbyScenarios(kit) {
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
     return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
+  }
+
+  /** The Auction House's filters and pages on listings the test made through the API
+   * (``params``: the highest price, the stars and a character's name to filter by). */
+  async function market() {
+    const page = await player();
+    // Queued for Ranked, the player gets queue pushes (its window widens) while at the
+    // Auction House: each draws the page again, as a player types a price.
+    await page.selectOption("select[name=mode]", { label: "ranked" });
+    await page.click("button[name=queue]");
+    await page.waitForSelector("[data-testid=queue]");
+    await page.click("button[name=auction]");
+    await page.waitForSelector("[data-testid=auction]");
+    const items = "[data-testid=market] li[data-listing]";
+    const listed = () => page.locator(items).evaluateAll((found) => found.map((li) => li.dataset.listing));
+    const shown = async () => ({ ids: await listed(), more: (await page.locator("button[name=more]").count()) > 0 });
+    /** A filter changed: the market busy at once, then from its first page once answered. */
+    const filtered = async (change) => {
+      await change();
+      await page.waitForSelector("[data-testid=market][aria-busy=false]", { state: "attached" });
+      return shown();
+    };
+    const noElement = await filtered(() => page.selectOption("select[name=element]", { label: "none" }));
+    const stars = await filtered(() => page.selectOption("select[name=stars]", { label: `${params.stars}★` }));
+    // A negative price is refused in the server's words, and no listing is shown for it.
+    await page.fill("input[name=max-price]", "-1");
+    const negative = await filtered(() => page.press("input[name=max-price]", "Enter"));
+    const refusal = (await page.textContent(".error[role=alert]"))?.trim() ?? "";
+    // The price typed while a queue push draws the page: every key kept, and the focus.
+    await page.fill("input[name=max-price]", "");
+    const price = String(params.maxPrice);
+    await page.keyboard.type(price.slice(0, -1));
+    const pushes = await page.locator("[data-testid=pushes] li").count();
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=pushes] li").length > n, pushes, {
+      timeout: 30_000,
+    });
+    await page.keyboard.type(price.slice(-1));
+    const typed = await page.inputValue("input[name=max-price]");
+    const typingFocus = await page.evaluate(() => document.activeElement?.getAttribute("name") ?? "");
+    const cheap = await filtered(() => page.keyboard.press("Enter"));
+    // Out of the queue (its panel is the lobby's), and back: the filters are kept.
+    await page.click("[data-testid=auction] button[name=lobby]");
+    await page.click("[data-testid=queue] button[name=cancel]");
+    await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
+    await page.click("button[name=auction]");
+    await page.waitForSelector("[data-testid=market] li[data-listing]");
+    const kept = await page.evaluate(() =>
+      ["element", "stars", "max-price"].map((name) => document.querySelector(`[name=${name}]`).value),
+    );
+    await page.locator("[data-testid=filters]").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshot });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator("[data-testid=filters]").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshot.replace(/\.png$/, "-desk.png") });
+    // More, until the last page: each appends the next page, and is gone on the last.
+    const pages = [await shown()];
+    while (pages.at(-1).more && pages.length < 10) {
+      const count = pages.at(-1).ids.length;
+      await page.click("button[name=more]");
+      await page.waitForFunction(
+        ([found, n]) => document.querySelectorAll(found).length > n || !document.querySelector("button[name=more]"),
+        [items, count],
+      );
+      pages.push(await shown());
+    }
+    const holo = await filtered(() => page.selectOption("select[name=holo]", { label: "holo only" }));
+    const holoCards = await page.locator(`${items} .card.holo`).count();
+    const empty = (await page.textContent("[data-testid=market]")) ?? "";
+    await filtered(() => page.selectOption("select[name=holo]", { label: "holo or plain" }));
+    const character = await filtered(() => page.selectOption("select[name=character]", { label: params.character }));
+    // One of the character's listings bought: gone from the market, the purchase told.
+    const bought = character.ids[0];
+    await page.click(`[data-testid=market] li[data-listing="${bought}"] button[name=buy]`);
+    await page.waitForSelector(`[data-testid=market] li[data-listing="${bought}"]`, { state: "detached" });
+    await page.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
+    const after = await shown();
+    const said = await page.locator("[data-testid=pushes] li").allTextContents();
+    const seen = { noElement, stars, negative, refusal, typed, typingFocus, cheap, kept, pages, character };
+    return { ...seen, holo: { ...holo, holoCards, empty }, bought, after, pushes: said };
   }
 
   async function difference() {

@@ -20,6 +20,10 @@
 //   auction:  one player lists a card, the other buys it (the seller's listing turns
 //             sold by push, the buyer's collection holds the copy); a second listing
 //             is withdrawn;
+//   market:   a seller's listings made by the test through the API; the player filters
+//             them by element "none", stars, a highest price (a negative one refused)
+//             typed while queue pushes arrive, holo and character, reads on with More
+//             to the last page, and buys one (tests/e2e/test_browser_auction.py);
 //   difference: a Closed table with Trade Difference, hosted and joined; the winner
 //             taps d of the loser's cards and takes them at once;
 //   draft:    two players queue for Draft, open their three boosters, pick five cards
@@ -66,6 +70,8 @@ const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
 const screenshot = process.env.TRIAD_SCREENSHOT ?? "final.png";
 const executablePath = process.env.TRIAD_CHROMIUM ?? "/usr/bin/chromium";
+/** What the test made for the scenario (TRIAD_PARAMS, JSON), if anything. */
+const params = JSON.parse(process.env.TRIAD_PARAMS ?? "{}");
 const PHONE = { width: 390, height: 844 };
 const failures = [];
 
@@ -77,7 +83,7 @@ const browser = await chromium.launch({
 });
 const pages = [];
 try {
-  const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot });
+  const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot, params });
   const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, screenshot });

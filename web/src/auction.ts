@@ -1,24 +1,59 @@
-// The Auction House (RULES.md 15): the cards on sale, newest or cheapest first, bought
-// at their price; one's own free copies put up for sale at a fixed price; one's listings, open
-// ones withdrawn. The session's ``listing`` push says when one of them sold or expired.
-// main.ts shows this screen instead of the lobby.
+// The Auction House (RULES.md 15): the cards on sale, newest or cheapest first, filtered by
+// character, stars, element, holo and a highest price, a page at a time (More appends the
+// next), bought at their price; one's own free copies put up for sale at a fixed price;
+// one's listings, open ones withdrawn. The session's ``listing`` push says when one of
+// them sold or expired. main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
-import { actionButton as button, screenFrame, select } from "./controls.js";
+import { actionButton as button, captioned, screenFrame, select } from "./controls.js";
 import type { Page } from "./state.js";
-import { AuctionOrder, ListingStatus, type Listing, type OwnedCopy } from "./gen/triad/v1/common_pb.js";
+import {
+  AuctionOrder,
+  Element,
+  HoloFilter,
+  ListingStatus,
+  type Character,
+  type Listing,
+  type OwnedCopy,
+} from "./gen/triad/v1/common_pb.js";
 
-export const auction = {
-  shown: false,
-  /** The player's own id (the session's first push): their listings are not for them to buy. */
-  me: "",
-  order: AuctionOrder.NEWEST,
-  market: [] as Listing[],
-  mine: [] as Listing[],
-  free: [] as OwnedCopy[],
-  sell: "",
-  price: "",
-};
+/** Listings a page (ListAuction's own default). */
+const PAGE = 50;
+
+/** The filters chosen, as the selects hold them: "" is any; the element "0" is none. */
+function noFilter() {
+  return { character: "", stars: "", element: "", holo: String(HoloFilter.UNSPECIFIED), maxPrice: "" };
+}
+
+function fresh() {
+  return {
+    shown: false,
+    /** The player's own id (the session's first push): their listings are not for them to buy. */
+    me: "",
+    order: AuctionOrder.NEWEST,
+    filter: noFilter(),
+    /** The highest price as typed, applied (to filter.maxPrice) on Enter or on leaving the box. */
+    typedMax: "",
+    market: [] as Listing[],
+    /** The token of the market's next page; "" on the last. */
+    next: "",
+    /** A browse for new filters is under way: the market shown is the old filters'. */
+    busy: false,
+    /** The last browse was refused (its refusal is on the page): no listing shown. */
+    refused: false,
+    mine: [] as Listing[],
+    free: [] as OwnedCopy[],
+    sell: "",
+    price: "",
+  };
+}
+
+export const auction = fresh();
+
+/** The catalog's characters by name, for the character filter (read once). */
+let catalog: Character[] = [];
+/** Browses asked for: an answer to an older one (the filters changed since) is dropped. */
+let asked = 0;
 
 /** The session's ``listing`` push: a listing of the player's sold or expired. */
 export function listingPush(listing: Listing, page: Page): void {
@@ -28,27 +63,117 @@ export function listingPush(listing: Listing, page: Page): void {
 }
 
 export async function showAuction(): Promise<void> {
-  await reload();
+  await Promise.all([reload(), readCatalog()]);
   auction.shown = true;
 }
 
 export function forgetAuction(): void {
-  Object.assign(auction, { shown: false, me: "", order: AuctionOrder.NEWEST, market: [], mine: [], free: [], sell: "", price: "" });
+  Object.assign(auction, fresh());
 }
 
+async function readCatalog(): Promise<void> {
+  if (catalog.length) return;
+  const found: Character[] = [];
+  let token = "";
+  do {
+    const reply = await authed(() => api.listCatalog({ pageSize: 200, pageToken: token }));
+    found.push(...reply.characters);
+    token = reply.nextPageToken;
+  } while (token);
+  catalog = found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The market's first page, and the player's listings and free copies. */
 async function reload(): Promise<void> {
-  const [market, mine, collection] = await Promise.all([
-    authed(() => api.listAuction({ order: auction.order, pageSize: 50 })),
+  await Promise.all([firstPage(), readMine()]);
+}
+
+async function readMine(): Promise<void> {
+  const [mine, collection] = await Promise.all([
     authed(() => api.listMyListings({ pageSize: 50 })),
     authed(() => api.listCollection({ pageSize: 200 })),
   ]);
-  auction.market = market.listings;
   auction.mine = mine.listings;
   auction.free = collection.entries.flatMap((e) => (e.copy && !e.lock ? [e.copy] : []));
   if (!auction.free.some((c) => c.copyId === auction.sell)) auction.sell = auction.free[0]?.copyId ?? "";
 }
 
+/** A price as typed, in whole coins; none (0) when it is no number. A negative one is sent:
+ * the server refuses it in its own words. */
+function coins(text: string): bigint {
+  const n = Math.trunc(Number(text));
+  return Number.isFinite(n) ? BigInt(n) : 0n;
+}
+
+function browse(pageToken: string) {
+  const f = auction.filter;
+  const filter = {
+    characterId: f.character,
+    stars: f.stars ? [Number(f.stars)] : [],
+    elements: f.element ? [Number(f.element) as Element] : [],
+    holo: Number(f.holo) as HoloFilter,
+    maxPrice: coins(f.maxPrice),
+  };
+  return authed(() => api.listAuction({ filter, order: auction.order, pageSize: PAGE, pageToken }));
+}
+
+/** The market from its first page, as the filters and the order now say. A refused browse
+ * (a negative price) shows no listings: those shown would not be the filter's. */
+async function firstPage(): Promise<void> {
+  const ask = ++asked;
+  try {
+    const reply = await browse("");
+    if (ask !== asked) return;
+    Object.assign(auction, { market: reply.listings, next: reply.nextPageToken, refused: false });
+  } catch (error) {
+    if (ask !== asked) return; // refused filters changed since: not this page's to show
+    Object.assign(auction, { market: [], next: "", refused: true });
+    throw error;
+  } finally {
+    if (ask === asked) auction.busy = false;
+  }
+}
+
+/** The filters or the order changed: the market shown busy at once, then from its first page. */
+function refilter(page: Page): void {
+  auction.busy = true;
+  page.render();
+  void page.act(firstPage);
+}
+
+/** The market's next page, after those shown (a listing already shown is not twice). */
+async function morePage(): Promise<void> {
+  const ask = asked;
+  const reply = await browse(auction.next);
+  if (ask !== asked) return;
+  const shown = new Set(auction.market.map((l) => l.listingId));
+  auction.market = [...auction.market, ...reply.listings.filter((l) => !shown.has(l.listingId))];
+  auction.next = reply.nextPageToken;
+}
+
 export function auctionScreen(page: Page): HTMLElement {
+  const screen = screenFrame(
+    "auction",
+    "Auction House",
+    button("Look again", "reload", page, reload),
+    button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
+  );
+  screen.append(el("h2", {}, "On sale"), filterRow(page), marketList(page));
+  if (auction.next) screen.append(el("div", { class: "row" }, button("More", "more", page, morePage)));
+  screen.append(el("h2", {}, "Sell a card"), sellForm(page), el("h2", {}, "Your listings"), myList(page));
+  return screen;
+}
+
+/** The order and the filters; a change shows the market again from its first page. */
+function filterRow(page: Page): HTMLElement {
+  const f = auction.filter;
+  const choose = (key: keyof typeof f, caption: string, options: [string, string][]) => {
+    const change = (v: string) => {
+      f[key] = v;
+      refilter(page);
+    };
+    return captioned(caption, select(key, options, f[key], change));
+  };
   const order = select(
     "order",
     [
@@ -58,25 +183,48 @@ export function auctionScreen(page: Page): HTMLElement {
     String(auction.order),
     (v) => {
       auction.order = Number(v) as AuctionOrder;
-      void page.act(reload);
+      refilter(page);
     },
   );
-  const screen = screenFrame(
-    "auction",
-    "Auction House",
-    order,
-    button("Look again", "reload", page, reload),
-    button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
+  const characters = catalog.map((c): [string, string] => [c.characterId, c.name]);
+  const stars = [1, 2, 3, 4, 5].map((n): [string, string] => [`${n}`, `${n}★`]);
+  const elements = Object.values(Element).filter((e): e is Element => typeof e === "number" && e !== 0);
+  const max = el("input", { name: "max-price", type: "number", min: "1", max: "1000000", placeholder: "any" });
+  max.value = auction.typedMax;
+  max.addEventListener("input", () => void (auction.typedMax = max.value));
+  const applyMax = () => {
+    if (auction.typedMax === f.maxPrice || !max.isConnected) return;
+    f.maxPrice = auction.typedMax;
+    refilter(page);
+  };
+  max.addEventListener("keydown", (event) => event.key === "Enter" && applyMax());
+  // Chromium blurs the box as a push draws the page again (the box taken away, still in the
+  // page as it blurs): only a box still there after that was left by the player.
+  max.addEventListener("blur", () => queueMicrotask(applyMax));
+  return el(
+    "div",
+    { class: "filters", "data-testid": "filters" },
+    captioned("Order", order),
+    choose("character", "Character", [["", "any"], ...characters]),
+    choose("stars", "Stars", [["", "any"], ...stars]),
+    choose("element", "Element", [
+      ["", "any"],
+      [String(Element.UNSPECIFIED), "none"],
+      ...elements.map((e): [string, string] => [String(e), Element[e].toLowerCase()]),
+    ]),
+    choose("holo", "Holo", [
+      [String(HoloFilter.UNSPECIFIED), "holo or plain"],
+      [String(HoloFilter.HOLO), "holo only"],
+      [String(HoloFilter.PLAIN), "plain only"],
+    ]),
+    captioned("Highest price", max),
   );
-  screen.append(
-    el("h2", {}, "On sale"),
-    marketList(page),
-    el("h2", {}, "Sell a card"),
-    sellForm(page),
-    el("h2", {}, "Your listings"),
-    myList(page),
-  );
-  return screen;
+}
+
+/** Some filter is set (then an empty market says none fits them). */
+function filtering(): boolean {
+  const none = noFilter();
+  return (Object.keys(none) as (keyof typeof none)[]).some((key) => auction.filter[key] !== none[key]);
 }
 
 function listingCard(listing: Listing): HTMLElement {
@@ -88,26 +236,35 @@ function listingCard(listing: Listing): HTMLElement {
       "data-copy": listing.copy?.copyId ?? "",
       title: `${character?.name ?? "?"} ${"★".repeat(character?.stars ?? 0)}`,
     },
-    cardFace(listing.copy),
+    cardFace(listing.copy, undefined, false, true),
   );
 }
 
+/** The character's name (the card's face cuts a long one short) and the price. */
+function listingWords(listing: Listing): HTMLElement {
+  const name = listing.copy?.character?.name ?? "?";
+  return el("span", { class: "words" }, el("span", { class: "name" }, name), ` ${listing.price} coins `);
+}
+
 function marketList(page: Page): HTMLElement {
-  const list = el("ul", { class: "listings", "data-testid": "market" });
+  const list = el("ul", { class: "listings", "data-testid": "market", "aria-busy": String(auction.busy) });
   for (const listing of auction.market) {
-    const item = el("li", { "data-listing": listing.listingId }, listingCard(listing), ` ${listing.price} coins `);
+    const item = el("li", { "data-listing": listing.listingId }, listingCard(listing), listingWords(listing));
     if (listing.sellerPlayerId === auction.me) item.append("(yours)");
     else
       item.append(
         button("Buy", "buy", page, async () => {
           await authed(() => api.buyListing({ requestId: requestId(), listingId: listing.listingId }));
           page.note(`bought ${listing.copy?.character?.name ?? "a card"} for ${listing.price} coins`);
-          await reload();
+          // The pages read stay (a player who read on is not sent back to the first).
+          auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
+          await readMine();
         }),
       );
     list.append(item);
   }
-  if (!auction.market.length) list.append(el("li", {}, "Nothing on sale."));
+  const none = filtering() ? "Nothing on sale fits those filters." : "Nothing on sale.";
+  if (!auction.market.length && !auction.refused) list.append(el("li", {}, none));
   return list;
 }
 

@@ -1,6 +1,6 @@
 // Controls the lobby's panels share: a screen's frame, a button that runs an action
 // through the page (its refusal shown, the page drawn again), a select of labelled
-// values and a checkbox.
+// values, a checkbox and a control captioned above (a row of filters).
 import { el } from "./dom.js";
 import type { Page } from "./state.js";
 
@@ -43,4 +43,9 @@ export function checkbox(name: string, checked: boolean, change: (on: boolean) =
   node.checked = checked;
   node.addEventListener("change", () => change(node.checked));
   return node;
+}
+
+/** ``control`` with its ``caption`` above it (a ``.filters`` grid lines them up). */
+export function captioned(caption: string, control: HTMLElement): HTMLLabelElement {
+  return el("label", { class: "captioned" }, el("span", {}, caption), control);
 }

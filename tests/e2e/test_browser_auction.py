@@ -1,0 +1,93 @@
+"""The Auction House's browse in a real browser (web/e2e/lobby.mjs's ``market``): a
+seller lists copies an operator granted through the API, with an element and without,
+of different stars and prices, more than one page of them; the player filters by
+element "none", by stars, by a highest price (typed while queue pushes draw the page
+again; a negative one refused in the server's words), by holo and by character, and
+sees exactly the listings the brute force over every open listing says, in order; More
+reads on to the last page; then one is bought. The whole backend runs as processes;
+the helpers (and what is skipped where Chromium or npm are missing) are
+tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Stack
+from tests.e2e.sessions import join
+from tests.e2e.test_browser import RESULTS, backend, play
+from tests.e2e.test_pages import create, grant, holds, walk
+
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
+
+PAGE = 50  # the listings a page of the browser's market
+MAX_PRICE = 100
+NONE = [pb.ELEMENT_UNSPECIFIED]
+
+
+async def test_listings_are_filtered_paged_with_more_and_one_bought(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    seller = await join(api)
+    catalog = (await seller.call("ListCatalog", g.ListCatalogRequest(page_size=200))).characters
+    plain = [x for x in catalog if not x.element and x.stars == 1]
+    # 56 copies of 1★ characters without an element, three of them above the highest
+    # price; and some that another filter leaves out: 2★ without an element, 1★ with one.
+    chosen = [plain[i % len(plain)] for i in range(56)]
+    chosen += [x for x in catalog if not x.element and x.stars == 2][:3]
+    chosen += [x for x in catalog if x.element and x.stars == 1][:3]
+    copies = await grant(backend, seller, [x.character_id for x in chosen])
+    for i, copy in enumerate(copies):
+        await create(seller, copy.copy_id, 10 + i if i < 53 or i >= 56 else 500 + i)
+    # What each filter should show, by brute force over every open listing (newest first).
+    everything = await walk(seller, "ListAuction", g.ListAuctionRequest(page_size=200), "listings")
+
+    def expected(**fields: Any) -> list[str]:
+        f = pb.AuctionFilter(**fields)
+        return [x.listing_id for x in everything if holds(f, x)]
+
+    def first_page(seen: dict[str, Any], ids: list[str]) -> None:
+        assert seen["ids"] == ids[:PAGE] and seen["more"] == (len(ids) > PAGE), (seen, ids)
+
+    character = plain[0]
+    params = {"stars": 1, "maxPrice": MAX_PRICE, "character": character.name}
+    shot = tmp_path / "browser-market.png"
+    played = play(backend, "market", shot, params)
+    shutil.copyfile(shot.with_name("browser-market-desk.png"), RESULTS / "browser-market-desk.png")
+
+    no_element = expected(elements=NONE)
+    one_star = expected(elements=NONE, stars=[1])
+    cheap = expected(elements=NONE, stars=[1], max_price=MAX_PRICE)
+    assert len(no_element) > len(one_star) > len(cheap) > PAGE
+    first_page(played["noElement"], no_element)
+    first_page(played["stars"], one_star)
+    # A negative price: refused as INVALID_ARGUMENT's words say, and nothing shown for it.
+    assert "0 (no bound) or more" in played["refusal"], played["refusal"]
+    assert played["negative"] == {"ids": [], "more": False}, played["negative"]
+    # Typed while a queue push drew the page again: every key, and the focus, kept.
+    assert played["typed"] == str(MAX_PRICE) and played["typingFocus"] == "max-price", played
+    first_page(played["cheap"], cheap)
+    assert played["kept"] == ["0", "1", str(MAX_PRICE)], played["kept"]
+    # More appended each next page until the last, where it is gone: every listing once.
+    pages = played["pages"]
+    assert [len(p["ids"]) for p in pages] == [PAGE, len(cheap)], pages
+    assert pages[-1] == {"ids": cheap, "more": False}, (pages[-1], cheap)
+    holo = expected(elements=NONE, stars=[1], max_price=MAX_PRICE, holo=pb.HOLO_FILTER_HOLO)
+    assert played["holo"]["ids"] == holo and played["holo"]["holoCards"] == len(holo), played
+    if not holo:
+        assert "Nothing on sale fits those filters." in played["holo"]["empty"], played["holo"]
+    mine = expected(
+        elements=NONE, stars=[1], max_price=MAX_PRICE, character_id=character.character_id
+    )
+    assert played["character"] == {"ids": mine, "more": False}, (played["character"], mine)
+    # The first of them bought: gone from the market, told, and sold to the seller.
+    bought = played["bought"]
+    assert bought == mine[0] and played["after"]["ids"] == mine[1:], played
+    assert any("bought" in line and character.name in line for line in played["pushes"])
+    sold = await seller.call("ListMyListings", g.ListMyListingsRequest(page_size=200))
+    assert {x.listing_id: x.status for x in sold.listings}[bought] == pb.LISTING_STATUS_SOLD
