@@ -314,6 +314,7 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
                 max(now, ctx.clock()),
                 _round_seed(ctx, match),
                 chosen.lair,
+                by_bot=True,
             )
         if decision.events:
             return decision

@@ -206,7 +206,11 @@ def _open_for(draft: Draft | None, draft_id: str, player_id: str, now: datetime)
     index = draft.seat_index(player_id)
     if draft.status is not Status.PICKING:
         raise DraftOver(f"draft {draft_id} is over ({draft.status.value})")
-    if now > draft.pick_deadline:
+    seat = draft.seats[index]
+    if not seat.done and now >= seat.inactive_at:
+        # As ``expire`` decides at this moment, whenever its timer fires (RULES.md 8).
+        raise DraftOver("you neither revealed nor picked a card in time: you forfeit")
+    if now >= draft.pick_deadline:
         raise DraftOver("the 3-minute pick window is over; the server completes your deck")
     return index
 

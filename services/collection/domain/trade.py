@@ -226,7 +226,7 @@ def choose(
             f"{'cards were' if len(trade.chosen) > 1 else 'a card was'} already chosen"
             f"{' by the server' if trade.auto_picked else ''}: {names}; a trade moves {moves}"
         )
-    if now > trade.deadline:
+    if now >= trade.deadline:  # the moment auto_pick decides from
         raise ChoiceTooLate(
             f"the choice closed at {trade.deadline.isoformat(timespec='seconds')}; "
             f"the server picks {'a card' if trade.count == 1 else 'the cards'} at random"

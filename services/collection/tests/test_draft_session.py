@@ -75,7 +75,7 @@ def test_picks_are_checked_and_a_card_is_picked_once() -> None:
     state = apply(state, session.pick(state, "d1", "ann", first, now))
     with pytest.raises(session.PickRefused, match="already"):
         session.pick(state, "d1", "ann", first, now)
-    with pytest.raises(session.DraftOver, match="pick window"):
+    with pytest.raises(session.DraftOver, match="you forfeit"):  # idle since 10 s, too
         session.pick(state, "d1", "ann", second, state.pick_deadline + timedelta(seconds=1))
 
 
@@ -134,3 +134,36 @@ def test_a_participant_idle_for_120_seconds_forfeits_and_the_other_wins() -> Non
     assert apply(state, events).status is session.Status.FORFEITED
     with pytest.raises(session.DraftOver):
         session.reveal(apply(state, events), "d1", "bea", 0, [1], T0 + timedelta(seconds=121))
+
+
+def test_a_reveal_or_pick_after_120_idle_seconds_is_refused_the_seat_forfeits() -> None:
+    """RULES.md 8: 120 s without revealing or choosing a card forfeits. A reveal arriving
+    at or after that moment, before the inactivity timer was processed, used to be
+    accepted and to restart the 120 s."""
+    state = created()
+    card = legal_picks(state, 0)[0]
+    index = next(i for i, c in enumerate(state.seats[0].pool) if c.id == card)
+    assert session.reveal(state, "d1", "ann", 0, [0], T0 + timedelta(seconds=119.999))
+    for late in (120, 125):
+        at = T0 + timedelta(seconds=late)
+        with pytest.raises(session.DraftOver, match="in time: you forfeit"):
+            session.reveal(state, "d1", "ann", index // 5, [index % 5], at)
+    shown = apply(state, session.reveal(state, "d1", "ann", index // 5, [index % 5], T0))
+    with pytest.raises(session.DraftOver, match="in time: you forfeit"):
+        session.pick(shown, "d1", "ann", card, T0 + timedelta(seconds=120))
+    forfeit = session.expire(state, T0 + timedelta(seconds=120), Random(1))
+    assert isinstance(forfeit[0], DraftForfeited) and forfeit[0].forfeiting == ("ann", "bea")
+
+
+def test_at_the_pick_deadline_the_window_is_closed_as_the_completion_runs() -> None:
+    """The same instant may not both accept a pick and complete the deck (expire
+    completes at ``now >= pick_deadline``)."""
+    state = created()
+    for t in (100, 170):  # both keep acting, so nobody is idle at the deadline
+        at = T0 + timedelta(seconds=t)
+        for who in ("ann", "bea"):
+            state = apply(state, session.reveal(state, "d1", who, t // 100, [t % 7], at))
+    card = next(iter(state.seats[0].revealed))
+    with pytest.raises(session.DraftOver, match="pick window"):
+        session.pick(state, "d1", "ann", card, state.pick_deadline)
+    assert session.expire(state, state.pick_deadline, Random(1))

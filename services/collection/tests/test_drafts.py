@@ -64,7 +64,7 @@ async def test_picking_twice_or_after_the_deadline_is_refused_and_changes_nothin
         ctx.store,
         handlers_drafts.pick(ctx, key("ann", "p1"), "d1", "ann", chosen[1]),
         DraftOver,
-        "pick window",
+        "you forfeit",  # idle for 181 s too: the inactivity forfeit is due first
     )
 
 

@@ -76,3 +76,14 @@ def test_at_the_deadline_the_server_picks_the_drawn_card_and_records_the_draw() 
     done = trade.evolve(trade.evolve(state, chosen, state.deadline), moved, state.deadline)
     assert done.completed and done.auto_picked
     assert trade.auto_pick(done, [1], state.deadline) is None
+
+
+def test_at_the_deadline_itself_the_choice_is_closed_as_the_server_picks() -> None:
+    """RULES.md 7: the winner has 2 minutes. The instant the server's pick is due
+    (``auto_pick`` at ``now >= deadline``) no longer accepts the winner's own choice,
+    so the outcome never depends on which of the two is processed first."""
+    state = opened()
+    assert trade.choose(state, state.trade_id, "w", ["c1"], T0 + timedelta(seconds=119.999))
+    with pytest.raises(trade.ChoiceTooLate):
+        trade.choose(state, state.trade_id, "w", ["c1"], state.deadline)
+    assert trade.auto_pick(state, [1], state.deadline) is not None

@@ -22,6 +22,7 @@ from services.match.domain.errors import (
     MatchNotFound,
     MatchOver,
     NotYourTurn,
+    TurnOver,
 )
 from services.match.domain.events import (
     CardPlaced,
@@ -162,16 +163,21 @@ def place(
     now: datetime,
     seed: int = 0,
     lair: bool = False,
+    by_bot: bool = False,
 ) -> Decision:
     """A player places one of their cards on an empty cell (declaring Lair at a Realm
     table when ``lair``). ``seed``: a random whole number the handler drew, from which
     the next round's draws are made should this placement tie a Sudden Death round
-    (they are recorded, never drawn again)."""
+    (they are recorded, never drawn again). A turn lasts its seconds to the instant the
+    timer fires at: a player's placement then or later is refused (the turn is missed,
+    RULES.md 5); a bot's move, made by that timer's own firing, is not held to it."""
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
     if match.position.to_move != seat:
         raise NotYourTurn(f"it is not your turn: wait for {match.player(seat.other).name}")
+    if not by_bot and match.deadline is not None and now >= match.deadline:
+        raise TurnOver("your turn is over: the server plays for a missed turn")
     try:
         index = match.position.index_of(seat, card_id)
     except rule_errors.CardNotInHand:
@@ -229,11 +235,16 @@ def presence(
 
     A report from a session that is no longer the seat's current one changes nothing,
     so a half-open old stream closing late cannot disconnect a player who came back.
+    A return at or after the seat's forfeit moment is not in time: it forfeits, as the
+    disconnect timer firing then would (RULES.md 5).
     """
     match = _existing(state)
     seat = match.seat_of(player_id)
     if not match.in_progress or match.player(seat).is_bot:
         return _unchanged(match)
+    due = match.disconnected[seat]
+    if connected and due is not None and now >= due:
+        return disconnect_expired(match, seat, now)
     if connected:
         if match.sessions[seat] == session_id and match.disconnected[seat] is None:
             return _unchanged(match)

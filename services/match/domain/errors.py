@@ -23,6 +23,10 @@ class MatchOver(FailedPrecondition):
     pass
 
 
+class TurnOver(FailedPrecondition):
+    """A placement at or after the turn's deadline: the turn is missed (RULES.md 5)."""
+
+
 class IllegalPlacement(InvalidArgument):
     """The cell is not on the board: malformed whatever the state."""
 

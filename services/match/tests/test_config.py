@@ -21,3 +21,9 @@ def test_a_negative_commit_linger_is_refused_with_its_name() -> None:
     env = {**BASE, "TRIAD_MATCH_COMMIT_LINGER_SECONDS": "-1"}
     with pytest.raises(SettingsError, match="TRIAD_MATCH_COMMIT_LINGER_SECONDS"):
         MatchSettings.from_env(env)
+
+
+def test_the_rulebook_durations_are_the_defaults() -> None:
+    """RULES.md 5: a turn lasts 60 s; a player disconnected for 120 s forfeits."""
+    settings = MatchSettings.from_env(BASE)
+    assert (settings.turn_seconds, settings.disconnect_seconds) == (60.0, 120.0)

@@ -271,3 +271,41 @@ def test_each_decision_carries_the_state_its_events_fold_to() -> None:
             assert domain.fold(step.events, match) == step.state
             match = step.state
         assert match.finished is not None
+
+
+def test_a_placement_at_or_after_the_turn_deadline_is_refused_the_turn_is_missed() -> None:
+    """RULES.md 5: a turn lasts 60 s. At the deadline the timer auto-plays (time_out
+    fires at ``now >= deadline``); a player's own card arriving then or later, before
+    the timer's firing was processed, must not beat it."""
+    match = started()
+    assert domain.place(match, "p-a", "a0", 4, later(59.999)).events  # still in time
+    for late in (60, 61, 300):
+        with pytest.raises(FailedPrecondition, match="turn is over"):
+            domain.place(match, "p-a", "a0", 4, later(late))
+    assert [type(e) for e in domain.time_out(match, 1, later(60), draw=0).events] == [
+        TurnTimedOut,
+        TurnWarningIssued,
+        CardPlaced,
+    ]
+
+
+def test_a_bot_move_is_not_held_to_the_turn_deadline() -> None:
+    match = started(bot_b=True, first=Seat.B)
+    step = domain.place(match, "p-b", "b0", 4, later(61), by_bot=True)
+    assert isinstance(step.events[0], CardPlaced)
+
+
+def test_a_return_at_or_after_the_disconnect_grace_forfeits_it_does_not_resume() -> None:
+    """RULES.md 5: disconnected for 120 s forfeits; only reconnecting in time resumes.
+    A reconnect report processed before the grace timer fired used to cancel it."""
+    match = started()
+    match = after(match, domain.presence(match, "p-a", True, "s1", later(1)))
+    away = after(match, domain.presence(match, "p-a", False, "s1", later(2)))  # due 122
+    back = domain.presence(away, "p-a", True, "s2", later(121.999))
+    assert back.events == [PlayerReconnected("m1", Seat.A, "s2")]
+    for late in (122, 130):
+        events = domain.presence(away, "p-a", True, "s2", later(late)).events
+        assert [type(e) for e in events] == [Forfeited, MatchFinished]
+        finished = events[-1]
+        assert isinstance(finished, MatchFinished)
+        assert finished.reason is FinishReason.DISCONNECT and finished.winner is Seat.B

@@ -11,14 +11,14 @@ from random import Random
 import pytest
 
 from services.match import domain, handlers
-from services.match.domain.events import MatchRules, Mode, TradeRule
+from services.match.domain.events import FinishReason, MatchRules, Mode, TradeRule
 from services.match.handlers import Context
 from services.match.store import PlayerBusy
 from services.match.tests.builders import ALL, hand, players
 from services.match.tests.conftest import Clock
 from services.platform.errors import Conflict, FailedPrecondition
 from services.platform.requests import Request, RequestReused
-from services.rules import Visibility
+from services.rules import Seat, Visibility
 
 
 async def new_match(
@@ -199,6 +199,39 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
     latest = await ctx.store.load("m1")
     assert latest is not None and latest.finished is not None
     assert latest.finished.forfeited is not None
+
+
+async def test_a_move_after_the_deadline_before_the_timer_fired_is_refused_and_auto_played(
+    ctx: Context, clock: Clock
+) -> None:
+    """RULES.md 5: the timer has not fired yet (the poll, load, a restart) when the late
+    move arrives: it is refused, nothing is placed, and the timer then plays for the
+    missed turn."""
+    match = await new_match(ctx)
+    clock.now += timedelta(seconds=60.5)
+    seat = match.position.to_move
+    player, card = match.player(seat).player_id, match.position.hand(seat)[0].id
+    with pytest.raises(FailedPrecondition, match="turn is over"):
+        await handlers.place_card(ctx, Request.of(player, "late", 1), "m1", player, card, 0)
+    assert (await ctx.store.load("m1")) == match
+    assert await handlers.fire_due_timer(ctx)
+    latest = await ctx.store.load("m1")
+    assert latest is not None and latest.last is not None and latest.last.auto_played
+    assert latest.warned[seat]
+
+
+async def test_a_reconnect_after_the_grace_forfeits_before_the_timer_fired(
+    ctx: Context, clock: Clock
+) -> None:
+    await new_match(ctx)
+    await handlers.report_presence(ctx, "p-a", "s1", True)
+    await handlers.report_presence(ctx, "p-a", "s1", False)
+    clock.now += timedelta(seconds=121)
+    assert await handlers.report_presence(ctx, "p-a", "s2", True) == "m1"
+    latest = await ctx.store.load("m1")
+    assert latest is not None and latest.finished is not None
+    assert latest.finished.reason is FinishReason.DISCONNECT
+    assert latest.finished.forfeited is Seat.A
 
 
 async def test_a_long_random_run_replays_to_the_live_state_for_every_match(

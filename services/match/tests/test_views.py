@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from random import Random
 
 import pytest
 
-from services.match import domain
-from services.match.tests.builders import after, later, started
+from services.match import domain, handlers
+from services.match.domain.events import MatchRules, Mode
+from services.match.handlers import Context
+from services.match.tests.builders import ALL, after, hand, later, players, started
 from services.match.views import match_view
 from services.platform.errors import NotFound
+from services.platform.requests import Request
 from services.rules import HIDDEN, Seat, Visibility
 
 
@@ -60,3 +64,29 @@ def test_the_view_carries_turn_deadline_scores_and_version() -> None:
     assert view.turn_seat is Seat.A and view.deadline == later(60)
     assert [p.score for p in view.players] == [5, 5]
     assert view.version == 1
+
+
+@pytest.mark.parametrize("elemental", [True, False])
+async def test_elemental_marks_are_drawn_once_recorded_and_the_same_for_both_seats(
+    ctx: Context, elemental: bool
+) -> None:
+    """RULES.md 3, Elemental: the marks are recorded with the match (the log alone
+    rebuilds them) and shown to both players; a match without the rule marks no cell."""
+    setup = MatchRules(Mode.UNRANKED, replace(ALL, elemental=elemental), Visibility.THREE_OPEN)
+    marked = 0
+    for n in range(4):
+        match_id = f"el{n}"
+        ann, bea = (replace(p, player_id=f"{p.player_id}{n}") for p in players())
+        seated = (ann, bea)
+        request = Request.of("mm", match_id)
+        hands = (hand(f"{match_id}a"), hand(f"{match_id}b"))
+        live = (await handlers.start_match(ctx, request, match_id, setup, seated, hands)).match
+        ctx.store.forget(match_id)
+        replayed = await ctx.store.load(match_id)
+        assert replayed is not None
+        marks = replayed.position.board.marks
+        assert marks == live.position.board.marks
+        for player in seated:
+            assert tuple(c.mark for c in match_view(live, player.player_id).board) == marks
+        marked += sum(m is not None for m in marks)
+    assert (marked > 0) is elemental  # 36 cells at 1/3 each: some are marked
