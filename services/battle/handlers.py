@@ -173,6 +173,11 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
         return _asked(existing, specs)
     for spec in specs:
         active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
+        if active is not None and active.battle_id == battle_id:
+            # a try of this same request saved it since the load above: its battle
+            again = await ctx.store.load(battle_id)
+            if again is not None:
+                return _asked(again, specs)
         if active is not None:
             raise FailedPrecondition(
                 f"{spec.name or spec.player_id} has a battle in progress "

@@ -236,3 +236,17 @@ async def test_a_find_game_retried_while_its_first_try_runs_answers_the_match_it
         assert (await host.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id == (
             retried.match_id
         )
+
+
+async def test_a_practice_battle_started_again_while_its_first_try_runs_is_that_battle(
+    api: Any,
+) -> None:
+    """Found by the random-walk driver: the second try saw the first one's battle as "a
+    battle in progress" and was refused (FAILED_PRECONDITION) though it is the same
+    request."""
+    for _ in range(10):  # the tries overlap in a different order each time
+        ann = await join(api)
+        start = g.StartPracticeBattleRequest(request_id=uuid4().hex)
+        outcomes = await at_once(*(ann.call("StartPracticeBattle", start) for _ in range(12)))
+        assert codes(outcomes) == {grpc.StatusCode.OK: 12}, outcomes
+        assert len({answer.view.battle_id for _, answer in outcomes}) == 1
