@@ -69,6 +69,7 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
         blocked=count,
         house_hands=rules.house_hands,
         trades=rules.trade_rule not in (pb.TRADE_RULE_UNSPECIFIED, pb.TRADE_RULE_NONE),
+        realm=rules.family == pb.RULES_FAMILY_REALM,
     )
     if problem is not None:
         raise InvalidArgument(problem)

@@ -179,6 +179,7 @@ def rules_back(message: pb.Rules) -> RuleSet:
         blocked=board.blocked_count,
         house_hands=message.house_hands,
         trades=trade is not TradeRule.NONE,
+        realm=message.family == pb.RULES_FAMILY_REALM,
     )
     if problem is not None:
         raise InvalidArgument(problem)

@@ -71,11 +71,12 @@ MAX_BLOCKED = 5
 
 
 def board_problem(
-    *, rows: int, cols: int, blocked: int, house_hands: bool, trades: bool
+    *, rows: int, cols: int, blocked: int, house_hands: bool, trades: bool, realm: bool = False
 ) -> str | None:
     """Why a table cannot be played on this board (RULES.md 11), or None.
 
-    ``blocked``: how many cells are blocked; ``trades``: a trade rule other than None.
+    ``blocked``: how many cells are blocked; ``trades``: a trade rule other than None;
+    ``realm``: a Realm table (RULES.md 17), which may deal house hands on 3x3 too.
     """
     if rows != cols or rows not in BOARDS:
         return f"a table plays on a 3x3, 4x4 or 5x5 board, not {rows}x{cols}"
@@ -86,8 +87,11 @@ def board_problem(
         )
     if not 0 <= blocked <= MAX_BLOCKED:
         return f"a 5x5 table blocks 0 to {MAX_BLOCKED} cells, not {blocked}"
-    if house_hands and rows == 3:
-        return "house hands are dealt on the 4x4 and 5x5 boards: choose one, or bring decks"
+    if house_hands and rows == 3 and not realm:
+        return (
+            "house hands are dealt on the 4x4 and 5x5 boards (or at a Realm table): "
+            "choose one, or bring decks"
+        )
     if house_hands and trades:
         return (
             "house hands never trade: their cards belong to nobody; choose the trade rule "

@@ -144,6 +144,11 @@ def test_the_edge_takes_each_board_and_says_how_many_cells_to_draw() -> None:
     assert (setup.rows, setup.house_hands, count) == (4, True, 0)
     setup, count = server._setup(create_request(5, 0, 13, cells=(0, 24)))
     assert (setup.blocked, count) == (frozenset({0, 24}), 0)
+    # RULES.md 11, 17: a Realm table deals house hands on 3x3 too.
+    request = create_request(3, 0, 5, house=True)
+    request.rules.family = pb.RULES_FAMILY_REALM
+    setup, _ = server._setup(request)
+    assert (setup.rows, setup.house_hands, setup.realm is not None) == (3, True, True)
 
 
 @pytest.mark.parametrize(

@@ -176,6 +176,7 @@ def check_custom_rules(rules: RuleSet) -> None:
             blocked=rules.blocked,
             house_hands=rules.house_hands,
             trades=rules.trades,
+            realm=rules.realm is not None,
         )
     if problem is None and rules.realm is not None:
         problem = realm_problem(
@@ -194,9 +195,7 @@ def realm_deck_problem(rules: RuleSet, random_deck: bool) -> str | None:
     """RULES.md 17: a Realm table plays house hands or saved decks, never Random ones."""
     if rules.realm is None or not random_deck or rules.house_hands:
         return None
-    return (
-        "a Realm table plays house hands (4x4) or saved decks, not Random decks: bring a saved deck"
-    )
+    return "a Realm table plays house hands or saved decks, not Random decks: bring a saved deck"
 
 
 def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) -> RuleSet:

@@ -171,3 +171,16 @@ async def test_a_realm_table_or_practice_with_random_decks_is_refused(ctx: Conte
         )
     hosted = await handlers_lobby.create_table(ctx, "t2", player("h2"), TableSettings(realm), DECK)
     assert hosted.settings.rules.realm == RealmModules(lair=True)
+
+
+async def test_a_realm_3x3_table_deals_house_hands_of_five(ctx: Context, fakes: Fakes) -> None:
+    """RULES.md 11 (house hands: "a 4x4 or 5x5 board (or a Realm table)") and 17 ("Realm
+    tables use house hands or saved decks", on 3x3 or 4x4): a 3x3 Realm table may deal."""
+    rules = replace(GREAT_CLOTH, board=3)
+    assert mapping.rules_back(mapping.rules(rules)) == rules
+    hosted = await handlers_lobby.create_table(ctx, "t", player("ho"), TableSettings(rules), None)
+    joined = await handlers_lobby.join_table(ctx, "j", player("gu"), hosted.table_id, None)
+    spec = fakes.matches.created[joined.match_id]
+    assert [len(s.cards) for s in spec.seats] == [5, 5] and len(spec.draw_pile) == 10
+    with pytest.raises(InvalidArgument, match="house hands are dealt on the 4x4 and 5x5"):
+        mapping.rules_back(mapping.rules(replace(rules, realm=None, sudden_death=False)))
