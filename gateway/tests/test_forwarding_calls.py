@@ -101,6 +101,11 @@ async def test_a_challenge_names_the_player_the_accounts_know_or_is_not_found() 
         await servicer.CreateTable(
             g.CreateTableRequest(request_id="r", challenged_player_name="x" * 5000), None
         )
+    # A bot is no account: its "[BOT]" name is no player's name (RULES.md 14, 6).
+    with pytest.raises(NotFound, match="no player has that name"):
+        await servicer.CreateTable(
+            g.CreateTableRequest(request_id="r", challenged_player_name="[BOT] Echo Lark"), None
+        )
     assert len(backend.calls) == 1 and servicer._store.asked == ["bea", "Bob"]  # type: ignore[attr-defined]
 
 

@@ -258,3 +258,14 @@ async def test_browse_filters_orders_and_pages_the_open_listings(
     mine_listed = await handlers_auction.listings_of(ctx, "s", 10)
     assert [x.listing_id for x in mine_listed] == ids[::-1]
     assert mine_listed[0].status is ListingStatus.CANCELLED
+
+
+async def test_the_fee_is_five_percent_rounded_down_at_the_price_bounds(ctx: Context) -> None:
+    """RULES.md 15: 5% rounded down: 19 coins pay none, 20 pay one; 1 and 1,000,000 sell."""
+    assert [auction.fee(p) for p in (1, 19, 20, 39, 40, 1_000_000)] == [0, 0, 1, 1, 2, 50_000]
+    mine = await starter(ctx, "s")
+    await starter(ctx, "b")
+    for n, price in enumerate((1, 19, 20)):
+        listing_id = await listed(ctx, "s", mine[n], price, f"l{n}")
+        await handlers_auction.buy_listing(ctx, key("b", f"buy{n}"), "b", listing_id)
+    assert (await coins(ctx, "s"), await coins(ctx, "b")) == (300 + 1 + 19 + 19, 300 - 40)
