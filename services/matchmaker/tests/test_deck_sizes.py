@@ -126,3 +126,31 @@ async def test_find_game_passes_over_a_table_whose_host_deck_cannot_play_any_mor
         await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), FIVE)
     with pytest.raises(FailedPrecondition, match="ann's deck cannot play now"):
         await handlers_lobby.join_table(sized, "j", player("eve"), broken.table_id, FIVE)
+
+
+async def test_find_game_filters_and_the_deck_size_both_hold(sized: Context, clock: Clock) -> None:
+    """RULES.md 11, 14: the filters and the deck's board size together choose the table;
+    a house-hands table fits a deck of any size, as it takes none."""
+    plus4 = TableSettings(RuleSet(Visibility.ALL_OPEN, plus=True, board=4))
+    await handlers_lobby.create_table(sized, "t", player("ann"), plus4, EIGHT)
+    clock.advance(1)
+    await handlers_lobby.create_table(sized, "t", player("bea"), table(3), FIVE)
+    clock.advance(1)
+    same4 = await handlers_lobby.create_table(sized, "t", player("cid"), table(4), EIGHT)
+    clock.advance(1)
+    dealt = TableSettings(RuleSet(Visibility.ALL_OPEN, same=True, board=5, house_hands=True))
+    house = await handlers_lobby.create_table(sized, "t", player("dee"), dealt, None)
+    same = TableFilter(same=True)
+    found = await handlers_find.find_game(sized, "f", player("eve"), same, EIGHT)
+    assert found.table.table_id == same4.table_id, "the 3x3 same table is passed over"
+    with pytest.raises(NotFound, match="no open table fits your deck"):
+        await handlers_find.find_game(
+            sized, "f", player("fay"), TableFilter(boards=frozenset({3, 4}), plus=False), THIRTEEN
+        )
+    found = await handlers_find.find_game(sized, "f", player("gus"), same, THIRTEEN)
+    assert found.table.table_id == house.table_id
+    # Ann's Plus table is on 4x4: a deck of five finds none.
+    with pytest.raises(NotFound, match="no open table fits your deck"):
+        await handlers_find.find_game(sized, "f", player("hal"), TableFilter(plus=True), FIVE)
+    with pytest.raises(NotFound, match="no open table fits your filters"):
+        await handlers_find.find_game(sized, "f", player("ida"), TableFilter(combo=True), FIVE)
