@@ -146,3 +146,22 @@ def test_the_start_plan_keeps_the_trade_rule_and_reads_older_plans() -> None:
     assert plan_from(json.dumps(older)).rules.trade is TradeRule.ONE
     older["rules"][6] = False
     assert plan_from(json.dumps(older)).rules.trade is TradeRule.NONE
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+async def test_a_trade_rule_takes_every_other_rule_on_a_larger_board(
+    ctx: Context, rule: TradeRule
+) -> None:
+    """RULES.md 13 Decision: Elemental, Same Wall, Sudden Death, Random and larger boards
+    may be added to a trading table (Closed, Same, Plus, Combo); house hands may not."""
+    rules = replace(
+        closed(rule), elemental=True, same_wall=True, sudden_death=True, board=5, blocked=5
+    )
+    settings = TableSettings(rules, random_deck=True)
+    hosted = await handlers_lobby.create_table(ctx, "t", player("ho"), settings, None)
+    assert hosted.settings.rules == rules
+    assert mapping.rules_back(mapping.rules(rules)) == rules
+    with pytest.raises(InvalidArgument, match="house hands never trade"):
+        await handlers_lobby.create_table(
+            ctx, "t2", player("h2"), TableSettings(replace(rules, house_hands=True)), None
+        )
