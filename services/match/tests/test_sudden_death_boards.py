@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from services.match import domain
-from services.match.domain.events import CardPlaced, MatchCard, MatchRules, Mode, RoundStarted
+from services.match.domain.events import (
+    CardPlaced,
+    MatchCard,
+    MatchEvent,
+    MatchRules,
+    Mode,
+    RoundStarted,
+)
 from services.match.presenter import view_message
 from services.match.tests.builders import T0, after, card, later, players
 from services.match.views import match_view
@@ -19,7 +26,7 @@ def _hand(prefix: str, size: int) -> tuple[MatchCard, ...]:
     return tuple(card(f"{prefix}{i}", (5, 5, 5, 5)) for i in range(size))
 
 
-def _fill_round(match: domain.Match, events: list[object]) -> domain.Match:
+def _fill_round(match: domain.Match, events: list[MatchEvent]) -> domain.Match:
     start = match.round
     while match.in_progress and match.round == start:
         seat = match.position.to_move
@@ -65,12 +72,12 @@ def test_an_even_split_on_a_larger_board_plays_on_or_is_a_draw(
     assert len(started.blocked) == k and started.revealed == (frozenset(), frozenset())
     assert match.position.to_move is Seat.B and match.scores() == (half, half)
     assert sum(len(match.position.hand(s)) for s in Seat) == 2 * size
-    assert domain.fold(events) == match  # type: ignore[arg-type]
+    assert domain.fold(events) == match
     _never_placed_stays_hidden(before, match, events)
 
 
 def _never_placed_stays_hidden(
-    start: domain.Match, match: domain.Match, events: list[object]
+    start: domain.Match, match: domain.Match, events: list[MatchEvent]
 ) -> None:
     """RULES.md 3: a Closed hand's card never placed in round 1 is in its owner's new
     hand, and must not reach the opponent in round 2 (id, character or sides)."""
