@@ -365,3 +365,16 @@ def test_a_tied_sudden_death_round_shows_round_two_and_how_round_one_ended(
     assert bea.startswith("You won"), bea
     for seen in played["ended"]:  # the finished match still says its round
         assert seen["round"] == "Round 2 of at most 5" and len(seen["earlier"]) == 1, seen
+
+
+def test_a_3x3_realm_table_hosted_without_a_deck_deals_house_hands(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 11 and 17: a Realm table plays house hands or saved decks, on 3x3 too; the
+    host form of a player with no saved deck asks for house hands, so the table opens and
+    both are dealt five cards from the catalog."""
+    played = play(backend, "realmSmall", tmp_path / "browser-realm-3x3.png")
+    assert "Realm" in played["hosted"] and "house hands" in played["hosted"], played
+    assert "house hands" in played["listed"], played
+    assert played["hands"] == [5, 5] and played["cells"] == 9, played
+    assert "Realm" in played["rules"], played

@@ -6,7 +6,27 @@
  * screenshot path. */
 export function realmScenarios(kit) {
   const { player, playTurn, hostAndJoin, finalScreen, screenshot } = kit;
-  return { realm, sudden };
+  return { realm, sudden, realmSmall };
+
+  /** Ann, with no saved deck, hosts a 3×3 Realm table: it deals house hands (RULES.md 11,
+   * 17); Bea joins it from the list and both are dealt five cards; Ann forfeits. */
+  async function realmSmall() {
+    const ann = await player();
+    const bea = await player();
+    await ann.check("input[name=realm]");
+    await ann.check("input[name=realm-lair]"); // a module whose state the board shows
+    const { hosted, listed } = await hostAndJoin(ann, bea);
+    const players = [ann, bea];
+    await Promise.all(players.map((page) => page.waitForSelector("[data-testid=realm]")));
+    const hands = await Promise.all(players.map((page) => page.locator(".hand.mine .card").count()));
+    const cells = await ann.locator("[data-testid=board] .cell").count();
+    const rules = (await ann.textContent(".rules")) ?? "";
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    await ann.waitForSelector("[data-testid=result]");
+    return { hosted, listed, hands, cells, rules };
+  }
 
   /** Ann hosts a 4×4 Realm table with every module and Realm Sudden Death; Bea joins it
    * from the list; both play it out, the first to move declaring Lair. */

@@ -1,8 +1,8 @@
 // The host form's Realm Triad choice (RULES.md 17): a Realm table and the modules it
 // picks besides Same, Plus and Combo, sent as Rules.family REALM with Rules.realm (as
-// the terminal client's `host --realm`). A Realm table plays house hands (4×4) or saved
-// decks, never Random ones: at 3×3 the host brings the lobby's saved deck (tables.ts),
-// and without one the server says why.
+// the terminal client's `host --realm`). A Realm table plays house hands or saved decks,
+// never Random ones: at 3×3 the host brings the lobby's saved deck when one is chosen,
+// and deals house hands otherwise (tables.ts).
 import { checkbox } from "./controls.js";
 import { el } from "./dom.js";
 import { RulesFamily } from "./gen/triad/v1/common_pb.js";

@@ -165,20 +165,21 @@ function hostForm(page: TablesPage): HTMLElement {
 
 /** A 3×3 table plays Random decks; a larger one deals house hands (RULES.md 11), so a
  * new player needs no collection of eight or thirteen different characters. A 3×3 Realm
- * table plays saved decks (RULES.md 17): the lobby's, when one is chosen. */
+ * table, which plays no Random decks (RULES.md 17), brings the lobby's saved deck when
+ * one is chosen and deals house hands otherwise. */
 function settings() {
   const size = tables.size;
-  const large = size > 3;
+  const house = size > 3 || (realmChoice.on && !cards.deckId);
   return {
     rules: {
       visibility: tables.visibility,
       ...tables.rules,
       tradeRule: tradeRule(),
-      houseHands: large,
+      houseHands: house,
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
       ...realmRules(),
     },
-    randomDeck: !large && !(realmChoice.on && cards.deckId),
+    randomDeck: !house && !realmChoice.on,
   };
 }
 
