@@ -154,6 +154,29 @@ def comparable(view: pb.MatchView) -> pb.MatchView:
     return copy
 
 
+async def test_a_realm_3x3_table_deals_house_hands(api: Any) -> None:
+    """RULES.md 11 and 17: a Realm table deals house hands on 3x3 too (hands of five).
+    First in this module: a later test restarts the match service."""
+    ann, bea = await join(api), await join(api)
+    rules = pb.Rules()
+    rules.CopyFrom(GREAT_CLOTH)
+    rules.board.CopyFrom(pb.BoardShape(rows=3, columns=3))
+    rules.house_hands = True
+    table = (
+        await ann.call(
+            "CreateTable",
+            g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=rules)),
+        )
+    ).table
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+    )
+    view = await bea.view(joined.match_id)
+    assert view.rules.family == pb.RULES_FAMILY_REALM and view.rules.house_hands
+    assert len(view.board) == 9 and len(view.my_hand) == 5 and len(view.opponent_hand) == 5
+    assert view.realm.draw_pile_left == 10
+
+
 async def test_a_realm_great_cloth_match_with_every_module_plays_out_and_replays(
     backend: Stack, api: Any
 ) -> None:
@@ -300,25 +323,3 @@ async def test_the_catalog_api_shows_every_characters_type_alignment_and_legenda
     assert len(kinds) == 13
     owned = await ann.call("ListCollection", g.ListCollectionRequest(page_size=200))
     assert all(e.copy.character.creature_type for e in owned.entries)
-
-
-async def test_a_realm_3x3_table_deals_house_hands(api: Any) -> None:
-    """RULES.md 11 and 17: a Realm table deals house hands on 3x3 too (hands of five)."""
-    ann, bea = await join(api), await join(api)
-    rules = pb.Rules()
-    rules.CopyFrom(GREAT_CLOTH)
-    rules.board.CopyFrom(pb.BoardShape(rows=3, columns=3))
-    rules.house_hands = True
-    table = (
-        await ann.call(
-            "CreateTable",
-            g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=rules)),
-        )
-    ).table
-    joined = await bea.call(
-        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
-    )
-    view = await bea.view(joined.match_id)
-    assert view.rules.family == pb.RULES_FAMILY_REALM and view.rules.house_hands
-    assert len(view.board) == 9 and len(view.my_hand) == 5 and len(view.opponent_hand) == 5
-    assert view.realm.draw_pile_left == 10
