@@ -27,15 +27,28 @@ PostgreSQL or NATS between the pick and the server's bind (seen as "Failed to bi
 address" when the machine is busy); below it, only another listener can take it."""
 
 
+_HANDED_OUT: set[int] = set()
+"""Ports this process has handed out. A server binds its port some time after the probe
+socket that found it free has closed, so a later probe could find the same port free
+again (two gateways' web ports once were one: "address already in use"); a port is
+therefore handed out once per process (until most of the range has been)."""
+
+
 def bound_free_port(sock: socket.socket) -> int:
     """Bind ``sock`` to a free port of ``LISTEN_PORTS`` on 127.0.0.1, drawn at random so
-    that concurrent test runs rarely try the same one; its number."""
+    that concurrent test runs rarely try the same one, and never one this process has
+    handed out already; its number."""
+    if len(_HANDED_OUT) > len(LISTEN_PORTS) // 2:
+        _HANDED_OUT.clear()
     for _ in range(200):
         port = secrets.choice(LISTEN_PORTS)
+        if port in _HANDED_OUT:
+            continue
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
             continue
+        _HANDED_OUT.add(port)
         return port
     sock.bind(("127.0.0.1", 0))  # a crowded range: fall back to the kernel's pick
     return int(sock.getsockname()[1])
