@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import uuid4
 
+import asyncpg
 import grpc
 import pytest
 from triad.v1 import collection_pb2 as c
@@ -124,6 +125,35 @@ async def until(probe: Callable[[], Awaitable[T | None]], seconds: float = 15) -
     raise AssertionError("timed out")
 
 
+async def where_the_draft_stopped(backend: dict[str, Service], database_url: str) -> str:
+    """Why no match came of the draft, for a failure's message: the collection's draft
+    events and how far its relay published, and any transaction holding the cluster's
+    xmin back (the relay publishes only below it)."""
+    schema = backend["collection"].env["TRIAD_COLLECTION_SCHEMA"]
+    conn = await asyncpg.connect(database_url)
+    try:
+        events = await conn.fetch(
+            f"SELECT type, tx_id::text, seq, recorded_at FROM {schema}.events "
+            "WHERE type LIKE '%Draft%' ORDER BY seq"
+        )
+        relays = await conn.fetch(f"SELECT name, tx_id::text, seq FROM {schema}.relay_checkpoints")
+        xmin = await conn.fetchval("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
+        holders = await conn.fetch(
+            "SELECT pid, datname, application_name, backend_xid::text, "
+            "now() - xact_start AS open_for, state, left(query, 200) AS query "
+            "FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start"
+        )
+    finally:
+        await conn.close()
+    lines = [
+        "no match came of the draft within 45 s",
+        f"draft events: {[tuple(r) for r in events]}",
+        f"relay checkpoints: {[tuple(r) for r in relays]}; cluster xmin {xmin}",
+        f"transactions holding an xid: {[dict(r) for r in holders]}",
+    ]
+    return "\n".join(lines)
+
+
 async def newcomers(stubs: dict[str, Any], *names: str) -> list[pb.PlayerRef]:
     players = [pb.PlayerRef(player_id=f"{n}-{uuid4().hex[:8]}", player_name=n) for n in names]
     for player in players:
@@ -180,7 +210,7 @@ async def test_ranked_draws_random_decks_from_owned_copies_and_locks_them(
 
 
 async def test_draft_pairs_into_a_draft_whose_completion_starts_the_match(
-    stubs: dict[str, Any],
+    stubs: dict[str, Any], backend: dict[str, Service], shared_database_url: str
 ) -> None:
     cid, dan = await newcomers(stubs, "cid", "dan")
     for player in (cid, dan):
@@ -207,7 +237,10 @@ async def test_draft_pairs_into_a_draft_whose_completion_starts_the_match(
     # Nobody picks: every pick runs to its 1.5 s deadline, then the completed draft
     # reaches the matchmaker over NATS and it starts the match. Several seconds alone,
     # more at the end of a whole suite (a CI run once took over 15).
-    found = await until(active, seconds=45)
+    try:
+        found = await until(active, seconds=45)
+    except AssertionError:
+        raise AssertionError(await where_the_draft_stopped(backend, shared_database_url)) from None
     view = (
         await stubs["match"].GetView(
             m.MatchServiceGetViewRequest(match_id=found.match_id, player_id=cid.player_id)
