@@ -1,13 +1,15 @@
 """The Auction House (RULES.md 15) as subcommands of ``triad-client``: ``auction``
-(browse, with filters and an order), ``auction mine``, ``auction list COPY PRICE``,
-``auction cancel LISTING``, ``auction buy LISTING``. Each prints a rich table or line
-for a person, or the gateway's answer as JSON with ``--json``. Copy and listing ids may
-be given as the first characters the tables show."""
+(browse, with filters and an order), ``auction mine``, ``auction list COPY PRICE
+[--hours H]`` (on sale for up to 48 hours), ``auction cancel LISTING``, ``auction buy
+LISTING``. Each prints a rich table or line for a person, or the gateway's answer as
+JSON with ``--json``. Copy and listing ids may be given as the first characters the
+tables show."""
 
 from __future__ import annotations
 
 import argparse
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from rich.console import Console
@@ -140,10 +142,10 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
     if command == "list":
         price = price_of(args.price)
         (copy_id,) = await resolve_copies(client, [args.copy])
-        reply = await client.call(
-            client.stub.CreateListing,
-            g.CreateListingRequest(request_id=request_id, copy_id=copy_id, price=price),
-        )
+        request = g.CreateListingRequest(request_id=request_id, copy_id=copy_id, price=price)
+        if args.hours is not None:
+            request.duration.FromTimedelta(timedelta(hours=args.hours))
+        reply = await client.call(client.stub.CreateListing, request)
         text = f"Listed for {price:,} coins (a sale pays you {price - reply.listing.fee:,})."
     elif command == "cancel":
         listing_id = await resolve_listing(client, args.listing, own=True)
@@ -190,6 +192,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     sell.add_argument("copy", help="copy id (or its first characters)")
     sell.add_argument(
         "price", help="coins, 1..1,000,000; a sale pays you 95%% of it (the fee is rounded down)"
+    )
+    sell.add_argument(
+        "--hours",
+        type=float,
+        help="how long it stays on sale: a minute (1/60) to 48 hours; 48 when not given",
     )
     sell.add_argument("--request-id", help="retry without listing twice")
     for name, text in (("cancel", "withdraw your listing"), ("buy", "buy a listing")):

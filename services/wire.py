@@ -12,6 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from triad.v1 import common_pb2 as pb
 
 from services.platform.enums import backwards, by_name
+from services.platform.errors import InvalidArgument
 from services.rules import Element, Side, Sides
 from services.rules.realm import Alignment, CreatureType, Law, Moral
 
@@ -63,6 +64,25 @@ def duration(seconds: float) -> Duration:
     message.seconds = whole
     message.nanos = nanos
     return message
+
+
+MAX_DURATION_SECONDS = 315_576_000_000
+"""The protobuf ``Duration``'s documented range: about 10,000 years either way."""
+
+
+def span(message: Duration, field: str) -> timedelta:
+    """A ``Duration`` as a timedelta (to the microsecond); InvalidArgument naming
+    ``field`` when it is no valid Duration (seconds beyond its range, nanos beyond a
+    second or of the other sign), which ``ToTimedelta`` would take or overflow on."""
+    seconds, nanos = message.seconds, message.nanos
+    if (
+        abs(seconds) > MAX_DURATION_SECONDS
+        or abs(nanos) >= NANOS_PER_SECOND
+        or (seconds > 0 and nanos < 0)
+        or (seconds < 0 and nanos > 0)
+    ):
+        raise InvalidArgument(f"{field} is not a valid duration ({seconds} s, {nanos} ns)")
+    return timedelta(seconds=seconds, microseconds=nanos // 1_000)
 
 
 def sides(values: Sides) -> pb.Sides:

@@ -12,7 +12,7 @@ holo bonus) in that one transaction; the fee is credited to nobody.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import structlog
 
@@ -66,10 +66,17 @@ async def _close(unit: Unit, state: Listing, event: ListingClose) -> None:
 
 
 async def create_listing(
-    ctx: Context, request: Request, seller_id: str, copy_id: str, price: int
+    ctx: Context,
+    request: Request,
+    seller_id: str,
+    copy_id: str,
+    price: int,
+    lasting: timedelta | None = None,
 ) -> ListingChanged:
-    """List an owned, unlocked copy for ``price`` coins for 48 hours; the copy is locked."""
+    """List an owned, unlocked copy for ``price`` coins for ``lasting`` (48 hours when
+    None); the copy is locked."""
     auction.check_price(price)
+    auction.check_duration(lasting)
     listing_id = auction.listing_id_for(seller_id, request.request_id)
 
     async def work(unit: Unit) -> ListingChanged:
@@ -78,7 +85,7 @@ async def create_listing(
         locks = await unit.locks([copy_id])
         locked = decks.lock(seller_id, [copy_id], owned.keys(), locks, holder(listing_id))
         assert locked is not None  # a fresh listing holds nothing yet
-        created = auction.create(listing_id, owned[copy_id], price, ctx.clock())
+        created = auction.create(listing_id, owned[copy_id], price, ctx.clock(), lasting)
         await unit.append(listing_stream(listing_id), 0, [created])
         await unit.append_player(seller_id, [locked])
         ctx.wakes.listings.due_at(created.expires_at)

@@ -6,12 +6,14 @@ service a process on real PostgreSQL and NATS."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
 import grpc
 import pytest
+from google.protobuf.duration_pb2 import Duration
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -38,11 +40,15 @@ async def collection(p: Player) -> dict[str, pb.CollectionEntry]:
     return {e.copy.copy_id: e for e in reply.entries}
 
 
-async def create(p: Player, copy_id: str, price: int) -> Any:
-    return await p.call(
-        "CreateListing",
-        g.CreateListingRequest(request_id=uuid4().hex, copy_id=copy_id, price=price),
-    )
+async def create(p: Player, copy_id: str, price: int, lasting: timedelta | None = None) -> Any:
+    request = g.CreateListingRequest(request_id=uuid4().hex, copy_id=copy_id, price=price)
+    if lasting is not None:
+        request.duration.FromTimedelta(lasting)
+    return await p.call("CreateListing", request)
+
+
+def on_sale_for(listing: pb.Listing) -> timedelta:
+    return listing.expire_time.ToDatetime() - listing.create_time.ToDatetime()
 
 
 async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> None:
@@ -60,9 +66,24 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
             assert code == grpc.StatusCode.INVALID_ARGUMENT and "price" in details
         code, _ = await code_of(create(buyer, first, 10))
         assert code == grpc.StatusCode.NOT_FOUND
+        # On sale for a minute to 48 hours (RULES.md 15: "up to 48 hours").
+        for lasting in (timedelta(seconds=59), timedelta(hours=48, seconds=1), timedelta(0)):
+            code, details = await code_of(create(seller, first, 120, lasting))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT
+            assert "from 1 minute to 48 hours" in details
+        malformed = g.CreateListingRequest(
+            request_id=uuid4().hex,
+            copy_id=first,
+            price=120,
+            duration=Duration(seconds=60, nanos=-1),
+        )
+        code, details = await code_of(seller.call("CreateListing", malformed))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "not a valid duration" in details
+        assert not (await collection(seller))[first].HasField("lock")
 
         listed = (await create(seller, first, 120)).listing
         assert (listed.status, listed.price, listed.fee) == (pb.LISTING_STATUS_OPEN, 120, 6)
+        assert on_sale_for(listed) == timedelta(hours=48)
         code, details = await code_of(create(seller, first, 50))
         assert code == grpc.StatusCode.FAILED_PRECONDITION and "locked" in details
         assert (await collection(seller))[first].lock.holder.listing_id == listed.listing_id
@@ -113,7 +134,8 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         assert pushed.listing.buyer_player_id == buyer.id
 
         # Cancel: another listing withdrawn; a buyer after it is refused.
-        other = (await create(seller, second, 40)).listing
+        other = (await create(seller, second, 40, timedelta(hours=2, minutes=30))).listing
+        assert on_sale_for(other) == timedelta(hours=2, minutes=30)
         cancelled = await seller.call(
             "CancelListing",
             g.CancelListingRequest(request_id=uuid4().hex, listing_id=other.listing_id),
@@ -201,7 +223,12 @@ async def test_triad_client_auction_lists_browses_buys_and_cancels(
     assert "balance too low" in buyer.fails("auction", "buy", listed["listingId"])
     assert "your own" in seller.fails("auction", "buy", listed["listingId"])
 
-    cheap = seller.json("auction", "list", second["copyId"], "100")["listing"]
+    cheap = seller.json("auction", "list", second["copyId"], "100", "--hours", "6")["listing"]
+    times = [datetime.fromisoformat(cheap[k]) for k in ("createTime", "expireTime")]
+    assert times[1] - times[0] == timedelta(hours=6)
+    assert "from 1 minute to 48 hours" in seller.fails(
+        "auction", "list", second["copyId"], "100", "--hours", "49"
+    )
     bought = buyer.json("auction", "buy", cheap["listingId"][:8])
     assert bought["listing"]["status"] == "LISTING_STATUS_SOLD"
     assert int(bought["balance"]["coins"]) == START - 100

@@ -237,6 +237,10 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert any("bought" in line and "7 coins" in line for line in played["beaPushes"])
     assert played["bought"] == 1, played
     assert played["withdrawn"]["listing"] != played["sold"]["listing"]
+    # On sale for as long as the seller chose: 48 hours unless asked, 12 when asked.
+    assert played["sold"]["onSaleSeconds"] == 48 * 3600, played["sold"]
+    assert played["withdrawn"]["onSaleSeconds"] == 12 * 3600, played["withdrawn"]
+    assert "until" in played["withdrawn"]["text"], played["withdrawn"]
 
 
 def test_two_players_draft_five_cards_each_and_play_the_match_with_them(

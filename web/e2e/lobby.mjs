@@ -131,12 +131,18 @@ export function lobbyScenarios(kit) {
       await page.click("button[name=auction]");
       await page.waitForSelector("[data-testid=auction]");
     }
-    const listFirst = async (price) => {
+    const listFirst = async (price, hours = "48") => {
       await ann.fill("input[name=price]", String(price));
+      await ann.selectOption("select[name=hours]", hours);
       await ann.click("button[name=list]");
       const item = ann.locator(`[data-testid=mine] li[data-status=open]:has-text("${price} coins")`);
       await item.waitFor();
-      return { listing: await item.getAttribute("data-listing"), copy: await item.locator("[data-copy]").getAttribute("data-copy") };
+      return {
+        listing: await item.getAttribute("data-listing"),
+        copy: await item.locator("[data-copy]").getAttribute("data-copy"),
+        onSaleSeconds: Number(await item.getAttribute("data-on-sale-seconds")),
+        text: (await item.textContent()) ?? "",
+      };
     };
     const sold = await listFirst(7);
     await bea.click("button[name=reload]");
@@ -147,8 +153,8 @@ export function lobbyScenarios(kit) {
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
     const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
     const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
-    // The second listing is withdrawn.
-    const withdrawn = await listFirst(9);
+    // The second listing, on sale for 12 hours, is withdrawn.
+    const withdrawn = await listFirst(9, "12");
     await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
     await ann.screenshot({ path: screenshot, fullPage: true });

@@ -45,6 +45,8 @@ function fresh() {
     free: [] as OwnedCopy[],
     sell: "",
     price: "",
+    /** How many hours a listing stays on sale (RULES.md 15: up to 48). */
+    hours: "48",
   };
 }
 
@@ -268,6 +270,21 @@ function marketList(page: Page): HTMLElement {
   return list;
 }
 
+/** How long a listing may stay on sale, as the sell form offers it. */
+const LISTING_HOURS: [string, string][] = [
+  ["1", "for 1 hour"],
+  ["12", "for 12 hours"],
+  ["24", "for 24 hours"],
+  ["48", "for 48 hours"],
+];
+
+/** When an open listing of the player's stops being on sale, in their local time. */
+function until(listing: Listing): string {
+  const seconds = Number(listing.expireTime?.seconds ?? 0n);
+  const when = new Date(seconds * 1000);
+  return `until ${when.toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" })}`;
+}
+
 function sellForm(page: Page): HTMLElement {
   const copies = auction.free.map((c): [string, string] => [
     c.copyId,
@@ -281,9 +298,15 @@ function sellForm(page: Page): HTMLElement {
     { class: "row" },
     select("sell", copies, auction.sell, (v) => void (auction.sell = v)),
     price,
+    select("hours", LISTING_HOURS, auction.hours, (v) => void (auction.hours = v)),
     button("List for sale", "list", page, async () => {
       await authed(() =>
-        api.createListing({ requestId: requestId(), copyId: auction.sell, price: BigInt(Number(auction.price) || 0) }),
+        api.createListing({
+          requestId: requestId(),
+          copyId: auction.sell,
+          price: BigInt(Number(auction.price) || 0),
+          duration: { seconds: BigInt(Number(auction.hours) * 3600) },
+        }),
       );
       auction.price = "";
       await reload();
@@ -295,11 +318,16 @@ function myList(page: Page): HTMLElement {
   const list = el("ul", { class: "listings", "data-testid": "mine" });
   for (const listing of auction.mine) {
     const status = ListingStatus[listing.status].toLowerCase();
+    const open = listing.status === ListingStatus.OPEN;
     const item = el(
       "li",
-      { "data-listing": listing.listingId, "data-status": status },
+      {
+        "data-listing": listing.listingId,
+        "data-status": status,
+        "data-on-sale-seconds": String((listing.expireTime?.seconds ?? 0n) - (listing.createTime?.seconds ?? 0n)),
+      },
       listingCard(listing),
-      ` ${listing.price} coins, ${status} `,
+      ` ${listing.price} coins, ${open ? until(listing) : status} `,
     );
     if (listing.status === ListingStatus.OPEN)
       item.append(

@@ -3,7 +3,9 @@
 names the rule (STYLE 1).
 
 - A player lists an owned, unlocked copy for a fixed price of ``MIN_PRICE`` ..
-  ``MAX_PRICE`` coins for ``LISTING_HOURS`` hours; the copy is locked for the listing
+  ``MAX_PRICE`` coins for up to ``LONGEST`` (48 hours, and 48 hours when the seller
+  names no duration). **Decision:** the shortest listing is ``SHORTEST`` (a minute),
+  any length in between may be asked, to the second. The copy is locked for the listing
   (holder ``listing``), so it cannot enter a deck, a match, a trade or a second listing.
 - Another player buys it at that price. **Decision (RULES.md 15):** the fee is
   ``FEE_PERCENT`` % of the price **rounded down** (``fee``: ``price * 5 // 100``), so a
@@ -41,7 +43,8 @@ from services.rules.deck import card_label
 
 MIN_PRICE = 1
 MAX_PRICE = 1_000_000
-LISTING_HOURS = 48
+LONGEST = timedelta(hours=48)
+SHORTEST = timedelta(minutes=1)
 FEE_PERCENT = 5
 
 
@@ -80,6 +83,19 @@ def fee(price: int) -> int:
 def listing_id_for(seller_id: str, request_id: str) -> str:
     """The listing a request creates: a retry of it names the same listing."""
     return str(uuid5(NAMESPACE_URL, f"triad:listing:{seller_id}:{request_id}"))
+
+
+def check_duration(lasting: timedelta | None) -> timedelta:
+    """How long a listing lasts: ``lasting`` if it is from a minute to 48 hours,
+    48 hours if the seller named none."""
+    if lasting is None:
+        return LONGEST
+    if not SHORTEST <= lasting <= LONGEST:
+        raise InvalidArgument(
+            f"a listing lasts from 1 minute to 48 hours (or 48 hours when no duration "
+            f"is given), not {lasting.total_seconds():g} seconds"
+        )
+    return lasting
 
 
 def check_price(price: int) -> int:
@@ -148,11 +164,16 @@ def closed(state: Listing, event: ListingClose, at: datetime) -> Listing:
     )
 
 
-def create(listing_id: str, copy: OwnedCopy, price: int, now: datetime) -> ListingCreated:
+def create(
+    listing_id: str,
+    copy: OwnedCopy,
+    price: int,
+    now: datetime,
+    lasting: timedelta | None = None,
+) -> ListingCreated:
     check_price(price)
-    return ListingCreated(
-        listing_id, copy.owner_id, copy, price, now + timedelta(hours=LISTING_HOURS), now
-    )
+    expires_at = now + check_duration(lasting)
+    return ListingCreated(listing_id, copy.owner_id, copy, price, expires_at, now)
 
 
 def _open(state: Listing, now: datetime) -> None:
@@ -218,7 +239,7 @@ class AuctionQuery:
     max_price: int = 0
     after: Cursor | None = None
     unexpired_at: datetime | None = None
-    """Only listings still open at this moment: one past its 48 hours is no longer
+    """Only listings still open at this moment: one past its expiry is no longer
     shown, though the expiry loop may not have closed it yet (nor can it be bought)."""
 
     def __post_init__(self) -> None:

@@ -29,7 +29,7 @@ from services.platform.enums import by_name
 from services.platform.errors import InvalidArgument
 from services.platform.pages import forged, key_token, key_token_back, moment_back
 from services.platform.requests import Request
-from services.wire import ELEMENTS_BACK, timestamp
+from services.wire import ELEMENTS_BACK, span, timestamp
 
 STATUSES = by_name(ListingStatus, pb.ListingStatus)
 ORDERS = {
@@ -124,10 +124,16 @@ class AuctionRpcs:
         player = require(request.player_id, "player_id")
         copy_id = require(request.copy_id, "copy_id")
         bind(player_id=player, copy_id=copy_id)
+        lasting = span(request.duration, "duration") if request.HasField("duration") else None
+        # A duration joins the fingerprint only when asked: requests recorded before
+        # listings had one keep theirs.
+        asked = () if lasting is None else (str(lasting),)
         key = Request.of(
-            player, require(request.request_id, "request_id"), copy_id, str(request.price)
+            player, require(request.request_id, "request_id"), copy_id, str(request.price), *asked
         )
-        done = await handlers_auction.create_listing(self._ctx, key, player, copy_id, request.price)
+        done = await handlers_auction.create_listing(
+            self._ctx, key, player, copy_id, request.price, lasting
+        )
         found = await handlers_auction.listing(self._ctx, done.listing_id)
         return c.CollectionServiceCreateListingResponse(listing=listing(found))
 

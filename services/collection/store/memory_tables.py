@@ -237,8 +237,8 @@ class Tables:
                 ):
                     raise ProjectionBroken(f"copy {event.copy.copy_id} listed twice")
                 self.listings[event.listing_id] = auction.Listing(
-                    event.listing_id, event.seller_id, event.copy, event.price, at,
-                    event.expires_at,
+                    event.listing_id, event.seller_id, event.copy, event.price,
+                    event.created_at, event.expires_at,
                 )  # fmt: skip
             case ListingClose():
                 self._close(event, at)

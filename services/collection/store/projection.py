@@ -192,7 +192,7 @@ async def _list(conn: Any, t: Tables, event: ListingCreated, at: datetime) -> No
         copy.source.value,
         copy.acquired_at,
         event.price,
-        at,
+        event.created_at,  # as the stream folds it: the instant its expiry counts from
         event.expires_at,
     )
 

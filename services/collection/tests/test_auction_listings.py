@@ -65,6 +65,31 @@ async def test_a_price_of_zero_or_over_a_million_is_refused_and_changes_nothing(
     assert await listed(ctx, "s", mine[0], 1_000_000, "max")
 
 
+async def test_a_seller_names_how_long_a_listing_stays_on_sale_up_to_48_hours(
+    ctx: Context, clock: Clock
+) -> None:
+    mine = await starter(ctx, "s")
+    for n, lasting in enumerate((timedelta(0), timedelta(seconds=59), timedelta(hours=48.01))):
+        await refused(
+            ctx.store,
+            handlers_auction.create_listing(ctx, key("s", f"d{n}"), "s", mine[0], 10, lasting),
+            InvalidArgument,
+            "from 1 minute to 48 hours",
+        )
+    assert await ctx.store.locks([mine[0]]) == {}
+    for n, lasting in enumerate((timedelta(minutes=1), timedelta(hours=48))):
+        done = await handlers_auction.create_listing(
+            ctx, key("s", f"ok{n}"), "s", mine[n], 10, lasting
+        )
+        found = await handlers_auction.listing(ctx, done.listing_id)
+        assert (found.created_at, found.expires_at) == (clock.now, clock.now + lasting)
+    # A short one expires when it says.
+    clock.advance(60)
+    while await handlers_auction.fire_due_listing(ctx):
+        pass
+    assert await ctx.store.locks(mine[:2]) == {mine[1]: Holder(HolderKind.LISTING, done.listing_id)}
+
+
 async def test_cancel_frees_the_copy_and_a_late_buyer_is_refused(ctx: Context) -> None:
     mine = await starter(ctx, "s")
     await starter(ctx, "b")

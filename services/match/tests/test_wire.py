@@ -9,6 +9,7 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from services import wire
+from services.platform.errors import InvalidArgument
 
 MOMENTS = [
     datetime(1970, 1, 1, tzinfo=UTC),
@@ -44,3 +45,19 @@ def test_a_duration_is_what_from_timedelta_gives(seconds: float) -> None:
     expected.FromTimedelta(timedelta(seconds=seconds))
     assert wire.duration(seconds) == expected
     assert wire.duration(seconds).ToTimedelta() == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("seconds", [0, 60, 0.25, 172_800, -1.5, 315_576_000_000])
+def test_a_span_is_what_to_timedelta_gives(seconds: float) -> None:
+    assert wire.span(wire.duration(seconds), "d") == wire.duration(seconds).ToTimedelta()
+
+
+@pytest.mark.parametrize(
+    ("seconds", "nanos"),
+    [(60, -1), (-60, 1), (0, 1_000_000_000), (315_576_000_001, 0), (2**63 - 1, 0)],
+)
+def test_a_span_that_is_no_valid_duration_is_refused_naming_the_field(
+    seconds: int, nanos: int
+) -> None:
+    with pytest.raises(InvalidArgument, match="lasting is not a valid duration"):
+        wire.span(Duration(seconds=seconds, nanos=nanos), "lasting")
