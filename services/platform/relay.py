@@ -41,6 +41,15 @@ One batch, one transaction
     would let a rejected publish be retried behind a later one that went through,
     breaking the stream's order.
 
+Held back
+    The horizon is the whole PostgreSQL server's: one transaction that holds an id
+    (it wrote, or locked a row) and stays open, in any database, keeps every relay
+    from reading what committed after it began. Nothing is lost, but nothing is
+    published until it ends. The lag gauges count such events too (the alert on
+    ``triad_relay_lag_seconds`` fires), and past ``held_back_warning`` seconds the
+    relay logs ``relay.held_back`` with the oldest such transaction's pid, database,
+    application and query, for an operator to end it.
+
 PostgreSQL is the source of truth
     A JetStream ack is not an fsync: by default the server syncs its files every couple
     of minutes, so a crash of a single-node server can lose acknowledged messages. The
@@ -54,7 +63,7 @@ import contextlib
 import random
 from asyncio import FIRST_COMPLETED
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
@@ -108,13 +117,15 @@ class RelayMetrics:
             ),
             lag_events=Gauge(
                 "triad_relay_lag_events",
-                "Committed events not yet published when the last batch was read (capped).",
+                "Committed events not yet published when the last batch was read (capped); "
+                "1 while they wait behind an older open transaction (not counted then).",
                 labels,
                 registry=registry,
             ),
             lag_seconds=Gauge(
                 "triad_relay_lag_seconds",
-                "Age of the oldest committed event not yet published when the last batch was read.",
+                "Age of the oldest committed event not yet published when the last batch was "
+                "read, whether readable or held back behind an older open transaction.",
                 labels,
                 registry=registry,
             ),
@@ -122,6 +133,15 @@ class RelayMetrics:
 
 
 LAG_COUNT_CAP = 100_000
+
+_OLDEST_HOLDER_SQL = """
+    SELECT pid, datname AS database, usename AS user, application_name, state,
+           extract(epoch FROM now() - xact_start)::int AS open_seconds,
+           backend_xid::text AS xid, left(query, 200) AS query
+    FROM pg_stat_activity WHERE backend_xid IS NOT NULL
+    ORDER BY age(backend_xid) DESC LIMIT 1"""
+"""The transaction holding the cluster's xmin back: the oldest that has an id (a
+prepared transaction would not be listed here: ``pg_prepared_xacts``)."""
 
 
 class Relay:
@@ -143,6 +163,7 @@ class Relay:
         appended: asyncio.Event | None = None,
         idle_interval: float = 1.0,
         linger: float = 0.0,
+        held_back_warning: float = 10.0,
     ) -> None:
         """``metrics`` default to a private registry: pass the process's to expose them.
 
@@ -153,7 +174,10 @@ class Relay:
 
         ``linger``: after a notice, how long to wait for more appends to publish them in
         one batch (a service whose commands each commit alone, without a group commit,
-        would otherwise wake the relay, and pay its reads, once per command)."""
+        would otherwise wake the relay, and pay its reads, once per command).
+
+        ``held_back_warning``: after how many seconds of committed events waiting behind
+        an older open transaction the relay logs ``relay.held_back`` naming it."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.name = name
@@ -164,6 +188,10 @@ class Relay:
         self.max_backoff = max_backoff
         self.idle_interval = idle_interval
         self.linger = linger
+        self.held_back_warning = held_back_warning
+        self._held_since: datetime | None = None
+        """Since when committed events have waited behind the horizon (None: they don't)."""
+        self._warn_after = datetime.min.replace(tzinfo=UTC)
         self._appended = appended
         self._pool = pool
         self._js = js
@@ -181,13 +209,21 @@ class Relay:
             "WHERE name = $1"
         )
         # Read-only, so it takes no transaction id: an idle relay polls with this alone.
+        # ``readable``: events wait below the horizon; ``waiting_since``: when the first
+        # committed event after the checkpoint was written, readable or not (one behind
+        # the horizon is committed and unpublished too: lag). Both walk the global-order
+        # index from the checkpoint and stop at the first row.
         self._pending_sql = f"""
             SELECT EXISTS (
                 SELECT 1 FROM {quoted}.events AS e, {checkpoints} AS c
                 WHERE c.name = $1
                   AND (e.tx_id, e.seq) > (c.tx_id, c.seq)
                   AND e.tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
-            )"""
+            ) AS readable, (
+                SELECT e.recorded_at FROM {quoted}.events AS e, {checkpoints} AS c
+                WHERE c.name = $1 AND (e.tx_id, e.seq) > (c.tx_id, c.seq)
+                ORDER BY e.tx_id, e.seq LIMIT 1
+            ) AS waiting_since"""
         # The same without the horizon: committed events this relay has yet to publish,
         # readable now or once older transactions end.
         self._committed_sql = f"""
@@ -223,9 +259,11 @@ class Relay:
             self._row_ready = True
         self._more = None
         # A transaction for nothing: not worth opening 50 times a second to find nothing.
-        if not await self._pool.fetchval(self._pending_sql, self.name):
-            self._set_lag(0, None)
+        look = await self._pool.fetchrow(self._pending_sql, self.name)
+        if not look["readable"]:
+            await self._held_back(look["waiting_since"])
             return 0
+        self._held_since = None
         async with self._pool.acquire() as conn, conn.transaction():
             rows = await conn.fetch(self._batch_sql, self.name, self.batch_size)
             events = [recorded(row) for row in rows]
@@ -327,6 +365,33 @@ class Relay:
         row = await conn.fetchrow(self._lag_sql, str(last.tx_id), last.seq)
         rest = row["oldest"]
         self._set_lag(len(events) + row["behind"], oldest if rest is None else min(oldest, rest))
+
+    async def _held_back(self, waiting_since: datetime | None) -> None:
+        """Nothing is readable. If committed events wait all the same, an older
+        transaction holds the horizon back (anywhere on the PostgreSQL server: the
+        horizon is the cluster's): the lag shows their age (their count is not read: one
+        stands for them), and past ``held_back_warning`` seconds the relay says which
+        transaction holds them, again every ``held_back_warning`` seconds while it does."""
+        if waiting_since is None:
+            self._held_since = None
+            self._set_lag(0, None)
+            return
+        self._set_lag(1, waiting_since)
+        now = datetime.now(UTC)
+        if self._held_since is None:
+            self._held_since = now
+        held = (now - self._held_since).total_seconds()
+        if held < self.held_back_warning or now < self._warn_after:
+            return
+        self._warn_after = now + timedelta(seconds=self.held_back_warning)
+        holder = await self._pool.fetchrow(_OLDEST_HOLDER_SQL)
+        log.warning(
+            "relay.held_back",
+            relay=self.name,
+            waiting_seconds=round((now - waiting_since).total_seconds(), 1),
+            holder=None if holder is None else dict(holder),
+            hint="committed events are published once every older transaction ends",
+        )
 
     def _set_lag(self, behind: int, oldest: datetime | None) -> None:
         self._lag_events.set(behind)

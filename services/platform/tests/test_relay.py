@@ -14,6 +14,7 @@ from typing import Any, cast
 from uuid import UUID
 
 import pytest
+import structlog.testing
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry
@@ -327,6 +328,42 @@ async def test_an_append_behind_an_older_open_transaction_is_relayed_once_that_o
         assert await message_count(js, stream) == 0  # not readable yet
         await older.rollback()
     await wait_for_messages(js, stream, 1, timeout=3)
+
+
+async def test_events_held_back_by_an_older_transaction_show_as_lag_and_name_their_holder(
+    pg_pool: Any, pg_schema: str, store: PostgresEventStore, nc: Client, stream: EventStream
+) -> None:
+    """An open transaction anywhere on the server holds every relay's horizon back. The
+    committed events behind it are lag (an operator's alert reads it; it read 0), and the
+    relay names the transaction that holds them."""
+    registry = CollectorRegistry()
+    relay = Relay(
+        pg_pool, pg_schema, nc.jetstream(), stream=stream, poll_interval=0.02,
+        metrics=RelayMetrics.register(registry), held_back_warning=0.3,
+    )  # fmt: skip
+
+    def lag(name: str) -> float | None:
+        return registry.get_sample_value(f"triad_relay_lag_{name}", {"relay": "relay"})
+
+    with structlog.testing.capture_logs() as logs:
+        async with running(relay), pg_pool.acquire() as holder:
+            older = holder.transaction()
+            await older.start()
+            await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon
+            holder_pid = await holder.fetchval("SELECT pg_backend_pid()")
+            await store.append("match-held", 0, [event("held")])
+            await asyncio.sleep(1.0)
+            assert await message_count(nc.jetstream(), stream) == 0
+            assert lag("events") == 1
+            assert (lag("seconds") or 0) >= 0.9
+            await older.rollback()
+            await wait_for_messages(nc.jetstream(), stream, 1, timeout=3)
+            await asyncio.sleep(0.2)
+            assert (lag("events"), lag("seconds")) == (0, 0)
+    warnings = [x for x in logs if x["event"] == "relay.held_back"]
+    assert warnings and warnings[0]["holder"]["pid"] == holder_pid, logs
+    assert warnings[0]["waiting_seconds"] >= 0.3
+    assert len(warnings) <= 4  # again every 0.3 s while held, not every look
 
 
 async def test_an_append_behind_the_horizon_after_a_batch_that_published_is_relayed_soon(
