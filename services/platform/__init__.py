@@ -32,8 +32,9 @@ Events and work:
   ``groupcommit``: many commands' writes in one commit; ``keyedlocks``: commands on one
   stream take turns in a process;
 - ``relay``: the event log as outbox, relayed to JetStream (``relay_schema`` its
-  checkpoints); ``bus``: NATS and the event stream; ``pushes``: each player's updates
-  on their own subject, for whichever gateway holds their session; ``consumer``:
+  checkpoints, ``relay_metrics`` its gauges and counters); ``bus``: NATS and the event
+  stream; ``pushes``: each player's updates on their own subject, for whichever gateway
+  holds their session; ``consumer``:
   idempotent consumers (``consumer_admin``: replaying one);
 - ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
   (``every``) and the relay's process; ``claims``: claiming due work (timers,

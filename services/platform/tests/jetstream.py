@@ -1,10 +1,12 @@
-"""Helpers for tests of the relay and the consumers: a stream per test, reading it back."""
+"""Helpers for tests of the relay and the consumers: a stream per test, reading it back,
+relays running in the background."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -132,3 +134,15 @@ async def write_concurrently(
                 break
 
     await asyncio.gather(*(writer(i) for i in range(writers)))
+
+
+@contextlib.asynccontextmanager
+async def running(*relays: relay.Relay) -> AsyncIterator[None]:
+    """Run relays in the background; on leaving, let each finish its batch and stop."""
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(r.run(stop)) for r in relays]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
