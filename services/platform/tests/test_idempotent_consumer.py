@@ -51,15 +51,6 @@ async def store(pg_pool: Any, pg_schema: str) -> PostgresEventStore:
 
 
 @pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await bus.connect(nats_url, name="test-consumer", reconnect_time_wait=0.2)
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
-@pytest.fixture
 async def stream(nc: Client) -> AsyncIterator[EventStream]:
     events = unique_stream()
     await bus.ensure_stream(nc.jetstream(), events)
