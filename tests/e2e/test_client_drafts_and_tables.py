@@ -109,11 +109,15 @@ def legal_picks(draft: pb.DraftView) -> list[tuple[int, int, str]]:
     )
     chosen: list[tuple[int, int, str]] = []
     characters: set[str] = set()
+    fives = high = 0  # 5★ cards, and 4★-or-higher cards, chosen so far
     for stars, booster, index, card in cards:
-        if card.character.character_id in characters or (stars >= 4 and len(chosen) > 2):
+        five, four_up = int(stars == 5), int(stars >= 4)
+        if card.character.character_id in characters or fives + five > 1 or high + four_up > 2:
             continue
         chosen.append((booster, index, card.card_id))
         characters.add(card.character.character_id)
+        fives, high = fives + five, high + four_up
+    assert len(chosen) >= 5, f"no legal deck among the revealed cards: {cards}"
     return chosen[:5]
 
 
