@@ -111,27 +111,33 @@ async def every(
         while not stop.is_set():
             if due is not None:  # from now: work written during the look below wakes it
                 due.sleeping_until(clock() + timedelta(seconds=pause))
-            wait = await _until_due(next_due, clock, pause)
+            wait, soon = await _until_due(next_due, clock, pause)
             if due is not None:
                 due.sleeping_until(clock() + timedelta(seconds=wait))
             woken = await _rest(stop, wait, due.woken if due is not None else None)
             if due is not None:
                 due.sleeping_until(None)
-            if woken or wait < pause:
+            if woken or soon:
                 break
 
 
-async def _until_due(next_due: NextDue, clock: Callable[[], datetime], pause: float) -> float:
+async def _until_due(
+    next_due: NextDue, clock: Callable[[], datetime], pause: float
+) -> tuple[float, bool]:
+    """How long to rest before looking again, and whether work may be due by then (so
+    the step runs next). Overdue work is always stepped on after its short rest, whatever
+    the pause: a pause no longer than that rest (a test's 0.02 s) must not leave the loop
+    looking at overdue work forever without claiming it."""
     try:
         when = await next_due()
     except Exception:  # the step's own failure is what gets logged; look again soon
-        return pause
+        return pause, False
     if when is None:
-        return pause
+        return pause, False
     left = (when - clock()).total_seconds()
     if left <= 0:  # due, yet the step found nothing: another loop or replica holds it
-        return min(pause, HELD_ELSEWHERE_SECONDS)
-    return min(pause, left)
+        return min(pause, HELD_ELSEWHERE_SECONDS), True
+    return min(pause, left), left < pause
 
 
 async def _rest(stop: asyncio.Event, seconds: float, woken: asyncio.Event | None) -> bool:

@@ -102,3 +102,11 @@ async def test_work_due_but_held_elsewhere_is_looked_at_again_shortly_not_in_a_s
     asked: list[int] = []
     looks = await looks_in(0.5, next_due=-1.0, pause=10.0, asked=asked)  # always overdue
     assert 4 <= looks <= 15  # every HELD_ELSEWHERE_SECONDS (0.05 s), not thousands
+
+
+async def test_overdue_work_is_stepped_on_even_with_a_pause_under_the_look_again() -> None:
+    """A short poll (tests set TRIAD_TIMER_POLL_SECONDS to 0.02) is no longer than the
+    0.05 s an overdue look waits: the loop must still run its step on overdue work, not
+    only look at its due time forever (a draft's deadline never fired)."""
+    looks = await looks_in(0.5, next_due=-1.0, pause=0.02)  # always overdue
+    assert looks >= 4  # about every 0.02-0.05 s; before the fix, the first look alone
