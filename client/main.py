@@ -42,26 +42,30 @@ from client.render import fitted, screen
 async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
     """``view``, ``place`` or ``forfeit`` on ``args.match``: the match as it is after."""
     stub = client.stub
-    if args.command == "view":
-        shown = await client.call(stub.GetMatchView, g.GetMatchViewRequest(match_id=args.match))
-        return shown.view  # type: ignore[no-any-return]
-    if args.command == "place":
-        cid = await card_id(client, args.match, args.card)
-        placed = await client.call(
-            stub.PlaceCard,
-            g.PlaceCardRequest(
-                request_id=args.request_id or uuid.uuid4().hex,
-                match_id=args.match,
-                card_id=cid,
-                cell=args.cell,
-                lair=args.lair,
-            ),
+    if args.command == "forfeit":
+        ended = await client.call(
+            stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
         )
-        return placed.view  # type: ignore[no-any-return]
-    ended = await client.call(
-        stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
+        return ended.view  # type: ignore[no-any-return]
+    cid = args.card if args.command == "place" else ""
+    if args.command == "view" or cid.isdigit():  # a card by its place in the hand as it is
+        view = (
+            await client.call(stub.GetMatchView, g.GetMatchViewRequest(match_id=args.match))
+        ).view
+        if args.command == "view":
+            return view  # type: ignore[no-any-return]
+        cid = card_id(view, cid)
+    placed = await client.call(
+        stub.PlaceCard,
+        g.PlaceCardRequest(
+            request_id=args.request_id or uuid.uuid4().hex,
+            match_id=args.match,
+            card_id=cid,
+            cell=args.cell,
+            lair=args.lair,
+        ),
     )
-    return ended.view  # type: ignore[no-any-return]
+    return placed.view  # type: ignore[no-any-return]
 
 
 def shown(console: Console, view: pb.MatchView) -> RenderableType:

@@ -51,13 +51,11 @@ QUEUES = ("unranked", "ranked", "roulette", "draft")
 LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items() if v}
 
 
-async def card_id(client: Client, match_id: str, card: str) -> str:
-    """A card given as its index in the hand (0, 1, ...) or as its id."""
+def card_id(view: pb.MatchView, card: str) -> str:
+    """A card given as its index in the hand of ``view`` (0, 1, ...: the hand the player
+    is looking at, so no read before a placement) or as its id."""
     if not card.isdigit():
         return card
-    view = (
-        await client.call(client.stub.GetMatchView, g.GetMatchViewRequest(match_id=match_id))
-    ).view
     index = int(card)
     if not 0 <= index < len(view.my_hand):
         raise ClientError(f"your hand has cards 0..{len(view.my_hand) - 1}")
@@ -288,7 +286,7 @@ async def typed(
     if problem := cell_problem(view, cell):
         told.note = problem
         return
-    cid = await card_id(client, view.match_id, card)
+    cid = card_id(view, card)
     placed = await client.call(
         client.stub.PlaceCard,
         g.PlaceCardRequest(

@@ -1,0 +1,56 @@
+"""A move typed at the match screen: the card is the one at that place in the hand the
+player is looking at, and placing it is one call (no read of the match before it)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.connection import ClientError
+from client.play import card_id, typed
+from client.session import Followed
+from client.tests import views
+
+
+class Gateway:
+    """Answers PlaceCard with the next version of the view; records every call."""
+
+    def __init__(self, view: pb.MatchView) -> None:
+        self.view = view
+        self.calls: list[tuple[str, Any]] = []
+        self.stub: Any = argparse.Namespace(
+            PlaceCard="PlaceCard", GetMatchView="GetMatchView", Forfeit="Forfeit"
+        )
+
+    async def call(self, method: str, request: Any) -> Any:
+        self.calls.append((method, request))
+        after = pb.MatchView()
+        after.CopyFrom(self.view)
+        after.version += 1
+        return g.PlaceCardResponse(view=after)
+
+
+async def test_a_typed_move_places_the_card_shown_at_that_place_in_one_call() -> None:
+    shown = views.view(hand=5)
+    gateway = Gateway(shown)
+    told = Followed()
+    told.show(shown)
+
+    await typed(gateway, told, "2 4", shown, None)  # type: ignore[arg-type]
+
+    assert [method for method, _ in gateway.calls] == ["PlaceCard"]
+    request = gateway.calls[0][1]
+    assert request.card_id == shown.my_hand[2].card.card_id
+    assert (request.match_id, request.cell) == (shown.match_id, 4)
+    assert told.view is not None and told.view.version == shown.version + 1
+
+
+def test_a_card_place_outside_the_hand_says_which_places_there_are() -> None:
+    shown = views.view(hand=3)
+    with pytest.raises(ClientError, match=r"cards 0\.\.2"):
+        card_id(shown, "3")
+    assert card_id(shown, "some-card-id") == "some-card-id"
