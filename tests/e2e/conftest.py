@@ -15,6 +15,7 @@ import pytest
 
 from devtools.stack import Overrides, Stack, stack
 from tests.e2e.end_to_end import BOT_FILL_SECONDS
+from tests.e2e.races.race_players import stop_attending
 
 QUICK_BOT: Overrides = {"matchmaker": {"TRIAD_MATCHMAKER_BOT_FILL_SECONDS": str(BOT_FILL_SECONDS)}}
 
@@ -36,5 +37,8 @@ def backend(
 
 @pytest.fixture
 async def api(backend: Stack) -> AsyncIterator[Any]:
+    """A TLS stub to the module's (or package's) backend; the sessions the test's players
+    kept open (``race_players.attend``) end with the test, whichever module it is in."""
     async with backend.channel() as channel:
         yield backend.api(channel)
+        await stop_attending()

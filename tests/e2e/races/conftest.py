@@ -1,19 +1,16 @@
 """The backend of the race tests: every service a process on real PostgreSQL and NATS,
-one for this package, with the durations shortened by their settings, and a TLS stub to
-its gateway that ends the sessions the test's players kept open.
+one for this package, with the durations shortened by their settings (the ``api``
+fixture of ``tests/e2e/conftest.py`` serves it, and ends the sessions a test kept open).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
 from devtools.stack import Stack, stack
 from tests.e2e.races.race_players import (
-    ATTENDING,
     DISCONNECT_SECONDS,
     SHORT_TOKEN_MINUTES,
     TRADE_SECONDS,
@@ -42,13 +39,3 @@ def backend(
         gateways=({}, {"TRIAD_ACCESS_TOKEN_MINUTES": str(SHORT_TOKEN_MINUTES)}),
     ) as running:
         yield running
-
-
-@pytest.fixture
-async def api(backend: Stack) -> AsyncIterator[Any]:
-    async with backend.channel() as channel:
-        yield backend.api(channel)
-        for session in ATTENDING:  # the sessions the test's players kept open
-            session.cancel()
-        await asyncio.gather(*ATTENDING, return_exceptions=True)
-        ATTENDING.clear()

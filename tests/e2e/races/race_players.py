@@ -52,6 +52,17 @@ async def attend(p: Player) -> None:
     await asyncio.wait_for(opened.wait(), 20)
 
 
+async def stop_attending() -> None:
+    """End the sessions ``attend`` kept open: the ``api`` fixtures call it as a test ends.
+    Only this event loop's: a task of a test whose loop is closed went with it."""
+    loop = asyncio.get_running_loop()
+    mine = [session for session in ATTENDING if session.get_loop() is loop]
+    ATTENDING.clear()
+    for session in mine:
+        session.cancel()
+    await asyncio.gather(*mine, return_exceptions=True)
+
+
 class Player(sessions.Player):
     """A player of the e2e sessions helpers, who can also list their copies."""
 
