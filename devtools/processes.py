@@ -27,6 +27,20 @@ PostgreSQL or NATS between the pick and the server's bind (seen as "Failed to bi
 address" when the machine is busy); below it, only another listener can take it."""
 
 
+def worker_ports(ports: range = LISTEN_PORTS, environ: Mapping[str, str] = os.environ) -> range:
+    """This process's share of ``ports``: under pytest-xdist (``make test`` runs two
+    workers) worker N of K takes every K-th port from the N-th, so two workers never
+    hand out the same port, though each remembers only its own."""
+    worker, count = (
+        environ.get("PYTEST_XDIST_WORKER", ""),
+        environ.get("PYTEST_XDIST_WORKER_COUNT", ""),
+    )
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count.isdigit()):
+        return ports
+    total = int(count)
+    return ports[int(worker[2:]) % total :: total] if total > 0 else ports
+
+
 _HANDED_OUT: set[int] = set()
 """Ports this process has handed out. A server binds its port some time after the probe
 socket that found it free has closed, so a later probe could find the same port free
@@ -35,13 +49,15 @@ therefore handed out once per process (until most of the range has been)."""
 
 
 def bound_free_port(sock: socket.socket) -> int:
-    """Bind ``sock`` to a free port of ``LISTEN_PORTS`` on 127.0.0.1, drawn at random so
-    that concurrent test runs rarely try the same one, and never one this process has
-    handed out already; its number."""
-    if len(_HANDED_OUT) > len(LISTEN_PORTS) // 2:
+    """Bind ``sock`` to a free port of ``LISTEN_PORTS`` on 127.0.0.1 (of this pytest
+    worker's share, ``worker_ports``), drawn at random so that concurrent test runs
+    rarely try the same one, and never one this process has handed out already; its
+    number."""
+    ports = worker_ports()
+    if len(_HANDED_OUT) > len(ports) // 2:
         _HANDED_OUT.clear()
     for _ in range(200):
-        port = secrets.choice(LISTEN_PORTS)
+        port = secrets.choice(ports)
         if port in _HANDED_OUT:
             continue
         try:
