@@ -74,8 +74,11 @@ browser-tools:
 run: proto web-maybe ## start the whole backend on this machine (and the browser client)
 	$(BIN)/python -m devtools.run
 
+# Two pytest workers, each with its own PostgreSQL, NATS and backends; a test module
+# stays on one worker (--dist loadfile), so its backend starts once. Serial: TEST_WORKERS=0.
+TEST_WORKERS ?= 2
 test: proto lint test-tools ## run every test (unit, integration, conformance)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Unit and handler tests: no server. devtools/testing.py marks every test that asks for
 # PostgreSQL or NATS `integration`, so none of them is selected here.
