@@ -39,6 +39,12 @@ from client.play import (
 from client.render import fitted, screen
 
 
+async def current(client: Client, match_id: str) -> pb.MatchView:
+    """The match as the server shows the caller now."""
+    reply = await client.call(client.stub.GetMatchView, g.GetMatchViewRequest(match_id=match_id))
+    return reply.view  # type: ignore[no-any-return]
+
+
 async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
     """``view``, ``place`` or ``forfeit`` on ``args.match``: the match as it is after."""
     stub = client.stub
@@ -47,14 +53,11 @@ async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchVie
             stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
         )
         return ended.view  # type: ignore[no-any-return]
-    cid = args.card if args.command == "place" else ""
-    if args.command == "view" or cid.isdigit():  # a card by its place in the hand as it is
-        view = (
-            await client.call(stub.GetMatchView, g.GetMatchViewRequest(match_id=args.match))
-        ).view
-        if args.command == "view":
-            return view  # type: ignore[no-any-return]
-        cid = card_id(view, cid)
+    if args.command == "view":
+        return await current(client, args.match)
+    cid = args.card
+    if cid.isdigit():  # a place in the hand: the hand as it is now
+        cid = card_id(await current(client, args.match), cid)
     placed = await client.call(
         stub.PlaceCard,
         g.PlaceCardRequest(
