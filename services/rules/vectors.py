@@ -216,10 +216,19 @@ def _element(value: object, field: str) -> Element | None:
     return Element(value)
 
 
+def _side(value: object) -> object:
+    """A side as printed: a whole number, or ``"A"`` for 10 (RULES.md 1 writes A so)."""
+    return ACE if value == "A" else value
+
+
 def _card(raw: dict[str, Any], field: str) -> Card:
     sides = raw.get("sides")
+    if isinstance(sides, list):
+        sides = [_side(s) for s in sides]
     if not isinstance(sides, list) or len(sides) != 4 or not all(_is_int(s) for s in sides):
-        raise VectorError(f"{field}.sides must be four whole numbers: top, right, bottom, left")
+        raise VectorError(
+            f'{field}.sides must be four whole numbers (or "A" for 10): top, right, bottom, left'
+        )
     if not all(1 <= s <= ACE for s in sides):
         raise VectorError(f"{field}.sides {sides} must each be within 1..10 (A is 10)")
     typed: Sides = (sides[0], sides[1], sides[2], sides[3])

@@ -95,3 +95,19 @@ def test_good_input_exits_zero_and_ignores_expect() -> None:
             "captures": GOOD["expect"]["captures"],
         }
     ]
+
+
+def test_a_side_written_a_reads_as_ten_as_the_rulebook_prints_it() -> None:
+    """RULES.md 1: "A is written for 10"; a vector may write a side either way."""
+    as_letters = json.loads(broken(board__1__sides=[1, 1, "A", 1]))
+    as_letters["move"]["card"]["sides"] = ["A", 7, 2, 3]
+    as_numbers = json.loads(broken(board__1__sides=[1, 1, 10, 1]))
+    as_numbers["move"]["card"]["sides"] = [10, 7, 2, 3]
+    code, results, _ = resolve(f"{json.dumps(as_letters)}\n{json.dumps(as_numbers)}\n")
+    assert code == 0
+    assert results[0] == results[1]
+    assert results[0]["captures"] == {"1": "same", "5": "same"}
+    beaten = json.loads(broken(board__1__sides=[1, 1, 9, 1], rules={}))
+    beaten["move"]["card"]["sides"] = ["A", 1, 1, 1]
+    code, results, _ = resolve(json.dumps(beaten) + "\n")
+    assert (code, results[0]["captures"]) == (0, {"1": "basic"})
