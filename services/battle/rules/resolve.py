@@ -39,14 +39,13 @@ from services.battle.rules.targets import (
     is_legal,
     reach,
     retarget,
-    screened,
 )
 from services.battle.rules.turns import decide, defeat, end_turn, place_summon, start_turn
 from services.battle.rules.work import Work, WTeam, WUnit
 
 _DAMAGE, _HEAL, _SHIELD, _BURN, _COVER = Kind.DAMAGE, Kind.HEAL, Kind.SHIELD, Kind.BURN, Kind.COVER
 _SPD, _ENERGY, _STEAL, _SUMMON = Kind.SPD, Kind.ENERGY, Kind.ENERGY_STEAL, Kind.SUMMON
-_SELF, _SINGLE = Range.SELF, Range.SINGLE
+_SELF, _SINGLE, _CROSS = Range.SELF, Range.SINGLE, Range.CROSS
 _C_DAMAGE, _C_ABSORBED, _C_DEFEATED = Change.DAMAGE, Change.ABSORBED, Change.DEFEATED
 _C_HEAL, _C_SHIELD, _C_BURN, _C_COVER, _C_SPD = (
     Change.HEAL,
@@ -191,11 +190,7 @@ def _use(
     square = (chosen.row, chosen.col)
     if rng is _SELF:
         units = [user]
-    elif (
-        rng is _SINGLE
-        and square in theirs.occupied
-        and (card.ignore_formation or not screened(square, theirs.occupied))
-    ):
+    elif rng is _SINGLE and square in theirs.occupied:
         # the commonest card, aimed at a unit still there: no retarget, one square
         aimed_unit = theirs.at(square)
         assert aimed_unit is not None
@@ -251,7 +246,13 @@ def _use(
 
 
 def _aimed(card: Card, chosen: Target, enemy: set[Square], own: set[Square]) -> Target | None:
-    """The chosen target if still legal, else the nearest legal one (None: none left)."""
+    """The chosen target if still there, else the nearest legal one (None: none left).
+
+    An enemy unit still on its chosen square is kept even if a summon has appeared in
+    front of it since the plans were set: formation limits what a card may choose
+    (BATTLE.md 2), and only "a target that is gone" is replaced (BATTLE.md 4.3)."""
+    if (card.range is _SINGLE or card.range is _CROSS) and chosen.square in enemy:
+        return chosen
     if is_legal(card.range, card.ignore_formation, False, chosen, enemy, own):
         return chosen
     return retarget(chosen, choices(card.range, card.ignore_formation, False, enemy, own))

@@ -10,10 +10,11 @@ Decisions where BATTLE.md is silent:
 - ``cross`` reaches the chosen unit and the occupied squares above, below, left and
   right of it on the same field.
 - ``ally`` chooses any unit of one's own field, the user and summons included.
-- A target that is gone (no unit on its square, no unit in its line, or no longer a legal
-  choice) is replaced by the nearest legal choice of the same range: least Manhattan
-  distance from the chosen square (for a line, from the chosen line), then the lowest
-  row, then the lowest column.
+- A target that is gone (no unit on its square, no unit in its line) is replaced by the
+  nearest legal choice of the same range: least Manhattan distance from the chosen
+  square (for a line, from the chosen line), then the lowest row, then the lowest
+  column. An enemy unit still on its chosen square is not gone, even with a summon
+  arrived in front of it during the turn: formation binds the choice when plans are set.
 """
 
 from __future__ import annotations

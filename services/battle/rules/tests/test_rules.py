@@ -16,7 +16,7 @@ from services.battle.rules import (
     resolve_turn,
 )
 from services.battle.rules.state import ENERGY_BY_TURN, MAX_ENERGY
-from services.battle.rules.tests.helpers import ROSTER, act, battle, get, side, team, unit
+from services.battle.rules.tests.helpers import ROSTER, A, B, act, battle, get, side, team, unit
 
 ALL_A = ("a.hit", "a.swift", "a.slow", "a.sweep", "b.guard")
 
@@ -201,6 +201,21 @@ def test_a_gone_target_is_replaced_by_the_nearest_legal_one() -> None:
     b = unit(b, "1.delta", hp=5)
     out = resolve_turn(ROSTER, b, ((act("a.swift", 0, 0), act("a.hit", 0, 0)), ()), 0)
     assert out.log[1].targets == ("1.echo",) and "retargeted" in out.log[1].note
+
+
+def test_a_target_still_there_is_hit_though_a_summon_arrived_in_front_of_it() -> None:
+    # BATTLE.md 2 limits what a card may choose; 4.3 replaces only a target that is gone
+    front_open = ((0, 1), (1, 0), (2, 0))  # alpha at the back of row 0, nothing before it
+    b = battle(teams=(B, A), hands=(("echo.4",), ("c.summon",)), formations=(None, front_open))
+    plans = ((act("echo.4", 0, 1),), (act("c.summon", 0, 0),))
+    out = resolve_turn(ROSTER, b, plans, 0)
+    summoned, hit = out.log[0], out.log[1]
+    assert (summoned.card, hit.card) == ("c.summon", "echo.4")  # charlie (SPD 15) first
+    assert hit.targets == ("1.alpha",) and not hit.note
+    assert get(out.battle, "1.alpha").hp == 96
+    later = team(out.battle, 0, hand=("echo.3",))
+    with pytest.raises(PlanError, match="is not one of"):  # the next choice is bound
+        resolve_turn(ROSTER, later, ((act("echo.3", 0, 1),), ()), 0)
 
 
 def test_a_defeated_characters_cards_leave_the_deck_and_the_hand() -> None:
