@@ -33,6 +33,7 @@ from services.battle.rules.codec import (
     encode_battle,
     encode_outcome,
 )
+from services.battle.rules.consistency import check_battle
 from services.battle.rules.content import (
     Roster,
     RosterError,
@@ -52,6 +53,7 @@ def resolve_json(roster: Roster, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise CodecError("input: expected an object with battle, plans and first")
     battle = decode_battle(raw.get("battle"), roster)
+    check_battle(roster, battle)
     plans = raw.get("plans")
     if not isinstance(plans, list) or len(plans) != 2:
         raise CodecError("plans: expected a list of two plans (player 0's, player 1's)")
@@ -83,6 +85,8 @@ def _resolve(args: argparse.Namespace, rosters: Rosters, out: TextIO) -> int:
         reply = resolve_json(_content(rosters, raw), raw)
     except json.JSONDecodeError as exc:
         reply = {"error": f"input is not JSON: {exc}"}
+    except RecursionError:
+        reply = {"error": "input is not JSON this command reads: nested too deeply"}
     except (BattleError, OSError) as exc:
         reply = {"error": str(exc)}
     return _reply(args, reply, out)

@@ -89,6 +89,69 @@ def test_resolve_names_what_is_wrong_with_bad_input_and_exits_1(
     assert re.search(message, lines[0]["error"]), lines[0]["error"]
 
 
+ROSTER = load_roster()
+
+
+def _unit(d: dict[str, Any], i: int) -> dict[str, Any]:
+    unit: dict[str, Any] = d["battle"]["teams"][0]["units"][i]
+    return unit
+
+
+def _team(d: dict[str, Any]) -> dict[str, Any]:
+    team: dict[str, Any] = d["battle"]["teams"][0]
+    return team
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: _unit(d, 0).update(square=_unit(d, 2)["square"]), "two units stand on one"),
+        (lambda d: _team(d).update(hand=_team(d)["deck"][:6]), r"hand: at most 5 cards"),
+        (lambda d: _unit(d, 2).update(hp=0, square=None), "deck: the cards of the living"),
+        (lambda d: _unit(d, 0).update(square=None), "exactly while its HP is above 0"),
+        (lambda d: _unit(d, 0).update(burns=[[-5, 2]]), "a Burn deals at least 1"),
+        (lambda d: _team(d)["units"].pop(), "three different characters"),
+        (lambda d: _unit(d, 0).update(max_hp=500, hp=400), "has max_hp"),
+        (lambda d: _team(d)["deck"].pop(), "deck: the cards of the living"),
+        (lambda d: _team(d).update(specials=["ember.spark"]), "Specials of living characters"),
+        (
+            lambda d: _team(d).update(specials=[ROSTER.characters["sable"].special]),
+            "Specials of living characters",
+        ),
+        (
+            lambda d: _team(d).update(
+                reservations=[{"summon": "dragon", "square": [2, 2], "by": "0.ember"}]
+            ),
+            r"reservations\[0\]: a summon of the roster",
+        ),
+        (lambda d: _unit(d, 1).update(uid=_unit(d, 0)["uid"]), "appear more than once"),
+        (
+            lambda d: _team(d).update(cooldowns={ROSTER.characters["moss"].cards[0]: 1}),
+            "not this team's cards",
+        ),
+        (lambda d: (_unit(d, 0).update(order=2), _unit(d, 2).update(order=0)), "placement order"),
+    ],
+)
+def test_resolve_refuses_a_battle_no_play_reaches_naming_what_is_wrong(
+    monkeypatch: pytest.MonkeyPatch, change: Any, message: str
+) -> None:
+    """A hand-edited battle gets an error line, never a traceback or a turn resolved
+    from a state BATTLE.md does not allow (found by an outside read of the command)."""
+    data = {"battle": _new(), "plans": [[], []], "first": 0}
+    change(data)
+    code, lines = _run(["resolve"], json.dumps(data), monkeypatch)
+    assert code == 1
+    assert set(lines[0]) == {"error"}
+    assert re.search(message, lines[0]["error"]), lines[0]["error"]
+
+
+def test_resolve_answers_json_nested_too_deeply_with_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, lines = _run(["resolve"], "[" * 100_000, monkeypatch)
+    assert code == 1 and "nested too deeply" in lines[0]["error"]
+
+
 def test_resolve_refuses_text_that_is_not_json(monkeypatch: pytest.MonkeyPatch) -> None:
     code, lines = _run(["resolve"], "{oops", monkeypatch)
     assert code == 1 and "not JSON" in lines[0]["error"]

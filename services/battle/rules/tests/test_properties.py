@@ -33,6 +33,7 @@ from services.battle.rules.codec import (
     encode_outcome,
     encode_plan,
 )
+from services.battle.rules.consistency import check_battle
 from services.battle.rules.content import GROUP_RANK
 from services.battle.rules.replay import (
     BattleRecord,
@@ -104,6 +105,16 @@ def test_energy_and_hp_stay_in_bounds_whatever_is_played(seed: int) -> None:
         _check_bounds(outcome.battle)
     assert outcomes[-1].battle.outcome is not None
     assert len(outcomes) <= 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS)
+def test_every_battle_play_reaches_passes_the_check_of_outside_input(seed: int) -> None:
+    """``check_battle`` (what ``triad-battle resolve`` asks of a battle it is given)
+    refuses nothing that play itself produces, over whole battles of bots."""
+    _, outcomes, before = _play(seed)
+    for battle in (*before, outcomes[-1].battle):
+        check_battle(ROSTER, battle)
 
 
 @settings(max_examples=60, deadline=None)
