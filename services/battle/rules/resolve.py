@@ -13,7 +13,7 @@ Decisions where BATTLE.md is silent (more in ``turns.py``, ``targets.py``, ``sta
 - A single-target card aimed at an enemy goes to that team's first Cover unit (placement
   order) when the chosen unit is another one; any effects of the card follow it.
 - Damage to HP counts towards the user's ``damage_dealt`` (Specials' unlock); burn does
-  not. Burn ignores shields: a shield absorbs hits.
+  not. A shield absorbs Burn at the turn end as it absorbs a hit (``turns.py``).
 - ``energy +N`` and ``energy steal N`` stop at 12: what would go beyond is lost (a steal
   still takes it from the opponent). A steal takes at most what the opponent holds.
 """

@@ -4,7 +4,9 @@
 Decisions where BATTLE.md is silent:
 
 - A shield lasts until its turn ends; ``cover T`` covers this turn and the next T - 1.
-- Burn T deals its damage at the end of this turn and the next T - 1 ends.
+- Burn T deals its damage at the end of this turn and the next T - 1 ends. A shield
+  still up then absorbs it as it absorbs a hit (BATTLE.md 1: a shield "absorbs damage
+  this turn"; Burn is "damage at turn end"), and shields end after the Burn.
 - Specials unlock on their owner's condition: ``hp_below P`` (HP under P% of max, alive),
   ``ally_defeated`` (a character of the team is defeated), ``damage_dealt_at_least N``
   (HP damage dealt by the owner's own cards), ``turn_at_least N``. A Special unlocks
@@ -123,9 +125,13 @@ def _burn(work: Work, first: int, log: list[Entry]) -> None:
         for unit in list(work.teams[index].units):
             if not unit.burns or unit.square is None:
                 continue
-            dealt = min(unit.hp, sum(d for d, _ in unit.burns))
+            burned = sum(d for d, _ in unit.burns)
+            absorbed = min(unit.shield, burned)
+            unit.shield -= absorbed
+            dealt = min(unit.hp, burned - absorbed)
             unit.hp -= dealt
-            effects = [Effect(unit.uid, Change.DAMAGE, dealt)]
+            effects = [Effect(unit.uid, Change.ABSORBED, absorbed)] if absorbed else []
+            effects.append(Effect(unit.uid, Change.DAMAGE, dealt))
             if unit.hp == 0:
                 defeat(work, unit)
                 effects.append(Effect(unit.uid, Change.DEFEATED))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.battle.rules import Fizzle, PlanError, Reason, Step, resolve_turn
+from services.battle.rules import Change, Fizzle, PlanError, Reason, Step, resolve_turn
 from services.battle.rules.resolve import _check_wipeout
-from services.battle.rules.state import ENERGY_BY_TURN, MAX_ENERGY
+from services.battle.rules.state import ENERGY_BY_TURN, MAX_ENERGY, Burn
 from services.battle.rules.tests.helpers import ROSTER, act, battle, get, side, team, unit
 from services.battle.rules.turns import draw
 from services.battle.rules.work import Work
@@ -105,6 +105,23 @@ def test_burn_comes_before_the_special_unlock_check_at_the_turn_end() -> None:
     steps = [e.step for e in out.log]
     assert steps.index(Step.BURN) < steps.index(Step.UNLOCK)
     assert "a.ult" in side(out.battle, 1).specials and get(out.battle, "1.alpha").hp == 47
+
+
+def test_a_shield_still_up_at_the_turn_end_absorbs_burn_and_then_ends() -> None:
+    # BATTLE.md 1: shield N "absorbs damage this turn"; burn is "damage at turn end"
+    b = battle(hands=(("b.burn", "b.shield"), ()))
+    b = unit(b, "1.delta", burns=(Burn(4, 2),))  # 4 more at this turn end (b.burn adds 5)
+    plans = ((act("b.burn", 0, 0),), ())
+    bare = resolve_turn(ROSTER, b, plans, 0)
+    shielded = resolve_turn(ROSTER, unit(b, "1.delta", shield=6), plans, 0)
+    assert get(bare.battle, "1.delta").hp == 40 - 9
+    assert get(shielded.battle, "1.delta").hp == 40 - 3
+    burn = next(e for e in shielded.log if e.step is Step.BURN and e.actor == "1.delta")
+    assert [(e.change, e.amount) for e in burn.effects] == [
+        (Change.ABSORBED, 6),
+        (Change.DAMAGE, 3),
+    ]
+    assert get(shielded.battle, "1.delta").shield == 0  # shields end after the Burn
 
 
 def test_a_burn_that_wipes_out_a_team_at_the_turn_end_ends_the_battle() -> None:
