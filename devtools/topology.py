@@ -104,14 +104,10 @@ def ports_of(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int
         web = DEFAULT_PORTS["gateway"].web
         wanted = [p for s in SERVICES for p in (s.port, s.metrics_port)] + ([web] if web else [])
         for port in wanted:
-            # gRPC binds with SO_REUSEPORT and would share a port in use: refuse here.
-            with socket.socket() as sock:
-                try:
-                    sock.bind(("127.0.0.1", port))
-                except OSError:
-                    raise BackendError(
-                        f"port {port} is in use (is another `make run` up?); stop it first"
-                    ) from None
+            if listening(port):
+                raise BackendError(
+                    f"port {port} is in use (is another `make run` up?); stop it first"
+                )
         extra = iter(free_ports(sum(counts.values()) - len(SERVICES)))
         return {
             s.name: [(s.port, s.metrics_port), *(next(extra) for _ in range(counts[s.name] - 1))]
@@ -119,6 +115,20 @@ def ports_of(fixed: bool, counts: Mapping[str, int]) -> dict[str, list[tuple[int
         }
     pairs = iter(free_ports(sum(counts.values())))
     return {s.name: [next(pairs) for _ in range(counts[s.name])] for s in SERVICES}
+
+
+def listening(port: int) -> bool:
+    """Whether a server holds ``port`` on this host. gRPC binds with SO_REUSEPORT and
+    would share a port in use, so a fixed port is probed first; the probe takes
+    SO_REUSEADDR so that the TIME-WAIT connections a stopped backend leaves for a minute
+    do not count (a listening socket still does)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 def free_ports(count: int) -> list[tuple[int, int]]:

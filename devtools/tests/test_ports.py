@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+
+import pytest
+
 from devtools.processes import LISTEN_PORTS, free_port, worker_ports
+from devtools.topology import listening
 
 
 def test_a_port_is_handed_out_once_though_nothing_bound_it_yet() -> None:
@@ -29,3 +34,28 @@ def test_two_pytest_workers_never_share_a_port_and_together_cover_the_range() ->
     assert worker_ports(environ={}) == LISTEN_PORTS
     three = {"PYTEST_XDIST_WORKER": "gw2", "PYTEST_XDIST_WORKER_COUNT": "3"}
     assert set(worker_ports(environ=three)) == set(LISTEN_PORTS[2::3])
+
+
+def test_a_port_left_in_time_wait_by_a_stopped_server_is_free_for_make_run() -> None:
+    """A stopped backend leaves its connections in TIME-WAIT for a minute; ``make run``
+    started again at once must not take them for a server still up, while a server
+    really listening is still seen."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC's listeners do
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    assert listening(port)
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = server.accept()
+    accepted.close()  # the server's side closes first: its end waits in TIME-WAIT
+    client.close()
+    server.close()
+    with socket.socket() as plain:  # what the probe without SO_REUSEADDR met
+        try:
+            plain.bind(("127.0.0.1", port))
+        except OSError:
+            pass
+        else:
+            pytest.skip("this kernel left no TIME-WAIT on the port; nothing to check")
+    assert not listening(port)
