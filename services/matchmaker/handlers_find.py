@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from services.matchmaker.domain import DeckChoice, Table, TableFilter
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error
-from services.matchmaker.handlers_lobby import Joined, deals, guest_start, table_named
+from services.matchmaker.handlers_lobby import Joined, deals, guest_start, seat_deck, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request
 from services.platform.errors import DomainError, FailedPrecondition, InvalidArgument, NotFound
@@ -38,12 +38,13 @@ async def _fits(
 
 
 async def _host_can_play(ctx: Context, table: Table) -> bool:
-    """Find Game: whether the host's saved deck can still be played at ``table``. The
-    deck is not locked while the table is open, so the host may have sold, listed or
-    deleted its cards since; joining such a table would only be refused (and close it),
-    so Find Game passes it over for the next oldest."""
-    deck = table.host_deck
-    if deck is None or deck.random or deals(table.settings):
+    """Find Game: whether the host's deck can still be played at ``table``: its saved
+    deck, or at a Random table a draw from its free copies. Nothing is locked while the
+    table is open, so the host may have sold, listed or deleted cards since; joining
+    such a table would only be refused (and close it), so Find Game passes it over for
+    the next oldest."""
+    deck = seat_deck(table.settings, table.host_deck)
+    if deck is None:
         return True
     try:
         await ctx.ports.decks.check(table.host_id, deck, table.settings.rules.hand_size)

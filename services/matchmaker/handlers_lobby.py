@@ -197,13 +197,26 @@ def deals(settings: TableSettings) -> bool:
     return settings.random_deck or settings.rules.house_hands or settings.battle
 
 
+def seat_deck(settings: TableSettings, deck: DeckChoice | None) -> DeckChoice | None:
+    """The deck a player sits down with that must be playable: the one brought, or a
+    Random table's draw from the player's free copies; None where the table deals house
+    hands or plays a battle (nothing of the player's to check)."""
+    if deck is not None:
+        return deck
+    if settings.random_deck and not settings.rules.house_hands and not settings.battle:
+        return DeckChoice(random=True)
+    return None
+
+
 async def _check_hand(
     ctx: Context, player: Player, deck: DeckChoice | None, settings: TableSettings
 ) -> None:
     """A deck brought to a table is checked for the board's hand size (RULES.md 11: 5,
-    8 or 13) when the table is opened or joined, not when its match starts."""
-    if deck is not None:
-        await ctx.ports.decks.check(player.player_id, deck, settings.rules.hand_size)
+    8 or 13) when the table is opened or joined, not when its match starts; at a Random
+    table, that the player's free copies hold a legal deck to draw (as a queue asks)."""
+    choice = seat_deck(settings, deck)
+    if choice is not None:
+        await ctx.ports.decks.check(player.player_id, choice, settings.rules.hand_size)
 
 
 def _check_battle_table(ctx: Context, deck: DeckChoice | None) -> None:

@@ -327,3 +327,48 @@ async def test_a_guest_never_reads_the_hidden_cards_of_a_host_deck_that_cannot_p
     assert f"{ann.name}'s deck cannot play" in told
     for card in ann_cards:
         assert card.copy.copy_id[:8] not in told and card.copy.character.name not in told, told
+
+
+async def test_a_host_who_cannot_draw_a_random_deck_never_fails_find_game_for_others(
+    api: Any,
+) -> None:
+    """Found from outside: a host whose free copies held no legal deck (the rest listed
+    on the Auction House) could open a Random table, and Find Game then failed for
+    everyone with "<host>'s deck cannot play now" although another table fitted. Now a
+    table whose host lost the copies after opening it is passed over, and opening one
+    without them is refused, as a queue is. Its tables are closed at the end, so none is
+    left for other tests' Find Game."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    entries = list((await ann.call("ListCollection", g.ListCollectionRequest())).entries)
+    opened = await ann.call(
+        "CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=RANDOM)
+    )
+    listings = [
+        (
+            await ann.call(
+                "CreateListing",
+                g.CreateListingRequest(request_id=uuid4().hex, copy_id=e.copy.copy_id, price=10),
+            )
+        ).listing.listing_id
+        for e in entries[: len(entries) - 4]  # four different characters left: no deck of 5
+    ]
+    fitting = await bea.call(
+        "CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=RANDOM)
+    )
+    found = await cid.call("FindGame", g.FindGameRequest(request_id=uuid4().hex))
+    assert found.table.table_id == fitting.table.table_id and found.match_id
+    hosted = (await ann.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status.hosted_table
+    assert hosted.table_id == opened.table.table_id
+    assert hosted.status == pb.TABLE_STATUS_OPEN  # passed over, not closed on others
+    await ann.call(
+        "CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=opened.table.table_id)
+    )
+    error = await refused(
+        ann.call("CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=RANDOM))
+    )
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "your free copies hold no legal deck of 5" in (error.details() or ""), error.details()
+    for listing_id in listings:
+        await ann.call(
+            "CancelListing", g.CancelListingRequest(request_id=uuid4().hex, listing_id=listing_id)
+        )

@@ -39,8 +39,12 @@ class SizedDecks(StarterDecks):
         self.checks: list[int] = []
         self.sold: set[str] = set()
         """Players who sold a card of their saved deck since they brought it."""
+        self.spent: set[str] = set()
+        """Players whose free copies hold no legal deck to draw (all listed, say)."""
 
     def _refuse(self, choice: DeckChoice, hand_size: int, player_id: str = "") -> None:
+        if player_id in self.spent and choice.random:
+            raise FailedPrecondition(f"your free copies hold no legal deck of {hand_size}")
         if player_id in self.sold and not choice.random:
             raise FailedPrecondition("Geezard (0a1b2c3d) is no longer in your collection")
         held = SIZES.get(choice.deck_id, hand_size)
@@ -126,6 +130,33 @@ async def test_find_game_passes_over_a_table_whose_host_deck_cannot_play_any_mor
         await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), FIVE)
     with pytest.raises(FailedPrecondition, match="ann's deck cannot play now"):
         await handlers_lobby.join_table(sized, "j", player("eve"), broken.table_id, FIVE)
+
+
+async def test_a_random_table_needs_a_host_whose_free_copies_hold_a_deck(
+    sized: Context, clock: Clock
+) -> None:
+    """Found from outside: a host whose copies were all listed opened a Random table,
+    and Find Game then failed for everyone else with "<host>'s deck cannot play now".
+    Opening such a table is refused as a queue is; a host who lost their copies after
+    opening one has their table passed over."""
+    random = TableSettings(RuleSet(Visibility.ALL_OPEN, same=True), random_deck=True)
+    decks = cast(SizedDecks, sized.ports.decks)
+    decks.spent.add("id-ann")
+    with pytest.raises(FailedPrecondition, match="hold no legal deck of 5"):
+        await handlers_lobby.create_table(sized, "t", player("ann"), random, None)
+    decks.spent.clear()
+    first = await handlers_lobby.create_table(sized, "t", player("ann"), random, None)
+    clock.advance(1)
+    second = await handlers_lobby.create_table(sized, "t", player("bea"), random, None)
+    decks.spent.add("id-ann")
+    found = await handlers_find.find_game(sized, "f", player("cid"), TableFilter(), None)
+    assert found.table.table_id == second.table_id
+    assert (await handlers_lobby.get_table(sized, player("x"), first.table_id)).state is (
+        TableState.OPEN
+    )
+    decks.spent.add("id-dan")
+    with pytest.raises(FailedPrecondition, match="hold no legal deck of 5"):
+        await handlers_lobby.join_table(sized, "j", player("dan"), first.table_id, None)
 
 
 async def test_find_game_filters_and_the_deck_size_both_hold(sized: Context, clock: Clock) -> None:
