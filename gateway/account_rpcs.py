@@ -93,8 +93,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         password = accounts.check_password(request.password)
         first = Request.of(f"register:{name.lower()}", key, name)
         if await self._store.answered(first) is not None:
-            # a retry: the same account, a fresh token pair
-            return await self._login(name, password, client_address(context.peer()))
+            return await self._retried(name, password, client_address(context.peer()))
         self._auth.take_registration(client_address(context.peer()))
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
@@ -114,8 +113,20 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             # the name is taken by the first try itself, so it answers as a retry does.
             if await self._store.answered(first) is None:
                 raise
-            return await self._login(name, password, client_address(context.peer()))
+            return await self._retried(name, password, client_address(context.peer()))
         return g.RegisterResponse(player=player_message(account), tokens=tokens)
+
+    async def _retried(self, name: str, password: str, address: str) -> g.RegisterResponse:
+        """A Register retried with its request id: the same account, a fresh token pair.
+        With another password it is another request under a used id (INVALID_ARGUMENT,
+        as every reused id is); the check is a login's, so it counts as a wrong guess."""
+        try:
+            return await self._login(name, password, address)
+        except Unauthenticated:
+            raise InvalidArgument(
+                f"this request_id already registered {name} with another password: "
+                "Login with that password, or send a new request_id"
+            ) from None
 
     async def Login(self, request: g.LoginRequest, context: Any) -> g.LoginResponse:
         request_id(request.request_id)

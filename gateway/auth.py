@@ -92,6 +92,16 @@ class RateLimiter:
         return True
 
 
+NAME_CEILING = 10
+"""Wrong passwords one name may take from all addresses together, in multiples of what
+one address may try (``Authenticator.failed_logins_by_name``)."""
+
+
+def _guesser(name: str, address: str) -> str:
+    """The failed-login key of one name tried from one client address."""
+    return f"{name}\x00{address}"
+
+
 class Authenticator:
     def __init__(
         self,
@@ -112,9 +122,17 @@ class Authenticator:
         self.failed_logins = failed_logins or RateLimiter(
             FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
         )
-        """Wrong passwords per player name: guessing costs a wait, not only scrypt's time.
-        Kept per replica (each replica allows its own burst), which bounds guessing to a
-        few attempts a minute per replica without a shared store on the log-in path."""
+        """Wrong passwords per player name from one address: guessing costs a wait, not
+        only scrypt's time. Per address, so a stranger's guesses do not lock the player
+        out of their own account (found from outside: ten wrong passwords from anywhere
+        locked the name for everyone). Kept per replica (each replica allows its own
+        burst), which bounds guessing to a few attempts a minute per replica without a
+        shared store on the log-in path."""
+        self.failed_logins_by_name = RateLimiter(
+            NAME_CEILING * self.failed_logins.rate, NAME_CEILING * self.failed_logins.burst
+        )
+        """Wrong passwords per player name from every address together: a guesser with
+        many addresses is held to ``NAME_CEILING`` times one address's allowance."""
         self.failed_logins_by_address = failed_logins_by_address or RateLimiter(
             FAILED_LOGINS_PER_ADDRESS_PER_MINUTE / 60, FAILED_LOGIN_ADDRESS_BURST
         )
@@ -129,7 +147,9 @@ class Authenticator:
         Per replica and in memory, like the log-in limit."""
 
     def check_login_allowed(self, name: str, address: str) -> None:
-        if not self.failed_logins.ready(name):
+        if not self.failed_logins.ready(_guesser(name, address)) or not (
+            self.failed_logins_by_name.ready(name)
+        ):
             raise ResourceExhausted(
                 f"too many wrong passwords for {name!r}: wait a minute before trying again"
             )
@@ -139,7 +159,8 @@ class Authenticator:
             )
 
     def login_failed(self, name: str, address: str) -> None:
-        self.failed_logins.take(name)
+        self.failed_logins.take(_guesser(name, address))
+        self.failed_logins_by_name.take(name)
         self.failed_logins_by_address.take(address)
 
     def take_registration(self, address: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gateway.accounts import TokenSigner
-from gateway.auth import Authenticator, RateLimiter, client_address
+from gateway.auth import NAME_CEILING, Authenticator, RateLimiter, client_address
 from services.platform.errors import ResourceExhausted
 
 
@@ -33,7 +33,16 @@ def test_wrong_passwords_are_counted_per_name_and_per_address() -> None:
         auth.check_login_allowed("ann", "203.0.113.7")
         auth.login_failed("ann", "203.0.113.7")
     with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
-        auth.check_login_allowed("ann", "198.51.100.2")  # the name waits, wherever from
+        auth.check_login_allowed("ann", "203.0.113.7")  # that guesser waits
+    # Found from outside: a stranger's guesses locked Ann out of her own account. From
+    # her address she still logs in; guessers on many addresses meet the name's ceiling.
+    auth.check_login_allowed("ann", "198.51.100.2")
+    for n in range(1, NAME_CEILING):
+        for _ in range(3):
+            auth.check_login_allowed("ann", f"192.0.2.{n}")
+            auth.login_failed("ann", f"192.0.2.{n}")
+    with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
+        auth.check_login_allowed("ann", "198.51.100.2")
     for name in ("bea", "cid"):  # each name within its burst: the address runs out
         auth.check_login_allowed(name, "203.0.113.7")
         auth.login_failed(name, "203.0.113.7")

@@ -98,3 +98,23 @@ async def test_a_name_that_reads_as_the_computer_is_refused_and_creates_nothing(
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "computer's name" in (refused.value.details() or "")
         assert (await login(api, name, PASSWORD))[0] == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_a_register_retried_with_another_password_is_a_reused_id(api: Any) -> None:
+    """gateway.proto: reusing a request_id for a different request is INVALID_ARGUMENT.
+    Found from outside: a Register retried with another password answered as a wrong
+    login (UNAUTHENTICATED). The same retry with the same password still answers."""
+    rng = random.Random()
+    name = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(16))
+    first = g.RegisterRequest(request_id=uuid4().hex, player_name=name, password=PASSWORD)
+    created = await api.Register(first, timeout=20)
+    again = await api.Register(first, timeout=20)
+    assert again.player.player_id == created.player.player_id
+    other = g.RegisterRequest(
+        request_id=first.request_id, player_name=name, password=PASSWORD + "-other"
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await api.Register(other, timeout=20)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "already registered" in (refused.value.details() or "")
+    assert (await login(api, name, PASSWORD))[0] == grpc.StatusCode.OK
