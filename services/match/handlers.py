@@ -286,11 +286,18 @@ async def report_presence(
 
 
 async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:
-    """What the first due timer of ``match`` decides (no events if all are stale)."""
+    """What the earliest due timer of ``match`` decides (no events if all are stale).
+
+    Earliest first, so a loop that comes late (a restart, a load) settles what happened
+    first: a seat whose disconnect grace ran out before the other seat's turn did loses
+    by disconnect (RULES.md 5). Timers due at one instant go turn, then seat A's
+    disconnect, then B's. A bot's move due with its turn's timeout is not made late:
+    the turn timed out."""
     rng = ctx.rng
-    for timer in domain.deadlines(match):
-        if timer.due > now:
-            continue
+    due = [t for t in domain.deadlines(match) if t.due <= now]
+    if any(t.kind is domain.DeadlineKind.TURN for t in due):
+        due = [t for t in due if t.kind is not domain.DeadlineKind.BOT]
+    for timer in sorted(due, key=lambda t: t.due):
         if timer.kind is domain.DeadlineKind.TURN:
             decision = domain.time_out(
                 match, timer.turn, now, rng.randrange(1 << 30), _round_seed(ctx, match)

@@ -201,6 +201,27 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
     assert latest.finished.forfeited is not None
 
 
+async def test_a_late_timer_loop_settles_the_grace_that_ran_out_first(
+    ctx: Context, clock: Clock
+) -> None:
+    """RULES.md 5: both players leave, B first; the loop looks only after both graces
+    ran out (a restart, a load): B, whose grace ended first, forfeits, not seat A because
+    its timer is listed first."""
+    await new_match(ctx)
+    start = clock.now
+    for player, away_at in (("p-b", 10), ("p-a", 20)):
+        clock.now = start + timedelta(seconds=away_at)
+        await handlers.report_presence(ctx, player, f"s-{player}", True)
+        await handlers.report_presence(ctx, player, f"s-{player}", False)
+    clock.now = start + timedelta(seconds=20 + 120 + 5)
+    latest = await ctx.store.load("m1")
+    while latest is not None and latest.finished is None:  # the turn timed out first
+        assert await handlers.fire_due_timer(ctx)
+        latest = await ctx.store.load("m1")
+    assert latest is not None and latest.finished is not None
+    assert (latest.finished.forfeited, latest.finished.reason) == (Seat.B, FinishReason.DISCONNECT)
+
+
 async def test_a_move_after_the_deadline_before_the_timer_fired_is_refused_and_auto_played(
     ctx: Context, clock: Clock
 ) -> None:
