@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from services.matchmaker.domain import DeckChoice, Table, TableFilter
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error
-from services.matchmaker.handlers_lobby import Joined, deals, guest_start, seat_deck, table_named
+from services.matchmaker.handlers_lobby import Joined, guest_start, seat_deck, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request
 from services.platform.errors import DomainError, FailedPrecondition, InvalidArgument, NotFound
@@ -20,21 +20,29 @@ FIND_PASSED = 100
 
 
 async def _fits(
-    ctx: Context, guest: Player, deck: DeckChoice | None, table: Table, sizes: dict[int, bool]
+    ctx: Context,
+    guest: Player,
+    deck: DeckChoice | None,
+    table: Table,
+    sizes: dict[tuple[bool, int], bool],
 ) -> bool:
-    """Find Game: whether the guest's deck can be brought to ``table`` (a saved deck
-    only to the board of its size, RULES.md 11); ``sizes`` keeps each size's answer."""
-    if deck is None or deck.random or deals(table.settings):
+    """Find Game: whether the guest can sit down at ``table`` with what they bring: a
+    saved deck only at the board of its size (RULES.md 11); at a Random table, a draw of
+    that size from their free copies (a starter collection's ten characters draw no
+    hand of 13). ``sizes`` keeps each (Random, size)'s answer."""
+    choice = seat_deck(table.settings, None if table.settings.random_deck else deck)
+    if choice is None:
         return True
     size = table.settings.rules.hand_size
-    if size not in sizes:
+    key = (choice.random, size)
+    if key not in sizes:
         try:
-            await ctx.ports.decks.check(guest.player_id, deck, size)
+            await ctx.ports.decks.check(guest.player_id, choice, size)
         except FailedPrecondition:
-            sizes[size] = False
+            sizes[key] = False
         else:
-            sizes[size] = True
-    return sizes[size]
+            sizes[key] = True
+    return sizes[key]
 
 
 async def _host_can_play(ctx: Context, table: Table) -> bool:
@@ -106,7 +114,7 @@ async def _find(
     # Without a deck only Random tables fit, and battle tables, which need none.
     wanted = filters if deck is not None or filters.battles else replace(filters, random_deck=True)
     tried: set[str] = set()
-    sizes: dict[int, bool] = {}
+    sizes: dict[tuple[bool, int], bool] = {}
     attempts = 0
     while attempts < FIND_ATTEMPTS and len(tried) < FIND_PASSED:
         table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)
@@ -150,7 +158,10 @@ def _none_fits(filters: TableFilter, deck: DeckChoice | None, sized: bool) -> st
     asked = filters != TableFilter() or deck is None
     which = "no open table fits your filters" if asked else "no open table to join right now"
     if sized:
-        which = "no open table fits your deck (a saved deck plays on the board of its size)"
+        which = (
+            "no open table fits your deck (a saved deck plays on the board of its size; "
+            "a Random table draws 5, 8 or 13 different characters from your free copies)"
+        )
     if deck is None:
         which += " (without a deck, only Random tables fit)"
     return f"{which}: open one yourself with CreateTable, or try Find Game again soon"
