@@ -42,8 +42,12 @@ class SizedDecks(StarterDecks):
         self.spent: set[str] = set()
         """Players whose free copies hold no legal deck to draw (all listed, say)."""
 
+        self.starters: set[str] = set()
+        """Players with a starter collection's ten characters: no Random hand of 13."""
+
     def _refuse(self, choice: DeckChoice, hand_size: int, player_id: str = "") -> None:
-        if player_id in self.spent and choice.random:
+        short = player_id in self.starters and hand_size > 10
+        if (player_id in self.spent or short) and choice.random:
             raise FailedPrecondition(f"your free copies hold no legal deck of {hand_size}")
         if player_id in self.sold and not choice.random:
             raise FailedPrecondition("Geezard (0a1b2c3d) is no longer in your collection")
@@ -157,6 +161,24 @@ async def test_a_random_table_needs_a_host_whose_free_copies_hold_a_deck(
     decks.spent.add("id-dan")
     with pytest.raises(FailedPrecondition, match="hold no legal deck of 5"):
         await handlers_lobby.join_table(sized, "j", player("dan"), first.table_id, None)
+
+
+async def test_find_game_passes_over_a_random_table_the_guest_cannot_draw_a_hand_for(
+    sized: Context, clock: Clock
+) -> None:
+    """RULES.md 14: the oldest table the player *can* join. At a Random 5x5 table the
+    guest draws 13 different characters; a starter's ten cannot, so Find Game takes the
+    next table that fits (or says none does) instead of failing on the oldest."""
+    quintra = TableSettings(RuleSet(Visibility.ALL_OPEN, same=True, board=5), random_deck=True)
+    decks = cast(SizedDecks, sized.ports.decks)
+    await handlers_lobby.create_table(sized, "t", player("ann"), quintra, None)
+    clock.advance(1)
+    standard = await handlers_lobby.create_table(sized, "t", player("bea"), table(3), FIVE)
+    decks.starters.update({"id-cid", "id-dan"})
+    found = await handlers_find.find_game(sized, "f", player("cid"), TableFilter(), FIVE)
+    assert found.table.table_id == standard.table_id
+    with pytest.raises(NotFound, match="a Random table draws 5, 8 or 13 different characters"):
+        await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), None)
 
 
 async def test_find_game_filters_and_the_deck_size_both_hold(sized: Context, clock: Clock) -> None:
