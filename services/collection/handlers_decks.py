@@ -55,7 +55,7 @@ async def save_deck(
             name,
             copy_ids,
             owned,
-            locks.keys(),
+            locks,
             replaced,
             await unit.deck_count(player_id),
         )
@@ -108,7 +108,7 @@ async def deck_violations(
     ``hand_size`` when given), read without locking."""
     owned = await ctx.store.copies(player_id, copy_ids)
     locks = await ctx.store.locks(copy_ids)
-    return decks.deck_violations(copy_ids, owned, locks.keys(), board_of(hand_size))
+    return decks.deck_violations(copy_ids, owned, locks, board_of(hand_size))
 
 
 async def random_deck_possible(
@@ -169,7 +169,7 @@ async def resolve_deck_for_match(
         owned = await unit.copies(player_id, copy_ids, lock=True)
         locks = await unit.locks(copy_ids)
         # A copy already locked for this very match is no obstacle (the lock is retried).
-        others = [i for i, holder in locks.items() if holder != lock_for]
+        others = {i: holder for i, holder in locks.items() if holder != lock_for}
         broken = decks.deck_violations(copy_ids, owned, others, board)
         if broken:
             raise decks.DeckUnavailable(broken)

@@ -12,7 +12,7 @@ caller passes what it knows of ownership and locks, so the validator stays pure.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -98,13 +98,14 @@ class Violation:
 def validate_deck(
     entries: Sequence[DeckEntry],
     owned: Collection[str] | None = None,
-    locked: Collection[str] = (),
+    locked: Collection[str] | Mapping[str, str] = (),
     board: int | None = None,
 ) -> tuple[Violation, ...]:
     """Every rule the deck breaks; an empty tuple means the deck is legal.
 
     ``owned`` is the set of copy ids the player owns (``None`` skips that check);
-    ``locked`` the copy ids locked by an active trading match or a pending trade;
+    ``locked`` the copy ids locked by an active trading match, a pending trade or an
+    Auction House listing (a mapping names what holds each, and what frees it);
     ``board`` the side length of the table it is for (None: a deck of 5, 8 or 13 for
     any board). The star limits are those of the deck's size (of 5 when it has none).
     """
@@ -178,15 +179,16 @@ def validate_deck(
     # Only the player's own copies can be locked for them: a stranger's lock is not
     # theirs to know, and not what keeps them from this deck.
     held = tuple(e for e in entries if e.copy_id in locked and e not in strangers)
-    if held:
-        found.append(
-            _these_are(
-                DeckRule.LOCKED,
-                held,
-                "locked by an active trading match or a pending trade until it completes",
-            )
-        )
+    holders: dict[str, list[DeckEntry]] = {}
+    for e in held:
+        holder = locked[e.copy_id] if isinstance(locked, Mapping) else _SOME_LOCK
+        holders.setdefault(holder, []).append(e)
+    for holder, these in holders.items():
+        found.append(_these_are(DeckRule.LOCKED, these, f"locked by {holder}"))
     return tuple(found)
+
+
+_SOME_LOCK = "an active trading match, a pending trade or a listing until that ends"
 
 
 def _about(rule: DeckRule, entries: Sequence[DeckEntry], message: str) -> Violation:

@@ -87,6 +87,17 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         code, details = await code_of(create(seller, first, 50))
         assert code == grpc.StatusCode.FAILED_PRECONDITION and "locked" in details
         assert (await collection(seller))[first].lock.holder.listing_id == listed.listing_id
+        # A deck with the listed copy names the listing and what frees the card (found
+        # from outside: it said "an active trading match or a pending trade").
+        code, details = await code_of(
+            seller.call(
+                "SaveDeck",
+                g.SaveDeckRequest(request_id=uuid4().hex, name="Listed", copy_ids=list(mine)[:5]),
+            )
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION, details
+        assert f"Auction House listing {listed.listing_id[:8]}" in details, details
+        assert "cancel the listing to use it" in details, details
 
         # Browse: the buyer finds it by character, cheapest first.
         page = await buyer.call(

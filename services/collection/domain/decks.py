@@ -17,6 +17,7 @@ from services.collection.domain.events import (
     CopiesReleased,
     DeckSaved,
     Holder,
+    HolderKind,
     OwnedCopy,
 )
 from services.platform.errors import (
@@ -121,12 +122,23 @@ def entries(copy_ids: Sequence[str], copies: Mapping[str, OwnedCopy]) -> list[De
 def deck_violations(
     copy_ids: Sequence[str],
     owned: Mapping[str, OwnedCopy],
-    locked: Collection[str],
+    locked: Mapping[str, Holder],
     board: int | None = None,
 ) -> tuple[Violation, ...]:
-    """Every rule of RULES.md 2, 9 and 11 the deck breaks now, with its cards; ``board``:
-    the side of the table it is for (None: a deck of 5, 8 or 13 for its own board)."""
-    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=locked, board=board)
+    """Every rule of RULES.md 2, 9 and 11 the deck breaks now, with its cards (a locked
+    one with what holds it and what frees it); ``board``: the side of the table it is
+    for (None: a deck of 5, 8 or 13 for its own board)."""
+    held = {i: held_by(h) for i, h in locked.items()}
+    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=held, board=board)
+
+
+def held_by(holder: Holder) -> str:
+    """What holds a locked copy, and what frees it, as its owner reads it (RULES.md 9)."""
+    if holder.kind is HolderKind.LISTING:
+        return f"Auction House listing {short_id(holder.id)}: cancel the listing to use it"
+    if holder.kind is HolderKind.TRADE:
+        return f"pending trade {short_id(holder.id)} until it completes"
+    return f"trading match {short_id(holder.id)} until it ends"
 
 
 def deck_name(name: str) -> str:
@@ -155,7 +167,7 @@ def save_deck(
     name: str,
     copy_ids: Sequence[str],
     owned: Mapping[str, OwnedCopy],
-    locked: Collection[str],
+    locked: Mapping[str, Holder],
     replaced: Sequence[str] | None,
     deck_count: int,
 ) -> DeckSaved:

@@ -66,7 +66,7 @@ def every_event() -> list[CollectionEvent]:
         committed,
         decks.save_deck(
             "p1", "deck1", "Main", [c.copy_id for c in offered], {c.copy_id: c for c in offered},
-            (), None, 0,
+            {}, None, 0,
         ),
         DeckDeleted("p1", "deck1"),
         RandomDeckDrawn("p1", "m1", ("a", "b", "c", "d", "e")),

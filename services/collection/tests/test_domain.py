@@ -56,7 +56,8 @@ def test_spending_more_than_the_balance_is_refused_with_the_rule() -> None:
 
 
 def _save(copy_ids: list[str], owned: list[OwnedCopy], locked: tuple[str, ...] = ()) -> None:
-    decks.save_deck("p1", "d1", "Main", copy_ids, {c.copy_id: c for c in owned}, locked, None, 0)
+    held = dict.fromkeys(locked, MATCH)
+    decks.save_deck("p1", "d1", "Main", copy_ids, {c.copy_id: c for c in owned}, held, None, 0)
 
 
 def test_a_deck_breaking_a_rule_is_refused_naming_the_rule_and_the_cards() -> None:
@@ -90,7 +91,7 @@ def test_replacing_a_deck_that_holds_a_locked_copy_is_refused() -> None:
             "New",
             [c.copy_id for c in others],
             {c.copy_id: c for c in others},
-            ["c1"],
+            {"c1": MATCH},
             [c.copy_id for c in five],
             1,
         )
