@@ -238,9 +238,10 @@ async def switch_to_practice(
     start = _practice_plan(ctx, StartKind.SWITCH, player, ticket.mode, rules, level, deck)
     start = StartRecord(_with_ticket(start.plan, ticket_id), start.state, start.token)
     if not await open_start(ctx, start, request):
-        raise FailedPrecondition(
-            f"ticket {short_id(ticket_id)} is no longer queued: it was just paired"
-        )
+        # Something took the ticket since it was read: say what, as it now stands.
+        now = await ctx.store.ticket(ticket_id)
+        state = f"({now.state})" if now is not None else "(gone)"
+        raise FailedPrecondition(f"ticket {short_id(ticket_id)} is no longer queued {state}")
     match_id = await run_start(ctx, start)
     return Switched(await _ticket(ctx, ticket_id), match_id)
 

@@ -246,6 +246,30 @@ async def test_switching_to_practice_cancels_the_ticket_only_when_the_match_star
     assert kinds == ["TicketQueued", "TicketCancelled", "PracticeStarted"]
 
 
+async def test_a_switch_losing_to_the_players_own_cancel_says_the_ticket_was_cancelled(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found from outside: CancelTicket and SwitchToPractice sent at once; the switch,
+    having read the ticket queued, lost it to the cancel and said "it was just paired",
+    though nothing was."""
+    lu = player("lu")
+    ticket = await handlers_queues.enqueue(ctx, "q", lu, Mode.UNRANKED, DECK)
+    read = ctx.store.ticket
+    reads = 0
+
+    async def read_then_cancelled(ticket_id: str) -> Any:
+        nonlocal reads
+        found = await read(ticket_id)
+        reads += 1
+        if reads == 1:  # the player's cancel lands between the switch's read and start
+            await handlers_queues.cancel(ctx, "c", lu.player_id, ticket_id)
+        return found
+
+    monkeypatch.setattr(ctx.store, "ticket", read_then_cancelled)
+    with pytest.raises(FailedPrecondition, match=r"no longer queued \(cancelled\)"):
+        await handlers_queues.switch_to_practice(ctx, "s", lu, ticket.ticket_id, None, None)
+
+
 async def test_a_player_who_cannot_play_is_dropped_and_the_opponent_requeued(
     ctx: Context, fakes: Fakes
 ) -> None:
