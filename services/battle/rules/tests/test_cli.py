@@ -81,6 +81,11 @@ def test_resolve_reads_a_file_too(tmp_path: Path) -> None:
 def test_resolve_names_what_is_wrong_with_bad_input_and_exits_1(
     monkeypatch: pytest.MonkeyPatch, change: Any, message: str
 ) -> None:
+    _refused(monkeypatch, change, message)
+
+
+def _refused(monkeypatch: pytest.MonkeyPatch, change: Any, message: str) -> None:
+    """``resolve`` of a new battle after ``change``: one error line matching ``message``."""
     data = {"battle": _new(), "plans": [[], []], "first": 0}
     change(data)
     code, lines = _run(["resolve"], json.dumps(data), monkeypatch)
@@ -137,12 +142,7 @@ def test_resolve_refuses_a_battle_no_play_reaches_naming_what_is_wrong(
 ) -> None:
     """A hand-edited battle gets an error line, never a traceback or a turn resolved
     from a state BATTLE.md does not allow (found by an outside read of the command)."""
-    data = {"battle": _new(), "plans": [[], []], "first": 0}
-    change(data)
-    code, lines = _run(["resolve"], json.dumps(data), monkeypatch)
-    assert code == 1
-    assert set(lines[0]) == {"error"}
-    assert re.search(message, lines[0]["error"]), lines[0]["error"]
+    _refused(monkeypatch, change, message)
 
 
 def test_resolve_answers_json_nested_too_deeply_with_an_error(
