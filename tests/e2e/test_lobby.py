@@ -368,6 +368,11 @@ async def test_a_host_who_cannot_draw_a_random_deck_never_fails_find_game_for_ot
     )
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "your free copies hold no legal deck of 5" in (error.details() or ""), error.details()
+    checked = await ann.call(
+        "ValidateDeck", g.ValidateDeckRequest(random=pb.RandomDeck(), hand_size=5)
+    )
+    assert not checked.valid
+    assert checked.violations[0].rule == pb.DECK_RULE_DISTINCT_CHARACTERS  # was UNSPECIFIED
     for listing_id in listings:
         await ann.call(
             "CancelListing", g.CancelListingRequest(request_id=uuid4().hex, listing_id=listing_id)

@@ -97,7 +97,9 @@ class DeckRpcs:
             return c.CollectionServiceValidateDeckResponse(
                 valid=False,
                 violations=[
-                    pb.DeckViolation(rule=pb.DECK_RULE_UNSPECIFIED, card_ids=[], message=reason)
+                    pb.DeckViolation(
+                        rule=pb.DECK_RULE_DISTINCT_CHARACTERS, card_ids=[], message=reason
+                    )
                 ],
             )
         if which == "deck_id":
