@@ -22,25 +22,21 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.match import mapping_realm
+from services.match.codec_timers import TIMER_DECODERS, timer_payload
+from services.match.codec_timers import seat as _seat
 from services.match.domain.events import (
     CardPlaced,
-    Forfeited,
     MatchCard,
     MatchCreated,
     MatchEvent,
     MatchFinished,
     MatchRules,
-    PlayerDisconnected,
-    PlayerReconnected,
     RoundStarted,
     SeatStart,
     TradeRule,
-    TurnTimedOut,
-    TurnWarningIssued,
 )
 from services.match.mapping import (
     MODES,
-    REASONS,
     REASONS_BACK,
     SEATS,
     SEATS_BACK,
@@ -268,13 +264,6 @@ def _finished_back(m: ev.MatchFinished, rules_message: pb.Rules | None = None) -
     )
 
 
-def _seat(value: int) -> Seat:
-    seat = SEATS_BACK.get(value)
-    if seat is None:
-        raise ValueError(f"a seat is A or B, got {value}")
-    return seat
-
-
 def encode(event: MatchEvent, cards: dict[str, MatchCard]) -> Encoded:
     """The stored form of a domain event. ``cards`` resolves card ids to cards (a
     CardPlaced payload carries the whole card for its consumers)."""
@@ -290,42 +279,20 @@ def payload_of(event: MatchEvent, cards: dict[str, MatchCard]) -> Message:
         return _placed(event, cards)
     if isinstance(event, RoundStarted):
         return _round(event)
-    if isinstance(event, TurnTimedOut):
-        return ev.TurnTimedOut(
-            match_id=event.match_id,
-            turn_number=event.turn,
-            seat=SEATS[event.seat],
-            consecutive_misses=event.consecutive_misses,
-        )
-    if isinstance(event, TurnWarningIssued):
-        return ev.TurnWarningIssued(
-            match_id=event.match_id,
-            seat=SEATS[event.seat],
-            turn_number=event.turn,
-        )
-    if isinstance(event, PlayerDisconnected):
-        return ev.PlayerDisconnected(
-            match_id=event.match_id,
-            seat=SEATS[event.seat],
-            session_id=event.session_id,
-            forfeit_time=timestamp(event.forfeit_at),
-        )
-    if isinstance(event, PlayerReconnected):
-        return ev.PlayerReconnected(
-            match_id=event.match_id,
-            seat=SEATS[event.seat],
-            session_id=event.session_id,
-        )
-    if isinstance(event, Forfeited):
-        return ev.Forfeited(
-            match_id=event.match_id,
-            seat=SEATS[event.seat],
-            reason=REASONS[event.reason],
-        )
+    if (payload := timer_payload(event)) is not None:
+        return payload
+    assert isinstance(event, MatchFinished), event
     return _finished(event)
 
 
 _DECODERS: dict[str, Callable[[bytes, datetime, MatchRules | None], MatchEvent]] = {}
+
+
+def _untimed(
+    decode: Callable[[bytes], MatchEvent],
+) -> Callable[[bytes, datetime, MatchRules | None], MatchEvent]:
+    """A decoder that needs neither the record's time nor the match's rules."""
+    return lambda data, _at, _setup: decode(data)
 
 
 def decode(
@@ -359,40 +326,10 @@ def _register() -> None:
             ),
             "triad.v1.CardPlaced": lambda d, at, _: _placed_back(ev.CardPlaced.FromString(d), at),
             "triad.v1.RoundStarted": lambda d, at, _: _round_back(ev.RoundStarted.FromString(d)),
-            "triad.v1.TurnTimedOut": lambda d, at, _: _timed_out(ev.TurnTimedOut.FromString(d)),
-            "triad.v1.TurnWarningIssued": lambda d, at, _: _warned(
-                ev.TurnWarningIssued.FromString(d)
-            ),
-            "triad.v1.PlayerDisconnected": lambda d, at, _: _disconnected(
-                ev.PlayerDisconnected.FromString(d)
-            ),
-            "triad.v1.PlayerReconnected": lambda d, at, _: _reconnected(
-                ev.PlayerReconnected.FromString(d)
-            ),
-            "triad.v1.Forfeited": lambda d, at, _: _forfeited(ev.Forfeited.FromString(d)),
+            **{name: _untimed(decode) for name, decode in TIMER_DECODERS.items()},
             "triad.v1.MatchFinished": finished,
         }
     )
-
-
-def _timed_out(m: ev.TurnTimedOut) -> TurnTimedOut:
-    return TurnTimedOut(m.match_id, m.turn_number, _seat(m.seat), m.consecutive_misses)
-
-
-def _warned(m: ev.TurnWarningIssued) -> TurnWarningIssued:
-    return TurnWarningIssued(m.match_id, _seat(m.seat), m.turn_number)
-
-
-def _disconnected(m: ev.PlayerDisconnected) -> PlayerDisconnected:
-    return PlayerDisconnected(m.match_id, _seat(m.seat), m.session_id, moment(m.forfeit_time))
-
-
-def _reconnected(m: ev.PlayerReconnected) -> PlayerReconnected:
-    return PlayerReconnected(m.match_id, _seat(m.seat), m.session_id)
-
-
-def _forfeited(m: ev.Forfeited) -> Forfeited:
-    return Forfeited(m.match_id, _seat(m.seat), REASONS_BACK[m.reason])
 
 
 _register()

@@ -20,6 +20,9 @@ class MatchSettings(ServiceSettings):
     schema: str
     turn_seconds: float
     disconnect_seconds: float
+    timer_late_seconds: float
+    """A timer found this much later than due restarts the match's clocks (the server
+    could not act meanwhile) instead of charging a missed turn or a forfeit."""
     timer_poll_seconds: float
     """The longest an idle timer loop sleeps before it looks again: a timer another
     replica wrote is found then (one set by this process wakes its loops at once)."""
@@ -40,6 +43,7 @@ class MatchSettings(ServiceSettings):
             schema=optional(env, "TRIAD_MATCH_SCHEMA") or "match",
             turn_seconds=number(env, "TRIAD_TURN_SECONDS", 60.0, minimum=0.05),
             disconnect_seconds=number(env, "TRIAD_DISCONNECT_SECONDS", 120.0, minimum=0.05),
+            timer_late_seconds=number(env, "TRIAD_TIMER_LATE_SECONDS", 10.0, minimum=0.001),
             timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
             admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
             bot_seconds=number(env, "TRIAD_BOT_SECONDS", 1.0, minimum=0.01),

@@ -50,6 +50,9 @@ class Context:
     rng: Random
     turn_seconds: float = 60.0
     disconnect_seconds: float = 120.0
+    late_seconds: float = 10.0
+    """A turn or disconnect timer found later than this after it came due means the
+    server could not act meanwhile: the match's clocks restart (``restart_clocks``)."""
     attempts: int = 8
     bot_pool: bots.BotPool | None = None
     """Where bot seats think (worker processes). None: in this thread, which only suits
@@ -292,12 +295,20 @@ async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decis
     first: a seat whose disconnect grace ran out before the other seat's turn did loses
     by disconnect (RULES.md 5). Timers due at one instant go turn, then seat A's
     disconnect, then B's. A bot's move due with its turn's timeout is not made late:
-    the turn timed out."""
+    the turn timed out. Found more than ``ctx.late_seconds`` late, the server could not
+    act meanwhile (every replica down, PostgreSQL away): the clocks restart instead,
+    once a turn (``domain.restart_clocks``)."""
     rng = ctx.rng
     due = [t for t in domain.deadlines(match) if t.due <= now]
     if any(t.kind is domain.DeadlineKind.TURN for t in due):
         due = [t for t in due if t.kind is not domain.DeadlineKind.BOT]
-    for timer in sorted(due, key=lambda t: t.due):
+    due.sort(key=lambda t: t.due)
+    late = (now - due[0].due).total_seconds() if due else 0.0
+    if late > ctx.late_seconds and due[0].kind is not domain.DeadlineKind.BOT:
+        restarted = domain.restart_clocks(match, now, late)
+        if restarted.events:
+            return restarted
+    for timer in due:
         if timer.kind is domain.DeadlineKind.TURN:
             decision = domain.time_out(
                 match, timer.turn, now, rng.randrange(1 << 30), _round_seed(ctx, match)

@@ -47,6 +47,7 @@ async def run(settings: MatchSettings) -> None:
             rng=SystemRandom(),
             turn_seconds=settings.turn_seconds,
             disconnect_seconds=settings.disconnect_seconds,
+            late_seconds=settings.timer_late_seconds,
             bot_pool=bot_pool,
             announce=views.announce,
             due=due,

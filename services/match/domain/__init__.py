@@ -9,11 +9,12 @@
 - ``rounds``: Sudden Death's next round (RULES.md 12).
 - ``realm``: Realm tables (RULES.md 17): placements by the Realm engine with the
   match's Realm state, Lair, Realm Sudden Death's replacements from the draw pile.
-- ``deadlines``: which timers a state needs (:class:`DeadlineKind`).
+- ``deadlines``: which timers a state needs (:class:`DeadlineKind`), and their restart
+  after the server could not act.
 - ``errors``: the refusals.
 """
 
-from services.match.domain.deadlines import Deadline, DeadlineKind, deadlines
+from services.match.domain.deadlines import Deadline, DeadlineKind, deadlines, restart_clocks
 from services.match.domain.decide import (
     Decision,
     StartDraws,
@@ -57,5 +58,6 @@ __all__ = [
     "no_match",
     "place",
     "presence",
+    "restart_clocks",
     "time_out",
 ]

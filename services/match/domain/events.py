@@ -252,6 +252,22 @@ class PlayerDisconnected:
 
 
 @dataclass(frozen=True, slots=True)
+class ClocksRestarted:
+    """The match's timer came due while the server could not act (an outage of every
+    replica, PostgreSQL away): nobody could move, so nobody is charged for that time.
+    The turn timer and each away seat's grace start again from now; once per turn."""
+
+    match_id: str
+    turn: int
+    deadline: datetime
+    """When the turn in progress now times out (now + the turn duration)."""
+    forfeit_at: tuple[datetime | None, datetime | None]
+    """Per seat: when it now forfeits unless it reconnects; None while connected."""
+    late_seconds: float
+    """How late the timer was found: the time the server could not act."""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerReconnected:
     """A (new) session of the seated player is attached; it also ends a disconnect."""
 
@@ -308,6 +324,7 @@ MatchEvent = (
     | TurnWarningIssued
     | PlayerDisconnected
     | PlayerReconnected
+    | ClocksRestarted
     | Forfeited
     | MatchFinished
 )

@@ -12,6 +12,7 @@ from typing import NamedTuple, TypeVar
 from services.match.domain.errors import no_match
 from services.match.domain.events import (
     CardPlaced,
+    ClocksRestarted,
     MatchCard,
     MatchCreated,
     MatchEvent,
@@ -84,6 +85,8 @@ class Match(NamedTuple):
     """Realm Sudden Death: the pile's card_ids in draw order (never shown)."""
     pile_drawn: int = 0
     """How many cards of the draw pile have been placed."""
+    restarted_turn: int = 0
+    """The last turn whose clocks restarted after the server could not act (once a turn)."""
 
     @property
     def last(self) -> CardPlaced | None:
@@ -150,6 +153,13 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
         )
     if isinstance(event, RoundStarted):
         return next_round(state, event)
+    if isinstance(event, ClocksRestarted):
+        return state._replace(
+            version=version,
+            deadline=event.deadline,
+            disconnected=event.forfeit_at,
+            restarted_turn=event.turn,
+        )
     if isinstance(event, MatchFinished):
         return state._replace(
             version=version, finished=event, deadline=None, disconnected=(None, None)

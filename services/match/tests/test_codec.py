@@ -24,6 +24,8 @@ def history(seed: int, visibility: Visibility) -> list[MatchEvent]:
     match = after(match, step)
     events += (step := domain.time_out(match, 1, later(60), rng.randrange(1000))).events
     match = after(match, step)
+    events += (step := domain.restart_clocks(match, later(200), 80.5)).events  # A away
+    match = after(match, step)
     while match.in_progress:
         seat = match.position.to_move
         index, cell = rng.choice(match.position.legal_moves())
@@ -49,6 +51,7 @@ def test_every_event_round_trips_through_its_payload(visibility: Visibility) -> 
         assert back == event
     assert {"triad.v1.MatchCreated", "triad.v1.CardPlaced", "triad.v1.MatchFinished"} <= kinds
     assert "triad.v1.PlayerDisconnected" in kinds and "triad.v1.TurnWarningIssued" in kinds
+    assert "triad.v1.ClocksRestarted" in kinds
 
 
 def test_an_unknown_event_type_is_refused() -> None:

@@ -222,6 +222,35 @@ async def test_a_late_timer_loop_settles_the_grace_that_ran_out_first(
     assert (latest.finished.forfeited, latest.finished.reason) == (Seat.B, FinishReason.DISCONNECT)
 
 
+async def test_timers_found_late_after_an_outage_restart_the_clocks_once_a_turn(
+    ctx: Context, clock: Clock
+) -> None:
+    """Found from outside: the backend was stopped during a turn and started again after
+    its deadline; the timers fired at once, auto-playing for (and then forfeiting) a
+    player who could not have moved. A timer found over ``late_seconds`` late restarts
+    the turn timer and the away seat's grace from now; once a turn, so a server late
+    again in the same turn still ends an abandoned match."""
+    ctx = replace(ctx, late_seconds=10.0)
+    match = await new_match(ctx)
+    start = clock.now
+    await handlers.report_presence(ctx, "p-a", "s-a", True)  # A here
+    await handlers.report_presence(ctx, "p-b", "s-b", True)
+    await handlers.report_presence(ctx, "p-b", "s-b", False)  # B away: forfeits at 120
+    clock.now = start + timedelta(seconds=300)  # everything was down from 30 s to 300 s
+    assert await handlers.fire_due_timer(ctx)
+    restarted = await ctx.store.load("m1")
+    assert restarted is not None and restarted.in_progress
+    assert restarted.turn == match.turn and restarted.placements == match.placements
+    assert restarted.deadline == clock.now + timedelta(seconds=ctx.turn_seconds)
+    assert restarted.disconnected[Seat.B] == clock.now + timedelta(seconds=ctx.disconnect_seconds)
+    assert restarted.disconnected[Seat.A] is None and restarted.warned == (False, False)
+    assert not await handlers.fire_due_timer(ctx)  # nothing due any more
+    clock.now += timedelta(seconds=ctx.turn_seconds + 30)  # late again, in the same turn
+    assert await handlers.fire_due_timer(ctx)
+    timed_out = await ctx.store.load("m1")
+    assert timed_out is not None and timed_out.last is not None and timed_out.last.auto_played
+
+
 async def test_a_move_after_the_deadline_before_the_timer_fired_is_refused_and_auto_played(
     ctx: Context, clock: Clock
 ) -> None:

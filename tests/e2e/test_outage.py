@@ -1,0 +1,67 @@
+"""A turn that runs out while the server cannot act is nobody's missed turn, through the
+TLS gateway with every service a process on real PostgreSQL and NATS.
+
+Found from outside: the backend was stopped during a player's turn and started again
+after its deadline; the timer fired at once and auto-played for the player (a second
+restart would have forfeited them). Now a timer found later than
+``TRIAD_TIMER_LATE_SECONDS`` after it came due restarts the match's clocks from that
+moment instead (``services/match/domain/deadlines.restart_clocks``), once a turn."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+
+from devtools.stack import Overrides, Stack
+from tests.e2e.sessions import OPEN_TABLE, Player, join, mover, place_any, seconds, table_match
+
+pytestmark = pytest.mark.integration
+
+TURN = 3.0
+"""Seconds a turn lasts in this module's backend."""
+STACK_OVERRIDES: Overrides = {
+    "match": {
+        "TRIAD_TURN_SECONDS": str(TURN),
+        "TRIAD_TIMER_LATE_SECONDS": "1",
+        "TRIAD_TIMER_POLL_SECONDS": "0.2",
+    }
+}
+"""This module's settings for its backend (tests/e2e/conftest.py)."""
+
+
+async def view_when_back(player: Player, match_id: str) -> pb.MatchView:
+    """The player's view once the gateway reaches the restarted match service."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return await player.view(match_id)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def test_a_turn_that_ran_out_while_the_match_service_was_down_starts_again(
+    api: Any, backend: Stack
+) -> None:
+    ann, bea = await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    to_move, _ = await mover((ann, bea), match_id)
+    before = await to_move.view(match_id)
+    backend.backend.kill("match")
+    await asyncio.sleep(TURN + 2)  # the turn's deadline passes with nobody to act
+    backend.backend.restart("match")
+    await asyncio.sleep(1.0)  # the timer loop has looked by now
+    after = await view_when_back(to_move, match_id)
+    assert after.status == pb.MATCH_STATUS_IN_PROGRESS
+    assert not after.HasField("last_placement"), "nothing was auto-played for the player"
+    assert after.turn_number == before.turn_number and after.turn_seat == before.turn_seat
+    assert not any(p.missed_turn_warning for p in after.players)
+    assert seconds(after.turn_deadline_time) > seconds(before.turn_deadline_time) + 2
+    moved = await place_any(to_move, after)  # the player still has their turn
+    assert moved.last_placement.seat == before.turn_seat and not moved.last_placement.auto_played
