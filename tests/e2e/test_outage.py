@@ -10,15 +10,21 @@ moment instead (``services/match/domain/deadlines.restart_clocks``), once a turn
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
-import grpc
 import pytest
 from triad.v1 import common_pb2 as pb
 
 from devtools.stack import Overrides, Stack
-from tests.e2e.sessions import OPEN_TABLE, Player, join, mover, place_any, seconds, table_match
+from tests.e2e.sessions import (
+    OPEN_TABLE,
+    join,
+    mover,
+    place_any,
+    seconds,
+    table_match,
+    view_after_restart,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -34,18 +40,6 @@ STACK_OVERRIDES: Overrides = {
 """This module's settings for its backend (tests/e2e/conftest.py)."""
 
 
-async def view_when_back(player: Player, match_id: str) -> pb.MatchView:
-    """The player's view once the gateway reaches the restarted match service."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return await player.view(match_id)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
-
-
 async def test_a_turn_that_ran_out_while_the_match_service_was_down_starts_again(
     api: Any, backend: Stack
 ) -> None:
@@ -57,7 +51,7 @@ async def test_a_turn_that_ran_out_while_the_match_service_was_down_starts_again
     await asyncio.sleep(TURN + 2)  # the turn's deadline passes with nobody to act
     backend.backend.restart("match")
     await asyncio.sleep(1.0)  # the timer loop has looked by now
-    after = await view_when_back(to_move, match_id)
+    after = await view_after_restart(to_move, match_id)
     assert after.status == pb.MATCH_STATUS_IN_PROGRESS
     assert not after.HasField("last_placement"), "nothing was auto-played for the player"
     assert after.turn_number == before.turn_number and after.turn_seat == before.turn_seat

@@ -14,8 +14,6 @@ shows everything above before the first move.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from random import Random
 from typing import Any
 from uuid import uuid4
@@ -38,7 +36,7 @@ from services.rules.realm import (
     RealmRules,
     RealmState,
 )
-from tests.e2e.sessions import SEAT_OF, Player, Session, join
+from tests.e2e.sessions import SEAT_OF, Player, Session, join, view_after_restart
 
 pytestmark = pytest.mark.integration
 
@@ -128,19 +126,6 @@ def wanted_line(view: pb.MatchView, seed: int = 1, tries: int = 20_000) -> list[
         if board.owners.count(Seat.A) == 8 and early_lair and saves == set(Protection):
             return line
     raise AssertionError("no line of moves shows Lair, Ward, Resistance and a tie")
-
-
-async def view_after_restart(player: Player, match_id: str) -> pb.MatchView:
-    """The player's view once the gateway reaches the restarted match service again
-    (UNAVAILABLE until its channel reconnects)."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return await player.view(match_id)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
 
 
 def comparable(view: pb.MatchView) -> pb.MatchView:
