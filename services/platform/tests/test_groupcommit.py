@@ -99,7 +99,9 @@ async def test_a_caller_that_gives_up_does_not_break_the_batch() -> None:
 
 async def test_under_concurrency_a_lingering_flush_waits_for_more_commands() -> None:
     flush = Recorder()
-    group: GroupCommit[str, str] = GroupCommit(flush, linger=0.05)
+    # A long linger, so that a loaded machine's stall between the submits (two pytest
+    # workers and a backend besides: seen over 40 ms) cannot outlast it.
+    group: GroupCommit[str, str] = GroupCommit(flush, linger=0.5)
     first = [asyncio.create_task(group.submit(c)) for c in "ab"]  # two at once: concurrency
     await asyncio.sleep(0.01)  # within the linger: "c" still joins their batch
     late = asyncio.create_task(group.submit("c"))
