@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from services.match.domain.decide import Decision
 from services.match.domain.events import ClocksRestarted
-from services.match.domain.state import SEATS, Match, fold
+from services.match.domain.state import SEATS, Match
 from services.rules import Seat
 
 
@@ -72,6 +72,4 @@ def restart_clocks(match: Match, now: datetime, late_seconds: float) -> Decision
         (away[0], away[1]),
         late_seconds,
     )
-    after = fold([event], match)
-    assert after is not None
-    return Decision([event], after)
+    return Decision.folding(match, [event])

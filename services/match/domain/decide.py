@@ -56,16 +56,17 @@ class Decision:
     events: list[MatchEvent]
     state: Match
 
+    @classmethod
+    def folding(cls, match: Match, events: list[MatchEvent]) -> Decision:
+        """``events`` decided on ``match``, folded onto it: for events that touch no
+        board, where folding is a few field replacements."""
+        after = fold(events, match)
+        assert after is not None
+        return cls(events, after)
+
 
 def _unchanged(match: Match) -> Decision:
     return Decision([], match)
-
-
-def _then(match: Match, events: list[MatchEvent]) -> Decision:
-    """Events that touch no board: folding them is a few field replacements."""
-    after = fold(events, match)
-    assert after is not None
-    return Decision(events, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +202,7 @@ def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int
         return _unchanged(match)
     seat = match.position.to_move
     if match.warned[seat]:
-        return _then(
+        return Decision.folding(
             match,
             [
                 TurnTimedOut(match.match_id, turn, seat, 2),
@@ -210,7 +211,7 @@ def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int
         )
     moves = match.position.legal_moves()
     index, cell = moves[draw % len(moves)]
-    warned = _then(
+    warned = Decision.folding(
         match,
         [
             TurnTimedOut(match.match_id, turn, seat, 1),
@@ -225,7 +226,7 @@ def forfeit(state: Match | None, player_id: str, now: datetime) -> Decision:
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
-    return _then(match, _finish(match, now, FinishReason.FORFEIT, forfeited=seat))
+    return Decision.folding(match, _finish(match, now, FinishReason.FORFEIT, forfeited=seat))
 
 
 def presence(
@@ -248,11 +249,13 @@ def presence(
     if connected:
         if match.sessions[seat] == session_id and match.disconnected[seat] is None:
             return _unchanged(match)
-        return _then(match, [PlayerReconnected(match.match_id, seat, session_id)])
+        return Decision.folding(match, [PlayerReconnected(match.match_id, seat, session_id)])
     if match.sessions[seat] != session_id or match.disconnected[seat] is not None:
         return _unchanged(match)
     forfeit_at = now + timedelta(seconds=match.disconnect_seconds)
-    return _then(match, [PlayerDisconnected(match.match_id, seat, session_id, forfeit_at)])
+    return Decision.folding(
+        match, [PlayerDisconnected(match.match_id, seat, session_id, forfeit_at)]
+    )
 
 
 def disconnect_expired(state: Match | None, seat: Seat, now: datetime) -> Decision:
@@ -261,7 +264,7 @@ def disconnect_expired(state: Match | None, seat: Seat, now: datetime) -> Decisi
     due = match.disconnected[seat]
     if not match.in_progress or due is None or now < due:
         return _unchanged(match)
-    return _then(match, _finish(match, now, FinishReason.DISCONNECT, forfeited=seat))
+    return Decision.folding(match, _finish(match, now, FinishReason.DISCONNECT, forfeited=seat))
 
 
 def _existing(state: Match | None) -> Match:
@@ -325,12 +328,12 @@ def _placement(
         return Decision([event], state)
     if move is not None:  # Realm Sudden Death replaces cards instead of new rounds
         replaced, state = realm.replacements(state, now)
-        finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
+        finish = Decision.folding(state, _finish(state, now, FinishReason.BOARD_FULL, None))
         return Decision([event, *replaced, *finish.events], finish.state)
     if plays_on(state):
         started = next_round(state, now, Random(seed))
         return Decision([event, started], evolve(state, started))
-    finish = _then(state, _finish(state, now, FinishReason.BOARD_FULL, None))
+    finish = Decision.folding(state, _finish(state, now, FinishReason.BOARD_FULL, None))
     return Decision([event, *finish.events], finish.state)
 
 
