@@ -24,8 +24,9 @@ one transaction, then pushes each human seat its view (``triad.player.<id>.battl
   ``Decision``), ``deadlines`` (which timer a state needs), ``errors``. A plan may be set
   (SetPlan, the event ``PlanSet``) before it is committed; at the selection deadline a
   seat that did not commit plays the plan it set.
-- ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, formation, set plan,
-  commit, give up, views, and the CPU seats' moves. ``handlers_timers.py``: presence
+- ``handlers.py``: the use cases, no protobuf, SQL or NATS: formation, set plan,
+  commit, give up, views, and the CPU seats' moves. ``handlers_create.py``: a new battle
+  (a player with no session open as it starts is away from then). ``handlers_timers.py``: presence
   (30 s away: the CPU takes the seat over) and firing due timers (formation, selection,
   takeover).
 - ``schema.py``: every migration: timers, request keys, active battles, presence.

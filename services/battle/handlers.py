@@ -6,7 +6,8 @@ Every command runs through :func:`_run`: it answers a retried request from its f
 result, decides once, lets the CPU seats move (:func:`cpu_moves`, each plan drawn here
 and recorded in its event), saves at the expected version (a conflict reloads and
 decides again) and announces the state after the commit (a plan set, to its own seat
-alone). Timers and presence are in ``handlers_timers.py``.
+alone). New battles are made in ``handlers_create.py``, timers and presence are in
+``handlers_timers.py``.
 
 New battles use the current content (``ctx.rosters.current``) and record its version;
 every command, timer, CPU move and view of a battle uses the content it recorded
@@ -28,29 +29,26 @@ import structlog
 
 from services.battle import domain
 from services.battle.bots.levels import Level, bot, formation
-from services.battle.domain import BattleState, Decision, Phase, SeatRecord, Timing
+from services.battle.domain import BattleState, Decision, Phase, Timing
 from services.battle.domain.errors import ContentNotDeployed, no_battle
 from services.battle.rules import (
     ContentNotLoaded,
     Plan,
     Roster,
     Rosters,
-    shuffled_decks,
     view_for,
 )
 from services.battle.rules.state import Square
 from services.battle.store.port import BattleRepository, Write
 from services.platform.errors import (
-    AlreadyExists,
     Conflict,
     DomainError,
     FailedPrecondition,
-    InvalidArgument,
     short_id,
 )
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.keyedlocks import KeyedLocks
-from services.platform.requests import Request, RequestReused, RequestSeen
+from services.platform.requests import Request, RequestSeen
 
 log = structlog.get_logger()
 
@@ -125,83 +123,6 @@ def roster_of(ctx: Context, state: BattleState) -> Roster:
             f"{state.content_version!r}, which this server does not have: it cannot go on "
             "until that content is deployed again"
         ) from exc
-
-
-# ---------------------------------------------------------------------------- creating
-
-
-def _team(ctx: Context, roster: Roster, spec: SeatSpec) -> tuple[str, str, str]:
-    known = sorted(roster.characters)
-    chosen = spec.characters or tuple(ctx.rng.sample(known, 3))
-    if len(chosen) != 3 or len(set(chosen)) != 3:
-        raise InvalidArgument(f"a team is three different characters, got {list(chosen)}")
-    unknown = [c for c in chosen if c not in roster.characters]
-    if unknown:
-        raise InvalidArgument(f"unknown characters {unknown}; the roster has {known}")
-    return chosen[0], chosen[1], chosen[2]
-
-
-def _asked(existing: BattleState, specs: list[SeatSpec]) -> BattleState:
-    """The battle already created under this id, if it is the one ``specs`` ask for (a
-    retry): the same players, CPU levels and, where a seat names them, characters. A
-    practice battle's id comes from its request id, so another team or level under it
-    is that request id reused for a different request."""
-    if [r.player_id for r in existing.seats] != [s.player_id for s in specs]:
-        raise AlreadyExists(f"battle {existing.battle_id} exists with other players")
-    for record, spec in zip(existing.seats, specs, strict=True):
-        level = "" if spec.player_id else spec.level
-        if record.level != level or (spec.characters and record.characters != spec.characters):
-            raise RequestReused(
-                f"the request id of battle {short_id(existing.battle_id)} was already used "
-                "for a different request (another team or bot level); use a new request id "
-                "for a new battle"
-            )
-    return existing
-
-
-async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> BattleState:
-    """A new battle (idempotent on ``battle_id``) under the current content, its version
-    recorded: the teams and deck orders drawn and recorded, the CPU seats' formations
-    set, the formation deadline started."""
-    if len(specs) != 2 or not any(s.player_id for s in specs):
-        raise InvalidArgument("a battle has two seats, at least one of them a player")
-    humans = [s.player_id for s in specs if s.player_id]
-    if len(set(humans)) != len(humans):
-        raise InvalidArgument("a player cannot sit on both sides of a battle")
-    existing = await ctx.store.load(battle_id)
-    if existing is not None:
-        return _asked(existing, specs)
-    for spec in specs:
-        active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
-        if active is not None and active.battle_id == battle_id:
-            # a try of this same request saved it since the load above: its battle
-            again = await ctx.store.load(battle_id)
-            if again is not None:
-                return _asked(again, specs)
-        if active is not None:
-            raise FailedPrecondition(
-                f"{spec.name or spec.player_id} has a battle in progress "
-                f"({active.battle_id[:8]}): finish it (triad-client battle resumes it) "
-                "or give it up first"
-            )
-    roster = ctx.rosters.current
-    teams = (_team(ctx, roster, specs[0]), _team(ctx, roster, specs[1]))
-    decks = shuffled_decks(roster, teams, ctx.rng)
-    seats = tuple(
-        SeatRecord(s.player_id, s.name, "" if s.player_id else s.level, teams[i], decks[i])
-        for i, s in enumerate(specs)
-    )
-    decision = domain.create(battle_id, (seats[0], seats[1]), roster, ctx.clock(), ctx.timing)
-    decision = await cpu_moves(ctx, roster, decision)
-    try:
-        await ctx.store.save(Write(battle_id, decision))
-    except WrongExpectedVersion:
-        again = await ctx.store.load(battle_id)
-        if again is None:
-            raise
-        return _asked(again, specs)
-    await after(ctx, decision)
-    return decision.state
 
 
 # ---------------------------------------------------------------------------- commands

@@ -9,7 +9,7 @@ from triad.v1 import battle_pb2 as b
 from triad.v1 import battle_pb2_grpc
 
 from services import wire
-from services.battle import handlers, handlers_timers, mapping
+from services.battle import handlers, handlers_create, handlers_timers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
 from services.battle.presenter import SeatViews
 from services.platform.edge import bind, require
@@ -42,7 +42,7 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
             if bool(seat.player_id) == bool(level):
                 raise InvalidArgument("each seat is a player_id or a bot_level, not both")
             specs.append(SeatSpec(seat.player_id, seat.name, level, tuple(seat.characters)))
-        state = await handlers.create_battle(self._ctx, battle_id, specs)
+        state = await handlers_create.create_battle(self._ctx, battle_id, specs)
         return b.BattleServiceCreateBattleResponse(battle_id=state.battle_id)
 
     async def SetFormation(

@@ -171,6 +171,23 @@ async def test_a_player_who_leaves_is_taken_over_by_the_cpu_loses_and_a_restart_
     assert again == view
 
 
+async def test_a_player_with_no_session_when_the_battle_starts_is_taken_over(api: Any) -> None:
+    """Found from outside: a player paired (or starting a practice) with no session
+    stream open was never taken over, and the battle crawled on the turn timers."""
+    eve = await join(api)
+    started = await eve.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+    )
+    battle_id = started.view.battle_id
+    deadline = time.monotonic() + 30
+    view = started.view
+    while view.status != pb.BATTLE_STATUS_FINISHED and time.monotonic() < deadline:
+        await asyncio.sleep(0.3)
+        view = await p_view(eve, battle_id)
+    assert view.status == pb.BATTLE_STATUS_FINISHED and view.you.cpu
+    assert (view.outcome.winner_seat, view.outcome.reason) == (1, "disconnect")
+
+
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(

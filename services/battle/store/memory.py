@@ -93,6 +93,10 @@ class MemoryBattles:
         self._presence[player_id] = _Session(session_id, opened_at, connected)
         return True
 
+    async def connected(self, player_id: str) -> bool:
+        known = self._presence.get(player_id)
+        return known is not None and known.connected
+
     async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
         self._timers.setdefault((battle_id, DeadlineKind.DISCONNECT, seat), due)
 

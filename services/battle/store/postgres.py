@@ -185,6 +185,13 @@ class PostgresBattles:
         )
         return bool(changed)
 
+    async def connected(self, player_id: str) -> bool:
+        return bool(
+            await self._pool.fetchval(
+                f"SELECT connected FROM {self._s}.presence WHERE player_id = $1", player_id
+            )
+        )
+
     async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
         kind = DeadlineKind.DISCONNECT
         await self._pool.execute(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from random import Random
 
-from services.battle import handlers
+from services.battle import handlers, handlers_create
 from services.battle.domain import BattleState
 from services.battle.handlers import Context, SeatSpec
 from services.battle.rules import Plan, Rosters, load_roster, rosters_of
@@ -77,9 +77,21 @@ def key(player: str, what: str = "cmd") -> Request:
     return Request.of(player, f"r{next(_ids)}", what)
 
 
+async def online(ctx: Context, *players: str) -> None:
+    """The players' sessions are open (each player's session "s1", opened now)."""
+    for player in players:
+        await ctx.store.record_presence(player, "s1", True, ctx.clock())
+
+
+async def create(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> BattleState:
+    """A battle whose human players are online (so no takeover timer starts with it)."""
+    await online(ctx, *(s.player_id for s in specs if s.player_id))
+    return await handlers_create.create_battle(ctx, battle_id, specs)
+
+
 async def start(ctx: Context, battle_id: str = "b1") -> BattleState:
-    """Two humans with their formations set: turn 1's selection."""
-    await handlers.create_battle(ctx, battle_id, humans())
+    """Two humans online with their formations set: turn 1's selection."""
+    await create(ctx, battle_id, humans())
     await handlers.set_formation(ctx, key(ANN), battle_id, ANN, ((0, 0), (1, 0), (2, 0)))
     seen = await handlers.set_formation(ctx, key(BEA), battle_id, BEA, ((0, 0), (1, 0), (2, 1)))
     return seen.state

@@ -19,6 +19,7 @@ from services.battle.tests.builders import (
     TEAM_A,
     commit,
     context,
+    create,
     humans,
     key,
     start,
@@ -30,7 +31,7 @@ from services.platform.requests import Request, RequestReused
 
 async def test_a_battle_begins_when_both_formations_are_set() -> None:
     ctx, _, announced = context()
-    created = await handlers.create_battle(ctx, "b1", humans())
+    created = await create(ctx, "b1", humans())
     assert created.phase is Phase.FORMATION and created.battle is None
     state = await start(ctx)
     assert state.phase is Phase.SELECTION and state.turn == 1
@@ -94,7 +95,7 @@ async def test_a_stranger_sees_no_battle() -> None:
 
 async def test_the_formation_deadline_places_the_default_and_begins_turn_1() -> None:
     ctx, clock, _ = context()
-    await handlers.create_battle(ctx, "b1", humans())
+    await create(ctx, "b1", humans())
     assert not await handlers_timers.fire_due_timer(ctx)
     clock.advance(31)
     assert await handlers_timers.fire_due_timer(ctx)
@@ -115,7 +116,7 @@ async def test_the_selection_deadline_resolves_with_what_was_committed() -> None
 
 async def test_against_the_cpu_each_commit_resolves_a_turn_and_the_battle_ends() -> None:
     ctx, _, _ = context()
-    created = await handlers.create_battle(ctx, "b1", versus_cpu())
+    created = await create(ctx, "b1", versus_cpu())
     assert created.formations[1] is not None
     seen = await handlers.set_formation(ctx, key(ANN), "b1", ANN, ((0, 0), (1, 0), (2, 0)))
     assert seen.state.plans[1] is not None, "the CPU commits as the turn opens"
@@ -179,8 +180,8 @@ async def test_a_player_has_one_battle_at_a_time() -> None:
     ctx, _, _ = context()
     await start(ctx)
     with pytest.raises(FailedPrecondition, match="in progress"):
-        await handlers.create_battle(ctx, "b2", humans())
-    again = await handlers.create_battle(ctx, "b1", humans())
+        await create(ctx, "b2", humans())
+    again = await create(ctx, "b1", humans())
     assert again.battle_id == "b1"
 
 
@@ -188,19 +189,19 @@ async def test_a_battle_asked_again_with_another_team_or_level_is_refused() -> N
     """A practice battle's id comes from its request id: the same id asking for another
     team or CPU level is the request id reused, not a retry answered with the first."""
     ctx, _, _ = context()
-    first = await handlers.create_battle(ctx, "b1", versus_cpu("greedy"))
-    assert (await handlers.create_battle(ctx, "b1", versus_cpu("greedy"))) == first
+    first = await create(ctx, "b1", versus_cpu("greedy"))
+    assert (await create(ctx, "b1", versus_cpu("greedy"))) == first
     other_team = [SeatSpec(ANN, "ann", "", tuple(reversed(TEAM_A))), versus_cpu()[1]]
     for specs in (versus_cpu("search"), other_team):
         with pytest.raises(RequestReused, match="already used for a different request"):
-            await handlers.create_battle(ctx, "b1", specs)
+            await create(ctx, "b1", specs)
     unnamed = [SeatSpec(ANN, "ann", "", ()), SeatSpec("", "", "greedy", ())]
-    assert await handlers.create_battle(ctx, "b1", unnamed) == first, "no team named: any"
+    assert await create(ctx, "b1", unnamed) == first, "no team named: any"
 
 
 async def test_a_replay_of_the_log_gives_the_same_state() -> None:
     ctx, _, _ = context()
-    await handlers.create_battle(ctx, "b1", versus_cpu("search"))
+    await create(ctx, "b1", versus_cpu("search"))
     state = (await handlers.set_formation(ctx, key(ANN), "b1", ANN, ((0, 0), (1, 0), (2, 0)))).state
     while not state.over:
         state = await commit(ctx, "b1", ANN)

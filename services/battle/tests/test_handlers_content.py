@@ -33,6 +33,7 @@ from services.battle.tests.builders import (
     BEA,
     ROSTER,
     context,
+    create,
     humans,
     key,
     start,
@@ -94,7 +95,7 @@ async def test_a_battle_started_under_a_plays_on_under_a_once_b_is_deployed() ->
     dealt = sum(e.amount for e in entry.effects if e.change in ("damage", "absorbed"))
     assert dealt == A.cards[hit.card].effects[0].amount != b.cards[hit.card].effects[0].amount
 
-    new = await handlers.create_battle(ctx, "b2", humans(CAT, DAN))
+    new = await create(ctx, "b2", humans(CAT, DAN))
     assert new.content_version == b.version
     names = _hand_names(views, new)
     assert all(names[c] == b.cards[c].name for c in names)
@@ -103,7 +104,7 @@ async def test_a_battle_started_under_a_plays_on_under_a_once_b_is_deployed() ->
 
 async def test_the_cpu_of_a_battle_under_a_plays_with_a_and_takes_a_seat_over_with_a() -> None:
     old, clock, _ = context()
-    await handlers.create_battle(old, "p1", versus_cpu("greedy"))
+    await create(old, "p1", versus_cpu("greedy"))
     seen = await handlers.set_formation(old, key(ANN), "p1", ANN, ((0, 0), (1, 0), (2, 0)))
     assert seen.state.battle is not None and seen.state.plans[1] is not None
     ctx, _, _ = context(store=old.store, rosters=rosters_of(_rebalanced("wisp.needle"), A))
@@ -125,7 +126,7 @@ async def test_a_battle_of_content_not_deployed_is_refused_and_the_timers_go_on(
     b = _rebalanced(_hit(state.battle).card)
     ctx, _, _ = context(store=old.store, rosters=rosters_of(b))  # A is gone
     ctx.clock = clock
-    await handlers.create_battle(ctx, "b2", humans(CAT, DAN))
+    await create(ctx, "b2", humans(CAT, DAN))
 
     refusals = (
         handlers.set_plan(ctx, key(ANN), "b1", ANN, 1, ()),

@@ -11,12 +11,12 @@ from services.battle import handlers, handlers_timers
 from services.battle.domain import Phase
 from services.battle.domain.errors import NotNow
 from services.battle.rules import Step, legal_actions
-from services.battle.tests.builders import ANN, BEA, ROSTER, context, humans, key, start
+from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 
 
 async def test_a_formation_after_its_30_seconds_is_refused_and_the_default_stands() -> None:
     ctx, clock, _ = context()
-    await handlers.create_battle(ctx, "b1", humans())
+    await create(ctx, "b1", humans())
     clock.advance(30)
     with pytest.raises(NotNow, match="formation time is up"):
         await handlers.set_formation(ctx, key(ANN), "b1", ANN, ((0, 1), (1, 1), (2, 1)))

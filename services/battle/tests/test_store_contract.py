@@ -12,7 +12,7 @@ from services.battle.domain.deadlines import DeadlineKind
 from services.battle.schema import MIGRATIONS
 from services.battle.store import MemoryBattles, PostgresBattles
 from services.battle.store.port import BattleRepository, DueTimer
-from services.battle.tests.builders import ANN, BEA, commit, context, humans, key, start
+from services.battle.tests.builders import ANN, BEA, commit, context, create, humans, key, start
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
@@ -77,7 +77,7 @@ async def test_the_phase_timer_follows_the_state_and_a_claim_leases_it(
     store: BattleRepository,
 ) -> None:
     ctx, clock, _ = context(store)
-    await handlers.create_battle(ctx, "b1", humans())
+    await create(ctx, "b1", humans())
     formation_due = clock() + ctx.timing.formation
     assert await store.next_due() == formation_due
     assert await store.claim_due(clock(), timedelta(seconds=5), 10) == []
@@ -94,7 +94,9 @@ async def test_presence_sets_and_clears_the_disconnect_timer(store: BattleReposi
     await start(ctx)
     opened = clock()
     assert await store.record_presence(BEA, "s1", True, opened)
+    assert await store.connected(BEA) and not await store.connected("nobody")
     assert await store.record_presence(BEA, "s1", False, opened)
+    assert not await store.connected(BEA)
     assert not await store.record_presence(BEA, "s0", True, opened - timedelta(seconds=1))
     await store.set_disconnect("b1", 1, clock() + timedelta(seconds=30))
     assert await store.next_due() == clock() + timedelta(seconds=30)
@@ -166,7 +168,7 @@ async def test_a_request_recorded_first_undoes_the_whole_save(store: BattleRepos
 
 
 async def _unfinished(store: BattleRepository, ctx: Any) -> Any:
-    await handlers.create_battle(ctx, "b2", humans(a="ann2", b="bea2"))
+    await create(ctx, "b2", humans(a="ann2", b="bea2"))
     await handlers.set_formation(ctx, key("ann2"), "b2", "ann2", ((0, 0), (1, 0), (2, 0)))
     seen = await handlers.set_formation(ctx, key("bea2"), "b2", "bea2", ((0, 0), (1, 0), (2, 0)))
     return seen.state

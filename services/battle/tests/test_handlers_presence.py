@@ -1,0 +1,48 @@
+"""Presence when a battle starts (BATTLE.md 5): a player with no session open then is
+away from the start, as one whose session ends during the battle."""
+
+from __future__ import annotations
+
+from services.battle import handlers_create, handlers_timers
+from services.battle.domain import FinishReason
+from services.battle.tests.builders import ANN, BEA, context, humans, online, versus_cpu
+
+
+async def test_a_player_with_no_session_at_the_start_is_taken_over_after_30_seconds() -> None:
+    ctx, clock, _ = context()
+    await online(ctx, ANN)
+    await handlers_create.create_battle(ctx, "b1", humans())
+    clock.advance(29)
+    assert not await handlers_timers.fire_due_timer(ctx)
+    clock.advance(2)  # bea's 30 s are up before the formation's
+    assert await handlers_timers.fire_due_timer(ctx)
+    state = await ctx.store.load("b1")
+    assert state is not None and state.cpu == ("", "greedy") and state.taken_over == (1,)
+
+
+async def test_a_session_opening_within_30_seconds_of_the_start_keeps_the_seat() -> None:
+    ctx, clock, _ = context()
+    await handlers_create.create_battle(ctx, "b1", humans())
+    clock.advance(10)
+    assert await handlers_timers.report_presence(ctx, ANN, "s1", True, clock()) == "b1"
+    assert await handlers_timers.report_presence(ctx, BEA, "s1", True, clock()) == "b1"
+    clock.advance(25)
+    await handlers_timers.fire_due_timer(ctx)  # the formation's timer; no takeover
+    state = await ctx.store.load("b1")
+    assert state is not None and state.cpu == ("", "")
+
+
+async def test_a_practice_battle_started_with_no_session_is_played_out_by_the_cpu() -> None:
+    ctx, clock, _ = context()
+    await handlers_create.create_battle(ctx, "b1", versus_cpu())
+    state = await ctx.store.load("b1")
+    assert state is not None
+    for _ in range(200):
+        if state.over:
+            break
+        clock.advance(61)
+        await handlers_timers.fire_due_timer(ctx)
+        state = await ctx.store.load("b1")
+        assert state is not None
+    assert state.result is not None
+    assert (state.result.winner, state.result.reason) == (1, FinishReason.DISCONNECT)
