@@ -18,6 +18,7 @@ from triad.v1 import gateway_pb2 as g
 from gateway.auth import caller
 from gateway.forwarding import Downstreams, ask, forwarded, request_id
 from services.platform.downstream import INTERNAL_DEADLINE, call
+from services.platform.errors import FailedPrecondition, short_id
 
 WHAT = "battle"
 
@@ -34,6 +35,14 @@ class BattleRpcs(Downstreams):
     ) -> g.StartPracticeBattleResponse:
         me = caller()
         key = request_id(request.request_id)
+        # One game at a time (RULES.md 5; the matchmaker counts a battle as a match for
+        # everything it starts): no practice battle beside a Triad match.
+        match_id = await self._active_match_id(me.player_id)
+        if match_id is not None:
+            raise FailedPrecondition(
+                f"you are playing match {short_id(match_id)}; finish it first "
+                "(triad-client play resumes it)"
+            )
         battle_id = str(uuid5(NAMESPACE_URL, f"triad:practice-battle:{me.player_id}:{key}"))
         level = request.bot_level or pb.BATTLE_BOT_LEVEL_GREEDY
         stub = self._battle_stub()

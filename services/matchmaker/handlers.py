@@ -331,14 +331,19 @@ def bot_seat(ctx: Context, start_id: str, level: BotLevel) -> Seat:
 async def obstacle(
     ctx: Context, seat: Seat, match_id: str = "", *, obligations: bool = True
 ) -> str | None:
-    """Why a player may not start a match now (RULES.md 5, 7, 8), or None. The match
-    being started (``match_id``) does not count: a retried start finds it active."""
-    active, blocking = await asyncio.gather(
+    """Why a player may not start a match or a battle now (RULES.md 5, 7, 8), or None.
+    **Decision:** a Skirmish battle in progress counts as an active match (RULES.md 5:
+    one at a time, whichever game). The match or battle being started (``match_id``)
+    does not count: a retried start finds it active."""
+    active, battle, blocking = await asyncio.gather(
         ctx.ports.matches.active_match(seat.player_id),
+        active_battle(ctx, seat.player_id),
         ctx.ports.obligations.blocking(seat.player_id, match_id) if obligations else _none(),
     )
     if active is not None and active != match_id:
         return f"{seat.name} is playing match {short_id(active)}; finish it first"
+    if battle is not None and battle != match_id:
+        return f"{seat.name} is playing battle {short_id(battle)}; finish it first"
     if blocking:
         return f"{seat.name} cannot start another match yet: {blocking}"
     return None
@@ -346,6 +351,12 @@ async def obstacle(
 
 async def _none() -> None:
     return None
+
+
+async def active_battle(ctx: Context, player_id: str) -> str | None:
+    """The player's battle in progress (None also while no battle service is set)."""
+    battles = ctx.ports.battles
+    return None if battles is None else await battles.active_battle(player_id)
 
 
 async def check_free(ctx: Context, player: Player) -> None:

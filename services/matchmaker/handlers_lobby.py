@@ -24,7 +24,14 @@ from services.matchmaker.domain import (
     check_custom_rules,
     realm_deck_problem,
 )
-from services.matchmaker.handlers import Context, Player, check_free, engaged_error, match_id_for
+from services.matchmaker.handlers import (
+    Context,
+    Player,
+    active_battle,
+    check_free,
+    engaged_error,
+    match_id_for,
+)
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_table
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -119,14 +126,19 @@ async def create_table(
 
 
 async def _check_challengeable(ctx: Context, challenged: Player | None) -> None:
-    """Refuse to challenge a player who is playing a match (RULES.md 14): they could
-    not accept. Whatever else keeps them busy (a trade, a draft) ends soon enough to
-    accept before the table expires, and is theirs alone to know."""
+    """Refuse to challenge a player who is playing a match or a battle (RULES.md 14):
+    they could not accept. Whatever else keeps them busy (a trade, a draft) ends soon
+    enough to accept before the table expires, and is theirs alone to know."""
     if challenged is None or not challenged.player_id:
         return
-    if await ctx.ports.matches.active_match(challenged.player_id) is not None:
+    match, battle = await asyncio.gather(
+        ctx.ports.matches.active_match(challenged.player_id),
+        active_battle(ctx, challenged.player_id),
+    )
+    if match is not None or battle is not None:
+        game = "a match" if match is not None else "a battle"
         raise FailedPrecondition(
-            f"{challenged.name} is playing a match right now: challenge them when it has ended"
+            f"{challenged.name} is playing {game} right now: challenge them when it has ended"
         )
 
 

@@ -188,6 +188,50 @@ async def test_a_player_with_no_session_when_the_battle_starts_is_taken_over(api
     assert (view.outcome.winner_seat, view.outcome.reason) == (1, "disconnect")
 
 
+async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
+    api: Any,
+) -> None:
+    """Found from outside: a player in a Triad match could start a practice battle,
+    and one in a battle could queue or start a Triad practice (RULES.md 5)."""
+    fay, gus = await join(api), await join(api)
+    practice = await fay.call(
+        "StartPractice",
+        g.StartPracticeRequest(
+            request_id=uuid4().hex,
+            origin_mode=pb.MODE_UNRANKED,
+            bot_level=pb.BOT_LEVEL_EASY,
+            deck=pb.DeckChoice(random=pb.RandomDeck()),
+        ),
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as in_match:
+        await fay.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b1"))
+    assert in_match.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"playing match {practice.match_id[:8]}" in (in_match.value.details() or "")
+    assert not (await fay.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+    battle = await gus.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b2"))
+    refusals = []
+    for rpc, request in (
+        ("Enqueue", g.EnqueueRequest(request_id="q1", mode=pb.MODE_BATTLE)),
+        (
+            "StartPractice",
+            g.StartPracticeRequest(
+                request_id="p1",
+                origin_mode=pb.MODE_UNRANKED,
+                bot_level=pb.BOT_LEVEL_EASY,
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as busy:
+            await gus.call(rpc, request)
+        refusals.append((busy.value.code(), busy.value.details()))
+    short = battle.view.battle_id[:8]
+    assert refusals == 2 * [
+        (grpc.StatusCode.FAILED_PRECONDITION, f"you are playing battle {short}; finish it first")
+    ]
+    assert not (await gus.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
+
+
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(

@@ -43,8 +43,8 @@ async def test_a_player_in_another_battle_is_refused_and_the_other_waits_again(
     ctx: Context, fakes: Fakes
 ) -> None:
     ann, bea = player("ann"), player("bea")
-    fakes.battles.active[ann.player_id] = "older-battle"
     await handlers_queues.enqueue(ctx, "r1", ann, Mode.BATTLE, None)
+    fakes.battles.active[ann.player_id] = "older-battle"  # begun since (a practice)
     second = await handlers_queues.enqueue(ctx, "r2", bea, Mode.BATTLE, None)
     await handlers_pairing.pair_all(ctx)
     assert not fakes.battles.created
@@ -84,3 +84,23 @@ async def test_find_game_keeps_battle_tables_and_triad_tables_apart(
     dan = player("dan")
     joined = await handlers_find.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
     assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created
+
+
+async def test_a_player_in_a_battle_is_busy_for_every_queue_table_and_challenge(
+    ctx: Context, fakes: Fakes
+) -> None:
+    """Found from outside: a player in a battle could queue, host a table, start a
+    Triad practice or be challenged, and the one who joined them was refused."""
+    ann, bea = player("ann"), player("bea")
+    fakes.battles.active[ann.player_id] = "battle-1"
+    busy = "you are playing battle battle-1; finish it first"
+    for mode, deck in ((Mode.BATTLE, None), (Mode.UNRANKED, DECK)):
+        with pytest.raises(FailedPrecondition, match=busy):
+            await handlers_queues.enqueue(ctx, f"q-{mode}", ann, mode, deck)
+    with pytest.raises(FailedPrecondition, match=busy):
+        await handlers_queues.start_practice(ctx, "p1", ann, Mode.UNRANKED, None, DECK, None)
+    with pytest.raises(FailedPrecondition, match=busy):
+        await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None)
+    with pytest.raises(FailedPrecondition, match="ann is playing a battle right now"):
+        await handlers_lobby.create_table(ctx, "t2", bea, BATTLE_TABLE, None, ann)
+    assert not fakes.battles.created and not fakes.matches.of(ann.player_id)

@@ -264,7 +264,8 @@ async def test_another_players_listing_or_battle_is_refused_and_stays_as_it_was(
     mine = (await ann.call("ListMyListings", g.ListMyListingsRequest())).listings
     assert [m.status for m in mine] == [listing.status]
 
-    started = await ann.call(
+    cid = await join(api)  # ann is in a match: one game at a time
+    started = await cid.call(
         "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=TEAM)
     )
     battle_id = started.view.battle_id
@@ -280,7 +281,7 @@ async def test_another_players_listing_or_battle_is_refused_and_stays_as_it_was(
     for rpc, request in attempts:
         code, details = await refusal(eve, rpc, request)
         assert code == grpc.StatusCode.NOT_FOUND and battle_id[:8] in details, (rpc, details)
-    after = await ann.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+    after = await cid.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     assert after.view == started.view
 
 
@@ -308,15 +309,16 @@ async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_no
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "expected_version" in details
     assert (await mover_.view(match_id)).version == view.version
 
-    started = await ann.call(
+    cid = await join(api)  # ann is in a match: one game at a time (RULES.md 5)
+    started = await cid.call(
         "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=TEAM)
     )
     battle_id = started.view.battle_id
     formation = g.SetFormationRequest(request_id=uuid4().hex, battle_id=battle_id, squares=SQUARES)
-    placed = (await ann.call("SetFormation", formation)).view
+    placed = (await cid.call("SetFormation", formation)).view
     for turn in (0, -1, -(2**31)):
         commit = g.CommitPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=turn)
-        code, details = await refusal(ann, "CommitPlan", commit)
+        code, details = await refusal(cid, "CommitPlan", commit)
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "turns count from 1" in details
-    after = await ann.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
+    after = await cid.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     assert after.view.version == placed.version and not after.view.plan
