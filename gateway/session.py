@@ -118,7 +118,10 @@ class SessionRpcs(PlayerStatusReads):
                 if (active := opened.active_match).match_id:
                     shown.views[active.match_id] = active
                     shown.met[active.match_id] = {p.seat for p in active.players if p.connected}
-                del active, opened  # a session's lasting cost is its subscription and ``shown``
+                if (battle := opened.active_battle).battle_id:
+                    shown.battles[battle.battle_id] = battle.version
+                # a session's lasting cost is its subscription and ``shown``
+                del active, battle, opened
                 for each in challenges:
                     for name, message in await self._show(shown, each):
                         yield push(**{name: message})
@@ -161,7 +164,8 @@ class SessionRpcs(PlayerStatusReads):
         return max(0.0, min(self._heartbeat, left))
 
     async def _opened(self, player_id: str, session_id: str) -> g.SessionOpened:
-        """The session's first push: the player's status, active match and open draft."""
+        """The session's first push: the player's status, active match, open draft and
+        battle in progress."""
         account = await self._store.account(player_id)
         opened = g.SessionOpened(
             session_id=session_id,
@@ -181,6 +185,8 @@ class SessionRpcs(PlayerStatusReads):
             draft = await or_else(self._draft_view(opened.status.draft_id, player_id), None)
             if draft is not None:
                 opened.draft.CopyFrom(draft)
+        if (battle := await or_else(self._battle_now(player_id), None)) is not None:
+            opened.active_battle.CopyFrom(battle)
         return opened
 
     async def _pending_challenges(self, me: accounts.Claims) -> list[Push]:
@@ -206,6 +212,8 @@ class SessionRpcs(PlayerStatusReads):
             current.append(Push("trade_prompt", status.pending_trade))
         if opened.HasField("draft"):
             current.append(Push("draft", opened.draft))
+        if opened.HasField("active_battle"):
+            current.append(Push("battle", opened.active_battle))
         if status.HasField("hosted_table"):
             current.append(Push("table", status.hosted_table))
         if status.HasField("ticket"):

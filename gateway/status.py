@@ -11,6 +11,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from triad.v1 import battle_pb2 as b
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -198,3 +199,28 @@ class PlayerStatusReads(Downstreams):
             ),
         )
         return reply.draft
+
+    async def _battle_now(self, player_id: str) -> pb.BattleView | None:
+        """The player's view of their battle in progress; None when they have none or
+        the battle service is not here."""
+        if self._battle is None:
+            return None
+        active = await call(
+            "battle",
+            self._battle.GetActiveBattle(
+                b.BattleServiceGetActiveBattleRequest(player_id=player_id),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        if not active.battle_id:
+            return None
+        reply = await call(
+            "battle",
+            self._battle.GetBattleView(
+                b.BattleServiceGetBattleViewRequest(
+                    battle_id=active.battle_id, player_id=player_id
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return reply.view

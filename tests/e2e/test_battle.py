@@ -232,6 +232,28 @@ async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
     assert not (await gus.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
 
 
+async def test_a_reopened_session_opens_with_the_battle_in_progress(api: Any) -> None:
+    """Found from outside: a session reopened mid-battle said nothing of the battle
+    (SessionOpened carries the full current state: gateway.proto)."""
+    hal = await join(api)
+    first = await Session.open(hal)
+    try:
+        started = await hal.call(
+            "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+        )
+        opened = first.pushes[0].session_opened
+        assert not opened.HasField("active_battle"), "no battle when the session opened"
+    finally:
+        await first.close()
+    again = await Session.open(hal)
+    try:
+        opened = again.pushes[0].session_opened
+        now = await p_view(hal, started.view.battle_id)
+        assert opened.active_battle == now, "the battle's current view, as GetBattleView"
+    finally:
+        await again.close()
+
+
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(
