@@ -205,6 +205,8 @@ async def start_practice(
     if (seen := await ctx.store.answered(request)) is not None:
         return (await resume(ctx, seen)).plan.match_id
     await check_free(ctx, player)
+    if deck is not None and not rules.house_hands:  # as a queue: someone else's is NOT_FOUND
+        await ctx.ports.decks.check(player.player_id, deck, rules.hand_size)
     start = _practice_plan(ctx, StartKind.PRACTICE, player, origin, rules, level, deck)
     await open_start(ctx, start, request)
     return await run_start(ctx, start)

@@ -189,3 +189,35 @@ async def test_an_access_token_works_until_its_announced_expire_time_and_not_aft
         await asyncio.sleep(0.5)
         await works_until_announced(await join(api))
         await first
+
+
+async def test_a_deck_that_is_not_yours_is_not_found_wherever_it_is_brought(api: Any) -> None:
+    """Found from outside: StartPractice answered a made-up or someone else's deck with
+    FAILED_PRECONDITION ("your deck cannot play: you have no deck ..."), where Enqueue
+    and CreateTable answer NOT_FOUND."""
+    owner, other = await join(api), await join(api)
+    weakest = sorted((await owner.copies()).values(), key=lambda c: c.character.stars)[:5]
+    saved = await owner.call(
+        "SaveDeck",
+        g.SaveDeckRequest(
+            request_id=uuid4().hex, name="mine", copy_ids=[c.copy_id for c in weakest]
+        ),
+    )
+    for deck_id in (saved.deck.deck_id, str(uuid4())):
+        deck = pb.DeckChoice(deck_id=deck_id)
+        answers = []
+        for rpc, request in (
+            ("Enqueue", g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_UNRANKED, deck=deck)),
+            (
+                "StartPractice",
+                g.StartPracticeRequest(
+                    request_id=uuid4().hex,
+                    origin_mode=pb.MODE_UNRANKED,
+                    bot_level=pb.BOT_LEVEL_EASY,
+                    deck=deck,
+                ),
+            ),
+        ):
+            answers.append(await other.refusal(rpc, request))
+        assert answers[0][0] == grpc.StatusCode.NOT_FOUND, answers
+        assert answers[1] == answers[0], "one wording for one case"
