@@ -58,6 +58,7 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         self, request: b.BattleServiceSetPlanRequest, context: Any
     ) -> b.BattleServiceSetPlanResponse:
         battle_id, player = self._ids(request.battle_id, request.player_id)
+        _check_turn(request.turn)
         plan = mapping.plan_back(request.actions)
         key = Request.of(
             player, request_id(request.request_id), "set", battle_id, request.turn, plan
@@ -69,10 +70,7 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         self, request: b.BattleServiceCommitPlanRequest, context: Any
     ) -> b.BattleServiceCommitPlanResponse:
         battle_id, player = self._ids(request.battle_id, request.player_id)
-        if request.turn < 1:
-            raise InvalidArgument(
-                f"turn {request.turn} is not a turn: turns count from 1 (send the view's turn)"
-            )
+        _check_turn(request.turn)
         plan = mapping.plan_back(request.actions)
         key = Request.of(
             player, request_id(request.request_id), "commit", battle_id, request.turn, plan
@@ -122,3 +120,12 @@ def register(server: grpc.aio.Server, servicer: BattleServicer) -> None:
 
 
 SERVICE_NAME = b.DESCRIPTOR.services_by_name["BattleService"].full_name
+
+
+def _check_turn(turn: int) -> None:
+    """A turn before the first is malformed whatever the battle is at (INVALID_ARGUMENT),
+    not a plan for another turn (FAILED_PRECONDITION)."""
+    if turn < 1:
+        raise InvalidArgument(
+            f"turn {turn} is not a turn: turns count from 1 (send the view's turn)"
+        )

@@ -111,12 +111,13 @@ class EconomyRpcs:
         self, request: c.CollectionServiceListBoosterDrawsRequest, context: Any
     ) -> c.CollectionServiceListBoosterDrawsResponse:
         player = require_bound(request.player_id, "player_id")
+        seed_id = request.seed_id and require(request.seed_id, "seed_id")  # "" for every seed
         # A keyset token: a booster opened between two pages moves none past the cursor.
         draws, token = await keyed(
             request,
             1000,
             draw_token_back,
-            partial(economy.booster_draws, self._ctx, player, request.seed_id),
+            partial(economy.booster_draws, self._ctx, player, seed_id),
             draw_token,
         )
         return c.CollectionServiceListBoosterDrawsResponse(

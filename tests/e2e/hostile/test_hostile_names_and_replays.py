@@ -320,5 +320,22 @@ async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_no
         commit = g.CommitPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=turn)
         code, details = await refusal(cid, "CommitPlan", commit)
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "turns count from 1" in details
+        # SetPlan alike (found from outside: it answered FAILED_PRECONDITION)
+        setting = g.SetPlanRequest(request_id=uuid4().hex, battle_id=battle_id, turn=turn)
+        code, details = await refusal(cid, "SetPlan", setting)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "turns count from 1" in details
     after = await cid.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     assert after.view.version == placed.version and not after.view.plan
+
+
+async def test_an_over_long_seed_id_is_invalid_argument_as_every_other_id(api: Any) -> None:
+    """Found from outside: ListBoosterDraws took a seed_id of any length (NOT_FOUND,
+    after loading the player's seeds) where every other id is checked for length."""
+    eve = await join(api)
+    code, details = await refusal(
+        eve, "ListBoosterDraws", g.ListBoosterDrawsRequest(seed_id="s" * 201)
+    )
+    assert (code, details) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "seed_id is longer than 200 characters",
+    )
