@@ -212,12 +212,12 @@ def deals(settings: TableSettings) -> bool:
 def seat_deck(settings: TableSettings, deck: DeckChoice | None) -> DeckChoice | None:
     """The deck a player sits down with that must be playable: the one brought, or a
     Random table's draw from the player's free copies; None where the table deals house
-    hands or plays a battle (nothing of the player's to check)."""
+    hands or plays a battle (nothing of the player's to check, whatever they bring)."""
+    if settings.rules.house_hands or settings.battle:
+        return None
     if deck is not None:
         return deck
-    if settings.random_deck and not settings.rules.house_hands and not settings.battle:
-        return DeckChoice(random=True)
-    return None
+    return DeckChoice(random=True) if settings.random_deck else None
 
 
 async def _check_hand(

@@ -243,6 +243,21 @@ async def test_a_deck_goes_only_where_its_size_is_played_and_find_game_knows_it(
     assert closed.table.status == pb.TABLE_STATUS_CLOSED
 
 
+async def test_find_game_seats_a_saved_deck_at_a_house_hands_table(api: Any) -> None:
+    """Found from outside: Find Game checked the guest's saved deck of 5 against a
+    house-hands table's hand of 13 and found nothing, though house hands ignore the deck
+    (JoinTable seated the same guest)."""
+    ann, dan = await join(api), await join(api)
+    create = g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=QUINTRA))
+    table = (await ann.call("CreateTable", create)).table
+    wanted = pb.TableFilter(board_sizes=[5], house_hands=True)
+    find = g.FindGameRequest(request_id=uuid4().hex, filter=wanted, deck=await saved(dan, 5))
+    found = await dan.call("FindGame", find)
+    assert found.table.table_id == table.table_id
+    assert len(found.view.my_hand) == 13
+    assert {c.card.origin for c in found.view.my_hand} == {pb.CARD_ORIGIN_HOUSE}
+
+
 async def test_find_game_passes_over_a_table_whose_host_sold_a_card_of_its_deck(
     api: Any,
 ) -> None:
