@@ -35,6 +35,7 @@ from tests.e2e.end_to_end import (
     pushed,
     register,
 )
+from tests.e2e.sessions import OPEN_TABLE, join, mover, place_any, table_match
 
 pytestmark = pytest.mark.integration
 
@@ -286,3 +287,19 @@ async def test_a_person_plays_practice_in_the_terminal_client_seeing_board_timer
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+
+
+async def test_a_forfeited_match_shows_the_placements_made_as_its_turn_number(
+    api: Any,
+) -> None:
+    """Found from outside: after two placements and a forfeit the finished view said
+    turn 3 (common.proto: once finished, the number of placements made)."""
+    ann, bea = await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    for _ in range(2):
+        first, _other = await mover((ann, bea), match_id)
+        await place_any(first, await first.view(match_id))
+    await ann.call("Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id))
+    final = await ann.view(match_id)
+    assert final.status == pb.MATCH_STATUS_FINISHED
+    assert (final.turn_number, final.last_placement.turn_number) == (2, 2)

@@ -160,9 +160,13 @@ def evolve(state: Match | None, event: MatchEvent) -> Match:
             disconnected=event.forfeit_at,
             restarted_turn=event.turn,
         )
-    if isinstance(event, MatchFinished):
+    if isinstance(event, MatchFinished):  # turn: a forfeit or timeout ends mid-turn
         return state._replace(
-            version=version, finished=event, deadline=None, disconnected=(None, None)
+            version=version,
+            finished=event,
+            deadline=None,
+            disconnected=(None, None),
+            turn=state.placement_count,
         )
     # TurnTimedOut and Forfeited are facts for readers; MatchFinished follows them.
     return state._replace(version=version)

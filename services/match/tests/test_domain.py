@@ -162,6 +162,22 @@ def test_forfeit_ends_the_match_at_once_and_the_forfeiter_loses() -> None:
     assert finished.trade_one  # a forfeit still loses a card
 
 
+def test_a_match_ended_mid_turn_counts_the_placements_made_as_its_turn() -> None:
+    """Found from outside: two placements then a forfeit showed turn 3 (MatchView's
+    turn_number, once finished, is the number of placements made)."""
+    match, rng = started(), Random(5)
+    for _ in range(2):
+        seat = match.position.to_move
+        index, cell = rng.choice(match.position.legal_moves())
+        card_id = match.position.hand(seat)[index].id
+        match = after(
+            match, domain.place(match, match.player(seat).player_id, card_id, cell, later(1))
+        )
+    assert match.turn == 3
+    over = after(match, domain.forfeit(match, "p-a", later(5)))
+    assert not over.in_progress and over.turn == over.placement_count == 2
+
+
 def test_disconnect_grace_forfeits_unless_the_player_comes_back() -> None:
     match = started()
     match = after(match, domain.presence(match, "p-a", True, "s1", later(1)))
