@@ -201,6 +201,31 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         await session.close()
 
 
+async def test_a_page_token_continues_only_the_order_it_was_made_in(api: Any) -> None:
+    """Found from outside: a cheapest-first page's token was taken for a newest-first
+    browse (its position means nothing there: pages skip or repeat listings)."""
+    seller, buyer = await join(api), await join(api)
+    first, second = list(await collection(seller))[:2]
+    listed = [(await create(seller, c, 1_000 + i)).listing for i, c in enumerate((first, second))]
+    mine = pb.AuctionFilter(min_price=1_000, max_price=1_001)
+    cheapest = g.ListAuctionRequest(filter=mine, order=pb.AUCTION_ORDER_CHEAPEST, page_size=1)
+    page = await buyer.call("ListAuction", cheapest)
+    assert page.next_page_token
+    newest = g.ListAuctionRequest(
+        filter=mine, order=pb.AUCTION_ORDER_NEWEST, page_size=1, page_token=page.next_page_token
+    )
+    code, details = await code_of(buyer.call("ListAuction", newest))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "first page" in details, details
+    cheapest.page_token = page.next_page_token
+    after = await buyer.call("ListAuction", cheapest)
+    assert [x.listing_id for x in (*page.listings, *after.listings)] == [
+        x.listing_id for x in listed
+    ]
+    for x in listed:
+        cancel = g.CancelListingRequest(request_id=uuid4().hex, listing_id=x.listing_id)
+        await seller.call("CancelListing", cancel)
+
+
 def register(api: Any) -> Any:
     return api.Register(
         g.RegisterRequest(

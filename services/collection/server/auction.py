@@ -57,19 +57,30 @@ def listing(value: Listing) -> pb.Listing:
     return message
 
 
-def cursor_token(value: Cursor) -> str:
-    data = [value.price, value.created_at.isoformat(), value.listing_id]
+def cursor_token(value: Cursor, order: AuctionOrder) -> str:
+    """Where a browse page ended, in the order it was listed in."""
+    data = [order.value, value.price, value.created_at.isoformat(), value.listing_id]
     return base64.urlsafe_b64encode(json.dumps(data).encode()).decode()
 
 
-def cursor_back(token: str) -> Cursor | None:
+def cursor_back(token: str, order: AuctionOrder) -> Cursor | None:
+    """The position ``cursor_token`` wrote (None: the first page); INVALID_ARGUMENT if it
+    is not one of ours, or was made for the other order (its position means nothing
+    there: pages would skip or repeat listings)."""
     if not token:
         return None
     try:
-        price, created_at, listing_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        made_for, price, created_at, listing_id = json.loads(
+            base64.urlsafe_b64decode(token.encode())
+        )
         found = Cursor(int(price), moment_back(created_at), str(listing_id))
     except (ValueError, TypeError, OverflowError, binascii.Error):  # Overflow: 1e999
         raise forged() from None
+    if made_for != order.value:
+        raise InvalidArgument(
+            f"page_token continues the {made_for} order, not {order.value}: "
+            "ask for the first page of this order (no page_token)"
+        )
     if not 0 <= found.price <= MAX_PRICE or len(found.listing_id) > 200:
         raise forged()
     if "\x00" in found.listing_id:  # PostgreSQL refuses a NUL in a text
@@ -87,15 +98,16 @@ def auction_query(
     if f.element and f.elements:
         raise InvalidArgument("set filter.elements or filter.element, not both")
     wanted = elements(f.elements) if f.elements else {ELEMENTS_BACK[f.element]} - {None}
+    sort = ORDERS[order]
     return AuctionQuery(
-        order=ORDERS[order],
+        order=sort,
         character_id=require(f.character_id, "filter.character_id") if f.character_id else "",
         stars=tuple(sorted(set(f.stars))),
         elements=tuple(sorted("" if e is None else e.value for e in wanted)),
         holo=HOLO[f.holo],
         min_price=f.min_price,
         max_price=f.max_price,
-        after=cursor_back(token),
+        after=cursor_back(token, sort),
     )
 
 
@@ -164,7 +176,7 @@ class AuctionRpcs:
         more = len(found) > limit
         return c.CollectionServiceListAuctionResponse(
             listings=[listing(x) for x in found[:limit]],
-            next_page_token=cursor_token(cursor_of(found[limit - 1])) if more else "",
+            next_page_token=cursor_token(cursor_of(found[limit - 1]), query.order) if more else "",
         )
 
     async def ListMyListings(
