@@ -99,7 +99,7 @@ async def create_table(
     request = Request.of(host.player_id, request_id, "table", settings, deck, name)
     if (seen := await ctx.store.answered(request)) is not None:
         return await table_named(ctx, seen)
-    await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, challenged))
+    await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, host, challenged))
     await _check_hand(ctx, host, deck, settings)
     now = ctx.clock()
     table = Table(
@@ -125,20 +125,28 @@ async def create_table(
     return table
 
 
-async def _check_challengeable(ctx: Context, challenged: Player | None) -> None:
+async def _check_challengeable(ctx: Context, host: Player, challenged: Player | None) -> None:
     """Refuse to challenge a player who is playing a match or a battle (RULES.md 14):
     they could not accept. Whatever else keeps them busy (a trade, a draft) ends soon
-    enough to accept before the table expires, and is theirs alone to know."""
+    enough to accept before the table expires, and is theirs alone to know. Refuse a
+    challenge that crosses theirs to the host: each would host an open table, and a
+    host cannot sit down at another (neither could accept)."""
     if challenged is None or not challenged.player_id:
         return
-    match, battle = await asyncio.gather(
+    match, battle, theirs = await asyncio.gather(
         ctx.ports.matches.active_match(challenged.player_id),
         active_battle(ctx, challenged.player_id),
+        ctx.lobby.hosted_table(challenged.player_id),
     )
     if match is not None or battle is not None:
         game = "a match" if match is not None else "a battle"
         raise FailedPrecondition(
             f"{challenged.name} is playing {game} right now: challenge them when it has ended"
+        )
+    if theirs is not None and theirs.challenges(host.player_id, host.name):
+        raise FailedPrecondition(
+            f"{challenged.name} has already challenged you (table {theirs.table_id}): "
+            "accept or decline their challenge"
         )
 
 

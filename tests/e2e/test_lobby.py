@@ -116,6 +116,25 @@ async def test_a_challenge_is_pushed_at_once_and_accepted_by_joining(api: Any) -
     await challenged.close()
 
 
+async def test_a_challenge_back_to_ones_challenger_is_refused_and_theirs_accepted(
+    api: Any,
+) -> None:
+    """Found from outside: challenges crossing (ann to bea, bea to ann) left each
+    hosting an open table, and neither could accept."""
+    ann, bea = await join(api), await join(api)
+    theirs = (await challenge(ann, bea.name)).table
+    crossing = await refused(challenge(bea, ann.name))
+    assert crossing.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert crossing.details() == (
+        f"{ann.name} has already challenged you (table {theirs.table_id}): "
+        "accept or decline their challenge"
+    )
+    joined = await bea.call(
+        "JoinTable", g.JoinTableRequest(request_id=uuid4().hex, table_id=theirs.table_id)
+    )
+    assert joined.table.status == pb.TABLE_STATUS_STARTED
+
+
 async def test_a_challenge_made_before_the_session_opens_is_shown_on_it(api: Any) -> None:
     ann, bea, cid = await join(api), await join(api), await join(api)
     table = (await challenge(ann, bea.name)).table

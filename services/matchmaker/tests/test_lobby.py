@@ -118,6 +118,21 @@ async def test_the_lobby_filters_by_any_rule_and_pages_newest_first(
         await handlers_lobby.list_tables(ctx, viewer, TableFilter(), 3, "not-a-token")
 
 
+async def test_a_challenge_crossing_one_to_its_host_is_refused_so_one_can_be_accepted(
+    ctx: Context,
+) -> None:
+    """Found from outside: ann challenged bea and bea ann; each then hosted an open
+    table, and neither could accept ("you already host open table ...")."""
+    ann, bea = player("ann"), player("bea")
+    theirs = await handlers_lobby.create_table(ctx, "t1", ann, TRADING, DECK, bea)
+    with pytest.raises(
+        FailedPrecondition, match=f"ann has already challenged you .*{theirs.table_id}"
+    ):
+        await handlers_lobby.create_table(ctx, "t2", bea, TRADING, DECK, ann)
+    joined = await handlers_lobby.join_table(ctx, "j", bea, theirs.table_id, DECK)
+    assert joined.table.state is TableState.STARTED
+
+
 async def test_a_private_challenge_is_seen_and_joined_by_the_challenged_player_only(
     ctx: Context, fakes: Fakes
 ) -> None:
