@@ -55,6 +55,9 @@ class GatewaySettings(ServiceSettings):
     """The built browser client (``make web``: web/dist) served on the web port."""
     web_origins: tuple[str, ...]
     """Other origins whose pages may call the web port (CORS); none by default."""
+    health_port: int | None = None
+    """``grpc.health.v1`` alone, without TLS, for Kubernetes' probes (they speak no
+    TLS, and the gRPC port does when a certificate is set); None: not served."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -125,6 +128,11 @@ class GatewaySettings(ServiceSettings):
             ),
             web_root=optional(env, "TRIAD_GATEWAY_WEB_ROOT"),
             web_origins=origins(env, "TRIAD_GATEWAY_WEB_ORIGINS"),
+            health_port=(
+                port(env, "TRIAD_GATEWAY_HEALTH_PORT", 0)
+                if optional(env, "TRIAD_GATEWAY_HEALTH_PORT") is not None
+                else None
+            ),
         )
 
 

@@ -134,6 +134,13 @@ async def run(settings: GatewaySettings) -> None:
             life.push_async_callback(web.stop)
             log.info("serving web", port=bound, tls=context is not None, root=str(root))
 
+        async def serve_also(server: GrpcServer) -> None:
+            await serve_web(server)
+            if settings.health_port is not None:
+                probes = await server.serve_health(settings.host, settings.health_port)
+                life.push_async_callback(lambda: probes.stop(None))
+                log.info("serving health for probes", port=settings.health_port, tls=False)
+
         await serve(
             life,
             settings,
@@ -142,7 +149,7 @@ async def run(settings: GatewaySettings) -> None:
             [SERVICE_NAME],
             credentials=credentials,
             wrappers=[authenticated(auth)],
-            also=serve_web,
+            also=serve_also,
         )
 
 

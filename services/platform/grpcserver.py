@@ -98,6 +98,16 @@ class GrpcServer:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(self.grace if grace is None else grace)
 
+    async def serve_health(self, host: str, port: int) -> grpc.aio.Server:
+        """The same health servicer alone, without TLS, on another port (0: a free one):
+        for a server whose own port speaks TLS, where Kubernetes' grpc probes (plaintext
+        only) ask. Nothing else is served there. Started; the caller stops it."""
+        probes = grpc.aio.server()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, probes)
+        probes.add_insecure_port(f"{host}:{port}")
+        await probes.start()
+        return probes
+
 
 class _WrappingServer(grpc.aio.Server):
     """The server as ``register`` (and health, and reflection) see it: every handler

@@ -36,6 +36,14 @@ class Service:
     metrics_port: int
     web_port: int | None = None
     """The gateway's gRPC-Web port for browsers (``gateway/web.py``)."""
+    health_port: int | None = None
+    """Where the probes ask when the gRPC port speaks TLS (the gateway's plain health
+    port); None: the gRPC port."""
+
+    @property
+    def probe_port(self) -> int:
+        return self.health_port or self.port
+
     entrypoint: str = ""
     """The console script, when not ``triad-<name>`` (``triad-battle`` is the battle
     engine's command line, so the battle service runs as ``triad-battle-service``)."""
@@ -50,7 +58,7 @@ class Service:
 
 
 SERVICES = (
-    Service("gateway", "triad.v1.TriadGateway", 50051, 9151, web_port=8443),
+    Service("gateway", "triad.v1.TriadGateway", 50051, 9151, web_port=8443, health_port=50052),
     Service("match", "triad.v1.MatchService", 50061, 9161),
     Service("matchmaker", "triad.v1.MatchmakerService", 50062, 9162),
     Service("collection", "triad.v1.CollectionService", 50063, 9163),

@@ -68,7 +68,8 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
         assert container["command"] == [svc.command]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         web = {"web": svc.web_port} if svc.web_port else {}
-        assert ports == {"grpc": svc.port, "metrics": svc.metrics_port, **web}
+        health = {"health": svc.health_port} if svc.health_port else {}
+        assert ports == {"grpc": svc.port, "metrics": svc.metrics_port, **web, **health}
         grpc_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "grpc")
         assert (grpc_port["port"], grpc_port["targetPort"]) == (svc.port, "grpc")
         # And the service listens where they say: the ConfigMap sets the same ports.
@@ -81,6 +82,9 @@ def test_every_service_has_a_service_account_a_grpc_service_and_a_deployment(
             assert env[f"TRIAD_{name}_WEB_PORT"] == str(svc.web_port)
             web_port = next(p for p in services[svc.app]["spec"]["ports"] if p["name"] == "web")
             assert (web_port["port"], web_port["targetPort"]) == (svc.web_port, "web")
+        if svc.health_port:  # the probes' port: in the pod only
+            assert env[f"TRIAD_{name}_HEALTH_PORT"] == str(svc.health_port)
+            assert "health" not in {p["name"] for p in services[svc.app]["spec"]["ports"]}
 
 
 def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay: str) -> None:
@@ -89,7 +93,7 @@ def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay
         (container,) = deployments[svc.app]["spec"]["template"]["spec"]["containers"]
         for probe in ("startupProbe", "livenessProbe"):
             # The whole server (""), SERVING from start to SIGTERM: no database, no NATS.
-            assert container[probe]["grpc"] == {"port": svc.port}, (svc.app, probe)
+            assert container[probe]["grpc"] == {"port": svc.probe_port}, (svc.app, probe)
             assert set(container[probe]) - {"grpc"} <= {
                 "periodSeconds",
                 "timeoutSeconds",
@@ -97,7 +101,7 @@ def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay
                 "initialDelaySeconds",
             }
         assert container["readinessProbe"]["grpc"] == {
-            "port": svc.port,
+            "port": svc.probe_port,
             "service": svc.grpc_service,
         }
 
