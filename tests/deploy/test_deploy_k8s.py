@@ -264,3 +264,17 @@ def test_the_dockerfile_user_is_the_pods_user(overlay: str) -> None:
         pod = objects(overlay, "Deployment")[svc.app]["spec"]["template"]["spec"]
         context = pod["securityContext"]
         assert user[-1] == (str(context["runAsUser"]), str(context["runAsGroup"]))
+
+
+def test_only_the_public_ports_face_the_internet(overlay: str) -> None:
+    """Found from outside: prod turned the gateway's Service, metrics port and all,
+    into the load balancer. Whatever leaves the cluster names the gRPC and web ports."""
+    public = [
+        s
+        for s in objects(overlay, "Service").values()
+        if s["spec"].get("type") in ("LoadBalancer", "NodePort")
+    ]
+    for service in public:
+        ports = {(p["name"], p["port"]) for p in service["spec"]["ports"]}
+        assert ports == {("grpc", 50051), ("web", 8443)}, service["metadata"]["name"]
+    assert bool(public) == (overlay == "prod"), "prod has its load balancer, dev none"
