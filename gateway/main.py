@@ -44,7 +44,9 @@ SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
 
 async def run(settings: GatewaySettings) -> None:
     async with Lifecycle() as life:
-        pool = await life.enter(create_pool(settings.database_url))
+        pool = await life.enter(
+            create_pool(settings.database_url, max_size=settings.database_pool_size)
+        )
         await migrate(pool, settings.schema, MIGRATIONS)
         store = GatewayStore(pool, settings.schema)
         signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))

@@ -39,7 +39,9 @@ async def run(settings: BattleSettings) -> None:
         versions=sorted(rosters.by_version),
     )
     async with Lifecycle() as life:
-        pool = await life.enter(create_pool(settings.database_url))
+        pool = await life.enter(
+            create_pool(settings.database_url, max_size=settings.database_pool_size)
+        )
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = PostgresBattles(pool, settings.schema, linger=settings.commit_linger_seconds)
         pushes = await open_pushes(life, settings, "battle")

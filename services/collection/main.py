@@ -71,7 +71,9 @@ async def use_nats(settings: CollectionSettings, ctx: Context, stop: asyncio.Eve
 
 async def run(settings: CollectionSettings) -> None:
     async with Lifecycle() as life:
-        pool: Any = await life.enter(create_pool(settings.database_url))
+        pool: Any = await life.enter(
+            create_pool(settings.database_url, max_size=settings.database_pool_size)
+        )
         await migrate(
             pool,
             settings.schema,

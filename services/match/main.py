@@ -34,7 +34,9 @@ log = structlog.get_logger()
 
 async def run(settings: MatchSettings) -> None:
     async with Lifecycle() as life:
-        pool = await life.enter(create_pool(settings.database_url))
+        pool = await life.enter(
+            create_pool(settings.database_url, max_size=settings.database_pool_size)
+        )
         await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
         store = MatchStore(pool, settings.schema, linger=settings.commit_linger_seconds)
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))

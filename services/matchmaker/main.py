@@ -107,7 +107,9 @@ async def start_draft_matches(
 async def run(settings: MatchmakerSettings) -> None:
     registry = new_registry()
     async with Lifecycle() as life:
-        pool = await life.enter(create_pool(settings.database_url))
+        pool = await life.enter(
+            create_pool(settings.database_url, max_size=settings.database_pool_size)
+        )
         await migrate(
             pool,
             settings.schema,

@@ -159,6 +159,10 @@ class ServiceSettings:
     port: int
     metrics_port: int
     """0 lets the system choose (tests); the bound port is logged at start."""
+    database_pool_size: int
+    """The most PostgreSQL connections one process's pool holds
+    (``TRIAD_DATABASE_POOL_SIZE``, 32 by default): the deployment sizes PostgreSQL's
+    ``max_connections`` as replicas times this."""
     shared: Settings
     """Where the shared servers are, as read with these settings."""
 
@@ -171,13 +175,15 @@ class Basics(TypedDict):
     host: str
     port: int
     metrics_port: int
+    database_pool_size: int
     shared: Settings
 
 
 def basics(env: Mapping[str, str], service: str) -> Basics:
     """The fields every service reads the same way: the shared servers (the database is
     required), ``TRIAD_<SERVICE>_HOST`` (local by default), ``TRIAD_<SERVICE>_PORT`` and
-    ``TRIAD_<SERVICE>_METRICS_PORT`` (by default the service's in ``DEFAULT_PORTS``)."""
+    ``TRIAD_<SERVICE>_METRICS_PORT`` (by default the service's in ``DEFAULT_PORTS``),
+    ``TRIAD_DATABASE_POOL_SIZE``."""
     shared = Settings.from_env(env)
     name = f"{PREFIX}{service.upper()}"
     return Basics(
@@ -186,6 +192,7 @@ def basics(env: Mapping[str, str], service: str) -> Basics:
         host=optional(env, f"{name}_HOST") or LOCAL_HOST,
         port=port(env, f"{name}_PORT", DEFAULT_PORTS[service].grpc),
         metrics_port=port(env, f"{name}_METRICS_PORT", DEFAULT_PORTS[service].metrics),
+        database_pool_size=whole(env, f"{PREFIX}DATABASE_POOL_SIZE", 32, minimum=2),
         shared=shared,
     )
 

@@ -101,7 +101,9 @@ async def publish_distribution(
 async def run(settings: RatingSettings) -> None:
     registry = new_registry()
     async with Lifecycle() as life:
-        pool = await life.enter(create_pool(settings.database_url, min_size=2, max_size=16))
+        pool = await life.enter(
+            create_pool(settings.database_url, max_size=min(16, settings.database_pool_size))
+        )
         await migrate(pool, settings.schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
         reader = RatingReader(pool, settings.schema)
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)

@@ -278,3 +278,34 @@ def test_only_the_public_ports_face_the_internet(overlay: str) -> None:
         ports = {(p["name"], p["port"]) for p in service["spec"]["ports"]}
         assert ports == {("grpc", 50051), ("web", 8443)}, service["metadata"]["name"]
     assert bool(public) == (overlay == "prod"), "prod has its load balancer, dev none"
+
+
+LISTEN_PER_POD = 2
+"""A pod's connections beside its pool (the notifiers' LISTEN; platform/service.py)."""
+OPERATOR_RESERVE = 30
+"""CloudNativePG's superuser, replication and monitoring connections, and an operator's."""
+
+
+def test_postgresql_takes_every_pool_at_the_autoscalers_maxima(overlay: str) -> None:
+    """Found from outside: prod's max_connections (400) was below the pools of the
+    minimum replicas (448), let alone the maxima (1,824): under load new connections
+    met "too many clients"."""
+    pool = int(config(overlay)["TRIAD_DATABASE_POOL_SIZE"])
+    scalers = {
+        h["spec"]["scaleTargetRef"]["name"]: h
+        for h in objects(overlay, "HorizontalPodAutoscaler").values()
+    }
+    needed = OPERATOR_RESERVE
+    for name, deployment in objects(overlay, "Deployment").items():
+        if not name.startswith("triad-") or name in ("triad-nats",):
+            continue
+        most = (
+            scalers[name]["spec"]["maxReplicas"]
+            if name in scalers
+            else deployment["spec"].get("replicas", 1)
+        )
+        own = min(16, pool) if name == "triad-rating" else pool  # rating/main.py
+        needed += most * (own + LISTEN_PER_POD)
+    (cluster,) = objects(overlay, "Cluster").values()
+    allowed = int(cluster["spec"]["postgresql"]["parameters"]["max_connections"])
+    assert needed <= allowed, (needed, allowed)

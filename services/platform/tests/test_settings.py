@@ -91,3 +91,12 @@ def test_a_service_without_a_database_does_not_start_and_says_what_to_set() -> N
         basics({}, "rating")
     with pytest.raises(SettingsError, match="TRIAD_RATING_PORT must be a port number"):
         basics({**DB, "TRIAD_RATING_PORT": "http"}, "rating")
+
+
+def test_the_database_pool_size_is_read_once_for_every_service() -> None:
+    url = {"TRIAD_DATABASE_URL": "postgresql://u@h/db"}
+    assert basics(url, "match")["database_pool_size"] == 32
+    sized = basics({**url, "TRIAD_DATABASE_POOL_SIZE": "16"}, "gateway")
+    assert sized["database_pool_size"] == 16
+    with pytest.raises(SettingsError, match="TRIAD_DATABASE_POOL_SIZE"):
+        basics({**url, "TRIAD_DATABASE_POOL_SIZE": "1"}, "match")
