@@ -42,6 +42,7 @@ from triad.v1 import match_pb2 as m
 from gateway import accounts
 from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
+from gateway.metrics import SESSIONS
 from gateway.notices import match_notices, trade_notices
 from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Inbox, Push, PushHub
 from gateway.status import PlayerStatusReads, or_else
@@ -108,6 +109,7 @@ class SessionRpcs(PlayerStatusReads):
             await self._hub.publish.send(
                 player_id, SESSION_OPENED, g.SessionOpened(session_id=session_id)
             )
+            SESSIONS.inc()
             try:
                 await self._presence(player_id, session_id, opened_at, connected=True)
                 opened, challenges = await asyncio.gather(
@@ -151,6 +153,7 @@ class SessionRpcs(PlayerStatusReads):
                         for name, message in await self._show(shown, each):
                             yield push(**{name: message})
             finally:
+                SESSIONS.dec()
                 # The grace starts as the stream ends; shielded, so that a second
                 # cancellation cannot lose the report.
                 await asyncio.shield(

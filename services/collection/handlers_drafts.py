@@ -12,7 +12,7 @@ from services.collection import metrics
 from services.collection.domain import draft_session as session
 from services.collection.domain.draft import draw_pool
 from services.collection.domain.draft_session import Draft, DraftNotFound, Status
-from services.collection.domain.events import DraftEvent, PlayerRef
+from services.collection.domain.events import DraftCardPicked, DraftEvent, PlayerRef
 from services.collection.handlers import Context, PendingObligation, fire_due
 from services.collection.results import DraftChanged, DraftStarted
 from services.collection.store import Request, Unit, draft_stream
@@ -51,6 +51,9 @@ async def _save(
     due = await _save_row(unit, after)
     if written is not None:
         written.due = due
+    metrics.DRAFT_AUTO_PICKS.inc(
+        sum(1 for e in events if isinstance(e, DraftCardPicked) and e.auto_picked)
+    )
     if after.status is not Status.PICKING and (before is None or before.status is Status.PICKING):
         metrics.DRAFTS.labels(outcome=after.status.value).inc()
         log.info("draft ended", draft_id=after.draft_id, status=after.status.value)

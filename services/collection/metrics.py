@@ -30,6 +30,10 @@ LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
 )
 DRAFTS = Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"])
+DRAFT_AUTO_PICKS = Counter(
+    "triad_draft_auto_picks_total",
+    "Draft picks the server made at the pick deadline to complete a player's deck.",
+)
 LISTINGS_OPEN = Gauge(
     "triad_auction_listings_open", "Auction House listings open now (from the database)."
 )

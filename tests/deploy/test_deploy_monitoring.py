@@ -38,13 +38,7 @@ README = K8S / "README.md"
 # the issues of services still being built are to register. A name stays here only
 # until its code lands; test_planned_metrics_are_not_registered_yet fails then, and
 # the entry is removed. Name -> (type, who registers it and what it counts).
-PLANNED: dict[str, tuple[str, str]] = {
-    "triad_gateway_sessions": ("gauge", "gateway: session streams open now (Overview)"),
-    "triad_draft_auto_picks_total": (
-        "counter",
-        "collection: draft picks completed automatically at the deadline (Economy)",
-    ),
-}
+PLANNED: dict[str, tuple[str, str]] = {}
 
 # Metrics of other exporters that alerts use. Name -> where they come from.
 EXTERNAL: dict[str, str] = {

@@ -8,6 +8,8 @@ and a Draft pairing told as the match found with its draft.
 from __future__ import annotations
 
 import asyncio
+import re
+import urllib.request
 from typing import Any
 from uuid import uuid4
 
@@ -16,7 +18,9 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import bearer
+from devtools.stack import Stack
 from tests.e2e.end_to_end import enqueue, open_session, pushed, queue_statuses, register
+from tests.e2e.sessions import Session, join
 
 pytestmark = pytest.mark.integration
 
@@ -136,3 +140,29 @@ async def test_a_draft_pairing_is_told_as_the_match_found_with_its_draft(api: An
     assert len(drafts) == 1, "the two players draft together"
     ann_session.cancel()
     bea_session.cancel()
+
+
+def open_sessions(backend: Stack) -> float:
+    """The gateway's triad_gateway_sessions, scraped."""
+    address = backend.backend.metrics_address("gateway")
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as reply:
+        text = reply.read().decode()
+    (value,) = re.findall(r"^triad_gateway_sessions (\S+)$", text, re.MULTILINE)
+    return float(value)
+
+
+async def test_the_gateway_counts_the_session_streams_open(backend: Stack, api: Any) -> None:
+    """Found from outside: the Overview dashboard's "Open player sessions" panel asked
+    for triad_gateway_sessions, which nothing exported (no data, ever)."""
+    before = open_sessions(backend)
+    player = await join(api)
+    session = await Session.open(player)
+    try:
+        assert open_sessions(backend) == before + 1
+    finally:
+        await session.close()
+    for _ in range(50):  # the stream's end reaches the gateway a moment later
+        if open_sessions(backend) == before:
+            break
+        await asyncio.sleep(0.1)
+    assert open_sessions(backend) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from services.collection import handlers_drafts
+from services.collection import handlers_drafts, metrics
 from services.collection.domain.draft import legal_completions
 from services.collection.domain.draft_session import DraftOver, PickRefused, Status
 from services.collection.domain.events import PlayerRef
@@ -78,10 +78,13 @@ async def test_the_deadline_completes_both_decks_when_both_keep_acting(
             await handlers_drafts.reveal(ctx, key(who, f"r{step}"), "d1", who, step, [])
     assert not await handlers_drafts.fire_due_draft(ctx)  # 177 s: nothing due yet
     clock.advance(3)
+    auto_picks = metrics.DRAFT_AUTO_PICKS._value.get()
     assert await handlers_drafts.fire_due_draft(ctx)
     state = await handlers_drafts.view(ctx, "d1", "bea")
     assert state.status is Status.COMPLETED and state.match_id
     assert all(len(s.picks) == 5 and s.auto_completed for s in state.seats)
+    # The Economy dashboard's "Automatic picks per minute" counts the ten.
+    assert metrics.DRAFT_AUTO_PICKS._value.get() == auto_picks + 10
     assert await ctx.store.open_draft_of("ann") is None
     # Drafted cards never become copies.
     assert await ctx.store.copies("ann") == {} and await ctx.store.copies("bea") == {}
