@@ -83,6 +83,7 @@ async def every(
     line when it ends, with tries backing off to once a second meanwhile; any other
     failure is logged with its traceback each time, as the bug it is."""
     failures = 0
+    named = f"{getattr(step, '__module__', '?')}.{getattr(step, '__qualname__', repr(step))}"
     while not stop.is_set():
         wait = pause
         if due is not None:
@@ -93,13 +94,17 @@ async def every(
             failures += 1
             busy = False
             if not out_of_reach(error):
-                log.exception("background step failed; retrying")
+                log.exception("background step failed; retrying", step=named)
             elif failures == 1:
-                log.warning("background step cannot reach a server; retrying", error=repr(error))
+                log.warning(
+                    "background step cannot reach a server; retrying",
+                    step=named,
+                    error=repr(error),
+                )
             wait = max(pause, min(OUTAGE_BACKOFF_CEILING, pause * 2 ** min(failures, 16)))
         else:
             if failures:
-                log.info("background step recovered", after_failures=failures)
+                log.info("background step recovered", step=named, after_failures=failures)
                 failures = 0
         if busy:
             continue

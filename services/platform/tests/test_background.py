@@ -44,6 +44,8 @@ async def test_a_bug_is_logged_with_its_traceback_every_time() -> None:
         await run_steps([KeyError("m1"), KeyError("m2"), False])
     failures = logs.events("background step failed; retrying")
     assert len(failures) == 2 and all("KeyError" in line["exception"] for line in failures)
+    # Which loop failed (a runbook greps for it): the step, by module and name.
+    assert {line["step"] for line in failures} == {f"{__name__}.run_steps.<locals>.step"}
 
 
 async def looks_in(
