@@ -43,6 +43,7 @@ PLANNED: dict[str, tuple[str, str]] = {}
 # Metrics of other exporters that alerts use. Name -> where they come from.
 EXTERNAL: dict[str, str] = {
     "kube_pod_status_ready": "kube-state-metrics (kube-prometheus-stack): TriadPodNotReady",
+    "kube_pod_status_phase": "kube-state-metrics: TriadPodNotReady (running pods only)",
 }
 
 
