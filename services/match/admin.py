@@ -108,12 +108,15 @@ async def show(address: str, token: str, match_id: str) -> int:
     return 0
 
 
-def print_consumers(states: list[consumer_admin.ConsumerState], as_json: bool) -> None:
+def print_consumers(
+    states: list[consumer_admin.ConsumerState], as_json: bool, schema: str | None = None
+) -> None:
     if as_json:
         print(json.dumps([s.as_json() for s in states], indent=2))
         return
     if not states:
-        print("no consumers registered (they register when their service starts)")
+        where = f" in schema {schema!r} (is the name right?)" if schema else ""
+        print(f"no consumers registered{where}; they register when their service starts")
         return
     header = f"{'schema':22} {'consumer':40} {'position':>9} {'left':>6}  last applied"
     print(header)
@@ -127,17 +130,21 @@ def print_consumers(states: list[consumer_admin.ConsumerState], as_json: bool) -
 
 
 async def consumers(args: argparse.Namespace) -> int:
+    listed: list[consumer_admin.ConsumerState] | None = None
     try:
         async with consumer_admin.connections(args.database_url, args.nats_url) as servers:
             conn, js = servers.conn, servers.js
             if args.action == "list":
-                print_consumers(
-                    await consumer_admin.list_consumers(conn, js, args.schema), args.json
+                listed = await consumer_admin.list_consumers(conn, js, args.schema)
+            else:
+                result = await consumer_admin.reset_consumer(
+                    conn,
+                    js,
+                    args.name,
+                    args.position,
+                    args.schema,
+                    nats_version=servers.nats_version,
                 )
-                return 0
-            result = await consumer_admin.reset_consumer(
-                conn, js, args.name, args.position, args.schema, nats_version=servers.nats_version
-            )
     except consumer_admin.AdminError as error:
         print(f"triad-admin: {error}", file=sys.stderr)
         return 1
@@ -148,6 +155,11 @@ async def consumers(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    # Printed once the servers are closed: a reader that goes away (| head) is not an
+    # unreachable server.
+    if listed is not None:
+        print_consumers(listed, args.json, args.schema)
+        return 0
     print(
         f"{result.name} ({result.schema}) moved from {result.previous} back to "
         f"{result.position}: {result.marks_forgotten} events will be applied again"
@@ -210,5 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     return asyncio.run(show(args.match_addr, token, args.match_id))
 
 
+def run(argv: list[str] | None = None) -> int:
+    """``main``, where a reader that stops reading (``| head``) ends the output quietly,
+    as it does any command's: it is no failure of the servers."""
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -295,3 +295,33 @@ def test_consumer_commands_without_the_servers_urls_say_what_to_set() -> None:
     )
     assert done.returncode == 2
     assert "TRIAD_DATABASE_URL" in done.stderr and "TRIAD_NATS_URL" in done.stderr
+
+
+def test_a_listing_read_in_part_or_of_a_schema_that_is_not_there_says_what_happened(
+    backend: Stack,
+) -> None:
+    """Found from outside: `consumer list --json | head` said the servers were out of
+    reach (the closed pipe was taken for them), and a misspelt --schema was told that
+    consumers register when their service starts."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
+    settings = backend.backend.env("rating")
+    env |= {k: settings[k] for k in ("TRIAD_DATABASE_URL", "TRIAD_NATS_URL")}
+    env["PYTHONUNBUFFERED"] = "1"  # the first print meets the closed pipe, every time
+    read, write = os.pipe()
+    os.close(read)  # the reader went away (| head)
+    try:
+        done = subprocess.run(
+            [str(ADMIN), "consumer", "list", "--json"],
+            env=env,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, "")
+    typo = admin(backend, "consumer", "list", "--schema", "ratnig")
+    assert typo.returncode == 0
+    assert "in schema 'ratnig' (is the name right?)" in typo.stdout, typo.stdout
