@@ -119,6 +119,10 @@ async def _execute(
         else:
             if ctx.due is not None and (timers := domain.deadlines(saved)):
                 ctx.due.due_at(min(t.due for t in timers))
+            if (done := saved.finished) is not None and (state is None or state.in_progress):
+                winner = "" if done.winner is None else done.players[done.winner].player_id
+                log.info("match finished", match_id=match_id, reason=done.reason.value,
+                         winner_id=winner, scores=list(done.scores), rated=done.rated)  # fmt: skip
             await _announce(ctx, saved)
             return saved
     raise Conflict(f"match {short_id(match_id)} is changing too fast; try again")

@@ -153,6 +153,13 @@ async def rate_match(
         return AlreadyRated(key)
     updates = domain.rate(game, *standings)
     changes = await ladders.record(result, event_id, updates)
+    log.info(
+        "rating.rated",
+        match_id=game.match_id,
+        draft_id=game.draft_id,
+        ladder=str(key),
+        ratings={u.player.player_id: [u.before.rating, u.after.rating] for u in updates},
+    )
     return Rated(key, updates, changes)
 
 

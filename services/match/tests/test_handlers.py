@@ -18,6 +18,7 @@ from services.match.tests.builders import ALL, hand, players
 from services.match.tests.conftest import Clock
 from services.platform.errors import Conflict, FailedPrecondition
 from services.platform.requests import Request, RequestReused
+from services.platform.tests.logcapture import captured_logs
 from services.rules import Seat, Visibility
 
 
@@ -68,6 +69,18 @@ async def test_a_match_is_played_to_the_end_and_the_log_replays_to_the_same_stat
     ctx.store.forget("m1")  # no cache: the log alone
     assert await ctx.store.load("m1") == match
     assert await ctx.store.active_match("p-a") is None
+
+
+async def test_the_end_of_a_match_is_logged_once_with_how_it_ended(ctx: Context) -> None:
+    """Found from outside: an operator could not follow a match to its end in the logs
+    (nothing said it finished, or how)."""
+    match = await new_match(ctx)
+    with captured_logs() as logs:
+        for _ in range(2):  # a retried forfeit logs nothing more
+            await handlers.forfeit(ctx, Request.of("p-a", "quit"), match.match_id, "p-a")
+    (line,) = logs.events("match finished")
+    assert (line["match_id"], line["reason"], line["winner_id"]) == ("m1", "forfeit", "p-b")
+    assert line["rated"] is True
 
 
 async def test_creating_twice_with_the_same_request_creates_once(ctx: Context) -> None:

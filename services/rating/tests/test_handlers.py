@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from triad.v1 import common_pb2 as pb
 
 from services.platform.pushes import RecordedPushes
+from services.platform.tests.logcapture import captured_logs
 from services.rating import handlers, mapping
 from services.rating.domain import LOSS, FinishedGame, Ladder, LadderKey, Unrated
 from services.rating.handlers import AlreadyRated, Ignored, Rated
@@ -89,10 +90,17 @@ def test_out_of_order_delivery_rates_from_the_ratings_when_applied_as_the_log_sh
 async def test_a_match_is_rated_once_even_under_another_event_id() -> None:
     store = MemoryRatings()
     g = game("m1", "ann", "bea")
-    first = await handlers.rate_match(store, g, event_id("m1"), SEASON)
-    again = await handlers.rate_match(store, g, uuid4(), SEASON)
+    with captured_logs() as logs:
+        first = await handlers.rate_match(store, g, event_id("m1"), SEASON)
+        again = await handlers.rate_match(store, g, uuid4(), SEASON)
     assert isinstance(first, Rated) and again == AlreadyRated(RANKED)
     assert store.rating(RANKED, "ann") == 1520 and store.rating(RANKED, "bea") == 1480
+    # An operator follows the match to its rating in the logs, once.
+    (rated,) = logs.events("rating.rated")
+    assert rated["match_id"] == "m1" and rated["ratings"] == {
+        "ann": [1500, 1520],
+        "bea": [1500, 1480],
+    }
     assert len(await store.log()) == 2
 
 
