@@ -23,6 +23,7 @@ refusal of a start as final and retries the rest::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
@@ -65,9 +66,18 @@ a state that refuses it here (FAILED_PRECONDITION), or something missing (NOT_FO
 Otherwise = Callable[[str, grpc.aio.AioRpcError], Exception]
 
 
+AWAY = re.compile(r"the [a-z]+ service is not available right now; retry")
+"""What ``not_available`` says: a service farther down that is away, named by ours."""
+
+
 def not_available(service: str, error: grpc.aio.AioRpcError) -> Exception:
     """The default for codes not passed on: UNAVAILABLE naming the service only (the
-    other service's detail may be internal)."""
+    other service's detail may be internal). When that service says in our words that
+    one farther down is away (the matchmaker, while the match service restarts), that
+    one is named: the player and the operator learn which service to wait for."""
+    told = error.details() or ""
+    if error.code() == grpc.StatusCode.UNAVAILABLE and AWAY.fullmatch(told):
+        return Unavailable(told)
     return Unavailable(f"the {service} service is not available right now; retry")
 
 

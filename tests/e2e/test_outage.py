@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from uuid import uuid4
 
+import grpc
 import pytest
 from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Overrides, Stack
 from tests.e2e.sessions import (
@@ -59,3 +62,33 @@ async def test_a_turn_that_ran_out_while_the_match_service_was_down_starts_again
     assert seconds(after.turn_deadline_time) > seconds(before.turn_deadline_time) + 2
     moved = await place_any(to_move, after)  # the player still has their turn
     assert moved.last_placement.seat == before.turn_seat and not moved.last_placement.auto_played
+
+
+async def test_a_join_while_the_match_service_is_down_names_it_and_a_retry_joins(
+    api: Any, backend: Stack
+) -> None:
+    """Found from outside: while the match service restarted, JoinTable said "the
+    matchmaker service is not available", which was up (it had said so of the match
+    service, and the gateway named the service it asked)."""
+    ann, bea = await join(api), await join(api)
+    create = g.CreateTableRequest(
+        request_id=uuid4().hex, settings=pb.TableSettings(rules=OPEN_TABLE, random_deck=True)
+    )
+    table = (await ann.call("CreateTable", create)).table
+    joining = g.JoinTableRequest(request_id=uuid4().hex, table_id=table.table_id)
+    backend.backend.kill("match")
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as away:
+            await bea.call("JoinTable", joining)
+        assert away.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert away.value.details() == "the match service is not available right now; retry"
+    finally:
+        backend.backend.restart("match")
+    for _ in range(100):  # the matchmaker's channel reaches the match service again
+        try:
+            joined = await bea.call("JoinTable", joining)
+            break
+        except grpc.aio.AioRpcError as error:
+            assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
+            await asyncio.sleep(0.2)
+    assert joined.table.status == pb.TABLE_STATUS_STARTED and joined.match_id

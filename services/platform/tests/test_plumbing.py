@@ -139,6 +139,16 @@ def test_anything_else_downstream_is_unavailable_naming_only_the_service(
     assert str(error) == "the collection service is not available right now; retry"
 
 
+def test_a_service_away_farther_down_is_named_as_the_one_between_said() -> None:
+    """Found from outside: while the match service restarted, JoinTable said the
+    matchmaker was not available (the matchmaker had said it of the match service)."""
+    said = "the match service is not available right now; retry"
+    error = domain_error("matchmaker", rpc_error(grpc.StatusCode.UNAVAILABLE, said))
+    assert type(error) is Unavailable and str(error) == said
+    other = domain_error("matchmaker", rpc_error(grpc.StatusCode.INTERNAL, said))
+    assert str(other) == "the matchmaker service is not available right now; retry"
+
+
 def test_a_caller_may_read_refusals_its_own_way() -> None:
     refused = domain_error(
         "match", rpc_error(grpc.StatusCode.ALREADY_EXISTS, "x"), kinds=AS_REFUSAL
