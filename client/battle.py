@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import sys
 import textwrap
@@ -110,6 +111,7 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
         )
         return await _view(client, joined.match_id)
     if args.queue or args.challenge:
+        leave: Any
         if args.challenge:
             made = await client.call(
                 stub.CreateTable,
@@ -119,20 +121,20 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
                     challenged_player_name=args.challenge,
                 ),
             )
+            table_id = made.table.table_id
             console.print(
-                f"Battle table {made.table.table_id} open for {args.challenge}: they join it "
-                f"with triad-client battle --join {made.table.table_id} (Ctrl-C leaves)."
+                f"Battle table {table_id} open for {args.challenge}: they join it "
+                f"with triad-client battle --join {table_id} (Ctrl-C leaves)."
             )
+            leave = (stub.CloseTable, g.CloseTableRequest(table_id=table_id), "Table closed.")
         else:
-            await client.call(
+            queued = await client.call(
                 stub.Enqueue, g.EnqueueRequest(request_id=uuid.uuid4().hex, mode=pb.MODE_BATTLE)
             )
             console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
-        while True:
-            await asyncio.sleep(POLL)
-            found = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
-            if found.battle_id:
-                return await _view(client, found.battle_id)
+            ticket = g.CancelTicketRequest(ticket_id=queued.ticket.ticket_id)
+            leave = (stub.CancelTicket, ticket, "Left the queue.")
+        return await _wait_for_battle(client, console, leave)
     characters = [c for c in (args.characters or "").split(",") if c]
     started = await client.call(
         stub.StartPracticeBattle,
@@ -141,6 +143,28 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
         ),
     )
     return started.view  # type: ignore[no-any-return]
+
+
+async def _wait_for_battle(
+    client: Caller, console: Console, leave: tuple[Any, Any, str]
+) -> pb.BattleView:
+    """Wait for the battle the queue or the table makes; interrupted (Ctrl-C), give the
+    ticket up or close the table, as promised, unless the battle began meanwhile (then
+    it plays on: ``triad-client battle`` resumes it)."""
+    found = ""
+    try:
+        while not found:
+            await asyncio.sleep(POLL)
+            reply = await client.call(client.stub.GetActiveBattle, g.GetActiveBattleRequest())
+            found = reply.battle_id
+    finally:
+        if not found:
+            rpc, request, said = leave
+            request.request_id = uuid.uuid4().hex
+            with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
+                await client.call(rpc, request)
+                console.print(said)
+    return await _view(client, found)
 
 
 async def _act(client: Caller, view: pb.BattleView, line: str) -> pb.BattleView:

@@ -26,13 +26,14 @@ class Terminal:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.process = subprocess.Popen(
-            list(argv),
+            # A session of its own whose controlling terminal is the pty (util-linux's
+            # setsid --ctty), as a shell gives a program: Ctrl-C typed there is SIGINT.
+            ["setsid", "--ctty", *argv],
             stdin=slave,
             stdout=slave,
             stderr=slave,
             env={**os.environ, "TERM": "xterm-256color", **env},
             cwd=ROOT,
-            start_new_session=True,  # the terminal is its controlling terminal
         )
         os.close(slave)
         self.master = master

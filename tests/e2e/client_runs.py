@@ -17,6 +17,7 @@ from triad.v1 import gateway_pb2 as g
 from devtools.processes import ROOT
 from devtools.stack import Stack
 from devtools.terminal import Terminal
+from tests.e2e.sessions import Player
 
 
 class Client:
@@ -62,24 +63,31 @@ class Client:
 
 
 def signed_in(running: Stack, state: Path, me: g.RegisterResponse) -> Client:
-    """The client with ``me`` logged in on its default profile (a state file as its own
-    log-in writes it), for a player registered through the API."""
-    state.write_text(
-        json.dumps(
-            {
-                "default": {
-                    "player_id": me.player.player_id,
-                    "player_name": me.player.player_name,
-                    "access_token": me.tokens.access_token,
-                    "refresh_token": me.tokens.refresh_token,
-                }
-            }
-        )
-    )
+    """The client with ``me`` logged in on its default profile, for a player registered
+    through the API."""
+    logged_in(state, me.player.player_id, me.player.player_name, me.tokens)
     return Client(running, state)
+
+
+def logged_in(state: Path, player_id: str, name: str, tokens: g.AuthTokens) -> None:
+    """``state`` as the client's own log-in writes it, on its default profile."""
+    me = {
+        "player_id": player_id,
+        "player_name": name,
+        "access_token": tokens.access_token,
+        "refresh_token": tokens.refresh_token,
+    }
+    state.write_text(json.dumps({"default": me}))
 
 
 async def keep_reading(terminal: Terminal) -> None:
     while True:
         terminal.text()
         await asyncio.sleep(0.05)
+
+
+def client_of(running: Stack, player: Player, directory: Path) -> list[str]:
+    """``triad-client``'s command line, logged in as ``player``."""
+    state = directory / f"state-{player.name}.json"
+    logged_in(state, player.id, player.name, player.tokens)
+    return Client(running, state).argv

@@ -11,8 +11,6 @@ service restarted reads the same final view back from the log.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
+from tests.e2e.client_runs import client_of
 from tests.e2e.sessions import Player, Session, join
 
 pytestmark = pytest.mark.integration
@@ -171,89 +170,6 @@ async def test_a_player_who_leaves_is_taken_over_by_the_cpu_loses_and_a_restart_
     assert again == view
 
 
-async def test_a_player_with_no_session_when_the_battle_starts_is_taken_over(api: Any) -> None:
-    """Found from outside: a player paired (or starting a practice) with no session
-    stream open was never taken over, and the battle crawled on the turn timers."""
-    eve = await join(api)
-    started = await eve.call(
-        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
-    )
-    battle_id = started.view.battle_id
-    deadline = time.monotonic() + 30
-    view = started.view
-    while view.status != pb.BATTLE_STATUS_FINISHED and time.monotonic() < deadline:
-        await asyncio.sleep(0.3)
-        view = await p_view(eve, battle_id)
-    assert view.status == pb.BATTLE_STATUS_FINISHED and view.you.cpu
-    assert (view.outcome.winner_seat, view.outcome.reason) == (1, "disconnect")
-
-
-async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
-    api: Any,
-) -> None:
-    """Found from outside: a player in a Triad match could start a practice battle,
-    and one in a battle could queue or start a Triad practice (RULES.md 5)."""
-    fay, gus = await join(api), await join(api)
-    practice = await fay.call(
-        "StartPractice",
-        g.StartPracticeRequest(
-            request_id=uuid4().hex,
-            origin_mode=pb.MODE_UNRANKED,
-            bot_level=pb.BOT_LEVEL_EASY,
-            deck=pb.DeckChoice(random=pb.RandomDeck()),
-        ),
-    )
-    with pytest.raises(grpc.aio.AioRpcError) as in_match:
-        await fay.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b1"))
-    assert in_match.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert f"playing match {practice.match_id[:8]}" in (in_match.value.details() or "")
-    assert not (await fay.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
-    battle = await gus.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b2"))
-    refusals = []
-    for rpc, request in (
-        ("Enqueue", g.EnqueueRequest(request_id="q1", mode=pb.MODE_BATTLE)),
-        (
-            "StartPractice",
-            g.StartPracticeRequest(
-                request_id="p1",
-                origin_mode=pb.MODE_UNRANKED,
-                bot_level=pb.BOT_LEVEL_EASY,
-                deck=pb.DeckChoice(random=pb.RandomDeck()),
-            ),
-        ),
-    ):
-        with pytest.raises(grpc.aio.AioRpcError) as busy:
-            await gus.call(rpc, request)
-        refusals.append((busy.value.code(), busy.value.details()))
-    short = battle.view.battle_id[:8]
-    assert refusals == 2 * [
-        (grpc.StatusCode.FAILED_PRECONDITION, f"you are playing battle {short}; finish it first")
-    ]
-    assert not (await gus.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
-
-
-async def test_a_reopened_session_opens_with_the_battle_in_progress(api: Any) -> None:
-    """Found from outside: a session reopened mid-battle said nothing of the battle
-    (SessionOpened carries the full current state: gateway.proto)."""
-    hal = await join(api)
-    first = await Session.open(hal)
-    try:
-        started = await hal.call(
-            "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
-        )
-        opened = first.pushes[0].session_opened
-        assert not opened.HasField("active_battle"), "no battle when the session opened"
-    finally:
-        await first.close()
-    again = await Session.open(hal)
-    try:
-        opened = again.pushes[0].session_opened
-        now = await p_view(hal, started.view.battle_id)
-        assert opened.active_battle == now, "the battle's current view, as GetBattleView"
-    finally:
-        await again.close()
-
-
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(
@@ -345,22 +261,7 @@ async def test_triad_client_battle_plays_a_practice_battle_on_an_80x24_terminal(
     """The client on a real (pseudo-)terminal: the formation prompt, then each turn's
     screen (both fields, Energy, the hand) and the plan prompt; a wrong card number is
     refused on the screen, a pass is typed as Enter, and the battle ends with its result."""
-    cid = await join(api)
-    state = tmp_path / "state.json"
-    state.write_text(
-        json.dumps(
-            {
-                "default": {
-                    "player_id": cid.id,
-                    "player_name": cid.name,
-                    "access_token": cid.tokens.access_token,
-                    "refresh_token": cid.tokens.refresh_token,
-                }
-            }
-        )
-    )
-    argv = [sys.executable, "-m", "client.main", "--addr", backend.gateway.address]
-    argv += ["--ca", str(backend.cert), "--state", str(state)]
+    argv = client_of(backend, await join(api), tmp_path)
     terminal = Terminal([*argv, "battle", "--level", "random"], {})
     code = None
     try:

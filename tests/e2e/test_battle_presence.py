@@ -1,0 +1,136 @@
+"""Skirmish and the player's presence, end to end through the TLS gateway (every
+service a process on real PostgreSQL and NATS): a player away from a battle's start is
+taken over as one who leaves it, a battle and a Triad match exclude each other (one
+game at a time), a session reopened mid-battle opens with it, and the terminal client's
+Ctrl-C in the Battle queue leaves it. Each was found from outside."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import grpc
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Overrides, Stack
+from devtools.terminal import Terminal
+from tests.e2e.client_runs import client_of
+from tests.e2e.sessions import Session, join
+from tests.e2e.test_battle import GRACE, p_view
+
+pytestmark = pytest.mark.integration
+
+STACK_OVERRIDES: Overrides = {
+    "battle": {
+        "TRIAD_BATTLE_DISCONNECT_SECONDS": str(GRACE),
+        "TRIAD_TIMER_POLL_SECONDS": "0.2",
+    }
+}
+"""This module's settings for its backend (tests/e2e/conftest.py): test_battle.py's."""
+
+
+async def test_a_player_with_no_session_when_the_battle_starts_is_taken_over(api: Any) -> None:
+    """Found from outside: a player paired (or starting a practice) with no session
+    stream open was never taken over, and the battle crawled on the turn timers."""
+    eve = await join(api)
+    started = await eve.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+    )
+    battle_id = started.view.battle_id
+    deadline = time.monotonic() + 30
+    view = started.view
+    while view.status != pb.BATTLE_STATUS_FINISHED and time.monotonic() < deadline:
+        await asyncio.sleep(0.3)
+        view = await p_view(eve, battle_id)
+    assert view.status == pb.BATTLE_STATUS_FINISHED and view.you.cpu
+    assert (view.outcome.winner_seat, view.outcome.reason) == (1, "disconnect")
+
+
+async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
+    api: Any,
+) -> None:
+    """Found from outside: a player in a Triad match could start a practice battle,
+    and one in a battle could queue or start a Triad practice (RULES.md 5)."""
+    fay, gus = await join(api), await join(api)
+    practice = await fay.call(
+        "StartPractice",
+        g.StartPracticeRequest(
+            request_id=uuid4().hex,
+            origin_mode=pb.MODE_UNRANKED,
+            bot_level=pb.BOT_LEVEL_EASY,
+            deck=pb.DeckChoice(random=pb.RandomDeck()),
+        ),
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as in_match:
+        await fay.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b1"))
+    assert in_match.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"playing match {practice.match_id[:8]}" in (in_match.value.details() or "")
+    assert not (await fay.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+    battle = await gus.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b2"))
+    refusals = []
+    for rpc, request in (
+        ("Enqueue", g.EnqueueRequest(request_id="q1", mode=pb.MODE_BATTLE)),
+        (
+            "StartPractice",
+            g.StartPracticeRequest(
+                request_id="p1",
+                origin_mode=pb.MODE_UNRANKED,
+                bot_level=pb.BOT_LEVEL_EASY,
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as busy:
+            await gus.call(rpc, request)
+        refusals.append((busy.value.code(), busy.value.details()))
+    short = battle.view.battle_id[:8]
+    assert refusals == 2 * [
+        (grpc.StatusCode.FAILED_PRECONDITION, f"you are playing battle {short}; finish it first")
+    ]
+    assert not (await gus.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
+
+
+async def test_a_reopened_session_opens_with_the_battle_in_progress(api: Any) -> None:
+    """Found from outside: a session reopened mid-battle said nothing of the battle
+    (SessionOpened carries the full current state: gateway.proto)."""
+    hal = await join(api)
+    first = await Session.open(hal)
+    try:
+        started = await hal.call(
+            "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+        )
+        opened = first.pushes[0].session_opened
+        assert not opened.HasField("active_battle"), "no battle when the session opened"
+    finally:
+        await first.close()
+    again = await Session.open(hal)
+    try:
+        opened = again.pushes[0].session_opened
+        now = await p_view(hal, started.view.battle_id)
+        assert opened.active_battle == now, "the battle's current view, as GetBattleView"
+    finally:
+        await again.close()
+
+
+async def test_ctrl_c_in_the_battle_queue_leaves_it(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """Found from outside: `triad-client battle --queue` said "Ctrl-C leaves", but Ctrl-C
+    left the ticket queued, and the next player in the queue was paired with a player
+    who thought they had gone (the CPU then played their seat, and they lost)."""
+    dan = await join(api)
+    terminal = Terminal([*client_of(backend, dan, tmp_path), "battle", "--queue"], {})
+    try:
+        await terminal.until(lambda s: "In the Battle queue" in s, "the queue")
+        terminal.type("\x03")
+        await terminal.until(lambda s: "Left the queue." in s, "leaving the queue")
+        await asyncio.to_thread(terminal.process.wait, 15)
+    finally:
+        terminal.close()
+    status = (await dan.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert not status.HasField("ticket"), status.ticket
