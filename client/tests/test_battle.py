@@ -11,7 +11,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 
 from client.battle import draw, parse_plan, parse_squares
-from client.battle_render import WIDTH, screen
+from client.battle_render import WIDTH, hand_lines, screen
 from client.connection import ClientError
 from devtools.terminal import Terminal
 from services.battle.presenter import battle_view
@@ -94,7 +94,7 @@ async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
     it lost them ('target {} is not one of')."""
     mine, _ = await views()
     note = (
-        "invalid argument: player 0, action 0 (ember.wildfire): target {} is not one of "
+        "invalid argument: your action 1 (Kira: Wildfire): target {} is not one of "
         "[{row 0}, {row 1}, {row 2}]"
     )
     draw(mine, note)
@@ -114,3 +114,15 @@ async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prom
         assert "a player gave up" in ended, ended
     finally:
         terminal.close()
+
+
+def test_a_summon_card_is_shown_aimed_at_a_square_not_at_self() -> None:
+    """Found from outside: 'Raise Wraith 2E self' was refused without a square (a summon
+    is placed on a square of your own field, BATTLE.md 1)."""
+    view = pb.BattleView()
+    view.you.hand.add(
+        owner="hollis", name="Raise Wraith", cost=2, range="self", text="summon wraith"
+    )
+    view.you.hand.add(owner="bastion", name="Brace", cost=1, range="self", text="shield 8")
+    raise_line, brace_line = hand_lines(view)
+    assert " 2E square " in raise_line and " 1E self " in brace_line

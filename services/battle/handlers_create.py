@@ -5,6 +5,8 @@ ended then (BATTLE.md 5)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from services.battle import domain
 from services.battle.domain import BattleState, SeatRecord
 from services.battle.handlers import Context, SeatSpec, after, cpu_moves
@@ -16,14 +18,28 @@ from services.platform.requests import RequestReused
 
 
 def _team(ctx: Context, roster: Roster, spec: SeatSpec) -> tuple[str, str, str]:
-    known = sorted(roster.characters)
-    chosen = spec.characters or tuple(ctx.rng.sample(known, 3))
+    chosen = spec.characters or tuple(ctx.rng.sample(sorted(roster.characters), 3))
     if len(chosen) != 3 or len(set(chosen)) != 3:
         raise InvalidArgument(f"a team is three different characters, got {list(chosen)}")
-    unknown = [c for c in chosen if c not in roster.characters]
-    if unknown:
-        raise InvalidArgument(f"unknown characters {unknown}; the roster has {known}")
     return chosen[0], chosen[1], chosen[2]
+
+
+def _by_id(roster: Roster, spec: SeatSpec) -> SeatSpec:
+    """The seat with its characters named by id: each may be asked for by its id, its
+    name or the first name the screens show ("volt", "Kira Volt", "kira"), in any case."""
+    firsts = [c.name.split()[0].casefold() for c in roster.characters.values()]
+    ids = {
+        first: c.id
+        for first, c in zip(firsts, roster.characters.values(), strict=True)
+        if firsts.count(first) == 1
+    }
+    ids |= {c.name.casefold(): c.id for c in roster.characters.values()}
+    ids |= {i.casefold(): i for i in roster.characters}
+    unknown = [c for c in spec.characters if c.casefold() not in ids]
+    if unknown:
+        known = ", ".join(f"{c.name} ({c.id})" for c in roster.characters.values())
+        raise InvalidArgument(f"unknown characters {unknown}; the roster has {known}")
+    return replace(spec, characters=tuple(ids[c.casefold()] for c in spec.characters))
 
 
 def _asked(existing: BattleState, specs: list[SeatSpec]) -> BattleState:
@@ -53,6 +69,7 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
     humans = [s.player_id for s in specs if s.player_id]
     if len(set(humans)) != len(humans):
         raise InvalidArgument("a player cannot sit on both sides of a battle")
+    specs = [_by_id(ctx.rosters.current, s) for s in specs]
     existing = await ctx.store.load(battle_id)
     if existing is not None:
         return _asked(existing, specs)

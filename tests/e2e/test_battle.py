@@ -170,6 +170,39 @@ async def test_a_player_who_leaves_is_taken_over_by_the_cpu_loses_and_a_restart_
     assert again == view
 
 
+async def test_characters_are_asked_for_and_plans_refused_in_the_names_on_the_screen(
+    api: Any,
+) -> None:
+    """Found from outside: --characters took only roster ids (volt, not the Kira on the
+    screen), and a refused plan named "player 0, action 0 (volt.jolt)"."""
+    eve = await join(api)
+    started = await eve.call(
+        "StartPracticeBattle",
+        g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=["Kira", "tor", "wisp"]),
+    )
+    view = started.view
+    assert [u.ref for u in view.you.units] == ["volt", "bastion", "wisp"]
+    placed = await eve.call(
+        "SetFormation",
+        g.SetFormationRequest(
+            request_id=uuid4().hex,
+            battle_id=view.battle_id,
+            squares=[pb.BattleSquare(row=r, col=0) for r in range(3)],
+        ),
+    )
+    aimed = next(c for c in placed.view.you.hand if c.range in ("single", "row", "column", "cross"))
+    owner = next(u.name for u in placed.view.you.units if u.ref == aimed.owner)
+    wrong = g.CommitPlanRequest(
+        request_id=uuid4().hex,
+        battle_id=view.battle_id,
+        turn=placed.view.turn,
+        actions=[pb.BattleAction(character=aimed.owner, card=aimed.id)],  # no target
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await eve.call("CommitPlan", wrong)
+    assert (refused.value.details() or "").startswith(f"your action 1 ({owner}: {aimed.name}): ")
+
+
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(

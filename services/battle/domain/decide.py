@@ -200,7 +200,7 @@ def _check_selection(
     try:
         check_plan(roster, state.battle, seat, plan)
     except PlanError as error:
-        raise BadPlan(str(error)) from error
+        raise BadPlan(error.to_player()) from error
 
 
 def set_plan(

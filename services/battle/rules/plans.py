@@ -20,7 +20,17 @@ from services.battle.rules.targets import Target, choices, is_legal
 
 
 class PlanError(BattleError):
-    """A plan that may not be played; nothing is changed."""
+    """A plan that may not be played; nothing is changed. ``player``: whose plan (the
+    message names them, "player 0's ..."), and ``detail`` the rest, which the player
+    themself is told as "your ..."."""
+
+    def __init__(self, detail: str, player: int | None = None) -> None:
+        super().__init__(detail if player is None else f"player {player}'s {detail}")
+        self.detail, self.player = detail, player
+
+    def to_player(self) -> str:
+        """The message as the plan's own player reads it."""
+        return str(self) if self.player is None else f"your {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,45 +141,59 @@ def _check(
     for i, action in enumerate(plan):
         card = cards.get(action.card)
         if card is None or action.card in seen or action.card not in open_cards:
-            _refuse_card(team, player, i, action, card is None, action.card in seen)
+            _refuse_card(roster, team, player, i, action, action.card in seen)
         assert card is not None
         seen.add(action.card)
         cost += card.cost
         if card.owner != action.character:
-            who = f"played by {card.owner!r}, not {action.character!r}"
-            raise PlanError(f"{_where(player, i, action)}: {who}")
+            owner = roster.characters[card.owner].name
+            who = f"played by {owner}, not {_named(roster, action)}"
+            raise PlanError(f"{_where(roster, i, action)}: {who}", player)
         if action.character not in alive:
-            raise PlanError(f"{_where(player, i, action)}: {action.character!r} is defeated")
+            raise PlanError(
+                f"{_where(roster, i, action)}: {_named(roster, action)} is defeated", player
+            )
         if not is_legal(
             card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
         ):
             legal = _shows(card_targets(roster, battle, player, card))
             raise PlanError(
-                f"{_where(player, i, action)}: target {_show(action.target)} is not one of {legal}"
+                f"{_where(roster, i, action)}: target {_show(action.target)} is not one of {legal}",
+                player,
             )
     if cost > team.energy:
-        raise PlanError(f"player {player}: the plan costs {cost} Energy, {team.energy} held")
+        raise PlanError(f"plan costs {cost} Energy, {team.energy} held", player)
 
 
 def _refuse_card(
-    team: Team, player: int, index: int, action: Action, unknown: bool, twice: bool
+    roster: Roster, team: Team, player: int, index: int, action: Action, twice: bool
 ) -> None:
     """Why a card may not be set (a defeated character's cards have left the hand)."""
-    where = _where(player, index, action)
-    if unknown:
-        raise PlanError(f"{where}: no such card")
+    where = _where(roster, index, action)
+    if action.card not in roster.cards:
+        raise PlanError(f"{where}: no such card", player)
     if twice:
-        raise PlanError(f"{where}: a card is set once per turn")
+        raise PlanError(f"{where}: a card is set once per turn", player)
     if any(c == action.card for c, _ in team.cooldowns):
-        raise PlanError(f"{where}: on CT")
+        raise PlanError(f"{where}: on CT", player)
     owner = next((u for u in team.units if u.uid == unit_id(player, action.character)), None)
     if owner is not None and not owner.alive:
-        raise PlanError(f"{where}: {action.character!r} is defeated")
-    raise PlanError(f"{where}: not in the hand")
+        raise PlanError(f"{where}: {_named(roster, action)} is defeated", player)
+    raise PlanError(f"{where}: not in the hand", player)
 
 
-def _where(player: int, index: int, action: Action) -> str:
-    return f"player {player}, action {index} ({action.card})"
+def _where(roster: Roster, index: int, action: Action) -> str:
+    """An action as the player sees it: its place in the plan from 1, the card by its
+    character's and its own name ("action 2 (Kira: Jolt)"); an unknown card by its id."""
+    card = roster.cards.get(action.card)
+    owner = roster.characters.get(card.owner) if card is not None else None
+    named = f"{owner.name}: {card.name}" if card is not None and owner is not None else action.card
+    return f"action {index + 1} ({named})"
+
+
+def _named(roster: Roster, action: Action) -> str:
+    character = roster.characters.get(action.character)
+    return character.name if character is not None else repr(action.character)
 
 
 def _show(target: Target) -> str:

@@ -95,7 +95,7 @@ def test_first_must_name_a_player() -> None:
 
 def test_a_defeated_characters_card_cannot_be_set_even_if_a_state_still_holds_it() -> None:
     b = unit(battle(hands=(("a.hit",), ())), "0.alpha", hp=0, square=None)
-    with pytest.raises(PlanError, match="'alpha' is defeated"):
+    with pytest.raises(PlanError, match="Alpha is defeated"):
         resolve_turn(ROSTER, b, ((act("a.hit", 0, 0),), ()), 0)
 
 
