@@ -160,7 +160,10 @@ def frame(
 
     if console is None:
         return build(FULL)
-    return fitted(console, build, console.width, console.height, prompt)
+    # The last frame stays on the screen with the shell's prompt under it: one row less,
+    # or its top line (the rules) scrolls away.
+    rows = console.height - 1 if finished else console.height
+    return fitted(console, build, console.width, rows, prompt)
 
 
 TRADE_PROMPT = "take card > "

@@ -80,6 +80,17 @@ def test_a_4x4_board_with_8_card_hands_fits_80x24() -> None:
     assert len(re.findall(r"T[1-9A] ?R[1-9A] ?B[1-9A] ?L[1-9A]", screen)) == 8 + 3
 
 
+def test_the_last_frame_of_a_4x4_match_leaves_a_row_for_the_shell_prompt() -> None:
+    """Found from outside: the end of a 4x4 match switched to full cells, 24 rows on its
+    own, and the shell's prompt under it scrolled the rules line away."""
+    over = great_cloth()
+    over.status = pb.MATCH_STATUS_FINISHED
+    over.outcome.reason = pb.FINISH_REASON_BOARD_FULL
+    lines = drawn(over)
+    assert len(lines) <= 23, "\n".join(lines)
+    assert "Rules:" in lines[0], "\n".join(lines)
+
+
 def test_a_terminal_too_small_for_the_board_is_told_the_size_it_needs() -> None:
     lines = drawn(quintra(), width=60, height=20)
     screen = " ".join(lines)
