@@ -160,10 +160,10 @@ def frame(
 
     if console is None:
         return build(FULL)
-    # The last frame stays on the screen with the shell's prompt under it: one row less,
-    # or its top line (the rules) scrolls away.
-    rows = console.height - 1 if finished else console.height
-    return fitted(console, build, console.width, rows, prompt)
+    # The last frame stays on the screen with the shell's prompt under it: a row spare
+    # where a layout leaves one, or its top line (the rules) scrolls away.
+    spare = 1 if finished else 0
+    return fitted(console, build, console.width, console.height, prompt, spare)
 
 
 TRADE_PROMPT = "take card > "
