@@ -124,7 +124,9 @@ async def act(
     client: Caller, draft: pb.DraftView, words: list[str], reveal: str = "r"
 ) -> pb.DraftView:
     """``r B [C...]`` reveals, ``p B C`` picks; the draft as it is after. ``reveal``:
-    how the player reveals a card where they typed this (the hint of a refused pick)."""
+    how the player reveals a card where they typed this (the hint of a refused pick).
+    The command word in any case ("R 1" as the hint writes it)."""
+    words = [words[0].lower(), *words[1:]] if words else words
     if not words or words[0] not in ("r", "reveal", "p", "pick"):
         raise CommandError(DRAFT_HINT)
     booster = _index(words[1], 2, "a booster") if len(words) > 1 else None

@@ -104,6 +104,8 @@ class Refusing:
     ("typed", "said"),
     [
         ("p 1 4", "reveal card 4 of booster 1 first: r 1 4"),
+        ("P 1 4", "reveal card 4 of booster 1 first: r 1 4"),  # the command in any case
+        ("R 3", "a booster is a number 0..2"),
         ("p 0", "pick one card: p BOOSTER CARD"),
         ("r 3", "a booster is a number 0..2"),
         ("r 0 5", "a card is a number 0..4"),

@@ -256,15 +256,15 @@ def pick(
     if card is None:
         raise InvalidArgument(f"{card_id} is not one of your draft cards")
     if card_id in seat.picks:
-        raise PickRefused(f"you picked {card_id} already; each card is picked once")
+        raise PickRefused(f"you picked {card.character.name} already; each card is picked once")
     if seat.done:
         raise PickRefused(f"you picked {DECK_SIZE} cards already: your deck is complete")
     if card_id not in seat.revealed:
         raise PickRefused(f"reveal {card_id} before picking it")
     if not can_complete((*seat.picked_cards(), card), seat.pool):
         raise PickRefused(
-            f"picking {card_id} would leave no legal deck among your cards (five different "
-            "characters, at most one 5★ and at most two 4★ or better)"
+            f"picking {card.character.name} would leave no legal deck among your cards "
+            "(five different characters, at most one 5★ and at most two 4★ or better)"
         )
     picked = DraftCardPicked(
         draft_id,

@@ -73,8 +73,9 @@ def test_picks_are_checked_and_a_card_is_picked_once() -> None:
         )
         state = apply(state, session.reveal(state, "d1", "ann", booster, [slot], now))
     state = apply(state, session.pick(state, "d1", "ann", first, now))
-    with pytest.raises(session.PickRefused, match="already"):
-        session.pick(state, "d1", "ann", first, now)
+    name = next(c.character.name for c in state.seats[0].pool if c.id == first)
+    with pytest.raises(session.PickRefused, match=f"you picked {name} already"):
+        session.pick(state, "d1", "ann", first, now)  # by its name, as the screens show it
     with pytest.raises(session.DraftOver, match="you forfeit"):  # idle since 10 s, too
         session.pick(state, "d1", "ann", second, state.pick_deadline + timedelta(seconds=1))
 
@@ -91,11 +92,12 @@ def test_a_pick_that_would_leave_no_legal_deck_is_refused() -> None:
         state, [e for b in range(3) for e in session.reveal(state, "d1", "ann", b, [], now)]
     )
     picked = 0
-    with pytest.raises(session.PickRefused, match="no legal deck"):
+    with pytest.raises(session.PickRefused, match="no legal deck") as refused:
         for card in fives if len(fives) >= 2 else fours:
             state = apply(state, session.pick(state, "d1", "ann", card.id, now))
             picked += 1
     assert picked >= 1
+    assert str(refused.value).startswith(f"picking {card.character.name} would"), "its name"
 
 
 def test_the_deadline_completes_both_decks_legally_with_the_picks_kept() -> None:
