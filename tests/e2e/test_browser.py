@@ -231,6 +231,8 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     backend: Stack, tmp_path: Path
 ) -> None:
     played = play(backend, "auction", tmp_path / "browser-auction.png")
+    # Found from outside: 12.5 showed BigInt's "cannot be converted to a BigInt".
+    assert played["fractional"] == "A price is a whole number of coins, 1 to 1,000,000.", played
     assert "7 coins" in played["offered"], played["offered"]
     # The seller was told by push; the buyer saw the purchase and now owns the copy.
     assert any("listing sold" in line and "7 coins" in line for line in played["annPushes"])

@@ -144,6 +144,10 @@ export function lobbyScenarios(kit) {
         text: (await item.textContent()) ?? "",
       };
     };
+    // A price of 12.5 coins: refused in words before anything is sent.
+    await ann.fill("input[name=price]", "12.5");
+    await ann.click("button[name=list]");
+    const fractional = (await ann.textContent(".error[role=alert]"))?.trim() ?? "";
     const sold = await listFirst(7);
     await bea.click("button[name=reload]");
     const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
@@ -163,7 +167,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API

@@ -300,11 +300,14 @@ function sellForm(page: Page): HTMLElement {
     price,
     select("hours", LISTING_HOURS, auction.hours, (v) => void (auction.hours = v)),
     button("List for sale", "list", page, async () => {
+      // A price is whole coins: "12.5" is refused here in words, not by BigInt's error.
+      const asked = Number(auction.price);
+      if (!Number.isInteger(asked)) throw new Error("A price is a whole number of coins, 1 to 1,000,000.");
       await authed(() =>
         api.createListing({
           requestId: requestId(),
           copyId: auction.sell,
-          price: BigInt(Number(auction.price) || 0),
+          price: BigInt(asked),
           duration: { seconds: BigInt(Number(auction.hours) * 3600) },
         }),
       );
