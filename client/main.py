@@ -107,7 +107,9 @@ async def run(args: argparse.Namespace) -> int:
             state.forget()
             print("Logged out.")
         elif command == "status":
-            out(args, (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status)
+            status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
+            battle = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
+            out(args, status, status_text(status, battle.battle_id))
         elif command == "active":
             view = (await client.call(stub.GetActiveMatch, g.GetActiveMatchRequest())).view
             if args.json:
@@ -256,6 +258,25 @@ def parser() -> argparse.ArgumentParser:
     switch.add_argument("--deck", help="a saved deck; default the ticket's (Draft: Random)")
     commands.add_parsers(sub, common)
     return p
+
+
+def status_text(status: g.PlayerStatus, battle_id: str) -> str:
+    """What is going on for the player, in lines (``--json``: the status as sent)."""
+    lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
+    if status.active_match_id:
+        lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
+    if battle_id:
+        lines.append(f"Battle in progress {battle_id[:8]}: triad-client battle resumes it.")
+    if status.draft_id:
+        lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
+    if status.HasField("ticket"):
+        lines.append(f"Queued: ticket {status.ticket.ticket_id} (triad-client watch).")
+    if status.HasField("hosted_table"):
+        lines.append(f"Hosting table {status.hosted_table.table_id}.")
+    lines += [o.message for o in status.obligations]
+    if len(lines) == 1:
+        lines.append("Nothing going on: triad-client practice, queue or tables.")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

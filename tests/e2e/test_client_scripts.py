@@ -57,6 +57,10 @@ def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
     client = Client(backend, tmp_path / "state.json")
     name = f"s{uuid4().hex[:12]}"
     assert client.json("register", name, "--password", PASSWORD)["playerName"] == name
+    # Found from outside: `status` printed raw JSON without --json.
+    said = client.run("status")
+    assert said.returncode == 0 and said.stdout.startswith(f"{name}: 300 coins."), said.stdout
+    assert "Nothing going on" in said.stdout and "{" not in said.stdout
 
     catalog = client.json("catalog")
     assert catalog["totalSize"] == len(catalog["characters"]) == 112  # every page
