@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -108,7 +109,9 @@ async def run(args: argparse.Namespace) -> int:
             print("Logged out.")
         elif command == "status":
             status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
-            battle = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
+            battle = g.GetActiveBattleResponse()
+            with contextlib.suppress(grpc.aio.AioRpcError):  # no battle service here
+                battle = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
             out(args, status, status_text(status, battle.battle_id))
         elif command == "active":
             view = (await client.call(stub.GetActiveMatch, g.GetActiveMatchRequest())).view

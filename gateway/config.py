@@ -55,6 +55,12 @@ class GatewaySettings(ServiceSettings):
     """The built browser client (``make web``: web/dist) served on the web port."""
     web_origins: tuple[str, ...]
     """Other origins whose pages may call the web port (CORS); none by default."""
+    sweep_seconds: float = 10.0
+    """How often the gateway says it lives and looks for the sessions of dead gateways
+    (``gateway/presence.py``; ``TRIAD_GATEWAY_SWEEP_SECONDS``)."""
+    dead_seconds: float = 60.0
+    """A gateway not seen this long died: its players are reported away
+    (``TRIAD_GATEWAY_DEAD_SECONDS``)."""
     health_port: int | None = None
     """``grpc.health.v1`` alone, without TLS, for Kubernetes' probes (they speak no
     TLS, and the gRPC port does when a certificate is set); None: not served."""
@@ -128,6 +134,8 @@ class GatewaySettings(ServiceSettings):
             ),
             web_root=optional(env, "TRIAD_GATEWAY_WEB_ROOT"),
             web_origins=origins(env, "TRIAD_GATEWAY_WEB_ORIGINS"),
+            sweep_seconds=number(env, "TRIAD_GATEWAY_SWEEP_SECONDS", 10.0, minimum=0.05),
+            dead_seconds=number(env, "TRIAD_GATEWAY_DEAD_SECONDS", 60.0, minimum=0.1),
             health_port=(
                 port(env, "TRIAD_GATEWAY_HEALTH_PORT", 0)
                 if optional(env, "TRIAD_GATEWAY_HEALTH_PORT") is not None

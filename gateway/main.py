@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import uuid
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -33,7 +35,7 @@ from services.platform.channels import internal_channel
 from services.platform.database import create_pool
 from services.platform.grpcserver import GrpcServer, Lifecycle
 from services.platform.migrations import migrate
-from services.platform.service import run_service, serve
+from services.platform.service import Background, run_service, serve
 
 log = structlog.get_logger(__name__)
 
@@ -48,7 +50,7 @@ async def run(settings: GatewaySettings) -> None:
             create_pool(settings.database_url, max_size=settings.database_pool_size)
         )
         await migrate(pool, settings.schema, MIGRATIONS)
-        store = GatewayStore(pool, settings.schema)
+        store = GatewayStore(pool, settings.schema, gateway_id=uuid.uuid4().hex)
         signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))
         auth = Authenticator(
             signer,
@@ -116,6 +118,9 @@ async def run(settings: GatewaySettings) -> None:
             hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
         )
+        # Says this gateway lives; reports away the players of gateways that died.
+        dead_after = timedelta(seconds=settings.dead_seconds)
+        Background.of(life).every(settings.sweep_seconds, partial(servicer.sweep, dead_after))
         credentials = None
         if settings.tls_cert and settings.tls_key:
             credentials = grpc.ssl_server_credentials(

@@ -111,7 +111,9 @@ class PushHub:
 
     @property
     def live(self) -> bool:
-        return self._client is not None
+        """Whether announcements reach the sessions now (connected to NATS, not merely
+        configured: while it is away, sessions look at the tables themselves)."""
+        return self._client is not None and self._client.is_connected
 
     async def connect(self, servers: list[str], name: str) -> None:
         """Connect (waiting for NATS as long as it takes); sessions resync on every

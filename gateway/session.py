@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
@@ -34,20 +34,18 @@ from typing import Any, cast
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
-from triad.v1 import battle_pb2 as b
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
-from triad.v1 import match_pb2 as m
 
 from gateway import accounts
 from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
 from gateway.metrics import SESSIONS
 from gateway.notices import match_notices, trade_notices
+from gateway.presence import PresenceReports
 from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Inbox, Push, PushHub
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
-from services.platform.downstream import INTERNAL_DEADLINE
 from services.platform.errors import DomainError, Unauthenticated
 from services.wire import timestamp
 
@@ -81,7 +79,7 @@ class Shown:
         return True
 
 
-class SessionRpcs(PlayerStatusReads):
+class SessionRpcs(PlayerStatusReads, PresenceReports):
     _store: GatewayStore
     _auth: Authenticator
     _clock: Callable[[], datetime]
@@ -102,16 +100,22 @@ class SessionRpcs(PlayerStatusReads):
             )
 
         opened_at = self._clock()
-        await self._store.open_session(player_id, session_id, opened_at)
         inbox = Inbox()
-        # Subscribed before anything is read, so nothing changes unseen in between.
+        # Subscribed before anything is written or read, so nothing changes unseen in
+        # between (a newer session's announcement included).
         async with self._hub.listen(player_id, inbox):
-            await self._hub.publish.send(
-                player_id, SESSION_OPENED, g.SessionOpened(session_id=session_id)
-            )
+            held = await self._store.open_session(player_id, session_id, opened_at)
             SESSIONS.inc()
             try:
+                if not held:  # one opened later (at the same moment) holds the player
+                    yield push(session_closed=_replaced())
+                    return
+                # Connected before the older session hears of this one: its end, told
+                # after, is an older session's and changes nothing (no flicker away).
                 await self._presence(player_id, session_id, opened_at, connected=True)
+                await self._hub.publish.send(
+                    player_id, SESSION_OPENED, g.SessionOpened(session_id=session_id)
+                )
                 opened, challenges = await asyncio.gather(
                     self._opened(player_id, session_id), self._pending_challenges(me)
                 )
@@ -147,7 +151,11 @@ class SessionRpcs(PlayerStatusReads):
                     if update.field in (SESSION_OPENED, SESSION_CLOSED):
                         continue  # announcements between gateways, not for the client
                     updates = [update]
-                    if update.field == RESYNC:
+                    if update.field == RESYNC:  # announcements may have been lost too
+                        closed = await self._looked_up(me, session_id, context)
+                        if closed is not None:
+                            yield push(session_closed=closed)
+                            return
                         updates = await self._current(me)
                     for each in updates:
                         for name, message in await self._show(shown, each):
@@ -253,6 +261,13 @@ class SessionRpcs(PlayerStatusReads):
             )
         if self._hub.live:
             return None
+        return await self._looked_up(me, session_id, context)
+
+    async def _looked_up(
+        self, me: accounts.Claims, session_id: str, context: Any
+    ) -> g.SessionClosed | None:
+        """What the tables say where an announcement may have been lost: a newer
+        session holds the player, or a logout revoked this session's token."""
         if await self._store.current_session(me.player_id) != session_id:
             return _replaced()
         return await self._refused(context)
@@ -336,39 +351,6 @@ class SessionRpcs(PlayerStatusReads):
             if draft is not None:
                 found.opponent_name = draft.opponent_name
         return found
-
-    async def _presence(
-        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
-    ) -> None:
-        """Tell the match service, and the battle service (Skirmish: 30 s away and the
-        CPU plays the seat), at once; best effort: their timers decide."""
-        state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
-        reports: list[Awaitable[object]] = [
-            self._match.ReportPresence(
-                m.MatchServiceReportPresenceRequest(
-                    request_id=uuid.uuid4().hex,
-                    player_id=player_id,
-                    session_id=session_id,
-                    state=state,
-                    open_time=timestamp(opened_at),
-                ),
-                timeout=INTERNAL_DEADLINE,
-            )
-        ]
-        if self._battle is not None:
-            reports.append(
-                self._battle.ReportPresence(
-                    b.BattleServiceReportPresenceRequest(
-                        request_id=uuid.uuid4().hex,
-                        player_id=player_id,
-                        session_id=session_id,
-                        connected=connected,
-                        open_time=timestamp(opened_at),
-                    ),
-                    timeout=INTERNAL_DEADLINE,
-                )
-            )
-        await asyncio.gather(*reports, return_exceptions=True)
 
 
 _ID_OF = {

@@ -55,7 +55,29 @@ MIGRATIONS = (
         );
         """,
     ),
+    Migration(
+        "gateway",
+        2,
+        "which gateway holds each session, and when each gateway was last seen",
+        """
+        ALTER TABLE sessions ADD COLUMN gateway_id text NOT NULL DEFAULT '';
+        CREATE INDEX sessions_gateway ON sessions (gateway_id) WHERE gateway_id <> '';
+        CREATE TABLE gateways (
+            gateway_id text PRIMARY KEY,
+            seen_at    timestamptz NOT NULL
+        );
+        """,
+    ),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSession:
+    """A player's session as the sessions table holds it."""
+
+    player_id: str
+    session_id: str
+    opened_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +102,12 @@ class Revocation:
 
 
 class GatewayStore:
-    def __init__(self, pool: Any, schema: str) -> None:
+    def __init__(self, pool: Any, schema: str, gateway_id: str = "") -> None:
         self.pool = pool
         self._s = quote_schema(schema)
         self._requests = f"{self._s}.requests"
+        self.gateway_id = gateway_id
+        """This gateway process (its sessions are written with it; ``beat`` says it lives)."""
 
     async def create_account(self, conn: Any, account: Account) -> None:
         try:
@@ -196,15 +220,48 @@ class GatewayStore:
         """Record ``request``'s response in the caller's transaction."""
         await remember(conn, self._requests, request, response=response)
 
-    async def open_session(self, player_id: str, session_id: str, now: datetime) -> None:
-        await self.pool.execute(
-            f"INSERT INTO {self._s}.sessions (player_id, session_id, opened_at) "
-            "VALUES ($1, $2, $3) ON CONFLICT (player_id) DO UPDATE "
-            "SET session_id = EXCLUDED.session_id, opened_at = EXCLUDED.opened_at",
+    async def open_session(self, player_id: str, session_id: str, now: datetime) -> bool:
+        """Make ``session_id`` the player's session, held by this gateway, unless one
+        opened later is already (two opened at once: the later wins everywhere, as the
+        match and battle services order presence by ``opened_at``). Whether it is."""
+        held = await self.pool.fetchval(
+            f"INSERT INTO {self._s}.sessions AS s (player_id, session_id, opened_at, gateway_id) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (player_id) DO UPDATE "
+            "SET session_id = EXCLUDED.session_id, opened_at = EXCLUDED.opened_at, "
+            "gateway_id = EXCLUDED.gateway_id WHERE EXCLUDED.opened_at >= s.opened_at "
+            "RETURNING true",
             player_id,
             session_id,
             now,
+            self.gateway_id,
         )
+        return bool(held)
+
+    async def beat(self, now: datetime) -> None:
+        """This gateway is alive at ``now``."""
+        await self.pool.execute(
+            f"INSERT INTO {self._s}.gateways VALUES ($1, $2) "
+            "ON CONFLICT (gateway_id) DO UPDATE SET seen_at = EXCLUDED.seen_at",
+            self.gateway_id,
+            now,
+        )
+
+    async def orphaned(self, seen_before: datetime, limit: int = 500) -> list[HeldSession]:
+        """Sessions held by a gateway not seen since ``seen_before`` (killed: its
+        sessions never said they ended), each given up at once (no gateway holds it
+        now), so that exactly one caller reports it."""
+        rows = await self.pool.fetch(
+            f"UPDATE {self._s}.sessions SET gateway_id = '' WHERE player_id IN ("
+            f"SELECT s.player_id FROM {self._s}.sessions s "
+            f"LEFT JOIN {self._s}.gateways g USING (gateway_id) "
+            "WHERE s.gateway_id <> '' AND s.gateway_id <> $2 "
+            "AND (g.seen_at IS NULL OR g.seen_at < $1) LIMIT $3 FOR UPDATE OF s SKIP LOCKED) "
+            "RETURNING player_id, session_id, opened_at",
+            seen_before,
+            self.gateway_id,
+            limit,
+        )
+        return [HeldSession(r["player_id"], r["session_id"], r["opened_at"]) for r in rows]
 
     async def current_session(self, player_id: str) -> str | None:
         value = await self.pool.fetchval(

@@ -1,0 +1,75 @@
+"""A gateway that dies (SIGKILL: no session of it says it ended) does not leave its
+players connected for ever: the other gateways see it stop beating and report its
+players away, whose disconnect grace then runs (RULES.md 5). Two gateways, every service
+a process on real PostgreSQL and NATS.
+
+Found from outside: with a player's gateway killed, their seat stayed connected (no
+grace, no notice to the opponent; in a battle the CPU never took over and the absent
+player could win "by decision")."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from triad.v1 import common_pb2 as pb
+
+from devtools.stack import Stack, stack
+from tests.e2e.sessions import OPEN_TABLE, Player, Session, join, table_match
+
+pytestmark = pytest.mark.integration
+
+FAST = {"TRIAD_GATEWAY_SWEEP_SECONDS": "0.5", "TRIAD_GATEWAY_DEAD_SECONDS": "3"}
+GRACE = 2.0
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with stack(
+        shared_database_url,
+        nats_url,
+        tmp_path_factory.mktemp("gateway_death"),
+        gateways=(FAST, FAST),
+        overrides={"match": {"TRIAD_DISCONNECT_SECONDS": str(GRACE)}},
+    ) as running:
+        yield running
+
+
+@pytest.fixture
+async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
+    first, second = (backend.channel(gateway) for gateway in backend.gateways)
+    async with first, second:
+        yield backend.api(first), backend.api(second)
+
+
+async def test_the_players_of_a_killed_gateway_are_away_and_forfeit_after_the_grace(
+    backend: Stack, apis: tuple[Any, Any]
+) -> None:
+    ann, bea = await join(apis[0]), await join(apis[1])
+    sessions = [await Session.open(ann), await Session.open(bea)]
+    try:
+        match_id = await table_match(ann, bea, OPEN_TABLE)
+        await sessions[1].attached(match_id)
+        killed = time.monotonic()
+        backend.backend.kill("gateway1")  # bea's: none of its sessions says it ended
+        final = await finished(ann, match_id, timeout=30)
+        assert final.outcome.reason == pb.FINISH_REASON_DISCONNECT
+        assert final.outcome.winner_seat == final.my_seat, "ann wins: bea was away"
+        assert time.monotonic() - killed < 3 + 0.5 + GRACE + 10, "dead, then the grace"
+        assert sessions[0].notices("OPPONENT_DISCONNECTED"), "ann was told bea is away"
+    finally:
+        await sessions[0].close()
+
+
+async def finished(player: Player, match_id: str, timeout: float) -> pb.MatchView:
+    deadline = time.monotonic() + timeout
+    while True:
+        view = await player.view(match_id)
+        if view.status == pb.MATCH_STATUS_FINISHED or time.monotonic() > deadline:
+            return view
+        await asyncio.sleep(0.3)
