@@ -142,6 +142,11 @@ async def run(settings: GatewaySettings) -> None:
             log.info("serving web", port=bound, tls=context is not None, root=str(root))
 
         async def serve_also(server: GrpcServer) -> None:
+            async def sessions_end() -> None:
+                hub.shut_down()
+
+            # At stop, before the server drains: every session here ends, told why.
+            life.push_async_callback(sessions_end)
             await serve_web(server)
             if settings.health_port is not None:
                 probes = await server.serve_health(settings.host, settings.health_port)

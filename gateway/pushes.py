@@ -30,6 +30,9 @@ log = structlog.get_logger()
 RESYNC = "resync"
 """A push of this gateway's own: read the player's state again (pushes may be lost)."""
 
+SHUTDOWN = "shutdown"
+"""A push of this gateway's own: it is stopping; the session ends, telling the client."""
+
 SESSION_OPENED = "session_opened"
 """Announced when a session opens: an older session of the player closes (replaced)."""
 
@@ -133,6 +136,12 @@ class PushHub:
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+    def shut_down(self) -> None:
+        """Tell every session here that the gateway stops (SIGTERM): each ends with
+        SERVER_SHUTDOWN, so clients reconnect at once (to another replica)."""
+        for listener in self._listeners.values():
+            listener.inbox.put_nowait(Push(SHUTDOWN, None))
 
     def resync_all(self) -> None:
         log.info("pushes.resync", sessions=len(self._listeners))

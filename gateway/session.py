@@ -43,7 +43,15 @@ from gateway.auth import Authenticator, caller
 from gateway.metrics import SESSIONS
 from gateway.notices import match_notices, trade_notices
 from gateway.presence import PresenceReports
-from gateway.pushes import RESYNC, SESSION_CLOSED, SESSION_OPENED, Inbox, Push, PushHub
+from gateway.pushes import (
+    RESYNC,
+    SESSION_CLOSED,
+    SESSION_OPENED,
+    SHUTDOWN,
+    Inbox,
+    Push,
+    PushHub,
+)
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.errors import DomainError, Unauthenticated
@@ -150,6 +158,9 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                         return
                     if update.field in (SESSION_OPENED, SESSION_CLOSED):
                         continue  # announcements between gateways, not for the client
+                    if update.field == SHUTDOWN:
+                        yield push(session_closed=_shutting_down())
+                        return
                     updates = [update]
                     if update.field == RESYNC:  # announcements may have been lost too
                         closed = await self._looked_up(me, session_id, context)
@@ -361,6 +372,13 @@ _ID_OF = {
     "listing": "listing_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
+
+
+def _shutting_down() -> g.SessionClosed:
+    return g.SessionClosed(
+        reason=g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN,
+        message="this gateway is stopping: open a new session (another gateway takes it)",
+    )
 
 
 def _replaced() -> g.SessionClosed:

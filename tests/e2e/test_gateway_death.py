@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Stack, stack
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join, table_match
@@ -45,6 +46,23 @@ async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
     first, second = (backend.channel(gateway) for gateway in backend.gateways)
     async with first, second:
         yield backend.api(first), backend.api(second)
+
+
+async def test_a_gateway_stopping_ends_its_sessions_saying_so(
+    backend: Stack, apis: tuple[Any, Any]
+) -> None:
+    """(Before the kill below.) Found from outside: on SIGTERM the sessions went on with
+    heartbeats until the drain cut them ("Cancelling all calls"), never told
+    SERVER_SHUTDOWN as gateway.proto promises."""
+    cid = await join(apis[1])
+    session = await Session.open(cid)
+    try:
+        backend.backend.restart("gateway1")  # SIGTERM, then started again
+        closed = await session.wait_for(lambda p: p.HasField("session_closed"))
+        assert closed.session_closed.reason == g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN
+        assert closed is session.pushes[-1]
+    finally:
+        await session.close()
 
 
 async def test_the_players_of_a_killed_gateway_are_away_and_forfeit_after_the_grace(
