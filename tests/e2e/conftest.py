@@ -3,11 +3,14 @@ own: every service a separate process on real PostgreSQL and NATS (devtools/stac
 one per test module, and a TLS stub to its gateway.
 
 A module names the settings its backend runs with as ``STACK_OVERRIDES`` (service name to
-settings, as ``stack``'s ``overrides``); without one the populated bot is quick.
+settings, as ``stack``'s ``overrides``); without one the populated bot is quick. A module
+that runs several gateways names each one's settings as ``STACK_GATEWAYS`` (``apis``:
+a stub to each) and several processes of a service as ``STACK_REPLICAS``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -30,8 +33,17 @@ def backend(
     """The whole backend from the launcher (devtools/stack.py), with the module's
     ``STACK_OVERRIDES``, its logs in a folder named after the module."""
     overrides = getattr(request.module, "STACK_OVERRIDES", QUICK_BOT)
+    gateways = getattr(request.module, "STACK_GATEWAYS", ({},))
+    replicas = getattr(request.module, "STACK_REPLICAS", None)
     logs = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
-    with stack(shared_database_url, nats_url, logs, overrides=overrides) as running:
+    with stack(
+        shared_database_url,
+        nats_url,
+        logs,
+        overrides=overrides,
+        gateways=gateways,
+        replicas=replicas,
+    ) as running:
         yield running
 
 
@@ -42,3 +54,13 @@ async def api(backend: Stack) -> AsyncIterator[Any]:
     async with backend.channel() as channel:
         yield backend.api(channel)
         await stop_attending()
+
+
+@pytest.fixture
+async def apis(backend: Stack) -> AsyncIterator[tuple[Any, ...]]:
+    """A TLS stub to each of the module's gateways (``STACK_GATEWAYS``), in order."""
+    channels = [backend.channel(gateway) for gateway in backend.gateways]
+    async with contextlib.AsyncExitStack() as opened:
+        for channel in channels:
+            await opened.enter_async_context(channel)
+        yield tuple(backend.api(channel) for channel in channels)

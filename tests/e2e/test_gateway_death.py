@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Stack
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join, table_match
 
 pytestmark = pytest.mark.integration
@@ -27,25 +26,8 @@ FAST = {"TRIAD_GATEWAY_SWEEP_SECONDS": "0.5", "TRIAD_GATEWAY_DEAD_SECONDS": "3"}
 GRACE = 2.0
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("gateway_death"),
-        gateways=(FAST, FAST),
-        overrides={"match": {"TRIAD_DISCONNECT_SECONDS": str(GRACE)}},
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
-    first, second = (backend.channel(gateway) for gateway in backend.gateways)
-    async with first, second:
-        yield backend.api(first), backend.api(second)
+STACK_GATEWAYS = (FAST, FAST)
+STACK_OVERRIDES = {"match": {"TRIAD_DISCONNECT_SECONDS": str(GRACE)}}
 
 
 async def test_a_gateway_stopping_ends_its_sessions_saying_so(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -21,30 +20,14 @@ import pytest
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides
 from tests.e2e.sessions import Player, join
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("revocations"),
-        gateways=({}, {}),
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
-    first, second = (backend.channel(gateway) for gateway in backend.gateways)
-    async with first, second:
-        yield backend.api(first), backend.api(second)
+STACK_GATEWAYS = ({}, {})
+STACK_OVERRIDES: Overrides = {}
 
 
 def on(player: Player, api: Any, tokens: g.AuthTokens | None = None) -> Player:

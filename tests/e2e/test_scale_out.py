@@ -10,14 +10,14 @@ push, within ``WAIT`` seconds, never by a heartbeat's check.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Stack, stack
+from devtools.stack import Overrides, Stack
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join, place_any, table_match
 
 pytestmark = pytest.mark.integration
@@ -25,25 +25,9 @@ pytestmark = pytest.mark.integration
 QUIET = {"TRIAD_HEARTBEAT_SECONDS": "30"}
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    with stack(
-        shared_database_url,
-        nats_url,
-        tmp_path_factory.mktemp("scale_out"),
-        gateways=(QUIET, QUIET),
-        replicas={"match": 2, "matchmaker": 2, "collection": 2, "rating": 2},
-    ) as running:
-        yield running
-
-
-@pytest.fixture
-async def apis(backend: Stack) -> AsyncIterator[tuple[Any, Any]]:
-    first, second = (backend.channel(gateway) for gateway in backend.gateways)
-    async with first, second:
-        yield backend.api(first), backend.api(second)
+STACK_GATEWAYS = (QUIET, QUIET)
+STACK_OVERRIDES: Overrides = {}
+STACK_REPLICAS = {"match": 2, "matchmaker": 2, "collection": 2, "rating": 2}
 
 
 def on(player: Player, api: Any) -> Player:
