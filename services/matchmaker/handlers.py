@@ -33,6 +33,7 @@ from random import Random
 from typing import Protocol
 from uuid import NAMESPACE_URL, uuid5
 
+import structlog
 from prometheus_client import CollectorRegistry
 
 from services.matchmaker.domain import (
@@ -56,8 +57,11 @@ from services.platform.errors import (
     AlreadyExists,
     DomainError,
     FailedPrecondition,
+    Unavailable,
     short_id,
 )
+
+log = structlog.get_logger()
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,9 +358,17 @@ async def _none() -> None:
 
 
 async def active_battle(ctx: Context, player_id: str) -> str | None:
-    """The player's battle in progress (None also while no battle service is set)."""
+    """The player's battle in progress; None also while no battle service is set or
+    while it does not answer: Skirmish being away must not close the Triad queues and
+    tables (a battle start itself still checks, ``handlers_starts._battle``)."""
     battles = ctx.ports.battles
-    return None if battles is None else await battles.active_battle(player_id)
+    if battles is None:
+        return None
+    try:
+        return await battles.active_battle(player_id)
+    except Unavailable:
+        log.warning("battle service unavailable: busy check skipped", player_id=player_id)
+        return None
 
 
 async def check_free(ctx: Context, player: Player) -> None:
