@@ -10,14 +10,23 @@ each looks for sessions held by a gateway not seen for ``TRIAD_GATEWAY_DEAD_SECO
 (60 s: six missed beats, so that a gateway merely slow never has its players counted
 away). Their players are reported disconnected as of then, once: the sessions row is
 given up as it is read. A query pair per gateway per sweep, nothing per session.
+
+A session that ends with its access token (TOKEN_EXPIRED) is reported away
+:data:`REOPEN_SECONDS` later (``Departures``): gateway.proto asks the client to refresh
+and reopen at once, and the new session, reported connected meanwhile, is newer, so the
+late report changes nothing. Otherwise the opponent would read "lost their connection"
+and "connected again" every token lifetime (15 minutes) about a player who never left.
+A player who does not come back has their grace start those seconds late.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from functools import partial
 
 import structlog
 from triad.v1 import battle_pb2 as b
@@ -30,10 +39,51 @@ from services.wire import timestamp
 
 log = structlog.get_logger(__name__)
 
+REOPEN_SECONDS = 5.0
+"""How long a session ended by its token's expiry has to be reopened before its player is
+reported away."""
+
+
+class Departures:
+    """Away reports held back a few seconds, each its own task until sent; ``now`` sends
+    those still waiting (at the gateway's stop, so that none is lost)."""
+
+    def __init__(self, seconds: float = REOPEN_SECONDS) -> None:
+        self.seconds = seconds
+        self._now = asyncio.Event()
+        self._waiting: set[asyncio.Task[None]] = set()
+
+    def later(self, report: Callable[[], Awaitable[None]]) -> None:
+        task = asyncio.get_running_loop().create_task(self._after(report))
+        self._waiting.add(task)
+        task.add_done_callback(self._waiting.discard)
+
+    async def _after(self, report: Callable[[], Awaitable[None]]) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.seconds):
+                await self._now.wait()
+        await report()
+
+    async def now(self) -> None:
+        self._now.set()
+        await asyncio.gather(*self._waiting, return_exceptions=True)
+
 
 class PresenceReports(Downstreams):
     _store: GatewayStore
     _clock: Callable[[], datetime]
+    departures: Departures
+
+    async def _ended(
+        self, player_id: str, session_id: str, opened_at: datetime, expires_at: datetime
+    ) -> None:
+        """A session ended: its player is away from now (the match's grace starts), or,
+        when its token had expired, from a few seconds on (``Departures``)."""
+        report = partial(self._presence, player_id, session_id, opened_at, False)
+        if self._clock() >= expires_at:
+            self.departures.later(report)
+        else:
+            await report()
 
     async def _presence(
         self, player_id: str, session_id: str, opened_at: datetime, connected: bool

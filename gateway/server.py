@@ -35,6 +35,7 @@ from gateway.forward_match import MatchRpcs
 from gateway.forward_matchmaker import MatchmakerRpcs
 from gateway.forward_play import PlayRpcs
 from gateway.forward_rating import RatingRpcs
+from gateway.presence import Departures
 from gateway.pushes import PushHub
 from gateway.session import SessionRpcs
 from gateway.store import GatewayStore
@@ -77,3 +78,4 @@ class GatewayServicer(
         self._heartbeat = heartbeat_seconds
         self._clock = clock
         self._hub = hub if hub is not None else PushHub(None)
+        self.departures = Departures()

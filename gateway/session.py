@@ -18,7 +18,8 @@ It ends when a newer session of the player opens (announced on the player's subj
 decided by the sessions table), when a logout revokes its token (announced likewise) or
 when its token expires (``SessionClosed`` says which). While it is open the player
 counts as connected to their match; its end starts the match's disconnect grace (the
-presence reports to the match service).
+presence reports to the match service; a few seconds later when the token expired, so
+that the client's reopening shows no absence: ``presence.Departures``).
 """
 
 from __future__ import annotations
@@ -173,11 +174,8 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                             yield push(**{name: message})
             finally:
                 SESSIONS.dec()
-                # The grace starts as the stream ends; shielded, so that a second
-                # cancellation cannot lose the report.
-                await asyncio.shield(
-                    self._presence(player_id, session_id, opened_at, connected=False)
-                )
+                # Shielded, so that a second cancellation cannot lose the report.
+                await asyncio.shield(self._ended(player_id, session_id, opened_at, me.expires_at))
 
     def _quiet_wait(self, me: accounts.Claims) -> float:
         """How long to wait for a push before a heartbeat: the heartbeat interval, or

@@ -17,6 +17,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import collect
 from devtools.stack import Stack
 from devtools.tcp_proxy import FreezableProxy
 from tests.e2e.races.race_players import (
@@ -160,3 +161,66 @@ async def test_a_token_expiring_mid_match_is_refreshed_and_the_seat_kept(
         reopened.cancel()
         end = await play_out((ann, bea), match_id, rng)
         assert end.my_seat == seat and end.outcome.reason != pb.FINISH_REASON_DISCONNECT
+
+
+async def test_a_token_refreshed_as_it_expires_shows_no_absence_to_the_opponent(
+    backend: Stack, api: Any
+) -> None:
+    """Ann's session ends with TOKEN_EXPIRED; her client refreshes and reopens at once, as
+    gateway.proto asks. Bea, watching, is told nothing: no 'lost their connection' every
+    token lifetime for a player who never left."""
+    async with backend.channel(backend.gateways[1]) as short:
+        short_api = backend.api(short)
+        ann, bea = await join(short_api), await join(api)
+        match_id = await table_match(ann, bea, OPEN_TABLE)
+        watched: list[g.OpenSessionResponse] = []
+        watching = asyncio.create_task(collect(api, bea.tokens, watched))
+        pushes = []
+        async for push in short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta):
+            pushes.append(push)  # (the match's turns outlast the token: nobody places)
+            if push.HasField("session_closed"):
+                break
+        assert pushes[-1].session_closed.reason == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+        fresh = await short_api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.tokens = fresh.tokens
+        reopened, opened = await first_push(short_api, ann)
+        assert opened.session_opened.active_match.match_id == match_id
+        await asyncio.sleep(DISCONNECT_SECONDS / 2)  # what a report of her absence would show
+        reopened.cancel()
+        watching.cancel()
+        assert watched[0].session_opened.active_match.match_id == match_id
+        views = [p.match_view for p in watched if p.HasField("match_view")]
+        seen = [(p.player_name, p.connected) for view in views for p in view.players]
+        assert (ann.name, False) not in seen
+        notices = [p.notice.code for p in watched if p.HasField("notice")]
+        assert "OPPONENT_DISCONNECTED" not in notices and "OPPONENT_RECONNECTED" not in notices
+
+
+async def test_a_player_whose_token_expired_and_who_does_not_reopen_is_reported_away(
+    backend: Stack, api: Any
+) -> None:
+    """The other side of the test above: Ann's session ends with TOKEN_EXPIRED and she
+    opens no other (she still places through calls, on a refreshed token). A few seconds
+    on, Bea is told Ann lost her connection, and the disconnect grace runs."""
+    rng = random.Random(17)
+    async with backend.channel(backend.gateways[1]) as short:
+        short_api = backend.api(short)
+        ann, bea = await join(short_api), await join(api)
+        match_id = await table_match(ann, bea, OPEN_TABLE)
+        watched: list[g.OpenSessionResponse] = []
+        watching = asyncio.create_task(collect(api, bea.tokens, watched))
+        async for push in short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta):
+            if push.HasField("session_closed"):
+                break
+        fresh = await api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.api, ann.tokens = api, fresh.tokens
+        await play_slowly((ann, bea), match_id, rng, DISCONNECT_SECONDS * 2 + 1)
+        watching.cancel()
+        notices = [p.notice for p in watched if p.HasField("notice")]
+        assert [n for n in notices if n.code == "OPPONENT_DISCONNECTED" and ann.name in n.message]
+        view = await bea.view(match_id)
+        assert [p.connected for p in view.players if p.player_name == ann.name] == [False]
