@@ -229,11 +229,14 @@ def parser() -> argparse.ArgumentParser:
         "watch", parents=[common], help="print session pushes as JSON lines"
     ).add_argument("--count", type=int, default=0)
     practice = sub.add_parser(
-        "practice", parents=[common], help="play a practice match against a bot"
+        "practice",
+        parents=[common],
+        help="play a practice match against a bot",
+        epilog="A Skirmish battle against the CPU: triad-client battle.",
     )
     practice.add_argument(
         "--mode",
-        choices=[m for m in sorted(MODES) if m != "practice"],
+        choices=[m for m in sorted(MODES) if m not in ("practice", "battle")],
         default="unranked",
         help="whose rules; custom: the table options below",
     )

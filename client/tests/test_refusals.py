@@ -52,3 +52,17 @@ async def test_find_with_nothing_fitting_names_the_clients_next_step_not_an_rpc(
         "not found: no open table fits your filters (without a deck, only Random tables "
         "fit): triad-client host opens one, or try triad-client find again soon"
     ), line
+
+
+def test_practice_offers_the_triad_modes_only_and_names_the_battle_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Skirmish battle is `triad-client battle`: `practice --mode battle` would only be
+    refused by the server."""
+    with pytest.raises(SystemExit):
+        parser().parse_args(["practice", "--mode", "battle"])
+    assert "invalid choice: 'battle'" in capsys.readouterr().err
+    assert parser().parse_args(["practice", "--mode", "ranked"]).mode == "ranked"
+    with pytest.raises(SystemExit):
+        parser().parse_args(["practice", "--help"])
+    assert "triad-client battle" in capsys.readouterr().out
