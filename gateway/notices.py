@@ -8,6 +8,10 @@ tells nothing again), and from a completed trade the collection reports once.
 - ``OPPONENT_DISCONNECTED`` / ``OPPONENT_RECONNECTED``: to the other player (connected
   again: only after this session saw them connected).
 - ``TRADE_AUTO_PICKED``: to the winner of a Trade One who did not choose in time.
+- ``MATCH_ENDED_AWAY``: to a player whose match finished while no session of theirs was
+  open (``SessionOpened.missed_match``), as the session opens.
+
+Also the session's other words: why it closed, and the match it found.
 """
 
 from __future__ import annotations
@@ -71,3 +75,54 @@ def trade_notices(result: pb.Trade) -> list[g.Notice]:
             subject_id=result.trade_id,
         )
     ]
+
+
+def shutting_down() -> g.SessionClosed:
+    return g.SessionClosed(
+        reason=g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN,
+        message="this gateway is stopping: open a new session (another gateway takes it)",
+    )
+
+
+def replaced() -> g.SessionClosed:
+    return g.SessionClosed(
+        reason=g.SESSION_CLOSE_REASON_REPLACED,
+        message="a newer session of yours was opened; this one ends",
+    )
+
+
+def match_found(view: pb.MatchView) -> g.MatchFound:
+    """The push that announces a match the session has not shown yet."""
+    opponent = next(p for p in view.players if p.seat != view.my_seat)
+    return g.MatchFound(
+        mode=view.mode,
+        match_id=view.match_id,
+        opponent_name=opponent.player_name,
+        opponent_is_bot=opponent.is_bot,
+    )
+
+
+_ENDINGS = {
+    pb.FINISH_REASON_BOARD_FULL: "the board filled",
+    pb.FINISH_REASON_FORFEIT: "a forfeit",
+    pb.FINISH_REASON_TURN_TIMEOUT: "a second missed turn",
+    pb.FINISH_REASON_DISCONNECT: "a disconnection past the grace",
+}
+
+
+def missed_notice(view: pb.MatchView) -> g.Notice:
+    """What a player is told of their match that ended while they were away."""
+    outcome = view.outcome
+    opponent = next((p.player_name for p in view.players if p.seat != view.my_seat), "")
+    if outcome.HasField("draw"):
+        result = "a draw"
+    else:
+        result = "you won" if outcome.winner_seat == view.my_seat else "you lost"
+    how = _ENDINGS.get(outcome.reason, "")
+    return g.Notice(
+        level=g.NOTICE_LEVEL_WARNING,
+        code="MATCH_ENDED_AWAY",
+        message=f"Your match against {opponent} ended while you were away: {result}"
+        + (f", by {how}." if how else "."),
+        subject_id=view.match_id,
+    )

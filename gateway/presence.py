@@ -53,12 +53,12 @@ class Departures:
         self._now = asyncio.Event()
         self._waiting: set[asyncio.Task[None]] = set()
 
-    def later(self, report: Callable[[], Awaitable[None]]) -> None:
+    def later(self, report: Callable[[], Awaitable[object]]) -> None:
         task = asyncio.get_running_loop().create_task(self._after(report))
         self._waiting.add(task)
         task.add_done_callback(self._waiting.discard)
 
-    async def _after(self, report: Callable[[], Awaitable[None]]) -> None:
+    async def _after(self, report: Callable[[], Awaitable[object]]) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.seconds):
                 await self._now.wait()
@@ -87,9 +87,10 @@ class PresenceReports(Downstreams):
 
     async def _presence(
         self, player_id: str, session_id: str, opened_at: datetime, connected: bool
-    ) -> None:
+    ) -> str:
         """Tell the match service, and the battle service (Skirmish: 30 s away and the
-        CPU plays the seat), at once; best effort: their timers decide."""
+        CPU plays the seat), at once; best effort: their timers decide. Connected: the
+        match that finished while the player was away, if the match service said so."""
         state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
         reports: list[Awaitable[object]] = [
             self._match.ReportPresence(
@@ -116,7 +117,10 @@ class PresenceReports(Downstreams):
                     timeout=INTERNAL_DEADLINE,
                 )
             )
-        await asyncio.gather(*reports, return_exceptions=True)
+        answer, *_ = await asyncio.gather(*reports, return_exceptions=True)
+        if isinstance(answer, m.MatchServiceReportPresenceResponse):
+            return answer.missed_match_id
+        return ""
 
     async def sweep(self, dead_after: timedelta) -> bool:
         """Say this gateway lives, and report away the players of gateways not seen for

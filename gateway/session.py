@@ -42,7 +42,14 @@ from gateway import accounts
 from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
 from gateway.metrics import SESSIONS
-from gateway.notices import match_notices, trade_notices
+from gateway.notices import (
+    match_found,
+    match_notices,
+    missed_notice,
+    replaced,
+    shutting_down,
+    trade_notices,
+)
 from gateway.presence import PresenceReports
 from gateway.pushes import (
     RESYNC,
@@ -117,18 +124,20 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
             SESSIONS.inc()
             try:
                 if not held:  # one opened later (at the same moment) holds the player
-                    yield push(session_closed=_replaced())
+                    yield push(session_closed=replaced())
                     return
                 # Connected before the older session hears of this one: its end, told
                 # after, is an older session's and changes nothing (no flicker away).
-                await self._presence(player_id, session_id, opened_at, connected=True)
+                missed = await self._presence(player_id, session_id, opened_at, connected=True)
                 await self._hub.publish.send(
                     player_id, SESSION_OPENED, g.SessionOpened(session_id=session_id)
                 )
                 opened, challenges = await asyncio.gather(
-                    self._opened(player_id, session_id), self._pending_challenges(me)
+                    self._opened(player_id, session_id, missed), self._pending_challenges(me)
                 )
                 yield push(session_opened=opened)
+                if opened.HasField("missed_match"):
+                    yield push(notice=missed_notice(opened.missed_match))
                 shown = Shown(player_id, session_id, opened_at)
                 if (active := opened.active_match).match_id:
                     shown.views[active.match_id] = active
@@ -160,7 +169,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                     if update.field in (SESSION_OPENED, SESSION_CLOSED):
                         continue  # announcements between gateways, not for the client
                     if update.field == SHUTDOWN:
-                        yield push(session_closed=_shutting_down())
+                        yield push(session_closed=shutting_down())
                         return
                     updates = [update]
                     if update.field == RESYNC:  # announcements may have been lost too
@@ -183,9 +192,9 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         left = (me.expires_at - self._clock()).total_seconds()
         return max(0.0, min(self._heartbeat, left))
 
-    async def _opened(self, player_id: str, session_id: str) -> g.SessionOpened:
-        """The session's first push: the player's status, active match, open draft and
-        battle in progress."""
+    async def _opened(self, player_id: str, session_id: str, missed: str = "") -> g.SessionOpened:
+        """The session's first push: the player's status, active match, open draft,
+        battle in progress, and the match that ended while they were away."""
         account = await self._store.account(player_id)
         opened = g.SessionOpened(
             session_id=session_id,
@@ -207,6 +216,8 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                 opened.draft.CopyFrom(draft)
         if (battle := await or_else(self._battle_now(player_id), None)) is not None:
             opened.active_battle.CopyFrom(battle)
+        if missed and (ended := await or_else(self._view(missed, player_id), None)) is not None:
+            opened.missed_match.CopyFrom(ended)
         return opened
 
     async def _pending_challenges(self, me: accounts.Claims) -> list[Push]:
@@ -252,7 +263,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                 return None
             if await self._store.current_session(me.player_id) == session_id:
                 return None  # an older session's announcement, arriving late
-            return _replaced()
+            return replaced()
         if update.field == SESSION_CLOSED:
             self._auth.forget(me)  # the cached "not revoked" is stale now
             return await self._refused(context)
@@ -278,7 +289,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         """What the tables say where an announcement may have been lost: a newer
         session holds the player, or a logout revoked this session's token."""
         if await self._store.current_session(me.player_id) != session_id:
-            return _replaced()
+            return replaced()
         return await self._refused(context)
 
     async def _refused(self, context: Any) -> g.SessionClosed | None:
@@ -338,7 +349,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                 await self._presence(
                     shown.player_id, shown.session_id, shown.opened_at, connected=True
                 )
-            return [("match_found", _found(view)), ("match_view", view)]
+            return [("match_found", match_found(view)), ("match_view", view)]
         return [("match_view", view), *(("notice", n) for n in told)]
 
     async def _show_queue(self, shown: Shown, status: pb.QueueStatus) -> Shows:
@@ -370,28 +381,3 @@ _ID_OF = {
     "listing": "listing_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
-
-
-def _shutting_down() -> g.SessionClosed:
-    return g.SessionClosed(
-        reason=g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN,
-        message="this gateway is stopping: open a new session (another gateway takes it)",
-    )
-
-
-def _replaced() -> g.SessionClosed:
-    return g.SessionClosed(
-        reason=g.SESSION_CLOSE_REASON_REPLACED,
-        message="a newer session of yours was opened; this one ends",
-    )
-
-
-def _found(view: pb.MatchView) -> g.MatchFound:
-    """The push that announces a match the session has not shown yet."""
-    opponent = next(p for p in view.players if p.seat != view.my_seat)
-    return g.MatchFound(
-        mode=view.mode,
-        match_id=view.match_id,
-        opponent_name=opponent.player_name,
-        opponent_is_bot=opponent.is_bot,
-    )

@@ -292,6 +292,11 @@ async def report_presence(
     return match_id
 
 
+async def missed_match(ctx: Context, player_id: str) -> str | None:
+    """The match that finished while the player's session was closed, told once."""
+    return await ctx.store.missed_match(player_id)
+
+
 async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:
     """What the earliest due timer of ``match`` decides (no events if all are stale).
 

@@ -11,7 +11,9 @@ service has run; append, never edit).
   primary key, not a check in Python.
 - ``presence``: each player's latest gateway session and whether it is open, match or
   not (ReportPresence), so a match created while a player has no session starts with
-  them disconnected, and one created while it is open attaches it.
+  them disconnected, and one created while it is open attaches it; and the match that
+  finished while their session was closed (``missed_match_id``, set by a trigger as the
+  match's seats leave ``active_matches``), which their next session is told once.
 - ``match_save_batch()``: everything a batch of commands writes, in one statement
   (group commit, ``store.py``).
 """
@@ -285,6 +287,27 @@ MIGRATIONS = (
             opened_at  timestamptz NOT NULL,
             connected  boolean NOT NULL
         );
+        """,
+    ),
+    Migration(
+        "presence",
+        2,
+        "the match that finished while its player's session was closed",
+        """
+        -- A finished match's seats leave active_matches (match_save_batch()); a player
+        -- whose latest session had ended by then missed its end. Their next session
+        -- takes it (ReportPresence), so a forfeit by disconnection is not a silence.
+        ALTER TABLE presence ADD COLUMN missed_match_id text;
+        CREATE FUNCTION presence_missed() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            UPDATE presence p SET missed_match_id = OLD.match_id
+            WHERE p.player_id = OLD.player_id AND NOT p.connected;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER active_matches_missed AFTER DELETE ON active_matches
+        FOR EACH ROW EXECUTE FUNCTION presence_missed();
         """,
     ),
 )

@@ -248,7 +248,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         connected = request.state == m.PRESENCE_STATE_CONNECTED
         opened = wire.moment(request.open_time) if request.HasField("open_time") else None
         match_id = await handlers.report_presence(self._ctx, player, session, connected, opened)
-        return m.MatchServiceReportPresenceResponse(match_id=match_id or "")
+        missed = await handlers.missed_match(self._ctx, player) if connected else None
+        return m.MatchServiceReportPresenceResponse(
+            match_id=match_id or "", missed_match_id=missed or ""
+        )
 
     async def GetActiveMatch(
         self, request: m.MatchServiceGetActiveMatchRequest, context: Any

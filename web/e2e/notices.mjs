@@ -1,12 +1,31 @@
 // The scenarios of web/e2e/play.mjs about what reaches a player away from the lobby (its
 // header says what each plays): a challenge answered from another screen, and the
-// queue's clock between pushes. play.mjs lends its players; each scenario returns what
-// it saw, printed by play.mjs as one JSON line.
+// queue's clock between pushes, and a match that ended while its player was away.
+// play.mjs lends its players; each scenario returns what it saw, printed by play.mjs as
+// one JSON line.
 
-/** The scenarios, on ``kit``: player() and the screenshot path. */
+/** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function noticeScenarios(kit) {
-  const { player, screenshot } = kit;
-  return { away, clock };
+  const { player, returning, screenshot } = kit;
+  return { away, clock, missed };
+
+  /** Ann's page closes mid-match; she stays away past the disconnect grace, then logs
+   * in again on a new page: the match's end screen, and the notice in words. */
+  async function missed() {
+    const ann = await player();
+    const bea = await player();
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    await ann.context().close();
+    const beaResult = (await bea.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+    const back = await returning(ann.playerName);
+    const result = (await back.textContent("[data-testid=result]"))?.trim() ?? "";
+    const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
+    await back.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], beaResult, result, notice };
+  }
 
   async function away() {
     const ann = await player();

@@ -46,6 +46,9 @@
 //             sees the other while seated (its Accept refused), and accepts it after;
 //   clock:    queued alone, the waiting time counts on between pushes, and its clock
 //             stops when the queue is off the screen;
+//   missed:   a player's page closes mid-match and she stays away past the grace; on
+//             logging in again she is shown the match's end and told in words
+//             (tests/e2e/test_browser_away.py);
 //   (web/e2e/battles.mjs)
 //   battle:   a Skirmish practice against the CPU: a formation tapped square by square,
 //             then each turn up to three cards (with their targets) and the commit,
@@ -86,7 +89,7 @@ try {
   const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot, params });
   const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
   const desk = deskScenarios({ player, screenshot });
-  const notices = noticeScenarios({ player, screenshot });
+  const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
   const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles };
   const played = await scenarios[scenario]();
@@ -239,6 +242,21 @@ async function player() {
   await page.click("button[name=register]");
   await page.waitForSelector("[data-testid=lobby]");
   await page.waitForSelector("[data-testid=pushes] li");
+  return page;
+}
+
+/** A player registered earlier, logging in again on a new phone-sized page. */
+async function returning(name) {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
+  const page = await context.newPage();
+  page.playerName = name;
+  page.on("pageerror", (error) => failures.push(`${name}: ${error.message}`));
+  page.setDefaultTimeout(20_000);
+  pages.push(page);
+  await page.goto(url);
+  await page.fill("input[name=name]", name);
+  await page.fill("input[name=password]", "correct horse battery");
+  await page.click("button[name=login]");
   return page;
 }
 

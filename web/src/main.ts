@@ -48,6 +48,7 @@ function render(): void {
   if (state.trade && name) parts.push(tradePanel(state.trade, page));
   const notices = name ? challengeNotices(page) : null;
   if (notices) parts.unshift(notices);
+  if (state.notice && name) parts.unshift(el("p", { class: "notice", "data-testid": "notice", "aria-live": "polite" }, state.notice));
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
@@ -58,6 +59,7 @@ function render(): void {
 
 async function act(action: () => Promise<void>): Promise<void> {
   state.error = "";
+  state.notice = "";
   try {
     await action();
   } catch (error) {

@@ -72,7 +72,14 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       if (status?.pendingTrade) state.trade = status.pendingTrade;
       tablePush(status?.hostedTable, page);
       auction.me = status?.player?.playerId ?? "";
+      const missed = message.value.missedMatch;
       if (message.value.activeMatch) page.show(message.value.activeMatch);
+      else if (missed && !state.matchId) {
+        // A match that ended while no session was open (lost by a disconnection, say):
+        // its end screen, with the notice that follows.
+        state.matchId = missed.matchId;
+        page.show(missed);
+      }
       void page.act(resumeBattle);
       void page.act(loadDecks);
       const opened = message.value.draft;
@@ -136,13 +143,20 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       note("trade done");
       state.trade = message.value;
       return true;
+    case "notice":
+      note(message.value.message);
+      state.notice = message.value.message;
+      return true;
     case "sessionClosed":
       note(`session closed: ${message.value.message}`);
       state.error = message.value.message;
       if (message.value.message.includes("expired")) return true; // reopened after a refresh
       return false;
-    default:
-      if (message.case) note(message.case.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`));
+    default: {
+      // A push of a newer server this page does not know: noted by its name.
+      const kind = (message as { case?: string }).case;
+      if (kind) note(kind.replace(/[A-Z]/g, (c: string) => ` ${c.toLowerCase()}`));
       return true;
+    }
   }
 }

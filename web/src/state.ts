@@ -13,6 +13,9 @@ export interface Page {
 
 export interface State {
   error: string;
+  /** The last notice the session told in words (a missed turn, an opponent away, a
+   * match that ended while away), shown until the next action. */
+  notice: string;
   view: MatchView | null;
   matchId: string;
   selected: string | null;
@@ -33,6 +36,7 @@ export interface State {
 
 export const state: State = {
   error: "",
+  notice: "",
   view: null,
   matchId: "",
   selected: null,

@@ -38,6 +38,7 @@ class _Session:
     session_id: str
     opened_at: datetime
     connected: bool
+    missed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +97,16 @@ class MemoryMatchStore:
             or (known.session_id == session_id and (known.connected or not connected))
         ):
             return False
-        self._presence[player_id] = _Session(session_id, opened_at, connected)
+        missed = known.missed if known is not None else None
+        self._presence[player_id] = _Session(session_id, opened_at, connected, missed)
         return True
+
+    async def missed_match(self, player_id: str) -> str | None:
+        known = self._presence.get(player_id)
+        if known is None:
+            return None
+        missed, known.missed = known.missed, None
+        return missed
 
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
         found = {p: self._presence.get(p) for p in player_ids}
@@ -136,6 +145,8 @@ class MemoryMatchStore:
         if write.finished:
             for player in [p for p, m in self._active.items() if m == write.match_id]:
                 del self._active[player]
+                if (known := self._presence.get(player)) is not None and not known.connected:
+                    known.missed = write.match_id
 
     @asynccontextmanager
     async def claim_due(self, now: datetime) -> AsyncIterator[TimerClaim]:

@@ -173,6 +173,10 @@ class MatchRepository(Protocol):
 
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]: ...
 
+    async def missed_match(self, player_id: str) -> str | None:
+        """The match that finished while the player's latest session was closed, taken:
+        the next call answers None until another does."""
+
     async def save(
         self,
         before: domain.Match | None,

@@ -214,6 +214,16 @@ class MatchStore:
         )
         return bool(row)
 
+    async def missed_match(self, player_id: str) -> str | None:
+        value = await self._pool.fetchval(
+            f"UPDATE {self._schema}.presence p SET missed_match_id = NULL "
+            f"FROM (SELECT player_id, missed_match_id FROM {self._schema}.presence "
+            "WHERE player_id = $1 AND missed_match_id IS NOT NULL FOR UPDATE) was "
+            "WHERE p.player_id = was.player_id RETURNING was.missed_match_id",
+            player_id,
+        )
+        return None if value is None else str(value)
+
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
         """The open session of each of ``player_ids`` that has one."""
         rows = await self._pool.fetch(

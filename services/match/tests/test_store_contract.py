@@ -132,6 +132,22 @@ async def test_presence_keeps_the_latest_session_and_an_ended_one_stays_ended(
     assert await repo.record_presence("ann", "s2", t2, False)  # the same end again: fine
 
 
+async def test_a_match_that_ends_while_its_player_is_away_is_told_on_their_return_once(
+    repo: MatchRepository,
+) -> None:
+    match = await started(repo, "m1")
+    ann, bea = (match.player(seat).player_id for seat in (Seat.A, Seat.B))
+    assert await repo.record_presence(ann, "s1", T0, True)
+    assert await repo.record_presence(ann, "s1", T0, False)  # Ann's session ended
+    assert await repo.record_presence(bea, "s2", T0, True)
+    assert await repo.missed_match(ann) is None  # in progress: nothing missed yet
+    await repo.save(match, domain.forfeit(match, bea, T0 + timedelta(seconds=5)))
+    assert await repo.missed_match(bea) is None  # she was there
+    assert await repo.missed_match(ann) == "m1"
+    assert await repo.missed_match(ann) is None  # told once
+    assert await repo.missed_match("nobody") is None
+
+
 async def test_the_most_overdue_timer_is_claimed_once_and_its_save_commits(
     repo: MatchRepository,
 ) -> None:

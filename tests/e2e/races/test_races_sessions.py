@@ -31,6 +31,7 @@ from tests.e2e.races.race_players import (
     mover_of,
     place,
     play_out,
+    stop_attending,
     table_match,
 )
 
@@ -224,3 +225,37 @@ async def test_a_player_whose_token_expired_and_who_does_not_reopen_is_reported_
         assert [n for n in notices if n.code == "OPPONENT_DISCONNECTED" and ann.name in n.message]
         view = await bea.view(match_id)
         assert [p.connected for p in view.players if p.player_name == ann.name] == [False]
+
+
+async def test_a_match_lost_while_away_is_told_to_the_next_session_once(
+    backend: Stack, api: Any
+) -> None:
+    """Ann's session ends mid-match and she stays away past the disconnect grace: she
+    forfeits (RULES.md 5). Her next session opens with that match's final view and a
+    notice in words; the one after, and Bea's (she was there), with neither."""
+    ann, bea = await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    await stop_attending()  # both sessions end: Ann stays away, Bea comes back at once
+    await attend(bea)
+    deadline = time.monotonic() + 20
+    while (view := await bea.view(match_id)).status == pb.MATCH_STATUS_IN_PROGRESS:
+        assert time.monotonic() < deadline, "Ann never forfeited"
+        await asyncio.sleep(0.2)
+    assert view.outcome.reason == pb.FINISH_REASON_DISCONNECT
+    stream, opened = await first_push(api, ann)
+    missed = opened.session_opened.missed_match
+    assert missed.match_id == match_id and missed.status == pb.MATCH_STATUS_FINISHED
+    assert missed.outcome.winner_seat != missed.my_seat
+    notice = (await anext(aiter(stream))).notice
+    assert notice.code == "MATCH_ENDED_AWAY" and notice.subject_id == match_id
+    assert notice.message == (
+        f"Your match against {bea.name} ended while you were away: you lost, "
+        "by a disconnection past the grace."
+    )
+    stream.cancel()
+    again, reopened = await first_push(api, ann)
+    again.cancel()
+    assert not reopened.session_opened.HasField("missed_match")
+    bea_again, hers = await first_push(api, bea)
+    bea_again.cancel()
+    assert not hers.session_opened.HasField("missed_match")
