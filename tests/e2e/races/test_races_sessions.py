@@ -164,6 +164,24 @@ async def test_a_token_expiring_mid_match_is_refreshed_and_the_seat_kept(
         assert end.my_seat == seat and end.outcome.reason != pb.FINISH_REASON_DISCONNECT
 
 
+async def expired_while_watched(
+    short_api: Any, api: Any
+) -> tuple[Player, Player, str, list[g.OpenSessionResponse], asyncio.Task[None]]:
+    """Ann (on the short-token gateway) and Bea at a match, Bea's pushes collected while
+    Ann's session runs until her token expires (the turns outlast it: nobody places)."""
+    ann, bea = await join(short_api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    watched: list[g.OpenSessionResponse] = []
+    watching = asyncio.create_task(collect(api, bea.tokens, watched))
+    last = None
+    async for last in short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta):
+        if last.HasField("session_closed"):
+            break
+    assert last is not None
+    assert last.session_closed.reason == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+    return ann, bea, match_id, watched, watching
+
+
 async def test_a_token_refreshed_as_it_expires_shows_no_absence_to_the_opponent(
     backend: Stack, api: Any
 ) -> None:
@@ -172,16 +190,7 @@ async def test_a_token_refreshed_as_it_expires_shows_no_absence_to_the_opponent(
     token lifetime for a player who never left."""
     async with backend.channel(backend.gateways[1]) as short:
         short_api = backend.api(short)
-        ann, bea = await join(short_api), await join(api)
-        match_id = await table_match(ann, bea, OPEN_TABLE)
-        watched: list[g.OpenSessionResponse] = []
-        watching = asyncio.create_task(collect(api, bea.tokens, watched))
-        pushes = []
-        async for push in short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta):
-            pushes.append(push)  # (the match's turns outlast the token: nobody places)
-            if push.HasField("session_closed"):
-                break
-        assert pushes[-1].session_closed.reason == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+        ann, _, match_id, watched, watching = await expired_while_watched(short_api, api)
         fresh = await short_api.RefreshToken(
             g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
         )
@@ -208,13 +217,7 @@ async def test_a_player_whose_token_expired_and_who_does_not_reopen_is_reported_
     rng = random.Random(17)
     async with backend.channel(backend.gateways[1]) as short:
         short_api = backend.api(short)
-        ann, bea = await join(short_api), await join(api)
-        match_id = await table_match(ann, bea, OPEN_TABLE)
-        watched: list[g.OpenSessionResponse] = []
-        watching = asyncio.create_task(collect(api, bea.tokens, watched))
-        async for push in short_api.OpenSession(g.OpenSessionRequest(), metadata=ann.meta):
-            if push.HasField("session_closed"):
-                break
+        ann, bea, match_id, watched, watching = await expired_while_watched(short_api, api)
         fresh = await api.RefreshToken(
             g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
         )
