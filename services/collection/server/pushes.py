@@ -91,7 +91,12 @@ async def pushes_for(ctx: Context, change: Change) -> list[tuple[str, Message]]:
     player = change.player_id
     match change.changed:
         case Changed.PLAYER:
-            return [("balance", await balance_view(ctx, player))]
+            held = await handlers_economy.balance(ctx, player)
+            if held.at is None:
+                # Never changed: nothing to tell, and no row at all for a player of
+                # another schema whose notice this database's channel carried.
+                return []
+            return [("balance", views.balance(held))]
         case Changed.TRADE_COMPLETED:
             return [("trade_result", await trade_view(ctx, change.id, player))]
         case Changed.TRADE:
