@@ -16,14 +16,15 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, ask, forwarded, request_id
+from gateway.forwarding import ask, forwarded, request_id
+from gateway.status import PlayerStatusReads
 from services.platform.downstream import INTERNAL_DEADLINE, call
 from services.platform.errors import FailedPrecondition, short_id
 
 WHAT = "battle"
 
 
-class BattleRpcs(Downstreams):
+class BattleRpcs(PlayerStatusReads):
     GetActiveBattle = forwarded(WHAT, "GetActiveBattle", g.GetActiveBattleResponse)
     SetFormation = forwarded(WHAT, "SetFormation", g.SetFormationResponse)
     SetPlan = forwarded(WHAT, "SetPlan", g.SetPlanResponse)
@@ -35,14 +36,7 @@ class BattleRpcs(Downstreams):
     ) -> g.StartPracticeBattleResponse:
         me = caller()
         key = request_id(request.request_id)
-        # One game at a time (RULES.md 5; the matchmaker counts a battle as a match for
-        # everything it starts): no practice battle beside a Triad match.
-        match_id = await self._active_match_id(me.player_id)
-        if match_id is not None:
-            raise FailedPrecondition(
-                f"you are playing match {short_id(match_id)}; finish it first "
-                "(triad-client play resumes it)"
-            )
+        await self._check_free(me.player_id, me.name)
         battle_id = str(uuid5(NAMESPACE_URL, f"triad:practice-battle:{me.player_id}:{key}"))
         level = request.bot_level or pb.BATTLE_BOT_LEVEL_GREEDY
         stub = self._battle_stub()
@@ -65,6 +59,28 @@ class BattleRpcs(Downstreams):
             ),
         )
         return g.StartPracticeBattleResponse(view=await self._battle_view(battle_id))
+
+    async def _check_free(self, player_id: str, name: str) -> None:
+        """One game at a time (RULES.md 5; the matchmaker counts a battle as a match for
+        everything it starts): no practice battle beside a Triad match, an open table,
+        a queued ticket or an obligation (a trade, a draft). A part whose service does
+        not answer is not checked."""
+        status = await self._status(g.Player(player_id=player_id, player_name=name), partial=True)
+        if status.active_match_id:
+            raise FailedPrecondition(
+                f"you are playing match {short_id(status.active_match_id)}; finish it first "
+                "(triad-client play resumes it)"
+            )
+        if status.HasField("hosted_table"):
+            raise FailedPrecondition(
+                f"you host open table {status.hosted_table.table_id}: close it first"
+            )
+        if status.HasField("ticket"):
+            raise FailedPrecondition(
+                f"you have queued ticket {status.ticket.ticket_id}: cancel it first"
+            )
+        if status.obligations:
+            raise FailedPrecondition(status.obligations[0].message)
 
     async def _battle_view(self, battle_id: str) -> pb.BattleView:
         reply = await ask(

@@ -1,8 +1,9 @@
 """Skirmish and the player's presence, end to end through the TLS gateway (every
 service a process on real PostgreSQL and NATS): a player away from a battle's start is
 taken over as one who leaves it, a battle and a Triad match exclude each other (one
-game at a time), a session reopened mid-battle opens with it, and the terminal client's
-Ctrl-C in the Battle queue leaves it. Each was found from outside."""
+game at a time; an open table or a queued ticket keeps a practice battle off too), a
+session reopened mid-battle opens with it, and the terminal client's Ctrl-C in the
+Battle queue leaves it. Each was found from outside."""
 
 from __future__ import annotations
 
@@ -93,6 +94,49 @@ async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
         (grpc.StatusCode.FAILED_PRECONDITION, f"you are playing battle {short}; finish it first")
     ]
     assert not (await gus.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
+
+
+async def test_a_table_host_or_a_queued_player_cannot_start_a_practice_battle(
+    api: Any,
+) -> None:
+    """Found from outside: the host of an open table started a practice battle; a guest
+    joining then was told the host "is playing battle ...; finish it first", and the
+    table vanished from the host's screen. A queued ticket is the same (one game at a
+    time, RULES.md 5): each is refused in the matchmaker's words, and no battle starts."""
+    hal, ida = await join(api), await join(api)
+    hosted = await hal.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(
+                rules=pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN), random_deck=True
+            ),
+        ),
+    )
+    queued = await ida.call(
+        "Enqueue", g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_BATTLE)
+    )
+    refusals = []
+    for player in (hal, ida):
+        with pytest.raises(grpc.aio.AioRpcError) as busy:
+            await player.call(
+                "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+            )
+        refusals.append((busy.value.code(), busy.value.details()))
+        assert not (await player.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+    table_id, ticket_id = hosted.table.table_id, queued.ticket.ticket_id
+    # (the Battle queue is the module's: Ida's ticket goes, so no later test meets her)
+    await ida.call(
+        "CancelTicket", g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=ticket_id)
+    )
+    await hal.call("CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=table_id))
+    assert refusals == [
+        (grpc.StatusCode.FAILED_PRECONDITION, f"you host open table {table_id}: close it first"),
+        (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"you have queued ticket {ticket_id}: cancel it first",
+        ),
+    ]
 
 
 async def test_a_reopened_session_opens_with_the_battle_in_progress(api: Any) -> None:
