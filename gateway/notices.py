@@ -8,6 +8,8 @@ tells nothing again), and from a completed trade the collection reports once.
 - ``OPPONENT_DISCONNECTED`` / ``OPPONENT_RECONNECTED``: to the other player (connected
   again: only after this session saw them connected).
 - ``TRADE_AUTO_PICKED``: to the winner of a Trade One who did not choose in time.
+- ``TABLE_CLOSED``: to a host whose table the server closed on their behalf (a guest sat
+  down and the host could not play it), with why.
 - ``MATCH_ENDED_AWAY``: to a player whose match finished while no session of theirs was
   open (``SessionOpened.missed_match``), as the session opens.
 
@@ -58,6 +60,21 @@ def match_notices(before: pb.MatchView, after: pb.MatchView, met: Container[int]
         elif now.connected and not was.connected and now.seat in met:
             tell("OPPONENT_RECONNECTED", f"{now.player_name} is connected again.")
     return told
+
+
+def table_notices(table: pb.Table) -> list[g.Notice]:
+    """For the host's table closed by the server (``Table.close_reason``)."""
+    if table.status != pb.TABLE_STATUS_CLOSED or not table.close_reason:
+        return []
+    return [
+        g.Notice(
+            level=g.NOTICE_LEVEL_WARNING,
+            code="TABLE_CLOSED",
+            message=f"Your table {table.table_id[:8]} was closed when a guest sat down: "
+            f"{table.close_reason}.",
+            subject_id=table.table_id,
+        )
+    ]
 
 
 def trade_notices(result: pb.Trade) -> list[g.Notice]:

@@ -48,6 +48,7 @@ from gateway.notices import (
     missed_notice,
     replaced,
     shutting_down,
+    table_notices,
     trade_notices,
 )
 from gateway.presence import PresenceReports
@@ -329,8 +330,15 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         key = update.field
         if update.field in _ID_OF:
             key += ":" + getattr(message, f"{_ID_OF[update.field]}")
-        if update.field == "notice" or shown.differs(key, message):
+        if update.field == "notice":
             return [(update.field, message)]
+        if update.field == "challenge" and key not in shown.last:
+            ended = cast(pb.Table, message).status != pb.TABLE_STATUS_OPEN
+            if ended:  # a challenge never shown here, ended (its push came late)
+                return []
+        if shown.differs(key, message):
+            told = table_notices(cast(pb.Table, message)) if update.field == "table" else []
+            return [(update.field, message), *(("notice", n) for n in told)]
         return []
 
     async def _show_view(self, shown: Shown, view: pb.MatchView) -> Shows:

@@ -355,6 +355,7 @@ def table(value: Table) -> pb.Table:
         create_time=timestamp(value.created_at),
         expire_time=timestamp(value.expire_at),
         match_id=value.match_id if value.state is TableState.STARTED else "",
+        close_reason=value.closed_because,
     )
 
 

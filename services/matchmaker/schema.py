@@ -196,4 +196,14 @@ MIGRATIONS = (
         ALTER TABLE lobby_tables ADD COLUMN battle boolean NOT NULL DEFAULT false;
         """,
     ),
+    Migration(
+        "matchmaker",
+        9,
+        "a table the server closed keeps why",
+        """
+        -- A join failed because the host could no longer play the table (their deck
+        -- broken, another game): it closes on their behalf, and they are told why.
+        ALTER TABLE lobby_tables ADD COLUMN closed_because text NOT NULL DEFAULT '';
+        """,
+    ),
 )

@@ -8,6 +8,7 @@ hands never touch a collection; what no table can play is refused saying why.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from uuid import uuid4
 
@@ -16,6 +17,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.players import collect
 from devtools.stack import Overrides
 from tests.e2e.sessions import Player, join, mover, place_any
 
@@ -264,8 +266,12 @@ async def test_find_game_passes_over_a_table_whose_host_sold_a_card_of_its_deck(
     """A table's saved deck is not locked while the table is open: ann lists one of its
     cards on the Auction House, so her table cannot start. Find Game (RULES.md 14: the
     oldest table the player *can* join) joins bea's younger table instead of answering
-    that ann's deck cannot play; a direct join of ann's table is refused, naming no card."""
+    that ann's deck cannot play; a direct join of ann's table is refused, naming no card.
+    The table then closes on ann's behalf, and her session says why (found from outside:
+    it only showed the table closed, as if she had closed it)."""
     ann, bea, cid, dan = await join(api), await join(api), await join(api), await join(api)
+    pushes: list[g.OpenSessionResponse] = []
+    reading = asyncio.create_task(collect(api, ann.tokens, pushes))
     rules = pb.Rules(visibility=pb.VISIBILITY_CLOSED, same=True, same_wall=True)
     settings = pb.TableSettings(rules=rules)
     deck = await saved(ann, 5)
@@ -288,3 +294,18 @@ async def test_find_game_passes_over_a_table_whose_host_sold_a_card_of_its_deck(
     )
     told = await refused(dan, "JoinTable", join_older)
     assert "deck cannot play" in told and sold not in told and sold[:8] not in told
+    for _ in range(100):
+        if any(p.HasField("notice") for p in pushes):
+            break
+        await asyncio.sleep(0.05)
+    reading.cancel()
+    shown = [p.table for p in pushes if p.HasField("table")]
+    assert shown[-1].table_id == older.table_id
+    assert shown[-1].status == pb.TABLE_STATUS_CLOSED
+    assert "your deck cannot play" in shown[-1].close_reason, shown[-1]
+    notice = next(p.notice for p in pushes if p.HasField("notice"))
+    assert notice.code == "TABLE_CLOSED" and notice.subject_id == older.table_id
+    assert notice.message == (
+        f"Your table {older.table_id[:8]} was closed when a guest sat down: "
+        f"{shown[-1].close_reason}."
+    )

@@ -71,6 +71,9 @@ class Table:
     match_id: str = ""
     guest_id: str = ""
     guest_name: str = ""
+    closed_because: str = ""
+    """Why the server closed the table on its host's behalf (a guest joined and the
+    host could not play it); empty when the host closed it, or it is not closed."""
 
     def visible_to(self, player_id: str, player_name: str) -> bool:
         """A private challenge is shown only to its host and the challenged player."""

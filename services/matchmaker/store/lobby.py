@@ -28,7 +28,7 @@ _COLUMNS = (
     "table_id, host_id, host_name, challenged_name, visibility, same, plus, combo, elemental, "
     "same_wall, random_deck, trade_one, host_deck, state, guest_id, guest_name, match_id, "
     "created_at, expire_at, challenged_id, sudden_death, board, blocked, house_hands, trade_rule, "
-    "realm, battle"
+    "realm, battle, closed_because"
 )
 
 
@@ -41,7 +41,7 @@ class LobbyStore(Base):
             await conn.execute(
                 f"INSERT INTO {self._s}.lobby_tables ({_COLUMNS}) VALUES "
                 "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'open', '', '', '', "
-                "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23)",
+                "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, '')",
                 table.table_id,
                 table.host_id,
                 table.host_name,
@@ -289,4 +289,5 @@ def _table(row: Any) -> Table:
         match_id=row["match_id"],
         guest_id=row["guest_id"],
         guest_name=row["guest_name"],
+        closed_because=row["closed_because"],
     )

@@ -10,7 +10,7 @@ encoded by the codec, so what PostgreSQL could not hold fails here too.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -302,7 +302,7 @@ class MemoryStore(MemoryLobby):
             f"ticket-{ticket_id}", 1, codec.ticket_cancelled(ticket_id, player_id, reason)
         )
 
-    async def _reopen_or_close(self, plan: StartPlan, culprits: Collection[str]) -> None:
+    async def _reopen_or_close(self, plan: StartPlan, culprits: Mapping[str, str]) -> None:
         table = self._tables[plan.table_id]
         if table.state is not TableState.JOINING:
             return
@@ -312,6 +312,8 @@ class MemoryStore(MemoryLobby):
                 table, state=TableState.OPEN, guest_id="", guest_name=""
             )
             return
-        self._tables[plan.table_id] = replace(table, state=TableState.CLOSED)
+        self._tables[plan.table_id] = replace(
+            table, state=TableState.CLOSED, closed_because=culprits[host]
+        )
         self._disengage([host], plan.table_id)
         await self._append(f"table-{plan.table_id}", 1, codec.table_closed(plan.table_id, host))

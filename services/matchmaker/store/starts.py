@@ -4,7 +4,7 @@ with the tickets, tables and events it concerns, by the current lease holder onl
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
@@ -247,7 +247,9 @@ class StartRepository(Base):
             message = codec.ticket_cancelled(ticket_id, player_id, reason)
             await self._append(conn, f"ticket-{ticket_id}", 1, message)
 
-    async def _reopen_or_close(self, conn: Any, plan: StartPlan, culprits: Collection[str]) -> None:
+    async def _reopen_or_close(
+        self, conn: Any, plan: StartPlan, culprits: Mapping[str, str]
+    ) -> None:
         host = plan.seats[0].player_id
         if host not in culprits:
             await conn.execute(
@@ -259,9 +261,10 @@ class StartRepository(Base):
         # The host can no longer play it (a broken deck, another match): nobody could
         # join it, so it closes on the host's behalf.
         await conn.execute(
-            f"UPDATE {self._s}.lobby_tables SET state = 'closed' "
+            f"UPDATE {self._s}.lobby_tables SET state = 'closed', closed_because = $2 "
             "WHERE table_id = $1 AND state = 'joining'",
             plan.table_id,
+            culprits[host],
         )
         await self._disengage(conn, [host], plan.table_id)
         await self._append(
