@@ -1,8 +1,9 @@
-"""A match that ended while its player was away, in a real browser (web/e2e/notices.mjs,
-``missed``): her page closes mid-match, the disconnect grace (3 s here) runs out, and
-when she logs in again her page shows that match's end and says in words what happened
-(SessionOpened.missed_match and the MATCH_ENDED_AWAY notice). The helpers (and what is
-skipped where Chromium or npm are missing) are tests/e2e/test_browser.py's.
+"""Away from a page, in a real browser (web/e2e/notices.mjs). ``missed``: her page
+closes mid-match, the disconnect grace (3 s here) runs out, and when she logs in again
+her page shows that match's end and says in words what happened
+(SessionOpened.missed_match and the MATCH_ENDED_AWAY notice). ``elsewhere``: a second
+page takes the session; the first says so and takes it back on request. The helpers
+(and what is skipped where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 """
 
 from __future__ import annotations
@@ -39,4 +40,18 @@ def test_a_player_back_after_the_grace_is_shown_the_match_she_lost_away(
         f"Your match against {bea} ended while you were away: you lost, "
         "by a disconnection past the grace."
     ), played
+    assert not played["failures"], played
+
+
+def test_a_page_whose_session_moved_to_another_says_so_and_takes_the_game_back(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: a second tab's login silently froze the first one, its match
+    drawn as it stood (a turn clock still counting) while the game went on elsewhere."""
+    played = play(backend, "elsewhere", tmp_path / "browser-elsewhere.png")
+    assert played["told"].startswith("You opened the game in another tab or device"), played
+    assert played["stale"] == played["inHand"], played  # drawn as it stood, and said so
+    assert played["caughtUp"] == played["inHand"] - 1 and played["banner"] == 0, played
+    assert played["secondTold"].startswith("You opened the game in another tab"), played
+    assert played["rules"].endswith("· No trade"), played  # not "Trade none"
     assert not played["failures"], played

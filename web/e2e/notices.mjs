@@ -7,7 +7,32 @@
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function noticeScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { away, clock, missed };
+  return { away, clock, missed, elsewhere };
+
+  /** Ann plays a practice match, then logs in on a second page: the first says it
+   * stopped updating; a move made on the second is seen on the first once she takes the
+   * game back there ("Play here"), and then the second says so in turn. */
+  async function elsewhere() {
+    const first = await player();
+    await first.click("button[name=practice]");
+    await first.waitForSelector(".hand.mine .card:not(:disabled)");
+    const rules = (await first.textContent(".rules"))?.trim() ?? "";
+    const second = await returning(first.playerName);
+    await second.waitForSelector(".hand.mine .card:not(:disabled)");
+    const told = (await first.textContent("[data-testid=elsewhere]"))?.trim() ?? "";
+    const inHand = await second.locator(".hand.mine .card").count();
+    await second.locator(".hand.mine .card:not(:disabled)").first().click();
+    await second.locator(".cell.empty:not(:disabled)").first().click();
+    await second.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+    const stale = await first.locator(".hand.mine .card").count();
+    await first.click("button[name=play-here]");
+    await first.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+    const caughtUp = await first.locator(".hand.mine .card").count();
+    const banner = await first.locator("[data-testid=elsewhere]").count();
+    const secondTold = (await second.textContent("[data-testid=elsewhere]"))?.trim() ?? "";
+    await second.screenshot({ path: screenshot, fullPage: true });
+    return { rules, told, inHand, stale, caughtUp, banner, secondTold };
+  }
 
   /** Ann's page closes mid-match; she stays away past the disconnect grace, then logs
    * in again on a new page: the match's end screen, and the notice in words. */

@@ -46,6 +46,8 @@
 //             sees the other while seated (its Accept refused), and accepts it after;
 //   clock:    queued alone, the waiting time counts on between pushes, and its clock
 //             stops when the queue is off the screen;
+//   elsewhere: a player logs in on a second page: the first says it stopped updating,
+//             and catches up when she plays there again (tests/e2e/test_browser_away.py);
 //   missed:   a player's page closes mid-match and she stays away past the grace; on
 //             logging in again she is shown the match's end and told in words
 //             (tests/e2e/test_browser_away.py);

@@ -60,7 +60,9 @@ export function rulesLine(rules: Rules | undefined): string {
   if (rules.elemental) words.push("Elemental");
   if (rules.suddenDeath) words.push("Sudden Death");
   words.push(...moduleWords(rules));
-  if (rules.tradeRule) words.push(`Trade ${TradeRule[rules.tradeRule].toLowerCase()}`);
+  // The terminal client's words: "No trade", else the rule (NONE is 1, not unset).
+  if (rules.tradeRule === TradeRule.NONE) words.push("No trade");
+  else if (rules.tradeRule) words.push(`Trade ${TradeRule[rules.tradeRule].toLowerCase()}`);
   return words.filter(Boolean).join(" · ");
 }
 

@@ -50,11 +50,28 @@ function render(): void {
   if (notices) parts.unshift(notices);
   if (state.notice && name) parts.unshift(el("p", { class: "notice", "data-testid": "notice", "aria-live": "polite" }, state.notice));
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
+  if (state.elsewhere && name) parts.unshift(elsewhereBanner());
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
   keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
+}
+
+/** Said while another tab or device holds the session: this page is out of date. */
+function elsewhereBanner(): HTMLElement {
+  const here = el("button", { type: "button", name: "play-here" }, "Play here");
+  here.addEventListener("click", () => {
+    openSession(page);
+    if (state.matchId) void act(() => follow(state.matchId));
+    render();
+  });
+  return el(
+    "p",
+    { class: "error", role: "alert", "data-testid": "elsewhere" },
+    "You opened the game in another tab or device, so this page stopped updating. ",
+    here,
+  );
 }
 
 async function act(action: () => Promise<void>): Promise<void> {
@@ -276,6 +293,8 @@ async function logOut(): Promise<void> {
     forgetLadders();
     forgetDraft();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
+    // What this player's session told, off a page the next person may use.
+    Object.assign(state, { pushes: [], notice: "", elsewhere: false });
   }
 }
 

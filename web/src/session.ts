@@ -13,7 +13,7 @@ import { ratingPush } from "./ladders.js";
 import { openDraft, showDraft } from "./draft.js";
 import { note, state, type Page } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
-import type { OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
+import { SessionCloseReason, type OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
 /** What main.ts lends beside the page: show a match's view, follow a match found. */
 export interface SessionPage extends Page {
@@ -31,6 +31,7 @@ export function closeSession(): void {
 
 export function openSession(page: SessionPage): void {
   session?.abort();
+  state.elsewhere = false;
   const controller = new AbortController();
   session = controller;
   void (async () => {
@@ -147,11 +148,19 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       note(message.value.message);
       state.notice = message.value.message;
       return true;
-    case "sessionClosed":
-      note(`session closed: ${message.value.message}`);
-      state.error = message.value.message;
-      if (message.value.message.includes("expired")) return true; // reopened after a refresh
+    case "sessionClosed": {
+      const closed = message.value;
+      note(`session closed: ${closed.message}`);
+      // Reopened at once: after a refresh, or on another gateway (a rolling restart).
+      if (closed.reason === SessionCloseReason.TOKEN_EXPIRED) return true;
+      if (closed.reason === SessionCloseReason.SERVER_SHUTDOWN) return true;
+      // Opened in another tab or device: this page stops updating, and says so until
+      // the player takes the game back here (main.ts draws it).
+      if (closed.reason === SessionCloseReason.REPLACED) state.elsewhere = true;
+      else state.error = closed.message;
+      page.render();
       return false;
+    }
     default: {
       // A push of a newer server this page does not know: noted by its name.
       const kind = (message as { case?: string }).case;

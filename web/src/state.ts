@@ -16,6 +16,8 @@ export interface State {
   /** The last notice the session told in words (a missed turn, an opponent away, a
    * match that ended while away), shown until the next action. */
   notice: string;
+  /** The session was replaced by one opened elsewhere: this page no longer updates. */
+  elsewhere: boolean;
   view: MatchView | null;
   matchId: string;
   selected: string | null;
@@ -37,6 +39,7 @@ export interface State {
 export const state: State = {
   error: "",
   notice: "",
+  elsewhere: false,
   view: null,
   matchId: "",
   selected: null,
