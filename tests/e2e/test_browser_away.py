@@ -55,3 +55,13 @@ def test_a_page_whose_session_moved_to_another_says_so_and_takes_the_game_back(
     assert played["secondTold"].startswith("You opened the game in another tab"), played
     assert played["rules"].endswith("· No trade"), played  # not "Trade none"
     assert not played["failures"], played
+
+
+def test_a_move_made_while_the_server_is_out_of_reach_is_told_in_words(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: the page showed the browser's "Failed to fetch" and a proxy's
+    "HTTP 503" as the only message."""
+    played = play(backend, "unreached", tmp_path / "browser-unreached.png")
+    told = "the server is out of reach; try again in a moment"
+    assert (played["refused"], played["proxied"], played["offline"]) == (told, told, told), played

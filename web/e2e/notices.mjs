@@ -7,7 +7,34 @@
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function noticeScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { away, clock, missed, elsewhere };
+  return { away, clock, missed, elsewhere, unreached };
+
+  /** A move made while the server cannot be reached, three ways: the connection
+   * refused, a proxy's HTML 503, the browser offline. What the page says each time. */
+  async function unreached() {
+    const page = await player();
+    await page.click("button[name=practice]");
+    await page.waitForSelector(".hand.mine .card:not(:disabled)");
+    const place = "**/triad.v1.TriadGateway/PlaceCard";
+    const said = async () => {
+      await page.locator(".hand.mine .card:not(:disabled)").first().click();
+      await page.locator(".cell.empty:not(:disabled)").first().click();
+      return (await page.textContent(".error[role=alert]"))?.trim() ?? "";
+    };
+    await page.route(place, (route) => route.abort("connectionrefused"));
+    const refused = await said();
+    await page.unroute(place);
+    await page.route(place, (route) =>
+      route.fulfill({ status: 503, body: "<html>Service Unavailable</html>", contentType: "text/html" }),
+    );
+    const proxied = await said();
+    await page.unroute(place);
+    await page.context().setOffline(true);
+    const offline = await said();
+    await page.context().setOffline(false);
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { refused, proxied, offline };
+  }
 
   /** Ann plays a practice match, then logs in on a second page: the first says it
    * stopped updating; a move made on the second is seen on the first once she takes the

@@ -46,6 +46,8 @@
 //             sees the other while seated (its Accept refused), and accepts it after;
 //   clock:    queued alone, the waiting time counts on between pushes, and its clock
 //             stops when the queue is off the screen;
+//   unreached: a move made while the server is out of reach (refused, a proxy's 503,
+//             offline) is told in words (tests/e2e/test_browser_away.py);
 //   elsewhere: a player logs in on a second page: the first says it stopped updating,
 //             and catches up when she plays there again (tests/e2e/test_browser_away.py);
 //   missed:   a player's page closes mid-match and she stays away past the grace; on

@@ -88,7 +88,10 @@ export async function authed<T>(action: () => Promise<T>): Promise<T> {
 /** What the gateway said, in its own words (its refusals are written for players). */
 export function reason(error: unknown): string {
   const failure = ConnectError.from(error);
-  if (failure.code === Code.Unavailable && !failure.rawMessage) {
+  // The browser's words, not the server's: fetch failed (offline, refused: a TypeError
+  // such as "Failed to fetch"), or something between answered HTTP, not gRPC-Web.
+  const unreached = failure.cause instanceof TypeError || /^HTTP \d{3}\b/.test(failure.rawMessage);
+  if (unreached || (failure.code === Code.Unavailable && !failure.rawMessage)) {
     return "the server is out of reach; try again in a moment";
   }
   return failure.rawMessage || failure.message;
