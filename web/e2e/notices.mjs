@@ -17,7 +17,11 @@ export function noticeScenarios(kit) {
     await page.waitForSelector(".hand.mine .card:not(:disabled)");
     const place = "**/triad.v1.TriadGateway/PlaceCard";
     const said = async () => {
-      await page.locator(".hand.mine .card:not(:disabled)").first().click();
+      // The last try's words go first, so that what is read is this try's.
+      await page.evaluate(() => document.querySelector(".error[role=alert]")?.remove());
+      if ((await page.locator(".cell.empty:not(:disabled)").count()) === 0) {
+        await page.locator(".hand.mine .card:not(:disabled)").first().click(); // still selected after a failure
+      }
       await page.locator(".cell.empty:not(:disabled)").first().click();
       return (await page.textContent(".error[role=alert]"))?.trim() ?? "";
     };
