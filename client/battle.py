@@ -21,6 +21,7 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -29,7 +30,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.battle_render import prompt, screen
-from client.connection import Caller, ClientError, as_json, describe
+from client.connection import Caller, ClientError, Holder, as_json, describe
 from client.keys import LineReader
 
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
@@ -189,10 +190,33 @@ def _my_move(view: pb.BattleView) -> bool:
     return view.status != pb.BATTLE_STATUS_FINISHED and not view.you.committed and not view.you.cpu
 
 
-async def play_battle(client: Caller, view: pb.BattleView) -> int:
+async def play_battle(client: Holder, view: pb.BattleView) -> int:
     """The battle until it ends: the screen redrawn every second (the deadline counts
     down, the opponent's commit or giving up shows) and at each key, while the plan
-    is typed at the prompt (client/keys.py: the keys one by one, drawn by us)."""
+    is typed at the prompt (client/keys.py: the keys one by one, drawn by us). The
+    session stream is held meanwhile: without one the player counts as gone, and after
+    30 s the CPU plays their seat (BATTLE.md 5)."""
+    async with _session_held(client):
+        return await _battle_screen(client, view)
+
+
+@contextlib.asynccontextmanager
+async def _session_held(client: Holder) -> AsyncIterator[None]:
+    async def hold() -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            async for _ in client.pushes():
+                pass  # the screen reads the battle itself; the stream says "here"
+
+    holding = asyncio.create_task(hold())
+    try:
+        yield
+    finally:
+        holding.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await holding
+
+
+async def _battle_screen(client: Caller, view: pb.BattleView) -> int:
     note = ""
     sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
@@ -221,12 +245,13 @@ async def play_battle(client: Caller, view: pb.BattleView) -> int:
                 view = await _view(client, view.battle_id)
 
 
-async def battle(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    view = await start(client, args, console)
+async def battle(client: Holder, args: argparse.Namespace, console: Console) -> int:
     if args.json:
-        print(as_json(view))
+        print(as_json(await start(client, args, console)))
         return 0
-    return await play_battle(client, view)
+    async with _session_held(client):  # from the queue on: a battle starts with you here
+        view = await start(client, args, console)
+        return await _battle_screen(client, view)
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:

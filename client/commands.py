@@ -39,9 +39,9 @@ from client.commands_lobby import (
 )
 from client.commands_ratings import LADDERS, history, leaderboard, rating
 from client.commands_trades import trade
-from client.connection import Caller
+from client.connection import Holder
 
-COMMANDS: dict[str, Callable[[Caller, argparse.Namespace, Console], Awaitable[int]]] = {
+COMMANDS: dict[str, Callable[[Holder, argparse.Namespace, Console], Awaitable[int]]] = {
     "catalog": catalog,
     "collection": collection,
     "copy": copy,

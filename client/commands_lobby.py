@@ -22,7 +22,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client import battle as battles
 from client.commands_cards import resolve_deck
-from client.connection import Caller, Client, CommandError, as_json, pages
+from client.connection import Caller, Client, CommandError, Holder, as_json, pages
 from client.play import play
 from client.rules_text import rules_line
 
@@ -334,7 +334,7 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
     return 0
 
 
-async def accept(client: Caller, args: argparse.Namespace, console: Console) -> int:
+async def accept(client: Holder, args: argparse.Namespace, console: Console) -> int:
     table = await _challenge(client, args.table)
     if table.settings.battle:  # a Skirmish battle: joined and played as `battle --join`
         if args.deck:

@@ -5,11 +5,12 @@ answer, and one line for a failed call."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
 import json
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -33,6 +34,17 @@ class Caller(Protocol):
     stub: Any
 
     async def call(self, method: Callable[..., Awaitable[Any]], request: Message) -> Any: ...
+
+
+class Holder(Caller, Protocol):
+    """A caller that also holds the player's session stream (``Client.pushes``)."""
+
+    def pushes(self) -> AsyncIterator[g.OpenSessionResponse]: ...
+
+
+REOPENED = frozenset({g.SESSION_CLOSE_REASON_TOKEN_EXPIRED, g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN})
+"""Why a session stream ends that the client opens again at once (gateway.proto: after
+a refresh; on any gateway), the player none the wiser."""
 
 
 class State:
@@ -83,10 +95,12 @@ class Client:
         try:
             return await method(request, metadata=self.metadata(), timeout=15)
         except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.UNAUTHENTICATED or "expired" not in (
-                error.details() or ""
-            ):
+            if not _expired(error):
                 raise
+        await self.refresh()
+        return await method(request, metadata=self.metadata(), timeout=15)
+
+    async def refresh(self) -> None:
         refreshed = await self.stub.RefreshToken(
             g.RefreshTokenRequest(
                 request_id=uuid.uuid4().hex, refresh_token=self.state.tokens["refresh_token"]
@@ -94,7 +108,52 @@ class Client:
             timeout=15,
         )
         self.state.update(refreshed.tokens)
-        return await method(request, metadata=self.metadata(), timeout=15)
+
+    async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
+        """The player's session stream, for as long as it is read. Ended by the server
+        for a token that expired, or by a gateway that stops, it is opened again at once
+        (``REOPENED``: the token refreshed first), so a screen outlives any token and the
+        player never counts as away; it ends with the push that closed it for good (a
+        newer session elsewhere, a logout)."""
+        moving = 0  # tries to reach another gateway after one stopped
+        while True:
+            stream = self.stub.OpenSession(
+                g.OpenSessionRequest(client_version=CLIENT_VERSION), metadata=self.metadata()
+            )
+            closed = None
+            try:
+                async for push in stream:
+                    moving = 0
+                    if push.HasField("session_closed"):
+                        closed = push.session_closed.reason
+                        if closed in REOPENED:
+                            break
+                    yield push
+                    if closed is not None:
+                        return
+            except grpc.aio.AioRpcError as error:
+                if moving and error.code() == grpc.StatusCode.UNAVAILABLE and moving < 30:
+                    closed = g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN  # not up yet: again
+                    await asyncio.sleep(1)
+                elif not _expired(error):
+                    raise
+                else:
+                    closed = g.SESSION_CLOSE_REASON_TOKEN_EXPIRED
+            finally:
+                stream.cancel()
+            if closed == g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN:
+                moving += 1
+            if closed is None:
+                return  # the server ended the stream without a word: the caller decides
+            if closed == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED:
+                await self.refresh()
+
+
+CLIENT_VERSION = "triad-client/0.1"
+
+
+def _expired(error: grpc.aio.AioRpcError) -> bool:
+    return error.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in (error.details() or "")
 
 
 def channel(args: argparse.Namespace) -> grpc.aio.Channel:

@@ -126,11 +126,8 @@ async def run(args: argparse.Namespace) -> int:
             view = await match_command(client, args)
             out(args, view) if args.json else console.print(shown(console, view))
         elif command == "watch":
-            stream = stub.OpenSession(
-                g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
-            )
             seen = 0
-            async for push in stream:
+            async for push in client.pushes():
                 print(json.dumps(json_format.MessageToDict(push)), flush=True)
                 seen += 1
                 if args.count and seen >= args.count:

@@ -139,12 +139,9 @@ async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchV
     queue, or the draft to pick); its last view. Once over, the summary stays on the
     screen: the result, the rating change, the trade."""
     told = Followed()
-    stream = client.stub.OpenSession(
-        g.OpenSessionRequest(client_version="triad-client/0.1"), metadata=client.metadata()
-    )
 
-    async def follow() -> None:
-        async for push in stream:
+    async def follow() -> None:  # reopened as the token expires (Client.pushes)
+        async for push in client.pushes():
             if not told.take(push):
                 return
 

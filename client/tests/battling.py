@@ -8,7 +8,7 @@ the battle (GetBattleView). The terminal test types nothing and reads the screen
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -50,6 +50,10 @@ class Caller:
 
     async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
         return await method(request)
+
+    async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
+        await asyncio.Event().wait()  # a session with nothing to say
+        yield g.OpenSessionResponse()
 
 
 async def main() -> None:

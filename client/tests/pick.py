@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.play import play
+from client.tests.stand_in import Caller
 from client.tests.trades import completed, copy_id, difference, finished
 
 SERVER_PICK = [copy_id(0), copy_id(4)]
@@ -78,17 +79,6 @@ class Gateway:
             )
         self.trade = completed(self.trade, list(request.copy_ids))
         return g.ChooseTradeCardResponse(trade=self.trade)
-
-
-class Caller:
-    def __init__(self, stub: Gateway) -> None:
-        self.stub = stub
-
-    def metadata(self) -> tuple[tuple[str, str]]:
-        return (("authorization", "Bearer test"),)
-
-    async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
-        return await method(request)
 
 
 async def main() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.play import play
+from client.tests.stand_in import Caller
 from client.tests.views import view
 
 TICKET = "5e1f0c2a-0000-4000-8000-000000000001"
@@ -64,17 +65,6 @@ class Gateway:
         with self.log.open("a") as out:
             out.write(json.dumps(json_format.MessageToDict(request)) + "\n")
         return g.SwitchToPracticeResponse(view=view(names=("ann", "[BOT] Nimbus Cat")))
-
-
-class Caller:
-    def __init__(self, stub: Gateway) -> None:
-        self.stub = stub
-
-    def metadata(self) -> tuple[tuple[str, str]]:
-        return (("authorization", "Bearer test"),)
-
-    async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
-        return await method(request)
 
 
 async def main() -> None:

@@ -7,6 +7,7 @@ challenge too: they knew only Triad tables ('no single open challenge to you')."
 from __future__ import annotations
 
 import argparse
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -78,6 +79,10 @@ class Answerer:
 
     async def call(self, method: Any, request: Any) -> Any:
         return await method(request)
+
+    async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
+        return
+        yield  # a session that ends at once
 
 
 async def test_accept_joins_a_battle_challenge_as_battle_join_does(

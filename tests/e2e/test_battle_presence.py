@@ -178,3 +178,23 @@ async def test_ctrl_c_in_the_battle_queue_leaves_it(
         terminal.close()
     status = (await dan.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
     assert not status.HasField("ticket"), status.ticket
+
+
+async def test_a_terminal_battle_keeps_its_seat_while_the_player_thinks(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """Found from outside: `triad-client battle` opened no session stream, so every
+    battle played from the terminal was taken over by the CPU (and lost) once the
+    player had sat at the prompt for the takeover time, as if they had left."""
+    eve = await join(api)
+    terminal = Terminal([*client_of(backend, eve, tmp_path), "battle", "--level", "random"], {})
+    try:
+        await terminal.until(lambda s: "formation" in s.lower(), "the formation prompt")
+        await asyncio.sleep(GRACE * 3)  # thinking, well past the takeover time
+        battle_id = (await eve.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+        view = await p_view(eve, battle_id)
+        assert view.status != pb.BATTLE_STATUS_FINISHED and not view.you.cpu, view.outcome
+        terminal.type("q\r")  # then gives up, which ends it
+        await terminal.until(lambda s: "You lost" in s, "the end")
+    finally:
+        terminal.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -20,10 +21,13 @@ from triad.v1 import gateway_pb2 as g
 from devtools.players import collect
 from devtools.stack import Stack
 from devtools.tcp_proxy import FreezableProxy
+from devtools.terminal import Terminal
+from tests.e2e.client_runs import Client, logged_in
 from tests.e2e.races.race_players import (
     DISCONNECT_SECONDS,
     MARGIN,
     OPEN_TABLE,
+    SHORT_TOKEN_MINUTES,
     Player,
     attend,
     code_of,
@@ -262,3 +266,28 @@ async def test_a_match_lost_while_away_is_told_to_the_next_session_once(
     bea_again, hers = await first_push(api, bea)
     bea_again.cancel()
     assert not hers.session_opened.HasField("missed_match")
+
+
+async def test_the_terminal_client_outlives_its_access_token(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """Found from outside: every live screen of `triad-client` ended when the access
+    token expired ("Session closed: your access token expired"), mid-match too, and
+    `play` could not resume until another command refreshed it. Queued through the
+    gateway whose tokens last 3.6 s, the screen waits on for three lifetimes."""
+    async with backend.channel(backend.gateways[1]) as short:
+        ann = await join(backend.api(short))
+    state = tmp_path / "state.json"
+    logged_in(state, ann.id, ann.name, ann.tokens)
+    argv = [*Client(backend, state, backend.gateways[1].address).argv, "queue", "--mode", "ranked"]
+    terminal = Terminal(argv, {})
+    try:
+        await terminal.until(lambda s: "In the Ranked queue" in s, "the queue")
+        await asyncio.sleep(SHORT_TOKEN_MINUTES * 60 * 3)
+        assert terminal.process.poll() is None, terminal.text()
+        assert "Session closed" not in terminal.text(), terminal.text()
+        await terminal.until(lambda s: "In the Ranked queue" in s, "the queue still")
+        terminal.type("\x03")
+        await terminal.until(lambda s: "Left the queue." in s, "leaving the queue")
+    finally:
+        terminal.close()

@@ -1,0 +1,26 @@
+"""The logged-in player of the stand-in gateways the terminal tests run ``play``
+against (``queued.py``, ``pick.py``): its calls go straight to the stand-in, and its
+session is the stand-in's one stream (no token to refresh, nothing reopened)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from google.protobuf.message import Message
+from triad.v1 import gateway_pb2 as g
+
+
+class Caller:
+    def __init__(self, stub: Any) -> None:
+        self.stub = stub
+
+    def metadata(self) -> tuple[tuple[str, str]]:
+        return (("authorization", "Bearer test"),)
+
+    async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
+        return await method(request)
+
+    async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
+        async for push in self.stub.OpenSession(g.OpenSessionRequest(), self.metadata()):
+            yield push
