@@ -5,6 +5,8 @@ hand and the last turn's actions. A pure function of the view: ``screen(view, no
 
 from __future__ import annotations
 
+import re
+import textwrap
 from datetime import UTC, datetime
 
 from triad.v1 import common_pb2 as pb
@@ -97,9 +99,40 @@ def card_words(card_id: str) -> str:
     return card_id.rsplit(".", 1)[-1].replace("_", " ").title()
 
 
+CHANGES = {
+    "damage": "{unit} takes {amount} damage",
+    "absorbed": "{unit}'s shield absorbs {amount}",
+    "heal": "{unit} heals {amount}",
+    "shield": "{unit} gains a {amount} shield",
+    "burn": "{unit} burns for {amount} a turn",
+    "cover": "{unit} is covered",
+    "spd": "{unit} Spd {amount:+d}",
+    "energy": "{unit} gains {amount} Energy",
+    "energy_steal": "{unit} loses {amount} Energy",
+    "summon": "{unit} appears",
+    "defeated": "{unit} is defeated",
+}
+"""An effect (``BattleEffect.change``) in words; a change this client does not know is
+shown by its name."""
+
+_RESERVED = re.compile(r"(\d+)\.([\w.]+)@(\d),(\d)")
+
+
+def effect_words(effect: pb.BattleEffect, names: dict[str, str]) -> str:
+    """One effect of a log entry, in words."""
+    if effect.change == "reserved" and (spot := _RESERVED.fullmatch(effect.unit)):
+        _, summon, row, col = spot.groups()
+        return f"a {card_words(summon)} is reserved for square {row} {col}"
+    unit = names.get(effect.unit, effect.unit)
+    said = CHANGES.get(effect.change)
+    if said is not None:
+        return said.format(unit=unit, amount=effect.amount)
+    return f"{unit} {effect.change}" + (f" {effect.amount}" if effect.amount else "")
+
+
 def log_lines(view: pb.BattleView) -> list[str]:
     """The last turn's actions, units named as on the fields (yours or theirs: the
-    same first name may stand on both), cards by their names."""
+    same first name may stand on both), cards by their names, effects in words."""
     names = {u.uid: _label(u) for u in view.you.units if u.name}
     names |= {u.uid: f"their {_label(u)}" for u in view.opponent.units if u.name}
     names |= {f"team {view.seat}": "your team", f"team {1 - view.seat}": "their team"}
@@ -107,16 +140,12 @@ def log_lines(view: pb.BattleView) -> list[str]:
     lines = []
     for entry in view.log:
         what = card_words(entry.card) if entry.card else entry.step
-        effects = ", ".join(
-            f"{names.get(e.unit, e.unit)} {e.change} {e.amount}"
-            if e.amount
-            else f"{names.get(e.unit, e.unit)} {e.change}"
-            for e in entry.effects
-        )
+        effects = ", ".join(effect_words(e, names) for e in entry.effects)
         who = names.get(entry.actor, entry.actor) or teams.get(entry.seat, f"team {entry.seat}")
         line = f"{who} {what}"
         line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
-        lines.append(line[:WIDTH])
+        # wrapped, not cut: an action's last effects are often what it did
+        lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
     return lines
 
 

@@ -11,7 +11,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 
 from client.battle import draw, parse_plan, parse_squares
-from client.battle_render import WIDTH, hand_lines, screen
+from client.battle_render import WIDTH, hand_lines, log_lines, screen
 from client.connection import ClientError
 from devtools.terminal import Terminal
 from services.battle.presenter import battle_view
@@ -57,7 +57,7 @@ async def test_the_screen_fits_80_by_24_and_shows_both_fields_hand_and_energy() 
     text = "\n".join(screen(mine, rows=24))
     log = text.split("Last turn:", 1)[1]
     first = target.name.split()[0][:6]
-    assert f"Ember Flare -> their {first} damage 10, your team energy 1" in log, log
+    assert f"Ember Flare -> their {first} takes 10 damage, your team gains 1 Energy" in log, log
     assert log.strip(), text
     for unit in [*mine.you.units, *mine.opponent.units]:
         assert unit.uid not in log, log
@@ -126,3 +126,31 @@ def test_a_summon_card_is_shown_aimed_at_a_square_not_at_self() -> None:
     view.you.hand.add(owner="bastion", name="Brace", cost=1, range="self", text="shield 8")
     raise_line, brace_line = hand_lines(view)
     assert " 2E square " in raise_line and " 1E self " in brace_line
+
+
+async def test_every_effect_of_the_log_is_said_in_words() -> None:
+    """Found from outside: the log showed the API's codes ("energy_steal", "team 1",
+    a reserved summon as "1.thornling@0,0 reserved 1")."""
+    mine, _ = await views()
+    theirs = mine.opponent.units[0]
+    them = f"team {1 - mine.seat}"
+    effects = [
+        pb.BattleEffect(unit=them, change="energy_steal", amount=1),
+        pb.BattleEffect(unit=f"{mine.seat}.moss.thornling@0,2", change="reserved", amount=1),
+        pb.BattleEffect(unit=theirs.uid, change="spd", amount=-1),
+        pb.BattleEffect(unit=theirs.uid, change="defeated"),
+    ]
+    said = log_lines_of(mine, effects)
+    name = theirs.name.split()[0][:6]
+    assert said == (
+        f"their team loses 1 Energy, a Thornling is reserved for square 0 2, "
+        f"their {name} Spd -1, their {name} is defeated"
+    )
+
+
+def log_lines_of(view: pb.BattleView, effects: list[pb.BattleEffect]) -> str:
+    view.ClearField("log")
+    view.log.add(seat=view.seat, card="moss.sap", effects=effects)
+    lines = log_lines(view)
+    assert all(len(line) <= WIDTH for line in lines)  # wrapped, not cut
+    return " ".join(line.strip() for line in lines).split(" -> ", 1)[1]

@@ -41,6 +41,9 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     planned = {line.split(" (")[0] for t in turns for line in t["plan"]}
     logged = " ".join(line for t in turns for line in t["log"])
     assert any(name in logged for name in planned), (planned, logged)
+    # ... in words: not the API's codes ("damage 6", "team 1", "energy_steal", "@0,2")
+    assert not re.search(r" damage \d|\bteam [01]\b|energy_steal|@\d,\d", logged), logged
+    assert re.search(r"takes \d+ damage", logged), logged
     if len(turns) >= 2:
         assert TURN.fullmatch(played["resumed"]), played["resumed"]  # came back on reload
     # The end, in words, on a phone: both fields side by side, in view.
