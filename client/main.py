@@ -137,10 +137,12 @@ async def run(args: argparse.Namespace) -> int:
                 stub.StartPractice,
                 g.StartPracticeRequest(
                     request_id=uuid.uuid4().hex,
-                    origin_mode=MODES[args.mode],
+                    origin_mode=MODES[practice_mode(args)],
                     bot_level=LEVELS[args.level],
                     deck=await deck_choice(client, args),
-                    custom_settings=table_settings(args, None) if args.mode == "custom" else None,
+                    custom_settings=(
+                        table_settings(args, None) if practice_mode(args) == "custom" else None
+                    ),
                 ),
             )
             if args.json:  # a script plays it with place
@@ -184,6 +186,28 @@ async def run(args: argparse.Namespace) -> int:
         elif command in commands.COMMANDS:
             return await commands.COMMANDS[command](client, args, console)
     return 0
+
+
+RULE_OPTIONS = (
+    "visibility", "same", "plus", "combo", "elemental", "same_wall", "board", "blocked",
+    "house_hands", "sudden_death",
+)  # fmt: skip
+"""The table options a practice takes (``rules_options``): any of them makes it custom."""
+
+
+def practice_mode(args: argparse.Namespace) -> str:
+    """The mode whose rules a practice plays: ``--mode``, else custom when a table option
+    is given (``--board 4x4`` alone is a custom practice), else unranked. A table option
+    beside another mode is refused: it would be ignored."""
+    chosen = [n for n, default in args.rule_defaults.items() if getattr(args, n) != default]
+    mode = args.mode or ("custom" if chosen else "unranked")
+    if chosen and mode != "custom":
+        option = "--" + chosen[0].replace("_", "-")
+        raise ClientError(
+            f"{option} sets a custom practice's rules; {mode} has its own: "
+            "leave --mode out (or use --mode custom)"
+        )
+    return str(mode)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -234,12 +258,12 @@ def parser() -> argparse.ArgumentParser:
     practice.add_argument(
         "--mode",
         choices=[m for m in sorted(MODES) if m not in ("practice", "battle")],
-        default="unranked",
-        help="whose rules; custom: the table options below",
+        help="whose rules (default unranked); custom: the table options below, which imply it",
     )
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
     practice.add_argument("--deck", help="a saved deck (id or its start); default Random")
     rules_options(practice)
+    practice.set_defaults(rule_defaults={n: practice.get_default(n) for n in RULE_OPTIONS})
     sub.add_parser(
         "play", parents=[common], help="play your active match, or wait for your next one"
     )

@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 
 from client.commands_lobby import find
-from client.connection import describe
-from client.main import parser
+from client.connection import CommandError, describe
+from client.main import parser, practice_mode
 from services.matchmaker.domain import TableFilter
 from services.matchmaker.handlers_find import _none_fits
 
@@ -66,3 +66,14 @@ def test_practice_offers_the_triad_modes_only_and_names_the_battle_command(
     with pytest.raises(SystemExit):
         parser().parse_args(["practice", "--help"])
     assert "triad-client battle" in capsys.readouterr().out
+
+
+def test_a_table_option_makes_a_practice_custom_and_is_refused_beside_another_mode() -> None:
+    """Found from outside: `practice --board 4x4` played a plain 3x3 match, the option
+    silently ignored (it needed --mode custom)."""
+    assert practice_mode(parser().parse_args(["practice"])) == "unranked"
+    assert practice_mode(parser().parse_args(["practice", "--board", "4x4"])) == "custom"
+    assert practice_mode(parser().parse_args(["practice", "--mode", "ranked"])) == "ranked"
+    assert practice_mode(parser().parse_args(["practice", "--no-same", "--elemental"])) == "custom"
+    with pytest.raises(CommandError, match="--blocked sets a custom practice's rules"):
+        practice_mode(parser().parse_args(["practice", "--mode", "ranked", "--blocked", "3"]))
