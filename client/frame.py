@@ -138,7 +138,8 @@ def frame(
         left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
         if choosing(trade):
             parts.append(Text(choice_hint(trade, left), style="dim"))
-            offer_prompt = Text(TRADE_PROMPT, style="bold")
+            prompt_words = TRADE_PROMPT if trade.take_count <= 1 else TAKE_PROMPT
+            offer_prompt = Text(prompt_words.format(count=trade.take_count), style="bold")
             offer_prompt.append(typing)
             offer_prompt.append("_", style="blink")
             parts.append(offer_prompt)
@@ -167,6 +168,8 @@ def frame(
 
 
 TRADE_PROMPT = "take card > "
+TAKE_PROMPT = "take {count} cards > "
+"""Trade Difference: the winner types that many card numbers."""
 
 
 TRADE_WAIT_SECONDS = 20.0

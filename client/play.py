@@ -38,7 +38,7 @@ from client.keys import LineReader
 from client.realm import parse_move
 from client.render import my_turn
 from client.rules_text import TRADE_NAMES
-from client.session import Followed
+from client.session import NOT_YOUR_TURN, Followed
 from client.summary import after_trade
 
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
@@ -273,7 +273,7 @@ async def typed(
         told.note = ""
         return
     if not my_turn(view):
-        told.note = "Not your turn yet."
+        told.note = NOT_YOUR_TURN
         return
     move = parse_move(line.split(), view.rules.realm.lair)  # 'CARD CELL' or '... lair'
     if isinstance(move, str):

@@ -11,6 +11,9 @@ from triad.v1 import gateway_pb2 as g
 
 from client.frame import settled
 
+NOT_YOUR_TURN = "Not your turn yet."
+"""Said to a move typed on the opponent's turn, until the match moves on."""
+
 
 class Followed:
     """What the session stream told, newest first: the match view, the queue, the
@@ -37,6 +40,8 @@ class Followed:
             self.moves = {}
         if shown is None or shown.match_id != view.match_id or view.version > shown.version:
             self.view, self.received = view, datetime.now(UTC)
+            if self.note == NOT_YOUR_TURN:
+                self.note = ""  # the match moved on: it may be your turn now
         if view.HasField("last_placement"):
             self.moves[view.last_placement.turn_number] = view.last_placement
 

@@ -81,13 +81,15 @@ def trade_notices(result: pb.Trade) -> list[g.Notice]:
     """For a completed trade shown to its winner, when the server picked the card."""
     if not result.auto_picked or result.my_role != pb.TRADE_ROLE_CHOOSER:
         return []
-    chosen = next((c for c in result.offered_copies if c.copy_id == result.chosen_copy_id), None)
-    card = f"{chosen.character.name} " if chosen is not None and chosen.character.name else ""
+    picked = list(result.chosen_copy_ids) or [result.chosen_copy_id]
+    names = {c.copy_id: c.character.name for c in result.offered_copies}
+    cards = ", ".join(names[c] for c in picked if names.get(c))
+    cards = f"{cards} " if cards else ""
     return [
         g.Notice(
             level=g.NOTICE_LEVEL_INFO,
             code="TRADE_AUTO_PICKED",
-            message=f"You did not choose in time: the server picked {card}from "
+            message=f"You did not choose in time: the server picked {cards}from "
             f"{result.loser_name}'s cards for you.",
             subject_id=result.trade_id,
         )

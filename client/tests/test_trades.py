@@ -104,7 +104,7 @@ def test_a_13_card_difference_offer_fits_80x24_with_a_refusal_and_the_prompt() -
     note = "Take 4 cards at once, not 3: type 4 different numbers of 0..12, e.g. 0 1 2 3."
     lines = drawn(finished(pb.TRADE_RULE_DIFFERENCE), difference(take=4, size=13), "1 2", note)
     assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, "\n".join(lines)
-    assert lines[-1] == "take card > 1 2_" and lines[-3] == note
+    assert lines[-1] == "take 4 cards > 1 2_" and lines[-3] == note
     assert lines[-2].startswith("Take 4 cards: 4 numbers of 0..12, e.g. 0 1 2 3; ")
     assert sum(line.startswith("│ ") for line in lines) == 13
 

@@ -54,3 +54,19 @@ def test_a_card_place_outside_the_hand_says_which_places_there_are() -> None:
     with pytest.raises(ClientError, match=r"cards 0\.\.2"):
         card_id(shown, "3")
     assert card_id(shown, "some-card-id") == "some-card-id"
+
+
+async def test_not_your_turn_is_said_until_the_match_moves_on() -> None:
+    """Found from outside: "Not your turn yet." stayed under "Your turn - 58 s left"
+    once the opponent had moved."""
+    theirs = views.view(hand=5)
+    theirs.turn_seat = pb.SEAT_B if theirs.my_seat == pb.SEAT_A else pb.SEAT_A
+    told = Followed()
+    told.show(theirs)
+    await typed(Gateway(theirs), told, "0 4", theirs, None)  # type: ignore[arg-type]
+    assert told.note == "Not your turn yet."
+    mine = pb.MatchView()
+    mine.CopyFrom(theirs)
+    mine.version, mine.turn_seat = theirs.version + 1, theirs.my_seat
+    told.show(mine)
+    assert told.note == ""

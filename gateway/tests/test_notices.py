@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from gateway.notices import trade_notices
 from gateway.pushes import Push
 from gateway.session import Shown
 from gateway.tests.forwarding_stand_ins import Backend
@@ -41,3 +42,26 @@ async def test_connected_again_is_told_after_a_disconnect_not_after_the_first_co
     assert await told(2, True) == [], "Bea's first connection is no reconnection"
     assert await told(3, False) == ["OPPONENT_DISCONNECTED"]
     assert await told(4, True) == ["OPPONENT_RECONNECTED"]
+
+
+def test_a_difference_picked_by_the_server_names_every_card_it_took() -> None:
+    """Found from outside: the notice named the first of the cards the server took for
+    a winner of Trade Difference who did not choose in time."""
+    offered = [
+        pb.OwnedCopy(copy_id=f"c{i}", character=pb.Character(name=name))
+        for i, name in enumerate(("Reedling", "Chime Beetle", "Snibbet"))
+    ]
+    result = pb.Trade(
+        trade_id="t1",
+        loser_name="bea",
+        my_role=pb.TRADE_ROLE_CHOOSER,
+        auto_picked=True,
+        trade_rule=pb.TRADE_RULE_DIFFERENCE,
+        offered_copies=offered,
+        chosen_copy_id="c0",
+        chosen_copy_ids=["c0", "c2"],
+    )
+    [notice] = trade_notices(result)
+    assert notice.message == (
+        "You did not choose in time: the server picked Reedling, Snibbet from bea's cards for you."
+    )

@@ -222,7 +222,8 @@ async def test_a_difference_winner_picks_d_cards_on_the_clients_screen(
         # RULES.md 13: the difference at the forfeit, at least 1 (Decision), capped at the
         # deck size (a combo on the last move can lead by more than five).
         d = min(5, max(1, lead))
-        offer = await terminal.until(lambda s: "take card > " in s, "the offer")
+        asked = "take card > " if d == 1 else f"take {d} cards > "  # how many, at the prompt
+        offer = await terminal.until(lambda s: asked in s, "the offer")
         pending = (
             await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(ann.tokens))
         ).trade
