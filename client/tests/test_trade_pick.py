@@ -39,7 +39,7 @@ async def test_the_winner_takes_d_cards_typed_at_once_and_mistakes_are_refused_b
     log = tmp_path / "calls.jsonl"
     terminal = started("winner", log)
     try:
-        offer = await terminal.until(lambda s: "take card > " in s, "the offer")
+        offer = await terminal.until(lambda s: "take 2 cards > " in s, "the offer")
         assert "You win! (ann 5 - bea 5)" in offer, offer
         assert "Trade Difference: ann takes 2 cards of bea's deck (you choose)" in offer
         for n, name in enumerate(("Quistis Trepe", "Chocobo", "Behemoth", "Ifrit", "Shiva")):
@@ -58,7 +58,7 @@ async def test_the_winner_takes_d_cards_typed_at_once_and_mistakes_are_refused_b
         assert calls(log) == [], "nothing refused here reaches the server"
         terminal.type("3 1\r")
         done = await terminal.until(lambda s: "Ifrit, Chocobo moved to ann." in s, "the taking")
-        assert "take card > " not in done
+        assert "take 2 cards > " not in done
         assert terminal.process.wait(timeout=30) == 0
         [call] = calls(log)
         assert call["copyIds"] == [copy_id(3), copy_id(1)] and "copyId" not in call
@@ -73,7 +73,7 @@ async def test_a_choice_after_the_servers_pick_is_refused_as_the_server_words_it
     log = tmp_path / "calls.jsonl"
     terminal = started("late", log)
     try:
-        await terminal.until(lambda s: "take card > " in s, "the offer")
+        await terminal.until(lambda s: "take 2 cards > " in s, "the offer")
         terminal.type("2 3\r")
         screen = await terminal.until(
             lambda s: "picked by the server: time ran out" in s, "the server's pick"
@@ -95,7 +95,7 @@ async def test_the_loser_sees_what_is_at_stake_and_then_what_was_taken(tmp_path:
         assert "You lose. (ann 5 - bea 5)" in stake, stake
         assert "Trade Difference: ann takes 2 cards of bea's deck (you give)" in stake
         assert "s left, then the server picks; q leaves." in stake
-        assert "take card > " not in stake, "the loser has nothing to choose"
+        assert "cards > " not in stake, "the loser has nothing to choose"
         log.with_suffix(".go").touch()  # the winner chooses
         await terminal.until(lambda s: "Chocobo, Ifrit moved to ann." in s, "what was taken")
         assert terminal.process.wait(timeout=30) == 0
