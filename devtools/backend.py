@@ -120,6 +120,9 @@ class Backend:
             shared |= {
                 "TRIAD_RATING_CONSUMER": f"rating_{tag}",
                 "TRIAD_MATCHMAKER_CONSUMER": f"matchmaker_{tag}",
+                # its own event stream and subjects on a NATS other backends may share:
+                # never another backend's events consumed, nor its players' pushes
+                "TRIAD_NATS_NAMESPACE": tag,
             }
         self._services: dict[str, _Running] = {}
         for spec in SERVICES:

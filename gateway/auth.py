@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from gateway.accounts import Claims, TokenSigner, VerifiedTokens
-from gateway.revocations import RevocationFeed, RevocationReads, Revocations, Revoked
+from gateway.revocations import (
+    SUBJECT,
+    RevocationFeed,
+    RevocationReads,
+    Revocations,
+    Revoked,
+)
 from services.platform.errors import ResourceExhausted, Unauthenticated
 
 if TYPE_CHECKING:
@@ -113,11 +119,12 @@ class Authenticator:
         registrations: RateLimiter | None = None,
         revocations: Revocations | None = None,
         failed_logins_by_address: RateLimiter | None = None,
+        revocation_subject: str = SUBJECT,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
         self.tokens = VerifiedTokens(signer)
         self.revocations = revocations or Revocations(store)
-        self.feed = RevocationFeed(self.revocations)
+        self.feed = RevocationFeed(self.revocations, revocation_subject)
         """Connected by ``main`` when there is NATS (``feed.connect``)."""
         self.failed_logins = failed_logins or RateLimiter(
             FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST

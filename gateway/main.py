@@ -28,6 +28,7 @@ from gateway.accounts import TokenSigner
 from gateway.auth import Authenticator, RateLimiter, authenticated
 from gateway.config import GatewaySettings
 from gateway.pushes import PushHub
+from gateway.revocations import revocation_subject
 from gateway.server import GatewayServicer
 from gateway.store import MIGRATIONS, GatewayStore
 from gateway.web import WebServer
@@ -35,6 +36,7 @@ from services.platform.channels import internal_channel
 from services.platform.database import create_pool
 from services.platform.grpcserver import GrpcServer, Lifecycle
 from services.platform.migrations import migrate
+from services.platform.pushes import player_prefix
 from services.platform.service import Background, run_service, serve
 
 log = structlog.get_logger(__name__)
@@ -66,6 +68,7 @@ async def run(settings: GatewaySettings) -> None:
                 settings.failed_logins_per_address_per_minute / 60,
                 settings.failed_login_address_burst,
             ),
+            revocation_subject=revocation_subject(settings.shared.namespace),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))
 
@@ -85,7 +88,7 @@ async def run(settings: GatewaySettings) -> None:
         rating = await optional(settings.rating_addr, rating_pb2_grpc.RatingServiceStub)
         battle = await optional(settings.battle_addr, battle_pb2_grpc.BattleServiceStub)
         # The sessions' pushes; without NATS a session shows what it reads at its opening.
-        hub = PushHub(None)
+        hub = PushHub(None, player_prefix(settings.shared))
         if settings.nats_url is not None:
             # In the background: the gateway serves while NATS is away.
             connecting = asyncio.ensure_future(

@@ -23,7 +23,7 @@ from nats.aio.msg import Msg
 from triad.v1 import gateway_pb2 as g
 
 from services.platform import bus
-from services.platform.pushes import Pushes, player_filter, push_field
+from services.platform.pushes import PREFIX, Pushes, player_filter, push_field
 
 log = structlog.get_logger()
 
@@ -106,10 +106,12 @@ class PushHub:
     player's state again then (``RESYNC``). Without NATS at all (``PushHub(None)``, not
     connected) sessions get only what they read themselves."""
 
-    def __init__(self, client: Client | None) -> None:
+    def __init__(self, client: Client | None, prefix: str = PREFIX) -> None:
         self._client = client
+        self.prefix = prefix
+        """The deployment's player subjects (``pushes.player_prefix``)."""
         self._listeners: dict[int, _Listener] = {}
-        self.publish = Pushes(client)
+        self.publish = Pushes(client, prefix)
         """The gateway's own announcements (session opened, logout)."""
 
     @property
@@ -128,7 +130,7 @@ class PushHub:
 
         client = await bus.connect(servers, name=name, reconnected_cb=reconnected)
         self._client = client
-        self.publish = Pushes(client)
+        self.publish = Pushes(client, self.prefix)
         for listener in list(self._listeners.values()):
             await self._subscribe(listener)
             listener.inbox.put_nowait(Push(RESYNC, None))
@@ -182,7 +184,7 @@ class PushHub:
             inbox.put_nowait(Push(field, message))
 
         listener.subscription = await self._client.subscribe(
-            player_filter(listener.player_id), cb=deliver
+            player_filter(listener.player_id, self.prefix), cb=deliver
         )
         if id(listener) not in self._listeners:  # the session ended meanwhile
             with contextlib.suppress(Exception):

@@ -36,6 +36,14 @@ from services.platform import bus
 log = structlog.get_logger()
 
 SUBJECT = "triad.gateway.revocations"
+
+
+def revocation_subject(namespace: str) -> str:
+    """:data:`SUBJECT`, or ``triad.<ns>.gateway.revocations`` in a NATS namespace
+    (``Settings.namespace``)."""
+    return f"triad.{namespace}.gateway.revocations" if namespace else SUBJECT
+
+
 """Where every gateway replica publishes its logouts and hears the others'."""
 PUSHED_SECONDS = 60.0
 """How long a cached answer is used while revocations come by push (a lost push's bound)."""

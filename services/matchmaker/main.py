@@ -85,7 +85,7 @@ async def start_draft_matches(
 ) -> None:
     """DraftCompleted -> the Draft match, once per event (idempotent consumer)."""
     client = await bus.connect(settings.shared.nats_servers, name="triad-matchmaker-drafts")
-    stream = bus.EventStream()
+    stream = bus.EventStream.of(settings.shared)
 
     async def handle(conn: Any, envelope: Any) -> None:
         await consumers.on_draft_completed(ctx, conn, envelope)

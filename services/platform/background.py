@@ -171,7 +171,7 @@ async def open_event_stream(shared: Settings, name: str) -> EventStreamLink:
     """Connect to NATS (waiting as long as it takes) and make sure the event stream
     exists with the configured replicas. Close ``client`` when done."""
     client = await bus.connect(shared.nats_servers, name=name)
-    stream = bus.EventStream(replicas=shared.stream_replicas)
+    stream = bus.EventStream.of(shared)
     js = client.jetstream()
     await bus.ensure_stream(js, stream)
     return EventStreamLink(client, js, stream)

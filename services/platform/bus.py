@@ -31,6 +31,7 @@ from nats.js.errors import BadRequestError
 from triad.v1 import events_pb2
 
 from services.platform.eventstore import Recorded
+from services.platform.settings import Settings
 
 log = structlog.get_logger()
 
@@ -57,6 +58,18 @@ class EventStream:
     replicas: int = 1  # 3 on a JetStream cluster
     duplicate_window: float = 120.0  # seconds during which a repeated Nats-Msg-Id is dropped
     max_age: float = 0.0  # seconds; 0 keeps events forever (PostgreSQL can replay them anyway)
+    namespace: str = ""
+    """The deployment's NATS namespace the stream is of (``of``); empty: the plain one."""
+
+    @classmethod
+    def of(cls, shared: Settings) -> EventStream:
+        """The deployment's stream: the plain one, or its namespace's own
+        (``TRIAD_EVENTS_<NS>`` on ``triad.<ns>.events.>``)."""
+        ns = shared.namespace
+        if not ns:
+            return cls(replicas=shared.stream_replicas)
+        name = "TRIAD_EVENTS_" + ns.upper().replace("-", "_")
+        return cls(name, f"triad.{ns}.events", shared.stream_replicas, namespace=ns)
 
     def subject(self, stream_id: str, event_type: str) -> str:
         """``<prefix>.<component>.<ShortType>``, e.g. ``triad.events.match.CardPlaced``."""

@@ -37,6 +37,7 @@ from nats.aio.client import Client
 from prometheus_client import Counter
 
 from services.platform import bus
+from services.platform.settings import Settings
 
 log = structlog.get_logger()
 
@@ -55,14 +56,20 @@ def player_token(player_id: str) -> str:
     return _NOT_IN_TOKEN.sub("_", player_id) or "_"
 
 
-def subject(player_id: str, push: str) -> str:
+def player_prefix(shared: Settings) -> str:
+    """The deployment's player subjects: ``triad.player``, or ``triad.<ns>.player`` in a
+    namespace (``Settings.namespace``)."""
+    return f"triad.{shared.namespace}.player" if shared.namespace else PREFIX
+
+
+def subject(player_id: str, push: str, prefix: str = PREFIX) -> str:
     """Where ``push`` (a session push field) for ``player_id`` is published."""
-    return f"{PREFIX}.{player_token(player_id)}.{push}"
+    return f"{prefix}.{player_token(player_id)}.{push}"
 
 
-def player_filter(player_id: str) -> str:
+def player_filter(player_id: str, prefix: str = PREFIX) -> str:
     """Every push for ``player_id``: what a session subscribes."""
-    return f"{PREFIX}.{player_token(player_id)}.>"
+    return f"{prefix}.{player_token(player_id)}.>"
 
 
 def push_field(subject_name: str) -> str:
@@ -82,8 +89,9 @@ class Pushes:
     A service serves whether NATS is up or not: ``connect`` runs in the background and
     the pushes start once it is connected (``connected`` is set then)."""
 
-    def __init__(self, client: Client | None) -> None:
+    def __init__(self, client: Client | None, prefix: str = PREFIX) -> None:
         self._client = client
+        self.prefix = prefix
         self._hooks: list[Callable[[], Awaitable[None]]] = []
         self._running: set[asyncio.Future[None]] = set()
 
@@ -126,7 +134,8 @@ class Pushes:
             SENT.labels(push, "dropped").inc()
             return
         try:
-            await self._client.publish(subject(player_id, push), message.SerializeToString())
+            raw = message.SerializeToString()
+            await self._client.publish(subject(player_id, push, self.prefix), raw)
         except Exception as error:  # a push is a hint: the next one or a reconnect repairs
             SENT.labels(push, "failed").inc()
             log.warning("push.failed", player_id=player_id, push=push, error=repr(error))

@@ -45,7 +45,7 @@ from services.platform.interceptors import HandlerWrapper
 from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.notifier import Notifier
-from services.platform.pushes import Pushes
+from services.platform.pushes import Pushes, player_prefix
 from services.platform.settings import ServiceSettings, SettingsError
 
 S = TypeVar("S")
@@ -116,7 +116,7 @@ async def open_pushes(life: Lifecycle, settings: ServiceSettings, name: str) -> 
     """The service's publisher of player updates (``pushes``), on a NATS connection of
     its own made in the background, closed when ``life`` ends; without
     ``TRIAD_NATS_URL`` it drops them."""
-    pushes = Pushes(None)
+    pushes = Pushes(None, player_prefix(settings.shared))
     if settings.nats_url is None:
         return pushes
     # In the background: the service serves while NATS is away, as its relay does.

@@ -12,6 +12,7 @@ An empty value counts as unset: deployment templates often render ``TRIAD_X=`` f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypedDict, TypeVar
@@ -39,6 +40,11 @@ class Settings:
     nats_url: str | None = None
     stream_replicas: int = 1
     """Replicas of the JetStream event stream (3 on a NATS cluster of three)."""
+    namespace: str = ""
+    """This deployment's part of a NATS it may share with others (``TRIAD_NATS_NAMESPACE``:
+    staging beside production, or test backends on one server): its event stream and
+    subjects are its own (``bus.EventStream.of``, ``pushes.player_prefix``). Empty: the
+    plain names (``TRIAD_EVENTS``, ``triad.events.*``, ``triad.player.*``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -47,12 +53,28 @@ class Settings:
             database_url=postgres_url(env, PREFIX + "DATABASE_URL"),
             nats_url=nats_url(env, PREFIX + "NATS_URL"),
             stream_replicas=int(number(env, PREFIX + "NATS_STREAM_REPLICAS", 1, minimum=1)),
+            namespace=namespace(env, PREFIX + "NATS_NAMESPACE"),
         )
 
     @property
     def nats_servers(self) -> list[str]:
         """The NATS seed URLs as nats-py takes them (a cluster is a comma-separated list)."""
         return [] if self.nats_url is None else [u.strip() for u in self.nats_url.split(",")]
+
+
+_NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+
+
+def namespace(env: Mapping[str, str], name: str) -> str:
+    """A NATS namespace: empty, or 1..32 of a-z, 0-9, '_' and '-' (one subject token,
+    and part of a JetStream stream name)."""
+    value = (optional(env, name) or "").lower()
+    if value and not _NAMESPACE.fullmatch(value):
+        raise SettingsError(
+            f"{name} must be 1..32 letters, digits, '_' or '-' starting with a letter or "
+            f"digit, not {value!r}"
+        )
+    return value
 
 
 def optional(env: Mapping[str, str], name: str) -> str | None:

@@ -18,8 +18,6 @@ class RatingSettings(ServiceSettings):
     names no ladder counts for. Opening a season is changing this; older ones stay."""
     consumer: str
     """The JetStream durable name; replicas share it and split the events between them."""
-    event_stream: str
-    event_prefix: str
     ack_wait_seconds: float
     workers: int
     """Pull loops on the durable consumer in this process. 1 applies events in stream
@@ -43,8 +41,6 @@ class RatingSettings(ServiceSettings):
             schema=optional(env, "TRIAD_RATING_SCHEMA") or "rating",
             season=whole(env, "TRIAD_RATING_SEASON", 0),
             consumer=optional(env, "TRIAD_RATING_CONSUMER") or "rating",
-            event_stream=optional(env, "TRIAD_RATING_EVENT_STREAM") or "TRIAD_EVENTS",
-            event_prefix=optional(env, "TRIAD_RATING_EVENT_PREFIX") or "triad.events",
             ack_wait_seconds=number(env, "TRIAD_RATING_ACK_WAIT_SECONDS", 10.0, minimum=0.5),
             workers=whole(env, "TRIAD_RATING_WORKERS", 1, minimum=1),
         )

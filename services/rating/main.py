@@ -47,7 +47,7 @@ async def consume(
         return
     client = await bus.connect(list(settings.nats_servers), name="triad-rating")
     try:
-        stream = bus.EventStream(name=settings.event_stream, prefix=settings.event_prefix)
+        stream = bus.EventStream.of(settings.shared)
         await bus.ensure_stream(client.jetstream(), stream)
 
         def worker(kind: type[RatingConsumer], durable: str, **options: Any) -> RatingConsumer:

@@ -14,6 +14,8 @@ import nats
 
 from bench.load_run import LoadRun
 from devtools.backend import Backend
+from services.platform.bus import EventStream
+from services.platform.settings import Settings
 from tests.chaos import auction, drained
 from tests.chaos import invariants as inv
 from tests.chaos.battles import battles_consistent
@@ -28,6 +30,7 @@ def layout_of(backend: Backend) -> inv.Layout:
     rating = backend.schema("rating")
     env = {**backend.env("rating"), **backend.env("matchmaker")}
     return inv.Layout(
+        stream=EventStream.of(Settings.from_env(env)).name,  # the backend's namespace's
         battle=schemas["battle"],
         match=schemas["match"],
         matchmaker=schemas["matchmaker"],

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
 
+import asyncpg
 import pytest
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import collect
@@ -53,3 +55,40 @@ async def test_a_booster_bought_on_one_backend_shows_its_buyer_only_their_balanc
     assert [(b.coins, b.HasField("update_time")) for b in shown] == [(held.coins, True)] * len(
         shown
     )
+
+
+async def test_a_backend_never_acts_on_the_events_of_another_on_the_same_nats(
+    backends: tuple[Stack, Stack], shared_database_url: str
+) -> None:
+    """Found from outside: every backend on one NATS consumed the others' events (one
+    event stream for all), so a second backend's collection paid the first's players for
+    their matches, in its own tables, and pushed them balances. Each backend now has its
+    NATS namespace (TRIAD_NATS_NAMESPACE): its own stream and subjects."""
+    one, two = backends
+    async with one.channel() as channel:
+        ann = await sessions.join(one.api(channel))
+        started = await ann.call(
+            "StartPractice",
+            g.StartPracticeRequest(
+                request_id=uuid4().hex,
+                origin_mode=pb.MODE_UNRANKED,
+                bot_level=pb.BOT_LEVEL_EASY,
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+        )
+        forfeit = g.ForfeitRequest(request_id=uuid4().hex, match_id=started.match_id)
+        await ann.call("Forfeit", forfeit)
+    await asyncio.sleep(2.0)  # the other backend, had it heard the match, would have acted
+    connection = await asyncpg.connect(shared_database_url)
+    try:
+        held = [
+            await connection.fetchval(
+                f'SELECT count(*) FROM "{b.backend.schema("collection")}".players '
+                "WHERE player_id = $1",
+                ann.id,
+            )
+            for b in (one, two)
+        ]
+    finally:
+        await connection.close()
+    assert held == [1, 0]

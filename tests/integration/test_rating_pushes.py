@@ -27,6 +27,7 @@ from triad.v1 import rating_pb2_grpc
 from devtools.processes import Service, free_port
 from services.platform import bus, pushes
 from services.platform.bus import EventStream
+from services.platform.settings import Settings
 from services.rating.domain import WIN, FinishedGame
 from services.rating.tests.builders import bot, envelope, event_id, game
 
@@ -37,8 +38,8 @@ DRAFT = pb.LadderKey(ladder=pb.LADDER_DRAFT, season=0)
 
 @pytest.fixture
 def stream() -> EventStream:
-    tag = uuid4().hex[:12]
-    return EventStream(name=f"TEST_RATING_{tag}", prefix=f"test{tag}.events")
+    """A namespace of this test's (TRIAD_NATS_NAMESPACE): its own stream and subjects."""
+    return EventStream.of(Settings(namespace=f"test{uuid4().hex[:12]}"))
 
 
 @pytest.fixture
@@ -55,8 +56,7 @@ def rating_service(
             "TRIAD_RATING_PORT": str(port),
             "TRIAD_RATING_METRICS_PORT": str(free_port()),
             "TRIAD_RATING_CONSUMER": f"rating_{uuid4().hex[:8]}",
-            "TRIAD_RATING_EVENT_STREAM": stream.name,
-            "TRIAD_RATING_EVENT_PREFIX": stream.prefix,
+            "TRIAD_NATS_NAMESPACE": stream.namespace,
         },
         port,
         tmp_path / "rating.log",
@@ -91,9 +91,10 @@ class Heard:
         self.messages: asyncio.Queue[Msg] = asyncio.Queue()
 
     @classmethod
-    async def on(cls, nc: Client, player_id: str) -> Heard:
+    async def on(cls, nc: Client, player_id: str, stream: EventStream) -> Heard:
         heard = cls()
-        await nc.subscribe(pushes.player_filter(player_id), cb=heard.messages.put)
+        prefix = pushes.player_prefix(Settings(namespace=stream.namespace))  # the test's
+        await nc.subscribe(pushes.player_filter(player_id, prefix), cb=heard.messages.put)
         await nc.flush()
         return heard
 
@@ -131,7 +132,7 @@ async def test_each_player_of_a_rated_match_hears_their_change_once(
 ) -> None:
     tag = uuid4().hex[:6]
     ann, bea = f"ann-{tag}", f"bea-{tag}"
-    heard = {p: await Heard.on(nc, p) for p in (ann, bea)}
+    heard = {p: await Heard.on(nc, p, stream) for p in (ann, bea)}
     first = game(f"m1-{tag}", ann, bea, WIN)
     # The same event three times past JetStream's duplicate window, and a game with a
     # bot that never counts: one change each, told once.
@@ -165,7 +166,7 @@ async def test_a_draft_forfeited_before_its_match_tells_both_players_and_names_t
 ) -> None:
     tag = uuid4().hex[:6]
     ann, bea, draft = f"ann-{tag}", f"bea-{tag}", f"draft-{tag}"
-    heard = {p: await Heard.on(nc, p) for p in (ann, bea)}
+    heard = {p: await Heard.on(nc, p, stream) for p in (ann, bea)}
     forfeited = ev.DraftForfeited(
         draft_id=draft,
         ladder=DRAFT,

@@ -29,6 +29,7 @@ from triad.v1 import rating_pb2_grpc
 from devtools.processes import Service, free_port
 from services.platform import bus
 from services.platform.bus import EventStream
+from services.platform.settings import Settings
 from services.rating.domain import DRAW, LOSS, WIN, FinishedGame
 from services.rating.store import RatingReader
 from services.rating.tests.builders import bot, envelope, event_id, game, random_games
@@ -40,8 +41,8 @@ RANKED = pb.LadderKey(ladder=pb.LADDER_RANKED, season=0)
 
 @pytest.fixture
 def stream() -> EventStream:
-    tag = uuid4().hex[:12]
-    return EventStream(name=f"TEST_RATING_{tag}", prefix=f"test{tag}.events")
+    """A namespace of this test's (TRIAD_NATS_NAMESPACE): its own stream and subjects."""
+    return EventStream.of(Settings(namespace=f"test{uuid4().hex[:12]}"))
 
 
 @pytest.fixture
@@ -63,8 +64,7 @@ def rating_service(
             "TRIAD_RATING_PORT": str(port),
             "TRIAD_RATING_METRICS_PORT": str(free_port()),
             "TRIAD_RATING_CONSUMER": f"rating_{uuid4().hex[:8]}",
-            "TRIAD_RATING_EVENT_STREAM": stream.name,
-            "TRIAD_RATING_EVENT_PREFIX": stream.prefix,
+            "TRIAD_NATS_NAMESPACE": stream.namespace,
             # What the killed process held comes back after this, not the default 30 s.
             "TRIAD_RATING_ACK_WAIT_SECONDS": "2",
         },

@@ -19,7 +19,7 @@ def test_defaults() -> None:
         0,
         "rating",
     )
-    assert s.nats_url is None and s.event_stream == "TRIAD_EVENTS"
+    assert s.nats_url is None and s.shared.namespace == ""
 
 
 def test_opening_a_season_is_configuration() -> None:
