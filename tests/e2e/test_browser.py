@@ -304,6 +304,9 @@ def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_
     assert "In the unranked queue" not in played["lobby"]  # the ticket was given up
     assert any("left the queue for a practice match" in line for line in played["pushes"])
     assert played["afterLogout"] == ""  # logged out without a refusal, back at the form
+    # Found from outside: the refused name was wiped from the form, and the push log
+    # kept the last player's lines for the next person at the page.
+    assert played["kept"] and played["logAfterLogout"] == 0, played
 
 
 def test_a_realm_table_is_hosted_with_every_module_played_and_its_state_drawn(

@@ -207,10 +207,12 @@ async function switched() {
   const refused = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
   const first = await refused.newPage();
   await first.goto(url);
-  await first.fill("input[name=name]", `nobody${Date.now()}`);
+  const nobody = `nobody${Date.now()}`;
+  await first.fill("input[name=name]", nobody);
   await first.fill("input[name=password]", "not the password");
   await first.click("button[name=login]");
   const refusal = (await first.textContent(".error[role=alert]"))?.trim() ?? "";
+  const kept = (await first.inputValue("input[name=name]")) === nobody; // to correct, not retype
   await refused.close();
   const page = await player();
   await page.selectOption("select[name=mode]", { label: "unranked" });
@@ -229,7 +231,8 @@ async function switched() {
   await page.click("button[name=logout]");
   await page.waitForSelector("form.login");
   const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
-  return { name: page.playerName, refusal, queued, result, lobby, pushes, afterLogout };
+  const logAfterLogout = await page.locator("[data-testid=pushes] li").count();
+  return { name: page.playerName, refusal, kept, queued, result, lobby, pushes, afterLogout, logAfterLogout };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

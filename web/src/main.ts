@@ -87,8 +87,12 @@ async function act(action: () => Promise<void>): Promise<void> {
 
 // ------------------------------------------------------------------ screens
 
+/** The name typed on the login screen, kept when a refusal draws the screen again. */
+let typedName = "";
+
 function loginScreen(): HTMLElement {
-  const name = el("input", { name: "name", autocomplete: "username", required: "" });
+  const name = el("input", { name: "name", autocomplete: "username", required: "", value: typedName });
+  name.addEventListener("input", () => (typedName = name.value));
   const password = el("input", {
     name: "password",
     type: "password",
