@@ -41,7 +41,9 @@ class Vector:
 def load_line(line: str) -> dict[str, Any]:
     """Read one JSON line into the object it must hold."""
     try:
-        raw = json.loads(line.removeprefix("\ufeff"))  # a byte-order mark is no JSON error
+        # A byte-order mark is no JSON error; the line's end is no part of it (an error
+        # at the end of a line cut short is told at its last column, not on "line 2").
+        raw = json.loads(line.removeprefix("\ufeff").rstrip("\r\n"))
     except json.JSONDecodeError as exc:
         raise VectorError(f"not JSON: {exc.msg} at column {exc.colno}") from None
     except ValueError as exc:  # e.g. an integer past Python's 4300-digit limit

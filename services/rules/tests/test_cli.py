@@ -41,6 +41,8 @@ def broken(**changes: object) -> str:
     ("line", "words"),
     [
         ("{not json", "not JSON"),
+        # a line cut short: where it ends, not "column 1" of a line after it
+        ('{"name":"x"', "not JSON: Expecting ',' delimiter at column 12"),
         ("[1, 2]", "JSON object"),
         (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
         (
