@@ -22,7 +22,7 @@ from services.collection.domain.seeds import ActiveSeed
 from services.collection.handlers import Context
 from services.collection.results import Balance, BoosterBought, SeedRecord, SeedRotated
 from services.collection.store import Request, Unit
-from services.platform.errors import Conflict, NotFound
+from services.platform.errors import Conflict, NotFound, short_id
 
 log = structlog.get_logger()
 
@@ -217,8 +217,9 @@ async def open_booster(
         seed = await _seed_in_force(ctx, unit, player_id)
         if expected_seed_hash and expected_seed_hash != seed.seed_hash:
             raise Conflict(
-                "the server seed you saw is no longer in force; fetch the new commitment "
-                f"({seed.seed_hash}) and try again"
+                f"the server seed hash you gave ({short_id(expected_seed_hash)}) is not the "
+                "one in force (it rotated since, or was mistyped): the commitment in force is "
+                f"{seed.seed_hash}; check it and try again"
             )
         now = ctx.clock()
         paid, opened = seeds.open_booster(

@@ -189,5 +189,5 @@ async def test_a_booster_costs_its_price_and_a_rotation_reveals_the_seed(ctx: Co
         ctx.store,
         handlers_economy.open_booster(ctx, key("p1", "stale"), "p1", seed.seed_hash),
         DomainError,
-        "no longer in force",
+        "is not the one in force",
     )
