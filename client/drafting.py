@@ -62,12 +62,20 @@ def status_words(draft: pb.DraftView, now: datetime | None = None) -> str:
         return f"Draft forfeited: {who} stayed inactive too long{won}."
     picks = f"Picked {len(draft.picked_card_ids)} of {need}"
     them = f"{draft.opponent_name} picked {draft.opponent_pick_count}"
+    if done_picking(draft):  # nothing left to do, no clock of yours
+        return f"Your deck is complete: waiting for {draft.opponent_name} ({them} of {need})."
     pick_left = clock(draft.pick_deadline_time.ToDatetime(tzinfo=UTC), now)
     idle_left = clock(draft.inactivity_deadline_time.ToDatetime(tzinfo=UTC), now)
     return (
         f"{picks} ({them}); {pick_left} left to pick, then the server completes your deck; "
         f"act within {idle_left} or forfeit."
     )
+
+
+def done_picking(draft: pb.DraftView) -> bool:
+    """The player has picked their whole deck; the draft waits for the opponent's."""
+    need = draft.picks_required or 5
+    return draft.status == pb.DRAFT_STATUS_PICKING and len(draft.picked_card_ids) >= need
 
 
 def _slot(slot: pb.DraftSlot) -> Text:
@@ -102,7 +110,7 @@ def draft_frame(draft: pb.DraftView, typing: str = "", note: str = "") -> Render
     parts: list[RenderableType] = [boosters_table(draft), Text(status_words(draft), style="bold")]
     if draft.picked_card_ids and draft.status == pb.DRAFT_STATUS_PICKING:
         parts.append(Text(f"Your deck: {deck_words(draft)}"))
-    if draft.status != pb.DRAFT_STATUS_PICKING:
+    if draft.status != pb.DRAFT_STATUS_PICKING or done_picking(draft):
         return Group(*parts)
     if note:
         parts.append(Text(note, style="yellow"))

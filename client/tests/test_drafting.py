@@ -91,6 +91,17 @@ def test_a_completed_or_forfeited_draft_says_how_it_ended() -> None:
     assert status_words(lost) == "Draft forfeited: ann stayed inactive too long; bea wins it."
 
 
+def test_a_deck_picked_whole_waits_for_the_opponent_without_a_clock_or_a_prompt() -> None:
+    """Found from outside: with five of five picked the screen still said "act within
+    0:11 or forfeit" over the draft prompt, while the draft only waited for the other."""
+    waiting = draft(revealed=15, picked=(0, 1, 2, 5, 10))
+    assert status_words(waiting, NOW) == (
+        "Your deck is complete: waiting for bea (bea picked 3 of 5)."
+    )
+    screen = shown(waiting)
+    assert "forfeit" not in screen and "draft >" not in screen, screen
+
+
 class Refusing:
     """A caller that fails the test if anything is sent."""
 
