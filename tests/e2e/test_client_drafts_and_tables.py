@@ -167,7 +167,12 @@ async def test_a_person_drafts_a_deck_on_the_terminal_and_plays_it(
         for n, (booster, index, _) in enumerate(legal_picks(mine)):
             terminal.type(f"p {booster} {index}\r")
             await terminal.until(
-                lambda s, k=n + 1: f"Picked {k} of 5" in s or "Draft complete" in s, "the pick"
+                lambda s, k=n + 1: (
+                    f"Picked {k} of 5" in s
+                    or "Draft complete" in s
+                    or (k == 5 and "Your deck is complete" in s)
+                ),
+                "the pick",
             )
         theirs = (
             await api.GetDraft(
