@@ -78,20 +78,30 @@ class PresenceReports(Downstreams):
         self, player_id: str, session_id: str, opened_at: datetime, expires_at: datetime
     ) -> None:
         """A session ended: its player is away from now (the match's grace starts), or,
-        when its token had expired, from a few seconds on (``Departures``)."""
+        when its token had expired, from a few seconds on (``Departures``). Meanwhile
+        the match service knows the session ended (LEAVING), so that a match ending in
+        those seconds is told to the next session as missed."""
         report = partial(self._presence, player_id, session_id, opened_at, False)
         if self._clock() >= expires_at:
+            await self._presence(player_id, session_id, opened_at, False, leaving=True)
             self.departures.later(report)
         else:
             await report()
 
     async def _presence(
-        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+        self,
+        player_id: str,
+        session_id: str,
+        opened_at: datetime,
+        connected: bool,
+        *,
+        leaving: bool = False,
     ) -> str:
         """Tell the match service, and the battle service (Skirmish: 30 s away and the
         CPU plays the seat), at once; best effort: their timers decide. Connected: the
         match that finished while the player was away, if the match service said so."""
         state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
+        state = m.PRESENCE_STATE_LEAVING if leaving else state
         reports: list[Awaitable[object]] = [
             self._match.ReportPresence(
                 m.MatchServiceReportPresenceRequest(
@@ -104,7 +114,7 @@ class PresenceReports(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             )
         ]
-        if self._battle is not None:
+        if self._battle is not None and not leaving:  # the battle's own 30 s are enough
             reports.append(
                 self._battle.ReportPresence(
                     b.BattleServiceReportPresenceRequest(

@@ -273,15 +273,16 @@ async def report_presence(
     session_id: str,
     connected: bool,
     opened_at: datetime | None = None,
+    applied: bool = True,
 ) -> str | None:
-    """Records the player's presence, then applies it to their active match, if any;
-    returns its id. A report about a session older than the latest known one (by
-    ``opened_at``, the session's open time; the clock when not given), or an ended
-    session reporting itself open, changes nothing and returns None."""
+    """Records the player's presence, then applies it to their active match, if any
+    (not ``applied``: recorded only); returns its id. A report about a session older
+    than the latest known one (by ``opened_at``, the session's open time; the clock
+    when not given), or an ended session reporting itself open, changes nothing."""
     opened = opened_at if opened_at is not None else ctx.clock()
     if not await ctx.store.record_presence(player_id, session_id, opened, connected):
         return None
-    match_id = await ctx.store.active_match(player_id)
+    match_id = await ctx.store.active_match(player_id) if applied else None
     if match_id is None:
         return None
     await _execute(

@@ -247,7 +247,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         require_enum(request.state, m.PresenceState.DESCRIPTOR, "state")
         connected = request.state == m.PRESENCE_STATE_CONNECTED
         opened = wire.moment(request.open_time) if request.HasField("open_time") else None
-        match_id = await handlers.report_presence(self._ctx, player, session, connected, opened)
+        leaving = request.state == m.PRESENCE_STATE_LEAVING  # recorded, not applied yet
+        match_id = await handlers.report_presence(
+            self._ctx, player, session, connected, opened, applied=not leaving
+        )
         missed = await handlers.missed_match(self._ctx, player) if connected else None
         return m.MatchServiceReportPresenceResponse(
             match_id=match_id or "", missed_match_id=missed or ""

@@ -291,3 +291,25 @@ async def test_the_terminal_client_outlives_its_access_token(
         await terminal.until(lambda s: "Left the queue." in s, "leaving the queue")
     finally:
         terminal.close()
+
+
+async def test_a_match_that_ends_while_a_token_is_being_refreshed_is_told_on_reopening(
+    backend: Stack, api: Any
+) -> None:
+    """Found from outside: Ann's session ended with TOKEN_EXPIRED, Bea forfeited in the
+    seconds Ann's client took to refresh, and Ann's next session showed no match at all:
+    she was still counted connected then, so the match was not recorded as missed."""
+    async with backend.channel(backend.gateways[1]) as short:
+        short_api = backend.api(short)
+        ann, bea, match_id, _, watching = await expired_while_watched(short_api, api)
+        watching.cancel()
+        await bea.call("Forfeit", g.ForfeitRequest(request_id=uuid4().hex, match_id=match_id))
+        await asyncio.sleep(1)  # Ann's client refreshes meanwhile
+        fresh = await short_api.RefreshToken(
+            g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=ann.tokens.refresh_token)
+        )
+        ann.tokens = fresh.tokens
+        reopened, opened = await first_push(short_api, ann)
+        reopened.cancel()
+    missed = opened.session_opened.missed_match
+    assert missed.match_id == match_id and missed.outcome.winner_seat == missed.my_seat
