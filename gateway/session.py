@@ -199,7 +199,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         account = await self._store.account(player_id)
         opened = g.SessionOpened(
             session_id=session_id,
-            heartbeat_interval=Duration(seconds=int(self._heartbeat)),
+            heartbeat_interval=_duration(self._heartbeat),  # 0.5 s is not "0 s"
         )
         # Only the match part is required: a session keeps the player connected to
         # their match (closing it starts the forfeit grace), which must not depend
@@ -389,3 +389,8 @@ _ID_OF = {
     "listing": "listing_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
+
+
+def _duration(seconds: float) -> Duration:
+    whole = int(seconds)
+    return Duration(seconds=whole, nanos=round((seconds - whole) * 1e9))

@@ -166,3 +166,15 @@ async def test_the_gateway_counts_the_session_streams_open(backend: Stack, api: 
             break
         await asyncio.sleep(0.1)
     assert open_sessions(backend) == before
+
+
+async def test_the_session_announces_its_heartbeat_interval_as_it_is(api: Any) -> None:
+    """Found from outside: heartbeats every 0.5 s (this backend's setting) were
+    announced as "0 s", so a client counting missed heartbeats reopened for ever."""
+    session = await Session.open(await join(api))
+    try:
+        opened = await session.wait_for(lambda p: p.HasField("session_opened"))
+        interval = opened.session_opened.heartbeat_interval.ToTimedelta().total_seconds()
+        assert interval == 0.5
+    finally:
+        await session.close()
