@@ -71,8 +71,10 @@ def expected(ours: list[Endpoint]) -> set[tuple[str, str, int]]:
     paths |= {
         (f"triad-{a}", f"triad-{b}", port[f"triad-{b}"]) for a, bs in CALLS.items() for b in bs
     }
-    # Every service with an event log; the gateway has none.
-    paths |= {(app, "triad-nats", 4222) for app in apps if app != "triad-gateway"}
+    # Every service: those with an event log publish and consume it; the gateway
+    # subscribes its sessions' player subjects and shares logouts between replicas
+    # (found from outside: the policies kept it from NATS, so no push reached a player).
+    paths |= {(app, "triad-nats", 4222) for app in apps}
     paths |= {(app, "triad-db", 5432) for app in apps}
     paths |= {("triad-nats", "triad-nats", 6222)}
     paths |= {(src, "triad-db", p) for src in ("triad-db", "cnpg-operator") for p in (5432, 8000)}
