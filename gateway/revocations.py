@@ -39,9 +39,9 @@ SUBJECT = "triad.gateway.revocations"
 
 
 def revocation_subject(namespace: str) -> str:
-    """:data:`SUBJECT`, or ``triad.<ns>.gateway.revocations`` in a NATS namespace
+    """:data:`SUBJECT`, or ``triad.ns.<ns>.gateway.revocations`` in a NATS namespace
     (``Settings.namespace``)."""
-    return f"triad.{namespace}.gateway.revocations" if namespace else SUBJECT
+    return f"triad.ns.{namespace}.gateway.revocations" if namespace else SUBJECT
 
 
 """Where every gateway replica publishes its logouts and hears the others'."""

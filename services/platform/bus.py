@@ -64,12 +64,12 @@ class EventStream:
     @classmethod
     def of(cls, shared: Settings) -> EventStream:
         """The deployment's stream: the plain one, or its namespace's own
-        (``TRIAD_EVENTS_<NS>`` on ``triad.<ns>.events.>``)."""
+        (``TRIAD_EVENTS_<NS>`` on ``triad.ns.<ns>.events.>``)."""
         ns = shared.namespace
         if not ns:
             return cls(replicas=shared.stream_replicas)
-        name = "TRIAD_EVENTS_" + ns.upper().replace("-", "_")
-        return cls(name, f"triad.{ns}.events", shared.stream_replicas, namespace=ns)
+        name = "TRIAD_EVENTS_" + ns.upper()
+        return cls(name, f"triad.ns.{ns}.events", shared.stream_replicas, namespace=ns)
 
     def subject(self, stream_id: str, event_type: str) -> str:
         """``<prefix>.<component>.<ShortType>``, e.g. ``triad.events.match.CardPlaced``."""

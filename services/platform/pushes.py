@@ -57,9 +57,9 @@ def player_token(player_id: str) -> str:
 
 
 def player_prefix(shared: Settings) -> str:
-    """The deployment's player subjects: ``triad.player``, or ``triad.<ns>.player`` in a
-    namespace (``Settings.namespace``)."""
-    return f"triad.{shared.namespace}.player" if shared.namespace else PREFIX
+    """The deployment's player subjects: ``triad.player``, or ``triad.ns.<ns>.player`` in
+    a namespace (``Settings.namespace``)."""
+    return f"triad.ns.{shared.namespace}.player" if shared.namespace else PREFIX
 
 
 def subject(player_id: str, push: str, prefix: str = PREFIX) -> str:

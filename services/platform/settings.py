@@ -43,8 +43,9 @@ class Settings:
     namespace: str = ""
     """This deployment's part of a NATS it may share with others (``TRIAD_NATS_NAMESPACE``:
     staging beside production, or test backends on one server): its event stream and
-    subjects are its own (``bus.EventStream.of``, ``pushes.player_prefix``). Empty: the
-    plain names (``TRIAD_EVENTS``, ``triad.events.*``, ``triad.player.*``)."""
+    subjects are its own, under ``triad.ns.<namespace>`` (``bus.EventStream.of``,
+    ``pushes.player_prefix``), which no other namespace's and no plain name overlaps.
+    Empty: the plain names (``TRIAD_EVENTS``, ``triad.events.*``, ``triad.player.*``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -62,17 +63,17 @@ class Settings:
         return [] if self.nats_url is None else [u.strip() for u in self.nats_url.split(",")]
 
 
-_NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+_NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_]{0,31}")
 
 
 def namespace(env: Mapping[str, str], name: str) -> str:
-    """A NATS namespace: empty, or 1..32 of a-z, 0-9, '_' and '-' (one subject token,
-    and part of a JetStream stream name)."""
+    """A NATS namespace: empty, or 1..32 of a-z, 0-9 and '_' (one subject token, and
+    upper-cased the end of a JetStream stream name: no two namespaces give one name)."""
     value = (optional(env, name) or "").lower()
     if value and not _NAMESPACE.fullmatch(value):
         raise SettingsError(
-            f"{name} must be 1..32 letters, digits, '_' or '-' starting with a letter or "
-            f"digit, not {value!r}"
+            f"{name} must be 1..32 letters, digits or '_', starting with a letter or digit, "
+            f"not {value!r}"
         )
     return value
 

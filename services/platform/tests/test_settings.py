@@ -6,7 +6,9 @@ import dataclasses
 
 import pytest
 
+from services.platform.bus import EventStream
 from services.platform.endpoints import DEFAULT_PORTS
+from services.platform.pushes import player_prefix
 from services.platform.settings import Settings, SettingsError, basics
 
 
@@ -100,3 +102,30 @@ def test_the_database_pool_size_is_read_once_for_every_service() -> None:
     assert sized["database_pool_size"] == 16
     with pytest.raises(SettingsError, match="TRIAD_DATABASE_POOL_SIZE"):
         basics({**url, "TRIAD_DATABASE_POOL_SIZE": "1"}, "match")
+
+
+def test_a_nats_namespace_gives_a_deployment_names_no_other_deployment_has() -> None:
+    """Found from outside: 'blue-1' and 'blue_1' made one stream name (the second
+    deployment took the first's stream over), and 'events' was refused by JetStream for
+    overlapping the plain deployment's subjects."""
+
+    def of(value: str) -> Settings:
+        return Settings.from_env({"TRIAD_NATS_NAMESPACE": value})
+
+    with pytest.raises(SettingsError, match="TRIAD_NATS_NAMESPACE"):
+        of("blue-1")
+    plain, events, staging = Settings(), of("events"), of("Staging")
+    assert staging.namespace == "staging"
+    streams = [EventStream.of(s) for s in (plain, events, staging)]
+    assert [s.name for s in streams] == [
+        "TRIAD_EVENTS",
+        "TRIAD_EVENTS_EVENTS",
+        "TRIAD_EVENTS_STAGING",
+    ]
+    # no subject of one is a subject of another: their first two tokens differ
+    assert [s.filter() for s in streams] == [
+        "triad.events.>",
+        "triad.ns.events.events.>",
+        "triad.ns.staging.events.>",
+    ]
+    assert [player_prefix(s) for s in (plain, events)] == ["triad.player", "triad.ns.events.player"]
