@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import getpass
 import json
 import os
@@ -60,27 +61,42 @@ class State:
         return dict(found)
 
     def save(self, player: g.Player, tokens: g.AuthTokens) -> None:
-        self.data[self.profile] = {
-            "player_id": player.player_id,
-            "player_name": player.player_name,
-            "access_token": tokens.access_token,
-            "refresh_token": tokens.refresh_token,
-        }
-        self._write()
+        self._write(
+            {
+                "player_id": player.player_id,
+                "player_name": player.player_name,
+                "access_token": tokens.access_token,
+                "refresh_token": tokens.refresh_token,
+            }
+        )
 
     def update(self, tokens: g.AuthTokens) -> None:
         entry = self.tokens
         entry.update(access_token=tokens.access_token, refresh_token=tokens.refresh_token)
-        self.data[self.profile] = entry
-        self._write()
+        self._write(entry)
 
     def forget(self) -> None:
-        self.data.pop(self.profile, None)
-        self._write()
+        self._write(None)
 
-    def _write(self) -> None:
-        self.path.write_text(json.dumps(self.data, indent=1))
-        self.path.chmod(0o600)
+    def _write(self, entry: dict[str, str] | None) -> None:
+        """This profile's entry (None: none), written over the file as it is now: other
+        profiles' clients (other terminals) refresh their own tokens meanwhile, and a
+        copy read at start would put back their spent ones (found from outside: two
+        players queued from one state file logged each other out). Under a lock, and
+        whole or not at all (a rename)."""
+        lock = self.path.with_name(self.path.name + ".lock")
+        with open(lock, "a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            current = json.loads(self.path.read_text()) if self.path.exists() else {}
+            if entry is None:
+                current.pop(self.profile, None)
+            else:
+                current[self.profile] = entry
+            fresh = self.path.with_name(self.path.name + ".new")
+            fresh.write_text(json.dumps(current, indent=1))
+            fresh.chmod(0o600)
+            os.replace(fresh, self.path)
+            self.data = current
 
 
 class Client:
