@@ -73,6 +73,9 @@ def trade_table(trade: pb.Trade, view: pb.MatchView | None = None) -> Table:
 
 
 def trade_status(trade: pb.Trade) -> str:
+    if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE and trade.my_role == pb.TRADE_ROLE_CHOOSER:
+        # the winner left the pick (q): it is still theirs to make, until the deadline
+        return "Your choice is still open: triad-client trade chooses, or the server picks."
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:
         return f"Waiting for {trade.winner_name or 'the winner'}'s choice."
     offered = {c.copy_id: c.character.name for c in trade.offered_copies}

@@ -133,3 +133,15 @@ def test_d_numbers_or_copy_ids_name_the_copies_in_the_order_typed() -> None:
     assert picked(trade_one, "3") == [copy_id(3)]
     with pytest.raises(CommandError, match=r"take one card: a single number of 0\.\.4"):
         picked(trade_one, "3 4")
+
+
+def test_a_winner_who_leaves_the_pick_is_not_told_to_wait_for_themselves() -> None:
+    """Found from outside: after q at the Trade One pick the winner's client ended with
+    "Waiting for ann's choice." (she is ann)."""
+    open_for_ann = difference(pb.TRADE_ROLE_CHOOSER, take=1)
+    said = [t.plain for t in after_trade(finished(pb.TRADE_RULE_ONE), None, open_for_ann)]
+    assert f"Waiting for {ANN}'s choice." not in " ".join(said), said
+    assert any("Your choice is still open" in line for line in said), said
+    open_for_bea = difference(pb.TRADE_ROLE_GIVER, take=1)
+    said = [t.plain for t in after_trade(finished(pb.TRADE_RULE_ONE, mine=B), None, open_for_bea)]
+    assert any(f"{ANN} takes one of your cards" in line for line in said), said  # as before
