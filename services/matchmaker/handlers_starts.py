@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import structlog
@@ -75,7 +75,7 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
     humans = plan.humans
     culprits = await _obstacles(ctx, plan)
     if culprits:
-        raise Refused(culprits)
+        raise Refused(culprits, _busy(plan, culprits))
     if plan.mode is Mode.BATTLE:
         await _battle(ctx, plan)
         return []
@@ -122,7 +122,9 @@ async def execute(ctx: Context, plan: StartPlan) -> list[Card]:
         # if so, else the refusal concerns the match as a whole.
         culprits = await _obstacles(ctx, plan)
         await _release(ctx, plan)
-        raise Refused(culprits or {s.player_id: str(error) for s in humans}) from error
+        if culprits:
+            raise Refused(culprits, _busy(plan, culprits)) from error
+        raise Refused({s.player_id: str(error) for s in humans}) from error
     return _bot_cards(plan, cards)
 
 
@@ -161,14 +163,30 @@ async def _already_created(ctx: Context, plan: StartPlan) -> bool:
 
 
 async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
-    """Who of the plan's humans may not play now, and why. A finished draft is not an
-    obligation that keeps its own match from starting."""
+    """Who of the plan's humans may not play now, and why, as each is told of their own
+    case ("you are playing ..."; ``_busy`` is what the other reads). A finished draft is
+    not an obligation that keeps its own match from starting."""
     obligations = plan.kind is not StartKind.DRAFT_MATCH
     humans = plan.humans
     problems = await asyncio.gather(
-        *(obstacle(ctx, s, plan.match_id, obligations=obligations) for s in humans)
+        *(
+            obstacle(ctx, replace(s, name="you"), plan.match_id, obligations=obligations)
+            for s in humans
+        )
     )
-    return {s.player_id: p for s, p in zip(humans, problems, strict=True) if p}
+    return {
+        s.player_id: p.replace("you is", "you are")
+        for s, p in zip(humans, problems, strict=True)
+        if p
+    }
+
+
+def _busy(plan: StartPlan, culprits: Mapping[str, str]) -> dict[str, str]:
+    """What the other player of a start may read of why these could not play: that
+    they are busy, not the id of their match or battle (resources of other players
+    leak nothing, gateway.proto)."""
+    names = {s.player_id: s.name for s in plan.humans}
+    return {p: f"{names.get(p, 'your opponent')} cannot play right now" for p in culprits}
 
 
 async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] | Unplayable:

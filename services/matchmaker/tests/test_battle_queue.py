@@ -12,6 +12,7 @@ from services.matchmaker import handlers_find, handlers_lobby, handlers_pairing,
 from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
+from services.matchmaker.tests.test_lobby import PLAIN
 from services.platform.errors import FailedPrecondition, InvalidArgument
 
 
@@ -104,3 +105,19 @@ async def test_a_player_in_a_battle_is_busy_for_every_queue_table_and_challenge(
     with pytest.raises(FailedPrecondition, match="ann is playing a battle right now"):
         await handlers_lobby.create_table(ctx, "t2", bea, BATTLE_TABLE, None, ann)
     assert not fakes.battles.created and not fakes.matches.of(ann.player_id)
+
+
+async def test_a_guest_is_told_the_host_is_busy_without_the_id_of_the_hosts_game(
+    ctx: Context, fakes: Fakes
+) -> None:
+    """Found from outside: a guest sitting at the table of a host who had started a
+    battle meanwhile read "ann is playing battle <id>; finish it first": the id of
+    another player's battle, and an order the guest cannot follow."""
+    ann, bea = player("ann"), player("bea")
+    table = await handlers_lobby.create_table(ctx, "t1", ann, PLAIN, DECK)
+    fakes.battles.active[ann.player_id] = "battle-of-ann"
+    with pytest.raises(FailedPrecondition) as refused:
+        await handlers_lobby.join_table(ctx, "j1", bea, table.table_id, DECK)
+    told = str(refused.value)
+    assert "ann cannot play right now" in told, told
+    assert "battle-of-ann" not in told and "finish it first" not in told, told

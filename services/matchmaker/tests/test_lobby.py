@@ -156,11 +156,13 @@ async def test_a_host_who_cannot_play_closes_the_table_for_the_guest(
     host = player("host")
     table = await handlers_lobby.create_table(ctx, "t", host, TRADING, DECK)
     fakes.obligations.blocked[host.player_id] = "trade t-9 is pending"
-    with pytest.raises(FailedPrecondition, match="trade t-9"):
+    with pytest.raises(FailedPrecondition, match="host cannot play right now") as refused:
         await handlers_lobby.join_table(
             ctx, "j", player("guest"), table.table_id, DeckChoice(deck_id="x")
         )
-    assert (await handlers_lobby.get_table(ctx, host, table.table_id)).state is TableState.CLOSED
+    assert "t-9" not in str(refused.value)  # the host's trade is the host's business
+    closed = await handlers_lobby.get_table(ctx, host, table.table_id)
+    assert closed.state is TableState.CLOSED and "trade t-9" in closed.closed_because
     assert await ctx.store.engagement("id-guest") is None
 
 
