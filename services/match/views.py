@@ -13,6 +13,7 @@ from datetime import datetime
 from services.match.domain import SEATS, Match
 from services.match.domain.events import (
     CardPlaced,
+    FinishReason,
     MatchCard,
     MatchFinished,
     MatchRules,
@@ -181,6 +182,10 @@ def _cells(match: Match, board: Board, placements: tuple[CardPlaced, ...]) -> tu
 
 def _players(match: Match) -> tuple[PlayerInfo, PlayerInfo]:
     position = match.position
+    end = match.finished
+    # Found from outside: the last view showed the player who had just lost by
+    # disconnection as connected (the end clears the disconnect clocks).
+    gone = end.forfeited if end is not None and end.reason is FinishReason.DISCONNECT else None
     players = tuple(
         PlayerInfo(
             seat=s,
@@ -188,7 +193,7 @@ def _players(match: Match) -> tuple[PlayerInfo, PlayerInfo]:
             score=position.score(s),
             hand_size=len(position.hands[s]),
             warned=match.warned[s],
-            connected=match.disconnected[s] is None,
+            connected=match.disconnected[s] is None and s != gone,
             forfeit_at=match.disconnected[s],
         )
         for s in SEATS

@@ -249,6 +249,8 @@ async def test_a_match_lost_while_away_is_told_to_the_next_session_once(
         assert time.monotonic() < deadline, "Ann never forfeited"
         await asyncio.sleep(0.2)
     assert view.outcome.reason == pb.FINISH_REASON_DISCONNECT
+    # the end shows her gone, as she was (it showed her connected)
+    assert [p.connected for p in view.players if p.player_name == ann.name] == [False]
     stream, opened = await first_push(api, ann)
     missed = opened.session_opened.missed_match
     assert missed.match_id == match_id and missed.status == pb.MATCH_STATUS_FINISHED
