@@ -121,8 +121,9 @@ async def run(settings: GatewaySettings) -> None:
             hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
         )
-        # Last, after the server drained: the away reports still held back are sent.
-        life.push_async_callback(servicer.departures.now)
+        # Last, after the server drained: the away reports still held back are sent when
+        # due (at most REOPEN_SECONDS: its players reopen on another gateway meanwhile).
+        life.push_async_callback(servicer.departures.finish)
         # Says this gateway lives; reports away the players of gateways that died.
         dead_after = timedelta(seconds=settings.dead_seconds)
         Background.of(life).every(settings.sweep_seconds, partial(servicer.sweep, dead_after))

@@ -11,18 +11,18 @@ each looks for sessions held by a gateway not seen for ``TRIAD_GATEWAY_DEAD_SECO
 away). Their players are reported disconnected as of then, once: the sessions row is
 given up as it is read. A query pair per gateway per sweep, nothing per session.
 
-A session that ends with its access token (TOKEN_EXPIRED) is reported away
-:data:`REOPEN_SECONDS` later (``Departures``): gateway.proto asks the client to refresh
-and reopen at once, and the new session, reported connected meanwhile, is newer, so the
-late report changes nothing. Otherwise the opponent would read "lost their connection"
-and "connected again" every token lifetime (15 minutes) about a player who never left.
-A player who does not come back has their grace start those seconds late.
+A session that ends with its access token (TOKEN_EXPIRED) or with this gateway
+(SERVER_SHUTDOWN) is reported away :data:`REOPEN_SECONDS` later (``Departures``):
+gateway.proto asks the client to reopen at once (refreshed; on any gateway), and the new
+session, reported connected meanwhile, is newer, so the late report changes nothing.
+Otherwise the opponent would read "lost their connection" and "connected again" every
+token lifetime (15 minutes), and at every rolling restart, about a player who never
+left. A player who does not come back has their grace start those seconds late.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -45,12 +45,12 @@ reported away."""
 
 
 class Departures:
-    """Away reports held back a few seconds, each its own task until sent; ``now`` sends
-    those still waiting (at the gateway's stop, so that none is lost)."""
+    """Away reports held back a few seconds, each its own task until sent; ``finish``
+    waits for those still held (at the gateway's stop, so that none is lost and the
+    players it moved to other gateways have their seconds to reopen there)."""
 
     def __init__(self, seconds: float = REOPEN_SECONDS) -> None:
         self.seconds = seconds
-        self._now = asyncio.Event()
         self._waiting: set[asyncio.Task[None]] = set()
 
     def later(self, report: Callable[[], Awaitable[object]]) -> None:
@@ -59,13 +59,10 @@ class Departures:
         task.add_done_callback(self._waiting.discard)
 
     async def _after(self, report: Callable[[], Awaitable[object]]) -> None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.seconds):
-                await self._now.wait()
+        await asyncio.sleep(self.seconds)
         await report()
 
-    async def now(self) -> None:
-        self._now.set()
+    async def finish(self) -> None:
         await asyncio.gather(*self._waiting, return_exceptions=True)
 
 
@@ -75,14 +72,15 @@ class PresenceReports(Downstreams):
     departures: Departures
 
     async def _ended(
-        self, player_id: str, session_id: str, opened_at: datetime, expires_at: datetime
+        self, player_id: str, session_id: str, opened_at: datetime, back_soon: bool
     ) -> None:
         """A session ended: its player is away from now (the match's grace starts), or,
-        when its token had expired, from a few seconds on (``Departures``). Meanwhile
-        the match service knows the session ended (LEAVING), so that a match ending in
-        those seconds is told to the next session as missed."""
+        when its client reopens at once (its token expired, or this gateway stops), from
+        a few seconds on (``Departures``). Meanwhile the match service knows the session
+        ended (LEAVING), so that a match ending in those seconds is told to the next
+        session as missed."""
         report = partial(self._presence, player_id, session_id, opened_at, False)
-        if self._clock() >= expires_at:
+        if back_soon:
             await self._presence(player_id, session_id, opened_at, False, leaving=True)
             self.departures.later(report)
         else:

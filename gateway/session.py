@@ -117,6 +117,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
             )
 
         opened_at = self._clock()
+        moving = False
         inbox = Inbox()
         # Subscribed before anything is written or read, so nothing changes unseen in
         # between (a newer session's announcement included).
@@ -170,6 +171,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                     if update.field in (SESSION_OPENED, SESSION_CLOSED):
                         continue  # announcements between gateways, not for the client
                     if update.field == SHUTDOWN:
+                        moving = True  # to another gateway, at once: as at a token's end
                         yield push(session_closed=shutting_down())
                         return
                     updates = [update]
@@ -185,7 +187,8 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
             finally:
                 SESSIONS.dec()
                 # Shielded, so that a second cancellation cannot lose the report.
-                await asyncio.shield(self._ended(player_id, session_id, opened_at, me.expires_at))
+                back_soon = moving or self._clock() >= me.expires_at
+                await asyncio.shield(self._ended(player_id, session_id, opened_at, back_soon))
 
     def _quiet_wait(self, me: accounts.Claims) -> float:
         """How long to wait for a push before a heartbeat: the heartbeat interval, or

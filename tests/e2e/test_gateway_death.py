@@ -73,3 +73,41 @@ async def finished(player: Player, match_id: str, timeout: float) -> pb.MatchVie
         if view.status == pb.MATCH_STATUS_FINISHED or time.monotonic() > deadline:
             return view
         await asyncio.sleep(0.3)
+
+
+async def test_a_gateway_stopping_shows_the_opponent_no_absence_of_its_players(
+    backend: Stack, apis: tuple[Any, Any]
+) -> None:
+    """Found from outside: at every rolling restart the opponents of a stopping
+    gateway's players read "lost their connection" then "connected again", although
+    the players' clients reopened on another gateway at once, as SERVER_SHUTDOWN asks."""
+    if "gateway1" in backend.backend.exited():  # killed by the test above
+        await asyncio.to_thread(backend.backend.restart, "gateway1")
+    dan, eve = await join(apis[0]), await join(apis[1])
+    match_id = await table_match(dan, eve, OPEN_TABLE)
+    watching = await Session.open(dan)
+    moved = asyncio.Event()
+    reopened: list[Session] = []
+
+    async def eves_client() -> None:  # on gateway1; on the end, to the other gateway
+        async for push in apis[1].OpenSession(g.OpenSessionRequest(), metadata=eve.meta):
+            if push.HasField("session_closed"):
+                break
+        eve.api = apis[0]
+        moved.set()
+        reopened.append(await Session.open(eve))
+
+    following = asyncio.create_task(eves_client())
+    try:
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(backend.backend.restart, "gateway1")  # SIGTERM, start again
+        await asyncio.wait_for(moved.wait(), 10)
+        await asyncio.sleep(GRACE)
+        codes = [p.notice.code for p in watching.pushes if p.HasField("notice")]
+        assert "OPPONENT_DISCONNECTED" not in codes, codes
+        view = await dan.view(match_id)
+        assert view.status == pb.MATCH_STATUS_IN_PROGRESS, view.outcome
+    finally:
+        following.cancel()
+        for session in [watching, *reopened]:
+            await session.close()
