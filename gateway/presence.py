@@ -81,10 +81,15 @@ class PresenceReports(Downstreams):
         session as missed."""
         report = partial(self._presence, player_id, session_id, opened_at, False)
         if back_soon:
-            await self._presence(player_id, session_id, opened_at, False, leaving=True)
+            await self._leaving(player_id, session_id, opened_at)  # (again: idempotent)
             self.departures.later(report)
         else:
             await report()
+
+    async def _leaving(self, player_id: str, session_id: str, opened_at: datetime) -> None:
+        """Told before the client hears its session end, so that no match can end
+        between the two unrecorded as missed."""
+        await self._presence(player_id, session_id, opened_at, False, leaving=True)
 
     async def _presence(
         self,

@@ -33,7 +33,6 @@ from datetime import datetime
 from itertools import count
 from typing import Any, cast
 
-from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -64,7 +63,7 @@ from gateway.pushes import (
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.errors import DomainError, Unauthenticated
-from services.wire import timestamp
+from services.wire import duration, timestamp
 
 Shows = list[tuple[str, Message]]
 """Session push fields and their messages, in the order they are to be sent."""
@@ -159,7 +158,8 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                             update = await inbox.get()
                     except TimeoutError:
                         closed = await self._should_close(me, session_id, context)
-                        if closed is not None:
+                        if closed is not None:  # the token's end: LEAVING before it is told
+                            await self._leaving(player_id, session_id, opened_at)
                             yield push(session_closed=closed)
                             return
                         yield push(heartbeat=g.Heartbeat(server_time=timestamp(self._clock())))
@@ -172,6 +172,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                         continue  # announcements between gateways, not for the client
                     if update.field == SHUTDOWN:
                         moving = True  # to another gateway, at once: as at a token's end
+                        await self._leaving(player_id, session_id, opened_at)
                         yield push(session_closed=shutting_down())
                         return
                     updates = [update]
@@ -202,7 +203,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         account = await self._store.account(player_id)
         opened = g.SessionOpened(
             session_id=session_id,
-            heartbeat_interval=_duration(self._heartbeat),  # 0.5 s is not "0 s"
+            heartbeat_interval=duration(self._heartbeat),  # 0.5 s is not "0 s"
         )
         # Only the match part is required: a session keeps the player connected to
         # their match (closing it starts the forfeit grace), which must not depend
@@ -392,8 +393,3 @@ _ID_OF = {
     "listing": "listing_id",
 }
 """The id that tells apart the messages of a push field shown side by side."""
-
-
-def _duration(seconds: float) -> Duration:
-    whole = int(seconds)
-    return Duration(seconds=whole, nanos=round((seconds - whole) * 1e9))
