@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -204,16 +203,3 @@ def position_of(view: pb.MatchView) -> Position:
     seat = SEAT_OF[view.my_seat]
     hands = (mine, tuple(theirs)) if seat is Seat.A else (tuple(theirs), mine)
     return Position(board, hands, SEAT_OF[view.turn_seat])
-
-
-async def view_after_restart(player: Player, match_id: str) -> pb.MatchView:
-    """The player's view once the gateway reaches the restarted match service again
-    (UNAVAILABLE until its channel reconnects)."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return await player.view(match_id)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)

@@ -26,7 +26,6 @@ from tests.e2e.sessions import (
     place_any,
     seconds,
     table_match,
-    view_after_restart,
 )
 
 pytestmark = pytest.mark.integration
@@ -54,7 +53,7 @@ async def test_a_turn_that_ran_out_while_the_match_service_was_down_starts_again
     await asyncio.sleep(TURN + 2)  # the turn's deadline passes with nobody to act
     backend.backend.restart("match")
     await asyncio.sleep(1.0)  # the timer loop has looked by now
-    after = await view_after_restart(to_move, match_id)
+    after = await to_move.view(match_id)
     assert after.status == pb.MATCH_STATUS_IN_PROGRESS
     assert not after.HasField("last_placement"), "nothing was auto-played for the player"
     assert after.turn_number == before.turn_number and after.turn_seat == before.turn_seat
@@ -84,11 +83,28 @@ async def test_a_join_while_the_match_service_is_down_names_it_and_a_retry_joins
         assert away.value.details() == "the match service is not available right now; retry"
     finally:
         backend.backend.restart("match")
-    for _ in range(100):  # the matchmaker's channel reaches the match service again
-        try:
-            joined = await bea.call("JoinTable", joining)
-            break
-        except grpc.aio.AioRpcError as error:
-            assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
-            await asyncio.sleep(0.2)
+    joined = await bea.call("JoinTable", joining)  # the same request, now served
     assert joined.table.status == pb.TABLE_STATUS_STARTED and joined.match_id
+
+
+async def test_the_first_calls_after_the_match_service_came_back_are_served(
+    api: Any, backend: Stack
+) -> None:
+    """Found in CI: once a restarted match service reported SERVING, the gateway's and
+    the matchmaker's channels to it were still waiting out their reconnect backoff, so a
+    player's next calls were refused "not available right now; retry" for up to 2.4 s.
+    Internal calls now wait for the connection within their deadline."""
+    ann, bea, cy = await join(api), await join(api), await join(api)
+    match_id = await table_match(ann, bea, OPEN_TABLE)
+    backend.backend.kill("match")
+    await asyncio.sleep(TURN + 2)  # both channels back off, as during a real outage
+    backend.backend.restart("match")
+    view = await ann.view(match_id)  # the gateway to the match service
+    assert view.match_id == match_id
+    created = await cy.call(  # the gateway to the matchmaker to the match service
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex, settings=pb.TableSettings(rules=OPEN_TABLE, random_deck=True)
+        ),
+    )
+    assert created.table.table_id

@@ -36,7 +36,7 @@ from services.rules.realm import (
     RealmRules,
     RealmState,
 )
-from tests.e2e.sessions import SEAT_OF, Player, Session, join, view_after_restart
+from tests.e2e.sessions import SEAT_OF, Player, Session, join
 
 pytestmark = pytest.mark.integration
 
@@ -262,7 +262,7 @@ async def test_a_realm_great_cloth_match_with_every_module_plays_out_and_replays
 
     backend.backend.restart("match")
     for player in (ann, bea):
-        again = await view_after_restart(player, match_id)
+        again = await player.view(match_id)
         assert comparable(again) == comparable(finals[player.name])
     for session in sessions.values():
         await session.close()
