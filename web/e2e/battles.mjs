@@ -142,6 +142,10 @@ export function battleScenarios(kit) {
     await fromAnn.locator("button[name=accept]").click();
     const formation = "[data-testid=battle][data-status=formation]";
     await Promise.all([ann, bea].map((page) => page.waitForSelector(formation)));
+    // The accepted challenge's card goes with its own push, which may come just after the
+    // battle's: wait for it a while, then count what is left.
+    const gone = () => document.querySelectorAll("[data-testid=challenge]").length === 0;
+    await bea.waitForFunction(gone, null, { timeout: 10_000 }).catch(() => {});
     const left = await bea.locator("[data-testid=challenge]").count();
     // Both keep the front column; Bea plays a card on turn 1, Ann passes.
     for (const page of [ann, bea]) await page.click("button[name=formation]");
