@@ -45,10 +45,11 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 import nats
-from nats.errors import NoRespondersError
+from nats.errors import NoRespondersError, NoServersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
@@ -65,6 +66,17 @@ LOCK_TIMEOUT = "10s"
 
 class AdminError(Exception):
     """A request the tool refuses; the message says what to do instead."""
+
+
+class Unreachable(AdminError):
+    """A server the command needs did not answer; the message names it and its address
+    (never a password from its URL)."""
+
+
+def address_of(url: str) -> str:
+    """Where a server URL points, without its user and password."""
+    netloc = urlsplit(url).netloc.rpartition("@")[2]
+    return netloc or url.partition("?")[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,13 +267,39 @@ class Servers:
 @contextlib.asynccontextmanager
 async def connections(database_url: str, nats_url: str) -> AsyncIterator[Servers]:
     """A PostgreSQL connection and a JetStream context for one command; NATS is not
-    waited for (an operator wants an error, not a hang)."""
-    conn = await asyncpg.connect(database_url, timeout=10)
+    waited for (an operator wants an error, not a hang). A server out of reach is
+    ``Unreachable``, naming which."""
+    try:
+        conn = await asyncpg.connect(database_url, timeout=10)
+    except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+        raise Unreachable(
+            f"cannot reach PostgreSQL at {address_of(database_url)} ({error}); "
+            "check --database-url (make run writes it to .run/operator.env)"
+        ) from None
     try:
         servers = [u.strip() for u in nats_url.split(",") if u.strip()]
-        client = await asyncio.wait_for(
-            nats.connect(servers, connect_timeout=5, max_reconnect_attempts=0), 15
-        )
+        failures: list[Exception] = []
+
+        async def noted(error: Exception) -> None:  # instead of nats-py's traceback
+            failures.append(error)
+
+        try:
+            client = await asyncio.wait_for(
+                nats.connect(
+                    servers,
+                    connect_timeout=5,
+                    max_reconnect_attempts=1,  # each server tried twice, then given up
+                    reconnect_time_wait=0.5,
+                    error_cb=noted,
+                ),
+                15,
+            )
+        except (OSError, TimeoutError, NoServersError) as error:
+            reason = failures[-1] if failures else error
+            raise Unreachable(
+                f"cannot reach NATS at {', '.join(map(address_of, servers))} ({reason}); "
+                "check --nats-url (make run writes it to .run/operator.env)"
+            ) from None
         try:
             version = client.connected_server_version
             yield Servers(conn, client.jetstream(timeout=10), (version.major, version.minor))

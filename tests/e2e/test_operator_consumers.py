@@ -30,6 +30,7 @@ from triad.v1 import gateway_pb2 as g
 
 from devtools.embedded import embedded_nats
 from devtools.players import bearer
+from devtools.processes import free_port
 from devtools.stack import Stack, checksums, stack
 from devtools.testing import with_database
 from tests.e2e.end_to_end import RANKED, active_view, enqueue, play, register
@@ -325,3 +326,32 @@ def test_a_listing_read_in_part_or_of_a_schema_that_is_not_there_says_what_happe
     typo = admin(backend, "consumer", "list", "--schema", "ratnig")
     assert typo.returncode == 0
     assert "in schema 'ratnig' (is the name right?)" in typo.stdout, typo.stdout
+
+
+@pytest.mark.parametrize("away", ["nats", "postgres"])
+def test_a_server_out_of_reach_is_named_in_one_line_without_a_traceback(
+    backend: Stack, away: str
+) -> None:
+    """Found from outside: with NATS down, `consumer list` printed nats-py's tracebacks
+    for 15 s, then "cannot reach PostgreSQL or NATS" without saying which."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
+    settings = backend.backend.env("rating")
+    env |= {k: settings[k] for k in ("TRIAD_DATABASE_URL", "TRIAD_NATS_URL")}
+    port = free_port()
+    if away == "nats":
+        env["TRIAD_NATS_URL"] = f"nats://127.0.0.1:{port}"
+    else:
+        env["TRIAD_DATABASE_URL"] = f"postgresql://postgres:s3cret@127.0.0.1:{port}/triad"
+    done = subprocess.run(
+        [str(ADMIN), "consumer", "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and not done.stdout, done
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+    named = "NATS" if away == "nats" else "PostgreSQL"
+    assert f"cannot reach {named}" in done.stderr and f"127.0.0.1:{port}" in done.stderr
+    assert "s3cret" not in done.stderr  # a database URL's password is not printed
