@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from services.battle.domain import Decision
-from services.battle.domain.events import Created, Finished, PlanCommitted, SeatTakenOver
+from services.battle.domain.events import (
+    Created,
+    Finished,
+    FinishReason,
+    PlanCommitted,
+    SeatTakenOver,
+)
+from services.platform.metrics import zeroed
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,28 +30,38 @@ class BattleMetrics:
     @classmethod
     def register(cls, registry: CollectorRegistry) -> BattleMetrics:
         return cls(
-            created=Counter(
-                "triad_battles_created_total",
-                "Skirmish battles created, by kind (practice against the CPU, or versus).",
-                ("kind",),
-                registry=registry,
+            created=zeroed(
+                Counter(
+                    "triad_battles_created_total",
+                    "Skirmish battles created, by kind (practice against the CPU, or versus).",
+                    ("kind",),
+                    registry=registry,
+                ),
+                kind=("practice", "versus"),
             ),
-            finished=Counter(
-                "triad_battles_finished_total",
-                "Skirmish battles finished, by reason (wipeout, decision, give_up, disconnect).",
-                ("reason",),
-                registry=registry,
+            finished=zeroed(
+                Counter(
+                    "triad_battles_finished_total",
+                    "Skirmish battles finished, by reason (wipeout, decision, give_up, "
+                    "disconnect).",
+                    ("reason",),
+                    registry=registry,
+                ),
+                reason=[reason.value for reason in FinishReason],
             ),
             turns=Counter(
                 "triad_battle_turns_resolved_total",
                 "Battle turns resolved (each recorded once with its outcome).",
                 registry=registry,
             ),
-            plans=Counter(
-                "triad_battle_plans_committed_total",
-                "Plans committed, by who committed them (player, cpu, deadline).",
-                ("by",),
-                registry=registry,
+            plans=zeroed(
+                Counter(
+                    "triad_battle_plans_committed_total",
+                    "Plans committed, by who committed them (player, cpu, deadline).",
+                    ("by",),
+                    registry=registry,
+                ),
+                by=("player", "cpu", "deadline"),
             ),
             takeovers=Counter(
                 "triad_battle_takeovers_total",

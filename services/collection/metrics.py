@@ -4,32 +4,65 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-BOOSTERS_OPENED = Counter(
-    "triad_boosters_opened_total", "Boosters opened, by whether the pity rule applied.", ["pity"]
+from services.collection.domain.draft_session import Status as DraftStatus
+from services.collection.domain.events import CurrencyReason
+from services.collection.domain.wealth import RewardDecision
+from services.platform.metrics import zeroed
+
+BOOLEANS = ("false", "true")
+REASONS = [reason.value for reason in CurrencyReason]
+
+BOOSTERS_OPENED = zeroed(
+    Counter(
+        "triad_boosters_opened_total",
+        "Boosters opened, by whether the pity rule applied.",
+        ["pity"],
+    ),
+    pity=BOOLEANS,
 )
-CARDS_DRAWN = Counter(
-    "triad_booster_cards_total",
-    "Cards drawn from boosters, by star rank and holo.",
-    ["stars", "holo"],
+CARDS_DRAWN = zeroed(
+    Counter(
+        "triad_booster_cards_total",
+        "Cards drawn from boosters, by star rank and holo.",
+        ["stars", "holo"],
+    ),
+    stars=[str(stars) for stars in range(1, 6)],
+    holo=BOOLEANS,
 )
-COINS_IN = Counter("triad_coins_credited_total", "Coins credited, by reason.", ["reason"])
-COINS_OUT = Counter("triad_coins_debited_total", "Coins debited, by reason.", ["reason"])
-MATCH_REWARDS = Counter(
-    "triad_match_rewards_total",
-    "Finished matches by what they paid for playing: paid, unplayed (ended before both "
-    "players placed a card), pair_limit (the pair's rewarded matches of the day reached).",
-    ["decision"],
+COINS_IN = zeroed(
+    Counter("triad_coins_credited_total", "Coins credited, by reason.", ["reason"]),
+    reason=REASONS,
+)
+COINS_OUT = zeroed(
+    Counter("triad_coins_debited_total", "Coins debited, by reason.", ["reason"]),
+    reason=REASONS,
+)
+MATCH_REWARDS = zeroed(
+    Counter(
+        "triad_match_rewards_total",
+        "Finished matches by what they paid for playing: paid, unplayed (ended before both "
+        "players placed a card), pair_limit (the pair's rewarded matches of the day reached).",
+        ["decision"],
+    ),
+    decision=[decision.value for decision in RewardDecision],
 )
 TRADES_OPENED = Counter("triad_trades_opened_total", "Trade One trades opened.")
-TRADES_COMPLETED = Counter(
-    "triad_trades_completed_total",
-    "Trades whose copies moved, by who chose (winner, server, or the rule itself: All, Direct).",
-    ["chooser"],
+TRADES_COMPLETED = zeroed(
+    Counter(
+        "triad_trades_completed_total",
+        "Trades whose copies moved, by who chose (winner, server, or the rule itself: All, "
+        "Direct).",
+        ["chooser"],
+    ),
+    chooser=("winner", "server", "rule"),
 )
 LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
 )
-DRAFTS = Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"])
+DRAFTS = zeroed(
+    Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"]),
+    outcome=[s.value for s in DraftStatus if s is not DraftStatus.PICKING],
+)
 DRAFT_AUTO_PICKS = Counter(
     "triad_draft_auto_picks_total",
     "Draft picks the server made at the pick deadline to complete a player's deck.",
@@ -37,10 +70,13 @@ DRAFT_AUTO_PICKS = Counter(
 LISTINGS_OPEN = Gauge(
     "triad_auction_listings_open", "Auction House listings open now (from the database)."
 )
-AUCTION_LISTINGS = Counter(
-    "triad_auction_listings_total",
-    "Auction House listings by how they changed: created, sold, cancelled, expired.",
-    ["event"],
+AUCTION_LISTINGS = zeroed(
+    Counter(
+        "triad_auction_listings_total",
+        "Auction House listings by how they changed: created, sold, cancelled, expired.",
+        ["event"],
+    ),
+    event=("created", "sold", "cancelled", "expired"),
 )
 AUCTION_SALES = Counter("triad_auction_sales_total", "Auction House listings sold.")
 AUCTION_FEES_BURNED = Counter(

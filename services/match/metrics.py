@@ -8,16 +8,28 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.match.domain.events import (
     CardPlaced,
+    FinishReason,
     Forfeited,
     MatchCreated,
     MatchEvent,
     MatchFinished,
+    Mode,
     TurnTimedOut,
 )
+from services.platform.metrics import zeroed
 
-MATCHES_CREATED = Counter("triad_matches_created_total", "Matches created, by mode.", ["mode"])
-MATCHES_FINISHED = Counter(
-    "triad_matches_finished_total", "Matches finished, by mode and reason.", ["mode", "reason"]
+MODES = [mode.value for mode in Mode]
+REASONS = [reason.value for reason in FinishReason]
+
+MATCHES_CREATED = zeroed(
+    Counter("triad_matches_created_total", "Matches created, by mode.", ["mode"]), mode=MODES
+)
+MATCHES_FINISHED = zeroed(
+    Counter(
+        "triad_matches_finished_total", "Matches finished, by mode and reason.", ["mode", "reason"]
+    ),
+    mode=MODES,
+    reason=REASONS,
 )
 PLACEMENTS = Counter(
     "triad_placements_total", "Cards placed, by whether the server auto-played.", ["auto"]
@@ -25,7 +37,9 @@ PLACEMENTS = Counter(
 PLACED_BY = {auto: PLACEMENTS.labels(auto=str(auto).lower()) for auto in (False, True)}
 """The two series of PLACEMENTS, looked up once: every move counts one."""
 TURN_TIMEOUTS = Counter("triad_turn_timeouts_total", "Turns that ran out.")
-FORFEITS = Counter("triad_forfeits_total", "Forfeits, by reason.", ["reason"])
+FORFEITS = zeroed(
+    Counter("triad_forfeits_total", "Forfeits, by reason.", ["reason"]), reason=REASONS
+)
 ACTIVE_MATCHES = Gauge("triad_active_matches", "Matches in progress (from the database).")
 APPEND_SECONDS = Histogram(
     "triad_match_append_seconds",

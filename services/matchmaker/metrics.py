@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from services.matchmaker.domain import CancelReason, Mode, StartKind, StartPlan, rating_band
+from services.matchmaker.domain.modes import PRACTICE_ORIGINS, QUEUES
+from services.platform.metrics import zeroed
+
+QUEUED = [mode.value for mode in QUEUES]
+TABLE_EVENTS = ("created", "joined", "declined", "closed", "expired")
 
 WAIT_BUCKETS = (1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600)
 # Around the pairing window: its start (50), its steps and its cap (300) are edges.
@@ -48,35 +53,35 @@ class MatchmakerMetrics:
                 "Absolute rating difference of two paired humans, by queue.",
                 ["mode"], buckets=GAP_BUCKETS, registry=registry,
             ),
-            pairings=Counter(
+            pairings=zeroed(Counter(
                 "triad_matchmaker_pairings_total",
                 "Pairings by queue and outcome (started, or failed: a player could not play).",
                 ["mode", "outcome"], registry=registry,
-            ),
-            bot_fills=Counter(
+            ), mode=QUEUED, outcome=("started", "failed")),
+            bot_fills=zeroed(Counter(
                 "triad_matchmaker_bot_fills_total",
                 "Tickets seated against a populated bot after the fill delay.",
                 ["mode"], registry=registry,
-            ),
-            cancels=Counter(
+            ), mode=QUEUED),
+            cancels=zeroed(Counter(
                 "triad_matchmaker_cancels_total",
                 "Tickets cancelled, by queue and reason.",
                 ["mode", "reason"], registry=registry,
-            ),
-            tickets=Counter(
+            ), mode=QUEUED, reason=[reason.value for reason in CancelReason]),
+            tickets=zeroed(Counter(
                 "triad_matchmaker_tickets_total", "Tickets queued, by queue.", ["mode"],
                 registry=registry,
-            ),
-            practices=Counter(
+            ), mode=QUEUED),
+            practices=zeroed(Counter(
                 "triad_matchmaker_practice_matches_total",
                 "Practice matches started, by the mode whose rules they use.",
                 ["origin"], registry=registry,
-            ),
-            tables=Counter(
+            ), origin=[mode.value for mode in PRACTICE_ORIGINS]),
+            tables=zeroed(Counter(
                 "triad_matchmaker_tables_total",
-                "Custom tables by what happened (created, joined, closed, expired).",
+                "Custom tables by what happened (created, joined, declined, closed, expired).",
                 ["event"], registry=registry,
-            ),
+            ), event=TABLE_EVENTS),
             open_tables=Gauge(
                 "triad_matchmaker_open_tables", "Custom tables open in the lobby.",
                 registry=registry,

@@ -8,7 +8,9 @@ and a service's metrics never depend on what happened to be imported.
 
 from __future__ import annotations
 
+import itertools
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from wsgiref.simple_server import WSGIServer
 
@@ -44,6 +46,17 @@ RPC_DURATION_BUCKETS = (
     2.5,
     5.0,
 )
+
+
+def zeroed(counter: Counter, **values: Iterable[str]) -> Counter:
+    """``counter`` with a series at 0 for every combination of its labels' ``values``
+    (each label's possible values, all of its labels named). A dashboard then shows 0,
+    not "No data", before the first time; and ``rate``/``increase`` count the first
+    increment, which a series born at 1 hides from them."""
+    names = list(values)
+    for combination in itertools.product(*(tuple(v) for v in values.values())):
+        counter.labels(**dict(zip(names, combination, strict=True)))
+    return counter
 
 
 def new_registry(*, process_collectors: bool = True) -> CollectorRegistry:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from services.rating.domain import LadderKey
+from services.platform.metrics import zeroed
+from services.rating.domain import LadderKey, Unrated
 from services.rating.handlers import AlreadyRated, Ignored, Outcome, Rated
 
 BAND = 100
@@ -36,19 +37,25 @@ class RatingMetrics:
                 ("ladder", "season"),
                 registry=registry,
             ),
-            duplicates=Counter(
-                "triad_rating_duplicates_ignored_total",
-                "Deliveries that changed nothing because they were applied before: the "
-                "same event again (kind=event) or the same match under another event id "
-                "(kind=match).",
-                ("kind",),
-                registry=registry,
+            duplicates=zeroed(
+                Counter(
+                    "triad_rating_duplicates_ignored_total",
+                    "Deliveries that changed nothing because they were applied before: the "
+                    "same event again (kind=event) or the same match under another event id "
+                    "(kind=match).",
+                    ("kind",),
+                    registry=registry,
+                ),
+                kind=("event", "match"),
             ),
-            ignored=Counter(
-                "triad_rating_results_ignored_total",
-                "Finished matches that change no rating, by reason (not rated, bot, ...).",
-                ("reason",),
-                registry=registry,
+            ignored=zeroed(
+                Counter(
+                    "triad_rating_results_ignored_total",
+                    "Finished matches that change no rating, by reason (not rated, bot, ...).",
+                    ("reason",),
+                    registry=registry,
+                ),
+                reason=[reason.value for reason in Unrated],
             ),
             players=Gauge(
                 "triad_rating_players",
