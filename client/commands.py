@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from client import battle as battles
+from client.arguments import within
 from client import commands_auction, commands_lobby, drafting, verify
 from client.commands_auction import auction
 from client.commands_cards import (
@@ -75,7 +76,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     subcommand takes (--json)."""
 
     def filters(cmd: argparse.ArgumentParser) -> None:
-        cmd.add_argument("--stars", type=int, action="append", help="1..5; repeatable")
+        cmd.add_argument("--stars", type=within(1, 5), action="append", help="1..5; repeatable")
         cmd.add_argument("--element", choices=[*ELEMENTS, "none"], action="append")
         cmd.add_argument("--name", default="", help="names containing this text")
 
@@ -129,7 +130,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         cmd.add_argument("--ladder", choices=sorted(LADDERS), default="ranked")
         cmd.add_argument("--season", type=int, default=0)
         if name == "leaderboard":
-            cmd.add_argument("--top", type=int, default=10, help="1..100")
+            cmd.add_argument("--top", type=within(1, 100), default=10, help="1..100")
     commands_lobby.add_parsers(sub, common)
     drafting.add_parsers(sub, common)
     verify.add_parsers(sub, common)

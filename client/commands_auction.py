@@ -17,6 +17,7 @@ from rich.table import Table
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client.arguments import within
 from client.commands_cards import ELEMENTS, element_values, resolve_copies
 from client.connection import Caller, CommandError, as_json
 from client.copies import copy_row
@@ -177,7 +178,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     look = house_sub.add_parser("browse", parents=[common], help="open listings (the default)")
     for cmd in (house, look):
         cmd.add_argument("--character", default="", help="a character id (see catalog)")
-        cmd.add_argument("--stars", type=int, action="append", help="1..5; repeatable")
+        cmd.add_argument("--stars", type=within(1, 5), action="append", help="1..5; repeatable")
         cmd.add_argument(
             "--element", choices=[*sorted(ELEMENTS), "none"], action="append", help="repeatable"
         )
@@ -185,7 +186,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         cmd.add_argument("--min-price", type=int, default=0)
         cmd.add_argument("--max-price", type=int, default=0)
         cmd.add_argument("--order", choices=sorted(ORDERS), default="newest")
-        cmd.add_argument("--limit", type=int, default=20, help="listings per page (max 200)")
+        cmd.add_argument("--limit", type=within(1, 200), default=20, help="listings per page (max 200)")
         cmd.add_argument("--page", default="", help="the page token a browse printed")
     house_sub.add_parser("mine", parents=[common], help="your listings, open and closed")
     sell = house_sub.add_parser("list", parents=[common], help="list a copy for a price")

@@ -77,3 +77,23 @@ def test_a_table_option_makes_a_practice_custom_and_is_refused_beside_another_mo
     assert practice_mode(parser().parse_args(["practice", "--no-same", "--elemental"])) == "custom"
     with pytest.raises(CommandError, match="--blocked sets a custom practice's rules"):
         practice_mode(parser().parse_args(["practice", "--mode", "ranked", "--blocked", "3"]))
+
+
+@pytest.mark.parametrize(
+    ("typed", "told"),
+    [
+        (["leaderboard", "--top", "0"], "--top: must be 1..100, not 0"),
+        (["leaderboard", "--top", "many"], "--top: 'many' is not a whole number"),
+        (["collection", "--stars", "6"], "--stars: must be 1..5, not 6"),
+        (["auction", "browse", "--limit", "500"], "--limit: must be 1..200, not 500"),
+    ],
+)
+def test_a_number_out_of_its_range_is_refused_where_it_is_typed(
+    typed: list[str], told: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `leaderboard --top 0` showed ten players, and --top 500 was
+    refused by the server as "top_n must be 1..100 (0 means 10)", a wire name."""
+    with pytest.raises(SystemExit) as refused:
+        parser().parse_args(typed)
+    assert refused.value.code == 2
+    assert told in capsys.readouterr().err
