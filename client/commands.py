@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Console
 
 from client import battle as battles
-from client.arguments import within
 from client import commands_auction, commands_lobby, drafting, verify
+from client.arguments import within
 from client.commands_auction import auction
 from client.commands_cards import (
     ELEMENTS,

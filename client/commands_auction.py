@@ -186,7 +186,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         cmd.add_argument("--min-price", type=int, default=0)
         cmd.add_argument("--max-price", type=int, default=0)
         cmd.add_argument("--order", choices=sorted(ORDERS), default="newest")
-        cmd.add_argument("--limit", type=within(1, 200), default=20, help="listings per page (max 200)")
+        cmd.add_argument(
+            "--limit", type=within(1, 200), default=20, help="listings per page (max 200)"
+        )
         cmd.add_argument("--page", default="", help="the page token a browse printed")
     house_sub.add_parser("mine", parents=[common], help="your listings, open and closed")
     sell = house_sub.add_parser("list", parents=[common], help="list a copy for a price")
