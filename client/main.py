@@ -309,6 +309,10 @@ def status_text(status: g.PlayerStatus, battle_id: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
+        if args.command in ("register", "login"):
+            # Asked before the event loop runs: inside it, the loop's own SIGINT handler
+            # took the first Ctrl-C while the prompt blocked, and a second was needed.
+            args.password = password(args)
         return asyncio.run(run(args))
     except ClientError as error:
         print(f"triad-client: {error}", file=sys.stderr)

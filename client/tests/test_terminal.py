@@ -5,8 +5,10 @@ one ``triad-client play`` draws under rich's Live (client/tests/show.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
+from pathlib import Path
 
 from devtools.terminal import Terminal
 
@@ -51,3 +53,23 @@ async def test_the_second_round_of_a_sudden_death_match_shows_the_round() -> Non
     screen = await shown("round2")
     assert "Round 2 of at most 5; round 1 ended 5-5" in screen, screen
     assert "Sudden Death, No trade" in screen
+
+
+async def test_one_ctrl_c_at_the_password_prompt_ends_the_client(tmp_path: Path) -> None:
+    """Found from outside: at `register`'s password prompt the first Ctrl-C did nothing
+    (the event loop took it, blocked in the prompt) and a second was needed."""
+    terminal = Terminal(
+        [sys.executable, "-m", "client.main", "--state", str(tmp_path / "state.json"),
+         "register", "ann"],
+        {"TRIAD_PASSWORD": ""},
+    )  # fmt: skip
+    try:
+        await terminal.until(lambda s: "Password:" in s, "the password prompt", timeout=30)
+        terminal.type("\x03")
+        for _ in range(50):
+            if terminal.process.poll() is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert terminal.process.poll() == 130, terminal.text()
+    finally:
+        terminal.close()
