@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import re
+import shutil
 import sys
 import textwrap
 import time
@@ -29,7 +30,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle_render import prompt, screen
+from client.battle_render import prompt, screen, too_small
 from client.connection import Caller, ClientError, Holder, as_json, describe
 from client.keys import LineReader
 
@@ -84,8 +85,9 @@ def draw(view: pb.BattleView, note: str = "", typing: str | None = None) -> None
     when it is your move, the prompt with the line being typed, in 24 rows; drawn over
     the last one (each line cleared to its end), so a redraw every second does not
     flicker."""
+    size = shutil.get_terminal_size()
     told = textwrap.wrap(note, 79)[:3]
-    lines = screen(view, rows=24 - max(0, len(told) - 1))
+    lines = too_small(size.columns, size.lines) or screen(view, rows=24 - max(0, len(told) - 1))
     text = "\n".join(f"{line}{CLEAR_LINE}" for line in [*lines, *told])
     end = f"\n{prompt(view)}{typing}{CLEAR_LINE}" if typing is not None else "\n"
     sys.stdout.write(HOME + text + end + CLEAR_BELOW)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from triad.v1 import common_pb2 as pb
 
 WIDTH = 79
+ROWS = 24
 CELL = 11
 STATUS = {
     pb.BATTLE_STATUS_FORMATION: "formation",
@@ -174,6 +175,18 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
         lines.append("Last turn:" + ("" if len(log) <= room else f" (last {room})"))
         lines += log[-room:]
     return lines[: rows - 2]
+
+
+def too_small(columns: int, rows: int) -> list[str] | None:
+    """What a terminal smaller than the screen shows instead of it (the lines would
+    wrap and scroll, each redraw a new smear), wrapped to its width; None when it fits."""
+    if columns > WIDTH and rows >= ROWS:
+        return None
+    told = (
+        f"This terminal is {columns}x{rows}: the battle needs at least {WIDTH + 1}x{ROWS} "
+        "(columns x lines). Enlarge the window; q gives up."
+    )
+    return textwrap.wrap(told, max(columns - 1, 20))
 
 
 def prompt(view: pb.BattleView) -> str:

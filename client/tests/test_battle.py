@@ -88,10 +88,12 @@ def test_a_formation_is_three_squares() -> None:
 
 
 async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The server's refusal of a plan ends with the legal targets: cut at 79 columns
     it lost them ('target {} is not one of')."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
     mine, _ = await views()
     note = (
         "invalid argument: your action 1 (Kira: Wildfire): target {} is not one of "
@@ -154,3 +156,16 @@ def log_lines_of(view: pb.BattleView, effects: list[pb.BattleEffect]) -> str:
     lines = log_lines(view)
     assert all(len(line) <= WIDTH for line in lines)  # wrapped, not cut
     return " ".join(line.strip() for line in lines).split(" -> ", 1)[1]
+
+
+async def test_a_terminal_too_small_for_the_battle_says_the_size_it_needs() -> None:
+    """Found from outside: in a 60x20 terminal the battle screen's lines wrapped and
+    scrolled, each redraw a new smear; the match screen says the size it needs."""
+    small = {"COLUMNS": "60", "LINES": "20"}
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling"], small, 60, 20)
+    try:
+        shown = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
+        assert "needs at least 80x24" in " ".join(shown.split()), shown
+        assert "Skirmish  turn" not in shown, shown
+    finally:
+        terminal.close()
