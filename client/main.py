@@ -46,24 +46,45 @@ async def current(client: Client, match_id: str) -> pb.MatchView:
     return reply.view  # type: ignore[no-any-return]
 
 
+ID_LENGTH = 32
+"""A match id typed whole (32 hex digits, or 36 with dashes) is sent as typed."""
+
+
+async def match_id(client: Client, typed: str) -> str:
+    """The match ``typed`` names: its whole id, or the start of your active match's id,
+    which the client prints cut to 8 characters ("Active match 3f2a9c1e")."""
+    if len(typed) >= ID_LENGTH:
+        return typed
+    reply = await client.call(client.stub.GetActiveMatch, g.GetActiveMatchRequest())
+    active = str(reply.view.match_id)
+    if typed and active.startswith(typed):
+        return active
+    raise ClientError(
+        f"{typed!r} is not the start of your active match's id"
+        + (f" ({active[:8]})" if active else " (you have none)")
+        + "; a finished match is named by its whole id"
+    )
+
+
 async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchView:
     """``view``, ``place`` or ``forfeit`` on ``args.match``: the match as it is after."""
     stub = client.stub
+    named = await match_id(client, args.match)
     if args.command == "forfeit":
         ended = await client.call(
-            stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=args.match)
+            stub.Forfeit, g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=named)
         )
         return ended.view  # type: ignore[no-any-return]
     if args.command == "view":
-        return await current(client, args.match)
+        return await current(client, named)
     cid = args.card
     if cid.isdigit():  # a place in the hand: the hand as it is now
-        cid = card_id(await current(client, args.match), cid)
+        cid = card_id(await current(client, named), cid)
     placed = await client.call(
         stub.PlaceCard,
         g.PlaceCardRequest(
             request_id=args.request_id or uuid.uuid4().hex,
-            match_id=args.match,
+            match_id=named,
             card_id=cid,
             cell=args.cell,
             lair=args.lair,
@@ -118,7 +139,7 @@ async def run(args: argparse.Namespace) -> int:
             if args.json:
                 out(args, view)
             elif view.match_id:
-                console.print("You have an active battle!")
+                console.print("Your active match:")
                 console.print(shown(console, view))
             else:
                 print("No active match.")
@@ -236,7 +257,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("logout", parents=[common]).add_argument("--all", action="store_true")
     sub.add_parser("status", parents=[common], help="account, active match, obligations")
     sub.add_parser("active", parents=[common], help="your active match, if any")
-    sub.add_parser("view", parents=[common], help="a match as you see it").add_argument("match")
+    sub.add_parser("view", parents=[common], help="a match as you see it").add_argument(
+        "match", help="its id, or the start of your active match's id"
+    )
     place = sub.add_parser(
         "place", parents=[common], help="place a card: its hand index or id, and a cell"
     )
