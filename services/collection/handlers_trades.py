@@ -210,7 +210,14 @@ async def choose_cards(
         assert state is not None
         await _complete(unit, state, events)
         metrics.TRADES_COMPLETED.labels(chooser="winner").inc()
-        log.info("trade cards chosen", trade_id=trade_id, copy_ids=list(copy_ids))
+        log.info(
+            "trade cards chosen",
+            trade_id=trade_id,
+            match_id=state.match_id,
+            winner=state.winner.player_id,
+            loser=state.loser.player_id,
+            copy_ids=list(copy_ids),
+        )
         return TradeChosen(trade_id)
 
     return await ctx.store.run(work, request)
@@ -233,7 +240,14 @@ async def fire_due_trade(ctx: Context) -> bool:
             if events is not None:
                 await _complete(unit, state, events)
                 metrics.TRADES_COMPLETED.labels(chooser="server").inc()
-                log.info("trade auto-picked", trade_id=trade_id, drawn=drawn)
+                log.info(
+                    "trade auto-picked",
+                    trade_id=trade_id,
+                    match_id=state.match_id,
+                    winner=state.winner.player_id,
+                    loser=state.loser.player_id,
+                    drawn=drawn,
+                )
 
     return await fire_due(ctx, lambda unit, now: unit.due_trade(now), auto_pick)
 

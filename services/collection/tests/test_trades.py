@@ -11,6 +11,8 @@ import asyncio
 from datetime import timedelta
 from random import Random
 
+from structlog.testing import capture_logs
+
 from services.collection import handlers, handlers_decks, handlers_trades
 from services.collection.domain import trade, wealth
 from services.collection.domain.events import (
@@ -269,3 +271,31 @@ async def test_a_trade_opened_here_wakes_the_deadline_loop_only_if_due_before_it
     loop.sleeping_until(clock.now + timedelta(seconds=300))
     await settle(ctx, await ranked_match(ctx, "m2", "c", "d"))
     assert loop.woken.is_set()
+
+
+async def test_a_trades_end_is_logged_with_its_match_and_players(
+    ctx: Context, clock: Clock
+) -> None:
+    """Found from outside: an operator answering "where did my card go?" found the
+    trade's choice in the log without the match or the players it was between."""
+    ends = []
+    for match_id, late in (("m1", False), ("m2", True)):
+        finished = await ranked_match(ctx, match_id, f"win{match_id}", f"lose{match_id}")
+        await settle(ctx, finished)
+        pending = await handlers_trades.pending_trade(ctx, f"win{match_id}")
+        assert pending is not None
+        with capture_logs() as logs:
+            if late:
+                clock.advance(121)
+                assert await handlers_trades.fire_due_trade(ctx)
+            else:
+                wanted = pending.offered[0].copy_id
+                who = f"win{match_id}"
+                await handlers_trades.choose_card(
+                    ctx, key(who, "pick"), pending.trade_id, who, wanted
+                )
+        ends += [e for e in logs if e["event"].startswith("trade ")]
+    assert [(e["event"], e["match_id"], e["winner"], e["loser"]) for e in ends] == [
+        ("trade cards chosen", "m1", "winm1", "losem1"),
+        ("trade auto-picked", "m2", "winm2", "losem2"),
+    ]
