@@ -101,6 +101,9 @@ async def run(settings: CollectionSettings) -> None:
                 metrics.LOCKED_COPIES.labels(holder=holder).set(counts.get(holder, 0))
             # One lock per open listing (the listing's copy): the same count.
             metrics.LISTINGS_OPEN.set(counts.get("listing", 0))
+            due = await ctx.store.next_due_trade()
+            overdue = 0.0 if due is None else (utc_now() - due).total_seconds()
+            metrics.TRADE_OVERDUE.set(max(overdue, 0.0))
             return False
 
         async def check_auction() -> bool:

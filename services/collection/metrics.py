@@ -59,6 +59,11 @@ TRADES_COMPLETED = zeroed(
 LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
 )
+TRADE_OVERDUE = Gauge(
+    "triad_trade_overdue_seconds",
+    "How far the most overdue pending trade is past its choice deadline, in seconds (from "
+    "the database; 0 when none is): the server picks at the deadline, so this stays near 0.",
+)
 DRAFTS = zeroed(
     Counter("triad_drafts_total", "Draft sessions, by how they ended.", ["outcome"]),
     outcome=[s.value for s in DraftStatus if s is not DraftStatus.PICKING],

@@ -201,3 +201,5 @@ def test_every_outcome_a_dashboard_shows_is_exported_before_it_first_happens(
             text = reply.read().decode()
         name, _, labels = series.partition("{")
         assert re.search(rf"^{name}\{{{re.escape(labels)} \S+$", text, re.MULTILINE), series
+        if service == "collection":  # no trade waits past its deadline here
+            assert re.search(r"^triad_trade_overdue_seconds 0\.0$", text, re.MULTILINE)
