@@ -146,6 +146,12 @@ async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) 
             else f"match {short_id(ticket.match_id)}"
         )
         raise FailedPrecondition(f"ticket {short_id(ticket_id)} was already paired: see {target}")
+    start = await ctx.store.start(ticket.start_id) if ticket.start_id else None
+    if start is not None and start.plan.kind is StartKind.SWITCH:
+        raise FailedPrecondition(
+            f"ticket {short_id(ticket_id)} is being switched to a practice match, as you asked; "
+            "it can no longer be cancelled"
+        )
     raise FailedPrecondition(
         f"ticket {short_id(ticket_id)} was just paired and its match is starting; it can no longer "
         "be cancelled"

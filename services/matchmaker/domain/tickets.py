@@ -42,6 +42,8 @@ class Ticket:
     cancel_reason: CancelReason | None = None
     cancel_message: str = ""
     """Why the server cancelled it (its match could not start because of the player)."""
+    start_id: str = ""
+    """The start that claimed it (a pairing, or the player's switch to practice)."""
 
     @property
     def waiting(self) -> bool:

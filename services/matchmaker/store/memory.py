@@ -61,7 +61,11 @@ class MemoryStore(MemoryLobby):
     serves as both ``Context.store`` and ``Context.lobby``."""
 
     def _set_ticket(self, ticket_id: str, start_id: str | None, **changes: object) -> Ticket:
-        ticket = replace(self._tickets[ticket_id], **changes)  # type: ignore[arg-type]
+        ticket = replace(
+            self._tickets[ticket_id],
+            start_id=start_id or "",
+            **changes,  # type: ignore[arg-type]
+        )
         self._tickets[ticket_id] = ticket
         self._ticket_starts[ticket_id] = start_id
         return ticket

@@ -16,7 +16,7 @@ from services.matchmaker.store.base import Base, Hold, Request, decode_deck, enc
 
 _TICKET_COLUMNS = (
     "ticket_id, player_id, player_name, mode, deck, rating, enqueued_at, state, match_id, "
-    "draft_id, cancel_reason, cancel_message, ended_at"
+    "draft_id, cancel_reason, cancel_message, ended_at, start_id"
 )
 
 
@@ -177,4 +177,5 @@ class TicketRepository(Base):
             ended_at=row["ended_at"],
             cancel_reason=CancelReason(row["cancel_reason"]) if row["cancel_reason"] else None,
             cancel_message=row["cancel_message"],
+            start_id=row["start_id"] or "",
         )

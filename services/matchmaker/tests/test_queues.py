@@ -270,6 +270,30 @@ async def test_a_switch_losing_to_the_players_own_cancel_says_the_ticket_was_can
         await handlers_queues.switch_to_practice(ctx, "s", lu, ticket.ticket_id, None, None)
 
 
+async def test_a_cancel_while_the_ticket_is_switched_to_practice_does_not_say_paired(
+    ctx: Context, fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found from outside: CancelTicket sent with SwitchToPractice said the ticket "was
+    just paired and its match is starting", though it was the switch that held it."""
+    lu = player("lu")
+    ticket = await handlers_queues.enqueue(ctx, "q", lu, Mode.UNRANKED, DECK)
+    create = fakes.matches.create
+    told: list[str] = []
+
+    async def cancelled_meanwhile(spec: Any) -> None:
+        with pytest.raises(FailedPrecondition) as refused:
+            await handlers_queues.cancel(ctx, "c", lu.player_id, ticket.ticket_id)
+        told.append(str(refused.value))
+        await create(spec)
+
+    monkeypatch.setattr(fakes.matches, "create", cancelled_meanwhile)
+    await handlers_queues.switch_to_practice(ctx, "s", lu, ticket.ticket_id, None, None)
+    (said,) = told
+    assert "paired" not in said and "switched to a practice match" in said, said
+    again = await handlers_queues.cancel(ctx, "c2", lu.player_id, ticket.ticket_id)
+    assert again.state is TicketState.CANCELLED  # once switched: returned unchanged
+
+
 async def test_a_player_who_cannot_play_is_dropped_and_the_opponent_requeued(
     ctx: Context, fakes: Fakes
 ) -> None:
