@@ -115,7 +115,8 @@ def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
     assert client.json("trade") == {}  # no pending trade
 
     # Errors are one line a person can act on.
-    assert "top_n" in client.fails("leaderboard", "--top", "500")
+    typed = client.run("leaderboard", "--top", "500")  # argparse's own usage and error
+    assert typed.returncode == 2 and "--top: must be 1..100, not 500" in typed.stderr
     assert "none of your copies" in client.fails("deck", "validate", "nosuchcopy", code=2)
     assert "Trade One" in client.fails("trade", "choose", "0", code=2)
     nowhere = Client(backend, tmp_path / "state.json", address=NOWHERE)
