@@ -139,7 +139,7 @@ async def run(args: argparse.Namespace) -> int:
             if args.json:
                 out(args, view)
             elif view.match_id:
-                console.print("Your active match:")
+                console.print("You have an active battle!")  # RULES.md 5's words
                 console.print(shown(console, view))
             else:
                 print("No active match.")
@@ -172,7 +172,7 @@ async def run(args: argparse.Namespace) -> int:
                 console.print(f"Practice match {started.match_id} against a bot.")
                 await play(client, console)
         elif command == "play":
-            await play(client, console)
+            await play(client, console, resuming=True)
         elif command == "queue":
             await queue_and_play(client, console, args.mode, await deck_choice(client, args))
         elif command == "enqueue":

@@ -133,12 +133,15 @@ async def before_match(client: Client, told: Followed, line: str) -> str:
     return "No match yet." + (f" Type {SWITCH_KEY} for a practice bot." if queued else "")
 
 
-async def play(client: Client, console: Console, waiting: str = "") -> pb.MatchView | None:
+async def play(
+    client: Client, console: Console, waiting: str = "", resuming: bool = False
+) -> pb.MatchView | None:
     """Interactive: the session stream redraws the board; type "CARD CELL" to place.
-    Plays the active match, or waits for the next one (showing ``waiting``, else the
-    queue, or the draft to pick); its last view. Once over, the summary stays on the
-    screen: the result, the rating change, the trade."""
-    told = Followed()
+    Plays the active match (``resuming``: one this client did not just start, which
+    the screen says), or waits for the next one (showing ``waiting``, else the queue,
+    or the draft to pick); its last view. Once over, the summary stays on the screen:
+    the result, the rating change, the trade."""
+    told = Followed(resuming)
 
     async def follow() -> None:  # reopened as the token expires (Client.pushes)
         async for push in client.pushes():

@@ -11,6 +11,8 @@ from triad.v1 import gateway_pb2 as g
 
 from client.frame import settled
 
+RESUMED = "You have an active battle: your match resumes."
+"""Said when a session opens in a match in progress (RULES.md 5's words)."""
 NOT_YOUR_TURN = "Not your turn yet."
 """Said to a move typed on the opponent's turn, until the match moves on."""
 
@@ -19,7 +21,10 @@ class Followed:
     """What the session stream told, newest first: the match view, the queue, the
     trade, the draft, rating changes by match, and the last notice."""
 
-    def __init__(self) -> None:
+    def __init__(self, resuming: bool = False) -> None:
+        self.resuming = resuming
+        """Whether a match the session opens in is resumed (``triad-client play``),
+        not one just started by this client (practice, join, switch)."""
         self.view: pb.MatchView | None = None
         self.received = datetime.now(UTC)
         self.queue: pb.QueueStatus | None = None
@@ -70,7 +75,10 @@ class Followed:
         if kind == "session_opened":
             opened = push.session_opened
             if opened.HasField("active_match"):
-                self.show(opened.active_match)
+                active = opened.active_match
+                if self.resuming and self.view is None:
+                    self.note = RESUMED  # once: a reopened session's match is no news
+                self.show(active)
             if opened.HasField("draft"):
                 self.keep_draft(opened.draft)
             if opened.status.HasField("ticket") and self.queue is None:

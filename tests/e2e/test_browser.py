@@ -127,6 +127,7 @@ def test_a_whole_practice_match_played_by_clicking(backend: Stack, tmp_path: Pat
     check_final_screen(played, played["viewport"])
     assert played["moves"] in (4, 5)  # the player placed every other card
     assert played["resumed"] >= 3  # reloaded after two moves: the match came back
+    assert played["told"].startswith("You have an active battle"), played  # RULES.md 5
 
 
 def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(

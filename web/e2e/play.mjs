@@ -129,6 +129,7 @@ async function practice() {
   await page.waitForSelector("[data-testid=board]");
   let moves = 0;
   let resumed = 0;
+  let told = "";
   for (let turn = 0; turn < 40; turn++) {
     // Either my turn (a hand card can be clicked) or the end.
     const next = await Promise.race([
@@ -149,11 +150,12 @@ async function practice() {
         before,
       );
       resumed = await page.locator(".cell.mine, .cell.theirs").count();
+      told = (await page.locator("[data-testid=notice]").textContent()) ?? "";
     }
   }
   const final = await finalScreen(page);
   await page.screenshot({ path: screenshot, fullPage: true });
-  return { ...final, moves, resumed };
+  return { ...final, moves, resumed, told };
 }
 
 async function ranked() {

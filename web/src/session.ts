@@ -58,6 +58,9 @@ export function openSession(page: SessionPage): void {
   })();
 }
 
+/** What a page that opens its session in a match in progress says (RULES.md 5). */
+export const RESUMED = "You have an active battle: your match resumes.";
+
 /** One push: the state changed and noted; false when the session is over for good. */
 function receive(push: OpenSessionResponse, page: SessionPage): boolean {
   const message = push.push;
@@ -74,7 +77,11 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       tablePush(status?.hostedTable, page);
       auction.me = status?.player?.playerId ?? "";
       const missed = message.value.missedMatch;
-      if (message.value.activeMatch) page.show(message.value.activeMatch);
+      const active = message.value.activeMatch;
+      // RULES.md 5: a player back in a match in progress is told so, in its words; a
+      // session reopened on the match this page shows (a token refreshed) is no news.
+      const resumed = active !== undefined && state.matchId !== active.matchId;
+      if (active) page.show(active);
       else if (missed && !state.matchId) {
         // A match that ended while no session was open (lost by a disconnection, say):
         // its end screen, with the notice that follows.
@@ -83,6 +90,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       }
       void page.act(resumeBattle);
       void page.act(loadDecks);
+      if (resumed) state.notice = RESUMED; // after the acts, which clear the last notice
       const opened = message.value.draft;
       if (opened) void page.act(() => showDraft(opened, page));
       return true;

@@ -1,0 +1,38 @@
+"""``triad-client play`` opening its session in a match in progress says so in RULES.md
+5's words ("You have an active battle"); a session reopened on the same match (a token
+refreshed, a gateway stopped) does not say it again, nor does a match the client has
+just started (practice, join)."""
+
+from __future__ import annotations
+
+from triad.v1 import gateway_pb2 as g
+
+from client.session import RESUMED, Followed
+from client.tests import views
+
+
+def opened(match_id: str) -> g.OpenSessionResponse:
+    view = views.view(hand=5)
+    view.match_id = match_id
+    return g.OpenSessionResponse(session_opened=g.SessionOpened(active_match=view))
+
+
+def test_a_session_opened_in_a_match_says_you_have_an_active_battle_once() -> None:
+    told = Followed(resuming=True)
+    assert told.take(opened("m1"))
+    assert told.note == RESUMED and "You have an active battle" in told.note
+    told.note = ""
+    assert told.take(opened("m1"))  # reopened on the same match: no news
+    assert told.note == ""
+
+
+def test_a_match_the_client_just_started_is_not_announced_as_resumed() -> None:
+    told = Followed()
+    assert told.take(opened("m1"))
+    assert told.note == ""
+
+
+def test_a_session_opened_with_no_match_says_nothing_of_one() -> None:
+    told = Followed()
+    assert told.take(g.OpenSessionResponse(session_opened=g.SessionOpened()))
+    assert told.note == ""
