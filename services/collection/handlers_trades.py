@@ -180,6 +180,16 @@ async def _open_trade(
     )
 
 
+def _parties(state: Trade) -> dict[str, str]:
+    """A trade's match and players, for the log lines of its end."""
+    return {
+        "trade_id": state.trade_id,
+        "match_id": state.match_id,
+        "winner": state.winner.player_id,
+        "loser": state.loser.player_id,
+    }
+
+
 async def _complete(unit: Unit, state: Trade, events: tuple[TradeEvent, ...]) -> None:
     """Choice and transfer, and the trade's locks released, in one transaction."""
     loser_id = state.loser.player_id
@@ -210,14 +220,7 @@ async def choose_cards(
         assert state is not None
         await _complete(unit, state, events)
         metrics.TRADES_COMPLETED.labels(chooser="winner").inc()
-        log.info(
-            "trade cards chosen",
-            trade_id=trade_id,
-            match_id=state.match_id,
-            winner=state.winner.player_id,
-            loser=state.loser.player_id,
-            copy_ids=list(copy_ids),
-        )
+        log.info("trade cards chosen", **_parties(state), copy_ids=list(copy_ids))
         return TradeChosen(trade_id)
 
     return await ctx.store.run(work, request)
@@ -240,14 +243,7 @@ async def fire_due_trade(ctx: Context) -> bool:
             if events is not None:
                 await _complete(unit, state, events)
                 metrics.TRADES_COMPLETED.labels(chooser="server").inc()
-                log.info(
-                    "trade auto-picked",
-                    trade_id=trade_id,
-                    match_id=state.match_id,
-                    winner=state.winner.player_id,
-                    loser=state.loser.player_id,
-                    drawn=drawn,
-                )
+                log.info("trade auto-picked", **_parties(state), drawn=drawn)
 
     return await fire_due(ctx, lambda unit, now: unit.due_trade(now), auto_pick)
 
