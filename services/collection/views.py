@@ -188,7 +188,12 @@ def draft(state: Draft, player_id: str) -> pb.DraftView:
         picked_card_ids=seat.picks,
         picks_required=DECK_SIZE,
         pick_deadline_time=timestamp(state.pick_deadline),
-        inactivity_deadline_time=timestamp(seat.inactive_at),
+        # Only while the player has picks to make: a complete deck cannot be forfeited.
+        inactivity_deadline_time=(
+            timestamp(seat.inactive_at)
+            if state.status is Status.PICKING and not seat.done
+            else None
+        ),
         opponent_name=other.player.name,
         opponent_pick_count=len(other.picks),
         match_id=state.match_id,

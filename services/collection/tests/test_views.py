@@ -11,7 +11,7 @@ from triad.v1 import common_pb2 as pb
 from services.collection import views
 from services.collection.domain import draft_session as session
 from services.collection.domain import trade
-from services.collection.domain.draft import draw_pool
+from services.collection.domain.draft import draw_pool, legal_completions
 from services.collection.domain.events import PlayerRef
 from services.collection.tests.builders import CATALOG, T0, legal_copies
 
@@ -56,3 +56,24 @@ def test_the_published_odds_are_the_weights_the_draw_uses() -> None:
     assert odds.algorithm == "hmac-sha256-v1" and odds.holo_probability == 0.05
     assert [round(sum(s.probability for s in slot.star_odds), 9) for slot in odds.slots] == [1] * 5
     assert odds.pity.booster_count == 10 and odds.pity.min_stars == 4
+
+
+def test_a_player_whose_deck_is_picked_is_shown_no_forfeit_deadline() -> None:
+    """Found from outside: a player who had picked their five kept being shown an
+    inactivity deadline, then one in the past, though nothing is left for them to do
+    and they never forfeit; the opponent still picking keeps theirs."""
+    rng = Random(3)
+    pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
+    state = session.fold(session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0))
+    assert state is not None
+    now = T0 + timedelta(seconds=1)
+    for booster in range(3):  # every card revealed first, as a player does
+        state = session.fold(session.reveal(state, "d1", "ann", booster, [], now), state)
+        assert state is not None
+    for card in legal_completions((), state.seats[0].pool)[0]:
+        state = session.fold(session.pick(state, "d1", "ann", card.id, now), state)
+        assert state is not None
+    assert state.seats[0].done and state.status is session.Status.PICKING
+    assert not views.draft(state, "ann").HasField("inactivity_deadline_time")
+    assert views.draft(state, "bea").HasField("inactivity_deadline_time")
+    assert views.draft(state, "ann").HasField("pick_deadline_time")  # the draft's own end
