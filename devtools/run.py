@@ -89,6 +89,10 @@ def say(text: str, *, error: bool = False) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
+REPLAYING = "Replaying a consumer"
+"""The section of deploy/k8s/README.md that the operator line points to."""
+
+
 def main(argv: list[str] | None = None) -> int:
     replicas = parse_args(argv)
     stop = False
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 "\n           .venv/bin/triad-client practice        (a match against a bot)"
                 f"\nBrowser: {backend.web_url()}/  ({page})"
                 f"\nOperate: env $(cat {operator_env.relative_to(ROOT)}) "
-                ".venv/bin/triad-admin consumer list   (deploy/k8s/README.md, Consumers)"
+                f".venv/bin/triad-admin consumer list   (deploy/k8s/README.md, {REPLAYING!r})"
                 "\nLogs:    .run/logs/   Stop: Ctrl-C\n"
             )
             while not stop:

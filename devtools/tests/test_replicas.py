@@ -80,3 +80,10 @@ def test_each_gateway_serves_the_browser_client_on_a_web_port_of_its_own(tmp_pat
         assert env["TRIAD_GATEWAY_WEB_ROOT"].endswith("web/dist")
     # Not a service's setting: only gateways have a web port.
     assert "TRIAD_GATEWAY_WEB_PORT" not in backend.env("match")
+
+
+def test_make_runs_operator_line_names_a_section_the_deploy_readme_has() -> None:
+    """Found from outside: make run pointed to a "Consumers" section of
+    deploy/k8s/README.md, which has none."""
+    readme = (Path(run.__file__).parents[1] / "deploy" / "k8s" / "README.md").read_text()
+    assert f"\n## {run.REPLAYING}\n" in readme
