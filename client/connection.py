@@ -22,6 +22,18 @@ from triad.v1 import gateway_pb2 as g
 
 T = TypeVar("T")
 DEV_CA = Path(".run/tls/gateway-dev.crt")
+"""The development certificate ``make run`` makes, relative to the checkout."""
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def dev_ca(here: Path | None = None, checkout: Path = CHECKOUT) -> Path | None:
+    """The development certificate to trust when no --ca is given: the one under the
+    current directory, else the one of the checkout this client runs from (so that it
+    works from any directory), else None (the system's roots)."""
+    for root in (here or Path.cwd(), checkout):
+        if (root / DEV_CA).exists():
+            return root / DEV_CA
+    return None
 
 
 class CommandError(Exception):
@@ -175,7 +187,7 @@ def _expired(error: grpc.aio.AioRpcError) -> bool:
 def channel(args: argparse.Namespace) -> grpc.aio.Channel:
     if args.plaintext:
         return grpc.aio.insecure_channel(args.addr)
-    ca = Path(args.ca) if args.ca else (DEV_CA if DEV_CA.exists() else None)
+    ca = Path(args.ca) if args.ca else dev_ca()
     root = ca.read_bytes() if ca is not None else None
     return grpc.aio.secure_channel(args.addr, grpc.ssl_channel_credentials(root_certificates=root))
 
@@ -228,6 +240,13 @@ API_STEPS = {
 def describe(error: grpc.aio.AioRpcError) -> str:
     """One line for a failed call: what the gateway said, and what to do about it."""
     code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE and "CERTIFICATE_VERIFY_FAILED" in (
+        error.details() or ""
+    ):
+        return (
+            "the gateway's certificate is not trusted: pass --ca CERT (make run's is "
+            ".run/tls/gateway-dev.crt in the checkout)"
+        )
     if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
         return (
             "cannot reach the gateway: is `make run` running? "

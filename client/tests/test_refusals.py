@@ -4,6 +4,7 @@ without saying the same thing twice."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -11,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from client.commands_lobby import find
-from client.connection import CommandError, describe
+from client.connection import DEV_CA, CommandError, describe, dev_ca
 from client.main import parser, practice_mode
 from services.matchmaker.domain import TableFilter
 from services.matchmaker.handlers_find import _none_fits
@@ -97,3 +98,16 @@ def test_a_number_out_of_its_range_is_refused_where_it_is_typed(
         parser().parse_args(typed)
     assert refused.value.code == 2
     assert told in capsys.readouterr().err
+
+
+def test_the_development_certificate_is_found_from_any_directory(tmp_path: Path) -> None:
+    """Found from outside: run outside the repository root, the client did not trust
+    make run's certificate; it now looks in the checkout it runs from too."""
+    checkout = tmp_path / "checkout"
+    (checkout / DEV_CA).parent.mkdir(parents=True)
+    (checkout / DEV_CA).write_text("cert")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert dev_ca(elsewhere, checkout) == checkout / DEV_CA
+    assert dev_ca(checkout, tmp_path / "none") == checkout / DEV_CA
+    assert dev_ca(elsewhere, tmp_path / "none") is None

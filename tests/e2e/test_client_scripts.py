@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -290,3 +292,22 @@ async def test_the_winner_picks_the_card_at_the_end_of_the_match_in_the_client(
             return
         await asyncio.sleep(0.2)
     raise AssertionError("the card picked in the client never reached the winner")
+
+
+def test_a_gateway_whose_certificate_is_not_trusted_is_told_so_in_one_line(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: run outside the repository root, the client trusted no
+    development certificate and said "cannot reach the gateway: is `make run`
+    running?" under a gRPC log line, though the gateway ran."""
+    done = subprocess.run(
+        [sys.executable, "-m", "client.main", "--addr", backend.gateway.address,
+         "--state", str(tmp_path / "state.json"), "login", "ann", "--password", PASSWORD],
+        capture_output=True, text=True, check=False, timeout=90, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 1, done
+    assert done.stderr.splitlines() == [
+        "triad-client: the gateway's certificate is not trusted: pass --ca CERT (make run's "
+        "is .run/tls/gateway-dev.crt in the checkout)"
+    ], done.stderr
