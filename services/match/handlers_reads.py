@@ -50,12 +50,20 @@ class EventsPage:
     next_version: int
 
 
+ID_LENGTH = 32
+"""A match id is a UUID: 32 hex digits (36 characters with its dashes)."""
+
+
 async def match_events(ctx: Context, match_id: str, from_version: int, limit: int) -> EventsPage:
     """Up to ``limit`` stored events of a match from ``from_version`` (1 = the start)."""
     after = max(from_version - 1, 0)
     found = await ctx.store.records(match_id, after, limit + 1)
     if not found and after == 0:
-        raise NotFound(f"no match {match_id}")
+        short = len(match_id) < ID_LENGTH
+        raise NotFound(
+            f"no match {match_id}"
+            + (": give the whole match id, not the start the screens show" if short else "")
+        )
     page = found[:limit]
     more = len(found) > limit
     return EventsPage(page, page[-1].version + 1 if more else 0)

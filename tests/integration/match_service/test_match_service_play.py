@@ -149,6 +149,11 @@ async def test_bad_requests_get_clear_statuses_and_change_nothing(
         await stub.GetMatchEvents(m.MatchServiceGetMatchEventsRequest(match_id=match_id))
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert len(await events_of(stub, match_id)) == 1  # nothing was appended
+    # Found from outside: an operator gave the 8 characters the screens show.
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await events_of(stub, match_id[:8])
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "give the whole match id" in (caught.value.details() or "")
 
 
 async def test_practice_against_a_bot_seat_plays_to_the_end(
