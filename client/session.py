@@ -106,7 +106,10 @@ class Followed:
         elif kind == "notice":
             self.note = push.notice.message
         elif kind == "session_closed":
-            self.note = f"Session closed: {push.session_closed.message}"
+            closed = push.session_closed
+            self.note = f"Session closed: {closed.message}"
+            if closed.reason == g.SESSION_CLOSE_REASON_REPLACED:
+                self.note += " (another terminal or page of yours took it: play takes it back)"
             return False
         return True
 

@@ -36,3 +36,16 @@ def test_a_session_opened_with_no_match_says_nothing_of_one() -> None:
     told = Followed()
     assert told.take(g.OpenSessionResponse(session_opened=g.SessionOpened()))
     assert told.note == ""
+
+
+def test_a_session_taken_by_another_terminal_says_how_to_take_it_back() -> None:
+    """Found from outside: `watch` in a second terminal ended the match screen with
+    "a newer session of yours was opened; this one ends", and nothing said how to get
+    the match back."""
+    told = Followed()
+    closed = g.SessionClosed(
+        reason=g.SESSION_CLOSE_REASON_REPLACED,
+        message="a newer session of yours was opened; this one ends",
+    )
+    assert not told.take(g.OpenSessionResponse(session_closed=closed))
+    assert told.note.endswith("play takes it back)"), told.note
