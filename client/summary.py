@@ -43,7 +43,10 @@ def trade_words(view: pb.MatchView, trade: pb.Trade | None) -> str:
         winner = next(p.player_name for p in view.players if p.seat != view.my_seat)
         n = count_of(trade) if trade is not None else 1
         taken = "one" if n == 1 else str(n)
-        return f"{name}: {winner} takes {taken} of your cards; triad-client trade shows it."
+        return (
+            f"{name}: {winner} takes {taken} of your cards; triad-client trade shows the "
+            "offer until they choose, your collection after."
+        )
     return f"{name}: triad-client trade or collection shows what moved."
 
 

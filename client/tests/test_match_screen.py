@@ -228,7 +228,8 @@ def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
     ]
     shown.outcome.winner_seat = pb.SEAT_B
     assert str(summary(shown, None, None)[2]) == (
-        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
+        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows the "
+        "offer until they choose, your collection after."
     )
     assert "not changed yet" in str(summary(shown, None, None)[1])
     # The loser's client ends before the winner chooses (it is not kept waiting): the
@@ -240,7 +241,8 @@ def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
         winner_name="[BOT] Bea",
     )
     assert str(summary(shown, None, awaiting)[2]) == (
-        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows it."
+        "Trade One: [BOT] Bea takes one of your cards; triad-client trade shows the "
+        "offer until they choose, your collection after."
     )
 
 

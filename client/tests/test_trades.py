@@ -84,7 +84,8 @@ def test_the_end_of_a_direct_trade_says_what_moved_once() -> None:
     told = after_trade(finished(pb.TRADE_RULE_DIFFERENCE, mine=B), None, waiting)
     assert (
         told[-1].plain
-        == "Trade Difference: ann takes 2 of your cards; triad-client trade shows it."
+        == "Trade Difference: ann takes 2 of your cards; triad-client trade shows the "
+        "offer until they choose, your collection after."
     )
 
 
