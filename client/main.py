@@ -196,8 +196,12 @@ async def run(args: argparse.Namespace) -> int:
             if args.json:
                 out(args, switched)
             else:
-                console.print(f"Left the queue: practice match {switched.match_id} against a bot.")
-                await play(client, console)
+                # Not played here: the queue screen of the terminal this comes from
+                # plays it (a session here would take the player's from it).
+                console.print(
+                    f"Left the queue: practice match {switched.match_id[:8]} against a bot. "
+                    "Your queue screen plays it; else triad-client play."
+                )
         elif command == "cancel":
             cancelled = await client.call(
                 stub.CancelTicket,

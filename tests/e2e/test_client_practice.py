@@ -16,11 +16,12 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.players import bearer
+from devtools.players import PASSWORD, bearer
 from devtools.stack import Stack
 from devtools.terminal import Terminal
-from tests.e2e.client_runs import signed_in
+from tests.e2e.client_runs import Client, signed_in
 from tests.e2e.end_to_end import greedy_move, register
+from tests.e2e.sessions import Session, join
 
 pytestmark = pytest.mark.integration
 
@@ -221,3 +222,26 @@ async def test_a_card_on_an_elemental_mark_shows_its_plus_or_minus_one_on_the_te
         finally:
             terminal.close()
     pytest.skip("three Elemental boards without a marked cell")
+
+
+async def test_switch_from_another_terminal_leaves_the_queue_screen_its_session(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: `switch` typed in a second terminal while the queue screen
+    ran in the first opened a session of its own (taking the player's), printed "No
+    active match and no ticket: waiting" and ended. The queue screen plays the match."""
+    ann = await join(api)
+    screen = await Session.open(ann)  # the first terminal's queue screen
+    client = Client(backend, tmp_path / "state.json")
+    client.json("login", ann.name, "--password", PASSWORD)
+    client.json("enqueue", "ranked")
+    said = client.run("switch", "--level", "novice")
+    assert said.returncode == 0, said
+    assert " ".join(said.stdout.split()).endswith(
+        "Your queue screen plays it; else triad-client play."
+    )
+    found = await screen.wait_for(lambda p: p.HasField("match_view"))
+    assert found.match_view.mode == pb.MODE_PRACTICE
+    assert not any(p.HasField("session_closed") for p in screen.pushes)
+    await ann.call("Forfeit", g.ForfeitRequest(request_id="f", match_id=found.match_view.match_id))
+    await screen.close()
