@@ -41,8 +41,7 @@ def waiting_line(
         table is not None and table.status == pb.TABLE_STATUS_DECLINED
     ):
         return Text(
-            f"{table.challenged_player_name} declined your challenge (table "
-            f"{table.table_id[:8]}). Ctrl-C leaves."
+            f"{table.challenged_player_name} declined your challenge (table {table.table_id[:8]})."
         )
     if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
         return Text(

@@ -164,6 +164,8 @@ async def play(
             if view is not None and trade is not None and trade.match_id != view.match_id:
                 trade = None  # another match's
             over = follower.done() or reader.done or leaving  # a piped line counts
+            declined = told.table is not None and told.table.status == pb.TABLE_STATUS_DECLINED
+            over = over or (view is None and told.queue is None and declined)  # nothing left
             draft = told.drafting()
             if draft is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
                 over = True

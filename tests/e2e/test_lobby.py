@@ -24,6 +24,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Overrides, Stack
+from devtools.terminal import Terminal
 from tests.e2e.client_runs import Client, signed_in
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
 
@@ -396,3 +397,31 @@ async def test_a_host_who_cannot_draw_a_random_deck_never_fails_find_game_for_ot
         await ann.call(
             "CancelListing", g.CancelListingRequest(request_id=uuid4().hex, listing_id=listing_id)
         )
+
+
+async def test_the_hosts_screen_ends_when_the_challenge_is_declined(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: once the challenged player declined, the host's screen said
+    so and then waited, for nothing, until Ctrl-C."""
+    ann, bea = await join(api), await join(api)
+    anns = client_of(backend, tmp_path / "ann", ann)
+    await asyncio.to_thread(anns.json, "challenge", bea.name)
+    terminal = Terminal([*anns.argv, "play"], {"COLUMNS": "80", "LINES": "24"})
+    try:
+        await terminal.until(lambda s: "to accept your" in s, "the challenge waiting", timeout=30)
+        table = (await bea.call("ListTables", g.ListTablesRequest(
+            filter=pb.TableFilter(challenges_only=True)))).tables[0]  # fmt: skip
+        await bea.call(
+            "DeclineChallenge",
+            g.DeclineChallengeRequest(request_id=uuid4().hex, table_id=table.table_id),
+        )
+        shown = await terminal.until(lambda s: "declined" in s, "the decline", timeout=30)
+        for _ in range(100):
+            if terminal.process.poll() is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert terminal.process.poll() == 0, terminal.text()
+        assert f"{bea.name} declined your challenge" in " ".join(shown.split())
+    finally:
+        terminal.close()
