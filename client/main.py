@@ -258,7 +258,9 @@ def parser() -> argparse.ArgumentParser:
         cmd = sub.add_parser(name, parents=[common], help=f"{name} and keep the tokens")
         cmd.add_argument("name")
         cmd.add_argument("--password", help="or $TRIAD_PASSWORD, or asked")
-    sub.add_parser("logout", parents=[common]).add_argument("--all", action="store_true")
+    sub.add_parser(
+        "logout", parents=[common], help="end this login (--all: every one)"
+    ).add_argument("--all", action="store_true")
     sub.add_parser("status", parents=[common], help="account, active match, obligations")
     sub.add_parser("active", parents=[common], help="your active match, if any")
     sub.add_parser("view", parents=[common], help="a match as you see it").add_argument(
@@ -272,7 +274,9 @@ def parser() -> argparse.ArgumentParser:
     place.add_argument("cell", type=int)
     place.add_argument("--lair", action="store_true", help="declare Lair (Realm tables)")
     place.add_argument("--request-id")
-    sub.add_parser("forfeit", parents=[common]).add_argument("match")
+    sub.add_parser("forfeit", parents=[common], help="give up a match: you lose it").add_argument(
+        "match", help="its id, or the start of your active match's id"
+    )
     sub.add_parser(
         "watch", parents=[common], help="print session pushes as JSON lines"
     ).add_argument("--count", type=int, default=0)

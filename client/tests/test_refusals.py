@@ -111,3 +111,10 @@ def test_the_development_certificate_is_found_from_any_directory(tmp_path: Path)
     assert dev_ca(elsewhere, checkout) == checkout / DEV_CA
     assert dev_ca(checkout, tmp_path / "none") == checkout / DEV_CA
     assert dev_ca(elsewhere, tmp_path / "none") is None
+
+
+def test_every_command_says_what_it_does_in_help() -> None:
+    """Found from outside: `triad-client --help` listed logout and forfeit with no words."""
+    (commands,) = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    told = {c.dest for c in commands._choices_actions if c.help}
+    assert sorted(set(commands.choices) - told) == []
