@@ -150,8 +150,19 @@ def log_lines(view: pb.BattleView) -> list[str]:
     return lines
 
 
+BY_WHOM = {
+    ("give_up", True): "You won (your opponent gave up).",
+    ("give_up", False): "You gave up.",
+    ("disconnect", True): "You won (your opponent left and the CPU finished for them).",
+    ("disconnect", False): "You lost (you left and the CPU finished for you).",
+}
+"""Ends one player brought about, said to each side in its own words."""
+
+
 def result_line(view: pb.BattleView) -> str:
     won = view.outcome.winner_seat == view.seat
+    if (said := BY_WHOM.get((view.outcome.reason, won))) is not None:
+        return said
     why = REASONS.get(view.outcome.reason, view.outcome.reason)
     return f"{'You won' if won else 'You lost'} ({why})."
 

@@ -113,7 +113,7 @@ async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prom
         first = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
         assert "selection" in first, first
         ended = await terminal.until(lambda s: "You won" in s, "the end, nothing typed")
-        assert "a player gave up" in ended, ended
+        assert "You won (your opponent gave up)." in ended, ended
     finally:
         terminal.close()
 

@@ -67,4 +67,4 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # Back in the lobby, a second battle starts on the front column (nothing tapped) and
     # is given up on turn 1: lost.
     assert sorted(played["front"]) == ["0,0", "1,0", "2,0"], played["front"]
-    assert played["gaveUp"] == "You lost (a player gave up).", played["gaveUp"]
+    assert played["gaveUp"] == "You gave up.", played["gaveUp"]

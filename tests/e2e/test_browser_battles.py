@@ -45,7 +45,7 @@ def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
     assert played["log"], played
     assert any("battle: turn" in line for line in played["pushes"]), played
     # Ann gave up: she lost and Bea won.
-    assert played["results"] == ["You lost (a player gave up).", "You won (a player gave up)."]
+    assert played["results"] == ["You gave up.", "You won (your opponent gave up)."]
 
 
 def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path: Path) -> None:

@@ -56,10 +56,21 @@ const REASONS: Record<string, string> = {
   disconnect: "a player left and the CPU finished for them",
 };
 
+/** Ends one player brought about, said to each side in its own words. */
+const BY_WHOM: Record<string, [string, string]> = {
+  give_up: ["You won (your opponent gave up).", "You gave up."],
+  disconnect: [
+    "You won (your opponent left and the CPU finished for them).",
+    "You lost (you left and the CPU finished for you).",
+  ],
+};
+
 /** "You won (every character of the loser is down)." */
 export function battleResult(view: BattleView): string {
   const won = view.outcome?.winnerSeat === view.seat;
   const reason = view.outcome?.reason ?? "";
+  const said = BY_WHOM[reason];
+  if (said) return won ? said[0] : said[1];
   return `${won ? "You won" : "You lost"} (${REASONS[reason] ?? reason}).`;
 }
 
