@@ -22,9 +22,8 @@ STATUS = {
 REASONS = {
     "wipeout": "every character of the loser is down",
     "decision": "after turn 10: survivors, then HP",
-    "give_up": "a player gave up",
-    "disconnect": "a player left and the CPU finished for them",
 }
+"""Ends by the rules (a give-up or a departure is said by ``BY_WHOM``)."""
 
 
 def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None:

@@ -195,6 +195,6 @@ async def test_a_terminal_battle_keeps_its_seat_while_the_player_thinks(
         view = await p_view(eve, battle_id)
         assert view.status != pb.BATTLE_STATUS_FINISHED and not view.you.cpu, view.outcome
         terminal.type("q\r")  # then gives up, which ends it
-        await terminal.until(lambda s: "You lost" in s, "the end")
+        await terminal.until(lambda s: "You gave up." in s, "the end")
     finally:
         terminal.close()

@@ -4,17 +4,14 @@ NATS: Find Game joins an open table (and is NOT_FOUND when none fits); a challen
 pushed at once on the challenged player's session and accepted (the match starts) or
 declined (the host hears it); a challenge made before the challenged player's session
 opened is shown on it right after its first push; an unknown name is NOT_FOUND; a player
-in a match cannot be challenged; and ``triad-client``'s find, challenge, challenges and
-decline.
+in a match cannot be challenged (the client's side: test_lobby_client.py).
 
 Only the first test opens a public table: the others challenge, so Find Game never
 meets their tables."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -23,9 +20,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from devtools.stack import Overrides, Stack
-from devtools.terminal import Terminal
-from tests.e2e.client_runs import Client, signed_in
+from devtools.stack import Overrides
 from tests.e2e.sessions import OPEN_TABLE, Player, Session, join
 
 pytestmark = pytest.mark.integration
@@ -231,43 +226,6 @@ async def test_an_unknown_name_is_not_found_and_a_player_in_a_match_is_not_chall
     assert not status.HasField("hosted_table")  # nothing was opened
 
 
-def client_of(running: Stack, state: Path, player: Player) -> Client:
-    me = g.RegisterResponse(
-        player=g.Player(player_id=player.id, player_name=player.name), tokens=player.tokens
-    )
-    return signed_in(running, state, me)
-
-
-async def test_the_client_finds_a_game_challenges_lists_and_declines(
-    api: Any, backend: Stack, tmp_path: Path
-) -> None:
-    ann, bea, cid = await join(api), await join(api), await join(api)
-    anns, beas = (
-        client_of(backend, tmp_path / "ann", ann),
-        client_of(backend, tmp_path / "bea", bea),
-    )
-    made = await asyncio.to_thread(anns.json, "challenge", bea.name)
-    table_id = made["table"]["tableId"]
-    listed = await asyncio.to_thread(beas.json, "challenges")
-    assert [t["tableId"] for t in listed["tables"]] == [table_id]
-    declined = await asyncio.to_thread(beas.json, "decline", table_id[:8])
-    assert declined["table"]["status"] == "TABLE_STATUS_DECLINED"
-    line = await asyncio.to_thread(beas.fails, "decline", table_id[:8], code=2)
-    assert "no single open challenge to you" in line
-
-    settings = pb.TableSettings(
-        rules=pb.Rules(visibility=pb.VISIBILITY_CLOSED, elemental=True), random_deck=True
-    )
-    public = await cid.call(
-        "CreateTable", g.CreateTableRequest(request_id=uuid4().hex, settings=settings)
-    )
-    found = await asyncio.to_thread(
-        beas.json, "find", "--elemental", "--visibility", "closed", "--no-same"
-    )
-    assert found["table"]["tableId"] == public.table.table_id and found["matchId"]
-    assert (await bea.view(found["matchId"])).status == pb.MATCH_STATUS_IN_PROGRESS
-
-
 async def test_the_lobby_filters_tables_by_sudden_death(api: Any) -> None:
     """RULES.md 6: tables are "filterable by rule", Sudden Death (RULES.md 12) among them.
     Two challenges to one player, one with Sudden Death: each filter shows only its own."""
@@ -397,31 +355,3 @@ async def test_a_host_who_cannot_draw_a_random_deck_never_fails_find_game_for_ot
         await ann.call(
             "CancelListing", g.CancelListingRequest(request_id=uuid4().hex, listing_id=listing_id)
         )
-
-
-async def test_the_hosts_screen_ends_when_the_challenge_is_declined(
-    api: Any, backend: Stack, tmp_path: Path
-) -> None:
-    """Found from outside: once the challenged player declined, the host's screen said
-    so and then waited, for nothing, until Ctrl-C."""
-    ann, bea = await join(api), await join(api)
-    anns = client_of(backend, tmp_path / "ann", ann)
-    await asyncio.to_thread(anns.json, "challenge", bea.name)
-    terminal = Terminal([*anns.argv, "play"], {"COLUMNS": "80", "LINES": "24"})
-    try:
-        await terminal.until(lambda s: "to accept your" in s, "the challenge waiting", timeout=30)
-        table = (await bea.call("ListTables", g.ListTablesRequest(
-            filter=pb.TableFilter(challenges_only=True)))).tables[0]  # fmt: skip
-        await bea.call(
-            "DeclineChallenge",
-            g.DeclineChallengeRequest(request_id=uuid4().hex, table_id=table.table_id),
-        )
-        shown = await terminal.until(lambda s: "declined" in s, "the decline", timeout=30)
-        for _ in range(100):
-            if terminal.process.poll() is not None:
-                break
-            await asyncio.sleep(0.1)
-        assert terminal.process.poll() == 0, terminal.text()
-        assert f"{bea.name} declined your challenge" in " ".join(shown.split())
-    finally:
-        terminal.close()

@@ -52,8 +52,6 @@ export interface BattleActions {
 const REASONS: Record<string, string> = {
   wipeout: "every character of the loser is down",
   decision: "after turn 10: survivors, then HP",
-  give_up: "a player gave up",
-  disconnect: "a player left and the CPU finished for them",
 };
 
 /** Ends one player brought about, said to each side in its own words. */
@@ -69,8 +67,7 @@ const BY_WHOM: Record<string, [string, string]> = {
 export function battleResult(view: BattleView): string {
   const won = view.outcome?.winnerSeat === view.seat;
   const reason = view.outcome?.reason ?? "";
-  const said = BY_WHOM[reason];
-  if (said) return won ? said[0] : said[1];
+  if (BY_WHOM[reason]) return BY_WHOM[reason][won ? 0 : 1];
   return `${won ? "You won" : "You lost"} (${REASONS[reason] ?? reason}).`;
 }
 
