@@ -67,7 +67,6 @@ class MemoryStore(MemoryLobby):
             **changes,  # type: ignore[arg-type]
         )
         self._tickets[ticket_id] = ticket
-        self._ticket_starts[ticket_id] = start_id
         return ticket
 
     async def enqueue(self, ticket: Ticket, request: Request) -> None:
@@ -76,7 +75,6 @@ class MemoryStore(MemoryLobby):
         self._requests.remember(request, ticket.ticket_id)
         self._engaged[ticket.player_id] = Engagement(Hold.TICKET, ticket.ticket_id)
         self._tickets[ticket.ticket_id] = replace(ticket, state=TicketState.QUEUED)
-        self._ticket_starts[ticket.ticket_id] = None
         stream = f"ticket-{ticket.ticket_id}"
         await self._append(stream, 0, codec.ticket_queued(ticket), request.request_id)
 
@@ -237,14 +235,11 @@ class MemoryStore(MemoryLobby):
         players = [s.player_id for s in plan.humans]
         start.state = StartState.STARTED
         if plan.kind is StartKind.PAIRING:
-            for ticket_id, start_id in list(self._ticket_starts.items()):
-                if (
-                    start_id == plan.start_id
-                    and self._tickets[ticket_id].state is TicketState.CLAIMED
-                ):
+            for ticket in list(self._tickets.values()):
+                if ticket.start_id == plan.start_id and ticket.state is TicketState.CLAIMED:
                     self._set_ticket(
-                        ticket_id, start_id, state=TicketState.PAIRED, match_id=plan.match_id,
-                        draft_id=plan.draft_id, ended_at=now,
+                        ticket.ticket_id, plan.start_id, state=TicketState.PAIRED,
+                        match_id=plan.match_id, draft_id=plan.draft_id, ended_at=now,
                     )  # fmt: skip
             for seat in plan.humans:
                 self._disengage([seat.player_id], seat.ticket_id)
@@ -286,9 +281,9 @@ class MemoryStore(MemoryLobby):
         elif plan.kind is StartKind.TABLE:
             await self._reopen_or_close(plan, culprits)
             self._disengage([plan.seats[1].player_id], plan.table_id)
-        for ticket_id, start_id in list(self._ticket_starts.items()):
-            if start_id == plan.start_id and self._tickets[ticket_id].state is TicketState.CLAIMED:
-                self._set_ticket(ticket_id, None, state=TicketState.QUEUED)
+        for ticket in list(self._tickets.values()):
+            if ticket.start_id == plan.start_id and ticket.state is TicketState.CLAIMED:
+                self._set_ticket(ticket.ticket_id, None, state=TicketState.QUEUED)
         return True
 
     async def _cancel_claimed(
@@ -298,7 +293,7 @@ class MemoryStore(MemoryLobby):
         if ticket is None or ticket.state is not TicketState.CLAIMED:
             return
         self._set_ticket(
-            ticket_id, self._ticket_starts[ticket_id], state=TicketState.CANCELLED,
+            ticket_id, ticket.start_id, state=TicketState.CANCELLED,
             cancel_reason=reason, ended_at=now, cancel_message=why,
         )  # fmt: skip
         self._disengage([player_id], ticket_id)

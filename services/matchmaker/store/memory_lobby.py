@@ -50,7 +50,6 @@ class MemoryShared:
         self._requests: MemoryRequests[str] = MemoryRequests()
         self._engaged: dict[str, Engagement] = {}
         self._tickets: dict[str, Ticket] = {}
-        self._ticket_starts: dict[str, str | None] = {}
         self._starts: dict[str, StartEntry] = {}
         self._tables: dict[str, Table] = {}
         self._pairing: set[Mode] = set()
