@@ -117,6 +117,8 @@ def validate_deck(
     most_fives, most_high = STAR_LIMITS[limits_of]
     word = _WORDS[limits_of]
     a_deck = "a deck" if limits_of == DECK_SIZE else f"a deck of {word}"
+    if size not in STAR_LIMITS:  # the size is already wrong: name no count it does not have
+        a_deck, word = "a deck", "all"
     first = {e.copy_id: e for e in reversed(entries)}
     for copy_id, n in Counter(e.copy_id for e in entries).items():
         if n > 1:

@@ -91,3 +91,12 @@ def test_every_copy_must_be_owned_and_unlocked() -> None:
         DeckRule.NOT_OWNED: ("copy3",),
         DeckRule.LOCKED: ("copy1",),
     }
+
+
+def test_a_deck_of_no_legal_size_is_not_told_a_count_it_does_not_have() -> None:
+    """Two copies of one character: the size is wrong and the characters repeat; the
+    second message must not say "five different" of a deck that may hold 8 or 13."""
+    found = validate_deck([DeckEntry("a", "char0", 1), DeckEntry("b", "char0", 1)])
+    assert [v.rule for v in found] == [DeckRule.SIZE, DeckRule.DISTINCT_CHARACTERS]
+    assert "five" not in found[1].message
+    assert found[1].message.endswith("a deck needs all different characters")
