@@ -92,7 +92,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     decks = sub.add_parser("deck", parents=[common], help="list, save, validate, delete decks")
     deck_sub = decks.add_subparsers(dest="deck_command", required=True)
     deck_sub.add_parser("list", parents=[common], help="your saved decks and what they break")
-    save = deck_sub.add_parser("save", parents=[common], help="save copies as a deck (5; 8 or 13 for the larger boards)")
+    save = deck_sub.add_parser(
+        "save", parents=[common], help="save copies as a deck (5; 8 or 13 for the larger boards)"
+    )
     save.add_argument("name")
     save.add_argument("copies", nargs="+", help="copy ids (or their first characters)")
     save.add_argument("--id", help="replace this deck instead of saving a new one")

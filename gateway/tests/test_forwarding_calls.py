@@ -22,20 +22,24 @@ from services.platform.downstream import INTERNAL_DEADLINE
 from services.platform.errors import InvalidArgument, NotFound, Unavailable
 
 
-async def test_a_practice_battle_is_created_once_per_request_id_with_the_callers_team() -> None:
+async def test_a_practice_battle_is_started_by_the_matchmaker_as_the_caller() -> None:
+    """The matchmaker starts it (its hold on the player keeps one game at a time); the
+    view is then read from the battle service, as the caller, of the battle it names."""
     backend = Backend()
+    backend.answers["StartPracticeBattle"] = (
+        matchmaker_pb2.MatchmakerServiceStartPracticeBattleResponse(battle_id="b1")
+    )
     request = g.StartPracticeBattleRequest(
         request_id="p1", bot_level=pb.BATTLE_BOT_LEVEL_SEARCH, characters=["a", "b", "c"]
     )
     await backend.servicer().StartPracticeBattle(request, None)
-    await backend.servicer().StartPracticeBattle(request, None)
-    creates = [c.request for c in backend.calls if c.method == "CreateBattle"]
-    assert creates[0].battle_id == creates[1].battle_id, "a retry names the same battle"
-    me, cpu = creates[0].seats
-    assert (me.player_id, list(me.characters)) == (ME.player_id, ["a", "b", "c"])
-    assert (cpu.player_id, cpu.bot_level) == ("", pb.BATTLE_BOT_LEVEL_SEARCH)
-    views = [c.request for c in backend.calls if c.method == "GetBattleView"]
-    assert views[0].player_id == ME.player_id and views[0].battle_id == creates[0].battle_id
+    start, view = backend.calls
+    assert start.method == "StartPracticeBattle" and start.request.request_id == "p1"
+    assert start.request.player.player_id == ME.player_id
+    assert start.request.bot_level == pb.BATTLE_BOT_LEVEL_SEARCH
+    assert list(start.request.characters) == ["a", "b", "c"]
+    assert view.method == "GetBattleView"
+    assert (view.request.player_id, view.request.battle_id) == (ME.player_id, "b1")
     assert all(c.timeout == INTERNAL_DEADLINE for c in backend.calls)
 
 

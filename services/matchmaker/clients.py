@@ -99,11 +99,11 @@ class GrpcBattles(_Downstream):
     SERVICE = "battle"
     STUB = battle_pb2_grpc.BattleServiceStub
 
-    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
+    async def create(self, battle_id: str, seats: Sequence[Seat]) -> None:
         request = bat.BattleServiceCreateBattleRequest(
             battle_id=battle_id,
             request_id=battle_id,
-            seats=[pb.BattleSeat(player_id=p, name=n) for p, n in players],
+            seats=[mapping.battle_seat(s) for s in seats],
         )
         await self._ask(self._stub.CreateBattle, request)
 

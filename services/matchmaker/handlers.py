@@ -150,8 +150,8 @@ class BotDecks(Protocol):
 
 
 class Battles(Protocol):
-    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
-        """Create the battle between (player id, name) pairs; idempotent on its id."""
+    async def create(self, battle_id: str, seats: Sequence[Seat]) -> None:
+        """Create the battle of these seats (players, or the CPU); idempotent on its id."""
         ...
 
     async def active_battle(self, player_id: str) -> str | None: ...

@@ -13,9 +13,11 @@ from services.matchmaker.domain import (
     COMPATIBLE_RULE_SETS,
     DECKLESS,
     LADDERS,
+    MODE_RULES,
     QUEUES,
     STANDARD,
     UNRATED,
+    BattleLevel,
     BotLevel,
     CancelReason,
     DeckChoice,
@@ -43,6 +45,7 @@ from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_ticket, view_of
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
+    Conflict,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -215,6 +218,47 @@ async def start_practice(
         await ctx.ports.decks.check(player.player_id, deck, rules.hand_size)
     start = _practice_plan(ctx, StartKind.PRACTICE, player, origin, rules, level, deck)
     await open_start(ctx, start, request)
+    return await run_start(ctx, start)
+
+
+async def start_practice_battle(
+    ctx: Context,
+    request_id: str,
+    player: Player,
+    level: BattleLevel,
+    characters: tuple[str, ...],
+) -> str:
+    """A practice Skirmish battle against the CPU (BATTLE.md); its battle id. Started as
+    every start is, under the matchmaker's hold on the player, so that no Triad match,
+    ticket or table begins beside it, however close the two requests come (RULES.md 5:
+    one game at a time, whichever game)."""
+    request = Request.of(player.player_id, request_id, "practice-battle", level, characters)
+    if (seen := await ctx.store.answered(request)) is not None:
+        return (await resume(ctx, seen)).plan.match_id
+    start_id = str(uuid4())
+    plan = StartPlan(
+        start_id=start_id,
+        kind=StartKind.PRACTICE,
+        mode=Mode.BATTLE,
+        rules=MODE_RULES[Mode.BATTLE],
+        seats=(
+            Seat(player.player_id, player.name, characters=characters),
+            Seat("", "CPU", battle_level=level),
+        ),
+        match_id=match_id_for(start_id),
+        origin_mode=Mode.BATTLE,
+        origin_id=start_id,
+    )
+    start = StartRecord(plan, StartState.PENDING, uuid4())
+    try:
+        await check_free(ctx, player)
+        await open_start(ctx, start, request)
+    except (FailedPrecondition, Conflict):
+        # A try of this same request that began meanwhile holds the player (or made
+        # the battle already): its battle is the answer.
+        if (seen := await ctx.store.answered(request)) is None:
+            raise
+        return (await resume(ctx, seen)).plan.match_id
     return await run_start(ctx, start)
 
 

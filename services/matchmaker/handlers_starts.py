@@ -30,6 +30,7 @@ from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
     Conflict,
+    DomainError,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -45,9 +46,17 @@ class Refused(Exception):
     (the same when not given). RULES.md 3: a hidden card never leaves the server in any
     message to the opponent, so a deck's reason names its cards to its owner only."""
 
-    def __init__(self, culprits: Mapping[str, str], shown: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        culprits: Mapping[str, str],
+        shown: Mapping[str, str] | None = None,
+        status: type[DomainError] = FailedPrecondition,
+    ) -> None:
         self.culprits = dict(culprits)
         self.shown = {**self.culprits, **(shown or {})}
+        self.status = status
+        """What the asker is answered: FAILED_PRECONDITION, or INVALID_ARGUMENT for a
+        request the service it went to refused as such (a practice battle's team)."""
         super().__init__("; ".join(self.shown.values()))
 
     def told(self, player_id: str) -> str:
@@ -135,7 +144,7 @@ async def _battle(ctx: Context, plan: StartPlan) -> None:
     if ctx.ports.battles is None:
         raise Refused({s.player_id: "the Battle queue is closed" for s in humans})
     try:
-        await ctx.ports.battles.create(plan.match_id, [(s.player_id, s.name) for s in humans])
+        await ctx.ports.battles.create(plan.match_id, plan.seats)
     except (FailedPrecondition, InvalidArgument) as error:
         active = await asyncio.gather(
             *(ctx.ports.battles.active_battle(s.player_id) for s in humans)
@@ -147,7 +156,9 @@ async def _battle(ctx: Context, plan: StartPlan) -> None:
             for s, a in zip(humans, active, strict=True)
             if a is not None and a != plan.match_id
         }
-        raise Refused(culprits or {s.player_id: str(error) for s in humans}) from error
+        if culprits:
+            raise Refused(culprits) from error
+        raise Refused({s.player_id: str(error) for s in humans}, status=type(error)) from error
 
 
 def _bot_cards(plan: StartPlan, cards: Sequence[tuple[Card, ...]]) -> list[Card]:
@@ -246,7 +257,7 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
             ctx.metrics.failed(plan, len(refusal.culprits))
             log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=told)
             await tell_settled(ctx, plan)
-        raise FailedPrecondition(told) from None
+        raise refusal.status(told) from None
     if await ctx.store.finish_start(start, bot_cards, ctx.clock()):
         ctx.metrics.started(plan)
         log.info(
@@ -292,21 +303,31 @@ async def recover_due_start(ctx: Context) -> bool:
     return True
 
 
+SETTLING_SECONDS = 3.0
+"""How long a retried request waits for its first try, still running, to settle."""
+
+
 async def resume(ctx: Context, start_id: str) -> StartRecord:
-    """Answer a retried request from its start: finished or failed as it was, or run
-    again if the replica that began it is gone."""
+    """Answer a retried request from its start: finished or failed as it was, run again
+    if the replica that began it is gone, or, while its first try still runs, waited
+    for (up to ``SETTLING_SECONDS``, then ABORTED: ask again)."""
     start = await ctx.store.start(start_id)
     if start is None:
         raise NotFound(f"no start {start_id}")
-    if start.state is StartState.FAILED:
-        raise FailedPrecondition(start.error)
-    if start.state is StartState.PENDING:
+    give_up = asyncio.get_running_loop().time() + SETTLING_SECONDS
+    while start.state is StartState.PENDING:
         now = ctx.clock()
         taken = await ctx.store.take_over(start_id, now, ctx.lease_until(now))
-        if taken is None:
+        if taken is not None:
+            ctx.wakes.starts.due_at(ctx.lease_until(now))
+            await run_start(ctx, taken)
+            return start
+        if asyncio.get_running_loop().time() > give_up:
             raise Conflict("your match is being started; ask again in a moment")
-        ctx.wakes.starts.due_at(ctx.lease_until(now))
-        await run_start(ctx, taken)
+        await asyncio.sleep(0.05)
+        start = await ctx.store.start(start_id) or start
+    if start.state is StartState.FAILED:
+        raise FailedPrecondition(start.error)
     return start
 
 

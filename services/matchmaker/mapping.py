@@ -15,6 +15,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import events_pb2 as ev
 
 from services.matchmaker.domain import (
+    BattleLevel,
     BotLevel,
     CancelReason,
     Card,
@@ -53,6 +54,10 @@ BOT_LEVELS: dict[BotLevel, pb.BotLevel.ValueType] = {
     b: pb.BotLevel.Value(f"BOT_LEVEL_{b.name}") for b in BotLevel
 }
 BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
+BATTLE_LEVELS: dict[BattleLevel, pb.BattleBotLevel.ValueType] = {
+    b: pb.BattleBotLevel.Value(f"BATTLE_BOT_LEVEL_{b.name}") for b in BattleLevel
+}
+BATTLE_LEVELS_BACK = {v: k for k, v in BATTLE_LEVELS.items()}
 TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
     r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
 }
@@ -115,6 +120,20 @@ def mode_back(value: int, field: str, allowed: Sequence[int]) -> Mode:
 
 def bot_level_back(value: int, field: str = "bot_level") -> BotLevel:
     return BOT_LEVELS_BACK[require_enum(value, pb.BotLevel.DESCRIPTOR, field)]  # type: ignore[index]
+
+
+def battle_level_back(value: int, field: str = "bot_level") -> BattleLevel:
+    """A practice battle's CPU (unspecified: greedy, as StartPracticeBattle says)."""
+    if value == pb.BATTLE_BOT_LEVEL_UNSPECIFIED:
+        return BattleLevel.GREEDY
+    return BATTLE_LEVELS_BACK[require_enum(value, pb.BattleBotLevel.DESCRIPTOR, field)]  # type: ignore[index]
+
+
+def battle_seat(seat: Seat) -> pb.BattleSeat:
+    """A battle's seat as the battle service takes it: a player, or the CPU."""
+    if seat.battle_level is not None:
+        return pb.BattleSeat(name=seat.name, bot_level=BATTLE_LEVELS[seat.battle_level])
+    return pb.BattleSeat(player_id=seat.player_id, name=seat.name, characters=seat.characters)
 
 
 def rules(value: RuleSet) -> pb.Rules:

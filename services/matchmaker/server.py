@@ -127,6 +127,18 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         )
         return mm.MatchmakerServiceStartPracticeResponse(match_id=match_id)
 
+    async def StartPracticeBattle(
+        self, request: mm.MatchmakerServiceStartPracticeBattleRequest, context: Any
+    ) -> mm.MatchmakerServiceStartPracticeBattleResponse:
+        battle_id = await handlers_queues.start_practice_battle(
+            self._ctx,
+            require(request.request_id, "request_id"),
+            _player(request.player, "player"),
+            mapping.battle_level_back(request.bot_level),
+            tuple(request.characters),
+        )
+        return mm.MatchmakerServiceStartPracticeBattleResponse(battle_id=battle_id)
+
     async def SwitchToPractice(
         self, request: mm.MatchmakerServiceSwitchToPracticeRequest, context: Any
     ) -> mm.MatchmakerServiceSwitchToPracticeResponse:

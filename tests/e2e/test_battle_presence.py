@@ -131,10 +131,14 @@ async def test_a_table_host_or_a_queued_player_cannot_start_a_practice_battle(
     )
     await hal.call("CloseTable", g.CloseTableRequest(request_id=uuid4().hex, table_id=table_id))
     assert refusals == [
-        (grpc.StatusCode.FAILED_PRECONDITION, f"you host open table {table_id}: close it first"),
         (
             grpc.StatusCode.FAILED_PRECONDITION,
-            f"you have queued ticket {ticket_id}: cancel it first",
+            f"you already host open table {table_id}: close it first",
+        ),
+        (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"you already have queued ticket {ticket_id}: cancel it (or switch it to practice) "
+            "first",
         ),
     ]
 

@@ -50,6 +50,14 @@ class BotLevel(StrEnum):
     HARD = "hard"
 
 
+class BattleLevel(StrEnum):
+    """The CPU of a practice Skirmish battle (BATTLE.md; the battle service plays it)."""
+
+    RANDOM = "random"
+    GREEDY = "greedy"
+    SEARCH = "search"
+
+
 @dataclass(frozen=True, slots=True)
 class RealmModules:
     """A Realm table's modules besides Same, Plus and Combo (RULES.md 17)."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.matchmaker.domain.modes import UNRATED, BotLevel, Mode, RuleSet
+from services.matchmaker.domain.modes import UNRATED, BattleLevel, BotLevel, Mode, RuleSet
 from services.platform.errors import InvalidArgument
 
 BOT_LABEL = "[BOT] "
@@ -66,7 +66,8 @@ def legal_deck(stars: Sequence[int], character_ids: Sequence[str]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One seat of a match to start: a human with a deck choice, or a bot."""
+    """One seat of a match to start: a human with a deck choice, or a bot; of a battle,
+    a human with the characters they chose, or the CPU (``battle_level``)."""
 
     player_id: str
     name: str
@@ -78,10 +79,14 @@ class Seat:
     waited: float = 0.0
     cards: tuple[Card, ...] = ()
     """Cards fixed when the plan was made (drafted decks); bots draw theirs at the start."""
+    characters: tuple[str, ...] = ()
+    """A practice battle's team as the player chose it (none: the battle draws three)."""
+    battle_level: BattleLevel | None = None
+    """Set: the CPU plays this seat of a practice battle."""
 
     @property
     def is_bot(self) -> bool:
-        return self.bot_level is not None
+        return self.bot_level is not None or self.battle_level is not None
 
 
 class StartKind(StrEnum):

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from services.matchmaker.domain import (
+    BattleLevel,
     BotLevel,
     Card,
     DeckChoice,
@@ -58,6 +59,8 @@ def plan_json(plan: StartPlan) -> str:
             "rating": s.rating,
             "waited": s.waited,
             "cards": [_card_json(c) for c in s.cards],
+            "characters": list(s.characters),
+            "battle_level": s.battle_level.value if s.battle_level else None,
         }
         for s in plan.seats
     ]
@@ -101,6 +104,8 @@ def plan_from(text: str) -> StartPlan:
             rating=s["rating"],
             waited=s["waited"],
             cards=tuple(_card_from(c) for c in s["cards"]),
+            characters=tuple(s.get("characters", ())),  # plans older than practice battles
+            battle_level=BattleLevel(s["battle_level"]) if s.get("battle_level") else None,
         )
         for s in data["seats"]
     )

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from services.matchmaker.clients import LocalBotDecks, StarterDecks
-from services.matchmaker.domain import DeckChoice
+from services.matchmaker.domain import DeckChoice, Seat
 from services.matchmaker.handlers import Config, Context, MatchSpec, Player, Ports
 from services.matchmaker.schema import MIGRATIONS
 from services.matchmaker.store import MatchmakerStore
@@ -98,15 +98,22 @@ class FakeBattles:
 
     def __init__(self) -> None:
         self.created: dict[str, list[tuple[str, str]]] = {}
+        self.seats: dict[str, list[Seat]] = {}
+        self.refuse: Exception | None = None
+        """Set: ``create`` refuses with it (a team the battle service would refuse)."""
         self.active: dict[str, str] = {}
 
-    async def create(self, battle_id: str, players: Sequence[tuple[str, str]]) -> None:
+    async def create(self, battle_id: str, seats: Sequence[Seat]) -> None:
+        if self.refuse is not None:
+            raise self.refuse
         if battle_id in self.created:
             return
+        players = [(s.player_id, s.name) for s in seats if not s.is_bot]
         busy = [p for p, _ in players if p in self.active]
         if busy:
             raise FailedPrecondition(f"player {busy[0]} has a battle in progress")
-        self.created[battle_id] = list(players)
+        self.created[battle_id] = players
+        self.seats[battle_id] = list(seats)
         self.active.update({p: battle_id for p, _ in players})
 
     async def active_battle(self, player_id: str) -> str | None:
