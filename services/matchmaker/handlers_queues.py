@@ -287,6 +287,7 @@ async def switch_to_practice(
     if deck is None:
         raise FailedPrecondition("practising from the Draft queue needs a deck of yours")
     rules = practice_rules(ticket.mode, None, ctx.rng.randrange(len(COMPATIBLE_RULE_SETS)))
+    await ctx.ports.decks.check(player.player_id, deck, rules.hand_size)  # another's: NOT_FOUND
     start = _practice_plan(ctx, StartKind.SWITCH, player, ticket.mode, rules, level, deck)
     start = StartRecord(_with_ticket(start.plan, ticket_id), start.state, start.token)
     if not await open_start(ctx, start, request):

@@ -221,3 +221,27 @@ async def test_a_deck_that_is_not_yours_is_not_found_wherever_it_is_brought(api:
             answers.append(await other.refusal(rpc, request))
         assert answers[0][0] == grpc.StatusCode.NOT_FOUND, answers
         assert answers[1] == answers[0], "one wording for one case"
+    # and when switching a queued ticket to practice (found from outside the same way)
+    queued = await other.call(
+        "Enqueue",
+        g.EnqueueRequest(
+            request_id=uuid4().hex,
+            mode=pb.MODE_UNRANKED,
+            deck=pb.DeckChoice(random=pb.RandomDeck()),
+        ),
+    )
+    for deck_id in (saved.deck.deck_id, str(uuid4())):
+        switch = g.SwitchToPracticeRequest(
+            request_id=uuid4().hex,
+            ticket_id=queued.ticket.ticket_id,
+            bot_level=pb.BOT_LEVEL_EASY,
+            deck=pb.DeckChoice(deck_id=deck_id),
+        )
+        code, details = await other.refusal("SwitchToPractice", switch)
+        assert code == grpc.StatusCode.NOT_FOUND and details == f"you have no deck {deck_id[:8]}"
+    status = (await other.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert status.ticket.status == pb.TICKET_STATUS_QUEUED and not status.active_match_id
+    await other.call(
+        "CancelTicket",
+        g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=queued.ticket.ticket_id),
+    )
