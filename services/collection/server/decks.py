@@ -16,6 +16,7 @@ from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
 from services.platform.pages import key_token, key_token_back
 from services.platform.requests import Request
+from services.rules.deck import HAND_SIZES, deck_size_problem
 
 
 class DeckRpcs:
@@ -109,6 +110,8 @@ class DeckRpcs:
             copy_ids: list[str] = list(found.copy_ids)
         elif which == "copies":
             copy_ids = list(request.copies.copy_ids)
+            if len(copy_ids) > max(HAND_SIZES):  # no deck holds them: nothing to check
+                raise InvalidArgument(str(deck_size_problem(len(copy_ids))))
         else:
             raise InvalidArgument("say which deck to check: deck_id, copies or random")
         broken = await handlers_decks.deck_violations(

@@ -245,3 +245,19 @@ async def test_a_deck_that_is_not_yours_is_not_found_wherever_it_is_brought(api:
         "CancelTicket",
         g.CancelTicketRequest(request_id=uuid4().hex, ticket_id=queued.ticket.ticket_id),
     )
+
+
+async def test_copies_no_deck_could_hold_are_refused_before_any_check(api: Any) -> None:
+    """Found from outside: ValidateDeck took 150,000 made-up copies and answered a 3.7 MB
+    reply whose one message named every one. More copies than the largest deck (13) are
+    INVALID_ARGUMENT in one line; a wrong size a deck may be near is still a violation."""
+    ann = await join(api)
+    many = g.ValidateDeckRequest(copies=pb.CopySelection(copy_ids=[f"c{i}" for i in range(14)]))
+    code, details = await ann.refusal("ValidateDeck", many)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert details == "a deck holds 5 cards (3x3 board), 8 (4x4) or 13 (5x5); this one holds 14"
+    six = sorted(await ann.copies())[:6]
+    checked = await ann.call(
+        "ValidateDeck", g.ValidateDeckRequest(copies=pb.CopySelection(copy_ids=six))
+    )
+    assert not checked.valid and pb.DECK_RULE_FIVE_CARDS in [v.rule for v in checked.violations]
