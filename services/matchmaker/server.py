@@ -24,7 +24,7 @@ from services.matchmaker.domain import MODE_RULES, DeckChoice, Mode, TableSettin
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.pushes import status
 from services.platform.edge import bind, require
-from services.platform.errors import NotFound
+from services.platform.errors import InvalidArgument, NotFound
 from services.platform.notifier import Notifier
 
 
@@ -113,6 +113,11 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         custom = None
         deck = mapping.deck_choice_back(request.deck, request.HasField("deck"))
         if request.HasField("custom_settings"):
+            if request.custom_settings.battle:
+                raise InvalidArgument(
+                    "a practice battle (Skirmish) is started with StartPracticeBattle, "
+                    "not StartPractice"
+                )
             custom = mapping.rules_back(request.custom_settings.rules)
             if request.custom_settings.random_deck and deck is None:
                 deck = DeckChoice(random=True)

@@ -261,3 +261,17 @@ async def test_copies_no_deck_could_hold_are_refused_before_any_check(api: Any) 
         "ValidateDeck", g.ValidateDeckRequest(copies=pb.CopySelection(copy_ids=six))
     )
     assert not checked.valid and pb.DECK_RULE_FIVE_CARDS in [v.rule for v in checked.violations]
+
+
+async def test_a_battle_asked_of_start_practice_names_the_call_that_starts_one(api: Any) -> None:
+    """Found from outside: StartPractice with custom_settings.battle answered "rules.visibility
+    is required", which sends the player after Triad rules for a battle."""
+    ann = await join(api)
+    request = g.StartPracticeRequest(
+        request_id=uuid4().hex,
+        origin_mode=pb.MODE_CUSTOM,
+        bot_level=pb.BOT_LEVEL_EASY,
+        custom_settings=pb.TableSettings(battle=True),
+    )
+    code, details = await ann.refusal("StartPractice", request)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "StartPracticeBattle" in details, details
