@@ -1,8 +1,9 @@
 """What is going on for a player, gathered from every configured service at once: the
 active match (match), balance, obligations, pending trade and open draft (collection),
-the queued ticket and hosted table (matchmaker). GetPlayerStatus and the first push of
-the session stream show it; the session also shows the open challenges addressed to the
-player (``_challenges``), which were pushed once, perhaps before it opened."""
+the queued ticket and hosted table (matchmaker), the Skirmish battle in progress
+(battle). GetPlayerStatus and the first push of the session stream show it; the session
+also shows the open challenges addressed to the player (``_challenges``), which were
+pushed once, perhaps before it opened."""
 
 from __future__ import annotations
 
@@ -65,10 +66,12 @@ class PlayerStatusReads(Downstreams):
         match = asyncio.ensure_future(self._active_match_id(player_id))
         holdings: Awaitable[Holdings] = self._holdings(player_id, match)
         queue: Awaitable[Queued] = self._queue(player_id)
+        battle: Awaitable[str | None] = self._active_battle_id(player_id)
         if partial:
             holdings = or_else(holdings, NO_HOLDINGS)
             queue = or_else(queue, NOT_QUEUED)
-        active, wealth, queued = await asyncio.gather(match, holdings, queue)
+            battle = or_else(battle, None)
+        active, wealth, queued, battle_id = await asyncio.gather(match, holdings, queue, battle)
         status = g.PlayerStatus(
             player=player,
             ticket=queued.ticket,
@@ -76,7 +79,16 @@ class PlayerStatusReads(Downstreams):
             active_match_id=active or "",
             pending_trade=wealth.pending_trade,
             balance=wealth.balance,
+            active_battle_id=battle_id or "",
         )
+        if battle_id is not None:  # one game at a time, whichever game (RULES.md 5)
+            status.obligations.append(
+                pb.Obligation(
+                    kind=pb.OBLIGATION_KIND_ACTIVE_BATTLE,
+                    id=battle_id,
+                    message="finish your battle before starting another game",
+                )
+            )
         if active is not None:  # the collection knows trades and drafts, not matches
             status.obligations.append(
                 pb.Obligation(
@@ -200,9 +212,9 @@ class PlayerStatusReads(Downstreams):
         )
         return reply.draft
 
-    async def _battle_now(self, player_id: str) -> pb.BattleView | None:
-        """The player's view of their battle in progress; None when they have none or
-        the battle service is not here."""
+    async def _active_battle_id(self, player_id: str) -> str | None:
+        """The player's Skirmish battle in progress; None when they have none or the
+        battle service is not here."""
         if self._battle is None:
             return None
         active = await call(
@@ -212,14 +224,18 @@ class PlayerStatusReads(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             ),
         )
-        if not active.battle_id:
+        return str(active.battle_id) or None
+
+    async def _battle_now(self, player_id: str) -> pb.BattleView | None:
+        """The player's view of their battle in progress; None when they have none or
+        the battle service is not here."""
+        battle_id = await self._active_battle_id(player_id)
+        if battle_id is None or self._battle is None:
             return None
         reply = await call(
             "battle",
             self._battle.GetBattleView(
-                b.BattleServiceGetBattleViewRequest(
-                    battle_id=active.battle_id, player_id=player_id
-                ),
+                b.BattleServiceGetBattleViewRequest(battle_id=battle_id, player_id=player_id),
                 timeout=INTERNAL_DEADLINE,
             ),
         )

@@ -202,3 +202,21 @@ async def test_a_terminal_battle_keeps_its_seat_while_the_player_thinks(
         await terminal.until(lambda s: "You gave up." in s, "the end")
     finally:
         terminal.close()
+
+
+async def test_the_players_status_names_their_battle_in_progress(api: Any) -> None:
+    """Found from outside: GetPlayerStatus ("everything that is going on for the
+    caller") said nothing of a battle in progress, while Enqueue refused because of it."""
+    fay = await join(api)
+    started = await fay.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+    )
+    battle_id = started.view.battle_id
+    status = (await fay.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert status.active_battle_id == battle_id
+    assert [(o.kind, o.id) for o in status.obligations] == [
+        (pb.OBLIGATION_KIND_ACTIVE_BATTLE, battle_id)
+    ]
+    await fay.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id))
+    status = (await fay.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert not status.active_battle_id and not status.obligations
