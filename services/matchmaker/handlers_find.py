@@ -68,15 +68,17 @@ async def find_game(
     filters and that the guest does not host; its match starts at once. A Random table
     draws the guest's deck and house hands are dealt, so those fit anyone; a saved deck
     fits a board of its own hand size only (RULES.md 11: older tables on another board
-    are passed over); without a deck only Random tables fit. NOT_FOUND when none does."""
+    are passed over); without a deck (or with one that cannot play now) only Random
+    tables and house hands fit. NOT_FOUND when none does."""
     if filters.challenges_only:
         raise InvalidArgument(
             "Find Game joins public tables only: accept a challenge with JoinTable, "
             "or leave filter.challenges_only unset"
         )
-    if deck is None and filters.random_deck is False:
+    if deck is None and filters.random_deck is False and filters.house_hands is False:
         raise InvalidArgument(
-            "without a deck only Random tables fit: send a deck, or leave filter.random_deck unset"
+            "without a deck only Random tables and house hands fit: send a deck, or leave "
+            "filter.random_deck or filter.house_hands unset"
         )
     request = Request.of(guest.player_id, request_id, "find", _filter_key(filters), deck)
     if (first := await _first_answer(ctx, request)) is not None:
@@ -107,17 +109,19 @@ async def _find(
     if held is not None:
         raise engaged_error(Engaged(held))
     await check_free(ctx, guest)
+    unplayable = ""  # why the saved deck brought cannot play now (house hands need none)
     if deck is not None and not deck.random:
-        await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
+        try:
+            await ctx.ports.decks.check(guest.player_id, deck)  # NOT_FOUND before "no table"
+        except FailedPrecondition as error:
+            unplayable = str(error)
     if filters.battles and deck is not None:
         raise InvalidArgument("a battle table is played with characters, not a deck: send none")
-    # Without a deck only Random tables fit, and battle tables, which need none.
-    wanted = filters if deck is not None or filters.battles else replace(filters, random_deck=True)
     tried: set[str] = set()
     sizes: dict[tuple[bool, int], bool] = {}
     attempts = 0
     while attempts < FIND_ATTEMPTS and len(tried) < FIND_PASSED:
-        table = await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried)
+        table = await _oldest(ctx, guest, filters, deck, unplayable, tried)
         if table is None:
             break
         tried.add(table.table_id)
@@ -130,7 +134,37 @@ async def _find(
             match_id = await run_start(ctx, start)
             return Joined(await table_named(ctx, table.table_id), match_id)
         attempts += 1  # someone sat down first: the next oldest
+    if unplayable:
+        raise FailedPrecondition(unplayable)
     raise NotFound(_none_fits(filters, deck, False in sizes.values()))
+
+
+async def _oldest(
+    ctx: Context,
+    guest: Player,
+    filters: TableFilter,
+    deck: DeckChoice | None,
+    unplayable: str,
+    tried: set[str],
+) -> Table | None:
+    """The oldest open table the guest could sit at with what they bring: any with a
+    deck that can play; without one (or with one that cannot play now), Random tables
+    and tables that deal house hands (RULES.md 11), whichever is older; battle tables
+    need no deck."""
+    if filters.battles or (deck is not None and not unplayable):
+        return await ctx.lobby.oldest_table(guest.player_id, filters, ctx.clock(), tried)
+    kinds = []
+    if filters.random_deck is not False:
+        kinds.append(replace(filters, random_deck=True))  # a draw from the free copies
+    if filters.house_hands is not False:
+        kinds.append(replace(filters, house_hands=True))
+    found = [
+        table
+        for wanted in kinds
+        if (table := await ctx.lobby.oldest_table(guest.player_id, wanted, ctx.clock(), tried))
+        is not None
+    ]
+    return min(found, key=lambda t: (t.created_at, t.table_id), default=None)
 
 
 def _filter_key(filters: TableFilter) -> tuple[object, ...]:
@@ -163,5 +197,5 @@ def _none_fits(filters: TableFilter, deck: DeckChoice | None, sized: bool) -> st
             "a Random table draws 5, 8 or 13 different characters from your free copies)"
         )
     if deck is None:
-        which += " (without a deck, only Random tables fit)"
+        which += " (without a deck, only Random tables and house hands fit)"
     return f"{which}: open one yourself with CreateTable, or try Find Game again soon"

@@ -13,7 +13,7 @@ from random import Random
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.matchmaker import handlers_lobby, handlers_queues, mapping
+from services.matchmaker import handlers_find, handlers_lobby, handlers_queues, mapping
 from services.matchmaker.clients import draw_deck
 from services.matchmaker.domain import (
     DeckChoice,
@@ -32,7 +32,7 @@ from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
 from services.matchmaker.tests.test_store_contract_lobby import table
-from services.platform.errors import InvalidArgument
+from services.platform.errors import FailedPrecondition, InvalidArgument
 
 __all__ = ["adapter"]  # the fixture, parametrised over both adapters
 
@@ -173,3 +173,27 @@ async def test_a_4x4_table_brings_decks_of_eight_and_practice_plays_on_it(
     assert [len(s.cards) for s in hands] == [13, 13]
     assert {c.origin for c in hands[0].cards} == {"house"}
     assert {c.origin for c in hands[1].cards} == {"bot"}
+
+
+async def test_find_game_seats_a_player_without_a_playable_deck_at_house_hands(
+    ctx: Context, fakes: Fakes
+) -> None:
+    """RULES.md 11 and 14: house hands are dealt, so they fit a player with no deck, or
+    with a saved deck that cannot play now. Found from outside: without a deck only
+    Random tables were looked at, and a broken deck was refused before any table."""
+    host, guest = player("host"), player("guest")
+    table = await handlers_lobby.create_table(ctx, "t", host, TableSettings(QUINTRA), None)
+    joined = await handlers_find.find_game(ctx, "f1", guest, TableFilter(), None)
+    assert joined.table.table_id == table.table_id and joined.match_id
+    broken = DeckChoice(deck_id="sold-a-card")
+
+    async def cannot_play(player_id: str, choice: DeckChoice, hand_size: int = 0) -> None:
+        if choice == broken:
+            raise FailedPrecondition("your deck cannot be played now: copy c1 is listed")
+
+    ctx.ports.decks.check = cannot_play  # type: ignore[method-assign]
+    other = await handlers_lobby.create_table(ctx, "t2", player("h2"), TableSettings(QUINTRA), None)
+    found = await handlers_find.find_game(ctx, "f2", player("g2"), TableFilter(), broken)
+    assert found.table.table_id == other.table_id
+    with pytest.raises(FailedPrecondition, match="copy c1 is listed"):  # nothing else fits
+        await handlers_find.find_game(ctx, "f3", player("g3"), TableFilter(), broken)

@@ -219,8 +219,9 @@ async def test_find_game_refuses_what_it_cannot_do_with_the_reason(ctx: Context)
     finder = player("finder")
     with pytest.raises(InvalidArgument, match="public tables only: accept a challenge"):
         await handlers_find.find_game(ctx, "f", finder, TableFilter(challenges_only=True), DECK)
-    with pytest.raises(InvalidArgument, match="without a deck only Random tables fit"):
-        await handlers_find.find_game(ctx, "f", finder, TableFilter(random_deck=False), None)
+    no_deck_fits = TableFilter(random_deck=False, house_hands=False)
+    with pytest.raises(InvalidArgument, match="without a deck only Random tables and house hands"):
+        await handlers_find.find_game(ctx, "f", finder, no_deck_fits, None)
 
 
 async def test_find_game_takes_the_next_table_when_the_oldest_was_just_taken(
