@@ -208,6 +208,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
                 reason=g.SESSION_CLOSE_REASON_LOGGED_OUT, message="you logged out: log in again"
             ),
         )
+        await self._leave_waiting(me.player_id, f"logout:{first.request_id}")
         return g.LogoutResponse()
 
     async def GetPlayerStatus(

@@ -12,6 +12,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import structlog
 from triad.v1 import battle_pb2 as b
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
@@ -20,7 +21,9 @@ from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.forwarding import Downstreams
 from services.platform.downstream import INTERNAL_DEADLINE, call
-from services.platform.errors import Unavailable
+from services.platform.errors import DomainError, Unavailable
+
+log = structlog.get_logger()
 
 T = TypeVar("T")
 MAX_PAGE = 200
@@ -170,6 +173,42 @@ class PlayerStatusReads(Downstreams):
         if table is not None and table.status != pb.TABLE_STATUS_OPEN:
             table = None
         return Queued(ticket=queued, table=table)
+
+    async def _leave_waiting(self, player_id: str, key: str) -> None:
+        """Give up what waits for the player to be there (Logout): a queued ticket is
+        cancelled and an open table they host is closed, so nobody is paired with or
+        joins a player who left (a match in progress goes on: RULES.md 5's grace).
+        ``key`` makes both idempotent; a matchmaker that does not answer is logged."""
+        if self._matchmaker is None:
+            return
+        try:
+            queued = await self._queue(player_id)
+            if queued.ticket is not None:
+                await call(
+                    "matchmaker",
+                    self._matchmaker.CancelTicket(
+                        mm.MatchmakerServiceCancelTicketRequest(
+                            request_id=f"{key}:ticket",
+                            player_id=player_id,
+                            ticket_id=queued.ticket.ticket_id,
+                        ),
+                        timeout=INTERNAL_DEADLINE,
+                    ),
+                )
+            if queued.table is not None:
+                await call(
+                    "matchmaker",
+                    self._matchmaker.CloseTable(
+                        mm.MatchmakerServiceCloseTableRequest(
+                            request_id=f"{key}:table",
+                            player_id=player_id,
+                            table_id=queued.table.table_id,
+                        ),
+                        timeout=INTERNAL_DEADLINE,
+                    ),
+                )
+        except DomainError as error:  # paired or joined meanwhile, or the matchmaker away
+            log.info("logout left the queue as it was", player_id=player_id, error=str(error))
 
     async def _challenges(self, player: pb.PlayerRef) -> list[pb.Table]:
         """The open challenges addressed to the player, Triad and Skirmish battle ones

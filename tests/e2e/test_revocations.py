@@ -17,6 +17,7 @@ from uuid import uuid4
 
 import grpc
 import pytest
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
@@ -78,3 +79,41 @@ async def test_a_logout_everywhere_through_one_gateway_refuses_every_token_on_th
     await bea.call("Logout", g.LogoutRequest(request_id=uuid4().hex, all_sessions=True))
     for player in tokens:
         assert await refused_within(player, 1.0) < 1.0
+
+
+async def test_a_logout_gives_up_the_players_ticket_and_open_table(
+    apis: tuple[Any, Any],
+) -> None:
+    """Found from outside (the browser's Log out): a ticket queued and a table opened
+    before logging out stayed, so the player who had left was paired (or joined), then
+    lost the match by disconnection, with its Elo and a Trade One card."""
+    first, _ = apis
+    cid, dot = await join(first), await join(first)
+    random = pb.DeckChoice(random=pb.RandomDeck())
+    await cid.call(
+        "Enqueue", g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_RANKED, deck=random)
+    )
+    table = await dot.call(
+        "CreateTable",
+        g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(
+                rules=pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN), random_deck=True
+            ),
+        ),
+    )
+    for player in (cid, dot):
+        await player.call("Logout", g.LogoutRequest(request_id=uuid4().hex))
+    for player in (cid, dot):
+        again = await first.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=player.name, password=PASSWORD)
+        )
+        status = (
+            await on(player, first, again.tokens).call(
+                "GetPlayerStatus", g.GetPlayerStatusRequest()
+            )
+        ).status
+        assert not status.HasField("ticket") and not status.HasField("hosted_table"), status
+    eve = await join(first)
+    listed = await eve.call("ListTables", g.ListTablesRequest())
+    assert table.table.table_id not in [t.table_id for t in listed.tables]
