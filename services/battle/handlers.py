@@ -203,6 +203,9 @@ async def set_formation(
 
 
 def _playing(state: BattleState, seat: int) -> None:
+    """A seat the CPU took over is the CPU's to play to the end (BATTLE.md 5: "reconnecting
+    later lets them watch the rest, not play"): its player may not set, commit nor give
+    up (a give-up would end the battle and record give_up for a disconnect)."""
     if state.cpu[seat] and not state.over:
         raise FailedPrecondition("the CPU plays your seat now (you were away): you may watch")
 
@@ -234,9 +237,11 @@ async def commit_plan(
 
 
 async def give_up(ctx: Context, request: Request, battle_id: str, player: str) -> Seen:
-    return await _run(
-        ctx, battle_id, player, request, lambda s, seat, _: domain.give_up(s, seat, ctx.clock())
-    )
+    def decide(state: BattleState, seat: int, roster: Roster) -> Decision:
+        _playing(state, seat)
+        return domain.give_up(state, seat, ctx.clock())
+
+    return await _run(ctx, battle_id, player, request, decide)
 
 
 async def view(ctx: Context, battle_id: str, player: str) -> Seen:

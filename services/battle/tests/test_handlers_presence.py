@@ -3,9 +3,12 @@ away from the start, as one whose session ends during the battle."""
 
 from __future__ import annotations
 
-from services.battle import handlers_create, handlers_timers
+import pytest
+
+from services.battle import handlers, handlers_create, handlers_timers
 from services.battle.domain import FinishReason
-from services.battle.tests.builders import ANN, BEA, context, humans, online, versus_cpu
+from services.battle.tests.builders import ANN, BEA, context, humans, key, online, versus_cpu
+from services.platform.errors import FailedPrecondition
 
 
 async def test_a_player_with_no_session_at_the_start_is_taken_over_after_30_seconds() -> None:
@@ -46,3 +49,15 @@ async def test_a_practice_battle_started_with_no_session_is_played_out_by_the_cp
         assert state is not None
     assert state.result is not None
     assert (state.result.winner, state.result.reason) == (1, FinishReason.DISCONNECT)
+
+
+async def test_a_player_the_cpu_took_over_may_not_give_up_and_the_battle_goes_on() -> None:
+    ctx, clock, _ = context()
+    await online(ctx, ANN)
+    await handlers_create.create_battle(ctx, "b1", humans())
+    clock.advance(31)
+    assert await handlers_timers.fire_due_timer(ctx)  # bea is away: the CPU takes her seat
+    with pytest.raises(FailedPrecondition, match="the CPU plays your seat now"):
+        await handlers.give_up(ctx, key(BEA), "b1", BEA)
+    state = await ctx.store.load("b1")
+    assert state is not None and not state.over and state.cpu == ("", "greedy")
