@@ -10,6 +10,12 @@ only), building each view once per state and, within a turn (the engine's battle
 same object), only what the commit changed: both teams' messages are kept per seat and
 the last turn's log per battle. A view names the cards and characters of the content the
 battle recorded (``state.content_version``), not the current roster's.
+
+Decision (BATTLE.md 6, "the opponent's hand ... hidden"): an unlocked Special goes to
+its player's hand (BATTLE.md 1), so the opponent's ``unlock`` entries in a view say which
+character unlocked one, not which card (``card`` empty) until it is played: that a
+Special was unlocked is no secret (its condition is met on the field, in the log), the
+hand is. The viewer's own unlocks name the card.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from services.battle.rules import (
     Entry,
     Roster,
     Rosters,
+    Step,
     Team,
     new_battle,
     view_for,
@@ -160,13 +167,26 @@ def _teams(
     )
 
 
-def _log(log: tuple[Entry, ...]) -> list[pb.BattleLogEntry]:
-    return [mapping.entry(e) for e in log]
+def _seen(entry: Entry, seat: int) -> Entry:
+    """An entry as ``seat`` sees it: the opponent's unlocked Special goes to their hidden
+    hand, so its card is not named (the character is)."""
+    if entry.step is Step.UNLOCK and entry.team != seat:
+        return entry._replace(card="")
+    return entry
+
+
+def _log(log: tuple[Entry, ...], seat: int) -> list[pb.BattleLogEntry]:
+    return [mapping.entry(_seen(e, seat)) for e in log]
+
+
+def _same_for_both(log: tuple[Entry, ...]) -> bool:
+    """Whether both seats see ``log`` alike (no unlock in it, as in most turns)."""
+    return all(e.step is not Step.UNLOCK for e in log)
 
 
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     """What ``seat`` sees of ``state``: never the opponent's hand or plan."""
-    return _assemble(state, seat, *_teams(state, seat, roster, {}), _log(state.log))
+    return _assemble(state, seat, *_teams(state, seat, roster, {}), _log(state.log, seat))
 
 
 def _assemble(
@@ -251,7 +271,7 @@ class SeatViews:
             version = state.content_version
             roster = self._rosters.for_version(version)
             teams = _teams(state, seat, roster, self._cards.setdefault(version, {}))
-        log = self._log_of(state, (kept, self._kept.get((state.battle_id, 1 - seat))))
+        log = self._log_of(state, seat, kept, self._kept.get((state.battle_id, 1 - seat)))
         view = _assemble(state, seat, *teams, log)
         self._kept[key] = _Kept(state, view, state.battle, teams, state.log, log)
         self._kept.move_to_end(key)
@@ -260,13 +280,16 @@ class SeatViews:
         return view
 
     @staticmethod
-    def _log_of(state: BattleState, kept: tuple[_Kept | None, ...]) -> list[pb.BattleLogEntry]:
-        """The last turn's log as messages, taken from either seat's last view if built
-        from the same log."""
-        for other in kept:
-            if other is not None and other.log is state.log:
-                return other.log_messages
-        return _log(state.log)
+    def _log_of(
+        state: BattleState, seat: int, mine: _Kept | None, other: _Kept | None
+    ) -> list[pb.BattleLogEntry]:
+        """The last turn's log as ``seat`` sees it, taken from its last view if built from
+        the same log, or from the other seat's when both see that log alike."""
+        if mine is not None and mine.log is state.log:
+            return mine.log_messages
+        if other is not None and other.log is state.log and _same_for_both(state.log):
+            return other.log_messages
+        return _log(state.log, seat)
 
     async def announce(self, state: BattleState, seats: tuple[int, ...] = SEATS) -> None:
         """Push each human of ``seats`` its view of ``state``."""

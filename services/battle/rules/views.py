@@ -5,7 +5,11 @@ and the cards their deck holds, but never the hand itself or the deck's order. P
 not part of a battle at all: the service keeps them until both have committed.
 
 Decision where BATTLE.md is silent: the opponent's Energy, cooldowns and unlocked
-Specials are shown, since the resolved actions and their log reveal them anyway.
+Specials are shown, since the resolved actions and their log reveal them anyway. (A
+player's ``BattleView``, built by the service's ``presenter.py``, names the character of
+an opponent's unlock, not the card: the Special is in their hidden hand. With one
+Special per character the card follows from the roster, so the CPU, which decides from
+this view, knows nothing a player could not work out.)
 """
 
 from __future__ import annotations

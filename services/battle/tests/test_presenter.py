@@ -3,6 +3,7 @@ and every view equals the one built from scratch (``battle_view``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from random import Random
 
@@ -10,7 +11,7 @@ from services.battle import domain
 from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view
-from services.battle.rules import rosters_of, view_for
+from services.battle.rules import Entry, Step, rosters_of, view_for
 from services.battle.tests.builders import ROSTER, context, start
 from services.platform.pushes import RecordedPushes
 
@@ -67,3 +68,26 @@ async def test_a_reused_turn_does_not_carry_one_views_flags_into_the_next() -> N
     assert theirs.opponent.committed and not before.opponent.committed
     assert not theirs.plan, "the opponent's plan stays hidden"
     assert views.view(after, 0).plan and not views.view(first, 0).plan
+
+
+async def test_the_opponents_unlocked_special_is_not_named_in_my_log_but_mine_is() -> None:
+    """BATTLE.md 6: the opponent's hand stays hidden, and an unlocked Special goes to it;
+    the unlock itself is shown (its conditions are on the field), not the card."""
+    ctx, _, _ = context()
+    state = replace(
+        await start(ctx),
+        log=(
+            Entry(Step.UNLOCK, 0, "0.ember", ROSTER.characters["ember"].special),
+            Entry(Step.UNLOCK, 1, "1.volt", ROSTER.characters["volt"].special),
+        ),
+    )
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for seat in (1, 0):  # the kept views are built from one log: neither takes the other's
+        for view in (views.view(state, seat), battle_view(state, seat, ROSTER)):
+            mine, theirs = (view.log[seat], view.log[1 - seat])
+            assert (mine.step, mine.card) == ("unlock", state.log[seat].card)
+            assert (theirs.step, theirs.actor, theirs.card) == (
+                "unlock",
+                state.log[1 - seat].actor,
+                "",
+            )
