@@ -47,13 +47,13 @@ def target(value: Target) -> pb.BattleTarget:
     return message
 
 
-def target_back(message: pb.BattleTarget, where: str) -> Target:
-    row = message.row if message.HasField("row") else None
-    col = message.col if message.HasField("col") else None
-    for name, value in (("row", row), ("col", col)):
-        if value is not None and not 0 <= value <= 2:
-            raise BadPlan(f"{where}: target {name} {value} is off the 3x3 field (0..2)")
-    return Target(row, col)
+def target_back(message: pb.BattleTarget) -> Target:
+    """The target as sent; one off the field is refused by the plan check, which names
+    the action as every plan error does."""
+    return Target(
+        message.row if message.HasField("row") else None,
+        message.col if message.HasField("col") else None,
+    )
 
 
 def plan(value: Plan) -> list[pb.BattleAction]:
@@ -63,12 +63,13 @@ def plan(value: Plan) -> list[pb.BattleAction]:
 
 
 def plan_back(messages: Iterable[pb.BattleAction]) -> Plan:
+    """The plan as sent. Its actions are numbered from 1 in a refusal, as in the plan
+    check's (``your action 1 (Kira: Jolt): ...``)."""
     actions = []
-    for i, m in enumerate(messages):
-        where = f"action {i} ({m.card or 'no card'})"
+    for i, m in enumerate(messages, 1):
         if not m.card or not m.character:
-            raise BadPlan(f"{where}: each action names its character and card")
-        actions.append(Action(m.character, m.card, target_back(m.target, where)))
+            raise BadPlan(f"your action {i}: each action names its character and card")
+        actions.append(Action(m.character, m.card, target_back(m.target)))
     return tuple(actions)
 
 
@@ -98,16 +99,9 @@ def entry_back(message: pb.BattleLogEntry) -> Entry:
         message.seat,
         message.actor,
         message.card,
-        _target(message.target) if message.HasField("target") else None,
+        target_back(message.target) if message.HasField("target") else None,
         tuple(message.targets),
         tuple(Effect(e.unit, Change(e.change), e.amount) for e in message.effects),
         Fizzle(message.fizzled) if message.fizzled else None,
         message.note,
-    )
-
-
-def _target(message: pb.BattleTarget) -> Target:
-    return Target(
-        message.row if message.HasField("row") else None,
-        message.col if message.HasField("col") else None,
     )

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from services.battle.rules.content import Card, Roster
-from services.battle.rules.state import Battle, BattleError, Square, Team, unit_id
+from services.battle.rules.state import ROWS, Battle, BattleError, Square, Team, unit_id
 from services.battle.rules.targets import Target, choices, is_legal
 
 
@@ -153,6 +153,8 @@ def _check(
             raise PlanError(
                 f"{_where(roster, i, action)}: {_named(roster, action)} is defeated", player
             )
+        if (off := _off_field(action.target)) is not None:
+            raise PlanError(f"{_where(roster, i, action)}: target {off}", player)
         if not is_legal(
             card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
         ):
@@ -189,6 +191,14 @@ def _where(roster: Roster, index: int, action: Action) -> str:
     owner = roster.characters.get(card.owner) if card is not None else None
     named = f"{owner.name}: {card.name}" if card is not None and owner is not None else action.card
     return f"action {index + 1} ({named})"
+
+
+def _off_field(target: Target) -> str | None:
+    """What of a target lies off the 3x3 field, in words ("row -1 is off ..."), or None."""
+    for name, value in (("row", target.row), ("col", target.col)):
+        if value is not None and not 0 <= value < ROWS:
+            return f"{name} {value} is off the 3x3 field (0..2)"
+    return None
 
 
 def _named(roster: Roster, action: Action) -> str:
