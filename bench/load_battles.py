@@ -26,7 +26,7 @@ def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:
     """The affordable cards that need no target, in hand order: legal whatever the field."""
     energy, actions = view.you.energy, []
     for card in view.you.hand:
-        untargeted = card.range in ("all", "allies", "self") and "summon" not in card.text
+        untargeted = card.range in ("all", "allies", "self")
         if untargeted and not card.cooling and card.cost <= energy:
             energy -= card.cost
             actions.append(pb.BattleAction(character=card.owner, card=card.id))

@@ -80,18 +80,12 @@ def hand_lines(view: pb.BattleView) -> list[str]:
         cooling = f" CT {card.cooling}" if card.cooling else ""
         special = " SPECIAL" if card.special else ""
         line = (
-            f"{i} {owners.get(card.owner, card.owner)}: {card.name} {card.cost}E {_aim(card)} "
+            f"{i} {owners.get(card.owner, card.owner)}: {card.name} {card.cost}E {card.range} "
             f"{card.group}"
             f"{cooling}{special} - {card.text}"
         )
         lines.append(line[:WIDTH])
     return lines
-
-
-def _aim(card: pb.BattleCard) -> str:
-    """How the card is aimed, as it is typed: a summon ("self" in the roster, which is
-    the summoner) takes a square of your own field (BATTLE.md 1)."""
-    return "square" if card.range == "self" and "summon " in card.text else card.range
 
 
 def card_words(card_id: str) -> str:

@@ -96,8 +96,8 @@ async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
     monkeypatch.setenv("LINES", "24")
     mine, _ = await views()
     note = (
-        "invalid argument: your action 1 (Kira: Wildfire): target {} is not one of "
-        "[{row 0}, {row 1}, {row 2}]"
+        "invalid argument: your action 1 (Kira: Wildfire): no target refused: Wildfire "
+        "targets an enemy row (send row alone): one of [{row 0}, {row 1}, {row 2}]"
     )
     draw(mine, note)
     lines = re.sub(r"\x1b\[[HKJ]", "", capsys.readouterr().out).splitlines()
@@ -120,10 +120,11 @@ async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prom
 
 def test_a_summon_card_is_shown_aimed_at_a_square_not_at_self() -> None:
     """Found from outside: 'Raise Wraith 2E self' was refused without a square (a summon
-    is placed on a square of your own field, BATTLE.md 1)."""
+    is placed on a square of your own field, BATTLE.md 1): the server says its range is
+    'square' (common.proto's BattleCard.range), and the screen shows what it says."""
     view = pb.BattleView()
     view.you.hand.add(
-        owner="hollis", name="Raise Wraith", cost=2, range="self", text="summon wraith"
+        owner="hollis", name="Raise Wraith", cost=2, range="square", text="summon wraith"
     )
     view.you.hand.add(owner="bastion", name="Brace", cost=1, range="self", text="shield 8")
     raise_line, brace_line = hand_lines(view)

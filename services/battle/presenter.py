@@ -70,6 +70,16 @@ def card_text(card: Card) -> str:
     return ", ".join(parts)
 
 
+SQUARE = "square"
+"""The range a player sees on a card that summons (``self`` in the roster: the summoner
+plays it): it takes a square of its player's own field (BATTLE.md 1, common.proto's
+BattleCard.range), where ``self`` takes no target."""
+
+
+def card_range(card: Card) -> str:
+    return SQUARE if card.summons else card.range
+
+
 def _field(state: BattleState, seat: int, roster: Roster) -> Battle:
     """The engine's battle, or before turn 1 the field as the viewer's formation stands
     (the opponent's shown in the default until the battle begins)."""
@@ -96,7 +106,7 @@ def _card(card: Card, cooling: int, cards: Cards) -> pb.BattleCard:
             cost=card.cost,
             ct=card.ct,
             group=card.group,
-            range=card.range,
+            range=card_range(card),
             text=card_text(card),
             special=card.unlock is not None,
         )

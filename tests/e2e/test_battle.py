@@ -45,7 +45,7 @@ def simple_plan(view: pb.BattleView) -> list[pb.BattleAction]:
     square), in hand order: a plan legal whatever the fields look like."""
     energy, actions = view.you.energy, []
     for card in view.you.hand:
-        untargeted = card.range in ("all", "allies", "self") and "summon" not in card.text
+        untargeted = card.range in ("all", "allies", "self")
         if untargeted and not card.cooling and card.cost <= energy:
             energy -= card.cost
             actions.append(pb.BattleAction(character=card.owner, card=card.id))

@@ -44,7 +44,7 @@ def one_action(view: pb.BattleView) -> pb.BattleAction:
         "column": pb.BattleTarget(col=enemy.col),
         "ally": pb.BattleTarget(row=own.row, col=own.col),
     }.get(card.range, pb.BattleTarget())
-    if card.range == "self" and "summon" in card.text:
+    if card.range == "square":  # a summon: a square of one's own field
         target = pb.BattleTarget(row=2, col=2)
     return pb.BattleAction(character=card.owner, card=card.id, target=target)
 

@@ -181,7 +181,7 @@ async def test_a_plan_set_survives_a_sigkill_and_acts_at_the_deadline(
     # Both fields hold their front column, rows 0..2: any square there is a legal aim.
     aims = {"single": (1, 0), "cross": (1, 0), "ally": (1, 0), "row": (1, None)}
     row, col = aims.get(card.range, (None, 0) if card.range == "column" else (None, None))
-    if card.range == "self" and "summon" in card.text:
+    if card.range == "square":  # a summon: a square of ann's own field
         row, col = 2, 2
     request = b.BattleServiceSetPlanRequest(
         request_id="ann-set-1",

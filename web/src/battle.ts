@@ -85,8 +85,8 @@ function aimOf(card: BattleCard): Aim {
       return "enemy-col";
     case "ally":
       return "ally";
-    case "self":
-      return card.text.includes("summon ") ? "own-square" : "none";
+    case "square":
+      return "own-square";
     default:
       return "none";
   }

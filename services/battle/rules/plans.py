@@ -7,6 +7,11 @@ Energy in all.
 
 Decision where BATTLE.md is silent: a card is played by the character it belongs to
 (the ``character`` of an action must be the card's owner).
+
+A refusal names the action as the player's screen does, from 1 ("your action 1 (Kira
+Volt: Jolt)"), and for a wrong target says what the card takes in words ("Rally targets
+its user: send no target"; a summon "needs a square of your own field"), with the legal
+choices where it takes one.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from services.battle.rules.content import Card, Roster
+from services.battle.rules.content import Card, Range, Roster
 from services.battle.rules.state import ROWS, Battle, BattleError, Square, Team, unit_id
-from services.battle.rules.targets import Target, choices, is_legal
+from services.battle.rules.targets import NONE, Target, choices, is_legal
 
 
 class PlanError(BattleError):
@@ -158,11 +163,9 @@ def _check(
         if not is_legal(
             card.range, card.ignore_formation, bool(card.summons), action.target, enemy, own
         ):
-            legal = _shows(card_targets(roster, battle, player, card))
-            raise PlanError(
-                f"{_where(roster, i, action)}: target {_show(action.target)} is not one of {legal}",
-                player,
-            )
+            sent = "no target" if action.target == NONE else f"target {_show(action.target)}"
+            takes = _takes(card, card_targets(roster, battle, player, card))
+            raise PlanError(f"{_where(roster, i, action)}: {sent} refused: {takes}", player)
     if cost > team.energy:
         raise PlanError(f"plan costs {cost} Energy, {team.energy} held", player)
 
@@ -204,6 +207,33 @@ def _off_field(target: Target) -> str | None:
 def _named(roster: Roster, action: Action) -> str:
     character = roster.characters.get(action.character)
     return character.name if character is not None else repr(action.character)
+
+
+_TAKES = {
+    Range.SINGLE: "targets one enemy unit",
+    Range.CROSS: "targets one enemy unit (and the squares beside it)",
+    Range.ROW: "targets an enemy row (send row alone)",
+    Range.COLUMN: "targets an enemy column (send col alone)",
+    Range.ALLY: "targets one unit of your own field",
+    Range.SELF: "targets its user: send no target",
+    Range.ALL: "hits every enemy unit: send no target",
+    Range.ALLIES: "helps every unit of your team: send no target",
+}
+"""What a card of each range takes, in words a player can act on."""
+
+
+def _takes(card: Card, legal: list[Target]) -> str:
+    """What ``card`` takes as its target, and where a choice is asked, the legal ones
+    now: a summon is placed on a square of one's own field (free, or reserved when
+    taken: BATTLE.md 2), its range ``self`` in the roster naming the summoner."""
+    if card.summons:
+        return f"{card.name} needs a square of your own field (row and col 0..2)"
+    said = f"{card.name} {_TAKES[card.range]}"
+    if legal == [NONE]:
+        return said
+    if card.range in (Range.SINGLE, Range.CROSS) and not card.ignore_formation:
+        said += ", not one behind another unit in its row"
+    return f"{said}: one of {_shows(legal)}" if legal else f"{said}: there is none now"
 
 
 def _show(target: Target) -> str:

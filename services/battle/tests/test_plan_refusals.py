@@ -4,12 +4,16 @@ the actions from 1 and names the card as the screens do ("your action 1 (Kira: J
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.battle import handlers, mapping
+from services.battle import domain, handlers, mapping
 from services.battle.domain import BattleState
 from services.battle.domain.errors import BadPlan
+from services.battle.presenter import battle_view
+from services.battle.rules import Action, Plan, Target
 from services.battle.tests.builders import ANN, ROSTER, context, key, start
 
 
@@ -40,3 +44,45 @@ async def test_a_target_off_the_field_is_refused_naming_the_action_as_every_plan
 async def test_an_action_without_its_card_is_counted_from_1_too() -> None:
     told = await _refusal([pb.BattleAction(character="ember")])
     assert told.startswith("your action 1: "), told
+
+
+def _holding(state: BattleState, seat: int, *cards: str) -> BattleState:
+    """``state`` with these cards in the seat's hand."""
+    assert state.battle is not None
+    teams = list(state.battle.teams)
+    teams[seat] = replace(teams[seat], hand=cards)
+    return replace(state, battle=replace(state.battle, teams=(teams[0], teams[1])))
+
+
+async def _refused(plan: Plan) -> str:
+    """Why bea (seat 1: sable, moss, volt) may not commit ``plan``."""
+    ctx, clock, _ = context()
+    state = _holding(await start(ctx), 1, "sable.vanish", "moss.sprout")
+    with pytest.raises(BadPlan) as refused:
+        domain.commit_plan(state, 1, state.turn, plan, ROSTER, clock(), ctx.timing)
+    return str(refused.value)
+
+
+async def test_a_card_aimed_at_its_user_given_a_square_is_told_to_send_no_target() -> None:
+    told = await _refused((Action("sable", "sable.vanish", Target(0, 0)),))
+    assert told == (
+        "your action 1 (Sable Quill: Vanish): target {row 0, col 0} refused: "
+        "Vanish targets its user: send no target"
+    )
+
+
+async def test_a_summon_sent_without_its_square_is_told_it_needs_one_of_its_field() -> None:
+    told = await _refused((Action("moss", "moss.sprout", Target()),))
+    assert told == (
+        "your action 1 (Moss Warden: Sprout): no target refused: "
+        "Sprout needs a square of your own field (row and col 0..2)"
+    )
+
+
+async def test_a_card_that_summons_is_shown_taking_a_square_and_one_aimed_at_its_user_not() -> None:
+    """common.proto: BattleCard.range 'square' takes a square of your own field (a
+    summon's), 'self' no target: the view says what the plan check asks."""
+    ctx, _, _ = context()
+    state = _holding(await start(ctx), 1, "sable.vanish", "moss.sprout")
+    hand = {c.id: c.range for c in battle_view(state, 1, ROSTER).you.hand}
+    assert hand == {"sable.vanish": "self", "moss.sprout": "square"}
