@@ -131,16 +131,28 @@ def log_lines(view: pb.BattleView) -> list[str]:
     names |= {u.uid: f"their {_label(u)}" for u in view.opponent.units if u.name}
     names |= {f"team {view.seat}": "your team", f"team {1 - view.seat}": "their team"}
     teams = {view.seat: "you", 1 - view.seat: "they"}
+    cards = {c.id: c.name for c in view.you.hand}
     lines = []
     for entry in view.log:
-        what = card_words(entry.card) if entry.card else entry.step
+        what = (cards.get(entry.card) or card_words(entry.card)) if entry.card else entry.step
         effects = ", ".join(effect_words(e, names) for e in entry.effects)
         who = names.get(entry.actor, entry.actor) or teams.get(entry.seat, f"team {entry.seat}")
-        line = f"{who} {what}"
-        line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
+        if entry.step == "unlock":
+            line = unlocked(who, what, entry.seat == view.seat)
+        else:
+            line = f"{who} {what}"
+            line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
         # wrapped, not cut: an action's last effects are often what it did
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
     return lines
+
+
+def unlocked(who: str, card: str, mine: bool) -> str:
+    """A Special unlocked at the turn end: it went to the hand, it was not played. The
+    opponent's is not named (the server leaves its card out: their hand is hidden)."""
+    if mine:
+        return f"{who}'s {card} is now in your hand"
+    return f"{who}'s Special is now in their hand"
 
 
 BY_WHOM = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import UTC, timedelta
 
 import pytest
@@ -15,6 +16,7 @@ from client.battle_render import WIDTH, hand_lines, log_lines, screen
 from client.connection import ClientError
 from devtools.terminal import Terminal
 from services.battle.presenter import battle_view
+from services.battle.rules import Entry, Step
 from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
 
 SIZE = {"COLUMNS": "80", "LINES": "24"}
@@ -170,3 +172,22 @@ async def test_a_terminal_too_small_for_the_battle_says_the_size_it_needs() -> N
         assert "Skirmish  turn" not in shown, shown
     finally:
         terminal.close()
+
+
+async def test_an_unlocked_special_is_shown_going_to_the_hand_not_played() -> None:
+    """Found from outside: an unlock showed as 'Kira Thunderclap -> nothing', as if the
+    card had been played to no effect. Mine names the card; the opponent's does not (the
+    server leaves it out: their hand is hidden)."""
+    ctx, _, _ = context()
+    state = replace(
+        await start(ctx),
+        log=(
+            Entry(Step.UNLOCK, 0, "0.ember", "ember.inferno"),
+            Entry(Step.UNLOCK, 1, "1.volt", "volt.thunderclap"),
+        ),
+    )
+    lines = log_lines(battle_view(state, 0, ROSTER))
+    assert lines == [
+        "Ember's Inferno is now in your hand",
+        "their Kira's Special is now in their hand",
+    ]

@@ -8,11 +8,10 @@
 // do not commit. Pure DOM; the calls go through ``BattleActions`` (main.ts).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { el } from "./board.js";
+import { cardName, learnCardNames, logEntry } from "./battle_log.js";
 import {
   BattleStatus,
   type BattleCard,
-  type BattleEffect,
-  type BattleLogEntry,
   type BattleTeamView,
   type BattleUnit,
   type BattleView,
@@ -287,60 +286,9 @@ function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions)
   return el("div", { class: "battle-plan" }, el("p", { class: "status", "data-testid": "battle-prompt" }, prompt), el("div", { class: "row" }, set, clear));
 }
 
-/** The names of the cards seen in the player's hand (the log names cards by id). */
-const cardNames = new Map<string, string>();
-
-/** A card's name: as seen in the hand, else from its id ("oru.riptide": "Riptide"). */
-function cardName(id: string): string {
-  const tail = (id.split(".").pop() ?? id).replace(/[_-]/g, " ");
-  return cardNames.get(id) ?? tail.charAt(0).toUpperCase() + tail.slice(1);
-}
-
-/** An effect's change (BattleEffect.change) in words, as the terminal client says it. */
-const CHANGES: Record<string, (unit: string, amount: number) => string> = {
-  damage: (u, n) => `${u} takes ${n} damage`,
-  absorbed: (u, n) => `${u}'s shield absorbs ${n}`,
-  heal: (u, n) => `${u} heals ${n}`,
-  shield: (u, n) => `${u} gains a ${n} shield`,
-  burn: (u, n) => `${u} burns for ${n} a turn`,
-  cover: (u) => `${u} is covered`,
-  spd: (u, n) => `${u} Spd ${n > 0 ? "+" : ""}${n}`,
-  energy: (u, n) => `${u} gains ${n} Energy`,
-  energy_steal: (u, n) => `${u} loses ${n} Energy`,
-  summon: (u) => `${u} appears`,
-  defeated: (u) => `${u} is defeated`,
-};
-
-function effectWords(effect: BattleEffect, unit: (uid: string) => string): string {
-  const reserved = /^(\d+)\.([\w.]+)@(\d),(\d)$/.exec(effect.unit);
-  if (effect.change === "reserved" && reserved) {
-    return `a ${cardName(reserved[2])} is reserved for square ${reserved[3]} ${reserved[4]}`;
-  }
-  const said = CHANGES[effect.change];
-  if (said) return said(unit(effect.unit), effect.amount);
-  return `${unit(effect.unit)} ${effect.change}${effect.amount ? ` ${effect.amount}` : ""}`;
-}
-
-function logEntry(view: BattleView, entry: BattleLogEntry): string {
-  const names = new Map<string, string>([
-    [`team ${view.seat}`, "your team"],
-    [`team ${1 - view.seat}`, "their team"],
-  ]);
-  for (const team of [view.you, view.opponent]) {
-    const whose = team === view.you ? "your" : "their";
-    for (const unit of team?.units ?? []) names.set(unit.uid, `${whose} ${unit.name}`);
-  }
-  const unit = (uid: string) => names.get(uid) ?? uid;
-  const what = entry.card ? cardName(entry.card) : entry.step;
-  const effects = entry.effects.map((e) => effectWords(e, unit));
-  const who = entry.actor ? unit(entry.actor) : entry.seat === view.seat ? "your team" : "their team";
-  const said = entry.fizzled ? `: ${entry.fizzled}` : ` → ${effects.join(", ") || "nothing"}`;
-  return `${who} ${what}${said}${entry.note ? ` (${entry.note})` : ""}`;
-}
-
 /** The whole battle screen for ``view``. */
 export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
-  for (const card of view.you?.hand ?? []) cardNames.set(card.id, card.name);
+  learnCardNames(view);
   const finished = view.status === BattleStatus.FINISHED;
   const forming = view.status === BattleStatus.FORMATION;
   const deadline = view.deadline && !finished ? timestampDate(view.deadline) : null;
