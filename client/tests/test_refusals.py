@@ -51,7 +51,7 @@ async def test_find_with_nothing_fitting_names_the_clients_next_step_not_an_rpc(
     line = describe(raised.value)
     assert line == (
         "not found: no open table fits your filters (without a deck, only Random tables "
-        "fit): triad-client host opens one, or try triad-client find again soon"
+        "and house hands fit): triad-client host opens one, or try triad-client find again soon"
     ), line
 
 
