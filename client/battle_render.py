@@ -61,7 +61,9 @@ def fields(view: pb.BattleView) -> list[str]:
 
 
 def _team_line(label: str, team: pb.BattleTeamView) -> str:
-    down = [u.name for u in team.units if not u.summon and not u.HasField("square")]
+    # Down: 0 HP, off the field (an opponent's unit before turn 1 has no square either:
+    # their formation is hidden until the battle begins).
+    down = [u.name for u in team.units if not u.summon and not u.HasField("square") and not u.hp]
     line = f"{label} {team.name or '?'}: Energy {team.energy}, hand {team.hand_size}"
     if team.cpu:
         line += " (CPU)"

@@ -15,9 +15,20 @@ from client.battle import draw, parse_plan, parse_squares
 from client.battle_render import WIDTH, hand_lines, log_lines, screen
 from client.connection import ClientError
 from devtools.terminal import Terminal
+from services.battle import handlers
 from services.battle.presenter import battle_view
 from services.battle.rules import Entry, Step
-from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
+from services.battle.tests.builders import (
+    ANN,
+    BEA,
+    ROSTER,
+    commit,
+    context,
+    create,
+    humans,
+    key,
+    start,
+)
 
 SIZE = {"COLUMNS": "80", "LINES": "24"}
 
@@ -191,3 +202,15 @@ async def test_an_unlocked_special_is_shown_going_to_the_hand_not_played() -> No
         "Ember's Inferno is now in your hand",
         "their Kira's Special is now in their hand",
     ]
+
+
+async def test_the_opponents_hidden_formation_is_not_shown_as_down() -> None:
+    """Before turn 1 the opponent's units come without squares (their formation is
+    hidden): the screen shows none of them on the field, and none as down."""
+    ctx, _, _ = context()
+    await create(ctx, "b1", humans())
+    seen = await handlers.set_formation(ctx, key(ANN), "b1", ANN, ((0, 2), (1, 2), (2, 1)))
+    theirs = battle_view(seen.state, 1, ROSTER)
+    text = "\n".join(screen(theirs, rows=24))
+    assert "down:" not in text, text
+    assert all(u.name.split()[0][:6] not in text.split("|", 1)[1] for u in theirs.opponent.units)

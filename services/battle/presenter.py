@@ -82,7 +82,8 @@ def card_range(card: Card) -> str:
 
 def _field(state: BattleState, seat: int, roster: Roster) -> Battle:
     """The engine's battle, or before turn 1 the field as the viewer's formation stands
-    (the opponent's shown in the default until the battle begins)."""
+    (the opponent's is hidden until the battle begins: their units go without squares,
+    ``_team``)."""
     if state.battle is not None:
         return state.battle
     mine = state.formations[seat] or DEFAULT_FORMATION
@@ -140,8 +141,8 @@ def _team(
             cover=u.cover,
             burn=sum(b.damage for b in u.burns),
         )
-        if u.square is not None:
-            unit.square.CopyFrom(mapping.square(u.square))
+        if u.square is not None and (own or state.battle is not None):
+            unit.square.CopyFrom(mapping.square(u.square))  # no made-up opponent's formation
         units.append(unit)
     hand = []
     if own:

@@ -205,7 +205,8 @@ function teamLine(label: string, team: BattleTeamView | undefined, hidden: boole
   const words = [`${label} ${team?.name || "?"}`, `Energy ${team?.energy ?? 0}`, `hand ${team?.handSize ?? 0}`];
   if (team?.cpu && team.name !== "CPU") words.push("played by the CPU");
   if (team?.committed && hidden) words.push("ready");
-  const down = (team?.units ?? []).filter((u) => !u.summon && !u.square).map((u) => u.name);
+  // Down: 0 HP, off the field (before turn 1 the opponent's units have no square: hidden).
+  const down = (team?.units ?? []).filter((u) => !u.summon && !u.square && !u.hp).map((u) => u.name);
   if (down.length) words.push(`down: ${down.join(", ")}`);
   return el("p", { class: "team-line" }, words.join(" · "));
 }

@@ -7,12 +7,12 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from random import Random
 
-from services.battle import domain
+from services.battle import domain, handlers
 from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view
 from services.battle.rules import Entry, Step, rosters_of, view_for
-from services.battle.tests.builders import ROSTER, context, start
+from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 from services.platform.pushes import RecordedPushes
 
 
@@ -91,3 +91,20 @@ async def test_the_opponents_unlocked_special_is_not_named_in_my_log_but_mine_is
                 state.log[1 - seat].actor,
                 "",
             )
+
+
+async def test_the_opponents_formation_is_hidden_until_the_battle_begins() -> None:
+    """Found from outside (the browser): during the formation the opponent's characters
+    stood on the default squares, which were not where they were placed; at turn 1 they
+    jumped. Until both formations stand, the opponent's units come without squares."""
+    ctx, _, _ = context()
+    await create(ctx, "b1", humans())
+    placed = ((0, 2), (1, 2), (2, 1))
+    seen = await handlers.set_formation(ctx, key(ANN), "b1", ANN, placed)
+    theirs = battle_view(seen.state, 1, ROSTER)
+    assert theirs.opponent.units and not any(u.HasField("square") for u in theirs.opponent.units)
+    mine = battle_view(seen.state, 0, ROSTER)
+    assert [(u.square.row, u.square.col) for u in mine.you.units] == list(placed)
+    begun = await handlers.set_formation(ctx, key(BEA), "b1", BEA, ((0, 0), (1, 0), (2, 0)))
+    theirs = battle_view(begun.state, 1, ROSTER)
+    assert [(u.square.row, u.square.col) for u in theirs.opponent.units] == list(placed)
