@@ -236,7 +236,11 @@ async def _battle_screen(client: Caller, view: pb.BattleView) -> int:
                     view, polled = await _view(client, view.battle_id), time.monotonic()
                 continue
             if not mine:
-                note = "Your plan is in: waiting for the turn to resolve."
+                note = (
+                    "The CPU plays your seat now (you were away): you may watch."
+                    if view.you.cpu
+                    else "Your plan is in: waiting for the turn to resolve."
+                )
                 continue
             try:
                 view, note = await _act(client, view, line), ""

@@ -328,6 +328,8 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     const back = el("button", { type: "button", name: "battle-lobby" }, "Back to the lobby");
     back.addEventListener("click", () => on.leave());
     parts.push(back);
+  } else if (view.you?.cpu) {
+    // BATTLE.md 5: the CPU plays a seat whose player was away; they may watch, not give up.
   } else if (draft.giveUpAsked) {
     const yes = el("button", { type: "button", name: "give-up-confirm" }, "Yes, give up the battle");
     yes.addEventListener("click", () => on.giveUp());
