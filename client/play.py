@@ -117,6 +117,17 @@ async def switch_to_practice(
     )
 
 
+async def show_traded_match(client: Client, told: Followed, trade: pb.Trade) -> None:
+    """The finished match of a trade the session opened with and no match shown (the
+    player was away when it ended): shown as it ended, the trade follows it."""
+    with contextlib.suppress(grpc.aio.AioRpcError):  # the session shows what it can
+        reply = await client.call(
+            client.stub.GetMatchView, g.GetMatchViewRequest(match_id=trade.match_id)
+        )
+        if told.view is None:
+            told.show(reply.view)
+
+
 async def before_match(client: Client, told: Followed, line: str) -> str:
     """A line typed before any match: a draft's reveal or pick, or the switch from
     the queue to a practice bot. The note to show."""
@@ -158,7 +169,12 @@ async def play(
         gone: float | None = None  # when a pending trade was seen no longer pending
         leaving = False
         trade: pb.Trade | None = None
+        fetched = ""  # the trade whose match was looked up
         while True:
+            waits = told.trade if told.view is None else None  # of a match ended away
+            if waits is not None and not settled(waits) and waits.trade_id != fetched:
+                fetched = waits.trade_id
+                await show_traded_match(client, told, waits)
             view = told.view
             trade = told.trade
             if view is not None and trade is not None and trade.match_id != view.match_id:

@@ -85,6 +85,8 @@ class Followed:
                 self.queue_from(opened.status.ticket)
             if opened.status.HasField("hosted_table"):
                 self.table = opened.status.hosted_table
+            if opened.status.HasField("pending_trade"):  # a match over, its trade open
+                self.keep(opened.status.pending_trade)
         elif kind == "match_view":
             self.show(push.match_view)
         elif kind == "queue_status":

@@ -1,0 +1,68 @@
+"""``triad-client play`` opened while a trade is pending after a finished match
+(RULES.md 13, Difference), through the TLS gateway with every service a process on
+real PostgreSQL and NATS: the winner gets the choice as right after the match (the
+result line and the pick), the loser what is at stake and, at the deadline, what was
+taken. The trade as the API meets it: test_trade_rules.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from triad.v1 import gateway_pb2 as g
+
+from devtools.stack import Overrides, Stack
+from devtools.terminal import Terminal
+from tests.e2e.client_runs import signed_in
+from tests.e2e.sessions import Player
+from tests.e2e.test_trade_rules import difference_won, opened
+
+pytestmark = pytest.mark.integration
+CHOICE_SECONDS = 15.0
+
+STACK_OVERRIDES: Overrides = {"collection": {"TRIAD_TRADE_CHOICE_SECONDS": str(CHOICE_SECONDS)}}
+"""A choice window long enough for both screens to open, short enough to wait out."""
+
+
+def screen_of(running: Stack, player: Player, directory: Path) -> Terminal:
+    """``triad-client play`` in an 80x24 terminal, logged in as ``player``."""
+    me = g.RegisterResponse(
+        player=g.Player(player_id=player.id, player_name=player.name), tokens=player.tokens
+    )
+    client = signed_in(running, directory / f"state-{player.name}.json", me)
+    return Terminal([*client.argv, "play"], {"COLUMNS": "80", "LINES": "24"})
+
+
+def flat(screen: str) -> str:
+    return " ".join(screen.split())
+
+
+async def test_play_resumes_a_pending_difference_trade_for_the_winner_and_the_loser(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: ``play`` said 'No active match and no ticket: waiting for
+    one' to both players of a trade left pending, and never offered it."""
+    winner, loser, sessions, match_id, d = await difference_won(api)
+    await opened(winner, match_id)
+    for session in sessions.values():
+        await session.close()  # the players were away when the match ended
+    losing = screen_of(backend, loser, tmp_path)
+    winning = screen_of(backend, winner, tmp_path)
+    try:
+        stake = await losing.until(lambda s: "choice." in s, "the stake", timeout=30)
+        assert "You lose." in stake and "No active match" not in stake, stake
+        assert f"Waiting for {winner.name}'s choice." in flat(stake)
+        prompt = "take card > " if d == 1 else f"take {d} cards > "
+        offer = await winning.until(lambda s: prompt in s, "the offer", timeout=30)
+        assert "You win!" in offer and "Trade Difference" in offer, offer
+        # nobody chooses: at the deadline the server picks, and both are told what moved
+        for terminal, who in ((losing, "loser"), (winning, "winner")):
+            taken = await terminal.until(
+                lambda s: "time ran out" in s, f"what the {who} was told", timeout=40
+            )
+            assert f"moved to {winner.name} (picked by the server: time ran out)" in flat(taken)
+            assert terminal.process.wait(timeout=30) == 0
+    finally:
+        losing.close()
+        winning.close()
