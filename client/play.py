@@ -16,6 +16,7 @@ import uuid
 import grpc
 from rich.console import Console
 from rich.live import Live
+from rich.text import Text
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -220,6 +221,8 @@ async def play(
                 trade = told.trade
                 if trade is not None and trade.match_id != view.match_id:
                     trade = None
+            while told.away:  # above the live screen, which keeps its 80x24
+                live.console.print(Text(told.away.pop(0), style="yellow"))
             shown = trade if ended else None
             rating = told.ratings.get(view.match_id) if view is not None else None
             live.update(

@@ -15,6 +15,8 @@ RESUMED = "You have an active battle: your match resumes."
 """Said when a session opens in a match in progress (RULES.md 5's words)."""
 NOT_YOUR_TURN = "Not your turn yet."
 """Said to a move typed on the opponent's turn, until the match moves on."""
+ENDED_AWAY = "MATCH_ENDED_AWAY"
+"""The notice of a match that ended while no session of the player was open."""
 
 
 class Followed:
@@ -38,6 +40,9 @@ class Followed:
         """The player left (the trade to the server): the client ends."""
         self.moves: dict[int, pb.Placement] = {}
         """The moves of the match shown, by turn number, as its views told them."""
+        self.away: list[str] = []
+        """Matches that ended while the player was away, told once above the screen
+        (as its note they read as the result of the match on it)."""
 
     def show(self, view: pb.MatchView) -> None:
         shown = self.view
@@ -47,6 +52,8 @@ class Followed:
             self.view, self.received = view, datetime.now(UTC)
             if self.note == NOT_YOUR_TURN:
                 self.note = ""  # the match moved on: it may be your turn now
+            if self.note == RESUMED and view.status == pb.MATCH_STATUS_FINISHED:
+                self.note = ""  # under the trade it read as news of the match's end
         if view.HasField("last_placement"):
             self.moves[view.last_placement.turn_number] = view.last_placement
 
@@ -105,6 +112,8 @@ class Followed:
             found = push.match_found
             what = "draft" if found.WhichOneof("target") == "draft_id" else "match"
             self.note = f"{what.capitalize()} found: you play {found.opponent_name}."
+        elif kind == "notice" and push.notice.code == ENDED_AWAY:
+            self.away.append(push.notice.message)
         elif kind == "notice":
             self.note = push.notice.message
         elif kind == "session_closed":
