@@ -279,11 +279,12 @@ async def host(client: Caller, args: argparse.Namespace, console: Console) -> in
     finally:
         if played is None:
             with contextlib.suppress(grpc.aio.AioRpcError):  # joined meanwhile: it plays on
-                await client.call(
+                closed = await client.call(
                     client.stub.CloseTable,
                     g.CloseTableRequest(request_id=uuid.uuid4().hex, table_id=table.table_id),
                 )
-                console.print("Table closed.")
+                if not closed.table.close_reason:  # else the screen said why it closed
+                    console.print("Table closed.")
     return 0
 
 

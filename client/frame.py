@@ -28,21 +28,9 @@ def waiting_line(
     """What shows before a match: the queued ticket as the session stream told it at
     ``received``, its waiting time counted on since; else the open table the player
     hosts (a challenge waits for its player)."""
-    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
-        table is not None and table.status == pb.TABLE_STATUS_OPEN
-    ):
-        guest = table.challenged_player_name
-        who = f"{guest} to accept your challenge" if guest else "a guest to join"
-        return Text(
-            f"Your table {table.table_id[:8]} is open: waiting for {who} "
-            "(triad-client close closes it; Ctrl-C leaves it open)."
-        )
-    if (queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED) and (
-        table is not None and table.status == pb.TABLE_STATUS_DECLINED
-    ):
-        return Text(
-            f"{table.challenged_player_name} declined your challenge (table {table.table_id[:8]})."
-        )
+    queued = queue is not None and queue.ticket.status == pb.TICKET_STATUS_QUEUED
+    if not queued and table is not None and (said := table_line(table)):
+        return Text(said)
     if queue is None or queue.ticket.status != pb.TICKET_STATUS_QUEUED:
         return Text(
             "No active match and no ticket: waiting for one. Start one with "
@@ -57,6 +45,29 @@ def waiting_line(
         line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
     count = f"{queue.queue_length} waiting; " if queue.queue_length else ""
     return Text(line + f" ({count}Ctrl-C leaves; {SWITCH_KEY}: play a practice bot now)")
+
+
+TABLE_ENDS = (pb.TABLE_STATUS_CLOSED, pb.TABLE_STATUS_DECLINED)
+"""A table the player hosts that will never start: the host's screen ends, saying why."""
+
+
+def table_line(table: pb.Table) -> str:
+    """The table the player hosts, open and waiting, or why it will never start ('' once
+    it started: its match is shown)."""
+    name, short = table.challenged_player_name, table.table_id[:8]
+    if table.status == pb.TABLE_STATUS_OPEN:
+        who = f"{name} to accept your challenge" if name else "a guest to join"
+        return (
+            f"Your table {short} is open: waiting for {who} "
+            "(triad-client close closes it; Ctrl-C leaves it open)."
+        )
+    if table.status == pb.TABLE_STATUS_DECLINED:
+        return f"{name} declined your challenge (table {short})."
+    if table.status == pb.TABLE_STATUS_CLOSED and table.close_reason:
+        return f"Your table {short} was closed when a guest sat down: {table.close_reason}."
+    if table.status == pb.TABLE_STATUS_CLOSED:
+        return f"Your table {short} was closed."
+    return ""
 
 
 def cell_problem(view: pb.MatchView, cell: int) -> str:
@@ -103,7 +114,8 @@ def frame(
     if draft is not None:
         return draft_frame(draft, typing, note)
     if view is None:
-        line = Text(waiting) if waiting else waiting_line(queue, received, table)
+        ended = table is not None and table.status in TABLE_ENDS  # said over ``waiting``
+        line = Text(waiting) if waiting and not ended else waiting_line(queue, received, table)
         parts: list[RenderableType] = [line]
     elif trade is not None:  # the board gives way to the trade (80x24)
         parts = [Text(result_line(view), style="bold")]

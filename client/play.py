@@ -27,6 +27,7 @@ from client.commands_trades import CHOICE_RULES, choose
 from client.connection import Client, ClientError, describe
 from client.frame import (
     SWITCH_KEY,
+    TABLE_ENDS,
     TRADE_GONE_SECONDS,
     TRADE_WAIT_SECONDS,
     awaits_trade,
@@ -181,8 +182,8 @@ async def play(
             if view is not None and trade is not None and trade.match_id != view.match_id:
                 trade = None  # another match's
             over = follower.done() or reader.done or leaving  # a piped line counts
-            declined = told.table is not None and told.table.status == pb.TABLE_STATUS_DECLINED
-            over = over or (view is None and told.queue is None and declined)  # nothing left
+            gone_table = told.table is not None and told.table.status in TABLE_ENDS
+            over = over or (view is None and told.queue is None and gone_table)  # nothing left
             draft = told.drafting()
             if draft is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
                 over = True

@@ -114,6 +114,8 @@ class Followed:
             self.note = f"{what.capitalize()} found: you play {found.opponent_name}."
         elif kind == "notice" and push.notice.code == ENDED_AWAY:
             self.away.append(push.notice.message)
+        elif kind == "notice" and push.notice.code == "TABLE_CLOSED":
+            pass  # the table pushed with it says why (frame.table_line), the screen ends
         elif kind == "notice":
             self.note = push.notice.message
         elif kind == "session_closed":

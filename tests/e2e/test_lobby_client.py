@@ -1,6 +1,7 @@
 """Find Game and challenges from ``triad-client`` (RULES.md 14), through the TLS gateway
 with every service a process on real PostgreSQL and NATS: find, challenge, challenges
-and decline as subcommands, and the host's play screen when a challenge is declined.
+and decline as subcommands, and the host's play screen when a challenge is declined or
+the server closes the table.
 The lobby as the API meets it: test_lobby.py."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import grpc
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -86,5 +88,46 @@ async def test_the_hosts_screen_ends_when_the_challenge_is_declined(
             await asyncio.sleep(0.1)
         assert terminal.process.poll() == 0, terminal.text()
         assert f"{bea.name} declined your challenge" in " ".join(shown.split())
+    finally:
+        terminal.close()
+
+
+async def five_saved(player: Player) -> list[str]:
+    """The copies of a deck of five the player saves: its id first, then the copies."""
+    mine = (await player.call("ListCollection", g.ListCollectionRequest(page_size=200))).entries
+    deck = [e.copy.copy_id for e in mine][:5]
+    request = g.SaveDeckRequest(request_id=uuid4().hex, name="Five", copy_ids=deck)
+    return [(await player.call("SaveDeck", request)).deck.deck_id, *deck]
+
+
+async def test_the_hosts_screen_ends_when_the_server_closes_the_table(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: when a guest sat down at a table whose host's deck could no
+    longer play (a card of it listed on the Auction House), the host's screen said the
+    table was closed and then waited, with no prompt, until Ctrl-C."""
+    ann, bea = await join(api), await join(api)
+    anns = client_of(backend, tmp_path / "ann", ann)
+    (deck_id, listed, *_), (guest_deck, *_) = await five_saved(ann), await five_saved(bea)
+    terminal = Terminal([*anns.argv, "host", "--deck", deck_id], {"COLUMNS": "80", "LINES": "24"})
+    try:
+        await terminal.until(lambda s: "Waiting for a guest" in s, "the open table", timeout=30)
+        listing = g.CreateListingRequest(request_id=uuid4().hex, copy_id=listed, price=50)
+        await ann.call("CreateListing", listing)
+        tables = (await bea.call("ListTables", g.ListTablesRequest())).tables
+        table = next(t for t in tables if t.host_name == ann.name)
+        sitting = g.JoinTableRequest(
+            request_id=uuid4().hex, table_id=table.table_id, deck=pb.DeckChoice(deck_id=guest_deck)
+        )
+        with pytest.raises(grpc.aio.AioRpcError):  # the host's deck cannot play
+            await bea.call("JoinTable", sitting)
+        shown = await terminal.until(lambda s: "was closed" in s, "the closing", timeout=30)
+        assert "when a guest sat down: your deck cannot play" in " ".join(shown.split()), shown
+        for _ in range(100):
+            if terminal.process.poll() is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert terminal.process.poll() == 0, terminal.text()
+        assert "Table closed." not in terminal.text(), "said once, with why"
     finally:
         terminal.close()
