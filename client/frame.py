@@ -27,7 +27,7 @@ def waiting_line(
 ) -> Text:
     """What shows before a match: the queued ticket as the session stream told it at
     ``received``, its waiting time counted on since; else the open table the player
-    hosts (a challenge waits for its player)."""
+    hosts (a challenge waits for its player), or why it will never start."""
     queued = queue is not None and queue.ticket.status == pb.TICKET_STATUS_QUEUED
     if not queued and table is not None and (said := table_line(table)):
         return Text(said)
@@ -47,7 +47,7 @@ def waiting_line(
     return Text(line + f" ({count}Ctrl-C leaves; {SWITCH_KEY}: play a practice bot now)")
 
 
-TABLE_ENDS = (pb.TABLE_STATUS_CLOSED, pb.TABLE_STATUS_DECLINED)
+TABLE_ENDS = (pb.TABLE_STATUS_CLOSED, pb.TABLE_STATUS_EXPIRED, pb.TABLE_STATUS_DECLINED)
 """A table the player hosts that will never start: the host's screen ends, saying why."""
 
 
@@ -63,6 +63,10 @@ def table_line(table: pb.Table) -> str:
         )
     if table.status == pb.TABLE_STATUS_DECLINED:
         return f"{name} declined your challenge (table {short})."
+    if table.status == pb.TABLE_STATUS_EXPIRED and name:
+        return f"Your challenge to {name} expired (table {short})."
+    if table.status == pb.TABLE_STATUS_EXPIRED:
+        return f"Your table {short} expired: nobody joined it."
     if table.status == pb.TABLE_STATUS_CLOSED and table.close_reason:
         return f"Your table {short} was closed when a guest sat down: {table.close_reason}."
     if table.status == pb.TABLE_STATUS_CLOSED:

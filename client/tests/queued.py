@@ -2,9 +2,10 @@
 for the gateway whose session opens with the queued ticket (or the hosted table) in the
 player's status and sends no push afterwards (the Enqueue's push went out before the
 session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
-The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG.
+The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG;
+``expired``: the challenge is hosted, then expires with its table (a ``table`` push).
 
-    python -m client.tests.queued LOG [hosted]
+    python -m client.tests.queued LOG [hosted|expired]
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ TABLE = "30eb2069-0000-4000-8000-000000000002"
 class Gateway:
     """OpenSession (the queued ticket in the status) and SwitchToPractice."""
 
-    def __init__(self, log: Path, hosted: bool = False) -> None:
+    def __init__(self, log: Path, hosted: str = "") -> None:
         self.log, self.hosted = log, hosted
 
     def OpenSession(self, request: Message, metadata: Any = None) -> AsyncIterator[Any]:
@@ -59,6 +60,12 @@ class Gateway:
             )
             opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
         yield g.OpenSessionResponse(session_opened=opened)
+        if self.hosted == "expired":
+            await asyncio.sleep(1)
+            expired = pb.Table()
+            expired.CopyFrom(opened.status.hosted_table)
+            expired.status = pb.TABLE_STATUS_EXPIRED
+            yield g.OpenSessionResponse(table=expired)
         await asyncio.Event().wait()  # the stream stays open, with no queue push
 
     async def SwitchToPractice(self, request: g.SwitchToPracticeRequest) -> Any:
@@ -68,7 +75,7 @@ class Gateway:
 
 
 async def main() -> None:
-    caller = Caller(Gateway(Path(sys.argv[1]), hosted=sys.argv[2:] == ["hosted"]))
+    caller = Caller(Gateway(Path(sys.argv[1]), hosted="".join(sys.argv[2:])))
     await play(caller, Console())  # type: ignore[arg-type]  # the stand-in's few calls
 
 

@@ -2,7 +2,8 @@
 ``triad-client play`` against a stand-in gateway (client/tests/queued.py): the ticket
 the session opens with is the queue shown at once, and ``b`` gives it up for a practice
 bot, although no ``queue_status`` push ever came (an Unranked queue sends none while it
-waits for the bot); a challenger waiting with ``play`` is told whom it waits for."""
+waits for the bot); a challenger waiting with ``play`` is told whom it waits for, and
+that the challenge expired once it did."""
 
 from __future__ import annotations
 
@@ -49,5 +50,22 @@ async def test_a_challenger_waiting_with_play_is_told_the_table_waits_for_its_gu
         assert "No active match and no ticket" not in waiting, waiting
         assert f"Your table {TABLE[:8]} is open: waiting for bea to accept" in waiting, waiting
         assert "triad-client close closes it" in waiting, waiting
+    finally:
+        terminal.close()
+
+
+async def test_a_challenger_is_told_their_challenge_expired_and_the_screen_ends(
+    tmp_path: Path,
+) -> None:
+    """Found from outside: the screen went from waiting for bea to the generic 'No
+    active match and no ticket: waiting for one', as if there had been no challenge."""
+    argv = [sys.executable, "-m", "client.tests.queued", str(tmp_path / "calls"), "expired"]
+    terminal = Terminal(argv, SIZE)
+    try:
+        await terminal.until(lambda s: "to accept your" in s, "the challenge waiting")
+        told = await terminal.until(lambda s: "expired" in s, "the expiry")
+        assert f"Your challenge to bea expired (table {TABLE[:8]})." in " ".join(told.split())
+        assert "No active match" not in told, told
+        assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
