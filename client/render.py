@@ -69,11 +69,13 @@ def hand(
     table.title, table.title_justify, table.title_style = title, "left", "bold"
     wide = columns == 1
     per_column = -(-len(cards) // columns) if cards else 0
+    last = str(max(len(cards) - 1, 0))
+    number_width = max(3, len(last) + 2) if wide else max(2, len(last))  # never cut: '[12]'
     for part in range(columns):
         if part:
             table.add_column(min_width=1)  # a gap between the two columns of cards
         if numbered:
-            table.add_column(width=3 if wide else 2, justify="left" if wide else "right")
+            table.add_column(width=number_width, justify="left" if wide else "right")
         # The name's column is the one the table may narrow; the name itself never wraps.
         table.add_column()
         if elemental:

@@ -72,6 +72,16 @@ def test_a_5x5_board_with_blocked_cells_and_13_card_hands_fits_80x24() -> None:
     assert "Round 1 of at most 5" in screen
 
 
+def test_every_card_number_of_a_13_card_hand_reads_in_full_at_every_terminal_size() -> None:
+    """Found from outside: at 100x40 the wider layout cut cards 10-12 to '[1…'; the
+    name gives way instead."""
+    for width, height in ((80, 24), (100, 40), (120, 50), (200, 60)):
+        screen = "\n".join(drawn(quintra(), width, height))
+        assert "[1…" not in screen and not re.search(r"\b1…", screen), screen
+        for n in (10, 11, 12):
+            assert re.search(rf"(\[{n}\]|\s{n}) ", screen), (width, height, screen)
+
+
 def test_a_4x4_board_with_8_card_hands_fits_80x24() -> None:
     lines = drawn(great_cloth(), note="a note")
     fits(lines)
