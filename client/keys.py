@@ -64,7 +64,9 @@ class LineReader:
 
     async def line(self, timeout: float) -> str | None:
         """The next line typed, or None after ``timeout`` seconds or a key pressed."""
-        if self._lines.empty() and not self.ended:
+        if self._lines.empty() and self.ended:
+            await asyncio.sleep(timeout)  # nothing more comes: the screen still redraws
+        elif self._lines.empty():
             self.changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), timeout)

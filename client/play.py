@@ -181,7 +181,8 @@ async def play(
             trade = told.trade
             if view is not None and trade is not None and trade.match_id != view.match_id:
                 trade = None  # another match's
-            over = follower.done() or reader.done or leaving  # a piped line counts
+            # Input ended (a pipe, /dev/null): once the session told what there is.
+            over = follower.done() or (reader.done and told.opened) or leaving
             gone_table = told.table is not None and told.table.status in TABLE_ENDS
             over = over or (view is None and told.queue is None and gone_table)  # nothing left
             draft = told.drafting()
@@ -264,6 +265,12 @@ async def play(
         rating = told.ratings.get(view.match_id)
         for said in after_trade(view, rating, trade):
             console.print(said)
+    last = told.view
+    running = last is not None and last.status == pb.MATCH_STATUS_IN_PROGRESS
+    if running and last is not None and reader.done and not told.leaving:  # input ended
+        console.print(
+            f"Match {last.match_id} is running: play it from a terminal with triad-client play."
+        )
     return told.view
 
 

@@ -40,6 +40,8 @@ class Followed:
         """The player left (the trade to the server): the client ends."""
         self.moves: dict[int, pb.Placement] = {}
         """The moves of the match shown, by turn number, as its views told them."""
+        self.opened = False
+        """The session told its opening state (before it, no screen is the truth)."""
         self.away: list[str] = []
         """Matches that ended while the player was away, told once above the screen
         (as its note they read as the result of the match on it)."""
@@ -81,6 +83,7 @@ class Followed:
         kind = push.WhichOneof("push")
         if kind == "session_opened":
             opened = push.session_opened
+            self.opened = True
             if opened.HasField("active_match"):
                 active = opened.active_match
                 if self.resuming and self.view is None:

@@ -1,12 +1,13 @@
 """Find Game and challenges from ``triad-client`` (RULES.md 14), through the TLS gateway
 with every service a process on real PostgreSQL and NATS: find, challenge, challenges
 and decline as subcommands, and the host's play screen when a challenge is declined or
-the server closes the table.
+the server closes the table; a match joined without a terminal.
 The lobby as the API meets it: test_lobby.py."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -16,6 +17,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from devtools.processes import ROOT
 from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.client_runs import Client, signed_in
@@ -131,3 +133,31 @@ async def test_the_hosts_screen_ends_when_the_server_closes_the_table(
         assert "Table closed." not in terminal.text(), "said once, with why"
     finally:
         terminal.close()
+
+
+async def test_accept_and_play_without_a_terminal_say_the_match_runs_and_how_to_play_it(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: with standard input not a terminal (``</dev/null``), accept
+    said 'No active match and no ticket: waiting for one' of the match it had started."""
+    ann, bea = await join(api), await join(api)
+    anns, beas = (
+        client_of(backend, tmp_path / "ann", ann),
+        client_of(backend, tmp_path / "bea", bea),
+    )
+    made = await asyncio.to_thread(anns.json, "challenge", bea.name)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*beas.argv, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=90, check=False, cwd=ROOT,
+        )  # fmt: skip
+
+    for args in (("accept", made["table"]["tableId"][:8]), ("play",)):
+        done = await asyncio.to_thread(run, *args)
+        said = " ".join(done.stdout.split())
+        assert done.returncode == 0 and "No active match" not in said, (args, said, done.stderr)
+        match_id = (await bea.call("GetActiveMatch", g.GetActiveMatchRequest())).view.match_id
+        assert f"Match {match_id} is running: play it from a terminal with triad-client play." in (
+            said
+        ), said
