@@ -13,7 +13,7 @@ from triad.v1 import common_pb2 as pb
 from client.board import FULL, Layout, example_cell
 from client.commands_trades import choice_hint, trade_status, trade_table
 from client.drafting import draft_frame
-from client.render import fitted, my_turn, screen
+from client.render import fitted, my_turn, round_ended, screen
 from client.summary import summary
 
 PROMPT = "card cell > "
@@ -170,9 +170,10 @@ def frame(
     if view is None or trade is not None:
         return Group(*parts)
     shown = view
+    closed_round = round_ended(view, received, typing)  # a Sudden Death round's final board
 
     def build(layout: Layout) -> RenderableType:
-        return Group(screen(shown, received, layout, seen), *parts)
+        return Group(screen(shown, received, layout, seen, closed_round), *parts)
 
     if console is None:
         return build(FULL)

@@ -131,11 +131,53 @@ def round_line(view: pb.MatchView) -> str:
     line = f"Round {number} of at most {MAX_ROUNDS}"
     if view.earlier_rounds and not view.HasField("last_placement"):
         before = view.earlier_rounds[-1]
-        mine, theirs = before.scores.seat_a, before.scores.seat_b
-        if view.my_seat == pb.SEAT_B:
-            mine, theirs = theirs, mine
-        line += f"; round {before.round_number} ended {mine}-{theirs}"
+        line += f"; round {before.round_number} ended {round_score(view, before)}"
     return line
+
+
+def round_score(view: pb.MatchView, before: pb.RoundResult) -> str:
+    """A round's score, the viewer's first: '5-5'."""
+    mine, theirs = before.scores.seat_a, before.scores.seat_b
+    if view.my_seat == pb.SEAT_B:
+        mine, theirs = theirs, mine
+    return f"{mine}-{theirs}"
+
+
+ROUND_BOARD_SECONDS = 5.0
+"""How long a Sudden Death round's final board stays on the screen once the next round
+starts (RULES.md 12: views show each round's final board), unless a key comes first."""
+
+
+def round_ended(
+    view: pb.MatchView, received: datetime, typing: str = "", now: datetime | None = None
+) -> pb.RoundResult | None:
+    """The round just ended, whose final board to show: at the next round's start (no
+    card placed in it yet), for ROUND_BOARD_SECONDS after its view arrived at
+    ``received``, while nothing is typed; None otherwise."""
+    if view.status != pb.MATCH_STATUS_IN_PROGRESS or typing or view.HasField("last_placement"):
+        return None
+    if not view.earlier_rounds or not view.earlier_rounds[-1].board:
+        return None
+    waited = ((now or datetime.now(UTC)) - received).total_seconds()
+    return view.earlier_rounds[-1] if waited < ROUND_BOARD_SECONDS else None
+
+
+def final_board(view: pb.MatchView, before: pb.RoundResult) -> pb.MatchView:
+    """``view`` with the final board of the round ``before`` in place of its own."""
+    shown = pb.MatchView()
+    shown.CopyFrom(view)
+    del shown.board[:]
+    shown.board.extend(before.board)
+    return shown
+
+
+def final_board_line(view: pb.MatchView, before: pb.RoundResult, received: datetime) -> str:
+    """Above a round's final board: whose it is, how it ended, when the next shows."""
+    left = ROUND_BOARD_SECONDS - (datetime.now(UTC) - received).total_seconds()
+    return (
+        f"Round {before.round_number}'s final board ({round_score(view, before)}); "
+        f"round {view.round_number} in {max(1, round(left))} s, or at a key"
+    )
 
 
 def status_line(view: pb.MatchView, received: datetime | None) -> str:
@@ -178,13 +220,19 @@ def screen(
     received: datetime | None = None,
     layout: Layout = FULL,
     seen: list[pb.Placement] | None = None,
+    ended: pb.RoundResult | None = None,
 ) -> Panel:
     """The whole match: the board with both hands beside it, the last move, then whose
     turn it is with the timer (or the result); the round over the board in a Sudden
     Death match; the mode and how cards are placed in the title (the rules line), what
     the table plays on and for (board, Sudden Death, trade rule) under it.
     ``received``: when the view arrived, for the timer to count down from it;
-    ``seen``: the moves told by earlier views of the match."""
+    ``seen``: the moves told by earlier views of the match; ``ended``: the round whose
+    final board is drawn instead (round_ended)."""
+    rounds = round_line(view)
+    if ended is not None and received is not None:
+        rounds = final_board_line(view, ended, received)
+        view = final_board(view, ended)
     me = next(p for p in view.players if p.seat == view.my_seat)
     them = next(p for p in view.players if p.seat != view.my_seat)
     header = Text(no_wrap=True, overflow="ellipsis")
@@ -192,7 +240,7 @@ def screen(
     header.append("  vs  ")
     header.append(f"{them.player_name} {them.score}", style=THEIRS)
     lines: list[RenderableType] = [header]
-    if rounds := round_line(view):
+    if rounds:
         lines.append(Text(rounds, style="bold yellow", no_wrap=True, overflow="ellipsis"))
     elemental = view.rules.elemental
     columns = layout.hand_columns

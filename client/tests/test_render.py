@@ -21,11 +21,14 @@ from client.rules_text import rules_line
 from client.tests.views import great_cloth, quintra, round_two, view
 
 
-def drawn(shown: pb.MatchView, width: int = 80, height: int = 24, note: str = "") -> list[str]:
-    """The lines ``triad-client play`` draws for ``shown`` in a width x height terminal."""
+def drawn(
+    shown: pb.MatchView, width: int = 80, height: int = 24, note: str = "", typing: str = "0 1"
+) -> list[str]:
+    """The lines ``triad-client play`` draws for ``shown`` in a width x height terminal
+    (the view just arrived), ``typing`` after the prompt."""
     out = io.StringIO()
     console = Console(width=width, height=height, file=out, color_system=None)
-    console.print(frame(shown, datetime.now(UTC), None, "0 1", note, None, console), end="")
+    console.print(frame(shown, datetime.now(UTC), None, typing, note, None, console), end="")
     return out.getvalue().splitlines()
 
 
@@ -128,6 +131,25 @@ def test_the_second_round_shows_the_round_and_how_the_first_ended() -> None:
     # Once the round's first card is down, the round alone.
     shown.last_placement.CopyFrom(pb.Placement(turn_number=10, cell=4))
     assert round_line(shown) == "Round 2 of at most 5"
+
+
+def test_a_rounds_final_board_shows_as_the_next_round_starts_within_80x24() -> None:
+    """RULES.md 12: views show each round's final board. Found from outside: the board
+    emptied at once, the round-ending move and the full board never seen."""
+    for start in (round_two(), quintra()):
+        start.round_number, start.status = 2, pb.MATCH_STATUS_IN_PROGRESS
+        start.ClearField("last_placement")
+        full = view(start.rules.board.rows or 3, start.rules.board.columns or 3,
+                    placed=dict.fromkeys(range(25), pb.SEAT_B))  # fmt: skip
+        del start.earlier_rounds[:]
+        start.earlier_rounds.add(round_number=1, board=full.board).scores.seat_a = 5
+        start.earlier_rounds[0].scores.seat_b = 5
+        lines = drawn(start, typing="")
+        assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+        screen = "\n".join(lines)
+        assert "Round 1's final board (5-5); round 2 in 5 s, or at a key" in screen, screen
+        assert "(1)" not in screen, "the full board, not the empty one"
+        assert "Round 1's final board" not in "\n".join(drawn(start)), "a key shows round 2"
 
 
 def test_the_score_of_the_round_before_is_the_viewers_first() -> None:

@@ -114,7 +114,8 @@ async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clien
     """Ann hosts a Sudden Death table with ``triad-client host`` in an 80x24 terminal
     (All Open, no Same or Plus, so a line of moves that ties can be found); Bea joins
     through the API and both play that line through the API. Ann's screen shows the
-    table's rules, then round 2 and how round 1 ended; q forfeits it from the client."""
+    table's rules, then round 1's final board (RULES.md 12), round 2 and how round 1
+    ended; q forfeits it from the client."""
     ann, bea = await register(api), await register(api)
     argv = signed_in(backend, tmp_path / "state.json", ann).argv
     terminal = Terminal(
@@ -153,6 +154,10 @@ async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clien
                     request_id=uuid4().hex, match_id=match_id, card_id=card_id, cell=cell
                 ),
             )
+        final = await terminal.until(
+            lambda s: "Round 1's final board (5-5)" in s, "round 1's final board", timeout=5
+        )
+        assert not any(f"({cell})" in final for cell in range(9)), "round 1's board is full"
         screen = await terminal.until(
             lambda s: "Round 2 of at most 5; round 1 ended 5-5" in s, "round 2 on the screen"
         )
