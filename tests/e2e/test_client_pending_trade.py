@@ -50,7 +50,7 @@ async def test_play_resumes_a_pending_difference_trade_for_the_winner_and_the_lo
     losing = screen_of(backend, loser, tmp_path)
     winning = screen_of(backend, winner, tmp_path)
     try:
-        stake = await losing.until(lambda s: "choice." in s, "the stake", timeout=30)
+        stake = await losing.until(lambda s: "choice." in flat(s), "the stake", timeout=30)
         assert "You lose." in stake and "No active match" not in stake, stake
         assert f"Waiting for {winner.name}'s choice." in flat(stake)
         prompt = "take card > " if d == 1 else f"take {d} cards > "
@@ -59,7 +59,7 @@ async def test_play_resumes_a_pending_difference_trade_for_the_winner_and_the_lo
         # nobody chooses: at the deadline the server picks, and both are told what moved
         for terminal, who in ((losing, "loser"), (winning, "winner")):
             taken = await terminal.until(
-                lambda s: "time ran out" in s, f"what the {who} was told", timeout=40
+                lambda s: "time ran out" in flat(s), f"what the {who} was told", timeout=40
             )
             assert f"moved to {winner.name} (picked by the server: time ran out)" in flat(taken)
             assert terminal.process.wait(timeout=30) == 0
