@@ -63,6 +63,7 @@
 //             while queued shows the queue at once; ended: a host on a forfeited
 //             match's end screen is shown the battle her challenge starts
 //             (tests/e2e/test_browser_battles.py).
+//   (web/e2e/endings.mjs, tests/e2e/test_browser_endings.py: how things end, short clocks)
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -72,6 +73,7 @@ import { realmScenarios } from "./realm.mjs";
 import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
+import { endingScenarios } from "./endings.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -95,7 +97,8 @@ try {
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles };
+  const endings = endingScenarios({ player, queuedPair, screenshot });
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

@@ -15,7 +15,7 @@ import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
 import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
-import { draftScreen, forgetDraft, shownDraft } from "./draft.js";
+import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
 import { tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
 import { note, putAwayMatch, state } from "./state.js";
@@ -38,7 +38,7 @@ function render(): void {
   let screen: HTMLElement;
   if (!name) screen = loginScreen();
   else if (state.view) screen = matchPanel(state.view);
-  else if (shownDraft()) screen = draftScreen(shownDraft()!, page);
+  else if (shownDraft() || endedDraft()) screen = draftScreen((shownDraft() ?? endedDraft())!, page);
   else if (shownBattle()) screen = battlePanel(shownBattle()!, page);
   else if (cards.shown) screen = cardsScreen(page);
   else if (auction.shown) screen = auctionScreen(page);
@@ -302,12 +302,13 @@ async function logOut(): Promise<void> {
   }
 }
 
-// A countdown for the turn in progress, from the deadline the view carries.
+// A countdown for each clock on the page (a turn, a draft's two, a trade's choice), from
+// the deadline its view carries.
 setInterval(() => {
-  const status = document.querySelector<HTMLElement>("[data-deadline]");
-  if (!status) return;
-  const left = Math.max(0, Math.round((Number(status.dataset.deadline) - Date.now()) / 1000));
-  status.dataset.left = `${left} s`;
+  for (const status of document.querySelectorAll<HTMLElement>("[data-deadline]")) {
+    const left = Math.max(0, Math.round((Number(status.dataset.deadline) - Date.now()) / 1000));
+    status.dataset.left = `${left} s`;
+  }
 }, 500);
 
 if (signedIn()) openSession(page);

@@ -10,7 +10,7 @@ import { queuedTicket } from "./queue.js";
 import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
-import { openDraft, showDraft } from "./draft.js";
+import { draftRating, openDraft, showDraft } from "./draft.js";
 import { note, state, type Page } from "./state.js";
 import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import { SessionCloseReason, type OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
@@ -136,6 +136,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     }
     case "ratingChange":
       ratingPush(message.value, page);
+      draftRating(message.value);
       return true;
     case "listing":
       listingPush(message.value, page);

@@ -1,0 +1,59 @@
+"""How things end, and what the page says meanwhile, in a real browser
+(web/e2e/endings.mjs), against a backend with short clocks: a draft forfeits after 10 s
+without a card opened or picked (RULES.md 8), a turn lasts 3 s (RULES.md 5). The helpers
+(and what is skipped where Chromium or npm are missing) are tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devtools.stack import Stack, stack
+from tests.e2e.test_browser import built_client, play
+
+SETTINGS = {
+    "collection": {"TRIAD_DRAFT_INACTIVITY_SECONDS": "10", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
+    "match": {"TRIAD_TURN_SECONDS": "3", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
+}
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    built_client()
+    with stack(
+        shared_database_url, nats_url, tmp_path_factory.mktemp("endings"), overrides=SETTINGS
+    ) as running:
+        yield running
+
+
+def seconds(left: str) -> int:
+    found = re.fullmatch(r"(\d+) s", left)
+    assert found, left
+    return int(found[1])
+
+
+def test_an_idle_drafter_sees_the_forfeit_clock_and_both_see_who_forfeited(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: only the 3-minute pick clock was shown, so a player about to
+    forfeit saw a minute left; and the forfeit dropped both pages to the lobby."""
+    played = play(backend, "idleDraft", tmp_path / "browser-idle-draft.png")
+    ann, bea = played["names"]
+    clocks = played["early"]
+    # Two clocks: the picks' (minutes) and the inactivity forfeit's (10 s here).
+    assert len(clocks) == 2, clocks
+    picks, idle = clocks
+    assert seconds(picks["left"]) > 60, clocks
+    assert 0 < seconds(idle["left"]) <= 10 and "forfeit" in idle["text"], clocks
+    # Both are told who forfeited, and what it did to their Draft rating.
+    for said in played["said"]:
+        assert f"{bea} forfeited the draft" in said, played
+        assert f"{ann} wins it" in said, played
+        assert re.search(r"Your Draft rating: [+-]\d+ \(\d+ → \d+\)", said), played
+    assert played["back"] == 1, played

@@ -1,0 +1,44 @@
+// Scenarios of web/e2e/play.mjs about how things end and what the page says meanwhile,
+// run by tests/e2e/test_browser_endings.py against a backend with short clocks (a draft
+// forfeits after 10 s idle, a turn lasts 3 s). play.mjs lends its players; each scenario
+// returns what it saw, printed by play.mjs as one JSON line.
+//
+//   idleDraft: two players are paired for a Draft; Ann opens boosters, Bea does nothing:
+//             Bea's page shows the inactivity clock besides the pick clock, and once
+//             she forfeits both pages say who forfeited instead of dropping to the lobby.
+
+/** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
+export function endingScenarios(kit) {
+  const { queuedPair, screenshot } = kit;
+  return { idleDraft };
+
+  async function idleDraft() {
+    const [ann, bea] = await queuedPair("draft");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
+    await ann.locator("button[name=open-booster]:not(:disabled)").first().click();
+    // Both clocks as Bea reads them (the seconds left each shows beside its line).
+    const clocks = async () => {
+      await bea.waitForTimeout(1_200); // a tick of the page's clock
+      return bea.evaluate(() =>
+        [...document.querySelectorAll("[data-testid=draft] [data-deadline]")].map((n) => ({
+          text: n.textContent.trim(),
+          left: n.dataset.left ?? "",
+        })),
+      );
+    };
+    const early = await clocks();
+    await ann.waitForTimeout(3_000);
+    await ann.locator("button[name=open-booster]:not(:disabled)").first().click(); // Ann stays active
+    const ended = "[data-testid=draft-end]";
+    await Promise.all([ann, bea].map((page) => page.waitForSelector(ended, { timeout: 30_000 })));
+    // The rating change comes by push; the end screen says it once it has come.
+    const rated = (page) =>
+      page.waitForFunction(() => /rating/.test(document.querySelector("[data-testid=draft-end]")?.textContent ?? ""));
+    await Promise.all([ann, bea].map(rated)).catch(() => {});
+    const said = await Promise.all([ann, bea].map(async (page) => (await page.textContent(ended))?.trim() ?? ""));
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    await bea.click("button[name=lobby]");
+    const back = await bea.locator("[data-testid=lobby]").count();
+    return { names: [ann.playerName, bea.playerName], early, said, back };
+  }
+}
