@@ -64,6 +64,7 @@
 //             match's end screen is shown the battle her challenge starts
 //             (tests/e2e/test_browser_battles.py).
 //   (web/e2e/endings.mjs, tests/e2e/test_browser_endings.py: how things end, short clocks)
+//   (web/e2e/fit.mjs, tests/e2e/test_browser_fit.py: the match in a 1280x720 window)
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -74,6 +75,7 @@ import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
 import { endingScenarios } from "./endings.mjs";
+import { fitScenarios } from "./fit.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -98,7 +100,8 @@ try {
   const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings };
+  const fit = fitScenarios({ player, screenshot });
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

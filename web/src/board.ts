@@ -180,7 +180,9 @@ export function matchScreen(
     el("p", { class: "rules" }, rulesLine(view.rules)),
     roundsPanel(view) ?? "",
     theirHand,
-    board,
+    // The board's box: at a desk the space the rest of the screen leaves, which the
+    // square board fills as far as it can (style.css).
+    el("div", { class: "board-area" }, board),
     realmPanel(view) ?? "",
     el(
       "p",

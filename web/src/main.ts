@@ -45,7 +45,8 @@ function render(): void {
   else if (ladders.shown) screen = laddersScreen(page);
   else screen = lobbyScreen(name);
   const parts: HTMLElement[] = [screen];
-  if (state.trade && name) parts.push(tradePanel(state.trade, page));
+  // Above the screen: a pick pending after a reload is not left under the whole lobby.
+  if (state.trade && name) parts.unshift(tradePanel(state.trade, page));
   const notices = name ? challengeNotices(page) : null;
   if (notices) parts.unshift(notices);
   if (state.notice && name) parts.unshift(el("p", { class: "notice", "data-testid": "notice", "aria-live": "polite" }, state.notice));

@@ -1,0 +1,70 @@
+"""What fits a desk's 1280x720 window without scrolling, in a real browser
+(web/e2e/fit.mjs): the board, the hand and Forfeit on every board, with a missed turn's
+banner too, and the winner's pick after a reload; and a 5x5 board across a phone. The
+backend's turn lasts 4 s (a missed turn comes quickly). The helpers (and what is skipped
+where Chromium or npm are missing) are tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from devtools.stack import Stack, stack
+from tests.e2e.test_browser import built_client, play
+
+SETTINGS = {"match": {"TRIAD_TURN_SECONDS": "4", "TRIAD_TIMER_POLL_SECONDS": "0.2"}}
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    built_client()
+    with stack(
+        shared_database_url, nats_url, tmp_path_factory.mktemp("fit"), overrides=SETTINGS
+    ) as running:
+        yield running
+
+
+def in_window(seen: dict[str, Any], *parts: str) -> None:
+    """Each part ends inside the window, and the page does not scroll."""
+    for part in parts:
+        assert 0 < seen[part] <= seen["height"], (part, seen)
+    assert seen["scrollHeight"] <= seen["height"], seen
+
+
+def test_board_hand_and_forfeit_fit_a_1280x720_window_on_5x5_and_4x4(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: on 5x5 the hand started below the window (y=737), on 4x4 its
+    second row and Forfeit were off it."""
+    played = play(backend, "fits", tmp_path / "browser-fits.png")
+    for board in ("5", "4"):
+        for seen in played[board]:
+            in_window(seen, "board", "hand", "forfeit")
+            assert seen["boardWidth"] >= 250, seen  # still a board to play on
+    phone = played["phone"]  # and nothing breaks on a phone
+    assert phone["scrollWidth"] <= phone["width"] and phone["right"] <= phone["width"], phone
+
+
+def test_a_missed_turns_banner_leaves_board_and_hand_in_the_window(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "missedFit", tmp_path / "browser-missed-fit.png")
+    assert "missed your turn" in played["notice"], played
+    in_window(played, "board", "hand", "forfeit")
+
+
+def test_the_winners_pick_is_in_the_window_at_the_end_and_after_a_reload(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: after a reload the Difference pick sat below Log out."""
+    played = play(backend, "pickFit", tmp_path / "browser-pick-fit.png")
+    in_window(played["atEnd"], "pick", "board")
+    # Reloaded, the lobby (long as it is) comes with the pick on top, in view at once.
+    reloaded = played["reloaded"]
+    assert 0 < reloaded["pick"] <= reloaded["height"], reloaded

@@ -1,0 +1,121 @@
+// Scenarios of web/e2e/play.mjs about what fits a desk's 1280x720 window without
+// scrolling (and a phone's 390x844 across), run by tests/e2e/test_browser_fit.py against
+// a backend whose turn lasts 4 s. play.mjs lends its players; each scenario returns what
+// it saw, printed by play.mjs as one JSON line.
+//
+//   fits:     two players at desks meet at a 5×5 table (two blocked cells), then at a
+//             4×4 one, each forfeited at once: the board, the hand and Forfeit in the
+//             window; the 5×5 board across a phone too;
+//   missedFit: a practice match whose first turn the player misses: the banner that
+//             says so, the board and the hand in the window;
+//   pickFit:  a Difference table forfeited by its host: the winner reloads her page and
+//             finds the cards to pick in the window.
+
+const DESK = { width: 1280, height: 720 };
+const PHONE = { width: 390, height: 844 };
+
+/** The scenarios, on ``kit``: player() and the screenshot path. */
+export function fitScenarios(kit) {
+  const { player, screenshot } = kit;
+  return { fits, missedFit, pickFit };
+
+  /** Where the match's parts end on ``page``, and how far the page scrolls. */
+  function measure(page) {
+    return page.evaluate(() => {
+      const bottom = (selector) => {
+        const nodes = [...document.querySelectorAll(selector)];
+        return nodes.length ? Math.max(...nodes.map((n) => n.getBoundingClientRect().bottom)) : -1;
+      };
+      const right = (selector) => {
+        const nodes = [...document.querySelectorAll(selector)];
+        return nodes.length ? Math.max(...nodes.map((n) => n.getBoundingClientRect().right)) : -1;
+      };
+      const board = document.querySelector("[data-testid=board]")?.getBoundingClientRect();
+      return {
+        board: bottom("[data-testid=board]"),
+        boardWidth: board?.width ?? 0,
+        hand: bottom(".hand.mine .card"),
+        forfeit: bottom("button[name=forfeit]"),
+        pick: bottom("[data-testid=trade] [data-copy]"),
+        right: Math.max(right("[data-testid=board]"), right(".hand.mine .card")),
+        scrollHeight: document.documentElement.scrollHeight,
+        scrollWidth: document.documentElement.scrollWidth,
+        height: innerHeight,
+        width: innerWidth,
+      };
+    });
+  }
+
+  /** Ann challenges Bea to a table of ``board`` (and ``blocked`` cells); both seated. */
+  async function seated(ann, bea, board, blocked = 0) {
+    await ann.selectOption("select[name=board]", String(board));
+    if (blocked) await ann.selectOption("select[name=blocked]", String(blocked));
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+  }
+
+  async function forfeit(ann, bea) {
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    for (const page of [ann, bea]) {
+      await page.waitForSelector("[data-testid=result]");
+      await page.click("button[name=lobby]");
+      await page.waitForSelector("[data-testid=lobby]");
+    }
+  }
+
+  async function fits() {
+    const ann = await player();
+    const bea = await player();
+    for (const page of [ann, bea]) await page.setViewportSize(DESK);
+    const seen = {};
+    for (const [board, blocked] of [[5, 2], [4, 0]]) {
+      await seated(ann, bea, board, blocked);
+      seen[board] = [await measure(ann), await measure(bea)];
+      if (board === 5) {
+        await bea.setViewportSize(PHONE);
+        seen.phone = await measure(bea);
+        await bea.setViewportSize(DESK);
+        await ann.screenshot({ path: screenshot });
+      }
+      await forfeit(ann, bea);
+    }
+    return seen;
+  }
+
+  async function missedFit() {
+    const page = await player();
+    await page.setViewportSize(DESK);
+    await page.click("button[name=practice]");
+    await page.waitForSelector("[data-testid=notice]:has-text('missed your turn')", { timeout: 30_000 });
+    await page.waitForSelector(".hand.mine .card:not(:disabled)");
+    const seen = await measure(page);
+    const notice = (await page.textContent("[data-testid=notice]"))?.trim() ?? "";
+    await page.screenshot({ path: screenshot });
+    return { ...seen, notice };
+  }
+
+  async function pickFit() {
+    const ann = await player();
+    const bea = await player();
+    await bea.setViewportSize(DESK);
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade difference" });
+    await seated(ann, bea, 3);
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    await bea.waitForSelector("[data-testid=trade] [data-copy]", { timeout: 30_000 });
+    const atEnd = await measure(bea);
+    await bea.reload();
+    await bea.waitForSelector("[data-testid=trade] [data-copy]");
+    const reloaded = await measure(bea);
+    const clock = await bea.evaluate(() => {
+      const node = document.querySelector("[data-testid=trade] [data-deadline]");
+      return node ? { text: node.textContent.trim(), left: node.dataset.left ?? "" } : null;
+    });
+    await bea.screenshot({ path: screenshot });
+    return { atEnd, reloaded, clock };
+  }
+}
