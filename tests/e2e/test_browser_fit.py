@@ -68,3 +68,13 @@ def test_the_winners_pick_is_in_the_window_at_the_end_and_after_a_reload(
     # Reloaded, the lobby (long as it is) comes with the pick on top, in view at once.
     reloaded = played["reloaded"]
     assert 0 < reloaded["pick"] <= reloaded["height"], reloaded
+
+
+def test_the_winners_pick_counts_down_its_two_minutes(backend: Stack, tmp_path: Path) -> None:
+    """RULES.md 7 and 13: the winner has 2 minutes, then the server picks at random;
+    found from outside: no clock was shown."""
+    played = play(backend, "pickFit", tmp_path / "browser-pick-clock.png")
+    clock = played["clock"]
+    assert clock and "at random" in clock["text"], played
+    left = int(clock["left"].removesuffix(" s"))
+    assert 100 < left <= 120, clock

@@ -111,6 +111,7 @@ export function fitScenarios(kit) {
     await bea.reload();
     await bea.waitForSelector("[data-testid=trade] [data-copy]");
     const reloaded = await measure(bea);
+    await bea.waitForTimeout(1_000); // a tick of the page's clocks
     const clock = await bea.evaluate(() => {
       const node = document.querySelector("[data-testid=trade] [data-deadline]");
       return node ? { text: node.textContent.trim(), left: node.dataset.left ?? "" } : null;

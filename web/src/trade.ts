@@ -1,7 +1,9 @@
 // The trade at a match's end (RULES.md 7 and 13): the winner of a Trade One match taps
 // the one card they take; of a Difference match, taps d of the loser's cards and takes
-// them at once; the loser is told who is choosing; both are told what moved (Direct and
-// All move cards by themselves: only the result is shown).
+// them at once, both seeing the 2 minutes left before the server picks at random; the
+// loser is told who is choosing; both are told what moved (Direct and All move cards by
+// themselves: only the result is shown).
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
@@ -21,12 +23,13 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
   const count = Math.max(1, trade.takeCount);
   if (trade.myRole !== TradeRole.CHOOSER) {
     const what = count === 1 ? "one of your cards" : `${count} of your cards`;
-    panel.append(el("p", {}, `${trade.winnerName} is choosing ${what} to take.`));
+    panel.append(el("p", {}, `${trade.winnerName} is choosing ${what} to take.`), clockLine(trade, "Or they are picked at random in"));
     return panel;
   }
   if (tapped.tradeId !== trade.tradeId) Object.assign(tapped, { tradeId: trade.tradeId, copies: [] });
   const what = count === 1 ? "one" : String(count);
   panel.append(el("h2", {}, `You won: take ${what} of ${trade.loserName}'s cards`));
+  panel.append(clockLine(trade, "Or the server picks at random in"));
   const choose = (copyIds: string[]) =>
     page.act(async () => {
       const reply = await authed(() =>
@@ -53,6 +56,13 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
     panel.append(take);
   }
   return panel;
+}
+
+/** The choice's deadline counting down (main.ts ticks every ``data-deadline``). */
+function clockLine(trade: Trade, words: string): HTMLElement | string {
+  if (!trade.choiceDeadlineTime) return "";
+  const deadline = String(timestampMs(trade.choiceDeadlineTime));
+  return el("p", { class: "status", "data-testid": "trade-clock", "data-deadline": deadline }, words);
 }
 
 /** "Ann took Snibbet and Driftseed from Bea." (or the cards Direct moved). */
