@@ -57,3 +57,19 @@ def test_an_idle_drafter_sees_the_forfeit_clock_and_both_see_who_forfeited(
         assert f"{ann} wins it" in said, played
         assert re.search(r"Your Draft rating: [+-]\d+ \(\d+ → \d+\)", said), played
     assert played["back"] == 1, played
+
+
+def test_a_match_lost_by_missed_turns_or_won_by_a_forfeit_says_who(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: "You lost 4 to 6: a player ran out of time", "You won 5 to 5:
+    a player left". As the terminal client words them, the win first and then why."""
+    missed = play(backend, "missedTwice", tmp_path / "browser-missed-twice.png")
+    assert re.fullmatch(
+        r"You lost: you missed two turns in a row \(it stood at \d+ to \d+\)", missed["result"]
+    ), missed
+    played = play(backend, "forfeitedAtOnce", tmp_path / "browser-forfeited.png")
+    ann, _ = played["names"]
+    lost, won = played["results"]
+    assert lost == "You lost: you forfeited (it stood at 5 to 5)", played
+    assert won == f"You won: {ann} forfeited (it stood at 5 to 5)", played

@@ -5,12 +5,47 @@
 //
 //   idleDraft: two players are paired for a Draft; Ann opens boosters, Bea does nothing:
 //             Bea's page shows the inactivity clock besides the pick clock, and once
-//             she forfeits both pages say who forfeited instead of dropping to the lobby.
+//             she forfeits both pages say who forfeited instead of dropping to the lobby;
+//   missedTwice: a practice match whose player misses two turns in a row: the result
+//             says so, and the banner about the first miss goes with the match;
+//   forfeitedAtOnce: Ann challenges Bea and forfeits before a card is down (5 to 5).
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
-  const { queuedPair, screenshot } = kit;
-  return { idleDraft };
+  const { player, queuedPair, screenshot } = kit;
+  return { idleDraft, missedTwice, forfeitedAtOnce };
+
+  /** Ann challenges Bea to a 3×3 table (the host form as set); both seated. */
+  async function seated(ann, bea) {
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+  }
+
+  async function missedTwice() {
+    const page = await player();
+    await page.click("button[name=practice]");
+    await page.waitForSelector("[data-testid=notice]:has-text('missed your turn')", { timeout: 30_000 });
+    const warned = (await page.textContent("[data-testid=notice]"))?.trim() ?? "";
+    const result = (await page.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
+    await page.waitForTimeout(500); // any late push drawn
+    const noticeAfter = await page.locator("[data-testid=notice]").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { warned, result, noticeAfter };
+  }
+
+  async function forfeitedAtOnce() {
+    const ann = await player();
+    const bea = await player();
+    await seated(ann, bea);
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    const results = [];
+    for (const page of [ann, bea]) results.push((await page.textContent("[data-testid=result]"))?.trim() ?? "");
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], results };
+  }
 
   async function idleDraft() {
     const [ann, bea] = await queuedPair("draft");

@@ -66,14 +66,30 @@ export function rulesLine(rules: Rules | undefined): string {
   return words.filter(Boolean).join(" · ");
 }
 
-const REASONS: Record<number, string> = {
-  [FinishReason.BOARD_FULL]: "the board is full",
-  [FinishReason.FORFEIT]: "a player forfeited",
-  [FinishReason.TURN_TIMEOUT]: "a player ran out of time",
-  [FinishReason.DISCONNECT]: "a player left",
-};
+/** Why the match ended, in the terminal client's words: "the board is full", "Bea
+ * forfeited", "you missed two turns in a row", "Bea stayed disconnected past the 120 s
+ * grace" (client/rules_text.py). */
+function endReason(view: MatchView): string {
+  const outcome = view.outcome;
+  const seat = outcome?.forfeitingSeat;
+  const who = seat === view.mySeat ? "you" : (view.players.find((p) => p.seat === seat)?.playerName ?? "your opponent");
+  switch (outcome?.reason) {
+    case FinishReason.BOARD_FULL:
+      return "the board is full";
+    case FinishReason.FORFEIT:
+      return `${who} forfeited`;
+    case FinishReason.TURN_TIMEOUT:
+      return `${who} missed two turns in a row`;
+    case FinishReason.DISCONNECT:
+      return `${who} stayed disconnected past the 120 s grace`;
+    default:
+      return "the match ended";
+  }
+}
 
-/** "You won 6 to 4: the board is full" (or lost, or a draw). */
+/** "You won 6 to 4: the board is full" (or lost, or a draw); a match ended by a
+ * forfeit says the result and why first, the score it stood at after ("You won: Bea
+ * forfeited (it stood at 5 to 5)"), so that a win at 5 to 5 does not read as a sum. */
 export function resultLine(view: MatchView): string {
   const outcome = view.outcome;
   const scores = outcome?.finalScores;
@@ -83,8 +99,9 @@ export function resultLine(view: MatchView): string {
   if (outcome?.result.case === "winnerSeat") {
     verdict = outcome.result.value === view.mySeat ? "You won" : "You lost";
   }
-  const why = REASONS[outcome?.reason ?? 0] ?? "the match ended";
-  return `${verdict} ${mine ?? 0} to ${theirs ?? 0}: ${why}`;
+  const score = `${mine ?? 0} to ${theirs ?? 0}`;
+  if (outcome?.reason === FinishReason.BOARD_FULL || !outcome?.reason) return `${verdict} ${score}: ${endReason(view)}`;
+  return `${verdict}: ${endReason(view)} (it stood at ${score})`;
 }
 
 const CAUSES: Record<number, string> = {
