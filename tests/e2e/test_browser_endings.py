@@ -73,3 +73,15 @@ def test_a_match_lost_by_missed_turns_or_won_by_a_forfeit_says_who(
     lost, won = played["results"]
     assert lost == "You lost: you forfeited (it stood at 5 to 5)", played
     assert won == f"You won: {ann} forfeited (it stood at 5 to 5)", played
+
+
+def test_a_banner_about_a_state_goes_when_the_state_does(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: "You missed your turn ... miss the next one too and you
+    forfeit." stayed on the end screen; "you cannot start another match yet: the
+    Difference trade ..." stayed after the trade completed."""
+    missed = play(backend, "missedTwice", tmp_path / "browser-missed-banner.png")
+    assert "miss the next one too" in missed["warned"], missed
+    assert missed["noticeAfter"] == [], missed
+    blocked = play(backend, "tradeBlocked", tmp_path / "browser-trade-blocked.png")
+    assert "cannot start another match yet" in blocked["refused"], blocked
+    assert blocked["after"] == [], blocked

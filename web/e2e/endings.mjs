@@ -8,12 +8,14 @@
 //             she forfeits both pages say who forfeited instead of dropping to the lobby;
 //   missedTwice: a practice match whose player misses two turns in a row: the result
 //             says so, and the banner about the first miss goes with the match;
-//   forfeitedAtOnce: Ann challenges Bea and forfeits before a card is down (5 to 5).
+//   forfeitedAtOnce: Ann challenges Bea and forfeits before a card is down (5 to 5);
+//   tradeBlocked: the same at a Difference table: Ann, refused a practice match while
+//             Bea picks her card, is no longer told so once the card has moved.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked };
 
   /** Ann challenges Bea to a 3×3 table (the host form as set); both seated. */
   async function seated(ann, bea) {
@@ -75,5 +77,25 @@ export function endingScenarios(kit) {
     await bea.click("button[name=lobby]");
     const back = await bea.locator("[data-testid=lobby]").count();
     return { names: [ann.playerName, bea.playerName], early, said, back };
+  }
+
+  async function tradeBlocked() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade difference" });
+    await seated(ann, bea);
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    await bea.waitForSelector("[data-testid=trade] [data-copy]", { timeout: 30_000 });
+    await ann.click("button[name=lobby]");
+    await ann.click("button[name=practice]");
+    const refused = (await ann.textContent(".error[role=alert]"))?.trim() ?? "";
+    await bea.locator("[data-testid=trade] [data-copy]").first().click();
+    await ann.waitForFunction(() => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""));
+    await ann.waitForTimeout(300);
+    const after = await ann.locator(".error[role=alert]").allTextContents();
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { refused, after };
   }
 }

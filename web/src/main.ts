@@ -18,13 +18,14 @@ import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
 import { tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
-import { note, putAwayMatch, state } from "./state.js";
+import { ended, note, putAwayMatch, state } from "./state.js";
 import {
   BattleBotLevel,
   BattleStatus,
   BotLevel,
   MatchStatus,
   Mode,
+  TradeStatus,
   type MatchView,
 } from "./gen/triad/v1/common_pb.js";
 
@@ -76,12 +77,14 @@ function elsewhereBanner(): HTMLElement {
 }
 
 async function act(action: () => Promise<void>): Promise<void> {
-  state.error = "";
-  state.notice = "";
+  Object.assign(state, { error: "", errorAbout: "", notice: "", noticeAbout: "" });
   try {
     await action();
   } catch (error) {
     state.error = reason(error);
+    // Refused while a trade holds the player back: the refusal goes with the trade.
+    const trade = state.trade;
+    if (trade?.status === TradeStatus.AWAITING_CHOICE && /trade/i.test(state.error)) state.errorAbout = trade.tradeId;
   }
   render();
 }
@@ -282,6 +285,7 @@ function show(view: MatchView): void {
   if (view.matchId !== state.matchId) return;
   if (state.view && state.view.matchId === view.matchId && state.view.version >= view.version) return;
   state.view = view;
+  if (view.status === MatchStatus.FINISHED) ended(view.matchId); // "miss the next one too..."
 }
 
 async function logOut(): Promise<void> {

@@ -11,8 +11,8 @@ import { balancePush, loadDecks } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { draftRating, openDraft, showDraft } from "./draft.js";
-import { note, state, type Page } from "./state.js";
-import { TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
+import { ended, note, state, type Page } from "./state.js";
+import { MatchStatus, TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import { SessionCloseReason, type OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
 /** What main.ts lends beside the page: show a match's view, follow a match found. */
@@ -90,7 +90,8 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       }
       void page.act(resumeBattle);
       void page.act(loadDecks);
-      if (resumed) state.notice = RESUMED; // after the acts, which clear the last notice
+      // After the acts, which clear the last notice; it goes with the match.
+      if (resumed) Object.assign(state, { notice: RESUMED, noticeAbout: active.matchId });
       const opened = message.value.draft;
       if (opened) void page.act(() => showDraft(opened, page));
       return true;
@@ -152,11 +153,18 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "tradeResult":
       note("trade done");
       state.trade = message.value;
+      ended(message.value.tradeId); // "cannot start another match yet: the trade..."
       return true;
-    case "notice":
-      note(message.value.message);
-      state.notice = message.value.message;
+    case "notice": {
+      const told = message.value;
+      note(told.message);
+      state.notice = told.message;
+      // A missed turn, an opponent away or back: about the match, gone when it ends. A
+      // match that ended while away is about its end, and stays.
+      state.noticeAbout = told.code === "MATCH_ENDED_AWAY" ? "" : told.subjectId;
+      if (state.view?.matchId === told.subjectId && state.view.status === MatchStatus.FINISHED) ended(told.subjectId);
       return true;
+    }
     case "sessionClosed": {
       const closed = message.value;
       note(`session closed: ${closed.message}`);

@@ -16,6 +16,10 @@ export interface State {
   /** The last notice the session told in words (a missed turn, an opponent away, a
    * match that ended while away), shown until the next action. */
   notice: string;
+  /** What the notice or the error is about, when it is about a state that ends (the
+   * match of a missed turn, the trade that holds the player back): they go with it. */
+  noticeAbout: string;
+  errorAbout: string;
   /** The session was replaced by one opened elsewhere: this page no longer updates. */
   elsewhere: boolean;
   view: MatchView | null;
@@ -39,6 +43,8 @@ export interface State {
 export const state: State = {
   error: "",
   notice: "",
+  noticeAbout: "",
+  errorAbout: "",
   elsewhere: false,
   view: null,
   matchId: "",
@@ -64,4 +70,11 @@ export function note(line: string): void {
  * its place (a finished match's end screen gives way to it). */
 export function putAwayMatch(): void {
   Object.assign(state, { view: null, matchId: "", selected: null, lair: false });
+}
+
+/** ``id`` (a match, a trade) is over: a notice or an error about it goes. */
+export function ended(id: string): void {
+  if (!id) return;
+  if (state.noticeAbout === id) Object.assign(state, { notice: "", noticeAbout: "" });
+  if (state.errorAbout === id) Object.assign(state, { error: "", errorAbout: "" });
 }
