@@ -5,7 +5,7 @@
 //
 //   fits:     two players at desks meet at a 5×5 table (two blocked cells), then at a
 //             4×4 one, each forfeited at once: the board, the hand and Forfeit in the
-//             window; the 5×5 board across a phone too;
+//             window; the 5×5 board across a phone too; the rules line of each;
 //   missedFit: a practice match whose first turn the player misses: the banner that
 //             says so, the board and the hand in the window;
 //   pickFit:  a Difference table forfeited by its host: the winner reloads her page and
@@ -74,6 +74,7 @@ export function fitScenarios(kit) {
     for (const [board, blocked] of [[5, 2], [4, 0]]) {
       await seated(ann, bea, board, blocked);
       seen[board] = [await measure(ann), await measure(bea)];
+      seen[`rules${board}`] = (await ann.textContent(".match .rules"))?.trim() ?? "";
       if (board === 5) {
         await bea.setViewportSize(PHONE);
         seen.phone = await measure(bea);

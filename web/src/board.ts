@@ -66,6 +66,21 @@ export function rulesLine(rules: Rules | undefined): string {
   return words.filter(Boolean).join(" · ");
 }
 
+/** "5×5", "2 blocked": a board other than the standard 3×3, in words. */
+export function boardWords(rules: Rules | undefined): string[] {
+  const board = rules?.board;
+  const rows = board?.rows || 3;
+  const words = rows === 3 ? [] : [`${rows}×${board?.columns || rows}`];
+  if (board?.blockedCount) words.push(`${board.blockedCount} blocked`);
+  return words;
+}
+
+/** "4×4 · three open · Same · Plus · Combo · No trade · house hands": all a match's
+ * rules, as the lobby lists its table. */
+export function matchRulesLine(rules: Rules | undefined): string {
+  return [...boardWords(rules), rulesLine(rules), rules?.houseHands ? "house hands" : ""].filter(Boolean).join(" · ");
+}
+
 /** Why the match ended, in the terminal client's words: "the board is full", "Bea
  * forfeited", "you missed two turns in a row", "Bea stayed disconnected past the 120 s
  * grace" (client/rules_text.py). */
@@ -194,7 +209,7 @@ export function matchScreen(
       el("span", { class: "score mine" }, `${me?.playerName ?? "You"} ${me?.score ?? 0}`),
       el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
     ),
-    el("p", { class: "rules" }, rulesLine(view.rules)),
+    el("p", { class: "rules" }, matchRulesLine(view.rules)),
     roundsPanel(view) ?? "",
     theirHand,
     // The board's box: at a desk the space the rest of the screen leaves, which the

@@ -7,7 +7,7 @@
 // player is answered wherever they are (challenges.ts).
 import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
-import { el, rulesLine } from "./board.js";
+import { boardWords, el, rulesLine } from "./board.js";
 import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
@@ -258,11 +258,7 @@ function inButtons(error: unknown): never {
 export function tableLine(table: Table): string {
   if (table.settings?.battle) return "a Skirmish battle"; // no board, rules or decks
   const rules = table.settings?.rules;
-  const board = rules?.board;
-  const rows = board?.rows || 3;
-  const words = rows === 3 ? [] : [`${rows}×${board?.columns || rows}`];
-  if (board?.blockedCount) words.push(`${board.blockedCount} blocked`);
-  words.push(rulesLine(rules));
+  const words = [...boardWords(rules), rulesLine(rules)];
   if (table.settings?.randomDeck) words.push("Random decks");
   if (rules?.houseHands) words.push("house hands");
   return words.filter(Boolean).join(" · ");
