@@ -203,7 +203,9 @@ def test_a_challenge_is_accepted_another_declined_and_find_game_joins_a_public_t
         assert any(f"match found: against {bea}" in p for p in match["first"]["pushes"])
         assert any(f"match found: against {ann}" in p for p in match["second"]["pushes"])
     assert any(f"challenge from {ann}" in p for p in played["accepted"]["second"]["pushes"])
-    assert any("your table declined" in line for line in played["declined"]), played["declined"]
+    # Found from outside: told "your table declined"; the challenger is told who declined.
+    assert any(f"{bea} declined your challenge" in line for line in played["declined"]), played
+    assert played["declinedNotice"] == f"{bea} declined your challenge.", played
     # Find Game found the table with the rules chosen.
     rules = played["found"]["rules"]
     assert "all open" in rules and "Elemental" in rules and "Same Wall" in rules, rules

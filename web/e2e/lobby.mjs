@@ -55,6 +55,7 @@ export function lobbyScenarios(kit) {
     await bea.click("[data-testid=challenge] button[name=decline]");
     await ann.waitForSelector("button[name=host]");
     const declined = await ann.locator("[data-testid=pushes] li").allTextContents();
+    const declinedNotice = (await ann.textContent("[data-testid=notice]"))?.trim() ?? "";
     // Find Game: Bea's public table, found by Ann with the same rules chosen (All Open,
     // Elemental and Same Wall besides Same, Plus and Combo).
     await ann.fill("input[name=challenged]", "");
@@ -68,7 +69,7 @@ export function lobbyScenarios(kit) {
     await ann.click("button[name=find]");
     const found = await forfeited(ann, bea);
     await bea.screenshot({ path: screenshot, fullPage: true });
-    return { names: [ann.playerName, bea.playerName], hosted, offer, accepted, declined, found };
+    return { names: [ann.playerName, bea.playerName], hosted, offer, accepted, declined, declinedNotice, found };
   }
 
   /** Both players at the board of a match just started; the first forfeits (asked twice)

@@ -12,7 +12,7 @@ import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/c
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
 import { realmChoice, realmRow, realmRules } from "./realmform.js";
-import type { Page } from "./state.js";
+import { state, type Page } from "./state.js";
 
 /** What main.ts lends besides the page: follow a match once it starts. */
 export interface TablesPage extends Page {
@@ -50,6 +50,13 @@ export function tablePush(table: Table | undefined, page: Page): void {
     return;
   }
   if (tables.hosted?.tableId === table.tableId) tables.hosted = null;
+  if (table.status === TableStatus.DECLINED && table.challengedPlayerName) {
+    // Who said no, in the push log and above the lobby (until the next action).
+    const words = `${table.challengedPlayerName} declined your challenge`;
+    page.note(words);
+    Object.assign(state, { notice: `${words}.`, noticeAbout: "" });
+    return;
+  }
   page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
 }
 
