@@ -85,3 +85,13 @@ def test_a_banner_about_a_state_goes_when_the_state_does(backend: Stack, tmp_pat
     blocked = play(backend, "tradeBlocked", tmp_path / "browser-trade-blocked.png")
     assert "cannot start another match yet" in blocked["refused"], blocked
     assert blocked["after"] == [], blocked
+
+
+def test_practice_while_waiting_in_the_draft_queue_plays_a_random_deck(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: refused with "practising from the Draft queue needs a deck of
+    yours": a Draft ticket has no deck of its own, so the page sends Random (or the saved
+    deck chosen), as the terminal client does."""
+    played = play(backend, "draftPractice", tmp_path / "browser-draft-practice.png")
+    assert played["refusal"] == [] and played["hand"] == 5, played

@@ -10,12 +10,26 @@
 //             says so, and the banner about the first miss goes with the match;
 //   forfeitedAtOnce: Ann challenges Bea and forfeits before a card is down (5 to 5);
 //   tradeBlocked: the same at a Difference table: Ann, refused a practice match while
-//             Bea picks her card, is no longer told so once the card has moved.
+//             Bea picks her card, is no longer told so once the card has moved;
+//   draftPractice: queued alone for a Draft with "random deck", the player practises
+//             while she waits.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice };
+
+  async function draftPractice() {
+    const page = await player();
+    await page.selectOption("select[name=mode]", { label: "draft" });
+    await page.click("button[name=queue]");
+    await page.click("[data-testid=queue] button[name=switch]");
+    await page.waitForSelector("[data-testid=board], .error[role=alert]");
+    const refusal = await page.locator(".error[role=alert]").allTextContents();
+    const hand = await page.locator(".hand.mine .card").count();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { refusal, hand };
+  }
 
   /** Ann challenges Bea to a 3×3 table (the host form as set); both seated. */
   async function seated(ann, bea) {

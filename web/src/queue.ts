@@ -66,8 +66,11 @@ export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
     // Gives up the ticket and starts a practice match at once (or changes nothing).
     panel.append(
       button("Practice while you wait", "switch", page, async () => {
+        // A Draft ticket has no deck of its own: the lobby's choice (Random, or a saved
+        // deck) plays, as the terminal client sends; other tickets play their own.
+        const deck = queue.ticket?.mode === Mode.DRAFT ? deckChoice() : undefined;
         const reply = await authed(() =>
-          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE }),
+          api.switchToPractice({ requestId: requestId(), ticketId: state.ticketId, botLevel: BotLevel.NOVICE, deck }),
         );
         note("left the queue for a practice match");
         await page.follow(reply.matchId);
