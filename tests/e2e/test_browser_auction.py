@@ -2,7 +2,7 @@
 seller lists copies an operator granted through the API, with an element and without,
 of different stars and prices, more than one page of them; the player filters by
 element "none", by stars, by a highest price (typed while queue pushes draw the page
-again; a negative one refused in the server's words), by holo and by character, and
+again; a negative one refused in words a person uses), by holo and by character, and
 sees exactly the listings the brute force over every open listing says, in order; More
 reads on to the last page; then one is bought. The whole backend runs as processes;
 the helpers (and what is skipped where Chromium or npm are missing) are
@@ -66,8 +66,11 @@ async def test_listings_are_filtered_paged_with_more_and_one_bought(
     assert len(no_element) > len(one_star) > len(cheap) > PAGE
     first_page(played["noElement"], no_element)
     first_page(played["stars"], one_star)
-    # A negative price: refused as INVALID_ARGUMENT's words say, and nothing shown for it.
-    assert "0 (no bound) or more" in played["refusal"], played["refusal"]
+    # A negative price: refused in the page's words (found from outside: the API's
+    # "min_price and max_price are 0 (no bound) or more"), and nothing shown for it.
+    assert played["refusal"] == (
+        "The highest price is a whole number of coins, 1 or more (leave it empty for any)."
+    ), played["refusal"]
     assert played["negative"] == {"ids": [], "more": False}, played["negative"]
     # Typed while a queue push drew the page again: every key, and the focus, kept.
     assert played["typed"] == str(MAX_PRICE) and played["typingFocus"] == "max-price", played

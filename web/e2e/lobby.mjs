@@ -193,7 +193,7 @@ export function lobbyScenarios(kit) {
     };
     const noElement = await filtered(() => page.selectOption("select[name=element]", { label: "none" }));
     const stars = await filtered(() => page.selectOption("select[name=stars]", { label: `${params.stars}★` }));
-    // A negative price is refused in the server's words, and no listing is shown for it.
+    // A negative price is refused in the page's words, and no listing is shown for it.
     await page.fill("input[name=max-price]", "-1");
     const negative = await filtered(() => page.press("input[name=max-price]", "Enter"));
     const refusal = (await page.textContent(".error[role=alert]"))?.trim() ?? "";

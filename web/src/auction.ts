@@ -100,10 +100,11 @@ async function readMine(): Promise<void> {
   if (!auction.free.some((c) => c.copyId === auction.sell)) auction.sell = auction.free[0]?.copyId ?? "";
 }
 
-/** A price as typed, in whole coins; none (0) when it is no number. A negative one is sent:
- * the server refuses it in its own words. */
+/** A price as typed, in whole coins; none (0) when it is no number. A negative one is
+ * refused here, in words (the server's name its fields: "min_price and max_price..."). */
 function coins(text: string): bigint {
   const n = Math.trunc(Number(text));
+  if (n < 0) throw new Error("The highest price is a whole number of coins, 1 or more (leave it empty for any).");
   return Number.isFinite(n) ? BigInt(n) : 0n;
 }
 
