@@ -12,12 +12,28 @@
 //   tradeBlocked: the same at a Difference table: Ann, refused a practice match while
 //             Bea picks her card, is no longer told so once the card has moved;
 //   draftPractice: queued alone for a Draft with "random deck", the player practises
-//             while she waits.
+//             while she waits;
+//   tokenExpired: a player idles in the lobby while her access token expires (3 s, in
+//             tests/e2e/test_browser_tokens.py): what her push log and page say.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired };
+
+  async function tokenExpired() {
+    const page = await player();
+    const opened = () => page.locator("[data-testid=pushes] li", { hasText: "session opened" }).count();
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("[data-testid=pushes] li")].filter((li) => /session opened/.test(li.textContent)).length >= 3,
+      undefined,
+      { timeout: 30_000 },
+    );
+    const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    const errors = await page.locator(".error[role=alert]").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { pushes, errors, opened: await opened() };
+  }
 
   async function draftPractice() {
     const page = await player();

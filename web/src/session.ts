@@ -167,10 +167,11 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     }
     case "sessionClosed": {
       const closed = message.value;
-      note(`session closed: ${closed.message}`);
-      // Reopened at once: after a refresh, or on another gateway (a rolling restart).
+      // Reopened at once: after a refresh, or on another gateway (a rolling restart);
+      // what the page handles itself is not the player's news.
       if (closed.reason === SessionCloseReason.TOKEN_EXPIRED) return true;
       if (closed.reason === SessionCloseReason.SERVER_SHUTDOWN) return true;
+      note(`session closed: ${closed.message}`);
       // Opened in another tab or device: this page stops updating, and says so until
       // the player takes the game back here (main.ts draws it).
       if (closed.reason === SessionCloseReason.REPLACED) state.elsewhere = true;
