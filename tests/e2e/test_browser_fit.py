@@ -90,3 +90,18 @@ def test_the_match_rules_line_names_the_board_blocked_cells_and_house_hands(
     assert played["rules4"].startswith("4×4 · three open"), played
     for board in ("5", "4"):
         assert played[f"rules{board}"].endswith("No trade · house hands"), played
+
+
+def test_a_card_on_a_marked_cell_shows_both_elements_and_its_plus_or_minus_one(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 4: a card on a marked cell gains 1 on every side when the elements match,
+    loses 1 otherwise. Found from outside: the cell's element was drawn over the card's,
+    and nothing told an adjusted value from a printed one."""
+    played = play(backend, "elementalCell", tmp_path / "browser-elemental.png")
+    mark, element = played["mark"], played["cardElement"]
+    words = played["text"].split()
+    assert mark in words, played
+    assert (element in words) if element else True, played
+    assert ("+1" if element == mark else "-1") in words, played
+    assert played["overlaps"] == [], played

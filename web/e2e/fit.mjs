@@ -9,7 +9,9 @@
 //   missedFit: a practice match whose first turn the player misses: the banner that
 //             says so, the board and the hand in the window;
 //   pickFit:  a Difference table forfeited by its host: the winner reloads her page and
-//             finds the cards to pick in the window.
+//             finds the cards to pick in the window;
+//   elementalCell: at a 5×5 Elemental table, a card placed on a marked cell: the cell's
+//             element, the card's own and the +1 or -1 it gets, each readable.
 
 const DESK = { width: 1280, height: 720 };
 const PHONE = { width: 390, height: 844 };
@@ -17,7 +19,40 @@ const PHONE = { width: 390, height: 844 };
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function fitScenarios(kit) {
   const { player, screenshot } = kit;
-  return { fits, missedFit, pickFit };
+  return { fits, missedFit, pickFit, elementalCell };
+
+  async function elementalCell() {
+    const ann = await player();
+    const bea = await player();
+    for (const page of [ann, bea]) await page.setViewportSize(DESK);
+    await ann.check("input[name=elemental]");
+    await seated(ann, bea, 5);
+    const mover = (await ann.locator(".hand.mine .card:not(:disabled)").count()) ? ann : bea;
+    const card = mover.locator(".hand.mine .card:not(:disabled)").first();
+    const element = (await card.locator(".element").allTextContents())[0] ?? "";
+    await card.click();
+    const cell = await mover.locator(".cell.empty[data-mark]:not(:disabled)").first().getAttribute("data-cell");
+    await mover.click(`.cell[data-cell="${cell}"]`);
+    await mover.waitForSelector(`.cell[data-cell="${cell}"].mine`);
+    const seen = await mover.evaluate((index) => {
+      const node = document.querySelector(`.cell[data-cell="${index}"]`);
+      const box = (selector) => node.querySelector(selector)?.getBoundingClientRect() ?? null;
+      const texts = [...node.querySelectorAll("span")].filter((s) => s.getBoundingClientRect().width > 0);
+      const overlaps = [];
+      for (const [i, a] of texts.entries()) {
+        for (const b of texts.slice(i + 1)) {
+          if (a.contains(b) || b.contains(a)) continue; // a part of the other
+          const p = a.getBoundingClientRect();
+          const q = b.getBoundingClientRect();
+          const apart = p.right <= q.left || q.right <= p.left || p.bottom <= q.top || q.bottom <= p.top;
+          if (!apart && a.textContent && b.textContent) overlaps.push([a.textContent, b.textContent]);
+        }
+      }
+      return { mark: node.dataset.mark, text: node.innerText.replace(/\s+/g, " "), overlaps, element: !!box(".face .element") };
+    }, cell);
+    await mover.screenshot({ path: screenshot });
+    return { ...seen, cardElement: element };
+  }
 
   /** Where the match's parts end on ``page``, and how far the page scrolls. */
   function measure(page) {

@@ -126,6 +126,25 @@ const CAUSES: Record<number, string> = {
   [CaptureCause.BASIC]: "basic",
 };
 
+/** What a cell's element mark does to the card on it (RULES.md 4): +1 on every side when
+ * the elements match, -1 otherwise (another element or none), as client/rules_text.py. */
+function elementBonus(card: Card | undefined, mark: Element): number {
+  return card?.character?.element === mark ? 1 : -1;
+}
+
+/** A marked cell's element under its card, and what it does to the card's sides ("fire
+ * +1"): its own line, so that neither covers the card's own element. */
+function markLine(mark: string, bonus: number): HTMLElement {
+  const said = bonus > 0 ? "+1" : bonus < 0 ? "-1" : "";
+  const title = bonus ? `${mark} cell: ${said} on every side of this card` : `${mark} cell`;
+  return el(
+    "span",
+    { class: "cell-mark", title },
+    mark,
+    said ? el("span", { class: `bonus ${bonus > 0 ? "up" : "down"}` }, ` ${said}`) : "",
+  );
+}
+
 export interface MatchHandlers {
   pickCard(cardId: string): void;
   place(cell: number): void;
@@ -156,7 +175,8 @@ export function matchScreen(
   const board = el("div", { class: `board columns-${columns}`, "data-testid": "board" });
   for (const cell of view.board) {
     const node = el("button", { class: "cell", "data-cell": String(cell.index) });
-    if (cell.mark) node.dataset.mark = Element[cell.mark].toLowerCase();
+    const mark = cell.mark ? Element[cell.mark].toLowerCase() : "";
+    if (mark) node.dataset.mark = mark;
     if (cell.content.case === "blocked") {
       node.classList.add("blocked");
       node.disabled = true;
@@ -164,11 +184,13 @@ export function matchScreen(
       const placed = cell.content.value;
       node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
       node.append(cardFace(placed.card, placed.adjustedSides), ...cellMarks(view, cell.index));
+      if (mark) node.append(markLine(mark, elementBonus(placed.card, cell.mark)));
       const cause = captured.get(cell.index);
       if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));
       if (view.lastPlacement?.cell === cell.index) node.classList.add("last");
       node.disabled = true;
     } else {
+      if (mark) node.append(markLine(mark, 0));
       node.classList.add("empty");
       node.disabled = !(myTurn && selected);
       node.addEventListener("click", () => on.place(cell.index));
