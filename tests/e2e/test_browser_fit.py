@@ -105,3 +105,11 @@ def test_a_card_on_a_marked_cell_shows_both_elements_and_its_plus_or_minus_one(
     assert (element in words) if element else True, played
     assert ("+1" if element == mark else "-1") in words, played
     assert played["overlaps"] == [], played
+
+
+def test_a_capture_badge_leaves_the_cards_values_readable(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: on 4x4 cells the "combo" and "basic" badges covered the card's
+    top value."""
+    played = play(backend, "badges", tmp_path / "browser-badges.png")
+    assert played["badges"] > 0, played  # a capture was made, and marked
+    assert played["found"] == [], played

@@ -11,7 +11,9 @@
 //   pickFit:  a Difference table forfeited by its host: the winner reloads her page and
 //             finds the cards to pick in the window;
 //   elementalCell: at a 5×5 Elemental table, a card placed on a marked cell: the cell's
-//             element, the card's own and the +1 or -1 it gets, each readable.
+//             element, the card's own and the +1 or -1 it gets, each readable;
+//   badges:   a 4×4 table (at 1024x600) played until a capture is marked with its cause: the badge
+//             leaves the card's four values readable.
 
 const DESK = { width: 1280, height: 720 };
 const PHONE = { width: 390, height: 844 };
@@ -19,7 +21,47 @@ const PHONE = { width: 390, height: 844 };
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function fitScenarios(kit) {
   const { player, screenshot } = kit;
-  return { fits, missedFit, pickFit, elementalCell };
+  return { fits, missedFit, pickFit, elementalCell, badges };
+
+  async function badges() {
+    const ann = await player();
+    const bea = await player();
+    // A smaller desk's window: 4×4 cells as small as a Realm table's at 1280x720.
+    for (const page of [ann, bea]) await page.setViewportSize({ width: 1024, height: 600 });
+    await seated(ann, bea, 4);
+    const covered = (page) =>
+      page.evaluate(() => {
+        const found = [];
+        for (const badge of document.querySelectorAll(".cell .cause")) {
+          const p = badge.getBoundingClientRect();
+          for (const value of badge.parentElement.querySelectorAll(".face .top, .face .left, .face .right, .face .bottom")) {
+            // The digit's own box (its text), not the grid area it is centred in.
+            const range = document.createRange();
+            range.selectNodeContents(value);
+            const q = range.getBoundingClientRect();
+            const apart = p.right <= q.left || q.right <= p.left || p.bottom <= q.top || q.bottom <= p.top;
+            if (!apart) found.push(`${badge.textContent} over ${value.className} ${value.textContent}`);
+          }
+        }
+        return { badges: document.querySelectorAll(".cell .cause").length, found };
+      });
+    const seen = { badges: 0, found: [] };
+    for (let move = 0; move < 16 && seen.badges === 0; move++) {
+      const mover = (await ann.locator(".hand.mine .card:not(:disabled)").count()) ? ann : bea;
+      const inHand = await mover.locator(".hand.mine .card").count();
+      await mover.locator(".hand.mine .card:not(:disabled)").first().click();
+      await mover.locator(".cell.empty:not(:disabled)").first().click();
+      await mover.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+      await ann.waitForFunction(
+        (n) => document.querySelectorAll(".cell.mine, .cell.theirs").length > n, move, { timeout: 10_000 },
+      );
+      const now = await covered(ann);
+      seen.badges = now.badges;
+      seen.found.push(...now.found);
+    }
+    await ann.screenshot({ path: screenshot });
+    return seen;
+  }
 
   async function elementalCell() {
     const ann = await player();
