@@ -95,3 +95,17 @@ def test_practice_while_waiting_in_the_draft_queue_plays_a_random_deck(
     deck chosen), as the terminal client does."""
     played = play(backend, "draftPractice", tmp_path / "browser-draft-practice.png")
     assert played["refusal"] == [] and played["hand"] == 5, played
+
+
+def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 13: Direct applies whatever the result, a draw too. Found from outside: a
+    tie under Direct ended with no word on the trade. Here no card was captured, so
+    neither holds a card of the other's and nothing moves: both pages say so."""
+    played = play(backend, "directTie", tmp_path / "browser-direct-tie.png")
+    for seen in played["seen"]:
+        assert seen["result"] == "Draw 5 to 5: the board is full", played
+        assert len(seen["direct"]) == 1, played
+        said = seen["direct"][0]
+        assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played

@@ -14,12 +14,44 @@
 //   draftPractice: queued alone for a Draft with "random deck", the player practises
 //             while she waits;
 //   tokenExpired: a player idles in the lobby while her access token expires (3 s, in
-//             tests/e2e/test_browser_tokens.py): what her push log and page say.
+//             tests/e2e/test_browser_tokens.py): what her push log and page say;
+//   directTie: at a Closed Direct table, the two play a line without a capture (found
+//             from both hands as the pages show them): a 5-5 draw, and what Direct moved.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, directTie };
+
+  async function directTie() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade direct" });
+    await seated(ann, bea);
+    const players = [ann, bea];
+    const first = await Promise.race(
+      players.map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+    );
+    const second = first === ann ? bea : ann;
+    const line = quietLine([await handOf(first), await handOf(second)]);
+    if (!line) throw new Error("no line of moves without a capture for these hands");
+    for (const [turn, [cardId, cell]] of line.entries()) {
+      const page = turn % 2 === 0 ? first : second;
+      await page.click(`.hand.mine [data-card="${cardId}"]:not(:disabled)`);
+      await page.click(`.cell[data-cell="${cell}"]`);
+      await page.waitForFunction((id) => !document.querySelector(`.hand.mine [data-card="${id}"]`), cardId);
+    }
+    const seen = [];
+    for (const page of players) {
+      const result = (await page.textContent("[data-testid=result]"))?.trim() ?? "";
+      await page.waitForTimeout(1_000); // a trade's push, if one comes
+      const direct = await page.locator("[data-testid=direct], [data-testid=trade]").allTextContents();
+      seen.push({ result, direct });
+    }
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { seen };
+  }
 
   async function tokenExpired() {
     const page = await player();
@@ -128,4 +160,59 @@ export function endingScenarios(kit) {
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { refused, after };
   }
+}
+
+/** The page's own hand: each card's id and printed sides (A is 10). */
+async function handOf(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".hand.mine .card")].map((node) => {
+      const side = (name) => {
+        const text = node.querySelector(`.face .${name}`)?.textContent ?? "0";
+        return text === "A" ? 10 : Number(text);
+      };
+      return { id: node.dataset.card, top: side("top"), right: side("right"), bottom: side("bottom"), left: side("left") };
+    }),
+  );
+}
+
+/** A line of [card id, cell] filling the 3×3 board without a capture, the first hand's
+ * player placing first: no placement beats an enemy side, matches two sides (Same) or
+ * shares a sum with two neighbours (Plus). Depth first; null when there is none. */
+function quietLine(hands) {
+  const board = Array(9).fill(null); // {owner, card}
+  const left = hands.map((hand) => hand.map(() => true));
+  const facing = (cell) =>
+    [
+      [cell - 3, "top", "bottom", cell >= 3],
+      [cell + 1, "right", "left", cell % 3 < 2],
+      [cell + 3, "bottom", "top", cell < 6],
+      [cell - 1, "left", "right", cell % 3 > 0],
+    ].filter(([other, , , inside]) => inside && board[other]);
+  const quiet = (me, card, cell) => {
+    const pairs = facing(cell).map(([other, mine, theirs]) => [board[other], card[mine], board[other].card[theirs]]);
+    if (pairs.some(([there, a, b]) => there.owner !== me && a > b)) return false;
+    if (pairs.filter(([, a, b]) => a === b).length >= 2) return false;
+    const sums = pairs.map(([, a, b]) => a + b);
+    return new Set(sums).size === sums.length;
+  };
+  let budget = 2_000_000;
+  const search = (turn) => {
+    if (turn === 9) return [];
+    if (--budget < 0) return null;
+    const me = turn % 2;
+    for (const [i, card] of hands[me].entries()) {
+      if (!left[me][i]) continue;
+      for (let cell = 0; cell < 9; cell++) {
+        if (board[cell] || !quiet(me, card, cell)) continue;
+        board[cell] = { owner: me, card };
+        left[me][i] = false;
+        const rest = search(turn + 1);
+        left[me][i] = true;
+        board[cell] = null;
+        if (rest) return [[card.id, cell], ...rest];
+      }
+    }
+    return null;
+  };
+  return search(0);
 }

@@ -16,7 +16,7 @@ import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } fr
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
-import { tradePanel } from "./trade.js";
+import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
 import { ended, note, putAwayMatch, state } from "./state.js";
 import {
@@ -187,6 +187,7 @@ function matchPanel(view: MatchView): HTMLElement {
   }, state.lair);
   const finished = view.status === MatchStatus.FINISHED;
   screen.append(
+    directLine(view) ?? "",
     finished
       ? button("Back to the lobby", "lobby", async () => {
           state.view = null;

@@ -2,13 +2,21 @@
 // the one card they take; of a Difference match, taps d of the loser's cards and takes
 // them at once, both seeing the 2 minutes left before the server picks at random; the
 // loser is told who is choosing; both are told what moved (Direct and All move cards by
-// themselves: only the result is shown).
+// themselves: only the result is shown; the end of a Direct match says what the board
+// moves, a draw's too, or that nothing does).
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
 import { state, type Page } from "./state.js";
-import { TradeRole, TradeRule, TradeStatus, type Trade } from "./gen/triad/v1/common_pb.js";
+import {
+  MatchStatus,
+  TradeRole,
+  TradeRule,
+  TradeStatus,
+  type MatchView,
+  type Trade,
+} from "./gen/triad/v1/common_pb.js";
 
 /** The copies tapped for a Difference choice, by trade. */
 const tapped = { tradeId: "", copies: [] as string[] };
@@ -74,4 +82,36 @@ function resultLine(trade: Trade): string {
   if (trade.tradeRule === TradeRule.DIRECT) return `Direct: the cards held on the board changed hands (${cards}).`;
   if (trade.tradeRule === TradeRule.ALL) return `${trade.winnerName} took ${trade.loserName}'s whole deck.`;
   return `${trade.winnerName} took ${cards} from ${trade.loserName}${random}.`;
+}
+
+/** Under a finished Direct match (RULES.md 13: whatever the result, a draw too): each
+ * player receives the opponent's cards they own on the board at the end, "Direct, a
+ * draw too: you receive Ifrit; Bea receives nothing of yours.", or that nothing changes
+ * hands. A card's placer is its owner before the match in a single round; after Sudden
+ * Death rounds the hands were mixed, so the trade's own result says what moved. */
+export function directLine(view: MatchView): HTMLElement | null {
+  if (view.status !== MatchStatus.FINISHED || view.rules?.tradeRule !== TradeRule.DIRECT) return null;
+  const draw = view.outcome?.result.case === "draw";
+  const head = `Direct${draw ? ", a draw too" : ""}: `;
+  const them = view.players.find((p) => p.seat !== view.mySeat)?.playerName ?? "your opponent";
+  let words: string;
+  if ((view.roundNumber || 1) > 1) {
+    words = "each player receives the other's cards they own on the last round's board.";
+  } else {
+    const names = (taker: boolean) =>
+      view.board.flatMap((cell) => {
+        if (cell.content.case !== "card") return [];
+        const placed = cell.content.value;
+        const mine = placed.ownerSeat === view.mySeat;
+        const fromMe = placed.placedBySeat === view.mySeat;
+        return mine === taker && fromMe !== taker ? [placed.card?.character?.name ?? "a card"] : [];
+      });
+    const received = names(true);
+    const given = names(false);
+    words =
+      received.length || given.length
+        ? `you receive ${received.join(", ") || "nothing of theirs"}; ${them} receives ${given.join(", ") || "nothing of yours"}.`
+        : "neither holds a card of the other's on the board, so nothing changes hands.";
+  }
+  return el("p", { class: "direct", "data-testid": "direct" }, head + words);
 }
