@@ -181,32 +181,21 @@ class PlayerStatusReads(Downstreams):
         ``key`` makes both idempotent; a matchmaker that does not answer is logged."""
         if self._matchmaker is None:
             return
+        stub = self._matchmaker
         try:
             queued = await self._queue(player_id)
             if queued.ticket is not None:
-                await call(
-                    "matchmaker",
-                    self._matchmaker.CancelTicket(
-                        mm.MatchmakerServiceCancelTicketRequest(
-                            request_id=f"{key}:ticket",
-                            player_id=player_id,
-                            ticket_id=queued.ticket.ticket_id,
-                        ),
-                        timeout=INTERNAL_DEADLINE,
-                    ),
+                ticket = mm.MatchmakerServiceCancelTicketRequest(
+                    request_id=f"{key}:ticket",
+                    player_id=player_id,
+                    ticket_id=queued.ticket.ticket_id,
                 )
+                await call("matchmaker", stub.CancelTicket(ticket, timeout=INTERNAL_DEADLINE))
             if queued.table is not None:
-                await call(
-                    "matchmaker",
-                    self._matchmaker.CloseTable(
-                        mm.MatchmakerServiceCloseTableRequest(
-                            request_id=f"{key}:table",
-                            player_id=player_id,
-                            table_id=queued.table.table_id,
-                        ),
-                        timeout=INTERNAL_DEADLINE,
-                    ),
+                table = mm.MatchmakerServiceCloseTableRequest(
+                    request_id=f"{key}:table", player_id=player_id, table_id=queued.table.table_id
                 )
+                await call("matchmaker", stub.CloseTable(table, timeout=INTERNAL_DEADLINE))
         except DomainError as error:  # paired or joined meanwhile, or the matchmaker away
             log.info("logout left the queue as it was", player_id=player_id, error=str(error))
 
