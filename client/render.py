@@ -191,7 +191,17 @@ def status_line(view: pb.MatchView, received: datetime | None) -> str:
     turn = "Your turn" if my_turn(view) else f"{them.player_name}'s turn"
     timer = f" - {left:.0f} s left" if left is not None else ""
     warning = "  (one more missed turn forfeits)" if me.missed_turn_warning else ""
-    return f"{turn}{timer}{warning}"
+    return f"{turn}{timer}{warning}{away_words(them)}"
+
+
+def away_words(them: pb.MatchPlayerView) -> str:
+    """The opponent without a session (they lost it, or never opened one since the
+    match began) and when they forfeit unless they connect: the view says so from the
+    start, where the OPPONENT_DISCONNECTED notice needs them seen connected first."""
+    if them.connected or them.is_bot or not them.HasField("disconnect_forfeit_time"):
+        return ""
+    by = them.disconnect_forfeit_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
+    return f"  ({them.player_name} is not connected: forfeits at {by} UTC unless back)"
 
 
 def move_text(view: pb.MatchView, move: pb.Placement) -> Text:

@@ -241,3 +241,19 @@ def test_a_move_with_lair_parses_and_is_refused_where_there_is_none() -> None:
     assert parse_move(["1", "3"], True) == ("1", 3, False)
     assert "no Lair" in str(parse_move(["0", "5", "lair"], False))
     assert parse_move(["0", "x"], True) == ""
+
+
+def test_an_opponent_without_a_session_is_shown_with_their_forfeit_time_in_80x24() -> None:
+    """Found from outside: an opponent who never opened a session after the match began
+    was told nowhere until their forfeit 120 s later; the view's connected flag and
+    forfeit time were drawn by neither client."""
+    shown = view(names=("ann", "bea"))
+    them = shown.players[1]
+    them.is_bot = False
+    them.disconnect_forfeit_time.FromDatetime(datetime(2026, 12, 6, 1, 2, 3))
+    lines = drawn(shown)
+    fits(lines)
+    assert "bea is not connected: forfeits at 01:02:03 UTC unless back" in "\n".join(lines)
+    them.connected = True
+    them.ClearField("disconnect_forfeit_time")
+    assert "not connected" not in "\n".join(drawn(shown))

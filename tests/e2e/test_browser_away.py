@@ -8,6 +8,7 @@ page takes the session; the first says so and takes it back on request. The help
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +34,13 @@ def test_a_player_back_after_the_grace_is_shown_the_match_she_lost_away(
     backend: Stack, tmp_path: Path
 ) -> None:
     played = play(backend, "missed", tmp_path / "browser-missed.png")
-    _, bea = played["names"]
+    ann, bea = played["names"]
+    # Found from outside: neither client showed the view's connected flag, so an
+    # opponent who never opened a session went untold until the forfeit.
+    assert re.fullmatch(
+        rf"{ann} is not connected: they forfeit unless back by \d+:\d\d:\d\d( [AP]M)?",
+        played["awayLine"],
+    ), played
     assert played["beaResult"].startswith("You won"), played
     assert played["result"].startswith("You lost"), played
     assert played["notice"] == (

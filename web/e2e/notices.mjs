@@ -75,12 +75,14 @@ export function noticeScenarios(kit) {
     await bea.locator("[data-testid=challenge] button[name=accept]").click();
     await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
     await ann.context().close();
+    // Until the grace runs out, Bea's page says Ann is not connected and until when.
+    const awayLine = (await bea.textContent("[data-testid=away]", { timeout: 10_000 }))?.trim() ?? "";
     const beaResult = (await bea.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
     const back = await returning(ann.playerName);
     const result = (await back.textContent("[data-testid=result]"))?.trim() ?? "";
     const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
     await back.screenshot({ path: screenshot, fullPage: true });
-    return { names: [ann.playerName, bea.playerName], beaResult, result, notice };
+    return { names: [ann.playerName, bea.playerName], awayLine, beaResult, result, notice };
   }
 
   async function away() {

@@ -221,6 +221,18 @@ export function matchScreen(
   else if (myTurn) status = selected ? "Pick a cell" : "Your turn: pick a card";
   else status = `${them?.playerName ?? "The opponent"} is playing`;
   const deadline = view.turnDeadlineTime && !finished ? timestampDate(view.turnDeadlineTime) : null;
+  // The opponent without a session (lost, or not opened since the match began) and when
+  // they forfeit: the view says so from the start, where the OPPONENT_DISCONNECTED
+  // notice needs them seen connected first (client/render.py away_words).
+  const away = !finished && them && !them.isBot && !them.connected && them.disconnectForfeitTime;
+  const awayLine = away
+    ? el(
+        "p",
+        { class: "status away", "data-testid": "away", "data-deadline": String(timestampDate(away).getTime()) },
+        `${them.playerName} is not connected: they forfeit unless back by ` +
+          timestampDate(away).toLocaleTimeString(),
+      )
+    : "";
 
   return el(
     "section",
@@ -247,6 +259,7 @@ export function matchScreen(
       },
       status,
     ),
+    awayLine,
     (myTurn && lairChoice(view, lair, on.lair)) || "",
     hand,
   );
