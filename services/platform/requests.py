@@ -79,10 +79,14 @@ class Request:
     def check(self, recorded: str) -> None:
         """Refuse this request if its id was recorded with another fingerprint."""
         if recorded != self.fingerprint:
-            raise RequestReused(
-                f"request id {self.request_id!r} was already used for a different request; "
-                "use a new request id for a new action"
-            )
+            raise self.reused()
+
+    def reused(self) -> RequestReused:
+        """The refusal of this request id, recorded for a different request."""
+        return RequestReused(
+            f"request id {self.request_id!r} was already used for a different request; "
+            "use a new request id for a new action"
+        )
 
 
 async def answered(

@@ -276,3 +276,33 @@ async def test_triad_client_auction_lists_browses_buys_and_cancels(
     assert int(buyer.json("balance")["coins"]) == START - 100
     owned = {e["copy"]["copyId"] for e in buyer.json("collection")["entries"]}
     assert second["copyId"] in owned and first["copyId"] not in owned
+
+
+async def test_a_request_id_reused_for_a_call_fingerprinted_alike_is_invalid_argument(
+    api: Any,
+) -> None:
+    """Found from outside: a CreateListing (copy X, price 5) and, under the same request
+    id, a ChooseTradeCard (trade X, copy "5") or a PickDraftCard (draft X, card "5")
+    fingerprint alike: the second read the listing's result as its own and answered
+    UNAVAILABLE ("retry"), which no retry ever cures."""
+    seller = await join(api)
+    first = next(iter(await collection(seller)))
+    used = uuid4().hex
+    listed = await seller.call(
+        "CreateListing", g.CreateListingRequest(request_id=used, copy_id=first, price=5)
+    )
+    for method, request in (
+        (
+            "ChooseTradeCard",
+            g.ChooseTradeCardRequest(request_id=used, trade_id=first, copy_ids=["5"]),
+        ),
+        (
+            "PickDraftCard",
+            g.PickDraftCardRequest(request_id=used, draft_id=first, draft_card_id="5"),
+        ),
+    ):
+        code, details = await code_of(seller.call(method, request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, (method, code, details)
+        assert "already used for a different request" in details, details
+    mine = await seller.call("ListMyListings", g.ListMyListingsRequest())
+    assert [x.listing_id for x in mine.listings] == [listed.listing.listing_id]

@@ -151,7 +151,13 @@ class Store(Reads, AuctionReads):
         row = await answered(conn, self.tables.requests, request, "result")
         assert row is not None and row["result"] is not None
         kind = get_type_hints(work)["return"]
-        found: T = load(kind, row["result"])
+        try:
+            found: T = load(kind, row["result"])
+        except TypeError:
+            # The id answered another kind of call whose content fingerprints alike (a
+            # CreateListing's copy and price, a ChooseTradeCard's trade and copy): its
+            # result does not fit this one (found from outside: UNAVAILABLE, "retry").
+            raise request.reused() from None
         return found
 
     async def read(self, work: Callable[[PostgresUnit], Awaitable[T]]) -> T:

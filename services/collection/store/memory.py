@@ -16,7 +16,7 @@ import asyncio
 import copy
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from services.collection import codec
 from services.collection.domain.catalog import Catalog
@@ -195,6 +195,14 @@ class MemoryUnit:
         return None if found is None else found.seller_id
 
 
+def _same_kind(first: object, work: Callable[..., Any], request: Request | None) -> None:
+    """A recorded result answers a retry only if the retried call makes the same kind of
+    result: else the id was used for another kind of call fingerprinted alike."""
+    kind = get_type_hints(work)["return"]
+    if request is not None and isinstance(kind, type) and not isinstance(first, kind):
+        raise request.reused()
+
+
 class MemoryStore(MemoryAuctionReads):
     """The collection repository in memory (see the module's docstring)."""
 
@@ -214,6 +222,7 @@ class MemoryStore(MemoryAuctionReads):
             for _ in range(attempts):
                 first = None if request is None else self.tables.requests.answered(request)
                 if first is not None:
+                    _same_kind(first, work, request)
                     return first  # type: ignore[return-value]
                 tables = copy.deepcopy(self.tables)
                 try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from services.collection import handlers_auction, handlers_decks
+from services.collection import handlers_auction, handlers_decks, handlers_drafts, handlers_trades
 from services.collection.domain.auction import AuctionOrder, AuctionQuery, ListingStatus
 from services.collection.domain.events import CurrencyReason, Holder, HolderKind
 from services.collection.handlers import Context
@@ -179,3 +179,19 @@ async def test_a_retried_listing_or_cancel_answers_the_first_result_and_acts_onc
     )
     found = await handlers_auction.listing(ctx, first.listing_id)
     assert found.status is ListingStatus.CANCELLED
+
+
+async def test_a_request_id_of_a_listing_is_refused_for_a_choice_fingerprinted_alike(
+    ctx: Context,
+) -> None:
+    """A CreateListing (copy X, price 5) and a ChooseTradeCard or PickDraftCard (X, "5")
+    fingerprint alike at the edge: the same id for the second is another request (found
+    from outside: it read the listing's result as its own, UNAVAILABLE)."""
+    mine = await starter(ctx, "s")
+    same = Request.of("s", "k", mine[0], "5")
+    await handlers_auction.create_listing(ctx, same, "s", mine[0], 5)
+    for action in (
+        handlers_trades.choose_cards(ctx, same, mine[0], "s", ("5",)),
+        handlers_drafts.pick(ctx, same, mine[0], "s", "5"),
+    ):
+        await refused(ctx.store, action, InvalidArgument, "already used for a different request")
