@@ -188,6 +188,13 @@ def cancel(state: Listing, player_id: str, now: datetime) -> ListingCancelled:
         raise NotTheSeller(f"{state.label} is not yours to cancel")
     if state.status is not ListingStatus.OPEN:
         raise ListingClosed(f"{state.label} is {state.status.value}: nothing to cancel")
+    if now >= state.expires_at:
+        # Expired, though the expiry loop may not have closed it yet: no buyer can take it
+        # now, and the loop frees the copy (found from outside: cancelled after its end).
+        raise ListingClosed(
+            f"{state.label} expired at {state.expires_at.isoformat()}: nothing to cancel; "
+            "the copy comes back to you"
+        )
     return ListingCancelled(state.listing_id, state.seller_id)
 
 

@@ -136,6 +136,28 @@ async def test_an_unsold_listing_expires_after_48_hours_and_frees_the_copy(
     assert await ctx.store.next_due_listing() is None
 
 
+async def test_a_listing_past_its_end_cannot_be_cancelled_and_still_expires(
+    ctx: Context, clock: Clock
+) -> None:
+    """Found from outside: a cancel a moment after the end, before the expiry loop came,
+    closed the listing CANCELLED while a buyer at the same moment was told "expired"."""
+    mine = await starter(ctx, "s")
+    done = await handlers_auction.create_listing(
+        ctx, key("s", "l"), "s", mine[0], 10, timedelta(minutes=1)
+    )
+    clock.advance(60)
+    await refused(
+        ctx.store,
+        handlers_auction.cancel_listing(ctx, key("s", "c"), "s", done.listing_id),
+        FailedPrecondition,
+        "expired at .*nothing to cancel",
+    )
+    assert await handlers_auction.fire_due_listing(ctx)
+    found = await handlers_auction.listing(ctx, done.listing_id)
+    assert found.status is ListingStatus.EXPIRED
+    assert await ctx.store.locks([mine[0]]) == {}
+
+
 async def test_deleting_a_deck_leaves_a_listed_copy_locked(ctx: Context) -> None:
     mine = await starter(ctx, "s")
     deck = await handlers_decks.save_deck(ctx, key("s", "d"), "s", "", "d", mine[:5])
