@@ -278,6 +278,34 @@ async def test_triad_client_auction_lists_browses_buys_and_cancels(
     assert second["copyId"] in owned and first["copyId"] not in owned
 
 
+async def test_a_listing_lasts_up_to_48_hours_to_the_nanosecond(api: Any) -> None:
+    """Found from outside: 48 h and 1 ns was listed (read as 48 h), and a refusal named a
+    rounded value: 59.9999999 s was "not 60 seconds", 48 h and 1 us "not 172800"."""
+    seller = await join(api)
+    first = next(iter(await collection(seller)))
+    for seconds, nanos, named in (
+        (48 * 3600, 1, "172800.000000001"),
+        (48 * 3600, 1_000, "172800.000001"),
+        (59, 999_999_900, "59.9999999"),
+    ):
+        asked = g.CreateListingRequest(
+            request_id=uuid4().hex,
+            copy_id=first,
+            price=120,
+            duration=Duration(seconds=seconds, nanos=nanos),
+        )
+        code, details = await code_of(seller.call("CreateListing", asked))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+        assert f"not {named} seconds" in details, details
+    assert not (await collection(seller))[first].HasField("lock")
+    exact = Duration(seconds=48 * 3600)
+    listed = await seller.call(
+        "CreateListing",
+        g.CreateListingRequest(request_id=uuid4().hex, copy_id=first, price=120, duration=exact),
+    )
+    assert on_sale_for(listed.listing) == timedelta(hours=48)
+
+
 async def test_a_request_id_reused_for_a_call_fingerprinted_alike_is_invalid_argument(
     api: Any,
 ) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from decimal import Decimal
 from enum import StrEnum
 from uuid import NAMESPACE_URL, uuid5
 
@@ -90,12 +91,26 @@ def check_duration(lasting: timedelta | None) -> timedelta:
     48 hours if the seller named none."""
     if lasting is None:
         return LONGEST
-    if not SHORTEST <= lasting <= LONGEST:
+    check_nanoseconds(_nanoseconds(lasting))
+    return lasting
+
+
+def check_nanoseconds(asked: int) -> int:
+    """A duration asked in nanoseconds (as a protobuf Duration carries it), checked to
+    the nanosecond: a timedelta keeps microseconds, so 48 hours and 1 ns would pass as 48
+    hours, and the refusal names the value asked, not a rounded one (found from outside:
+    59.9999999 s was refused as "not 60 seconds")."""
+    if not _nanoseconds(SHORTEST) <= asked <= _nanoseconds(LONGEST):
+        seconds = format(Decimal(asked).scaleb(-9).normalize(), "f")
         raise InvalidArgument(
             f"a listing lasts from 1 minute to 48 hours (or 48 hours when no duration "
-            f"is given), not {lasting.total_seconds():g} seconds"
+            f"is given), not {seconds} seconds"
         )
-    return lasting
+    return asked
+
+
+def _nanoseconds(span: timedelta) -> int:
+    return span // timedelta(microseconds=1) * 1_000
 
 
 def check_price(price: int) -> int:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from google.protobuf.duration_pb2 import Duration
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 
@@ -20,6 +22,7 @@ from services.collection.domain.auction import (
     Cursor,
     Listing,
     ListingStatus,
+    check_nanoseconds,
     cursor_of,
 )
 from services.collection.handlers import Context
@@ -111,6 +114,14 @@ def auction_query(
     )
 
 
+def _lasting(message: Duration) -> timedelta:
+    """The duration a seller asked for, checked to the nanosecond before it becomes a
+    timedelta (which keeps microseconds)."""
+    lasting = span(message, "duration")
+    check_nanoseconds(message.seconds * 1_000_000_000 + message.nanos)
+    return lasting
+
+
 def _on_listing(
     request: c.CollectionServiceCancelListingRequest | c.CollectionServiceBuyListingRequest,
     verb: str,
@@ -136,7 +147,7 @@ class AuctionRpcs:
         player = require(request.player_id, "player_id")
         copy_id = require(request.copy_id, "copy_id")
         bind(player_id=player, copy_id=copy_id)
-        lasting = span(request.duration, "duration") if request.HasField("duration") else None
+        lasting = _lasting(request.duration) if request.HasField("duration") else None
         # A duration joins the fingerprint only when asked: requests recorded before
         # listings had one keep theirs.
         asked = () if lasting is None else (str(lasting),)
