@@ -8,6 +8,7 @@ tables show."""
 from __future__ import annotations
 
 import argparse
+import math
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -30,6 +31,9 @@ STATUS_NAMES = {
 }
 ORDERS = {"newest": pb.AUCTION_ORDER_NEWEST, "cheapest": pb.AUCTION_ORDER_CHEAPEST}
 MAX_PRICE = 1_000_000
+LONGEST_HOURS = 48
+HOURS_SENT = 1_000_000
+"""Past this many hours ``--hours`` is refused before any call (a timedelta overflows)."""
 
 
 def listings_table(title: str, listings: list[pb.Listing]) -> Table:
@@ -59,6 +63,8 @@ def listings_table(title: str, listings: list[pb.Listing]) -> Table:
 def auction_filter(args: argparse.Namespace) -> pb.AuctionFilter:
     if args.min_price < 0 or args.max_price < 0:
         raise CommandError("--min-price and --max-price are 0 (no bound) or more")
+    if max(args.min_price, args.max_price) > MAX_PRICE:  # past int64 it cannot be sent
+        raise CommandError(f"no listing costs more than {MAX_PRICE:,} coins: bound prices by it")
     holo = {None: pb.HOLO_FILTER_UNSPECIFIED, True: pb.HOLO_FILTER_HOLO}
     return pb.AuctionFilter(
         character_id=args.character,
@@ -76,6 +82,21 @@ def price_of(text: str) -> int:
     if not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_PRICE:
         raise CommandError(f"a price is a whole number of coins, 1 to {MAX_PRICE:,}: not {text!r}")
     return int(cleaned)
+
+
+def hours_of(text: str) -> float:
+    """``--hours`` as a number the request can carry; the server judges the range (a
+    minute to 48 hours) and says so (found from outside: ``nan`` and ``inf`` ended the
+    client in a traceback)."""
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = math.nan
+    if not abs(hours) <= HOURS_SENT:  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(
+            f"a listing lasts from 1/60 (a minute) to {LONGEST_HOURS} hours, not {text!r}"
+        )
+    return hours
 
 
 async def browse(client: Caller, args: argparse.Namespace) -> Any:
@@ -198,7 +219,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     sell.add_argument(
         "--hours",
-        type=float,
+        type=hours_of,
         help="how long it stays on sale: a minute (1/60) to 48 hours; 48 when not given",
     )
     sell.add_argument("--request-id", help="retry without listing twice")

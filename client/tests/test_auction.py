@@ -49,6 +49,21 @@ def test_a_price_is_checked_before_any_call() -> None:
     assert parsed("buy", "ffee").listing == "ffee"  # type: ignore[attr-defined]
 
 
+def test_hours_and_price_bounds_no_request_can_carry_are_refused_in_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found from outside: ``--hours nan`` (or ``inf``) and ``--max-price`` past int64
+    ended the client in a traceback. The range itself stays the server's to judge."""
+    for bad in ("nan", "inf", "-inf", "1e30", "soon"):
+        with pytest.raises(SystemExit):
+            parsed("list", "abcd1234", "120", f"--hours={bad}")
+        assert "a listing lasts from 1/60 (a minute) to 48 hours" in capsys.readouterr().err
+    for asked in ("6", "49", "0.5"):
+        assert parsed("list", "abcd1234", "120", "--hours", asked).hours == float(asked)  # type: ignore[attr-defined]
+    with pytest.raises(CommandError, match="no listing costs more than 1,000,000 coins"):
+        auction_filter(parsed("--max-price", "99999999999999999999"))  # type: ignore[arg-type]
+
+
 def test_a_listing_shows_its_card_price_and_state() -> None:
     listing = pb.Listing(
         listing_id="0123456789abcdef",
