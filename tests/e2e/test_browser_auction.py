@@ -72,6 +72,11 @@ async def test_listings_are_filtered_paged_with_more_and_one_bought(
         "The highest price is a whole number of coins, 1 or more (leave it empty for any)."
     ), played["refusal"]
     assert played["negative"] == {"ids": [], "more": False}, played["negative"]
+    # Past int64 (found from outside: the encoder's "invalid int64" shown): a highest
+    # price of 1e21 bounds nothing, and a listing at that price is refused in words.
+    assert played["unbounded"] == played["stars"], played["unbounded"]
+    assert not any("int64" in said for said in played["unboundedSaid"]), played
+    assert played["dearRefusal"] == "A price is a whole number of coins, 1 to 1,000,000.", played
     # Typed while a queue push drew the page again: every key, and the focus, kept.
     assert played["typed"] == str(MAX_PRICE) and played["typingFocus"] == "max-price", played
     first_page(played["cheap"], cheap)

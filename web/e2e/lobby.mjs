@@ -197,6 +197,15 @@ export function lobbyScenarios(kit) {
     await page.fill("input[name=max-price]", "-1");
     const negative = await filtered(() => page.press("input[name=max-price]", "Enter"));
     const refusal = (await page.textContent(".error[role=alert]"))?.trim() ?? "";
+    // Past any listing's price (found from outside: "cannot encode ... invalid int64"): a
+    // highest price of 1e21 bounds nothing, and a listing at it is refused in words.
+    await page.fill("input[name=max-price]", "1e21");
+    const unbounded = await filtered(() => page.press("input[name=max-price]", "Enter"));
+    const unboundedSaid = await page.locator(".error[role=alert]").allTextContents();
+    await page.fill("input[name=price]", "1e21");
+    await page.click("button[name=list]");
+    await page.locator(".error[role=alert]", { hasText: "price" }).waitFor();
+    const dearRefusal = (await page.textContent(".error[role=alert]"))?.trim() ?? "";
     // The price typed while a queue push draws the page: every key kept, and the focus.
     await page.fill("input[name=max-price]", "");
     const price = String(params.maxPrice);
@@ -247,6 +256,7 @@ export function lobbyScenarios(kit) {
     const after = await shown();
     const said = await page.locator("[data-testid=pushes] li").allTextContents();
     const seen = { noElement, stars, negative, refusal, typed, typingFocus, cheap, kept, pages, character };
+    Object.assign(seen, { unbounded, unboundedSaid, dearRefusal });
     return { ...seen, holo: { ...holo, holoCards, empty }, bought, after, pushes: said };
   }
 

@@ -19,6 +19,8 @@ import {
 
 /** Listings a page (ListAuction's own default). */
 const PAGE = 50;
+/** The highest price of a listing (RULES.md 15). */
+const MAX_PRICE = 1_000_000;
 
 /** The filters chosen, as the selects hold them: "" is any; the element "0" is none. */
 function noFilter() {
@@ -105,7 +107,9 @@ async function readMine(): Promise<void> {
 function coins(text: string): bigint {
   const n = Math.trunc(Number(text));
   if (n < 0) throw new Error("The highest price is a whole number of coins, 1 or more (leave it empty for any).");
-  return Number.isFinite(n) ? BigInt(n) : 0n;
+  // No listing costs more than MAX_PRICE: a bound above it (1e21) is the same filter, and
+  // past int64 it could not even be sent (found from outside: a raw encoder error).
+  return Number.isFinite(n) ? BigInt(Math.min(n, MAX_PRICE)) : 0n;
 }
 
 function browse(pageToken: string) {
@@ -303,7 +307,8 @@ function sellForm(page: Page): HTMLElement {
     button("List for sale", "list", page, async () => {
       // A price is whole coins: "12.5" is refused here in words, not by BigInt's error.
       const asked = Number(auction.price);
-      if (!Number.isInteger(asked)) throw new Error("A price is a whole number of coins, 1 to 1,000,000.");
+      if (!Number.isInteger(asked) || asked < 1 || asked > MAX_PRICE)
+        throw new Error("A price is a whole number of coins, 1 to 1,000,000.");
       await authed(() =>
         api.createListing({
           requestId: requestId(),
