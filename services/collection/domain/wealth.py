@@ -38,6 +38,12 @@ PLACEMENTS_FOR_REWARD = 2
 """Turns alternate from the first placement (RULES.md 3), so two placements on the board
 mean that each seat placed a card (its own or, after a missed turn, the server's for it)."""
 HOLO_CHANCE = 0.05
+HOW_TO_EARN = (
+    f"coins come from matches ({DAILY_FIRST_MATCH_COINS} for your first of the UTC day, "
+    f"{MATCH_WIN_COINS} for a win against another player) and Auction House sales"
+)
+"""What a player short of coins is told (found from outside: "win matches to earn more",
+though a win against a bot pays nothing)."""
 
 
 class InsufficientFunds(FailedPrecondition):
@@ -129,8 +135,8 @@ def spend(
     check_spend(amount)
     if amount > balance:
         raise InsufficientFunds(
-            f"balance too low: {amount} coins needed, {balance} held; "
-            "win matches to earn more (a balance never goes negative)"
+            f"balance too low: {amount} coins needed, {balance} held; {HOW_TO_EARN} "
+            "(a balance never goes negative)"
         )
     return CurrencyDebited(player_id, amount, reason, reference_id, balance - amount)
 

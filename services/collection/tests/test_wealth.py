@@ -62,6 +62,17 @@ async def test_concurrent_spends_never_take_a_balance_below_zero(ctx: Context) -
     )
 
 
+def test_a_player_short_of_coins_is_told_how_coins_are_earned() -> None:
+    """Found from outside: "win matches to earn more", though a win against a bot pays
+    nothing (only the day's first match does) and sales pay too."""
+    with pytest.raises(wealth.InsufficientFunds) as refused_spend:
+        wealth.spend("p1", 2, 100, CurrencyReason.BOOSTER_PURCHASE, "b")
+    said = str(refused_spend.value)
+    assert "100 coins needed, 2 held" in said
+    assert "60 for your first of the UTC day, 40 for a win against another player" in said
+    assert "Auction House sales" in said
+
+
 async def test_the_schema_refuses_a_negative_balance_whatever_python_decided(
     ctx: Context, store: Repository
 ) -> None:
