@@ -20,7 +20,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.arguments import within
 from client.commands_cards import ELEMENTS, element_values, resolve_copies
-from client.connection import Caller, CommandError, as_json
+from client.connection import Caller, CommandError, as_json, pages
 from client.copies import copy_row
 
 STATUS_NAMES = {
@@ -112,8 +112,14 @@ async def browse(client: Caller, args: argparse.Namespace) -> Any:
 
 
 async def mine(client: Caller) -> list[pb.Listing]:
-    reply = await client.call(client.stub.ListMyListings, g.ListMyListingsRequest(page_size=200))
-    return list(reply.listings)
+    """Every listing of the player's, newest first: all pages (found from outside: past
+    the first 200, ``auction mine`` and a cancel by the start of an id missed the rest)."""
+    listed = await pages(
+        lambda token: client.call(
+            client.stub.ListMyListings, g.ListMyListingsRequest(page_size=200, page_token=token)
+        )
+    )
+    return [x for page in listed for x in page.listings]
 
 
 async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:

@@ -6,12 +6,20 @@ tests/e2e/test_auction.py."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
 
-from client.commands_auction import auction_filter, listings_table, price_of
+from client.commands_auction import (
+    auction_filter,
+    listings_table,
+    mine,
+    price_of,
+    resolve_listing,
+)
 from client.connection import CommandError
 from client.main import parser
 
@@ -111,3 +119,31 @@ def test_an_open_listing_reads_in_80_columns_each_value_under_its_heading() -> N
     row = next(line for line in lines if "250" in line)
     assert heading.index("price") <= row.index("250") < heading.index("status"), text
     assert heading.index("sides") <= row.index("T4 R2 B7 L5") < heading.index("price"), text
+
+
+class MyListings:
+    """ListMyListings over 450 listings, 200 a page as the gateway caps it."""
+
+    def __init__(self) -> None:
+        self.listed = [pb.Listing(listing_id=f"{n:04d}" + "0" * 32) for n in range(450)]
+
+    async def ListMyListings(self, request: g.ListMyListingsRequest) -> g.ListMyListingsResponse:
+        start = int(request.page_token or 0)
+        end = start + request.page_size
+        more = str(end) if end < len(self.listed) else ""
+        return g.ListMyListingsResponse(listings=self.listed[start:end], next_page_token=more)
+
+
+class Seller:
+    stub = MyListings()
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_seller_sees_and_names_every_listing_past_the_first_page() -> None:
+    """Found from outside: ``auction mine`` showed the first 200 listings and said nothing
+    of the rest, and a cancel by the start of an older id found nothing."""
+    seller = Seller()
+    assert [x.listing_id for x in await mine(seller)] == [x.listing_id for x in seller.stub.listed]
+    assert await resolve_listing(seller, "0449", own=True) == "0449" + "0" * 32
