@@ -127,8 +127,10 @@ def frame(
         parts = []
     prompt: Text | None = None
     finished = view is not None and view.status == pb.MATCH_STATUS_FINISHED
-    if note and trade is None and not finished:  # once over, the summary says it all
+    noted = bool(note) and trade is None and not finished  # once over, the summary says it all
+    if noted:
         parts.append(Text(note, style="yellow"))
+    at = len(parts) - 1  # the note's place, when there is one
     if view is not None and finished and trade is None:
         parts.extend(summary(view, rating, None)[1:])  # the result is in the panel
     elif view is not None and trade is None:
@@ -175,12 +177,21 @@ def frame(
     def build(layout: Layout) -> RenderableType:
         return Group(screen(shown, received, layout, seen, closed_round), *parts)
 
+    # A note too long for one line (a notice with a long name) would push a 5x5 board
+    # out of 80x24: it is then cut to one line rather than the board given up.
+    short = [*parts[:at], Text(note, style="yellow", no_wrap=True, overflow="ellipsis")]
+
+    def squeezed(layout: Layout) -> RenderableType:
+        return Group(screen(shown, received, layout, seen, closed_round), *short, *parts[at + 1 :])
+
     if console is None:
         return build(FULL)
     # The last frame stays on the screen with the shell's prompt under it: a row spare
     # where a layout leaves one, or its top line (the rules) scrolls away.
     spare = 1 if finished else 0
-    return fitted(console, build, console.width, console.height, prompt, spare)
+    return fitted(
+        console, build, console.width, console.height, prompt, spare, squeezed if noted else None
+    )
 
 
 TRADE_PROMPT = "take card > "

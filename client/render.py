@@ -305,20 +305,24 @@ def fitted(
     height: int | None = None,
     prompt: RenderableType | None = None,
     spare: int = 0,
+    squeezed: Callable[[Layout], RenderableType] | None = None,
 ) -> RenderableType:
     """``build(layout)`` for the first of the ``LAYOUTS`` that fits ``width`` columns
     (and ``height`` lines, when given) without cutting anything, leaving ``spare`` lines
-    free where a layout can. When none fits, a sentence saying the size the match needs
-    (a screen cut to pieces would mislead), and the ``prompt`` under it."""
+    free where a layout can; else ``squeezed(layout)`` the same way (the screen with its
+    note on one line, cut: a long notice must not hide the board). When none fits, a
+    sentence saying the size the match needs (a screen cut to pieces would mislead),
+    and the ``prompt`` under it."""
     roomy = console.options.update(max_width=max(width, 400))
     narrowest = width
     rooms = (height,) if height is None or not spare else (height - spare, height)
-    for room in rooms:
-        for layout in LAYOUTS:
-            drawn = build(layout)
-            narrowest = _narrowest(console, roomy, drawn)
-            if narrowest <= width and (room is None or _lines(console, drawn, width) <= room):
-                return drawn
+    for make in (build,) if squeezed is None else (build, squeezed):
+        for room in rooms:
+            for layout in LAYOUTS:
+                drawn = make(layout)
+                narrowest = _narrowest(console, roomy, drawn)
+                if narrowest <= width and (room is None or _lines(console, drawn, width) <= room):
+                    return drawn
     high = _lines(console, drawn, max(narrowest, width))
     told = Text(
         f"This terminal is {width}x{height or '?'}: the match needs at least "

@@ -287,3 +287,25 @@ def test_the_players_move_stays_told_after_the_opponents_quick_answer() -> None:
     second.last_placement.turn_number = 11
     moves = [pb.Placement(turn_number=n) for n in (9, 10)]
     assert [m.turn_number for m in recent_moves(second, moves)] == [10, 11]
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "You missed your turn and a card was played for you; miss the next one too and "
+        "you forfeit.",
+        "annabelle-the-bold lost their connection; they forfeit unless they are back by "
+        "01:02:03 UTC.",
+    ],
+)
+def test_a_5x5_match_with_a_long_notice_still_shows_its_board_in_80x24(note: str) -> None:
+    """Found from outside: on a 5x5 board the turn-missed notice (or an opponent's
+    disconnection, with a name longer than six letters) took two lines, and the board
+    gave way to 'This terminal is 80x24: the match needs at least 78x25'."""
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(frame(quintra(), datetime.now(UTC), None, "", note, None, console), end="")
+    lines = out.getvalue().splitlines()
+    assert "needs at least" not in out.getvalue(), "\n".join(lines)
+    assert len(lines) <= 24 and max(map(len, lines)) <= 80, "\n".join(lines)
+    assert any(line.startswith(note[:40]) for line in lines), "\n".join(lines)
