@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.matchmaker.domain import DeckChoice, Table, TableFilter
+from services.matchmaker.domain import DeckChoice, Table, TableFilter, realm_deck_problem
 from services.matchmaker.handlers import Context, Player, check_free, engaged_error
 from services.matchmaker.handlers_lobby import Joined, guest_start, seat_deck, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
@@ -33,6 +33,8 @@ async def _fits(
     choice = seat_deck(table.settings, None if table.settings.random_deck else deck)
     if choice is None:
         return True
+    if choice.random and realm_deck_problem(table.settings.rules, True) is not None:
+        return False  # RULES.md 17: a Realm table plays saved decks, not Random ones
     size = table.settings.rules.hand_size
     key = (choice.random, size)
     if key not in sizes:

@@ -78,7 +78,8 @@ async def create_table(
     if settings.battle:
         _check_battle_table(ctx, deck)
     check_custom_rules(settings.rules)
-    if (problem := realm_deck_problem(settings.rules, settings.random_deck)) is not None:
+    drawn = settings.random_deck or (deck is not None and deck.random)
+    if (problem := realm_deck_problem(settings.rules, drawn)) is not None:
         raise InvalidArgument(problem)
     if settings.rules.house_hands and (deck is not None or settings.random_deck):
         raise InvalidArgument(
@@ -202,6 +203,9 @@ async def join_table(
         _check_battle_table(ctx, deck)
     if not deals(table.settings) and deck is None:
         raise InvalidArgument("a deck is required at this table")
+    drawn = deck is not None and deck.random
+    if (problem := realm_deck_problem(table.settings.rules, drawn)) is not None:
+        raise InvalidArgument(problem)
     await check_free(ctx, guest)
     await _check_hand(ctx, guest, deck, table.settings)
     start = guest_start(table, guest, deck)

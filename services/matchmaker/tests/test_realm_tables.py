@@ -13,7 +13,7 @@ from random import Random
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from services.matchmaker import handlers_lobby, handlers_queues, mapping
+from services.matchmaker import handlers_find, handlers_lobby, handlers_queues, mapping
 from services.matchmaker.clients import draw_deck
 from services.matchmaker.domain import (
     DeckChoice,
@@ -33,7 +33,7 @@ from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
 from services.matchmaker.tests.test_store_contract_lobby import table
-from services.platform.errors import InvalidArgument
+from services.platform.errors import InvalidArgument, NotFound
 
 __all__ = ["adapter"]
 
@@ -184,3 +184,25 @@ async def test_a_realm_3x3_table_deals_house_hands_of_five(ctx: Context, fakes: 
     assert [len(s.cards) for s in spec.seats] == [5, 5] and len(spec.draw_pile) == 10
     with pytest.raises(InvalidArgument, match="house hands are dealt on the 4x4 and 5x5"):
         mapping.rules_back(mapping.rules(replace(rules, realm=None, sudden_death=False)))
+
+
+async def test_a_random_deck_brought_to_a_realm_table_is_refused(ctx: Context) -> None:
+    """Found from outside: the table's Random flag was refused at a Realm table, but a
+    Random deck brought by the host (CreateTable), the guest (JoinTable) or Find Game's
+    guest sat down at one all the same (RULES.md 17: house hands or saved decks)."""
+    realm = RuleSet(Visibility.ALL_OPEN, same=True, realm=RealmModules(lair=True))
+    with pytest.raises(InvalidArgument, match="not Random decks"):
+        await handlers_lobby.create_table(
+            ctx, "t", player("ho"), TableSettings(realm), DeckChoice(random=True)
+        )
+    hosted = await handlers_lobby.create_table(ctx, "t2", player("h2"), TableSettings(realm), DECK)
+    with pytest.raises(InvalidArgument, match="not Random decks"):
+        await handlers_lobby.join_table(
+            ctx, "j", player("gu"), hosted.table_id, DeckChoice(random=True)
+        )
+    with pytest.raises(NotFound):
+        await handlers_find.find_game(
+            ctx, "f", player("fi"), TableFilter(), DeckChoice(random=True)
+        )
+    joined = await handlers_lobby.join_table(ctx, "j2", player("g2"), hosted.table_id, DECK)
+    assert joined.match_id
