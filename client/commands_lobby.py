@@ -328,7 +328,8 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
         console.print("No challenges for you.")
     for table in [] if args.json else found:
         decks = "Random decks" if table.settings.random_deck else "your deck"
-        what = f"{rules_line(table.settings.rules)}, {decks}"
+        decks = "" if table.settings.rules.house_hands else f", {decks}"  # dealt: no deck
+        what = f"{rules_line(table.settings.rules)}{decks}"
         if table.settings.battle:
             what = f"a Skirmish battle: triad-client battle --join {table.table_id}"
         console.print(f"{table.table_id[:8]}  from {table.host_name}: {what}")

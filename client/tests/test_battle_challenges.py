@@ -107,3 +107,28 @@ async def test_decline_declines_a_battle_challenge() -> None:
     [declined] = bea.stub.sent
     assert isinstance(declined, g.DeclineChallengeRequest) and declined.table_id == BATTLE
     assert "Declined ann's challenge." in console.export_text()
+
+
+class HouseHands(Stub):
+    """A Triad challenge at a 5x5 table that deals house hands."""
+
+    async def ListTables(self, request: g.ListTablesRequest) -> g.ListTablesResponse:
+        if request.filter.battles:
+            return g.ListTablesResponse()
+        table = pb.Table(table_id=BATTLE, host_name="ann", challenged_player_name="bea")
+        table.settings.rules.visibility = pb.VISIBILITY_CLOSED
+        table.settings.rules.board.rows = table.settings.rules.board.columns = 5
+        table.settings.rules.house_hands = True
+        return g.ListTablesResponse(tables=[table])
+
+
+async def test_a_house_hands_challenge_does_not_ask_for_your_deck() -> None:
+    """Found from outside: a challenge at a house-hands table was listed with 'your
+    deck', though such a table deals both hands and takes none (RULES.md 11)."""
+    caller = Caller()
+    caller.stub = HouseHands()
+    console = Console(width=80, record=True, force_terminal=False)
+    assert await challenges(caller, argparse.Namespace(json=False), console) == 0
+    text = " ".join(console.export_text().split())
+    assert f"{BATTLE[:8]} from ann: Closed" in text and "house hands" in text, text
+    assert "your deck" not in text, text
