@@ -186,9 +186,13 @@ def match_reward(played: PlayedMatch, pair_rewarded_today: int, pair_limit: int)
       PAIR_REWARDED_MATCHES_PER_DAY = 5), counted per unordered pair; later matches of
       the pair that day pay nothing, and still count for ratings and Trade One. Five
       matches against the same person is more than a day of queued play brings, and
-      bounds what a player earns from a second account of their own at 5 x 40 coins
-      a day (plus the daily bonus, which is once a day anyway). A bot is not a second
-      account: a match against a bot has no pair limit (it pays only the daily bonus).
+      bounds what a player's matches against a second account of their own earn at
+      5 x 40 coins a day (plus the daily bonus, which is once a day anyway). A bot is
+      not a second account: a match against a bot has no pair limit (it pays only the
+      daily bonus). What this does not bound: a new account's starter grant
+      (STARTER_COINS and ten copies) can be handed to another account through the
+      Auction House, which RULES.md 15 opens to every player; only registration's rate
+      limit slows that, and a limit on who may trade would be a new rule.
 
     ``pair_rewarded_today`` is how many matches of the two humans paid earlier that UTC
     day (0 when a seat is a bot).
