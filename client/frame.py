@@ -44,6 +44,8 @@ def waiting_line(
     if queue.HasField("bot_fill_delay"):
         line += f"; a bot takes the seat at {queue.bot_fill_delay.seconds} s"
     count = f"{queue.queue_length} waiting; " if queue.queue_length else ""
+    if queue.ticket.mode == pb.MODE_BATTLE:  # no practice match to switch to
+        return Text(line + f" ({count}Ctrl-C leaves)")
     return Text(line + f" ({count}Ctrl-C leaves; {SWITCH_KEY}: play a practice bot now)")
 
 

@@ -138,6 +138,7 @@ async def before_match(client: Client, told: Followed, line: str) -> str:
         told.keep_draft(await drafting.act(client, draft, line.split()))
         return ""
     queued = told.queue is not None and told.queue.ticket.status == pb.TICKET_STATUS_QUEUED
+    queued = queued and told.queue is not None and told.queue.ticket.mode != pb.MODE_BATTLE
     if line.strip() == SWITCH_KEY and queued and told.queue is not None:
         switched = await switch_to_practice(client, told.queue.ticket)
         told.queue = None

@@ -3,9 +3,10 @@ for the gateway whose session opens with the queued ticket (or the hosted table)
 player's status and sends no push afterwards (the Enqueue's push went out before the
 session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
 The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG;
-``expired``: the challenge is hosted, then expires with its table (a ``table`` push).
+``expired``: the challenge is hosted, then expires with its table (a ``table`` push);
+``battle``: the ticket is one of the Battle queue.
 
-    python -m client.tests.queued LOG [hosted|expired]
+    python -m client.tests.queued LOG [hosted|expired|battle]
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ class Gateway:
         enqueued.GetCurrentTime()
         ticket = pb.Ticket(
             ticket_id=TICKET,
-            mode=pb.MODE_UNRANKED,
+            mode=pb.MODE_BATTLE if self.hosted == "battle" else pb.MODE_UNRANKED,
             status=pb.TICKET_STATUS_QUEUED,
             enqueue_time=enqueued,
         )
         opened = g.SessionOpened(status=g.PlayerStatus(ticket=ticket))
-        if self.hosted:
+        if self.hosted in ("hosted", "expired"):
             table = pb.Table(
                 table_id=TABLE,
                 host_name="ann",

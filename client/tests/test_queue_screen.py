@@ -69,3 +69,22 @@ async def test_a_challenger_is_told_their_challenge_expired_and_the_screen_ends(
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+
+
+async def test_the_battle_queue_offers_no_practice_bot(tmp_path: Path) -> None:
+    """Found from outside: waiting in the Battle queue said "b: play a practice bot now",
+    and b answered "practising from the Draft queue needs a deck of yours"."""
+    log = tmp_path / "calls.jsonl"
+    argv = [sys.executable, "-m", "client.tests.queued", str(log), "battle"]
+    terminal = Terminal(argv, SIZE)
+    try:
+        waiting = " ".join(
+            (await terminal.until(lambda s: "In the Battle queue" in s, "the queue")).split()
+        )
+        assert "practice bot" not in waiting and "Ctrl-C leaves" in waiting, waiting
+        terminal.type("b\r")
+        told = await terminal.until(lambda s: "No match yet" in s, "the answer to b")
+        assert not log.exists(), "no SwitchToPractice is sent"
+        assert "practice bot" not in " ".join(told.split()), told
+    finally:
+        terminal.close()

@@ -283,6 +283,11 @@ async def switch_to_practice(
         raise FailedPrecondition(
             f"ticket {short_id(ticket_id)} is no longer queued ({ticket.state})"
         )
+    if ticket.mode is Mode.BATTLE:
+        raise FailedPrecondition(
+            "the Battle queue has no practice match to switch to: cancel the ticket, "
+            "then start a practice battle against the CPU"
+        )
     deck = deck or ticket.deck
     if deck is None:
         raise FailedPrecondition("practising from the Draft queue needs a deck of yours")

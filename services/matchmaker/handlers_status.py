@@ -49,7 +49,7 @@ def _view(ctx: Context, ticket: Ticket, now: datetime, queue_length: int) -> Que
         queue_length=queue_length,
         window=ctx.config.policy.window(waited) if rated else 0,
         bot_fill_delay=ctx.config.bot_fill_seconds if ticket.mode is Mode.UNRANKED else None,
-        practice_available=ticket.state is TicketState.QUEUED,
+        practice_available=ticket.state is TicketState.QUEUED and ticket.mode is not Mode.BATTLE,
     )
 
 

@@ -8,7 +8,13 @@ from dataclasses import replace
 
 import pytest
 
-from services.matchmaker import handlers_find, handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker import (
+    handlers_find,
+    handlers_lobby,
+    handlers_pairing,
+    handlers_queues,
+    handlers_status,
+)
 from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
@@ -121,3 +127,24 @@ async def test_a_guest_is_told_the_host_is_busy_without_the_id_of_the_hosts_game
     told = str(refused.value)
     assert "ann cannot play right now" in told, told
     assert "battle-of-ann" not in told and "finish it first" not in told, told
+
+
+async def test_a_battle_ticket_offers_no_switch_to_a_practice_match(
+    ctx: Context, fakes: Fakes
+) -> None:
+    """Found from outside: a Battle ticket said practice_available, and SwitchToPractice
+    answered "practising from the Draft queue needs a deck of yours" (or, with a deck,
+    "practice starts from Unranked, Ranked, ..."): words about another queue."""
+    ann = player("ann")
+    ticket = await handlers_queues.enqueue(ctx, "r1", ann, Mode.BATTLE, None)
+    shown = await handlers_status.view_of(ctx, ticket, ctx.clock())
+    assert not shown.practice_available, "a Battle ticket has no practice match"
+    for deck in (None, DECK):
+        with pytest.raises(FailedPrecondition) as refused:
+            await handlers_queues.switch_to_practice(ctx, "s", ann, ticket.ticket_id, None, deck)
+        told = str(refused.value)
+        assert "Battle queue" in told and "practice battle" in told, told
+        assert "Draft" not in told, told
+    still = await ctx.store.ticket(ticket.ticket_id)
+    assert still is not None and still.state is TicketState.QUEUED, "the ticket waits on"
+    assert not fakes.matches.of(ann.player_id) and not fakes.battles.created
