@@ -21,6 +21,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client import drafting
+from client.battle import play_battle
 from client.board import example_cell
 from client.commands_cards import resolve_deck
 from client.commands_trades import CHOICE_RULES, choose
@@ -153,8 +154,9 @@ async def play(
     """Interactive: the session stream redraws the board; type "CARD CELL" to place.
     Plays the active match (``resuming``: one this client did not just start, which
     the screen says), or waits for the next one (showing ``waiting``, else the queue,
-    or the draft to pick); its last view. Once over, the summary stays on the screen:
-    the result, the rating change, the trade."""
+    or the draft to pick); its last view. A Skirmish battle (the Battle queue paired
+    the player, or one in progress) is played on the battle's own screen. Once over,
+    the summary stays on the screen: the result, the rating change, the trade."""
     told = Followed(resuming)
 
     async def follow() -> None:  # reopened as the token expires (Client.pushes)
@@ -189,6 +191,7 @@ async def play(
             draft = told.drafting()
             if draft is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
                 over = True
+            over = over or (told.battle is not None and view is None)  # its own screen
             if draft is None and view is not None and view.status == pb.MATCH_STATUS_FINISHED:
                 ended = ended or time.monotonic()
                 rule = view.rules.trade_rule
@@ -262,6 +265,9 @@ async def play(
             follower.cancel()
         elif (broke := follower.exception()) is not None:
             raise broke  # the session stream broke: say why
+    if told.battle is not None and told.view is None:  # one game at a time: the battle
+        await play_battle(client, told.battle)
+        return None
     if ended and view is not None and trade is not None:  # the trade screen was last
         rating = told.ratings.get(view.match_id)
         for said in after_trade(view, rating, trade):

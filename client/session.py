@@ -45,6 +45,9 @@ class Followed:
         self.away: list[str] = []
         """Matches that ended while the player was away, told once above the screen
         (as its note they read as the result of the match on it)."""
+        self.battle: pb.BattleView | None = None
+        """A Skirmish battle in progress (the Battle queue paired the player, or the
+        session opened in one): ``play`` hands the terminal over to its screen."""
 
     def show(self, view: pb.MatchView) -> None:
         shown = self.view
@@ -89,6 +92,8 @@ class Followed:
                 if self.resuming and self.view is None:
                     self.note = RESUMED  # once: a reopened session's match is no news
                 self.show(active)
+            if opened.HasField("active_battle"):
+                self.follow_battle(opened.active_battle)
             if opened.HasField("draft"):
                 self.keep_draft(opened.draft)
             if opened.status.HasField("ticket") and self.queue is None:
@@ -99,6 +104,8 @@ class Followed:
                 self.keep(opened.status.pending_trade)
         elif kind == "match_view":
             self.show(push.match_view)
+        elif kind == "battle":
+            self.follow_battle(push.battle)
         elif kind == "queue_status":
             self.queue = push.queue_status
             if self.view is None:
@@ -128,6 +135,10 @@ class Followed:
                 self.note += " (another terminal or page of yours took it: play takes it back)"
             return False
         return True
+
+    def follow_battle(self, view: pb.BattleView) -> None:
+        if view.battle_id and view.status != pb.BATTLE_STATUS_FINISHED:
+            self.battle = view
 
     def drafting(self) -> pb.DraftView | None:
         """The draft to show: one whose match is not on the screen yet (a match of

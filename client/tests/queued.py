@@ -4,9 +4,10 @@ player's status and sends no push afterwards (the Enqueue's push went out before
 session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
 The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG;
 ``expired``: the challenge is hosted, then expires with its table (a ``table`` push);
-``battle``: the ticket is one of the Battle queue.
+``battle``: the ticket is one of the Battle queue; ``paired``: then the queue pairs it
+(a ``battle`` push: the battle begins).
 
-    python -m client.tests.queued LOG [hosted|expired|battle]
+    python -m client.tests.queued LOG [hosted|expired|battle|paired]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.play import play
+from client.tests.battling import selection
 from client.tests.stand_in import Caller
 from client.tests.views import view
 
@@ -47,7 +49,7 @@ class Gateway:
         enqueued.GetCurrentTime()
         ticket = pb.Ticket(
             ticket_id=TICKET,
-            mode=pb.MODE_BATTLE if self.hosted == "battle" else pb.MODE_UNRANKED,
+            mode=pb.MODE_BATTLE if self.hosted in ("battle", "paired") else pb.MODE_UNRANKED,
             status=pb.TICKET_STATUS_QUEUED,
             enqueue_time=enqueued,
         )
@@ -67,7 +69,16 @@ class Gateway:
             expired.CopyFrom(opened.status.hosted_table)
             expired.status = pb.TABLE_STATUS_EXPIRED
             yield g.OpenSessionResponse(table=expired)
+        if self.hosted == "paired":
+            await asyncio.sleep(1)
+            yield g.OpenSessionResponse(battle=await self.battle())
         await asyncio.Event().wait()  # the stream stays open, with no queue push
+
+    async def battle(self) -> pb.BattleView:
+        return await selection()
+
+    async def GetBattleView(self, request: Message) -> g.GetBattleViewResponse:
+        return g.GetBattleViewResponse(view=await self.battle())
 
     async def SwitchToPractice(self, request: g.SwitchToPracticeRequest) -> Any:
         with self.log.open("a") as out:

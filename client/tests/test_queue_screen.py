@@ -88,3 +88,18 @@ async def test_the_battle_queue_offers_no_practice_bot(tmp_path: Path) -> None:
         assert "practice bot" not in " ".join(told.split()), told
     finally:
         terminal.close()
+
+
+async def test_a_battle_the_queue_pairs_is_played_on_the_play_screen(tmp_path: Path) -> None:
+    """Found from outside: triad-client play, waiting in the Battle queue, went on with
+    "No active match and no ticket: waiting for one" once the queue paired the player,
+    while the battle's turns ran out unplayed."""
+    argv = [sys.executable, "-m", "client.tests.queued", str(tmp_path / "calls"), "paired"]
+    terminal = Terminal(argv, SIZE)
+    try:
+        await terminal.until(lambda s: "In the Battle queue" in s, "the queue")
+        shown = await terminal.until(lambda s: "Skirmish" in s, "the battle's screen")
+        assert "turn 2/10" in shown and "plan (card" in shown, shown
+        assert "No active match" not in shown, shown
+    finally:
+        terminal.close()
