@@ -190,6 +190,11 @@ def _check_selection(
     time (but the CPU's), the seat not committed yet, and the plan legal (BATTLE.md 4.2)."""
     _open(state)
     if state.phase is not Phase.SELECTION or state.battle is None:
+        if state.formations[seat] is not None:
+            raise NotNow(
+                "the battle has not begun: turn 1 starts once your opponent's formation "
+                "is placed (or at the formation's deadline)"
+            )
         raise NotNow("the battle has not begun: set your formation first")
     if turn != state.battle.turn:
         raise NotNow(f"the plan is for turn {turn}, the battle is at turn {state.battle.turn}")

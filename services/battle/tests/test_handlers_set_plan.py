@@ -16,7 +16,17 @@ from services.battle.domain.events import PlanCommitted, PlanSet
 from services.battle.handlers import Context, Seen
 from services.battle.presenter import SeatViews, battle_view
 from services.battle.rules import Action, Plan, Step, Target, legal_actions
-from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, key, start
+from services.battle.tests.builders import (
+    ANN,
+    BEA,
+    ROSTER,
+    commit,
+    context,
+    create,
+    humans,
+    key,
+    start,
+)
 from services.platform.pushes import RecordedPushes
 from services.platform.requests import Request, RequestReused
 
@@ -170,3 +180,20 @@ async def test_a_plan_set_survives_a_reload_from_the_log() -> None:
 async def _events(ctx: Context) -> list[object]:
     records = await ctx.store.events.read_stream(codec.stream_id("b1"))  # type: ignore[attr-defined]
     return [codec.decode_record(r) for r in records]
+
+
+async def test_a_plan_before_turn_1_says_what_the_battle_waits_for() -> None:
+    """Found from outside: a player whose formation was placed, planning before the
+    opponent placed theirs, was told "set your formation first"."""
+    ctx, _, _ = context()
+    await create(ctx, "b1", humans())
+    for player in (ANN, BEA):
+        with pytest.raises(NotNow, match="set your formation first"):
+            await handlers.set_plan(ctx, key(player), "b1", player, 1, ())
+    await handlers.set_formation(ctx, key(ANN), "b1", ANN, ((0, 0), (1, 0), (2, 0)))
+    for call in (handlers.set_plan, handlers.commit_plan):
+        with pytest.raises(NotNow) as refused:
+            await call(ctx, key(ANN), "b1", ANN, 1, ())
+        told = str(refused.value)
+        assert "set your formation" not in told, told
+        assert "your opponent" in told and "formation" in told, told
