@@ -36,7 +36,7 @@ from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
 from services.matchmaker.handlers import MatchSpec
 from services.platform.downstream import AS_REFUSAL, call
-from services.platform.errors import FailedPrecondition
+from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.rules.deck import within_star_limits
 from services.rules.realm import CreatureType
 
@@ -93,6 +93,11 @@ class GrpcMatches(_Downstream):
         await self._ask(self._stub.CreateMatch, request)
 
 
+BATTLE_REFUSAL = {**AS_REFUSAL, grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument}
+"""A battle the battle service refuses as INVALID_ARGUMENT (a practice battle's team
+outside the roster) is refused so to its player (gateway.proto: StartPracticeBattle)."""
+
+
 class GrpcBattles(_Downstream):
     """The battle service, for the Battle queue (Skirmish)."""
 
@@ -105,7 +110,8 @@ class GrpcBattles(_Downstream):
             request_id=battle_id,
             seats=[mapping.battle_seat(s) for s in seats],
         )
-        await self._ask(self._stub.CreateBattle, request)
+        pending = self._stub.CreateBattle(request, timeout=self._timeout)
+        await call(self.SERVICE, pending, kinds=BATTLE_REFUSAL)
 
     async def active_battle(self, player_id: str) -> str | None:
         request = bat.BattleServiceGetActiveBattleRequest(player_id=player_id)

@@ -203,6 +203,23 @@ async def test_characters_are_asked_for_and_plans_refused_in_the_names_on_the_sc
     assert (refused.value.details() or "").startswith(f"your action 1 ({owner}: {aimed.name}): ")
 
 
+async def test_a_team_outside_the_roster_is_an_invalid_argument(api: Any) -> None:
+    """Found from outside: characters the roster does not have, or not three different
+    ones, were FAILED_PRECONDITION (gateway.proto: INVALID_ARGUMENT, level, characters):
+    the battle service's refusal passed through the matchmaker as a refused state."""
+    fay = await join(api)
+    for team, said in ((["ember", "wisp", "nobody"], "unknown characters"), (["ember"], "three")):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await fay.call(
+                "StartPracticeBattle",
+                g.StartPracticeBattleRequest(request_id=uuid4().hex, characters=team),
+            )
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value
+        assert said in (refused.value.details() or ""), refused.value.details()
+    active = await fay.call("GetActiveBattle", g.GetActiveBattleRequest())
+    assert not active.battle_id, "nothing started"
+
+
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
     cid, dan = await join(api), await join(api)
     started = await cid.call(
