@@ -18,7 +18,8 @@ Decisions where BATTLE.md is silent:
   The CPU is not held to them: it moves as a seat is taken over, whenever that is.
 - A seat the CPU took over after a disconnect loses when the battle ends, whatever the
   field says (BATTLE.md 5: "the battle goes on, but the disconnected player loses"); if
-  both were taken over, the first one taken over loses.
+  both were taken over, the first one taken over loses. Their opponent giving up then
+  ends the battle, still as the disconnected player's loss.
 """
 
 from __future__ import annotations
@@ -295,7 +296,11 @@ def _finish(state: BattleState, battle: Battle, now: datetime) -> Decision:
 
 
 def give_up(state: BattleState, seat: int, now: datetime) -> Decision:
+    """The seat gives up and loses; but if the CPU took the other seat over, its player
+    lost first (they left): the battle ends as their loss by disconnect."""
     _open(state)
+    if 1 - seat in state.taken_over:
+        return _decide(state, [Finished(seat, FinishReason.DISCONNECT, now)])
     return _decide(state, [Finished(1 - seat, FinishReason.GIVE_UP, now)])
 
 

@@ -61,3 +61,17 @@ async def test_a_player_the_cpu_took_over_may_not_give_up_and_the_battle_goes_on
         await handlers.give_up(ctx, key(BEA), "b1", BEA)
     state = await ctx.store.load("b1")
     assert state is not None and not state.over and state.cpu == ("", "greedy")
+
+
+async def test_giving_up_to_a_player_who_left_still_leaves_them_the_loss() -> None:
+    """Found from outside: after the CPU took over a player who left (BATTLE.md 5: "the
+    disconnected player loses"), their opponent's GiveUp ended the battle as the
+    absent player's win."""
+    ctx, clock, _ = context()
+    await online(ctx, ANN)
+    await handlers_create.create_battle(ctx, "b1", humans())
+    clock.advance(31)
+    assert await handlers_timers.fire_due_timer(ctx)  # bea is away: the CPU takes her seat
+    seen = await handlers.give_up(ctx, key(ANN), "b1", ANN)
+    assert seen.state.result is not None
+    assert (seen.state.result.winner, seen.state.result.reason) == (0, FinishReason.DISCONNECT)
