@@ -190,8 +190,12 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     log = log_lines(view)
     room = rows - 2 - len(lines) - 1
     if log and room > 0:
-        lines.append("Last turn:" + ("" if len(log) <= room else f" (last {room})"))
-        lines += log[-room:]
+        shown = log[-room:]
+        while len(shown) < len(log) and shown and shown[0].startswith(" "):
+            shown = shown[1:]  # the tail of an action whose head is cut: from the next
+        cut = len(shown) < len(log)
+        lines.append("Last turn:" + (f" (the last {len(shown)} lines)" if cut else ""))
+        lines += shown
     return lines[: rows - 2]
 
 

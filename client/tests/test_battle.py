@@ -214,3 +214,20 @@ async def test_the_opponents_hidden_formation_is_not_shown_as_down() -> None:
     text = "\n".join(screen(theirs, rows=24))
     assert "down:" not in text, text
     assert all(u.name.split()[0][:6] not in text.split("|", 1)[1] for u in theirs.opponent.units)
+
+
+async def test_a_log_cut_to_the_screen_starts_at_an_action_not_mid_way() -> None:
+    """Found from outside: "Last turn: (last 8)" began with "  Ember takes 8 damage,
+    their Ember is defeated": the tail of a wrapped action whose head (who acted, with
+    which card) was cut off."""
+    mine, _ = await views()
+    mine.ClearField("log")
+    them = [u.uid for u in mine.opponent.units]
+    for _ in range(8):  # each action wraps onto a second line
+        hits = [pb.BattleEffect(unit=uid, change="damage", amount=10) for uid in them]
+        mine.log.add(seat=mine.seat, actor=mine.you.units[0].uid, card="ember.flare", effects=hits)
+    lines = screen(mine, rows=24)
+    at = next(i for i, line in enumerate(lines) if line.startswith("Last turn:"))
+    shown = lines[at + 1 :]
+    assert shown and not shown[0].startswith(" "), "\n".join(lines)
+    assert len(lines) <= 22, "\n".join(lines)
