@@ -86,7 +86,7 @@ def hand_lines(view: pb.BattleView) -> list[str]:
             f"{card.group}"
             f"{cooling}{special} - {card.text}"
         )
-        lines.append(line[:WIDTH])
+        lines += textwrap.wrap(line, WIDTH, subsequent_indent="    ")  # not cut: flags last
     return lines
 
 

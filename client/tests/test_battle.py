@@ -231,3 +231,17 @@ async def test_a_log_cut_to_the_screen_starts_at_an_action_not_mid_way() -> None
     shown = lines[at + 1 :]
     assert shown and not shown[0].startswith(" "), "\n".join(lines)
     assert len(lines) <= 22, "\n".join(lines)
+
+
+def test_a_card_too_long_for_the_screen_wraps_and_keeps_its_last_words() -> None:
+    """Found from outside: "0 Sable: Mark 1E single normal - damage 6, spd -4 for 2
+    turns, ignores formatio": the line was cut at 80 columns, and with it the flag that
+    says where the card may aim."""
+    view = pb.BattleView()
+    view.you.units.add(ref="sable", name="Sable Quill")
+    text = "damage 6, spd -4 for 2 turns, ignores formation"
+    view.you.hand.add(owner="sable", name="Mark", cost=1, range="single", group="normal", text=text)
+    view.you.hand[0].cooling = 1
+    lines = hand_lines(view)
+    assert all(len(line) <= WIDTH for line in lines), lines
+    assert " ".join(line.strip() for line in lines).endswith("ignores formation"), lines
