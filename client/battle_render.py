@@ -144,6 +144,7 @@ def log_lines(view: pb.BattleView) -> list[str]:
         else:
             line = f"{who} {what}"
             line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
+            line += f" ({entry.note})" if entry.note else ""  # a retarget, a Cover
         # wrapped, not cut: an action's last effects are often what it did
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
     return lines

@@ -245,3 +245,20 @@ def test_a_card_too_long_for_the_screen_wraps_and_keeps_its_last_words() -> None
     lines = hand_lines(view)
     assert all(len(line) <= WIDTH for line in lines), lines
     assert " ".join(line.strip() for line in lines).endswith("ignores formation"), lines
+
+
+async def test_a_hit_a_cover_unit_took_says_so() -> None:
+    """Found from outside: a hit aimed at one unit and taken by a Cover unit (or sent to
+    another when its target was gone) read as if aimed there: the note was not shown."""
+    mine, _ = await views()
+    mine.ClearField("log")
+    bastion = next(u for u in mine.you.units if u.ref == "bastion")
+    mine.log.add(
+        seat=1 - mine.seat,
+        actor=mine.opponent.units[0].uid,
+        card="volt.jolt",
+        effects=[pb.BattleEffect(unit=bastion.uid, change="damage", amount=9)],
+        note="covered by Tor Bastion",
+    )
+    said = " ".join(line.strip() for line in log_lines(mine))
+    assert said.endswith("Tor takes 9 damage (covered by Tor Bastion)"), said

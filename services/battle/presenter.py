@@ -178,16 +178,25 @@ def _teams(
     )
 
 
-def _seen(entry: Entry, seat: int) -> Entry:
+COVERED = "covered by "
+"""How the engine notes a hit a Cover unit took (``rules/resolve.py``), its uid after."""
+
+
+def _seen(entry: Entry, seat: int, roster: Roster) -> Entry:
     """An entry as ``seat`` sees it: the opponent's unlocked Special goes to their hidden
-    hand, so its card is not named (the character is)."""
+    hand, so its card is not named (the character is); a Cover note names its unit as
+    the fields do, not by its uid."""
     if entry.step is Step.UNLOCK and entry.team != seat:
         return entry._replace(card="")
+    if entry.note.startswith(COVERED):
+        ref = entry.note.removeprefix(COVERED).partition(".")[2]
+        if (character := roster.characters.get(ref)) is not None:
+            return entry._replace(note=COVERED + character.name)
     return entry
 
 
-def _log(log: tuple[Entry, ...], seat: int) -> list[pb.BattleLogEntry]:
-    return [mapping.entry(_seen(e, seat)) for e in log]
+def _log(log: tuple[Entry, ...], seat: int, roster: Roster) -> list[pb.BattleLogEntry]:
+    return [mapping.entry(_seen(e, seat, roster)) for e in log]
 
 
 def _same_for_both(log: tuple[Entry, ...]) -> bool:
@@ -197,7 +206,8 @@ def _same_for_both(log: tuple[Entry, ...]) -> bool:
 
 def battle_view(state: BattleState, seat: int, roster: Roster) -> pb.BattleView:
     """What ``seat`` sees of ``state``: never the opponent's hand or plan."""
-    return _assemble(state, seat, *_teams(state, seat, roster, {}), _log(state.log, seat))
+    teams = _teams(state, seat, roster, {})
+    return _assemble(state, seat, *teams, _log(state.log, seat, roster))
 
 
 def _assemble(
@@ -276,13 +286,14 @@ class SeatViews:
         kept = self._kept.get(key)
         if kept is not None and kept.state is state:
             return kept.view
+        roster = self._rosters.for_version(state.content_version)
         if kept is not None and state.battle is not None and kept.battle is state.battle:
             teams = kept.teams  # the same turn: only the flags and the plan changed
         else:
-            version = state.content_version
-            roster = self._rosters.for_version(version)
-            teams = _teams(state, seat, roster, self._cards.setdefault(version, {}))
-        log = self._log_of(state, seat, kept, self._kept.get((state.battle_id, 1 - seat)))
+            cards = self._cards.setdefault(state.content_version, {})
+            teams = _teams(state, seat, roster, cards)
+        other = self._kept.get((state.battle_id, 1 - seat))
+        log = self._log_of(state, seat, roster, kept, other)
         view = _assemble(state, seat, *teams, log)
         self._kept[key] = _Kept(state, view, state.battle, teams, state.log, log)
         self._kept.move_to_end(key)
@@ -292,7 +303,7 @@ class SeatViews:
 
     @staticmethod
     def _log_of(
-        state: BattleState, seat: int, mine: _Kept | None, other: _Kept | None
+        state: BattleState, seat: int, roster: Roster, mine: _Kept | None, other: _Kept | None
     ) -> list[pb.BattleLogEntry]:
         """The last turn's log as ``seat`` sees it, taken from its last view if built from
         the same log, or from the other seat's when both see that log alike."""
@@ -300,7 +311,7 @@ class SeatViews:
             return mine.log_messages
         if other is not None and other.log is state.log and _same_for_both(state.log):
             return other.log_messages
-        return _log(state.log, seat)
+        return _log(state.log, seat, roster)
 
     async def announce(self, state: BattleState, seats: tuple[int, ...] = SEATS) -> None:
         """Push each human of ``seats`` its view of ``state``."""

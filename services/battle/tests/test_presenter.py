@@ -108,3 +108,16 @@ async def test_the_opponents_formation_is_hidden_until_the_battle_begins() -> No
     begun = await handlers.set_formation(ctx, key(BEA), "b1", BEA, ((0, 0), (1, 0), (2, 0)))
     theirs = battle_view(begun.state, 1, ROSTER)
     assert [(u.square.row, u.square.col) for u in theirs.opponent.units] == list(placed)
+
+
+async def test_a_cover_note_names_the_unit_not_its_id() -> None:
+    """Found from outside: the browser's log read "(covered by 0.bastion)": the API's
+    unit id in a player's words."""
+    ctx, _, _ = context()
+    card = ROSTER.characters["volt"].cards[0]
+    hit = Entry(Step.CARD, 1, "1.volt", card, targets=("0.bastion",), note="covered by 0.bastion")
+    state = replace(await start(ctx), log=(hit,))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for seat in (0, 1):
+        for view in (views.view(state, seat), battle_view(state, seat, ROSTER)):
+            assert view.log[0].note == "covered by Tor Bastion", view.log[0]
