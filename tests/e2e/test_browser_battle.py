@@ -38,6 +38,10 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert all(len(t["plan"]) == t["set"] for t in turns), turns
     assert all(t["energy"].startswith("Your plan: ") for t in turns), turns
     assert all(t["log"] for t in turns), turns
+    # A planned card says what was tapped: a unit by its name, not "-> 0 1".
+    plans = [line for t in turns for line in t["plan"]]
+    assert not re.search(r"-> \d", " ".join(plans)), plans
+    assert any(re.search(r"→ (their|your) [A-Z]", line) for line in plans), plans
     planned = {line.split(" (")[0] for t in turns for line in t["plan"]}
     logged = " ".join(line for t in turns for line in t["log"])
     assert any(name in logged for name in planned), (planned, logged)

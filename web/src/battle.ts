@@ -122,11 +122,19 @@ function legalTarget(view: BattleView, card: BattleCard, side: Side, row: number
   }
 }
 
-function targetWords(action: PlannedAction): string {
+/** Where a planned card aims, as it was tapped: the unit by its name ("their Pax
+ * Ironleaf"), an enemy line, or a square of one's own field (a summon). */
+function targetWords(view: BattleView, action: PlannedAction): string {
   const { row, col } = action;
-  if (row !== undefined && col !== undefined) return ` -> ${row} ${col}`;
-  if (row !== undefined) return ` -> row ${row}`;
-  if (col !== undefined) return ` -> col ${col}`;
+  const aim = aimOf(action.card);
+  if (row !== undefined && col !== undefined) {
+    const [whose, team] = aim === "enemy-unit" ? ["their", view.opponent] : ["your", view.you];
+    const unit = team?.units.find((u) => u.square?.row === row && u.square?.col === col);
+    if (unit && aim !== "own-square") return ` → ${whose} ${unit.name}`;
+    return ` → square ${row} ${col}`;
+  }
+  if (row !== undefined) return ` → their row ${row}`;
+  if (col !== undefined) return ` → their column ${col}`;
   return "";
 }
 
@@ -247,7 +255,7 @@ function handPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTM
       on.setPlan(draft.plan);
       on.redraw();
     });
-    plan.append(el("li", {}, `${action.card.name} (${action.card.cost}E)${targetWords(action)} `, drop));
+    plan.append(el("li", {}, `${action.card.name} (${action.card.cost}E)${targetWords(view, action)} `, drop));
   });
   const commit = el("button", { type: "button", name: "commit" }, draft.plan.length ? "Commit the plan" : "Pass the turn");
   commit.disabled = draft.aiming !== null;
