@@ -143,6 +143,11 @@ async def run(args: argparse.Namespace) -> int:
                 console.print(shown(console, view))
             else:
                 print("No active match.")
+                battle = g.GetActiveBattleResponse()
+                with contextlib.suppress(grpc.aio.AioRpcError):  # no battle service here
+                    battle = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
+                if battle.battle_id:  # one game at a time: it keeps the player from a match
+                    print(battle_line(battle.battle_id))
         elif command in ("view", "place", "forfeit"):
             view = await match_command(client, args)
             out(args, view) if args.json else console.print(shown(console, view))
@@ -318,13 +323,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def battle_line(battle_id: str) -> str:
+    return f"Battle in progress {battle_id[:8]}: triad-client battle resumes it."
+
+
 def status_text(status: g.PlayerStatus, battle_id: str) -> str:
     """What is going on for the player, in lines (``--json``: the status as sent)."""
     lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
     if status.active_match_id:
         lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
     if battle_id:
-        lines.append(f"Battle in progress {battle_id[:8]}: triad-client battle resumes it.")
+        lines.append(battle_line(battle_id))
     if status.draft_id:
         lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
     if status.HasField("ticket"):

@@ -11,6 +11,7 @@ service restarted reads the same final view back from the log.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,19 @@ async def test_a_team_outside_the_roster_is_an_invalid_argument(api: Any) -> Non
         assert said in (refused.value.details() or ""), refused.value.details()
     active = await fay.call("GetActiveBattle", g.GetActiveBattleRequest())
     assert not active.battle_id, "nothing started"
+
+
+async def test_active_names_the_battle_in_progress(api: Any, backend: Any, tmp_path: Path) -> None:
+    """Found from outside: triad-client active answered "No active match." during a
+    battle, which keeps the player from every other game."""
+    gus = await join(api)
+    started = await gus.call(
+        "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
+    )
+    argv = client_of(backend, gus, tmp_path)
+    ran = subprocess.run([*argv, "active"], check=True, capture_output=True, text=True, timeout=60)
+    said = ran.stdout
+    assert started.view.battle_id[:8] in said and "triad-client battle" in said, said
 
 
 async def test_a_stranger_cannot_see_a_battle(api: Any) -> None:
