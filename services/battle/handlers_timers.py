@@ -2,9 +2,10 @@
 that did not commit acts with the plan it set; disconnect takeovers) are claimed by
 :func:`fire_due_timer` from any replica and fired as commands at the expected version;
 a session's end starts the 30 s before the CPU takes the seat over
-(:func:`report_presence`). A timer plays the battle with the content it recorded; one
-whose content is not loaded is logged and left to its lease (fired again when it ends),
-and the loop goes on with the other battles."""
+(:func:`report_presence`), and a battle that ended meanwhile is told to the player's
+next session (:func:`missed_battle`). A timer plays the battle with the content it
+recorded; one whose content is not loaded is logged and left to its lease (fired again
+when it ends), and the loop goes on with the other battles."""
 
 from __future__ import annotations
 
@@ -98,3 +99,9 @@ async def report_presence(
         await ctx.store.set_disconnect(active.battle_id, active.seat, due)
         ctx.wake(due)
     return active.battle_id
+
+
+async def missed_battle(ctx: Context, player: str) -> str | None:
+    """The battle that finished while the player's session was closed (the CPU played
+    their seat, say), told once."""
+    return await ctx.store.missed_battle(player)

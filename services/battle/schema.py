@@ -9,7 +9,9 @@ platform's event store and relay tables (the battles' events live in ``events``)
 - ``requests``: idempotent request keys (``services.platform.requests``) and the battle
   each one acted on.
 - ``active``: each player's battle in progress (one at most), and their seat.
-- ``presence``: each player's latest gateway session and whether it is open.
+- ``presence``: each player's latest gateway session and whether it is open, and the
+  battle that finished while their session was closed (``missed_battle_id``, set by a
+  trigger as the battle's ``active`` rows go, taken by their next session).
 - ``open_battles``: the battles not finished (a restarted service pushes their views).
 - ``battle_save()``: everything a command writes (its events through the event store's
   ``append_events()``, the phase timer, settled disconnect timers, the players' active
@@ -171,6 +173,28 @@ MIGRATIONS = (
             RETURN outcomes;
         END
         $$;
+        """,
+    ),
+    Migration(
+        "battle",
+        4,
+        "the battle that finished while its player's session was closed",
+        """
+        -- A finished battle's players leave active (battle_save()); a player whose
+        -- latest session had ended by then (the CPU played their seat, say) missed its
+        -- end. Their next session takes it (ReportPresence), so the loss is not a
+        -- silence.
+        ALTER TABLE presence ADD COLUMN missed_battle_id text;
+        CREATE FUNCTION presence_missed() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            UPDATE presence p SET missed_battle_id = OLD.battle_id
+            WHERE p.player_id = OLD.player_id AND NOT p.connected;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER active_missed AFTER DELETE ON active
+        FOR EACH ROW EXECUTE FUNCTION presence_missed();
         """,
     ),
 )

@@ -112,7 +112,11 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         found = await handlers_timers.report_presence(
             self._ctx, player, session, request.connected, wire.moment(request.open_time)
         )
-        return b.BattleServiceReportPresenceResponse(battle_id=found or "")
+        connected = request.connected
+        missed = await handlers_timers.missed_battle(self._ctx, player) if connected else None
+        return b.BattleServiceReportPresenceResponse(
+            battle_id=found or "", missed_battle_id=missed or ""
+        )
 
 
 def register(server: grpc.aio.Server, servicer: BattleServicer) -> None:

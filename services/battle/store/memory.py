@@ -24,6 +24,7 @@ class _Session:
     session_id: str
     opened_at: datetime
     connected: bool
+    missed: str | None = None
 
 
 class MemoryBattles:
@@ -74,6 +75,9 @@ class MemoryBattles:
             for _, player in state.humans():
                 if self._active.get(player, Active("", 0)).battle_id == battle_id:
                     del self._active[player]
+                    known = self._presence.get(player)
+                    if known is not None and not known.connected:  # as schema.py's trigger
+                        known.missed = battle_id
         self._requests.remember(write.request, battle_id)
 
     async def answered(self, request: Request) -> str | None:
@@ -90,8 +94,16 @@ class MemoryBattles:
             return False
         if known is not None and not connected and known.session_id != session_id:
             return False
-        self._presence[player_id] = _Session(session_id, opened_at, connected)
+        missed = known.missed if known is not None else None
+        self._presence[player_id] = _Session(session_id, opened_at, connected, missed)
         return True
+
+    async def missed_battle(self, player_id: str) -> str | None:
+        known = self._presence.get(player_id)
+        if known is None:
+            return None
+        missed, known.missed = known.missed, None
+        return missed
 
     async def connected(self, player_id: str) -> bool:
         known = self._presence.get(player_id)

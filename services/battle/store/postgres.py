@@ -192,6 +192,16 @@ class PostgresBattles:
             )
         )
 
+    async def missed_battle(self, player_id: str) -> str | None:
+        value = await self._pool.fetchval(
+            f"UPDATE {self._s}.presence p SET missed_battle_id = NULL "
+            f"FROM (SELECT player_id, missed_battle_id FROM {self._s}.presence "
+            "WHERE player_id = $1 AND missed_battle_id IS NOT NULL FOR UPDATE) was "
+            "WHERE p.player_id = was.player_id RETURNING was.missed_battle_id",
+            player_id,
+        )
+        return None if value is None else str(value)
+
     async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
         kind = DeadlineKind.DISCONNECT
         await self._pool.execute(

@@ -75,3 +75,23 @@ async def test_giving_up_to_a_player_who_left_still_leaves_them_the_loss() -> No
     seen = await handlers.give_up(ctx, key(ANN), "b1", ANN)
     assert seen.state.result is not None
     assert (seen.state.result.winner, seen.state.result.reason) == (0, FinishReason.DISCONNECT)
+
+
+async def test_a_battle_lost_while_away_is_told_to_the_next_session_once() -> None:
+    """Found from outside: a player who closed the client mid-battle (the CPU took their
+    seat over and lost it) was told nothing of it when they came back."""
+    ctx, clock, _ = context()
+    opened = clock()
+    await handlers_timers.report_presence(ctx, ANN, "s1", True, opened)
+    await handlers_create.create_battle(ctx, "b1", versus_cpu())
+    assert await handlers_timers.report_presence(ctx, ANN, "s1", False, opened) == "b1"
+    state = await ctx.store.load("b1")
+    while state is not None and not state.over:
+        clock.advance(61)
+        await handlers_timers.fire_due_timer(ctx)
+        state = await ctx.store.load("b1")
+    assert state is not None and state.result is not None
+    assert state.result.reason == FinishReason.DISCONNECT
+    assert await handlers_timers.report_presence(ctx, ANN, "s2", True, clock()) is None
+    assert await handlers_timers.missed_battle(ctx, ANN) == "b1"
+    assert await handlers_timers.missed_battle(ctx, ANN) is None  # told once

@@ -116,6 +116,25 @@ async def test_the_end_of_a_battle_frees_its_players_and_its_timers(
     assert await store.next_due() is None and await store.in_progress() == []
 
 
+async def test_a_battle_that_ends_while_its_player_is_away_is_told_to_them_once(
+    store: BattleRepository,
+) -> None:
+    """Found from outside: a player whose battle ended while no session of theirs was
+    open (the CPU played their seat) was told nothing when they came back."""
+    ctx, clock, _ = context(store)
+    await start(ctx)
+    assert await store.record_presence(ANN, "s1", True, clock())
+    assert await store.record_presence(BEA, "s1", True, clock())
+    assert await store.record_presence(BEA, "s1", False, clock())
+    assert await store.missed_battle(BEA) is None  # in progress: nothing missed yet
+    await handlers.give_up(ctx, key(ANN), "b1", ANN)
+    assert await store.missed_battle(ANN) is None  # she was there
+    assert await store.record_presence(BEA, "s2", True, clock() + timedelta(seconds=1))
+    assert await store.missed_battle(BEA) == "b1"
+    assert await store.missed_battle(BEA) is None  # told once
+    assert await store.missed_battle("nobody") is None
+
+
 async def test_each_event_has_an_id_derived_from_its_battle_and_version(
     store: BattleRepository,
 ) -> None:
