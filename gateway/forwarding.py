@@ -222,6 +222,18 @@ class Downstreams:
         )
         return reply.active_match.match_id if reply.HasField("active_match") else None
 
+    async def _battle_view_for(self, battle_id: str, player_id: str) -> pb.BattleView:
+        reply = await call(
+            "battle",
+            self._battle_stub().GetBattleView(
+                battle_pb2.BattleServiceGetBattleViewRequest(
+                    battle_id=battle_id, player_id=player_id
+                ),
+                timeout=INTERNAL_DEADLINE,
+            ),
+        )
+        return reply.view
+
     async def _view(self, match_id: str, player_id: str) -> pb.MatchView:
         reply = await call(
             "match",

@@ -12,6 +12,8 @@ tells nothing again), and from a completed trade the collection reports once.
   down and the host could not play it), with why.
 - ``MATCH_ENDED_AWAY``: to a player whose match finished while no session of theirs was
   open (``SessionOpened.missed_match``), as the session opens.
+- ``BATTLE_ENDED_AWAY``: the same for a Skirmish battle (``SessionOpened.missed_battle``:
+  the CPU played their seat after they left, say).
 
 Also the session's other words: why it closed, and the match it found.
 """
@@ -138,10 +140,50 @@ def missed_notice(view: pb.MatchView) -> g.Notice:
     else:
         result = "you won" if outcome.winner_seat == view.my_seat else "you lost"
     how = _ENDINGS.get(outcome.reason, "")
+    return _ended_away(
+        "MATCH_ENDED_AWAY", "match", view.match_id, opponent, result, how and f"by {how}"
+    )
+
+
+_BATTLE_ENDINGS = {  # (BattleOutcome.reason, won): how, in the viewer's words
+    ("disconnect", False): "the CPU played your side after you left",
+    ("disconnect", True): "the CPU played {them}'s side after they left",
+    ("give_up", False): "you gave up",
+    ("give_up", True): "{them} gave up",
+    ("wipeout", False): "your team was wiped out",
+    ("wipeout", True): "{them}'s team was wiped out",
+    ("decision", False): "decided after turn 10",
+    ("decision", True): "decided after turn 10",
+}
+
+
+def battle_missed_notice(view: pb.BattleView) -> g.Notice:
+    """What a player is told of their Skirmish battle that ended while they were away
+    (BATTLE.md 5: a seat the CPU took over loses)."""
+    won = view.outcome.winner_seat == view.seat
+    them = view.opponent.name
+    how = _BATTLE_ENDINGS.get((view.outcome.reason, won), "").format(them=them)
+    result = "you won" if won else "you lost"
+    return _ended_away("BATTLE_ENDED_AWAY", "battle", view.battle_id, them, result, how)
+
+
+def _ended_away(
+    code: str, game: str, subject_id: str, opponent: str, result: str, how: str
+) -> g.Notice:
     return g.Notice(
         level=g.NOTICE_LEVEL_WARNING,
-        code="MATCH_ENDED_AWAY",
-        message=f"Your match against {opponent} ended while you were away: {result}"
-        + (f", by {how}." if how else "."),
-        subject_id=view.match_id,
+        code=code,
+        message=f"Your {game} against {opponent} ended while you were away: {result}"
+        + (f", {how}." if how else "."),
+        subject_id=subject_id,
     )
+
+
+def away_notices(opened: g.SessionOpened) -> list[g.Notice]:
+    """The notices of a session's opening: what ended while the player was away."""
+    told = []
+    if opened.HasField("missed_match"):
+        told.append(missed_notice(opened.missed_match))
+    if opened.HasField("missed_battle"):
+        told.append(battle_missed_notice(opened.missed_battle))
+    return told

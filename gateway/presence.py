@@ -11,6 +11,10 @@ each looks for sessions held by a gateway not seen for ``TRIAD_GATEWAY_DEAD_SECO
 away). Their players are reported disconnected as of then, once: the sessions row is
 given up as it is read. A query pair per gateway per sweep, nothing per session.
 
+A session that opens is told what ended while its player had none open (``Missed``:
+the match and the battle services each keep theirs, and hand it to one report only),
+as ``SessionOpened.missed_match`` and ``missed_battle`` (:meth:`PresenceReports._missed`).
+
 A session that ends with its access token (TOKEN_EXPIRED) or with this gateway
 (SERVER_SHUTDOWN) is reported away :data:`REOPEN_SECONDS` later (``Departures``):
 gateway.proto asks the client to reopen at once (refreshed; on any gateway), and the new
@@ -25,14 +29,17 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 
 import structlog
 from triad.v1 import battle_pb2 as b
+from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
 from gateway.forwarding import Downstreams
+from gateway.status import or_else
 from gateway.store import GatewayStore
 from services.platform.downstream import INTERNAL_DEADLINE
 from services.wire import timestamp
@@ -42,6 +49,18 @@ log = structlog.get_logger(__name__)
 REOPEN_SECONDS = 5.0
 """How long a session ended by its token's expiry has to be reopened before its player is
 reported away."""
+
+
+@dataclass(frozen=True, slots=True)
+class Missed:
+    """What finished while the player had no session open, as a connected report was
+    told it: a match, a Skirmish battle ("" if none)."""
+
+    match_id: str = ""
+    battle_id: str = ""
+
+
+NOTHING_MISSED = Missed()
 
 
 class Departures:
@@ -99,10 +118,11 @@ class PresenceReports(Downstreams):
         connected: bool,
         *,
         leaving: bool = False,
-    ) -> str:
+    ) -> Missed:
         """Tell the match service, and the battle service (Skirmish: 30 s away and the
         CPU plays the seat), at once; best effort: their timers decide. Connected: the
-        match that finished while the player was away, if the match service said so."""
+        match and the battle that finished while the player was away, as each service
+        said."""
         state = m.PRESENCE_STATE_CONNECTED if connected else m.PRESENCE_STATE_DISCONNECTED
         state = m.PRESENCE_STATE_LEAVING if leaving else state
         reports: list[Awaitable[object]] = [
@@ -130,10 +150,34 @@ class PresenceReports(Downstreams):
                     timeout=INTERNAL_DEADLINE,
                 )
             )
-        answer, *_ = await asyncio.gather(*reports, return_exceptions=True)
-        if isinstance(answer, m.MatchServiceReportPresenceResponse):
-            return answer.missed_match_id
-        return ""
+        answer, *battle = await asyncio.gather(*reports, return_exceptions=True)
+        match_id = (
+            answer.missed_match_id
+            if isinstance(answer, m.MatchServiceReportPresenceResponse)
+            else ""
+        )
+        battle_id = next(
+            (
+                a.missed_battle_id
+                for a in battle
+                if isinstance(a, b.BattleServiceReportPresenceResponse)
+            ),
+            "",
+        )
+        return Missed(match_id, battle_id)
+
+    async def _missed(self, opened: g.SessionOpened, player_id: str, missed: Missed) -> None:
+        """The final views of what ``missed`` names, as the player sees them, into the
+        session's opening (its notices follow: ``notices.away_notices``); each left out
+        when its service does not answer."""
+        if missed.match_id:
+            ended = await or_else(self._view(missed.match_id, player_id), None)
+            if ended is not None:
+                opened.missed_match.CopyFrom(ended)
+        if missed.battle_id:
+            battle = await or_else(self._battle_view_for(missed.battle_id, player_id), None)
+            if battle is not None:
+                opened.missed_battle.CopyFrom(battle)
 
     async def sweep(self, dead_after: timedelta) -> bool:
         """Say this gateway lives, and report away the players of gateways not seen for

@@ -42,15 +42,15 @@ from gateway.account_rpcs import player_message
 from gateway.auth import Authenticator, caller
 from gateway.metrics import SESSIONS
 from gateway.notices import (
+    away_notices,
     match_found,
     match_notices,
-    missed_notice,
     replaced,
     shutting_down,
     table_notices,
     trade_notices,
 )
-from gateway.presence import PresenceReports
+from gateway.presence import NOTHING_MISSED, Missed, PresenceReports
 from gateway.pushes import (
     RESYNC,
     SESSION_CLOSED,
@@ -137,8 +137,8 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                     self._opened(player_id, session_id, missed), self._pending_challenges(me)
                 )
                 yield push(session_opened=opened)
-                if opened.HasField("missed_match"):
-                    yield push(notice=missed_notice(opened.missed_match))
+                for notice in away_notices(opened):
+                    yield push(notice=notice)
                 shown = Shown(player_id, session_id, opened_at)
                 if (active := opened.active_match).match_id:
                     shown.views[active.match_id] = active
@@ -197,9 +197,11 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         left = (me.expires_at - self._clock()).total_seconds()
         return max(0.0, min(self._heartbeat, left))
 
-    async def _opened(self, player_id: str, session_id: str, missed: str = "") -> g.SessionOpened:
+    async def _opened(
+        self, player_id: str, session_id: str, missed: Missed = NOTHING_MISSED
+    ) -> g.SessionOpened:
         """The session's first push: the player's status, active match, open draft,
-        battle in progress, and the match that ended while they were away."""
+        battle in progress, and the match and battle that ended while they were away."""
         account = await self._store.account(player_id)
         opened = g.SessionOpened(
             session_id=session_id,
@@ -221,8 +223,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
                 opened.draft.CopyFrom(draft)
         if (battle := await or_else(self._battle_now(player_id), None)) is not None:
             opened.active_battle.CopyFrom(battle)
-        if missed and (ended := await or_else(self._view(missed, player_id), None)) is not None:
-            opened.missed_match.CopyFrom(ended)
+        await self._missed(opened, player_id, missed)
         return opened
 
     async def _pending_challenges(self, me: accounts.Claims) -> list[Push]:

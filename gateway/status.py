@@ -260,11 +260,4 @@ class PlayerStatusReads(Downstreams):
         battle_id = await self._active_battle_id(player_id)
         if battle_id is None or self._battle is None:
             return None
-        reply = await call(
-            "battle",
-            self._battle.GetBattleView(
-                b.BattleServiceGetBattleViewRequest(battle_id=battle_id, player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
-        )
-        return reply.view
+        return await self._battle_view_for(battle_id, player_id)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from gateway.notices import trade_notices
+from gateway.notices import away_notices, trade_notices
 from gateway.pushes import Push
 from gateway.session import Shown
 from gateway.tests.forwarding_stand_ins import Backend
@@ -65,3 +65,29 @@ def test_a_difference_picked_by_the_server_names_every_card_it_took() -> None:
     assert notice.message == (
         "You did not choose in time: the server picked Reedling, Snibbet from bea's cards for you."
     )
+
+
+def _ended_away(reason: str, winner: int) -> str:
+    view = pb.BattleView(
+        battle_id="b1",
+        seat=0,
+        opponent=pb.BattleTeamView(seat=1, name="Bea"),
+        outcome=pb.BattleOutcome(winner_seat=winner, reason=reason),
+    )
+    (notice,) = away_notices(g.SessionOpened(missed_battle=view))
+    assert (notice.code, notice.subject_id) == ("BATTLE_ENDED_AWAY", "b1")
+    return notice.message
+
+
+def test_a_battle_ended_away_says_who_won_and_how_in_the_players_words() -> None:
+    said = "Your battle against Bea ended while you were away: "
+    assert _ended_away("disconnect", 1) == (
+        f"{said}you lost, the CPU played your side after you left."
+    )
+    assert _ended_away("disconnect", 0) == (
+        f"{said}you won, the CPU played Bea's side after they left."
+    )
+    assert _ended_away("give_up", 0) == f"{said}you won, Bea gave up."
+    assert _ended_away("wipeout", 1) == f"{said}you lost, your team was wiped out."
+    assert _ended_away("decision", 0) == f"{said}you won, decided after turn 10."
+    assert away_notices(g.SessionOpened()) == []
