@@ -33,6 +33,7 @@ from triad.v1 import gateway_pb2 as g
 from client.battle_render import prompt, screen, too_small
 from client.connection import Caller, ClientError, Holder, as_json, describe
 from client.keys import LineReader
+from client.session import BATTLE_ENDED_AWAY
 
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
 POLL = 0.5
@@ -198,32 +199,42 @@ async def play_battle(client: Holder, view: pb.BattleView) -> int:
     is typed at the prompt (client/keys.py: the keys one by one, drawn by us). The
     session stream is held meanwhile: without one the player counts as gone, and after
     30 s the CPU plays their seat (BATTLE.md 5)."""
-    async with _session_held(client):
-        return await _battle_screen(client, view)
+    async with _session_held(client) as away:
+        return await _battle_screen(client, view, away)
 
 
 @contextlib.asynccontextmanager
-async def _session_held(client: Holder) -> AsyncIterator[None]:
+async def _session_held(client: Holder) -> AsyncIterator[list[str]]:
+    """The session stream held while the battle is played; it yields what the stream
+    says of a battle that ended while the player was away (BATTLE_ENDED_AWAY), for the
+    screen to tell (the screen reads the battle itself; the stream says "here")."""
+    away: list[str] = []
+
     async def hold() -> None:
         with contextlib.suppress(grpc.aio.AioRpcError):
-            async for _ in client.pushes():
-                pass  # the screen reads the battle itself; the stream says "here"
+            async for push in client.pushes():
+                if push.WhichOneof("push") == "notice" and push.notice.code == BATTLE_ENDED_AWAY:
+                    away.append(push.notice.message)
 
     holding = asyncio.create_task(hold())
     try:
-        yield
+        yield away
     finally:
         holding.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await holding
 
 
-async def _battle_screen(client: Caller, view: pb.BattleView) -> int:
+async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -> int:
+    """``away``: the notices of battles that ended while the player was away, each the
+    screen's note once it arrives (until the next note)."""
     note = ""
     sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
         while True:
+            if away:
+                note = away.pop(0)
             mine = _my_move(view)
             draw(view, note, reader.typing if mine else None)
             if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
@@ -255,9 +266,9 @@ async def battle(client: Holder, args: argparse.Namespace, console: Console) -> 
     if args.json:
         print(as_json(await start(client, args, console)))
         return 0
-    async with _session_held(client):  # from the queue on: a battle starts with you here
+    async with _session_held(client) as away:  # from the queue on: you are here
         view = await start(client, args, console)
-        return await _battle_screen(client, view)
+        return await _battle_screen(client, view, away)
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -17,6 +17,8 @@ NOT_YOUR_TURN = "Not your turn yet."
 """Said to a move typed on the opponent's turn, until the match moves on."""
 ENDED_AWAY = "MATCH_ENDED_AWAY"
 """The notice of a match that ended while no session of the player was open."""
+BATTLE_ENDED_AWAY = "BATTLE_ENDED_AWAY"
+"""The same of a Skirmish battle (the CPU played the player's seat after they left)."""
 
 
 class Followed:
@@ -43,8 +45,8 @@ class Followed:
         self.opened = False
         """The session told its opening state (before it, no screen is the truth)."""
         self.away: list[str] = []
-        """Matches that ended while the player was away, told once above the screen
-        (as its note they read as the result of the match on it)."""
+        """Matches and battles that ended while the player was away, told once above the
+        screen (as its note they read as the result of the match on it)."""
         self.battle: pb.BattleView | None = None
         """A Skirmish battle in progress (the Battle queue paired the player, or the
         session opened in one): ``play`` hands the terminal over to its screen."""
@@ -122,7 +124,7 @@ class Followed:
             found = push.match_found
             what = "draft" if found.WhichOneof("target") == "draft_id" else "match"
             self.note = f"{what.capitalize()} found: you play {found.opponent_name}."
-        elif kind == "notice" and push.notice.code == ENDED_AWAY:
+        elif kind == "notice" and push.notice.code in (ENDED_AWAY, BATTLE_ENDED_AWAY):
             self.away.append(push.notice.message)
         elif kind == "notice" and push.notice.code == "TABLE_CLOSED":
             pass  # the table pushed with it says why (frame.table_line), the screen ends

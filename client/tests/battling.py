@@ -1,13 +1,16 @@
 """``triad-client battle``'s screen against a stand-in for the gateway whose battle
 ends while the player sits at the prompt: the opponent gives up after a few looks at
 the battle (GetBattleView). The terminal test types nothing and reads the screen.
+With ``away``, the session opens telling of another battle that ended while the player
+was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice).
 
-    python -m client.tests.battling
+    python -m client.tests.battling [away]
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -44,21 +47,36 @@ class Gateway:
         return g.GetBattleViewResponse(view=self.view)
 
 
+AWAY = g.Notice(
+    level=g.NOTICE_LEVEL_WARNING,
+    code="BATTLE_ENDED_AWAY",
+    message="Your battle against CPU ended while you were away: you lost, the CPU played "
+    "your side after you left.",
+    subject_id="b0",
+)
+
+
 class Caller:
-    def __init__(self, stub: Gateway) -> None:
-        self.stub = stub
+    def __init__(self, stub: Gateway, told: tuple[g.Notice, ...] = ()) -> None:
+        self.stub, self.told = stub, told
 
     async def call(self, method: Callable[[Message], Awaitable[Any]], request: Message) -> Any:
         return await method(request)
 
     async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
-        await asyncio.Event().wait()  # a session with nothing to say
-        yield g.OpenSessionResponse()
+        missed = pb.BattleView(battle_id="b0", status=pb.BATTLE_STATUS_FINISHED)
+        yield g.OpenSessionResponse(
+            session_opened=g.SessionOpened(missed_battle=missed) if self.told else None
+        )
+        for notice in self.told:
+            yield g.OpenSessionResponse(notice=notice)
+        await asyncio.Event().wait()  # nothing more to say
 
 
 async def main() -> None:
     view = await selection()
-    await play_battle(Caller(Gateway(view)), view)
+    told = (AWAY,) if sys.argv[1:] == ["away"] else ()
+    await play_battle(Caller(Gateway(view), told), view)
 
 
 if __name__ == "__main__":

@@ -131,6 +131,20 @@ async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prom
         terminal.close()
 
 
+async def test_a_battle_that_ended_while_the_player_was_away_is_told_on_the_screen() -> None:
+    """Found from outside: `triad-client battle` said nothing of the player's battle the
+    CPU had played out (and lost) after they left; it went on to a new battle silently.
+    The session's BATTLE_ENDED_AWAY notice is the screen's note, in its words."""
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling", "away"], SIZE)
+    try:
+        shown = await terminal.until(lambda s: "while you were away" in s, "the notice")
+        assert "plan (card" in shown, shown
+        said = " ".join(shown.split())
+        assert "you lost, the CPU played your side after you left." in said, shown
+    finally:
+        terminal.close()
+
+
 def test_a_summon_card_is_shown_aimed_at_a_square_not_at_self() -> None:
     """Found from outside: 'Raise Wraith 2E self' was refused without a square (a summon
     is placed on a square of your own field, BATTLE.md 1): the server says its range is

@@ -49,3 +49,13 @@ def test_a_session_taken_by_another_terminal_says_how_to_take_it_back() -> None:
     )
     assert not told.take(g.OpenSessionResponse(session_closed=closed))
     assert told.note.endswith("play takes it back)"), told.note
+
+
+def test_a_battle_that_ended_away_is_told_above_the_screen_not_as_its_note() -> None:
+    """Found from outside: `triad-client play` said nothing of a battle the CPU had
+    played out (and lost) after the player left; told as a match ended away is."""
+    told = Followed()
+    said = "Your battle against CPU ended while you were away: you lost, ..."
+    notice = g.Notice(code="BATTLE_ENDED_AWAY", message=said, subject_id="b1")
+    assert told.take(g.OpenSessionResponse(notice=notice))
+    assert told.away == [said] and told.note == ""
