@@ -1,7 +1,9 @@
 """Away from a page, in a real browser (web/e2e/notices.mjs). ``missed``: her page
 closes mid-match, the disconnect grace (3 s here) runs out, and when she logs in again
 her page shows that match's end and says in words what happened
-(SessionOpened.missed_match and the MATCH_ENDED_AWAY notice). ``elsewhere``: a second
+(SessionOpened.missed_match and the MATCH_ENDED_AWAY notice); ``battleMissed``: the
+same of a practice battle the CPU played out for her (missed_battle, BATTLE_ENDED_AWAY).
+``elsewhere``: a second
 page takes the session; the first says so and takes it back on request. The helpers
 (and what is skipped where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 """
@@ -23,7 +25,10 @@ def backend(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
     built_client()
-    settings = {"match": {"TRIAD_DISCONNECT_SECONDS": "3"}}
+    settings = {
+        "match": {"TRIAD_DISCONNECT_SECONDS": "3"},
+        "battle": {"TRIAD_BATTLE_DISCONNECT_SECONDS": "2", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
+    }
     with stack(
         shared_database_url, nats_url, tmp_path_factory.mktemp("away"), overrides=settings
     ) as running:
@@ -46,6 +51,20 @@ def test_a_player_back_after_the_grace_is_shown_the_match_she_lost_away(
     assert played["notice"] == (
         f"Your match against {bea} ended while you were away: you lost, "
         "by a disconnection past the grace."
+    ), played
+    assert not played["failures"], played
+
+
+def test_a_player_back_after_the_cpu_played_out_her_battle_is_shown_its_end(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: a player whose battle the CPU had played out (and lost) after
+    her page closed came back to the lobby, told nothing."""
+    played = play(backend, "battleMissed", tmp_path / "browser-battle-missed.png")
+    assert played["result"].startswith("You lost"), played
+    assert played["notice"].startswith("Your battle against "), played
+    assert played["notice"].endswith(
+        "ended while you were away: you lost, the CPU played your side after you left."
     ), played
     assert not played["failures"], played
 

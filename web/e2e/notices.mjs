@@ -1,13 +1,14 @@
 // The scenarios of web/e2e/play.mjs about what reaches a player away from the lobby (its
 // header says what each plays): a challenge answered from another screen, and the
-// queue's clock between pushes, and a match that ended while its player was away.
+// queue's clock between pushes, and a match or a battle that ended while its player was
+// away.
 // play.mjs lends its players; each scenario returns what it saw, printed by play.mjs as
 // one JSON line.
 
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function noticeScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { away, clock, missed, elsewhere, unreached };
+  return { away, clock, missed, battleMissed, elsewhere, unreached };
 
   /** A move made while the server cannot be reached, three ways: the connection
    * refused, a proxy's HTML 503, the browser offline. What the page says each time. */
@@ -83,6 +84,21 @@ export function noticeScenarios(kit) {
     const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
     await back.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], awayLine, beaResult, result, notice };
+  }
+
+  /** Ann's page closes in a practice battle; the CPU takes her side over and the battle
+   * ends, lost; she logs in again on a new page: the battle's end, and the notice. */
+  async function battleMissed() {
+    const ann = await player();
+    await ann.click("button[name=battle]");
+    await ann.waitForSelector("[data-testid=battle][data-status=formation]");
+    await ann.context().close();
+    await new Promise((resolve) => setTimeout(resolve, 8_000)); // the grace, the CPU's turns
+    const back = await returning(ann.playerName);
+    const result = (await back.textContent("[data-testid=battle-result]"))?.trim() ?? "";
+    const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
+    await back.screenshot({ path: screenshot, fullPage: true });
+    return { result, notice };
   }
 
   async function away() {

@@ -61,6 +61,9 @@ export function openSession(page: SessionPage): void {
 /** What a page that opens its session in a match in progress says (RULES.md 5). */
 export const RESUMED = "You have an active battle: your match resumes.";
 
+/** The notices of a match, a battle, that ended while no session of the player was open. */
+const ENDED_AWAY = ["MATCH_ENDED_AWAY", "BATTLE_ENDED_AWAY"];
+
 /** One push: the state changed and noted; false when the session is over for good. */
 function receive(push: OpenSessionResponse, page: SessionPage): boolean {
   const message = push.push;
@@ -88,6 +91,10 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
         state.matchId = missed.matchId;
         page.show(missed);
       }
+      // Likewise a battle that ended while no session was open (the CPU played the
+      // player's side after they left): its end screen, unless a match takes the screen.
+      const missedBattle = message.value.missedBattle;
+      if (missedBattle && !state.matchId) battlePush(missedBattle, page);
       void page.act(resumeBattle);
       void page.act(loadDecks);
       // After the acts, which clear the last notice; it goes with the match.
@@ -160,8 +167,8 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       note(told.message);
       state.notice = told.message;
       // A missed turn, an opponent away or back: about the match, gone when it ends. A
-      // match that ended while away is about its end, and stays.
-      state.noticeAbout = told.code === "MATCH_ENDED_AWAY" ? "" : told.subjectId;
+      // match or battle that ended while away is about its end, and stays.
+      state.noticeAbout = ENDED_AWAY.includes(told.code) ? "" : told.subjectId;
       if (state.view?.matchId === told.subjectId && state.view.status === MatchStatus.FINISHED) ended(told.subjectId);
       return true;
     }
