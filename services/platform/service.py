@@ -144,10 +144,12 @@ async def serve(
     wrappers: Sequence[HandlerWrapper] = (),
     also: Callable[[GrpcServer], Awaitable[object]] | None = None,
 ) -> None:
-    """Serve /metrics and the gRPC server on the settings' ports until stop. ``also``
-    runs once the server has started, before the wait: another listener on the same
-    handlers (the gateway's web port) is started there and pushed onto ``life``."""
-    life.start_metrics(registry, settings.metrics_port)
+    """Serve /metrics and the gRPC server on the settings' host and ports until stop
+    (/metrics on the same interface as gRPC: 127.0.0.1 under ``make run``, every one in
+    a pod). ``also`` runs once the server has started, before the wait: another listener
+    on the same handlers (the gateway's web port) is started there and pushed onto
+    ``life``."""
+    life.start_metrics(registry, settings.metrics_port, settings.host)
     server = await life.start_server(
         build_server(
             ServerConfig(host=settings.host, port=settings.port),

@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from prometheus_client import CollectorRegistry
 
+from services.platform import grpcserver
 from services.platform.grpcserver import Lifecycle
-from services.platform.service import SETTINGS_EXIT_STATUS, Background, run_service
-from services.platform.settings import SettingsError
+from services.platform.metrics import MetricsServer, new_registry, start_metrics_server
+from services.platform.service import SETTINGS_EXIT_STATUS, Background, run_service, serve
+from services.platform.settings import ServiceSettings, Settings, SettingsError
 
 
 def test_a_bad_setting_ends_the_process_with_one_line_and_nothing_run(
@@ -65,3 +68,33 @@ async def test_background_work_runs_until_the_lifecycle_ends_then_is_awaited() -
             await asyncio.sleep(0.001)
         assert not work.stop.is_set()
     assert work.stop.is_set() and ended.is_set()
+
+
+async def test_metrics_are_served_on_the_interface_grpc_listens_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``make run`` keeps every service on 127.0.0.1 and prints its metrics there: a
+    /metrics open on every interface would show the game's figures to the network."""
+    bound: list[str] = []
+
+    def spy(registry: CollectorRegistry, port: int = 0, host: str = "0.0.0.0") -> MetricsServer:
+        bound.append(host)
+        return start_metrics_server(registry, port, host)
+
+    monkeypatch.setattr(grpcserver, "start_metrics_server", spy)
+    settings = ServiceSettings(
+        database_url="postgresql://triad@127.0.0.1/triad",
+        nats_url=None,
+        host="127.0.0.1",
+        port=0,
+        metrics_port=0,
+        database_pool_size=1,
+        shared=Settings(),
+    )
+
+    async def stop_at_once(_server: object) -> None:
+        life.request_stop()
+
+    async with Lifecycle(signals=()) as life:
+        await serve(life, settings, new_registry(), lambda _s: None, [], also=stop_at_once)
+    assert bound == ["127.0.0.1"]
