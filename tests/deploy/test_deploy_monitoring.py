@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -114,6 +115,21 @@ def test_every_alert_is_unit_tested_and_has_a_runbook() -> None:
         anchor = rule["annotations"]["runbook_url"].removeprefix("deploy/k8s/README.md#")
         assert anchor == name.lower() and anchor in headings, f"{name}: no runbook section"
         assert rule["labels"]["severity"] in {"warning", "critical"}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_runbook_url_opens_from_a_page(overlay: str) -> None:
+    """Alertmanager's receivers (a Slack button, a PagerDuty link, a mail) and Grafana's
+    alert list open runbook_url as it is: a relative path opens nowhere. Rendered, each
+    is the address of this README that the overlay's runbooks.yaml gives, and the
+    alert's anchor."""
+    (rule,) = objects(overlay, "PrometheusRule").values()
+    for group in rule["spec"]["groups"]:
+        for alert in (r for r in group["rules"] if "alert" in r):
+            url = urlsplit(alert["annotations"]["runbook_url"])
+            assert url.scheme == "https" and url.netloc, f"{alert['alert']}: {url.geturl()}"
+            assert url.path.endswith("/deploy/k8s/README.md"), url.geturl()
+            assert url.fragment == alert["alert"].lower()
 
 
 def test_every_dashboard_expression_parses(tmp_path: Path) -> None:
