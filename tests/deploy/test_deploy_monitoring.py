@@ -132,6 +132,25 @@ def test_every_runbook_url_opens_from_a_page(overlay: str) -> None:
             assert url.fragment == alert["alert"].lower()
 
 
+def test_runbook_commands_read_every_pod_and_the_current_primary() -> None:
+    """In production every service runs several pods and CloudNativePG moves the primary
+    on a failover: ``kubectl logs deploy/X`` alone reads one pod (``Found 3 pods, using
+    pod/...``), so a grep misses what the others logged, and psql in ``triad-db-1``
+    may be a replica, whose sessions are not the primary's (``pg_terminate_backend`` of
+    a pid the relays logged then ends another process, or none)."""
+    text = " ".join(README.read_text().split())
+    commands = re.findall(r"`([^`]*kubectl [^`]*)`", text)
+    logs = [c for c in commands if re.search(r" logs (deploy|deployment|statefulset)/", c)]
+    psql = [c for c in commands if " exec " in c and "psql" in c]
+    assert logs and psql
+    for command in logs:
+        assert "--all-pods" in command, command
+    for command in psql:
+        assert "$PRIMARY" in command or "currentPrimary" in command, command
+    primary = "kubectl -n triad get cluster triad-db -o jsonpath='{.status.currentPrimary}'"
+    assert f"PRIMARY=$({primary})" in text
+
+
 def test_every_dashboard_expression_parses(tmp_path: Path) -> None:
     """promtool parses PromQL only in rule files: one recording rule per expression."""
     rules = []
