@@ -14,6 +14,8 @@ from gateway.auth import (
     REGISTRATION_BURST,
     REGISTRATIONS_PER_MINUTE,
 )
+from gateway.closed import SETTING as CLOSED_METHODS
+from gateway.closed import closed_methods
 from services.platform.endpoints import default_address
 from services.platform.settings import (
     ServiceSettings,
@@ -64,6 +66,9 @@ class GatewaySettings(ServiceSettings):
     health_port: int | None = None
     """``grpc.health.v1`` alone, without TLS, for Kubernetes' probes (they speak no
     TLS, and the gRPC port does when a certificate is set); None: not served."""
+    closed_methods: frozenset[str] = frozenset()
+    """Public methods answered "closed for now by the operators" (``gateway.closed``;
+    ``TRIAD_GATEWAY_CLOSED_METHODS``); none by default."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -141,6 +146,7 @@ class GatewaySettings(ServiceSettings):
                 if optional(env, "TRIAD_GATEWAY_HEALTH_PORT") is not None
                 else None
             ),
+            closed_methods=closed_methods(optional(env, CLOSED_METHODS)),
         )
 
 

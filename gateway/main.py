@@ -26,6 +26,7 @@ from triad.v1 import (
 
 from gateway.accounts import TokenSigner
 from gateway.auth import Authenticator, RateLimiter, authenticated
+from gateway.closed import closed
 from gateway.config import GatewaySettings
 from gateway.pushes import PushHub
 from gateway.revocations import revocation_subject
@@ -166,7 +167,7 @@ async def run(settings: GatewaySettings) -> None:
             lambda s: gateway_pb2_grpc.add_TriadGatewayServicer_to_server(servicer, s),
             [SERVICE_NAME],
             credentials=credentials,
-            wrappers=[authenticated(auth)],
+            wrappers=[closed(settings.closed_methods), authenticated(auth)],
             also=serve_also,
         )
 
