@@ -52,6 +52,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from triad.v1 import events_pb2
 
 from services.platform.bus import EventStream
+from services.platform.interceptors import out_of_reach
 from services.platform.migrations import Migration, quote_schema
 
 log = structlog.get_logger()
@@ -284,6 +285,8 @@ class Consumer:
                 _sequence.reset(token)
         except Exception as error:  # the effect did not commit: try again later
             self._failures.inc()
+            # A server out of reach recovers by itself; anything else is a bug (a poison
+            # event), whose fix needs the traceback, as background steps log theirs.
             log.warning(
                 "consumer.handler_failed",
                 consumer=self.durable,
@@ -292,6 +295,7 @@ class Consumer:
                 version=envelope.version,
                 deliveries=metadata.num_delivered,
                 error=repr(error),
+                exc_info=not out_of_reach(error),
             )
             await msg.nak(delay=self.retry_delay)
             return Outcome.FAILED

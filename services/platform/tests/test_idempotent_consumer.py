@@ -35,6 +35,7 @@ from services.platform.tests.jetstream import (
     wait_for_messages,
     wait_until,
 )
+from services.platform.tests.logcapture import captured_logs
 
 pytestmark = pytest.mark.integration
 
@@ -243,6 +244,32 @@ async def test_a_failing_handler_leaves_no_trace_and_the_retry_applies_the_event
     assert await processed(pg_pool, pg_schema) == {r.event_id for r in recorded}
     assert metric(registry, "triad_consumer_handler_failures_total") == 1
     assert metric(registry, "triad_consumer_events_processed_total") == 3
+
+
+async def test_a_handler_bug_is_logged_with_its_traceback_an_outage_without(
+    pg_pool: Any, pg_schema: str, store: PostgresEventStore, nc: Client, stream: EventStream
+) -> None:
+    """A poison event (TriadConsumerFailing) needs a code fix: the line names the event
+    and says where the handler failed; an outage recovers by itself, one line each."""
+    recorded = await store.append("match-1", 0, [event("a"), event("b")])
+    await publish_all(pg_pool, pg_schema, nc, stream)
+    bug, outage = (str(r.event_id) for r in recorded)
+    attempts: Counter[str] = Counter()
+
+    async def handler(conn: Any, envelope: events_pb2.EventEnvelope) -> None:
+        attempts[envelope.event_id] += 1
+        if attempts[envelope.event_id] == 1 and envelope.event_id == bug:
+            raise KeyError("ladder")  # a bug of the handler's
+        if attempts[envelope.event_id] == 1:
+            raise ConnectionRefusedError("the rating database is away")
+
+    consumer, _ = consumer_for(nc, pg_pool, pg_schema, stream, handler=handler, retry_delay=0.2)
+    with captured_logs() as logs:
+        await poll_until_quiet(consumer, rounds=4)
+    failed = {line["event_id"]: line for line in logs.events("consumer.handler_failed")}
+    assert "Traceback" in failed[bug]["exception"] and "in handler" in failed[bug]["exception"]
+    assert failed[outage]["error"].startswith("ConnectionRefusedError")
+    assert "exception" not in failed[outage]
 
 
 async def test_with_one_message_in_flight_a_failure_holds_back_the_rest_of_the_stream(
