@@ -99,6 +99,8 @@ async def run(settings: CollectionSettings) -> None:
             counts = await ctx.store.count_locks()
             for holder in ("match", "trade", "listing"):
                 metrics.LOCKED_COPIES.labels(holder=holder).set(counts.get(holder, 0))
+            holders = await ctx.store.count_lock_holders()
+            metrics.TRADES_PENDING.set(holders.get("trade", 0))
             # One lock per open listing (the listing's copy): the same count.
             metrics.LISTINGS_OPEN.set(counts.get("listing", 0))
             due = await ctx.store.next_due_trade()

@@ -59,6 +59,11 @@ TRADES_COMPLETED = zeroed(
 LOCKED_COPIES = Gauge(
     "triad_locked_copies", "Copies locked now, by what holds them (from the database).", ["holder"]
 )
+TRADES_PENDING = Gauge(
+    "triad_trades_pending",
+    "Trades waiting for the winner's choice now (from the database: the trades holding "
+    "locks; each holds the loser's whole deck, 5, 8 or 13 copies).",
+)
 TRADE_OVERDUE = Gauge(
     "triad_trade_overdue_seconds",
     "How far the most overdue pending trade is past its choice deadline, in seconds (from "

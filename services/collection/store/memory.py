@@ -388,3 +388,7 @@ class MemoryStore(MemoryAuctionReads):
         for _, holder, _ in self.tables.locks.values():
             counts[holder.kind.value] = counts.get(holder.kind.value, 0) + 1
         return counts
+
+    async def count_lock_holders(self) -> dict[str, int]:
+        held = {holder for _, holder, _ in self.tables.locks.values()}
+        return {kind.value: n for kind in HolderKind if (n := sum(h.kind is kind for h in held))}

@@ -300,3 +300,12 @@ class Reads:
             f"SELECT holder_kind, count(*) AS n FROM {self.tables.locks} GROUP BY holder_kind"
         )
         return {r["holder_kind"]: r["n"] for r in rows}
+
+    async def count_lock_holders(self) -> dict[str, int]:
+        """How many matches, trades and listings hold locks now, by kind: the pending
+        trades, whatever the size of the decks they hold."""
+        rows = await self.pool.fetch(
+            f"SELECT holder_kind, count(DISTINCT holder_id) AS n FROM {self.tables.locks} "
+            "GROUP BY holder_kind"
+        )
+        return {r["holder_kind"]: r["n"] for r in rows}

@@ -121,9 +121,11 @@ async def test_locks_name_their_holder_and_a_settling_match_other_than_the_curre
     trade = Holder(HolderKind.TRADE, "t1")
     await handlers_decks.lock_copies(ctx, key("p1", "t"), "p1", mine[2:5], trade)
     assert await ctx.store.count_locks() == {"match": 2, "trade": 3}
+    assert await ctx.store.count_lock_holders() == {"match": 1, "trade": 1}
     released = await handlers_decks.release_copies(ctx, key("p1", "r"), match)
     assert sorted(released.copy_ids) == sorted(mine[:2])
     assert await ctx.store.count_locks() == {"trade": 3}
+    assert await ctx.store.count_lock_holders() == {"trade": 1}
     assert await ctx.store.locks(mine[:5]) == dict.fromkeys(mine[2:5], trade)
 
 
