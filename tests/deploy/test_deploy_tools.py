@@ -6,6 +6,7 @@ root; issue: a fresh machine's ``make test`` ended in three failures for want of
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,15 @@ def test_the_promtool_checks_are_skipped_with_the_command_that_enables_them(
     assert "failed" not in out, out
     assert " skipped" in out, out
     assert "promtool is not installed: run `make ops-tools` as root" in out, out
+
+
+def test_the_checks_the_deployment_files_point_to_exist() -> None:
+    """A comment that says which test keeps a file in step sends the reader there."""
+    named = {
+        (path.relative_to(ROOT), found)
+        for path in (ROOT / "deploy" / "k8s").rglob("*")
+        if path.is_file() and path.suffix in {".yaml", ".env", ".conf", ".md"}
+        for found in re.findall(r"\btests/[\w/]+\.py\b", path.read_text())
+    }
+    assert named
+    assert [(str(p), f) for p, f in sorted(named) if not (ROOT / f).exists()] == []
