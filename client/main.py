@@ -35,6 +35,7 @@ from client.play import (
     deck_choice,
     play,
     queue_and_play,
+    resume,
     switch_to_practice,
 )
 from client.render import fitted, screen
@@ -177,7 +178,7 @@ async def run(args: argparse.Namespace) -> int:
                 console.print(f"Practice match {started.match_id} against a bot.")
                 await play(client, console)
         elif command == "play":
-            await play(client, console, resuming=True)
+            await resume(client, console)
         elif command == "queue":
             await queue_and_play(client, console, args.mode, await deck_choice(client, args))
         elif command == "enqueue":

@@ -149,15 +149,20 @@ async def before_match(client: Client, told: Followed, line: str) -> str:
 
 
 async def play(
-    client: Client, console: Console, waiting: str = "", resuming: bool = False
+    client: Client,
+    console: Console,
+    waiting: str = "",
+    resuming: bool = False,
+    told: Followed | None = None,
 ) -> pb.MatchView | None:
     """Interactive: the session stream redraws the board; type "CARD CELL" to place.
     Plays the active match (``resuming``: one this client did not just start, which
     the screen says), or waits for the next one (showing ``waiting``, else the queue,
     or the draft to pick); its last view. A Skirmish battle (the Battle queue paired
     the player, or one in progress) is played on the battle's own screen. Once over,
-    the summary stays on the screen: the result, the rating change, the trade."""
-    told = Followed(resuming)
+    the summary stays on the screen: the result, the rating change, the trade.
+    ``told``: what the session told, kept for the caller."""
+    told = told if told is not None else Followed(resuming)
 
     async def follow() -> None:  # reopened as the token expires (Client.pushes)
         async for push in client.pushes():
@@ -340,6 +345,32 @@ async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice
     return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))
 
 
+async def resume(client: Client, console: Console) -> None:
+    """``triad-client play``: the active match, draft or trade, else the queue the player
+    is in, until its match. The queue's screen says Ctrl-C leaves, as ``queue``'s does:
+    a ticket still waiting when the player interrupts is cancelled (found from outside:
+    it stayed queued, and its Ranked match began without the player)."""
+    told = Followed(resuming=True)
+    try:
+        await play(client, console, resuming=True, told=told)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        queue = told.queue
+        waits = queue is not None and queue.ticket.status == pb.TICKET_STATUS_QUEUED
+        if queue is not None and waits and told.view is None and told.draft is None:
+            await leave_queue(client, console, queue.ticket.ticket_id)
+        raise
+
+
+async def leave_queue(client: Client, console: Console, ticket_id: str) -> None:
+    """Cancel a ticket still waiting; one paired meanwhile plays on (``play`` finds it)."""
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await client.call(
+            client.stub.CancelTicket,
+            g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket_id),
+        )
+        console.print("Left the queue.")
+
+
 async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.DeckChoice) -> None:
     """Enqueue with the deck (Draft: none, it is drafted), show the queue until a match
     (or a draft) is found, play it; b switches to a practice bot meanwhile. A ticket
@@ -363,9 +394,4 @@ async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.D
         played = await play(client, console)
     finally:
         if played is None:
-            with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
-                await client.call(
-                    client.stub.CancelTicket,
-                    g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket.ticket_id),
-                )
-                console.print("Left the queue.")
+            await leave_queue(client, console, ticket.ticket_id)

@@ -2,10 +2,12 @@
 for the gateway whose session opens with the queued ticket (or the hosted table) in the
 player's status and sends no push afterwards (the Enqueue's push went out before the
 session subscribed; an Unranked queue sends none until a bot takes the seat at 20 s).
-The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG;
-``expired``: the challenge is hosted, then expires with its table (a ``table`` push);
-``battle``: the ticket is one of the Battle queue; ``paired``: then the queue pairs it
-(a ``battle`` push: the battle begins).
+The terminal test types ``b`` and reads the SwitchToPractice calls written to LOG (or
+Ctrl-C, and reads the CancelTicket calls written to LOG.cancel: the queue's screen says
+Ctrl-C leaves); ``expired``: the challenge is hosted, then expires with its table (a
+``table`` push); ``battle``: the ticket is one of the Battle queue; ``paired``: then the
+queue pairs it (a ``battle`` push: the battle begins). It runs what ``triad-client
+play`` runs (``resume``).
 
     python -m client.tests.queued LOG [hosted|expired|battle|paired]
 """
@@ -26,7 +28,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.play import play
+from client.play import resume
 from client.tests.battling import selection
 from client.tests.stand_in import Caller
 from client.tests.views import view
@@ -85,11 +87,19 @@ class Gateway:
             out.write(json.dumps(json_format.MessageToDict(request)) + "\n")
         return g.SwitchToPracticeResponse(view=view(names=("ann", "[BOT] Nimbus Cat")))
 
+    async def CancelTicket(self, request: g.CancelTicketRequest) -> Any:
+        with self.log.with_suffix(".cancel").open("a") as out:
+            out.write(json.dumps(json_format.MessageToDict(request)) + "\n")
+        return g.CancelTicketResponse()
+
 
 async def main() -> None:
     caller = Caller(Gateway(Path(sys.argv[1]), hosted="".join(sys.argv[2:])))
-    await play(caller, Console())  # type: ignore[arg-type]  # the stand-in's few calls
+    await resume(caller, Console())  # type: ignore[arg-type]  # the stand-in's few calls
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(130)  # as triad-client does

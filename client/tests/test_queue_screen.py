@@ -38,6 +38,24 @@ async def test_the_ticket_the_session_opens_with_is_shown_and_b_switches_to_a_bo
         terminal.close()
 
 
+async def test_ctrl_c_on_the_queue_play_shows_leaves_the_queue(tmp_path: Path) -> None:
+    """Found from outside: ``triad-client play`` showed the queue with "Ctrl-C leaves",
+    but Ctrl-C left the ticket queued, and the Ranked match it found began (and was
+    lost, a card traded away) without the player. Now it leaves, as ``queue`` does."""
+    log = tmp_path / "calls.jsonl"
+    terminal = Terminal([sys.executable, "-m", "client.tests.queued", str(log)], SIZE)
+    try:
+        waiting = await terminal.until(lambda s: "In the Unranked queue" in s, "the queue")
+        assert "Ctrl-C leaves" in " ".join(waiting.split()), waiting
+        terminal.type("\x03")
+        left = await terminal.until(lambda s: "Left the queue." in s, "the queue left")
+        assert terminal.process.wait(timeout=30) == 130, left
+        cancels = log.with_suffix(".cancel").read_text().splitlines()
+        assert [json.loads(c)["ticketId"] for c in cancels] == [TICKET]
+    finally:
+        terminal.close()
+
+
 async def test_a_challenger_waiting_with_play_is_told_the_table_waits_for_its_guest(
     tmp_path: Path,
 ) -> None:
