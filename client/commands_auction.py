@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -34,6 +35,7 @@ MAX_PRICE = 1_000_000
 LONGEST_HOURS = 48
 HOURS_SENT = 1_000_000
 """Past this many hours ``--hours`` is refused before any call (a timedelta overflows)."""
+PAGE_SIZE = 20
 
 
 def listings_table(title: str, listings: list[pb.Listing]) -> Table:
@@ -99,6 +101,30 @@ def hours_of(text: str) -> float:
     return hours
 
 
+def next_page(args: argparse.Namespace, token: str) -> str:
+    """The browse that goes on from this one: its filters, order and page size with the
+    token (found from outside: the page alone was refused for another order, and showed
+    unfiltered listings for the same)."""
+    words = ["triad-client", "auction", "browse"]
+    if args.order != "newest":
+        words += ["--order", args.order]
+    if args.character:
+        words += ["--character", args.character]
+    for stars in args.stars or []:
+        words += ["--stars", str(stars)]
+    for element in args.element or []:
+        words += ["--element", element]
+    if args.holo is not None:
+        words.append("--holo" if args.holo else "--no-holo")
+    if args.min_price:
+        words += ["--min-price", str(args.min_price)]
+    if args.max_price:
+        words += ["--max-price", str(args.max_price)]
+    if args.limit != PAGE_SIZE:
+        words += ["--limit", str(args.limit)]
+    return shlex.join([*words, "--page", token])
+
+
 async def browse(client: Caller, args: argparse.Namespace) -> Any:
     return await client.call(
         client.stub.ListAuction,
@@ -155,8 +181,8 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
             console.print("Nothing on sale.")
         else:
             console.print("Nothing on sale fits those filters.")
-        if reply.next_page_token:
-            console.print(f"More: triad-client auction browse --page {reply.next_page_token}")
+        if reply.next_page_token:  # one line: the token is copied whole
+            console.print(f"More: {next_page(args, reply.next_page_token)}", soft_wrap=True)
         return 0
     if command == "mine":
         listings = await mine(client)
@@ -203,20 +229,38 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     house_sub = house.add_subparsers(dest="auction_command")
     look = house_sub.add_parser("browse", parents=[common], help="open listings (the default)")
-    for cmd in (house, look):
-        cmd.add_argument("--character", default="", help="a character id (see catalog)")
-        cmd.add_argument("--stars", type=within(1, 5), action="append", help="1..5; repeatable")
+    for cmd, unset in ((house, False), (look, True)):
+        # browse's own defaults would overwrite what was typed before it (`auction
+        # --stars 4 browse` listed every star rank): it sets only what it is given
+        def default(value: Any, unset: bool = unset) -> Any:
+            return argparse.SUPPRESS if unset else value
+
+        cmd.add_argument("--character", default=default(""), help="a character id (see catalog)")
         cmd.add_argument(
-            "--element", choices=[*sorted(ELEMENTS), "none"], action="append", help="repeatable"
+            "--stars",
+            type=within(1, 5),
+            action="append",
+            default=default(None),
+            help="1..5; repeatable",
         )
-        cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=None)
-        cmd.add_argument("--min-price", type=int, default=0)
-        cmd.add_argument("--max-price", type=int, default=0)
-        cmd.add_argument("--order", choices=sorted(ORDERS), default="newest")
         cmd.add_argument(
-            "--limit", type=within(1, 200), default=20, help="listings per page (max 200)"
+            "--element",
+            choices=[*sorted(ELEMENTS), "none"],
+            action="append",
+            default=default(None),
+            help="repeatable",
         )
-        cmd.add_argument("--page", default="", help="the page token a browse printed")
+        cmd.add_argument("--holo", action=argparse.BooleanOptionalAction, default=default(None))
+        cmd.add_argument("--min-price", type=int, default=default(0))
+        cmd.add_argument("--max-price", type=int, default=default(0))
+        cmd.add_argument("--order", choices=sorted(ORDERS), default=default("newest"))
+        cmd.add_argument(
+            "--limit",
+            type=within(1, 200),
+            default=default(PAGE_SIZE),
+            help="listings per page (max 200)",
+        )
+        cmd.add_argument("--page", default=default(""), help="the page token a browse printed")
     house_sub.add_parser("mine", parents=[common], help="your listings, open and closed")
     sell = house_sub.add_parser("list", parents=[common], help="list a copy for a price")
     sell.add_argument("copy", help="copy id (or its first characters)")

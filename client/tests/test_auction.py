@@ -6,6 +6,7 @@ tests/e2e/test_auction.py."""
 from __future__ import annotations
 
 import io
+import shlex
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.commands_auction import (
+    auction,
     auction_filter,
     listings_table,
     mine,
@@ -141,9 +143,51 @@ class Seller:
         return await method(request)
 
 
+class Paged:
+    """A gateway whose every browse has a next page: the requests it was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[g.ListAuctionRequest] = []
+        self.stub = self
+
+    async def ListAuction(self, request: g.ListAuctionRequest) -> g.ListAuctionResponse:
+        self.sent.append(request)
+        return g.ListAuctionResponse(next_page_token="Wy" + "x" * 130 + "=")
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
 async def test_a_seller_sees_and_names_every_listing_past_the_first_page() -> None:
     """Found from outside: ``auction mine`` showed the first 200 listings and said nothing
     of the rest, and a cancel by the start of an older id found nothing."""
     seller = Seller()
     assert [x.listing_id for x in await mine(seller)] == [x.listing_id for x in seller.stub.listed]
     assert await resolve_listing(seller, "0449", own=True) == "0449" + "0" * 32
+
+
+async def test_the_next_page_command_keeps_the_filters_order_and_size_on_one_line() -> None:
+    """Found from outside: 'More: triad-client auction browse --page T' dropped the
+    browse's filters and order: the cheapest order's next page was refused, a filtered
+    one went on unfiltered; and the token was broken over two lines at 80 columns."""
+    gateway, out = Paged(), io.StringIO()
+    typed = ["--order", "cheapest", "--stars", "1", "--element", "none", "--no-holo"]
+    typed += ["--max-price", "300", "--limit", "2"]
+    await auction(gateway, parsed(*typed), Console(width=80, file=out, color_system=None))  # type: ignore[arg-type]
+    (hint,) = [line for line in out.getvalue().splitlines() if line.startswith("More: ")]
+    assert hint.endswith("--page Wy" + "x" * 130 + "="), out.getvalue()
+    more = shlex.split(hint.removeprefix("More: "))
+    assert more[:3] == ["triad-client", "auction", "browse"], hint
+    await auction(gateway, parsed(*more[2:]), Console(file=io.StringIO()))  # type: ignore[arg-type]
+    first, second = gateway.sent
+    assert second.page_token == "Wy" + "x" * 130 + "=" and not first.page_token
+    second.page_token = ""
+    assert second == first
+
+
+def test_options_typed_before_browse_are_kept() -> None:
+    """`auction --stars 4 browse` listed every star rank: browse's defaults overwrote
+    them."""
+    args = parsed("--stars", "4", "--order", "cheapest", "browse", "--limit", "5")
+    assert list(auction_filter(args).stars) == [4]  # type: ignore[arg-type]
+    assert (args.order, args.limit) == ("cheapest", 5)  # type: ignore[attr-defined]
