@@ -78,15 +78,23 @@ def done_picking(draft: pb.DraftView) -> bool:
     return draft.status == pb.DRAFT_STATUS_PICKING and len(draft.picked_card_ids) >= need
 
 
+NAME = 21
+"""The most of a name a booster's column shows (a holo card's ``*`` after it): three
+columns of it fit 80 (found from outside: cut to 10, 'Brannoch E' and 'Chapel Gar'
+named more than one character)."""
+
+
 def _slot(slot: pb.DraftSlot) -> Text:
+    """A card in two lines: its name, then stars, element, printed sides, PICKED."""
     if slot.WhichOneof("card") != "revealed":
         return Text("?  (hidden)", style="dim")
     card = slot.revealed
-    name = card.character.name[:10] + ("*" if card.holo else "")
-    text = Text(style="bold green" if slot.picked else "")
-    text.append(f"{name:<11}{card.character.stars}★ {element_name(card.character.element)[:3]:<3}")
-    text.append(f"\n{sides(card.printed_sides, spaced=False)}")
-    text.append("  PICKED" if slot.picked else "")
+    name = card.character.name
+    name = (name if len(name) <= NAME else name[: NAME - 1] + "…") + ("*" if card.holo else "")
+    element = element_name(card.character.element)[:3]
+    text = Text(name, style="bold green" if slot.picked else "")
+    text.append(f"\n{card.character.stars}★ {element:<3} {sides(card.printed_sides, spaced=False)}")
+    text.append(" PICKED" if slot.picked else "")
     return text
 
 

@@ -79,6 +79,30 @@ def test_the_draft_shows_boosters_picks_clocks_and_the_deck() -> None:
     assert "act within 1:40 or forfeit" in words
 
 
+def test_every_booster_open_names_each_card_whole_in_80_columns() -> None:
+    """Found from outside: names were cut to 10 letters at any width, so 'Brannoch E'
+    or 'Chapel Gar' could be either of two characters. Now up to 21 letters (4 of the
+    112 are longer, cut with '…'), a holo card's '*' after it."""
+    view = draft(revealed=15, picked=(0, 6, 14))
+    names = [
+        "Brannoch Emberwright",
+        "Brannoch Embercrown",
+        "Chapel Gargoyle",
+        "Vaskarath the Glacier Throne",
+    ]
+    for n, name in enumerate(names * 4):
+        if n < 15:
+            view.boosters[n // 5].slots[n % 5].revealed.character.name = name
+    view.boosters[0].slots[3].revealed.holo = True
+    screen = shown(view)
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and max(map(len, lines)) <= 80, screen
+    for name in names[:3]:
+        assert name in screen, screen
+    assert "Vaskarath the Glacie…" in screen and "Vaskarath the Glacie…*" in screen, screen
+    assert screen.count("PICKED") == 3, screen
+
+
 def test_a_completed_or_forfeited_draft_says_how_it_ended() -> None:
     done = draft(revealed=15, picked=(0, 1, 2, 5, 10))
     done.status = pb.DRAFT_STATUS_COMPLETED
