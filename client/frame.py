@@ -11,7 +11,7 @@ from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
 from client.board import FULL, Layout, example_cell
-from client.commands_trades import choice_hint, trade_status, trade_table
+from client.commands_trades import choice_hint, rule_of, trade_status, trade_table
 from client.drafting import draft_frame
 from client.render import fitted, my_turn, round_ended, screen
 from client.summary import summary
@@ -162,6 +162,10 @@ def frame(
             offer_prompt.append(typing)
             offer_prompt.append("_", style="blink")
             parts.append(offer_prompt)
+        elif (
+            trade.status == pb.TRADE_STATUS_AWAITING_CHOICE and rule_of(trade) == pb.TRADE_RULE_ONE
+        ):
+            pass  # One's loser: the screen ends at once, the summary under it says what follows
         elif trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:  # the loser, told the stake
             parts.append(
                 Text(

@@ -146,3 +146,19 @@ def test_a_winner_who_leaves_the_pick_is_not_told_to_wait_for_themselves() -> No
     open_for_bea = difference(pb.TRADE_ROLE_GIVER, take=1)
     said = [t.plain for t in after_trade(finished(pb.TRADE_RULE_ONE, mine=B), None, open_for_bea)]
     assert any(f"{ANN} takes one of your cards" in line for line in said), said  # as before
+
+
+def test_trade_ones_loser_is_not_offered_a_key_as_the_client_ends() -> None:
+    """Found from outside: the loser's last screen of a Trade One said 'Waiting for
+    ann's choice. 119 s left, then the server picks; q leaves.' over the shell's prompt:
+    the client had already ended (it does not keep the loser), so no key did anything.
+    A Difference loser, who is kept to see what was taken, is still told it."""
+    stake = difference(pb.TRADE_ROLE_GIVER, take=1)
+    stake.trade_rule = pb.TRADE_RULE_ONE
+    screen = " ".join(drawn(finished(pb.TRADE_RULE_ONE, mine=B), stake))
+    assert "q leaves" not in screen and "Waiting for" not in screen, screen
+    assert "You lose." in screen and "(you give)" in screen, screen
+    kept = " ".join(
+        drawn(finished(pb.TRADE_RULE_DIFFERENCE, mine=B), difference(pb.TRADE_ROLE_GIVER))
+    )
+    assert f"Waiting for {ANN}'s choice." in kept and "q leaves." in kept, kept
