@@ -38,6 +38,7 @@ from client.frame import (
     settled,
 )
 from client.keys import LineReader
+from client.leaving import going_on, leave_queue
 from client.realm import parse_move
 from client.render import my_turn
 from client.rules_text import TRADE_NAMES
@@ -161,8 +162,20 @@ async def play(
     or the draft to pick); its last view. A Skirmish battle (the Battle queue paired
     the player, or one in progress) is played on the battle's own screen. Once over,
     the summary stays on the screen: the result, the rating change, the trade.
-    ``told``: what the session told, kept for the caller."""
+    ``told``: what the session told, kept for the caller. Left with Ctrl-C, it says
+    what goes on without the player."""
     told = told if told is not None else Followed(resuming)
+    try:
+        return await _play(client, console, waiting, told)
+    except asyncio.CancelledError:
+        if said := going_on(told):
+            console.print(Text(said, style="yellow"))
+        raise
+
+
+async def _play(
+    client: Client, console: Console, waiting: str, told: Followed
+) -> pb.MatchView | None:
 
     async def follow() -> None:  # reopened as the token expires (Client.pushes)
         async for push in client.pushes():
@@ -359,16 +372,6 @@ async def resume(client: Client, console: Console) -> None:
         if queue is not None and waits and told.view is None and told.draft is None:
             await leave_queue(client, console, queue.ticket.ticket_id)
         raise
-
-
-async def leave_queue(client: Client, console: Console, ticket_id: str) -> None:
-    """Cancel a ticket still waiting; one paired meanwhile plays on (``play`` finds it)."""
-    with contextlib.suppress(grpc.aio.AioRpcError):
-        await client.call(
-            client.stub.CancelTicket,
-            g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket_id),
-        )
-        console.print("Left the queue.")
 
 
 async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.DeckChoice) -> None:

@@ -2,7 +2,7 @@
 ended while they were away, against a stand-in for the gateway: the session opens with
 the match and the MATCH_ENDED_AWAY notice of the other one; once a file LOG.go exists
 the match on the screen ends, lost, and its Difference trade opens (the player gives).
-The terminal test reads where the notice is said.
+The terminal tests read where the notice is said, and what Ctrl-C says.
 
     python -m client.tests.away LOG
 """
@@ -63,4 +63,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(130)  # as triad-client does

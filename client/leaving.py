@@ -1,0 +1,48 @@
+"""What the live screen says as the player leaves it with Ctrl-C (``play.play``): the
+queue it showed is left (``leave_queue``), and anything that goes on without them is
+named with the command that takes it back (found from outside: Ctrl-C ended the screen
+without a word, while the match's clocks ran on and a turn missed twice forfeits)."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+
+import grpc
+from rich.console import Console
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.connection import Caller
+from client.frame import choosing
+from client.session import Followed
+
+
+async def leave_queue(client: Caller, console: Console, ticket_id: str) -> None:
+    """Cancel a ticket still waiting; one paired meanwhile plays on (``play`` finds it)."""
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await client.call(
+            client.stub.CancelTicket,
+            g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket_id),
+        )
+        console.print("Left the queue.")
+
+
+def going_on(told: Followed) -> str:
+    """What the screen left goes on without the player, and how to take it back ('' if
+    nothing: a queue is left, a match over needs nobody)."""
+    draft = told.drafting()
+    if draft is not None and draft.status == pb.DRAFT_STATUS_PICKING:
+        return (
+            "Your draft goes on (120 s without a reveal or a pick forfeits it): "
+            "triad-client play takes it back."
+        )
+    view, trade = told.view, told.trade
+    if view is not None and view.status == pb.MATCH_STATUS_IN_PROGRESS:
+        return (
+            f"Match {view.match_id[:8]} goes on: your turns time out (two missed forfeit it), "
+            "and 120 s away forfeits it. triad-client play takes it back."
+        )
+    if trade is not None and choosing(trade):
+        return "Your pick stays open until its deadline: triad-client trade choose, or play."
+    return ""

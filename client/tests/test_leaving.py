@@ -1,0 +1,49 @@
+"""Ctrl-C on the live screen names what goes on without the player and how to take it
+back (client/leaving.py): a match in progress on a real terminal (a pseudo-terminal
+read by pyte, against the stand-in gateway of client/tests/away.py), a draft being
+picked, a Trade One pick left open; nothing for a match over."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from triad.v1 import common_pb2 as pb
+
+from client.leaving import going_on
+from client.session import Followed
+from client.tests.trades import difference, finished
+from client.tests.views import quintra
+from devtools.terminal import Terminal
+
+
+async def test_ctrl_c_in_a_match_says_it_goes_on_and_how_to_take_it_back(tmp_path: Path) -> None:
+    """Found from outside: Ctrl-C ended the match screen without a word (exit 130),
+    while the turn timer ran on and two missed turns forfeit."""
+    log = tmp_path / "log"
+    terminal = Terminal(
+        [sys.executable, "-m", "client.tests.away", str(log)], {"COLUMNS": "80", "LINES": "24"}
+    )
+    try:
+        await terminal.until(lambda s: "card cell > " in s, "the 5x5 match")
+        terminal.type("\x03")
+        told = await terminal.until(lambda s: "takes it back" in s, "what goes on")
+        assert terminal.process.wait(timeout=30) == 130
+        flat = " ".join(told.split())
+        match_id = quintra().match_id[:8]
+        assert f"Match {match_id} goes on" in flat and "triad-client play takes it back" in flat
+    finally:
+        terminal.close()
+
+
+def test_a_draft_or_an_open_pick_is_named_and_a_match_over_is_not() -> None:
+    drafting = Followed()
+    drafting.keep_draft(pb.DraftView(draft_id="d", status=pb.DRAFT_STATUS_PICKING))
+    assert "Your draft goes on" in going_on(drafting)
+    picking = Followed()
+    picking.show(finished(pb.TRADE_RULE_ONE))
+    picking.keep(difference(pb.TRADE_ROLE_CHOOSER, take=1))
+    assert "triad-client trade choose" in going_on(picking)
+    over = Followed()
+    over.show(finished(pb.TRADE_RULE_ONE, mine=pb.SEAT_B))
+    assert going_on(over) == ""
