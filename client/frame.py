@@ -20,6 +20,7 @@ PROMPT = "card cell > "
 
 SWITCH_KEY = "b"
 """Typed while queued: give up the ticket for a practice match against a bot."""
+QUEUE_PROMPT = f"{SWITCH_KEY} and Enter > "
 
 
 def waiting_line(
@@ -175,6 +176,13 @@ def frame(
             )
         else:
             parts.append(Text(trade_status(trade), style="bold"))
+    if view is None and queue is not None and queue.ticket.status == pb.TICKET_STATUS_QUEUED:
+        # what is typed shows, as on every other screen (found from outside: b was typed
+        # blind, nothing on the screen until Enter)
+        waiting_prompt = Text(QUEUE_PROMPT, style="bold")
+        waiting_prompt.append(typing)
+        waiting_prompt.append("_", style="blink")
+        parts.append(waiting_prompt)
     if view is None or trade is not None:
         return Group(*parts)
     shown = view

@@ -27,7 +27,9 @@ async def test_the_ticket_the_session_opens_with_is_shown_and_b_switches_to_a_bo
         assert "No active match and no ticket" not in waiting, waiting
         assert "b: play a practice bot now" in " ".join(waiting.split()), waiting
         assert "0 waiting" not in waiting, "the count is not known from the status alone"
-        terminal.type("b\r")
+        terminal.type("b")  # found from outside: typed blind, nothing shown until Enter
+        await terminal.until(lambda s: "b and Enter > b_" in s, "the key typed")
+        terminal.type("\r")
         switched = await terminal.until(
             lambda s: "Switched from the queue to a practice match" in s, "the switch"
         )
