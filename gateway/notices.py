@@ -11,7 +11,8 @@ tells nothing again), and from a completed trade the collection reports once.
 - ``TABLE_CLOSED``: to a host whose table the server closed on their behalf (a guest sat
   down and the host could not play it), with why.
 - ``MATCH_ENDED_AWAY``: to a player whose match finished while no session of theirs was
-  open (``SessionOpened.missed_match``), as the session opens.
+  open (``SessionOpened.missed_match``), as the session opens; not for a match they
+  forfeited themselves.
 - ``BATTLE_ENDED_AWAY``: the same for a Skirmish battle (``SessionOpened.missed_battle``:
   the CPU played their seat after they left, say).
 
@@ -129,6 +130,17 @@ _ENDINGS = {
     pb.FINISH_REASON_TURN_TIMEOUT: "a second missed turn",
     pb.FINISH_REASON_DISCONNECT: "a disconnection past the grace",
 }
+
+
+def missed_is_news(view: pb.MatchView) -> bool:
+    """Whether a match that ended while no session of the player was open is news to
+    them: not one they forfeited (a Forfeit is only ever the player's own call, from a
+    script or another client; found from outside: ``triad-client forfeit`` was told at
+    the next screen as 'ended while you were away: you lost, by a forfeit')."""
+    outcome = view.outcome
+    return not (
+        outcome.reason == pb.FINISH_REASON_FORFEIT and outcome.forfeiting_seat == view.my_seat
+    )
 
 
 def missed_notice(view: pb.MatchView) -> g.Notice:

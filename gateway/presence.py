@@ -39,6 +39,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
 from gateway.forwarding import Downstreams
+from gateway.notices import missed_is_news
 from gateway.status import or_else
 from gateway.store import GatewayStore
 from services.platform.downstream import INTERNAL_DEADLINE
@@ -172,7 +173,7 @@ class PresenceReports(Downstreams):
         when its service does not answer."""
         if missed.match_id:
             ended = await or_else(self._view(missed.match_id, player_id), None)
-            if ended is not None:
+            if ended is not None and missed_is_news(ended):
                 opened.missed_match.CopyFrom(ended)
         if missed.battle_id:
             battle = await or_else(self._battle_view_for(missed.battle_id, player_id), None)

@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
+from triad.v1 import match_pb2 as m
 
 from gateway.notices import away_notices, trade_notices
+from gateway.presence import Missed
 from gateway.pushes import Push
 from gateway.session import Shown
 from gateway.tests.forwarding_stand_ins import Backend
@@ -91,3 +93,40 @@ def test_a_battle_ended_away_says_who_won_and_how_in_the_players_words() -> None
     assert _ended_away("wipeout", 1) == f"{said}you lost, your team was wiped out."
     assert _ended_away("decision", 0) == f"{said}you won, decided after turn 10."
     assert away_notices(g.SessionOpened()) == []
+
+
+def ended(reason: pb.FinishReason.ValueType, forfeiting: pb.Seat.ValueType) -> pb.MatchView:
+    """Ann's view (seat A) of a match that ended while she had no session."""
+    finished = view(9, True)
+    finished.status = pb.MATCH_STATUS_FINISHED
+    finished.outcome.CopyFrom(
+        pb.MatchOutcome(
+            winner_seat=pb.SEAT_B if forfeiting == pb.SEAT_A else pb.SEAT_A,
+            reason=reason,
+            forfeiting_seat=forfeiting,
+        )
+    )
+    return finished
+
+
+async def test_a_match_the_player_forfeited_is_not_told_as_ended_while_away() -> None:
+    """Found from outside: after `triad-client forfeit MATCH` (no screen open), the next
+    screen said 'Your match against [BOT] Iris Vale ended while you were away: you lost,
+    by a forfeit.' The winner by it, and a loser by a disconnection, are still told."""
+
+    class Store:
+        async def account(self, player_id: str) -> None:
+            return None
+
+    async def opened_after(missed: pb.MatchView) -> g.SessionOpened:
+        backend = Backend(answers={"GetView": m.MatchServiceGetViewResponse(view=missed)})
+        servicer = backend.servicer()
+        servicer._store = Store()  # type: ignore[assignment]  # no account: the match part
+        return await servicer._opened("ann-id", "s1", Missed(match_id="m1"))
+
+    forfeited = await opened_after(ended(pb.FINISH_REASON_FORFEIT, pb.SEAT_A))
+    assert not forfeited.HasField("missed_match"), forfeited
+    won = await opened_after(ended(pb.FINISH_REASON_FORFEIT, pb.SEAT_B))
+    assert won.missed_match.match_id == "m1"
+    dropped = await opened_after(ended(pb.FINISH_REASON_DISCONNECT, pb.SEAT_A))
+    assert dropped.missed_match.match_id == "m1"
