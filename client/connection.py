@@ -105,8 +105,12 @@ class State:
             else:
                 current[self.profile] = entry
             fresh = self.path.with_name(self.path.name + ".new")
-            fresh.write_text(json.dumps(current, indent=1))
-            fresh.chmod(0o600)
+            # private from its first byte (a file made readable by all, then narrowed,
+            # let the tokens be read in between); never through a planted link
+            written = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            os.fchmod(written, 0o600)  # a .new left by an older client kept its mode
+            with os.fdopen(written, "w") as out:
+                out.write(json.dumps(current, indent=1))
             os.replace(fresh, self.path)
             self.data = current
 

@@ -3,8 +3,10 @@ runs in several terminals."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from triad.v1 import gateway_pb2 as g
 
 from client.connection import State
@@ -30,3 +32,28 @@ def test_a_profiles_refresh_keeps_what_another_profile_wrote_meanwhile(tmp_path:
     bea.forget()
     assert State(path, "default").tokens["refresh_token"] == "refresh-a2"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_the_tokens_are_never_written_to_a_file_others_may_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found from outside: the state file was written readable by all (the umask's
+    0644), then narrowed to 0600: in between, and for good if the narrowing never came,
+    another user could read the refresh token. Created private, even over a stale
+    .new, and never through a link planted in its place."""
+    monkeypatch.setattr(Path, "chmod", lambda self, mode: None)  # no narrowing after
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "state.json"
+        stale = path.with_name("state.json.new")
+        stale.write_text("{}")
+        os.chmod(stale, 0o644)
+        State(path, "default").save(g.Player(player_id="a", player_name="ann"), tokens("a1"))
+        assert oct(path.stat().st_mode & 0o777) == "0o600"
+        elsewhere = tmp_path / "elsewhere"
+        stale.symlink_to(elsewhere)
+        with pytest.raises(OSError):
+            State(path, "default").update(tokens("a2"))
+        assert not elsewhere.exists()
+    finally:
+        os.umask(old)
