@@ -39,6 +39,7 @@ from client.play import (
     switch_to_practice,
 )
 from client.render import fitted, screen
+from client.rules_text import TRADE_NAMES
 
 
 async def current(client: Client, match_id: str) -> pb.MatchView:
@@ -338,13 +339,27 @@ def status_text(status: g.PlayerStatus, battle_id: str) -> str:
     if status.draft_id:
         lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
     if status.HasField("ticket"):
-        lines.append(f"Queued: ticket {status.ticket.ticket_id} (triad-client watch).")
+        ticket = status.ticket.ticket_id
+        lines.append(
+            f"Queued: ticket {ticket}: triad-client play shows the queue, cancel TICKET leaves it."
+        )
+    if status.HasField("pending_trade"):  # what to do about it, not only that it blocks
+        lines.append(trade_line(status.pending_trade))
     if status.HasField("hosted_table"):
         lines.append(f"Hosting table {status.hosted_table.table_id}.")
     lines += [o.message for o in status.obligations]
     if len(lines) == 1:
         lines.append("Nothing going on: triad-client practice, queue or tables.")
     return "\n".join(lines)
+
+
+def trade_line(trade: pb.Trade) -> str:
+    """A trade left open, and the command for it (found from outside: status said only
+    'a Trade One card must change hands before your next match', to the winner too)."""
+    name = TRADE_NAMES.get(trade.trade_rule, "Trade")
+    if trade.my_role == pb.TRADE_ROLE_CHOOSER:
+        return f"{name}: your pick from {trade.loser_name}'s cards is open: triad-client trade."
+    return f"{name}: {trade.winner_name} picks from your cards: triad-client trade shows them."
 
 
 def main(argv: list[str] | None = None) -> int:

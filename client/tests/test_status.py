@@ -1,0 +1,35 @@
+"""``triad-client status`` in words: what is going on for the player, each with the
+command that deals with it."""
+
+from __future__ import annotations
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.main import status_text
+
+
+def test_a_pending_trade_says_whose_pick_it_is_and_the_command() -> None:
+    """Found from outside: the winner of a Ranked match who left the pick was told by
+    status only 'a Trade One card must change hands before your next match'; the queue
+    line pointed at watch (JSON lines), not at play or cancel."""
+    blocked = pb.Obligation(message="a Trade One card must change hands before your next match")
+    trade = pb.Trade(
+        trade_id="t1",
+        trade_rule=pb.TRADE_RULE_ONE,
+        winner_name="ann",
+        loser_name="bea",
+        my_role=pb.TRADE_ROLE_CHOOSER,
+        status=pb.TRADE_STATUS_AWAITING_CHOICE,
+    )
+    status = g.PlayerStatus(
+        player=g.Player(player_name="ann"), pending_trade=trade, obligations=[blocked]
+    )
+    said = status_text(status, "")
+    assert "Trade One: your pick from bea's cards is open: triad-client trade." in said, said
+    trade.my_role = pb.TRADE_ROLE_GIVER
+    said = status_text(g.PlayerStatus(player=g.Player(player_name="bea"), pending_trade=trade), "")
+    assert "Trade One: ann picks from your cards: triad-client trade shows them." in said, said
+    queued = g.PlayerStatus(ticket=pb.Ticket(ticket_id="5e1f0c2a-0000", mode=pb.MODE_RANKED))
+    said = status_text(queued, "")
+    assert "triad-client play shows the queue, cancel TICKET leaves it" in said, said
