@@ -102,9 +102,10 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "validate", parents=[common], help="check copies, a deck or Random (exit 1 if illegal)"
     )
     check.add_argument("copies", nargs="*", help="copy ids (or their first characters)")
-    check.add_argument("--id", help="a saved deck")
+    check.add_argument("--id", help="a saved deck: its name, id or the start of it")
     check.add_argument("--random", action="store_true", help="can a Random deck be drawn")
-    deck_sub.add_parser("delete", parents=[common], help="delete a saved deck").add_argument("deck")
+    deleting = deck_sub.add_parser("delete", parents=[common], help="delete a saved deck")
+    deleting.add_argument("deck", help="its name, id or the start of it")
 
     sub.add_parser("balance", parents=[common], help="your coins")
     sub.add_parser("odds", parents=[common], help="booster odds, holo rate, pity progress")

@@ -143,11 +143,17 @@ async def resolve_copies(client: Caller, given: list[str]) -> list[str]:
 
 
 async def resolve_deck(client: Caller, given: str) -> str:
+    """A deck as typed: its id, the start of it, or its name (found from outside: `deck
+    delete mine` was refused, 'names no single deck', though deck list showed 'mine')."""
     decks = [d for page in await list_decks(client) for d in page.decks]
     matching: list[str] = [d.deck_id for d in decks if d.deck_id.startswith(given)]
     matching = [given] if given in matching else matching
-    if len(matching) != 1:
-        raise CommandError(f"{given!r} names no single deck of yours: see triad-client deck list")
+    matching = matching or [d.deck_id for d in decks if d.name == given]
+    if not matching:
+        raise CommandError(f"{given!r} names none of your decks: see triad-client deck list")
+    if len(matching) > 1:
+        ids = ", ".join(m[:8] for m in matching)
+        raise CommandError(f"{given!r} names {len(matching)} of your decks ({ids}): give its id")
     return matching[0]
 
 

@@ -299,7 +299,9 @@ def parser() -> argparse.ArgumentParser:
         help="whose rules (default unranked); custom: the table options below, which imply it",
     )
     practice.add_argument("--level", choices=sorted(LEVELS), default="novice")
-    practice.add_argument("--deck", help="a saved deck (id or its start); default Random")
+    practice.add_argument(
+        "--deck", help="a saved deck (its name, id or the start of it); default Random"
+    )
     rules_options(practice)
     practice.set_defaults(rule_defaults={n: practice.get_default(n) for n in RULE_OPTIONS})
     sub.add_parser(
@@ -309,12 +311,16 @@ def parser() -> argparse.ArgumentParser:
         "queue", parents=[common], help="queue (a Random deck or --deck) and play the match found"
     )
     queue.add_argument("--mode", choices=QUEUES, default="unranked")
-    queue.add_argument("--deck", help="a saved deck (id or its start); default Random")
+    queue.add_argument(
+        "--deck", help="a saved deck (its name, id or the start of it); default Random"
+    )
     enqueue = sub.add_parser(
         "enqueue", parents=[common], help="queue (a Random deck or --deck); watch shows the rest"
     )
     enqueue.add_argument("mode", choices=QUEUES)
-    enqueue.add_argument("--deck", help="a saved deck (id or its start); default Random")
+    enqueue.add_argument(
+        "--deck", help="a saved deck (its name, id or the start of it); default Random"
+    )
     sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument("ticket")
     switch = sub.add_parser(
         "switch", parents=[common], help="leave the queue for a practice match against a bot"

@@ -1,0 +1,50 @@
+"""A saved deck named as a person types it: its id, the start of it, or its name (what
+`deck list` shows first), each command that takes a deck (delete, validate --id, --deck)
+through ``resolve_deck``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.commands_cards import resolve_deck
+from client.connection import CommandError
+
+MINE = "0f506e48-65ac-46d4-a6b3-4be5c1310310"
+TWIN = "d9415206-9e7e-4d6d-9311-e823eb560575"
+EIGHT = "87907455-17e8-4787-a2ec-d2b0c0e35b2e"
+
+
+class Decks:
+    """A gateway with three saved decks, two of them named 'mine'."""
+
+    def __init__(self, *named: tuple[str, str]) -> None:
+        self.decks = [pb.Deck(deck_id=i, name=n) for i, n in named]
+        self.stub = self
+
+    async def ListDecks(self, request: g.ListDecksRequest) -> g.ListDecksResponse:
+        return g.ListDecksResponse(decks=self.decks)
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_deck_is_found_by_its_name_its_id_or_the_start_of_it() -> None:
+    """Found from outside: `deck delete mine` was refused ('names no single deck of
+    yours') though `deck list` showed Deck 'mine'."""
+    gateway = Decks((MINE, "mine"), (EIGHT, "eight"))
+    assert await resolve_deck(gateway, "mine") == MINE
+    assert await resolve_deck(gateway, "eight") == EIGHT
+    assert (
+        await resolve_deck(gateway, "8790") == EIGHT and await resolve_deck(gateway, MINE) == MINE
+    )
+    with pytest.raises(
+        CommandError, match="'nine' names none of your decks: see triad-client deck list"
+    ):
+        await resolve_deck(gateway, "nine")
+    twins = Decks((MINE, "mine"), (TWIN, "mine"))
+    with pytest.raises(CommandError, match=r"'mine' names 2 of your decks \(0f506e48, d9415206\)"):
+        await resolve_deck(twins, "mine")
