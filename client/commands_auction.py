@@ -159,9 +159,12 @@ async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:
     if given in ids or len(given) >= 32:
         return given
     matching = [i for i in ids if i.startswith(given)]
-    if len(matching) != 1:
+    if not matching:  # not "give the whole id": the start given names nothing
         where = "your listings" if own else "the open listings"
-        raise CommandError(f"{given!r} names no single listing of {where}: give the whole id")
+        lister = "triad-client auction mine" if own else "triad-client auction"
+        raise CommandError(f"{given!r} names none of {where}: {lister} lists them")
+    if len(matching) > 1:
+        raise CommandError(f"{given!r} names {len(matching)} listings: give more of the id")
     return matching[0]
 
 
@@ -195,6 +198,8 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         return 0
     if command == "list":
         price = price_of(args.price)
+        if args.hours is not None and not 1 / 60 <= args.hours <= 48:  # in hours, as typed
+            raise CommandError(f"--hours is 1/60 (a minute) to 48: not {args.hours:g}")
         (copy_id,) = await resolve_copies(client, [args.copy])
         request = g.CreateListingRequest(request_id=request_id, copy_id=copy_id, price=price)
         if args.hours is not None:

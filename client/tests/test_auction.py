@@ -191,3 +191,46 @@ def test_options_typed_before_browse_are_kept() -> None:
     args = parsed("--stars", "4", "--order", "cheapest", "browse", "--limit", "5")
     assert list(auction_filter(args).stars) == [4]  # type: ignore[arg-type]
     assert (args.order, args.limit) == ("cheapest", 5)  # type: ignore[attr-defined]
+
+
+class Listed:
+    """A gateway with two open listings, both the player's, and no other call."""
+
+    def __init__(self) -> None:
+        self.stub = self
+        self.sent: list[Any] = []
+        self.listings = [pb.Listing(listing_id=i) for i in ("f500cd39-aa", "f5aa0000-bb")]
+
+    async def ListMyListings(self, request: Any) -> g.ListMyListingsResponse:
+        return g.ListMyListingsResponse(listings=self.listings)
+
+    async def ListAuction(self, request: Any) -> g.ListAuctionResponse:
+        return g.ListAuctionResponse(listings=self.listings)
+
+    async def call(self, method: Any, request: Any) -> Any:
+        self.sent.append(request)
+        return await method(request)
+
+
+async def test_a_listing_or_a_duration_that_cannot_be_right_is_said_in_the_words_typed() -> None:
+    """Found from outside: `auction cancel f500` of a listing not one's own, and `buy
+    zzzz`, said 'names no single listing ...: give the whole id' (the whole id named
+    nothing either); `auction list COPY 10 --hours 49` was refused by the server 'not
+    176400 seconds'."""
+    gateway, console = Listed(), Console(file=io.StringIO())
+    with pytest.raises(
+        CommandError,
+        match="'zzzz' names none of the open listings: triad-client auction lists them",
+    ):
+        await auction(gateway, parsed("buy", "zzzz"), console)  # type: ignore[arg-type]
+    with pytest.raises(
+        CommandError, match="'0000' names none of your listings: triad-client auction mine"
+    ):
+        await auction(gateway, parsed("cancel", "0000"), console)  # type: ignore[arg-type]
+    with pytest.raises(CommandError, match="'f5' names 2 listings: give more of the id"):
+        await auction(gateway, parsed("cancel", "f5"), console)  # type: ignore[arg-type]
+    for hours in ("49", "0.001"):
+        with pytest.raises(
+            CommandError, match=f"--hours is 1/60 \\(a minute\\) to 48: not {hours}"
+        ):
+            await auction(gateway, parsed("list", "c0ffee", "10", "--hours", hours), console)  # type: ignore[arg-type]

@@ -262,9 +262,9 @@ async def test_triad_client_auction_lists_browses_buys_and_cancels(
     cheap = seller.json("auction", "list", second["copyId"], "100", "--hours", "6")["listing"]
     times = [datetime.fromisoformat(cheap[k]) for k in ("createTime", "expireTime")]
     assert times[1] - times[0] == timedelta(hours=6)
-    assert "from 1 minute to 48 hours" in seller.fails(
-        "auction", "list", second["copyId"], "100", "--hours", "49"
-    )
+    assert "--hours is 1/60 (a minute) to 48: not 49" in seller.fails(
+        "auction", "list", second["copyId"], "100", "--hours", "49", code=2
+    )  # refused before any call, in hours as typed
     bought = buyer.json("auction", "buy", cheap["listingId"][:8])
     assert bought["listing"]["status"] == "LISTING_STATUS_SOLD"
     assert int(bought["balance"]["coins"]) == START - 100
