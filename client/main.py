@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("register", "login"):
             # Asked before the event loop runs: inside it, the loop's own SIGINT handler
             # took the first Ctrl-C while the prompt blocked, and a second was needed.
-            args.password = password(args)
+            args.password = password(args, confirm=args.command == "register")
         return asyncio.run(run(args))
     except ClientError as error:
         print(f"triad-client: {error}", file=sys.stderr)
