@@ -372,6 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         if args.command in ("register", "login"):
+            # Where the tokens go, before an account is made that they could not reach
+            # (found from outside: a state path in no directory registered the name, then
+            # failed): its lock, as State writes it.
+            Path(args.state).with_name(Path(args.state).name + ".lock").open("a").close()
             # Asked before the event loop runs: inside it, the loop's own SIGINT handler
             # took the first Ctrl-C while the prompt blocked, and a second was needed.
             args.password = password(args, confirm=args.command == "register")

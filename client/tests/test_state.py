@@ -10,6 +10,7 @@ import pytest
 from triad.v1 import gateway_pb2 as g
 
 from client.connection import State
+from client.main import main
 
 
 def tokens(tag: str) -> g.AuthTokens:
@@ -57,3 +58,18 @@ def test_the_tokens_are_never_written_to_a_file_others_may_read(
         assert not elsewhere.exists()
     finally:
         os.umask(old)
+
+
+def test_register_with_a_state_file_it_cannot_write_stops_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: TRIAD_CLIENT_STATE in a directory that does not exist: the
+    account was registered, then the tokens could not be kept (the name taken, the
+    player told 'No such file or directory'). Now nothing is sent: no server runs here,
+    and the answer is about the file, not the gateway."""
+    state = tmp_path / "missing" / "state.json"
+    argv = ["--state", str(state), "--addr", "127.0.0.1:9", "register", "ann"]
+    assert main([*argv, "--password", "password-ann-1"]) == 2
+    said = capsys.readouterr().err
+    assert "No such file or directory" in said and "state.json.lock" in said, said
+    assert "gateway" not in said, said
