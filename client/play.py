@@ -283,6 +283,8 @@ async def _play(
             follower.cancel()
         elif (broke := follower.exception()) is not None:
             raise broke  # the session stream broke: say why
+    if not console.is_terminal:  # Live ends its last frame with a newline on a terminal only
+        console.line()
     if told.battle is not None and told.view is None:  # one game at a time: the battle
         await play_battle(client, told.battle)
         return None

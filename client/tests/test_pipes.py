@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from client.commands_ratings import _games
 
@@ -35,3 +36,19 @@ def test_a_reader_that_leaves_early_ends_the_client_quietly() -> None:
 
 def test_a_count_of_games_reads_as_words() -> None:
     assert [_games(n) for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
+
+
+def test_a_screen_piped_ends_its_last_line(tmp_path: Path) -> None:
+    """Found from outside: `triad-client queue < /dev/null | cat` printed 'In the
+    Unranked queue: 0 s (...)Left the queue.' and `play` '...card cell > _Match ... is
+    running' on one line: the last frame had no newline off a terminal."""
+    done = subprocess.run(
+        [sys.executable, "-m", "client.tests.queued", str(tmp_path / "calls")],
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+    )
+    said = done.stdout.decode()
+    assert "In the Unranked queue" in said, (said, done.stderr.decode())
+    assert said.endswith("\n"), repr(said[-80:])
