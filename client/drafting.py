@@ -9,10 +9,12 @@ Typed on the live screen (``play``) or given to ``triad-client draft``:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+import grpc
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -113,9 +115,35 @@ def boosters_table(draft: pb.DraftView) -> Table:
     return table
 
 
-def draft_frame(draft: pb.DraftView, typing: str = "", note: str = "") -> RenderableType:
-    """The draft on the live screen: boosters, picks and clocks, the deck, the prompt."""
+async def forfeit_rated(
+    client: Caller, draft: pb.DraftView, ratings: dict[str, pb.RatingChange]
+) -> bool:
+    """Whether a forfeited draft's rating change is known (pushed, or read now from the
+    Draft ladder's history) for its end to say (found from outside: a draft won by a
+    forfeit moved the rating, and the screen said nothing of it); one both players
+    forfeited has none to wait for."""
+    if draft.draft_id in ratings or not draft.winner_player_name:
+        return True
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        history = await client.call(
+            client.stub.ListRatingHistory,
+            g.ListRatingHistoryRequest(ladder=pb.LadderKey(ladder=pb.LADDER_DRAFT), page_size=5),
+        )
+        for change in history.changes:
+            if change.draft_id == draft.draft_id:
+                ratings[draft.draft_id] = change
+    return draft.draft_id in ratings
+
+
+def draft_frame(
+    draft: pb.DraftView, typing: str = "", note: str = "", rating: pb.RatingChange | None = None
+) -> RenderableType:
+    """The draft on the live screen: boosters, picks and clocks, the deck, the prompt;
+    once forfeited, the rating change it brought."""
     parts: list[RenderableType] = [boosters_table(draft), Text(status_words(draft), style="bold")]
+    if rating is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
+        change = f"{rating.rating_before} -> {rating.rating_after} ({rating.delta:+d})"
+        parts.append(Text(f"Rating (Draft): {change}."))
     if draft.picked_card_ids and draft.status == pb.DRAFT_STATUS_PICKING:
         parts.append(Text(f"Your deck: {deck_words(draft)}"))
     if draft.status != pb.DRAFT_STATUS_PICKING or done_picking(draft):

@@ -208,7 +208,11 @@ async def _play(
             over = over or (view is None and told.queue is None and gone_table)  # nothing left
             draft = told.drafting()
             if draft is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
-                over = True
+                ended = ended or time.monotonic()  # its rating change, for the end (10 s)
+                if time.monotonic() - rated_asked > 2:
+                    rated_asked = time.monotonic()
+                    over = over or await drafting.forfeit_rated(client, draft, told.ratings)
+                over = over or time.monotonic() - ended > RATING_WAIT_SECONDS
             over = over or (told.battle is not None and view is None)  # its own screen
             if draft is None and view is not None and view.status == pb.MATCH_STATUS_FINISHED:
                 ended = ended or time.monotonic()
@@ -248,7 +252,8 @@ async def _play(
             while told.away:  # above the live screen, which keeps its 80x24
                 live.console.print(Text(told.away.pop(0), style="yellow"))
             shown = trade if ended else None
-            rating = told.ratings.get(view.match_id) if view is not None else None
+            rated_id = draft.draft_id if draft else view.match_id if view else ""
+            rating = told.ratings.get(rated_id) if rated_id else None
             live.update(
                 frame(
                     view,

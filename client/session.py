@@ -119,7 +119,8 @@ class Followed:
         elif kind == "draft":
             self.keep_draft(push.draft)
         elif kind == "rating_change":
-            self.ratings[push.rating_change.match_id] = push.rating_change
+            change = push.rating_change  # a draft forfeited has no match: its draft's
+            self.ratings[change.match_id or change.draft_id] = change
         elif kind == "match_found":
             found = push.match_found
             what = "draft" if found.WhichOneof("target") == "draft_id" else "match"

@@ -17,7 +17,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.connection import CommandError
-from client.drafting import act, draft_frame, status_words
+from client.drafting import act, draft_frame, forfeit_rated, status_words
 from client.drafting import draft as draft_command
 from client.tests.views import card
 
@@ -113,6 +113,41 @@ def test_a_completed_or_forfeited_draft_says_how_it_ended() -> None:
     lost.forfeiting_player_names.append("ann")
     lost.winner_player_name = "bea"
     assert status_words(lost) == "Draft forfeited: ann stayed inactive too long; bea wins it."
+
+
+class History:
+    """A gateway whose Draft ladder history holds the forfeited draft's change."""
+
+    def __init__(self, draft_id: str) -> None:
+        self.stub = self
+        self.change = pb.RatingChange(draft_id=draft_id, rating_before=1500, rating_after=1519)
+        self.change.delta = 19
+
+    async def ListRatingHistory(self, request: Any) -> g.ListRatingHistoryResponse:
+        assert request.ladder.ladder == pb.LADDER_DRAFT
+        return g.ListRatingHistoryResponse(changes=[pb.RatingChange(match_id="m0"), self.change])
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_draft_won_by_a_forfeit_ends_with_its_rating_change() -> None:
+    """Found from outside: 'Draft forfeited: ec_cid stayed inactive too long; tc_ann
+    wins it.' and the client ended, while the Draft rating had moved (+19): the end of
+    a match says its rating change, a forfeited draft's did not."""
+    won = draft()
+    won.status = pb.DRAFT_STATUS_FORFEITED
+    won.forfeiting_player_names.append("bea")
+    won.winner_player_name = "ann"
+    ratings: dict[str, pb.RatingChange] = {}
+    assert await forfeit_rated(History(won.draft_id), won, ratings)
+    out = io.StringIO()
+    console = Console(width=80, height=24, file=out, color_system=None)
+    console.print(draft_frame(won, "", "", ratings[won.draft_id]))
+    assert "Rating (Draft): 1500 -> 1519 (+19)." in out.getvalue(), out.getvalue()
+    both = draft()
+    both.status = pb.DRAFT_STATUS_FORFEITED
+    assert await forfeit_rated(History("other"), both, {})  # none to wait for
 
 
 def test_a_deck_picked_whole_waits_for_the_opponent_without_a_clock_or_a_prompt() -> None:
