@@ -196,16 +196,8 @@ def channel(args: argparse.Namespace) -> grpc.aio.Channel:
     return grpc.aio.secure_channel(args.addr, grpc.ssl_channel_credentials(root_certificates=root))
 
 
-def password(args: argparse.Namespace, confirm: bool = False) -> str:
-    """--password, $TRIAD_PASSWORD, or asked (``confirm``: twice, for a new account,
-    whose password a typo would lose for good: found from outside, asked once)."""
-    given = args.password or os.environ.get("TRIAD_PASSWORD")
-    if given:
-        return str(given)
-    typed = getpass.getpass("Password: ")
-    if confirm and getpass.getpass("Password again: ") != typed:
-        raise ClientError("the two passwords differ: nothing was registered; register again")
-    return typed
+def password(args: argparse.Namespace) -> str:
+    return args.password or os.environ.get("TRIAD_PASSWORD") or getpass.getpass("Password: ")
 
 
 def out(args: argparse.Namespace, message: Message, text: str = "") -> None:

@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.state).with_name(Path(args.state).name + ".lock").open("a").close()
             # Asked before the event loop runs: inside it, the loop's own SIGINT handler
             # took the first Ctrl-C while the prompt blocked, and a second was needed.
-            args.password = password(args, confirm=args.command == "register")
+            args.password = password(args)
         return asyncio.run(run(args))
     except ClientError as error:
         print(f"triad-client: {error}", file=sys.stderr)

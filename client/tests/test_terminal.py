@@ -73,27 +73,3 @@ async def test_one_ctrl_c_at_the_password_prompt_ends_the_client(tmp_path: Path)
         assert terminal.process.poll() == 130, terminal.text()
     finally:
         terminal.close()
-
-
-async def test_register_asks_the_password_twice_and_refuses_two_that_differ(
-    tmp_path: Path,
-) -> None:
-    """Found from outside: register asked the password once; a typo there made an
-    account nobody could log in to (no reset). Two that differ register nothing (no
-    server is reached: none runs here), exit 2."""
-    state = tmp_path / "state.json"
-    terminal = Terminal(
-        [sys.executable, "-m", "client.main", "--state", str(state), "register", "ann"],
-        {"TRIAD_PASSWORD": ""},
-    )
-    try:
-        await terminal.until(lambda s: "Password:" in s, "the password prompt", timeout=30)
-        terminal.type("correct horse\r")
-        await terminal.until(lambda s: "Password again:" in s, "the second prompt")
-        terminal.type("correct hrose\r")
-        told = await terminal.until(lambda s: "differ" in s, "the refusal")
-        assert "the two passwords differ: nothing was registered" in " ".join(told.split())
-        assert terminal.process.wait(timeout=30) == 2
-        assert not state.exists()
-    finally:
-        terminal.close()
