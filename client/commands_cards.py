@@ -285,3 +285,10 @@ async def booster(client: Caller, args: argparse.Namespace, console: Console) ->
         f"counter {draw.counter}."
     )
     return 0
+
+
+async def deck_choice(client: Caller, args: argparse.Namespace) -> pb.DeckChoice:
+    """The saved deck --deck names (its id or the start of it), else Random."""
+    if not getattr(args, "deck", None):
+        return pb.DeckChoice(random=pb.RandomDeck())
+    return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))

@@ -25,6 +25,7 @@ from triad.v1 import gateway_pb2_grpc
 
 from client import commands
 from client.board import Layout
+from client.commands_cards import deck_choice
 from client.commands_lobby import rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.play import (
@@ -32,7 +33,6 @@ from client.play import (
     MODES,
     QUEUES,
     card_id,
-    deck_choice,
     play,
     queue_and_play,
     resume,
@@ -132,10 +132,7 @@ async def run(args: argparse.Namespace) -> int:
             print("Logged out.")
         elif command == "status":
             status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
-            battle = g.GetActiveBattleResponse()
-            with contextlib.suppress(grpc.aio.AioRpcError):  # no battle service here
-                battle = await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())
-            out(args, status, status_text(status, battle.battle_id))
+            out(args, status, status_text(status))
         elif command == "active":
             view = (await client.call(stub.GetActiveMatch, g.GetActiveMatchRequest())).view
             if args.json:
@@ -335,13 +332,13 @@ def battle_line(battle_id: str) -> str:
     return f"Battle in progress {battle_id[:8]}: triad-client battle resumes it."
 
 
-def status_text(status: g.PlayerStatus, battle_id: str) -> str:
+def status_text(status: g.PlayerStatus) -> str:
     """What is going on for the player, in lines (``--json``: the status as sent)."""
     lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
     if status.active_match_id:
         lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
-    if battle_id:
-        lines.append(battle_line(battle_id))
+    if status.active_battle_id:
+        lines.append(battle_line(status.active_battle_id))
     if status.draft_id:
         lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
     if status.HasField("ticket"):

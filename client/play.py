@@ -7,7 +7,6 @@ practice bot (``b``)."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import time
@@ -23,7 +22,6 @@ from triad.v1 import gateway_pb2 as g
 from client import drafting
 from client.battle import play_battle
 from client.board import example_cell
-from client.commands_cards import resolve_deck
 from client.commands_trades import CHOICE_RULES, choose
 from client.connection import Client, ClientError, describe
 from client.frame import (
@@ -356,13 +354,6 @@ async def typed(
     )
     told.show(placed.view)
     told.note = ""
-
-
-async def deck_choice(client: Client, args: argparse.Namespace) -> pb.DeckChoice:
-    """The saved deck --deck names (its id or the start of it), else Random."""
-    if not getattr(args, "deck", None):
-        return pb.DeckChoice(random=pb.RandomDeck())
-    return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))
 
 
 async def resume(client: Client, console: Console) -> None:

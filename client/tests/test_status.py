@@ -25,11 +25,13 @@ def test_a_pending_trade_says_whose_pick_it_is_and_the_command() -> None:
     status = g.PlayerStatus(
         player=g.Player(player_name="ann"), pending_trade=trade, obligations=[blocked]
     )
-    said = status_text(status, "")
+    said = status_text(status)
     assert "Trade One: your pick from bea's cards is open: triad-client trade." in said, said
     trade.my_role = pb.TRADE_ROLE_GIVER
-    said = status_text(g.PlayerStatus(player=g.Player(player_name="bea"), pending_trade=trade), "")
+    said = status_text(g.PlayerStatus(player=g.Player(player_name="bea"), pending_trade=trade))
     assert "Trade One: ann picks from your cards: triad-client trade shows them." in said, said
     queued = g.PlayerStatus(ticket=pb.Ticket(ticket_id="5e1f0c2a-0000", mode=pb.MODE_RANKED))
-    said = status_text(queued, "")
+    said = status_text(queued)
     assert "triad-client play shows the queue, cancel TICKET leaves it" in said, said
+    battling = g.PlayerStatus(active_battle_id="b7c1e2d3-0000")
+    assert "Battle in progress b7c1e2d3: triad-client battle resumes it." in status_text(battling)
