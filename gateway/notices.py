@@ -132,11 +132,13 @@ _ENDINGS = {
 }
 
 
-def missed_is_news(view: pb.MatchView) -> bool:
-    """Whether a match that ended while no session of the player was open is news to
-    them: not one they forfeited (a Forfeit is only ever the player's own call, from a
-    script or another client; found from outside: ``triad-client forfeit`` was told at
-    the next screen as 'ended while you were away: you lost, by a forfeit')."""
+def missed_is_news(view: pb.MatchView | pb.BattleView) -> bool:
+    """Whether a match or battle that ended while no session of the player was open is
+    news to them: not one they forfeited or gave up (that is only ever the player's own
+    call, from a script or another client; found from outside: ``triad-client forfeit``
+    was told at the next screen as 'ended while you were away: you lost, by a forfeit')."""
+    if isinstance(view, pb.BattleView):
+        return not (view.outcome.reason == "give_up" and view.outcome.winner_seat != view.seat)
     outcome = view.outcome
     return not (
         outcome.reason == pb.FINISH_REASON_FORFEIT and outcome.forfeiting_seat == view.my_seat

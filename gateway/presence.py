@@ -177,7 +177,7 @@ class PresenceReports(Downstreams):
                 opened.missed_match.CopyFrom(ended)
         if missed.battle_id:
             battle = await or_else(self._battle_view_for(missed.battle_id, player_id), None)
-            if battle is not None:
+            if battle is not None and missed_is_news(battle):
                 opened.missed_battle.CopyFrom(battle)
 
     async def sweep(self, dead_after: timedelta) -> bool:

@@ -11,7 +11,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
-from gateway.notices import away_notices, trade_notices
+from gateway.notices import away_notices, missed_is_news, trade_notices
 from gateway.presence import Missed
 from gateway.pushes import Push
 from gateway.session import Shown
@@ -130,3 +130,12 @@ async def test_a_match_the_player_forfeited_is_not_told_as_ended_while_away() ->
     assert won.missed_match.match_id == "m1"
     dropped = await opened_after(ended(pb.FINISH_REASON_DISCONNECT, pb.SEAT_A))
     assert dropped.missed_match.match_id == "m1"
+
+
+def test_a_battle_the_player_gave_up_is_not_news_one_they_lost_away_is() -> None:
+    def battle(reason: str, winner: int) -> pb.BattleView:
+        return pb.BattleView(seat=0, outcome=pb.BattleOutcome(winner_seat=winner, reason=reason))
+
+    assert not missed_is_news(battle("give_up", 1))  # the player's own GiveUp
+    assert missed_is_news(battle("give_up", 0))  # the opponent's
+    assert missed_is_news(battle("disconnect", 1))  # the CPU played their side
