@@ -76,6 +76,7 @@ import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
 import { endingScenarios } from "./endings.mjs";
 import { fitScenarios } from "./fit.mjs";
+import { outsideScenarios } from "./outside.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -101,7 +102,8 @@ try {
   const battles = battleScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit };
+  const outside = outsideScenarios({ player, queuedPair, screenshot });
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

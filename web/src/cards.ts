@@ -52,6 +52,8 @@ export async function showCards(): Promise<void> {
   ]);
   cards.balance = balance.balance ?? null;
   cards.copies = collection.entries.flatMap((e) => (e.copy ? [e.copy] : []));
+  // A copy picked for a deck and gone since (taken in a trade) is picked no more.
+  cards.picked = cards.picked.filter((id) => cards.copies.some((copy) => copy.copyId === id));
   cards.shown = true;
 }
 

@@ -7,7 +7,7 @@ import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
 import { challengePush, forgetChallenges } from "./challenges.js";
 import { queuedTicket } from "./queue.js";
-import { balancePush, loadDecks } from "./cards.js";
+import { balancePush, cards, loadDecks, showCards } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { draftRating, openDraft, showDraft } from "./draft.js";
@@ -161,6 +161,8 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       note("trade done");
       state.trade = message.value;
       ended(message.value.tradeId); // "cannot start another match yet: the trade..."
+      // Cards changed hands: a cards screen open lists the collection as it now is.
+      if (cards.shown) void page.act(showCards);
       return true;
     case "notice": {
       const told = message.value;

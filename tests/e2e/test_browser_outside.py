@@ -1,0 +1,37 @@
+"""What a review from outside found in the browser client, played in a real browser
+(web/e2e/outside.mjs). The helpers (and what is skipped where Chromium or npm are
+missing) are tests/e2e/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devtools.stack import Stack, stack
+from tests.e2e.test_browser import built_client, play
+
+
+@pytest.fixture(scope="module")
+def backend(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    built_client()
+    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("outside")) as running:
+        yield running
+
+
+def test_the_cards_screen_follows_a_trade_that_takes_one_of_them(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: the loser of a Trade One match, waiting on her cards screen,
+    was told "Bea took Snibbet from Ann" while the screen still listed Snibbet (and she
+    could pick it for a deck) until she left the screen and came back."""
+    played = play(backend, "cardsAfterTrade", tmp_path / "browser-cards-after-trade.png")
+    before, after, taken = played["before"], played["after"], played["taken"]
+    assert taken in before, played
+    assert taken not in after, played
+    assert sorted(after) == sorted(c for c in before if c != taken), played
+    assert played["heading"] == f"Collection ({len(before) - 1})", played

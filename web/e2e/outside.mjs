@@ -1,0 +1,49 @@
+// Scenarios of web/e2e/play.mjs found by a review from outside, run by
+// tests/e2e/test_browser_outside.py. play.mjs lends its players; each scenario returns
+// what it saw, printed by play.mjs as one JSON line.
+//
+//   cardsAfterTrade: Ann forfeits a Closed Trade One table to Bea and waits on her cards
+//             screen while Bea takes one of her cards: the screen's collection follows;
+
+/** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
+export function outsideScenarios(kit) {
+  const { player, screenshot } = kit;
+  return { cardsAfterTrade };
+
+  /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
+  async function forfeitedTo(ann, bea, trade) {
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: trade });
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+    const hand = await ann.locator(".hand.mine .card .name").allTextContents();
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    return hand;
+  }
+
+  async function cardsAfterTrade() {
+    const ann = await player();
+    const bea = await player();
+    await forfeitedTo(ann, bea, "trade one");
+    await bea.waitForSelector("[data-testid=trade] [data-copy]", { timeout: 30_000 });
+    await ann.click("button[name=lobby]");
+    await ann.click("button[name=cards]");
+    await ann.waitForSelector("[data-testid=collection] .card");
+    const copies = () => ann.locator("[data-testid=collection] .card").evaluateAll((nodes) => nodes.map((n) => n.dataset.copy));
+    const before = await copies();
+    const taken = (await bea.locator("[data-testid=trade] [data-copy]").first().getAttribute("data-copy")) ?? "";
+    await bea.locator("[data-testid=trade] [data-copy]").first().click();
+    await ann.waitForFunction(() => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""));
+    // The collection is read again with the trade's push, if at all: a moment for it.
+    await ann
+      .waitForFunction((copy) => !document.querySelector(`[data-testid=collection] [data-copy="${copy}"]`), taken, { timeout: 5_000 })
+      .catch(() => {});
+    const after = await copies();
+    const heading = (await ann.locator("h2", { hasText: "Collection" }).textContent()) ?? "";
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { taken, before, after, heading };
+  }
+}
