@@ -35,3 +35,14 @@ def test_the_cards_screen_follows_a_trade_that_takes_one_of_them(
     assert taken not in after, played
     assert sorted(after) == sorted(c for c in before if c != taken), played
     assert played["heading"] == f"Collection ({len(before) - 1})", played
+
+
+def test_a_double_click_acts_once(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: a double click on Open a booster bought two (200 coins) and
+    showed five new cards; on Open a table it hosted the table and said "you already
+    host open table 95b974fb-...: close it first" beside it."""
+    played = play(backend, "doubleClick", tmp_path / "browser-double-click.png")
+    before, after = played["before"], played["after"]
+    assert after["cards"] == before["cards"] + 5, played  # one booster of five
+    assert after["coins"] == before["coins"] - 100, played
+    assert played["boosterErrors"] == [] and played["hostErrors"] == [], played

@@ -4,11 +4,12 @@
 //
 //   cardsAfterTrade: Ann forfeits a Closed Trade One table to Bea and waits on her cards
 //             screen while Bea takes one of her cards: the screen's collection follows;
+//   doubleClick: a new player double-clicks Open a booster, then Open a table;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, screenshot } = kit;
-  return { cardsAfterTrade };
+  return { cardsAfterTrade, doubleClick };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -45,5 +46,26 @@ export function outsideScenarios(kit) {
     const heading = (await ann.locator("h2", { hasText: "Collection" }).textContent()) ?? "";
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { taken, before, after, heading };
+  }
+
+  async function doubleClick() {
+    const page = await player();
+    await page.click("button[name=cards]");
+    await page.waitForSelector("[data-testid=collection] .card");
+    const coins = async () => Number(((await page.textContent("[data-testid=balance]")) ?? "").split(" ")[0]);
+    const count = () => page.locator("[data-testid=collection] .card").count();
+    const before = { coins: await coins(), cards: await count() };
+    await page.dblclick("button[name=booster]");
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=collection] .card").length > n, before.cards);
+    await page.waitForTimeout(1_500); // a second booster, if bought, drawn too
+    const after = { coins: await coins(), cards: await count() };
+    const boosterErrors = await page.locator(".error[role=alert]").allTextContents();
+    await page.click("button[name=lobby]");
+    await page.dblclick("button[name=host]");
+    await page.waitForSelector("[data-testid=hosted]");
+    await page.waitForTimeout(1_500); // the second click's answer, if any
+    const hostErrors = await page.locator(".error[role=alert]").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { before, after, boosterErrors, hostErrors };
   }
 }

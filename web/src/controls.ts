@@ -15,8 +15,36 @@ export function actionButton(
   page: Page,
   action: () => Promise<void>,
 ): HTMLButtonElement {
+  return onceAtATime(label, name, (run) => page.act(run), action);
+}
+
+/** The buttons whose action is under way (by name and label): drawn disabled until it
+ * ends, so a double click buys one booster and opens one table, not two. */
+const running = new Set<string>();
+
+/** A button running ``action`` through ``act`` (which draws the page after it), and
+ * not again while it runs, whatever the redraws meanwhile. */
+export function onceAtATime(
+  label: string,
+  name: string,
+  act: (action: () => Promise<void>) => Promise<void>,
+  action: () => Promise<void>,
+): HTMLButtonElement {
+  const key = `${name}\n${label}`;
   const node = el("button", { type: "button", name }, label);
-  node.addEventListener("click", () => void page.act(action));
+  node.disabled = running.has(key);
+  node.addEventListener("click", () => {
+    if (running.has(key)) return;
+    running.add(key);
+    node.disabled = true;
+    void act(async () => {
+      try {
+        await action();
+      } finally {
+        running.delete(key); // before act draws the page again
+      }
+    });
+  });
   return node;
 }
 

@@ -18,6 +18,7 @@ import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
 import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
+import { onceAtATime } from "./controls.js";
 import { ended, note, putAwayMatch, state } from "./state.js";
 import {
   BattleBotLevel,
@@ -210,9 +211,7 @@ function matchPanel(view: MatchView): HTMLElement {
 }
 
 function button(label: string, name: string, action: () => Promise<unknown>): HTMLButtonElement {
-  const node = el("button", { type: "button", name }, label);
-  node.addEventListener("click", () => act(async () => void (await action())));
-  return node;
+  return onceAtATime(label, name, act, async () => void (await action()));
 }
 
 // ------------------------------------------------------------------ actions
