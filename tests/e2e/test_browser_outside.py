@@ -46,3 +46,16 @@ def test_a_double_click_acts_once(backend: Stack, tmp_path: Path) -> None:
     assert after["cards"] == before["cards"] + 5, played  # one booster of five
     assert after["coins"] == before["coins"] - 100, played
     assert played["boosterErrors"] == [] and played["hostErrors"] == [], played
+
+
+def test_a_drafter_with_her_five_picked_is_told_she_waits(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: with her five cards picked, the page still said "5 of 5
+    picked; Bea has 0. The rest are picked for you in (108 s)": nothing is left to pick
+    for her; it is Bea's picks the clock will make."""
+    played = play(backend, "draftWaiting", tmp_path / "browser-draft-waiting.png")
+    _, bea = played["names"]
+    done, waiting = played["picks"]
+    assert done.startswith(f"5 of 5 picked; {bea} has 0."), played
+    assert "picked for you" not in done, played
+    assert f"Waiting for {bea}, whose picks are made for them in" in done, played
+    assert "The rest are picked for you in" in waiting, played  # Bea's own still to make

@@ -5,11 +5,12 @@
 //   cardsAfterTrade: Ann forfeits a Closed Trade One table to Bea and waits on her cards
 //             screen while Bea takes one of her cards: the screen's collection follows;
 //   doubleClick: a new player double-clicks Open a booster, then Open a table;
+//   draftWaiting: paired for a Draft, Ann picks her five cards while Bea picks none;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
-  const { player, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick };
+  const { player, queuedPair, screenshot } = kit;
+  return { cardsAfterTrade, doubleClick, draftWaiting };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -67,5 +68,26 @@ export function outsideScenarios(kit) {
     const hostErrors = await page.locator(".error[role=alert]").allTextContents();
     await page.screenshot({ path: screenshot, fullPage: true });
     return { before, after, boosterErrors, hostErrors };
+  }
+
+  async function draftWaiting() {
+    const [ann, bea] = await queuedPair("draft");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
+    for (const open of await ann.locator("button[name=open-booster]").all()) await open.click();
+    await ann.waitForSelector("[data-booster='2'] button[name=pick]");
+    // The lowest stars first, so that each pick leaves a legal deck.
+    const order = await ann.locator("button[name=pick]").evaluateAll((nodes) =>
+      nodes.sort((a, b) => Number(a.dataset.stars) - Number(b.dataset.stars)).map((n) => n.dataset.card),
+    );
+    for (const card of order) {
+      const picked = await ann.locator("[data-testid=picks]").textContent();
+      if (picked?.startsWith("5 of 5")) break;
+      await ann.click(`button[data-card="${card}"]`);
+      await ann.waitForFunction((before) => document.querySelector("[data-testid=picks]")?.textContent !== before
+        || document.querySelector(".error[role=alert]"), picked);
+    }
+    const picks = [ann, bea].map(async (page) => (await page.textContent("[data-testid=picks]"))?.trim() ?? "");
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], picks: await Promise.all(picks) };
   }
 }

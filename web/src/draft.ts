@@ -61,6 +61,13 @@ export async function openDraft(draftId: string, page: DraftPage): Promise<void>
   await showDraft(reply.draft, page);
 }
 
+/** What the pick clock does at its end: the rest of the player's picks, or once her
+ * five are in, the opponent's (RULES.md 8). */
+function clockWords(view: DraftView): string {
+  if (view.pickedCardIds.length < view.picksRequired) return " The rest are picked for you in";
+  return ` Waiting for ${view.opponentName}, whose picks are made for them in`;
+}
+
 export function draftScreen(view: DraftView, page: DraftPage): HTMLElement {
   const draftId = view.draftId;
   const call = (action: () => Promise<{ draft?: DraftView }>) => async () => {
@@ -79,7 +86,7 @@ export function draftScreen(view: DraftView, page: DraftPage): HTMLElement {
       "p",
       { class: "status", "data-testid": "picks", ...(deadline ? { "data-deadline": String(deadline) } : {}) },
       `${view.pickedCardIds.length} of ${view.picksRequired} picked; ${view.opponentName} has ${view.opponentPickCount}.`,
-      deadline ? " The rest are picked for you in" : "",
+      deadline ? clockWords(view) : "",
     ),
   );
   if (idle) {
