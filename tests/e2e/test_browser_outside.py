@@ -59,3 +59,15 @@ def test_a_drafter_with_her_five_picked_is_told_she_waits(backend: Stack, tmp_pa
     assert "picked for you" not in done, played
     assert f"Waiting for {bea}, whose picks are made for them in" in done, played
     assert "The rest are picked for you in" in waiting, played  # Bea's own still to make
+
+
+def test_the_end_of_a_trade_all_match_names_the_cards_moved(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: "Bea took Ann's whole deck." and nothing more, the card Ann
+    still held shown hidden on Bea's board: neither could tell which cards had moved."""
+    played = play(backend, "tradeAll", tmp_path / "browser-trade-all.png")
+    ann, bea = played["names"]
+    assert len(played["deck"]) == 5, played
+    for said in played["said"]:
+        assert said.startswith(f"{bea} took {ann}'s whole deck: "), played
+        for name in played["deck"]:
+            assert name in said, played

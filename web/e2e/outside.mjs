@@ -6,11 +6,12 @@
 //             screen while Bea takes one of her cards: the screen's collection follows;
 //   doubleClick: a new player double-clicks Open a booster, then Open a table;
 //   draftWaiting: paired for a Draft, Ann picks her five cards while Bea picks none;
+//   tradeAll: Ann forfeits a Closed Trade All table to Bea: what both are told moved;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -89,5 +90,17 @@ export function outsideScenarios(kit) {
     const picks = [ann, bea].map(async (page) => (await page.textContent("[data-testid=picks]"))?.trim() ?? "");
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], picks: await Promise.all(picks) };
+  }
+
+  async function tradeAll() {
+    const ann = await player();
+    const bea = await player();
+    const deck = await forfeitedTo(ann, bea, "trade all");
+    const told = (page) =>
+      page.waitForFunction(() => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""));
+    await Promise.all([told(ann), told(bea)]);
+    const said = await Promise.all([ann, bea].map(async (page) => (await page.textContent("[data-testid=trade] p"))?.trim() ?? ""));
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], deck, said };
   }
 }

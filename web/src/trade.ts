@@ -73,14 +73,18 @@ function clockLine(trade: Trade, words: string): HTMLElement | string {
   return el("p", { class: "status", "data-testid": "trade-clock", "data-deadline": deadline }, words);
 }
 
-/** "Ann took Snibbet and Driftseed from Bea." (or the cards Direct moved). */
+/** "Ann took Snibbet and Driftseed from Bea." (or the cards Direct or All moved). */
 function resultLine(trade: Trade): string {
   const moved = trade.chosenCopyIds.length ? trade.chosenCopyIds : [trade.chosenCopyId].filter(Boolean);
   const names = moved.map((id) => trade.offeredCopies.find((c) => c.copyId === id)?.character?.name ?? "a card");
   const cards = names.length ? names.join(", ") : "nothing";
   const random = trade.autoPicked ? " (picked at random at the deadline)" : "";
   if (trade.tradeRule === TradeRule.DIRECT) return `Direct: the cards held on the board changed hands (${cards}).`;
-  if (trade.tradeRule === TradeRule.ALL) return `${trade.winnerName} took ${trade.loserName}'s whole deck.`;
+  if (trade.tradeRule === TradeRule.ALL) {
+    // The whole deck is what was offered: each card named (one may never have been shown).
+    const deck = trade.offeredCopies.map((copy) => copy.character?.name ?? "a card");
+    return `${trade.winnerName} took ${trade.loserName}'s whole deck${deck.length ? `: ${deck.join(", ")}` : ""}.`;
+  }
   return `${trade.winnerName} took ${cards} from ${trade.loserName}${random}.`;
 }
 
