@@ -71,3 +71,12 @@ def test_the_end_of_a_trade_all_match_names_the_cards_moved(backend: Stack, tmp_
         assert said.startswith(f"{bea} took {ann}'s whole deck: "), played
         for name in played["deck"]:
             assert name in said, played
+
+
+def test_a_trade_told_is_not_carried_into_the_next_match(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: the last trade's line ("Bea took Ann's whole deck.", with its
+    OK) stayed above the board of every match after it until OK was pressed, a tenth
+    of a 1280x720 window spent on a match long over."""
+    played = play(backend, "tradeAll", tmp_path / "browser-trade-then-match.png")
+    assert played["said"][1], played  # the trade was told first
+    assert played["tradeInPractice"] == [], played

@@ -7,6 +7,7 @@
 //   doubleClick: a new player double-clicks Open a booster, then Open a table;
 //   draftWaiting: paired for a Draft, Ann picks her five cards while Bea picks none;
 //   tradeAll: Ann forfeits a Closed Trade All table to Bea: what both are told moved;
+//             then Bea, the line not dismissed, starts a practice match;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
@@ -100,7 +101,12 @@ export function outsideScenarios(kit) {
       page.waitForFunction(() => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""));
     await Promise.all([told(ann), told(bea)]);
     const said = await Promise.all([ann, bea].map(async (page) => (await page.textContent("[data-testid=trade] p"))?.trim() ?? ""));
+    await bea.click("button[name=lobby]");
+    await bea.click("button[name=practice]");
+    await bea.waitForSelector("[data-testid=match][data-status=playing]");
+    await bea.waitForTimeout(500); // the match found push drawn
+    const tradeInPractice = await bea.locator("[data-testid=trade]").allTextContents();
     await bea.screenshot({ path: screenshot, fullPage: true });
-    return { names: [ann.playerName, bea.playerName], deck, said };
+    return { names: [ann.playerName, bea.playerName], deck, said, tradeInPractice };
   }
 }
