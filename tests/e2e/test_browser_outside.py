@@ -80,3 +80,18 @@ def test_a_trade_told_is_not_carried_into_the_next_match(backend: Stack, tmp_pat
     played = play(backend, "tradeAll", tmp_path / "browser-trade-then-match.png")
     assert played["said"][1], played  # the trade was told first
     assert played["tradeInPractice"] == [], played
+
+
+def test_the_realm_choice_offers_no_trade_elemental_or_same_wall(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: with Realm Triad ticked the form still offered a trade rule,
+    Elemental and Same Wall, which a Realm table never plays (RULES.md 17), and Open
+    was refused: "house hands never trade: ... choose the trade rule None, or bring
+    decks", then "a Realm table plays no Elemental or Same Wall"."""
+    played = play(backend, "realmForm", tmp_path / "browser-realm-form.png")
+    assert not any(played["offered"].values()), played
+    assert played["errors"] == [], played
+    hosted = played["hosted"]
+    assert "Realm" in hosted and "No trade" in hosted, played
+    assert "Elemental" not in hosted and "Same Wall" not in hosted, played

@@ -8,11 +8,12 @@
 //   draftWaiting: paired for a Draft, Ann picks her five cards while Bea picks none;
 //   tradeAll: Ann forfeits a Closed Trade All table to Bea: what both are told moved;
 //             then Bea, the line not dismissed, starts a practice match;
+//   realmForm: a host picks Trade One, Elemental and Same Wall, then Realm Triad, and opens;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -108,5 +109,24 @@ export function outsideScenarios(kit) {
     const tradeInPractice = await bea.locator("[data-testid=trade]").allTextContents();
     await bea.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], deck, said, tradeInPractice };
+  }
+
+  async function realmForm() {
+    const page = await player();
+    await page.selectOption("select[name=visibility]", { label: "closed" });
+    await page.selectOption("select[name=trade]", { label: "trade one" });
+    await page.check("input[name=elemental]");
+    await page.check("input[name=sameWall]");
+    await page.check("input[name=realm]");
+    const offered = {};
+    for (const name of ["select[name=trade]", "input[name=elemental]", "input[name=sameWall]"]) {
+      offered[name] = !(await page.isDisabled(name));
+    }
+    await page.click("button[name=host]");
+    await page.waitForSelector("[data-testid=hosted], .error[role=alert]");
+    const hosted = (await page.locator("[data-testid=hosted]").allTextContents()).join("");
+    const errors = await page.locator(".error[role=alert]").allTextContents();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { offered, hosted, errors };
   }
 }

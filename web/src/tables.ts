@@ -41,6 +41,8 @@ const RULE_LABELS: [RuleName, string][] = [
   ["sameWall", "Same Wall"],
   ["suddenDeath", "Sudden Death"],
 ];
+/** The rules a Realm table never plays (RULES.md 17: its modules instead). */
+const NOT_REALM: RuleName[] = ["elemental", "sameWall"];
 
 /** The session's ``table`` push (and the status at its opening): the host's table. */
 export function tablePush(table: Table | undefined, page: Page): void {
@@ -115,13 +117,12 @@ function hostForm(page: TablesPage): HTMLElement {
     String(tables.trade),
     (v) => void (tables.trade = Number(v) as TradeRule),
   );
-  // House hands (4×4 and 5×5) belong to nobody, so they never trade (RULES.md 13): the
-  // choice is not offered rather than refused at Open.
-  const houseHands = tables.size > 3;
-  trade.disabled = houseHands;
-  if (houseHands) {
+  // House hands (4×4 and 5×5) belong to nobody, so they never trade (RULES.md 13), nor
+  // does a Realm table (RULES.md 17): the choice is not offered rather than refused at Open.
+  trade.disabled = tables.size > 3 || realmChoice.on;
+  if (trade.disabled) {
     trade.value = String(TradeRule.NONE);
-    trade.title = "house hands never trade";
+    trade.title = realmChoice.on ? "Realm tables never trade" : "house hands never trade";
   }
   const row = el("div", { class: "row" }, size, visibility, trade);
   if (tables.size === 5) {
@@ -131,6 +132,8 @@ function hostForm(page: TablesPage): HTMLElement {
   const checks = el("div", { class: "row rules-choice" });
   for (const [name, label] of RULE_LABELS) {
     const box = checkbox(name, tables.rules[name], (on) => void (tables.rules[name] = on));
+    // Realm modules take the place of Elemental and Same Wall (RULES.md 17).
+    if (realmChoice.on && NOT_REALM.includes(name)) Object.assign(box, { disabled: true, checked: false, title: "not a Realm rule" });
     checks.append(el("label", {}, box, ` ${label}`));
   }
   const challenged = el("input", { name: "challenged", placeholder: "anyone, or a name" });
@@ -180,7 +183,7 @@ function settings() {
   return {
     rules: {
       visibility: tables.visibility,
-      ...tables.rules,
+      ...chosenRules(),
       tradeRule: tradeRule(),
       houseHands: house,
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
@@ -190,15 +193,21 @@ function settings() {
   };
 }
 
-/** The trade rule chosen: none for house hands, which never trade. */
+/** The trade rule chosen: none for house hands and Realm tables, which never trade. */
 function tradeRule(): TradeRule {
-  return tables.size > 3 ? TradeRule.NONE : tables.trade;
+  return tables.size > 3 || realmChoice.on ? TradeRule.NONE : tables.trade;
+}
+
+/** The rules ticked, less those a Realm table does not play. */
+function chosenRules(): Record<RuleName, boolean> {
+  if (!realmChoice.on) return tables.rules;
+  return { ...tables.rules, ...Object.fromEntries(NOT_REALM.map((name) => [name, false])) };
 }
 
 /** The host form's choices as Find Game's filter: the same board, visibility, rules
  * (Sudden Death among them) and trade rule. */
 function wanted() {
-  const { same, plus, combo, elemental, sameWall, suddenDeath } = tables.rules;
+  const { same, plus, combo, elemental, sameWall, suddenDeath } = chosenRules();
   return {
     visibilities: [tables.visibility],
     same,
