@@ -95,3 +95,13 @@ def test_the_realm_choice_offers_no_trade_elemental_or_same_wall(
     hosted = played["hosted"]
     assert "Realm" in hosted and "No trade" in hosted, played
     assert "Elemental" not in hosted and "Same Wall" not in hosted, played
+
+
+def test_a_long_deck_name_keeps_a_phone_page_its_width(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: a deck named with 40 letters and no space (the most a name
+    holds) widened a 390-pixel phone's cards screen and lobby to 420 pixels, the page
+    scrolling sideways, the push log's "deck saved: xxxx..." and the Deck choice past
+    the screen's edge."""
+    played = play(backend, "longDeckName", tmp_path / "browser-long-deck-name.png")
+    assert played["window"] == 390, played
+    assert played["widths"] == {"cards": 390, "lobby": 390}, played

@@ -9,11 +9,12 @@
 //   tradeAll: Ann forfeits a Closed Trade All table to Bea: what both are told moved;
 //             then Bea, the line not dismissed, starts a practice match;
 //   realmForm: a host picks Trade One, Elemental and Same Wall, then Realm Triad, and opens;
+//   longDeckName: on a phone, a deck saved under a name of 40 letters without a space;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -128,5 +129,28 @@ export function outsideScenarios(kit) {
     const errors = await page.locator(".error[role=alert]").allTextContents();
     await page.screenshot({ path: screenshot, fullPage: true });
     return { offered, hosted, errors };
+  }
+
+  async function longDeckName() {
+    const page = await player();
+    await page.click("button[name=cards]");
+    await page.waitForSelector("[data-testid=collection] .card");
+    // Five different characters, the fewest stars first: a legal deck of five.
+    const five = await page.locator("[data-testid=collection] .card").evaluateAll((nodes) => {
+      const seen = new Set();
+      const order = nodes.sort((a, b) => Number(a.dataset.stars) - Number(b.dataset.stars));
+      return order.filter((n) => !seen.has(n.dataset.character) && seen.add(n.dataset.character)).slice(0, 5).map((n) => n.dataset.copy);
+    });
+    for (const copy of five) await page.click(`[data-testid=collection] [data-copy="${copy}"]`);
+    await page.fill("input[name=deck-name]", "x".repeat(40));
+    await page.click("button[name=save-deck]");
+    await page.waitForSelector("[data-testid=decks] li");
+    const wide = () => page.evaluate(() => document.documentElement.scrollWidth);
+    const widths = { cards: await wide() };
+    await page.click("button[name=lobby]");
+    await page.selectOption("select[name=deck]", { index: 1 });
+    widths.lobby = await wide();
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { widths, window: await page.evaluate(() => document.documentElement.clientWidth) };
   }
 }
