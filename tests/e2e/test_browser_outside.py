@@ -105,3 +105,13 @@ def test_a_long_deck_name_keeps_a_phone_page_its_width(backend: Stack, tmp_path:
     played = play(backend, "longDeckName", tmp_path / "browser-long-deck-name.png")
     assert played["window"] == 390, played
     assert played["widths"] == {"cards": 390, "lobby": 390}, played
+
+
+def test_a_clock_is_drawn_with_its_time_left(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: each time the page was drawn (a card tapped, any push) the
+    turn's "(58 s)" vanished until the next half-second tick: "Pick a cell" with no
+    time shown, the clock blinking with every push."""
+    played = play(backend, "clockAtOnce", tmp_path / "browser-clock-at-once.png")
+    drawn = played["drawn"]
+    assert drawn["text"] == "Pick a cell", played
+    assert drawn["left"] is not None and drawn["left"].endswith(" s"), played

@@ -10,11 +10,12 @@
 //             then Bea, the line not dismissed, starts a practice match;
 //   realmForm: a host picks Trade One, Elemental and Same Wall, then Realm Triad, and opens;
 //   longDeckName: on a phone, a deck saved under a name of 40 letters without a space;
+//   clockAtOnce: in a practice match, the turn's clock as the page draws a card tapped;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -152,5 +153,20 @@ export function outsideScenarios(kit) {
     widths.lobby = await wide();
     await page.screenshot({ path: screenshot, fullPage: true });
     return { widths, window: await page.evaluate(() => document.documentElement.clientWidth) };
+  }
+
+  async function clockAtOnce() {
+    const page = await player();
+    await page.click("button[name=practice]");
+    await page.waitForSelector(".hand.mine .card:not(:disabled)");
+    await page.waitForSelector("[data-testid=status][data-left]");
+    // The tap draws the page at once; what the status says in that same moment.
+    const drawn = await page.evaluate(() => {
+      document.querySelector(".hand.mine .card:not(:disabled)").click();
+      const status = document.querySelector("[data-testid=status]");
+      return { text: status.textContent, left: status.dataset.left ?? null };
+    });
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { drawn };
   }
 }

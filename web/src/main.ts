@@ -57,6 +57,7 @@ function render(): void {
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
+  tickClocks(); // the time left shown at once, not half a second later
   keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
 }
@@ -308,13 +309,14 @@ async function logOut(): Promise<void> {
 }
 
 // A countdown for each clock on the page (a turn, a draft's two, a trade's choice), from
-// the deadline its view carries.
-setInterval(() => {
+// the deadline its view carries: on every tick, and as the page is drawn (render()).
+function tickClocks(): void {
   for (const status of document.querySelectorAll<HTMLElement>("[data-deadline]")) {
     const left = Math.max(0, Math.round((Number(status.dataset.deadline) - Date.now()) / 1000));
     status.dataset.left = `${left} s`;
   }
-}, 500);
+}
+setInterval(tickClocks, 500);
 
 if (signedIn()) openSession(page);
 render();
