@@ -115,3 +115,29 @@ def test_a_clock_is_drawn_with_its_time_left(backend: Stack, tmp_path: Path) -> 
     drawn = played["drawn"]
     assert drawn["text"] == "Pick a cell", played
     assert drawn["left"] is not None and drawn["left"].endswith(" s"), played
+
+
+@pytest.fixture(scope="module")
+def short_tables(
+    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    """A backend whose open tables expire after 3 s."""
+    built_client()
+    settings = {"matchmaker": {"TRIAD_MATCHMAKER_TABLE_TTL_SECONDS": "3"}}
+    with stack(
+        shared_database_url, nats_url, tmp_path_factory.mktemp("tables"), overrides=settings
+    ) as running:
+        yield running
+
+
+def test_a_challenge_that_expires_is_told_to_both(short_tables: Stack, tmp_path: Path) -> None:
+    """Found from outside: when a challenge's table expired, the host's "Waiting for
+    them" went without a word above the lobby (only "your table expired" in the log),
+    under an error that still said "you already host open table 03b18dac-...: close it
+    first"; the challenged player's Accept and Decline went without a word at all."""
+    played = play(short_tables, "challengeExpired", tmp_path / "browser-challenge-expired.png")
+    ann, bea = played["names"]
+    assert "you already host open table" in played["refused"][0], played
+    assert played["ann"]["errors"] == [], played
+    assert played["ann"]["notices"] == [f"Your challenge to {bea} expired unanswered."], played
+    assert f"challenge from {ann} expired" in played["bea"]["pushes"][0], played

@@ -11,11 +11,13 @@
 //   realmForm: a host picks Trade One, Elemental and Same Wall, then Realm Triad, and opens;
 //   longDeckName: on a phone, a deck saved under a name of 40 letters without a space;
 //   clockAtOnce: in a practice match, the turn's clock as the page draws a card tapped;
+//   challengeExpired: Ann challenges Bea, who does not answer, and the table expires
+//             (after 3 s in the test); Ann had tried Find a game meanwhile;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -168,5 +170,26 @@ export function outsideScenarios(kit) {
     });
     await page.screenshot({ path: screenshot, fullPage: true });
     return { drawn };
+  }
+
+  async function challengeExpired() {
+    const ann = await player();
+    const bea = await player();
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.waitForSelector("[data-testid=challenge]");
+    await ann.click("button[name=find]");
+    await ann.waitForSelector(".error[role=alert]");
+    const refused = await ann.locator(".error[role=alert]").allTextContents();
+    await ann.waitForSelector("[data-testid=hosted]", { state: "detached", timeout: 30_000 });
+    await bea.waitForSelector("[data-testid=challenge]", { state: "detached" });
+    await ann.waitForTimeout(500); // any late push drawn
+    const shown = async (page) => ({
+      errors: await page.locator(".error[role=alert]").allTextContents(),
+      notices: await page.locator("[data-testid=notice]").allTextContents(),
+      pushes: await page.locator("[data-testid=pushes] li").allTextContents(),
+    });
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], refused, ann: await shown(ann), bea: await shown(bea) };
   }
 }

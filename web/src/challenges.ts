@@ -27,6 +27,9 @@ const open = new Map<string, Table>();
 /** The session's ``challenge`` push: a challenge to this player, open or ended. */
 export function challengePush(table: Table, page: Page): void {
   if (table.status !== TableStatus.OPEN) {
+    // One that ends unanswered is said so in the log (one accepted here is the match).
+    const ending = { [TableStatus.EXPIRED]: "expired", [TableStatus.CLOSED]: "withdrawn" }[table.status as number];
+    if (open.has(table.tableId) && ending) page.note(`challenge from ${table.hostName} ${ending}`);
     open.delete(table.tableId);
     return;
   }

@@ -60,6 +60,13 @@ export function tablePush(table: Table | undefined, page: Page): void {
     return;
   }
   page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
+  if (table.status !== TableStatus.EXPIRED) return;
+  // Gone unseen otherwise: said above the lobby, and a refusal about it goes with it.
+  const words = table.challengedPlayerName
+    ? `Your challenge to ${table.challengedPlayerName} expired unanswered.`
+    : "Your table expired: nobody joined it in time.";
+  Object.assign(state, { notice: words, noticeAbout: "" });
+  if (state.error.includes(table.tableId)) state.error = "";
 }
 
 /** Logged out: nothing hosted or listed. */
