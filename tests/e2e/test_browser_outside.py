@@ -5,6 +5,7 @@ missing) are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -141,3 +142,13 @@ def test_a_challenge_that_expires_is_told_to_both(short_tables: Stack, tmp_path:
     assert played["ann"]["errors"] == [], played
     assert played["ann"]["notices"] == [f"Your challenge to {bea} expired unanswered."], played
     assert f"challenge from {ann} expired" in played["bea"]["pushes"][0], played
+
+
+def test_a_price_of_one_coin_says_coin(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: the Auction House listed "Hollowmere Oracle 1 coins"."""
+    played = play(backend, "oneCoin", tmp_path / "browser-one-coin.png")
+    lines = [played["listed"], played["offered"], *played["annPushes"], *played["beaPushes"]]
+    assert not any(re.search(r"(?<!\d)1 coins", line) for line in lines), played
+    assert "1 coin," in played["listed"] and "1 coin " in played["offered"], played
+    assert any("sold" in line and line.endswith("for 1 coin") for line in played["annPushes"])
+    assert any("bought" in line and line.endswith("for 1 coin") for line in played["beaPushes"])

@@ -13,11 +13,12 @@
 //   clockAtOnce: in a practice match, the turn's clock as the page draws a card tapped;
 //   challengeExpired: Ann challenges Bea, who does not answer, and the table expires
 //             (after 3 s in the test); Ann had tried Find a game meanwhile;
+//   oneCoin: Ann lists a card for 1 coin and Bea buys it;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -191,5 +192,25 @@ export function outsideScenarios(kit) {
     });
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], refused, ann: await shown(ann), bea: await shown(bea) };
+  }
+
+  async function oneCoin() {
+    const ann = await player();
+    const bea = await player();
+    for (const page of [ann, bea]) await page.click("button[name=auction]");
+    await ann.fill("input[name=price]", "1");
+    await ann.click("button[name=list]");
+    const mine = ann.locator("[data-testid=mine] li[data-status=open]");
+    await mine.waitFor();
+    const listing = await mine.getAttribute("data-listing");
+    const listed = (await mine.textContent()) ?? "";
+    await bea.click("button[name=reload]");
+    const offer = bea.locator(`[data-testid=market] li[data-listing="${listing}"]`);
+    const offered = (await offer.textContent()) ?? "";
+    await offer.locator("button[name=buy]").click();
+    await ann.waitForSelector("[data-testid=mine] li[data-status=sold]");
+    const pushes = async (page) => (await page.locator("[data-testid=pushes] li").allTextContents()).slice(0, 2);
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { listed, offered, annPushes: await pushes(ann), beaPushes: await pushes(bea) };
   }
 }

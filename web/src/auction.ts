@@ -62,7 +62,7 @@ let asked = 0;
 /** The session's ``listing`` push: a listing of the player's sold or expired. */
 export function listingPush(listing: Listing, page: Page): void {
   const name = listing.copy?.character?.name ?? "a card";
-  page.note(`listing ${ListingStatus[listing.status].toLowerCase()}: ${name} for ${listing.price} coins`);
+  page.note(`listing ${ListingStatus[listing.status].toLowerCase()}: ${name} for ${coinWords(listing.price)}`);
   auction.mine = auction.mine.map((l) => (l.listingId === listing.listingId ? listing : l));
 }
 
@@ -247,10 +247,15 @@ function listingCard(listing: Listing): HTMLElement {
   );
 }
 
+/** "1 coin", "7 coins". */
+function coinWords(price: bigint | number): string {
+  return String(price) === "1" ? "1 coin" : `${price} coins`;
+}
+
 /** The character's name (the card's face cuts a long one short) and the price. */
 function listingWords(listing: Listing): HTMLElement {
   const name = listing.copy?.character?.name ?? "?";
-  return el("span", { class: "words" }, el("span", { class: "name" }, name), ` ${listing.price} coins `);
+  return el("span", { class: "words" }, el("span", { class: "name" }, name), ` ${coinWords(listing.price)} `);
 }
 
 function marketList(page: Page): HTMLElement {
@@ -262,7 +267,7 @@ function marketList(page: Page): HTMLElement {
       item.append(
         button("Buy", "buy", page, async () => {
           await authed(() => api.buyListing({ requestId: requestId(), listingId: listing.listingId }));
-          page.note(`bought ${listing.copy?.character?.name ?? "a card"} for ${listing.price} coins`);
+          page.note(`bought ${listing.copy?.character?.name ?? "a card"} for ${coinWords(listing.price)}`);
           // The pages read stay (a player who read on is not sent back to the first).
           auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
           await readMine();
@@ -336,7 +341,7 @@ function myList(page: Page): HTMLElement {
         "data-on-sale-seconds": String((listing.expireTime?.seconds ?? 0n) - (listing.createTime?.seconds ?? 0n)),
       },
       listingCard(listing),
-      ` ${listing.price} coins, ${open ? until(listing) : status} `,
+      ` ${coinWords(listing.price)}, ${open ? until(listing) : status} `,
     );
     if (listing.status === ListingStatus.OPEN)
       item.append(
