@@ -152,3 +152,11 @@ def test_a_price_of_one_coin_says_coin(backend: Stack, tmp_path: Path) -> None:
     assert "1 coin," in played["listed"] and "1 coin " in played["offered"], played
     assert any("sold" in line and line.endswith("for 1 coin") for line in played["annPushes"])
     assert any("bought" in line and line.endswith("for 1 coin") for line in played["beaPushes"])
+
+
+def test_a_ladders_provisional_mark_is_explained(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: the ladder listed "1568?" with nothing on the screen saying
+    what the question mark means (only one's own line said "provisional")."""
+    played = play(backend, "provisional", tmp_path / "browser-provisional.png")
+    assert any("?" in row for row in played["rows"][1:]), played  # a first game: provisional
+    assert played["key"] == ["? provisional: fewer than 20 rated games on this ladder"], played

@@ -14,11 +14,12 @@
 //   challengeExpired: Ann challenges Bea, who does not answer, and the table expires
 //             (after 3 s in the test); Ann had tried Find a game meanwhile;
 //   oneCoin: Ann lists a card for 1 coin and Bea buys it;
+//   provisional: after a Ranked match, the two read the Ranked ladder;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
-  const { player, queuedPair, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin };
+  const { player, queuedPair, playOut, screenshot } = kit;
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -212,5 +213,18 @@ export function outsideScenarios(kit) {
     const pushes = async (page) => (await page.locator("[data-testid=pushes] li").allTextContents()).slice(0, 2);
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { listed, offered, annPushes: await pushes(ann), beaPushes: await pushes(bea) };
+  }
+
+  async function provisional() {
+    const [ann, bea] = await queuedPair("ranked");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
+    await playOut([ann, bea]);
+    await ann.click("button[name=lobby]");
+    await ann.click("button[name=ladders]");
+    await ann.waitForSelector(`[data-testid=ladder] td:text-is("${bea.playerName}")`);
+    const rows = await ann.locator("[data-testid=ladder] tr").allTextContents();
+    const key = await ann.locator("[data-testid=ladder-key]").allTextContents();
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { rows, key };
   }
 }

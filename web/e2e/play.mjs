@@ -102,7 +102,7 @@ try {
   const battles = battleScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, screenshot });
-  const outside = outsideScenarios({ player, queuedPair, screenshot });
+  const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
   const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));

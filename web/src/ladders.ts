@@ -75,5 +75,9 @@ export function laddersScreen(page: Page): HTMLElement {
     button("Back to the lobby", "lobby", page, async () => void (ladders.shown = false)),
   );
   screen.append(el("p", { "data-testid": "my-rank" }, me), table);
+  // The mark explained where it is used (RULES.md 10: K = 40 for the first 20 games).
+  if (ladders.entries.some((entry) => entry.provisional)) {
+    screen.append(el("p", { class: "key", "data-testid": "ladder-key" }, "? provisional: fewer than 20 rated games on this ladder"));
+  }
   return screen;
 }
