@@ -109,3 +109,15 @@ def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
         assert len(seen["direct"]) == 1, played
         said = seen["direct"][0]
         assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played
+
+
+def test_an_opponents_missed_turn_is_told(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: when the opponent let a turn run out, a card of theirs just
+    appeared on the board; only they were told a card was played for them and that
+    one more missed turn forfeits (web/e2e/outside.mjs)."""
+    played = play(backend, "opponentMissed", tmp_path / "browser-opponent-missed.png")
+    idle, _ = played["names"]
+    assert played["told"] == (
+        f"{idle} missed a turn, so a card was played for them; "
+        "if they miss the next one too, they forfeit."
+    ), played

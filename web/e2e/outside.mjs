@@ -15,11 +15,13 @@
 //             (after 3 s in the test); Ann had tried Find a game meanwhile;
 //   oneCoin: Ann lists a card for 1 coin and Bea buys it;
 //   provisional: after a Ranked match, the two read the Ranked ladder;
+//   opponentMissed: the first to move lets the turn run out (3 s in
+//             tests/e2e/test_browser_endings.py): what the other is told;
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, playOut, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional, opponentMissed };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -226,5 +228,21 @@ export function outsideScenarios(kit) {
     const key = await ann.locator("[data-testid=ladder-key]").allTextContents();
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { rows, key };
+  }
+
+  async function opponentMissed() {
+    const ann = await player();
+    const bea = await player();
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    const first = await Promise.race(
+      [ann, bea].map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+    );
+    const second = first === ann ? bea : ann;
+    await second.waitForSelector("[data-testid=missed]", { timeout: 15_000 });
+    const told = (await second.textContent("[data-testid=missed]"))?.trim() ?? "";
+    await second.screenshot({ path: screenshot, fullPage: true });
+    return { names: [first.playerName, second.playerName], told };
   }
 }

@@ -233,6 +233,16 @@ export function matchScreen(
           timestampDate(away).toLocaleTimeString(),
       )
     : "";
+  // A turn of theirs the server played (RULES.md 5): told to the player it was played
+  // against too, as the one who missed it is told by the session's notice.
+  const missed =
+    !finished && them?.missedTurnWarning
+      ? el(
+          "p",
+          { class: "missed", "data-testid": "missed" },
+          `${them.playerName} missed a turn, so a card was played for them; if they miss the next one too, they forfeit.`,
+        )
+      : "";
 
   return el(
     "section",
@@ -260,6 +270,7 @@ export function matchScreen(
       status,
     ),
     awayLine,
+    missed,
     (myTurn && lairChoice(view, lair, on.lair)) || "",
     hand,
   );
