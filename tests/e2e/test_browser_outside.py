@@ -68,8 +68,10 @@ def test_the_end_of_a_trade_all_match_names_the_cards_moved(backend: Stack, tmp_
     played = play(backend, "tradeAll", tmp_path / "browser-trade-all.png")
     ann, bea = played["names"]
     assert len(played["deck"]) == 5, played
+    to_ann, to_bea = played["said"]
+    assert to_ann.startswith(f"{bea} took your whole deck: "), played
+    assert to_bea.startswith(f"You took {ann}'s whole deck: "), played
     for said in played["said"]:
-        assert said.startswith(f"{bea} took {ann}'s whole deck: "), played
         for name in played["deck"]:
             assert name in said, played
 

@@ -5,7 +5,7 @@
 // themselves: only the result is shown; the end of a Direct match says what the board
 // moves, a draw's too, or that nothing does).
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { api, authed, requestId } from "./api.js";
+import { api, authed, requestId, signedIn } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
 import { state, type Page } from "./state.js";
@@ -73,8 +73,12 @@ function clockLine(trade: Trade, words: string): HTMLElement | string {
   return el("p", { class: "status", "data-testid": "trade-clock", "data-deadline": deadline }, words);
 }
 
-/** "Ann took Snibbet and Driftseed from Bea." (or the cards Direct or All moved). */
+/** "You took Snibbet and Driftseed from Bea.", "Ann took Snibbet from you." (or the
+ * cards Direct or All moved). */
 function resultLine(trade: Trade): string {
+  const me = signedIn();
+  const winner = trade.winnerName === me ? "You" : trade.winnerName;
+  const loser = trade.loserName === me ? "you" : trade.loserName;
   const moved = trade.chosenCopyIds.length ? trade.chosenCopyIds : [trade.chosenCopyId].filter(Boolean);
   const names = moved.map((id) => trade.offeredCopies.find((c) => c.copyId === id)?.character?.name ?? "a card");
   const cards = names.length ? names.join(", ") : "nothing";
@@ -83,9 +87,10 @@ function resultLine(trade: Trade): string {
   if (trade.tradeRule === TradeRule.ALL) {
     // The whole deck is what was offered: each card named (one may never have been shown).
     const deck = trade.offeredCopies.map((copy) => copy.character?.name ?? "a card");
-    return `${trade.winnerName} took ${trade.loserName}'s whole deck${deck.length ? `: ${deck.join(", ")}` : ""}.`;
+    const whose = loser === "you" ? "your" : `${loser}'s`;
+    return `${winner} took ${whose} whole deck${deck.length ? `: ${deck.join(", ")}` : ""}.`;
   }
-  return `${trade.winnerName} took ${cards} from ${trade.loserName}${random}.`;
+  return `${winner} took ${cards} from ${loser}${random}.`;
 }
 
 /** Under a finished Direct match (RULES.md 13: whatever the result, a draw too): each
