@@ -51,11 +51,13 @@ def test_an_idle_drafter_sees_the_forfeit_clock_and_both_see_who_forfeited(
     picks, idle = clocks
     assert seconds(picks["left"]) > 60, clocks
     assert 0 < seconds(idle["left"]) <= 10 and "forfeit" in idle["text"], clocks
-    # Both are told who forfeited, and what it did to their Draft rating.
+    # Both are told who forfeited, and what it did to their Draft rating; the winner
+    # reads "you win it", not her own name.
     for said in played["said"]:
         assert f"{bea} forfeited the draft" in said, played
-        assert f"{ann} wins it" in said, played
         assert re.search(r"Your Draft rating: [+-]\d+ \(\d+ → \d+\)", said), played
+    to_ann, to_bea = played["said"]
+    assert "; you win it." in to_ann and f"{ann} wins it" in to_bea, played
     assert played["back"] == 1, played
 
 

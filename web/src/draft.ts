@@ -8,7 +8,7 @@
 // what it did to the player's Draft rating.
 import { ConnectError } from "@connectrpc/connect";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { api, authed, requestId } from "./api.js";
+import { api, authed, requestId, signedIn } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
 import type { Page } from "./state.js";
@@ -141,10 +141,11 @@ export function draftScreen(view: DraftView, page: DraftPage): HTMLElement {
   return screen;
 }
 
-/** "Bea forfeited the draft: stayed inactive too long; Ann wins it." and the rating. */
+/** "Bea forfeited the draft: ...; Ann wins it." ("you win it" to Ann) and the rating. */
 function endScreen(view: DraftView, page: DraftPage): HTMLElement {
   const who = view.forfeitingPlayerNames.join(" and ") || "a player";
-  const won = view.winnerPlayerName ? `; ${view.winnerPlayerName} wins it` : "";
+  const winner = view.winnerPlayerName;
+  const won = winner ? (winner === signedIn() ? "; you win it" : `; ${winner} wins it`) : "";
   const rating = draft.rating?.draftId === view.draftId ? draft.rating : null;
   const sign = rating && rating.delta >= 0 ? "+" : "";
   return el(
