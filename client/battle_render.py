@@ -119,11 +119,24 @@ def effect_words(effect: pb.BattleEffect, names: dict[str, str]) -> str:
     if effect.change == "reserved" and (spot := _RESERVED.fullmatch(effect.unit)):
         _, summon, row, col = spot.groups()
         return f"a {card_words(summon)} is reserved for square {row} {col}"
-    unit = names.get(effect.unit, effect.unit)
+    unit = names.get(effect.unit) or gone_unit(effect.unit, names)
     said = CHANGES.get(effect.change)
     if said is not None:
         return said.format(unit=unit, amount=effect.amount)
     return f"{unit} {effect.change}" + (f" {effect.amount}" if effect.amount else "")
+
+
+_UID = re.compile(r"(\d+)\.([\w.]+)")
+
+
+def gone_unit(uid: str, names: dict[str, str]) -> str:
+    """A unit no longer on the fields (a summon defeated leaves them; the turn's log still
+    names it), by its uid "<seat>.<ref>": yours or theirs, its ref's words."""
+    if not (parts := _UID.fullmatch(uid)):
+        return uid
+    seat, ref = parts.groups()
+    whose = "your" if names.get(f"team {seat}") == "your team" else "their"
+    return f"{whose} {card_words(ref)}"
 
 
 def log_lines(view: pb.BattleView) -> list[str]:
@@ -138,7 +151,8 @@ def log_lines(view: pb.BattleView) -> list[str]:
     for entry in view.log:
         what = (cards.get(entry.card) or card_words(entry.card)) if entry.card else entry.step
         effects = ", ".join(effect_words(e, names) for e in entry.effects)
-        who = names.get(entry.actor, entry.actor) or teams.get(entry.seat, f"team {entry.seat}")
+        who = names.get(entry.actor) or gone_unit(entry.actor, names)
+        who = who or teams.get(entry.seat, f"team {entry.seat}")
         if entry.step == "unlock":
             line = unlocked(who, what, entry.seat == view.seat)
         else:

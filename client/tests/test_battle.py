@@ -178,6 +178,18 @@ async def test_every_effect_of_the_log_is_said_in_words() -> None:
     )
 
 
+async def test_a_summon_defeated_in_the_turn_is_still_named_in_its_log() -> None:
+    """Found in CI: a summon that acted and then fell in the same turn had left the
+    view's units, and the log named it by its uid ("1.thornling Thorn -> ...")."""
+    mine, _ = await views()
+    gone = f"{1 - mine.seat}.thornling"
+    said = log_lines_of(mine, [pb.BattleEffect(unit=gone, change="damage", amount=4)])
+    assert said == "their Thornling takes 4 damage"
+    mine.ClearField("log")
+    mine.log.add(seat=1 - mine.seat, actor=gone, card="thornling.thorn")
+    assert log_lines(mine)[0].startswith("their Thornling Thorn -> "), log_lines(mine)
+
+
 def log_lines_of(view: pb.BattleView, effects: list[pb.BattleEffect]) -> str:
     view.ClearField("log")
     view.log.add(seat=view.seat, card="moss.sap", effects=effects)

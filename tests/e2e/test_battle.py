@@ -191,13 +191,17 @@ async def test_characters_are_asked_for_and_plans_refused_in_the_names_on_the_sc
             squares=[pb.BattleSquare(row=r, col=0) for r in range(3)],
         ),
     )
-    aimed = next(c for c in placed.view.you.hand if c.range in ("single", "row", "column", "cross"))
+    # The first card of the hand with the wrong kind of target: none for a card that
+    # takes one, a square for one that takes none (a hand may hold no aimed card).
+    aimed = placed.view.you.hand[0]
+    untargeted = aimed.range in ("self", "allies", "all")
+    target = pb.BattleTarget(row=0, col=0) if untargeted else None
     owner = next(u.name for u in placed.view.you.units if u.ref == aimed.owner)
     wrong = g.CommitPlanRequest(
         request_id=uuid4().hex,
         battle_id=view.battle_id,
         turn=placed.view.turn,
-        actions=[pb.BattleAction(character=aimed.owner, card=aimed.id)],  # no target
+        actions=[pb.BattleAction(character=aimed.owner, card=aimed.id, target=target)],
     )
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await eve.call("CommitPlan", wrong)

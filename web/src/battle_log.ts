@@ -7,8 +7,24 @@ import type { BattleEffect, BattleLogEntry, BattleView } from "./gen/triad/v1/co
 /** The names of the cards seen in the player's hand (the log names cards by id). */
 const cardNames = new Map<string, string>();
 
+/** The names of the units seen on the fields, by uid ("1.thornling"): a summon defeated
+ * leaves the view's units, and the turn's log still names it. */
+const unitNames = new Map<string, string>();
+
 export function learnCardNames(view: BattleView): void {
   for (const card of view.you?.hand ?? []) cardNames.set(card.id, card.name);
+  for (const team of [view.you, view.opponent]) {
+    for (const unit of team?.units ?? []) if (unit.name) unitNames.set(unit.uid, unit.name);
+  }
+}
+
+/** A unit no longer on the fields, by its uid ("<seat>.<ref>"): yours or theirs, by the
+ * name it was seen with, else its ref's words ("1.thornling": "their Thornling"). */
+function goneUnit(uid: string, seat: number): string {
+  const parts = /^(\d+)\.([\w.]+)$/.exec(uid);
+  if (!parts) return uid;
+  const words = parts[2].replace(/[._-]/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+  return `${Number(parts[1]) === seat ? "your" : "their"} ${unitNames.get(uid) ?? words}`;
 }
 
 /** A card's name: as seen in the hand, else from its id ("oru.riptide": "Riptide"). */
@@ -51,7 +67,7 @@ export function logEntry(view: BattleView, entry: BattleLogEntry): string {
     const whose = team === view.you ? "your" : "their";
     for (const unit of team?.units ?? []) names.set(unit.uid, `${whose} ${unit.name}`);
   }
-  const unit = (uid: string) => names.get(uid) ?? uid;
+  const unit = (uid: string) => names.get(uid) ?? goneUnit(uid, view.seat);
   const what = entry.card ? cardName(entry.card) : entry.step;
   const effects = entry.effects.map((e) => effectWords(e, unit));
   const who = entry.actor ? unit(entry.actor) : entry.seat === view.seat ? "your team" : "their team";
