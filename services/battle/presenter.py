@@ -54,13 +54,17 @@ STATUS = {
 }
 
 
+def _turns(n: int) -> str:
+    return "1 turn" if n == 1 else f"{n} turns"
+
+
 def card_text(card: Card) -> str:
     parts = []
     for e in card.effects:
         if e.kind == "burn":
-            parts.append(f"burn {e.amount} for {e.turns} turns")
+            parts.append(f"burn {e.amount} for {_turns(e.turns)}")
         elif e.kind == "spd":
-            parts.append(f"spd {e.amount:+d} for {e.turns} turns")
+            parts.append(f"spd {e.amount:+d} for {_turns(e.turns)}")
         elif e.kind == "summon":
             parts.append(f"summon {e.unit}")
         else:

@@ -10,7 +10,7 @@ from random import Random
 from services.battle import domain, handlers
 from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
-from services.battle.presenter import SeatViews, battle_view
+from services.battle.presenter import SeatViews, battle_view, card_text
 from services.battle.rules import Entry, Step, rosters_of, view_for
 from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 from services.platform.pushes import RecordedPushes
@@ -121,3 +121,14 @@ async def test_a_cover_note_names_the_unit_not_its_id() -> None:
     for seat in (0, 1):
         for view in (views.view(state, seat), battle_view(state, seat, ROSTER)):
             assert view.log[0].note == "covered by Tor Bastion", view.log[0]
+
+
+def test_card_text_counts_turns_in_words() -> None:
+    """A timed effect of one turn reads "for 1 turn", of two "for 2 turns": a roster may
+    give a burn or a speed change any length from 1 to 9 (rules/FORMAT.md)."""
+    card = next(c for c in ROSTER.cards.values() if any(e.turns for e in c.effects))
+    timed = next(e for e in card.effects if e.turns)
+    once = replace(card, effects=(replace(timed, turns=1),))
+    twice = replace(card, effects=(replace(timed, turns=2),))
+    assert card_text(once).endswith("for 1 turn")
+    assert card_text(twice).endswith("for 2 turns")
