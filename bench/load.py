@@ -44,6 +44,7 @@ from bench.report import (
     Options,
     Report,
     format_table,
+    latest_name,
     utc_now,
     write_report,
 )
@@ -207,10 +208,11 @@ def report(measured: Measured, mix: Mapping[str, int]) -> Report:
 
 
 def write_outputs(data: dict[str, Any], summary: LoadSummary, out_dir: Path) -> Path:
-    """The chart beside the JSON: ``load-latest.png``."""
+    """The chart beside the JSON: ``load-latest.png`` (``load-latest-quick.png`` for a
+    quick run)."""
     from bench.load_chart import chart  # matplotlib only when charting
 
-    png = out_dir / f"{NAME}-latest.png"
+    png = out_dir / f"{latest_name(NAME, bool(data.get('quick')))}.png"
     chart(summary, data, png)
     return png
 

@@ -310,15 +310,24 @@ class Report:
         }
 
 
+def latest_name(benchmark: str, quick: bool) -> str:
+    """The stem of a benchmark's latest report: ``<name>-latest``, or for a ``--quick``
+    smoke run ``<name>-latest-quick``, so that a smoke run never replaces the committed
+    figures (``bench.scale`` and docs/SCALE.md read ``*-latest.json``; git ignores the
+    quick ones)."""
+    return f"{benchmark}-latest-quick" if quick else f"{benchmark}-latest"
+
+
 def write_report(data: JSON, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``<name>-<UTC stamp>.json`` (kept, for history) and ``<name>-latest.json``
-    (overwritten, for a quick look or a diff); both written whole, then renamed in."""
+    """Write ``<name>-<UTC stamp>.json`` (kept, for history) and the latest copy
+    (``latest_name``: overwritten, for a quick look or a diff); both written whole, then
+    renamed in."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = str(data["utc_time"]).replace("-", "").replace(":", "")
     text = json.dumps(data, indent=2, sort_keys=False) + "\n"
     paths = (
         out_dir / f"{data['benchmark']}-{stamp}.json",
-        out_dir / f"{data['benchmark']}-latest.json",
+        out_dir / f"{latest_name(str(data['benchmark']), bool(data.get('quick')))}.json",
     )
     for path in paths:
         partial = path.with_suffix(".json.tmp")

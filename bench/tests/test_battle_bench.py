@@ -19,7 +19,7 @@ def test_quick_battle_run_writes_turns_balance_and_strength(
     assert BENCHMARKS["battle"] == "bench.battle"
     monkeypatch.setenv(BATTLES_ENV, "6")
     assert main(["battle", "--quick", "--out", str(tmp_path), "--no-pin"]) == 0
-    data = json.loads((tmp_path / "battle-latest.json").read_text(encoding="utf-8"))
+    data = json.loads((tmp_path / "battle-latest-quick.json").read_text(encoding="utf-8"))
     assert data["results"]["turn_resolve"]["best"] > 0
     assert (
         data["targets"][0]["metric"] == "turn_resolve" and data["targets"][0]["minimum"] == 10_000

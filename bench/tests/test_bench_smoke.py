@@ -36,7 +36,8 @@ def _positive(value: object) -> bool:
 def test_quick_rules_run_writes_a_complete_report(tmp_path: Path) -> None:
     assert main(["rules", "--quick", "--out", str(tmp_path)]) == 0
 
-    latest = tmp_path / "rules-latest.json"
+    latest = tmp_path / "rules-latest-quick.json"
+    assert not (tmp_path / "rules-latest.json").exists(), "a smoke run replaced the figures"
     stamped = sorted(tmp_path.glob("rules-2*.json"))
     assert len(stamped) == 1
     data = _load(latest)
@@ -152,7 +153,7 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
     write_report(data, out)
     png = write_outputs(data, summary, out)
 
-    written = _load(out / "load-latest.json")
+    written = _load(out / "load-latest-quick.json")
     load = written["extra"]["load"]
     assert load["matches_total"] == len(run.finished)
     assert {"PlaceCard", "Register", "Login", "SaveDeck", "ValidateDeck"} <= set(load["rpcs"])
@@ -160,7 +161,7 @@ async def test_a_short_load_run_plays_matches_and_writes_its_report_and_chart(
         assert _positive(load["rpcs"]["PlaceCard"][name])
     assert "ratio_to_baseline" in written["results"]["placements"]
     assert written["extra"]["timeline"]
-    assert png == out / "load-latest.png"
+    assert png == out / "load-latest-quick.png"
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
