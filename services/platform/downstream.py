@@ -11,8 +11,8 @@ Use::
 A refusal (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, ALREADY_EXISTS, ABORTED,
 PERMISSION_DENIED, RESOURCE_EXHAUSTED) comes back as the matching ``DomainError`` with
 the other service's message; anything else (UNAVAILABLE, a deadline, an internal
-fault, UNAUTHENTICATED between services) as ``Unavailable`` naming only the service,
-which a caller may retry and a player may be told.
+fault, UNAUTHENTICATED between services) as ``Unavailable`` naming only the service (and
+an internal fault's reference), which a caller may retry and a player may be told.
 
 A caller with a policy of its own passes ``kinds`` (which codes become which errors)
 and ``otherwise`` (what the rest becomes), e.g. the matchmaker, which treats every
@@ -66,18 +66,30 @@ a state that refuses it here (FAILED_PRECONDITION), or something missing (NOT_FO
 Otherwise = Callable[[str, grpc.aio.AioRpcError], Exception]
 
 
-AWAY = re.compile(r"the [a-z]+ service is not available right now; retry")
-"""What ``not_available`` says: a service farther down that is away, named by ours."""
+AWAY = re.compile(
+    r"the [a-z]+ service (is not available right now|failed \(reference [0-9a-f]{16}\)); retry"
+)
+"""What ``not_available`` says: a service farther down that is away or failed, named by
+ours (and a failure's reference kept)."""
+
+FAULT = re.compile(r"internal error; reference ([0-9a-f]{16})")
+"""What a service's interceptor tells the caller of a bug of its own: the reference under
+which its logs hold the traceback (``interceptors``)."""
 
 
 def not_available(service: str, error: grpc.aio.AioRpcError) -> Exception:
     """The default for codes not passed on: UNAVAILABLE naming the service only (the
     other service's detail may be internal). When that service says in our words that
     one farther down is away (the matchmaker, while the match service restarts), that
-    one is named: the player and the operator learn which service to wait for."""
+    one is named: the player and the operator learn which service to wait for. A bug of
+    that service (INTERNAL) keeps its reference, the one thing a player can quote to an
+    operator, who finds the traceback under it in that service's logs."""
     told = error.details() or ""
     if error.code() == grpc.StatusCode.UNAVAILABLE and AWAY.fullmatch(told):
         return Unavailable(told)
+    fault = FAULT.fullmatch(told)
+    if error.code() == grpc.StatusCode.INTERNAL and fault is not None:
+        return Unavailable(f"the {service} service failed (reference {fault[1]}); retry")
     return Unavailable(f"the {service} service is not available right now; retry")
 
 

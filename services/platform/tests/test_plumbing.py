@@ -149,6 +149,21 @@ def test_a_service_away_farther_down_is_named_as_the_one_between_said() -> None:
     assert str(other) == "the matchmaker service is not available right now; retry"
 
 
+def test_a_bug_downstream_keeps_its_reference_across_every_hop() -> None:
+    """A bug of the match service (its interceptor's INTERNAL "internal error; reference
+    R") reaches the player with R, through the matchmaker and the gateway: the operator
+    finds the traceback under R in the match service's logs. Anything else INTERNAL says
+    is not passed on."""
+    told = "internal error; reference 0123456789abcdef"
+    first = domain_error("match", rpc_error(grpc.StatusCode.INTERNAL, told))
+    assert type(first) is Unavailable
+    assert str(first) == "the match service failed (reference 0123456789abcdef); retry"
+    second = domain_error("matchmaker", rpc_error(grpc.StatusCode.UNAVAILABLE, str(first)))
+    assert str(second) == str(first)
+    other = domain_error("match", rpc_error(grpc.StatusCode.INTERNAL, told + " and more"))
+    assert str(other) == "the match service is not available right now; retry"
+
+
 def test_a_caller_may_read_refusals_its_own_way() -> None:
     refused = domain_error(
         "match", rpc_error(grpc.StatusCode.ALREADY_EXISTS, "x"), kinds=AS_REFUSAL
