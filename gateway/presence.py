@@ -96,9 +96,9 @@ class PresenceReports(Downstreams):
     ) -> None:
         """A session ended: its player is away from now (the match's grace starts), or,
         when its client reopens at once (its token expired, or this gateway stops), from
-        a few seconds on (``Departures``). Meanwhile the match service knows the session
-        ended (LEAVING), so that a match ending in those seconds is told to the next
-        session as missed."""
+        a few seconds on (``Departures``). Meanwhile the match and battle services know
+        the session ended (LEAVING), so that a match or battle ending in those seconds is
+        told to the next session as missed."""
         report = partial(self._presence, player_id, session_id, opened_at, False)
         if back_soon:
             await self._leaving(player_id, session_id, opened_at)  # (again: idempotent)
@@ -138,7 +138,7 @@ class PresenceReports(Downstreams):
                 timeout=INTERNAL_DEADLINE,
             )
         ]
-        if self._battle is not None and not leaving:  # the battle's own 30 s are enough
+        if self._battle is not None:
             reports.append(
                 self._battle.ReportPresence(
                     b.BattleServiceReportPresenceRequest(
@@ -146,6 +146,7 @@ class PresenceReports(Downstreams):
                         player_id=player_id,
                         session_id=session_id,
                         connected=connected,
+                        leaving=leaving,
                         open_time=timestamp(opened_at),
                     ),
                     timeout=INTERNAL_DEADLINE,

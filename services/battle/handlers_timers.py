@@ -83,15 +83,22 @@ async def _fire_held(ctx: Context, timer: DueTimer) -> None:
 
 
 async def report_presence(
-    ctx: Context, player: str, session_id: str, connected: bool, opened_at: datetime
+    ctx: Context,
+    player: str,
+    session_id: str,
+    connected: bool,
+    opened_at: datetime,
+    applied: bool = True,
 ) -> str | None:
     """A session opened or ended: an ending starts the 30 s before the CPU takes the
-    seat over, an opening cancels it. Returns the player's battle in progress."""
+    seat over, an opening cancels it; not ``applied`` (a session its client reopens at
+    once), recorded only, so that a battle finishing meanwhile is missed, as the match
+    service does. Returns the player's battle in progress."""
     active = await ctx.store.active_battle(player)
     if not await ctx.store.record_presence(player, session_id, connected, opened_at):
         return None if active is None else active.battle_id
-    if active is None:
-        return None
+    if active is None or not applied:
+        return None if active is None else active.battle_id
     if connected:
         await ctx.store.clear_disconnect(active.battle_id, active.seat)
     else:

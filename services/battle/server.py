@@ -110,9 +110,14 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         if not request.HasField("open_time"):
             raise InvalidArgument("open_time is required: when the session opened")
         found = await handlers_timers.report_presence(
-            self._ctx, player, session, request.connected, wire.moment(request.open_time)
+            self._ctx,
+            player,
+            session,
+            request.connected and not request.leaving,
+            wire.moment(request.open_time),
+            applied=not request.leaving,
         )
-        connected = request.connected
+        connected = request.connected and not request.leaving
         missed = await handlers_timers.missed_battle(self._ctx, player) if connected else None
         return b.BattleServiceReportPresenceResponse(
             battle_id=found or "", missed_battle_id=missed or ""

@@ -95,3 +95,24 @@ async def test_a_battle_lost_while_away_is_told_to_the_next_session_once() -> No
     assert await handlers_timers.report_presence(ctx, ANN, "s2", True, clock()) is None
     assert await handlers_timers.missed_battle(ctx, ANN) == "b1"
     assert await handlers_timers.missed_battle(ctx, ANN) is None  # told once
+
+
+async def test_a_battle_ending_while_the_session_reopens_is_told_and_starts_no_takeover() -> None:
+    """A session ended by its token's expiry is reported LEAVING at once (recorded, not
+    applied: no CPU clock) and away seconds later. A battle that finishes in between is
+    told to the next session, as a match is (before: the battle service heard nothing
+    until the late report, and the battle's end was never told)."""
+    ctx, clock, _ = context()
+    opened = clock()
+    await handlers_timers.report_presence(ctx, ANN, "s1", True, opened)
+    await handlers_create.create_battle(ctx, "b1", versus_cpu())
+    leaving = await handlers_timers.report_presence(ctx, ANN, "s1", False, opened, applied=False)
+    assert leaving == "b1"
+    clock.advance(31)
+    while await handlers_timers.fire_due_timer(ctx):
+        pass
+    state = await ctx.store.load("b1")
+    assert state is not None and state.taken_over == ()  # no takeover from a LEAVING
+    await handlers.give_up(ctx, key(ANN), "b1", ANN)  # as if it ended in those seconds
+    assert await handlers_timers.report_presence(ctx, ANN, "s2", True, clock()) is None
+    assert await handlers_timers.missed_battle(ctx, ANN) == "b1"
