@@ -114,20 +114,21 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
             stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=args.join)
         )
         return await _view(client, joined.match_id)
-    if args.queue or args.challenge:
+    if args.queue or args.challenge or args.host:
         leave: Any
-        if args.challenge:
+        if args.challenge or args.host:
             made = await client.call(
                 stub.CreateTable,
                 g.CreateTableRequest(
                     request_id=uuid.uuid4().hex,
                     settings=pb.TableSettings(battle=True),
-                    challenged_player_name=args.challenge,
+                    challenged_player_name=args.challenge or "",
                 ),
             )
             table_id = made.table.table_id
+            who = f"for {args.challenge}: they join" if args.challenge else "to anyone: one joins"
             console.print(
-                f"Battle table {table_id} open for {args.challenge}: they join it "
+                f"Battle table {table_id} open {who} it "
                 f"with triad-client battle --join {table_id} (Ctrl-C leaves)."
             )
             leave = (stub.CloseTable, g.CloseTableRequest(table_id=table_id), "Table closed.")
@@ -278,5 +279,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     cmd.add_argument("--level", choices=sorted(LEVELS), default="greedy", help="the CPU's level")
     cmd.add_argument("--queue", action="store_true", help="the Battle queue: another player")
     cmd.add_argument("--challenge", metavar="NAME", help="a battle table only NAME may join")
-    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (a challenge to you)")
+    cmd.add_argument(
+        "--host", action="store_true", help="a battle table anyone may join (tables --battles)"
+    )
+    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (its whole id)")
     cmd.add_argument("--characters", help="three characters, comma-separated; default random")

@@ -24,7 +24,7 @@ from client import battle as battles
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, Holder, as_json, pages
 from client.play import play
-from client.rules_text import rules_line
+from client.rules_text import battle_join, rules_line, table_row
 
 VISIBILITIES = {
     v.removeprefix("VISIBILITY_").lower().replace("_", "-"): n
@@ -141,6 +141,7 @@ def table_filter(args: argparse.Namespace) -> pb.TableFilter:
     wanted.visibilities.extend(VISIBILITIES[v] for v in args.visibility or ())
     wanted.trade_rules.extend(TRADES[t] for t in getattr(args, "trade", None) or ())
     wanted.board_sizes.extend(int(b[0]) for b in getattr(args, "board", None) or ())
+    wanted.battles = bool(getattr(args, "battles", False))
     return wanted
 
 
@@ -150,13 +151,6 @@ def _filter_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
     cmd.add_argument("--trade", choices=list(TRADES), action="append", help="repeatable")
     cmd.add_argument("--board", choices=BOARDS, action="append", help="repeatable")
-
-
-def table_row(table: pb.Table) -> str:
-    """A table in the lobby: its rules, then the decks (house hands are in the rules)."""
-    decks = "Random decks" if table.settings.random_deck else "players' decks"
-    decks = "" if table.settings.rules.house_hands else f", {decks}"
-    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}{decks}"
 
 
 async def _open_tables(client: Caller, wanted: pb.TableFilter) -> list[pb.Table]:
@@ -175,7 +169,8 @@ async def tables(client: Caller, args: argparse.Namespace, console: Console) -> 
         print(as_json(g.ListTablesResponse(tables=found)))
         return 0
     if not found:
-        console.print("No open table fits: triad-client host opens one.")
+        host = "battle --host" if args.battles else "host"
+        console.print(f"No open table fits: triad-client {host} opens one.")
     for table in found:
         console.print(table_row(table))
     return 0
@@ -331,7 +326,7 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
         decks = "" if table.settings.rules.house_hands else f", {decks}"  # dealt: no deck
         what = f"{rules_line(table.settings.rules)}{decks}"
         if table.settings.battle:
-            what = f"a Skirmish battle: triad-client battle --join {table.table_id}"
+            what = battle_join(table)
         console.print(f"{table.table_id[:8]}  from {table.host_name}: {what}")
     return 0
 
@@ -380,6 +375,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 
     listing = sub.add_parser("tables", parents=[common], help="the open tables, by any rule")
     _filter_options(listing)
+    listing.add_argument("--battles", action="store_true", help="the Skirmish battle tables")
     joining = sub.add_parser("join", parents=[common], help="join an open table and play it")
     joining.add_argument("table", help="its id (or the start of it)")
     joining.add_argument("--deck", help="a saved deck, where the table plays players' decks")

@@ -177,3 +177,18 @@ def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
         cause = CAUSE_NAMES.get(capture.cause, "captured")
         pieces.append((f"{capture.cell} ({cause})", CAUSE_TAGS.get(capture.cause, "")))
     return [*pieces, (".", "")]
+
+
+def battle_join(table: pb.Table) -> str:
+    """A Skirmish battle table (open, or a challenge) in words: how to join it."""
+    return f"a Skirmish battle: triad-client battle --join {table.table_id}"
+
+
+def table_row(table: pb.Table) -> str:
+    """A table in the lobby: its rules, then the decks (house hands are in the rules); a
+    battle table, how to join it."""
+    if table.settings.battle:
+        return f"{table.table_id[:8]}  {table.host_name}: {battle_join(table)}"
+    decks = "Random decks" if table.settings.random_deck else "players' decks"
+    decks = "" if table.settings.rules.house_hands else f", {decks}"
+    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}{decks}"

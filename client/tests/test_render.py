@@ -13,11 +13,10 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 
 from client.board import example_cell, open_cells
-from client.commands_lobby import table_row
 from client.frame import cell_problem, frame
 from client.realm import parse_move, realm_attributes, realm_line
 from client.render import round_line
-from client.rules_text import rules_line
+from client.rules_text import rules_line, table_row
 from client.tests.views import great_cloth, quintra, round_two, view
 
 

@@ -8,6 +8,8 @@ Battle queue leaves it. Each was found from outside."""
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -256,3 +258,39 @@ async def test_a_battle_lost_while_away_is_told_to_the_next_session_once(api: An
     third = await Session.open(jo)
     await third.close()
     assert not third.pushes[0].session_opened.HasField("missed_battle"), "told once"
+
+
+async def test_a_public_battle_table_is_hosted_listed_and_joined_from_the_terminal(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """BATTLE.md 6's custom battles in the lobby, from the terminal: `battle --host`
+    opens a table anyone may join, `tables --battles` lists it with the command that
+    joins it, and `battle --join` starts the battle for both (before: only a challenge
+    to a named player could be opened from a client)."""
+    kim, lee = await join(api), await join(api)
+    host = Terminal([*client_of(backend, kim, tmp_path), "battle", "--host"], {})
+    guest: Terminal | None = None
+    try:
+        await host.until(lambda s: "open to anyone" in s, "the open battle table")
+        listed = await asyncio.to_thread(
+            subprocess.run,
+            [*client_of(backend, lee, tmp_path), "tables", "--battles"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        said = " ".join(listed.stdout.split())  # as wrapped to the terminal's width
+        found = re.search(rf"{kim.name}: a Skirmish battle: triad-client battle --join (\S+)", said)
+        assert found, listed.stdout
+        table_id = found[1]
+        guest = Terminal([*client_of(backend, lee, tmp_path), "battle", "--join", table_id], {})
+        for terminal in (host, guest):
+            await terminal.until(lambda s: "formation" in s.lower(), "the formation prompt")
+        battle_id = (await kim.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+        assert battle_id
+        theirs = await lee.call("GetActiveBattle", g.GetActiveBattleRequest())
+        assert theirs.battle_id == battle_id
+        await kim.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id))
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
