@@ -72,3 +72,15 @@ def test_a_battle_accepted_is_shown_to_a_host_on_a_finished_match(
     assert TURN.fullmatch(played["status"]), played
     assert played["board"] == 0, played
     assert any("battle: turn 1, formation" in line for line in played["pushes"]), played
+
+
+def test_a_battle_table_open_to_anyone_is_listed_and_joined(backend: Stack, tmp_path: Path) -> None:
+    """BATTLE.md 6's custom battles in the lobby: a battle table opened with no one named
+    is listed by Look for tables (ListTables gives battle tables only when asked) and
+    joined with Join, and both players are in the battle (before: the page refused a
+    battle table without a name, and listed none)."""
+    played = play(backend, "lobbyBattle", tmp_path / "browser-lobby-battle.png")
+    ann, _ = played["names"]
+    assert "Your table: a Skirmish battle. Waiting for a guest." in played["hosted"], played
+    assert f"{ann}: a Skirmish battle" in played["listed"], played
+    assert played["both"] == [True, True], played

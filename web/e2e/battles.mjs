@@ -7,7 +7,7 @@ import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function battleScenarios(kit) {
   const { player, screenshot } = kit;
-  return { battle, challenged, requeued, ended };
+  return { battle, challenged, requeued, ended, lobbyBattle };
 
   async function battle() {
     const page = await player();
@@ -212,6 +212,10 @@ export function battleScenarios(kit) {
     return { before, shownAfter, after, pushes };
   }
 
+  async function lobbyBattle() {
+    return await openBattleTable(player, screenshot);
+  }
+
   async function ended() {
     const ann = await player();
     const bea = await player();
@@ -244,6 +248,36 @@ export function battleScenarios(kit) {
     }
     return { names: [ann.playerName, bea.playerName], result, challenge, shown, status, board, pushes };
   }
+}
+
+/** A battle table open to anyone (BATTLE.md 6, custom battles in the lobby): Ann opens
+ * it with no one named; Bea looks for tables, finds it among them and joins it. */
+async function openBattleTable(player, screenshot) {
+  const ann = await player();
+  const bea = await player();
+  await ann.click("button[name=host-battle]");
+  const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
+  await bea.click("button[name=tables]");
+  const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+  await row.waitFor();
+  const listed = (await row.textContent()) ?? "";
+  await row.locator("button[name=join]").click();
+  const formation = "[data-testid=battle][data-status=formation]";
+  const both = await Promise.all(
+    [ann, bea].map((page) =>
+      page
+        .waitForSelector(formation, { timeout: 15_000 })
+        .then(() => true)
+        .catch(() => false),
+    ),
+  );
+  await bea.screenshot({ path: screenshot, fullPage: true });
+  if (both[0]) {
+    await ann.click("button[name=give-up]");
+    await ann.click("button[name=give-up-confirm]");
+    await bea.waitForSelector("[data-testid=battle-result]");
+  }
+  return { names: [ann.playerName, bea.playerName], hosted, listed, both };
 }
 
 /** CreateTable for a Skirmish battle challenging ``name``, called from ``page`` with its

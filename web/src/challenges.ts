@@ -62,9 +62,8 @@ function notice(table: Table, page: ChallengesPage): HTMLElement {
       const seated = page.seatedAt();
       if (seated) throw new Error(`You are playing ${seated}: accept this challenge once it is over.`);
       // A battle brings characters, not a deck (the table's match id is the battle's).
-      const deck = battle ? undefined : guestDeck(table);
       const reply = await authed(() =>
-        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck }),
+        api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
       ).catch(inButtons);
       open.delete(table.tableId);
       await (battle ? page.followBattle(reply.matchId) : page.follow(reply.matchId));

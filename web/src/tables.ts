@@ -14,9 +14,10 @@ import { actionButton as button, checkbox, select } from "./controls.js";
 import { realmChoice, realmRow, realmRules } from "./realmform.js";
 import { state, type Page } from "./state.js";
 
-/** What main.ts lends besides the page: follow a match once it starts. */
+/** What main.ts lends besides the page: follow a match (or a battle) once it starts. */
 export interface TablesPage extends Page {
   follow(matchId: string): Promise<void>;
+  followBattle(battleId: string): Promise<void>;
 }
 
 /** The host's choices, kept across redraws; the table hosted; the last list read. */
@@ -166,12 +167,12 @@ function hostForm(page: TablesPage): HTMLElement {
       );
       tables.hosted = reply.table ?? null;
     }),
-    // Skirmish (BATTLE.md 6): a battle table only the player named may join, as the
-    // terminal's ``battle --challenge NAME``; no rules or deck. The battle shows once
-    // they accept (the session's battle push).
-    button("Challenge to a Skirmish battle", "host-battle", page, async () => {
+    // Skirmish (BATTLE.md 6, custom battles in the lobby): a battle table only the player
+    // named under Open to may join (the terminal's ``battle --challenge NAME``), or anyone
+    // when no one is named (``battle --host``); no rules or deck. The battle shows once
+    // someone joins (the session's battle push).
+    button("Open a Skirmish battle", "host-battle", page, async () => {
       const name = tables.challenged.trim();
-      if (!name) throw new Error("Name the player to challenge to a Skirmish battle (Open to).");
       const reply = await authed(() =>
         api.createTable({ requestId: requestId(), settings: { battle: true }, challengedPlayerName: name }),
       );
@@ -229,9 +230,21 @@ function wanted() {
   };
 }
 
-/** Random and house-hand tables take no deck from the guest; others the lobby's. */
+/** Random and house-hand tables take no deck from the guest, nor a battle table (its
+ * players bring characters); others the lobby's. */
 export function guestDeck(table: Table) {
-  return table.settings?.randomDeck || table.settings?.rules?.houseHands ? undefined : deckChoice();
+  const dealt = table.settings?.randomDeck || table.settings?.rules?.houseHands;
+  return dealt || table.settings?.battle ? undefined : deckChoice();
+}
+
+/** The open tables, Triad then battle tables (ListTables gives those only when asked:
+ * ``filter.battles``), less the one this player hosts. */
+async function openTables(): Promise<Table[]> {
+  const [triad, battles] = await Promise.all([
+    authed(() => api.listTables({})),
+    authed(() => api.listTables({ filter: { battles: true } })),
+  ]);
+  return [...triad.tables, ...battles.tables].filter((t) => t.tableId !== tables.hosted?.tableId);
 }
 
 function openList(page: TablesPage): HTMLElement {
@@ -247,14 +260,14 @@ function openList(page: TablesPage): HTMLElement {
             api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
           );
           tables.open = null;
-          await page.follow(reply.matchId);
+          // A battle table's match id is the battle's.
+          await (table.settings?.battle ? page.followBattle(reply.matchId) : page.follow(reply.matchId));
         }),
       ),
     );
   }
   const look = button("Look for tables", "tables", page, async () => {
-    const reply = await authed(() => api.listTables({}));
-    tables.open = reply.tables.filter((t) => t.tableId !== tables.hosted?.tableId);
+    tables.open = await openTables();
   });
   // Find Game: the oldest open public Random table with the rules chosen above, joined.
   const find = button("Find a game like this", "find", page, async () => {
