@@ -38,9 +38,38 @@ def _label(unit: pb.BattleUnit) -> str:
     return unit.name.split()[0][:6]
 
 
+MARKS = (("shield", "+"), ("cover", "*"), ("burn", "~"))
+"""A unit's statuses on the field, one sign each after its HP; ``status_line`` says them
+in words."""
+
+
+def _marks(unit: pb.BattleUnit) -> str:
+    return "".join(sign for field, sign in MARKS if getattr(unit, field))
+
+
 def _unit_text(unit: pb.BattleUnit) -> str:
-    mark = "+" if unit.shield else ("*" if unit.cover else "")
-    return f"{_label(unit)} {unit.hp}{mark}"[: CELL - 1]
+    """Its name cut to leave room for its HP and every mark (a cell is ``CELL`` - 1)."""
+    tail = f" {unit.hp}{_marks(unit)}"
+    return f"{_label(unit)[: CELL - 1 - len(tail)]}{tail}"
+
+
+def _statuses(unit: pb.BattleUnit) -> str:
+    said = [f"shield {unit.shield}"] if unit.shield else []
+    said += [f"cover {unit.cover} turn{'s' if unit.cover != 1 else ''}"] if unit.cover else []
+    said += [f"burn {unit.burn} a turn"] if unit.burn else []
+    return f"{_label(unit)} {', '.join(said)}"
+
+
+def status_line(view: pb.BattleView) -> str | None:
+    """The field's marks in words (``+`` shield, ``*`` cover, ``~`` burn), yours then
+    theirs; None when no unit has any."""
+    parts = [
+        f"{whose} {_statuses(u)}"
+        for whose, team in (("your", view.you), ("their", view.opponent))
+        for u in team.units
+        if u.HasField("square") and _marks(u)
+    ]
+    return "Marks: " + "; ".join(parts) if parts else None
 
 
 def _grid(team: pb.BattleTeamView) -> dict[tuple[int, int], str]:
@@ -198,6 +227,8 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
     lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
     lines += fields(view)
+    if (marks := status_line(view)) is not None:
+        lines += textwrap.wrap(marks, WIDTH, subsequent_indent="    ")
     if view.status == pb.BATTLE_STATUS_FINISHED:
         lines.append(result_line(view))
     else:
