@@ -68,10 +68,18 @@ def built_client() -> None:
 
 @pytest.fixture(scope="module")
 def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    shared_database_url: str,
+    nats_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
+    """The whole backend with the browser client built, for every browser module (each
+    imports it): the module's ``STACK_OVERRIDES`` (none by default: the bots as players
+    meet them), its logs in a folder named after the module."""
     built_client()
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("browser")) as running:
+    overrides = getattr(request.module, "STACK_OVERRIDES", {})
+    logs = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    with stack(shared_database_url, nats_url, logs, overrides=overrides) as running:
         yield running
 
 

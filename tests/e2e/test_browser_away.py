@@ -11,28 +11,19 @@ page takes the session; the first says so and takes it back on request. The help
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from devtools.stack import Overrides, Stack
+from tests.e2e.test_browser import backend, play
 
-from devtools.stack import Stack, stack
-from tests.e2e.test_browser import built_client, play
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    built_client()
-    settings = {
-        "match": {"TRIAD_DISCONNECT_SECONDS": "3"},
-        "battle": {"TRIAD_BATTLE_DISCONNECT_SECONDS": "2", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
-    }
-    with stack(
-        shared_database_url, nats_url, tmp_path_factory.mktemp("away"), overrides=settings
-    ) as running:
-        yield running
+STACK_OVERRIDES: Overrides = {
+    "match": {"TRIAD_DISCONNECT_SECONDS": "3"},
+    "battle": {"TRIAD_BATTLE_DISCONNECT_SECONDS": "2", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
+}
+"""This module's settings for its backend (test_browser.py's ``backend``)."""
 
 
 def test_a_player_back_after_the_grace_is_shown_the_match_she_lost_away(

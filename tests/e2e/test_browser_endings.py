@@ -7,29 +7,18 @@ without a card opened or picked (RULES.md 8), a turn lasts 3 s (RULES.md 5). The
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from devtools.stack import Overrides, Stack
+from tests.e2e.test_browser import backend, play
 
-from devtools.stack import Stack, stack
-from tests.e2e.test_browser import built_client, play
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
-SETTINGS = {
+STACK_OVERRIDES: Overrides = {
     "collection": {"TRIAD_DRAFT_INACTIVITY_SECONDS": "10", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
     "match": {"TRIAD_TURN_SECONDS": "3", "TRIAD_TIMER_POLL_SECONDS": "0.2"},
 }
-
-
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    built_client()
-    with stack(
-        shared_database_url, nats_url, tmp_path_factory.mktemp("endings"), overrides=SETTINGS
-    ) as running:
-        yield running
+"""This module's settings for its backend (test_browser.py's ``backend``)."""
 
 
 def seconds(left: str) -> int:

@@ -7,27 +7,18 @@ where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from devtools.stack import Overrides, Stack
+from tests.e2e.test_browser import backend, play
 
-from devtools.stack import Stack, stack
-from tests.e2e.test_browser import built_client, play
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
-SETTINGS = {"match": {"TRIAD_TURN_SECONDS": "4", "TRIAD_TIMER_POLL_SECONDS": "0.2"}}
-
-
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    built_client()
-    with stack(
-        shared_database_url, nats_url, tmp_path_factory.mktemp("fit"), overrides=SETTINGS
-    ) as running:
-        yield running
+STACK_OVERRIDES: Overrides = {
+    "match": {"TRIAD_TURN_SECONDS": "4", "TRIAD_TIMER_POLL_SECONDS": "0.2"}
+}
+"""This module's settings for its backend (test_browser.py's ``backend``)."""
 
 
 def in_window(seen: dict[str, Any], *parts: str) -> None:

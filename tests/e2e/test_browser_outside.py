@@ -12,16 +12,9 @@ from pathlib import Path
 import pytest
 
 from devtools.stack import Stack, stack
-from tests.e2e.test_browser import built_client, play
+from tests.e2e.test_browser import backend, built_client, play
 
-
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    built_client()
-    with stack(shared_database_url, nats_url, tmp_path_factory.mktemp("outside")) as running:
-        yield running
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
 
 def test_the_cards_screen_follows_a_trade_that_takes_one_of_them(

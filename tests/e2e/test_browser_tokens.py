@@ -6,25 +6,16 @@ about it. The helpers are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from devtools.stack import Overrides, Stack
+from tests.e2e.test_browser import backend, play
 
-from devtools.stack import Stack, stack
-from tests.e2e.test_browser import built_client, play
+__all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
 
-@pytest.fixture(scope="module")
-def backend(
-    shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    built_client()
-    settings = {"gateway": {"TRIAD_ACCESS_TOKEN_MINUTES": "0.05"}}
-    with stack(
-        shared_database_url, nats_url, tmp_path_factory.mktemp("tokens"), overrides=settings
-    ) as running:
-        yield running
+STACK_OVERRIDES: Overrides = {"gateway": {"TRIAD_ACCESS_TOKEN_MINUTES": "0.05"}}
+"""This module's settings for its backend (test_browser.py's ``backend``)."""
 
 
 def test_an_expired_access_token_the_page_handles_is_not_told(
