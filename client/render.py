@@ -163,11 +163,15 @@ def round_ended(
 
 
 def final_board(view: pb.MatchView, before: pb.RoundResult) -> pb.MatchView:
-    """``view`` with the final board of the round ``before`` in place of its own."""
+    """``view`` with the final board of the round ``before`` in place of its own, and
+    the move that filled it (its captures by cause) as the last move."""
     shown = pb.MatchView()
     shown.CopyFrom(view)
     del shown.board[:]
     shown.board.extend(before.board)
+    shown.ClearField("last_placement")
+    if before.HasField("last_placement"):
+        shown.last_placement.CopyFrom(before.last_placement)
     return shown
 
 

@@ -256,3 +256,28 @@ def test_an_opponent_without_a_session_is_shown_with_their_forfeit_time_in_80x24
     them.connected = True
     them.ClearField("disconnect_forfeit_time")
     assert "not connected" not in "\n".join(drawn(shown))
+
+
+def test_a_rounds_final_board_shows_the_move_that_filled_it() -> None:
+    """The round's last move on its final board, its captures by cause, as the board
+    showed it when that move was made (before: the final board had no last move)."""
+    start = round_two()
+    start.round_number, start.status = 2, pb.MATCH_STATUS_IN_PROGRESS
+    start.ClearField("last_placement")
+    full = view(3, 3, placed=dict.fromkeys(range(9), pb.SEAT_B))
+    del start.earlier_rounds[:]
+    ended = start.earlier_rounds.add(round_number=1, board=full.board)
+    ended.scores.seat_a = ended.scores.seat_b = 5
+    plain = "\n".join(drawn(start, typing=""))
+    assert "SAME" not in plain, plain
+    ended.last_placement.CopyFrom(
+        pb.Placement(
+            turn_number=9,
+            seat=pb.SEAT_B,
+            card=full.board[4].card.card,
+            cell=4,
+            captures=[pb.Capture(cell=1, cause=pb.CAPTURE_CAUSE_SAME)],
+        )
+    )
+    screen = "\n".join(drawn(start, typing=""))
+    assert "Round 1's final board (5-5)" in screen and "SAME" in screen, screen

@@ -99,6 +99,8 @@ def view_message(
         )
         result.scores.seat_a, result.scores.seat_b = ended.scores
         _fill_board(result.board, ended.board)
+        if ended.last is not None and ended.last_card is not None:
+            result.last_placement.CopyFrom(_placement(ended.last, ended.last_card))
     if view.last is not None and view.last_card is not None:
         message.last_placement.CopyFrom(_placement(view.last, view.last_card))
     if view.finished is not None:

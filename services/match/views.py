@@ -57,6 +57,9 @@ class RoundView:
     first: Seat
     board: tuple[CellView, ...]
     scores: tuple[int, int]
+    last: CardPlaced | None = None
+    """The placement that filled the board, and its card."""
+    last_card: MatchCard | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +160,14 @@ def _board(match: Match) -> tuple[CellView, ...]:
 
 
 def _round(match: Match, ended: RoundEnd) -> RoundView:
+    last = ended.placements[-1] if ended.placements else None
     return RoundView(
-        ended.number, ended.first, _cells(match, ended.board, ended.placements), ended.scores
+        ended.number,
+        ended.first,
+        _cells(match, ended.board, ended.placements),
+        ended.scores,
+        last,
+        None if last is None else match.cards[last.card_id],
     )
 
 

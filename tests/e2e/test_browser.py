@@ -73,12 +73,11 @@ def backend(
     nats_url: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
-    """The whole backend with the browser client built, for every browser module (each
-    imports it): the module's ``STACK_OVERRIDES`` (none by default: the bots as players
-    meet them), its logs in a folder named after the module."""
+    """The whole backend, the client built, for every browser module (each imports it),
+    with the module's ``STACK_OVERRIDES`` (none by default: the bots as players meet them)."""
     built_client()
-    overrides = getattr(request.module, "STACK_OVERRIDES", {})
     logs = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    overrides = getattr(request.module, "STACK_OVERRIDES", {})
     with stack(shared_database_url, nats_url, logs, overrides=overrides) as running:
         yield running
 
@@ -96,15 +95,8 @@ def play(
         "TRIAD_CHROMIUM": chromium(),
         "TRIAD_PARAMS": json.dumps(params or {}),
     }
-    done = subprocess.run(
-        ["node", "e2e/play.mjs"],
-        check=False,
-        cwd=WEB,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = subprocess.run(["node", "e2e/play.mjs"], check=False, cwd=WEB, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     played: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert played["failures"] == []  # no error in any page
@@ -380,6 +372,8 @@ def test_a_tied_sudden_death_round_shows_round_two_and_how_round_one_ended(
         who = "you" if placed_first else "they"
         assert seen["earlier"] == [f"Round 1: 5–5, {who} placed first"], seen
         assert seen["placed"] == 0 and seen["hand"] == 5, seen
+    # RULES.md 12: round 1's final board, full, the move that filled it marked.
+    assert played["finalBoard"] == {"cells": 9, "last": [played["line"][-1][1]], "board": 0}
     ann, bea = played["results"]
     assert ann.startswith("You lost") and "forfeited" in ann, ann
     assert bea.startswith("You won"), bea

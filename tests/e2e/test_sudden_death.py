@@ -83,6 +83,11 @@ async def test_a_tied_first_round_plays_on_into_round_two_in_the_same_match(api:
         [ended] = shown.earlier_rounds
         assert ended.round_number == 1 and ended.scores.seat_a == ended.scores.seat_b == 5
         assert sum(1 for c in ended.board if c.WhichOneof("content") == "card") == 9
+        last_id, last_cell = line[-1]  # the move that filled it, shown on the final board
+        assert (ended.last_placement.card.card_id, ended.last_placement.cell) == (
+            last_id,
+            last_cell,
+        )
         assert shown.turn_number == 10
         # A tie: each owns five cards, its colour on the board and any left in hand.
         owned = {c.card.card.card_id for c in ended.board if c.card.owner_seat == shown.my_seat}

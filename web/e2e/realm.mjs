@@ -153,6 +153,14 @@ export function realmScenarios(kit) {
     }
     await Promise.all(players.map((page) => page.waitForSelector("[data-testid=rounds][data-round='2']")));
     const roundTwo = await Promise.all(players.map(roundsSeen));
+    // Round 1's final board, opened under the rounds: full, the filling move marked.
+    await ann.click("[data-testid=final-boards] summary");
+    await ann.waitForSelector("[data-testid=final-board] .cell.last"); // drawn once opened
+    const finalBoard = await ann.evaluate(() => ({
+      cells: document.querySelectorAll("[data-testid=final-board] .cell.mine, [data-testid=final-board] .cell.theirs").length,
+      last: [...document.querySelectorAll("[data-testid=final-board] .cell.last")].map((n) => Number(n.dataset.cell)),
+      board: document.querySelectorAll("[data-testid=board] .cell.mine, [data-testid=board] .cell.theirs").length,
+    }));
     await ann.screenshot({ path: screenshot, fullPage: true });
     await ann.click("button[name=forfeit]");
     await ann.click("button[name=forfeit-confirm]");
@@ -168,6 +176,7 @@ export function realmScenarios(kit) {
       line,
       roundOne,
       roundTwo,
+      finalBoard,
       ended,
       results,
     };

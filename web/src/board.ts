@@ -10,8 +10,10 @@ import {
   Seat,
   Visibility,
   TradeRule,
+  type BoardCell,
   type Card,
   type MatchView,
+  type Placement,
   type Rules,
   type Sides,
 } from "./gen/triad/v1/common_pb.js";
@@ -145,6 +147,52 @@ function markLine(mark: string, bonus: number): HTMLElement {
   );
 }
 
+/** A board's cells as a grid, ``last`` (the placement that made it) marked with its
+ * captures by cause: the match's own board, whose empty cells ``place`` when
+ * ``canPlace``; or, with no ``place``, an earlier Sudden Death round's final board,
+ * read-only (rounds.ts). */
+export function boardGrid(
+  view: MatchView,
+  cells: BoardCell[],
+  last: Placement | undefined,
+  place?: (cell: number) => void,
+  canPlace = false,
+): HTMLElement {
+  const columns = view.rules?.board?.columns || 3;
+  const captured = new Map<number, string>();
+  for (const capture of last?.captures ?? []) {
+    captured.set(capture.cell, CAUSES[capture.cause] ?? "");
+  }
+  // A class, not a style attribute: the page's Content-Security-Policy allows no inline style.
+  const testid = place ? "board" : "final-board";
+  const board = el("div", { class: `board columns-${columns}`, "data-testid": testid });
+  for (const cell of cells) {
+    const node = el("button", { class: "cell", "data-cell": String(cell.index) });
+    const mark = cell.mark ? Element[cell.mark].toLowerCase() : "";
+    if (mark) node.dataset.mark = mark;
+    if (cell.content.case === "blocked") {
+      node.classList.add("blocked");
+      node.disabled = true;
+    } else if (cell.content.case === "card") {
+      const placed = cell.content.value;
+      node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
+      node.append(cardFace(placed.card, placed.adjustedSides), ...cellMarks(view, cell.index));
+      if (mark) node.append(markLine(mark, elementBonus(placed.card, cell.mark)));
+      const cause = captured.get(cell.index);
+      if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));
+      if (last?.cell === cell.index) node.classList.add("last");
+      node.disabled = true;
+    } else {
+      if (mark) node.append(markLine(mark, 0));
+      node.classList.add("empty");
+      node.disabled = !canPlace;
+      if (place) node.addEventListener("click", () => place(cell.index));
+    }
+    board.append(node);
+  }
+  return board;
+}
+
 export interface MatchHandlers {
   pickCard(cardId: string): void;
   place(cell: number): void;
@@ -164,39 +212,8 @@ export function matchScreen(
   const them = view.players.find((p) => p.seat !== view.mySeat);
   const finished = view.status === MatchStatus.FINISHED;
   const myTurn = !finished && view.turnSeat === view.mySeat;
-  const columns = view.rules?.board?.columns || 3;
   const realm = isRealm(view.rules);
-  const captured = new Map<number, string>();
-  for (const capture of view.lastPlacement?.captures ?? []) {
-    captured.set(capture.cell, CAUSES[capture.cause] ?? "");
-  }
-
-  // A class, not a style attribute: the page's Content-Security-Policy allows no inline style.
-  const board = el("div", { class: `board columns-${columns}`, "data-testid": "board" });
-  for (const cell of view.board) {
-    const node = el("button", { class: "cell", "data-cell": String(cell.index) });
-    const mark = cell.mark ? Element[cell.mark].toLowerCase() : "";
-    if (mark) node.dataset.mark = mark;
-    if (cell.content.case === "blocked") {
-      node.classList.add("blocked");
-      node.disabled = true;
-    } else if (cell.content.case === "card") {
-      const placed = cell.content.value;
-      node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
-      node.append(cardFace(placed.card, placed.adjustedSides), ...cellMarks(view, cell.index));
-      if (mark) node.append(markLine(mark, elementBonus(placed.card, cell.mark)));
-      const cause = captured.get(cell.index);
-      if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));
-      if (view.lastPlacement?.cell === cell.index) node.classList.add("last");
-      node.disabled = true;
-    } else {
-      if (mark) node.append(markLine(mark, 0));
-      node.classList.add("empty");
-      node.disabled = !(myTurn && selected);
-      node.addEventListener("click", () => on.place(cell.index));
-    }
-    board.append(node);
-  }
+  const board = boardGrid(view, view.board, view.lastPlacement, (cell) => on.place(cell), myTurn && !!selected);
 
   const hand = el("div", { class: "hand mine", "data-testid": "hand" });
   for (const own of view.myHand) {
@@ -254,7 +271,7 @@ export function matchScreen(
       el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
     ),
     el("p", { class: "rules" }, matchRulesLine(view.rules)),
-    roundsPanel(view) ?? "",
+    roundsPanel(view, (round) => boardGrid(view, round.board, round.lastPlacement)) ?? "",
     theirHand,
     // The board's box: at a desk the space the rest of the screen leaves, which the
     // square board fills as far as it can (style.css).

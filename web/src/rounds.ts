@@ -25,8 +25,9 @@ export function earlierRoundLine(view: MatchView, round: RoundResult): string {
   return `Round ${round.roundNumber}: ${mine}–${theirs}, ${first} placed first`;
 }
 
-/** The round over the board with the earlier rounds under it; null without rounds. */
-export function roundsPanel(view: MatchView): HTMLElement | null {
+/** The round over the board with the earlier rounds under it, and their final boards
+ * (``drawBoard``: board.ts's grid, read-only); null without rounds. */
+export function roundsPanel(view: MatchView, drawBoard: (round: RoundResult) => HTMLElement): HTMLElement | null {
   const line = roundLine(view);
   if (!line) return null;
   const earlier = view.earlierRounds.map((r) => el("li", { "data-round": String(r.roundNumber) }, earlierRoundLine(view, r)));
@@ -34,6 +35,39 @@ export function roundsPanel(view: MatchView): HTMLElement | null {
     "div",
     { class: "rounds", "data-testid": "rounds", "data-round": String(view.roundNumber || 1) },
     el("strong", { "data-testid": "round" }, line),
-    ...(earlier.length ? [el("ol", { class: "earlier-rounds", "data-testid": "earlier-rounds" }, ...earlier)] : []),
+    ...(earlier.length
+      ? [el("ol", { class: "earlier-rounds", "data-testid": "earlier-rounds" }, ...earlier), finalBoards(view, drawBoard)]
+      : []),
   );
+}
+
+/** The matches whose final boards the player opened: kept open across redraws. */
+const opened = new Set<string>();
+
+/** Each earlier round's final board with the move that filled it (RULES.md 12: views
+ * show each round's final board), drawn once opened: closed, it takes one line of the
+ * screen, and none of its cells stands among the match board's. */
+function finalBoards(view: MatchView, drawBoard: (round: RoundResult) => HTMLElement): HTMLElement {
+  const count = view.earlierRounds.length;
+  const summary = count > 1 ? `The ${count} earlier rounds' final boards` : "Round 1's final board";
+  const shown = el("details", { class: "final-boards", "data-testid": "final-boards" }, el("summary", {}, summary));
+  const fill = () => {
+    if (shown.querySelector(".board")) return;
+    for (const round of view.earlierRounds) {
+      // Which round each board is, where there are several (the list above says one).
+      if (count > 1) shown.append(el("p", {}, earlierRoundLine(view, round)));
+      shown.append(drawBoard(round));
+    }
+  };
+  shown.addEventListener("toggle", () => {
+    if (shown.open) {
+      opened.add(view.matchId);
+      fill();
+    } else opened.delete(view.matchId);
+  });
+  if (opened.has(view.matchId)) {
+    shown.open = true;
+    fill();
+  }
+  return shown;
 }

@@ -344,6 +344,11 @@ def test_each_seat_sees_the_round_and_the_earlier_rounds_final_boards() -> None:
         by_cell = [card_id for card_id, _ in sorted(CROSSED, key=lambda move: move[1])]
         assert [c.card.card.card_id for c in ended.board] == by_cell
         assert [c.card.owner_seat for c in ended.board][:2] == [pb.SEAT_B, pb.SEAT_B]
+        # The move that filled it, with its captures, as the round's last view had it.
+        last_id, last_cell = CROSSED[-1]
+        moved = ended.last_placement
+        assert (moved.card.card_id, moved.cell, moved.turn_number) == (last_id, last_cell, 9)
+        assert not message.HasField("last_placement"), "none yet in round 2"
         assert all(c.WhichOneof("content") == "empty" for c in message.board)
     # The second seat's view shares what both see, the earlier rounds included.
     a = match_view(match, "p-a")
