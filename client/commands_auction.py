@@ -148,14 +148,22 @@ async def mine(client: Caller) -> list[pb.Listing]:
     return [x for page in listed for x in page.listings]
 
 
+async def on_sale(client: Caller) -> list[pb.Listing]:
+    """Every open listing, newest first: all pages (found from outside: a buy looked
+    among the newest 200 only, so past them a listing a cheapest or filtered browse
+    showed could not be bought by the start of its id)."""
+    listed = await pages(
+        lambda token: client.call(
+            client.stub.ListAuction, g.ListAuctionRequest(page_size=200, page_token=token)
+        )
+    )
+    return [x for page in listed for x in page.listings]
+
+
 async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:
     """A listing id as typed: whole, or the first characters of one of the player's
-    listings (``own``) or of the open ones the browse shows."""
-    if own:
-        ids = [x.listing_id for x in await mine(client)]
-    else:
-        page = await client.call(client.stub.ListAuction, g.ListAuctionRequest(page_size=200))
-        ids = [x.listing_id for x in page.listings]
+    listings (``own``) or of any open one."""
+    ids = [x.listing_id for x in await (mine(client) if own else on_sale(client))]
     if given in ids or len(given) >= 32:
         return given
     matching = [i for i in ids if i.startswith(given)]

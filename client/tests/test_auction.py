@@ -166,6 +166,38 @@ async def test_a_seller_sees_and_names_every_listing_past_the_first_page() -> No
     assert await resolve_listing(seller, "0449", own=True) == "0449" + "0" * 32
 
 
+class OpenListings:
+    """ListAuction over 450 open listings, 200 a page as the gateway caps it."""
+
+    def __init__(self) -> None:
+        self.listed = [pb.Listing(listing_id=f"{n:04d}" + "f" * 32) for n in range(450)]
+
+    async def ListAuction(self, request: g.ListAuctionRequest) -> g.ListAuctionResponse:
+        start = int(request.page_token or 0)
+        end = start + request.page_size
+        more = str(end) if end < len(self.listed) else ""
+        return g.ListAuctionResponse(listings=self.listed[start:end], next_page_token=more)
+
+
+class Buyer:
+    stub = OpenListings()
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_buyer_names_any_open_listing_past_the_first_page() -> None:
+    """Found from outside: `auction buy 0449` looked for the start among the newest 200
+    open listings only, so on a market of more, a listing the cheapest or a filtered
+    browse showed (its id cut to 8 characters) could not be bought by that id: 'names
+    none of the open listings'."""
+    buyer = Buyer()
+    assert await resolve_listing(buyer, "0449", own=False) == "0449" + "f" * 32
+    assert await resolve_listing(buyer, "0000", own=False) == "0000" + "f" * 32
+    with pytest.raises(CommandError, match="'04' names 50 listings: give more of the id"):
+        await resolve_listing(buyer, "04", own=False)
+
+
 async def test_the_next_page_command_keeps_the_filters_order_and_size_on_one_line() -> None:
     """Found from outside: 'More: triad-client auction browse --page T' dropped the
     browse's filters and order: the cheapest order's next page was refused, a filtered
