@@ -21,7 +21,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.arguments import within
 from client.commands_cards import ELEMENTS, element_values, resolve_copies
-from client.connection import Caller, CommandError, as_json, pages
+from client.connection import Caller, CommandError, State, as_json, pages
 from client.copies import copy_row
 
 STATUS_NAMES = {
@@ -160,6 +160,22 @@ async def on_sale(client: Caller) -> list[pb.Listing]:
     return [x for page in listed for x in page.listings]
 
 
+async def listing_to_buy(client: Caller, args: argparse.Namespace) -> str:
+    """The listing a buy names; with ``--request-id``, kept in the state file before the
+    call, so that a retry names it again once it is sold (found from outside: a retry of
+    `auction buy 9a0b --request-id R` whose first try bought the listing said "'9a0b'
+    names none of the open listings", exit 2, instead of answering the purchase)."""
+    state = getattr(client, "state", None)
+    if not (args.request_id and isinstance(state, State)):
+        return await resolve_listing(client, args.listing, own=False)
+    known = state.recall(args.request_id)
+    if known and known.startswith(args.listing):
+        return known
+    listing_id = await resolve_listing(client, args.listing, own=False)
+    state.remember(args.request_id, listing_id)
+    return listing_id
+
+
 async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:
     """A listing id as typed: whole, or the first characters of one of the player's
     listings (``own``) or of any open one."""
@@ -222,7 +238,7 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         )
         text = "Cancelled: the copy is yours to use again."
     else:
-        listing_id = await resolve_listing(client, args.listing, own=False)
+        listing_id = await listing_to_buy(client, args)
         reply = await client.call(
             client.stub.BuyListing,
             g.BuyListingRequest(request_id=request_id, listing_id=listing_id),

@@ -60,6 +60,10 @@ REOPENED = frozenset({g.SESSION_CLOSE_REASON_TOKEN_EXPIRED, g.SESSION_CLOSE_REAS
 a refresh; on any gateway), the player none the wiser."""
 
 
+RETRIES = 50
+"""How many ``--request-id`` targets a profile keeps for a retry (``State.remember``)."""
+
+
 class State:
     def __init__(self, path: Path, profile: str) -> None:
         self.path, self.profile = path, profile
@@ -87,10 +91,24 @@ class State:
         entry.update(access_token=tokens.access_token, refresh_token=tokens.refresh_token)
         self._write(entry)
 
+    def recall(self, request_id: str) -> str | None:
+        """What a command sent with this ``--request-id`` named (``remember``), if this
+        profile sent it: a retry names it again though it is gone from the lists the
+        start of an id is looked for in (a listing the first try bought)."""
+        known: dict[str, str] = (self.data.get(self.profile) or {}).get("retries", {})
+        return known.get(request_id)
+
+    def remember(self, request_id: str, target: str) -> None:
+        """Keeps what a command with this ``--request-id`` names (the latest RETRIES)."""
+        entry: dict[str, Any] = self.tokens
+        known = {**entry.get("retries", {}), request_id: target}
+        entry["retries"] = dict(list(known.items())[-RETRIES:])
+        self._write(entry)
+
     def forget(self) -> None:
         self._write(None)
 
-    def _write(self, entry: dict[str, str] | None) -> None:
+    def _write(self, entry: dict[str, Any] | None) -> None:
         """This profile's entry (None: none), written over the file as it is now: other
         profiles' clients (other terminals) refresh their own tokens meanwhile, and a
         copy read at start would put back their spent ones (found from outside: two

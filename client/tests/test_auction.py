@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from client.commands_auction import (
     price_of,
     resolve_listing,
 )
-from client.connection import CommandError
+from client.connection import CommandError, State
 from client.main import parser
 
 
@@ -266,3 +267,47 @@ async def test_a_listing_or_a_duration_that_cannot_be_right_is_said_in_the_words
             CommandError, match=f"--hours is 1/60 \\(a minute\\) to 48: not {hours}"
         ):
             await auction(gateway, parsed("list", "c0ffee", "10", "--hours", hours), console)  # type: ignore[arg-type]
+
+
+class Market:
+    """One open listing; the first BuyListing sells it but its answer is lost (the
+    client's deadline), as a gateway answers a retry with the same request id."""
+
+    def __init__(self, state: State) -> None:
+        self.stub, self.state = self, state
+        self.listing = pb.Listing(listing_id="9a0b1c2d" + "e" * 28, price=100)
+        self.bought: list[g.BuyListingRequest] = []
+
+    async def ListAuction(self, request: g.ListAuctionRequest) -> g.ListAuctionResponse:
+        return g.ListAuctionResponse(listings=[] if self.bought else [self.listing])
+
+    async def BuyListing(self, request: g.BuyListingRequest) -> g.BuyListingResponse:
+        self.bought.append(request)
+        if len(self.bought) == 1:
+            raise TimeoutError("the answer was lost")
+        self.listing.status = pb.LISTING_STATUS_SOLD
+        return g.BuyListingResponse(listing=self.listing, balance=pb.Balance(coins=200))
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_buy_retried_with_its_request_id_answers_the_purchase(tmp_path: Path) -> None:
+    """Found from outside: README's `auction buy 9a0b --request-id R`, run again after
+    the first try bought the listing (its answer lost), said "'9a0b' names none of the
+    open listings" (exit 2): the listing was no longer on sale to be found by the start
+    of its id, and the retry never reached the gateway to answer the purchase."""
+    state = State(tmp_path / "state.json", "default")
+    state.save(g.Player(player_id="p", player_name="ann"), g.AuthTokens(access_token="a"))
+    market, out = Market(state), io.StringIO()
+    typed = parsed("buy", "9a0b", "--request-id", "R1")
+    with pytest.raises(TimeoutError):
+        await auction(market, typed, Console(file=out))  # type: ignore[arg-type]
+    retried = Market(State(tmp_path / "state.json", "default"))  # the next command
+    retried.bought = market.bought
+    await auction(retried, typed, Console(file=out, width=100))  # type: ignore[arg-type]
+    first, second = market.bought
+    assert first == second == g.BuyListingRequest(request_id="R1", listing_id="9a0b1c2d" + "e" * 28)
+    assert "Bought for 100 coins; 200 left." in out.getvalue()
+    with pytest.raises(CommandError, match="'9a0b' names none of the open listings"):
+        await auction(retried, parsed("buy", "9a0b"), Console(file=out))  # type: ignore[arg-type]
