@@ -13,7 +13,7 @@ from rich.table import Table
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.connection import Caller, CommandError, as_json
+from client.connection import Caller, CommandError, State, as_json
 from client.copies import copies_table
 from client.rules_text import TRADE_NAMES
 
@@ -153,16 +153,33 @@ async def choose(client: Caller, trade: pb.Trade, given: str, request_id: str = 
         request.copy_id = copies[0]
     else:
         request.copy_ids.extend(copies)
+    if request_id and isinstance(state := getattr(client, "state", None), State):
+        state.remember(request_id, request.SerializeToString().hex())  # for a retry
     chosen = await client.call(client.stub.ChooseTradeCard, request)
     return chosen.trade  # type: ignore[no-any-return]
+
+
+async def chosen_before(client: Caller, request_id: str) -> pb.Trade:
+    """A choice retried with its ``--request-id`` once no trade waits (found from
+    outside: when the first try moved the card and its answer was lost, the retry said
+    'no Trade One or Difference is waiting for your choice' and never told which card
+    moved): the request the first try sent, sent again, which the gateway answers with
+    the trade as that choice left it."""
+    state = getattr(client, "state", None)
+    sent = state.recall(request_id) if request_id and isinstance(state, State) else None
+    if not sent:
+        raise CommandError("no Trade One or Difference is waiting for your choice")
+    request = g.ChooseTradeCardRequest.FromString(bytes.fromhex(sent))
+    return (await client.call(client.stub.ChooseTradeCard, request)).trade  # type: ignore[no-any-return]
 
 
 async def trade(client: Caller, args: argparse.Namespace, console: Console) -> int:
     pending = await client.call(client.stub.GetPendingTrade, g.GetPendingTradeRequest())
     if args.trade_command == "choose":
         if not pending.HasField("trade"):
-            raise CommandError("no Trade One or Difference is waiting for your choice")
-        chosen = await choose(client, pending.trade, " ".join(args.card), args.request_id)
+            chosen = await chosen_before(client, args.request_id)
+        else:
+            chosen = await choose(client, pending.trade, " ".join(args.card), args.request_id)
         print(as_json(chosen)) if args.json else console.print(trade_status(chosen))
         return 0
     if args.json:

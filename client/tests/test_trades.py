@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
 
-from client.commands_trades import picked
-from client.connection import CommandError
+from client.commands_trades import picked, trade
+from client.connection import CommandError, State
 from client.frame import awaits_trade, frame
+from client.main import parser
 from client.summary import after_trade
 from client.tests.trades import (
     ANN,
     BEA,
+    completed,
     copy_id,
     deck,
     difference,
@@ -162,3 +167,48 @@ def test_trade_ones_loser_is_not_offered_a_key_as_the_client_ends() -> None:
         drawn(finished(pb.TRADE_RULE_DIFFERENCE, mine=B), difference(pb.TRADE_ROLE_GIVER))
     )
     assert f"Waiting for {ANN}'s choice." in kept and "q leaves." in kept, kept
+
+
+class Pending:
+    """A gateway with one Difference trade waiting: the first ChooseTradeCard moves the
+    cards but its answer is lost (the client's deadline); a retried request id is
+    answered with the trade as it left it (gateway.proto: Idempotency)."""
+
+    def __init__(self, state: State) -> None:
+        self.stub, self.state = self, state
+        self.trade, self.chosen = difference(take=2), list[g.ChooseTradeCardRequest]()
+
+    async def GetPendingTrade(self, request: g.GetPendingTradeRequest) -> g.GetPendingTradeResponse:
+        return (
+            g.GetPendingTradeResponse()
+            if self.chosen
+            else g.GetPendingTradeResponse(trade=self.trade)
+        )
+
+    async def ChooseTradeCard(self, request: g.ChooseTradeCardRequest) -> g.ChooseTradeCardResponse:
+        self.chosen.append(request)
+        if len(self.chosen) == 1:
+            raise TimeoutError("the answer was lost")
+        return g.ChooseTradeCardResponse(trade=completed(self.trade, list(request.copy_ids)))
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_choice_retried_with_its_request_id_answers_what_moved(tmp_path: Path) -> None:
+    """Found from outside: `trade choose 1 --request-id R` run again after the first try
+    moved the card (its answer lost) said 'no Trade One or Difference is waiting for your
+    choice', exit 2, and never which card moved."""
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="a", player_name=ANN), g.AuthTokens())
+    typed = parser().parse_args(["trade", "choose", "1", "3", "--request-id", "R1"])
+    gateway, out = Pending(State(path, "default")), io.StringIO()
+    with pytest.raises(TimeoutError):
+        await trade(gateway, typed, Console(file=out))
+    gateway.state = State(path, "default")  # the next command
+    await trade(gateway, typed, Console(file=out, width=100))
+    first, second = gateway.chosen
+    assert first == second and list(second.copy_ids) == [copy_id(1), copy_id(3)]
+    assert second.request_id == "R1" and second.trade_id == gateway.trade.trade_id
+    with pytest.raises(CommandError, match="no Trade One or Difference is waiting"):
+        await trade(gateway, parser().parse_args(["trade", "choose", "1"]), Console(file=out))
