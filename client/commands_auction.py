@@ -11,6 +11,7 @@ import argparse
 import math
 import shlex
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
@@ -160,20 +161,29 @@ async def on_sale(client: Caller) -> list[pb.Listing]:
     return [x for page in listed for x in page.listings]
 
 
-async def listing_to_buy(client: Caller, args: argparse.Namespace) -> str:
-    """The listing a buy names; with ``--request-id``, kept in the state file before the
-    call, so that a retry names it again once it is sold (found from outside: a retry of
-    `auction buy 9a0b --request-id R` whose first try bought the listing said "'9a0b'
-    names none of the open listings", exit 2, instead of answering the purchase)."""
+async def kept(
+    client: Caller, args: argparse.Namespace, given: str, resolve: Callable[[], Awaitable[str]]
+) -> str:
+    """The id ``given`` (or its start) names: with ``--request-id``, kept in the state
+    file before the call, so that a retry names it again once it is gone from the lists
+    the start of an id is looked for in (found from outside: a retry of `auction buy 9a0b
+    --request-id R` whose first try bought the listing said "'9a0b' names none of the
+    open listings", exit 2, instead of answering the purchase; `auction list` of a copy
+    sold since, "names none of your copies")."""
     state = getattr(client, "state", None)
     if not (args.request_id and isinstance(state, State)):
-        return await resolve_listing(client, args.listing, own=False)
+        return await resolve()
     known = state.recall(args.request_id)
-    if known and known.startswith(args.listing):
+    if known and known.startswith(given):
         return known
-    listing_id = await resolve_listing(client, args.listing, own=False)
-    state.remember(args.request_id, listing_id)
-    return listing_id
+    found = await resolve()
+    state.remember(args.request_id, found)
+    return found
+
+
+async def one_copy(client: Caller, given: str) -> str:
+    (copy_id,) = await resolve_copies(client, [given])
+    return copy_id
 
 
 async def resolve_listing(client: Caller, given: str, *, own: bool) -> str:
@@ -224,7 +234,7 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         price = price_of(args.price)
         if args.hours is not None and not 1 / 60 <= args.hours <= 48:  # in hours, as typed
             raise CommandError(f"--hours is 1/60 (a minute) to 48: not {args.hours:g}")
-        (copy_id,) = await resolve_copies(client, [args.copy])
+        copy_id = await kept(client, args, args.copy, lambda: one_copy(client, args.copy))
         request = g.CreateListingRequest(request_id=request_id, copy_id=copy_id, price=price)
         if args.hours is not None:
             request.duration.FromTimedelta(timedelta(hours=args.hours))
@@ -238,7 +248,9 @@ async def auction(client: Caller, args: argparse.Namespace, console: Console) ->
         )
         text = "Cancelled: the copy is yours to use again."
     else:
-        listing_id = await listing_to_buy(client, args)
+        listing_id = await kept(
+            client, args, args.listing, lambda: resolve_listing(client, args.listing, own=False)
+        )
         reply = await client.call(
             client.stub.BuyListing,
             g.BuyListingRequest(request_id=request_id, listing_id=listing_id),

@@ -311,3 +311,46 @@ async def test_a_buy_retried_with_its_request_id_answers_the_purchase(tmp_path: 
     assert "Bought for 100 coins; 200 left." in out.getvalue()
     with pytest.raises(CommandError, match="'9a0b' names none of the open listings"):
         await auction(retried, parsed("buy", "9a0b"), Console(file=out))  # type: ignore[arg-type]
+
+
+class Sold:
+    """The seller's one copy; the first CreateListing lists it and loses its answer, and
+    a buyer takes it before the retry (the gateway answers the retry with the listing)."""
+
+    def __init__(self, state: State) -> None:
+        self.stub, self.state = self, state
+        self.copy = pb.OwnedCopy(copy_id="c0ffee00" + "1" * 28)
+        self.listed: list[g.CreateListingRequest] = []
+
+    async def ListCollection(self, request: g.ListCollectionRequest) -> Any:
+        entries = [] if self.listed else [pb.CollectionEntry(copy=self.copy)]
+        return g.ListCollectionResponse(entries=entries)
+
+    async def CreateListing(self, request: g.CreateListingRequest) -> Any:
+        self.listed.append(request)
+        if len(self.listed) == 1:
+            raise TimeoutError("the answer was lost")
+        sold = pb.Listing(listing_id="l1", copy=self.copy, price=250, fee=12)
+        sold.status = pb.LISTING_STATUS_SOLD
+        return g.CreateListingResponse(listing=sold)
+
+    async def call(self, method: Any, request: Any) -> Any:
+        return await method(request)
+
+
+async def test_a_listing_retried_with_its_request_id_after_the_sale_answers_it(
+    tmp_path: Path,
+) -> None:
+    """`auction list c0ff 250 --request-id R` run again once the copy sold (the first
+    try's answer lost) said "'c0ff' names none of your copies"."""
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="p", player_name="ann"), g.AuthTokens())
+    seller, out = Sold(State(path, "default")), io.StringIO()
+    typed = parsed("list", "c0ff", "250", "--request-id", "R2")
+    with pytest.raises(TimeoutError):
+        await auction(seller, typed, Console(file=out))  # type: ignore[arg-type]
+    seller.state = State(path, "default")
+    await auction(seller, typed, Console(file=out, width=100))  # type: ignore[arg-type]
+    first, second = seller.listed
+    assert first == second and second.copy_id == "c0ffee00" + "1" * 28
+    assert "sold" in out.getvalue()
