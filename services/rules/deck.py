@@ -107,17 +107,21 @@ def validate_deck(
     ``locked`` the copy ids locked by an active trading match, a pending trade or an
     Auction House listing (a mapping names what holds each, and what frees it);
     ``board`` the side length of the table it is for (None: a deck of 5, 8 or 13 for
-    any board). The star limits are those of the deck's size (of 5 when it has none).
+    any board). The star limits are those of the table's hand when ``board`` is given
+    (found from outside: seven cards with three 4★ for a 4x4 table were also told that
+    a deck may hold two 4★, the limit of five, when eight may hold three), else of the
+    deck's size (of 5 when it has none).
     """
     found: list[Violation] = []
     size = len(entries)
     if (problem := deck_size_problem(size, board)) is not None:
         found.append(_about(DeckRule.SIZE, entries, problem))
-    limits_of = size if size in STAR_LIMITS else DECK_SIZE
+    hand = size if board is None else BOARD_HANDS[board]
+    limits_of = hand if hand in STAR_LIMITS else DECK_SIZE
     most_fives, most_high = STAR_LIMITS[limits_of]
     word = _WORDS[limits_of]
     a_deck = "a deck" if limits_of == DECK_SIZE else f"a deck of {word}"
-    if size not in STAR_LIMITS:  # the size is already wrong: name no count it does not have
+    if hand not in STAR_LIMITS:  # the size is already wrong: name no count it does not have
         a_deck, word = "a deck", "all"
     first = {e.copy_id: e for e in reversed(entries)}
     for copy_id, n in Counter(e.copy_id for e in entries).items():

@@ -58,6 +58,23 @@ def test_a_table_names_the_deck_it_needs() -> None:
     assert rules_broken(deck(*[1] * 13), board=3) == {DeckRule.SIZE}
 
 
+def test_a_deck_for_a_table_is_held_to_the_star_limits_of_that_tables_hand() -> None:
+    """Found from outside: ValidateDeck of seven cards with three 4★ for a 4x4 table
+    (hand_size 8) said both that the table needs eight and that 0 5★ and 3 4★ break
+    'a deck may hold one 5★ and one 4★, or two 4★ and no 5★': the limits of five, though
+    eight may hold three 4★ (RULES.md 11). The second was not a rule the deck breaks."""
+    assert rules_broken(deck(4, 4, 4, 1, 1, 1, 1), board=4) == {DeckRule.SIZE}
+    assert rules_broken(deck(5, 4, 4, 1, 1), board=4) == {DeckRule.SIZE}
+    assert rules_broken(deck(5, 5, 4, 4, 4, *[1] * 7), board=5) == {DeckRule.SIZE}
+    found = validate_deck(deck(4, 4, 4, 4, 1, 1, 1), board=4)
+    assert [v.rule for v in found] == [DeckRule.SIZE, DeckRule.FOUR_AND_FIVE_STAR_LIMIT]
+    assert "a deck of eight may hold at most 1 5★ and 3 4★ or 5★ cards" in found[1].message
+    assert rules_broken(deck(4, 4, 4, *[1] * 5), board=3) == {
+        DeckRule.SIZE,
+        DeckRule.FOUR_AND_FIVE_STAR_LIMIT,
+    }
+
+
 def test_a_deck_of_eight_names_its_own_limits() -> None:
     found = validate_deck(deck(5, 5, 1, 1, 1, 1, 1, 1))
     assert [v.rule for v in found] == [DeckRule.FIVE_STAR_LIMIT]
