@@ -60,6 +60,8 @@ REOPENED = frozenset({g.SESSION_CLOSE_REASON_TOKEN_EXPIRED, g.SESSION_CLOSE_REAS
 a refresh; on any gateway), the player none the wiser."""
 
 
+Entry = dict[str, Any]
+"""A profile's entry in the state file: its player, tokens and ``retries``."""
 RETRIES = 50
 """How many ``--request-id`` targets a profile keeps for a retry (``State.remember``)."""
 
@@ -99,25 +101,31 @@ class State:
         return known.get(request_id)
 
     def remember(self, request_id: str, target: str) -> None:
-        """Keeps what a command with this ``--request-id`` names (the latest RETRIES)."""
-        entry: dict[str, Any] = self.tokens
-        known = {**entry.get("retries", {}), request_id: target}
-        entry["retries"] = dict(list(known.items())[-RETRIES:])
-        self._write(entry)
+        """Keeps what a command with this ``--request-id`` names (the latest RETRIES), in
+        the entry as the file holds it now: tokens another terminal of this profile
+        refreshed meanwhile are not put back to the spent ones read at start."""
+
+        def kept(entry: dict[str, Any]) -> dict[str, Any]:
+            known = {**entry.get("retries", {}), request_id: target}
+            return {**entry, "retries": dict(list(known.items())[-RETRIES:])}
+
+        self._write(kept)
 
     def forget(self) -> None:
         self._write(None)
 
-    def _write(self, entry: dict[str, Any] | None) -> None:
-        """This profile's entry (None: none), written over the file as it is now: other
-        profiles' clients (other terminals) refresh their own tokens meanwhile, and a
-        copy read at start would put back their spent ones (found from outside: two
-        players queued from one state file logged each other out). Under a lock, and
-        whole or not at all (a rename)."""
+    def _write(self, entry: Entry | Callable[[Entry], Entry] | None) -> None:
+        """This profile's entry (None: none; a function: made from the entry the file
+        holds now), written over the file as it is now: other profiles' clients (other
+        terminals) refresh their own tokens meanwhile, and a copy read at start would put
+        back their spent ones (found from outside: two players queued from one state file
+        logged each other out). Under a lock, and whole or not at all (a rename)."""
         lock = self.path.with_name(self.path.name + ".lock")
         with open(lock, "a") as held:
             fcntl.flock(held, fcntl.LOCK_EX)
             current = json.loads(self.path.read_text()) if self.path.exists() else {}
+            if callable(entry):
+                entry = entry(current.get(self.profile) or self.tokens)
             if entry is None:
                 current.pop(self.profile, None)
             else:

@@ -73,3 +73,20 @@ def test_register_with_a_state_file_it_cannot_write_stops_before_any_call(
     said = capsys.readouterr().err
     assert "No such file or directory" in said and "state.json.lock" in said, said
     assert "gateway" not in said, said
+
+
+def test_a_kept_request_id_leaves_tokens_another_terminal_refreshed(tmp_path: Path) -> None:
+    """`auction buy ... --request-id R` keeps the listing in the state file; written from
+    the entry read at its start, it put back the refresh token another terminal of the
+    same profile had spent meanwhile (that terminal's next command: log in again)."""
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="a", player_name="ann"), tokens("a1"))
+    buying, playing = State(path, "default"), State(path, "default")
+    playing.update(tokens("a2"))  # the play screen refreshes meanwhile
+    buying.remember("R1", "listing-1")
+    now = State(path, "default")
+    assert now.tokens["refresh_token"] == "refresh-a2"
+    assert now.recall("R1") == "listing-1" and now.recall("R2") is None
+    for n in range(60):
+        now.remember(f"R{n}", f"listing-{n}")
+    assert now.recall("R59") == "listing-59" and now.recall("R9") is None  # the latest 50
