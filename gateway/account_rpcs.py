@@ -161,6 +161,8 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         key = request_id(request.request_id)
         if not request.refresh_token:
             raise Unauthenticated("a refresh token is required")
+        address = client_address(context.peer())
+        self._auth.check_refresh_allowed(address)
         token_key = accounts.refresh_key(request.refresh_token)
         first = Request.of(f"refresh:{token_key}", key, token_key)
         sealed = await self._store.answered(first)
@@ -177,6 +179,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             # try spent it and recorded its answer: the first answer, not "log in again".
             raced = await self._store.answered(first)
             if raced is None:
+                self._auth.refresh_failed(address)
                 raise
             return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, raced))
         return response

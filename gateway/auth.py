@@ -146,6 +146,14 @@ class Authenticator:
         """Wrong passwords per client address, whatever the name: one host guessing a
         few passwords for each of many accounts (within every name's own burst) is slowed
         too. Generous, so players behind one shared address are not locked out."""
+        self.failed_refreshes = RateLimiter(
+            self.failed_logins_by_address.rate, self.failed_logins_by_address.burst
+        )
+        """Refused refresh tokens (made up, spent, expired or revoked) per client address,
+        as generous as wrong passwords but counted apart (neither holds up the other):
+        each costs database reads and names no player to hold to the per-player rate
+        (found from outside: 300 made-up tokens from one host in half a second, all
+        answered)."""
         self.registrations = registrations or RateLimiter(
             REGISTRATIONS_PER_MINUTE / 60, REGISTRATION_BURST
         )
@@ -169,6 +177,16 @@ class Authenticator:
         self.failed_logins.take(_guesser(name, address))
         self.failed_logins_by_name.take(name)
         self.failed_logins_by_address.take(address)
+
+    def check_refresh_allowed(self, address: str) -> None:
+        if not self.failed_refreshes.ready(address):
+            raise ResourceExhausted(
+                "too many refused refresh tokens from your address: wait a minute before "
+                "trying again, or log in"
+            )
+
+    def refresh_failed(self, address: str) -> None:
+        self.failed_refreshes.take(address)
 
     def take_registration(self, address: str) -> None:
         if not self.registrations.take(address):

@@ -194,3 +194,31 @@ async def test_password_guessing_is_slowed_per_address_across_names(api: Any) ->
         login(bob.player.player_name, PASSWORD),
         "too many wrong passwords from your address",
     )
+
+
+async def test_refused_refresh_tokens_are_slowed_per_address(api: Any) -> None:
+    """Found from outside: RefreshToken with made-up tokens was never slowed (300 in half
+    a second from one host, each answered after database reads): no player is known to
+    hold to the per-player rate. After its burst of refused refresh tokens (20 here, as
+    for wrong passwords) an address's refreshes wait, a real token's included; its
+    logins are not held up by them."""
+    bob = await register(api)
+    for n in range(ADDRESS_BURST):
+        await expect(
+            grpc.StatusCode.UNAUTHENTICATED,
+            api.RefreshToken(
+                g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=f"made-up-{n}")
+            ),
+        )
+    refresh = g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=bob.tokens.refresh_token)
+    await expect(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        api.RefreshToken(refresh),
+        "too many refused refresh tokens from your address",
+    )
+    login = await api.Login(
+        g.LoginRequest(
+            request_id=uuid4().hex, player_name=bob.player.player_name, password=PASSWORD
+        )
+    )
+    assert login.player.player_id == bob.player.player_id
