@@ -69,6 +69,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
     _hub: PushHub
 
     async def _tokens(self, conn: Any, account: Account) -> g.AuthTokens:
+        await self._store.hold_account(conn, account.player_id)  # see GatewayStore.revoke
         now = self._clock()
         issued = self._signer.issue(account.player_id, account.name, now)
         refresh = accounts.new_refresh_token()
@@ -193,8 +194,9 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         )
         if await self._store.answered(first) is not None:
             return g.LogoutResponse()
-        now = self._clock()
-        await self._store.revoke(me.player_id, me.jti, me.expires_at, request.all_sessions, now)
+        now = await self._store.revoke(
+            me.player_id, me.jti, me.expires_at, request.all_sessions, self._clock(), self._clock
+        )
         async with self._store.pool.acquire() as conn:
             with contextlib.suppress(RequestSeen):  # a concurrent retry recorded it first
                 await self._store.remember(conn, first, b"")

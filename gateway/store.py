@@ -3,6 +3,7 @@ idempotency keys of the calls it answers itself, and each player's current sessi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -151,8 +152,23 @@ class GatewayStore:
             expires_at,
         )
 
+    async def hold_account(self, conn: Any, player_id: str) -> None:
+        """Hold the player's account row until the caller's transaction ends, shared (any
+        number of tokens may be issued at once): a log-out everywhere waits for tokens
+        being issued, so that it takes them too (``revoke``)."""
+        await conn.execute(
+            f"SELECT 1 FROM {self._s}.accounts WHERE player_id = $1 FOR SHARE", player_id
+        )
+
     async def use_refresh(self, conn: Any, key: str, now: datetime) -> Account:
-        """Spend a refresh token (single use) inside the caller's transaction."""
+        """Spend a refresh token (single use) inside the caller's transaction. The account
+        is held first (``hold_account``; before the token's row, in the order ``revoke``
+        takes them)."""
+        owner = await conn.fetchval(
+            f"SELECT player_id FROM {self._s}.refresh_tokens WHERE token_key = $1", key
+        )
+        if owner is not None:
+            await self.hold_account(conn, owner)
         row = await conn.fetchrow(
             f"SELECT player_id, expires_at, used_at, revoked_at FROM {self._s}.refresh_tokens "
             "WHERE token_key = $1 FOR UPDATE",
@@ -171,9 +187,26 @@ class GatewayStore:
         return account
 
     async def revoke(
-        self, player_id: str, jti: str, expires_at: datetime, everything: bool, now: datetime
-    ) -> None:
+        self,
+        player_id: str,
+        jti: str,
+        expires_at: datetime,
+        everything: bool,
+        now: datetime,
+        clock: Callable[[], datetime] | None = None,
+    ) -> datetime:
+        """Revoke ``jti`` and its refresh token, or (``everything``) every token of the
+        player issued up to the time returned: ``now``, or with ``clock`` its time once
+        the tokens being issued for the player are (found from outside: a refresh racing
+        a log-out everywhere issued its pair after the log-out's time and saved its
+        refresh token where the log-out did not look, and both kept working)."""
         async with self.pool.acquire() as conn, conn.transaction():
+            if everything:
+                await conn.execute(
+                    f"SELECT 1 FROM {self._s}.accounts WHERE player_id = $1 FOR UPDATE",
+                    player_id,
+                )
+                now = clock() if clock is not None else now
             await conn.execute(
                 f"INSERT INTO {self._s}.revoked_tokens (jti, expires_at) VALUES ($1, $2) "
                 "ON CONFLICT DO NOTHING",
@@ -199,6 +232,7 @@ class GatewayStore:
                     jti,
                     now,
                 )
+        return now
 
     async def revocation(self, player_id: str, jti: str) -> Revocation:
         """Whether ``jti`` is revoked, and before when all the player's tokens are."""
