@@ -10,6 +10,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.frame import settled
+from client.rules_text import rules_line
 
 RESUMED = "You have an active battle: your match resumes."
 """Said when a session opens in a match in progress (RULES.md 5's words)."""
@@ -19,6 +20,12 @@ ENDED_AWAY = "MATCH_ENDED_AWAY"
 """The notice of a match that ended while no session of the player was open."""
 BATTLE_ENDED_AWAY = "BATTLE_ENDED_AWAY"
 """The same of a Skirmish battle (the CPU played the player's seat after they left)."""
+CHALLENGE_ENDS = {
+    pb.TABLE_STATUS_CLOSED: "{host} withdrew the challenge (table {table}).",
+    pb.TABLE_STATUS_EXPIRED: "The challenge from {host} expired (table {table}).",
+    pb.TABLE_STATUS_DECLINED: "You declined the challenge from {host} (table {table}).",
+}
+"""How a challenge to the player ended, where its push was the news on the screen."""
 
 
 class Followed:
@@ -125,6 +132,8 @@ class Followed:
             found = push.match_found
             what = "draft" if found.WhichOneof("target") == "draft_id" else "match"
             self.note = f"{what.capitalize()} found: you play {found.opponent_name}."
+        elif kind == "challenge":
+            self.challenged(push.challenge)
         elif kind == "notice" and push.notice.code in (ENDED_AWAY, BATTLE_ENDED_AWAY):
             self.away.append(push.notice.message)
         elif kind == "notice" and push.notice.code == "TABLE_CLOSED":
@@ -138,6 +147,24 @@ class Followed:
                 self.note += " (another terminal or page of yours took it: play takes it back)"
             return False
         return True
+
+    def challenged(self, table: pb.Table) -> None:
+        """A challenge to the player, as the session tells it (RULES.md 14: at once, and
+        again at every open of the session while it stays open): what it plays and the
+        commands for it; its end only where it was the news (an accepted one starts a
+        match, which the screen shows). Not over a match in progress: accept must wait
+        for its end, and status lists the challenges meanwhile."""
+        short = table.table_id[:8]
+        playing = self.view is not None and self.view.status == pb.MATCH_STATUS_IN_PROGRESS
+        if table.status == pb.TABLE_STATUS_OPEN and not playing:  # accept waits for its end
+            rules = table.settings.rules
+            what = "a Skirmish battle" if table.settings.battle else rules_line(rules)
+            self.note = (
+                f"{table.host_name} challenges you: {what}: "
+                f"triad-client accept {short} or decline {short}."
+            )
+        elif short in self.note and table.status in CHALLENGE_ENDS:
+            self.note = CHALLENGE_ENDS[table.status].format(host=table.host_name, table=short)
 
     def follow_battle(self, view: pb.BattleView) -> None:
         if view.battle_id and view.status != pb.BATTLE_STATUS_FINISHED:

@@ -6,10 +6,11 @@ The terminal test types ``b`` and reads the SwitchToPractice calls written to LO
 Ctrl-C, and reads the CancelTicket calls written to LOG.cancel: the queue's screen says
 Ctrl-C leaves); ``expired``: the challenge is hosted, then expires with its table (a
 ``table`` push); ``battle``: the ticket is one of the Battle queue; ``paired``: then the
-queue pairs it (a ``battle`` push: the battle begins). It runs what ``triad-client
-play`` runs (``resume``).
+queue pairs it (a ``battle`` push: the battle begins); ``challenged``: nothing is going
+on, then ann challenges the player (a ``challenge`` push), then withdraws it. It runs
+what ``triad-client play`` runs (``resume``).
 
-    python -m client.tests.queued LOG [hosted|expired|battle|paired]
+    python -m client.tests.queued LOG [hosted|expired|battle|paired|challenged]
 """
 
 from __future__ import annotations
@@ -64,7 +65,28 @@ class Gateway:
                 status=pb.TABLE_STATUS_OPEN,
             )
             opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
+        if self.hosted == "challenged":
+            opened = g.SessionOpened(status=g.PlayerStatus())
         yield g.OpenSessionResponse(session_opened=opened)
+        if self.hosted == "challenged":
+            await asyncio.sleep(1)
+            rules = pb.Rules(
+                visibility=pb.VISIBILITY_ALL_OPEN,
+                trade_rule=pb.TRADE_RULE_NONE,
+                board=pb.BoardShape(rows=4, columns=4),
+                house_hands=True,
+            )
+            challenge = pb.Table(
+                table_id=TABLE,
+                host_name="ann",
+                settings=pb.TableSettings(rules=rules),
+                challenged_player_name="bea",
+                status=pb.TABLE_STATUS_OPEN,
+            )
+            yield g.OpenSessionResponse(challenge=challenge)
+            await asyncio.sleep(1.5)
+            challenge.status = pb.TABLE_STATUS_CLOSED
+            yield g.OpenSessionResponse(challenge=challenge)
         if self.hosted == "expired":
             await asyncio.sleep(1)
             expired = pb.Table()

@@ -3,7 +3,8 @@
 the session opens with is the queue shown at once, and ``b`` gives it up for a practice
 bot, although no ``queue_status`` push ever came (an Unranked queue sends none while it
 waits for the bot); a challenger waiting with ``play`` is told whom it waits for, and
-that the challenge expired once it did."""
+that the challenge expired once it did; a player waiting with ``play`` is told of a
+challenge to them at once, and of its end."""
 
 from __future__ import annotations
 
@@ -87,6 +88,24 @@ async def test_a_challenger_is_told_their_challenge_expired_and_the_screen_ends(
         assert f"Your challenge to bea expired (table {TABLE[:8]})." in " ".join(told.split())
         assert "No active match" not in told, told
         assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+
+
+async def test_a_player_waiting_with_play_is_told_of_a_challenge_at_once(
+    tmp_path: Path,
+) -> None:
+    """Found from outside (RULES.md 14: the challenged player is told at once on their
+    session stream): the server pushed the challenge, but ``play`` dropped it and kept
+    saying "No active match and no ticket: waiting for one"; nor was its withdrawal told."""
+    argv = [sys.executable, "-m", "client.tests.queued", str(tmp_path / "calls"), "challenged"]
+    terminal = Terminal(argv, SIZE)
+    try:
+        told = " ".join((await terminal.until(lambda s: "challenges you" in s, "the push")).split())
+        assert "ann challenges you: All Open, 4x4, house hands, No trade" in told, told
+        assert f"triad-client accept {TABLE[:8]} or decline {TABLE[:8]}" in told, told
+        gone = await terminal.until(lambda s: "withdrew" in s, "the withdrawal")
+        assert f"ann withdrew the challenge (table {TABLE[:8]})." in " ".join(gone.split())
     finally:
         terminal.close()
 

@@ -5,6 +5,7 @@ just started (practice, join)."""
 
 from __future__ import annotations
 
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.session import RESUMED, Followed
@@ -59,3 +60,13 @@ def test_a_battle_that_ended_away_is_told_above_the_screen_not_as_its_note() -> 
     notice = g.Notice(code="BATTLE_ENDED_AWAY", message=said, subject_id="b1")
     assert told.take(g.OpenSessionResponse(notice=notice))
     assert told.away == [said] and told.note == ""
+
+
+def test_a_challenge_pushed_at_a_reopen_mid_match_leaves_the_match_screen_alone() -> None:
+    """The session pushes every open challenge again when it opens; in a match (which
+    accept must wait out) the resumed match keeps its note, and status lists them."""
+    told = Followed(resuming=True)
+    assert told.take(opened("m1"))
+    challenge = pb.Table(table_id="30eb2069-x", host_name="ann", status=pb.TABLE_STATUS_OPEN)
+    assert told.take(g.OpenSessionResponse(challenge=challenge))
+    assert told.note == RESUMED
