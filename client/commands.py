@@ -120,7 +120,8 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     pick.add_argument(
         "card",
         nargs="+",
-        help="its number in the offer (0..4) or its copy id; Difference: d of them at once",
+        help="its number in the offer (0..4; 0..7 or 0..12 from a 4x4 or 5x5 deck) or its "
+        "copy id; Difference: d of them at once",
     )
     pick.add_argument("--request-id")
 

@@ -106,7 +106,8 @@ def choice_hint(trade: pb.Trade, left: int) -> str:
 
 
 def offered_copy(trade: pb.Trade, given: str) -> str:
-    """A card of the offer as its number in the list (0..4) or its copy id (or start)."""
+    """A card of the offer as its number in the list (0..4, or up to 12 from a 5x5 deck)
+    or its copy id (or start)."""
     offered = [c.copy_id for c in trade.offered_copies]
     if given.isdigit() and int(given) < len(offered):
         return offered[int(given)]
