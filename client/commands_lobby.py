@@ -304,6 +304,13 @@ async def _challenges(client: Caller) -> list[pb.Table]:
     return triad + await _open_tables(client, pb.TableFilter(challenges_only=True, battles=True))
 
 
+async def challenge_lines(client: Caller) -> list[str]:
+    """The challenges to you for ``status``, each with its commands (RULES.md 14)."""
+    found = [(t.host_name, t.table_id[:8]) for t in await _challenges(client)]
+    said = "Challenge from {} (table {}): triad-client accept {} or decline {}."
+    return [said.format(host, short, short, short) for host, short in found]
+
+
 async def _challenge(client: Caller, given: str) -> pb.Table:
     """An open challenge to you (Triad or battle) by its id (or the start of it)."""
     matching = [t for t in await _challenges(client) if t.table_id.startswith(given)]

@@ -26,7 +26,7 @@ from triad.v1 import gateway_pb2_grpc
 from client import commands
 from client.board import Layout
 from client.commands_cards import deck_choice
-from client.commands_lobby import rules_options, table_settings
+from client.commands_lobby import challenge_lines, rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.play import (
     LEVELS,
@@ -132,7 +132,7 @@ async def run(args: argparse.Namespace) -> int:
             print("Logged out.")
         elif command == "status":
             status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
-            out(args, status, status_text(status))
+            out(args, status, status_text(status, await challenge_lines(client)))
         elif command == "active":
             view = (await client.call(stub.GetActiveMatch, g.GetActiveMatchRequest())).view
             if args.json:
@@ -332,8 +332,9 @@ def battle_line(battle_id: str) -> str:
     return f"Battle in progress {battle_id[:8]}: triad-client battle resumes it."
 
 
-def status_text(status: g.PlayerStatus) -> str:
-    """What is going on for the player, in lines (``--json``: the status as sent)."""
+def status_text(status: g.PlayerStatus, challenges: list[str] | None = None) -> str:
+    """What is going on for the player, in lines (``--json``: the status as sent), with
+    the ``challenges`` to them (lines of commands_lobby.challenge_lines)."""
     lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
     if status.active_match_id:
         lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
@@ -350,7 +351,7 @@ def status_text(status: g.PlayerStatus) -> str:
         lines.append(trade_line(status.pending_trade))
     if status.HasField("hosted_table"):
         lines.append(f"Hosting table {status.hosted_table.table_id}.")
-    lines += [o.message for o in status.obligations]
+    lines += [o.message for o in status.obligations] + (challenges or [])
     if len(lines) == 1:
         lines.append("Nothing going on: triad-client practice, queue or tables.")
     return "\n".join(lines)

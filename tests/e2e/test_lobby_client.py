@@ -1,7 +1,8 @@
 """Find Game and challenges from ``triad-client`` (RULES.md 14), through the TLS gateway
 with every service a process on real PostgreSQL and NATS: find, challenge, challenges
-and decline as subcommands, and the host's play screen when a challenge is declined or
-the server closes the table; a match joined without a terminal.
+and decline as subcommands, status telling a challenged player of it, and the host's play
+screen when a challenge is declined or the server closes the table; a match joined
+without a terminal.
 The lobby as the API meets it: test_lobby.py."""
 
 from __future__ import annotations
@@ -161,3 +162,22 @@ async def test_accept_and_play_without_a_terminal_say_the_match_runs_and_how_to_
         assert f"Match {match_id} is running: play it from a terminal with triad-client play." in (
             said
         ), said
+
+
+async def test_status_tells_a_challenged_player_of_the_challenge_and_its_commands(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: a player challenged while away logged in and ran ``status``
+    ("account, active match, obligations"), which said "Nothing going on" although a
+    challenge waited for them (RULES.md 14)."""
+    ann, bea = await join(api), await join(api)
+    anns, beas = (
+        client_of(backend, tmp_path / "ann", ann),
+        client_of(backend, tmp_path / "bea", bea),
+    )
+    table_id = (await asyncio.to_thread(anns.json, "challenge", bea.name))["table"]["tableId"]
+    done = await asyncio.to_thread(beas.run, "status")
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "Nothing going on" not in said, said
+    short = table_id[:8]
+    assert f"Challenge from {ann.name} (table {short}): triad-client accept {short}" in said
