@@ -194,7 +194,7 @@ def status_line(view: pb.MatchView, received: datetime | None) -> str:
     left = seconds_left(view, received)
     turn = "Your turn" if my_turn(view) else f"{them.player_name}'s turn"
     timer = f" - {left:.0f} s left" if left is not None else ""
-    warning = "  (one more missed turn forfeits)" if me.missed_turn_warning else ""
+    warning = "  (you missed a turn: one more forfeits)" if me.missed_turn_warning else ""
     return f"{turn}{timer}{warning}{away_words(them)}"
 
 

@@ -15,7 +15,7 @@ from triad.v1 import common_pb2 as pb
 from client.board import example_cell, open_cells
 from client.frame import cell_problem, frame
 from client.realm import parse_move, realm_attributes, realm_line
-from client.render import round_line
+from client.render import round_line, status_line
 from client.rules_text import rules_line, table_row
 from client.tests.views import great_cloth, quintra, round_two, view
 
@@ -281,3 +281,14 @@ def test_a_rounds_final_board_shows_the_move_that_filled_it() -> None:
     )
     screen = "\n".join(drawn(start, typing=""))
     assert "Round 1's final board (5-5)" in screen and "SAME" in screen, screen
+
+
+def test_a_missed_turn_warning_on_the_opponents_turn_names_whose_it_is() -> None:
+    """Found from outside: after the player's turn was played for them, the opponent's
+    turn read "b1p's turn - 45 s left  (one more missed turn forfeits)", as if the
+    opponent (b1p) would forfeit; the warning is the viewer's (RULES.md 5)."""
+    shown = view()
+    shown.turn_seat = pb.SEAT_B
+    shown.players[0].missed_turn_warning = True
+    line = status_line(shown, None)
+    assert line.startswith("[BOT] Bea's turn") and "you missed a turn" in line, line
