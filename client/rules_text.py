@@ -186,9 +186,10 @@ def battle_join(table: pb.Table) -> str:
 
 def table_row(table: pb.Table) -> str:
     """A table in the lobby: its rules, then the decks (house hands are in the rules); a
-    battle table, how to join it."""
+    battle table, how to join it. The lobby lists a challenge only to the challenged."""
+    host = table.host_name + (" (challenges you)" if table.challenged_player_name else "")
     if table.settings.battle:
-        return f"{table.table_id[:8]}  {table.host_name}: {battle_join(table)}"
+        return f"{table.table_id[:8]}  {host}: {battle_join(table)}"
     decks = "Random decks" if table.settings.random_deck else "players' decks"
     decks = "" if table.settings.rules.house_hands else f", {decks}"
-    return f"{table.table_id[:8]}  {table.host_name}: {rules_line(table.settings.rules)}{decks}"
+    return f"{table.table_id[:8]}  {host}: {rules_line(table.settings.rules)}{decks}"

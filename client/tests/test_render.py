@@ -292,3 +292,13 @@ def test_a_missed_turn_warning_on_the_opponents_turn_names_whose_it_is() -> None
     shown.players[0].missed_turn_warning = True
     line = status_line(shown, None)
     assert line.startswith("[BOT] Bea's turn") and "you missed a turn" in line, line
+
+
+def test_a_challenge_in_the_lobby_list_says_it_is_one_to_the_viewer() -> None:
+    """Found from outside: ``tables`` listed a challenge to the player like any public
+    table ("e2650a60  b3p: All Open, 4x4, ..."), with nothing saying only they may join it
+    and that they can decline it (RULES.md 14)."""
+    table = pb.Table(table_id="e2650a60-x", host_name="ann", challenged_player_name="bea")
+    table.settings.rules.CopyFrom(pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN))
+    table.settings.random_deck = True
+    assert table_row(table).startswith("e2650a60  ann (challenges you): All Open"), table_row(table)
