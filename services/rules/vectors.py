@@ -141,11 +141,14 @@ def placement_json(
     name: Any, owners: Sequence[int | None], captures: Iterable[Capture]
 ) -> dict[str, Any]:
     """The owners after a placement and its captures, as ``triad-rules resolve`` writes
-    them for every family."""
+    them for every family. Captures are listed in ascending cell order (as the conformance
+    files write ``expect``), not in the order they were taken, so a line equals the
+    expected one as text too, not only as JSON."""
+    in_cell_order = sorted(captures, key=lambda c: c.cell)
     return {
         "name": name,
         "owners": [None if o is None else Seat(o).name for o in owners],
-        "captures": {str(c.cell): c.cause.value for c in captures},
+        "captures": {str(c.cell): c.cause.value for c in in_cell_order},
     }
 
 

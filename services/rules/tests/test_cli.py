@@ -113,3 +113,25 @@ def test_a_side_written_a_reads_as_ten_as_the_rulebook_prints_it() -> None:
     beaten["move"]["card"]["sides"] = ["A", 1, 1, 1]
     code, results, _ = resolve(json.dumps(beaten) + "\n")
     assert (code, results[0]["captures"]) == (0, {"1": "basic"})
+
+
+def test_each_answer_is_the_expected_line_as_text_captures_in_cell_order() -> None:
+    """The conformance files write ``expect.captures`` in ascending cell order; a checker
+    comparing lines as text (or a JSON object by key order) must find ours equal too.
+    Before, captures came in the order taken (special, basic, then Combo)."""
+    here = Path(__file__).parent / "vectors"
+    vectors = [
+        json.loads(line)
+        for name in ("public.jsonl", "realm_public.jsonl")  # shared/conformance's own
+        for line in (here / name).read_text().splitlines()
+    ]
+    run = subprocess.run(
+        [sys.executable, "-m", "services.rules.cli", "resolve"],
+        input="".join(json.dumps(v) + "\n" for v in vectors),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0
+    expected = [json.dumps({"name": v["name"], **v["expect"]}) for v in vectors]
+    assert run.stdout.splitlines() == expected
