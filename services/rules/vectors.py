@@ -53,11 +53,19 @@ def load_line(line: str) -> dict[str, Any]:
     return raw
 
 
+def given(raw: dict[str, Any], key: str, default: Any) -> Any:
+    """``raw[key]``, or ``default`` when the field is missing **or null**: the format's
+    optional fields default when left out, and many JSON writers spell a field left out
+    as null (``name``, ``cells``, ``element`` and ``alignment`` always read null so)."""
+    value = raw.get(key)
+    return default if value is None else value
+
+
 def parse_board(raw: dict[str, Any]) -> tuple[str | None, Board]:
     """Check and build the fields placement vectors and positions share: ``name``,
     ``size``, ``blocked``, ``rules``, ``cells`` and ``board``."""
     name, geometry = parse_geometry(raw)
-    rules = _rules(raw.get("rules", {}))
+    rules = _rules(given(raw, "rules", {}))
     board = Board.empty(geometry, rules, parse_marks(raw, geometry))
     for entry in board_entries(raw, geometry):
         board = board.with_card(entry.index, _card(entry.raw, entry.where), entry.owner)
@@ -69,8 +77,8 @@ def parse_geometry(raw: dict[str, Any]) -> tuple[str | None, Geometry]:
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise VectorError("'name' must be a string")
-    rows, cols = _size(raw.get("size", [3, 3]))
-    return name, Geometry.of(rows, cols, _blocked(raw.get("blocked", []), rows * cols))
+    rows, cols = _size(given(raw, "size", [3, 3]))
+    return name, Geometry.of(rows, cols, _blocked(given(raw, "blocked", []), rows * cols))
 
 
 def parse_marks(raw: dict[str, Any], geometry: Geometry) -> list[Element | None]:
@@ -181,6 +189,7 @@ def _blocked(value: object, size: int) -> frozenset[int]:
 def _rules(value: object) -> Rules:
     if not isinstance(value, dict):
         raise VectorError("'rules' must be an object such as {\"same\": true}")
+    value = {key: flag for key, flag in value.items() if flag is not None}  # null: off
     unknown = sorted(set(value) - RULE_NAMES)
     if unknown:
         known = ", ".join(sorted(RULE_NAMES))

@@ -25,6 +25,7 @@ from services.rules.vectors import (
     _is_int,
     _object,
     board_entries,
+    given,
     parse_geometry,
     parse_marks,
     parse_move,
@@ -63,25 +64,25 @@ def is_realm(raw: dict[str, Any]) -> bool:
 
 def parse_realm_vector(raw: dict[str, Any]) -> RealmVector:
     name, geometry = parse_geometry(raw)
-    board = RealmBoard.empty(geometry, _realm_rules(raw.get("rules", {})))
+    board = RealmBoard.empty(geometry, _realm_rules(given(raw, "rules", {})))
     parse_marks(raw, geometry)  # checked as in every vector; Realm plays no Elemental
     for entry in board_entries(raw, geometry):
         where, card_raw = entry.where, entry.raw
-        hex_spent = card_raw.get("hex_spent", False)
+        hex_spent = given(card_raw, "hex_spent", False)
         if not isinstance(hex_spent, bool):
             raise VectorError(f"{where}.hex_spent must be true or false, got {hex_spent!r}")
-        rot = card_raw.get("rot", 0)
+        rot = given(card_raw, "rot", 0)
         if not _is_int(rot) or rot < 0:
             raise VectorError(
                 f"{where}.rot must be a whole number of pending -1s (0 or more), got {rot!r}"
             )
         card = _realm_card(card_raw, where)
         board = board.with_card(entry.index, card, entry.owner, hex_spent, rot)
-    spent = _resistance_spent(raw.get("resistance_spent", {}))
+    spent = _resistance_spent(given(raw, "resistance_spent", {}))
     board = board.with_state(board.state._replace(resistance_spent=spent))
     move, player, cell = parse_move(raw, board.board.check_free)
     card = _realm_card(_object(move.get("card"), "move.card"), "move.card")
-    lair = move.get("lair", False)
+    lair = given(move, "lair", False)
     if not isinstance(lair, bool):
         raise VectorError(f"move.lair must be true or false, got {lair!r}")
     return RealmVector(name, board, player, cell, card, lair)
@@ -100,6 +101,7 @@ def realm_result_json(name: Any, board: RealmBoard, placement: RealmPlacement) -
 def _realm_rules(value: object) -> RealmRules:
     if not isinstance(value, dict):
         raise VectorError('\'rules\' must be an object such as {"same": true, "cursed": true}')
+    value = {key: flag for key, flag in value.items() if flag is not None}  # null: off
     unknown = sorted(set(value) - REALM_RULE_NAMES - NOT_REALM_RULES)
     if unknown:
         known = ", ".join(sorted(REALM_RULE_NAMES))
@@ -118,7 +120,7 @@ def _resistance_spent(value: object) -> tuple[bool, bool]:
     unknown = sorted(str(k) for k in set(value) - {"A", "B"})
     if unknown:
         raise VectorError(f"resistance_spent has unknown seats {unknown}; seats are A and B")
-    spent = (value.get("A", False), value.get("B", False))
+    spent = (given(value, "A", False), given(value, "B", False))
     for seat, flag in zip("AB", spent, strict=True):
         if not isinstance(flag, bool):
             raise VectorError(f"resistance_spent.{seat} must be true or false, got {flag!r}")
@@ -134,7 +136,7 @@ def _realm_card(raw: dict[str, Any], field: str) -> RealmCard:
         )
     # A missing mark is the plain card, as a missing element is (conformance README):
     # not Legendary, and Neutral Neutral (which clashes with nothing).
-    legendary = raw.get("legendary", False)
+    legendary = given(raw, "legendary", False)
     if not isinstance(legendary, bool):
         raise VectorError(f"{field}.legendary must be true or false, got {legendary!r}")
     alignment = raw.get("alignment")

@@ -135,3 +135,16 @@ def test_each_answer_is_the_expected_line_as_text_captures_in_cell_order() -> No
     assert run.returncode == 0
     expected = [json.dumps({"name": v["name"], **v["expect"]}) for v in vectors]
     assert run.stdout.splitlines() == expected
+
+
+def test_an_optional_field_written_null_reads_as_left_out() -> None:
+    """README: ``size`` defaults to [3, 3], ``blocked`` is optional, a missing rule is
+    off. Many JSON writers spell a field left out as null; before, ``cells``, ``name``
+    and ``element`` read null as left out but ``size``, ``blocked`` and ``rules`` failed
+    the line ("'size' must be [rows, columns]...")."""
+    nulls = json.loads(broken(size=None, blocked=None, cells=None))
+    nulls["rules"] = dict(GOOD["rules"], same_wall=None)
+    code, results, stderr = resolve(json.dumps(nulls) + "\n" + broken(rules=None) + "\n")
+    assert (code, stderr) == (0, "")
+    assert results[0]["captures"] == GOOD["expect"]["captures"]
+    assert results[1]["captures"] == {}  # no rule on: nothing but basic, none here

@@ -144,3 +144,17 @@ def test_the_command_exits_non_zero_and_goes_on_after_a_bad_realm_line() -> None
     assert "error" in first
     assert second["captures"] == {"1": "basic"}
     assert "Traceback" not in run.stderr
+
+
+def test_an_optional_realm_field_written_null_reads_as_left_out() -> None:
+    """As for standard vectors: a null ``resistance_spent`` (or seat in it),
+    ``hex_spent``, ``rot``, ``legendary``, ``lair`` or rule is the field left out."""
+    nulls = json.loads(json.dumps(GOOD))
+    nulls["resistance_spent"] = None
+    nulls["rules"]["lair"] = None
+    nulls["board"][1].update(hex_spent=None, rot=None, legendary=None)
+    nulls["move"]["lair"] = None
+    seat_null = json.loads(broken("resistance_spent", {"A": None, "B": None}))
+    failed, results = answer([json.dumps(nulls), json.dumps(seat_null), json.dumps(GOOD)])
+    assert failed == 0
+    assert results[0] == results[1] == results[2]
