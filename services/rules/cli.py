@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -157,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): not our failure
         sys.stderr.close()
         return 0
+    except OSError as exc:  # the answers cannot be written (a full disk, an I/O error)
+        print(f"triad-rules: cannot write the answers: {exc.strerror or exc}", file=sys.stderr)
+        # The unwritten rest would fail again when Python flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

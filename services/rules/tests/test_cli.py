@@ -148,3 +148,21 @@ def test_an_optional_field_written_null_reads_as_left_out() -> None:
     assert (code, stderr) == (0, "")
     assert results[0]["captures"] == GOOD["expect"]["captures"]
     assert results[1]["captures"] == {}  # no rule on: nothing but basic, none here
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_answers_that_cannot_be_written_fail_with_a_message_not_a_traceback() -> None:
+    """Standard output on a full disk: before, an OSError traceback (and exit 1 only by
+    accident); now one line saying what failed, and exit 1."""
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(
+            [sys.executable, "-m", "services.rules.cli", "resolve"],
+            input=(json.dumps(GOOD) + "\n") * 5000,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip() == "triad-rules: cannot write the answers: No space left on device"
