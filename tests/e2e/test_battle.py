@@ -25,6 +25,7 @@ from triad.v1 import gateway_pb2 as g
 from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.client_runs import client_of
+from tests.e2e.races.race_players import attend
 from tests.e2e.sessions import Player, Session, join
 
 pytestmark = pytest.mark.integration
@@ -229,11 +230,14 @@ async def test_active_names_the_battle_in_progress(api: Any, backend: Any, tmp_p
     """Found from outside: triad-client active answered "No active match." during a
     battle, which keeps the player from every other game."""
     gus = await join(api)
+    await attend(gus)  # in the battle all along: never taken over and played out meanwhile
     started = await gus.call(
         "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
     )
     argv = client_of(backend, gus, tmp_path)
-    ran = subprocess.run([*argv, "active"], check=True, capture_output=True, text=True, timeout=60)
+    ran = await asyncio.to_thread(
+        subprocess.run, [*argv, "active"], check=True, capture_output=True, text=True, timeout=60
+    )
     said = ran.stdout
     assert started.view.battle_id[:8] in said and "triad-client battle" in said, said
 
