@@ -155,3 +155,17 @@ def test_a_ladders_provisional_mark_is_explained(backend: Stack, tmp_path: Path)
     played = play(backend, "provisional", tmp_path / "browser-provisional.png")
     assert any("?" in row for row in played["rows"][1:]), played  # a first game: provisional
     assert played["key"] == ["? provisional: fewer than 20 rated games on this ladder"], played
+
+
+def test_a_player_queues_for_a_skirmish_battle(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: BATTLE.md 6's Unranked battle queue, which the terminal
+    client joins with ``battle --queue``, was not offered in the browser: Find an
+    opponent listed unranked, ranked, draft and roulette only, so a player there could
+    battle the CPU or a named player, never the next player who queues."""
+    played = play(backend, "battleQueue", tmp_path / "browser-battle-queue.png")
+    ann, bea = played["names"]
+    assert played["queued"].startswith("In the skirmish battle queue for "), played
+    assert played["practice"] == 0, played  # no practice match to switch a battle to
+    assert played["opponents"][0].startswith(f"Opponent {bea} "), played
+    assert played["opponents"][1].startswith(f"Opponent {ann} "), played
+    assert played["queues"] == [0, 0], played

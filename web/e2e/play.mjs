@@ -65,6 +65,7 @@
 //             (tests/e2e/test_browser_battles.py).
 //   (web/e2e/endings.mjs, tests/e2e/test_browser_endings.py: how things end, short clocks)
 //   (web/e2e/fit.mjs, tests/e2e/test_browser_fit.py: the match in a 1280x720 window)
+//   (web/e2e/outside.mjs, review.mjs, tests/e2e/test_browser_outside.py: found from outside)
 //
 //   TRIAD_WEB_URL=https://127.0.0.1:8443 TRIAD_SCENARIO=practice \
 //   TRIAD_SCREENSHOT=/tmp/final.png node e2e/play.mjs
@@ -77,6 +78,7 @@ import { battleScenarios } from "./battles.mjs";
 import { endingScenarios } from "./endings.mjs";
 import { fitScenarios } from "./fit.mjs";
 import { outsideScenarios } from "./outside.mjs";
+import { reviewScenarios } from "./review.mjs";
 
 const url = process.env.TRIAD_WEB_URL ?? "https://127.0.0.1:8443";
 const scenario = process.env.TRIAD_SCENARIO ?? "practice";
@@ -103,7 +105,8 @@ try {
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, screenshot });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside };
+  const review = reviewScenarios({ player, screenshot });
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside, ...review };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

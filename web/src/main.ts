@@ -137,7 +137,8 @@ function lobbyScreen(name: string): HTMLElement {
   const level = choice("level", ["NOVICE", "EASY", "NORMAL", "HARD"], BotLevel, state.level, (v) => {
     state.level = v;
   });
-  const mode = choice("mode", ["UNRANKED", "RANKED", "DRAFT", "ROULETTE"], Mode, state.mode, (v) => {
+  // BATTLE is Skirmish's queue (BATTLE.md 6): paired, the battle shows by its push.
+  const mode = choice("mode", ["UNRANKED", "RANKED", "DRAFT", "ROULETTE", "BATTLE"], Mode, state.mode, (v) => {
     state.mode = v;
   });
   const practice = button("Practice against a bot", "practice", () => startPractice(state.level));
@@ -160,6 +161,9 @@ function lobbyScreen(name: string): HTMLElement {
   return el("section", { class: "lobby", "data-testid": "lobby" }, ...parts);
 }
 
+/** The words of an enum value the select shows otherwise than its name in lower case. */
+const LABELS: Record<string, string> = { BATTLE: "skirmish battle" };
+
 /** A select of some of an enum's values, showing ``current``, telling ``change``. */
 function choice<E extends number>(
   name: string,
@@ -170,7 +174,7 @@ function choice<E extends number>(
 ): HTMLSelectElement {
   const select = el("select", { name });
   for (const key of keys) {
-    const option = el("option", { value: String(values[key]) }, key.toLowerCase());
+    const option = el("option", { value: String(values[key]) }, LABELS[key] ?? key.toLowerCase());
     option.selected = values[key] === current;
     select.append(option);
   }

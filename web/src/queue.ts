@@ -20,14 +20,22 @@ import type { TablesPage } from "./tables.js";
  * the wait the server counted (the two clocks may disagree; a wait does not). */
 const clock = { status: null as QueueStatus | null, since: 0, timer: 0 };
 
+/** The queues that take no deck (the matchmaker's DECKLESS). */
+const DECKLESS: readonly Mode[] = [Mode.DRAFT, Mode.BATTLE];
+
+/** A queue's mode in words: Skirmish's Battle queue by its game's name. */
+function modeWords(mode: Mode): string {
+  return mode === Mode.BATTLE ? "skirmish battle" : Mode[mode].toLowerCase();
+}
+
 export async function enqueue(mode: Mode): Promise<void> {
   const reply = await authed(() =>
-    // A draft's deck is drafted: the Draft queue takes none.
-    api.enqueue({ requestId: requestId(), mode, deck: mode === Mode.DRAFT ? undefined : deckChoice() }),
+    // A draft's deck is drafted and a Skirmish team is dealt: those queues take none.
+    api.enqueue({ requestId: requestId(), mode, deck: DECKLESS.includes(mode) ? undefined : deckChoice() }),
   );
   state.ticketId = reply.ticket?.ticketId ?? "";
   state.queue = reply.status ?? null;
-  note(`queued for ${Mode[mode].toLowerCase()}`);
+  note(`queued for ${modeWords(mode)}`);
 }
 
 /** The session opened with ``ticket`` queued (the status at its opening, as
@@ -38,8 +46,10 @@ export function queuedTicket(ticket: Ticket): void {
   const since = ticket.enqueueTime ? timestampMs(ticket.enqueueTime) : Date.now();
   const waited = BigInt(Math.max(0, Math.floor((Date.now() - since) / 1000)));
   state.ticketId = ticket.ticketId;
-  // Practice is open to every queued ticket (the matchmaker's practice_available).
-  state.queue = create(QueueStatusSchema, { ticket, waitDuration: { seconds: waited }, practiceAvailable: true });
+  // Practice is open to every queued ticket but a Skirmish one, which has no practice
+  // match to switch to (the matchmaker's practice_available).
+  const practiceAvailable = ticket.mode !== Mode.BATTLE;
+  state.queue = create(QueueStatusSchema, { ticket, waitDuration: { seconds: waited }, practiceAvailable });
 }
 
 export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
@@ -54,7 +64,7 @@ export function queuePanel(queue: QueueStatus, page: TablesPage): HTMLElement {
     state.ticketId = "";
     state.queue = null;
   });
-  const mode = Mode[queue.ticket?.mode ?? 0].toLowerCase();
+  const mode = modeWords(queue.ticket?.mode ?? Mode.UNSPECIFIED);
   const panel = el(
     "div",
     { class: "queue", "data-testid": "queue" },
