@@ -169,3 +169,19 @@ def test_a_player_queues_for_a_skirmish_battle(backend: Stack, tmp_path: Path) -
     assert played["opponents"][0].startswith(f"Opponent {bea} "), played
     assert played["opponents"][1].startswith(f"Opponent {ann} "), played
     assert played["queues"] == [0, 0], played
+
+
+def test_a_table_plays_the_deck_chosen_in_the_lobby(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: with a saved deck chosen in the lobby (Deck: mine), Open a
+    table on 3×3 still opened a Random table ("· Random decks"): the host was dealt five
+    cards drawn from her whole collection, at a Trade One table any of them at stake,
+    never the deck she chose (RULES.md 11: a saved deck of that size or Random); and Find
+    a game sent no deck, so it found Random tables only."""
+    played = play(backend, "tableDeck", tmp_path / "browser-table-deck.png")
+    deck = sorted(played["deck"])
+    assert len(deck) == 5, played
+    assert "Random decks" not in played["challenged"], played
+    assert sorted(played["hand"]) == deck, played
+    assert "Random decks" not in played["hosted"], played
+    assert played["found"], played  # Find a game joined her table of decks
+    assert sorted(played["again"]) == deck, played

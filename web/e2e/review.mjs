@@ -5,11 +5,14 @@
 //   battleQueue: Ann queues for a Skirmish battle (BATTLE.md 6's Battle queue) and
 //             reloads the page; Bea queues too: both are shown the battle they are
 //             paired into;
+//   tableDeck: Ann saves five of her cards as a deck, picks it in the lobby and
+//             challenges Bea to a Closed table: the hand she is dealt; then she opens a
+//             public table with it and Bea, on Random, finds it with Find a game;
 
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, screenshot } = kit;
-  return { battleQueue };
+  return { battleQueue, tableDeck };
 
   async function battleQueue() {
     const ann = await player();
@@ -31,5 +34,47 @@ export function reviewScenarios(kit) {
     const queues = await Promise.all([ann, bea].map((page) => page.locator("[data-testid=queue]").count()));
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], queued, practice, opponents, queues };
+  }
+
+  async function tableDeck() {
+    const ann = await player();
+    const bea = await player();
+    await ann.click("button[name=cards]");
+    await ann.waitForSelector("[data-testid=collection] .card");
+    // Five different characters, the fewest stars first: a legal deck of a starter's.
+    const deck = await ann.locator("[data-testid=collection] .card").evaluateAll((nodes) => {
+      const picked = new Map();
+      for (const node of nodes.sort((a, b) => Number(a.dataset.stars) - Number(b.dataset.stars))) {
+        if (picked.size < 5 && !picked.has(node.dataset.character)) picked.set(node.dataset.character, node.dataset.copy);
+      }
+      return [...picked.values()];
+    });
+    for (const copy of deck) await ann.click(`[data-testid=collection] [data-copy="${copy}"]`);
+    await ann.fill("input[name=deck-name]", "mine");
+    await ann.click("button[name=save-deck]");
+    await ann.waitForSelector("[data-deck]");
+    await ann.click("button[name=lobby]");
+    await ann.selectOption("select[name=deck]", { label: "mine" });
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    const challenged = (await ann.textContent("[data-testid=hosted]"))?.trim() ?? "";
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await ann.waitForSelector("[data-testid=match][data-status=playing]");
+    const hand = await ann.locator(".hand.mine .card").evaluateAll((nodes) => nodes.map((n) => n.dataset.card));
+    await ann.click("button[name=forfeit]");
+    await ann.click("button[name=forfeit-confirm]");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=result]")));
+    for (const page of [ann, bea]) await page.click("button[name=lobby]");
+    await ann.fill("input[name=challenged]", "");
+    await ann.click("button[name=host]");
+    const hosted = (await ann.textContent("[data-testid=hosted]"))?.trim() ?? "";
+    await bea.selectOption("select[name=visibility]", { label: "closed" });
+    await bea.click("button[name=find]");
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+    const found = (await bea.textContent("[data-testid=match]"))?.includes(ann.playerName) ?? false;
+    const again = await ann.locator(".hand.mine .card").evaluateAll((nodes) => nodes.map((n) => n.dataset.card));
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { deck, challenged, hand, hosted, found, again };
   }
 }

@@ -1,7 +1,7 @@
 // Custom tables (RULES.md 11 and 14): host one with a board and rules of one's own (a
 // Realm table too, realmform.ts; or challenge one player by name, to a match or to a
 // Skirmish battle), look at the open tables and join one, Find Game (the
-// oldest open Random table with the rules chosen). The match starts as the guest joins;
+// oldest open table with the rules chosen that the lobby's deck fits). The match starts as the guest joins;
 // the guest follows it from the answer, the host from the session's pushes (its table
 // started, then the match found). Drawn inside the lobby by main.ts; a challenge to the
 // player is answered wherever they are (challenges.ts).
@@ -181,10 +181,11 @@ function hostForm(page: TablesPage): HTMLElement {
   );
 }
 
-/** A 3×3 table plays Random decks; a larger one deals house hands (RULES.md 11), so a
- * new player needs no collection of eight or thirteen different characters. A 3×3 Realm
- * table, which plays no Random decks (RULES.md 17), brings the lobby's saved deck when
- * one is chosen and deals house hands otherwise. */
+/** A 3×3 table brings the lobby's saved deck when one is chosen (RULES.md 11: "each
+ * player brings a saved deck of that size or Random"), and plays Random decks
+ * otherwise; a larger one deals house hands, so a new player needs no collection of
+ * eight or thirteen different characters. A 3×3 Realm table, which plays no Random
+ * decks (RULES.md 17), deals house hands when no saved deck is chosen. */
 function settings() {
   const size = tables.size;
   const house = size > 3 || (realmChoice.on && !cards.deckId);
@@ -197,7 +198,7 @@ function settings() {
       board: { rows: size, columns: size, blockedCount: size === 5 ? tables.blocked : 0 },
       ...realmRules(),
     },
-    randomDeck: !house && !realmChoice.on,
+    randomDeck: !house && !realmChoice.on && !cards.deckId,
   };
 }
 
@@ -269,9 +270,12 @@ function openList(page: TablesPage): HTMLElement {
   const look = button("Look for tables", "tables", page, async () => {
     tables.open = await openTables();
   });
-  // Find Game: the oldest open public Random table with the rules chosen above, joined.
+  // Find Game: the oldest open public table with the rules chosen above, joined with
+  // the lobby's deck (a saved one, or Random): a table of players' decks fits too.
   const find = button("Find a game like this", "find", page, async () => {
-    const reply = await authed(() => api.findGame({ requestId: requestId(), filter: wanted() })).catch(inButtons);
+    const reply = await authed(() =>
+      api.findGame({ requestId: requestId(), filter: wanted(), deck: deckChoice() }),
+    ).catch(inButtons);
     tables.open = null;
     await page.follow(reply.matchId);
   });
