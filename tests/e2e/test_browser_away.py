@@ -82,3 +82,22 @@ def test_a_move_made_while_the_server_is_out_of_reach_is_told_in_words(
     played = play(backend, "unreached", tmp_path / "browser-unreached.png")
     told = "the server is out of reach; try again in a moment"
     assert (played["refused"], played["proxied"], played["offline"]) == (told, told, told), played
+
+
+def test_both_sides_of_a_battle_the_cpu_took_over_are_told_who_won(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: once the CPU played for Bea, who had left (BATTLE.md 5: she
+    loses), Ann's page only added "played by the CPU" and still offered "Give up" (which
+    then ended the battle as her win, the button saying otherwise); Bea, back, read "The
+    CPU plays for you", not that the battle was lost."""
+    played = play(backend, "battleLeft", tmp_path / "browser-battle-left.png")
+    _, bea = played["names"]
+    assert played["told"] == (
+        f"{bea} left: the CPU plays on for them, and the battle is yours whatever happens."
+    ), played
+    assert "give-up" not in played["buttons"] and "end-battle" in played["buttons"], played
+    assert played["away"].startswith("You were away too long: "), played
+    assert "this battle is lost" in played["away"], played
+    # Ended by Ann, not played out: the result does not say the CPU finished it.
+    assert played["result"] == "You won (your opponent left; the CPU played for them).", played

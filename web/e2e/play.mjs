@@ -105,7 +105,7 @@ try {
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, screenshot });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
-  const review = reviewScenarios({ player, screenshot });
+  const review = reviewScenarios({ player, returning, screenshot });
   const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside, ...review };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));

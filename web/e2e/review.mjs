@@ -8,11 +8,14 @@
 //   tableDeck: Ann saves five of her cards as a deck, picks it in the lobby and
 //             challenges Bea to a Closed table: the hand she is dealt; then she opens a
 //             public table with it and Bea, on Random, finds it with Find a game;
+//   battleLeft: Bea accepts Ann's Skirmish challenge and her page closes; once the CPU
+//             plays for her (2 s in tests/e2e/test_browser_away.py) each is told what
+//             that means, Bea on logging in again; Ann ends the battle.
 
-/** The scenarios, on ``kit``: player() and the screenshot path. */
+/** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
-  const { player, screenshot } = kit;
-  return { battleQueue, tableDeck };
+  const { player, returning, screenshot } = kit;
+  return { battleQueue, tableDeck, battleLeft };
 
   async function battleQueue() {
     const ann = await player();
@@ -76,5 +79,32 @@ export function reviewScenarios(kit) {
     const again = await ann.locator(".hand.mine .card").evaluateAll((nodes) => nodes.map((n) => n.dataset.card));
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { deck, challenged, hand, hosted, found, again };
+  }
+
+  async function battleLeft() {
+    const ann = await player();
+    const bea = await player();
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host-battle]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    for (const page of [ann, bea]) {
+      await page.waitForSelector("[data-testid=battle][data-status=formation]");
+      await page.click("button[name=formation]");
+    }
+    await ann.waitForSelector("[data-testid=battle][data-status=selection]");
+    await bea.context().close();
+    await ann.waitForSelector("[data-testid=battle-left]", { timeout: 30_000 });
+    const told = (await ann.textContent("[data-testid=battle-left]"))?.trim() ?? "";
+    const buttons = await ann.locator("[data-testid=battle] button[name]").evaluateAll((nodes) =>
+      nodes.map((n) => n.getAttribute("name")).filter((name) => !["formation", "commit"].includes(name)),
+    );
+    const back = await returning(bea.playerName);
+    await back.waitForSelector("[data-testid=battle]");
+    const away = (await back.textContent("[data-testid=battle-prompt]"))?.trim() ?? "";
+    await ann.click("button[name=end-battle]");
+    await ann.waitForSelector("[data-testid=battle-result]");
+    const result = (await ann.textContent("[data-testid=battle-result]"))?.trim() ?? "";
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { names: [ann.playerName, bea.playerName], told, buttons, away, result };
   }
 }

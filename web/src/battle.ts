@@ -57,8 +57,9 @@ const REASONS: Record<string, string> = {
 const BY_WHOM: Record<string, [string, string]> = {
   give_up: ["You won (your opponent gave up).", "You gave up."],
   disconnect: [
-    "You won (your opponent left and the CPU finished for them).",
-    "You lost (you left and the CPU finished for you).",
+    // The CPU played on for the one who left, to the end or until the other ended it.
+    "You won (your opponent left; the CPU played for them).",
+    "You lost (you left; the CPU played for you).",
   ],
 };
 
@@ -295,6 +296,9 @@ function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions)
   return el("div", { class: "battle-plan" }, el("p", { class: "status", "data-testid": "battle-prompt" }, prompt), el("div", { class: "row" }, set, clear));
 }
 
+/** Said to a player whose seat the CPU took over: they lost, and may watch (BATTLE.md 5). */
+const AWAY = "You were away too long: the CPU plays for you, and this battle is lost. You may watch it to the end.";
+
 /** The whole battle screen for ``view``. */
 export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
   learnCardNames(view);
@@ -320,11 +324,18 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     ),
     teamLine("You", view.you, false),
   ];
+  // BATTLE.md 5: a seat the CPU took over has lost (its player stayed away) while the
+  // battle plays on: the one still here is told it is won, and may end it at once.
+  const left = !finished && !view.you?.cpu && view.opponent?.cpu && view.opponent.name !== "CPU";
+  if (left) {
+    const said = `${view.opponent?.name} left: the CPU plays on for them, and the battle is yours whatever happens.`;
+    parts.push(el("p", { class: "status", "data-testid": "battle-left" }, said));
+  }
   if (finished) {
     parts.push(el("p", { class: "status result", "data-testid": "battle-result" }, battleResult(view)));
   } else if (view.you?.committed || view.you?.cpu) {
     const waiting = forming ? "Formation set: waiting for the opponent" : "Plan committed: waiting for the opponent";
-    parts.push(el("p", { class: "status", "data-testid": "battle-prompt" }, view.you?.cpu ? "The CPU plays for you" : waiting));
+    parts.push(el("p", { class: "status", "data-testid": "battle-prompt" }, view.you?.cpu ? AWAY : waiting));
     const set = view.plan.map((a) => cardName(a.card));
     if (set.length) parts.push(el("p", { class: "team-line" }, `Your plan: ${set.join(", ")}`));
   } else {
@@ -338,6 +349,11 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     parts.push(back);
   } else if (view.you?.cpu) {
     // BATTLE.md 5: the CPU plays a seat whose player was away; they may watch, not give up.
+  } else if (left) {
+    // Giving up against a seat taken over ends the battle as its player's loss (they left).
+    const end = el("button", { type: "button", name: "end-battle" }, "End the battle: you win");
+    end.addEventListener("click", () => on.giveUp());
+    parts.push(end);
   } else if (draft.giveUpAsked) {
     const yes = el("button", { type: "button", name: "give-up-confirm" }, "Yes, give up the battle");
     yes.addEventListener("click", () => on.giveUp());
