@@ -185,3 +185,13 @@ def test_a_table_plays_the_deck_chosen_in_the_lobby(backend: Stack, tmp_path: Pa
     assert "Random decks" not in played["hosted"], played
     assert played["found"], played  # Find a game joined her table of decks
     assert sorted(played["again"]) == deck, played
+
+
+def test_the_cards_a_winner_chooses_from_show_their_stars(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: the five cards a Trade One winner chooses from (RULES.md 7:
+    all five revealed for this choice) were drawn without their stars, and a holo copy
+    as a plain one, though the collection, the draft and the Auction House show both."""
+    played = play(backend, "tradeStars", tmp_path / "browser-trade-stars.png")
+    assert len(played["offered"]) == 5, played
+    for copy, stars in played["offered"]:
+        assert stars == played["stars"][copy], played

@@ -10,12 +10,14 @@
 //             public table with it and Bea, on Random, finds it with Find a game;
 //   battleLeft: Bea accepts Ann's Skirmish challenge and her page closes; once the CPU
 //             plays for her (2 s in tests/e2e/test_browser_away.py) each is told what
-//             that means, Bea on logging in again; Ann ends the battle.
+//             that means, Bea on logging in again; Ann ends the battle;
+//   tradeStars: Bea forfeits a Closed Trade One table to Ann: the five cards Ann
+//             chooses from, as her page draws them, beside Bea's collection.
 
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { battleQueue, tableDeck, battleLeft };
+  return { battleQueue, tableDeck, battleLeft, tradeStars };
 
   async function battleQueue() {
     const ann = await player();
@@ -106,5 +108,32 @@ export function reviewScenarios(kit) {
     const result = (await ann.textContent("[data-testid=battle-result]"))?.trim() ?? "";
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], told, buttons, away, result };
+  }
+
+  async function tradeStars() {
+    const ann = await player();
+    const bea = await player();
+    await bea.click("button[name=cards]");
+    await bea.waitForSelector("[data-testid=collection] .card");
+    const stars = Object.fromEntries(
+      await bea.locator("[data-testid=collection] .card").evaluateAll((nodes) =>
+        nodes.map((n) => [n.dataset.copy, `${n.dataset.stars}★`]),
+      ),
+    );
+    await bea.click("button[name=lobby]");
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade one" });
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await bea.waitForSelector("[data-testid=match][data-status=playing]");
+    await bea.click("button[name=forfeit]");
+    await bea.click("button[name=forfeit-confirm]");
+    await ann.waitForSelector("[data-testid=trade] [data-copy]");
+    const offered = await ann.locator("[data-testid=trade] [data-copy]").evaluateAll((nodes) =>
+      nodes.map((n) => [n.dataset.copy, n.querySelector(".stars")?.textContent ?? ""]),
+    );
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { stars, offered };
   }
 }

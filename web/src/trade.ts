@@ -48,7 +48,10 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
   const row = el("div", { class: "hand" });
   for (const copy of trade.offeredCopies) {
     const picked = tapped.copies.includes(copy.copyId);
-    const node = el("button", { class: `card theirs${picked ? " picked" : ""}`, "data-copy": copy.copyId }, cardFace(copy));
+    // Each shown as a collection shows it, stars and holo too: what the choice weighs.
+    const look = `card theirs${copy.holo ? " holo" : ""}${picked ? " picked" : ""}`;
+    const stars = String(copy.character?.stars ?? 0);
+    const node = el("button", { class: look, "data-copy": copy.copyId, "data-stars": stars }, cardFace(copy, undefined, false, true));
     node.addEventListener("click", () => {
       if (count === 1) return void choose([copy.copyId]);
       tapped.copies = picked ? tapped.copies.filter((c) => c !== copy.copyId) : [...tapped.copies, copy.copyId];
