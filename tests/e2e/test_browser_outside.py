@@ -195,3 +195,15 @@ def test_the_cards_a_winner_chooses_from_show_their_stars(backend: Stack, tmp_pa
     assert len(played["offered"]) == 5, played
     for copy, stars in played["offered"]:
         assert stars == played["stars"][copy], played
+
+
+def test_a_cards_element_reads_on_one_line_on_a_phone(backend: Stack, tmp_path: Path) -> None:
+    """Found from outside: on a phone, a narrow card's element broke inside its corner,
+    "thunder" drawn as "thu / nde / r" and "poison" as "poiso / n", in a hand of 13 (5×5)
+    and even of five."""
+    played = play(backend, "elements", tmp_path / "browser-elements.png")
+    drawn = played["drawn"]
+    assert drawn, played  # house hands of 13: some card has an element
+    for card in drawn:
+        assert card["lines"] == 1, played
+        assert card["clear"], played  # clear of the bottom side's number

@@ -12,12 +12,14 @@
 //             plays for her (2 s in tests/e2e/test_browser_away.py) each is told what
 //             that means, Bea on logging in again; Ann ends the battle;
 //   tradeStars: Bea forfeits a Closed Trade One table to Ann: the five cards Ann
-//             chooses from, as her page draws them, beside Bea's collection.
+//             chooses from, as her page draws them, beside Bea's collection;
+//   elements: a phone's 5×5 table with house hands (13 cards a hand, narrow): how each
+//             card's element is drawn (its lines, and clear of the bottom side).
 
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { battleQueue, tableDeck, battleLeft, tradeStars };
+  return { battleQueue, tableDeck, battleLeft, tradeStars, elements };
 
   async function battleQueue() {
     const ann = await player();
@@ -135,5 +137,29 @@ export function reviewScenarios(kit) {
     );
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { stars, offered };
+  }
+
+  async function elements() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=board]", "5");
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await ann.waitForSelector("[data-testid=match][data-status=playing]");
+    await ann.waitForSelector(".hand.mine .card .element");
+    const drawn = await ann.locator(".hand.mine .card .face").evaluateAll((faces) =>
+      faces
+        .filter((face) => face.querySelector(".element"))
+        .map((face) => {
+          const element = face.querySelector(".element");
+          const box = element.getBoundingClientRect();
+          const bottom = face.querySelector(".bottom").getBoundingClientRect();
+          const lines = Math.round(box.height / (1.25 * parseFloat(getComputedStyle(element).fontSize)));
+          return { text: element.textContent, lines, clear: box.left >= bottom.right, width: face.getBoundingClientRect().width };
+        }),
+    );
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { drawn };
   }
 }
