@@ -207,3 +207,14 @@ def test_a_cards_element_reads_on_one_line_on_a_phone(backend: Stack, tmp_path: 
     for card in drawn:
         assert card["lines"] == 1, played
         assert card["clear"], played  # clear of the bottom side's number
+
+
+def test_a_three_open_hand_marks_the_cards_the_opponent_sees(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: at a Three Open table a player could not tell which three of
+    her cards the opponent saw (RULES.md 3), though each view says so of every card of
+    her hand (revealed_to_opponent): nothing on her page told them apart."""
+    played = play(backend, "seenCards", tmp_path / "browser-seen-cards.png")
+    assert len(played["seen"]) == 3 and len(played["unseen"]) == 2, played
+    assert sorted(played["seen"]) == sorted(played["shown"]), played

@@ -14,12 +14,14 @@
 //   tradeStars: Bea forfeits a Closed Trade One table to Ann: the five cards Ann
 //             chooses from, as her page draws them, beside Bea's collection;
 //   elements: a phone's 5×5 table with house hands (13 cards a hand, narrow): how each
-//             card's element is drawn (its lines, and clear of the bottom side).
+//             card's element is drawn (its lines, and clear of the bottom side);
+//   seenCards: a Three Open table: the cards of Ann's hand marked as seen, beside the
+//             cards of hers Bea's page shows.
 
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { battleQueue, tableDeck, battleLeft, tradeStars, elements };
+  return { battleQueue, tableDeck, battleLeft, tradeStars, elements, seenCards };
 
   async function battleQueue() {
     const ann = await player();
@@ -161,5 +163,20 @@ export function reviewScenarios(kit) {
     );
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { drawn };
+  }
+
+  async function seenCards() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=visibility]", { label: "three open" });
+    await ann.fill("input[name=challenged]", bea.playerName);
+    await ann.click("button[name=host]");
+    await bea.locator("[data-testid=challenge] button[name=accept]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+    const seen = await ann.locator(".hand.mine .card:has(.seen) .name").allTextContents();
+    const unseen = await ann.locator(".hand.mine .card:not(:has(.seen)) .name").allTextContents();
+    const shown = await bea.locator(".hand.theirs .card:not(.hidden) .name").allTextContents();
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { seen, unseen, shown };
   }
 }

@@ -216,9 +216,14 @@ export function matchScreen(
   const board = boardGrid(view, view.board, view.lastPlacement, (cell) => on.place(cell), myTurn && !!selected);
 
   const hand = el("div", { class: "hand mine", "data-testid": "hand" });
+  // Three Open: the player's cards the opponent sees (RULES.md 3) say so; All Open shows
+  // them all, Closed none, so there the mark would tell nothing.
+  const threeOpen = view.rules?.visibility === Visibility.THREE_OPEN;
   for (const own of view.myHand) {
     const id = own.card?.cardId ?? "";
-    const node = el("button", { class: "card mine", "data-card": id }, cardFace(own.card, undefined, realm));
+    const face = cardFace(own.card, undefined, realm);
+    if (threeOpen && own.revealedToOpponent) face.append(el("span", { class: "seen", title: "your opponent sees this card" }, "seen"));
+    const node = el("button", { class: "card mine", "data-card": id }, face);
     if (id === selected) node.classList.add("selected");
     node.disabled = !myTurn;
     node.addEventListener("click", () => on.pickCard(id));
