@@ -6,6 +6,7 @@ without a word, while the match's clocks ran on and a turn missed twice forfeits
 from __future__ import annotations
 
 import contextlib
+import signal
 import uuid
 
 import grpc
@@ -16,6 +17,16 @@ from triad.v1 import gateway_pb2 as g
 from client.connection import Caller
 from client.frame import choosing
 from client.session import Followed
+
+
+def stop_as_ctrl_c() -> None:
+    """SIGHUP (the terminal closed, an ssh session dropped) and SIGTERM end the client as
+    Ctrl-C does: the queue left, the table hosted closed, what goes on named (found from
+    outside: closing the window while queued for Ranked killed the client with its ticket
+    still queued; the match it found later was lost on missed turns, a card traded away;
+    a table hosted stayed open in the lobby)."""
+    for stop in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(stop, lambda *_: signal.raise_signal(signal.SIGINT))
 
 
 async def leave_queue(client: Caller, console: Console, ticket_id: str) -> None:

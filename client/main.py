@@ -28,6 +28,7 @@ from client.board import Layout
 from client.commands_cards import deck_choice
 from client.commands_lobby import challenge_lines, rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
+from client.leaving import stop_as_ctrl_c
 from client.play import (
     LEVELS,
     MODES,
@@ -368,6 +369,7 @@ def trade_line(trade: pb.Trade) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    stop_as_ctrl_c()
     try:
         if args.command in ("register", "login"):
             # Where the tokens go, before an account is made that they could not reach

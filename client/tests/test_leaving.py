@@ -5,13 +5,17 @@ picked, a Trade One pick left open; nothing for a match over."""
 
 from __future__ import annotations
 
+import json
+import signal
 import sys
 from pathlib import Path
 
+import pytest
 from triad.v1 import common_pb2 as pb
 
 from client.leaving import going_on
 from client.session import Followed
+from client.tests.queued import TICKET
 from client.tests.trades import difference, finished
 from client.tests.views import quintra
 from devtools.terminal import Terminal
@@ -47,3 +51,41 @@ def test_a_draft_or_an_open_pick_is_named_and_a_match_over_is_not() -> None:
     over = Followed()
     over.show(finished(pb.TRADE_RULE_ONE, mine=pb.SEAT_B))
     assert going_on(over) == ""
+
+
+# ``triad-client play`` as main() runs it, on the queue of client/tests/queued.py.
+QUEUED = """
+import sys
+from pathlib import Path
+from rich.console import Console
+import client.main as main
+from client.play import resume
+from client.tests.queued import Gateway
+from client.tests.stand_in import Caller
+
+async def queued(args):
+    await resume(Caller(Gateway(Path(sys.argv[1]))), Console())
+
+main.run = queued
+raise SystemExit(main.main(["play"]))
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGHUP, signal.SIGTERM])
+async def test_a_closed_terminal_leaves_the_queue_as_ctrl_c_does(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Found from outside: closing the terminal's window (SIGHUP) while queued for
+    Ranked killed the client with its ticket queued; the match found later was lost on
+    missed turns, a card traded away. A hosted table stayed open the same way."""
+    log = tmp_path / "calls.jsonl"
+    terminal = Terminal([sys.executable, "-c", QUEUED, str(log)], {"COLUMNS": "80", "LINES": "24"})
+    try:
+        await terminal.until(lambda s: "In the Unranked queue" in s, "the queue")
+        terminal.process.send_signal(stop)
+        await terminal.until(lambda s: "Left the queue." in s, "the queue left")
+        assert terminal.process.wait(timeout=30) == 130
+        cancels = log.with_suffix(".cancel").read_text().splitlines()
+        assert [json.loads(c)["ticketId"] for c in cancels] == [TICKET]
+    finally:
+        terminal.close()
