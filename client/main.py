@@ -39,7 +39,7 @@ from client.play import (
     resume,
     switch_to_practice,
 )
-from client.render import fitted, screen
+from client.render import fitted, plain_console, screen
 from client.rules_text import TRADE_NAMES
 
 
@@ -107,7 +107,7 @@ def shown(console: Console, view: pb.MatchView) -> RenderableType:
 
 async def run(args: argparse.Namespace) -> int:
     state = State(Path(args.state), args.profile)
-    console = Console()
+    console = plain_console()
     async with channel(args) as chan:
         stub: gateway_pb2_grpc.TriadGatewayAsyncStub = gateway_pb2_grpc.TriadGatewayStub(chan)
         client = Client(stub, state)

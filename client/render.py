@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
@@ -51,6 +52,14 @@ class Shrinking:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.text
+
+
+def plain_console(**options: Any) -> Console:
+    """The client's console: what it prints is text, never rich markup or emoji codes
+    (found from outside: a deck named 'a[/b]' made every later `deck list` fail with a
+    MarkupError traceback, one named '[bot] x' was listed as ' x', and a client seed
+    'x[/y]' broke `seed`; deck names and client seeds are the player's own text)."""
+    return Console(markup=False, emoji=False, **options)
 
 
 def hand(

@@ -4,14 +4,17 @@ through ``resolve_deck``."""
 
 from __future__ import annotations
 
+import argparse
+import io
 from typing import Any
 
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.commands_cards import resolve_deck
+from client.commands_cards import deck, resolve_deck
 from client.connection import CommandError
+from client.render import plain_console
 
 MINE = "0f506e48-65ac-46d4-a6b3-4be5c1310310"
 TWIN = "d9415206-9e7e-4d6d-9311-e823eb560575"
@@ -48,3 +51,14 @@ async def test_a_deck_is_found_by_its_name_its_id_or_the_start_of_it() -> None:
     twins = Decks((MINE, "mine"), (TWIN, "mine"))
     with pytest.raises(CommandError, match=r"'mine' names 2 of your decks \(0f506e48, d9415206\)"):
         await resolve_deck(twins, "mine")
+
+
+async def test_a_deck_name_is_printed_as_typed_never_as_markup() -> None:
+    """Found from outside: `deck save 'a[/b]' ...` saved the deck, then every `deck list`
+    ended in a MarkupError traceback; a deck named '[bot] x' was listed as ' x'."""
+    written = io.StringIO()
+    console = plain_console(file=written, width=80)
+    args = argparse.Namespace(deck_command="list", json=False)
+    await deck(Decks((MINE, "a[/b]"), (TWIN, "[bot] x :x:")), args, console)
+    said = written.getvalue()
+    assert "Deck 'a[/b]' (0f506e48)" in said and "Deck '[bot] x :x:' (d9415206)" in said, said
