@@ -10,6 +10,7 @@ import fcntl
 import getpass
 import json
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -223,7 +224,17 @@ def channel(args: argparse.Namespace) -> grpc.aio.Channel:
 
 
 def password(args: argparse.Namespace) -> str:
-    return args.password or os.environ.get("TRIAD_PASSWORD") or getpass.getpass("Password: ")
+    """--password, $TRIAD_PASSWORD, else asked at the terminal; off a terminal, the first
+    line of stdin (`echo ... | triad-client login ann`). None is the caller's mistake
+    (found from outside: with stdin at its end the client ended in an EOFError
+    traceback; an empty line asked a second time, then the same traceback)."""
+    given = args.password or os.environ.get("TRIAD_PASSWORD")
+    if given:
+        return given
+    typed = getpass.getpass("Password: ") if sys.stdin.isatty() else sys.stdin.readline()
+    if not typed.rstrip("\r\n"):
+        raise ClientError("no password: type one, or give --password or $TRIAD_PASSWORD")
+    return typed.rstrip("\r\n")
 
 
 def out(args: argparse.Namespace, message: Message, text: str = "") -> None:

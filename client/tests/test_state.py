@@ -3,13 +3,16 @@ runs in several terminals."""
 
 from __future__ import annotations
 
+import argparse
+import io
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from triad.v1 import gateway_pb2 as g
 
-from client.connection import State
+from client.connection import State, password
 from client.main import main
 
 
@@ -90,3 +93,22 @@ def test_a_kept_request_id_leaves_tokens_another_terminal_refreshed(tmp_path: Pa
     for n in range(60):
         now.remember(f"R{n}", f"listing-{n}")
     assert now.recall("R59") == "listing-59" and now.recall("R9") is None  # the latest 50
+
+
+@pytest.mark.parametrize("stdin", ["", "\n"])
+def test_no_password_on_stdin_is_said_in_a_line(
+    stdin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `triad-client register ann < /dev/null` (or an empty line
+    piped in) ended in an EOFError traceback, after asking twice."""
+    monkeypatch.delenv("TRIAD_PASSWORD", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    assert main(["--state", str(tmp_path / "state.json"), "register", "ann"]) == 2
+    said = capsys.readouterr().err
+    assert "no password: type one, or give --password or $TRIAD_PASSWORD" in said, said
+
+
+def test_a_password_piped_in_is_the_first_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRIAD_PASSWORD", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("password-ann-1\nmore\n"))
+    assert password(argparse.Namespace(password=None)) == "password-ann-1"
