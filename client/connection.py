@@ -67,10 +67,28 @@ RETRIES = 50
 """How many ``--request-id`` targets a profile keeps for a retry (``State.remember``)."""
 
 
+def _read(path: Path) -> dict[str, Any]:
+    """The state file's profiles ({} while there is none). One that is not what this
+    client writes (found from outside: an empty file, `touch ~/.triad-client.json`,
+    ended every command in a JSONDecodeError traceback) is named, with what to do."""
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ClientError(
+            f"{path} is not a state file of triad-client's (a JSON object of profiles): "
+            "move it away (or set $TRIAD_CLIENT_STATE) and log in again"
+        )
+    return data
+
+
 class State:
     def __init__(self, path: Path, profile: str) -> None:
         self.path, self.profile = path, profile
-        self.data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+        self.data: dict[str, Any] = _read(path)
 
     @property
     def tokens(self) -> dict[str, str]:
@@ -124,7 +142,7 @@ class State:
         lock = self.path.with_name(self.path.name + ".lock")
         with open(lock, "a") as held:
             fcntl.flock(held, fcntl.LOCK_EX)
-            current = json.loads(self.path.read_text()) if self.path.exists() else {}
+            current = _read(self.path)
             if callable(entry):
                 entry = entry(current.get(self.profile) or self.tokens)
             if entry is None:

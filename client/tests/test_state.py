@@ -112,3 +112,17 @@ def test_a_password_piped_in_is_the_first_line(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("TRIAD_PASSWORD", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO("password-ann-1\nmore\n"))
     assert password(argparse.Namespace(password=None)) == "password-ann-1"
+
+
+@pytest.mark.parametrize("text", ["", "{bad", "[]"])
+def test_a_state_file_it_did_not_write_is_named_not_a_traceback(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: an empty state file (`touch ~/.triad-client.json`) ended every
+    command in a JSONDecodeError traceback."""
+    state = tmp_path / "state.json"
+    state.write_text(text)
+    assert main(["--state", str(state), "--addr", "127.0.0.1:9", "status"]) == 2
+    said = capsys.readouterr().err
+    assert f"{state} is not a state file of triad-client's" in said, said
+    assert "log in again" in said and "Traceback" not in said, said
