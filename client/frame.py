@@ -14,6 +14,7 @@ from client.board import FULL, Layout, example_cell
 from client.commands_trades import choice_hint, rule_of, trade_status, trade_table
 from client.drafting import draft_frame
 from client.render import fitted, my_turn, round_ended, screen
+from client.rules_text import end_reason
 from client.summary import summary
 
 PROMPT = "card cell > "
@@ -228,8 +229,11 @@ def choosing(trade: pb.Trade) -> bool:
 
 
 def result_line(view: pb.MatchView) -> str:
-    """The result with both scores, above the trade."""
+    """The result with both scores, above the trade; with why it ended before the board
+    was full ('You win! (bea forfeited at ann 5 - bea 5)')."""
     scores = " - ".join(f"{p.player_name} {p.score}" for p in view.players)
+    if view.outcome.reason != pb.FINISH_REASON_BOARD_FULL:
+        scores = f"{end_reason(view)} at {scores}"
     if view.outcome.WhichOneof("result") == "draw":
         return f"Draw. ({scores})"
     won = view.outcome.winner_seat == view.my_seat

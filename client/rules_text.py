@@ -152,7 +152,9 @@ def end_reason(view: pb.MatchView) -> str:
 
 
 def result_words(view: pb.MatchView) -> str:
-    """'You win 6-4: the board is full.' (the viewer's score first)."""
+    """'You win 6-4: the board is full.' (the viewer's score first); a match ended
+    before its board was full says the score it stood at: 'You win at 5-5: Bea
+    forfeited.' (found from outside: 'You win 8-8: ann forfeited.' read as a tie won)."""
     mine = next((p.score for p in view.players if p.seat == view.my_seat), 0)
     theirs = next((p.score for p in view.players if p.seat != view.my_seat), 0)
     outcome = view.outcome
@@ -160,7 +162,8 @@ def result_words(view: pb.MatchView) -> str:
         result = "Draw"
     else:
         result = "You win" if outcome.winner_seat == view.my_seat else "You lose"
-    return f"{result} {mine}-{theirs}: {end_reason(view)}."
+    at = "" if outcome.reason == pb.FINISH_REASON_BOARD_FULL else " at"
+    return f"{result}{at} {mine}-{theirs}: {end_reason(view)}."
 
 
 def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:

@@ -170,19 +170,19 @@ def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> N
             "You win 6-4: the board is full.",
         ),
         (pb.FINISH_REASON_BOARD_FULL, None, pb.SEAT_UNSPECIFIED, "Draw 5-5: the board is full."),
-        (pb.FINISH_REASON_FORFEIT, pb.SEAT_B, pb.SEAT_A, "You lose 6-4: you forfeited."),
-        (pb.FINISH_REASON_FORFEIT, pb.SEAT_A, pb.SEAT_B, "You win 6-4: [BOT] Bea forfeited."),
+        (pb.FINISH_REASON_FORFEIT, pb.SEAT_B, pb.SEAT_A, "You lose at 6-4: you forfeited."),
+        (pb.FINISH_REASON_FORFEIT, pb.SEAT_A, pb.SEAT_B, "You win at 6-4: [BOT] Bea forfeited."),
         (
             pb.FINISH_REASON_TURN_TIMEOUT,
             pb.SEAT_B,
             pb.SEAT_A,
-            "You lose 6-4: you missed two turns in a row.",
+            "You lose at 6-4: you missed two turns in a row.",
         ),
         (
             pb.FINISH_REASON_DISCONNECT,
             pb.SEAT_A,
             pb.SEAT_B,
-            "You win 6-4: [BOT] Bea stayed disconnected past the 120 s grace.",
+            "You win at 6-4: [BOT] Bea stayed disconnected past the 120 s grace.",
         ),
     ],
 )

@@ -68,6 +68,7 @@ def finished(
     else:
         shown.outcome.winner_seat = winner
         shown.outcome.reason = pb.FINISH_REASON_FORFEIT
+        shown.outcome.forfeiting_seat = pb.SEAT_B if winner == pb.SEAT_A else pb.SEAT_A
     return shown
 
 
