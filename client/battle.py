@@ -226,17 +226,48 @@ async def _session_held(client: Holder) -> AsyncIterator[list[str]]:
             await holding
 
 
+def going_on(view: pb.BattleView) -> str:
+    """What a battle left unfinished does without the player (BATTLE.md 5), and the
+    command that takes it back (found from outside: Ctrl-C ended the screen without a
+    word, the shell's prompt on the plan's line, while the battle went on)."""
+    if view.you.cpu:
+        return (
+            f"Battle {view.battle_id[:8]} goes on, the CPU in your seat: "
+            "triad-client battle watches it."
+        )
+    return (
+        f"Battle {view.battle_id[:8]} goes on: back within 30 s, triad-client battle plays on; "
+        "after that the CPU plays your seat and you lose it."
+    )
+
+
 async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -> int:
     """``away``: the notices of battles that ended while the player was away, each the
-    screen's note once it arrives (until the next note)."""
-    note = ""
+    screen's note once it arrives (until the next note). Left unfinished (Ctrl-C, the
+    input's end), it says what goes on."""
+    latest = [view]
+    try:
+        ended = await _screen_loop(client, latest, away)
+    except asyncio.CancelledError:
+        ended = None
+    if latest[0].status != pb.BATTLE_STATUS_FINISHED:
+        print(f"\n{textwrap.fill(going_on(latest[0]), 79)}", flush=True)
+    if ended is None:
+        raise asyncio.CancelledError
+    return ended
+
+
+async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[str]) -> int:
+    """The screen until the battle ends (0) or the input does (1); ``latest[0]``: the
+    battle as last shown."""
+    note, view = "", latest[0]
     sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
         while True:
             if away:
                 note = away.pop(0)
-            mine = _my_move(view)
+            mine, latest[0] = _my_move(view), view
             draw(view, note, reader.typing if mine else None)
             if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
                 return 0

@@ -2,9 +2,10 @@
 ends while the player sits at the prompt: the opponent gives up after a few looks at
 the battle (GetBattleView). The terminal test types nothing and reads the screen.
 With ``away``, the session opens telling of another battle that ended while the player
-was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice).
+was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice); with
+``stays``, nobody gives up (the test leaves with Ctrl-C).
 
-    python -m client.tests.battling [away]
+    python -m client.tests.battling [away|stays]
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ async def selection() -> pb.BattleView:
 
 
 class Gateway:
-    def __init__(self, view: pb.BattleView) -> None:
-        self.view, self.looks = view, 0
+    def __init__(self, view: pb.BattleView, ends: bool = True) -> None:
+        self.view, self.looks, self.ends = view, 0, ends
 
     async def GetBattleView(self, request: Message) -> g.GetBattleViewResponse:
         self.looks += 1
-        if self.looks == 3:  # the opponent gives up
+        if self.looks == 3 and self.ends:  # the opponent gives up
             ended = pb.BattleView()
             ended.CopyFrom(self.view)
             ended.status = pb.BATTLE_STATUS_FINISHED
@@ -76,8 +77,11 @@ class Caller:
 async def main() -> None:
     view = await selection()
     told = (AWAY,) if sys.argv[1:] == ["away"] else ()
-    await play_battle(Caller(Gateway(view), told), view)
+    await play_battle(Caller(Gateway(view, ends=sys.argv[1:] != ["stays"]), told), view)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(130)  # as triad-client does

@@ -145,6 +145,23 @@ async def test_a_battle_that_ended_while_the_player_was_away_is_told_on_the_scre
         terminal.close()
 
 
+async def test_ctrl_c_in_a_battle_says_it_goes_on_and_how_to_take_it_back() -> None:
+    """Found from outside: Ctrl-C ended the battle's screen without a word (the shell's
+    prompt on the plan's line), while the battle went on and, 30 s on, the CPU took the
+    seat and the player lost it (BATTLE.md 5)."""
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling", "stays"], SIZE)
+    try:
+        await terminal.until(lambda s: "plan (card" in s, "the plan prompt")
+        terminal.type("\x03")
+        told = await terminal.until(lambda s: "battle plays on" in s, "what goes on")
+        assert terminal.process.wait(timeout=30) == 130, told
+        said = " ".join(told.split())
+        assert "goes on: back within 30 s, triad-client battle plays on; after that the CPU" in said
+        assert any(line.startswith("Battle b1 goes on") for line in told.splitlines()), told
+    finally:
+        terminal.close()
+
+
 def test_a_summon_card_is_shown_aimed_at_a_square_not_at_self() -> None:
     """Found from outside: 'Raise Wraith 2E self' was refused without a square (a summon
     is placed on a square of your own field, BATTLE.md 1): the server says its range is
