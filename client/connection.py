@@ -133,6 +133,11 @@ class State:
     def forget(self) -> None:
         self._write(None)
 
+    def reread(self) -> dict[str, str]:
+        """This profile's tokens as the file holds them now (another client's may be newer)."""
+        self.data = _read(self.path)
+        return self.tokens
+
     def _write(self, entry: Entry | Callable[[Entry], Entry] | None) -> None:
         """This profile's entry (None: none; a function: made from the entry the file
         holds now), written over the file as it is now: other profiles' clients (other
@@ -178,12 +183,23 @@ class Client:
         return await method(request, metadata=self.metadata(), timeout=15)
 
     async def refresh(self) -> None:
-        refreshed = await self.stub.RefreshToken(
-            g.RefreshTokenRequest(
-                request_id=uuid.uuid4().hex, refresh_token=self.state.tokens["refresh_token"]
-            ),
-            timeout=15,
-        )
+        """New tokens for expired ones. A refresh token is spent once: where another client
+        of this profile (another terminal) refreshed meanwhile, the tokens it wrote are
+        taken, not the spent one sent again (found from outside: a screen open past its
+        token's 15 minutes, while `status` ran in another terminal, was told 'the refresh
+        token is not valid any more: log in again')."""
+        spent = self.state.tokens["refresh_token"]
+        if self.state.reread()["refresh_token"] != spent:
+            return
+        try:
+            refreshed = await self.stub.RefreshToken(
+                g.RefreshTokenRequest(request_id=uuid.uuid4().hex, refresh_token=spent),
+                timeout=15,
+            )
+        except grpc.aio.AioRpcError:
+            if self.state.reread()["refresh_token"] != spent:
+                return  # refreshed by another client at the same moment
+            raise
         self.state.update(refreshed.tokens)
 
     async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:

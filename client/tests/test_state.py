@@ -8,11 +8,13 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from triad.v1 import gateway_pb2 as g
 
-from client.connection import State, password
+from client.connection import Client, State, password
 from client.main import main
 
 
@@ -126,3 +128,43 @@ def test_a_state_file_it_did_not_write_is_named_not_a_traceback(
     said = capsys.readouterr().err
     assert f"{state} is not a state file of triad-client's" in said, said
     assert "log in again" in said and "Traceback" not in said, said
+
+
+def refused(details: str) -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAUTHENTICATED, grpc.aio.Metadata(), grpc.aio.Metadata(), details
+    )
+
+
+class Tokens:
+    """A gateway whose refresh tokens are spent once, each refresh making the last
+    access token the only valid one."""
+
+    def __init__(self) -> None:
+        self.valid, self.spent, self.made = "", set[str](), 1
+
+    async def RefreshToken(self, request: g.RefreshTokenRequest, timeout: float) -> Any:
+        if request.refresh_token in self.spent:
+            raise refused("the refresh token is not valid any more: log in again")
+        self.spent.add(request.refresh_token)
+        self.made += 1
+        self.valid = f"access-{self.made}"
+        return g.RefreshTokenResponse(tokens=tokens(str(self.made)))
+
+    async def GetBalance(self, request: Any, metadata: Any, timeout: float) -> Any:
+        if dict(metadata)["authorization"] != f"Bearer {self.valid}":
+            raise refused("the access token expired")
+        return g.GetBalanceResponse()
+
+
+async def test_a_refresh_another_terminal_made_is_taken_not_spent_again(tmp_path: Path) -> None:
+    """Found from outside: a screen open past its access token's 15 minutes was told 'the
+    refresh token is not valid any more: log in again': `status` in another terminal
+    had refreshed meanwhile, spending the refresh token the screen held."""
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="a", player_name="ann"), tokens("1"))
+    gateway = Tokens()  # access-1 expired
+    screen, other = Client(gateway, State(path, "default")), Client(gateway, State(path, "default"))
+    await other.call(gateway.GetBalance, g.GetBalanceRequest())  # refreshed: access-2
+    await screen.call(gateway.GetBalance, g.GetBalanceRequest())  # takes access-2
+    assert gateway.made == 2 and State(path, "default").tokens["access_token"] == "access-2"
