@@ -126,11 +126,11 @@ async def run(args: argparse.Namespace) -> int:
             state.save(answer.player, answer.tokens)
             out(args, answer.player, f"Logged in as {answer.player.player_name}.")
         elif command == "logout":
-            await client.call(
+            done = await client.call(
                 stub.Logout, g.LogoutRequest(request_id=uuid.uuid4().hex, all_sessions=args.all)
             )
             state.forget()
-            print("Logged out.")
+            out(args, done, "Logged out.")  # found from outside: --json printed the words
         elif command == "status":
             status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
             out(args, status, status_text(status, await challenge_lines(client)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import sys
 from pathlib import Path
@@ -13,9 +14,10 @@ from typing import Any
 import grpc
 import pytest
 from triad.v1 import gateway_pb2 as g
+from triad.v1 import gateway_pb2_grpc
 
-from client.connection import Client, State, password
-from client.main import main
+from client.connection import Client, CommandError, State, password
+from client.main import main, parser, run
 
 
 def tokens(tag: str) -> g.AuthTokens:
@@ -168,3 +170,25 @@ async def test_a_refresh_another_terminal_made_is_taken_not_spent_again(tmp_path
     await other.call(gateway.GetBalance, g.GetBalanceRequest())  # refreshed: access-2
     await screen.call(gateway.GetBalance, g.GetBalanceRequest())  # takes access-2
     assert gateway.made == 2 and State(path, "default").tokens["access_token"] == "access-2"
+
+
+async def test_logout_json_prints_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `logout --json` printed 'Logged out.', which no script reads."""
+
+    class Gateway:
+        def __init__(self, channel: Any) -> None:
+            pass
+
+        async def Logout(self, request: Any, metadata: Any, timeout: float) -> Any:
+            return g.LogoutResponse()
+
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="a", player_name="ann"), tokens("1"))
+    monkeypatch.setattr(gateway_pb2_grpc, "TriadGatewayStub", Gateway)
+    argv = ["--state", str(path), "--plaintext", "--addr", "127.0.0.1:9", "logout", "--json"]
+    await run(parser().parse_args(argv))
+    assert json.loads(capsys.readouterr().out) == {}
+    with pytest.raises(CommandError, match="not logged in"):
+        assert State(path, "default").tokens
