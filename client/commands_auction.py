@@ -13,6 +13,7 @@ import shlex
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from fractions import Fraction
 from typing import Any
 
 from rich.console import Console
@@ -90,10 +91,11 @@ def price_of(text: str) -> int:
 def hours_of(text: str) -> float:
     """``--hours`` as a number the request can carry; the server judges the range (a
     minute to 48 hours) and says so (found from outside: ``nan`` and ``inf`` ended the
-    client in a traceback)."""
+    client in a traceback). A fraction reads as the help writes it: ``1/60``, a minute
+    (found from outside: the help and the refusal said '1/60', which was refused)."""
     try:
-        hours = float(text)
-    except ValueError:
+        hours = float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError):
         hours = math.nan
     if not abs(hours) <= HOURS_SENT:  # NaN fails every comparison
         raise argparse.ArgumentTypeError(

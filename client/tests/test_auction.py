@@ -65,12 +65,14 @@ def test_hours_and_price_bounds_no_request_can_carry_are_refused_in_words(
 ) -> None:
     """Found from outside: ``--hours nan`` (or ``inf``) and ``--max-price`` past int64
     ended the client in a traceback. The range itself stays the server's to judge."""
-    for bad in ("nan", "inf", "-inf", "1e30", "soon"):
+    for bad in ("nan", "inf", "-inf", "1e30", "soon", "1/0"):
         with pytest.raises(SystemExit):
             parsed("list", "abcd1234", "120", f"--hours={bad}")
         assert "a listing lasts from 1/60 (a minute) to 48 hours" in capsys.readouterr().err
     for asked in ("6", "49", "0.5"):
         assert parsed("list", "abcd1234", "120", "--hours", asked).hours == float(asked)  # type: ignore[attr-defined]
+    # Found from outside: the help says 'a minute (1/60)', and '1/60' was refused.
+    assert parsed("list", "abcd1234", "120", "--hours", "1/60").hours == 1 / 60  # type: ignore[attr-defined]
     with pytest.raises(CommandError, match="no listing costs more than 1,000,000 coins"):
         auction_filter(parsed("--max-price", "99999999999999999999"))  # type: ignore[arg-type]
 
