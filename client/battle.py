@@ -31,7 +31,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.battle_render import prompt, screen, too_small
-from client.connection import Caller, ClientError, Holder, as_json, describe
+from client.connection import Caller, ClientError, Holder, as_json, describe, pages
 from client.keys import LineReader
 from client.session import BATTLE_ENDED_AWAY
 
@@ -102,6 +102,36 @@ async def _view(client: Caller, battle_id: str) -> pb.BattleView:
     return reply.view  # type: ignore[no-any-return]
 
 
+async def _battle_table(client: Caller, given: str) -> str:
+    """The open battle table (a challenge to you, or one open to anyone) whose id starts
+    with ``given``, as join and accept take it (found from outside: `battle --join 712a`,
+    the start `challenges` shows first, was refused 'no table 712a'). A whole id is sent
+    as it is: the server judges it."""
+    if len(given) == len(WHOLE_ID):
+        return given
+    ids: set[str] = set()
+    for wanted in (
+        pb.TableFilter(battles=True, challenges_only=True),
+        pb.TableFilter(battles=True),
+    ):
+
+        def listing(token: str, wanted: pb.TableFilter = wanted) -> Any:
+            request = g.ListTablesRequest(filter=wanted, page_token=token)
+            return client.call(client.stub.ListTables, request)
+
+        ids |= {t.table_id for page in await pages(listing) for t in page.tables}
+    matching = sorted(i for i in ids if i.startswith(given))
+    if len(matching) != 1:
+        raise ClientError(
+            f"no single open battle table starts with {given!r}: see triad-client challenges"
+        )
+    return str(matching[0])
+
+
+WHOLE_ID = "8265acae-a457-4427-8d43-42f908f114c0"
+"""The length of a table's whole id."""
+
+
 async def start(client: Caller, args: argparse.Namespace, console: Console) -> pb.BattleView:
     """Your battle in progress, else a new one (practice or the Battle queue)."""
     stub = client.stub
@@ -110,8 +140,9 @@ async def start(client: Caller, args: argparse.Namespace, console: Console) -> p
         console.print(f"You have a battle in progress ({active[:8]}): resuming it.")
         return await _view(client, active)
     if args.join:
+        table_id = await _battle_table(client, args.join)
         joined = await client.call(
-            stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=args.join)
+            stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=table_id)
         )
         return await _view(client, joined.match_id)
     if args.queue or args.challenge or args.host:

@@ -15,6 +15,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client.battle import start
 from client.commands_lobby import accept, challenges, decline
 from client.connection import CommandError
 
@@ -132,3 +133,25 @@ async def test_a_house_hands_challenge_does_not_ask_for_your_deck() -> None:
     text = " ".join(console.export_text().split())
     assert f"{BATTLE[:8]} from ann: Closed" in text and "house hands" in text, text
     assert "your deck" not in text, text
+
+
+class Listing(Answering):
+    """Bea's gateway, listing the battle challenge with any battle filter."""
+
+    async def ListTables(self, request: g.ListTablesRequest) -> g.ListTablesResponse:
+        return await super().ListTables(g.ListTablesRequest(filter=pb.TableFilter(
+            challenges_only=True, battles=request.filter.battles
+        )))  # fmt: skip
+
+
+async def test_battle_join_takes_the_start_of_the_table_id() -> None:
+    """Found from outside: `battle --join 712a` (the start `challenges` shows first) was
+    refused 'no table 712a', where join and accept take the start of an id."""
+    bea = Answerer()
+    bea.stub = Listing()
+    args = argparse.Namespace(join=BATTLE[:8], queue=False, challenge=None, host=False)
+    view = await start(bea, args, Console())
+    [joined] = bea.stub.sent
+    assert joined.table_id == BATTLE and view.battle_id == "b4771e00"
+    with pytest.raises(CommandError, match="no single open battle table starts with 'ffff'"):
+        await start(bea, argparse.Namespace(join="ffff", queue=False), Console())
