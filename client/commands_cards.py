@@ -42,6 +42,9 @@ async def catalog(client: Caller, args: argparse.Namespace, console: Console) ->
     if args.json:
         print(as_json(whole))
         return 0
+    if not whole.characters:  # found from outside: a table's bare header, '0 characters'
+        console.print("No character fits those filters: triad-client catalog lists them all.")
+        return 0
     table = Table(title=f"Catalog: {whole.total_size} characters", title_justify="left")
     # The name and the Realm words wrap (the longest, 'elemental, lawful neutral,
     # legendary', would squeeze the name to nothing in 80 columns); the rest do not.

@@ -11,17 +11,18 @@ from rich.console import Console
 from triad.v1 import gateway_pb2 as g
 
 from client.commands_auction import auction
-from client.commands_cards import collection
+from client.commands_cards import catalog, collection
 from client.main import parser
 
 
 class Empty:
-    """A gateway with nothing to list."""
+    """A gateway with nothing to list (the catalog too: a search that finds nothing)."""
 
     stub: Any = argparse.Namespace(
         ListCollection=g.ListCollectionResponse,
         ListAuction=g.ListAuctionResponse,
         ListMyListings=g.ListMyListingsResponse,
+        ListCatalog=g.ListCatalogResponse,
     )
 
     async def call(self, method: Any, request: Any) -> Any:
@@ -46,4 +47,12 @@ async def test_an_empty_auction_house_is_said_so() -> None:
     assert await said(auction, "auction", "--holo") == "Nothing on sale fits those filters."
     assert await said(auction, "auction", "mine") == (
         "You have no listings: triad-client auction list COPY PRICE sells one."
+    )
+
+
+async def test_a_catalog_search_that_finds_nothing_is_said_so() -> None:
+    """Found from outside: `catalog --name zzzz` drew 'Catalog: 0 characters' over a
+    table's bare header."""
+    assert await said(catalog, "catalog", "--name", "zzzz") == (
+        "No character fits those filters: triad-client catalog lists them all."
     )
