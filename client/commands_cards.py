@@ -160,6 +160,21 @@ async def resolve_deck(client: Caller, given: str) -> str:
     return matching[0]
 
 
+async def _new_name(client: Caller, args: argparse.Namespace) -> str:
+    """'' (a new deck) once its name is none of the player's decks': a second deck of
+    the same name could not be named again (found from outside: `deck save mine ...`
+    twice saved two decks 'mine', then `--deck mine` and `deck delete mine` were refused,
+    'names 2 of your decks'). The one of that name is replaced with --id."""
+    same = [d for page in await list_decks(client) for d in page.decks if d.name == args.name]
+    if same:
+        held = same[0].deck_id[:8]
+        raise CommandError(
+            f"you have a deck named {args.name!r} ({held}): deck save --id {held} replaces "
+            "it; a new deck needs another name"
+        )
+    return ""
+
+
 async def list_decks(client: Caller) -> list[Any]:
     return await pages(
         lambda token: client.call(
@@ -187,8 +202,8 @@ async def deck(client: Caller, args: argparse.Namespace, console: Console) -> in
                 console.print(violations_text(list(d.violations)))
         return 0
     if args.deck_command == "save":
+        deck_id = await resolve_deck(client, args.id) if args.id else await _new_name(client, args)
         copy_ids = await resolve_copies(client, args.copies)
-        deck_id = await resolve_deck(client, args.id) if args.id else ""
         saved = await client.call(
             stub.SaveDeck,
             g.SaveDeckRequest(

@@ -62,3 +62,15 @@ async def test_a_deck_name_is_printed_as_typed_never_as_markup() -> None:
     await deck(Decks((MINE, "a[/b]"), (TWIN, "[bot] x :x:")), args, console)
     said = written.getvalue()
     assert "Deck 'a[/b]' (0f506e48)" in said and "Deck '[bot] x :x:' (d9415206)" in said, said
+
+
+async def test_a_new_deck_may_not_take_the_name_of_another() -> None:
+    """Found from outside: `deck save mine ...` a second time saved a second deck 'mine';
+    from then on `--deck mine` and `deck delete mine` were refused ('names 2 of your
+    decks'). Replacing it is `--id`."""
+    args = argparse.Namespace(deck_command="save", name="mine", id=None, copies=["c1"], json=False)
+    with pytest.raises(
+        CommandError,
+        match=r"you have a deck named 'mine' \(0f506e48\): deck save --id 0f506e48 replaces it",
+    ):
+        await deck(Decks((MINE, "mine")), args, plain_console())
