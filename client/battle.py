@@ -81,14 +81,26 @@ def parse_plan(line: str, view: pb.BattleView) -> list[pb.BattleAction]:
     return actions
 
 
-def draw(view: pb.BattleView, note: str = "", typing: str | None = None) -> None:
+def draw(
+    view: pb.BattleView, note: str = "", typing: str | None = None, last: list[str] | None = None
+) -> None:
     """The screen, the note (wrapped: a refusal names the legal targets at its end) and,
     when it is your move, the prompt with the line being typed, in 24 rows; drawn over
     the last one (each line cleared to its end), so a redraw every second does not
-    flicker."""
+    flicker. Off a terminal (a pipe, a file) a screen is written as text, and again only
+    when more than its clock changed since ``last`` (found from outside: `battle | cat`
+    wrote the cursor's codes into the text, and the whole screen twice a second)."""
     size = shutil.get_terminal_size()
     told = textwrap.wrap(note, 79)[:3]
     lines = too_small(size.columns, size.lines) or screen(view, rows=24 - max(0, len(told) - 1))
+    if not sys.stdout.isatty():
+        below_clock = "\n".join([*lines[1:], *told, prompt(view) if typing is not None else ""])
+        if last is None or last[:1] != [below_clock]:
+            sys.stdout.write("\n".join([lines[0], below_clock]).rstrip("\n") + "\n")
+            sys.stdout.flush()
+        if last is not None:
+            last[:] = [below_clock]
+        return
     text = "\n".join(f"{line}{CLEAR_LINE}" for line in [*lines, *told])
     end = f"\n{prompt(view)}{typing}{CLEAR_LINE}" if typing is not None else "\n"
     sys.stdout.write(HOME + text + end + CLEAR_BELOW)
@@ -291,15 +303,16 @@ async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -
 async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[str]) -> int:
     """The screen until the battle ends (0) or the input does (1); ``latest[0]``: the
     battle as last shown."""
-    note, view = "", latest[0]
-    sys.stdout.write("\x1b[2J")
+    note, view, drawn = "", latest[0], list[str]()
+    if sys.stdout.isatty():
+        sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
         while True:
             if away:
                 note = away.pop(0)
             mine, latest[0] = _my_move(view), view
-            draw(view, note, reader.typing if mine else None)
+            draw(view, note, reader.typing if mine else None, drawn)
             if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
                 return 0
             if mine and reader.done:

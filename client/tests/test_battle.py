@@ -12,7 +12,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 
 from client.battle import draw, parse_plan, parse_squares
-from client.battle_render import WIDTH, hand_lines, log_lines, screen
+from client.battle_render import WIDTH, hand_lines, log_lines, prompt, screen
 from client.connection import ClientError
 from devtools.terminal import Terminal
 from services.battle import handlers
@@ -116,6 +116,22 @@ async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
     lines = re.sub(r"\x1b\[[HKJ]", "", capsys.readouterr().out).splitlines()
     assert len(lines) <= 23 and all(len(line) <= 79 for line in lines), lines
     assert " ".join(lines[-2:]).endswith("[{row 0}, {row 1}, {row 2}]"), lines
+
+
+async def test_off_a_terminal_the_screen_is_text_written_when_more_than_its_clock_changes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found from outside: `(echo; echo q) | triad-client battle > out` wrote the
+    cursor's codes (ESC [2J, ESC [K) into the file, and the screen twice a second."""
+    mine, _ = await views()
+    drawn: list[str] = []
+    draw(mine, "", "", drawn)
+    draw(mine, "", "", drawn)  # the same screen, a moment on
+    once = capsys.readouterr().out
+    assert "\x1b" not in once and once.count("Skirmish") == 1, once
+    assert once.endswith(f"{prompt(mine)}\n"), once
+    draw(mine, "Your plan is in: waiting for the turn to resolve.", None, drawn)
+    assert "Your plan is in" in capsys.readouterr().out
 
 
 async def test_the_screen_shows_the_battle_end_while_the_player_sits_at_the_prompt() -> None:
