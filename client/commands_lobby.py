@@ -66,7 +66,10 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
     realm = getattr(args, "realm", None)  # host and challenge only, not a custom practice
     if realm is not None:  # Realm Triad (RULES.md 17): the family and its modules
         rules.family = pb.RULES_FAMILY_REALM
-        on = set(REALM_MODULES) if realm == "all" else set(filter(None, realm.split(",")))
+        # 'none' as the help words it (found from outside: `--realm none` was refused
+        # 'unknown Realm modules'), as --realm alone: Same/Plus/Combo only
+        named = set(filter(None, realm.split(","))) - {"none"}
+        on = set(REALM_MODULES) if realm == "all" else named
         if unknown := on - set(REALM_MODULES):
             raise CommandError(
                 f"unknown Realm modules {sorted(unknown)}: use {', '.join(REALM_MODULES)}"
@@ -111,7 +114,7 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
         const="",
         metavar="MODULES",
         help="a Realm table (3x3 or 4x4): 'all' or modules from "
-        f"{','.join(REALM_MODULES)} (comma-separated; none: Same/Plus/Combo only)",
+        f"{','.join(REALM_MODULES)} (comma-separated; none, or left out: Same/Plus/Combo only)",
     )
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")

@@ -28,6 +28,8 @@ def test_host_realm_takes_named_modules_none_or_refuses_an_unknown_one() -> None
     assert (some.realm.lair, some.realm.cursed, some.realm.resistance) == (True, True, False)
     bare = table_settings(parser().parse_args(["host", "--realm"]), None).rules
     assert bare.family == pb.RULES_FAMILY_REALM and bare.realm == pb.RealmModules()
+    # Found from outside: the help's 'none: Same/Plus/Combo only' typed was refused.
+    assert table_settings(parser().parse_args(["host", "--realm", "none"]), None).rules == bare
     plain = table_settings(parser().parse_args(["host"]), None).rules
     assert plain.family == pb.RULES_FAMILY_UNSPECIFIED and not plain.HasField("realm")
     with pytest.raises(CommandError, match="unknown Realm modules"):
