@@ -306,7 +306,17 @@ async def booster(client: Caller, args: argparse.Namespace, console: Console) ->
 
 
 async def deck_choice(client: Caller, args: argparse.Namespace) -> pb.DeckChoice:
-    """The saved deck --deck names (its id or the start of it), else Random."""
+    """The saved deck --deck names (its id or the start of it), else Random. A Draft
+    queue plays the deck drafted: --deck there is refused (found from outside: `queue
+    --mode draft --deck mine` queued 'with the deck you will draft', --deck dropped)."""
+    if getattr(args, "command", "") in ("queue", "enqueue") and args.mode == "draft" and args.deck:
+        raise CommandError("a Draft plays the deck you draft in it: leave --deck out")
     if not getattr(args, "deck", None):
         return pb.DeckChoice(random=pb.RandomDeck())
     return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))
+
+
+async def queue_deck(client: Caller, args: argparse.Namespace) -> pb.DeckChoice | None:
+    """The deck an Enqueue carries: none for a Draft (the deck is drafted), else
+    ``deck_choice``'s."""
+    return await deck_choice(client, args) if args.mode != "draft" or args.deck else None

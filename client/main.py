@@ -25,7 +25,7 @@ from triad.v1 import gateway_pb2_grpc
 
 from client import commands
 from client.board import Layout
-from client.commands_cards import deck_choice
+from client.commands_cards import deck_choice, queue_deck
 from client.commands_lobby import challenge_lines, rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.leaving import stop_as_ctrl_c
@@ -186,7 +186,7 @@ async def run(args: argparse.Namespace) -> int:
                 g.EnqueueRequest(
                     request_id=uuid.uuid4().hex,
                     mode=MODES[args.mode],
-                    deck=None if args.mode == "draft" else await deck_choice(client, args),
+                    deck=await queue_deck(client, args),
                 ),
             )
             out(args, enqueued, f"Queued: ticket {enqueued.ticket.ticket_id}")

@@ -12,8 +12,9 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.commands_cards import deck, resolve_deck
+from client.commands_cards import deck, queue_deck, resolve_deck
 from client.connection import CommandError
+from client.main import parser
 from client.render import plain_console
 
 MINE = "0f506e48-65ac-46d4-a6b3-4be5c1310310"
@@ -74,3 +75,16 @@ async def test_a_new_deck_may_not_take_the_name_of_another() -> None:
         match=r"you have a deck named 'mine' \(0f506e48\): deck save --id 0f506e48 replaces it",
     ):
         await deck(Decks((MINE, "mine")), args, plain_console())
+
+
+@pytest.mark.parametrize(
+    "argv", [["queue", "--mode", "draft", "--deck", "mine"], ["enqueue", "draft", "--deck", "mine"]]
+)
+async def test_a_draft_queue_refuses_a_saved_deck_it_would_not_play(argv: list[str]) -> None:
+    """Found from outside: `queue --mode draft --deck mine` queued 'with the deck you
+    will draft', the --deck dropped without a word."""
+    with pytest.raises(CommandError, match="a Draft plays the deck you draft in it"):
+        await queue_deck(Decks((MINE, "mine")), parser().parse_args(argv))
+    assert await queue_deck(Decks(), parser().parse_args(["enqueue", "draft"])) is None
+    ranked = parser().parse_args(["enqueue", "ranked", "--deck", "mine"])
+    assert await queue_deck(Decks((MINE, "mine")), ranked) == pb.DeckChoice(deck_id=MINE)
