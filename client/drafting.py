@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
@@ -135,12 +136,37 @@ async def forfeit_rated(
     return draft.draft_id in ratings
 
 
+def boosters_or_width(draft: pb.DraftView, console: Console | None) -> RenderableType:
+    """The boosters, or, where they do not fit the terminal's width, the width they need
+    (found from outside: in 60 columns the cards' numbers were squeezed out and their
+    sides cut, 'T4R2B8…', while a pick is typed by those numbers)."""
+    table = boosters_table(draft)
+    if console is None:
+        return table
+    needed = Measurement.get(console, console.options.update(max_width=400), table).maximum
+    if needed <= console.width:
+        return table
+    return Text(
+        f"This terminal is {console.width} columns wide: the boosters need {needed}. "
+        "Enlarge the window (the clocks run on).",
+        style="bold yellow",
+    )
+
+
 def draft_frame(
-    draft: pb.DraftView, typing: str = "", note: str = "", rating: pb.RatingChange | None = None
+    draft: pb.DraftView,
+    typing: str = "",
+    note: str = "",
+    rating: pb.RatingChange | None = None,
+    console: Console | None = None,
 ) -> RenderableType:
-    """The draft on the live screen: boosters, picks and clocks, the deck, the prompt;
-    once forfeited, the rating change it brought."""
-    parts: list[RenderableType] = [boosters_table(draft), Text(status_words(draft), style="bold")]
+    """The draft on the live screen: boosters (as wide as ``console``, when given, lets
+    them be), picks and clocks, the deck, the prompt; once forfeited, the rating change
+    it brought."""
+    parts: list[RenderableType] = [
+        boosters_or_width(draft, console),
+        Text(status_words(draft), style="bold"),
+    ]
     if rating is not None and draft.status == pb.DRAFT_STATUS_FORFEITED:
         change = f"{rating.rating_before} -> {rating.rating_after} ({rating.delta:+d})"
         parts.append(Text(f"Rating (Draft): {change}."))

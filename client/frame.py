@@ -120,7 +120,7 @@ def frame(
     ``seen``: the moves earlier views of the match told (render.recent_moves);
     ``table``: the table the player hosts, waited on when nothing else is going on."""
     if draft is not None:
-        return draft_frame(draft, typing, note, rating)
+        return draft_frame(draft, typing, note, rating, console)
     if view is None:
         ended = table is not None and table.status in TABLE_ENDS  # said over ``waiting``
         line = Text(waiting) if waiting and not ended else waiting_line(queue, received, table)

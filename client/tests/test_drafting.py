@@ -213,3 +213,20 @@ async def test_a_scripted_pick_of_a_hidden_card_is_told_the_scripted_reveal() ->
     args = argparse.Namespace(draft_command="pick", booster=1, card=[4], json=False)
     with pytest.raises(CommandError, match=r"first: triad-client draft reveal 1 4$"):
         await draft_command(Drafting(), args, Console(file=io.StringIO()))
+
+
+def test_boosters_too_wide_for_the_terminal_say_the_width_they_need() -> None:
+    """Found from outside: in 60 columns the boosters' card numbers were squeezed out and
+    the sides cut ('T4R2B8…'), while a pick is typed by those numbers."""
+    view = draft(revealed=15, picked=())
+    for booster in view.boosters:
+        for slot in booster.slots:
+            slot.revealed.character.name = "Brannoch Emberwright"
+    out = io.StringIO()
+    console = Console(width=60, height=24, file=out, color_system=None)
+    console.print(draft_frame(view, "p 0 1", console=console))
+    screen = out.getvalue()
+    assert "This terminal is 60 columns wide: the boosters need" in screen, screen
+    assert "…" not in screen and screen.splitlines()[-1].startswith("draft > p 0 1"), screen
+    wide = Console(width=80, file=io.StringIO())
+    assert "booster 0" in shown(draft()) and draft_frame(draft(), console=wide) is not None
