@@ -24,9 +24,22 @@ def stop_as_ctrl_c() -> None:
     Ctrl-C does: the queue left, the table hosted closed, what goes on named (found from
     outside: closing the window while queued for Ranked killed the client with its ticket
     still queued; the match it found later was lost on missed turns, a card traded away;
-    a table hosted stayed open in the lobby)."""
+    a table hosted stayed open in the lobby). A signal ignored where the client starts
+    (`nohup`) stays ignored; where Ctrl-C is ignored (a background job), the signal ends
+    the client as it would have."""
     for stop in (signal.SIGHUP, signal.SIGTERM):
-        signal.signal(stop, lambda *_: signal.raise_signal(signal.SIGINT))
+        if signal.getsignal(stop) == signal.SIG_DFL:
+            signal.signal(stop, _as_ctrl_c)
+
+
+def _as_ctrl_c(signum: int, frame: object) -> None:
+    if signal.getsignal(signal.SIGINT) != signal.default_int_handler and not callable(
+        signal.getsignal(signal.SIGINT)
+    ):  # Ctrl-C ignored here: the signal does what it did
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+    else:
+        signal.raise_signal(signal.SIGINT)
 
 
 async def leave_queue(client: Caller, console: Console, ticket_id: str) -> None:

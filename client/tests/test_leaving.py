@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -89,3 +90,36 @@ async def test_a_closed_terminal_leaves_the_queue_as_ctrl_c_does(
         assert [json.loads(c)["ticketId"] for c in cancels] == [TICKET]
     finally:
         terminal.close()
+
+
+# A client that waits for ever, as `watch` does, started as a background job or by nohup.
+WAITING = """
+import asyncio, signal, sys
+import client.main as main
+
+async def waits(args):
+    print("waiting", flush=True)
+    await asyncio.Event().wait()
+
+signal.signal(getattr(signal, sys.argv[1]), signal.SIG_IGN)
+main.run = waits
+raise SystemExit(main.main(["watch"]))
+"""
+
+
+def test_a_background_client_still_ends_on_sigterm_and_nohup_keeps_sighup_ignored() -> None:
+    """A job started in the background of a script has Ctrl-C ignored: SIGTERM, made
+    Ctrl-C for a terminal's client, must still end it; under nohup, SIGHUP stays ignored."""
+    job = subprocess.Popen([sys.executable, "-c", WAITING, "SIGINT"], stdout=subprocess.PIPE)
+    assert job.stdout is not None and job.stdout.readline() == b"waiting\n"
+    job.send_signal(signal.SIGTERM)
+    assert job.wait(timeout=30) == -signal.SIGTERM
+    nohup = subprocess.Popen([sys.executable, "-c", WAITING, "SIGHUP"], stdout=subprocess.PIPE)
+    try:
+        assert nohup.stdout is not None and nohup.stdout.readline() == b"waiting\n"
+        nohup.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            nohup.wait(timeout=2)
+    finally:
+        nohup.kill()
+        nohup.wait()
