@@ -119,7 +119,7 @@ async def _battle_table(client: Caller, given: str) -> str:
     with ``given``, as join and accept take it (found from outside: `battle --join 712a`,
     the start `challenges` shows first, was refused 'no table 712a'). A whole id is sent
     as it is: the server judges it."""
-    if len(given) == len(WHOLE_ID):
+    if len(given) >= 32:  # a whole id: 32 hex digits, 36 with its dashes
         return given
     ids: set[str] = set()
     for wanted in (
@@ -138,10 +138,6 @@ async def _battle_table(client: Caller, given: str) -> str:
             f"no single open battle table starts with {given!r}: see triad-client challenges"
         )
     return str(matching[0])
-
-
-WHOLE_ID = "8265acae-a457-4427-8d43-42f908f114c0"
-"""The length of a table's whole id."""
 
 
 async def start(client: Caller, args: argparse.Namespace, console: Console) -> pb.BattleView:
@@ -290,14 +286,10 @@ async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -
     input's end), it says what goes on."""
     latest = [view]
     try:
-        ended = await _screen_loop(client, latest, away)
-    except asyncio.CancelledError:
-        ended = None
-    if latest[0].status != pb.BATTLE_STATUS_FINISHED:
-        print(f"\n{textwrap.fill(going_on(latest[0]), 79)}", flush=True)
-    if ended is None:
-        raise asyncio.CancelledError
-    return ended
+        return await _screen_loop(client, latest, away)
+    finally:
+        if latest[0].status != pb.BATTLE_STATUS_FINISHED:
+            print(f"\n{textwrap.fill(going_on(latest[0]), 79)}", flush=True)
 
 
 async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[str]) -> int:
