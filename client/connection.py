@@ -322,6 +322,12 @@ def describe(error: grpc.aio.AioRpcError) -> str:
             "the gateway's certificate is not trusted: pass --ca CERT (make run's is "
             ".run/tls/gateway-dev.crt in the checkout)"
         )
+    if code == grpc.StatusCode.UNAVAILABLE and "security handshaker" in (error.details() or ""):
+        # found from outside: a --ca that is no certificate was told 'is make run running?'
+        return (
+            "--ca holds no certificate to trust: give a PEM file (make run's is "
+            ".run/tls/gateway-dev.crt in the checkout)"
+        )
     if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
         return (
             "cannot reach the gateway: is `make run` running? "

@@ -33,6 +33,17 @@ def test_a_revoked_token_says_log_in_again_once_with_the_command() -> None:
     assert line == "unauthenticated: no access token (log in again: triad-client login NAME)"
 
 
+def test_a_ca_file_that_is_no_certificate_is_named_not_the_gateway() -> None:
+    """Found from outside: `--ca FILE` naming a file that is no certificate was told
+    'cannot reach the gateway: is `make run` running?', though the gateway ran."""
+    details = (
+        "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50051: "
+        "Failed to create security handshaker."
+    )
+    line = describe(failed(grpc.StatusCode.UNAVAILABLE, details))
+    assert line.startswith("--ca holds no certificate to trust: give a PEM file"), line
+
+
 class NoneFits:
     """A gateway whose Find Game finds nothing, in the matchmaker's own words."""
 
