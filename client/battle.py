@@ -30,7 +30,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle_render import prompt, screen, too_small
+from client.battle_render import prompt, result_line, screen, too_small
 from client.connection import Caller, ClientError, Holder, as_json, describe, pages
 from client.keys import LineReader
 from client.session import BATTLE_ENDED_AWAY
@@ -330,7 +330,24 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
                 view = await _view(client, view.battle_id)
 
 
+async def give_up(client: Caller) -> pb.BattleView:
+    """``battle --give-up``: the battle in progress given up, lost (BATTLE.md 5), from a
+    script too (found from outside: `battle --json` started a battle that only the
+    screen's q could end; `forfeit` knows matches only)."""
+    active = (await client.call(client.stub.GetActiveBattle, g.GetActiveBattleRequest())).battle_id
+    if not active:
+        raise ClientError("you have no battle in progress")
+    request = g.GiveUpRequest(request_id=uuid.uuid4().hex, battle_id=active)
+    return (await client.call(client.stub.GiveUp, request)).view  # type: ignore[no-any-return]
+
+
 async def battle(client: Holder, args: argparse.Namespace, console: Console) -> int:
+    if getattr(args, "give_up", False):  # accept and join come here too
+        ended = await give_up(client)
+        print(
+            as_json(ended) if args.json else f"Battle {ended.battle_id[:8]}: {result_line(ended)}"
+        )
+        return 0
     if args.json:
         print(as_json(await start(client, args, console)))
         return 0
@@ -349,5 +366,6 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--host", action="store_true", help="a battle table anyone may join (tables --battles)"
     )
-    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (its whole id)")
+    cmd.add_argument("--join", metavar="TABLE", help="join a battle table (its id or its start)")
+    cmd.add_argument("--give-up", action="store_true", help="give up your battle: you lose it")
     cmd.add_argument("--characters", help="three characters, comma-separated; default random")

@@ -15,7 +15,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle import start
+from client.battle import battle, start
 from client.commands_lobby import accept, challenges, decline
 from client.connection import CommandError
 
@@ -155,3 +155,37 @@ async def test_battle_join_takes_the_start_of_the_table_id() -> None:
     assert joined.table_id == BATTLE and view.battle_id == "b4771e00"
     with pytest.raises(CommandError, match="no single open battle table starts with 'ffff'"):
         await start(bea, argparse.Namespace(join="ffff", queue=False), Console())
+
+
+class Battling(Answering):
+    """Bea's gateway, in battle b1 (or in none) until she gives it up."""
+
+    def __init__(self, active: str) -> None:
+        super().__init__()
+        self.active = active
+
+    async def GetActiveBattle(self, request: g.GetActiveBattleRequest) -> Any:
+        return g.GetActiveBattleResponse(battle_id=self.active)
+
+    async def GiveUp(self, request: g.GiveUpRequest) -> g.GiveUpResponse:
+        self.sent.append(request)
+        ended = pb.BattleView(battle_id=request.battle_id, status=pb.BATTLE_STATUS_FINISHED)
+        ended.seat, ended.outcome.winner_seat, ended.outcome.reason = 1, 0, "give_up"
+        return g.GiveUpResponse(view=ended)
+
+
+async def test_battle_give_up_ends_the_battle_from_a_script(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found from outside: `battle --json` started a battle that only the screen's q
+    could end (`forfeit` knows matches only)."""
+    bea = Answerer()
+    bea.stub = Battling("b1000000-0000")
+    args = argparse.Namespace(give_up=True, json=False)
+    assert await battle(bea, args, Console()) == 0
+    [gave_up] = bea.stub.sent
+    assert gave_up.battle_id == "b1000000-0000"
+    assert capsys.readouterr().out == "Battle b1000000: You gave up.\n"
+    bea.stub = Battling("")
+    with pytest.raises(CommandError, match="you have no battle in progress"):
+        await battle(bea, args, Console())
