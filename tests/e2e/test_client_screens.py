@@ -165,7 +165,7 @@ async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clien
         assert "Sudden Death, No trade" in screen
         terminal.type("q\r")
         ended = await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
-        assert re.search(r"You lose \d+-\d+: you forfeited\.", ended), ended
+        assert re.search(r"You lose at \d+-\d+: you forfeited\.", ended), ended
         assert "Round 2 of at most 5" in ended
         assert terminal.process.wait(timeout=30) == 0
     finally:
