@@ -107,6 +107,9 @@ def boosters_table(draft: pb.DraftView) -> Table:
     table.add_column("")
     for booster in draft.boosters:
         table.add_column(f"booster {booster.booster_index}", no_wrap=True)
+    holo = any(s.revealed.holo for b in draft.boosters for s in b.slots if s.HasField("revealed"))
+    if holo:  # found from outside: a holo card's '*' was said nowhere on the screen
+        table.caption, table.caption_justify = "* holographic: +1 on one side", "left"
     rows = max((len(b.slots) for b in draft.boosters), default=0)
     for index in range(rows):
         table.add_row(

@@ -100,6 +100,9 @@ def test_every_booster_open_names_each_card_whole_in_80_columns() -> None:
     for name in names[:3]:
         assert name in screen, screen
     assert "Vaskarath the Glacie…" in screen and "Vaskarath the Glacie…*" in screen, screen
+    # Found from outside: the '*' was said nowhere on the screen.
+    assert "* holographic: +1 on one side" in screen, screen
+    assert "holographic" not in shown(draft()), "said where a holo card shows only"
     assert screen.count("PICKED") == 3, screen
 
 
