@@ -300,23 +300,16 @@ async def challenge(client: Caller, args: argparse.Namespace, console: Console) 
     return 0
 
 
-async def _challenges(client: Caller) -> list[pb.Table]:
+async def challenges_to(client: Caller) -> list[pb.Table]:
     """The challenges to you: Triad tables, then battle tables (listed only when asked
     for: ``filter.battles``)."""
     triad = await _open_tables(client, pb.TableFilter(challenges_only=True))
     return triad + await _open_tables(client, pb.TableFilter(challenges_only=True, battles=True))
 
 
-async def challenge_lines(client: Caller) -> list[str]:
-    """The challenges to you for ``status``, each with its commands (RULES.md 14)."""
-    found = [(t.host_name, t.table_id[:8]) for t in await _challenges(client)]
-    said = "Challenge from {} (table {}): triad-client accept {} or decline {}."
-    return [said.format(host, short, short, short) for host, short in found]
-
-
 async def _challenge(client: Caller, given: str) -> pb.Table:
     """An open challenge to you (Triad or battle) by its id (or the start of it)."""
-    matching = [t for t in await _challenges(client) if t.table_id.startswith(given)]
+    matching = [t for t in await challenges_to(client) if t.table_id.startswith(given)]
     if len(matching) != 1:
         raise CommandError(
             f"no single open challenge to you starts with {given!r}: see triad-client challenges"
@@ -326,7 +319,7 @@ async def _challenge(client: Caller, given: str) -> pb.Table:
 
 async def challenges(client: Caller, args: argparse.Namespace, console: Console) -> int:
     """The challenges to you (Triad, then battle tables), each with how to take it up."""
-    found = await _challenges(client)
+    found = await challenges_to(client)
     if args.json:
         print(as_json(g.ListTablesResponse(tables=found)))
     elif not found:

@@ -26,7 +26,7 @@ from triad.v1 import gateway_pb2_grpc
 from client import commands
 from client.board import Layout
 from client.commands_cards import deck_choice, queue_deck
-from client.commands_lobby import challenge_lines, rules_options, table_settings
+from client.commands_lobby import rules_options, table_settings
 from client.connection import Client, ClientError, State, channel, describe, out, password
 from client.leaving import stop_as_ctrl_c
 from client.play import (
@@ -40,7 +40,7 @@ from client.play import (
     switch_to_practice,
 )
 from client.render import fitted, plain_console, screen
-from client.rules_text import TRADE_NAMES
+from client.status import battle_line, challenge_lines, status_text
 
 
 async def current(client: Client, match_id: str) -> pb.MatchView:
@@ -327,44 +327,6 @@ def parser() -> argparse.ArgumentParser:
     switch.add_argument("--deck", help="a saved deck; default the ticket's (Draft: Random)")
     commands.add_parsers(sub, common)
     return p
-
-
-def battle_line(battle_id: str) -> str:
-    return f"Battle in progress {battle_id[:8]}: triad-client battle resumes it."
-
-
-def status_text(status: g.PlayerStatus, challenges: list[str] | None = None) -> str:
-    """What is going on for the player, in lines (``--json``: the status as sent), with
-    the ``challenges`` to them (lines of commands_lobby.challenge_lines)."""
-    lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
-    if status.active_match_id:
-        lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
-    if status.active_battle_id:
-        lines.append(battle_line(status.active_battle_id))
-    if status.draft_id:
-        lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
-    if status.HasField("ticket"):
-        ticket = status.ticket.ticket_id
-        lines.append(
-            f"Queued: ticket {ticket}: triad-client play shows the queue, cancel TICKET leaves it."
-        )
-    if status.HasField("pending_trade"):  # what to do about it, not only that it blocks
-        lines.append(trade_line(status.pending_trade))
-    if status.HasField("hosted_table"):
-        lines.append(f"Hosting table {status.hosted_table.table_id}.")
-    lines += [o.message for o in status.obligations] + (challenges or [])
-    if len(lines) == 1:
-        lines.append("Nothing going on: triad-client practice, queue or tables.")
-    return "\n".join(lines)
-
-
-def trade_line(trade: pb.Trade) -> str:
-    """A trade left open, and the command for it (found from outside: status said only
-    'a Trade One card must change hands before your next match', to the winner too)."""
-    name = TRADE_NAMES.get(trade.trade_rule, "Trade")
-    if trade.my_role == pb.TRADE_ROLE_CHOOSER:
-        return f"{name}: your pick from {trade.loser_name}'s cards is open: triad-client trade."
-    return f"{name}: {trade.winner_name} picks from your cards: triad-client trade shows them."
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.main import status_text
+from client.status import status_text
 
 
 def test_a_pending_trade_says_whose_pick_it_is_and_the_command() -> None:

@@ -1,0 +1,57 @@
+"""The player's status in words (``triad-client status``): the game in progress, a
+draft, a ticket, a trade left open, a hosted table, what else obliges them, and the
+challenges to them, each with the command that takes it up."""
+
+from __future__ import annotations
+
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.commands_lobby import challenges_to
+from client.connection import Caller
+from client.rules_text import TRADE_NAMES
+
+
+async def challenge_lines(client: Caller) -> list[str]:
+    """The challenges to you for ``status``, each with its commands (RULES.md 14)."""
+    found = [(t.host_name, t.table_id[:8]) for t in await challenges_to(client)]
+    said = "Challenge from {} (table {}): triad-client accept {} or decline {}."
+    return [said.format(host, short, short, short) for host, short in found]
+
+
+def battle_line(battle_id: str) -> str:
+    return f"Battle in progress {battle_id[:8]}: triad-client battle resumes it."
+
+
+def status_text(status: g.PlayerStatus, challenges: list[str] | None = None) -> str:
+    """What is going on for the player, in lines (``--json``: the status as sent), with
+    the ``challenges`` to them (lines of ``challenge_lines``)."""
+    lines = [f"{status.player.player_name}: {status.balance.coins} coins."]
+    if status.active_match_id:
+        lines.append(f"Active match {status.active_match_id[:8]}: triad-client play resumes it.")
+    if status.active_battle_id:
+        lines.append(battle_line(status.active_battle_id))
+    if status.draft_id:
+        lines.append(f"Draft {status.draft_id[:8]}: triad-client play resumes it.")
+    if status.HasField("ticket"):
+        ticket = status.ticket.ticket_id
+        lines.append(
+            f"Queued: ticket {ticket}: triad-client play shows the queue, cancel TICKET leaves it."
+        )
+    if status.HasField("pending_trade"):  # what to do about it, not only that it blocks
+        lines.append(trade_line(status.pending_trade))
+    if status.HasField("hosted_table"):
+        lines.append(f"Hosting table {status.hosted_table.table_id}.")
+    lines += [o.message for o in status.obligations] + (challenges or [])
+    if len(lines) == 1:
+        lines.append("Nothing going on: triad-client practice, queue or tables.")
+    return "\n".join(lines)
+
+
+def trade_line(trade: pb.Trade) -> str:
+    """A trade left open, and the command for it (found from outside: status said only
+    'a Trade One card must change hands before your next match', to the winner too)."""
+    name = TRADE_NAMES.get(trade.trade_rule, "Trade")
+    if trade.my_role == pb.TRADE_ROLE_CHOOSER:
+        return f"{name}: your pick from {trade.loser_name}'s cards is open: triad-client trade."
+    return f"{name}: {trade.winner_name} picks from your cards: triad-client trade shows them."
