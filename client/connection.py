@@ -168,39 +168,48 @@ class State:
 class Client:
     def __init__(self, stub: Any, state: State) -> None:
         self.stub, self.state = stub, state
+        self._refreshing = asyncio.Lock()
 
     def metadata(self) -> tuple[tuple[str, str]]:
         return (("authorization", f"Bearer {self.state.tokens['access_token']}"),)
 
     async def call(self, method: Callable[..., Awaitable[T]], request: Message) -> T:
         """An authenticated call; an expired access token is refreshed once."""
+        used = self.state.tokens["access_token"]
         try:
             return await method(request, metadata=self.metadata(), timeout=15)
         except grpc.aio.AioRpcError as error:
             if not _expired(error):
                 raise
-        await self.refresh()
+        await self.refresh(used)
         return await method(request, metadata=self.metadata(), timeout=15)
 
-    async def refresh(self) -> None:
-        """New tokens for expired ones. A refresh token is spent once: where another client
-        of this profile (another terminal) refreshed meanwhile, the tokens it wrote are
-        taken, not the spent one sent again (found from outside: a screen open past its
-        token's 15 minutes, while `status` ran in another terminal, was told 'the refresh
-        token is not valid any more: log in again')."""
-        spent = self.state.tokens["refresh_token"]
-        if self.state.reread()["refresh_token"] != spent:
-            return
-        try:
-            refreshed = await self.stub.RefreshToken(
-                g.RefreshTokenRequest(request_id=uuid.uuid4().hex, refresh_token=spent),
-                timeout=15,
-            )
-        except grpc.aio.AioRpcError:
+    async def refresh(self, expired: str | None = None) -> None:
+        """A new token pair for the refresh token, which rotates: presented twice, the
+        second is refused. ``expired``: the access token the caller found expired; if
+        another caller of this client refreshed it meanwhile, its new pair serves this one
+        too (the session stream and a call find the token expired at once, a client
+        started after it expired, say: found from outside, the session stream's refresh
+        failed without a word, and 30 s into the battle the CPU took the seat of a player
+        playing at their screen). Where another client of this profile (another terminal)
+        refreshed meanwhile, the tokens it wrote are taken, not the spent one sent again
+        (found from outside: 'the refresh token is not valid any more: log in again')."""
+        async with self._refreshing:
+            if expired is not None and self.state.tokens["access_token"] != expired:
+                return
+            spent = self.state.tokens["refresh_token"]
             if self.state.reread()["refresh_token"] != spent:
-                return  # refreshed by another client at the same moment
-            raise
-        self.state.update(refreshed.tokens)
+                return
+            try:
+                refreshed = await self.stub.RefreshToken(
+                    g.RefreshTokenRequest(request_id=uuid.uuid4().hex, refresh_token=spent),
+                    timeout=15,
+                )
+            except grpc.aio.AioRpcError:
+                if self.state.reread()["refresh_token"] != spent:
+                    return  # refreshed by another client at the same moment
+                raise
+            self.state.update(refreshed.tokens)
 
     async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
         """The player's session stream, for as long as it is read. Ended by the server
@@ -210,6 +219,7 @@ class Client:
         newer session elsewhere, a logout)."""
         moving = 0  # tries to reach another gateway after one stopped
         while True:
+            used = self.state.tokens["access_token"]
             stream = self.stub.OpenSession(
                 g.OpenSessionRequest(client_version=CLIENT_VERSION), metadata=self.metadata()
             )
@@ -239,7 +249,7 @@ class Client:
             if closed is None:
                 return  # the server ended the stream without a word: the caller decides
             if closed == g.SESSION_CLOSE_REASON_TOKEN_EXPIRED:
-                await self.refresh()
+                await self.refresh(used)
 
 
 CLIENT_VERSION = "triad-client/0.1"
