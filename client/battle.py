@@ -38,6 +38,7 @@ from client.session import BATTLE_ENDED_AWAY
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
 POLL = 0.5
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
+STALE = "That line was typed for the turn before (its deadline passed): nothing was sent."
 
 
 def parse_squares(line: str) -> list[pb.BattleSquare]:
@@ -294,16 +295,25 @@ async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -
 
 async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[str]) -> int:
     """The screen until the battle ends (0) or the input does (1); ``latest[0]``: the
-    battle as last shown."""
+    battle as last shown.
+
+    A line is sent for the turn (or the formation) it was begun at: one finished after
+    the turn resolved (its deadline passed while the player typed) is not sent, and the
+    player types it again for the hand now shown. Its card numbers were read from the
+    hand of the turn before: found from outside, "4 row 0" typed for turn 1 was committed
+    for turn 2 when Enter came after the deadline."""
     note, view, drawn = "", latest[0], list[str]()
     if sys.stdout.isatty():
         sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
+        begun = (view.status, view.turn)
         while True:
             if away:
                 note = away.pop(0)
             mine, latest[0] = _my_move(view), view
+            if not reader.typing:
+                begun = (view.status, view.turn)
             draw(view, note, reader.typing if mine else None, drawn)
             if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
                 return 0
@@ -320,6 +330,9 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
                     if view.you.cpu
                     else "Your plan is in: waiting for the turn to resolve."
                 )
+                continue
+            if (view.status, view.turn) != begun:
+                note = STALE
                 continue
             try:
                 view, note = await _act(client, view, line), ""

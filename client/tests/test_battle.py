@@ -7,6 +7,7 @@ import re
 import sys
 from dataclasses import replace
 from datetime import UTC, timedelta
+from pathlib import Path
 
 import pytest
 from triad.v1 import common_pb2 as pb
@@ -339,3 +340,28 @@ async def test_shield_cover_and_burn_are_marked_on_the_field_and_said_in_words()
     assert f"Marks: your {first} shield 4, burn 2 a turn; their {second} cover 1 turn" in said
     plain = await views()
     assert "Marks:" not in "\n".join(screen(plain[0], rows=24))
+
+
+async def test_a_plan_finished_after_its_turn_resolved_is_not_sent_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """Found from outside: a plan typed while the deadline passed, Enter coming after,
+    was read against the next turn's hand and committed for that turn ("4 row 0" typed
+    for turn 1, Cleave played in turn 2)."""
+    log = tmp_path / "commits"
+    terminal = Terminal([sys.executable, "-m", "client.tests.battle_turned", str(log)], SIZE)
+    try:
+        await terminal.until(lambda s: "turn 2/10" in s and "plan (card" in s, "turn 2")
+        terminal.type("2")  # Kindle, in turn 2's hand
+        await terminal.until(lambda s: "> 2" in s, "the card typed")
+        log.with_suffix(".turned").touch()  # the deadline passes: turn 3
+        await terminal.until(lambda s: "turn 3/10" in s, "turn 3")
+        terminal.type("\r")
+        told = await terminal.until(lambda s: "turn before" in s, "the line not sent")
+        assert "nothing was sent" in " ".join(told.split()), told
+        assert not log.exists(), log.read_text()
+        terminal.type("2\r")  # typed at turn 3: sent for turn 3
+        await terminal.until(lambda s: log.exists() and log.read_text() != "", "the plan sent")
+        assert log.read_text() == "3 ember.kindle\n"
+    finally:
+        terminal.close()
