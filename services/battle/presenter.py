@@ -67,6 +67,10 @@ def card_text(card: Card) -> str:
             parts.append(f"spd {e.amount:+d} for {_turns(e.turns)}")
         elif e.kind == "summon":
             parts.append(f"summon {e.unit}")
+        elif e.kind == "energy":  # BATTLE.md's words: "energy +N", "energy steal N"
+            parts.append(f"energy {e.amount:+d}")
+        elif e.kind == "energy_steal":
+            parts.append(f"energy steal {e.amount}")
         else:
             parts.append(f"{e.kind} {e.amount}")
     if card.ignore_formation:

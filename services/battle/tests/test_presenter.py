@@ -132,3 +132,11 @@ def test_card_text_counts_turns_in_words() -> None:
     twice = replace(card, effects=(replace(timed, turns=2),))
     assert card_text(once).endswith("for 1 turn")
     assert card_text(twice).endswith("for 2 turns")
+
+
+def test_a_cards_energy_effects_are_said_in_battle_mds_words() -> None:
+    """Found from outside: the hand read "damage 6, energy_steal 1" and "energy 1" where
+    BATTLE.md (and BattleCard.text's comment) say ``energy +N`` and ``energy steal N``."""
+    assert card_text(ROSTER.cards["volt.overcharge"]) == "energy +1"
+    assert card_text(ROSTER.cards["moss.sap"]) == "damage 6, energy steal 1"
+    assert card_text(ROSTER.cards["mirth.heist"]) == "damage 12, energy steal 4"
