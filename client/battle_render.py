@@ -130,7 +130,7 @@ CHANGES = {
     "heal": "{unit} heals {amount}",
     "shield": "{unit} gains a {amount} shield",
     "burn": "{unit} burns for {amount} a turn",
-    "cover": "{unit} is covered",
+    "cover": "{unit} takes the hits aimed at its allies",
     "spd": "{unit} Spd {amount:+d}",
     "energy": "{unit} gains {amount} Energy",
     "energy_steal": "{unit} loses {amount} Energy",

@@ -212,6 +212,16 @@ async def test_every_effect_of_the_log_is_said_in_words() -> None:
     )
 
 
+async def test_a_cover_taken_is_said_as_taking_the_allies_hits() -> None:
+    """Found from outside: Bulwark read "Tor is covered, Tor gains a 10 shield", as if Tor
+    were shielded by another; Cover makes Tor take the single-target hits aimed at its
+    allies (BATTLE.md 1, 2)."""
+    mine, _ = await views()
+    bastion = next(u for u in mine.you.units if u.ref == "bastion")
+    said = log_lines_of(mine, [pb.BattleEffect(unit=bastion.uid, change="cover", amount=1)])
+    assert said == "Tor takes the hits aimed at its allies"
+
+
 async def test_a_summon_defeated_in_the_turn_is_still_named_in_its_log() -> None:
     """Found in CI: a summon that acted and then fell in the same turn had left the
     view's units, and the log named it by its uid ("1.thornling Thorn -> ...")."""

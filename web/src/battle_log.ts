@@ -40,7 +40,7 @@ const CHANGES: Record<string, (unit: string, amount: number) => string> = {
   heal: (u, n) => `${u} heals ${n}`,
   shield: (u, n) => `${u} gains a ${n} shield`,
   burn: (u, n) => `${u} burns for ${n} a turn`,
-  cover: (u) => `${u} is covered`,
+  cover: (u) => `${u} takes the hits aimed at its allies`,
   spd: (u, n) => `${u} Spd ${n > 0 ? "+" : ""}${n}`,
   energy: (u, n) => `${u} gains ${n} Energy`,
   energy_steal: (u, n) => `${u} loses ${n} Energy`,
