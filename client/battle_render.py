@@ -119,6 +119,26 @@ def hand_lines(view: pb.BattleView) -> list[str]:
     return lines
 
 
+def _aim(target: pb.BattleTarget) -> str:
+    if target.HasField("row") and target.HasField("col"):
+        return f" {target.row} {target.col}"
+    if target.HasField("row"):
+        return f" row {target.row}"
+    return f" col {target.col}" if target.HasField("col") else ""
+
+
+def plan_lines(view: pb.BattleView) -> list[str]:
+    """The player's own plan this turn as typed (BATTLE.md 6: a player sees their own
+    plan): the one committed, else one set and not committed (it acts at the deadline).
+    Found from outside: once committed, the screen said "ready" and no more."""
+    plan, said = (view.plan, "Your plan") if view.plan else (view.set_actions, "Your plan set")
+    if not plan:
+        return []
+    names = {card.id: card.name for card in view.you.hand}
+    parts = [f"{names.get(a.card) or card_words(a.card)}{_aim(a.target)}" for a in plan]
+    return textwrap.wrap(f"{said}: {'; '.join(parts)}", WIDTH, subsequent_indent="    ")
+
+
 def card_words(card_id: str) -> str:
     """A card id as words: 'rime.ice_wall' -> 'Ice Wall'."""
     return card_id.rsplit(".", 1)[-1].replace("_", " ").title()
@@ -232,7 +252,7 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     if view.status == pb.BATTLE_STATUS_FINISHED:
         lines.append(result_line(view))
     else:
-        lines += hand_lines(view)
+        lines += hand_lines(view) + plan_lines(view)
     log = log_lines(view)
     room = rows - 2 - len(lines) - 1
     if log and room > 0:

@@ -375,3 +375,15 @@ async def test_a_plan_finished_after_its_turn_resolved_is_not_sent_for_the_next(
         assert log.read_text() == "3 ember.kindle\n"
     finally:
         terminal.close()
+
+
+async def test_the_players_committed_plan_is_shown_on_their_screen() -> None:
+    """Found from outside: once a plan was committed the screen said "ready" and no
+    more, though a player sees their own plan (BATTLE.md 6)."""
+    mine, _ = await views()
+    first, second = mine.you.hand[0], mine.you.hand[1]
+    mine.plan.add(character=first.owner, card=first.id, target=pb.BattleTarget(row=0, col=1))
+    mine.plan.add(character=second.owner, card=second.id, target=pb.BattleTarget(row=2))
+    mine.you.committed = True
+    said = " ".join(" ".join(screen(mine, rows=24)).split())
+    assert f"Your plan: {first.name} 0 1; {second.name} row 2" in said, said
