@@ -188,6 +188,13 @@ def gone_unit(uid: str, names: dict[str, str]) -> str:
     return f"{whose} {card_words(ref)}"
 
 
+SEEN_CARDS: dict[str, str] = {}
+"""The names of the cards seen in the player's hand in this run, by id: the log names
+cards by id, and a card played has left the hand by the time its action is shown
+(found from outside: Barkskin read "Bark", Raise Wraith "Raise", as the browser, which
+keeps them, did not). The opponent's, never seen, are said from their ids."""
+
+
 def log_lines(view: pb.BattleView) -> list[str]:
     """The last turn's actions, units named as on the fields (yours or theirs: the
     same first name may stand on both), cards by their names, effects in words."""
@@ -195,7 +202,8 @@ def log_lines(view: pb.BattleView) -> list[str]:
     names |= {u.uid: f"their {_label(u)}" for u in view.opponent.units if u.name}
     names |= {f"team {view.seat}": "your team", f"team {1 - view.seat}": "their team"}
     teams = {view.seat: "you", 1 - view.seat: "they"}
-    cards = {c.id: c.name for c in view.you.hand}
+    SEEN_CARDS.update((c.id, c.name) for c in view.you.hand)
+    cards = SEEN_CARDS
     lines = []
     for entry in view.log:
         what = (cards.get(entry.card) or card_words(entry.card)) if entry.card else entry.step

@@ -387,3 +387,17 @@ async def test_the_players_committed_plan_is_shown_on_their_screen() -> None:
     mine.you.committed = True
     said = " ".join(" ".join(screen(mine, rows=24)).split())
     assert f"Your plan: {first.name} 0 1; {second.name} row 2" in said, said
+
+
+async def test_a_card_played_from_the_hand_is_named_in_the_log_as_it_was_in_the_hand() -> None:
+    """Found from outside: the log named a card by its id once it had left the hand
+    (Barkskin as "Bark", Raise Wraith as "Raise")."""
+    selecting, _ = await views()
+    resolved = pb.BattleView()
+    resolved.CopyFrom(selecting)  # the next turn's view: the card has left the hand
+    selecting.you.hand.add(id="moss.bark", name="Barkskin", owner="moss")
+    screen(selecting, rows=24)  # the hand shown while the plan is typed
+    resolved.ClearField("log")
+    resolved.log.add(seat=resolved.seat, actor=resolved.you.units[0].uid, card="moss.bark")
+    said = " ".join(line.strip() for line in log_lines(resolved))
+    assert "Barkskin" in said, said
