@@ -38,6 +38,8 @@ from client.session import BATTLE_ENDED_AWAY
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
 POLL = 0.5
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
+REOPEN_SECONDS = 2.0
+"""How long the battle screen waits to open its session stream again after it failed."""
 STALE = "That line was typed for the turn before (its deadline passed): nothing was sent."
 
 
@@ -252,10 +254,19 @@ async def _session_held(client: Holder) -> AsyncIterator[list[str]]:
     away: list[str] = []
 
     async def hold() -> None:
-        with contextlib.suppress(grpc.aio.AioRpcError):
-            async for push in client.pushes():
-                if push.WhichOneof("push") == "notice" and push.notice.code == BATTLE_ENDED_AWAY:
-                    away.append(push.notice.message)
+        while True:
+            try:
+                async for push in client.pushes():
+                    notice = push.notice if push.WhichOneof("push") == "notice" else None
+                    if notice is not None and notice.code == BATTLE_ENDED_AWAY:
+                        away.append(notice.message)
+                return  # closed for good: a newer session elsewhere, a log-out
+            except grpc.aio.AioRpcError:
+                # Opened again: a stream that failed (a gateway down longer than
+                # pushes() waits, a refused refresh) and stayed closed left the screen
+                # working without a session, the player counted away and their seat
+                # the CPU's 30 s on (BATTLE.md 5).
+                await asyncio.sleep(REOPEN_SECONDS)
 
     holding = asyncio.create_task(hold())
     try:
