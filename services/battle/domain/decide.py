@@ -20,6 +20,10 @@ Decisions where BATTLE.md is silent:
   field says (BATTLE.md 5: "the battle goes on, but the disconnected player loses"); if
   both were taken over, the first one taken over loses. Their opponent giving up then
   ends the battle, still as the disconnected player's loss.
+- Seats that both reach the selection's deadline uncommitted commit at one moment; for
+  the SPD tie-break between teams (BATTLE.md 4.3: "the player who committed first")
+  seat 0 then counts as first, as ``TurnResolved.first`` records. A seat that committed
+  before the deadline is first over one committed at it.
 """
 
 from __future__ import annotations
