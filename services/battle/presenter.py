@@ -144,7 +144,9 @@ def _team(
             summon=u.summon,
             hp=u.hp,
             max_hp=u.max_hp,
-            spd=effective_spd(u),
+            # A summon has no SPD (BATTLE.md 1; it acts in placement order): 0, whatever
+            # spd effects hit it (max(1, 0 - 4) showed a slowed Thornling faster).
+            spd=u.spd if u.summon else effective_spd(u),
             shield=u.shield,
             cover=u.cover,
             burn=sum(b.damage for b in u.burns),

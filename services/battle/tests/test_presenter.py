@@ -12,6 +12,7 @@ from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view, card_text
 from services.battle.rules import Entry, Step, rosters_of, view_for
+from services.battle.rules.state import SpdChange, Unit
 from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 from services.platform.pushes import RecordedPushes
 
@@ -140,3 +141,17 @@ def test_a_cards_energy_effects_are_said_in_battle_mds_words() -> None:
     assert card_text(ROSTER.cards["volt.overcharge"]) == "energy +1"
     assert card_text(ROSTER.cards["moss.sap"]) == "damage 6, energy steal 1"
     assert card_text(ROSTER.cards["mirth.heist"]) == "damage 12, energy steal 4"
+
+
+async def test_a_slowed_summon_is_not_shown_faster() -> None:
+    """Found from outside: a Thornling (SPD 0: a summon has none) hit by Mark's spd -4
+    showed SPD 1, the engine's floor for a character."""
+    ctx, _, _ = context()
+    state = await start(ctx)
+    assert state.battle is not None
+    mine, theirs = state.battle.teams
+    slowed = (SpdChange(-4, 2),)
+    thorn = Unit("0.s3", "thornling", True, 26, 26, 0, (1, 1), 3, spd_changes=slowed, placed=1)
+    battle = replace(state.battle, teams=(replace(mine, units=(*mine.units, thorn)), theirs))
+    view = battle_view(replace(state, battle=battle), 0, ROSTER)
+    assert [u.spd for u in view.you.units if u.summon] == [0]
