@@ -334,24 +334,6 @@ async def test_a_hit_a_cover_unit_took_says_so() -> None:
     assert said.endswith("Tor takes 9 damage (covered by Tor Bastion)"), said
 
 
-async def test_shield_cover_and_burn_are_marked_on_the_field_and_said_in_words() -> None:
-    """Found from outside: a burning unit looked like any other on the terminal's field
-    (only shield and cover had a mark, and neither was explained)."""
-    mine, _ = await views()
-    ours, theirs = mine.you.units[0], mine.opponent.units[1]
-    ours.shield, ours.burn = 4, 2
-    theirs.cover = 1
-    lines = screen(mine, rows=24)
-    assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines)
-    text = "\n".join(lines)
-    assert f" {ours.hp}+~" in text and f" {theirs.hp}*" in text, text
-    said = " ".join(text.split())
-    first, second = ours.name.split()[0][:6], theirs.name.split()[0][:6]
-    assert f"Marks: your {first} shield 4, burn 2 a turn; their {second} cover 1 turn" in said
-    plain = await views()
-    assert "Marks:" not in "\n".join(screen(plain[0], rows=24))
-
-
 async def test_a_plan_finished_after_its_turn_resolved_is_not_sent_for_the_next(
     tmp_path: Path,
 ) -> None:
