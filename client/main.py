@@ -133,7 +133,9 @@ async def run(args: argparse.Namespace) -> int:
             out(args, done, "Logged out.")  # found from outside: --json printed the words
         elif command == "status":
             status = (await client.call(stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
-            out(args, status, status_text(status, await challenge_lines(client)))
+            # --json: the status as sent; in words, with the challenges to the player
+            challenges = [] if args.json else await challenge_lines(client)
+            out(args, status, status_text(status, challenges))
         elif command == "active":
             view = (await client.call(stub.GetActiveMatch, g.GetActiveMatchRequest())).view
             if args.json:

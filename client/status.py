@@ -4,6 +4,7 @@ challenges to them, each with the command that takes it up."""
 
 from __future__ import annotations
 
+import grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -13,8 +14,15 @@ from client.rules_text import TRADE_NAMES
 
 
 async def challenge_lines(client: Caller) -> list[str]:
-    """The challenges to you for ``status``, each with its commands (RULES.md 14)."""
-    found = [(t.host_name, t.table_id[:8]) for t in await challenges_to(client)]
+    """The challenges to you for ``status``, each with its commands (RULES.md 14); the
+    lobby out of reach is said in a line, the rest of the status still shown."""
+    try:
+        tables = await challenges_to(client)
+    except grpc.aio.AioRpcError as error:
+        if error.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+        return ["Challenges to you: not available right now (triad-client challenges)."]
+    found = [(t.host_name, t.table_id[:8]) for t in tables]
     said = "Challenge from {} (table {}): triad-client accept {} or decline {}."
     return [said.format(host, short, short, short) for host, short in found]
 
