@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Mapping
+from typing import Any
 
 from services.rules import Board, Card, Element, Geometry, Placement, Rules, Seat, Sides
 
@@ -47,3 +50,16 @@ def place(
 
 def owners(board: Board) -> list[str | None]:
     return [None if o is None else Seat(o).name for o in board.owners]
+
+
+def run_resolve(stdin: str, **redirect: Any) -> subprocess.CompletedProcess[str]:
+    """``triad-rules resolve`` as a process (the command the conformance vectors check),
+    ``stdin`` its input; its output captured unless ``redirect`` says where it goes."""
+    streams: dict[str, Any] = redirect or {"capture_output": True}
+    return subprocess.run(
+        [sys.executable, "-m", "services.rules.cli", "resolve"],
+        input=stdin,
+        text=True,
+        check=False,
+        **streams,
+    )

@@ -12,14 +12,13 @@ through the function and through ``triad-rules resolve`` as a checker runs it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from services.rules.errors import RuleViolation
+from services.rules.tests.helpers import run_resolve
 from services.rules.vectors import VectorError, parse_vector, result_json, run_vector
 
 BOARDS = Path(__file__).parent / "vectors" / "boards.jsonl"
@@ -31,13 +30,7 @@ def _malformed(vector: dict[str, Any]) -> bool:
 
 
 def _resolve(text: str) -> tuple[int, list[dict[str, Any]], str]:
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input=text,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve(text)
     return run.returncode, [json.loads(line) for line in run.stdout.splitlines()], run.stderr
 
 

@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from services.rules.tests.helpers import run_resolve
 
 GOOD = json.loads((Path(__file__).parent / "vectors" / "public.jsonl").read_text().splitlines()[0])
 
 
 def resolve(stdin: str) -> tuple[int, list[dict[str, object]], str]:
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve(stdin)
     return run.returncode, [json.loads(line) for line in run.stdout.splitlines()], run.stderr
 
 
@@ -125,13 +120,7 @@ def test_each_answer_is_the_expected_line_as_text_captures_in_cell_order() -> No
         for name in ("public.jsonl", "realm_public.jsonl")  # shared/conformance's own
         for line in (here / name).read_text().splitlines()
     ]
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input="".join(json.dumps(v) + "\n" for v in vectors),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve("".join(json.dumps(v) + "\n" for v in vectors))
     assert run.returncode == 0
     expected = [json.dumps({"name": v["name"], **v["expect"]}) for v in vectors]
     assert run.stdout.splitlines() == expected
@@ -155,14 +144,7 @@ def test_answers_that_cannot_be_written_fail_with_a_message_not_a_traceback() ->
     """Standard output on a full disk: before, an OSError traceback (and exit 1 only by
     accident); now one line saying what failed, and exit 1."""
     with open("/dev/full", "w") as full:
-        run = subprocess.run(
-            [sys.executable, "-m", "services.rules.cli", "resolve"],
-            input=(json.dumps(GOOD) + "\n") * 5000,
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            check=False,
-        )
+        run = run_resolve((json.dumps(GOOD) + "\n") * 5000, stdout=full, stderr=subprocess.PIPE)
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
     assert run.stderr.strip() == "triad-rules: cannot write the answers: No space left on device"

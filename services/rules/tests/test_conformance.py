@@ -7,13 +7,12 @@ Each vector is one test named after it. Every rules bug found becomes a new vect
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from services.rules.tests.helpers import run_resolve
 from services.rules.vectors import parse_vector, result_json, run_vector
 
 HERE = Path(__file__).parent / "vectors"
@@ -47,13 +46,7 @@ def test_resolve_command_reproduces_every_public_vector() -> None:
     """The command as a checker runs it: JSON Lines in, one result line per vector out."""
     source = SHARED if SHARED.exists() else HERE / "public.jsonl"
     vectors = _load(source)
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input=source.read_text(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve(source.read_text())
     assert run.returncode == 0, run.stderr
     results = [json.loads(line) for line in run.stdout.splitlines()]
     assert [r["name"] for r in results] == [v["name"] for v in vectors]

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from services.rules.cli import resolve_lines
+from services.rules.tests.helpers import run_resolve
 
 PLANT = {"sides": [1, 1, 5, 1], "type": "plant", "alignment": ["neutral", "neutral"]}
 GOOD: dict[str, Any] = {
@@ -132,13 +131,7 @@ def test_a_byte_order_mark_before_the_first_line_is_no_error() -> None:
 
 def test_the_command_exits_non_zero_and_goes_on_after_a_bad_realm_line() -> None:
     bad = broken("board.1.type", "goblin")
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input="\n".join([bad, json.dumps(GOOD)]) + "\n",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve("\n".join([bad, json.dumps(GOOD)]) + "\n")
     assert run.returncode == 1
     first, second = (json.loads(line) for line in run.stdout.splitlines())
     assert "error" in first

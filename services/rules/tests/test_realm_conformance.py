@@ -11,8 +11,6 @@ them too."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from services.rules.realm.vectors import (
     realm_result_json,
     run_realm_vector,
 )
+from services.rules.tests.helpers import run_resolve
 
 CONFORMANCE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance"
 VECTORS = Path(__file__).resolve().parent / "vectors"
@@ -56,13 +55,7 @@ def test_resolve_command_reproduces_every_public_realm_vector_among_standard_one
     realm, standard = _load(REALM), _load(STANDARD)
     vectors = [v for pair in zip(realm, standard, strict=False) for v in pair]
     vectors += realm[len(standard) :] + standard[len(realm) :]
-    run = subprocess.run(
-        [sys.executable, "-m", "services.rules.cli", "resolve"],
-        input="".join(json.dumps(v) + "\n" for v in vectors),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_resolve("".join(json.dumps(v) + "\n" for v in vectors))
     assert run.returncode == 0, run.stderr
     results = [json.loads(line) for line in run.stdout.splitlines()]
     assert [r["name"] for r in results] == [v["name"] for v in vectors]
