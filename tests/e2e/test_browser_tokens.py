@@ -28,3 +28,19 @@ def test_an_expired_access_token_the_page_handles_is_not_told(
     assert not any("session closed" in line for line in played["pushes"]), played
     assert not any("token" in line for line in played["pushes"]), played
     assert played["errors"] == [], played
+
+
+def test_an_expiry_met_by_several_calls_is_one_refresh_and_a_failed_one_is_retried(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside (a page waking from sleep meets the expiry on several calls at
+    once): each call traded the refresh token, the gateway refused all trades but the
+    first, and the page forgot the player's tokens on the refusal: "your login expired".
+    A refresh that failed on its way (offline a moment) logged the player out too."""
+    played = play(backend, "refreshRace", tmp_path / "browser-refresh-race.png")
+    busy = played["busy"]
+    assert busy["sent"] == 1, played  # the session's and the cards screen's two calls
+    assert busy["errors"] == [], played
+    assert "abort" in played["sent"] and played["sent"][-1] == "pass", played
+    assert played["reopened"], played
+    assert played["errors"] == [] and played["loginForm"] == 0, played

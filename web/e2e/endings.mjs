@@ -15,13 +15,17 @@
 //             while she waits;
 //   tokenExpired: a player idles in the lobby while her access token expires (3 s, in
 //             tests/e2e/test_browser_tokens.py): what her push log and page say;
+//   refreshRace: her token expires while the page is busy: the session's refresh is held
+//             on its way while she opens her cards (two calls more meet the expiry); then
+//             a refresh fails on the way (aborted): what she is told, and how many
+//             refreshes were sent (tests/e2e/test_browser_tokens.py);
 //   directTie: at a Closed Direct table, the two play a line without a capture (found
 //             from both hands as the pages show them): a 5-5 draw, and what Direct moved.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, directTie };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie };
 
   async function directTie() {
     const ann = await player();
@@ -65,6 +69,44 @@ export function endingScenarios(kit) {
     const errors = await page.locator(".error[role=alert]").allTextContents();
     await page.screenshot({ path: screenshot, fullPage: true });
     return { pushes, errors, opened: await opened() };
+  }
+
+  async function refreshRace() {
+    const page = await player();
+    const sent = [];
+    let mode = "hold";
+    await page.route("**/triad.v1.TriadGateway/RefreshToken", async (route) => {
+      sent.push(mode);
+      if (mode === "hold") {
+        mode = "pass";
+        // The session's refresh is on its way: the cards screen's calls meet the expiry.
+        await page.click("button[name=cards]");
+        await page.waitForTimeout(1_500);
+      } else if (mode === "abort") {
+        mode = "pass";
+        return route.abort("connectionreset");
+      }
+      return route.continue();
+    });
+    await page.waitForSelector("[data-testid=balance]", { timeout: 30_000 });
+    await page.waitForTimeout(1_000);
+    const busy = { sent: sent.length, errors: await page.locator(".error[role=alert]").allTextContents() };
+    mode = "abort";
+    const opened = () => page.locator("[data-testid=pushes] li", { hasText: "session opened" }).count();
+    const before = await opened();
+    // The next expiry: its refresh aborted, then tried again; the session opens anew.
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !(sent.includes("abort") && (await opened()) > before)) {
+      await page.waitForTimeout(250);
+    }
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return {
+      busy,
+      sent,
+      reopened: (await opened()) > before,
+      errors: await page.locator(".error[role=alert]").allTextContents(),
+      loginForm: await page.locator("input[name=password]").count(),
+    };
   }
 
   async function draftPractice() {

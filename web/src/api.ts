@@ -60,15 +60,34 @@ export function requestId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The access token expired: trade the refresh token for a new pair (once). */
-export async function refreshTokens(): Promise<boolean> {
-  if (!kept) return false;
+/** A refresh under way: every call that meets an expired token waits on this one. */
+let refreshing: Promise<boolean> | null = null;
+
+/**
+ * The access token expired: trade the refresh token for a new pair, once however many
+ * calls met the expiry at the same moment (the refresh token is good for one trade; a
+ * second trade of it would be refused). The tokens are forgotten only when the gateway
+ * refuses the refresh token itself; a refresh that failed on the way (offline, slowed
+ * down) keeps them, to try again.
+ */
+export function refreshTokens(): Promise<boolean> {
+  refreshing ??= refreshOnce().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+async function refreshOnce(): Promise<boolean> {
+  const held = kept;
+  if (!held) return false;
   try {
-    const reply = await api.refreshToken({ requestId: requestId(), refreshToken: kept.refresh });
-    keepTokens(kept.name, reply.tokens);
+    const reply = await api.refreshToken({ requestId: requestId(), refreshToken: held.refresh });
+    // Logged out (or in as someone else) while the refresh was on its way: not kept.
+    if (kept !== held) return false;
+    keepTokens(held.name, reply.tokens);
     return true;
-  } catch {
-    forgetTokens();
+  } catch (error) {
+    if (ConnectError.from(error).code === Code.Unauthenticated && kept === held) forgetTokens();
     return false;
   }
 }

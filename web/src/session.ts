@@ -46,7 +46,9 @@ export function openSession(page: SessionPage): void {
       } catch (error) {
         if (controller.signal.aborted) return;
         const failure = ConnectError.from(error);
-        if (failure.code === Code.Unauthenticated && !(await refreshTokens())) {
+        // A refresh that failed on the way keeps the tokens: the loop tries again after
+        // its pause. Only a refresh token the gateway refused ends the session here.
+        if (failure.code === Code.Unauthenticated && !(await refreshTokens()) && !signedIn()) {
           state.error = "your login expired: log in again";
           page.render();
           return;
