@@ -91,7 +91,10 @@ def _documents(text: str) -> list[str | Parsed]:
     try:
         whole = json.loads(text)
     except (ValueError, RecursionError):  # JSONDecodeError, or a 4300+ digit integer
-        return [line for line in text.splitlines() if line.strip()]
+        # Lines end at line feeds only: str.splitlines would also cut at U+2028 and
+        # other characters JSON allows raw inside a string (a carriage return before
+        # the feed is stripped by load_line).
+        return [line for line in text.split("\n") if line.strip()]
     return [Parsed(item) for item in (whole if isinstance(whole, list) else [whole])]
 
 

@@ -168,3 +168,12 @@ def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:
     assert [r.get("name") for r in results] == [GOOD["name"], GOOD["name"], None, GOOD["name"]]
     assert "error" in results[1] and "error" in results[2]
     assert results[3]["value"] == results[0]["value"]
+
+
+def test_json_lines_split_only_at_line_feeds_not_inside_a_string() -> None:
+    """JSON allows a raw U+2028 (or form feed) inside a string, and writers that keep
+    non-ASCII text (``ensure_ascii=False``) print it so: the line is still one position."""
+    lines = [json.dumps(GOOD | {"name": f"p\u2028{i}\x0c"}, ensure_ascii=False) for i in range(2)]
+    code, results, _ = solve("\n".join(lines) + "\n")
+    assert code == 0
+    assert [r["name"] for r in results] == ["p\u20280\x0c", "p\u20281\x0c"]
