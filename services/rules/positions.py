@@ -10,7 +10,9 @@ carries its owner), and instead of ``move``, both hands and the side to move::
                "B": [{"sides": [7, 2, 2, 4]}]},
      "to_move": "A"}
 
-A hand card may carry an ``id`` (any string), echoed back with the best move.
+A hand card may carry an ``id`` (any string), echoed back with the best move. Positions
+are of the standard family: a ``"family": "realm"`` one is refused (the search knows
+only the standard rules), as is an unknown family.
 :func:`parse_position` checks every field and raises :class:`VectorError` naming the
 first problem, as the vector parser does.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from services.rules.board import Board
 from services.rules.cards import Card
 from services.rules.game import Position, Seat
+from services.rules.realm.vectors import is_realm
 from services.rules.solver import MoveValue, Solution
 from services.rules.vectors import (
     VectorError,
@@ -44,6 +47,10 @@ class Problem:
 
 
 def parse_position(raw: dict[str, Any]) -> Problem:
+    if is_realm(raw):  # checks ``family`` too: an unknown one is an error
+        raise VectorError(
+            'solve plays the standard rules only; a "family": "realm" position cannot be solved'
+        )
     name, board = parse_board(raw)
     hands_raw = _object(raw.get("hands"), "hands")
     extra = sorted(set(hands_raw) - {"A", "B"})

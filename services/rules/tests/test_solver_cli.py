@@ -144,6 +144,9 @@ OTHER = "B" if MOVER == "A" else "A"
         (broken(to_move="C"), 'to_move must be "A" or "B"'),
         (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
         (broken(rules={"reverse": True}), "unknown rule 'reverse'"),
+        # a Realm position would otherwise be solved silently by the standard rules
+        (broken(family="realm"), "solve plays the standard rules only"),
+        (broken(family="reallm"), "unknown family 'reallm'"),
         (
             broken(size=[4, 4], board=[None] * 16, cells=None),
             "16 empty cells; solve takes at most 9",
