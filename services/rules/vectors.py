@@ -21,8 +21,10 @@ from services.rules.resolve import Capture, Placement, Rules
 
 RULE_NAMES = frozenset(f.name for f in fields(Rules))
 ELEMENT_NAMES = tuple(e.value for e in Element)
-MAX_SIDE_CELLS = 1_000_000
-"""Refuse absurd boards instead of allocating them."""
+MAX_SIDE_CELLS = 10_000
+"""Refuse absurd boards instead of allocating them: the rulebook's boards are 3x3 to
+5x5, and building the neighbour table of a million-cell board (the former limit) took
+half a minute, even for a vector whose ``board`` then turned out not to fit it."""
 
 
 class VectorError(ValueError):
@@ -173,7 +175,7 @@ def _size(value: object) -> tuple[int, int]:
         raise VectorError("'size' must be [rows, columns], two whole numbers of at least 1")
     rows, cols = value
     if rows * cols > MAX_SIDE_CELLS:
-        raise VectorError(f"'size' {rows}x{cols} is too large")
+        raise VectorError(f"'size' {rows}x{cols} is too large: at most {MAX_SIDE_CELLS} cells")
     return rows, cols
 
 

@@ -59,6 +59,8 @@ def broken(**changes: object) -> str:
         (broken(board__1__owner=None), 'board[1].owner must be "A" or "B"'),
         (broken(cells=["lava"] + [None] * 8), "cells[0]: unknown element 'lava'"),
         (broken(size=[0, 3]), "'size' must be [rows, columns]"),
+        # refused at once, not after building a million-cell board (half a minute)
+        (broken(size=[1000, 1000]), "'size' 1000x1000 is too large: at most 10000 cells"),
         (broken(move__card__sides=[1, True, 1, 1]), "four whole numbers"),
         # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
         (broken(move__cell=4321).replace("4321", "9" * 4400), "not JSON"),
