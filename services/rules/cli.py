@@ -54,6 +54,9 @@ def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
         reply, ok = _answer(load_line, line, _resolved)
         failed += not ok
         out.write(json.dumps(reply) + "\n")
+        # Each answer goes out before the next line is read: a checker may send one
+        # vector at a time and wait for its answer (a pipe is otherwise block-buffered).
+        out.flush()
     return failed
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,27 @@ def test_answers_that_cannot_be_written_fail_with_a_message_not_a_traceback() ->
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
     assert run.stderr.strip() == "triad-rules: cannot write the answers: No space left on device"
+
+
+def test_each_answer_is_written_before_the_next_line_is_read() -> None:
+    """A checker may keep one ``resolve`` process and send vectors one at a time, reading
+    each answer before it writes the next. Before, with standard output a pipe (and no
+    PYTHONUNBUFFERED), the answers sat in Python's buffer until the input ended: such a
+    checker waited for ever."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "services.rules.cli", "resolve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        for _ in range(2):
+            process.stdin.write(json.dumps(GOOD) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 20)
+            assert ready, "no answer while the input stays open"
+            assert json.loads(process.stdout.readline())["captures"] == GOOD["expect"]["captures"]
+        process.stdin.close()
+        assert process.wait(20) == 0
