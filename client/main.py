@@ -18,7 +18,7 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import json_format
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
@@ -39,7 +39,7 @@ from client.play import (
     resume,
     switch_to_practice,
 )
-from client.render import fitted, plain_console, screen
+from client.render import earlier_boards, fitted, plain_console, screen
 from client.status import battle_line, challenge_lines, status_text
 
 
@@ -96,11 +96,13 @@ async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchVie
     return placed.view  # type: ignore[no-any-return]
 
 
-def shown(console: Console, view: pb.MatchView) -> RenderableType:
-    """The match as the widest layout that fits the terminal's width draws it."""
+def shown(console: Console, view: pb.MatchView, rounds: bool = False) -> RenderableType:
+    """The match as the widest layout that fits the terminal's width draws it;
+    ``rounds``: a Sudden Death match's earlier rounds' final boards above it (``view``)."""
 
     def build(layout: Layout) -> RenderableType:
-        return screen(view, layout=layout)
+        drawn = screen(view, layout=layout)
+        return Group(*earlier_boards(view, layout), drawn) if rounds else drawn
 
     return fitted(console, build, console.width)
 
@@ -152,7 +154,8 @@ async def run(args: argparse.Namespace) -> int:
                     print(battle_line(battle.battle_id))
         elif command in ("view", "place", "forfeit"):
             view = await match_command(client, args)
-            out(args, view) if args.json else console.print(shown(console, view))
+            rounds = command == "view"
+            out(args, view) if args.json else console.print(shown(console, view, rounds))
         elif command == "watch":
             seen = 0
             async for push in client.pushes():

@@ -193,6 +193,28 @@ def final_board_line(view: pb.MatchView, before: pb.RoundResult, received: datet
     )
 
 
+def earlier_boards(view: pb.MatchView, layout: Layout = FULL) -> list[RenderableType]:
+    """Each earlier round's final board of a Sudden Death match, oldest first, with how
+    it ended and the move that filled it (RULES.md 12: views show each round's final
+    board): ``triad-client view`` prints them above the round the view is in, so a
+    finished match shows every round, not only its last (found from outside)."""
+    drawn: list[RenderableType] = []
+    for before in view.earlier_rounds:
+        shown = final_board(view, before)
+        lines: list[RenderableType] = [
+            Text(
+                f"Round {before.round_number}'s final board: a tie at {round_score(view, before)}, "
+                f"so round {before.round_number + 1} was played.",
+                style="bold yellow",
+            ),
+            board(shown, layout),
+        ]
+        if shown.HasField("last_placement"):
+            lines.append(move_text(shown, shown.last_placement))
+        drawn.append(Group(*lines))
+    return drawn
+
+
 def status_line(view: pb.MatchView, received: datetime | None) -> str:
     """Whose turn it is with the timer and a missed turn's warning; once over, the
     result with the scores and why it ended ('You win 6-4: the board is full.')."""
