@@ -281,15 +281,22 @@ def password(args: argparse.Namespace) -> str:
     return typed.rstrip("\r\n")
 
 
+def as_dict(message: Message) -> dict[str, Any]:
+    """``message`` as --json prints it: every field, a zero or an empty list too (found
+    from outside: a score of 0 or an empty hand was left out, and a script reading the
+    key failed); a message field not set, or an optional one, stays out."""
+    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+
+
 def out(args: argparse.Namespace, message: Message, text: str = "") -> None:
     if args.json or not text:
-        print(json.dumps(json_format.MessageToDict(message), indent=None if args.json else 1))
+        print(json.dumps(as_dict(message), indent=None if args.json else 1))
     else:
         print(text)
 
 
 def as_json(message: Message) -> str:
-    return json.dumps(json_format.MessageToDict(message))
+    return json.dumps(as_dict(message))
 
 
 async def pages(fetch: Callable[[str], Awaitable[Any]]) -> list[Any]:

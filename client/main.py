@@ -10,14 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import sys
 import uuid
 from pathlib import Path
 
 import grpc
-from google.protobuf import json_format
 from rich.console import Console, Group, RenderableType
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
@@ -27,7 +25,16 @@ from client import commands
 from client.board import Layout
 from client.commands_cards import deck_choice, queue_deck
 from client.commands_lobby import rules_options, table_settings
-from client.connection import Client, ClientError, State, channel, describe, out, password
+from client.connection import (
+    Client,
+    ClientError,
+    State,
+    as_json,
+    channel,
+    describe,
+    out,
+    password,
+)
 from client.leaving import stop_as_ctrl_c
 from client.play import (
     LEVELS,
@@ -159,7 +166,7 @@ async def run(args: argparse.Namespace) -> int:
         elif command == "watch":
             seen = 0
             async for push in client.pushes():
-                print(json.dumps(json_format.MessageToDict(push)), flush=True)
+                print(as_json(push), flush=True)
                 seen += 1
                 if args.count and seen >= args.count:
                     break

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,34 @@ async def test_view_of_a_finished_sudden_death_match_shows_every_rounds_final_bo
     assert first < second < last, said
     assert said.count("┌") == 3, "three boards: two earlier rounds and the last"
     assert "on 7" in said[first:second] and "on 2" in said[second:last], said
+
+
+class Wiped:
+    """A finished match Ann lost 0-10: no card of hers left, on the board or in hand."""
+
+    def __init__(self, channel: Any) -> None:
+        pass
+
+    async def GetMatchView(self, request: Any, metadata: Any, timeout: float) -> Any:
+        shown = view(hand=0, placed=dict.fromkeys(range(9), pb.SEAT_B))
+        shown.status = pb.MATCH_STATUS_FINISHED
+        shown.players[0].score, shown.players[1].score = 0, 10
+        shown.ClearField("last_placement")
+        shown.outcome.winner_seat = pb.SEAT_B
+        shown.outcome.final_scores.CopyFrom(pb.Scores(seat_a=0, seat_b=10))
+        return g.GetMatchViewResponse(view=shown)
+
+
+async def test_json_keeps_a_score_of_0_and_an_empty_hand(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: --json left zero and empty fields out (protobuf's JSON
+    default), so `view --json` of a match lost 0-10 had no score, no myHand and no
+    board[0].index, and a script reading them failed with a KeyError."""
+    assert await ran(monkeypatch, tmp_path, Wiped, "view", MATCH, "--json") == 0
+    sent = json.loads(capsys.readouterr().out)
+    assert sent["players"][0]["score"] == 0 and sent["myHand"] == []
+    assert sent["outcome"]["finalScores"] == {"seatA": 0, "seatB": 10}
+    assert [c["index"] for c in sent["board"]] == list(range(9))
+    assert sent["earlierRounds"] == [] and sent["roundNumber"] == 0
+    assert "lastPlacement" not in sent, "a message not set stays out: there is none"
