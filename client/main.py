@@ -47,6 +47,7 @@ from client.play import (
     switch_to_practice,
 )
 from client.render import earlier_boards, fitted, plain_console, screen
+from client.scripted import play_json, queue_json
 from client.status import battle_line, challenge_lines, status_text
 
 
@@ -189,9 +190,13 @@ async def run(args: argparse.Namespace) -> int:
                 console.print(f"Practice match {started.match_id} against a bot.")
                 await play(client, console)
         elif command == "play":
-            await resume(client, console)
+            await (play_json(client) if args.json else resume(client, console))
         elif command == "queue":
-            await queue_and_play(client, console, args.mode, await deck_choice(client, args))
+            chosen = await deck_choice(client, args)
+            if args.json:
+                await queue_json(client, args.mode, chosen)
+            else:
+                await queue_and_play(client, console, args.mode, chosen)
         elif command == "enqueue":
             enqueued = await client.call(
                 stub.Enqueue,

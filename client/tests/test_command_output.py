@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
-from client.connection import State
+from client.connection import ClientError, State
 from client.main import parser, run
 from client.tests.views import view
 
@@ -100,3 +102,84 @@ async def test_json_keeps_a_score_of_0_and_an_empty_hand(
     assert [c["index"] for c in sent["board"]] == list(range(9))
     assert sent["earlierRounds"] == [] and sent["roundNumber"] == 0
     assert "lastPlacement" not in sent, "a message not set stays out: there is none"
+
+
+TICKET = "5e1f0c2a-0000-4000-8000-000000000001"
+
+
+class Stream:
+    """A session stream as grpc gives it: read with async for, ended with cancel."""
+
+    def __init__(self, pushes: AsyncIterator[g.OpenSessionResponse]) -> None:
+        self.pushes = pushes
+
+    def __aiter__(self) -> AsyncIterator[g.OpenSessionResponse]:
+        return self.pushes
+
+    def cancel(self) -> None:
+        pass
+
+
+class Queue:
+    """Enqueue, then a session that opens with the ticket queued and, unless
+    ``cancelled``, pairs it: MatchFound, then the match's first view."""
+
+    cancelled: ClassVar[bool] = False
+    asked: ClassVar[list[str]] = []
+
+    def __init__(self, channel: Any) -> None:
+        pass
+
+    async def Enqueue(self, request: Any, metadata: Any, timeout: float) -> Any:
+        Queue.asked.append("Enqueue")
+        return g.EnqueueResponse(ticket=pb.Ticket(ticket_id=TICKET, status=pb.TICKET_STATUS_QUEUED))
+
+    async def CancelTicket(self, request: Any, metadata: Any, timeout: float) -> Any:
+        Queue.asked.append("CancelTicket")
+        return g.CancelTicketResponse()
+
+    def OpenSession(self, request: Any, metadata: Any = None) -> Stream:
+        return Stream(self._session())
+
+    async def _session(self) -> AsyncIterator[g.OpenSessionResponse]:
+        ticket = pb.Ticket(ticket_id=TICKET, status=pb.TICKET_STATUS_QUEUED)
+        yield g.OpenSessionResponse(
+            session_opened=g.SessionOpened(status=g.PlayerStatus(ticket=ticket))
+        )
+        yield g.OpenSessionResponse(heartbeat=g.Heartbeat())
+        if Queue.cancelled:
+            ticket.status = pb.TICKET_STATUS_CANCELLED
+            yield g.OpenSessionResponse(queue_status=pb.QueueStatus(ticket=ticket))
+            await asyncio.Event().wait()  # the session stays open
+        yield g.OpenSessionResponse(match_found=g.MatchFound(match_id=MATCH))
+        yield g.OpenSessionResponse(match_view=view())
+        await asyncio.Event().wait()
+
+
+async def test_queue_json_prints_the_match_found_not_the_live_screen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `queue --json` (and `play --json`) opened the live screen,
+    and a script reading its output got no JSON."""
+    Queue.cancelled, Queue.asked = False, []
+    assert await ran(monkeypatch, tmp_path, Queue, "queue", "--json") == 0
+    said = capsys.readouterr().out
+    assert json.loads(said)["matchId"] == MATCH, said
+    assert Queue.asked == ["Enqueue"], "the ticket was paired: nothing to cancel"
+    # play --json: the match the session opens in, printed at once.
+    assert await ran(monkeypatch, tmp_path, Resumed, "play", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["matchId"] == MATCH
+
+
+async def test_queue_json_refuses_a_ticket_cancelled_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    Queue.cancelled, Queue.asked = True, []
+    with pytest.raises(ClientError, match="your ticket left the queue without a match"):
+        await asyncio.wait_for(ran(monkeypatch, tmp_path, Queue, "queue", "--json"), 10)
+
+
+class Resumed(Queue):
+    async def _session(self) -> AsyncIterator[g.OpenSessionResponse]:
+        yield g.OpenSessionResponse(session_opened=g.SessionOpened(active_match=view()))
+        await asyncio.Event().wait()
