@@ -15,7 +15,7 @@ from client.commands_trades import choice_hint, rule_of, trade_status, trade_tab
 from client.drafting import draft_frame
 from client.render import fitted, my_turn, round_ended, screen
 from client.rules_text import end_reason
-from client.summary import summary
+from client.summary import captured_on_board, summary
 
 PROMPT = "card cell > "
 
@@ -238,17 +238,6 @@ def result_line(view: pb.MatchView) -> str:
         return f"Draw. ({scores})"
     won = view.outcome.winner_seat == view.my_seat
     return f"{'You win!' if won else 'You lose.'} ({scores})"
-
-
-def captured_on_board(view: pb.MatchView) -> bool:
-    """Whether a card may have changed hands under Direct: a card on the final board
-    owned by the player who did not place it, or any board after a Sudden Death
-    round (a hand rebuilt from what each owns may hold the other's cards)."""
-    return view.round_number > 1 or any(
-        c.card.owner_seat != c.card.placed_by_seat
-        for c in view.board
-        if c.WhichOneof("content") == "card"
-    )
 
 
 def awaits_trade(view: pb.MatchView) -> bool:

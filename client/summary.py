@@ -23,6 +23,17 @@ def rating_words(view: pb.MatchView, change: pb.RatingChange | None) -> str:
     )
 
 
+def captured_on_board(view: pb.MatchView) -> bool:
+    """Whether a card may have changed hands under Direct: a card on the final board
+    owned by the player who did not place it, or any board after a Sudden Death
+    round (a hand rebuilt from what each owns may hold the other's cards)."""
+    return view.round_number > 1 or any(
+        c.card.owner_seat != c.card.placed_by_seat
+        for c in view.board
+        if c.WhichOneof("content") == "card"
+    )
+
+
 def trade_words(view: pb.MatchView, trade: pb.Trade | None) -> str:
     """What the trade rule did with this match's cards (RULES.md 7, 13)."""
     rule = view.rules.trade_rule
@@ -36,6 +47,10 @@ def trade_words(view: pb.MatchView, trade: pb.Trade | None) -> str:
     )  # the loser's client ends before the choice: what happens next, not "Waiting"
     if trade is not None and trade.match_id == view.match_id and not giving:
         return f"{name}: {trade_status(trade)}"
+    if rule == pb.TRADE_RULE_DIRECT and not captured_on_board(view):
+        # found from outside: 'triad-client trade or collection shows what moved' sent
+        # the player looking for a move when no card had changed colour
+        return f"{name}: no card on the board changed sides, so none moves."
     draw = view.outcome.WhichOneof("result") == "draw"
     if draw and rule != pb.TRADE_RULE_DIRECT:
         return f"{name}: a draw trades nothing."

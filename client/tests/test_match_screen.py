@@ -254,7 +254,23 @@ def test_a_finished_5x5_match_with_its_summary_fits_80x24() -> None:
     lines = drawn(shown)
     assert len(lines) <= 24 and max(map(len, lines)) <= 80, "\n".join(lines)
     assert "You win 13-13: the board is full." in "\n".join(lines)
-    assert lines[-1] == "Trade Direct: triad-client trade or collection shows what moved."
+    assert lines[-1] == "Trade Direct: no card on the board changed sides, so none moves."
+
+
+def test_a_direct_match_whose_board_kept_its_colours_says_nothing_moves() -> None:
+    """Found from outside: a Direct match that ended with every card its placer's said
+    'triad-client trade or collection shows what moved', and `trade` then said 'No
+    pending trade': the player went looking for a move there was none of."""
+    shown = finished(pb.FINISH_REASON_BOARD_FULL, pb.SEAT_A)
+    shown.rules.trade_rule = pb.TRADE_RULE_DIRECT
+    assert str(summary(shown, None, None)[2]) == (
+        "Trade Direct: no card on the board changed sides, so none moves."
+    )
+    taken = next(c for c in shown.board if c.WhichOneof("content") == "card")
+    taken.card.owner_seat = pb.SEAT_B if taken.card.placed_by_seat == pb.SEAT_A else pb.SEAT_A
+    assert str(summary(shown, None, None)[2]) == (
+        "Trade Direct: triad-client trade or collection shows what moved."
+    )
 
 
 def test_the_players_move_stays_told_after_the_opponents_quick_answer() -> None:
