@@ -10,7 +10,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.commands_lobby import challenges_to
 from client.connection import Caller
-from client.rules_text import TRADE_NAMES
+from client.rules_text import TRADE_NAMES, rules_line
 
 
 async def challenge_lines(client: Caller) -> list[str]:
@@ -49,7 +49,7 @@ def status_text(status: g.PlayerStatus, challenges: list[str] | None = None) -> 
     if status.HasField("pending_trade"):  # what to do about it, not only that it blocks
         lines.append(trade_line(status.pending_trade))
     if status.HasField("hosted_table"):
-        lines.append(f"Hosting table {status.hosted_table.table_id}.")
+        lines.append(table_words(status.hosted_table))
     lines += [o.message for o in status.obligations] + (challenges or [])
     if len(lines) == 1:
         lines.append("Nothing going on: triad-client practice, queue or tables.")
@@ -63,3 +63,16 @@ def trade_line(trade: pb.Trade) -> str:
     if trade.my_role == pb.TRADE_ROLE_CHOOSER:
         return f"{name}: your pick from {trade.loser_name}'s cards is open: triad-client trade."
     return f"{name}: {trade.winner_name} picks from your cards: triad-client trade shows them."
+
+
+def table_words(table: pb.Table) -> str:
+    """The table the player hosts: a challenge and to whom, or an open table, its rules,
+    and what waits for the guest or takes it back (found from outside: status said
+    'Hosting table <id>.', a challenge too, with no word of what to do)."""
+    short, rules = table.table_id[:8], rules_line(table.settings.rules)
+    if table.challenged_player_name:
+        return (
+            f"Challenge to {table.challenged_player_name} (table {short}, {rules}): "
+            "triad-client play waits for them to accept, close withdraws it."
+        )
+    return f"Hosting table {short} ({rules}): triad-client play waits for a guest, close closes it."

@@ -35,3 +35,26 @@ def test_a_pending_trade_says_whose_pick_it_is_and_the_command() -> None:
     assert "triad-client play shows the queue, cancel TICKET leaves it" in said, said
     battling = g.PlayerStatus(active_battle_id="b7c1e2d3-0000")
     assert "Battle in progress b7c1e2d3: triad-client battle resumes it." in status_text(battling)
+
+
+def test_a_hosted_table_or_challenge_says_what_it_is_and_the_commands() -> None:
+    """Found from outside: status said 'Hosting table <whole id>.' for a table and for a
+    challenge alike, with no word of whom it waits for or what to do."""
+    rules = pb.Rules(visibility=pb.VISIBILITY_CLOSED, same=True, plus=True, combo=True)
+    rules.trade_rule = pb.TRADE_RULE_DIRECT
+    table = pb.Table(
+        table_id="075e7bab-46dc-4ed9-ad1f-cf081d0b3e1d",
+        settings=pb.TableSettings(rules=rules),
+        challenged_player_name="bea",
+    )
+    said = status_text(g.PlayerStatus(player=g.Player(player_name="ann"), hosted_table=table))
+    assert (
+        "Challenge to bea (table 075e7bab, Closed, Same, Plus, Combo, Trade Direct): "
+        "triad-client play waits for them to accept, close withdraws it."
+    ) in said, said
+    table.challenged_player_name = ""
+    said = status_text(g.PlayerStatus(player=g.Player(player_name="ann"), hosted_table=table))
+    assert (
+        "Hosting table 075e7bab (Closed, Same, Plus, Combo, Trade Direct): "
+        "triad-client play waits for a guest, close closes it."
+    ) in said, said
