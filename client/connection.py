@@ -65,6 +65,8 @@ Entry = dict[str, Any]
 """A profile's entry in the state file: its player, tokens and ``retries``."""
 RETRIES = 50
 """How many ``--request-id`` targets a profile keeps for a retry (``State.remember``)."""
+MATCHES = 20
+"""How many of its matches' ids a profile keeps (``State.saw_match``)."""
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -129,6 +131,18 @@ class State:
             return {**entry, "retries": dict(list(known.items())[-RETRIES:])}
 
         self._write(kept)
+
+    def matches(self) -> list[str]:
+        """The whole ids of this profile's latest matches (``saw_match``), newest last."""
+        return list((self.data.get(self.profile) or {}).get("matches", []))
+
+    def saw_match(self, match_id: str) -> None:
+        """Keeps a match's whole id, for ``view`` to find from the start the screen
+        shows once it is over (the latest MATCHES)."""
+        if match_id and match_id not in self.matches():
+            self._write(
+                lambda entry: {**entry, "matches": [*entry.get("matches", []), match_id][-MATCHES:]}
+            )
 
     def forget(self) -> None:
         self._write(None)
@@ -231,6 +245,7 @@ class Client:
                         closed = push.session_closed.reason
                         if closed in REOPENED:
                             break
+                    self.state.saw_match(match_of(push))
                     yield push
                     if closed is not None:
                         return
@@ -253,6 +268,15 @@ class Client:
 
 
 CLIENT_VERSION = "triad-client/0.1"
+
+
+def match_of(push: g.OpenSessionResponse) -> str:
+    """The whole id of the match ``push`` shows, if any."""
+    if push.HasField("match_view"):
+        return str(push.match_view.match_id)
+    return str(
+        push.session_opened.active_match.match_id or push.session_opened.missed_match.match_id
+    )
 
 
 def _expired(error: grpc.aio.AioRpcError) -> bool:

@@ -63,17 +63,24 @@ ID_LENGTH = 32
 
 async def match_id(client: Client, typed: str) -> str:
     """The match ``typed`` names: its whole id, or the start of your active match's id,
-    which the client prints cut to 8 characters ("Active match 3f2a9c1e")."""
+    which the client prints cut to 8 characters ("Active match 3f2a9c1e"), or of one of
+    your latest matches this client showed (found from outside: `view` of the match a
+    screen had just shown as "match e8f7bb50" was refused for want of its whole id,
+    which the player had never been shown)."""
     if len(typed) >= ID_LENGTH:
         return typed
     reply = await client.call(client.stub.GetActiveMatch, g.GetActiveMatchRequest())
     active = str(reply.view.match_id)
     if typed and active.startswith(typed):
         return active
+    state = getattr(client, "state", None)
+    seen = {m for m in (state.matches() if state else []) if typed and m.startswith(typed)}
+    if len(seen) == 1:
+        return str(seen.pop())
     raise ClientError(
         f"{typed!r} is not the start of your active match's id"
         + (f" ({active[:8]})" if active else " (you have none)")
-        + "; a finished match is named by its whole id"
+        + " nor of one match this client showed you lately; name it by its whole id"
     )
 
 

@@ -41,10 +41,11 @@ def finished_in_round_three() -> pb.MatchView:
 
 async def ran(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, gateway: type, *argv: str) -> int:
     path = tmp_path / "state.json"
-    State(path, "default").save(
-        g.Player(player_id="a", player_name="ann"),
-        g.AuthTokens(access_token="a", refresh_token="r"),
-    )
+    if not path.exists():  # logged in once: what the client keeps stays
+        State(path, "default").save(
+            g.Player(player_id="a", player_name="ann"),
+            g.AuthTokens(access_token="a", refresh_token="r"),
+        )
     monkeypatch.setattr(gateway_pb2_grpc, "TriadGatewayStub", gateway)
     common = ["--state", str(path), "--plaintext", "--addr", "127.0.0.1:9"]
     return await run(parser().parse_args([*common, *argv]))
@@ -183,3 +184,24 @@ class Resumed(Queue):
     async def _session(self) -> AsyncIterator[g.OpenSessionResponse]:
         yield g.OpenSessionResponse(session_opened=g.SessionOpened(active_match=view()))
         await asyncio.Event().wait()
+
+
+class Over(Finished):
+    """No active match any more; GetMatchView shows any match by its whole id."""
+
+    async def GetActiveMatch(self, request: Any, metadata: Any, timeout: float) -> Any:
+        return g.GetActiveMatchResponse()
+
+
+async def test_view_finds_a_match_the_client_showed_by_the_start_of_its_id(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: the screen names a match by 8 characters ("match e8f7bb50");
+    once it was over, `view e8f7bb50` was refused for want of the whole id, which the
+    client had never shown. The client keeps the ids of the matches it showed."""
+    with pytest.raises(ClientError, match="nor of one match this client showed you lately"):
+        await ran(monkeypatch, tmp_path, Over, "view", MATCH[:8])
+    assert await ran(monkeypatch, tmp_path, Resumed, "play", "--json") == 0  # the session shows it
+    capsys.readouterr()
+    assert await ran(monkeypatch, tmp_path, Over, "view", MATCH[:8]) == 0
+    assert "Round 3 of at most 5" in capsys.readouterr().out
