@@ -112,6 +112,8 @@ class DeckRpcs:
             copy_ids = list(request.copies.copy_ids)
             if len(copy_ids) > max(HAND_SIZES):  # no deck holds them: nothing to check
                 raise InvalidArgument(str(deck_size_problem(len(copy_ids))))
+            for copy_id in copy_ids:  # as SaveDeck checks them (found from outside)
+                require(copy_id, "copies.copy_ids")
         else:
             raise InvalidArgument("say which deck to check: deck_id, copies or random")
         broken = await handlers_decks.deck_violations(

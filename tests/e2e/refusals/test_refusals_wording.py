@@ -263,6 +263,22 @@ async def test_copies_no_deck_could_hold_are_refused_before_any_check(api: Any) 
     assert not checked.valid and pb.DECK_RULE_FIVE_CARDS in [v.rule for v in checked.violations]
 
 
+async def test_a_copy_id_no_copy_could_have_is_refused_as_save_deck_refuses_it(api: Any) -> None:
+    """Found from outside: ValidateDeck took five empty copy ids ("copy  appears 5 times")
+    and five of 100,000 characters each, echoing half a megabyte back in its violations,
+    where SaveDeck refuses both as malformed. Both calls now answer alike."""
+    ann = await join(api)
+    mine = sorted(await ann.copies())[:4]
+    for bad, words in (("", "copies.copy_ids is required"), ("c" * 100_000, "longer than 200")):
+        copies = pb.CopySelection(copy_ids=[*mine, bad])
+        code, details = await ann.refusal("ValidateDeck", g.ValidateDeckRequest(copies=copies))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and words in details, details
+        assert len(details) < 200
+        save = g.SaveDeckRequest(request_id=uuid4().hex, name="d", copy_ids=copies.copy_ids)
+        code, _ = await ann.refusal("SaveDeck", save)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
 async def test_a_battle_asked_of_start_practice_names_the_call_that_starts_one(api: Any) -> None:
     """Found from outside: StartPractice with custom_settings.battle answered "rules.visibility
     is required", which sends the player after Triad rules for a battle."""
