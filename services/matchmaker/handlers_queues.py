@@ -259,7 +259,16 @@ async def start_practice_battle(
         if (seen := await ctx.store.answered(request)) is None:
             raise
         return (await resume(ctx, seen)).plan.match_id
-    return await run_start(ctx, start)
+    try:
+        return await run_start(ctx, start)
+    except InvalidArgument:
+        # The battle service refused the team (characters outside the roster, not three
+        # different ones): the request is malformed, and no battle was made. Its id stays
+        # free, as gateway.proto promises of a call that failed, and the same request
+        # asked again is refused again as INVALID_ARGUMENT, where the failed start would
+        # have answered it FAILED_PRECONDITION (found from outside).
+        await ctx.store.forget(request)
+        raise
 
 
 async def switch_to_practice(

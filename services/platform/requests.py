@@ -108,6 +108,18 @@ async def answered(
     return dict(row)
 
 
+async def forget(db: Any, table: str, request: Request) -> None:
+    """Drop ``request``'s key, recorded with this very content: a run that failed as a
+    malformed request leaves its id free, as a request refused before anything was
+    recorded does."""
+    await db.execute(
+        f"DELETE FROM {table} WHERE scope = $1 AND request_id = $2 AND fingerprint = $3",
+        request.scope,
+        request.request_id,
+        request.fingerprint,
+    )
+
+
 async def remember(conn: Any, table: str, request: Request, **result: object) -> None:
     """Record ``request`` with its first ``result`` (column=value), in the caller's
     transaction so that it commits with the effect. ``RequestSeen`` if another run

@@ -43,6 +43,12 @@ class MemoryRequests(Generic[T]):
         if request is not None and (request.scope, request.request_id) in self._seen:
             raise RequestSeen(request.request_id)
 
+    def forget(self, request: Request) -> None:
+        """Drop ``request``'s key if it was recorded with this very content."""
+        found = self._seen.get((request.scope, request.request_id))
+        if found is not None and found[0] == request.fingerprint:
+            del self._seen[request.scope, request.request_id]
+
     def remember(self, request: Request | None, result: T) -> None:
         """Record ``request`` with its first ``result`` (None: nothing to record)."""
         if request is not None:

@@ -81,6 +81,11 @@ class Repository(Protocol):
         ``RequestReused`` if its id came with other content."""
         ...
 
+    async def forget(self, request: Request) -> None:
+        """Drop the key of a request refused as malformed after it was recorded, so that
+        its id is free again (nothing else it wrote is undone)."""
+        ...
+
     async def engagement(self, player_id: str) -> Engagement | None:
         """What holds the player, or None."""
         ...

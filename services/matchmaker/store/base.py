@@ -177,6 +177,9 @@ class Base:
         row = await requests.answered(self._pool, f"{self._s}.requests", request, "ref_id")
         return None if row is None else str(row["ref_id"])
 
+    async def forget(self, request: Request) -> None:
+        await requests.forget(self._pool, f"{self._s}.requests", request)
+
     async def _remember(self, conn: Any, request: Request | None, ref_id: str) -> None:
         if request is not None:
             await requests.remember(conn, f"{self._s}.requests", request, ref_id=ref_id)

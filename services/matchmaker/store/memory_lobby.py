@@ -57,6 +57,9 @@ class MemoryShared:
     async def answered(self, request: Request) -> str | None:
         return self._requests.answered(request)
 
+    async def forget(self, request: Request) -> None:
+        self._requests.forget(request)
+
     async def engagement(self, player_id: str) -> Engagement | None:
         return self._engaged.get(player_id)
 

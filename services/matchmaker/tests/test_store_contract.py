@@ -266,6 +266,21 @@ async def test_a_start_whose_lease_ran_out_is_taken_over_with_a_new_token(
     assert await store.finish_start(again, [], late)
 
 
+async def test_a_forgotten_request_key_frees_its_id_and_only_for_its_own_content(
+    adapter: Adapter,
+) -> None:
+    store = adapter.store
+    ann = ticket("ann")
+    request = key("ann", "r1", "enqueue", Mode.UNRANKED)
+    await store.enqueue(ann, request)
+    await store.forget(key("ann", "r1", "enqueue", Mode.RANKED))  # other content: kept
+    assert await store.answered(request) == ann.ticket_id
+    await store.forget(request)
+    assert await store.answered(request) is None
+    assert await store.answered(key("ann", "r1", "enqueue", Mode.RANKED)) is None
+    assert await store.ticket(ann.ticket_id) == ann  # nothing else is undone
+
+
 async def test_a_practice_or_a_switch_holds_the_player_or_the_ticket(adapter: Adapter) -> None:
     store = adapter.store
     lease = T0 + timedelta(seconds=10)

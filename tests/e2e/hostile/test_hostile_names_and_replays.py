@@ -14,6 +14,8 @@ battle id or practice battle is ever real; it replays only three writes.
 - Another player's listing or battle: refused, and it stays as it was.
 - A number no state could accept (a negative expected version, a turn before the first)
   is INVALID_ARGUMENT, and nothing moves.
+- A practice battle refused for its team leaves its request id free: asked again it is
+  INVALID_ARGUMENT again, and a corrected team under that id starts the battle.
 """
 
 from __future__ import annotations
@@ -339,3 +341,23 @@ async def test_an_over_long_seed_id_is_invalid_argument_as_every_other_id(api: A
         grpc.StatusCode.INVALID_ARGUMENT,
         "seed_id is longer than 200 characters",
     )
+
+
+async def test_a_practice_battle_refused_for_its_team_leaves_its_request_id_free(
+    api: Any,
+) -> None:
+    """Found from outside: the battle service refuses a team outside the roster (or not
+    three different characters) after the matchmaker recorded the start under the request
+    id, so the same request asked again answered FAILED_PRECONDITION, and the corrected
+    team under that id "was already used for a different request"."""
+    ann = await join(api)
+    for team in (["zz", "yy", "xx"], ["volt", "volt", "rime"]):
+        request_id = uuid4().hex
+        bad = g.StartPracticeBattleRequest(request_id=request_id, characters=team)
+        for _ in range(2):  # the first answer, then the same request again
+            code, details = await refusal(ann, "StartPracticeBattle", bad)
+            assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+        good = g.StartPracticeBattleRequest(request_id=request_id, characters=TEAM)
+        started = await ann.call("StartPracticeBattle", good)
+        battle_id = started.view.battle_id
+        await ann.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id))
