@@ -48,6 +48,7 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
         combo=rules.combo,
         trade=mapping.TRADE_NAMES.get(rules.trade_rule, ""),
         realm=rules.family == pb.RULES_FAMILY_REALM,
+        same_wall=rules.same_wall,
     )
     if problem is not None:
         raise InvalidArgument(problem)

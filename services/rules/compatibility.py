@@ -35,6 +35,7 @@ def rule_set_problem(
     trade: str = "",
     trade_one: bool = False,
     realm: bool = False,
+    same_wall: bool = False,
 ) -> str | None:
     """Why these rules cannot be played together, or None.
 
@@ -45,10 +46,14 @@ def rule_set_problem(
     (RULES.md 13 Decision: Direct with All Open is refused like Trade One).
     ``trade_one=True`` says ``trade="Trade One"`` (callers that know only that rule).
     ``realm``: the Realm family (RULES.md 17), whose Combo any capture starts, so it
-    may be on alone.
+    may be on alone. ``same_wall``: Same Wall (RULES.md 4) only adds matches to Same, so
+    without Same it would be shown on the table and do nothing (found from outside); a
+    Realm table refuses it anyway (``realm_problem``).
     """
     if combo and not (same or plus) and not realm:
         return "Combo needs Same or Plus on: it chains from their captures"
+    if same_wall and not same and not realm:
+        return "Same Wall needs Same on: an A facing the board edge counts as one more Same match"
     trade = trade or ("Trade One" if trade_one else "")
     if trade:
         missing = [

@@ -195,6 +195,8 @@ async def test_what_no_table_can_play_is_refused_with_a_reason(api: Any) -> None
             ),
             "house hands never trade",
         ),
+        # found from outside: shown on the table, it did nothing without Same
+        (pb.Rules(plus=True, combo=True, same_wall=True), "Same Wall needs Same on"),
     ]
     for rules, says in cases:
         if not rules.visibility:

@@ -176,6 +176,7 @@ def check_custom_rules(rules: RuleSet) -> None:
         combo=rules.combo,
         trade=rules.trade.label,
         realm=rules.realm is not None,
+        same_wall=rules.same_wall,
     )
     if problem is None:
         problem = board_problem(

@@ -161,6 +161,8 @@ def test_built_in_decks_are_legal_and_reproducible() -> None:
         ({}, None),
         ({"combo": True}, "Combo needs Same or Plus on"),
         ({"combo": True, "plus": True}, None),
+        ({"same_wall": True, "plus": True}, "Same Wall needs Same on"),
+        ({"same_wall": True, "same": True}, None),
         ({"trade_one": True}, "lacks Closed visibility, Same, Plus, Combo"),
         ({"trade_one": True, "closed": True, "same": True, "plus": True}, "lacks Combo"),
         ({"trade_one": True, "closed": True, "same": True, "plus": True, "combo": True}, None),
@@ -171,7 +173,10 @@ def test_which_rules_combine_is_decided_in_one_place(
 ) -> None:
     """The rules engine's check, which MatchService.CreateMatch and the matchmaker's
     custom tables, practice and Roulette draws all call."""
-    every = {"closed": False, "same": False, "plus": False, "combo": False, "trade_one": False}
+    every = {
+        "closed": False, "same": False, "plus": False, "combo": False, "trade_one": False,
+        "same_wall": False,
+    }  # fmt: skip
     found = rule_set_problem(**{**every, **flags})  # type: ignore[arg-type]
     assert found is None if problem is None else (found is not None and problem in found)
     rules = RuleSet(
@@ -180,6 +185,7 @@ def test_which_rules_combine_is_decided_in_one_place(
         flags.get("plus", False),
         flags.get("combo", False),
         trade=TradeRule.ONE if flags.get("trade_one") else TradeRule.NONE,
+        same_wall=flags.get("same_wall", False),
     )
     if problem is None:
         check_custom_rules(rules)

@@ -215,7 +215,7 @@ async def test_a_refresh_retried_while_its_first_try_runs_gets_the_same_new_pair
 async def test_a_find_game_retried_while_its_first_try_runs_answers_the_match_it_found(
     api: Any,
 ) -> None:
-    rules = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, elemental=True, same_wall=True)
+    rules = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True, elemental=True, same_wall=True)
     wanted = pb.TableFilter(visibilities=[pb.VISIBILITY_ALL_OPEN], elemental=True, same_wall=True)
     for _ in range(3):
         host, guest = await join(api), await join(api)
