@@ -7,6 +7,7 @@ That graph is compared, both ways, with the one DESIGN.md and proto/ describe.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.deploy.deploy_manifests import (
+    K8S,
     NAMESPACE,
     OVERLAYS,
     SERVICES,
@@ -162,3 +164,62 @@ def test_the_policies_allow_exactly_the_call_graph(overlay: str) -> None:
 def test_everything_else_is_denied(overlay: str) -> None:
     deny = objects(overlay, "NetworkPolicy")["default-deny"]["spec"]
     assert deny == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+
+
+def readme_paths(ours: list[Endpoint]) -> set[tuple[str, str, int]]:
+    """The (from, to, port) paths the table in deploy/k8s/README.md ("Security") lists.
+
+    A row names its peers as the operator reads them; a row of as many destinations as
+    ports pairs them in order (``match, ..., battle | 50061-50065``)."""
+    apps = [f"triad-{s.name}" for s in SERVICES]
+    metrics = {f"triad-{s.name}": s.metrics_port for s in SERVICES} | {
+        "triad-nats": 7777,
+        "triad-db": 9187,
+    }
+    names = {
+        "anywhere": [e.name for e in OUTSIDE],
+        "every service": apps,
+        "every pod": [e.name for e in ours],
+        "NATS": ["triad-nats"],
+        "PostgreSQL": ["triad-db"],
+        "PostgreSQL (`triad-db`)": ["triad-db"],
+        "CloudNativePG operator": ["cnpg-operator"],
+        "Kubernetes API (any address)": ["kube-apiserver", "internet"],
+        "Prometheus (namespace monitoring)": ["prometheus"],
+        "kube-dns": ["kube-dns"],
+    } | {s.name: [f"triad-{s.name}"] for s in SERVICES}
+
+    def peers(cell: str) -> list[str]:
+        if cell in names:
+            return names[cell]
+        return [n for part in cell.split(", ") for n in names[part]]
+
+    text = (K8S / "README.md").read_text()
+    table = text.split("| from | to | port |", 1)[1].split("\n\n", 1)[0]
+    paths = set()
+    for line in table.strip().splitlines()[1:]:
+        src, dst, port = (c.strip() for c in line.strip().strip("|").split("|"))
+        targets = peers(dst)
+        if port == "its metrics port":
+            paths |= {(a, b, metrics[b]) for a in peers(src) for b in targets}
+            continue
+        ports: list[int] = []
+        for low, high in re.findall(r"(\d+)(?:-(\d+))?", port):
+            ports += range(int(low), int(high or low) + 1)
+        named = dst.split(", ")
+        pairs = (
+            [(b, p) for name, p in zip(named, ports, strict=True) for b in peers(name)]
+            if len(named) == len(ports) > 1
+            else [(b, p) for b in targets for p in ports]
+        )
+        paths |= {(a, b, p) for a in peers(src) for b, p in pairs}
+    return paths
+
+
+def test_the_readme_table_lists_exactly_what_the_policies_allow() -> None:
+    """An operator reads the paths in deploy/k8s/README.md, not in the policies (found
+    from outside: the table left out the gateway's gRPC-Web port for browsers)."""
+    ours = endpoints("prod")
+    listed, want = readme_paths(ours), expected(ours)
+    assert not want - listed, f"allowed, not in the README's table: {sorted(want - listed)}"
+    assert not listed - want, f"in the README's table, not allowed: {sorted(listed - want)}"
