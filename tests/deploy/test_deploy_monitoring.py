@@ -293,3 +293,35 @@ def test_planned_metrics_are_not_registered_yet(families: list[Family]) -> None:
         assert series_names(name, kind) & set(used), f"{name} is planned but used nowhere"
     for name in EXTERNAL:
         assert name in used and name not in registered, name
+
+
+def test_the_server_error_ratio_reads_zero_when_nothing_fails(tmp_path: Path) -> None:
+    """Overview's "Server error ratio" on a backend that answers every call, some of them
+    with a client's mistake, is 0 %, not "No data" (found from outside: no failure had
+    ever been counted, so the ratio's numerator had no series and the panel stayed
+    empty on a healthy backend)."""
+    overview = load_dashboards(DASHBOARDS)["overview.json"]
+    (panel,) = (p for p in overview["panels"] if p.get("title") == "Server error ratio")
+    expr = panel["targets"][0]["expr"]
+    for variable, value in {"namespace": "triad", "service": ".+", "__rate_interval": "5m"}.items():
+        expr = expr.replace(f"${variable}", value)
+    series = 'triad_rpc_total{namespace="triad",service="triad.v1.MatchService",method="PlaceCard"'
+    unit = {
+        "rule_files": [],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [
+                    {"series": series + ',code="OK"}', "values": "0+600x10"},
+                    {"series": series + ',code="FAILED_PRECONDITION"}', "values": "0+6x10"},
+                ],
+                "promql_expr_test": [
+                    {"expr": expr, "eval_time": "10m", "exp_samples": [{"value": 0}]}
+                ],
+            }
+        ],
+    }
+    (tmp_path / "ratio-test.yaml").write_text(yaml.safe_dump(unit))
+    tested = run(promtool(), "test", "rules", "ratio-test.yaml", cwd=tmp_path)
+    assert tested.returncode == 0, f"{expr}\n{tested.stdout}{tested.stderr}"
