@@ -325,3 +325,10 @@ def test_the_server_error_ratio_reads_zero_when_nothing_fails(tmp_path: Path) ->
     (tmp_path / "ratio-test.yaml").write_text(yaml.safe_dump(unit))
     tested = run(promtool(), "test", "rules", "ratio-test.yaml", cwd=tmp_path)
     assert tested.returncode == 0, f"{expr}\n{tested.stdout}{tested.stderr}"
+
+
+def test_the_readme_names_every_external_metric() -> None:
+    """deploy/k8s/README.md tells what Prometheus must scrape besides our pods."""
+    checks = README.read_text().split("## Offline checks", 1)[1].split("\n## ", 1)[0]
+    for name in EXTERNAL:
+        assert f"`{name}`" in checks, name
