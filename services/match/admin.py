@@ -26,7 +26,7 @@ from triad.v1 import match_pb2_grpc
 from services import wire
 from services.match import codec, domain
 from services.match.domain.events import CardPlaced, MatchEvent, MatchFinished
-from services.platform import consumer_admin
+from services.platform import consumer_admin, settings
 from services.rules import Seat
 
 
@@ -215,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
                 "and TRIAD_NATS_URL): the ones the services use; make run writes them to "
                 ".run/operator.env"
             )
+        try:  # a malformed URL is the operator's to fix, said as the services say it
+            settings.postgres_url({"--database-url": args.database_url}, "--database-url")
+            settings.nats_url({"--nats-url": args.nats_url}, "--nats-url")
+        except settings.SettingsError as error:
+            parser.error(str(error))
         return asyncio.run(consumers(args))
     token = os.environ.get("TRIAD_ADMIN_TOKEN", "")
     if not token:

@@ -355,3 +355,33 @@ def test_a_server_out_of_reach_is_named_in_one_line_without_a_traceback(
     named = "NATS" if away == "nats" else "PostgreSQL"
     assert f"cannot reach {named}" in done.stderr and f"127.0.0.1:{port}" in done.stderr
     assert "s3cret" not in done.stderr  # a database URL's password is not printed
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("--database-url", "mysql://triad@db/triad", "--database-url must be a postgresql:// URL"),
+        (
+            "--database-url",
+            "postgresql://triad@db:port/triad",
+            "--database-url has an invalid port",
+        ),
+        ("--nats-url", "http://nats:4222", "--nats-url must be nats://host:4222"),
+    ],
+)
+def test_a_malformed_server_url_is_refused_in_one_line(option: str, value: str, words: str) -> None:
+    """Found from outside: `--database-url mysql://...` (or a port that is not a number)
+    ended in asyncpg's traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
+    env |= {"TRIAD_DATABASE_URL": "postgresql://triad@127.0.0.1/triad"}
+    env |= {"TRIAD_NATS_URL": "nats://127.0.0.1:4222"}
+    done = subprocess.run(
+        [str(ADMIN), option, value, "consumer", "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and not done.stdout, done
+    assert "Traceback" not in done.stderr and words in done.stderr, done.stderr
