@@ -31,6 +31,7 @@ from services.battle import domain
 from services.battle.bots.levels import Level, bot, formation
 from services.battle.domain import BattleState, Decision, Phase, Timing
 from services.battle.domain.errors import ContentNotDeployed, no_battle
+from services.battle.domain.events import Created, Finished, SeatTakenOver
 from services.battle.rules import (
     ContentNotLoaded,
     Plan,
@@ -306,7 +307,35 @@ async def cpu_moves(ctx: Context, roster: Roster, decision: Decision) -> Decisio
 
 async def after(ctx: Context, decision: Decision) -> None:
     ctx.observe(decision)
+    _log_lifecycle(decision)
     if decision.state.deadline is not None:
         ctx.wake(decision.state.deadline)
     if decision.events:
         await ctx.announce(decision.state, decision.seen_by)
+
+
+def _log_lifecycle(decision: Decision) -> None:
+    """One line when a battle is created, a seat is taken over and a battle ends, with
+    the players' ids: what an operator greps for when a player asks about a battle."""
+    state = decision.state
+    players = [seat.player_id or f"cpu:{seat.level}" for seat in state.seats]
+    for event in decision.events:
+        if isinstance(event, Created):
+            log.info("battle.created", battle_id=state.battle_id, players=players)
+        elif isinstance(event, SeatTakenOver):
+            log.info(
+                "battle.taken_over",
+                battle_id=state.battle_id,
+                player_id=state.seats[event.seat].player_id,
+                level=event.level,
+            )
+        elif isinstance(event, Finished):
+            turn = 0 if state.battle is None else state.battle.turn
+            log.info(
+                "battle.finished",
+                battle_id=state.battle_id,
+                reason=event.reason.value,
+                winner_id=players[event.winner],
+                players=players,
+                turn=turn,
+            )

@@ -4,6 +4,7 @@ away from the start, as one whose session ends during the battle."""
 from __future__ import annotations
 
 import pytest
+from structlog.testing import capture_logs
 
 from services.battle import handlers, handlers_create, handlers_timers
 from services.battle.domain import FinishReason
@@ -116,3 +117,25 @@ async def test_a_battle_ending_while_the_session_reopens_is_told_and_starts_no_t
     await handlers.give_up(ctx, key(ANN), "b1", ANN)  # as if it ended in those seconds
     assert await handlers_timers.report_presence(ctx, ANN, "s2", True, clock()) is None
     assert await handlers_timers.missed_battle(ctx, ANN) == "b1"
+
+
+async def test_a_battle_is_logged_as_it_starts_is_taken_over_and_ends() -> None:
+    """Found from outside: the battle service logged nothing of its battles, so an
+    operator asked about one found neither its players, its takeover nor its end."""
+    ctx, clock, _ = context()
+    await online(ctx, ANN)
+    with capture_logs() as logs:
+        await handlers_create.create_battle(ctx, "b1", humans())
+        clock.advance(31)
+        assert await handlers_timers.fire_due_timer(ctx)  # bea is away: the CPU takes over
+        await handlers.give_up(ctx, key(ANN), "b1", ANN)
+    told = {e["event"]: e for e in logs if e["event"].startswith("battle.")}
+    assert told["battle.created"]["players"] == [ANN, BEA]
+    taken = told["battle.taken_over"]
+    assert (taken["battle_id"], taken["player_id"], taken["level"]) == ("b1", BEA, "greedy")
+    finished = told["battle.finished"]
+    assert (finished["battle_id"], finished["reason"], finished["winner_id"]) == (
+        "b1",
+        "disconnect",
+        ANN,
+    )
