@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import structlog
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from triad.v1 import common_pb2 as pb
@@ -33,6 +34,8 @@ from gateway.store import Account, GatewayStore
 from services.platform.errors import AlreadyExists, InvalidArgument, Unauthenticated
 from services.platform.requests import Request, RequestSeen
 from services.wire import timestamp
+
+log = structlog.get_logger()
 
 
 def player_message(account: Account) -> g.Player:
@@ -115,6 +118,12 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             if await self._store.answered(first) is None:
                 raise
             return await self._retried(name, password, client_address(context.peer()))
+        log.info(
+            "player registered",
+            player_id=account.player_id,
+            player_name=name,
+            address=client_address(context.peer()),
+        )
         return g.RegisterResponse(player=player_message(account), tokens=tokens)
 
     async def _retried(self, name: str, password: str, address: str) -> g.RegisterResponse:
@@ -151,9 +160,12 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
             self._auth.login_failed(throttle, address)
+            # The name as typed (never the password): a guesser's target, or a typo.
+            log.info("login refused", player_name=name, known=account is not None, address=address)
             raise Unauthenticated("unknown player name or wrong password")
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)
+        log.info("player logged in", player_id=account.player_id, address=address)
         return g.RegisterResponse(player=player_message(account), tokens=tokens)
 
     async def RefreshToken(
@@ -214,6 +226,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             ),
         )
         await self._leave_waiting(me.player_id, f"logout:{first.request_id}")
+        log.info("player logged out", player_id=me.player_id, all_sessions=request.all_sessions)
         return g.LogoutResponse()
 
     async def GetPlayerStatus(

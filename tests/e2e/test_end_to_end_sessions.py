@@ -8,6 +8,7 @@ and a Draft pairing told as the match found with its draft.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 import urllib.request
@@ -216,3 +217,34 @@ def test_every_outcome_a_dashboard_shows_is_exported_before_it_first_happens(
         assert re.search(rf"^{name}\{{{re.escape(labels)} \S+$", text, re.MULTILINE), series
         if service == "collection":  # no trade waits past its deadline here
             assert re.search(r"^triad_trade_overdue_seconds 0\.0$", text, re.MULTILINE)
+
+
+async def test_the_gateway_logs_accounts_registered_logins_refused_and_logouts(
+    backend: Stack, api: Any
+) -> None:
+    """Found from outside: the gateway logged nothing of its players, so an operator
+    asked "who logged in to this account, from where" found nothing."""
+    ann = await register(api)
+    name = ann.player.player_name
+    with pytest.raises(Exception, match="wrong password"):
+        await api.Login(
+            g.LoginRequest(request_id=uuid4().hex, player_name=name, password="not-the-password")
+        )
+    await api.Logout(g.LogoutRequest(request_id=uuid4().hex), metadata=bearer(ann.tokens))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        lines = [json.loads(line) for line in backend.logs()["gateway"].splitlines()]
+        mine = {
+            e["event"]: e
+            for e in lines
+            if e.get("player_id") == ann.player.player_id or e.get("player_name") == name
+        }
+        if "player logged out" in mine:
+            break
+        await asyncio.sleep(0.2)
+    assert mine["player registered"]["player_id"] == ann.player.player_id
+    assert mine["player registered"]["address"] == "127.0.0.1"
+    refused = mine["login refused"]
+    assert (refused["player_name"], refused["known"]) == (name, True)
+    assert "not-the-password" not in backend.logs()["gateway"]
+    assert mine["player logged out"]["all_sessions"] is False
