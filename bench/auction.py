@@ -31,7 +31,7 @@ from bench.service import LoadResult, all_cores, lone_service
 from services.collection.domain.catalog import load_catalog
 from services.collection.schema import MIGRATIONS
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
-from services.platform.database import create_pool
+from services.platform.database import connect_pool
 from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
@@ -152,7 +152,7 @@ async def browse(address: str, sizes: Sizes, seed: int) -> dict[str, LoadResult]
 
 async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str, LoadResult]:
     schema = f"bench_auction_{uuid.uuid4().hex[:10]}"
-    pool = await create_pool(url, min_size=1, max_size=4)
+    pool = await connect_pool(url, min_size=1, max_size=4)
     try:
         await migrate(
             pool, schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS]

@@ -37,7 +37,7 @@ from bench.report import Measurement, Options, Report
 from bench.service import LoadResult, all_cores, lone_service
 from devtools.embedded import embedded_postgres
 from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
-from services.platform.database import create_pool
+from services.platform.database import connect_pool
 from services.platform.migrations import migrate
 from services.platform.settings import Settings
 from services.rating.consumers import RatingConsumer
@@ -224,7 +224,7 @@ async def grpc_reads(address: str, sizes: Sizes, rng: Random) -> dict[str, LoadR
 async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str, Any]:
     rng = Random(seed)
     schema = f"bench_rating_{uuid.uuid4().hex[:10]}"
-    pool = await create_pool(url, min_size=2, max_size=WORKERS + 4)
+    pool = await connect_pool(url, min_size=2, max_size=WORKERS + 4)
     try:
         await migrate(pool, schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
         consumer = RatingConsumer(

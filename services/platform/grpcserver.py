@@ -267,12 +267,16 @@ class Lifecycle:
         self._stop = asyncio.Event()
         self.stop_reason: str | None = None
         self.metrics_port: int | None = None
+        self._starting: asyncio.Task[Any] | None = None
+        """The task setting the process up, until its first server starts: a signal then
+        cancels it (waiting for PostgreSQL, a migration), as there is nothing to drain."""
 
     async def __aenter__(self) -> Lifecycle:
         await self._stack.__aenter__()
+        self._starting = asyncio.current_task()
         loop = asyncio.get_running_loop()
         for sig in self._signals:
-            loop.add_signal_handler(sig, self.request_stop, sig.name)
+            loop.add_signal_handler(sig, self._signalled, sig.name)
             # Pushed first, so removed last: a second SIGTERM during the drain is
             # absorbed instead of killing the process halfway through its cleanup.
             self._stack.callback(loop.remove_signal_handler, sig)
@@ -290,6 +294,12 @@ class Lifecycle:
         suppress = await self._stack.__aexit__(exc_type, exc, tb)
         log.info("stopped")
         return suppress
+
+    def _signalled(self, name: str) -> None:
+        self.request_stop(name)
+        if self._starting is not None:
+            self._starting.cancel()
+            self._starting = None
 
     def request_stop(self, reason: str = "requested") -> None:
         """Begin the shutdown: ``wait()`` returns. Safe to call more than once."""
@@ -310,6 +320,7 @@ class Lifecycle:
         return await self._stack.enter_async_context(context)
 
     async def start_server(self, server: GrpcServer) -> GrpcServer:
+        self._starting = None  # from now on a signal ends the wait and the server drains
         await server.start()
         self._stack.push_async_callback(server.stop)
         settle_garbage_collector()
@@ -327,6 +338,7 @@ class Lifecycle:
 
     async def wait(self, *servers: GrpcServer) -> None:
         """Until a signal or ``request_stop()``, or until a server terminates on its own."""
+        self._starting = None  # set up: a signal now ends this wait
         for server in servers:
             log.info(
                 "serving",

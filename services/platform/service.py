@@ -26,6 +26,7 @@ runs ``run`` until SIGTERM. ``serve`` listens where the service's settings say
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
@@ -64,7 +65,10 @@ def run_service(
     except SettingsError as error:
         print(f"triad-{name}: {error}", file=sys.stderr)
         return SETTINGS_EXIT_STATUS
-    asyncio.run(run(settings))
+    # Told to stop before it served (Lifecycle cancels the start): what it had opened is
+    # closed, and stopping is what was asked.
+    with contextlib.suppress(asyncio.CancelledError):
+        asyncio.run(run(settings))
     return 0
 
 
