@@ -1,6 +1,7 @@
 # One image for every service of the Gacha TriadAlpha backend. A Deployment picks the
 # service by its entrypoint: triad-gateway, triad-match, triad-matchmaker,
-# triad-collection or triad-rating (deploy/k8s/base/*.yaml).
+# triad-collection, triad-rating or triad-battle-service (deploy/k8s/base/*.yaml);
+# triad-admin, the operators' tool, is there too (kubectl exec).
 #
 #   docker build -t triad-backend:dev .
 #   docker run --rm -e TRIAD_DATABASE_URL=... triad-backend:dev triad-match
