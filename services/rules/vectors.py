@@ -88,7 +88,9 @@ def parse_marks(raw: dict[str, Any], geometry: Geometry) -> list[Element | None]
     cells = raw.get("cells")
     if cells is None:
         return [None] * geometry.size
-    return [_element(m, f"cells[{i}]") for i, m in enumerate(_list(cells, "cells", geometry.size))]
+    return [
+        _element(m, f"cells[{i}]") for i, m in enumerate(_cell_list(raw, "cells", geometry.size))
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,7 @@ class Entry:
 
 def board_entries(raw: dict[str, Any], geometry: Geometry) -> Iterator[Entry]:
     """The cards of the ``board`` field (row-major, null for an empty cell)."""
-    for index, entry in enumerate(_list(raw.get("board"), "board", geometry.size)):
+    for index, entry in enumerate(_cell_list(raw, "board", geometry.size)):
         if entry is None:
             continue
         where = f"board[{index}]"
@@ -208,6 +210,19 @@ def _list(value: object, field: str, size: int) -> list[Any]:
     if len(value) != size:
         raise VectorError(f"'{field}' has {len(value)} entries; the board has {size} cells")
     return value
+
+
+def _cell_list(raw: dict[str, Any], field: str, size: int) -> list[Any]:
+    """``raw[field]``, one entry per cell; a vector that gives no ``size`` is told that
+    it is on the 3x3 board when its list is longer (a 4x4 board sent without its size
+    read only "has 16 entries; the board has 9 cells")."""
+    value = raw.get(field)
+    if given(raw, "size", None) is None and isinstance(value, list) and len(value) > size:
+        raise VectorError(
+            f"'{field}' has {len(value)} entries, but a vector without 'size' is on the "
+            f'3x3 board ({size} cells); give the size of a larger board, such as "size": [4, 4]'
+        )
+    return _list(value, field, size)
 
 
 def _object(value: object, field: str) -> dict[str, Any]:

@@ -43,6 +43,9 @@ def broken(**changes: object) -> str:
         ('{"name":"x"', "not JSON: Expecting ',' delimiter at column 12"),
         ("[1, 2]", "JSON object"),
         (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
+        # a 4x4 board sent without its size: say that the size defaults to 3x3
+        (broken(board=[None] * 16), "on the 3x3 board (9 cells); give the size of a larger"),
+        (broken(cells=[None] * 16), "'cells' has 16 entries, but a vector without 'size'"),
         (
             broken(board__1__sides=[1, 1, 11, 1]),
             "board[1].sides [1, 1, 11, 1] must each be within 1..10",
