@@ -136,7 +136,10 @@ def solve_text(text: str, out: TextIO, wdl: bool = False, moves: bool = False) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="triad-rules", description=__doc__.split("\n\n")[0])
+    # The docstring's first paragraph, without its reStructuredText quotes (``x``).
+    parser = argparse.ArgumentParser(
+        prog="triad-rules", description=__doc__.split("\n\n")[0].replace("``", "")
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser(
         "resolve", help="resolve placement vectors (JSON Lines on stdin, results on stdout)"

@@ -180,3 +180,17 @@ def test_each_answer_is_written_before_the_next_line_is_read() -> None:
             assert json.loads(process.stdout.readline())["captures"] == GOOD["expect"]["captures"]
         process.stdin.close()
         assert process.wait(20) == 0
+
+
+def test_help_reads_as_plain_text() -> None:
+    """``triad-rules --help`` shows the module docstring's first paragraph; before, with
+    its reStructuredText quotes ("``triad-rules``: the rules engine ...")."""
+    run = subprocess.run(
+        [sys.executable, "-m", "services.rules.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert "triad-rules: the rules engine from the command line." in run.stdout
+    assert "``" not in run.stdout
