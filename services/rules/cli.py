@@ -1,7 +1,8 @@
 """``triad-rules``: the rules engine from the command line.
 
-``triad-rules resolve`` reads placement vectors as JSON Lines on standard input (any
-``expect`` is ignored) and writes one JSON line per vector: the owners after the
+``triad-rules resolve`` reads placement vectors as JSON Lines on standard input, or from
+the files it is given in turn (``-`` is standard input); any ``expect`` is ignored. It
+writes one JSON line per vector: the owners after the
 placement and every capture with its cause. A vector with ``"family": "realm"`` is
 resolved by the Realm rules (RULES.md section 17, :mod:`services.rules.realm`);
 standard and Realm vectors may be mixed in one input. A malformed line gets one line
@@ -18,6 +19,7 @@ scores, the result and a best move. Errors are reported as for ``resolve``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -135,14 +137,28 @@ def solve_text(text: str, out: TextIO, wdl: bool = False, moves: bool = False) -
     return failed
 
 
+def _open(path: str) -> TextIO:
+    """A file of vectors (``-``: standard input), undecodable bytes read as U+FFFD."""
+    if path == "-":
+        return sys.stdin
+    return open(path, encoding="utf-8", errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     # The docstring's first paragraph, without its reStructuredText quotes (``x``).
     parser = argparse.ArgumentParser(
         prog="triad-rules", description=__doc__.split("\n\n")[0].replace("``", "")
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser(
+    resolver = commands.add_parser(
         "resolve", help="resolve placement vectors (JSON Lines on stdin, results on stdout)"
+    )
+    resolver.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="read the vectors from these JSON Lines files in turn instead of standard "
+        "input (- is standard input)",
     )
     solver = commands.add_parser(
         "solve",
@@ -160,9 +176,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Undecodable bytes become U+FFFD so the line fails as "not JSON", not as a traceback.
     sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+    if args.command == "resolve":
+        try:
+            inputs = [_open(path) for path in args.files or ["-"]]
+        except OSError as exc:
+            print(f"triad-rules: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return 2
     try:
         if args.command == "resolve":
-            return 1 if resolve_lines(sys.stdin, sys.stdout) else 0
+            return 1 if resolve_lines(itertools.chain(*inputs), sys.stdout) else 0
         return 1 if solve_text(sys.stdin.read(), sys.stdout, args.wdl, args.moves) else 0
     except BrokenPipeError:  # the reader went away (`| head`): not our failure
         sys.stderr.close()

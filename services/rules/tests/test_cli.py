@@ -194,3 +194,31 @@ def test_help_reads_as_plain_text() -> None:
     assert run.returncode == 0
     assert "triad-rules: the rules engine from the command line." in run.stdout
     assert "``" not in run.stdout
+
+
+def test_vector_files_may_be_named_instead_of_standard_input(tmp_path: Path) -> None:
+    """``triad-rules resolve vectors.jsonl`` (as an operator types it) reads the file;
+    before, argparse refused the name ("unrecognized arguments")."""
+    first, second = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    first.write_text(json.dumps(GOOD) + "\n")
+    second.write_text(broken(rules={"reverse": True}) + "\n")
+    command = [sys.executable, "-m", "services.rules.cli", "resolve"]
+    run = subprocess.run(
+        [*command, str(first), "-", str(second)],
+        input=json.dumps(GOOD) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1  # the second file's line fails
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [a.get("captures") for a in answers[:2]] == [GOOD["expect"]["captures"]] * 2
+    assert "unknown rule 'reverse'" in answers[2]["error"]
+    missing = subprocess.run(
+        [*command, str(tmp_path / "none.jsonl")], capture_output=True, text=True, check=False
+    )
+    assert missing.returncode == 2
+    assert (
+        missing.stderr
+        == f"triad-rules: cannot read {tmp_path / 'none.jsonl'}: No such file or directory\n"
+    )
