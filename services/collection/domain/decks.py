@@ -214,10 +214,13 @@ def draw_random_deck(
             if len(deck) == size:
                 return tuple(deck)
     fives, high = STAR_LIMITS[size]
+    # found from outside: a player left with four copies after a trade was told what a
+    # deck needs, not what they hold, nor how to get more
     raise NoRandomDeck(
         f"your free copies hold no legal deck of {size}: it needs {size} different "
         f"characters with at most {_count(fives)} 5★ and at most {_count(high)} 4★ or "
-        "better, none of them locked"
+        f"better, none of them locked; yours hold {len(by_character)} different "
+        "characters (a booster brings more)"
     )
 
 

@@ -59,6 +59,7 @@ async def test_random_draws_a_deck_of_the_tables_size_from_the_players_own_free_
     # Ten characters hold no deck of thirteen: said so, with the size.
     reason = await handlers_decks.random_deck_possible(ctx, "p1", 13)
     assert reason is not None and "no legal deck of 13" in reason
+    assert "yours hold 10 different characters (a booster brings more)" in reason
 
 
 @pytest.mark.parametrize("size", [5, 8, 13])
