@@ -30,7 +30,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle_render import prompt, result_line, screen, too_small
+from client.battle_render import prompt, result_line, screen, too_small, waiting
 from client.connection import Caller, ClientError, Holder, as_json, describe, pages
 from client.keys import LineReader
 from client.session import BATTLE_ENDED_AWAY
@@ -318,10 +318,13 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
         sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
-        begun = (view.status, view.turn)
+        begun = noted = (view.status, view.turn)
         while True:
             if away:
                 note = away.pop(0)
+            elif note and (view.status, view.turn) != noted:
+                note = ""  # said of a turn (or the formation) gone by: no longer true
+            noted = (view.status, view.turn)
             mine, latest[0] = _my_move(view), view
             if not reader.typing:
                 begun = (view.status, view.turn)
@@ -336,11 +339,7 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
                     view, polled = await _view(client, view.battle_id), time.monotonic()
                 continue
             if not mine:
-                note = (
-                    "The CPU plays your seat now (you were away): you may watch."
-                    if view.you.cpu
-                    else "Your plan is in: waiting for the turn to resolve."
-                )
+                note = waiting(view)
                 continue
             if (view.status, view.turn) != begun:
                 note = STALE
@@ -352,6 +351,7 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
             except grpc.aio.AioRpcError as error:
                 note = describe(error)
                 view = await _view(client, view.battle_id)
+                noted = (view.status, view.turn)  # the refusal is said of the battle now
 
 
 async def give_up(client: Caller) -> pb.BattleView:

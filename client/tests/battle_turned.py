@@ -1,9 +1,9 @@
 """``triad-client battle``'s screen against a stand-in for the gateway whose turn resolves
 (its deadline passed) while the player types a plan: the battle is at turn 2 until the
 file ``LOG.turned`` exists, then at turn 3. Each CommitPlan is written to LOG, a line
-``<turn> <card ids>``.
+``<turn> <card ids>``. With ``committed``, the player's plan for turn 2 is in already.
 
-    python -m client.tests.battle_turned LOG
+    python -m client.tests.battle_turned LOG [committed]
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class Caller:
 
 async def main() -> None:
     second, third = await turns()
+    second.you.committed = sys.argv[2:] == ["committed"]
     await play_battle(Caller(Gateway(second, third, Path(sys.argv[1]))), second)
 
 
