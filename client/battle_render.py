@@ -21,9 +21,9 @@ STATUS = {
 }
 REASONS = {
     "wipeout": "every character of the loser is down",
-    "decision": "after turn 10: survivors, then HP",
 }
-"""Ends by the rules (a give-up or a departure is said by ``BY_WHOM``)."""
+"""Ends by the rules (a give-up or a departure is said by ``BY_WHOM``, a decision by
+``decided``)."""
 
 
 def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None:
@@ -242,8 +242,34 @@ def result_line(view: pb.BattleView) -> str:
     won = view.outcome.winner_seat == view.seat
     if (said := BY_WHOM.get((view.outcome.reason, won))) is not None:
         return said
-    why = REASONS.get(view.outcome.reason, view.outcome.reason)
+    if view.outcome.reason == "decision":
+        why = decided(view)
+    else:
+        why = REASONS.get(view.outcome.reason, view.outcome.reason)
     return f"{'You won' if won else 'You lost'} ({why})."
+
+
+def decided(view: pb.BattleView) -> str:
+    """Which of BATTLE.md 5's tie-breaks settled a decision, read from the final field:
+    more characters standing, else more HP left, else the side whose action resolved
+    last (also when Burn felled both teams at one turn end). Found from outside: a battle
+    both sides passed through ended "You lost (after turn 10: survivors, then HP)",
+    though both had three characters at full HP."""
+    standing, hp = [], []
+    for team in (view.you, view.opponent):
+        characters = [u for u in team.units if not u.summon]
+        standing.append(sum(1 for u in characters if u.HasField("square")))
+        hp.append(sum(u.hp for u in characters))
+    if standing[0] != standing[1]:
+        return f"after turn 10: more characters standing, {standing[0]} to {standing[1]}"
+    if hp[0] != hp[1]:
+        return f"after turn 10: more HP left, {hp[0]} to {hp[1]}"
+    if not standing[0]:
+        return "both teams fell at once: the side whose action resolved last wins"
+    return (
+        f"after turn 10: level at {standing[0]} characters and {hp[0]} HP each, "
+        "the side whose action resolved last wins"
+    )
 
 
 def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> list[str]:

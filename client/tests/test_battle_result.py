@@ -1,0 +1,55 @@
+"""The end of a battle on the terminal: which of BATTLE.md 5's tie-breaks settled a
+decision, read from the final field."""
+
+from __future__ import annotations
+
+from triad.v1 import common_pb2 as pb
+
+from client.battle_render import result_line
+from services.battle.presenter import battle_view
+from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
+
+
+async def passed_to_the_end() -> pb.BattleView:
+    """Ann's final view of a battle both players passed through: three characters each,
+    at full HP (her team's 208, Bea's 226)."""
+    ctx, _, _ = context()
+    state = await start(ctx)
+    while not state.over:
+        await commit(ctx, "b1", ANN)
+        state = await commit(ctx, "b1", BEA)
+    return battle_view(state, 0, ROSTER)
+
+
+async def test_a_decision_on_hp_says_so_and_by_how_much() -> None:
+    """Found from outside: a decision read "after turn 10: survivors, then HP", whichever
+    settled it, or neither."""
+    ann = await passed_to_the_end()
+    assert ann.outcome.reason == "decision"
+    assert result_line(ann) == "You lost (after turn 10: more HP left, 208 to 226)."
+
+
+async def test_a_decision_on_characters_standing_says_so() -> None:
+    ann = await passed_to_the_end()
+    ann.outcome.winner_seat = ann.seat
+    ann.opponent.units[0].hp = 0
+    ann.opponent.units[0].ClearField("square")
+    assert result_line(ann) == "You won (after turn 10: more characters standing, 3 to 2)."
+
+
+async def test_a_decision_level_on_characters_and_hp_says_the_last_to_act_won() -> None:
+    """Level on both counts, the third tie-break settles it: the loser read "You lost
+    (after turn 10: survivors, then HP)", though both had as many of each."""
+    ann = await passed_to_the_end()
+    ann.opponent.units[0].hp -= 18  # 226 - 18: 208, as Ann's team
+    said = result_line(ann)
+    assert said.startswith("You lost (after turn 10: level at 3 characters and 208 HP"), said
+    assert said.endswith("the side whose action resolved last wins)."), said
+
+
+async def test_both_teams_felled_at_once_say_the_last_to_act_won() -> None:
+    ann = await passed_to_the_end()
+    for unit in (*ann.you.units, *ann.opponent.units):
+        unit.hp = 0
+        unit.ClearField("square")
+    assert "both teams fell at once" in result_line(ann), result_line(ann)
