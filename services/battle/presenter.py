@@ -164,7 +164,8 @@ def _team(
         units=units,
         energy=team.energy,
         hand=hand,
-        hand_size=len(team.hand) + len(team.specials) if own else team.hand_size,
+        # the opponent's too counts their unlocked Specials (each unlock is in the log)
+        hand_size=(len(team.hand) if own else team.hand_size) + len(team.specials),
     )
 
 

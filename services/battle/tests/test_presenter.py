@@ -94,6 +94,23 @@ async def test_the_opponents_unlocked_special_is_not_named_in_my_log_but_mine_is
             )
 
 
+async def test_a_hand_holding_an_unlocked_special_counts_as_much_for_both_seats() -> None:
+    """With a Special unlocked, a player's hand read 6 on their own screen and 5 on their
+    opponent's (the opponent's count left the Special out, though its unlock is in both
+    logs); ``hand_size`` is how many cards the hand holds."""
+    ctx, _, _ = context()
+    state = await start(ctx)
+    assert state.battle is not None
+    special = ROSTER.characters[state.seats[1].characters[0]].special
+    teams = (state.battle.teams[0], replace(state.battle.teams[1], specials=(special,)))
+    state = replace(state, battle=replace(state.battle, teams=teams))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for build in (views.view, lambda s, seat: battle_view(s, seat, ROSTER)):
+        theirs, mine = build(state, 1), build(state, 0)
+        assert theirs.you.hand_size == len(theirs.you.hand) == 6
+        assert mine.opponent.hand_size == 6 and not mine.opponent.hand
+
+
 async def test_the_opponents_formation_is_hidden_until_the_battle_begins() -> None:
     """Found from outside (the browser): during the formation the opponent's characters
     stood on the default squares, which were not where they were placed; at turn 1 they
