@@ -72,6 +72,17 @@ def status_line(view: pb.BattleView) -> str | None:
     return "Marks: " + "; ".join(parts) if parts else None
 
 
+def reserved_line(view: pb.BattleView) -> str | None:
+    """The summons waiting for a square taken when they were summoned (BATTLE.md 2),
+    yours then theirs, each with its square; None when none waits."""
+    parts = [
+        f"{whose} {r.name} for {r.square.row} {r.square.col}"
+        for whose, team in (("your", view.you), ("their", view.opponent))
+        for r in team.reservations
+    ]
+    return "Reserved: " + "; ".join(parts) if parts else None
+
+
 def _grid(team: pb.BattleTeamView) -> dict[tuple[int, int], str]:
     return {(u.square.row, u.square.col): _unit_text(u) for u in team.units if u.HasField("square")}
 
@@ -281,8 +292,9 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
     lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
     lines += fields(view)
-    if (marks := status_line(view)) is not None:
-        lines += textwrap.wrap(marks, WIDTH, subsequent_indent="    ")
+    for said in (status_line(view), reserved_line(view)):
+        if said is not None:
+            lines += textwrap.wrap(said, WIDTH, subsequent_indent="    ")
     if view.status == pb.BATTLE_STATUS_FINISHED:
         lines.append(result_line(view))
     else:

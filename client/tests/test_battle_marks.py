@@ -23,3 +23,15 @@ async def test_shield_cover_and_burn_are_marked_on_the_field_and_said_in_words()
     assert f"Marks: your {first} shield 4, burn 2 a turn; their {second} cover 1 turn" in said
     plain = await views()
     assert "Marks:" not in "\n".join(screen(plain[0], rows=24))
+
+
+async def test_a_summon_waiting_for_its_square_is_said_under_the_fields() -> None:
+    """Found from outside: a summon sent to a taken square was in that turn's log only;
+    after it the screen showed nothing of it, until it appeared."""
+    mine, _ = await views()
+    mine.you.reservations.add(summon="thornling", name="Thornling", square={"row": 0, "col": 0})
+    mine.opponent.reservations.add(summon="wraith", name="Wraith", square={"row": 2, "col": 1})
+    said = " ".join(" ".join(screen(mine, rows=24)).split())
+    assert "Reserved: your Thornling for 0 0; their Wraith for 2 1" in said, said
+    plain = await views()
+    assert "Reserved:" not in "\n".join(screen(plain[0], rows=24))

@@ -1,6 +1,7 @@
 """What one player may see of a battle, as the ``BattleView`` message (BATTLE.md 6):
 their own hand, plan (committed, or set with SetPlan: ``set_actions``) and Energy; of
-the opponent the field, Energy and the size of the hand, whether they committed, never
+the opponent the field (as of their own: units and the summons waiting for a square,
+``reservations``), Energy and the size of the hand, whether they committed, never
 their hand or plan (set or committed) before the turn resolves, nor that a plan was set
 (the view's version leaves out the opponent's plans set: ``seen_version``) (the engine's
 :func:`~services.battle.rules.view_for` redacts the opponent's team; plans are taken
@@ -158,10 +159,17 @@ def _team(
     if own:
         for cid in (*team.hand, *team.specials):
             hand.append(_card(roster.cards[cid], cooling.get(cid, 0), cards))
+    reservations = [
+        pb.BattleReservation(
+            summon=r.summon, name=roster.summons[r.summon].name, square=mapping.square(r.square)
+        )
+        for r in team.reservations
+    ]
     return pb.BattleTeamView(
         seat=seat,
         name=record.name or ("CPU" if record.cpu else ""),
         units=units,
+        reservations=reservations,
         energy=team.energy,
         hand=hand,
         # the opponent's too counts their unlocked Specials (each unlock is in the log)

@@ -12,7 +12,7 @@ from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view, card_text
 from services.battle.rules import Entry, Step, rosters_of, view_for
-from services.battle.rules.state import SpdChange, Unit
+from services.battle.rules.state import Reservation, SpdChange, Unit
 from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 from services.platform.pushes import RecordedPushes
 
@@ -109,6 +109,26 @@ async def test_a_hand_holding_an_unlocked_special_counts_as_much_for_both_seats(
         theirs, mine = build(state, 1), build(state, 0)
         assert theirs.you.hand_size == len(theirs.you.hand) == 6
         assert mine.opponent.hand_size == 6 and not mine.opponent.hand
+
+
+async def test_both_seats_see_the_summons_waiting_for_a_square() -> None:
+    """Found from outside: a summon sent to a taken square (a reservation, BATTLE.md 2)
+    was said once in that turn's log, then shown nowhere: neither player could tell a
+    Thornling waited for square 0 0 until it appeared."""
+    ctx, _, _ = context()
+    state = await start(ctx)
+    assert state.battle is not None
+    waiting = Reservation("thornling", (0, 0), "0.moss")
+    teams = (replace(state.battle.teams[0], reservations=(waiting,)), state.battle.teams[1])
+    state = replace(state, battle=replace(state.battle, teams=teams))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for build in (views.view, lambda s, seat: battle_view(s, seat, ROSTER)):
+        mine, theirs = build(state, 0).you, build(state, 1).opponent
+        for team in (mine, theirs):
+            assert [(r.summon, r.name, r.square.row, r.square.col) for r in team.reservations] == [
+                ("thornling", ROSTER.summons["thornling"].name, 0, 0)
+            ]
+        assert not build(state, 0).opponent.reservations
 
 
 async def test_the_opponents_formation_is_hidden_until_the_battle_begins() -> None:
