@@ -26,6 +26,11 @@ REASONS = {
 ``decided``)."""
 
 
+SUDDEN_DEATH = 8
+"""Turns 8 to 10 are Sudden Death (BATTLE.md 3): each recovers 6 Energy, the usual 4 and
+2 more; the title says so (found from outside: turn 8 brought 6 Energy unexplained)."""
+
+
 def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None:
     if not view.HasField("deadline") or view.status == pb.BATTLE_STATUS_FINISHED:
         return None
@@ -287,6 +292,8 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     """The whole screen but the prompt, at most ``rows - 2`` lines."""
     left = seconds_left(view, now)
     title = f"Skirmish  turn {view.turn}/10  {STATUS.get(view.status, '?')}"
+    if view.turn >= SUDDEN_DEATH and view.status != pb.BATTLE_STATUS_FINISHED:
+        title += "  Sudden Death (+2 Energy)"
     if left is not None:
         title += f"  {left} s left"
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]

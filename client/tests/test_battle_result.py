@@ -1,11 +1,11 @@
 """The end of a battle on the terminal: which of BATTLE.md 5's tie-breaks settled a
-decision, read from the final field."""
+decision, read from the final field; and Sudden Death, turns 8 to 10, in the title."""
 
 from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
-from client.battle_render import result_line
+from client.battle_render import WIDTH, result_line, screen
 from services.battle.presenter import battle_view
 from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
 
@@ -53,3 +53,13 @@ async def test_both_teams_felled_at_once_say_the_last_to_act_won() -> None:
         unit.hp = 0
         unit.ClearField("square")
     assert "both teams fell at once" in result_line(ann), result_line(ann)
+
+
+async def test_turns_8_to_10_say_sudden_death_in_the_title() -> None:
+    ann = await passed_to_the_end()
+    ann.status, ann.turn = pb.BATTLE_STATUS_SELECTION, 8
+    title = screen(ann, rows=24)[0]
+    assert "turn 8/10" in title and "Sudden Death (+2 Energy)" in title, title
+    assert len(title) <= WIDTH
+    ann.turn = 7
+    assert "Sudden Death" not in screen(ann, rows=24)[0]
