@@ -77,6 +77,23 @@ def status_line(view: pb.BattleView) -> str | None:
     return "Marks: " + "; ".join(parts) if parts else None
 
 
+def spd_line(view: pb.BattleView) -> str | None:
+    """Every character on the fields by SPD, fastest first (with its changes: BATTLE.md
+    4.3 orders a group's actions by it); None before the battle begins (the opponent's
+    formation hidden). Found from outside: the terminal showed no SPD at all, so the
+    order the cards would resolve in could not be read off the screen."""
+    if view.status == pb.BATTLE_STATUS_FORMATION:
+        return None
+    standing = [
+        (u.spd, whose, _label(u))
+        for whose, team in (("", view.you), ("their ", view.opponent))
+        for u in team.units
+        if not u.summon and u.HasField("square")
+    ]
+    standing.sort(key=lambda s: -s[0])
+    return "Spd: " + ", ".join(f"{whose}{name} {spd}" for spd, whose, name in standing)
+
+
 def reserved_line(view: pb.BattleView) -> str | None:
     """The summons waiting for a square taken when they were summoned (BATTLE.md 2),
     yours then theirs, each with its square; None when none waits."""
@@ -299,7 +316,7 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
     lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
     lines += fields(view)
-    for said in (status_line(view), reserved_line(view)):
+    for said in (spd_line(view), status_line(view), reserved_line(view)):
         if said is not None:
             lines += textwrap.wrap(said, WIDTH, subsequent_indent="    ")
     if view.status == pb.BATTLE_STATUS_FINISHED:

@@ -35,3 +35,16 @@ async def test_a_summon_waiting_for_its_square_is_said_under_the_fields() -> Non
     assert "Reserved: your Thornling for 0 0; their Wraith for 2 1" in said, said
     plain = await views()
     assert "Reserved:" not in "\n".join(screen(plain[0], rows=24))
+
+
+async def test_every_character_standing_is_listed_by_spd_fastest_first() -> None:
+    mine, _ = await views()
+    lines = screen(mine, rows=24)
+    said = next((line for line in lines if line.startswith("Spd: ")), None)
+    assert said is not None, "\n".join(lines)
+    standing = [u for t in (mine.you, mine.opponent) for u in t.units if u.HasField("square")]
+    fastest = max(standing, key=lambda u: u.spd)
+    assert said.startswith("Spd: ") and f"{fastest.name.split()[0][:6]} {fastest.spd}" in said
+    assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines), "\n".join(lines)
+    spds = [int(part.rsplit(" ", 1)[1]) for part in said.removeprefix("Spd: ").split(", ")]
+    assert spds == sorted(spds, reverse=True) and len(spds) == len(standing), said
