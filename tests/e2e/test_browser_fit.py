@@ -104,3 +104,14 @@ def test_a_capture_badge_leaves_the_cards_values_readable(backend: Stack, tmp_pa
     played = play(backend, "badges", tmp_path / "browser-badges.png")
     assert played["badges"] > 0, played  # a capture was made, and marked
     assert played["found"] == [], played
+
+
+def test_card_names_in_a_5x5_elemental_hand_are_whole_on_a_phone(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: on a phone a 5x5 hand's card names were cut to three to five
+    letters and an ellipsis ("Gloo...", "The Pa..."), the full name only a title no touch
+    shows. A name now wraps over the lines its card has."""
+    played = play(backend, "names", tmp_path / "browser-names.png")
+    assert {"hand", "theirs", "board"} <= set(played["shown"]), played
+    assert played["cut"] == [], played

@@ -12,6 +12,8 @@
 //             finds the cards to pick in the window;
 //   elementalCell: at a 5×5 Elemental table, a card placed on a marked cell: the cell's
 //             element, the card's own and the +1 or -1 it gets, each readable;
+//   names:    at a 5×5 Elemental All Open table on a phone, a few cards placed: every
+//             card name in the hands and on the board shown whole, none cut short;
 //   badges:   a 4×4 table (at 1024x600) played until a capture is marked with its cause: the badge
 //             leaves the card's four values readable.
 
@@ -21,7 +23,32 @@ const PHONE = { width: 390, height: 844 };
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function fitScenarios(kit) {
   const { player, screenshot } = kit;
-  return { fits, missedFit, pickFit, elementalCell, badges };
+  return { fits, missedFit, pickFit, elementalCell, badges, names };
+
+  async function names() {
+    const ann = await player();
+    const bea = await player();
+    await ann.check("input[name=elemental]");
+    await ann.selectOption("select[name=visibility]", { label: "all open" });
+    await seated(ann, bea, 5, 2);
+    for (let move = 0; move < 4; move++) {
+      const mover = (await ann.locator(".hand.mine .card:not(:disabled)").count()) ? ann : bea;
+      const inHand = await mover.locator(".hand.mine .card").count();
+      await mover.locator(".hand.mine .card:not(:disabled)").first().click();
+      await mover.locator(".cell.empty:not(:disabled)").nth(move * 3).click();
+      await mover.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+    }
+    await ann.waitForFunction(() => document.querySelectorAll(".cell.mine, .cell.theirs").length === 4);
+    const seen = await ann.evaluate(() => {
+      const where = (node) => (node.closest(".hand.mine") ? "hand" : node.closest(".hand") ? "theirs" : "board");
+      const names = [...document.querySelectorAll(".face .name")].filter((n) => n.textContent !== "?");
+      // A name shown whole neither runs past its box (an ellipsis) nor below it.
+      const cut = names.filter((n) => n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1);
+      return { shown: names.map(where), cut: cut.map((n) => `${where(n)}: ${n.textContent}`) };
+    });
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return seen;
+  }
 
   async function badges() {
     const ann = await player();
