@@ -133,7 +133,11 @@ def test_a_challenge_that_expires_is_told_to_both(short_tables: Stack, tmp_path:
     first"; the challenged player's Accept and Decline went without a word at all."""
     played = play(short_tables, "challengeExpired", tmp_path / "browser-challenge-expired.png")
     ann, bea = played["names"]
-    assert "you already host open table" in played["refused"][0], played
+    # Found from outside too: the refusal named the table by its 36-character id, where
+    # the page has a button to close it.
+    assert played["refused"] == [
+        "you host an open table: close it first (Close the table, in the lobby)"
+    ], played
     assert played["ann"]["errors"] == [], played
     assert played["ann"]["notices"] == [f"Your challenge to {bea} expired unanswered."], played
     assert f"challenge from {ann} expired" in played["bea"]["pushes"][0], played

@@ -113,5 +113,21 @@ export function reason(error: unknown): string {
   if (unreached || (failure.code === Code.Unavailable && !failure.rawMessage)) {
     return "the server is out of reach; try again in a moment";
   }
-  return failure.rawMessage || failure.message;
+  return heldInWords(failure.rawMessage || failure.message);
+}
+
+/** The matchmaker names the ticket or table that holds the player in full (the terminal
+ * needs its id to cancel or close it); the page has buttons for those instead: "you host
+ * an open table: close it first (Close the table, in the lobby)", not its 36-character id. */
+function heldInWords(said: string): string {
+  return said
+    .replace(/you already have queued ticket \S+: cancel it \(or switch it to practice\) first/, "you are in a queue: leave it first (Leave the queue, in the lobby)")
+    .replace(/you already host open table \S+: close it first/, "you host an open table: close it first (Close the table, in the lobby)")
+    .replace(/you are joining table \S+ right now/, "you are joining a table right now");
+}
+
+/** The table a refusal names as holding the player ("you already host open table ID"),
+ * or "": the refusal goes when that table does. */
+export function heldTable(error: unknown): string {
+  return /open table (\S+): close it first/.exec(ConnectError.from(error).rawMessage)?.[1] ?? "";
 }

@@ -6,7 +6,6 @@
 // Skirmish battle (a battle table, BATTLE.md 6) says so, and Accept joins it with no
 // deck and shows the battle. The session's opening pushes every open challenge again,
 // Triad and battle alike, so the page forgets those it held then. main.ts draws it.
-import { ConnectError } from "@connectrpc/connect";
 import { api, authed, requestId } from "./api.js";
 import { el } from "./dom.js";
 import { actionButton as button } from "./controls.js";
@@ -64,7 +63,7 @@ function notice(table: Table, page: ChallengesPage): HTMLElement {
       // A battle brings characters, not a deck (the table's match id is the battle's).
       const reply = await authed(() =>
         api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
-      ).catch(inButtons);
+      );
       open.delete(table.tableId);
       await (battle ? page.followBattle(reply.matchId) : page.follow(reply.matchId));
     }),
@@ -73,14 +72,4 @@ function notice(table: Table, page: ChallengesPage): HTMLElement {
       open.delete(table.tableId);
     }),
   );
-}
-
-/** A refusal of Accept in the page's words: the server names the ticket or table in
- * full and its API calls, the page has the lobby's buttons. */
-function inButtons(error: unknown): never {
-  const failure = ConnectError.from(error);
-  const said = failure.rawMessage
-    .replace(/you already have queued ticket \S+: cancel it \(or switch it to practice\) first/, "you are in a queue: leave it first (Leave the queue, in the lobby)")
-    .replace(/you already host open table \S+: close it first/, "you host an open table: close it first (Close the table, in the lobby)");
-  throw new ConnectError(said, failure.code);
 }

@@ -5,7 +5,7 @@
 // (session.ts), answer a challenge on any screen (challenges.ts), wait in a queue
 // (queue.ts), and take the cards a trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
-import { api, authed, forgetTokens, keepTokens, reason, requestId, signedIn } from "./api.js";
+import { api, authed, forgetTokens, heldTable, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, openBattle, shownBattle, startBattle } from "./skirmish.js";
@@ -84,6 +84,8 @@ async function act(action: () => Promise<void>): Promise<void> {
     await action();
   } catch (error) {
     state.error = reason(error);
+    // Refused for the table the player hosts: the refusal goes with the table.
+    state.errorAbout = heldTable(error);
     // Refused while a trade holds the player back: the refusal goes with the trade.
     const trade = state.trade;
     if (trade?.status === TradeStatus.AWAITING_CHOICE && /trade/i.test(state.error)) state.errorAbout = trade.tradeId;

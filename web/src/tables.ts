@@ -12,7 +12,7 @@ import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/c
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
 import { realmChoice, realmRow, realmRules } from "./realmform.js";
-import { state, type Page } from "./state.js";
+import { ended, state, type Page } from "./state.js";
 
 /** What main.ts lends besides the page: follow a match (or a battle) once it starts. */
 export interface TablesPage extends Page {
@@ -53,6 +53,7 @@ export function tablePush(table: Table | undefined, page: Page): void {
     return;
   }
   if (tables.hosted?.tableId === table.tableId) tables.hosted = null;
+  ended(table.tableId); // a refusal because of the table goes with it
   if (table.status === TableStatus.DECLINED && table.challengedPlayerName) {
     // Who said no, in the push log and above the lobby (until the next action).
     const words = `${table.challengedPlayerName} declined your challenge`;
@@ -62,12 +63,11 @@ export function tablePush(table: Table | undefined, page: Page): void {
   }
   page.note(`your table ${TableStatus[table.status].toLowerCase()}`);
   if (table.status !== TableStatus.EXPIRED) return;
-  // Gone unseen otherwise: said above the lobby, and a refusal about it goes with it.
+  // Gone unseen otherwise: said above the lobby.
   const words = table.challengedPlayerName
     ? `Your challenge to ${table.challengedPlayerName} expired unanswered.`
     : "Your table expired: nobody joined it in time.";
   Object.assign(state, { notice: words, noticeAbout: "" });
-  if (state.error.includes(table.tableId)) state.error = "";
 }
 
 /** Logged out: nothing hosted or listed. */
