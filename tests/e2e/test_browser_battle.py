@@ -72,3 +72,8 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # is given up on turn 1: lost.
     assert sorted(played["front"]) == ["0,0", "1,0", "2,0"], played["front"]
     assert played["gaveUp"] == "You gave up.", played["gaveUp"]
+    # Found from outside: on a phone each unit's name was cut to one line ("Rook M...",
+    # "Pax Iro..."), where the skills and the log name them in full; now it wraps, and
+    # its square grows rather than cutting the name or the marks under it.
+    assert played["cutNames"] == [], played["cutNames"]
+    assert played["outside"] == [], played["outside"]

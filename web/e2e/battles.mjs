@@ -104,12 +104,29 @@ export function battleScenarios(kit) {
         (n) => `${n.dataset.row},${n.dataset.col}`,
       ),
     );
+    // Every unit's name whole on the phone (wrapped, never cut short).
+    const cutNames = await page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid^=field-] .unit-name")]
+        .filter((n) => n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1)
+        .map((n) => n.textContent),
+    );
+    const outside = await page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid^=field-] .square.unit")].flatMap((square) => {
+        const box = square.getBoundingClientRect();
+        return [...square.children]
+          .filter((part) => {
+            const p = part.getBoundingClientRect();
+            return p.top < box.top - 1 || p.bottom > box.bottom + 1;
+          })
+          .map((part) => part.textContent);
+      }),
+    );
     await page.click("button[name=give-up]");
     await page.click("button[name=give-up-confirm]");
     const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
     await page.click("button[name=battle-lobby]");
     await page.waitForSelector("[data-testid=lobby]");
-    return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp };
+    return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp, cutNames, outside };
   }
 
   async function challenged() {
