@@ -109,6 +109,7 @@ async def test_a_long_refusal_is_shown_whole_under_the_screen_in_24_rows(
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", "24")
     mine, _ = await views()
+    capsys.readouterr()  # what building the battle logged is not the screen
     note = (
         "invalid argument: your action 1 (Kira: Wildfire): no target refused: Wildfire "
         "targets an enemy row (send row alone): one of [{row 0}, {row 1}, {row 2}]"
