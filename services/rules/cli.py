@@ -2,7 +2,7 @@
 
 ``triad-rules resolve`` reads placement vectors as JSON Lines on standard input, or from
 the files it is given in turn (``-`` is standard input); any ``expect`` is ignored. It
-writes one JSON line per vector: the owners after the
+writes one JSON line per vector, each as soon as it is resolved: the owners after the
 placement and every capture with its cause. A vector with ``"family": "realm"`` is
 resolved by the Realm rules (RULES.md section 17, :mod:`services.rules.realm`);
 standard and Realm vectors may be mixed in one input. A malformed line gets one line
