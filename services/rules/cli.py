@@ -174,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         "--moves", action="store_true", help="also give the exact value of every distinct move"
     )
     args = parser.parse_args(argv)
-    # Undecodable bytes become U+FFFD so the line fails as "not JSON", not as a traceback.
-    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+    # JSON is UTF-8 (RFC 8259) whatever the locale says (Windows, PYTHONIOENCODING);
+    # undecodable bytes become U+FFFD so the line fails as "not JSON", not as a traceback.
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     if args.command == "resolve":
         try:
             inputs = [_open(path) for path in args.files or ["-"]]

@@ -222,3 +222,17 @@ def test_vector_files_may_be_named_instead_of_standard_input(tmp_path: Path) -> 
         missing.stderr
         == f"triad-rules: cannot read {tmp_path / 'none.jsonl'}: No such file or directory\n"
     )
+
+
+def test_input_is_read_as_utf_8_whatever_the_locale() -> None:
+    """JSON text is UTF-8; before, a name was decoded in the locale's encoding (Windows'
+    code page, PYTHONIOENCODING) and echoed garbled: "café" came back "cafÃ©"."""
+    run = subprocess.run(
+        [sys.executable, "-m", "services.rules.cli", "resolve"],
+        input=(json.dumps(GOOD | {"name": "café"}, ensure_ascii=False) + "\n").encode(),
+        capture_output=True,
+        env=os.environ | {"PYTHONIOENCODING": "latin-1"},
+        check=False,
+    )
+    assert run.returncode == 0
+    assert json.loads(run.stdout)["name"] == "café"
