@@ -14,7 +14,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, CommandError, State, as_json
-from client.copies import copies_table
+from client.copies import copies_table, copy_name
 from client.rules_text import TRADE_NAMES
 
 CHOICE_RULES = (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE)
@@ -78,7 +78,8 @@ def trade_status(trade: pb.Trade) -> str:
         return "Your choice is still open: triad-client trade chooses, or the server picks."
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:
         return f"Waiting for {trade.winner_name or 'the winner'}'s choice."
-    offered = {c.copy_id: c.character.name for c in trade.offered_copies}
+    # the holo named (found from outside: 'Reedling moved' of a holographic Reedling)
+    offered = {c.copy_id: copy_name(c) for c in trade.offered_copies}
     chosen = list(trade.chosen_copy_ids) or [trade.chosen_copy_id]
     names = ", ".join(offered.get(i) or i[:8] for i in chosen)
     done = "moved" if trade.status == pb.TRADE_STATUS_COMPLETED else "are moving"

@@ -22,8 +22,13 @@ def element(value: pb.Element.ValueType) -> str:
     return ELEMENT_NAMES.get(value, "") if value else "-"
 
 
+def copy_name(copy: pb.OwnedCopy) -> str:
+    """A copy's character, and whether it is holographic: 'Reedling (holo)'."""
+    return copy.character.name + (" (holo)" if copy.holo else "")
+
+
 def copy_row(copy: pb.OwnedCopy) -> list[str | Text]:
-    name = copy.character.name + (" (holo)" if copy.holo else "")
+    name = copy_name(copy)
     return [
         copy.copy_id[:8],
         Text(name, style="bold magenta" if copy.holo else ""),

@@ -215,6 +215,10 @@ def test_the_summary_gives_the_score_the_rating_change_and_the_trade() -> None:
         "Rating (Ranked): 1500 -> 1520 (+20).",
         "Trade One: Ifrit moved to ann.",
     ]
+    # A holographic copy is named so (found from outside: 'Reedling moved to ann' of a
+    # holo Reedling, whose loser may own a plain one too).
+    trade.offered_copies[0].holo = True
+    assert str(summary(shown, change, trade)[2]) == "Trade One: Ifrit (holo) moved to ann."
     lines = drawn(shown, change)
     assert lines[-2:] == [
         "Rating (Ranked): 1500 -> 1520 (+20).",

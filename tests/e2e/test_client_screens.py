@@ -16,6 +16,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client.copies import copy_name
 from devtools.players import bearer
 from devtools.stack import Stack
 from devtools.terminal import Terminal
@@ -92,7 +93,7 @@ async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
             pending = (
                 await api.GetPendingTrade(g.GetPendingTradeRequest(), metadata=bearer(ann.tokens))
             ).trade
-            name = pending.offered_copies[3].character.name
+            name = copy_name(pending.offered_copies[3])  # 'Reedling (holo)' if holographic
             terminal.type("3\r")
             await terminal.until(
                 lambda s, n=name: f"{n} moved to" in s or f"{n} is moving to" in s,
