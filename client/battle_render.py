@@ -61,7 +61,9 @@ def _unit_text(unit: pb.BattleUnit) -> str:
 def _statuses(unit: pb.BattleUnit) -> str:
     said = [f"shield {unit.shield}"] if unit.shield else []
     said += [f"cover {unit.cover} turn{'s' if unit.cover != 1 else ''}"] if unit.cover else []
-    said += [f"burn {unit.burn} a turn"] if unit.burn else []
+    if unit.burn:
+        ends = f", {unit.burn_turns} turn end{'s' if unit.burn_turns != 1 else ''}"
+        said.append(f"burn {unit.burn} a turn" + (ends if unit.burn_turns else ""))
     return f"{_label(unit)} {', '.join(said)}"
 
 
@@ -85,13 +87,18 @@ def spd_line(view: pb.BattleView) -> str | None:
     if view.status == pb.BATTLE_STATUS_FORMATION:
         return None
     standing = [
-        (u.spd, whose, _label(u))
+        (u.spd, f"{whose}{_label(u)} {u.spd}" + _for_turns(u.spd_turns))
         for whose, team in (("", view.you), ("their ", view.opponent))
         for u in team.units
         if not u.summon and u.HasField("square")
     ]
     standing.sort(key=lambda s: -s[0])
-    return "Spd: " + ", ".join(f"{whose}{name} {spd}" for spd, whose, name in standing)
+    return "Spd: " + ", ".join(said for _, said in standing)
+
+
+def _for_turns(turns: int) -> str:
+    """How long a changed SPD holds (nothing for an unchanged one)."""
+    return f" for {turns} turn{'s' if turns != 1 else ''}" if turns else ""
 
 
 def reserved_line(view: pb.BattleView) -> str | None:

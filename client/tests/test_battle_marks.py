@@ -48,3 +48,13 @@ async def test_every_character_standing_is_listed_by_spd_fastest_first() -> None
     assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines), "\n".join(lines)
     spds = [int(part.rsplit(" ", 1)[1]) for part in said.removeprefix("Spd: ").split(", ")]
     assert spds == sorted(spds, reverse=True) and len(spds) == len(standing), said
+
+
+async def test_a_burn_and_a_changed_spd_say_how_long_they_last() -> None:
+    mine, _ = await views()
+    ours, theirs = mine.you.units[0], mine.opponent.units[0]
+    ours.burn, ours.burn_turns = 2, 1
+    theirs.spd, theirs.spd_turns = theirs.spd - 4, 2
+    said = " ".join(" ".join(screen(mine, rows=24)).split())
+    assert f"your {ours.name.split()[0][:6]} burn 2 a turn, 1 turn end" in said, said
+    assert f"their {theirs.name.split()[0][:6]} {theirs.spd} for 2 turns" in said, said

@@ -151,6 +151,8 @@ def _team(
             shield=u.shield,
             cover=u.cover,
             burn=sum(b.damage for b in u.burns),
+            burn_turns=max((b.turns for b in u.burns), default=0),
+            spd_turns=0 if u.summon else max((c.turns for c in u.spd_changes), default=0),
         )
         if u.square is not None and (own or state.battle is not None):
             unit.square.CopyFrom(mapping.square(u.square))  # no made-up opponent's formation

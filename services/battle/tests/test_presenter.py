@@ -12,7 +12,7 @@ from services.battle.bots.levels import GreedyBot
 from services.battle.domain import BattleState
 from services.battle.presenter import SeatViews, battle_view, card_text
 from services.battle.rules import Entry, Step, rosters_of, view_for
-from services.battle.rules.state import Reservation, SpdChange, Unit
+from services.battle.rules.state import Burn, Reservation, SpdChange, Unit
 from services.battle.tests.builders import ANN, BEA, ROSTER, context, create, humans, key, start
 from services.platform.pushes import RecordedPushes
 
@@ -129,6 +129,30 @@ async def test_both_seats_see_the_summons_waiting_for_a_square() -> None:
                 ("thornling", ROSTER.summons["thornling"].name, 0, 0)
             ]
         assert not build(state, 0).opponent.reservations
+
+
+async def test_a_units_burn_and_spd_change_say_how_long_they_last() -> None:
+    """Found from outside: "Tor burns for 2 a turn" and a slowed SPD were shown without
+    how long either lasts, and an opponent's card text is never shown: whether a Burn
+    would strike again at the turn end could not be told."""
+    ctx, _, _ = context()
+    state = await start(ctx)
+    assert state.battle is not None
+    # A burn 2 for 2 turns struck at the last turn end (1 turn end left), one for 3 more;
+    # a spd -4 for 2 turns played last turn (both turns to come).
+    burned = replace(state.battle.teams[0].units[0], burns=(Burn(2, 1), Burn(3, 3)))
+    slowed = replace(state.battle.teams[1].units[0], spd_changes=(SpdChange(-4, 2),))
+    teams = (
+        replace(state.battle.teams[0], units=(burned, *state.battle.teams[0].units[1:])),
+        replace(state.battle.teams[1], units=(slowed, *state.battle.teams[1].units[1:])),
+    )
+    state = replace(state, battle=replace(state.battle, teams=teams))
+    for seat in (0, 1):
+        view = battle_view(state, seat, ROSTER)
+        units = {u.uid: u for u in (*view.you.units, *view.opponent.units)}
+        assert (units[burned.uid].burn, units[burned.uid].burn_turns) == (5, 3)
+        assert units[slowed.uid].spd_turns == 2 and units[slowed.uid].spd == slowed.spd - 4
+        assert units[burned.uid].spd_turns == 0 and units[slowed.uid].burn_turns == 0
 
 
 async def test_the_opponents_formation_is_hidden_until_the_battle_begins() -> None:
