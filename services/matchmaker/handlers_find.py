@@ -191,6 +191,11 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
 
 
 def _none_fits(filters: TableFilter, deck: DeckChoice | None, sized: bool) -> str:
+    if filters.battles:  # a battle table takes no deck: the Triad advice is beside the point
+        return (
+            "no open battle table to join right now: open one yourself with CreateTable "
+            "(settings.battle), or try Find Game again soon"
+        )
     asked = filters != TableFilter() or deck is None
     which = "no open table fits your filters" if asked else "no open table to join right now"
     if sized:

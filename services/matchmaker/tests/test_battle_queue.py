@@ -19,7 +19,7 @@ from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSetti
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_lobby import PLAIN
-from services.platform.errors import FailedPrecondition, InvalidArgument
+from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound
 
 
 async def test_two_battle_tickets_pair_into_one_battle(ctx: Context, fakes: Fakes) -> None:
@@ -91,6 +91,19 @@ async def test_find_game_keeps_battle_tables_and_triad_tables_apart(
     dan = player("dan")
     joined = await handlers_find.find_game(ctx, "f2", dan, TableFilter(battles=True), None)
     assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created
+
+
+async def test_find_game_without_a_battle_table_says_so_not_the_triad_decks_advice(
+    ctx: Context,
+) -> None:
+    """Found from outside: FindGame for battle tables, none open, answered "no open table
+    fits your filters (without a deck, only Random tables and house hands fit)": a
+    battle takes no deck, and neither kind of table was what was asked for."""
+    with pytest.raises(NotFound) as refused:
+        await handlers_find.find_game(ctx, "f1", player("bea"), TableFilter(battles=True), None)
+    said = str(refused.value)
+    assert said.startswith("no open battle table to join right now"), said
+    assert "deck" not in said and "settings.battle" in said, said
 
 
 async def test_a_player_in_a_battle_is_busy_for_every_queue_table_and_challenge(
