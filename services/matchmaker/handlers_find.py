@@ -72,6 +72,7 @@ async def find_game(
     fits a board of its own hand size only (RULES.md 11: older tables on another board
     are passed over); without a deck (or with one that cannot play now) only Random
     tables and house hands fit. NOT_FOUND when none does."""
+    filters = filters.applying()
     if filters.challenges_only:
         raise InvalidArgument(
             "Find Game joins public tables only: accept a challenge with JoinTable, "

@@ -167,7 +167,7 @@ async def list_tables(
     size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
     after = key_token_back(page_token)
     tables = await ctx.lobby.list_tables(
-        viewer.player_id, viewer.name, filters, ctx.clock(), size + 1, after
+        viewer.player_id, viewer.name, filters.applying(), ctx.clock(), size + 1, after
     )
     if len(tables) <= size:
         return TablePage(tables, "")

@@ -42,6 +42,15 @@ class TableFilter:
     battles: bool = False
     """Skirmish: battle tables only; else Triad tables only (never both)."""
 
+    def applying(self) -> TableFilter:
+        """The filters that apply: with ``battles``, ``challenges_only`` alone, as a
+        battle table's rules, board and decks play no part (a battle table keeps the
+        default rules it was made with; found from outside: filter.battles with
+        ``same`` false listed no battle table, a 4x4 board or Closed none either)."""
+        if not self.battles:
+            return self
+        return TableFilter(challenges_only=self.challenges_only, battles=True)
+
 
 class TableState(StrEnum):
     OPEN = "open"

@@ -15,7 +15,14 @@ from services.matchmaker import (
     handlers_queues,
     handlers_status,
 )
-from services.matchmaker.domain import MODE_RULES, Mode, TableFilter, TableSettings, TicketState
+from services.matchmaker.domain import (
+    MODE_RULES,
+    Mode,
+    TableFilter,
+    TableSettings,
+    TicketState,
+    Visibility,
+)
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_lobby import PLAIN
@@ -104,6 +111,26 @@ async def test_find_game_without_a_battle_table_says_so_not_the_triad_decks_advi
     said = str(refused.value)
     assert said.startswith("no open battle table to join right now"), said
     assert "deck" not in said and "settings.battle" in said, said
+
+
+async def test_triad_rule_filters_do_not_hide_battle_tables(ctx: Context, fakes: Fakes) -> None:
+    """A battle table's rules play no part: with filter.battles, a Triad rule filter
+    (Same off, a 4x4 board, Closed, no Random deck) neither hides a battle table from the
+    list nor keeps Find Game from joining it."""
+    ann, bea = player("ann"), player("bea")
+    battle = await handlers_lobby.create_table(ctx, "t1", ann, BATTLE_TABLE, None)
+    for triad in (
+        TableFilter(same=False),
+        TableFilter(boards=frozenset({4})),
+        TableFilter(visibilities=frozenset({Visibility.CLOSED})),
+        TableFilter(random_deck=True),
+    ):
+        asked = replace(triad, battles=True)
+        listed = await handlers_lobby.list_tables(ctx, bea, asked, 10, "")
+        assert [t.table_id for t in listed.tables] == [battle.table_id], asked
+    asked = TableFilter(random_deck=False, house_hands=False, battles=True)
+    joined = await handlers_find.find_game(ctx, "f1", bea, asked, None)
+    assert joined.table.table_id == battle.table_id and joined.match_id in fakes.battles.created
 
 
 async def test_a_player_in_a_battle_is_busy_for_every_queue_table_and_challenge(
