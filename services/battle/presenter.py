@@ -201,18 +201,22 @@ def _teams(
 
 COVERED = "covered by "
 """How the engine notes a hit a Cover unit took (``rules/resolve.py``), its uid after."""
+RESERVED = "reserved by "
+"""How it notes a reserved summon that appeared, its summoner's uid after (``turns.py``)."""
 
 
 def _seen(entry: Entry, seat: int, roster: Roster) -> Entry:
     """An entry as ``seat`` sees it: the opponent's unlocked Special goes to their hidden
-    hand, so its card is not named (the character is); a Cover note names its unit as
-    the fields do, not by its uid."""
+    hand, so its card is not named (the character is); a Cover note, and the note of a
+    reserved summon's appearing, name their character as the fields do, not by its uid
+    (it read "(reserved by 0.moss)")."""
     if entry.step is Step.UNLOCK and entry.team != seat:
         return entry._replace(card="")
-    if entry.note.startswith(COVERED):
-        ref = entry.note.removeprefix(COVERED).partition(".")[2]
-        if (character := roster.characters.get(ref)) is not None:
-            return entry._replace(note=COVERED + character.name)
+    for said in (COVERED, RESERVED):
+        if entry.note.startswith(said):
+            ref = entry.note.removeprefix(said).partition(".")[2]
+            if (character := roster.characters.get(ref)) is not None:
+                return entry._replace(note=said + character.name)
     return entry
 
 

@@ -185,6 +185,18 @@ async def test_a_cover_note_names_the_unit_not_its_id() -> None:
             assert view.log[0].note == "covered by Tor Bastion", view.log[0]
 
 
+async def test_a_reserved_summons_appearing_names_its_summoner_not_its_id() -> None:
+    """A reserved Thornling's appearing read "(reserved by 0.moss)"
+    on the terminal: the API's unit id in a player's words."""
+    ctx, _, _ = context()
+    appeared = Entry(Step.APPEAR, 1, "1.s3", note="reserved by 1.moss")
+    state = replace(await start(ctx), log=(appeared,))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for seat in (0, 1):
+        for view in (views.view(state, seat), battle_view(state, seat, ROSTER)):
+            assert view.log[0].note == "reserved by Moss Warden", view.log[0]
+
+
 def test_card_text_counts_turns_in_words() -> None:
     """A timed effect of one turn reads "for 1 turn", of two "for 2 turns": a roster may
     give a burn or a speed change any length from 1 to 9 (rules/FORMAT.md)."""
