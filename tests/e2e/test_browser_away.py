@@ -37,6 +37,12 @@ def test_a_player_back_after_the_grace_is_shown_the_match_she_lost_away(
         rf"{ann} is not connected: they forfeit unless back by \d+:\d\d:\d\d( [AP]M)?",
         played["awayLine"],
     ), played
+    # Found from outside: the notice above said "back by 07:45:11 UTC" while the line
+    # under it said "back by 4:45:11 PM" (her own clock): one time, in her clock.
+    by = played["awayLine"].rsplit("back by ", 1)[1]
+    assert played["awayNotice"] == (
+        f"{ann} lost their connection; they forfeit unless they are back by {by}."
+    ), played
     assert played["beaResult"].startswith("You won"), played
     assert played["result"].startswith("You lost"), played
     assert played["notice"] == (

@@ -70,7 +70,7 @@ export function noticeScenarios(kit) {
    * in again on a new page: the match's end screen, and the notice in words. */
   async function missed() {
     const ann = await player();
-    const bea = await player();
+    const bea = await player({ timezoneId: "Asia/Tokyo" }); // her clock is not UTC
     await ann.fill("input[name=challenged]", bea.playerName);
     await ann.click("button[name=host]");
     await bea.locator("[data-testid=challenge] button[name=accept]").click();
@@ -78,12 +78,14 @@ export function noticeScenarios(kit) {
     await ann.context().close();
     // Until the grace runs out, Bea's page says Ann is not connected and until when.
     const awayLine = (await bea.textContent("[data-testid=away]", { timeout: 10_000 }))?.trim() ?? "";
+    const told = bea.locator("[data-testid=notice]", { hasText: "lost their connection" });
+    const awayNotice = (await told.textContent({ timeout: 10_000 }))?.trim() ?? "";
     const beaResult = (await bea.textContent("[data-testid=result]", { timeout: 30_000 }))?.trim() ?? "";
     const back = await returning(ann.playerName);
     const result = (await back.textContent("[data-testid=result]"))?.trim() ?? "";
     const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
     await back.screenshot({ path: screenshot, fullPage: true });
-    return { names: [ann.playerName, bea.playerName], awayLine, beaResult, result, notice };
+    return { names: [ann.playerName, bea.playerName], awayLine, awayNotice, beaResult, result, notice };
   }
 
   /** Ann's page closes in a practice battle; the CPU takes her side over and the battle

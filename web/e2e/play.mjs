@@ -249,8 +249,9 @@ async function switched() {
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */
-async function player() {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE });
+/** A new player on a phone-sized page (``options``: the browser context's, a timezone). */
+async function player(options = {}) {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE, ...options });
   const page = await context.newPage();
   page.playerName = `web${Math.random().toString(16).slice(2, 10)}`;
   page.on("pageerror", (error) => failures.push(`${page.playerName}: ${error.message}`));

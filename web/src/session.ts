@@ -170,8 +170,9 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     case "notice": {
       const told = message.value;
-      note(told.message);
-      state.notice = told.message;
+      const words = localTimes(told.message);
+      note(words);
+      state.notice = words;
       // A missed turn, an opponent away or back: about the match, gone when it ends. A
       // match or battle that ended while away is about its end, and stays.
       state.noticeAbout = ENDED_AWAY.includes(told.code) ? "" : told.subjectId;
@@ -199,4 +200,16 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
       return true;
     }
   }
+}
+
+/** A notice's clock time in the player's own, as the page gives every other time: the
+ * gateway says "back by 07:45:11 UTC" to every client, and under it the match said "back
+ * by 8:45:11 AM" in Paris. A time more than 12 hours past is tomorrow's (near midnight). */
+function localTimes(message: string): string {
+  return message.replace(/\b(\d\d):(\d\d):(\d\d) UTC\b/g, (_, h: string, m: string, s: string) => {
+    const now = new Date();
+    const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), +h, +m, +s));
+    if (at.getTime() < now.getTime() - 12 * 3600_000) at.setUTCDate(at.getUTCDate() + 1);
+    return at.toLocaleTimeString();
+  });
 }
