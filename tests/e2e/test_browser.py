@@ -268,6 +268,8 @@ def test_at_a_desk_window_the_match_fits_and_keys_and_typing_keep_their_place(
     played = play(backend, "desk", tmp_path / "browser-desk.png")
     # House hands never trade: no trade rule offered at 4×4, one at 3×3.
     assert not played["tradeAt4"] and played["tradeAt3"], played
+    # Found from outside: "Open a table" and "Open a Skirmish battle" touched, one button.
+    assert played["hostGap"] >= 4, played
     # Find Game's refusal names the page's button, not the API's call.
     assert "Open a table" in played["findRefusal"], played
     assert "CreateTable" not in played["findRefusal"], played

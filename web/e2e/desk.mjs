@@ -17,6 +17,11 @@ export function deskScenarios(kit) {
     const tradeAt4 = !(await page.isDisabled("select[name=trade]"));
     await page.selectOption("select[name=board]", "3");
     const tradeAt3 = !(await page.isDisabled("select[name=trade]"));
+    // The host's two buttons stand apart, as every row of buttons does.
+    const hostGap = await page.evaluate(() => {
+      const box = (name) => document.querySelector(`button[name=${name}]`).getBoundingClientRect();
+      return box("host-battle").left - box("host").right;
+    });
     // Find Game with rules no open table has: refused in the page's words.
     await page.selectOption("select[name=visibility]", { label: "closed" });
     await page.selectOption("select[name=trade]", { label: "trade all" });
@@ -63,6 +68,6 @@ export function deskScenarios(kit) {
     await page.click("button[name=forfeit-confirm]");
     await page.waitForSelector("[data-testid=result]");
     const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
-    return { tradeAt4, tradeAt3, findRefusal, typed, typingFocus, card, pickedFocus, cell, fits, pushes };
+    return { tradeAt4, tradeAt3, hostGap, findRefusal, typed, typingFocus, card, pickedFocus, cell, fits, pushes };
   }
 }

@@ -154,6 +154,13 @@ function hostForm(page: TablesPage): HTMLElement {
     checks,
     realmRow(page),
     el("label", { class: "row" }, "Open to ", challenged),
+    el("div", { class: "row" }, ...hostButtons(page)),
+  );
+}
+
+/** Open a table with the form's choices, or a Skirmish battle table. */
+function hostButtons(page: TablesPage): HTMLElement[] {
+  return [
     button("Open a table", "host", page, async () => {
       const chosen = settings();
       const reply = await authed(() =>
@@ -178,7 +185,7 @@ function hostForm(page: TablesPage): HTMLElement {
       );
       tables.hosted = reply.table ?? null;
     }),
-  );
+  ];
 }
 
 /** A 3×3 table brings the lobby's saved deck when one is chosen (RULES.md 11: "each
