@@ -88,6 +88,12 @@ def test_a_move_made_while_the_server_is_out_of_reach_is_told_in_words(
     played = play(backend, "unreached", tmp_path / "browser-unreached.png")
     told = "the server is out of reach; try again in a moment"
     assert (played["refused"], played["proxied"], played["offline"]) == (told, told, told), played
+    # Found from outside: reloaded while the gateway was out of reach, the page showed the
+    # lobby as if all were well (the match in progress not there, nothing said).
+    assert played["banner"] == (
+        "The server is out of reach, so this page is not up to date: it reconnects by itself."
+    ), played
+    assert played["resumed"] == 1, played  # reached again: the match is back, the words gone
 
 
 def test_both_sides_of_a_battle_the_cpu_took_over_are_told_who_won(

@@ -11,7 +11,8 @@ export function noticeScenarios(kit) {
   return { away, clock, missed, battleMissed, elsewhere, unreached };
 
   /** A move made while the server cannot be reached, three ways: the connection
-   * refused, a proxy's HTML 503, the browser offline. What the page says each time. */
+   * refused, a proxy's HTML 503, the browser offline. What the page says each time; and
+   * after a reload while the gateway cannot be reached. */
   async function unreached() {
     const page = await player();
     await page.click("button[name=practice]");
@@ -37,8 +38,17 @@ export function noticeScenarios(kit) {
     await page.context().setOffline(true);
     const offline = await said();
     await page.context().setOffline(false);
+    // Reloaded while the gateway is out of reach (its every call refused): the page says
+    // it is not up to date, and stops saying so once its session opens again.
+    const gateway = /triad\.v1\.TriadGateway\//;
+    await page.route(gateway, (route) => route.abort("connectionrefused"));
+    await page.reload();
+    const banner = (await page.textContent("[data-testid=unreached]"))?.trim() ?? "";
     await page.screenshot({ path: screenshot, fullPage: true });
-    return { refused, proxied, offline };
+    await page.unroute(gateway);
+    await page.waitForSelector("[data-testid=unreached]", { state: "detached", timeout: 20_000 });
+    const resumed = await page.locator("[data-testid=board]").count();
+    return { refused, proxied, offline, banner, resumed };
   }
 
   /** Ann plays a practice match, then logs in on a second page: the first says it

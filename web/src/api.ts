@@ -106,14 +106,17 @@ export async function authed<T>(action: () => Promise<T>): Promise<T> {
 
 /** What the gateway said, in its own words (its refusals are written for players). */
 export function reason(error: unknown): string {
+  if (unreached(error)) return "the server is out of reach; try again in a moment";
   const failure = ConnectError.from(error);
-  // The browser's words, not the server's: fetch failed (offline, refused: a TypeError
-  // such as "Failed to fetch"), or something between answered HTTP, not gRPC-Web.
-  const unreached = failure.cause instanceof TypeError || /^HTTP \d{3}\b/.test(failure.rawMessage);
-  if (unreached || (failure.code === Code.Unavailable && !failure.rawMessage)) {
-    return "the server is out of reach; try again in a moment";
-  }
   return heldInWords(failure.rawMessage || failure.message);
+}
+
+/** The gateway was not reached: fetch failed (offline, refused: a TypeError such as
+ * "Failed to fetch"), something between answered HTTP, not gRPC-Web, or nothing said. */
+export function unreached(error: unknown): boolean {
+  const failure = ConnectError.from(error);
+  const between = failure.cause instanceof TypeError || /^HTTP \d{3}\b/.test(failure.rawMessage);
+  return between || (failure.code === Code.Unavailable && !failure.rawMessage);
 }
 
 /** The matchmaker names the ticket or table that holds the player in full (the terminal

@@ -54,12 +54,24 @@ function render(): void {
   if (state.notice && name) parts.unshift(el("p", { class: "notice", "data-testid": "notice", "aria-live": "polite" }, state.notice));
   if (state.error) parts.unshift(el("p", { class: "error", role: "alert" }, state.error));
   if (state.elsewhere && name) parts.unshift(elsewhereBanner());
+  if (state.unreached && name && !state.elsewhere) parts.unshift(unreachedBanner());
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
   tickClocks(); // the time left shown at once, not half a second later
   keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
+}
+
+/** Said while the session stream cannot reach the server (a reload while it restarts,
+ * the network gone): found from outside, the page showed the lobby as if all were well,
+ * a match in progress too. */
+function unreachedBanner(): HTMLElement {
+  return el(
+    "p",
+    { class: "error", role: "status", "data-testid": "unreached" },
+    "The server is out of reach, so this page is not up to date: it reconnects by itself.",
+  );
 }
 
 /** Said while another tab or device holds the session: this page is out of date. */

@@ -2,7 +2,7 @@
 // open, reopened after a pause that grows to 8 s, or after the tokens are refreshed;
 // each push changes the page's state (state.ts) and is noted in the push log.
 import { ConnectError, Code } from "@connectrpc/connect";
-import { api, refreshTokens, signedIn } from "./api.js";
+import { api, refreshTokens, signedIn, unreached } from "./api.js";
 import { battlePush, resumeBattle } from "./skirmish.js";
 import { tablePush } from "./tables.js";
 import { challengePush, forgetChallenges } from "./challenges.js";
@@ -40,12 +40,18 @@ export function openSession(page: SessionPage): void {
       try {
         for await (const push of api.openSession({}, { signal: controller.signal, timeoutMs: 0 })) {
           pause = 500;
+          if (state.unreached) Object.assign(state, { unreached: false }); // drawn with the push
           if (!receive(push, page)) return;
           if (push.push.case !== "heartbeat") page.render();
         }
       } catch (error) {
         if (controller.signal.aborted) return;
         const failure = ConnectError.from(error);
+        // Said until the stream is open again: what the page shows may be out of date.
+        if (unreached(error) && !state.unreached) {
+          state.unreached = true;
+          page.render();
+        }
         // A refresh that failed on the way keeps the tokens: the loop tries again after
         // its pause. Only a refresh token the gateway refused ends the session here.
         if (failure.code === Code.Unauthenticated && !(await refreshTokens()) && !signedIn()) {

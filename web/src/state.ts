@@ -22,6 +22,8 @@ export interface State {
   errorAbout: string;
   /** The session was replaced by one opened elsewhere: this page no longer updates. */
   elsewhere: boolean;
+  /** The session stream cannot reach the server: this page does not update until it does. */
+  unreached: boolean;
   view: MatchView | null;
   matchId: string;
   selected: string | null;
@@ -46,6 +48,7 @@ export const state: State = {
   noticeAbout: "",
   errorAbout: "",
   elsewhere: false,
+  unreached: false,
   view: null,
   matchId: "",
   selected: null,
