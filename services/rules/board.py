@@ -72,13 +72,18 @@ class Board:
             self.geometry, self.rules, self.marks, tuple(cards), tuple(owners), tuple(values)
         )
 
-    def check_free(self, cell: int) -> None:
+    def check_on(self, cell: int) -> None:
+        """CellOutsideBoard unless ``cell`` is one of the board's cells."""
         geometry = self.geometry
         if not 0 <= cell < geometry.size:
             raise CellOutsideBoard(
                 f"cell {cell} is not on the {geometry.rows}x{geometry.cols} board "
                 f"(cells are 0..{geometry.size - 1}, row-major)"
             )
+
+    def check_free(self, cell: int) -> None:
+        self.check_on(cell)
+        geometry = self.geometry
         if cell in geometry.blocked:
             raise CellBlocked(f"cell {cell} is blocked; choose an empty, unblocked cell")
         if self.cards[cell] is not None:

@@ -174,6 +174,10 @@ def place(
     RULES.md 5); a bot's move, made by that timer's own firing, is not held to it."""
     match = _existing(state)
     seat = match.seat_of(player_id)
+    try:  # malformed whatever the state: said before the turn, the timer or the end
+        match.position.board.check_on(cell)
+    except rule_errors.CellOutsideBoard as exc:
+        raise IllegalPlacement(str(exc)) from None
     _check_in_progress(match)
     if match.position.to_move != seat:
         raise NotYourTurn(f"it is not your turn: wait for {match.player(seat.other).name}")

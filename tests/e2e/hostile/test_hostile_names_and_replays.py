@@ -12,8 +12,8 @@ battle id or practice battle is ever real; it replays only three writes.
 - A client seed retried after later rotations (a client that lost the first answer)
   gets that first answer: its commitment and the seed it revealed.
 - Another player's listing or battle: refused, and it stays as it was.
-- A number no state could accept (a negative expected version, a turn before the first)
-  is INVALID_ARGUMENT, and nothing moves.
+- A number no state could accept (a negative expected version, a cell off the board, a
+  turn before the first) is INVALID_ARGUMENT, and nothing moves.
 - A practice battle refused for its team leaves its request id free: asked again it is
   INVALID_ARGUMENT again, and a corrected team under that id starts the battle.
 """
@@ -295,7 +295,7 @@ async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_no
     plan for another turn (FAILED_PRECONDITION)."""
     ann, bea = await join(api), await join(api)
     match_id = await table_match(ann, bea, OPEN_TABLE)
-    mover_, _ = await mover((ann, bea), match_id)
+    mover_, waiting = await mover((ann, bea), match_id)
     view = await mover_.view(match_id)
     empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
     card = view.my_hand[0].card.card_id
@@ -309,6 +309,15 @@ async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_no
         )
         code, details = await refusal(mover_, "PlaceCard", place)
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "expected_version" in details
+    # A cell off the board, from the player who waits (found from outside: "it is not
+    # your turn", as if the same cell would do on their turn).
+    theirs = (await waiting.view(match_id)).my_hand[0].card.card_id
+    for cell in (9, 2**31 - 1):
+        place = g.PlaceCardRequest(
+            request_id=uuid4().hex, match_id=match_id, card_id=theirs, cell=cell
+        )
+        code, details = await refusal(waiting, "PlaceCard", place)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "not on the 3x3 board" in details
     assert (await mover_.view(match_id)).version == view.version
 
     cid = await join(api)  # ann is in a match: one game at a time (RULES.md 5)
