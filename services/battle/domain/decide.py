@@ -147,8 +147,8 @@ def set_formation(
     *,
     by_cpu: bool = False,
 ) -> Decision:
+    check_squares(squares)  # malformed whatever the state: said before the battle's end
     _open(state)
-    check_squares(squares)
     if state.phase is not Phase.FORMATION:
         raise NotNow("the formation is over: the battle has begun")
     if state.formations[seat] is not None:

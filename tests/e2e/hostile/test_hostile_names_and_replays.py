@@ -337,6 +337,13 @@ async def test_a_number_no_state_could_accept_is_invalid_argument_and_changes_no
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "turns count from 1" in details
     after = await cid.call("GetBattleView", g.GetBattleViewRequest(battle_id=battle_id))
     assert after.view.version == placed.version and not after.view.plan
+    # Squares off the field, once the battle is over (found from outside: "the battle is
+    # over", where the same squares before its end were INVALID_ARGUMENT).
+    await cid.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id))
+    off = [pb.BattleSquare(row=9, col=9), pb.BattleSquare(row=0, col=0), pb.BattleSquare(row=1)]
+    formation = g.SetFormationRequest(request_id=uuid4().hex, battle_id=battle_id, squares=off)
+    code, details = await refusal(cid, "SetFormation", formation)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "off the 3x3 field" in details, details
 
 
 async def test_an_over_long_seed_id_is_invalid_argument_as_every_other_id(api: Any) -> None:
