@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import grpc
+import structlog
 from prometheus_client import CollectorRegistry
 
 from services.platform.background import every
@@ -49,10 +50,15 @@ from services.platform.notifier import Notifier
 from services.platform.pushes import Pushes, player_prefix
 from services.platform.settings import ServiceSettings, SettingsError
 
+log = structlog.get_logger()
+
 S = TypeVar("S")
 
 SETTINGS_EXIT_STATUS = 2
 """The exit status of a process whose settings are wrong (a usage error)."""
+
+FAILED_EXIT_STATUS = 1
+"""The exit status of a process that failed while running (logged as ``service failed``)."""
 
 
 def run_service(
@@ -65,10 +71,16 @@ def run_service(
     except SettingsError as error:
         print(f"triad-{name}: {error}", file=sys.stderr)
         return SETTINGS_EXIT_STATUS
-    # Told to stop before it served (Lifecycle cancels the start): what it had opened is
-    # closed, and stopping is what was asked.
-    with contextlib.suppress(asyncio.CancelledError):
-        asyncio.run(run(settings))
+    try:
+        # Told to stop before it served (Lifecycle cancels the start): what it had opened
+        # is closed, and stopping is what was asked.
+        with contextlib.suppress(asyncio.CancelledError):
+            asyncio.run(run(settings))
+    except Exception as error:
+        # One line like every other (its traceback a field of it), not a traceback over
+        # many lines that a log collector reads as many messages.
+        log.exception("service failed", error=repr(error))
+        return FAILED_EXIT_STATUS
     return 0
 
 

@@ -109,3 +109,32 @@ def test_a_service_told_to_stop_while_it_waits_for_postgresql_stops_at_once(
         if process.poll() is None:
             process.kill()
     assert "Traceback" not in log.read_text()
+
+
+def test_a_service_that_cannot_use_its_database_says_why_in_one_log_line(
+    shared_database_url: str, tmp_path: Path
+) -> None:
+    """Not a matter of reach (no such database): the service ends at once, exit 1, with
+    one JSON line naming the error, its traceback inside it (found from outside: a
+    traceback over many lines, each a message of its own to a log collector)."""
+    nowhere = urlsplit(shared_database_url)._replace(path="/no_such_database").geturl()
+    done = subprocess.run(
+        [sys.executable, "-m", "services.collection.main"],
+        env={
+            **os.environ,
+            "TRIAD_DATABASE_URL": nowhere,
+            "TRIAD_COLLECTION_PORT": str(free_port()),
+            "TRIAD_COLLECTION_METRICS_PORT": "0",
+        },
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done
+    lines = [json.loads(line) for line in done.stdout.splitlines()]  # every line is JSON
+    assert not done.stderr, done.stderr
+    (failed,) = (e for e in lines if e["event"] == "service failed")
+    assert failed["level"] == "error" and "no_such_database" in str(failed["error"])
+    assert "Traceback" in str(failed["exception"])
