@@ -85,6 +85,14 @@ async def show(address: str, token: str, match_id: str) -> int:
         envelopes = await fetch_events(address, token, match_id)
     except grpc.aio.AioRpcError as error:
         print(f"triad-admin: {error.code().name}: {error.details()}", file=sys.stderr)
+        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            # In a pod the default is every match pod, which the network policies keep
+            # from one another: the pod's own server is the one it may ask.
+            print(
+                f"triad-admin: no match service answered at {address}; give --match-addr "
+                "(in a match pod: --match-addr 127.0.0.1:50061)",
+                file=sys.stderr,
+            )
         return 1
     state: domain.Match | None = None
     for envelope in envelopes:

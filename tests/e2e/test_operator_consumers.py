@@ -385,3 +385,21 @@ def test_a_malformed_server_url_is_refused_in_one_line(option: str, value: str, 
     )
     assert done.returncode == 2 and not done.stdout, done
     assert "Traceback" not in done.stderr and words in done.stderr, done.stderr
+
+
+def test_match_show_with_no_match_service_there_says_which_address_to_give() -> None:
+    """Found from outside: in a match pod `triad-admin match show` without --match-addr
+    dialled every match pod, which the network policies keep apart, and said only
+    "Deadline Exceeded"."""
+    address = f"127.0.0.1:{free_port()}"
+    done = subprocess.run(
+        [str(ADMIN), "--match-addr", address, "match", "show", "a-match"],
+        env={**os.environ, "TRIAD_ADMIN_TOKEN": "token"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and not done.stdout, done
+    assert f"no match service answered at {address}; give --match-addr" in done.stderr
+    assert "Traceback" not in done.stderr
