@@ -111,3 +111,28 @@ def _registers_itself(value: object, module_name: str) -> bool:
 
 def _families(metrics: Iterable[Metric], source: str) -> list[Family]:
     return [Family(m.name, m.type, source) for m in metrics]
+
+
+def registered_labels() -> dict[str, frozenset[str]]:
+    """Every sample name the code registers -> the label names its samples carry
+    (``le`` for a histogram's buckets comes on top)."""
+    labels: dict[str, frozenset[str]] = {}
+
+    def add(wrapper: MetricWrapperBase) -> None:
+        names = frozenset(wrapper._labelnames)
+        for family in _families(wrapper.describe(), ""):
+            for series in family.series:
+                labels[series] = names | ({"le"} if series.endswith("_bucket") else set())
+
+    for module_name in metric_modules():
+        module = importlib.import_module(module_name)
+        for value in vars(module).values():
+            if isinstance(value, MetricWrapperBase):
+                add(value)
+            elif _registers_itself(value, module_name):
+                registry = CollectorRegistry(auto_describe=True)
+                value.register(registry)
+                for collector in list(registry._collector_to_names):
+                    if isinstance(collector, MetricWrapperBase):
+                        add(collector)
+    return labels
