@@ -288,6 +288,7 @@ class Lifecycle:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
+        self._starting = None  # a signal during the cleanup must not cut it short
         if self.stop_reason is None:
             self.stop_reason = "error" if exc is not None else "exit"
         log.info("stopping", reason=self.stop_reason)
