@@ -82,3 +82,21 @@ async def test_an_error_in_main_still_runs_every_cleanup() -> None:
 
     assert cleaned == ["closed"]
     assert life.stop_reason == "error"
+
+
+async def test_a_signal_before_the_server_starts_cancels_the_start_and_cleans_up() -> None:
+    """A process waiting for PostgreSQL at start (``database.connect_pool``) stops when
+    told to, instead of waiting on until its grace period ends in a SIGKILL."""
+    cleaned: list[str] = []
+
+    async def cleanup() -> None:
+        cleaned.append("closed")
+
+    with pytest.raises(asyncio.CancelledError):
+        async with Lifecycle() as life:
+            life.push_async_callback(cleanup)
+            asyncio.get_running_loop().call_soon(os.kill, os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(30)  # a start that would not end by itself
+
+    assert cleaned == ["closed"]
+    assert life.stop_reason == "SIGTERM"
