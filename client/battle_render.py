@@ -316,20 +316,23 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     """The whole screen but the prompt, at most ``rows - 2`` lines."""
     left = seconds_left(view, now)
     title = f"Skirmish  turn {view.turn}/10  {STATUS.get(view.status, '?')}"
-    if view.turn >= SUDDEN_DEATH and view.status != pb.BATTLE_STATUS_FINISHED:
-        title += "  Sudden Death (+2 Energy)"
     if left is not None:
         title += f"  {left} s left"
+    if view.turn >= SUDDEN_DEATH and view.status != pb.BATTLE_STATUS_FINISHED:
+        title += "  Sudden Death (+2 Energy)"
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
     lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
     lines += fields(view)
-    for said in (spd_line(view), status_line(view), reserved_line(view)):
-        if said is not None:
-            lines += textwrap.wrap(said, WIDTH, subsequent_indent="    ")
+    if (marks := status_line(view)) is not None:
+        lines += textwrap.wrap(marks, WIDTH, subsequent_indent="    ")
     if view.status == pb.BATTLE_STATUS_FINISHED:
         lines.append(result_line(view))
     else:
         lines += hand_lines(view) + plan_lines(view)
+    # after the hand: on a crowded screen these go before a card the plan is typed from
+    for said in (spd_line(view), reserved_line(view)):
+        if said is not None:
+            lines += textwrap.wrap(said, WIDTH, subsequent_indent="    ")
     log = log_lines(view)
     room = rows - 2 - len(lines) - 1
     if log and room > 0:

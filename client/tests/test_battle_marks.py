@@ -58,3 +58,19 @@ async def test_a_burn_and_a_changed_spd_say_how_long_they_last() -> None:
     said = " ".join(" ".join(screen(mine, rows=24)).split())
     assert f"your {ours.name.split()[0][:6]} burn 2 a turn, 1 turn end" in said, said
     assert f"their {theirs.name.split()[0][:6]} {theirs.spd} for 2 turns" in said, said
+
+
+async def test_a_crowded_screen_keeps_every_card_of_the_hand_before_the_spd_line() -> None:
+    """The lines added under the fields (SPD, reservations) never push a card of the hand
+    off the 24 rows: the plan is typed by the cards' numbers."""
+    mine, _ = await views()
+    mine.you.committed = False
+    for unit in (*mine.you.units, *mine.opponent.units):
+        unit.shield, unit.cover, unit.burn, unit.burn_turns, unit.spd_turns = 9, 2, 3, 2, 2
+    for n in range(3):
+        mine.you.hand.add(id=f"x.{n}", name=f"Special {n}", owner=mine.you.units[n].ref)
+    mine.you.reservations.add(summon="thornling", name="Thornling", square={"row": 0, "col": 0})
+    lines = screen(mine, rows=24)
+    assert len(lines) <= 22, "\n".join(lines)
+    last = len(mine.you.hand) - 1
+    assert any(line.startswith(f"{last} ") for line in lines), "\n".join(lines)
