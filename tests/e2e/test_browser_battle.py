@@ -9,6 +9,7 @@ tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 from pathlib import Path
@@ -77,3 +78,7 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # its square grows rather than cutting the name or the marks under it.
     assert played["cutNames"] == [], played["cutNames"]
     assert played["outside"] == [], played["outside"]
+    # Found from outside: the log read "battle: turn 1, selection" two or three times in
+    # the same second (each readiness a new version of the turn): once a turn and phase.
+    said = [line.split(" battle: ", 1)[1] for line in played["pushes"] if " battle: " in line]
+    assert all(a != b for a, b in itertools.pairwise(said)), played["pushes"]

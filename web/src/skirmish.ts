@@ -68,14 +68,21 @@ export async function resumeBattle(): Promise<void> {
   await openBattle(active.battleId);
 }
 
+/** The last battle push noted in the log. */
+const lastNoted = { battleId: "", words: "" };
+
 /** The session's ``battle`` push: noted when new, shown when it is the battle's newest.
  * A battle the player is seated in (their challenge accepted) takes the place of a
  * finished match still on the screen, as main.ts's followBattle does for one joined; a
  * match in progress keeps its place (no one plays both at once). */
 export function battlePush(view: BattleView, page: Page): void {
   const before = shown.battle;
-  if (before?.battleId !== view.battleId || before.version < view.version) {
-    page.note(`battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`);
+  const words = `battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`;
+  // Once a turn and phase: each plan set or readiness is a new version of the same turn,
+  // and the log read "turn 1, selection" two or three times in the same second.
+  if ((before?.battleId !== view.battleId || before.version < view.version) && (words !== lastNoted.words || view.battleId !== lastNoted.battleId)) {
+    page.note(words);
+    Object.assign(lastNoted, { battleId: view.battleId, words });
   }
   show(view);
   if (shown.battle === view && view.you && state.view?.status === MatchStatus.FINISHED) putAwayMatch();
