@@ -144,6 +144,13 @@ async def test_the_chosen_copy_is_the_winners_when_the_choice_answers(api: Any) 
         after = {p.id: await p.copies() for p in (winner, loser)}
         assert after[winner.id] - before[winner.id] == {won.copy_id}
         assert before[loser.id] - after[loser.id] == {won.copy_id}
+        # A copy named twice is malformed whatever the trade is at (found from outside:
+        # once chosen, "a card was already chosen", as if it could be asked again).
+        twice = g.ChooseTradeCardRequest(
+            request_id=uuid4().hex, trade_id=trade.trade_id, copy_ids=[won.copy_id] * 2
+        )
+        code, details = await code_of(winner.call("ChooseTradeCard", twice))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "only once" in details, details
         await winner.call(
             "DeleteDeck", g.DeleteDeckRequest(request_id=uuid4().hex, deck_id=saved[1].deck.deck_id)
         )

@@ -210,6 +210,8 @@ def choose(
     if trade is None:
         raise no_trade(trade_id)
     trade.party(player_id)
+    if len(set(copy_ids)) != len(copy_ids):  # malformed whatever the trade is at
+        raise CopyNotOffered("each card can be taken once: name each copy only once")
     if trade.rule in (TradeRule.ALL, TradeRule.DIRECT):
         raise AlreadyChosen(
             f"a {trade.rule.label} trade has no choice: its cards moved when the match ended"
@@ -238,8 +240,6 @@ def choose(
                 f"{'one' if trade.count == 1 else trade.count} of "
                 f"{', '.join(_label(c) for c in offered.values())}"
             )
-    if len(set(copy_ids)) != len(copy_ids):
-        raise CopyNotOffered("each card can be taken once: name each copy only once")
     if len(copy_ids) != trade.count:
         raise CopyNotOffered(
             f"this {trade.rule.label} trade takes {trade.count} "
