@@ -153,6 +153,9 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
         return
     trade = played["trade"]
     assert trade["offered"] == 5 and trade["taken"]
+    # Found from outside: the loser read "Or they are picked at random" of the one card.
+    assert "is choosing one of your cards to take." in trade["waiting"], trade
+    assert "Or the server picks one at random in" in trade["waiting"], trade
     # Both players are told which card moved, the winner on choosing, the loser by push.
     assert trade["taken"] in trade["winner"] and trade["taken"] in trade["loser"]
     # The trade's prompt reached both sessions, and its result the loser's.

@@ -181,8 +181,10 @@ async function ranked() {
     await winner.waitForSelector("[data-testid=trade] [data-copy]");
     const offered = await winner.locator("[data-testid=trade] [data-copy]").count();
     const taken = (await winner.locator("[data-testid=trade] [data-copy] .name").first().textContent()) ?? "";
-    await winner.locator("[data-testid=trade] [data-copy]").first().click();
     const loser = winner === ann ? bea : ann;
+    // What the loser reads while the winner chooses.
+    const waiting = (await loser.locator("[data-testid=trade]", { hasText: "is choosing" }).textContent()) ?? "";
+    await winner.locator("[data-testid=trade] [data-copy]").first().click();
     const done = (page) => page.waitForFunction(
       () => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""),
       undefined,
@@ -193,7 +195,7 @@ async function ranked() {
     const pushes = await Promise.all(
       [winner, loser].map((p) => p.locator("[data-testid=pushes] li").allTextContents()),
     );
-    trade = { offered, taken, winner: said[0], loser: said[1], pushes };
+    trade = { offered, taken, waiting, winner: said[0], loser: said[1], pushes };
   }
   await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
   // Each is told their rating change, then finds both players on the Ranked ladder.

@@ -31,7 +31,8 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
   const count = Math.max(1, trade.takeCount);
   if (trade.myRole !== TradeRole.CHOOSER) {
     const what = count === 1 ? "one of your cards" : `${count} of your cards`;
-    panel.append(el("p", {}, `${trade.winnerName} is choosing ${what} to take.`), clockLine(trade, "Or they are picked at random in"));
+    const random = count === 1 ? "Or the server picks one at random in" : "Or the server picks them at random in";
+    panel.append(el("p", {}, `${trade.winnerName} is choosing ${what} to take.`), clockLine(trade, random));
     return panel;
   }
   if (tapped.tradeId !== trade.tradeId) Object.assign(tapped, { tradeId: trade.tradeId, copies: [] });
