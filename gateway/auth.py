@@ -11,6 +11,7 @@ revocations the replicas push to each other (``gateway.revocations``).
 from __future__ import annotations
 
 import contextvars
+import ipaddress
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
@@ -105,7 +106,24 @@ one address may try (``Authenticator.failed_logins_by_name``)."""
 
 def _guesser(name: str, address: str) -> str:
     """The failed-login key of one name tried from one client address."""
-    return f"{name}\x00{address}"
+    return f"{name}\x00{limit_key(address)}"
+
+
+def limit_key(address: str) -> str:
+    """What the per-address limits count a client address under: an IPv4 address
+    itself; an IPv6 address's /64, the network one home or host is given whole, so that
+    walking through it (2^64 addresses) does not start every limit afresh (found from
+    outside). An IPv4 client seen through a dual-stack socket (``::ffff:a.b.c.d``) is
+    its IPv4 address; anything else (a unix socket) is itself."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return address
 
 
 class Authenticator:
@@ -168,7 +186,7 @@ class Authenticator:
             raise ResourceExhausted(
                 f"too many wrong passwords for {name!r}: wait a minute before trying again"
             )
-        if not self.failed_logins_by_address.ready(address):
+        if not self.failed_logins_by_address.ready(limit_key(address)):
             raise ResourceExhausted(
                 "too many wrong passwords from your address: wait a minute before trying again"
             )
@@ -176,20 +194,20 @@ class Authenticator:
     def login_failed(self, name: str, address: str) -> None:
         self.failed_logins.take(_guesser(name, address))
         self.failed_logins_by_name.take(name)
-        self.failed_logins_by_address.take(address)
+        self.failed_logins_by_address.take(limit_key(address))
 
     def check_refresh_allowed(self, address: str) -> None:
-        if not self.failed_refreshes.ready(address):
+        if not self.failed_refreshes.ready(limit_key(address)):
             raise ResourceExhausted(
                 "too many refused refresh tokens from your address: wait a minute before "
                 "trying again, or log in"
             )
 
     def refresh_failed(self, address: str) -> None:
-        self.failed_refreshes.take(address)
+        self.failed_refreshes.take(limit_key(address))
 
     def take_registration(self, address: str) -> None:
-        if not self.registrations.take(address):
+        if not self.registrations.take(limit_key(address)):
             raise ResourceExhausted(
                 "too many new accounts from your address: wait a minute before registering again"
             )

@@ -49,3 +49,29 @@ def test_wrong_passwords_are_counted_per_name_and_per_address() -> None:
     with pytest.raises(ResourceExhausted, match="from your address"):
         auth.check_login_allowed("dan", "203.0.113.7")
     auth.check_login_allowed("dan", "198.51.100.2")  # another address guesses on
+
+
+def test_an_ipv6_host_is_limited_by_its_64_not_by_each_address_it_walks_through() -> None:
+    """Found from outside: every limit was per full address, and an IPv6 host holds a
+    whole /64, so a new address for each sign-up or guess started every limit afresh."""
+    store: Any = None
+    auth = Authenticator(
+        TokenSigner(b"k" * 48, timedelta(minutes=15)),
+        store,
+        RateLimiter(1000, 1000),
+        registrations=RateLimiter(1e-9, 3),
+        failed_logins=RateLimiter(1e-9, 3),
+    )
+    for n in range(1, 4):
+        auth.take_registration(client_address(f"ipv6:[2001:db8:0:7::{n}]:443"))
+    with pytest.raises(ResourceExhausted, match="too many new accounts"):
+        auth.take_registration(client_address("ipv6:[2001:db8:0:7:ffff::9]:443"))
+    auth.take_registration("2001:db8:0:8::1")  # the next /64 is another network
+    for n in range(1, 4):
+        auth.check_login_allowed("ann", f"2001:db8:0:7::a{n}")
+        auth.login_failed("ann", f"2001:db8:0:7::a{n}")
+    with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
+        auth.check_login_allowed("ann", "2001:db8:0:7::b")
+    # IPv4 clients of a dual-stack socket are each their own address, not one /64.
+    for n in range(1, 6):
+        auth.take_registration(f"::ffff:198.51.100.{n}")
