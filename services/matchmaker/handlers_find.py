@@ -199,11 +199,18 @@ def _none_fits(filters: TableFilter, deck: DeckChoice | None, sized: bool) -> st
         )
     asked = filters != TableFilter() or deck is None
     which = "no open table fits your filters" if asked else "no open table to join right now"
-    if sized:
+    if sized and deck is None:  # found from outside: 'fits your deck (...) (without a
+        # deck, ...)' to a player who brought none, in two parentheses running on
+        which = (
+            "no open table fits what you can bring: without a deck only Random tables and "
+            "house hands fit, and a Random table draws 5, 8 or 13 different characters "
+            "from your free copies"
+        )
+    elif sized:
         which = (
             "no open table fits your deck (a saved deck plays on the board of its size; "
             "a Random table draws 5, 8 or 13 different characters from your free copies)"
         )
-    if deck is None:
+    elif deck is None:
         which += " (without a deck, only Random tables and house hands fit)"
     return f"{which}: open one yourself with CreateTable, or try Find Game again soon"

@@ -177,8 +177,13 @@ async def test_find_game_passes_over_a_random_table_the_guest_cannot_draw_a_hand
     decks.starters.update({"id-cid", "id-dan"})
     found = await handlers_find.find_game(sized, "f", player("cid"), TableFilter(), FIVE)
     assert found.table.table_id == standard.table_id
-    with pytest.raises(NotFound, match="a Random table draws 5, 8 or 13 different characters"):
+    with pytest.raises(NotFound) as refused:
         await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), None)
+    assert str(refused.value) == (  # dan brought no deck: not 'fits your deck'
+        "no open table fits what you can bring: without a deck only Random tables and "
+        "house hands fit, and a Random table draws 5, 8 or 13 different characters from "
+        "your free copies: open one yourself with CreateTable, or try Find Game again soon"
+    )
 
 
 async def test_find_game_filters_and_the_deck_size_both_hold(sized: Context, clock: Clock) -> None:
