@@ -113,7 +113,8 @@ async def match_command(client: Client, args: argparse.Namespace) -> pb.MatchVie
 
 def shown(console: Console, view: pb.MatchView, rounds: bool = False) -> RenderableType:
     """The match as the widest layout that fits the terminal's width draws it;
-    ``rounds``: a Sudden Death match's earlier rounds' final boards above it (``view``)."""
+    ``rounds``: a Sudden Death match's earlier rounds' final boards above it (``view``,
+    ``active``: the screen shows them five seconds only)."""
 
     def build(layout: Layout) -> RenderableType:
         drawn = screen(view, layout=layout)
@@ -159,7 +160,7 @@ async def run(args: argparse.Namespace) -> int:
                 out(args, view)
             elif view.match_id:
                 console.print("You have an active battle!")  # RULES.md 5's words
-                console.print(shown(console, view))
+                console.print(shown(console, view, rounds=True))
             else:
                 print("No active match.")
                 battle = g.GetActiveBattleResponse()

@@ -205,3 +205,24 @@ async def test_view_finds_a_match_the_client_showed_by_the_start_of_its_id(
     capsys.readouterr()
     assert await ran(monkeypatch, tmp_path, Over, "view", MATCH[:8]) == 0
     assert "Round 3 of at most 5" in capsys.readouterr().out
+
+
+class InRoundTwo(Over):
+    """An active match in round 2 of Sudden Death, round 1 tied 5-5."""
+
+    async def GetActiveMatch(self, request: Any, metadata: Any, timeout: float) -> Any:
+        shown = finished_in_round_three()
+        shown.status, shown.round_number = pb.MATCH_STATUS_IN_PROGRESS, 2
+        del shown.earlier_rounds[1:]
+        shown.ClearField("outcome")
+        return g.GetActiveMatchResponse(view=shown)
+
+
+async def test_active_in_a_later_sudden_death_round_shows_the_earlier_final_boards(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The live screen shows a round's final board for five seconds; `active` (as
+    `view`) shows it for as long as the match runs (RULES.md 12)."""
+    assert await ran(monkeypatch, tmp_path, InRoundTwo, "active") == 0
+    said = capsys.readouterr().out
+    assert said.index("Round 1's final board: a tie at 5-5") < said.index("Round 2 of at most 5")
