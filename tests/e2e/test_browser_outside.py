@@ -222,3 +222,18 @@ def test_a_three_open_hand_marks_the_cards_the_opponent_sees(
     played = play(backend, "seenCards", tmp_path / "browser-seen-cards.png")
     assert len(played["seen"]) == 3 and len(played["unseen"]) == 2, played
     assert sorted(played["seen"]) == sorted(played["shown"]), played
+
+
+def test_a_4x4_table_without_house_hands_plays_own_decks_and_may_trade(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 11 and 13: a 4x4 or 5x5 table deals house hands or each player brings a
+    saved deck of that size or Random, and such a table may trade. Found from outside:
+    the page dealt house hands at every 4x4 and 5x5 table, so the decks of 8 and 13 the
+    cards screen saves were of no use in it, and no larger table traded."""
+    played = play(backend, "ownDecks", tmp_path / "browser-own-decks.png")
+    assert not played["offeredWithHouse"] and played["offered"], played
+    assert played["hosted"].startswith("Your table: 4×4 · closed"), played
+    assert "Trade one · Random decks" in played["hosted"], played
+    assert "house hands" not in played["hosted"] + played["rules"], played
+    assert played["hands"] == [8, 8], played

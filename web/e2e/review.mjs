@@ -17,11 +17,35 @@
 //             card's element is drawn (its lines, and clear of the bottom side);
 //   seenCards: a Three Open table: the cards of Ann's hand marked as seen, beside the
 //             cards of hers Bea's page shows.
+//   ownDecks: Ann unticks house hands at a 4×4 table: the trade rule offered, then a
+//             Closed Trade One table with Random decks, which Bea joins from the list: the
+//             eight cards each brings.
 
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { battleQueue, tableDeck, battleLeft, tradeStars, elements, seenCards };
+  return { battleQueue, tableDeck, battleLeft, tradeStars, elements, seenCards, ownDecks };
+
+  async function ownDecks() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=board]", "4");
+    const offeredWithHouse = !(await ann.isDisabled("select[name=trade]"));
+    await ann.uncheck("input[name=house-hands]");
+    const offered = !(await ann.isDisabled("select[name=trade]"));
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade one" });
+    await ann.click("button[name=host]");
+    const hosted = (await ann.textContent("[data-testid=hosted]"))?.trim() ?? "";
+    await bea.click("button[name=tables]");
+    const row = bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}")`);
+    await row.locator("button[name=join]").click();
+    await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=match][data-status=playing]")));
+    const rules = (await bea.textContent(".match .rules"))?.trim() ?? "";
+    const hands = [await ann.locator(".hand.mine .card").count(), await bea.locator(".hand.mine .card").count()];
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    return { offeredWithHouse, offered, hosted, rules, hands };
+  }
 
   async function battleQueue() {
     const ann = await player();

@@ -27,6 +27,9 @@ export const tables = {
   visibility: Visibility.THREE_OPEN,
   /** The trade rule (RULES.md 13): any but None needs Closed with Same, Plus and Combo. */
   trade: TradeRule.NONE,
+  /** A 4×4 or 5×5 table deals house hands (RULES.md 11), unless the host unticks them:
+   * then each player brings a saved deck of 8 or 13, or Random, and the table may trade. */
+  houseHands: true,
   rules: { same: true, plus: true, combo: true, elemental: false, sameWall: false, suddenDeath: false },
   challenged: "",
   hosted: null as Table | null,
@@ -125,9 +128,9 @@ function hostForm(page: TablesPage): HTMLElement {
     String(tables.trade),
     (v) => void (tables.trade = Number(v) as TradeRule),
   );
-  // House hands (4×4 and 5×5) belong to nobody, so they never trade (RULES.md 13), nor
-  // does a Realm table (RULES.md 17): the choice is not offered rather than refused at Open.
-  trade.disabled = tables.size > 3 || realmChoice.on;
+  // House hands belong to nobody, so they never trade (RULES.md 13), nor does a Realm
+  // table (RULES.md 17): the choice is not offered rather than refused at Open.
+  trade.disabled = dealsHouseHands() || realmChoice.on;
   if (trade.disabled) {
     trade.value = String(TradeRule.NONE);
     trade.title = realmChoice.on ? "Realm tables never trade" : "house hands never trade";
@@ -136,6 +139,13 @@ function hostForm(page: TablesPage): HTMLElement {
   if (tables.size === 5) {
     const counts = [0, 1, 2, 3, 4, 5].map((n): [string, string] => [String(n), `${n} blocked`]);
     row.append(select("blocked", counts, String(tables.blocked), (v) => void (tables.blocked = Number(v))));
+  }
+  if (tables.size > 3) {
+    const house = checkbox("house-hands", tables.houseHands, (on) => {
+      tables.houseHands = on;
+      page.render(); // the trade rule is offered only to players' own decks
+    });
+    row.append(el("label", { class: "rules-choice" }, house, " house hands"));
   }
   const checks = el("div", { class: "row rules-choice" });
   for (const [name, label] of RULE_LABELS) {
@@ -190,12 +200,13 @@ function hostButtons(page: TablesPage): HTMLElement[] {
 
 /** A 3×3 table brings the lobby's saved deck when one is chosen (RULES.md 11: "each
  * player brings a saved deck of that size or Random"), and plays Random decks
- * otherwise; a larger one deals house hands, so a new player needs no collection of
- * eight or thirteen different characters. A 3×3 Realm table, which plays no Random
- * decks (RULES.md 17), deals house hands when no saved deck is chosen. */
+ * otherwise; a larger one deals house hands by default, so a new player needs no
+ * collection of eight or thirteen different characters, and brings decks like a 3×3 one
+ * when they are unticked. A Realm table, which plays no Random decks (RULES.md 17), deals
+ * house hands when no saved deck is chosen. */
 function settings() {
   const size = tables.size;
-  const house = size > 3 || (realmChoice.on && !cards.deckId);
+  const house = dealsHouseHands();
   return {
     rules: {
       visibility: tables.visibility,
@@ -211,7 +222,12 @@ function settings() {
 
 /** The trade rule chosen: none for house hands and Realm tables, which never trade. */
 function tradeRule(): TradeRule {
-  return tables.size > 3 || realmChoice.on ? TradeRule.NONE : tables.trade;
+  return dealsHouseHands() || realmChoice.on ? TradeRule.NONE : tables.trade;
+}
+
+/** A 4×4 or 5×5 table with house hands ticked, or a Realm table without a saved deck. */
+function dealsHouseHands(): boolean {
+  return (tables.size > 3 && tables.houseHands) || (realmChoice.on && !cards.deckId);
 }
 
 /** The rules ticked, less those a Realm table does not play. */
