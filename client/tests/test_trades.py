@@ -103,7 +103,7 @@ def test_what_all_moved_is_the_losers_whole_deck_shown_to_both() -> None:
         )
         assert lines[0].startswith(result)
         assert lines[1] == "Trade All: ann takes bea's whole deck"
-        assert lines[-1] == "Quistis Trepe, Chocobo, Behemoth, Ifrit, Shiva moved to ann."
+        assert lines[-1] == "Quistis Trepe, Chocobo, Behemoth (holo), Ifrit, Shiva moved to ann."
 
 
 def test_a_13_card_difference_offer_fits_80x24_with_a_refusal_and_the_prompt() -> None:
