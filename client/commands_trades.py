@@ -107,10 +107,14 @@ def choice_hint(trade: pb.Trade, left: int) -> str:
 
 
 def offered_copy(trade: pb.Trade, given: str) -> str:
-    """A card of the offer as its number in the list (0..4, or up to 12 from a 5x5 deck)
-    or its copy id (or start)."""
+    """A card of the offer as its number in the list (0..4, or up to 12 from a 5x5 deck:
+    one or two digits) or its copy id (or start). A number out of the list is refused,
+    never read as a copy id's start (found from outside: `trade choose 7` at a Trade
+    One of five cards took the copy whose id began with 7)."""
     offered = [c.copy_id for c in trade.offered_copies]
-    if given.isdigit() and int(given) < len(offered):
+    if given.isdigit() and len(given) <= 2:
+        if int(given) >= len(offered):
+            raise CommandError(f"there is no card {given}: the cards are 0..{len(offered) - 1}")
         return offered[int(given)]
     matching = [c for c in offered if c == given or c.startswith(given)]
     if len(matching) != 1:
@@ -129,9 +133,6 @@ def picked(trade: pb.Trade, given: str) -> list[str]:
             raise CommandError(f"take one card: a single number of 0..{last}")
         return [offered_copy(trade, words[0])]
     example = " ".join(str(i) for i in range(n))
-    for word in words:
-        if word.isdigit() and int(word) > last:
-            raise CommandError(f"there is no card {word}: the cards are 0..{last}")
     copies = [offered_copy(trade, w) for w in words]
     twice = next((w for w, c in zip(words, copies, strict=True) if copies.count(c) > 1), None)
     if twice is not None:

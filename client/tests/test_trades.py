@@ -212,3 +212,19 @@ async def test_a_choice_retried_with_its_request_id_answers_what_moved(tmp_path:
     assert second.request_id == "R1" and second.trade_id == gateway.trade.trade_id
     with pytest.raises(CommandError, match="no Trade One or Difference is waiting"):
         await trade(gateway, parser().parse_args(["trade", "choose", "1"]), Console(file=out))
+
+
+async def test_a_number_out_of_the_offer_is_refused_not_read_as_a_copy_ids_start(
+    tmp_path: Path,
+) -> None:
+    """Found from outside: `trade choose 7` at a Trade One of five cards (0..4) took
+    the offered copy whose id began with 7, a card the winner never chose."""
+    path = tmp_path / "state.json"
+    State(path, "default").save(g.Player(player_id="a", player_name=ANN), g.AuthTokens())
+    gateway = Pending(State(path, "default"))
+    gateway.trade = difference(take=1)
+    gateway.trade.offered_copies[2].copy_id = "73f8aaa7-5d87-5f32-aba1-900adc3fbea6"
+    with pytest.raises(CommandError, match=r"there is no card 7: the cards are 0\.\.4"):
+        await trade(gateway, parser().parse_args(["trade", "choose", "7"]), Console())
+    assert gateway.chosen == [], "nothing was sent"
+    assert picked(gateway.trade, "73f8") == ["73f8aaa7-5d87-5f32-aba1-900adc3fbea6"]
