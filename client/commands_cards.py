@@ -102,7 +102,7 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
         return 0
     console.print(
         copies_table(
-            f"Your collection: {len(entries)} copies",
+            f"Your collection: {len(entries)} {'copy' if len(entries) == 1 else 'copies'}",
             [e.copy for e in entries],
             [lock_text(e) for e in entries],
         )

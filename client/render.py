@@ -295,7 +295,15 @@ def screen(
     hands = Group(
         hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns, realm=realm),
         Text(""),
-        hand(f"Their hand ({hidden} hidden)", shown, "red", elemental, columns, False, realm),
+        hand(
+            f"Their hand ({hidden} hidden)" if hidden else "Their hand",
+            shown,
+            "red",
+            elemental,
+            columns,
+            False,
+            realm,
+        ),
     )
     layout_grid = Table.grid(padding=(0, 2))
     layout_grid.add_column(no_wrap=True)

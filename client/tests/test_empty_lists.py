@@ -56,3 +56,20 @@ async def test_a_catalog_search_that_finds_nothing_is_said_so() -> None:
     assert await said(catalog, "catalog", "--name", "zzzz") == (
         "No character fits those filters: triad-client catalog lists them all."
     )
+
+
+async def test_one_copy_is_one_copy() -> None:
+    """Found from outside: 'Your collection: 1 copies'."""
+
+    class One(Empty):
+        async def call(self, method: Any, request: Any) -> Any:
+            if method is g.ListCollectionResponse:
+                reply = g.ListCollectionResponse(total_size=1)
+                reply.entries.add().copy.copy_id = "c1"
+                return reply
+            return method()
+
+    console = Console(width=80, record=True, force_terminal=False)
+    assert await collection(One(), parser().parse_args(["collection"]), console) == 0
+    text = console.export_text()
+    assert "Your collection: 1 copy" in text and "1 copies" not in text, text

@@ -46,6 +46,7 @@ def test_the_standard_board_keeps_its_named_cells_in_80x24() -> None:
         assert f"({cell})" in screen
     assert "Rules: All Open, Same, Plus (Custom)" in lines[0] and "─ No trade - match" in screen
     assert "Round" not in screen
+    assert "Their hand" in screen and "hidden" not in screen, "All Open hides nothing"
     assert "0 4: your first card to cell 4" not in screen  # the centre is taken
     assert "(0 0: your first card to cell 0)" in screen
     noted = drawn(view(placed={4: pb.SEAT_A}), note="Not your turn yet.")
