@@ -22,6 +22,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
 from client import commands
+from client.arguments import Parser
 from client.board import Layout
 from client.commands_cards import deck_choice, queue_deck
 from client.commands_lobby import rules_options, table_settings
@@ -266,15 +267,20 @@ def practice_mode(args: argparse.Namespace) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p: argparse.ArgumentParser = Parser(
         prog="triad-client", description=__doc__.split("\n\n")[0] if __doc__ else ""
     )
-    p.add_argument("--addr", default=os.environ.get("TRIAD_GATEWAY", "127.0.0.1:50051"))
+    p.add_argument(
+        "--addr",
+        default=os.environ.get("TRIAD_GATEWAY", "127.0.0.1:50051"),
+        help="the gateway's HOST:PORT (default: $TRIAD_GATEWAY, else 127.0.0.1:50051)",
+    )
     p.add_argument("--ca", help="the gateway's CA certificate (default: .run/tls/gateway-dev.crt)")
     p.add_argument("--plaintext", action="store_true", help="no TLS (local tests only)")
     p.add_argument(
         "--state",
         default=os.environ.get("TRIAD_CLIENT_STATE", str(Path.home() / ".triad-client.json")),
+        help="where your login is kept (default: $TRIAD_CLIENT_STATE, else ~/.triad-client.json)",
     )
     p.add_argument("--profile", default="default", help="several players on one machine")
     p.add_argument("--json", action="store_true", help="print answers as JSON")
@@ -286,11 +292,11 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("register", "login"):
         cmd = sub.add_parser(name, parents=[common], help=f"{name} and keep the tokens")
-        cmd.add_argument("name")
+        cmd.add_argument("name", help="your player name")
         cmd.add_argument("--password", help="or $TRIAD_PASSWORD, or asked")
     sub.add_parser(
         "logout", parents=[common], help="end this login (--all: every one)"
-    ).add_argument("--all", action="store_true")
+    ).add_argument("--all", action="store_true", help="every login of this player, anywhere")
     sub.add_parser("status", parents=[common], help="account, active match, obligations")
     sub.add_parser("active", parents=[common], help="your active match, if any")
     sub.add_parser("view", parents=[common], help="a match as you see it").add_argument(
@@ -299,9 +305,9 @@ def parser() -> argparse.ArgumentParser:
     place = sub.add_parser(
         "place", parents=[common], help="place a card: its hand index or id, and a cell"
     )
-    place.add_argument("match")
-    place.add_argument("card")
-    place.add_argument("cell", type=int)
+    place.add_argument("match", help="its id, or the start of your active match's id")
+    place.add_argument("card", help="its number in your hand (0, 1, ...: view shows it) or id")
+    place.add_argument("cell", type=int, help="0 at the top left, row by row")
     place.add_argument("--lair", action="store_true", help="declare Lair (Realm tables)")
     place.add_argument("--request-id")
     sub.add_parser("forfeit", parents=[common], help="give up a match: you lose it").add_argument(
@@ -309,7 +315,7 @@ def parser() -> argparse.ArgumentParser:
     )
     sub.add_parser(
         "watch", parents=[common], help="print session pushes as JSON lines"
-    ).add_argument("--count", type=int, default=0)
+    ).add_argument("--count", type=int, default=0, help="stop after this many (default: never)")
     practice = sub.add_parser(
         "practice",
         parents=[common],
@@ -344,7 +350,9 @@ def parser() -> argparse.ArgumentParser:
     enqueue.add_argument(
         "--deck", help="a saved deck (its name, id or the start of it); default Random"
     )
-    sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument("ticket")
+    sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument(
+        "ticket", help="its id, as enqueue or status prints it"
+    )
     switch = sub.add_parser(
         "switch", parents=[common], help="leave the queue for a practice match against a bot"
     )

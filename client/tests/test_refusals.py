@@ -129,3 +129,27 @@ def test_every_command_says_what_it_does_in_help() -> None:
     (commands,) = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
     told = {c.dest for c in commands._choices_actions if c.help}
     assert sorted(set(commands.choices) - told) == []
+
+
+def commands_of(typed: list[str], cli: argparse.ArgumentParser) -> list[tuple[list[str], str]]:
+    """Every command and subcommand as typed, with the line the list above it shows."""
+    found = []
+    for action in cli._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for listed in action._choices_actions:
+                words = [*typed, listed.dest]
+                found.append((words, str(listed.help)))
+                found.extend(commands_of(words, action.choices[listed.dest]))
+    return found
+
+
+def test_a_commands_own_help_says_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found from outside: `triad-client play --help` (and every other command's, and
+    `deck save --help`) printed usage and options, never what the command does."""
+    every = commands_of([], parser())
+    assert len(every) > 40
+    for typed, line in every:
+        with pytest.raises(SystemExit):
+            parser().parse_args([*typed, "--help"])
+        shown = " ".join(capsys.readouterr().out.split())
+        assert line in shown, typed
