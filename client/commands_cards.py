@@ -108,7 +108,9 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
         )
     )
     console.print(
-        Text("Build a deck from five copies: triad-client deck save NAME COPY x5", style="dim")
+        Text(
+            "Build a deck: triad-client deck save NAME and five ids of the copy column", style="dim"
+        )
     )
     return 0
 
@@ -138,9 +140,15 @@ async def resolve_copies(client: Caller, given: list[str]) -> list[str]:
             found.append(text)
             continue
         matching = [copy_id for copy_id in mine if copy_id.startswith(text)]
-        if len(matching) != 1:
-            what = "none of your copies" if not matching else f"{len(matching)} of your copies"
-            raise CommandError(f"{text!r} names {what}: see triad-client collection")
+        if not matching:  # found from outside: `deck save mine 0 1 2 3 4` typed the # column
+            raise CommandError(
+                f"{text!r} names none of your copies: give the copy column's ids "
+                "(their first characters will do) from triad-client collection"
+            )
+        if len(matching) > 1:
+            raise CommandError(
+                f"{text!r} names {len(matching)} of your copies: type more of its id"
+            )
         found.append(matching[0])
     return found
 

@@ -88,3 +88,25 @@ async def test_a_draft_queue_refuses_a_saved_deck_it_would_not_play(argv: list[s
     assert await queue_deck(Decks(), parser().parse_args(["enqueue", "draft"])) is None
     ranked = parser().parse_args(["enqueue", "ranked", "--deck", "mine"])
     assert await queue_deck(Decks((MINE, "mine")), ranked) == pb.DeckChoice(deck_id=MINE)
+
+
+class Collection(Decks):
+    """A gateway whose player owns two copies, 35f0... and 3d42..., and no deck."""
+
+    async def ListCollection(self, request: g.ListCollectionRequest) -> g.ListCollectionResponse:
+        entries = [
+            pb.CollectionEntry(copy=pb.OwnedCopy(copy_id=i)) for i in ("35f0740b", "3d42b98a")
+        ]
+        return g.ListCollectionResponse(entries=entries)
+
+
+async def test_a_copy_typed_as_the_collections_row_number_is_told_to_use_the_copy_column() -> None:
+    """Found from outside: `deck save mine 0 1 2 3 4`, the # column `collection` shows,
+    was told "'0' names none of your copies: see triad-client collection", the table
+    it had just read; the footer said only 'COPY x5'."""
+    args = argparse.Namespace(deck_command="save", name="new", id=None, copies=["0"], json=False)
+    with pytest.raises(CommandError, match="give the copy column's ids"):
+        await deck(Collection(), args, plain_console())
+    args.copies = ["3"]
+    with pytest.raises(CommandError, match="'3' names 2 of your copies: type more of its id"):
+        await deck(Collection(), args, plain_console())
