@@ -369,6 +369,10 @@ def describe(error: grpc.aio.AioRpcError) -> str:
             "--ca holds no certificate to trust: give a PEM file (make run's is "
             ".run/tls/gateway-dev.crt in the checkout)"
         )
+    if code == grpc.StatusCode.UNAVAILABLE and "errors resolving" in (error.details() or ""):
+        # found from outside: a mistyped host printed gRPC's resolver dump
+        host = (error.details() or "").partition("errors resolving ")[2].partition(": [")[0]
+        return f"no such host: {host}: check --addr HOST:PORT (make run's is 127.0.0.1:50051)"
     if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
         return (
             "cannot reach the gateway: is `make run` running? "

@@ -10,10 +10,11 @@ from typing import Any
 import grpc
 import pytest
 from rich.console import Console
+from triad.v1 import gateway_pb2 as g
 
 from client.commands_lobby import find
-from client.connection import DEV_CA, CommandError, describe, dev_ca
-from client.main import parser, practice_mode
+from client.connection import DEV_CA, CommandError, State, describe, dev_ca
+from client.main import main, parser, practice_mode
 from services.matchmaker.domain import TableFilter
 from services.matchmaker.handlers_find import _none_fits
 
@@ -42,6 +43,24 @@ def test_a_ca_file_that_is_no_certificate_is_named_not_the_gateway() -> None:
     )
     line = describe(failed(grpc.StatusCode.UNAVAILABLE, details))
     assert line.startswith("--ca holds no certificate to trust: give a PEM file"), line
+
+
+def test_a_gateway_host_that_does_not_resolve_is_named_not_dumped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `--addr nohost.invalid:50051` printed gRPC's resolver dump
+    ('unavailable: errors resolving ... [field:hostname lookup error:...]')."""
+    state = tmp_path / "state.json"
+    State(state, "default").save(
+        g.Player(player_id="a", player_name="ann"), g.AuthTokens(access_token="a")
+    )
+    typed = ["--state", str(state), "--plaintext", "--addr", "nohost.invalid:50051", "status"]
+    assert main(typed) == 1
+    told = capsys.readouterr().err
+    assert told == (
+        "triad-client: no such host: nohost.invalid:50051: check --addr HOST:PORT "
+        "(make run's is 127.0.0.1:50051)\n"
+    ), told
 
 
 class NoneFits:
