@@ -299,7 +299,11 @@ def password(args: argparse.Namespace) -> str:
     given = args.password or os.environ.get("TRIAD_PASSWORD")
     if given:
         return given
-    typed = getpass.getpass("Password: ") if sys.stdin.isatty() else sys.stdin.readline()
+    try:
+        typed = getpass.getpass("Password: ") if sys.stdin.isatty() else sys.stdin.readline()
+    except KeyboardInterrupt:  # found from outside: the shell's prompt went on 'Password: '
+        print(file=sys.stderr)
+        raise
     if not typed.rstrip("\r\n"):
         raise ClientError("no password: type one, or give --password or $TRIAD_PASSWORD")
     return typed.rstrip("\r\n")

@@ -112,6 +112,26 @@ def test_no_password_on_stdin_is_said_in_a_line(
     assert "no password: type one, or give --password or $TRIAD_PASSWORD" in said, said
 
 
+def test_ctrl_c_at_the_password_prompt_ends_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: Ctrl-C at `Password: ` left the shell's prompt on that line."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def interrupted(prompt: str) -> str:
+        print(prompt, end="", file=sys.stderr)
+        raise KeyboardInterrupt
+
+    monkeypatch.delenv("TRIAD_PASSWORD", raising=False)
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr("getpass.getpass", interrupted)
+    assert main(["--state", str(tmp_path / "state.json"), "register", "ann"]) == 130
+    assert capsys.readouterr().err == "Password: \n"
+
+
 def test_a_password_piped_in_is_the_first_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TRIAD_PASSWORD", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO("password-ann-1\nmore\n"))
