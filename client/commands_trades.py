@@ -75,7 +75,7 @@ def trade_table(trade: pb.Trade, view: pb.MatchView | None = None) -> Table:
 def trade_status(trade: pb.Trade) -> str:
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE and trade.my_role == pb.TRADE_ROLE_CHOOSER:
         # the winner left the pick (q): it is still theirs to make, until the deadline
-        return "Your choice is still open: triad-client trade chooses, or the server picks."
+        return "Your choice is open until its deadline (then the server picks): triad-client trade."
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:
         return f"Waiting for {trade.winner_name or 'the winner'}'s choice."
     # the holo named (found from outside: 'Reedling moved' of a holographic Reedling)

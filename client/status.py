@@ -50,10 +50,28 @@ def status_text(status: g.PlayerStatus, challenges: list[str] | None = None) -> 
         lines.append(trade_line(status.pending_trade))
     if status.HasField("hosted_table"):
         lines.append(table_words(status.hosted_table))
-    lines += [o.message for o in status.obligations] + (challenges or [])
+    lines += [sentence(o.message) for o in status.obligations if not said_above(status, o)]
+    lines += challenges or []
     if len(lines) == 1:
         lines.append("Nothing going on: triad-client practice, queue or tables.")
     return "\n".join(lines)
+
+
+def said_above(status: g.PlayerStatus, obligation: pb.Obligation) -> bool:
+    """Whether a line above already tells ``obligation`` with its command (found from
+    outside: under the trade's line, status said again 'a Trade One card must change
+    hands before your next match', in lower case)."""
+    shown = {
+        pb.OBLIGATION_KIND_PENDING_TRADE: status.HasField("pending_trade"),
+        pb.OBLIGATION_KIND_OPEN_DRAFT: bool(status.draft_id),
+        pb.OBLIGATION_KIND_ACTIVE_MATCH: bool(status.active_match_id),
+        pb.OBLIGATION_KIND_ACTIVE_BATTLE: bool(status.active_battle_id),
+    }
+    return shown.get(obligation.kind, False)
+
+
+def sentence(said: str) -> str:
+    return said[:1].upper() + said[1:] + ("" if said.endswith(".") else ".")
 
 
 def trade_line(trade: pb.Trade) -> str:

@@ -58,3 +58,24 @@ def test_a_hosted_table_or_challenge_says_what_it_is_and_the_commands() -> None:
         "Hosting table 075e7bab (Closed, Same, Plus, Combo, Trade Direct): "
         "triad-client play waits for a guest, close closes it."
     ) in said, said
+
+
+def test_an_obligation_a_line_above_tells_is_not_said_again() -> None:
+    """Found from outside: under 'Trade One: your pick from bea's cards is open:
+    triad-client trade.', status printed 'a Trade One card must change hands before
+    your next match' too, in lower case, with no full stop."""
+    trade = pb.Trade(trade_rule=pb.TRADE_RULE_ONE, loser_name="bea", my_role=pb.TRADE_ROLE_CHOOSER)
+    blocked = pb.Obligation(
+        kind=pb.OBLIGATION_KIND_PENDING_TRADE,
+        message="a Trade One card must change hands before your next match",
+    )
+    status = g.PlayerStatus(
+        player=g.Player(player_name="ann"), pending_trade=trade, obligations=[blocked]
+    )
+    assert status_text(status) == (
+        "ann: 0 coins.\nTrade One: your pick from bea's cards is open: triad-client trade."
+    )
+    status.ClearField("pending_trade")
+    assert status_text(status).splitlines()[1] == (
+        "A Trade One card must change hands before your next match."
+    )
