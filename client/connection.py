@@ -388,6 +388,8 @@ def describe(error: grpc.aio.AioRpcError) -> str:
     words = code.name.lower().replace("_", " ")
     line = f"{words}: {said[0]}" if said else words
     advice = ADVICE.get(code, "")
+    if "wrong password" in line:  # found from outside: login itself was told to log in again
+        advice = "check both; triad-client register NAME makes a new player"
     said_already, _, rest = advice.partition(": ")
     if rest and said_already in line:  # 'log in again' said: only the command
         advice = rest

@@ -34,6 +34,18 @@ def test_a_revoked_token_says_log_in_again_once_with_the_command() -> None:
     assert line == "unauthenticated: no access token (log in again: triad-client login NAME)"
 
 
+def test_a_login_refused_is_not_told_to_log_in_again() -> None:
+    """Found from outside: `login ann` with a wrong password was told '(log in again:
+    triad-client login NAME)', the command just typed."""
+    line = describe(
+        failed(grpc.StatusCode.UNAUTHENTICATED, "unknown player name or wrong password")
+    )
+    assert line == (
+        "unauthenticated: unknown player name or wrong password (check both; "
+        "triad-client register NAME makes a new player)"
+    )
+
+
 def test_a_ca_file_that_is_no_certificate_is_named_not_the_gateway() -> None:
     """Found from outside: `--ca FILE` naming a file that is no certificate was told
     'cannot reach the gateway: is `make run` running?', though the gateway ran."""
