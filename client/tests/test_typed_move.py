@@ -53,7 +53,20 @@ def test_a_card_place_outside_the_hand_says_which_places_there_are() -> None:
     shown = views.view(hand=3)
     with pytest.raises(ClientError, match=r"cards 0\.\.2"):
         card_id(shown, "3")
-    assert card_id(shown, "some-card-id") == "some-card-id"
+    assert card_id(shown, shown.my_hand[1].card.card_id) == shown.my_hand[1].card.card_id
+
+
+async def test_a_card_typed_as_no_place_and_no_id_in_the_hand_is_refused_before_a_call() -> None:
+    """Found from outside: '-1 4' at the match screen was sent as a card id, and the
+    server's "card '-1' is not in your hand" said nothing of the numbers to type."""
+    shown = views.view(hand=5)
+    gateway = Gateway(shown)
+    told = Followed()
+    told.show(shown)
+    for line in ("-1 4", "some-card-id 4"):
+        with pytest.raises(ClientError, match=r"your hand has cards 0\.\.4"):
+            await typed(gateway, told, line, shown, None)  # type: ignore[arg-type]
+    assert gateway.calls == []
 
 
 async def test_not_your_turn_is_said_until_the_match_moves_on() -> None:
