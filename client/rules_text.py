@@ -147,7 +147,7 @@ def end_reason(view: pb.MatchView) -> str:
     if outcome.reason == pb.FINISH_REASON_TURN_TIMEOUT:
         return f"{who} missed two turns in a row"
     if outcome.reason == pb.FINISH_REASON_DISCONNECT:
-        return f"{who} stayed disconnected past the 120 s grace"
+        return f"{who} stayed disconnected past the grace period"
     return "the match ended"
 
 

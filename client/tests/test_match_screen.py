@@ -182,7 +182,7 @@ def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> N
             pb.FINISH_REASON_DISCONNECT,
             pb.SEAT_A,
             pb.SEAT_B,
-            "You win at 6-4: [BOT] Bea stayed disconnected past the 120 s grace.",
+            "You win at 6-4: [BOT] Bea stayed disconnected past the grace period.",
         ),
     ],
 )

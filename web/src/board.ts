@@ -84,8 +84,8 @@ export function matchRulesLine(rules: Rules | undefined): string {
 }
 
 /** Why the match ended, in the terminal client's words: "the board is full", "Bea
- * forfeited", "you missed two turns in a row", "Bea stayed disconnected past the 120 s
- * grace" (client/rules_text.py). */
+ * forfeited", "you missed two turns in a row", "Bea stayed disconnected past the grace
+ * period" (client/rules_text.py). */
 function endReason(view: MatchView): string {
   const outcome = view.outcome;
   const seat = outcome?.forfeitingSeat;
@@ -98,7 +98,7 @@ function endReason(view: MatchView): string {
     case FinishReason.TURN_TIMEOUT:
       return `${who} missed two turns in a row`;
     case FinishReason.DISCONNECT:
-      return `${who} stayed disconnected past the 120 s grace`;
+      return `${who} stayed disconnected past the grace period`;
     default:
       return "the match ended";
   }
