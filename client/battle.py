@@ -31,7 +31,8 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.battle_render import prompt, result_line, screen, too_small, waiting
-from client.connection import Caller, ClientError, Holder, as_json, describe, pages
+from client.connection import Caller, ClientError, Holder, as_json, pages
+from client.failures import describe
 from client.keys import LineReader
 from client.session import BATTLE_ENDED_AWAY
 

@@ -1,6 +1,6 @@
 """The connection to the gateway and the logged-in player: the state file of tokens
 per profile, authenticated calls (an expired access token refreshed once), printing an
-answer, and one line for a failed call."""
+answer (``failures``: one line for a failed call)."""
 
 from __future__ import annotations
 
@@ -336,63 +336,3 @@ async def pages(fetch: Callable[[str], Awaitable[Any]]) -> list[Any]:
         token = page.next_page_token
         if not token:
             return found
-
-
-ADVICE = {
-    grpc.StatusCode.UNAVAILABLE: "the gateway cannot be reached (is `make run` running? "
-    "--addr, --ca); retrying is safe",
-    grpc.StatusCode.UNAUTHENTICATED: "log in again: triad-client login NAME",
-    grpc.StatusCode.DEADLINE_EXCEEDED: "the gateway did not answer in time; retrying is safe",
-    grpc.StatusCode.RESOURCE_EXHAUSTED: "slow down and retry in a moment",
-    grpc.StatusCode.NOT_FOUND: "",
-    grpc.StatusCode.PERMISSION_DENIED: "",
-}
-
-
-API_STEPS = {
-    "open one yourself with CreateTable, or try Find Game again soon": (
-        "triad-client host opens one, or try triad-client find again soon"
-    ),
-}
-"""The next steps the server gives API users (RPC names), as the client's commands."""
-
-
-def describe(error: grpc.aio.AioRpcError) -> str:
-    """One line for a failed call: what the gateway said, and what to do about it."""
-    code = error.code()
-    if code == grpc.StatusCode.UNAVAILABLE and "CERTIFICATE_VERIFY_FAILED" in (
-        error.details() or ""
-    ):
-        return (
-            "the gateway's certificate is not trusted: pass --ca CERT (make run's is "
-            ".run/tls/gateway-dev.crt in the checkout)"
-        )
-    if code == grpc.StatusCode.UNAVAILABLE and "security handshaker" in (error.details() or ""):
-        # found from outside: a --ca that is no certificate was told 'is make run running?'
-        return (
-            "--ca holds no certificate to trust: give a PEM file (make run's is "
-            ".run/tls/gateway-dev.crt in the checkout)"
-        )
-    if code == grpc.StatusCode.UNAVAILABLE and "errors resolving" in (error.details() or ""):
-        # found from outside: a mistyped host printed gRPC's resolver dump
-        host = (error.details() or "").partition("errors resolving ")[2].partition(": [")[0]
-        return f"no such host: {host}: check --addr HOST:PORT (make run's is 127.0.0.1:50051)"
-    if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
-        return (
-            "cannot reach the gateway: is `make run` running? "
-            "(--addr HOST:PORT, --ca CERT for another gateway)"
-        )
-    said = (error.details() or "").strip().splitlines()[0:1]
-    for api, ours in API_STEPS.items():
-        said = [s.replace(api, ours) for s in said]
-    words = code.name.lower().replace("_", " ")
-    line = f"{words}: {said[0]}" if said else words
-    advice = ADVICE.get(code, "")
-    if "wrong password" in line:  # found from outside: login itself was told to log in again
-        advice = "check both; triad-client register NAME makes a new player"
-    said_already, _, rest = advice.partition(": ")
-    if rest and said_already in line:  # 'log in again' said: only the command
-        advice = rest
-    if advice and advice not in line:
-        line += f" ({advice})"
-    return line

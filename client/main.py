@@ -32,10 +32,10 @@ from client.connection import (
     State,
     as_json,
     channel,
-    describe,
     out,
     password,
 )
+from client.failures import describe
 from client.leaving import stop_as_ctrl_c
 from client.play import (
     LEVELS,

@@ -23,7 +23,8 @@ from client import drafting
 from client.battle import play_battle
 from client.board import example_cell
 from client.commands_trades import CHOICE_RULES, choose
-from client.connection import Client, ClientError, describe
+from client.connection import Client, ClientError
+from client.failures import describe
 from client.frame import (
     SWITCH_KEY,
     TABLE_ENDS,

@@ -4,6 +4,9 @@ without saying the same thing twice."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,8 @@ from rich.console import Console
 from triad.v1 import gateway_pb2 as g
 
 from client.commands_lobby import find
-from client.connection import DEV_CA, CommandError, State, describe, dev_ca
+from client.connection import DEV_CA, CommandError, State, dev_ca
+from client.failures import describe
 from client.main import main, parser, practice_mode
 from services.matchmaker.domain import TableFilter
 from services.matchmaker.handlers_find import _none_fits
@@ -73,6 +77,40 @@ def test_a_gateway_host_that_does_not_resolve_is_named_not_dumped(
         "triad-client: no such host: nohost.invalid:50051: check --addr HOST:PORT "
         "(make run's is 127.0.0.1:50051)\n"
     ), told
+
+
+def test_an_address_where_no_gateway_answers_is_named_with_what_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: --addr at the web port (or --plaintext to the TLS gateway)
+    was told 'is `make run` running?' while it ran, and no message named the address."""
+    state = tmp_path / "state.json"
+    State(state, "default").save(
+        g.Player(player_id="a", player_name="ann"), g.AuthTokens(access_token="a")
+    )
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]  # nothing listens there once closed
+    typed = ["--state", str(state), "--addr", f"127.0.0.1:{free}", "status"]
+    assert main(typed) == 1
+    told = capsys.readouterr().err
+    assert f"cannot reach the gateway at 127.0.0.1:{free}: is `make run` running?" in told
+    with socket.socket() as mute:  # answers TLS with plain HTTP: no gateway
+        mute.bind(("127.0.0.1", 0))
+        mute.listen()
+        port = mute.getsockname()[1]
+
+        def hang_up() -> None:
+            with contextlib.suppress(OSError):  # until the socket is closed
+                while True:
+                    answered = mute.accept()[0]
+                    answered.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                    answered.close()
+
+        threading.Thread(target=hang_up, daemon=True).start()
+        assert main(["--state", str(state), "--addr", f"127.0.0.1:{port}", "status"]) == 1
+    told = capsys.readouterr().err
+    assert f"cannot speak with what answers at 127.0.0.1:{port}: make run's gateway" in told, told
 
 
 class NoneFits:

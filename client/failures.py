@@ -1,0 +1,87 @@
+"""One line for a person when a call to the gateway fails: what the gateway said, and
+what to do about it (``describe``)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+import grpc
+
+ADVICE = {
+    grpc.StatusCode.UNAVAILABLE: "the gateway cannot be reached (is `make run` running? "
+    "--addr, --ca); retrying is safe",
+    grpc.StatusCode.UNAUTHENTICATED: "log in again: triad-client login NAME",
+    grpc.StatusCode.DEADLINE_EXCEEDED: "the gateway did not answer in time; retrying is safe",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "slow down and retry in a moment",
+    grpc.StatusCode.NOT_FOUND: "",
+    grpc.StatusCode.PERMISSION_DENIED: "",
+}
+
+
+API_STEPS = {
+    "open one yourself with CreateTable, or try Find Game again soon": (
+        "triad-client host opens one, or try triad-client find again soon"
+    ),
+}
+"""The next steps the server gives API users (RPC names), as the client's commands."""
+
+
+def describe(error: grpc.aio.AioRpcError) -> str:
+    """One line for a failed call: what the gateway said, and what to do about it."""
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE and "CERTIFICATE_VERIFY_FAILED" in (
+        error.details() or ""
+    ):
+        return (
+            "the gateway's certificate is not trusted: pass --ca CERT (make run's is "
+            ".run/tls/gateway-dev.crt in the checkout)"
+        )
+    if code == grpc.StatusCode.UNAVAILABLE and "security handshaker" in (error.details() or ""):
+        # found from outside: a --ca that is no certificate was told 'is make run running?'
+        return (
+            "--ca holds no certificate to trust: give a PEM file (make run's is "
+            ".run/tls/gateway-dev.crt in the checkout)"
+        )
+    if code == grpc.StatusCode.UNAVAILABLE and "errors resolving" in (error.details() or ""):
+        # found from outside: a mistyped host printed gRPC's resolver dump
+        host = (error.details() or "").partition("errors resolving ")[2].partition(": [")[0]
+        return f"no such host: {host}: check --addr HOST:PORT (make run's is 127.0.0.1:50051)"
+    if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
+        return unreached(error.details() or "")
+    said = (error.details() or "").strip().splitlines()[0:1]
+    for api, ours in API_STEPS.items():
+        said = [s.replace(api, ours) for s in said]
+    words = code.name.lower().replace("_", " ")
+    line = f"{words}: {said[0]}" if said else words
+    advice = ADVICE.get(code, "")
+    if "wrong password" in line:  # found from outside: login itself was told to log in again
+        advice = "check both; triad-client register NAME makes a new player"
+    said_already, _, rest = advice.partition(": ")
+    if rest and said_already in line:  # 'log in again' said: only the command
+        advice = rest
+    if advice and advice not in line:
+        line += f" ({advice})"
+    return line
+
+
+NOT_THE_GATEWAY = ("Socket closed", "ALPN", "WRONG_VERSION_NUMBER", "handshake failed")
+"""How a connection ends when what answers at the address is not the gateway as the
+client spoke to it: plain text to its TLS port, TLS to a web or metrics port."""
+
+
+def unreached(details: str) -> str:
+    """A connection that failed, with the address tried (found from outside: --addr at
+    the web port, or --plaintext to the gateway, were told 'is `make run` running?'
+    while it ran, and no line named the address)."""
+    where = re.search(r"ipv[46]:(\S+?):? ", details)
+    at = f" at {unquote(where.group(1))}" if where else ""
+    if any(said in details for said in NOT_THE_GATEWAY):
+        return (
+            f"the client cannot speak with what answers{at}: make run's gateway is "
+            "--addr 127.0.0.1:50051, over TLS (no --plaintext)"
+        )
+    return (
+        f"cannot reach the gateway{at}: is `make run` running? "
+        "(--addr HOST:PORT, --ca CERT for another gateway)"
+    )
