@@ -57,11 +57,9 @@ LEVELS = {m.removeprefix("BOT_LEVEL_").lower(): v for m, v in pb.BotLevel.items(
 def card_id(view: pb.MatchView, card: str) -> str:
     """A card given as its index in the hand of ``view`` (0, 1, ...: the hand the player
     is looking at, so no read before a placement) or as its id."""
-    ids = [c.card.card_id for c in view.my_hand]
-    if not card.isdigit() and card in ids:
+    if card in (c.card.card_id for c in view.my_hand):
         return card
-    # found from outside: '-1 4' on the screen reached the server as a card id
-    index = int(card) if card.isdigit() else -1
+    index = int(card) if card.isdigit() else -1  # found from outside: '-1 4' was sent as an id
     if not 0 <= index < len(view.my_hand):
         raise ClientError(f"your hand has cards 0..{len(view.my_hand) - 1}")
     return str(view.my_hand[index].card.card_id)
