@@ -119,6 +119,25 @@ async def seed(client: Caller, args: argparse.Namespace, console: Console) -> in
 async def verify(client: Caller, args: argparse.Namespace, console: Console) -> int:
     """Recompute the player's boosters (or one, ``--draw``); exit 1 if one differs."""
     stub = client.stub
+    # The boosters first (found from outside: `verify --client-seed NEW --draw typo` set
+    # the seed, revealing the one in force, then refused the --draw).
+    draws = [
+        d
+        for page in await pages(
+            lambda token: client.call(
+                stub.ListBoosterDraws, g.ListBoosterDrawsRequest(page_size=200, page_token=token)
+            )
+        )
+        for d in page.draws
+    ]
+    if args.draw:
+        draws = [d for d in draws if d.draw_id.startswith(args.draw)]
+        if len(draws) != 1:
+            raise CommandError(
+                f"no single booster of yours starts with {args.draw!r}: see triad-client verify"
+            )
+    if not draws:
+        raise CommandError("you opened no booster yet: triad-client booster opens one")
     commitment = (
         await client.call(stub.GetSeedCommitment, g.GetSeedCommitmentRequest())
     ).commitment
@@ -147,21 +166,6 @@ async def verify(client: Caller, args: argparse.Namespace, console: Console) -> 
         )
         for s in page.seeds
     }
-    draws = [
-        d
-        for page in await pages(
-            lambda token: client.call(
-                stub.ListBoosterDraws, g.ListBoosterDrawsRequest(page_size=200, page_token=token)
-            )
-        )
-        for d in page.draws
-    ]
-    if args.draw:
-        draws = [d for d in draws if d.draw_id.startswith(args.draw)]
-        if len(draws) != 1:
-            raise CommandError(f"no single booster of yours starts with {args.draw!r}")
-    if not draws:
-        raise CommandError("you opened no booster yet: triad-client booster opens one")
     odds = (await client.call(stub.GetBoosterOdds, g.GetBoosterOddsRequest())).odds
     listed = await pages(
         lambda token: client.call(

@@ -6,9 +6,16 @@ force is not checkable yet."""
 
 from __future__ import annotations
 
-from triad.v1 import common_pb2 as pb
+import argparse
+from typing import Any
 
-from client.verify import SIDES, catalog_of, check, slots_of
+import pytest
+from triad.v1 import common_pb2 as pb
+from triad.v1 import gateway_pb2 as g
+
+from client.connection import CommandError
+from client.render import plain_console
+from client.verify import SIDES, catalog_of, check, slots_of, verify
 from services.collection.domain.boosters import (
     ALGORITHM,
     PITY,
@@ -120,3 +127,37 @@ def test_a_booster_of_the_seed_in_force_is_not_checkable_yet() -> None:
     verdict = check(recorded(0), in_force, catalog_of(characters), slots_of(odds))
     assert verdict.pending and not verdict.problems
     assert verdict.verdict == "not yet: its server seed is still in force"
+
+
+class Boosters:
+    """A gateway holding two draws; records the calls made to it."""
+
+    def __init__(self) -> None:
+        self.stub = self
+        self.calls: list[str] = []
+
+    async def ListBoosterDraws(self, request: g.ListBoosterDrawsRequest) -> Any:
+        return g.ListBoosterDrawsResponse(draws=[recorded(0), recorded(1)])
+
+    async def GetSeedCommitment(self, request: Any) -> Any:
+        return g.GetSeedCommitmentResponse()
+
+    async def SetClientSeed(self, request: Any) -> Any:
+        return g.SetClientSeedResponse()
+
+    async def ListServerSeeds(self, request: Any) -> Any:
+        return g.ListServerSeedsResponse()
+
+    async def call(self, method: Any, request: Any) -> Any:
+        self.calls.append(type(request).__name__)
+        return await method(request)
+
+
+async def test_a_draw_that_names_no_booster_is_refused_before_the_client_seed_is_set() -> None:
+    """Found from outside: `verify --client-seed NEW --draw typo` set the client seed,
+    revealing the server seed in force, and only then refused the --draw."""
+    client = Boosters()
+    args = argparse.Namespace(json=False, client_seed="new seed", draw="zz")
+    with pytest.raises(CommandError, match="no single booster of yours starts with 'zz'"):
+        await verify(client, args, plain_console())
+    assert client.calls == ["ListBoosterDrawsRequest"]
