@@ -22,7 +22,7 @@ from triad.v1 import gateway_pb2 as g
 from triad.v1 import gateway_pb2_grpc
 
 from client import commands
-from client.arguments import Parser
+from client.arguments import Parser, within
 from client.board import Layout
 from client.commands_cards import deck_choice, queue_deck
 from client.commands_lobby import rules_options, table_settings
@@ -315,7 +315,9 @@ def parser() -> argparse.ArgumentParser:
     )
     sub.add_parser(
         "watch", parents=[common], help="print session pushes as JSON lines"
-    ).add_argument("--count", type=int, default=0, help="stop after this many (default: never)")
+    ).add_argument(
+        "--count", type=within(0, 10**9), default=0, help="stop after this many (default: never)"
+    )
     practice = sub.add_parser(
         "practice",
         parents=[common],

@@ -167,6 +167,7 @@ def test_a_table_option_makes_a_practice_custom_and_is_refused_beside_another_mo
         (["leaderboard", "--top", "many"], "--top: 'many' is not a whole number"),
         (["collection", "--stars", "6"], "--stars: must be 1..5, not 6"),
         (["auction", "browse", "--limit", "500"], "--limit: must be 1..200, not 500"),
+        (["watch", "--count", "-1"], "--count: must be 0..1000000000, not -1"),
     ],
 )
 def test_a_number_out_of_its_range_is_refused_where_it_is_typed(
