@@ -216,13 +216,14 @@ async def join(client: Caller, args: argparse.Namespace, console: Console) -> in
 
 
 async def close(client: Caller, args: argparse.Namespace, console: Console) -> int:
-    """Close the table you host (``--json`` hosting leaves it open)."""
-    table_id = args.table
-    if not table_id:
-        status = (await client.call(client.stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
-        if not status.HasField("hosted_table"):
-            raise CommandError("you host no open table")
-        table_id = status.hosted_table.table_id
+    """Close the table you host (``--json`` hosting leaves it open), or the one named by
+    its id or the start of it (found from outside: `close 7d61a6c8`, the id status and
+    tables print, was told 'no table 7d61a6c8')."""
+    status = (await client.call(client.stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
+    hosted = status.hosted_table.table_id if status.HasField("hosted_table") else ""
+    if not args.table and not hosted:
+        raise CommandError("you host no open table")
+    table_id = hosted if hosted.startswith(args.table or "") else args.table
     closed = await client.call(
         client.stub.CloseTable, g.CloseTableRequest(request_id=uuid.uuid4().hex, table_id=table_id)
     )

@@ -226,3 +226,36 @@ async def test_active_in_a_later_sudden_death_round_shows_the_earlier_final_boar
     assert await ran(monkeypatch, tmp_path, InRoundTwo, "active") == 0
     said = capsys.readouterr().out
     assert said.index("Round 1's final board: a tie at 5-5") < said.index("Round 2 of at most 5")
+
+
+TABLE = "7d61a6c8-ceee-41f8-8487-3639ac8aa5d7"
+
+
+class Hosting:
+    """Ann hosts table 7d61a6c8...; CloseTable records the id it was given."""
+
+    closed: ClassVar[list[str]] = []
+
+    def __init__(self, channel: Any) -> None:
+        pass
+
+    async def GetPlayerStatus(self, request: Any, metadata: Any, timeout: float) -> Any:
+        return g.GetPlayerStatusResponse(
+            status=g.PlayerStatus(hosted_table=pb.Table(table_id=TABLE))
+        )
+
+    async def CloseTable(self, request: Any, metadata: Any, timeout: float) -> Any:
+        self.closed.append(request.table_id)
+        return g.CloseTableResponse()
+
+
+async def test_close_takes_the_start_of_the_hosted_tables_id_as_status_prints_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `close 7d61a6c8`, the id status and tables print, was sent
+    as it was typed and refused 'not found: no table 7d61a6c8'."""
+    Hosting.closed.clear()
+    assert await ran(monkeypatch, tmp_path, Hosting, "close", TABLE[:8]) == 0
+    assert await ran(monkeypatch, tmp_path, Hosting, "close") == 0
+    assert Hosting.closed == [TABLE, TABLE]
+    assert capsys.readouterr().out == "Table closed.\nTable closed.\n"
