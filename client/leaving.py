@@ -14,7 +14,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.connection import Caller
+from client.connection import Caller, ClientError
 from client.frame import choosing
 from client.session import Followed
 
@@ -50,6 +50,17 @@ async def leave_queue(client: Caller, console: Console, ticket_id: str) -> None:
             g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=ticket_id),
         )
         console.print("Left the queue.")
+
+
+async def ticket_named(client: Caller, given: str | None) -> str:
+    """The ticket ``cancel`` names: the player's own (a player has one) when none or the
+    start of its id is given (found from outside: `cancel a1a7a622`, the ticket the
+    queue screen shows, was refused 'you have no ticket a1a7a622')."""
+    status = (await client.call(client.stub.GetPlayerStatus, g.GetPlayerStatusRequest())).status
+    mine = status.ticket.ticket_id if status.ticket.status == pb.TICKET_STATUS_QUEUED else ""
+    if not given and not mine:
+        raise ClientError("you are in no queue: triad-client queue joins one")
+    return mine if mine and mine.startswith(given or "") else str(given)
 
 
 def going_on(told: Followed) -> str:

@@ -36,7 +36,7 @@ from client.connection import (
     password,
 )
 from client.failures import describe
-from client.leaving import stop_as_ctrl_c
+from client.leaving import stop_as_ctrl_c, ticket_named
 from client.play import (
     LEVELS,
     MODES,
@@ -236,7 +236,9 @@ async def run(args: argparse.Namespace) -> int:
         elif command == "cancel":
             cancelled = await client.call(
                 stub.CancelTicket,
-                g.CancelTicketRequest(request_id=uuid.uuid4().hex, ticket_id=args.ticket),
+                g.CancelTicketRequest(
+                    request_id=uuid.uuid4().hex, ticket_id=await ticket_named(client, args.ticket)
+                ),
             )
             out(args, cancelled.ticket, "Left the queue.")
         elif command in commands.COMMANDS:
@@ -353,7 +355,7 @@ def parser() -> argparse.ArgumentParser:
         "--deck", help="a saved deck (its name, id or the start of it); default Random"
     )
     sub.add_parser("cancel", parents=[common], help="leave the queue").add_argument(
-        "ticket", help="its id, as enqueue or status prints it"
+        "ticket", nargs="?", help="its id or the start of it (default: yours)"
     )
     switch = sub.add_parser(
         "switch", parents=[common], help="leave the queue for a practice match against a bot"

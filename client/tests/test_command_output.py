@@ -259,3 +259,36 @@ async def test_close_takes_the_start_of_the_hosted_tables_id_as_status_prints_it
     assert await ran(monkeypatch, tmp_path, Hosting, "close") == 0
     assert Hosting.closed == [TABLE, TABLE]
     assert capsys.readouterr().out == "Table closed.\nTable closed.\n"
+
+
+TICKET = "a1a7a622-0b74-462e-abfb-f0f445427c9f"
+
+
+class Queued:
+    """Ann waits in a queue with ticket a1a7a622...; CancelTicket records the id given."""
+
+    cancelled: ClassVar[list[str]] = []
+
+    def __init__(self, channel: Any) -> None:
+        pass
+
+    async def GetPlayerStatus(self, request: Any, metadata: Any, timeout: float) -> Any:
+        ticket = pb.Ticket(ticket_id=TICKET, status=pb.TICKET_STATUS_QUEUED)
+        return g.GetPlayerStatusResponse(status=g.PlayerStatus(ticket=ticket))
+
+    async def CancelTicket(self, request: Any, metadata: Any, timeout: float) -> Any:
+        self.cancelled.append(request.ticket_id)
+        return g.CancelTicketResponse()
+
+
+async def test_cancel_takes_the_start_of_the_ticket_as_the_queue_screen_shows_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `cancel a1a7a622`, the ticket the queue screen shows, was
+    refused 'not found: you have no ticket a1a7a622'; a player has one ticket, so
+    cancel alone now leaves it."""
+    Queued.cancelled.clear()
+    assert await ran(monkeypatch, tmp_path, Queued, "cancel", TICKET[:8]) == 0
+    assert await ran(monkeypatch, tmp_path, Queued, "cancel") == 0
+    assert Queued.cancelled == [TICKET, TICKET]
+    assert capsys.readouterr().out == "Left the queue.\nLeft the queue.\n"
