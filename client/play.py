@@ -47,6 +47,15 @@ from client.summary import after_trade
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
 
+async def enqueue(client: Client, mode: str, deck: pb.DeckChoice) -> pb.Ticket:
+    """The player's new ticket in the ``mode`` queue (Draft brings no deck: it drafts)."""
+    request = g.EnqueueRequest(
+        request_id=uuid.uuid4().hex, mode=MODES[mode], deck=None if mode == "draft" else deck
+    )
+    reply: g.EnqueueResponse = await client.call(client.stub.Enqueue, request)
+    return reply.ticket
+
+
 QUEUES = ("unranked", "ranked", "roulette", "draft")
 """The queues (Draft picks its deck in a draft: --deck is ignored there)."""
 
@@ -378,16 +387,7 @@ async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.D
     (or a draft) is found, play it; b switches to a practice bot meanwhile. A ticket
     still waiting when the player leaves is cancelled."""
     drafted = mode == "draft"
-    ticket = (
-        await client.call(
-            client.stub.Enqueue,
-            g.EnqueueRequest(
-                request_id=uuid.uuid4().hex,
-                mode=MODES[mode],
-                deck=None if drafted else deck,
-            ),
-        )
-    ).ticket
+    ticket = await enqueue(client, mode, deck)
     with_deck = "a Random deck" if deck.HasField("random") else "your deck"
     with_deck = "the deck you will draft" if drafted else with_deck
     console.print(f"Queued for {mode} with {with_deck} (ticket {ticket.ticket_id[:8]}).")

@@ -11,8 +11,6 @@ match's view (its ``matchId``), a draft's (its ``draftId``) or a Skirmish battle
 
 from __future__ import annotations
 
-import uuid
-
 from google.protobuf.message import Message
 from rich.console import Console
 from triad.v1 import common_pb2 as pb
@@ -20,7 +18,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Client, ClientError, as_json
 from client.leaving import leave_queue
-from client.play import MODES
+from client.play import enqueue
 
 LEFT_QUEUE = "your ticket left the queue without a match (cancelled elsewhere, or expired)"
 """Said when the ticket ``queue --json`` waits on stops waiting unpaired."""
@@ -68,16 +66,7 @@ async def play_json(client: Client) -> None:
 async def queue_json(client: Client, mode: str, deck: pb.DeckChoice) -> None:
     """``queue --json``: enqueue, then the match (a draft in the Draft queue) it finds,
     as JSON. Leaving first (Ctrl-C) cancels the ticket, as the queue screen does."""
-    ticket = (
-        await client.call(
-            client.stub.Enqueue,
-            g.EnqueueRequest(
-                request_id=uuid.uuid4().hex,
-                mode=MODES[mode],
-                deck=None if mode == "draft" else deck,
-            ),
-        )
-    ).ticket
+    ticket = await enqueue(client, mode, deck)
     found = None
     try:
         found = await next_game(client, ticket.ticket_id)
