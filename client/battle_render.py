@@ -83,8 +83,10 @@ def spd_line(view: pb.BattleView) -> str | None:
     """Every character on the fields by SPD, fastest first (with its changes: BATTLE.md
     4.3 orders a group's actions by it); None before the battle begins (the opponent's
     formation hidden). Found from outside: the terminal showed no SPD at all, so the
-    order the cards would resolve in could not be read off the screen."""
-    if view.status == pb.BATTLE_STATUS_FORMATION:
+    order the cards would resolve in could not be read off the screen. None once the
+    battle is over too: no card resolves any more (found from outside: the line stood
+    under "You gave up.")."""
+    if view.status in (pb.BATTLE_STATUS_FORMATION, pb.BATTLE_STATUS_FINISHED):
         return None
     standing = [
         (u.spd, f"{whose}{_label(u)} {u.spd}" + _for_turns(u.spd_turns))

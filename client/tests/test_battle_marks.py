@@ -3,6 +3,8 @@ HP, said in words under the fields (views built by the battle service's presente
 
 from __future__ import annotations
 
+from triad.v1 import common_pb2 as pb
+
 from client.battle_render import WIDTH, screen
 from client.tests.test_battle import views
 
@@ -48,6 +50,8 @@ async def test_every_character_standing_is_listed_by_spd_fastest_first() -> None
     assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines), "\n".join(lines)
     spds = [int(part.rsplit(" ", 1)[1]) for part in said.removeprefix("Spd: ").split(", ")]
     assert spds == sorted(spds, reverse=True) and len(spds) == len(standing), said
+    mine.status = pb.BATTLE_STATUS_FINISHED  # the result stands last: no order to read
+    assert not any(line.startswith("Spd: ") for line in screen(mine, rows=24))
 
 
 async def test_a_burn_and_a_changed_spd_say_how_long_they_last() -> None:
