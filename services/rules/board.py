@@ -96,8 +96,10 @@ class Board:
 
     @property
     def full(self) -> bool:
-        cards = self.cards
-        return all(cards[cell] is not None for cell in self.geometry.playable)
+        # A blocked cell never holds a card (check_free and the vectors refuse one): the
+        # board is full when its only empty cells are the blocked ones. Counted in C: the
+        # search asks this at every node.
+        return self.cards.count(None) == len(self.geometry.blocked)
 
     def count(self, owner: int) -> int:
         return sum(1 for o in self.owners if o == owner)

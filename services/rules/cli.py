@@ -109,7 +109,7 @@ class Parsed:
 
 
 def _position_object(item: str | Parsed) -> dict[str, Any]:
-    value = item.value if isinstance(item, Parsed) else load_line(item)
+    value = item.value if isinstance(item, Parsed) else load_line(item, "position")
     if not isinstance(value, dict):
         raise VectorError(f"a position is a JSON object, got {type(value).__name__}")
     return value

@@ -1,15 +1,17 @@
-"""The compiled search behind :mod:`solver` (whose docstring says why and how): a
-placement resolver over mutable flat lists and negamax with alpha-beta over it, as
-closures (:class:`Engine`) built by :func:`compile_position`. Pure: no clock.
+"""The compiled search behind :mod:`solver` (whose docstring says why and how): negamax
+with alpha-beta over mutable flat lists, placing cards with the resolver of :mod:`flips`,
+as closures (:class:`Engine`) built by :func:`compile_position`. Pure: no clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from operator import itemgetter
 from random import Random
 
 from services.rules.cards import ACE, Card, Sides, adjusted_sides
+from services.rules.flips import NO_FLIPS, compile_flips
 from services.rules.game import Move, Position
 
 INF = 10_000
@@ -20,6 +22,10 @@ STOP_POLL = 2048
 
 TABLE_MIN_EMPTIES = 3
 """Positions with fewer empty cells are not stored: recomputing them is cheaper."""
+
+
+_captures = itemgetter(0)
+"""A move's sort key: how many cards it captures. ``reverse=True`` keeps the sort stable."""
 
 
 class SearchStopped(Exception):
@@ -37,9 +43,6 @@ class Engine:
     nodes: Callable[[], int]
     table_size: Callable[[], int]
     captured: Callable[[Move], list[int]]
-
-
-_NO_FLIPS: list[int] = []
 
 
 def _card_types(
@@ -73,10 +76,10 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
     rules = board.rules
     size = geometry.size
     contacts = geometry.contacts
-    same, plus, combo = rules.same, rules.plus, rules.combo
 
     at: list[Sides | None] = list(board.adjusted)
     own: list[int] = [-1 if o is None else o for o in board.owners]
+    near, capture = compile_flips(contacts, rules, at, own)
     cards, types, counts, first_index = _card_types(position)
     # Per type and cell: its adjusted sides, and (Same Wall) its aces facing the edge.
     sides_at: list[list[Sides]] = [
@@ -99,81 +102,11 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
     ]
     owner_bit = [1 << (bits * c) for c in range(size)]
     cell_bit = [1 << c for c in range(size)]
-    cells_cache: dict[int, tuple[int, ...]] = {}
-
-    def cells_of(mask: int) -> tuple[int, ...]:
-        found = cells_cache.get(mask)
-        if found is None:
-            found = cells_cache[mask] = tuple(c for c in range(size) if mask >> c & 1)
-        return found
-
-    def capture(c: int, sides: Sides, aces: int, p: int) -> list[int]:
-        """Place ``sides`` for ``p`` on the empty cell ``c``: flip the captured cells in
-        ``own`` and return them. RULES.md 4: the special set (Same, Plus, judged before
-        any owner changes), then basic captures, then the Combo chain from the special
-        set. The placed card itself is left to the caller."""
-        q = 1 - p
-        touch: list[tuple[int, int, int]] | None = None
-        for n, mine, theirs in contacts[c]:
-            other = at[n]
-            if other is not None:
-                if touch is None:
-                    touch = [(n, sides[mine], other[theirs])]
-                else:
-                    touch.append((n, sides[mine], other[theirs]))
-        if touch is None:
-            return _NO_FLIPS
-        special: list[int] | None = None
-        if same:
-            matched = aces
-            for _, a, b in touch:
-                if a == b:
-                    matched += 1
-            if matched >= 2:
-                for n, a, b in touch:
-                    if a == b and own[n] == q:
-                        if special is None:
-                            special = [n]
-                        else:
-                            special.append(n)
-        if plus and len(touch) > 1:
-            sums = [a + b for _, a, b in touch]
-            for n, a, b in touch:
-                if own[n] == q and sums.count(a + b) > 1:
-                    if special is None:
-                        special = [n]
-                    elif n not in special:
-                        special.append(n)
-        flipped: list[int]
-        if special is None:
-            flipped = []
-        else:
-            for n in special:
-                own[n] = p
-            flipped = special[:]
-        for n, a, b in touch:
-            if a > b and own[n] == q:
-                own[n] = p
-                flipped.append(n)
-        if combo and special is not None:
-            # The set the chain reaches does not depend on the order it is walked in
-            # (captures only ever add attackers), so owners come out as the rulebook's.
-            for attacker in special:  # grows while we walk it
-                attack = at[attacker]
-                assert attack is not None
-                for n, mine, theirs in contacts[attacker]:
-                    if own[n] == q:
-                        defence = at[n]
-                        assert defence is not None
-                        if attack[mine] > defence[theirs]:
-                            own[n] = p
-                            flipped.append(n)
-                            special.append(n)
-        return flipped
+    cells_of = _CellsOf(size)
 
     table: dict[int, tuple[int, int, int, int]] = {}
-    visited = [0]
-    next_poll = [STOP_POLL]
+    visited = 0
+    next_poll = STOP_POLL
     """``stop`` is polled at the first node after every ``STOP_POLL`` nodes (leaves count
     as nodes but are not polled at), so each poll stands for at least that many nodes."""
 
@@ -182,28 +115,39 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
     ) -> int:
         """Negamax value for ``p`` to move, with ``d`` the score difference now, ``left``
         empty cells (bit set ``empty``), ``depth`` placements still to look at."""
-        nodes = visited[0] = visited[0] + 1
-        if nodes >= next_poll[0] and stop is not None:
-            next_poll[0] = nodes + STOP_POLL
+        nonlocal visited, next_poll
+        visited += 1
+        if visited >= next_poll and stop is not None:
+            next_poll = visited + STOP_POLL
             if stop():
                 raise SearchStopped
         if depth == 0 or left == 0:
             return d
         q = 1 - p
         if depth == 1:  # the last placement, or the horizon: no reply, no table
+            # Each placement looked at is a position visited: counted here and added at
+            # once (``stop`` is polled on entry only, so only the total matters).
             best = -INF
-            for c in cells_of(empty):
-                for kind in types[p]:
+            looked = 0
+            kinds = types[p]
+            for c in cells_of[empty]:
+                touching = near(c, q)  # read once for every card tried on c
+                for kind in kinds:
                     if counts[kind]:
-                        flipped = capture(c, sides_at[kind][c], wall_aces[kind][c], p)
-                        for n in flipped:
-                            own[n] = q
-                        visited[0] += 1  # each placement looked at is a position visited
-                        value = d + 2 * len(flipped)
+                        looked += 1
+                        if touching is None:  # nothing flips here
+                            value = d
+                        else:
+                            flipped = capture(touching, sides_at[kind][c], wall_aces[kind][c], p)
+                            for n in flipped:
+                                own[n] = q
+                            value = d + 2 * len(flipped)
                         if value > best:
                             best = value
                             if value >= beta:
+                                visited += looked
                                 return best
+            visited += looked
             return best
         entry = table.get(key) if left >= TABLE_MIN_EMPTIES else None
         first = -1
@@ -222,7 +166,19 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
                     beta = hi
             first = entry[3]
         start_alpha, start_beta = alpha, beta
-        moves = _ordered_moves(p, q, empty, first)
+        if first >= 0:
+            # The table's move alone first: it refutes often, and a refutation then
+            # saves resolving every other move just to order them.
+            kind, c = divmod(first, size)
+            touching = near(c, q)
+            flipped = NO_FLIPS
+            if touching is not None:
+                flipped = capture(touching, sides_at[kind][c], wall_aces[kind][c], p)
+                for n in flipped:
+                    own[n] = q
+            moves = [(len(flipped), kind, c, flipped)]
+        else:
+            moves = _ordered_moves(p, q, empty, -1)
         best = -INF
         best_move = -1
         child_depth = depth - 1
@@ -259,6 +215,9 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
                     alpha = value
                     if value >= beta:
                         break
+            if first >= 0:  # no refutation: the other moves, which the loop goes on to
+                moves.extend(_ordered_moves(p, q, empty, first))
+                first = -1
         if left >= TABLE_MIN_EMPTIES and (entry is None or entry[2] <= depth):
             # Keep a deeper entry (an exact one met by a depth-limited search).
             if entry is None or entry[2] != depth:
@@ -273,27 +232,34 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
         return best
 
     def _ordered_moves(
-        p: int, q: int, empty: int, first: int
+        p: int, q: int, empty: int, tried: int
     ) -> list[tuple[int, int, int, list[int]]]:
-        """Every distinct move of ``p`` with what it captures, best first: the table's
-        move, then by captures (stable, so equal moves keep the order given)."""
+        """Every distinct move of ``p`` but ``tried`` (the table's move, already searched)
+        with what it captures, best first: by captures (stable, so equal moves keep the
+        order given)."""
         moves: list[tuple[int, int, int, list[int]]] = []
-        cells = cells_of(empty)
+        # A cell's neighbours are read once for every card tried there (a loop, not a
+        # comprehension: cheaper for the few cells of a small board).
+        nears = []
+        for c in cells_of[empty]:
+            nears.append((c, near(c, q)))
         for kind in types[p]:
             if counts[kind]:
                 sides = sides_at[kind]
                 aces = wall_aces[kind]
-                for c in cells:
-                    flipped = capture(c, sides[c], aces[c], p)
-                    for n in flipped:
-                        own[n] = q
-                    moves.append((len(flipped), kind, c, flipped))
-        moves.sort(key=_by_captures)
-        if first >= 0:
+                for c, touching in nears:
+                    if touching is None:
+                        moves.append((0, kind, c, NO_FLIPS))
+                    else:
+                        flipped = capture(touching, sides[c], aces[c], p)
+                        for n in flipped:
+                            own[n] = q
+                        moves.append((len(flipped), kind, c, flipped))
+        moves.sort(key=_captures, reverse=True)
+        if tried >= 0:
             for i, move in enumerate(moves):
-                if move[1] * size + move[2] == first:
-                    if i:
-                        moves.insert(0, moves.pop(i))
+                if move[1] * size + move[2] == tried:
+                    del moves[i]
                     break
         return moves
 
@@ -301,7 +267,7 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
     for c in geometry.playable:
         if at[c] is None:
             empty_mask |= cell_bit[c]
-    empties = len(cells_of(empty_mask))
+    empties = len(cells_of[empty_mask])
     mover = int(position.to_move)
     other = 1 - mover
     start = position.score(position.to_move) - position.score(position.to_move.other)
@@ -313,7 +279,7 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
         moves = _ordered_moves(mover, other, empty_mask, -1)
         if tiebreak is not None:
             tiebreak.shuffle(moves)
-            moves.sort(key=_by_captures)
+            moves.sort(key=_captures, reverse=True)
         for i, move in enumerate(moves):
             if move[1] * size + move[2] == root_first[0]:
                 moves.insert(0, moves.pop(i))
@@ -351,7 +317,8 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
         return (first_index[mover][types[mover].index(kind)], c)
 
     def root(depth: int, alpha: int, beta: int, tiebreak: Random | None) -> tuple[int, Move | None]:
-        visited[0] += 1
+        nonlocal visited
+        visited += 1
         if empties == 0 or depth <= 0:  # nothing to search: the score as it stands
             return start, None
         moves = root_moves(tiebreak)
@@ -370,7 +337,8 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
         return best, to_move(best_move[1], best_move[2])
 
     def root_values(depth: int, only: Collection[Move] | None) -> list[tuple[Move, int]]:
-        visited[0] += 1
+        nonlocal visited
+        visited += 1
         found = []
         for move in root_moves(None) if empties else []:
             named = to_move(move[1], move[2])
@@ -384,17 +352,29 @@ def compile_position(position: Position, stop: Callable[[], bool] | None) -> Eng
         if at[c] is not None or c in geometry.blocked:
             raise ValueError(f"cell {c} is not an empty playable cell")
         kind = next(k for k in types[mover] if _same_card(cards[k], card))
-        flipped = capture(c, sides_at[kind][c], wall_aces[kind][c], mover)
+        touching = near(c, other)
+        if touching is None:
+            return []
+        flipped = capture(touching, sides_at[kind][c], wall_aces[kind][c], mover)
         for n in flipped:
             own[n] = other
         return sorted(flipped)
 
-    return Engine(empties, root, root_values, lambda: visited[0], lambda: len(table), captured)
+    return Engine(empties, root, root_values, lambda: visited, lambda: len(table), captured)
+
+
+class _CellsOf(dict[int, tuple[int, ...]]):
+    """The cells of a bit set, ascending; each set is listed once, then looked up (a
+    subscript, not a call: it is read at every node)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        found = self[mask] = tuple(c for c in range(self.size) if mask >> c & 1)
+        return found
 
 
 def _same_card(a: Card, b: Card) -> bool:
     return a.sides == b.sides and a.element == b.element
-
-
-def _by_captures(move: tuple[int, int, int, Sequence[int]]) -> int:
-    return -move[0]

@@ -7,9 +7,10 @@ both sides play perfectly from here; positive wins, zero draws, negative loses.
 
 Why a second implementation of placement resolution lives here: the search makes
 millions of placements, and ``Board.place`` (immutable boards, ``Capture`` records,
-causes) costs several times what the search can afford. :func:`negamax.compile_position` builds a
-specialised resolver over mutable flat lists that computes only which cells change
-owner, in the rulebook's order (special set, basic, Combo); the tests check it against
+causes) costs several times what the search can afford. :func:`flips.compile_flips`
+builds a specialised resolver over the mutable flat lists that
+:func:`negamax.compile_position` searches; it computes only which cells change owner,
+in the rulebook's order (special set, basic, Combo). The tests check it against
 :func:`resolve` on random positions, and the solver against a plain minimax over
 :meth:`Position.play`.
 
@@ -22,12 +23,15 @@ solved in a few seconds on one core):
   from that (types are numbered per hand), so they need no room in the key.
 - **Identical cards are one move**: cards with the same sides and element in one hand
   are the same card type, searched once.
-- **Move ordering**: the table's best move first, then placements by how many cards they
-  capture at once (capturing moves refute most often).
+- **Move ordering**: the table's best move first, searched before the others are even
+  resolved (it refutes often), then placements by how many cards they capture at once
+  (capturing moves refute most often).
 - **Material is the score**: a placement moves a card from hand to board without changing
   its owner's score, so the running score difference changes only by captures and is
   passed down the tree; it is also the static evaluation of depth-limited searches.
 - The last placement of the game is evaluated in a loop, without recursion or table.
+- **A cell's neighbours are read once** for all the cards tried there, and a cell that
+  no enemy card touches is passed over: nothing placed there can flip.
 
 The engine stays pure: no clock. A caller that needs a time budget passes ``stop``, a
 function polled every few thousand nodes; when it returns true the search raises

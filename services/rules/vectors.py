@@ -40,8 +40,9 @@ class Vector:
     card: Card
 
 
-def load_line(line: str) -> dict[str, Any]:
-    """Read one JSON line into the object it must hold."""
+def load_line(line: str, what: str = "vector") -> dict[str, Any]:
+    """Read one JSON line into the object it must hold: a ``what`` (a vector, or the
+    solver's position)."""
     try:
         # A byte-order mark is no JSON error; the line's end is no part of it (an error
         # at the end of a line cut short is told at its last column, not on "line 2").
@@ -51,7 +52,7 @@ def load_line(line: str) -> dict[str, Any]:
     except ValueError as exc:  # e.g. an integer past Python's 4300-digit limit
         raise VectorError(f"not JSON this command accepts: {exc}") from None
     if not isinstance(raw, dict):
-        raise VectorError(f"a vector is a JSON object, got {type(raw).__name__}")
+        raise VectorError(f"a {what} is a JSON object, got {type(raw).__name__}")
     return raw
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.rules import Board, Card, Element, Geometry, Placement, Rules, Seat, Sides
@@ -63,3 +63,24 @@ def run_resolve(stdin: str, **redirect: Any) -> subprocess.CompletedProcess[str]
         check=False,
         **streams,
     )
+
+
+Answers = tuple[int, list[dict[str, object]], str]
+"""A run of a triad-rules command: its exit code, its answers (one per line), stderr."""
+
+
+def all_at_once(command: Callable[[str], Answers], malformed: list[tuple[str, str]]) -> Answers:
+    """Every malformed line (with the words its error must hold) through one run of the
+    command, as a file of them would come: it goes on after each bad line, so each gets
+    its own error line."""
+    return command("".join(line + "\n" for line, _ in malformed))
+
+
+def check_error_line(run: Answers, malformed: list[tuple[str, str]], index: int) -> None:
+    """The answer to line ``index`` of ``all_at_once``'s run names its problem."""
+    code, answers, stderr = run
+    assert code == 1
+    assert len(answers) == len(malformed)
+    line, words = malformed[index]
+    assert words in str(answers[index]["error"]), line[:200]
+    assert "Traceback" not in stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from services.rules.tests.helpers import run_resolve
+from services.rules.tests.helpers import Answers, all_at_once, check_error_line, run_resolve
 
 GOOD = json.loads((Path(__file__).parent / "vectors" / "public.jsonl").read_text().splitlines()[0])
 
@@ -35,49 +35,53 @@ def broken(**changes: object) -> str:
     return json.dumps(vector)
 
 
-@pytest.mark.parametrize(
-    ("line", "words"),
-    [
-        ("{not json", "not JSON"),
-        # a line cut short: where it ends, not "column 1" of a line after it
-        ('{"name":"x"', "not JSON: Expecting ',' delimiter at column 12"),
-        ("[1, 2]", "JSON object"),
-        (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
-        # a 4x4 board sent without its size: say that the size defaults to 3x3
-        (broken(board=[None] * 16), "on the 3x3 board (9 cells); give the size of a larger"),
-        (broken(cells=[None] * 16), "'cells' has 16 entries, but a vector without 'size'"),
-        (
-            broken(board__1__sides=[1, 1, 11, 1]),
-            "board[1].sides [1, 1, 11, 1] must each be within 1..10",
-        ),
-        (
-            broken(move__card__sides=[0, 1, 1, 1]),
-            "move.card.sides [0, 1, 1, 1] must each be within 1..10",
-        ),
-        (broken(move__card__sides=[1, 1, 1]), "move.card.sides must be four whole numbers"),
-        (broken(move__cell=1), "cell 1 already holds a card"),
-        (broken(move__cell=9), "cell 9 is not on the 3x3 board"),
-        (broken(blocked=[4]), "cell 4 is blocked"),
-        (broken(blocked=[1]), "board[1] is a blocked cell"),
-        (broken(rules={"same": True, "reverse": True}), "unknown rule 'reverse'"),
-        (broken(rules={"same": "yes"}), "rule 'same' must be true or false"),
-        (broken(move__player="C"), 'move.player must be "A" or "B"'),
-        (broken(board__1__owner=None), 'board[1].owner must be "A" or "B"'),
-        (broken(cells=["lava"] + [None] * 8), "cells[0]: unknown element 'lava'"),
-        (broken(size=[0, 3]), "'size' must be [rows, columns]"),
-        # refused at once, not after building a million-cell board (half a minute)
-        (broken(size=[1000, 1000]), "'size' 1000x1000 is too large: at most 10000 cells"),
-        (broken(move__card__sides=[1, True, 1, 1]), "four whole numbers"),
-        # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
-        (broken(move__cell=4321).replace("4321", "9" * 4400), "not JSON"),
-    ],
-)
-def test_a_malformed_vector_gets_an_error_line_naming_the_problem(line: str, words: str) -> None:
-    code, results, stderr = resolve(line + "\n")
-    assert code == 1
-    assert len(results) == 1
-    assert words in str(results[0]["error"])
-    assert "Traceback" not in stderr
+MALFORMED: list[tuple[str, str]] = [
+    ("{not json", "not JSON"),
+    # a line cut short: where it ends, not "column 1" of a line after it
+    ('{"name":"x"', "not JSON: Expecting ',' delimiter at column 12"),
+    ("[1, 2]", "JSON object"),
+    (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
+    # a 4x4 board sent without its size: say that the size defaults to 3x3
+    (broken(board=[None] * 16), "on the 3x3 board (9 cells); give the size of a larger"),
+    (broken(cells=[None] * 16), "'cells' has 16 entries, but a vector without 'size'"),
+    (
+        broken(board__1__sides=[1, 1, 11, 1]),
+        "board[1].sides [1, 1, 11, 1] must each be within 1..10",
+    ),
+    (
+        broken(move__card__sides=[0, 1, 1, 1]),
+        "move.card.sides [0, 1, 1, 1] must each be within 1..10",
+    ),
+    (broken(move__card__sides=[1, 1, 1]), "move.card.sides must be four whole numbers"),
+    (broken(move__cell=1), "cell 1 already holds a card"),
+    (broken(move__cell=9), "cell 9 is not on the 3x3 board"),
+    (broken(blocked=[4]), "cell 4 is blocked"),
+    (broken(blocked=[1]), "board[1] is a blocked cell"),
+    (broken(rules={"same": True, "reverse": True}), "unknown rule 'reverse'"),
+    (broken(rules={"same": "yes"}), "rule 'same' must be true or false"),
+    (broken(move__player="C"), 'move.player must be "A" or "B"'),
+    (broken(board__1__owner=None), 'board[1].owner must be "A" or "B"'),
+    (broken(cells=["lava"] + [None] * 8), "cells[0]: unknown element 'lava'"),
+    (broken(size=[0, 3]), "'size' must be [rows, columns]"),
+    # refused at once, not after building a million-cell board (half a minute)
+    (broken(size=[1000, 1000]), "'size' 1000x1000 is too large: at most 10000 cells"),
+    (broken(move__card__sides=[1, True, 1, 1]), "four whole numbers"),
+    # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
+    (broken(move__cell=4321).replace("4321", "9" * 4400), "not JSON"),
+]
+"""Malformed lines and words of the error each gets."""
+
+
+@pytest.fixture(scope="module")
+def malformed_run() -> Answers:
+    return all_at_once(resolve, MALFORMED)
+
+
+@pytest.mark.parametrize("index", range(len(MALFORMED)), ids=[w for _, w in MALFORMED])
+def test_a_malformed_vector_gets_an_error_line_naming_the_problem(
+    malformed_run: Answers, index: int
+) -> None:
+    check_error_line(malformed_run, MALFORMED, index)
 
 
 def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:

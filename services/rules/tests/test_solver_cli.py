@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from services.rules import Position, Seat
+from services.rules.tests.helpers import Answers, all_at_once, check_error_line
 from services.rules.tests.test_solver import brute_force, random_position
 
 
@@ -118,50 +119,61 @@ MOVER = GOOD["to_move"]
 OTHER = "B" if MOVER == "A" else "A"
 
 
-@pytest.mark.parametrize(
-    ("line", "words"),
-    [
-        ("{not json", "not JSON"),
-        ("[1]", "a position is a JSON object, got int"),
-        ('"text"', "a position is a JSON object, got str"),
-        (broken(hands=None), "'hands' must be an object"),
-        (broken(hands=[]), "'hands' must be an object"),
-        (broken(hands={"A": [], "B": [], "C": []}), "seats A and B only, not 'C'"),
-        (broken(hands={"A": "five", "B": []}), "'hands.A' must be a list of cards"),
-        (
-            broken(hands={MOVER: [], OTHER: GOOD["hands"][OTHER]}),
-            f"hands.{MOVER} holds 0 cards but must place",
-        ),
-        (
-            broken(hands={MOVER: [{"sides": [1, 1, 1, 11]}] * 3, OTHER: [{"sides": [1] * 4}] * 3}),
-            f"hands.{MOVER}[0].sides [1, 1, 1, 11] must each be within 1..10",
-        ),
-        (
-            broken(hands={MOVER: [{"sides": [1, 1, 1, 1], "id": 7}] * 3, OTHER: []}),
-            f"hands.{MOVER}[0].id must be a string",
-        ),
-        (broken(to_move=None), 'to_move must be "A" or "B"'),
-        (broken(to_move="C"), 'to_move must be "A" or "B"'),
-        (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
-        (broken(rules={"reverse": True}), "unknown rule 'reverse'"),
-        # a Realm position would otherwise be solved silently by the standard rules
-        (broken(family="realm"), "solve plays the standard rules only"),
-        (broken(family="reallm"), "unknown family 'reallm'"),
-        (
-            broken(size=[4, 4], board=[None] * 16, cells=None),
-            "16 empty cells; solve takes at most 9",
-        ),
-        (broken(name=3), "'name' must be a string"),
-        # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
-        (broken(name=4321).replace("4321", "9" * 4400), "not JSON"),
-    ],
-)
-def test_a_malformed_position_gets_an_error_line_naming_the_problem(line: str, words: str) -> None:
-    code, results, stderr = solve(line + "\n")
+MALFORMED: list[tuple[str, str]] = [
+    ("{not json", "not JSON"),
+    # found running these as one file: a line not an object was called "a vector"
+    ("[1]", "a position is a JSON object, got list"),
+    ('"text"', "a position is a JSON object, got str"),
+    (broken(hands=None), "'hands' must be an object"),
+    (broken(hands=[]), "'hands' must be an object"),
+    (broken(hands={"A": [], "B": [], "C": []}), "seats A and B only, not 'C'"),
+    (broken(hands={"A": "five", "B": []}), "'hands.A' must be a list of cards"),
+    (
+        broken(hands={MOVER: [], OTHER: GOOD["hands"][OTHER]}),
+        f"hands.{MOVER} holds 0 cards but must place",
+    ),
+    (
+        broken(hands={MOVER: [{"sides": [1, 1, 1, 11]}] * 3, OTHER: [{"sides": [1] * 4}] * 3}),
+        f"hands.{MOVER}[0].sides [1, 1, 1, 11] must each be within 1..10",
+    ),
+    (
+        broken(hands={MOVER: [{"sides": [1, 1, 1, 1], "id": 7}] * 3, OTHER: []}),
+        f"hands.{MOVER}[0].id must be a string",
+    ),
+    (broken(to_move=None), 'to_move must be "A" or "B"'),
+    (broken(to_move="C"), 'to_move must be "A" or "B"'),
+    (broken(board=[None] * 8), "'board' has 8 entries; the board has 9 cells"),
+    (broken(rules={"reverse": True}), "unknown rule 'reverse'"),
+    # a Realm position would otherwise be solved silently by the standard rules
+    (broken(family="realm"), "solve plays the standard rules only"),
+    (broken(family="reallm"), "unknown family 'reallm'"),
+    (
+        broken(size=[4, 4], board=[None] * 16, cells=None),
+        "16 empty cells; solve takes at most 9",
+    ),
+    (broken(name=3), "'name' must be a string"),
+    # json.loads raises a plain ValueError (not JSONDecodeError) past 4300 digits
+    (broken(name=4321).replace("4321", "9" * 4400), "not JSON"),
+]
+"""Malformed lines and words of the error each gets."""
+
+
+@pytest.fixture(scope="module")
+def malformed_run() -> Answers:
+    return all_at_once(solve, MALFORMED)
+
+
+@pytest.mark.parametrize("index", range(len(MALFORMED)), ids=[w for _, w in MALFORMED])
+def test_a_malformed_position_gets_an_error_line_naming_the_problem(
+    malformed_run: Answers, index: int
+) -> None:
+    check_error_line(malformed_run, MALFORMED, index)
+
+
+def test_an_array_of_positions_holding_something_else_names_it() -> None:
+    code, results, _ = solve("[1]\n")  # one JSON document: an array of positions
     assert code == 1
-    assert len(results) == 1
-    assert words in str(results[0]["error"])
-    assert "Traceback" not in stderr
+    assert [r["error"] for r in results] == ["a position is a JSON object, got int"]
 
 
 def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:
