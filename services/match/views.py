@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from services.match.domain import SEATS, Match
+from services.match.domain.ending import abandoned
 from services.match.domain.events import (
     CardPlaced,
     FinishReason,
@@ -194,7 +195,9 @@ def _players(match: Match) -> tuple[PlayerInfo, PlayerInfo]:
     end = match.finished
     # Found from outside: the last view showed the player who had just lost by
     # disconnection as connected (the end clears the disconnect clocks).
-    gone = end.forfeited if end is not None and end.reason is FinishReason.DISCONNECT else None
+    gone: tuple[Seat | None, ...] = ()
+    if end is not None and end.reason is FinishReason.DISCONNECT:
+        gone = SEATS if abandoned(end) else (end.forfeited,)
     players = tuple(
         PlayerInfo(
             seat=s,
@@ -202,7 +205,7 @@ def _players(match: Match) -> tuple[PlayerInfo, PlayerInfo]:
             score=position.score(s),
             hand_size=len(position.hands[s]),
             warned=match.warned[s],
-            connected=match.disconnected[s] is None and s != gone,
+            connected=match.disconnected[s] is None and s not in gone,
             forfeit_at=match.disconnected[s],
         )
         for s in SEATS

@@ -111,3 +111,31 @@ async def test_a_gateway_stopping_shows_the_opponent_no_absence_of_its_players(
         following.cancel()
         for session in [watching, *reopened]:
             await session.close()
+
+
+async def test_a_gateway_dying_under_both_players_abandons_their_match_neither_loses(
+    backend: Stack, apis: tuple[Any, Any]
+) -> None:
+    """Found while reading the code: both players on one gateway that dies are reported
+    away one after the other (milliseconds apart), and the first reported, seat A by
+    the table's seating, forfeited to the other. Neither left first: the match is
+    abandoned, a draw without rating or trade (services/match/domain/ending.py)."""
+    if "gateway1" in backend.backend.exited():  # killed by a test above
+        await asyncio.to_thread(backend.backend.restart, "gateway1")
+    fay, gus = await join(apis[1]), await join(apis[1])
+    sessions = [await Session.open(fay), await Session.open(gus)]
+    try:
+        match_id = await table_match(fay, gus, OPEN_TABLE)
+        for session in sessions:
+            await session.attached(match_id)
+        backend.backend.kill("gateway1")
+        fay.api = apis[0]  # the players' calls, from now on through the gateway that lives
+        final = await finished(fay, match_id, timeout=30)
+    finally:
+        for session in sessions:
+            await session.close()
+    assert final.status == pb.MATCH_STATUS_FINISHED, final
+    assert final.outcome.reason == pb.FINISH_REASON_DISCONNECT, final.outcome
+    assert final.outcome.WhichOneof("result") == "draw", final.outcome
+    assert final.outcome.forfeiting_seat == pb.SEAT_UNSPECIFIED, final.outcome
+    assert [p.connected for p in final.players] == [False, False], final.players

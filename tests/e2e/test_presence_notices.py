@@ -146,8 +146,11 @@ async def test_opponent_disconnected_and_reconnected_arrive_once_at_the_opponent
     await seen_by_bea.wait_for(
         lambda p: p.notice.code == "OPPONENT_RECONNECTED" and p.notice.subject_id == match_id
     )
-    # Bea reconnects too (Ann is told), then a move: nothing else is told
+    # Bea reconnects too (Ann is told), then a move: nothing else is told. Ann is told
+    # Bea left before Bea comes back: a session reopened before the end of the old one
+    # is reported is newer, so the late report changes nothing and nobody is told.
     await seen_by_bea.close()
+    await back_ann.wait_for(lambda p: p.notice.code == "OPPONENT_DISCONNECTED")
     back_bea = await Session.open(bea)
     await back_ann.wait_for(lambda p: p.notice.code == "OPPONENT_RECONNECTED")
     first, _ = await mover((ann, bea), match_id)

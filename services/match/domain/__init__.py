@@ -6,6 +6,8 @@
 - ``decide``: the commands (``create``, ``place``, ``time_out``, ``forfeit``,
   ``presence``, ``disconnect_expired``), each returning a :class:`Decision` (its events
   and the state after them).
+- ``ending``: how a match ends (its winner, trade, rating) and who forfeits when a
+  disconnect grace runs out, both seats away included.
 - ``rounds``: Sudden Death's next round (RULES.md 12).
 - ``realm``: Realm tables (RULES.md 17): placements by the Realm engine with the
   match's Realm state, Lair, Realm Sudden Death's replacements from the draw pile.

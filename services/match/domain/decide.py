@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from random import Random
 
 from services.match.domain import realm
+from services.match.domain.ending import finish, grace_over
 from services.match.domain.errors import (
     CardNotInHand,
     CellUnavailable,
@@ -27,24 +28,21 @@ from services.match.domain.errors import (
 from services.match.domain.events import (
     CardPlaced,
     FinishReason,
-    Forfeited,
     MatchCard,
     MatchCreated,
     MatchEvent,
-    MatchFinished,
     MatchRules,
     PlayerDisconnected,
     PlayerReconnected,
     SeatPlayer,
     SeatStart,
-    TradeRule,
     TurnTimedOut,
     TurnWarningIssued,
 )
 from services.match.domain.rounds import next_round, plays_on
 from services.match.domain.state import SEATS, Match, evolve, fold, placed
 from services.platform.errors import AlreadyExists, InvalidArgument, short_id
-from services.rules import Element, Geometry, Position, Seat, Visibility
+from services.rules import Element, Geometry, Seat, Visibility
 from services.rules import errors as rule_errors
 
 
@@ -210,7 +208,7 @@ def time_out(state: Match | None, turn: int, now: datetime, draw: int, seed: int
             match,
             [
                 TurnTimedOut(match.match_id, turn, seat, 2),
-                *_finish(match, now, FinishReason.TURN_TIMEOUT, forfeited=seat),
+                *finish(match, now, FinishReason.TURN_TIMEOUT, forfeited=seat),
             ],
         )
     moves = match.position.legal_moves()
@@ -230,7 +228,7 @@ def forfeit(state: Match | None, player_id: str, now: datetime) -> Decision:
     match = _existing(state)
     seat = match.seat_of(player_id)
     _check_in_progress(match)
-    return Decision.folding(match, _finish(match, now, FinishReason.FORFEIT, forfeited=seat))
+    return Decision.folding(match, finish(match, now, FinishReason.FORFEIT, forfeited=seat))
 
 
 def presence(
@@ -263,12 +261,13 @@ def presence(
 
 
 def disconnect_expired(state: Match | None, seat: Seat, now: datetime) -> Decision:
-    """The disconnect deadline of ``seat`` fired: it forfeits if still away."""
+    """The disconnect deadline of ``seat`` fired: it forfeits if still away (or, both
+    seats away, as :func:`ending.grace_over` decides)."""
     match = _existing(state)
     due = match.disconnected[seat]
     if not match.in_progress or due is None or now < due:
         return _unchanged(match)
-    return Decision.folding(match, _finish(match, now, FinishReason.DISCONNECT, forfeited=seat))
+    return Decision.folding(match, grace_over(match, seat, now))
 
 
 def _existing(state: Match | None) -> Match:
@@ -332,64 +331,10 @@ def _placement(
         return Decision([event], state)
     if move is not None:  # Realm Sudden Death replaces cards instead of new rounds
         replaced, state = realm.replacements(state, now)
-        finish = Decision.folding(state, _finish(state, now, FinishReason.BOARD_FULL, None))
-        return Decision([event, *replaced, *finish.events], finish.state)
+        ended = Decision.folding(state, finish(state, now, FinishReason.BOARD_FULL, None))
+        return Decision([event, *replaced, *ended.events], ended.state)
     if plays_on(state):
         started = next_round(state, now, Random(seed))
         return Decision([event, started], evolve(state, started))
-    finish = Decision.folding(state, _finish(state, now, FinishReason.BOARD_FULL, None))
-    return Decision([event, *finish.events], finish.state)
-
-
-def _finish(
-    match: Match, now: datetime, reason: FinishReason, forfeited: Seat | None
-) -> list[MatchEvent]:
-    scores = match.scores()
-    if forfeited is not None:
-        winner: Seat | None = forfeited.other
-    else:
-        winner = Seat.A if scores[0] > scores[1] else Seat.B if scores[1] > scores[0] else None
-    finished = MatchFinished(
-        match_id=match.match_id,
-        setup=match.setup,
-        players=(match.player(Seat.A), match.player(Seat.B)),
-        decks=(
-            tuple(c.card_id for c in match.seats[0].hand),
-            tuple(c.card_id for c in match.seats[1].hand),
-        ),
-        origin_id=match.origin_id,
-        scores=scores,
-        winner=winner,
-        reason=reason,
-        forfeited=forfeited,
-        rated=bool(match.setup.ladder) and match.both_human,
-        trade=_trade_now(match, winner),
-        placements=match.placement_count,
-        finished_at=now,
-        round=match.round,
-        board_cards=_board_cards(match.position),
-    )
-    if forfeited is None:
-        return [finished]
-    return [Forfeited(match.match_id, forfeited, reason), finished]
-
-
-def _trade_now(match: Match, winner: Seat | None) -> TradeRule:
-    """RULES.md 7, 13: a trade between two humans; a draw trades only under Direct."""
-    rule = match.setup.trade
-    if not match.both_human or (winner is None and rule is not TradeRule.DIRECT):
-        return TradeRule.NONE
-    return rule
-
-
-def _board_cards(position: Position) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    board = position.board
-    cards = [
-        (card.id, owner)
-        for card, owner in zip(board.cards, board.owners, strict=True)
-        if card is not None
-    ]
-    return (
-        tuple(i for i, owner in cards if owner == Seat.A),
-        tuple(i for i, owner in cards if owner == Seat.B),
-    )
+    ended = Decision.folding(state, finish(state, now, FinishReason.BOARD_FULL, None))
+    return Decision([event, *ended.events], ended.state)

@@ -21,10 +21,12 @@ from services.match.domain.events import (
     PlayerDisconnected,
     PlayerReconnected,
     SeatPlayer,
+    TradeRule,
     TurnTimedOut,
     TurnWarningIssued,
 )
 from services.match.tests.builders import T0, after, created, later, started
+from services.match.views import match_view
 from services.platform.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from services.rules import Seat, Visibility
 
@@ -191,6 +193,51 @@ def test_disconnect_grace_forfeits_unless_the_player_comes_back() -> None:
     assert isinstance(finished, MatchFinished) and finished.reason is FinishReason.DISCONNECT
     back = after(away, domain.presence(away, "p-a", True, "s2", later(100)))
     assert domain.disconnect_expired(back, Seat.A, later(130)).events == []
+
+
+def both_away(a_leaves: float, b_leaves: float) -> domain.Match:
+    """A ranked match (trade One) whose two players left at those seconds."""
+    match = started()
+    for player, session, left in (("p-a", "sa", a_leaves), ("p-b", "sb", b_leaves)):
+        match = after(match, domain.presence(match, player, True, session, later(1)))
+        match = after(match, domain.presence(match, player, False, session, later(left)))
+    return match
+
+
+@pytest.mark.parametrize(("a_leaves", "b_leaves"), [(2, 2), (2, 2.004), (2.5, 2), (2, 6.9)])
+def test_both_players_away_since_the_same_moment_abandon_the_match_and_neither_loses(
+    a_leaves: float, b_leaves: float
+) -> None:
+    """Both seats away since one failure (a gateway dying under both players reports
+    them away a few milliseconds apart): seat A forfeited, whichever seat's timer came
+    first. Now neither wins, nothing is rated or traded, both are shown away."""
+    match = both_away(a_leaves, b_leaves)
+    first = min(match.disconnected, key=lambda due: due or later(10**6))
+    seat = Seat.A if first == match.disconnected[0] else Seat.B
+    events = domain.disconnect_expired(match, seat, first).events  # type: ignore[arg-type]
+    assert [type(e) for e in events] == [MatchFinished]
+    (end,) = events
+    assert isinstance(end, MatchFinished) and end.reason is FinishReason.DISCONNECT
+    assert end.winner is None and end.forfeited is None
+    assert not end.rated and end.trade is TradeRule.NONE
+    over = after(match, events)
+    assert not over.in_progress and domain.deadlines(over) == []
+    view = match_view(over, "p-a")
+    assert [p.connected for p in view.players] == [False, False]
+
+
+def test_of_two_players_away_the_one_who_left_first_forfeits_whichever_timer_fires() -> None:
+    match = both_away(40, 2)  # B left first; A's grace ends 38 s after B's
+    late = later(200)  # the server was busy: both timers are overdue
+    for seat in (Seat.A, Seat.B):
+        events = domain.disconnect_expired(match, seat, late).events
+        assert events[0] == Forfeited("m1", Seat.B, FinishReason.DISCONNECT), seat
+        assert isinstance(events[-1], MatchFinished) and events[-1].winner is Seat.A
+        assert events[-1].rated
+    # B's grace is over while A's is not: B forfeits; A's own timer is not due yet.
+    assert domain.disconnect_expired(match, Seat.A, later(130)).events == []
+    gone = domain.disconnect_expired(match, Seat.B, later(122)).events
+    assert isinstance(gone[-1], MatchFinished) and gone[-1].forfeited is Seat.B
 
 
 def test_a_late_disconnect_from_an_old_session_is_ignored() -> None:

@@ -200,6 +200,7 @@ async def test_a_bot_seat_moves_by_its_timer_from_its_own_view(ctx: Context, clo
 
 async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: Clock) -> None:
     await new_match(ctx)
+    await handlers.report_presence(ctx, "p-b", "sb", True)  # B plays on: A alone is away
     assert await handlers.report_presence(ctx, "p-a", "s1", True) == "m1"
     await handlers.report_presence(ctx, "p-a", "s1", False)
     match = await ctx.store.load("m1")
@@ -211,7 +212,7 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
             break
     latest = await ctx.store.load("m1")
     assert latest is not None and latest.finished is not None
-    assert latest.finished.forfeited is not None
+    assert latest.finished.forfeited is Seat.A
 
 
 async def test_a_late_timer_loop_settles_the_grace_that_ran_out_first(
@@ -287,6 +288,7 @@ async def test_a_reconnect_after_the_grace_forfeits_before_the_timer_fired(
     ctx: Context, clock: Clock
 ) -> None:
     await new_match(ctx)
+    await handlers.report_presence(ctx, "p-b", "sb", True)  # B plays on: A alone is away
     await handlers.report_presence(ctx, "p-a", "s1", True)
     await handlers.report_presence(ctx, "p-a", "s1", False)
     clock.now += timedelta(seconds=121)

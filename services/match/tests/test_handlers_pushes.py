@@ -174,6 +174,7 @@ async def test_presence_and_the_disconnect_forfeit_announce_each_change(
 ) -> None:
     await new_match(told)
     assert await handlers.report_presence(told, "p-a", "s1", True) == "m1"
+    clock.now += timedelta(seconds=10)  # B, never seen, is away since the start: first
     await handlers.report_presence(told, "p-a", "s1", False)
     disconnected = announced.matches[-1]
     assert disconnected.disconnected[0] is not None
