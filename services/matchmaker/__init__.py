@@ -15,14 +15,15 @@ inward (edge -> handlers -> domain):
   pairing tickets, bot fill), ``seats`` (decks, cards, seats, bot names, start plans),
   ``tickets``, ``tables``.
 - ``handlers.py``: what every use case is given (``Context``: repository, ports of the
-  other services, clock, random source, configuration, metrics) and the checks they
-  share; the use cases in ``handlers_queues.py`` (enqueue, cancel, queue status,
-  practice), ``handlers_lobby.py`` (custom tables), ``handlers_find.py`` (Find
-  Game), ``handlers_pairing.py`` (pairing rounds), ``handlers_starts.py`` (starting
-  what those decided, taking over starts whose lease ran out, Draft matches) and
+  other services, clock, random source, configuration, metrics); ``handlers_free.py``,
+  who may start a game now (RULES.md 5: checked before a claim and again once it holds
+  the player); the use cases in ``handlers_queues.py`` (enqueue, cancel, queue status,
+  practice), ``handlers_lobby.py`` (custom tables), ``handlers_find.py`` (Find Game),
+  ``handlers_pairing.py`` (pairing rounds), ``handlers_starts.py`` (starting what those
+  decided, taking over starts whose lease ran out, Draft matches) and
   ``handlers_status.py`` (what a ticket's status shows, and telling players of their
-  tickets and tables after each change, through the ``Pushes`` port). No protobuf,
-  SQL or NATS in any of them.
+  tickets and tables after each change, through the ``Pushes`` port). No protobuf, SQL
+  or NATS in any of them.
 - ``schema.py``: every migration, and where the concurrency safety lives.
 - ``store/``: the repository ports (``Repository``, ``Lobby``) and their PostgreSQL
   adapters (``base``: request keys, engaged players, the log; ``tickets``; ``starts``;

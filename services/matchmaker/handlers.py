@@ -25,7 +25,6 @@ puts it on the players' NATS subjects.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,7 +32,6 @@ from random import Random
 from typing import Protocol
 from uuid import NAMESPACE_URL, uuid5
 
-import structlog
 from prometheus_client import CollectorRegistry
 
 from services.matchmaker.domain import (
@@ -51,17 +49,8 @@ from services.matchmaker.domain import (
     bot_name,
 )
 from services.matchmaker.metrics import MatchmakerMetrics
-from services.matchmaker.store import Engaged, Hold, Lobby, Repository
+from services.matchmaker.store import Lobby, Repository
 from services.platform.background import DueSoon
-from services.platform.errors import (
-    AlreadyExists,
-    DomainError,
-    FailedPrecondition,
-    Unavailable,
-    short_id,
-)
-
-log = structlog.get_logger()
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,69 +319,3 @@ def bot_seat(ctx: Context, start_id: str, level: BotLevel) -> Seat:
     """A bot with a drawn name; its deck is drawn when the match starts."""
     bot_id = f"bot-{uuid5(NAMESPACE_URL, f'triad:matchmaker:bot:{start_id}')}"
     return Seat(bot_id, bot_name(ctx.rng.randrange(len(BOT_NAMES))), bot_level=level)
-
-
-async def obstacle(
-    ctx: Context, seat: Seat, match_id: str = "", *, obligations: bool = True
-) -> str | None:
-    """Why a player may not start a match or a battle now (RULES.md 5, 7, 8), or None.
-    **Decision:** a Skirmish battle in progress counts as an active match (RULES.md 5:
-    one at a time, whichever game). The match or battle being started (``match_id``)
-    does not count: a retried start finds it active."""
-    active, battle, blocking = await asyncio.gather(
-        ctx.ports.matches.active_match(seat.player_id),
-        active_battle(ctx, seat.player_id),
-        ctx.ports.obligations.blocking(seat.player_id, match_id) if obligations else _none(),
-    )
-    if active is not None and active != match_id:
-        return f"{seat.name} is playing match {short_id(active)}; finish it first"
-    if battle is not None and battle != match_id:
-        return f"{seat.name} is playing battle {short_id(battle)}; finish it first"
-    if blocking:
-        return f"{seat.name} cannot start another match yet: {blocking}"
-    return None
-
-
-async def _none() -> None:
-    return None
-
-
-async def active_battle(ctx: Context, player_id: str) -> str | None:
-    """The player's battle in progress; None also while no battle service is set or
-    while it does not answer: Skirmish being away must not close the Triad queues and
-    tables (a battle start itself still checks, ``handlers_starts._battle``)."""
-    battles = ctx.ports.battles
-    if battles is None:
-        return None
-    try:
-        return await battles.active_battle(player_id)
-    except Unavailable:
-        log.warning("battle service unavailable: busy check skipped", player_id=player_id)
-        return None
-
-
-async def check_free(ctx: Context, player: Player) -> None:
-    """Refuse (FAILED_PRECONDITION) a player with an active match or an obligation."""
-    problem = await obstacle(ctx, Seat(player.player_id, "you"))
-    if problem is not None:
-        raise FailedPrecondition(problem.replace("you is", "you are"))
-
-
-def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:
-    """What to tell a player the matchmaker already holds; ``already`` is the hold for
-    which the answer is ALREADY_EXISTS (a second ticket, a second table)."""
-    held = error.held
-    if held is None:
-        return FailedPrecondition("the matchmaker is busy with another request of yours")
-    # The ticket or table in full: it is the caller's own, and CancelTicket / CloseTable
-    # need its whole id (a short one in the message left the player nothing to send).
-    ref = held.ref_id
-    messages = {
-        Hold.TICKET: f"you already have queued ticket {ref}: cancel it (or switch it to "
-        "practice) first",
-        Hold.TABLE: f"you already host open table {ref}: close it first",
-        Hold.JOINING: f"you are joining table {ref} right now",
-        Hold.PRACTICE: "your practice match is starting right now",
-    }
-    message = messages[held.kind]
-    return AlreadyExists(message) if held.kind is already else FailedPrecondition(message)

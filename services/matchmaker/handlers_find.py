@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from services.matchmaker.domain import DeckChoice, Table, TableFilter, realm_deck_problem
-from services.matchmaker.handlers import Context, Player, check_free, engaged_error
+from services.matchmaker.handlers import Context, Player
+from services.matchmaker.handlers_free import check_free, engaged_error
 from services.matchmaker.handlers_lobby import Joined, guest_start, seat_deck, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request

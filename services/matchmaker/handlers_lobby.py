@@ -24,14 +24,8 @@ from services.matchmaker.domain import (
     check_custom_rules,
     realm_deck_problem,
 )
-from services.matchmaker.handlers import (
-    Context,
-    Player,
-    active_battle,
-    check_free,
-    engaged_error,
-    match_id_for,
-)
+from services.matchmaker.handlers import Context, Player, match_id_for
+from services.matchmaker.handlers_free import active_battle, check_free, engaged_error, still_free
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_table
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -121,6 +115,12 @@ async def create_table(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TABLE) from None
     ctx.metrics.tables.labels("created").inc()
+    await still_free(
+        ctx,
+        host,
+        request,
+        lambda withdrawal: close_table(ctx, withdrawal, host.player_id, table.table_id),
+    )
     ctx.wakes.tables.due_at(table.expire_at)
     await tell_table(ctx, table)
     return table

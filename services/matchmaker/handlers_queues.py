@@ -32,15 +32,8 @@ from services.matchmaker.domain import (
     practice_rules,
     realm_deck_problem,
 )
-from services.matchmaker.handlers import (
-    Context,
-    Player,
-    QueueView,
-    bot_seat,
-    check_free,
-    engaged_error,
-    match_id_for,
-)
+from services.matchmaker.handlers import Context, Player, QueueView, bot_seat, match_id_for
+from services.matchmaker.handlers_free import check_free, engaged_error, still_free
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_ticket, view_of
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -116,6 +109,12 @@ async def enqueue(
     except Engaged as error:
         raise engaged_error(error, already=Hold.TICKET) from None
     ctx.metrics.tickets.labels(mode.value).inc()
+    await still_free(
+        ctx,
+        player,
+        request,
+        lambda withdrawal: cancel(ctx, withdrawal, player.player_id, ticket.ticket_id),
+    )
     # A round is due within a pair interval; an idle pairing loop sleeps longer.
     ctx.wakes.pairing.due_at(ctx.clock() + timedelta(seconds=ctx.config.pair_interval_seconds))
     await tell_ticket(ctx, ticket)

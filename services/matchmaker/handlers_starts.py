@@ -25,7 +25,8 @@ from services.matchmaker.domain import (
     StartKind,
     StartPlan,
 )
-from services.matchmaker.handlers import Context, MatchSeat, MatchSpec, engaged_error, obstacle
+from services.matchmaker.handlers import Context, MatchSeat, MatchSpec
+from services.matchmaker.handlers_free import engaged_error, obstacle
 from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from services.matchmaker import handlers_lobby, handlers_queues
+from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
 from services.matchmaker.domain import BattleLevel, DeckChoice, Mode
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import Fakes, player
@@ -84,3 +84,69 @@ async def test_a_team_the_battle_service_refuses_is_an_invalid_argument(
         await battle(ctx, "r1")
     fakes.battles.refuse = None
     assert await battle(ctx, "r2"), "the player was let go: a new request starts"
+
+
+def a_battle_begins_after_the_first_check(fakes: Fakes, name: str) -> None:
+    """The battle service answers the first busy check "no battle", and a battle is in
+    progress from then on: a practice battle that ran from end to end between a
+    ticket's (or table's) check and its claim, which holds the player only until its
+    battle exists."""
+    first = [True]
+    unpatched = fakes.battles.active_battle
+
+    async def active_battle(player_id: str) -> str | None:
+        if first[0]:
+            first[0] = False
+            fakes.battles.active[player(name).player_id] = "b-meanwhile"
+            return None
+        return await unpatched(player_id)
+
+    fakes.battles.active_battle = active_battle  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("claim", ["ticket", "table"])
+async def test_a_battle_begun_between_the_check_and_the_claim_withdraws_the_claim(
+    ctx: Context, fakes: Fakes, claim: str
+) -> None:
+    """Found from outside: a practice battle and a Battle ticket asked in the same
+    instant both succeeded now and then, and the player held a battle and a ticket."""
+    ann = player("ann")
+    a_battle_begins_after_the_first_check(fakes, "ann")
+
+    async def ask() -> object:
+        if claim == "ticket":
+            return await handlers_queues.enqueue(ctx, "q1", ann, Mode.BATTLE, None)
+        table = replace(PLAIN, random_deck=True)
+        return await handlers_lobby.create_table(ctx, "q1", ann, table, None)
+
+    with pytest.raises(FailedPrecondition, match="you are playing battle b-meanwh"):
+        await ask()
+    held = await handlers_queues.queue_status(ctx, ann.player_id)
+    assert held.hosted is None
+    assert held.view is None or held.view.ticket.state.value == "cancelled", held.view
+    del fakes.battles.active[ann.player_id]  # the battle ends
+    assert await ask(), "the refused request's id was freed: asked again, it succeeds"
+
+
+async def test_a_ticket_paired_before_its_second_check_stands(ctx: Context, fakes: Fakes) -> None:
+    """Found from outside: a Draft ticket paired in the instant after its claim met its
+    own draft at the second check and was refused, while its pairing went on."""
+    await handlers_queues.enqueue(ctx, "q-bea", player("bea"), Mode.DRAFT, None)
+    unpatched = fakes.obligations.blocking
+    ann_checks = [0]
+
+    async def blocking(player_id: str, current_match_id: str = "") -> str | None:
+        if player_id == player("ann").player_id:
+            ann_checks[0] += 1
+            if ann_checks[0] == 2:  # her second check: a pairing round came first
+                assert await handlers_pairing.pair_all(ctx)
+                fakes.obligations.blocked[player_id] = "finish your draft first"
+        return await unpatched(player_id, current_match_id)
+
+    fakes.obligations.blocking = blocking  # type: ignore[method-assign]
+    ticket = await handlers_queues.enqueue(ctx, "q-ann", player("ann"), Mode.DRAFT, None)
+    assert ann_checks[0] >= 2, "the pairing ran between the claim and the second check"
+    assert fakes.drafts.created, "the draft the two tickets made"
+    status = await handlers_queues.queue_status(ctx, player("ann").player_id)
+    assert status.view is not None and status.view.ticket.ticket_id == ticket.ticket_id
+    assert status.view.ticket.state.value != "cancelled"
