@@ -28,7 +28,7 @@ address" when the machine is busy); below it, only another listener can take it.
 
 
 def worker_ports(ports: range = LISTEN_PORTS, environ: Mapping[str, str] = os.environ) -> range:
-    """This process's share of ``ports``: under pytest-xdist (``make test`` runs two
+    """This process's share of ``ports``: under pytest-xdist (``make test`` runs three
     workers) worker N of K takes every K-th port from the N-th, so two workers never
     hand out the same port, though each remembers only its own."""
     worker, count = (

@@ -42,6 +42,7 @@ from uuid import uuid4
 
 import asyncpg
 import pytest
+import structlog
 from hypothesis import settings as hypothesis_settings
 
 from devtools.embedded import EmbeddedServerError, embedded_nats
@@ -54,6 +55,18 @@ from services.platform.settings import Settings
 hypothesis_settings.register_profile("triad", deadline=None)
 hypothesis_settings.load_profile("triad")
 
+# The code under test logs as the services do; the tests keep those lines (pytest shows
+# them beside a failure) but not structlog's default console rendering, with its
+# padding, colours and repr of every value: that was 7 % of the handler tests' CPU.
+# The services' processes configure their own (services/platform/logging.py).
+structlog.configure(
+    processors=[
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.KeyValueRenderer(key_order=["event"]),
+    ]
+)
+
 # The embedded PostgreSQL stops from an atexit hook, after pytest has closed the streams
 # the tests' log handlers write to: its "exiting" line at INFO then printed a "Logging
 # error" traceback per server at the end of every run. Its warnings still show.
@@ -65,13 +78,27 @@ POSTGRES_IMAGE = "postgres:16-alpine"
 NATS_IMAGE = "nats:2.11-alpine"
 
 
+HEAVY_FIRST = ("tests/e2e/test_browser", "tests/e2e/", "tests/chaos/", "tests/integration/")
+"""Where the longest test files are, longest first. ``make test`` hands whole files to
+its workers in collection order (``--dist loadfile``): run first, the browser and
+end-to-end files (up to 150 s each) no longer end the run with one worker busy and the
+others idle, and the short unit files fill the gaps at the end."""
+
+
+def _weight(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return next((n for n, start in enumerate(HEAVY_FIRST) if path.startswith(start)), 99)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``integration`` every test whose fixtures reach a server (before ``-m``
-    deselects: tryfirst)."""
+    deselects: tryfirst), and put the heaviest files first (``HEAVY_FIRST``; a file's
+    tests stay together and in order: the sort is stable)."""
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+    items.sort(key=_weight)
 
 
 @pytest.fixture(scope="session")

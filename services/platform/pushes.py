@@ -29,15 +29,16 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from google.protobuf.message import Message
-from nats.aio.client import Client
 from prometheus_client import Counter
 
-from services.platform import bus
 from services.platform.settings import Settings
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client
 
 log = structlog.get_logger()
 
@@ -104,7 +105,12 @@ class Pushes:
             self._start(hook)  # connected already: what the hook repairs may be lost
 
     async def connect(self, servers: list[str], name: str) -> None:
-        """Connect (waiting for NATS as long as it takes), then publish from then on."""
+        """Connect (waiting for NATS as long as it takes), then publish from then on.
+
+        NATS's client (and aiohttp under it) is loaded here, by a process that connects:
+        the presenters naming ``PlayerPushes``, and the terminal tests' stand-ins that
+        build views with them, need none of it (a third of a second per process)."""
+        from services.platform import bus
 
         async def reconnected() -> None:
             log.info("nats.reconnected", name=name)

@@ -49,6 +49,12 @@ class MemoryRequests(Generic[T]):
         if found is not None and found[0] == request.fingerprint:
             del self._seen[request.scope, request.request_id]
 
+    def snapshot(self) -> MemoryRequests[T]:
+        """A copy to record in (the results recorded are frozen, so shared)."""
+        copied: MemoryRequests[T] = MemoryRequests()
+        copied._seen = dict(self._seen)
+        return copied
+
     def remember(self, request: Request | None, result: T) -> None:
         """Record ``request`` with its first ``result`` (None: nothing to record)."""
         if request is not None:

@@ -33,6 +33,9 @@ class MemoryRatings:
     buckets: dict[tuple[LadderKey, int], int] = field(default_factory=dict)
     changes: list[LoggedChange] = field(default_factory=list)
     feeds: dict[str, int] = field(default_factory=dict)
+    rated: set[tuple[LadderKey, str, str]] = field(default_factory=set)
+    """What the log's changes rated, per player: (ladder, player, "match:ID" or
+    "draft:ID"), so a lookup does not read the whole log."""
 
     # ----------------------------------------------------------------- Ladders
 
@@ -42,8 +45,8 @@ class MemoryRatings:
         for player in players:
             if player.name or player.player_id not in self.names:
                 self.names[player.player_id] = player.name
-        if any(_same_result(c, result) for c in self.changes):
-            return None
+        if any((result.ladder, players[0].player_id, r) in self.rated for r in _results(result)):
+            return None  # the log holds both players' changes of a result, or neither
         a, b = (self.rows.get((result.ladder, p.player_id), Standing()) for p in players)
         return a, b
 
@@ -54,8 +57,10 @@ class MemoryRatings:
         at = EPOCH.replace(microsecond=len(self.changes) % 1_000_000)
         for update in updates:
             me = update.player.player_id
-            if any(c.player_id == me and _same_result(c, result) for c in self.changes):
+            done = {(key, me, r) for r in _results(result)}
+            if done & self.rated:
                 raise AssertionError(f"match {match_id} / draft {draft_id} rated twice for {me}")
+            self.rated |= done
             self.feeds[me] = self.feeds.get(me, 0) + 1
             self.changes.append(
                 LoggedChange(
@@ -144,9 +149,12 @@ class MemoryRatings:
         return self.rows.get((key, player_id), Standing(START_RATING)).rating
 
 
-def _same_result(change: LoggedChange, result: ResultKey) -> bool:
-    """The change rated ``result`` already: its match, or a result of its draft."""
-    return change.key == result.ladder and (
-        (bool(result.match_id) and change.match_id == result.match_id)
-        or (bool(result.draft_id) and change.draft_id == result.draft_id)
-    )
+def _results(result: ResultKey) -> list[str]:
+    """What rating ``result`` rates: its match, and its draft (a draft counts once, by its
+    match or its forfeit)."""
+    found = []
+    if result.match_id:
+        found.append(f"match:{result.match_id}")
+    if result.draft_id:
+        found.append(f"draft:{result.draft_id}")
+    return found

@@ -13,7 +13,6 @@ once per reference) are checked here where the projection applies each event.
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, get_type_hints
@@ -224,7 +223,7 @@ class MemoryStore(MemoryAuctionReads):
                 if first is not None:
                     _same_kind(first, work, request)
                     return first  # type: ignore[return-value]
-                tables = copy.deepcopy(self.tables)
+                tables = self.tables.snapshot()
                 try:
                     result = await work(MemoryUnit(tables, self, self._clock()))
                 except WrongExpectedVersion:
