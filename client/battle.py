@@ -14,15 +14,13 @@ the opponent chooses, the screen waits and counts the deadline down.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import re
 import shutil
 import sys
 import textwrap
 import time
 import uuid
-from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -31,16 +29,17 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.battle_render import prompt, result_line, screen, too_small, waiting
-from client.connection import Caller, ClientError, Holder, as_json, pages
+from client.battle_start import LEVELS, Held, fetch_view, session_held, start
+from client.connection import Caller, ClientError, Holder, as_json
 from client.failures import describe
+from client.forfeit_question import BATTLE_KEPT, GIVE_UP_QUESTION, Step, step
 from client.keys import LineReader
-from client.session import BATTLE_ENDED_AWAY
+from client.leaving import battle_going_on
 
-LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
 POLL = 0.5
 HOME, CLEAR_LINE, CLEAR_BELOW = "\x1b[H", "\x1b[K", "\x1b[J"
-REOPEN_SECONDS = 2.0
-"""How long the battle screen waits to open its session stream again after it failed."""
+LATE = 5.0
+"""Seconds past a deadline with no newer view pushed before the screen reads it."""
 STALE = "That line was typed for the turn before (its deadline passed): nothing was sent."
 
 
@@ -111,113 +110,9 @@ def draw(
     sys.stdout.flush()
 
 
-async def _view(client: Caller, battle_id: str) -> pb.BattleView:
-    reply = await client.call(
-        client.stub.GetBattleView, g.GetBattleViewRequest(battle_id=battle_id)
-    )
-    return reply.view  # type: ignore[no-any-return]
-
-
-async def _battle_table(client: Caller, given: str) -> str:
-    """The open battle table (a challenge to you, or one open to anyone) whose id starts
-    with ``given``, as join and accept take it (found from outside: `battle --join 712a`,
-    the start `challenges` shows first, was refused 'no table 712a'). A whole id is sent
-    as it is: the server judges it."""
-    if len(given) >= 32:  # a whole id: 32 hex digits, 36 with its dashes
-        return given
-    ids: set[str] = set()
-    for wanted in (
-        pb.TableFilter(battles=True, challenges_only=True),
-        pb.TableFilter(battles=True),
-    ):
-
-        def listing(token: str, wanted: pb.TableFilter = wanted) -> Any:
-            request = g.ListTablesRequest(filter=wanted, page_token=token)
-            return client.call(client.stub.ListTables, request)
-
-        ids |= {t.table_id for page in await pages(listing) for t in page.tables}
-    matching = sorted(i for i in ids if i.startswith(given))
-    if len(matching) != 1:
-        raise ClientError(
-            f"no single open battle table starts with {given!r}: see triad-client challenges"
-        )
-    return str(matching[0])
-
-
-async def start(client: Caller, args: argparse.Namespace, console: Console) -> pb.BattleView:
-    """Your battle in progress, else a new one (practice or the Battle queue)."""
-    stub = client.stub
-    active = (await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())).battle_id
-    if active:
-        console.print(f"You have a battle in progress ({active[:8]}): resuming it.")
-        return await _view(client, active)
-    if args.join:
-        table_id = await _battle_table(client, args.join)
-        joined = await client.call(
-            stub.JoinTable, g.JoinTableRequest(request_id=uuid.uuid4().hex, table_id=table_id)
-        )
-        return await _view(client, joined.match_id)
-    if args.queue or args.challenge or args.host:
-        leave: Any
-        if args.challenge or args.host:
-            made = await client.call(
-                stub.CreateTable,
-                g.CreateTableRequest(
-                    request_id=uuid.uuid4().hex,
-                    settings=pb.TableSettings(battle=True),
-                    challenged_player_name=args.challenge or "",
-                ),
-            )
-            table_id = made.table.table_id
-            who = f"for {args.challenge}: they join" if args.challenge else "to anyone: one joins"
-            console.print(
-                f"Battle table {table_id} open {who} it "
-                f"with triad-client battle --join {table_id} (Ctrl-C leaves)."
-            )
-            leave = (stub.CloseTable, g.CloseTableRequest(table_id=table_id), "Table closed.")
-        else:
-            queued = await client.call(
-                stub.Enqueue, g.EnqueueRequest(request_id=uuid.uuid4().hex, mode=pb.MODE_BATTLE)
-            )
-            console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
-            ticket = g.CancelTicketRequest(ticket_id=queued.ticket.ticket_id)
-            leave = (stub.CancelTicket, ticket, "Left the queue.")
-        return await _wait_for_battle(client, console, leave)
-    characters = [c for c in (args.characters or "").split(",") if c]
-    started = await client.call(
-        stub.StartPracticeBattle,
-        g.StartPracticeBattleRequest(
-            request_id=uuid.uuid4().hex, bot_level=LEVELS[args.level], characters=characters
-        ),
-    )
-    return started.view  # type: ignore[no-any-return]
-
-
-async def _wait_for_battle(
-    client: Caller, console: Console, leave: tuple[Any, Any, str]
-) -> pb.BattleView:
-    """Wait for the battle the queue or the table makes; interrupted (Ctrl-C), give the
-    ticket up or close the table, as promised, unless the battle began meanwhile (then
-    it plays on: ``triad-client battle`` resumes it)."""
-    found = ""
-    try:
-        while not found:
-            await asyncio.sleep(POLL)
-            reply = await client.call(client.stub.GetActiveBattle, g.GetActiveBattleRequest())
-            found = reply.battle_id
-    finally:
-        if not found:
-            rpc, request, said = leave
-            request.request_id = uuid.uuid4().hex
-            with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
-                await client.call(rpc, request)
-                console.print(said)
-    return await _view(client, found)
-
-
-async def _act(client: Caller, view: pb.BattleView, line: str) -> pb.BattleView:
+async def _act(client: Caller, view: pb.BattleView, line: str, giving_up: bool) -> pb.BattleView:
     stub, key = client.stub, uuid.uuid4().hex
-    if line.strip().lower() == "q":
+    if giving_up:
         request: Any = g.GiveUpRequest(request_id=key, battle_id=view.battle_id)
         return (await client.call(stub.GiveUp, request)).view  # type: ignore[no-any-return]
     if view.status == pb.BATTLE_STATUS_FORMATION:
@@ -243,71 +138,40 @@ async def play_battle(client: Holder, view: pb.BattleView) -> int:
     is typed at the prompt (client/keys.py: the keys one by one, drawn by us). The
     session stream is held meanwhile: without one the player counts as gone, and after
     30 s the CPU plays their seat (BATTLE.md 5)."""
-    async with _session_held(client) as away:
-        return await _battle_screen(client, view, away)
+    async with session_held(client) as held:
+        return await _battle_screen(client, view, held)
 
 
-@contextlib.asynccontextmanager
-async def _session_held(client: Holder) -> AsyncIterator[list[str]]:
-    """The session stream held while the battle is played; it yields what the stream
-    says of a battle that ended while the player was away (BATTLE_ENDED_AWAY), for the
-    screen to tell (the screen reads the battle itself; the stream says "here")."""
-    away: list[str] = []
-
-    async def hold() -> None:
-        while True:
-            try:
-                async for push in client.pushes():
-                    notice = push.notice if push.WhichOneof("push") == "notice" else None
-                    if notice is not None and notice.code == BATTLE_ENDED_AWAY:
-                        away.append(notice.message)
-                return  # closed for good: a newer session elsewhere, a log-out
-            except grpc.aio.AioRpcError:
-                # Opened again: a stream that failed (a gateway down longer than
-                # pushes() waits, a refused refresh) and stayed closed left the screen
-                # working without a session, the player counted away and their seat
-                # the CPU's 30 s on (BATTLE.md 5).
-                await asyncio.sleep(REOPEN_SECONDS)
-
-    holding = asyncio.create_task(hold())
-    try:
-        yield away
-    finally:
-        holding.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await holding
+def _read_again(view: pb.BattleView, held: Held, since: float) -> bool:
+    """Whether the screen reads the battle itself, ``since`` seconds after it last did:
+    each second while no session stream is open; with one, every ``LATE`` seconds once
+    the deadline shown passed ``LATE`` seconds ago."""
+    if not held.live:
+        return since >= 1.0
+    if not view.HasField("deadline") or view.status == pb.BATTLE_STATUS_FINISHED:
+        return False
+    overdue = datetime.now(UTC) - view.deadline.ToDatetime(tzinfo=UTC)
+    return overdue.total_seconds() > LATE and since >= LATE
 
 
-def going_on(view: pb.BattleView) -> str:
-    """What a battle left unfinished does without the player (BATTLE.md 5), and the
-    command that takes it back (found from outside: Ctrl-C ended the screen without a
-    word, the shell's prompt on the plan's line, while the battle went on)."""
-    if view.you.cpu:
-        return (
-            f"Battle {view.battle_id[:8]} goes on, the CPU in your seat: "
-            "triad-client battle watches it."
-        )
-    return (
-        f"Battle {view.battle_id[:8]} goes on: back within 30 s, triad-client battle plays on; "
-        "after that the CPU plays your seat and you lose it."
-    )
-
-
-async def _battle_screen(client: Caller, view: pb.BattleView, away: list[str]) -> int:
-    """``away``: the notices of battles that ended while the player was away, each the
-    screen's note once it arrives (until the next note). Left unfinished (Ctrl-C, the
-    input's end), it says what goes on."""
+async def _battle_screen(client: Caller, view: pb.BattleView, held: Held) -> int:
+    """The battle as ``held``'s session pushes it; its notices of battles that ended
+    while the player was away, each the screen's note once it arrives (until the next
+    note). Left unfinished (Ctrl-C, the input's end), it says what goes on."""
     latest = [view]
     try:
-        return await _screen_loop(client, latest, away)
+        return await _screen_loop(client, latest, held)
     finally:
         if latest[0].status != pb.BATTLE_STATUS_FINISHED:
-            print(f"\n{textwrap.fill(going_on(latest[0]), 79)}", flush=True)
+            print(f"\n{textwrap.fill(battle_going_on(latest[0]), 79)}", flush=True)
 
 
-async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[str]) -> int:
+async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) -> int:
     """The screen until the battle ends (0) or the input does (1); ``latest[0]``: the
-    battle as last shown.
+    battle as last shown. Its views come on the session (found from outside: the screen
+    asked for the battle every second, a query of the battle service each time); it
+    reads the battle itself only while no session stream is open, or when a turn's
+    deadline passed ``LATE`` seconds ago and no view came since (a push lost).
 
     A line is sent for the turn (or the formation) it was begun at: one finished after
     the turn resolved (its deadline passed while the player typed) is not sent, and the
@@ -321,8 +185,10 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
         polled = time.monotonic()
         begun = noted = (view.status, view.turn)
         while True:
-            if away:
-                note = away.pop(0)
+            if (pushed := held.newer(view)) is not None:
+                view = pushed
+            if held.away:
+                note = held.away.pop(0)
             elif note and (view.status, view.turn) != noted:
                 note = ""  # said of a turn (or the formation) gone by: no longer true
             noted = (view.status, view.turn)
@@ -336,8 +202,8 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
                 return 1
             line = await reader.line(timeout=POLL)
             if line is None:
-                if time.monotonic() - polled >= 1.0:
-                    view, polled = await _view(client, view.battle_id), time.monotonic()
+                if _read_again(view, held, time.monotonic() - polled):
+                    view, polled = await fetch_view(client, view.battle_id), time.monotonic()
                 continue
             if not mine:
                 note = waiting(view)
@@ -345,13 +211,17 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], away: list[s
             if (view.status, view.turn) != begun:
                 note = STALE
                 continue
+            taken = step(note == GIVE_UP_QUESTION, line)
+            if taken in (Step.ASK, Step.DECLINE):
+                note = GIVE_UP_QUESTION if taken is Step.ASK else BATTLE_KEPT
+                continue
             try:
-                view, note = await _act(client, view, line), ""
+                view, note = await _act(client, view, line, taken is Step.CONFIRM), ""
             except ClientError as error:
                 note = str(error)
             except grpc.aio.AioRpcError as error:
                 note = describe(error)
-                view = await _view(client, view.battle_id)
+                view = await fetch_view(client, view.battle_id)
                 noted = (view.status, view.turn)  # the refusal is said of the battle now
 
 
@@ -376,9 +246,9 @@ async def battle(client: Holder, args: argparse.Namespace, console: Console) -> 
     if args.json:
         print(as_json(await start(client, args, console)))
         return 0
-    async with _session_held(client) as away:  # from the queue on: you are here
-        view = await start(client, args, console)
-        return await _battle_screen(client, view, away)
+    async with session_held(client) as held:  # from the queue on: you are here
+        view = await start(client, args, console, held)
+        return await _battle_screen(client, view, held)
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:

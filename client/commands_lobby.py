@@ -23,8 +23,11 @@ from triad.v1 import gateway_pb2 as g
 from client import battle as battles
 from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, Holder, as_json, pages
+from client.expiry import expiry
+from client.hosted import refuse_own
+from client.lobby_rows import challenge_row, print_rows
 from client.play import play
-from client.rules_text import battle_join, rules_line, table_row
+from client.rules_text import rules_line, table_row
 
 VISIBILITIES = {
     v.removeprefix("VISIBILITY_").lower().replace("_", "-"): n
@@ -174,8 +177,7 @@ async def tables(client: Caller, args: argparse.Namespace, console: Console) -> 
     if not found:
         host = "battle --host" if args.battles else "host"
         console.print(f"No open table fits: triad-client {host} opens one.")
-    for table in found:
-        console.print(table_row(table))
+    print_rows(console, map(table_row, found))
     return 0
 
 
@@ -184,6 +186,8 @@ async def _table(client: Caller, given: str) -> pb.Table:
     matching = [
         t for t in await _open_tables(client, pb.TableFilter()) if t.table_id.startswith(given)
     ]
+    if not matching:
+        await refuse_own(client, given)  # the lobby lists no table to its host
     if len(matching) != 1:
         raise CommandError(f"no single open table starts with {given!r}: see triad-client tables")
     return matching[0]
@@ -267,7 +271,8 @@ async def host(client: Caller, args: argparse.Namespace, console: Console) -> in
         print(as_json(made))
         return 0
     table = made.table
-    console.print(f"Table {table.table_id[:8]} open: {rules_line(table.settings.rules)}.")
+    rules = rules_line(table.settings.rules)
+    console.print(f"Table {table.table_id[:8]} open: {rules}{expiry(table)}.")
     if not isinstance(client, Client):
         return 0
     played = None
@@ -295,7 +300,7 @@ async def challenge(client: Caller, args: argparse.Namespace, console: Console) 
     table = made.table
     console.print(
         f"Challenge sent to {table.challenged_player_name} (table {table.table_id[:8]}, "
-        f"{rules_line(table.settings.rules)}). It starts when they accept: "
+        f"{rules_line(table.settings.rules)}{expiry(table)}). It starts when they accept: "
         "`triad-client play` waits for it."
     )
     return 0
@@ -325,13 +330,7 @@ async def challenges(client: Caller, args: argparse.Namespace, console: Console)
         print(as_json(g.ListTablesResponse(tables=found)))
     elif not found:
         console.print("No challenges for you.")
-    for table in [] if args.json else found:
-        decks = "Random decks" if table.settings.random_deck else "your deck"
-        decks = "" if table.settings.rules.house_hands else f", {decks}"  # dealt: no deck
-        what = f"{rules_line(table.settings.rules)}{decks}"
-        if table.settings.battle:
-            what = battle_join(table)
-        console.print(f"{table.table_id[:8]}  from {table.host_name}: {what}")
+    print_rows(console, [] if args.json else map(challenge_row, found))
     return 0
 
 

@@ -3,6 +3,7 @@ what to do about it (``describe``)."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from urllib.parse import unquote
 
@@ -43,9 +44,13 @@ def describe(error: grpc.aio.AioRpcError) -> str:
             "--ca holds no certificate to trust: give a PEM file (make run's is "
             ".run/tls/gateway-dev.crt in the checkout)"
         )
+    if "the target uri is not valid" in (error.details() or ""):
+        return not_an_address((error.details() or "").partition("channel to '")[2].split("'")[0])
     if code == grpc.StatusCode.UNAVAILABLE and "errors resolving" in (error.details() or ""):
         # found from outside: a mistyped host printed gRPC's resolver dump
         host = (error.details() or "").partition("errors resolving ")[2].partition(": [")[0]
+        if not host.strip():
+            return not_an_address(host)
         return f"no such host: {host}: check --addr HOST:PORT (make run's is 127.0.0.1:50051)"
     if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
         return unreached(error.details() or "")
@@ -62,6 +67,35 @@ def describe(error: grpc.aio.AioRpcError) -> str:
         advice = rest
     if advice and advice not in line:
         line += f" ({advice})"
+    return line
+
+
+def not_an_address(target: str) -> str:
+    """An --addr that gRPC takes for no target at all, or a blank one (found from
+    outside: `--addr ''` was told "unknown: Failed to create channel to '':the target
+    uri is not valid: dns:///", and `--addr ' '` 'no such host:  :'). An empty or blank
+    $TRIAD_GATEWAY never comes here: it is taken as unset (``main.parser``)."""
+    if not target.strip():
+        return "no gateway address: --addr is empty: give HOST:PORT (make run's is 127.0.0.1:50051)"
+    return (
+        f"{target!r} is no gateway address: give --addr HOST:PORT (make run's is 127.0.0.1:50051)"
+    )
+
+
+NO_HAND = "hold no legal deck of"
+"""The collection's refusal of a Random hand the player's free copies cannot make."""
+
+
+def advised(error: grpc.aio.AioRpcError, args: argparse.Namespace) -> str:
+    """``describe``'s line, with the option of the command typed that would have done:
+    a practice or table on a 4x4 or 5x5 board refused for want of copies is told that
+    --house-hands deals both hands from the catalog (RULES.md 11; found from outside:
+    'a booster brings more' was all a new player's `practice --board 5x5` was told). A
+    3x3 board deals no house hands: its refusal is left as it is."""
+    line = describe(error)
+    chosen = args.command in ("practice", "host", "challenge") and not args.house_hands
+    if chosen and args.board != "3x3" and NO_HAND in (error.details() or ""):
+        line += "; or --house-hands deals both hands from the catalog"
     return line
 
 

@@ -13,6 +13,7 @@ from triad.v1 import common_pb2 as pb
 from client.board import FULL, Layout, example_cell
 from client.commands_trades import choice_hint, rule_of, trade_status, trade_table
 from client.drafting import draft_frame
+from client.expiry import expiry
 from client.render import fitted, my_turn, round_ended, screen
 from client.rules_text import end_reason
 from client.summary import captured_on_board, summary
@@ -63,7 +64,7 @@ def table_line(table: pb.Table) -> str:
         who = f"{name} to accept your challenge" if name else "a guest to join"
         return (
             f"Your table {short} is open: waiting for {who} "
-            "(triad-client close closes it; Ctrl-C leaves it open)."
+            f"(triad-client close closes it; Ctrl-C leaves it open{expiry(table)})."
         )
     if table.status == pb.TABLE_STATUS_DECLINED:
         return f"{name} declined your challenge (table {short})."
@@ -204,8 +205,11 @@ def frame(
     # The last frame stays on the screen with the shell's prompt under it: a row spare
     # where a layout leaves one, or its top line (the rules) scrolls away.
     spare = 1 if finished else 0
+    # Too small for the match: the note still shows over the prompt (the forfeit's
+    # question above all: a q typed there must say what it asks).
+    under = Group(Text(note, style="yellow"), prompt) if noted and prompt else prompt
     return fitted(
-        console, build, console.width, console.height, prompt, spare, squeezed if noted else None
+        console, build, console.width, console.height, under, spare, squeezed if noted else None
     )
 
 

@@ -81,3 +81,18 @@ def going_on(told: Followed) -> str:
     if trade is not None and choosing(trade):
         return "Your pick stays open until its deadline: triad-client trade choose, or play."
     return ""
+
+
+def battle_going_on(view: pb.BattleView) -> str:
+    """What a battle left unfinished does without the player (BATTLE.md 5), and the
+    command that takes it back (found from outside: Ctrl-C ended the screen without a
+    word, the shell's prompt on the plan's line, while the battle went on)."""
+    if view.you.cpu:
+        return (
+            f"Battle {view.battle_id[:8]} goes on, the CPU in your seat: "
+            "triad-client battle watches it."
+        )
+    return (
+        f"Battle {view.battle_id[:8]} goes on: back within 30 s, triad-client battle plays on; "
+        "after that the CPU plays your seat and you lose it."
+    )

@@ -35,7 +35,7 @@ from client.connection import (
     out,
     password,
 )
-from client.failures import describe
+from client.failures import advised
 from client.leaving import stop_as_ctrl_c, ticket_named
 from client.play import (
     LEVELS,
@@ -274,8 +274,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--addr",
-        default=os.environ.get("TRIAD_GATEWAY", "127.0.0.1:50051"),
-        help="the gateway's HOST:PORT (default: $TRIAD_GATEWAY, else 127.0.0.1:50051)",
+        default=os.environ.get("TRIAD_GATEWAY", "").strip() or "127.0.0.1:50051",  # empty: unset
+        help="the gateway's HOST:PORT (default: $TRIAD_GATEWAY if not empty, else 127.0.0.1:50051)",
     )
     p.add_argument("--ca", help="the gateway's CA certificate (default: .run/tls/gateway-dev.crt)")
     p.add_argument("--plaintext", action="store_true", help="no TLS (local tests only)")
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"triad-client: {error}", file=sys.stderr)
         return 2
     except grpc.aio.AioRpcError as error:
-        print(f"triad-client: {describe(error)}", file=sys.stderr)
+        print(f"triad-client: {advised(error, args)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # the reader went away (`watch | head`): not our failure
         # Nothing more reaches the reader; stdout's last flush at exit must not fail.

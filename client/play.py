@@ -25,6 +25,7 @@ from client.board import example_cell
 from client.commands_trades import CHOICE_RULES, choose
 from client.connection import Client, ClientError
 from client.failures import describe
+from client.forfeit_question import forfeit_or_ask
 from client.frame import (
     SWITCH_KEY,
     TABLE_ENDS,
@@ -336,13 +337,7 @@ async def typed(
     if view is None or told.drafting() is not None:
         told.note = await before_match(client, told, line)
         return
-    if line == "q":
-        reply = await client.call(
-            client.stub.Forfeit,
-            g.ForfeitRequest(request_id=uuid.uuid4().hex, match_id=view.match_id),
-        )
-        told.show(reply.view)
-        told.note = ""
+    if await forfeit_or_ask(client, told, view, line):  # q asks first
         return
     if not my_turn(view):
         told.note = NOT_YOUR_TURN

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
+from client.expiry import expiry
 from client.realm import is_realm, module_words
 
 ELEMENT_NAMES = {v: k.removeprefix("ELEMENT_").lower() for k, v in pb.Element.items()}
@@ -137,7 +138,8 @@ def _name(view: pb.MatchView, seat: pb.Seat.ValueType, you: str = "you") -> str:
 
 def end_reason(view: pb.MatchView) -> str:
     """Why the match ended, in words: 'the board is full', 'Bea forfeited', 'you
-    missed two turns in a row', 'Bea stayed disconnected past the grace period'."""
+    missed two turns in a row', 'Bea stayed disconnected past the grace period' (or
+    both players: the match abandoned, services/match/domain/ending.py)."""
     outcome = view.outcome
     who = _name(view, outcome.forfeiting_seat)
     if outcome.reason == pb.FINISH_REASON_BOARD_FULL:
@@ -147,6 +149,8 @@ def end_reason(view: pb.MatchView) -> str:
     if outcome.reason == pb.FINISH_REASON_TURN_TIMEOUT:
         return f"{who} missed two turns in a row"
     if outcome.reason == pb.FINISH_REASON_DISCONNECT:
+        if outcome.forfeiting_seat == pb.SEAT_UNSPECIFIED:  # both away: abandoned
+            return "both players stayed disconnected past the grace period"
         return f"{who} stayed disconnected past the grace period"
     return "the match ended"
 
@@ -183,16 +187,23 @@ def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
 
 
 def battle_join(table: pb.Table) -> str:
-    """A Skirmish battle table (open, or a challenge) in words: how to join it."""
-    return f"a Skirmish battle: triad-client battle --join {table.table_id}"
+    """A Skirmish battle table (open, or a challenge) in words: when it expires and how
+    to join it, the command last, to be copied whole (after it, '; expires at' put a
+    semicolon on the table id)."""
+    when = expiry(table, " (")
+    when += ")" if when else ""
+    return f"a Skirmish battle{when}: triad-client battle --join {table.table_id}"
 
 
 def table_row(table: pb.Table) -> str:
     """A table in the lobby: its rules, then the decks (house hands are in the rules); a
-    battle table, how to join it. The lobby lists a challenge only to the challenged."""
+    battle table, how to join it; when it expires, a challenge or not (found from
+    outside: an ordinary table's expiry, sent all the same, was left out). The lobby
+    lists a challenge only to the challenged."""
     host = table.host_name + (" (challenges you)" if table.challenged_player_name else "")
+    ends = expiry(table)
     if table.settings.battle:
         return f"{table.table_id[:8]}  {host}: {battle_join(table)}"
     decks = "Random decks" if table.settings.random_deck else "players' decks"
     decks = "" if table.settings.rules.house_hands else f", {decks}"
-    return f"{table.table_id[:8]}  {host}: {rules_line(table.settings.rules)}{decks}"
+    return f"{table.table_id[:8]}  {host}: {rules_line(table.settings.rules)}{decks}{ends}"

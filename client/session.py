@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client.expiry import expiry
 from client.frame import settled
 from client.rules_text import rules_line
 
@@ -161,7 +162,7 @@ class Followed:
             what = "a Skirmish battle" if table.settings.battle else rules_line(rules)
             self.note = (
                 f"{table.host_name} challenges you: {what}: "
-                f"triad-client accept {short} or decline {short}."
+                f"triad-client accept {short} or decline {short}{expiry(table, '; it ')}."
             )
         elif short in self.note and table.status in CHALLENGE_ENDS:
             self.note = CHALLENGE_ENDS[table.status].format(host=table.host_name, table=short)

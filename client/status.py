@@ -10,6 +10,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.commands_lobby import challenges_to
 from client.connection import Caller
+from client.expiry import expiry
 from client.rules_text import TRADE_NAMES, rules_line
 
 
@@ -22,9 +23,9 @@ async def challenge_lines(client: Caller) -> list[str]:
         if error.code() != grpc.StatusCode.UNAVAILABLE:
             raise
         return ["Challenges to you: not available right now (triad-client challenges)."]
-    found = [(t.host_name, t.table_id[:8]) for t in tables]
-    said = "Challenge from {} (table {}): triad-client accept {} or decline {}."
-    return [said.format(host, short, short, short) for host, short in found]
+    found = [(t.host_name, t.table_id[:8], expiry(t, "; it ")) for t in tables]
+    said = "Challenge from {} (table {}): triad-client accept {} or decline {}{}."
+    return [said.format(host, short, short, short, ends) for host, short, ends in found]
 
 
 def battle_line(battle_id: str) -> str:
@@ -85,12 +86,16 @@ def trade_line(trade: pb.Trade) -> str:
 
 def table_words(table: pb.Table) -> str:
     """The table the player hosts: a challenge and to whom, or an open table, its rules,
-    and what waits for the guest or takes it back (found from outside: status said
-    'Hosting table <id>.', a challenge too, with no word of what to do)."""
+    what waits for the guest or takes it back (found from outside: status said 'Hosting
+    table <id>.', a challenge too, with no word of what to do), and when it expires."""
     short, rules = table.table_id[:8], rules_line(table.settings.rules)
+    ends = expiry(table, "; it ")
     if table.challenged_player_name:
         return (
             f"Challenge to {table.challenged_player_name} (table {short}, {rules}): "
-            "triad-client play waits for them to accept, close withdraws it."
+            f"triad-client play waits for them to accept, close withdraws it{ends}."
         )
-    return f"Hosting table {short} ({rules}): triad-client play waits for a guest, close closes it."
+    return (
+        f"Hosting table {short} ({rules}): triad-client play waits for a guest, "
+        f"close closes it{ends}."
+    )

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
-from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.play import play
-from client.tests.stand_in import Caller
+from client.tests.stand_in import play_against
 from client.tests.trades import difference, finished
 from client.tests.views import quintra
 
@@ -57,13 +55,5 @@ class Gateway:
         return g.GetPendingTradeResponse(trade=difference(pb.TRADE_ROLE_GIVER))
 
 
-async def main() -> None:
-    caller = Caller(Gateway(Path(sys.argv[1])))
-    await play(caller, Console(), resuming=True)  # type: ignore[arg-type]  # a stand-in
-
-
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        sys.exit(130)  # as triad-client does
+    play_against(Gateway(Path(sys.argv[1])))

@@ -1,7 +1,8 @@
 """``triad-client battle``'s screen against a stand-in for the gateway whose turn resolves
 (its deadline passed) while the player types a plan: the battle is at turn 2 until the
-file ``LOG.turned`` exists, then at turn 3. Each CommitPlan is written to LOG, a line
-``<turn> <card ids>``. With ``committed``, the player's plan for turn 2 is in already.
+file ``LOG.turned`` exists, then at turn 3, whose view the session pushes. Each
+CommitPlan is written to LOG, a line ``<turn> <card ids>``. With ``committed``, the
+player's plan for turn 2 is in already.
 
     python -m client.tests.battle_turned LOG [committed]
 """
@@ -39,9 +40,14 @@ class Gateway:
         self.view, self.third, self.log = second, third, log
 
     async def GetBattleView(self, request: Message) -> g.GetBattleViewResponse:
-        if self.log.with_suffix(".turned").exists():
-            self.view = self.third
         return g.GetBattleViewResponse(view=self.view)
+
+    async def turned(self) -> pb.BattleView:
+        """Turn 3's view, once the test says the turn resolved."""
+        while not self.log.with_suffix(".turned").exists():
+            await asyncio.sleep(0.05)
+        self.view = self.third
+        return self.view
 
     async def CommitPlan(self, request: g.CommitPlanRequest) -> g.CommitPlanResponse:
         with self.log.open("a") as out:
@@ -61,6 +67,7 @@ class Caller:
 
     async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
         yield g.OpenSessionResponse(session_opened=g.SessionOpened())
+        yield g.OpenSessionResponse(battle=await self.stub.turned())
         await asyncio.Event().wait()  # nothing more to say
 
 

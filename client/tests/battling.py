@@ -1,9 +1,12 @@
 """``triad-client battle``'s screen against a stand-in for the gateway whose battle
-ends while the player sits at the prompt: the opponent gives up after a few looks at
-the battle (GetBattleView). The terminal test types nothing and reads the screen.
+ends while the player sits at the prompt: the opponent gives up a second in, and the
+session pushes the battle's last view, as the gateway does. The screen never asks for
+the battle (GetBattleView fails the run). The terminal test types nothing and reads
+the screen.
 With ``away``, the session opens telling of another battle that ended while the player
 was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice); with
-``stays``, nobody gives up (the test leaves with Ctrl-C).
+``stays``, the opponent never gives up (the test leaves with Ctrl-C, or gives up: the
+battle then ends only by the player's GiveUp).
 
     python -m client.tests.battling [away|stays]
 """
@@ -34,18 +37,25 @@ async def selection() -> pb.BattleView:
 
 class Gateway:
     def __init__(self, view: pb.BattleView, ends: bool = True) -> None:
-        self.view, self.looks, self.ends = view, 0, ends
+        self.view, self.ends = view, ends
 
     async def GetBattleView(self, request: Message) -> g.GetBattleViewResponse:
-        self.looks += 1
-        if self.looks == 3 and self.ends:  # the opponent gives up
-            ended = pb.BattleView()
-            ended.CopyFrom(self.view)
-            ended.status = pb.BATTLE_STATUS_FINISHED
-            ended.outcome.winner_seat = ended.seat
-            ended.outcome.reason = "give_up"
-            self.view = ended
-        return g.GetBattleViewResponse(view=self.view)
+        raise AssertionError("the screen asked for the battle: its views come on the session")
+
+    async def GiveUp(self, request: Message) -> g.GiveUpResponse:
+        self.view = over(self.view, 1 - self.view.seat)
+        return g.GiveUpResponse(view=self.view)
+
+
+def over(view: pb.BattleView, winner: int) -> pb.BattleView:
+    """``view`` given up: won by ``winner``, one version on."""
+    ended = pb.BattleView()
+    ended.CopyFrom(view)
+    ended.version += 1
+    ended.status = pb.BATTLE_STATUS_FINISHED
+    ended.outcome.winner_seat = winner
+    ended.outcome.reason = "give_up"
+    return ended
 
 
 AWAY = g.Notice(
@@ -71,6 +81,10 @@ class Caller:
         )
         for notice in self.told:
             yield g.OpenSessionResponse(notice=notice)
+        if self.stub.ends:  # the opponent gives up
+            await asyncio.sleep(1)
+            self.stub.view = over(self.stub.view, self.stub.view.seat)
+            yield g.OpenSessionResponse(battle=self.stub.view)
         await asyncio.Event().wait()  # nothing more to say
 
 

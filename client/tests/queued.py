@@ -63,7 +63,9 @@ class Gateway:
                 host_name="ann",
                 challenged_player_name="bea",
                 status=pb.TABLE_STATUS_OPEN,
+                expire_time=enqueued,
             )
+            table.expire_time.seconds += 600
             opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
         if self.hosted == "challenged":
             opened = g.SessionOpened(status=g.PlayerStatus())

@@ -4,11 +4,16 @@ session is the stand-in's one stream (no token to refresh, nothing reopened)."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from google.protobuf.message import Message
+from rich.console import Console
 from triad.v1 import gateway_pb2 as g
+
+from client.play import play
 
 
 class Caller:
@@ -24,3 +29,12 @@ class Caller:
     async def pushes(self) -> AsyncIterator[g.OpenSessionResponse]:
         async for push in self.stub.OpenSession(g.OpenSessionRequest(), self.metadata()):
             yield push
+
+
+def play_against(gateway: Any) -> None:
+    """``play`` resuming the match on the stand-in ``gateway``'s screen, as a process:
+    Ctrl-C ends it with 130, as triad-client does."""
+    try:
+        asyncio.run(play(Caller(gateway), Console(), resuming=True))  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        sys.exit(130)

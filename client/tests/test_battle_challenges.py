@@ -15,7 +15,8 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle import battle, start
+from client.battle import battle
+from client.battle_start import start
 from client.commands_lobby import accept, challenges, decline
 from client.connection import CommandError
 

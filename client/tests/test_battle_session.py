@@ -1,4 +1,4 @@
-"""The session stream the battle screen holds (``client.battle._session_held``): one
+"""The session stream the battle screen holds (``client.battle_start.session_held``): one
 that fails is opened again, so the player never counts as away while at the screen."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import grpc
 import pytest
 from triad.v1 import gateway_pb2 as g
 
-from client import battle
+from client import battle_start
 from client.session import BATTLE_ENDED_AWAY
 
 
@@ -37,12 +37,12 @@ async def test_a_session_stream_that_failed_is_opened_again(
 ) -> None:
     """Found from outside: a session stream that failed was never opened again; the
     screen went on, the player counted away, and the CPU took their seat 30 s on."""
-    monkeypatch.setattr(battle, "REOPEN_SECONDS", 0.01)
+    monkeypatch.setattr(battle_start, "REOPEN_SECONDS", 0.01)
     flaky = Flaky()
-    async with battle._session_held(flaky) as away:  # type: ignore[arg-type]
+    async with battle_start.session_held(flaky) as held:  # type: ignore[arg-type]
         for _ in range(200):
-            if away:
+            if held.away:
                 break
             await asyncio.sleep(0.01)
     assert flaky.opened == 2
-    assert away == ["told on the stream opened again"]
+    assert held.away == ["told on the stream opened again"]

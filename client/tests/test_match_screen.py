@@ -184,6 +184,12 @@ def test_an_elemental_mark_shows_plus_or_minus_one_on_the_card_it_touches() -> N
             pb.SEAT_B,
             "You win at 6-4: [BOT] Bea stayed disconnected past the grace period.",
         ),
+        (
+            pb.FINISH_REASON_DISCONNECT,
+            None,
+            pb.SEAT_UNSPECIFIED,
+            "Draw at 5-5: both players stayed disconnected past the grace period.",
+        ),
     ],
 )
 def test_the_end_reason_is_told_in_words(

@@ -71,6 +71,7 @@ async def test_a_challenger_waiting_with_play_is_told_the_table_waits_for_its_gu
         assert "No active match and no ticket" not in waiting, waiting
         assert f"Your table {TABLE[:8]} is open: waiting for bea to accept" in waiting, waiting
         assert "triad-client close closes it" in waiting, waiting
+        assert "Ctrl-C leaves it open; expires at " in waiting, waiting  # and when
     finally:
         terminal.close()
 

@@ -14,6 +14,7 @@ import grpc
 import pytest
 from rich.console import Console
 from triad.v1 import gateway_pb2 as g
+from triad.v1 import gateway_pb2_grpc
 
 from client.commands_lobby import find
 from client.connection import DEV_CA, CommandError, State, dev_ca
@@ -77,6 +78,75 @@ def test_a_gateway_host_that_does_not_resolve_is_named_not_dumped(
         "triad-client: no such host: nohost.invalid:50051: check --addr HOST:PORT "
         "(make run's is 127.0.0.1:50051)\n"
     ), told
+
+
+def test_an_empty_or_blank_gateway_address_is_said_to_be_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `--addr '' status` (an empty $TRIAD_GATEWAY as well) printed
+    gRPC's "unknown: Failed to create channel to '':the target uri is not valid:
+    dns:///", and a blank one 'no such host:  :'; an address that is no URI at all
+    ('dns:') the same."""
+    state = tmp_path / "state.json"
+    State(state, "default").save(
+        g.Player(player_id="a", player_name="ann"), g.AuthTokens(access_token="a")
+    )
+    for address in ("", " "):
+        assert main(["--state", str(state), "--addr", address, "status"]) == 1
+        told = capsys.readouterr().err
+        assert told == (
+            "triad-client: no gateway address: --addr is empty: give "
+            "HOST:PORT (make run's is 127.0.0.1:50051)\n"
+        ), told
+    assert main(["--state", str(state), "--addr", "dns:", "status"]) == 1
+    told = capsys.readouterr().err
+    assert told == (
+        "triad-client: 'dns:' is no gateway address: give --addr HOST:PORT "
+        "(make run's is 127.0.0.1:50051)\n"
+    ), told
+
+
+class Answering:
+    """A gateway that answers ``status`` (no challenges listed)."""
+
+    def __init__(self, channel: Any) -> None:
+        pass
+
+    async def GetPlayerStatus(self, request: Any, metadata: Any, timeout: float) -> Any:
+        player = g.Player(player_id="a", player_name="ann")
+        return g.GetPlayerStatusResponse(status=g.PlayerStatus(player=player))
+
+    async def ListTables(self, request: Any, metadata: Any, timeout: float) -> Any:
+        return g.ListTablesResponse()
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_triad_gateway_is_taken_as_unset_the_default_address_called(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    empty: str,
+) -> None:
+    """An empty $TRIAD_GATEWAY (`export TRIAD_GATEWAY=`, a script's unset variable) was
+    taken as the address and refused as empty; it means no choice, as an unset one
+    does: the default address is called. --addr '' is still refused (test above)."""
+    state = tmp_path / "state.json"
+    State(state, "default").save(
+        g.Player(player_id="a", player_name="ann"), g.AuthTokens(access_token="a")
+    )
+    called: list[str] = []
+    real = grpc.aio.insecure_channel
+
+    def channel(target: str, *options: Any, **named: Any) -> grpc.aio.Channel:
+        called.append(target)
+        return real(target, *options, **named)
+
+    monkeypatch.setattr(grpc.aio, "insecure_channel", channel)
+    monkeypatch.setattr(gateway_pb2_grpc, "TriadGatewayStub", Answering)
+    monkeypatch.setenv("TRIAD_GATEWAY", empty)
+    assert main(["--state", str(state), "--plaintext", "status"]) == 0, capsys.readouterr()
+    assert called == ["127.0.0.1:50051"]
+    assert capsys.readouterr().out.startswith("ann: 0 coins.")
 
 
 def test_an_address_where_no_gateway_answers_is_named_with_what_answers(

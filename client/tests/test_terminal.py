@@ -6,10 +6,15 @@ one ``triad-client play`` draws under rich's Live (client/tests/show.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import socket
 import sys
 from pathlib import Path
 
+from triad.v1 import gateway_pb2 as g
+
+from client.connection import State
 from devtools.terminal import Terminal
 
 
@@ -73,3 +78,50 @@ async def test_one_ctrl_c_at_the_password_prompt_ends_the_client(tmp_path: Path)
         assert terminal.process.poll() == 130, terminal.text()
     finally:
         terminal.close()
+
+
+def loading(pid: int) -> bool:
+    """Whether the process has loaded gRPC's C core (the first of the client's imports)
+    and so runs Python: a Ctrl-C from then on meets the client starting."""
+    with contextlib.suppress(OSError):
+        return "cygrpc" in Path(f"/proc/{pid}/maps").read_text()
+    return False
+
+
+async def test_ctrl_c_while_the_client_starts_ends_it_quietly(tmp_path: Path) -> None:
+    """Found from outside: Ctrl-C in the first second of `triad-client status`, while its
+    modules load, printed a KeyboardInterrupt traceback; it ends quietly (130), as Ctrl-C
+    anywhere later does. The command a player types, the installed triad-client, at a
+    gateway address that never answers (so that the client is still running whenever
+    the Ctrl-C comes, loading or calling)."""
+    state = tmp_path / "state.json"
+    State(state, "default").save(
+        g.Player(player_id="a", player_name="ann"), g.AuthTokens(access_token="a")
+    )
+    command = Path(sys.executable).with_name("triad-client")
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen()
+        argv = [
+            str(command),
+            "--state",
+            str(state),
+            "--addr",
+            f"127.0.0.1:{mute.getsockname()[1]}",
+        ]
+        for pause in (0, 0.2, 0.5):
+            terminal = Terminal([*argv, "status"], {})
+            try:
+                for _ in range(500):
+                    if loading(terminal.process.pid) or terminal.process.poll() is not None:
+                        break
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(pause)
+                assert terminal.process.poll() is None, terminal.text()
+                terminal.type("\x03")
+                code = terminal.process.wait(timeout=30)
+                screen = terminal.text()
+                assert "Traceback" not in screen and "KeyboardInterrupt" not in screen, screen
+                assert code == 130, (code, screen)
+            finally:
+                terminal.close()

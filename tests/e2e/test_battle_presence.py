@@ -200,7 +200,9 @@ async def test_a_terminal_battle_keeps_its_seat_while_the_player_thinks(
         battle_id = (await eve.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
         view = await p_view(eve, battle_id)
         assert view.status != pb.BATTLE_STATUS_FINISHED and not view.you.cpu, view.outcome
-        terminal.type("q\r")  # then gives up, which ends it
+        terminal.type("q\r")  # then gives up (q asks first; y confirms), which ends it
+        await terminal.until(lambda s: "Give up this battle?" in s, "the question")
+        terminal.type("y\r")
         await terminal.until(lambda s: "You gave up." in s, "the end")
     finally:
         terminal.close()
@@ -279,7 +281,8 @@ async def test_a_public_battle_table_is_hosted_listed_and_joined_from_the_termin
         )  # fmt: skip
         assert listed.returncode == 0, listed.stderr
         said = " ".join(listed.stdout.split())  # as wrapped to the terminal's width
-        found = re.search(rf"{kim.name}: a Skirmish battle: triad-client battle --join (\S+)", said)
+        row = rf"{kim.name}: a Skirmish battle \(expires at [^)]*\): "  # then the command
+        found = re.search(row + r"triad-client battle --join (\S+)", said)
         assert found, listed.stdout
         table_id = found[1]
         guest = Terminal([*client_of(backend, lee, tmp_path), "battle", "--join", table_id], {})
@@ -294,3 +297,40 @@ async def test_a_public_battle_table_is_hosted_listed_and_joined_from_the_termin
         host.close()
         if guest is not None:
             guest.close()
+
+
+async def test_two_terminals_in_the_battle_queue_are_paired_and_both_see_the_battle(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """The Battle queue from the terminal, as two players use it: each waits on their
+    session (no more asking for the battle twice a second) and is shown the battle's
+    formation once the queue pairs them."""
+    players = [await join(api), await join(api)]
+    terminals = [
+        Terminal([*client_of(backend, p, tmp_path), "battle", "--queue"], {}) for p in players
+    ]
+    try:
+        # The first one's queue line may be drawn over by the battle before it is read:
+        # the battle comes on the session the moment the second one is queued.
+        for terminal in terminals:
+            await terminal.until(lambda s: "formation" in s.lower(), "the battle's formation")
+        battles = [(await p.call("GetActiveBattle", g.GetActiveBattleRequest())).battle_id
+                   for p in players]  # fmt: skip
+        assert battles[0] and battles[0] == battles[1]
+        # Both still at their screens past the disconnect grace: neither seat the CPU's
+        # (found from outside: the wait's own session replaced the screen's, then was
+        # dropped, and the CPU took both seats).
+        await asyncio.sleep(GRACE + 2)
+        for player in players:
+            view = await p_view(player, battles[0])
+            assert not view.you.cpu and view.status != pb.BATTLE_STATUS_FINISHED, view
+        # Both place their formation, one after the other: the first is shown turn 1 as
+        # the second's placing pushes it (the screen no longer asks every second).
+        for terminal in terminals:
+            await terminal.until(lambda s: "squares (r c" in s, "the formation prompt")
+            terminal.type("\r")
+        for terminal in terminals:
+            await terminal.until(lambda s: "turn 1/10" in s and "plan (card" in s, "turn 1")
+    finally:
+        for terminal in terminals:
+            terminal.close()

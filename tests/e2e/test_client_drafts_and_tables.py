@@ -198,6 +198,8 @@ async def test_a_person_drafts_a_deck_on_the_terminal_and_plays_it(
         screen = await terminal.until(lambda s: "Rules: " in s, "the drafted match")
         assert "Rules: Three Open, Same, Plus, Combo (Draft, rated)" in " ".join(screen.split())
         terminal.type("q\r")
+        await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+        terminal.type("y\r")  # q asks first
         end = await terminal.until(lambda s: "Rating (Draft): 1500 -> " in s, "the rating change")
         assert re.search(r"You lose at \d+-\d+: you forfeited\.", end), end
         assert re.search(r"Rating \(Draft\): 1500 -> 1\d{3} \(-\d+\)\.", end), end

@@ -149,6 +149,8 @@ async def test_a_queued_person_types_b_for_a_practice_bot(
         ).status
         assert status.active_match_id and status.ticket.status != pb.TICKET_STATUS_QUEUED
         terminal.type("q\r")
+        await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+        terminal.type("y\r")  # q asks first
         await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
         assert terminal.process.wait(timeout=30) == 0
     finally:
@@ -198,6 +200,8 @@ async def test_a_card_on_an_elemental_mark_shows_its_plus_or_minus_one_on_the_te
             marked = [c for c in view.board if c.mark and c.WhichOneof("content") == "empty"]
             if not marked:
                 terminal.type("q\r")
+                await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+                terminal.type("y\r")  # q asks first
                 await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
                 continue
             cell = marked[0]
@@ -217,6 +221,8 @@ async def test_a_card_on_an_elemental_mark_shows_its_plus_or_minus_one_on_the_te
             top = placed.card.adjusted_sides.top
             assert top == max(1, min(10, card.printed_sides.top + int(bonus)))
             terminal.type("q\r")
+            await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+            terminal.type("y\r")  # q asks first
             await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
             return
         finally:
@@ -245,3 +251,34 @@ async def test_switch_from_another_terminal_leaves_the_queue_screen_its_session(
     assert not any(p.HasField("session_closed") for p in screen.pushes)
     await ann.call("Forfeit", g.ForfeitRequest(request_id="f", match_id=found.match_view.match_id))
     await screen.close()
+
+
+async def test_a_board_the_players_copies_cannot_fill_names_house_hands(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """Found from outside: `practice --board 5x5` of a new player (10 starter copies, a
+    hand of 13 needs 13 characters) was refused with what a deck needs and 'a booster
+    brings more', no word of --house-hands, which deals both hands from the catalog
+    (RULES.md 11); nor was `host --board 5x5`. A 4x4 board the same, for a player whose
+    free copies make no hand of 8 (three listed on the Auction House, so locked). A 3x3
+    board deals no house hands: its refusal does not name the option."""
+    me, other = await register(api), await register(api)
+    client = signed_in(backend, tmp_path / "state.json", me)
+    for command in ("practice", "host", "challenge"):
+        named = [other.player.player_name] if command == "challenge" else []
+        line = client.fails(command, *named, "--board", "5x5")
+        assert "no legal deck of 13" in line and "--house-hands" in line, line
+    copies = [e["copy"]["copyId"] for e in client.json("collection")["entries"]]
+    for copy_id in copies[:3]:
+        client.json("auction", "list", copy_id, "1000")
+    line = client.fails("practice", "--board", "4x4")
+    assert "no legal deck of 8" in line and "--house-hands deals both hands" in line, line
+    for copy_id in copies[3:6]:
+        client.json("auction", "list", copy_id, "1000")
+    line = client.fails("practice")
+    assert "no legal deck of 5" in line and "house" not in line, line
+    dealt = client.json("practice", "--board", "4x4", "--house-hands")
+    assert len(dealt["view"]["myHand"]) == 8, "the option helps: both hands dealt"
+    client.json("forfeit", dealt["matchId"])

@@ -165,6 +165,8 @@ async def test_a_host_sees_the_second_round_of_a_sudden_death_table_on_the_clien
         assert all(f"({cell})" in screen for cell in range(9)), "round 2's board is empty"
         assert "Sudden Death, No trade" in screen
         terminal.type("q\r")
+        await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+        terminal.type("y\r")  # q asks first
         ended = await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
         assert re.search(r"You lose at \d+-\d+: you forfeited\.", ended), ended
         assert "Round 2 of at most 5" in ended

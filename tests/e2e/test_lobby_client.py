@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -181,3 +182,59 @@ async def test_status_tells_a_challenged_player_of_the_challenge_and_its_command
     assert done.returncode == 0 and "Nothing going on" not in said, said
     short = table_id[:8]
     assert f"Challenge from {ann.name} (table {short}): triad-client accept {short}" in said
+
+
+async def test_join_of_the_players_own_table_says_it_is_theirs(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: `join` of the table the player hosts (by the id host and
+    status print) was told 'no single open table starts with ...: see triad-client
+    tables', and tables lists no table of the player's own: as if it did not exist. A
+    challenge the player sent the same."""
+    ann, bea = await join(api), await join(api)
+    anns = client_of(backend, tmp_path / "ann", ann)
+    table_id = (await asyncio.to_thread(anns.json, "host"))["table"]["tableId"]
+    for typed in (table_id[:8], table_id):
+        line = await asyncio.to_thread(anns.fails, "join", typed, code=2)
+        assert f"{table_id[:8]} is your own table: a guest joins it, not you" in line, line
+        assert "triad-client close closes it" in line, line
+    await asyncio.to_thread(anns.json, "close")
+    table_id = (await asyncio.to_thread(anns.json, "challenge", bea.name))["table"]["tableId"]
+    line = await asyncio.to_thread(anns.fails, "join", table_id[:8], code=2)
+    assert f"{table_id[:8]} is your own challenge to {bea.name}: they accept it, not you" in line
+    assert "triad-client close withdraws it" in line, line
+
+
+async def test_a_challenge_to_the_player_says_when_it_expires_in_their_local_time(
+    api: Any, backend: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found from outside: nothing the client showed of a challenge to the player (the
+    play screen's notice, challenges, tables, status) said when it expires (the table's
+    expire_time), the challenged player unaware that it lapses unanswered. Said in the
+    player's local time with its zone: here a zone 5:30 ahead of UTC."""
+    monkeypatch.setenv("TZ", "XYZ-5:30")  # POSIX: UTC+5:30, named XYZ
+    ann, bea = await join(api), await join(api)
+    anns, beas = (
+        client_of(backend, tmp_path / "ann", ann),
+        client_of(backend, tmp_path / "bea", bea),
+    )
+    terminal = Terminal([*beas.argv, "play"], {"COLUMNS": "80", "LINES": "24"})
+    try:
+        await terminal.until(lambda s: "waiting for one" in s, "the waiting screen", timeout=30)
+        made = (await asyncio.to_thread(anns.json, "challenge", bea.name))["table"]
+        expires = datetime.fromisoformat(made["expireTime"].replace("Z", "+00:00"))
+        ahead = timedelta(hours=5, minutes=30)
+        there = expires + ahead
+        today = there.date() == (datetime.now(UTC) + ahead).date()  # else the date too
+        local = there.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S")
+        said, short = f"expires at {local} XYZ", made["tableId"][:8]
+        shown = await terminal.until(lambda s: "challenges you" in s, "the challenge", timeout=30)
+        assert f"or decline {short}; it {said}." in " ".join(shown.split()), shown
+    finally:
+        terminal.close()
+    listed = " ".join((await asyncio.to_thread(beas.run, "challenges")).stdout.split())
+    assert f"{short} from {ann.name}: Three Open" in listed and f"Random decks; {said}" in listed
+    lobby = " ".join((await asyncio.to_thread(beas.run, "tables")).stdout.split())
+    assert f"{short} {ann.name} (challenges you):" in lobby and f"; {said}" in lobby, lobby
+    status = " ".join((await asyncio.to_thread(beas.run, "status")).stdout.split())
+    assert f"triad-client accept {short} or decline {short}; it {said}." in status, status
