@@ -82,3 +82,49 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # the same second (each readiness a new version of the turn): once a turn and phase.
     said = [line.split(" battle: ", 1)[1] for line in played["pushes"] if " battle: " in line]
     assert all(a != b for a, b in itertools.pairwise(said)), played["pushes"]
+
+
+SPD_ENTRY = re.compile(r"(your|their) (.+) (\d+)( for \d turns?)?")
+SUMMON_ACTS = "summon · acts after characters"
+
+
+def test_a_battle_says_its_marks_spd_order_and_reserved_summons_in_words(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """As the terminal's screen says them (client/battle_render.py): each unit's Burn with
+    the turn ends it has left, the characters by SPD with how long a change holds (a
+    summon, which has none, says when it acts instead), and the summons waiting for a
+    square that was taken. Before, the page showed a Burn's amount and each cell's SPD
+    only (a summon's "spd 0"), and no reservation at all (web/e2e/battle_lines.mjs's
+    ``marked``: Wither, Haste, and Raise Wraith onto a square of the team, then onto a
+    free one, played until each was seen)."""
+    played = play(backend, "marked", tmp_path / "browser-battle-marked.png")
+    assert played["started"] == "0", played  # the team asked for, through the API
+    seen = played["seen"]
+    # No SPD order before turn 1 (the opponent's formation is hidden) nor after the end.
+    assert played["formation"]["battle-spd"] == "" and played["ended"]["battle-spd"] == ""
+    # Turn 1: the six characters, fastest first, the player's named as theirs.
+    first = seen[0]["battle-spd"]
+    assert first.startswith("SPD, fastest first: "), seen[0]
+    entries = [SPD_ENTRY.fullmatch(e) for e in first.split(": ", 1)[1].split(", ")]
+    assert all(entries) and len(entries) == 6, first
+    spds = [int(e[3]) for e in entries if e]
+    assert spds == sorted(spds, reverse=True), first
+    mine = {e[2] for e in entries if e and e[1] == "your"}
+    assert mine == {"Hollis Grave", "Lio Wisp", "Pax Ironleaf"}, first
+    # A SPD changed says for how long; a Burn how many turn ends; a reserved summon where.
+    spd = " ".join(s["battle-spd"] for s in seen)
+    assert re.search(r"(your|their) [A-Z][\w ]+ \d+ for \d turns?", spd), seen
+    marks = " ".join(s["battle-marks"] for s in seen)
+    burning = r"Marks: .*(your|their) [A-Z][^;]* burn \d+ a turn, \d turn ends?"
+    assert re.search(burning, marks), seen
+    reserved = next((s["battle-reserved"] for s in seen if "your" in s["battle-reserved"]), "")
+    assert re.fullmatch(r"Reserved: (.+; )?your Wraith for square \d \d(; .+)?", reserved), seen
+    # A summon on the field has no SPD (BATTLE.md 4.4: summons act after the characters,
+    # in placement order): its square says so, where a character's says its SPD. Before,
+    # the Wraith's square read "spd 0", as if it were the slowest unit of a SPD order.
+    summons = [said for s in seen for said in s["summons"]]
+    assert summons and all(said.startswith(SUMMON_ACTS) for said in summons), seen
+    assert not any("spd" in said for said in summons), seen
+    characters = [said for s in seen for said in s["characters"]]
+    assert characters and all(re.match(r"spd \d+( · |$)", said) for said in characters), seen

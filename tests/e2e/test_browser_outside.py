@@ -155,7 +155,12 @@ def test_a_price_of_one_coin_says_coin(backend: Stack, tmp_path: Path) -> None:
 
 def test_a_ladders_provisional_mark_is_explained(backend: Stack, tmp_path: Path) -> None:
     """Found from outside: the ladder listed "1568?" with nothing on the screen saying
-    what the question mark means (only one's own line said "provisional")."""
+    what the question mark means (only one's own line said "provisional").
+
+    And found by CI: opened the moment the match ended, the ladder could be read before
+    the rating service had rated it ("You have no rated game on this ladder yet (0
+    players have)") and stayed so after the player's rating push. The screen now reads
+    the ladder again on that push; with the rating held back 3 s, this failed before."""
     played = play(backend, "provisional", tmp_path / "browser-provisional.png")
     assert any("?" in row for row in played["rows"][1:]), played  # a first game: provisional
     assert played["key"] == ["? provisional: fewer than 20 rated games on this ladder"], played

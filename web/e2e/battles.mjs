@@ -55,14 +55,7 @@ export function battleScenarios(kit) {
       if (turns.length === 0) await page.screenshot({ path: screenshot.replace(/\.png$/, "-turn.png"), fullPage: true });
       await page.click("button[name=commit]");
       // The turn resolves (the CPU commits at once): a new turn, or the end.
-      await page.waitForFunction(
-        (before) =>
-          document.querySelector("[data-testid=battle-result]") ||
-          (document.querySelector("[data-testid=battle-status]")?.textContent !== before &&
-            document.querySelector("button[name=commit]")),
-        status,
-        { timeout: 60_000 },
-      );
+      await turnResolved(page, status);
       const log = await page.locator("[data-testid=battle-log] li").allTextContents();
       turns.push({ status, energy, set, plan, log });
       if (turns.length === 2) {
@@ -130,8 +123,9 @@ export function battleScenarios(kit) {
   }
 
   async function challenged() {
-    const ann = await player();
-    const bea = await player();
+    // Clocks apart from UTC and from each other: each is told the expiry on her own.
+    const ann = await player({ timezoneId: "Asia/Kolkata" });
+    const bea = await player({ timezoneId: "Asia/Tokyo" });
     const cid = await player();
     // Cid, then Ann, challenge Bea to a Skirmish battle.
     for (const host of [cid, ann]) {
@@ -270,8 +264,8 @@ export function battleScenarios(kit) {
 /** A battle table open to anyone (BATTLE.md 6, custom battles in the lobby): Ann opens
  * it with no one named; Bea looks for tables, finds it among them and joins it. */
 async function openBattleTable(player, screenshot) {
-  const ann = await player();
-  const bea = await player();
+  const ann = await player({ timezoneId: "Asia/Kolkata" }); // told the expiry on her clock
+  const bea = await player({ timezoneId: "Asia/Tokyo" }); // the tables' expiry on hers
   await ann.click("button[name=host-battle]");
   const hosted = (await ann.textContent("[data-testid=hosted]")) ?? "";
   await bea.click("button[name=tables]");
@@ -312,12 +306,30 @@ async function challengeToBattle(page, name) {
     .tag(4, WireType.LengthDelimited)
     .string(name) // challenged_player_name
     .finish();
-  return await page.evaluate(async (bytes) => {
+  return await gatewayCall(page, "CreateTable", request);
+}
+
+/** ``method`` of the gateway called from ``page`` with its tokens and the encoded
+ * ``request`` (gRPC-Web, as the page speaks it); the call's grpc-status, "0" when done. */
+/** Waits for the turn shown as ``status`` to resolve: a new turn to plan, or the end. */
+export function turnResolved(page, status, timeout = 60_000) {
+  return page.waitForFunction(
+    (before) =>
+      document.querySelector("[data-testid=battle-result]") ||
+      (document.querySelector("[data-testid=battle-status]")?.textContent !== before &&
+        document.querySelector("button[name=commit]")),
+    status,
+    { timeout },
+  );
+}
+
+export async function gatewayCall(page, method, request) {
+  return await page.evaluate(async ([method, bytes]) => {
     const { access } = JSON.parse(sessionStorage.getItem("triad-tokens"));
     const body = new Uint8Array(5 + bytes.length);
     new DataView(body.buffer).setUint32(1, bytes.length); // a data frame: flag 0, length
     body.set(bytes, 5);
-    const reply = await fetch("/triad.v1.TriadGateway/CreateTable", {
+    const reply = await fetch(`/triad.v1.TriadGateway/${method}`, {
       method: "POST",
       headers: {
         "content-type": "application/grpc-web+proto",
@@ -328,5 +340,5 @@ async function challengeToBattle(page, name) {
     });
     const text = new TextDecoder().decode(await reply.arrayBuffer());
     return reply.headers.get("grpc-status") ?? /grpc-status: ?(\d+)/.exec(text)?.[1] ?? `HTTP ${reply.status}`;
-  }, [...request]);
+  }, [method, [...request]]);
 }

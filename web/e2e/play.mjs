@@ -63,6 +63,11 @@
 //             while queued shows the queue at once; ended: a host on a forfeited
 //             match's end screen is shown the battle her challenge starts
 //             (tests/e2e/test_browser_battles.py).
+//   (web/e2e/battle_lines.mjs: what a battle screen says besides its fields)
+//   marked:   a practice battle with a team chosen through the API until a Burn, a SPD
+//             change and a summon reserved are shown (tests/e2e/test_browser_battle.py);
+//   decided:  a challenge both sides pass to the end of turn 10: Sudden Death and the
+//             decision in words (tests/e2e/test_browser_battles.py).
 //   (web/e2e/endings.mjs, tests/e2e/test_browser_endings.py: how things end, short clocks)
 //   (web/e2e/fit.mjs, tests/e2e/test_browser_fit.py: the match in a 1280x720 window)
 //   (web/e2e/outside.mjs, review.mjs, tests/e2e/test_browser_outside.py: found from outside)
@@ -75,6 +80,7 @@ import { realmScenarios } from "./realm.mjs";
 import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
+import { battleLineScenarios } from "./battle_lines.mjs";
 import { endingScenarios } from "./endings.mjs";
 import { fitScenarios } from "./fit.mjs";
 import { outsideScenarios } from "./outside.mjs";
@@ -102,11 +108,12 @@ try {
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
+  const battleLines = battleLineScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, screenshot });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
   const review = reviewScenarios({ player, returning, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...endings, ...fit, ...outside, ...review };
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...battleLines, ...endings, ...fit, ...outside, ...review };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

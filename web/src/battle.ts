@@ -9,6 +9,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { el } from "./board.js";
 import { cardName, learnCardNames, logEntry } from "./battle_log.js";
+import { battleResult, marksLine, reservedLine, spdLine, suddenDeathLine } from "./battle_lines.js";
 import {
   BattleStatus,
   type BattleCard,
@@ -46,29 +47,6 @@ export interface BattleActions {
   commit(plan: PlannedAction[]): void;
   giveUp(): void;
   leave(): void;
-}
-
-const REASONS: Record<string, string> = {
-  wipeout: "every character of the loser is down",
-  decision: "after turn 10: survivors, then HP",
-};
-
-/** Ends one player brought about, said to each side in its own words. */
-const BY_WHOM: Record<string, [string, string]> = {
-  give_up: ["You won (your opponent gave up).", "You gave up."],
-  disconnect: [
-    // The CPU played on for the one who left, to the end or until the other ended it.
-    "You won (your opponent left; the CPU played for them).",
-    "You lost (you left; the CPU played for you).",
-  ],
-};
-
-/** "You won (every character of the loser is down)." */
-export function battleResult(view: BattleView): string {
-  const won = view.outcome?.winnerSeat === view.seat;
-  const reason = view.outcome?.reason ?? "";
-  if (BY_WHOM[reason]) return BY_WHOM[reason][won ? 0 : 1];
-  return `${won ? "You won" : "You lost"} (${REASONS[reason] ?? reason}).`;
 }
 
 type Side = "mine" | "theirs";
@@ -139,8 +117,26 @@ function targetWords(view: BattleView, action: PlannedAction): string {
   return "";
 }
 
+/** The plan committed, each card with where it aims as it was tapped ("Spark → their
+ * Kira Volt"), as the terminal's screen says it (BATTLE.md 6: a player sees their own
+ * plan); a card no longer in the hand by its name alone. */
+function committedWords(view: BattleView): string[] {
+  const hand = new Map((view.you?.hand ?? []).map((card) => [card.id, card]));
+  return view.plan.map((action) => {
+    const card = hand.get(action.card);
+    if (!card) return cardName(action.card);
+    return `${card.name}${targetWords(view, { card, row: action.target?.row, col: action.target?.col })}`;
+  });
+}
+
+/** A summon has no SPD: it acts every turn after the characters, in placement order,
+ * whatever its action's group (BATTLE.md 4.4). Its square says so where a character's
+ * says its SPD; the server's 0 read "spd 0". The SPD line leaves summons out, as the
+ * terminal's screen does. */
+const SUMMON_ACTS = "summon · acts after characters";
+
 function unitCell(unit: BattleUnit): HTMLElement[] {
-  const marks: string[] = [];
+  const marks: string[] = [unit.summon ? SUMMON_ACTS : `spd ${unit.spd}`];
   if (unit.shield) marks.push(`shield ${unit.shield}`);
   if (unit.cover) marks.push(`cover ${unit.cover}`);
   if (unit.burn) marks.push(`burn ${unit.burn}`);
@@ -151,7 +147,7 @@ function unitCell(unit: BattleUnit): HTMLElement[] {
     el("span", { class: "unit-name" }, unit.name),
     el("span", { class: "hp" }, `${unit.hp}/${unit.maxHp}`),
     bar,
-    el("span", { class: "marks" }, [`spd ${unit.spd}`, ...marks].join(" · ")),
+    el("span", { class: "marks" }, marks.join(" · ")),
   ];
 }
 
@@ -311,8 +307,10 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     { class: "status", "data-testid": "battle-status", ...(deadline ? { "data-deadline": String(deadline.getTime()) } : {}) },
     `Skirmish · turn ${view.turn}/10 · ${phase}`,
   );
+  const sudden = suddenDeathLine(view);
   const parts: HTMLElement[] = [
     title,
+    ...(sudden ? [el("p", { class: "team-line", "data-testid": "battle-sudden-death" }, sudden)] : []),
     teamLine("Opponent", view.opponent, true),
     el(
       "div",
@@ -324,6 +322,13 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     ),
     teamLine("You", view.you, false),
   ];
+  // The fields' facts in words, as the terminal's screen says them (battle_lines.ts).
+  const lines: [string, string | null][] = [
+    ["battle-marks", marksLine(view)],
+    ["battle-spd", spdLine(view)],
+    ["battle-reserved", reservedLine(view)],
+  ];
+  for (const [testid, said] of lines) if (said) parts.push(el("p", { class: "team-line", "data-testid": testid }, said));
   // BATTLE.md 5: a seat the CPU took over has lost (its player stayed away) while the
   // battle plays on: the one still here is told it is won, and may end it at once.
   const left = !finished && !view.you?.cpu && view.opponent?.cpu && view.opponent.name !== "CPU";
@@ -336,8 +341,7 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
   } else if (view.you?.committed || view.you?.cpu) {
     const waiting = forming ? "Formation set: waiting for the opponent" : "Plan committed: waiting for the opponent";
     parts.push(el("p", { class: "status", "data-testid": "battle-prompt" }, view.you?.cpu ? AWAY : waiting));
-    const set = view.plan.map((a) => cardName(a.card));
-    if (set.length) parts.push(el("p", { class: "team-line" }, `Your plan: ${set.join(", ")}`));
+    if (view.plan.length) parts.push(el("p", { class: "team-line" }, `Your plan: ${committedWords(view).join(", ")}`));
   } else {
     parts.push(forming ? formationPanel(view, draft, on) : handPanel(view, draft, on));
   }

@@ -98,6 +98,8 @@ function endReason(view: MatchView): string {
     case FinishReason.TURN_TIMEOUT:
       return `${who} missed two turns in a row`;
     case FinishReason.DISCONNECT:
+      // No forfeiting seat: both players were away past the grace (the match abandoned).
+      if (!seat) return "both players stayed disconnected past the grace period";
       return `${who} stayed disconnected past the grace period`;
     default:
       return "the match ended";

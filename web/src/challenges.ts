@@ -1,15 +1,16 @@
 // Challenges to the player (RULES.md 14): told at once by the session's ``challenge``
-// push, and shown with Accept and Decline above whatever screen the player is on (the
-// lobby, their cards, the Auction House, the ladders, a match). Seated at a match, a
-// draft's picks or a Skirmish battle, the challenge stays in view and may be declined,
-// but Accept is refused in the page's words until that is over. A challenge to a
-// Skirmish battle (a battle table, BATTLE.md 6) says so, and Accept joins it with no
-// deck and shows the battle. The session's opening pushes every open challenge again,
-// Triad and battle alike, so the page forgets those it held then. main.ts draws it.
+// push, and shown, with when it expires unanswered, Accept and Decline, above whatever
+// screen the player is on (the lobby, their cards, the Auction House, the ladders, a
+// match). Seated at a match, a draft's picks or a Skirmish battle, the challenge stays in
+// view and may be declined, but Accept is refused in the page's words until that is
+// over. A challenge to a Skirmish battle (a battle table, BATTLE.md 6) says so, and
+// Accept joins it with no deck and shows the battle. The session's opening pushes every
+// open challenge again, Triad and battle alike, so the page forgets those it held then.
+// main.ts draws it.
 import { api, authed, requestId } from "./api.js";
 import { el } from "./dom.js";
 import { actionButton as button } from "./controls.js";
-import { guestDeck, tableLine, type TablesPage } from "./tables.js";
+import { expiry, guestDeck, tableLine, type TablesPage } from "./tables.js";
 import { TableStatus, type Table } from "./gen/triad/v1/common_pb.js";
 import type { Page } from "./state.js";
 
@@ -51,8 +52,8 @@ export function challengeNotices(page: ChallengesPage): HTMLElement | null {
 function notice(table: Table, page: ChallengesPage): HTMLElement {
   const battle = table.settings?.battle ?? false;
   const said = battle
-    ? `${table.hostName} challenges you to a Skirmish battle.`
-    : `${table.hostName} challenges you: ${tableLine(table)}.`;
+    ? `${table.hostName} challenges you to a Skirmish battle.${expiry(table)}`
+    : `${table.hostName} challenges you: ${tableLine(table)}.${expiry(table)}`;
   return el(
     "div",
     { class: "challenge", "data-testid": "challenge", "data-table": table.tableId, "data-kind": battle ? "battle" : "triad" },

@@ -29,11 +29,14 @@ export function forgetLadders(): void {
   Object.assign(ladders, { shown: false, entries: [], mine: null, players: 0 });
 }
 
-/** The session's ``rating_change`` push, in words. */
+/** The session's ``rating_change`` push, in words; the ladder on screen, if it is the
+ * one that changed, read again (the rating of a match just ended often lands after the
+ * player has opened the ladders to see it). */
 export function ratingPush(change: RatingChange, page: Page): void {
-  const ladder = Ladder[change.ladder?.ladder ?? 0].toLowerCase();
+  const changed = change.ladder?.ladder ?? Ladder.UNSPECIFIED;
   const sign = change.delta >= 0 ? "+" : "";
-  page.note(`${ladder} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`);
+  page.note(`${Ladder[changed].toLowerCase()} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`);
+  if (ladders.shown && changed === ladders.ladder) void page.act(showLadders);
 }
 
 export function laddersScreen(page: Page): HTMLElement {

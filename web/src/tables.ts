@@ -88,8 +88,8 @@ export function tablesPanel(page: TablesPage): HTMLElement {
 
 function hostedPanel(table: Table, page: TablesPage): HTMLElement {
   const waiting = table.challengedPlayerName
-    ? `Your challenge to ${table.challengedPlayerName}: ${tableLine(table)}. Waiting for them.`
-    : `Your table: ${tableLine(table)}. Waiting for a guest.`;
+    ? `Your challenge to ${table.challengedPlayerName}: ${tableLine(table)}. Waiting for them.${expiry(table)}`
+    : `Your table: ${tableLine(table)}. Waiting for a guest.${expiry(table)}`;
   return el(
     "div",
     { class: "hosted", "data-testid": "hosted" },
@@ -278,7 +278,7 @@ function openList(page: TablesPage): HTMLElement {
       el(
         "li",
         { "data-table": table.tableId },
-        `${table.hostName}: ${tableLine(table)} `,
+        `${table.hostName}: ${tableLine(table)}.${expiry(table)} `,
         button("Join", "join", page, async () => {
           const reply = await authed(() =>
             api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
@@ -315,6 +315,18 @@ function inButtons(error: unknown): never {
     .replace("with CreateTable, or try Find Game again soon", "with Open a table, or try again soon")
     .replace("with JoinTable", "with Accept");
   throw new ConnectError(said, failure.code);
+}
+
+/** When an open table or challenge lapses if nobody joins (its ``expire_time``, RULES.md
+ * 14), on the player's own clock as the page says its other times, the date too where it
+ * is not today (the terminal says a challenge's: client/expiry.py): " It expires at
+ * 4:58:30 PM."; "" if the server sent none. Its host is told it as the challenged is,
+ * and the tables looked for say theirs. */
+export function expiry(table: Table): string {
+  if (!table.expireTime) return "";
+  const at = new Date(Number(table.expireTime.seconds) * 1000);
+  const today = at.toDateString() === new Date().toDateString();
+  return ` It expires at ${today ? at.toLocaleTimeString() : at.toLocaleString()}.`;
 }
 
 /** "4×4 · three open · Same · Plus · Combo" (the board first when it is not 3×3). */

@@ -1,0 +1,110 @@
+// The lines of a Skirmish screen said in words besides the fields (battle.ts), the same
+// facts as the terminal client's screen (client/battle_render.py): every unit's marks
+// (a Burn with its turn ends left), the characters by SPD with how long a change holds,
+// the summons reserved for a square, Sudden Death's Energy, and how the battle ended
+// (for a decision, which of BATTLE.md 5's tie-breaks settled it). Each is read from the
+// player's own view only: nothing hidden from them is in it.
+import { BattleStatus, type BattleTeamView, type BattleUnit, type BattleView } from "./gen/triad/v1/common_pb.js";
+
+/** Turns 8 to 10 are Sudden Death (BATTLE.md 3): each recovers 6 Energy, 2 more. */
+export const SUDDEN_DEATH = 8;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Both teams, each with the word a unit of it is named with ("your Pax Ironleaf"). */
+function sides(view: BattleView): [string, BattleTeamView | undefined][] {
+  return [
+    ["your", view.you],
+    ["their", view.opponent],
+  ];
+}
+
+/** A unit's shield, Cover and Burn in words ("burn 4 a turn, 2 turn ends"); "" without. */
+function statuses(unit: BattleUnit): string {
+  const said: string[] = [];
+  if (unit.shield) said.push(`shield ${unit.shield}`);
+  if (unit.cover) said.push(`cover ${plural(unit.cover, "turn")}`);
+  if (unit.burn) said.push(`burn ${unit.burn} a turn${unit.burnTurns ? `, ${plural(unit.burnTurns, "turn end")}` : ""}`);
+  return said.join(", ");
+}
+
+/** "Marks: your Pax Ironleaf shield 6, cover 2 turns; their Ember Vask burn 4 a turn,
+ * 2 turn ends"; null when no unit on the fields has any. */
+export function marksLine(view: BattleView): string | null {
+  const parts = sides(view).flatMap(([whose, team]) =>
+    (team?.units ?? []).filter((u) => u.square && statuses(u)).map((u) => `${whose} ${u.name} ${statuses(u)}`),
+  );
+  return parts.length ? `Marks: ${parts.join("; ")}` : null;
+}
+
+/** Every character on the fields by SPD, fastest first, with how many turns a changed
+ * SPD holds (BATTLE.md 4.3 orders a group's actions by it): "SPD, fastest first: your
+ * Lio Wisp 18 for 2 turns, their Sable Quill 16, ...". Null before turn 1 (the
+ * opponent's formation is hidden) and once the battle is over (nothing resolves). */
+export function spdLine(view: BattleView): string | null {
+  if (view.status === BattleStatus.FORMATION || view.status === BattleStatus.FINISHED) return null;
+  const standing = sides(view).flatMap(([whose, team]) =>
+    (team?.units ?? [])
+      .filter((u) => !u.summon && u.square)
+      .map((u) => ({ spd: u.spd, said: `${whose} ${u.name} ${u.spd}${u.spdTurns ? ` for ${plural(u.spdTurns, "turn")}` : ""}` })),
+  );
+  if (!standing.length) return null;
+  standing.sort((a, b) => b.spd - a.spd); // stable: yours first at the same SPD, as placed
+  return `SPD, fastest first: ${standing.map((s) => s.said).join(", ")}`;
+}
+
+/** The summons waiting for a square that was taken when they were summoned (BATTLE.md 2;
+ * each appears at a turn start once its square is free): "Reserved: your Wraith for
+ * square 1 0"; null when none waits. */
+export function reservedLine(view: BattleView): string | null {
+  const parts = sides(view).flatMap(([whose, team]) =>
+    (team?.reservations ?? []).map((r) => `${whose} ${r.name} for square ${r.square?.row ?? "?"} ${r.square?.col ?? "?"}`),
+  );
+  return parts.length ? `Reserved: ${parts.join("; ")}` : null;
+}
+
+/** Said from turn 8 until the end: "Sudden Death: +2 Energy a turn (turns 8–10)". */
+export function suddenDeathLine(view: BattleView): string | null {
+  if (view.turn < SUDDEN_DEATH || view.status === BattleStatus.FINISHED) return null;
+  return `Sudden Death: +2 Energy a turn (turns ${SUDDEN_DEATH}–10)`;
+}
+
+const REASONS: Record<string, string> = {
+  wipeout: "every character of the loser is down",
+};
+
+/** Ends one player brought about, said to each side in its own words. */
+const BY_WHOM: Record<string, [string, string]> = {
+  give_up: ["You won (your opponent gave up).", "You gave up."],
+  disconnect: [
+    // The CPU played on for the one who left, to the end or until the other ended it.
+    "You won (your opponent left; the CPU played for them).",
+    "You lost (you left; the CPU played for you).",
+  ],
+};
+
+/** Which of BATTLE.md 5's tie-breaks settled a decision, read from the final fields (the
+ * player's first): more characters standing, else more HP left, else the side whose
+ * action resolved last (also when Burn felled both teams at one turn end). */
+export function decided(view: BattleView): string {
+  const standing: number[] = [];
+  const hp: number[] = [];
+  for (const team of [view.you, view.opponent]) {
+    const characters = (team?.units ?? []).filter((u) => !u.summon);
+    standing.push(characters.filter((u) => u.square).length);
+    hp.push(characters.reduce((sum, u) => sum + u.hp, 0));
+  }
+  if (standing[0] !== standing[1]) return `after turn 10: more characters standing, ${standing[0]} to ${standing[1]}`;
+  if (hp[0] !== hp[1]) return `after turn 10: more HP left, ${hp[0]} to ${hp[1]}`;
+  if (!standing[0]) return "both teams fell at once: the side whose action resolved last wins";
+  return `after turn 10: level at ${standing[0]} characters and ${hp[0]} HP each, the side whose action resolved last wins`;
+}
+
+/** "You won (every character of the loser is down)." */
+export function battleResult(view: BattleView): string {
+  const won = view.outcome?.winnerSeat === view.seat;
+  const reason = view.outcome?.reason ?? "";
+  if (BY_WHOM[reason]) return BY_WHOM[reason][won ? 0 : 1];
+  const why = reason === "decision" ? decided(view) : (REASONS[reason] ?? reason);
+  return `${won ? "You won" : "You lost"} (${why}).`;
+}
