@@ -337,7 +337,7 @@ export function lobbyScenarios(kit) {
 /** Five of the cards ``selector`` finds (copies or draft cards) that make a legal deck:
  * different characters, at most one 5★ and two 4★ or higher (RULES.md 2), the lowest
  * stars first. Each: its id (data-copy or data-card), character, stars and name. */
-async function legalFive(page, selector) {
+export async function legalFive(page, selector) {
   return page.evaluate((found) => {
     const cards = [...document.querySelectorAll(found)].map((n) => ({
       id: n.dataset.copy ?? n.dataset.card,

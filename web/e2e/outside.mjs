@@ -19,6 +19,8 @@
 //   opponentMissed: the first to move lets the turn run out (3 s in
 //             tests/e2e/test_browser_endings.py): what the other is told;
 
+import { legalFive } from "./lobby.mjs";
+
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, playOut, screenshot } = kit;
@@ -99,19 +101,18 @@ export function outsideScenarios(kit) {
     await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=draft]")));
     for (const open of await ann.locator("button[name=open-booster]").all()) await open.click();
     await ann.waitForSelector("[data-booster='2'] button[name=pick]");
-    // The lowest stars first, so that each pick leaves a legal deck.
-    const order = await ann.locator("button[name=pick]").evaluateAll((nodes) =>
-      nodes.sort((a, b) => Number(a.dataset.stars) - Number(b.dataset.stars)).map((n) => n.dataset.card),
-    );
-    // The count alone ("3 of 5 picked"): the line's clock ticks each second, and a tick
-    // taken for a pick sent the next click to a card disabled by the fifth (found by CI).
+    // Each pick waits for the count ("3 of 5 picked") to move. Found by CI: a second
+    // Snibbet was refused (five different characters), and its alert, still on the page
+    // while the next pick ran, ended the wait at once: the picks went in flight together
+    // and the loop clicked a card the fifth had disabled. Now five that make a deck.
     const count = () => (document.querySelector("[data-testid=picks]")?.textContent ?? "").split(";")[0];
-    for (const card of order) {
+    for (const card of await legalFive(ann, "button[name=pick]")) {
       const picked = await ann.evaluate(count);
-      if (picked.startsWith("5 of 5")) break;
-      await ann.click(`button[data-card="${card}"]`);
-      await ann.waitForFunction((before) => (document.querySelector("[data-testid=picks]")?.textContent ?? "").split(";")[0] !== before
-        || document.querySelector(".error[role=alert]"), picked);
+      await ann.click(`button[data-card="${card.id}"]`);
+      await ann.waitForFunction(
+        (before) => (document.querySelector("[data-testid=picks]")?.textContent ?? "").split(";")[0] !== before,
+        picked,
+      );
     }
     const picks = [ann, bea].map(async (page) => (await page.textContent("[data-testid=picks]"))?.trim() ?? "");
     await ann.screenshot({ path: screenshot, fullPage: true });
