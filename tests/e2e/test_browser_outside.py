@@ -31,6 +31,34 @@ def test_the_cards_screen_follows_a_trade_that_takes_one_of_them(
     assert played["heading"] == f"Collection ({len(before) - 1})", played
 
 
+def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 13: Direct applies whatever the result, a draw too. Found from outside: a
+    tie under Direct ended with no word on the trade. Here no card was captured, so
+    neither holds a card of the other's and nothing moves: both pages say so.
+
+    Here, with 60 s turns: under test_browser_endings.py's 3 s, a turn missed on a busy
+    machine (the first turn also covers the seating and the search for a quiet line)
+    let the server play a card and broke the planned line (found by review)."""
+    played = play(backend, "directTie", tmp_path / "browser-direct-tie.png")
+    for seen in played["seen"]:
+        assert seen["result"] == "Draw 5 to 5: the board is full", played
+        assert len(seen["direct"]) == 1, played
+        said = seen["direct"][0]
+        assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played
+
+
+def test_a_press_made_while_a_push_draws_the_page_still_clicks(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found by CI: a tap on a square of a battle's formation was lost. The page is drawn
+    anew on every push, and drawn between a press's down and its up, the two land on
+    different nodes and the browser sends no click. Drawing now waits for the press."""
+    played = play(backend, "pressThroughPush", tmp_path / "browser-press-through-push.png")
+    assert played["onCards"] and played["challenged"], played
+
+
 def test_a_double_click_acts_once(backend: Stack, tmp_path: Path) -> None:
     """Found from outside: a double click on Open a booster bought two (200 coins) and
     showed five new cards; on Open a table it hosted the table and said "you already
@@ -117,9 +145,11 @@ def test_a_clock_is_drawn_with_its_time_left(backend: Stack, tmp_path: Path) -> 
 def short_tables(
     shared_database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    """A backend whose open tables expire after 3 s."""
+    """A backend whose open tables expire after 8 s: long enough for the host's call,
+    the challenge's push and Find's refusal on a busy machine (3 s could end the table
+    first, and Find was then refused otherwise), short enough for the test to wait."""
     built_client()
-    settings = {"matchmaker": {"TRIAD_MATCHMAKER_TABLE_TTL_SECONDS": "3"}}
+    settings = {"matchmaker": {"TRIAD_MATCHMAKER_TABLE_TTL_SECONDS": "8"}}
     with stack(
         shared_database_url, nats_url, tmp_path_factory.mktemp("tables"), overrides=settings
     ) as running:

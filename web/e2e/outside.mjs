@@ -13,18 +13,20 @@
 //   longDeckName: on a phone, a deck saved under a name of 40 letters without a space;
 //   clockAtOnce: in a practice match, the turn's clock as the page draws a card tapped;
 //   challengeExpired: Ann challenges Bea, who does not answer, and the table expires
-//             (after 3 s in the test); Ann had tried Find a game meanwhile;
+//             (after 8 s in the test); Ann had tried Find a game meanwhile;
 //   oneCoin: Ann lists a card for 1 coin and Bea buys it;
 //   provisional: after a Ranked match, the two read the Ranked ladder;
 //   opponentMissed: the first to move lets the turn run out (3 s in
 //             tests/e2e/test_browser_endings.py): what the other is told;
+//   pressThroughPush: Ann's mouse button goes down on Cards; Bea challenges her (a push
+//             that draws Ann's page anew) before it comes up: where Ann is then;
 
 import { legalFive } from "./lobby.mjs";
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, playOut, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional, opponentMissed };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional, opponentMissed, pressThroughPush };
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {
@@ -130,7 +132,8 @@ export function outsideScenarios(kit) {
     await bea.click("button[name=lobby]");
     await bea.click("button[name=practice]");
     await bea.waitForSelector("[data-testid=match][data-status=playing]");
-    await bea.waitForTimeout(500); // the match found push drawn
+    // The practice's own reply drops the trade's line (found by review: only the
+    // match found push did, and it could come later than a fixed wait).
     const tradeInPractice = await bea.locator("[data-testid=trade]").allTextContents();
     await bea.screenshot({ path: screenshot, fullPage: true });
     return { names: [ann.playerName, bea.playerName], deck, said, tradeInPractice };
@@ -214,6 +217,23 @@ export function outsideScenarios(kit) {
     return { names: [ann.playerName, bea.playerName], refused, ann: await shown(ann), bea: await shown(bea) };
   }
 
+  async function pressThroughPush() {
+    const ann = await player();
+    const bea = await player();
+    const box = await ann.locator("button[name=cards]").boundingBox();
+    await ann.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await ann.mouse.down();
+    await bea.fill("input[name=challenged]", ann.playerName);
+    await bea.click("button[name=host]");
+    await bea.waitForSelector("[data-testid=hosted]");
+    await ann.waitForTimeout(1_000); // the challenge's push at Ann's page, the button held
+    await ann.mouse.up();
+    const onCards = await ann.waitForSelector("[data-testid=cards]", { timeout: 5_000 }).then(() => true, () => false);
+    const challenged = await ann.waitForSelector("[data-testid=challenge]", { timeout: 5_000 }).then(() => true, () => false);
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { onCards, challenged };
+  }
+
   async function oneCoin() {
     const ann = await player();
     const bea = await player();
@@ -229,6 +249,8 @@ export function outsideScenarios(kit) {
     const offered = (await offer.textContent()) ?? "";
     await offer.locator("button[name=buy]").click();
     await ann.waitForSelector("[data-testid=mine] li[data-status=sold]");
+    // Bea's line is drawn once her buy has ended, which may be after Ann's sold push.
+    await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).first().waitFor();
     const pushes = async (page) => (await page.locator("[data-testid=pushes] li").allTextContents()).slice(0, 2);
     await ann.screenshot({ path: screenshot, fullPage: true });
     return { listed, offered, annPushes: await pushes(ann), beaPushes: await pushes(bea) };

@@ -160,8 +160,14 @@ function deckList(page: Page): HTMLElement {
 
 async function openBooster(): Promise<void> {
   const reply = await authed(() => api.openBooster({ requestId: requestId() }));
-  cards.opened = reply.draw?.copies ?? [];
-  if (reply.balance) cards.balance = reply.balance;
-  const collection = await authed(() => api.listCollection({ pageSize: 200 }));
-  cards.copies = collection.entries.flatMap((e) => (e.copy ? [e.copy] : []));
+  // The new cards shown with the collection that holds them, not beside the one before
+  // (a push drawing the page between the two calls showed both at once); shown even
+  // if the collection cannot be read.
+  try {
+    const collection = await authed(() => api.listCollection({ pageSize: 200 }));
+    cards.copies = collection.entries.flatMap((e) => (e.copy ? [e.copy] : []));
+  } finally {
+    cards.opened = reply.draw?.copies ?? [];
+    if (reply.balance) cards.balance = reply.balance;
+  }
 }

@@ -17,8 +17,21 @@ export const ladders = {
   players: 0,
 };
 
+/** Whether the ladder is being read, and whether a rating push came meanwhile (the
+ * reply may then be older than the rating). */
+const reading = { now: false, again: false };
+
 export async function showLadders(): Promise<void> {
-  const reply = await authed(() => api.getLeaderboard({ ladder: { ladder: ladders.ladder }, topN: TOP }));
+  reading.now = true;
+  let reply;
+  try {
+    do {
+      reading.again = false;
+      reply = await authed(() => api.getLeaderboard({ ladder: { ladder: ladders.ladder }, topN: TOP }));
+    } while (reading.again);
+  } finally {
+    reading.now = false;
+  }
   ladders.entries = reply.entries;
   ladders.mine = reply.myEntry ?? null;
   ladders.players = reply.rankedPlayerCount;
@@ -36,7 +49,9 @@ export function ratingPush(change: RatingChange, page: Page): void {
   const changed = change.ladder?.ladder ?? Ladder.UNSPECIFIED;
   const sign = change.delta >= 0 ? "+" : "";
   page.note(`${Ladder[changed].toLowerCase()} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`);
-  if (ladders.shown && changed === ladders.ladder) void page.act(showLadders);
+  if (changed !== ladders.ladder) return;
+  if (reading.now) reading.again = true;
+  else if (ladders.shown) void page.act(showLadders);
 }
 
 export function laddersScreen(page: Page): HTMLElement {

@@ -18,6 +18,7 @@ import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
 import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
+import { heldByPress } from "./press.js";
 import { onceAtATime } from "./controls.js";
 import { ended, note, putAwayMatch, state } from "./state.js";
 import {
@@ -36,6 +37,7 @@ const app = document.getElementById("app")!;
 const pushLog = document.getElementById("push-log")!;
 
 function render(): void {
+  if (heldByPress(render)) return;
   const name = signedIn();
   let screen: HTMLElement;
   if (!name) screen = loginScreen();
@@ -260,6 +262,9 @@ function seatedAt(): string {
  * the match, Back to the lobby leads there, wherever the match was found or accepted). */
 async function follow(matchId: string): Promise<void> {
   cards.shown = auction.shown = ladders.shown = false;
+  // The last trade's line, told and not dismissed, is not carried over a new board
+  // (whether the match came by a push or by the reply that started it).
+  if (state.trade && state.trade.status !== TradeStatus.AWAITING_CHOICE) state.trade = null;
   state.matchId = matchId;
   state.selected = null;
   state.lair = false;

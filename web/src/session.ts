@@ -12,7 +12,7 @@ import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { draftRating, openDraft, showDraft } from "./draft.js";
 import { ended, note, state, type Page } from "./state.js";
-import { MatchStatus, TicketStatus, TradeStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
+import { MatchStatus, TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import { SessionCloseReason, type OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
 /** What main.ts lends beside the page: show a match's view, follow a match found. */
@@ -129,8 +129,6 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "matchFound": {
       const found = message.value;
       note(`match found: against ${found.opponentName}${found.opponentIsBot ? " (bot)" : ""}`);
-      // The last trade's line, told and not dismissed, is not carried over the new board.
-      if (state.trade && state.trade.status !== TradeStatus.AWAITING_CHOICE) state.trade = null;
       if (found.target.case === "matchId") void page.act(() => page.follow(found.target.value as string));
       if (found.target.case === "draftId") void page.act(() => openDraft(found.target.value as string, page));
       return true;
