@@ -43,6 +43,9 @@ export function deskScenarios(kit) {
     const typed = await page.inputValue("input[name=challenged]");
     const typingFocus = await page.evaluate(() => document.activeElement?.getAttribute("name") ?? "");
     await page.click("[data-testid=queue] button[name=cancel]");
+    // Out of the queue before Practice: clicked while the cancel is in flight, the start
+    // may find her still queued and be refused (found by review).
+    await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
     await page.fill("input[name=challenged]", "");
     // A practice match, the first card placed by keyboard: the card taken with Enter keeps
     // the focus, Shift+Tab reaches an empty cell, Enter places it there.

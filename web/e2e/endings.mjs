@@ -20,7 +20,8 @@
 //             a refresh fails on the way (aborted): what she is told, and how many
 //             refreshes were sent (tests/e2e/test_browser_tokens.py);
 //   directTie: at a Closed Direct table, the two play a line without a capture (found
-//             from both hands as the pages show them): a 5-5 draw, and what Direct moved.
+//             from both hands as the pages show them): a 5-5 draw, and what Direct moved
+//             (tests/e2e/test_browser_outside.py: with 60 s turns, none is missed).
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {

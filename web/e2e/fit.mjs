@@ -32,7 +32,11 @@ export function fitScenarios(kit) {
     await ann.selectOption("select[name=visibility]", { label: "all open" });
     await seated(ann, bea, 5, 2);
     for (let move = 0; move < 4; move++) {
-      const mover = (await ann.locator(".hand.mine .card:not(:disabled)").count()) ? ann : bea;
+      // Whoever's cards come alive: read at once, Ann's page could still be waiting for
+      // Bea's move and send the turn to Bea (found by review).
+      const mover = await Promise.race(
+        [ann, bea].map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+      );
       const inHand = await mover.locator(".hand.mine .card").count();
       await mover.locator(".hand.mine .card:not(:disabled)").first().click();
       await mover.locator(".cell.empty:not(:disabled)").nth(move * 3).click();
@@ -74,7 +78,11 @@ export function fitScenarios(kit) {
       });
     const seen = { badges: 0, found: [] };
     for (let move = 0; move < 16 && seen.badges === 0; move++) {
-      const mover = (await ann.locator(".hand.mine .card:not(:disabled)").count()) ? ann : bea;
+      // Whoever's cards come alive: read at once, Ann's page could still be waiting for
+      // Bea's move and send the turn to Bea (found by review).
+      const mover = await Promise.race(
+        [ann, bea].map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+      );
       const inHand = await mover.locator(".hand.mine .card").count();
       await mover.locator(".hand.mine .card:not(:disabled)").first().click();
       await mover.locator(".cell.empty:not(:disabled)").first().click();

@@ -105,7 +105,8 @@ export function noticeScenarios(kit) {
     await ann.click("button[name=battle]");
     await ann.waitForSelector("[data-testid=battle][data-status=formation]");
     await ann.context().close();
-    await new Promise((resolve) => setTimeout(resolve, 8_000)); // the grace, the CPU's turns
+    // The grace (2 s in the test), then the CPU's turns: time enough on a busy machine.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
     const back = await returning(ann.playerName);
     const result = (await back.textContent("[data-testid=battle-result]"))?.trim() ?? "";
     const notice = (await back.textContent("[data-testid=notice]"))?.trim() ?? "";
@@ -182,6 +183,9 @@ export function noticeScenarios(kit) {
     await page.selectOption("select[name=mode]", { label: "unranked" });
     await page.click("button[name=queue]");
     await page.waitForSelector("[data-testid=queue]");
+    // The panel is drawn from the enqueue's reply; the push telling the ticket queued
+    // comes apart from it, and counted late it would look like a push of the clock.
+    await page.locator("[data-testid=pushes] li", { hasText: "queue:" }).first().waitFor();
     await page.waitForTimeout(300);
     const queuePushes = () => page.locator("[data-testid=pushes] li", { hasText: "queue:" }).count();
     const said = () => page.textContent("[data-testid=queue] p");
