@@ -20,7 +20,7 @@ import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
 import { heldByPress } from "./press.js";
 import { onceAtATime } from "./controls.js";
-import { ended, note, putAwayMatch, state } from "./state.js";
+import { ended, note, putAwayMatch, state, tieToTrade } from "./state.js";
 import {
   BattleBotLevel,
   BattleStatus,
@@ -100,9 +100,7 @@ async function act(action: () => Promise<void>): Promise<void> {
     state.error = reason(error);
     // Refused for the table the player hosts: the refusal goes with the table.
     state.errorAbout = heldTable(error);
-    // Refused while a trade holds the player back: the refusal goes with the trade.
-    const trade = state.trade;
-    if (trade?.status === TradeStatus.AWAITING_CHOICE && /trade/i.test(state.error)) state.errorAbout = trade.tradeId;
+    tieToTrade();
   }
   render();
 }

@@ -11,7 +11,7 @@ import { balancePush, cards, loadDecks, showCards } from "./cards.js";
 import { auction, listingPush } from "./auction.js";
 import { ratingPush } from "./ladders.js";
 import { draftRating, openDraft, showDraft } from "./draft.js";
-import { ended, note, state, type Page } from "./state.js";
+import { ended, note, state, tieToTrade, type Page } from "./state.js";
 import { MatchStatus, TicketStatus, type MatchView } from "./gen/triad/v1/common_pb.js";
 import { SessionCloseReason, type OpenSessionResponse } from "./gen/triad/v1/gateway_pb.js";
 
@@ -164,6 +164,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
     case "tradePrompt":
       note(`trade prompt: ${message.value.winnerName} picks from ${message.value.loserName}`);
       state.trade = message.value;
+      tieToTrade();
       return true;
     case "tradeResult":
       note("trade done");

@@ -2,7 +2,7 @@
 // the lobby's choices, the last error and the pushes noted. main.ts draws it; the
 // session stream (session.ts) and the actions change it. And the Page every panel is
 // lent by main.ts (to act, redraw and note), here where any module may name it.
-import { BotLevel, Mode, type MatchView, type QueueStatus, type Trade } from "./gen/triad/v1/common_pb.js";
+import { BotLevel, Mode, TradeStatus, type MatchView, type QueueStatus, type Trade } from "./gen/triad/v1/common_pb.js";
 
 /** What main.ts lends every panel: run an action (its refusal shown), redraw, note a push. */
 export interface Page {
@@ -73,6 +73,15 @@ export function note(line: string): void {
  * its place (a finished match's end screen gives way to it). */
 export function putAwayMatch(): void {
   Object.assign(state, { view: null, matchId: "", selected: null, lair: false });
+}
+
+/** A refusal while a trade holds the player back ("cannot start another match yet:
+ * the trade ...") goes with that trade, whichever came first: the refusal, or the push
+ * of the loser's trade prompt (published apart from the winner's). */
+export function tieToTrade(): void {
+  const trade = state.trade;
+  if (!trade || trade.status !== TradeStatus.AWAITING_CHOICE || state.errorAbout) return;
+  if (/trade/i.test(state.error)) state.errorAbout = trade.tradeId;
 }
 
 /** ``id`` (a match, a trade) is over: a notice or an error about it goes. */
