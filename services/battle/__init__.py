@@ -25,10 +25,11 @@ one transaction, then pushes each human seat its view (``triad.player.<id>.battl
   (SetPlan, the event ``PlanSet``) before it is committed; at the selection deadline a
   seat that did not commit plays the plan it set.
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: formation, set plan,
-  commit, give up, views, and the CPU seats' moves. ``handlers_create.py``: a new battle
-  (a player with no session open as it starts is away from then). ``handlers_timers.py``: presence
-  (30 s away: the CPU takes the seat over) and firing due timers (formation, selection,
-  takeover).
+  commit, give up, views, the CPU seats' moves, and a page of a battle's stored events
+  for operators (``battle_events``, paged by ``services.platform.eventpages``).
+  ``handlers_create.py``: a new battle (a player with no session open as it starts is
+  away from then). ``handlers_timers.py``: presence (30 s away: the CPU takes the seat
+  over) and firing due timers (formation, selection, takeover).
 - ``schema.py``: every migration: timers, request keys, active battles, presence.
 - ``store/``: the repository port (``port.py``) and its adapters, ``postgres.py`` and
   ``memory.py``, held to one contract (``tests/test_store_contract.py``).
@@ -38,9 +39,13 @@ one transaction, then pushes each human seat its view (``triad.player.<id>.battl
   gateway (``ReportPresence``, as the match service's does).
 - ``mapping.py`` (protobuf values) and ``presenter.py`` (a seat's ``BattleView``, never
   the opponent's hand or plan; ``SeatViews`` pushes them).
-- ``server.py``: the BattleService servicer. ``metrics.py``: its Prometheus metrics.
+- ``server.py``: the BattleService servicer (``GetBattleEvents`` for operators only:
+  TRIAD_ADMIN_TOKEN, ``check_operator``). ``metrics.py``: its Prometheus metrics.
+- ``admin.py``: ``triad-admin battle show``: a battle's events, then its turn, teams
+  and outcome, rebuilt from the log alone (the tool itself is ``services/admin.py``).
 - ``main.py``: the composition root and lifecycle (``triad-battle-service``; the engine's
   command line is ``triad-battle``, ``cli.py``).
 
-Tests beside it: ``tests/`` (handlers in memory, the store contract on both adapters).
+Tests beside it: ``tests/`` (handlers in memory, the store contract on both adapters,
+``triad-admin battle show``'s report).
 """

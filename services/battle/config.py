@@ -24,6 +24,9 @@ class BattleSettings(ServiceSettings):
     takeover_level: str
     """The CPU level that plays a disconnected player's seat."""
     timer_poll_seconds: float
+    admin_token: str | None
+    """The operators' bearer token (``GetBattleEvents``, ``triad-admin battle show``);
+    unset: operator calls are refused."""
     commit_linger_seconds: float = 0.0
     """The group commit's ``linger`` (``services.platform.groupcommit``): how long a save
     made among others waits for more to share its transaction; 0 writes each batch as
@@ -45,6 +48,7 @@ class BattleSettings(ServiceSettings):
             disconnect_seconds=number(env, "TRIAD_BATTLE_DISCONNECT_SECONDS", 30.0, minimum=0.05),
             takeover_level=level,
             timer_poll_seconds=number(env, "TRIAD_TIMER_POLL_SECONDS", 1.0, minimum=0.001),
+            admin_token=optional(env, "TRIAD_ADMIN_TOKEN"),
             commit_linger_seconds=number(
                 env, "TRIAD_BATTLE_COMMIT_LINGER_SECONDS", COMMIT_LINGER_SECONDS, minimum=0.0
             ),

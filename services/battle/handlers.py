@@ -7,7 +7,8 @@ result, decides once, lets the CPU seats move (:func:`cpu_moves`, each plan draw
 and recorded in its event), saves at the expected version (a conflict reloads and
 decides again) and announces the state after the commit (a plan set, to its own seat
 alone). New battles are made in ``handlers_create.py``, timers and presence are in
-``handlers_timers.py``.
+``handlers_timers.py``. The reads: a seat's view, a player's battle in progress and, for
+operators, a page of a battle's stored events (:func:`battle_events`).
 
 New battles use the current content (``ctx.rosters.current``) and record its version;
 every command, timer, CPU move and view of a battle uses the content it recorded
@@ -47,6 +48,7 @@ from services.platform.errors import (
     FailedPrecondition,
     short_id,
 )
+from services.platform.eventpages import EventsPage, events_page
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.keyedlocks import KeyedLocks
 from services.platform.requests import Request, RequestSeen
@@ -257,6 +259,12 @@ async def view(ctx: Context, battle_id: str, player: str) -> Seen:
 async def active_battle(ctx: Context, player: str) -> str | None:
     active = await ctx.store.active_battle(player)
     return None if active is None else active.battle_id
+
+
+async def battle_events(ctx: Context, battle_id: str, from_version: int, limit: int) -> EventsPage:
+    """Up to ``limit`` stored events of a battle from ``from_version`` (1 = the start),
+    for operators; NotFound for a battle with none."""
+    return await events_page(ctx.store.records, battle_id, from_version, limit, "battle")
 
 
 # ---------------------------------------------------------------------------- the CPU

@@ -105,7 +105,7 @@ async def run(settings: BattleSettings) -> None:
                 settings.shared, pool, settings.schema, "battle", REGISTRY, work.stop, RELAY_LINGER
             )
         )
-        servicer = BattleServicer(ctx, views)
+        servicer = BattleServicer(ctx, views, settings.admin_token)
         await serve(life, settings, REGISTRY, lambda s: register(s, servicer), [SERVICE_NAME])
 
 

@@ -1,4 +1,7 @@
-"""The BattleService gRPC edge: protobuf in, handlers, protobuf out. Nothing else."""
+"""The BattleService gRPC edge: protobuf in, handlers, protobuf out. Nothing else.
+
+``GetBattleEvents`` is the operators' (``triad-admin battle show``): it answers only a
+call that carries the TRIAD_ADMIN_TOKEN the service was given (``check_operator``)."""
 
 from __future__ import annotations
 
@@ -12,15 +15,19 @@ from services import wire
 from services.battle import handlers, handlers_create, handlers_timers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
 from services.battle.presenter import SeatViews
-from services.platform.edge import bind, require
+from services.platform.bus import envelope
+from services.platform.edge import bind, check_operator, require
 from services.platform.errors import InvalidArgument
+from services.platform.eventpages import page_limit
 from services.platform.requests import Request, request_id
 
 
 class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
-    def __init__(self, ctx: Context, views: SeatViews) -> None:
+    def __init__(self, ctx: Context, views: SeatViews, admin_token: str | None = None) -> None:
+        """``admin_token``: the operators' (None: every operator call is refused)."""
         self._ctx = ctx
         self._views = views
+        self._admin_token = admin_token
 
     def _view(self, seen: Seen) -> Any:
         return self._views.view(seen.state, seen.seat)
@@ -121,6 +128,18 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         missed = await handlers_timers.missed_battle(self._ctx, player) if connected else None
         return b.BattleServiceReportPresenceResponse(
             battle_id=found or "", missed_battle_id=missed or ""
+        )
+
+    async def GetBattleEvents(
+        self, request: b.BattleServiceGetBattleEventsRequest, context: Any
+    ) -> b.BattleServiceGetBattleEventsResponse:
+        bind(battle_id=request.battle_id, player_id="")
+        check_operator(self._admin_token, context)
+        battle_id = require(request.battle_id, "battle_id")
+        limit = page_limit(request.page_size)
+        page = await handlers.battle_events(self._ctx, battle_id, request.from_version, limit)
+        return b.BattleServiceGetBattleEventsResponse(
+            events=[envelope(r) for r in page.events], next_version=page.next_version
         )
 
 

@@ -18,7 +18,7 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   presence and firing due timers (turns, disconnects, bot moves); typed results
   (``Started``). Every committed change is announced (``Context.announce``) after its
   commit. ``handlers_reads.py``: the reads (a player's view, the active match, the
-  operator's event pages: ``ActiveMatch``, ``EventsPage``).
+  operator's event pages, paged by ``services.platform.eventpages``).
 - ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
   processes (``BotPool``); ``bots/realm.py`` plays Realm tables (Lair included).
 - ``schema.py``: every migration: timers, request keys, active matches, presence,
@@ -37,7 +37,8 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   ``triad.player.<id>.match_view`` (issue 18), reused by the mover's reply.
 - ``server.py``: the MatchService servicer: request checks, handlers, mapping.
 - ``metrics.py``: the service's Prometheus metrics.
-- ``admin.py``: ``triad-admin``, the operators' tool (a match's events, consumers).
+- ``admin.py``: ``triad-admin match show``: a match's events and final board from its
+  log (the tool itself, over every service, is ``services/admin.py``).
 - ``main.py``: the composition root and lifecycle (``triad-match``).
 
 Tests beside it: ``tests/`` (domain, codec, views and handler tests in memory; the

@@ -1,6 +1,7 @@
 """The match service's reads: a match as one player may see it, the match a player is
-seated in, and a page of a match's stored events for operators. Like ``handlers.py``,
-no protobuf, SQL or NATS here; they share its :class:`~services.match.handlers.Context`."""
+seated in, and a page of a match's stored events for operators (paged as the platform's
+``eventpages`` pages every stream). Like ``handlers.py``, no protobuf, SQL or NATS here;
+they share its :class:`~services.match.handlers.Context`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from dataclasses import dataclass
 
 from services.match import domain
 from services.match.handlers import Context
-from services.platform.errors import NotFound
-from services.platform.eventstore import Recorded
+from services.platform.eventpages import EventsPage, events_page
 from services.rules import Seat
 
 
@@ -41,29 +41,6 @@ async def active_match(ctx: Context, player_id: str) -> ActiveMatch | None:
     return ActiveMatch(match, match.seat_of(player_id))
 
 
-@dataclass(frozen=True, slots=True)
-class EventsPage:
-    """Stored events of a match for operators, and the version the next page starts
-    at (0: this is the last page)."""
-
-    events: list[Recorded]
-    next_version: int
-
-
-ID_LENGTH = 32
-"""A match id is a UUID: 32 hex digits (36 characters with its dashes)."""
-
-
 async def match_events(ctx: Context, match_id: str, from_version: int, limit: int) -> EventsPage:
     """Up to ``limit`` stored events of a match from ``from_version`` (1 = the start)."""
-    after = max(from_version - 1, 0)
-    found = await ctx.store.records(match_id, after, limit + 1)
-    if not found and after == 0:
-        short = len(match_id) < ID_LENGTH
-        raise NotFound(
-            f"no match {match_id}"
-            + (": give the whole match id, not the start the screens show" if short else "")
-        )
-    page = found[:limit]
-    more = len(found) > limit
-    return EventsPage(page, page[-1].version + 1 if more else 0)
+    return await events_page(ctx.store.records, match_id, from_version, limit, "match")

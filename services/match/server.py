@@ -21,6 +21,7 @@ from services.platform.bus import envelope
 from services.platform.edge import bind, check_operator, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
+from services.platform.eventpages import page_limit
 from services.platform.notifier import Notifier
 from services.platform.requests import Request
 from services.rules import validate_deck
@@ -32,7 +33,6 @@ from services.rules.compatibility import (
 from services.rules.deck import STAR_LIMITS, DeckEntry, hand_size_for
 
 STREAM_RECHECK_SECONDS = 5.0
-MAX_EVENTS_PAGE = 5000
 
 
 def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
@@ -280,7 +280,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         bind(match_id=request.match_id, player_id="")
         check_operator(self._admin_token, context)
         match_id = require(request.match_id, "match_id")
-        limit = min(request.page_size or 500, MAX_EVENTS_PAGE)
+        limit = page_limit(request.page_size)
         page = await handlers_reads.match_events(self._ctx, match_id, request.from_version, limit)
         return m.MatchServiceGetMatchEventsResponse(
             events=[envelope(r) for r in page.events], next_version=page.next_version

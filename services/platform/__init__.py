@@ -35,7 +35,8 @@ Events and work:
   checkpoints, ``relay_metrics`` its gauges and counters); ``bus``: NATS and the event
   stream; ``pushes``: each player's updates on their own subject, for whichever gateway
   holds their session; ``consumer``:
-  idempotent consumers (``consumer_admin``: replaying one);
+  idempotent consumers (``consumer_admin``: replaying one); ``eventpages``: a stream's
+  stored events for operators, a page at a time (``GetMatchEvents``, ``GetBattleEvents``);
 - ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
   (``every``) and the relay's process; ``claims``: claiming due work (timers,
   deadlines, leases) with SKIP LOCKED.

@@ -24,7 +24,8 @@ Use, in a service's ``server.py`` (or ``server/``)::
   unknown enum value.
 - ``check_operator``: PERMISSION_DENIED unless the call carries
   ``authorization: Bearer <admin token>`` (compared in constant time); a service
-  without an admin token refuses every operator call.
+  without an admin token refuses every operator call. ``operator_metadata``: the other
+  end, what an operator's call (``triad-admin``) sends with its token.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "bearer",
     "bind",
     "check_operator",
+    "operator_metadata",
     "require",
     "require_bound",
     "require_enum",
@@ -78,8 +80,13 @@ def bearer(context: Any) -> str:
     return str(dict(context.invocation_metadata() or ()).get("authorization", ""))
 
 
+def operator_metadata(token: str) -> tuple[tuple[str, str]]:
+    """The metadata of an operator's call: its token as ``check_operator`` reads it."""
+    return (("authorization", f"Bearer {token}"),)
+
+
 def check_operator(admin_token: str | None, context: Any) -> None:
     """Let the call through only if it carries the operator's token."""
-    expected = f"Bearer {admin_token}" if admin_token else None
+    expected = operator_metadata(admin_token)[0][1] if admin_token else None
     if expected is None or not hmac.compare_digest(bearer(context).encode(), expected.encode()):
         raise PermissionDenied("operators only: send the TRIAD_ADMIN_TOKEN as a bearer token")

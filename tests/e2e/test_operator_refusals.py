@@ -1,5 +1,5 @@
-"""``triad-admin`` given what it cannot use: a malformed server URL, a match service
-that does not answer. Each is refused in a line or two saying what to give instead,
+"""``triad-admin`` given what it cannot use: a malformed server URL, a match or battle
+service that does not answer. Each is refused in a line or two saying what to give instead,
 without a traceback; no backend is started."""
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ def test_a_malformed_server_url_is_refused_in_one_line(option: str, value: str, 
     assert "Traceback" not in done.stderr and words in done.stderr, done.stderr
 
 
-def test_match_show_with_no_match_service_there_says_which_address_to_give() -> None:
+@pytest.mark.parametrize("service", ["match", "battle"])
+def test_show_with_no_service_there_says_which_address_to_give(service: str) -> None:
     """Found from outside: in a match pod `triad-admin match show` without --match-addr
     dialled every match pod, which the network policies keep apart, and said only
-    "Deadline Exceeded"."""
+    "Deadline Exceeded". `battle show` says it alike."""
     address = f"127.0.0.1:{free_port()}"
     done = subprocess.run(
-        [str(ADMIN), "--match-addr", address, "match", "show", "a-match"],
+        [str(ADMIN), f"--{service}-addr", address, service, "show", f"a-{service}"],
         env={**os.environ, "TRIAD_ADMIN_TOKEN": "token"},
         capture_output=True,
         text=True,
@@ -60,5 +61,5 @@ def test_match_show_with_no_match_service_there_says_which_address_to_give() -> 
         check=False,
     )
     assert done.returncode == 1 and not done.stdout, done
-    assert f"no match service answered at {address}; give --match-addr" in done.stderr
+    assert f"no {service} service answered at {address}; give --{service}-addr" in done.stderr
     assert "Traceback" not in done.stderr

@@ -2,11 +2,14 @@
 health and reflection, its events relayed to JetStream with their ids, a committed plan
 surviving a SIGKILL, the turn resolved once after the restart, and the selection
 deadline fired by the restarted process; a plan set (SetPlan, not committed) surviving
-a SIGKILL too and acting at that deadline."""
+a SIGKILL too and acting at that deadline; triad-admin shows a battle from its log."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,10 +29,14 @@ from devtools.processes import Service, free_port
 
 pytestmark = pytest.mark.integration
 SERVICE = "triad.v1.BattleService"
+ADMIN = "test-operator-token"
 
 
 @pytest.fixture
-def battle_service(shared_database_url: str, nats_url: str, tmp_path: Path) -> Iterator[Service]:
+def battle_service(
+    shared_database_url: str, nats_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Service]:
+    """The service as a process; a test's indirect parameter adds to its settings."""
     port = free_port()
     service = Service(
         "services.battle.main",
@@ -41,6 +48,8 @@ def battle_service(shared_database_url: str, nats_url: str, tmp_path: Path) -> I
             "TRIAD_BATTLE_METRICS_PORT": str(free_port()),
             "TRIAD_BATTLE_SELECTION_SECONDS": "8",  # more than a restart takes on a busy machine
             "TRIAD_TIMER_POLL_SECONDS": "0.2",
+            "TRIAD_ADMIN_TOKEN": ADMIN,
+            **getattr(request, "param", {}),
         },
         port,
         tmp_path / "battle.log",
@@ -63,6 +72,15 @@ async def view(
         b.BattleServiceGetBattleViewRequest(battle_id=battle, player_id=player), timeout=5
     )
     return reply.view
+
+
+async def create(
+    stub: battle_pb2_grpc.BattleServiceAsyncStub, battle: str, *seats: pb.BattleSeat
+) -> None:
+    await stub.CreateBattle(
+        b.BattleServiceCreateBattleRequest(battle_id=battle, request_id=battle, seats=seats),
+        timeout=5,
+    )
 
 
 async def ready(
@@ -94,16 +112,11 @@ async def test_a_committed_plan_survives_a_sigkill_and_the_turn_resolves_once(
 ) -> None:
     stub = battle_pb2_grpc.BattleServiceStub(channel)
     battle, ann, bea = str(uuid4()), f"ann-{uuid4().hex[:6]}", f"bea-{uuid4().hex[:6]}"
-    await stub.CreateBattle(
-        b.BattleServiceCreateBattleRequest(
-            battle_id=battle,
-            request_id=battle,
-            seats=[
-                pb.BattleSeat(player_id=ann, name="ann"),
-                pb.BattleSeat(player_id=bea, name="bea"),
-            ],
-        ),
-        timeout=5,
+    await create(
+        stub,
+        battle,
+        pb.BattleSeat(player_id=ann, name="ann"),
+        pb.BattleSeat(player_id=bea, name="bea"),
     )
     for player in (ann, bea):
         await stub.SetFormation(
@@ -155,16 +168,11 @@ async def test_a_plan_set_survives_a_sigkill_and_acts_at_the_deadline(
 ) -> None:
     stub = battle_pb2_grpc.BattleServiceStub(channel)
     battle, ann, bea = str(uuid4()), f"ann-{uuid4().hex[:6]}", f"bea-{uuid4().hex[:6]}"
-    await stub.CreateBattle(
-        b.BattleServiceCreateBattleRequest(
-            battle_id=battle,
-            request_id=battle,
-            seats=[
-                pb.BattleSeat(player_id=ann, name="ann", characters=["ember", "bastion", "wisp"]),
-                pb.BattleSeat(player_id=bea, name="bea"),
-            ],
-        ),
-        timeout=5,
+    await create(
+        stub,
+        battle,
+        pb.BattleSeat(player_id=ann, name="ann", characters=["ember", "bastion", "wisp"]),
+        pb.BattleSeat(player_id=bea, name="bea"),
     )
     for player in (ann, bea):
         await stub.SetFormation(
@@ -210,6 +218,77 @@ async def test_a_plan_set_survives_a_sigkill_and_acts_at_the_deadline(
         await asyncio.sleep(0.2)
     assert now.turn == 2
     assert [e.card for e in now.log if e.step == "card" and e.seat == 0] == [card.id]
+
+
+def triad_admin(
+    service: Service, battle: str, token: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``triad-admin battle show`` against the service, with this operator token."""
+    env = {k: v for k, v in os.environ.items() if k != "TRIAD_ADMIN_TOKEN"}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.admin",
+            "--battle-addr",
+            service.address,
+            "battle",
+            "show",
+            battle,
+        ],
+        env=env | ({"TRIAD_ADMIN_TOKEN": token} if token is not None else {}),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+
+
+@pytest.mark.parametrize(
+    "battle_service", [{"TRIAD_BATTLE_DISCONNECT_SECONDS": "0.5"}], indirect=True
+)
+async def test_triad_admin_shows_a_battle_from_its_log(
+    channel: grpc.aio.Channel, battle_service: Service
+) -> None:
+    stub = battle_pb2_grpc.BattleServiceStub(channel)
+    battle, ann = str(uuid4()), f"ann-{uuid4().hex[:6]}"
+    await create(
+        stub,
+        battle,
+        pb.BattleSeat(player_id=ann, name="ann"),
+        pb.BattleSeat(bot_level=pb.BATTLE_BOT_LEVEL_GREEDY),
+    )
+    # ann opens no session: 0.5 s on, the CPU takes her seat and plays the battle out
+    deadline = time.monotonic() + 30
+    while (now := await view(stub, battle, ann)).status != pb.BATTLE_STATUS_FINISHED:
+        assert time.monotonic() < deadline, "the battle did not end"
+        await asyncio.sleep(0.2)
+
+    shown = triad_admin(battle_service, battle, ADMIN)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert sum(line[:4].strip().isdigit() for line in lines) == now.version, "a line an event"
+    assert "BattleCreated" in lines[0] and "seat 1 (CPU greedy)" in lines[0]
+    assert any("BattleSeatTakenOver" in line and "seat 0 (ann)" in line for line in lines)
+    assert any("BattlePlanCommitted" in line and " plays " in line for line in lines)
+    assert sum("BattleTurnResolved" in line for line in lines) == now.turn
+    assert any("BattleFinished" in line for line in lines)
+    assert f"turn {now.turn}" in lines
+    winner = "seat 0 (ann)" if now.outcome.winner_seat == 0 else "seat 1 (CPU greedy)"
+    assert lines[-1] == f"outcome: {winner} wins ({now.outcome.reason})"
+    assert now.outcome.reason == "disconnect"
+
+    wrong = triad_admin(battle_service, battle, "wrong")
+    assert wrong.returncode == 1 and not wrong.stdout
+    assert "PERMISSION_DENIED" in wrong.stderr
+    assert "the battle service at" in wrong.stderr and "refused the operator token" in wrong.stderr
+    missing = triad_admin(battle_service, battle, None)
+    assert missing.returncode == 2 and not missing.stdout
+    assert "set TRIAD_ADMIN_TOKEN to the operator token the battle service was given" in (
+        missing.stderr
+    )
+    unknown = triad_admin(battle_service, str(uuid4()), ADMIN)
+    assert unknown.returncode == 1 and "NOT_FOUND: no battle" in unknown.stderr
 
 
 async def relayed(nats_url: str, stream_id: str, count: int) -> list[ev.EventEnvelope]:

@@ -11,7 +11,7 @@ from services.battle.domain import BattleState, fold
 from services.battle.domain.deadlines import DeadlineKind, deadline
 from services.battle.domain.events import Created
 from services.battle.store.port import Active, DueTimer, Write
-from services.platform.eventstore import WrongExpectedVersion
+from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
 from services.platform.requests import Request
 from services.platform.requests_memory import MemoryRequests
@@ -126,3 +126,6 @@ class MemoryBattles:
 
     async def in_progress(self) -> list[str]:
         return sorted(self._open)
+
+    async def records(self, battle_id: str, after_version: int, limit: int) -> list[Recorded]:
+        return (await self.events.read_stream(codec.stream_id(battle_id), after_version))[:limit]

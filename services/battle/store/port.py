@@ -16,6 +16,7 @@ from typing import Protocol
 
 from services.battle.domain import BattleState, Decision
 from services.battle.domain.deadlines import DeadlineKind
+from services.platform.eventstore import Recorded
 from services.platform.requests import Request
 
 
@@ -93,4 +94,9 @@ class BattleRepository(Protocol):
 
     async def in_progress(self) -> list[str]:
         """The battles not finished (a restarted service pushes their views)."""
+        ...
+
+    async def records(self, battle_id: str, after_version: int, limit: int) -> list[Recorded]:
+        """Up to ``limit`` stored events of a battle after ``after_version``, in version
+        order, as stored (for operators: ``GetBattleEvents``)."""
         ...

@@ -29,6 +29,7 @@ from services.platform.claims import DueWork, next_due, take_due
 from services.platform.eventstore import (
     NewEvent,
     PostgresEventStore,
+    Recorded,
     WrongExpectedVersion,
     encode_metadata,
 )
@@ -240,3 +241,8 @@ class PostgresBattles:
             f"SELECT battle_id FROM {self._s}.open_battles ORDER BY battle_id"
         )
         return [r["battle_id"] for r in rows]
+
+    async def records(self, battle_id: str, after_version: int, limit: int) -> list[Recorded]:
+        """The raw stored events of a battle, for operators."""
+        found = await self.events.read_stream(codec.stream_id(battle_id), after_version)
+        return found[:limit]

@@ -218,3 +218,16 @@ async def test_saves_made_at_once_each_get_their_own_outcome(store: BattleReposi
     b1, b2 = await store.load("b1"), await store.load("b2")
     assert b1 is not None and b1.plans[0] == () and not b1.over
     assert b2 is not None and b2.plans[0] == ()
+
+
+async def test_records_are_a_battles_stored_events_after_a_version_up_to_a_limit(
+    store: BattleRepository,
+) -> None:
+    ctx, _, _ = context(store)
+    state = await start(ctx)
+    everything = await store.records("b1", 0, 100)
+    assert [r.version for r in everything] == list(range(1, state.version + 1))
+    assert {r.stream_id for r in everything} == {codec.stream_id("b1")}
+    assert [r.version for r in await store.records("b1", 1, 2)] == [2, 3]
+    assert await store.records("b1", state.version, 10) == []
+    assert await store.records("nope", 0, 10) == []

@@ -152,7 +152,7 @@ async def test_triad_admin_shows_a_match_from_its_log(
         [
             sys.executable,
             "-m",
-            "services.match.admin",
+            "services.admin",
             "--match-addr",
             match_service.address,
             "match",
@@ -175,7 +175,7 @@ async def test_triad_admin_shows_a_match_from_its_log(
         [
             sys.executable,
             "-m",
-            "services.match.admin",
+            "services.admin",
             "--match-addr",
             match_service.address,
             "match",
