@@ -9,6 +9,11 @@ from urllib.parse import unquote
 
 import grpc
 
+from services.platform.endpoints import default_address
+
+MAKE_RUN = default_address("gateway")
+"""Where ``make run``'s gateway listens: the client's default ``--addr``."""
+
 ADVICE = {
     grpc.StatusCode.UNAVAILABLE: "the gateway cannot be reached (is `make run` running? "
     "--addr, --ca); retrying is safe",
@@ -51,7 +56,7 @@ def describe(error: grpc.aio.AioRpcError) -> str:
         host = (error.details() or "").partition("errors resolving ")[2].partition(": [")[0]
         if not host.strip():
             return not_an_address(host)
-        return f"no such host: {host}: check --addr HOST:PORT (make run's is 127.0.0.1:50051)"
+        return f"no such host: {host}: check --addr HOST:PORT (make run's is {MAKE_RUN})"
     if code == grpc.StatusCode.UNAVAILABLE and "connect" in (error.details() or ""):
         return unreached(error.details() or "")
     said = (error.details() or "").strip().splitlines()[0:1]
@@ -76,10 +81,8 @@ def not_an_address(target: str) -> str:
     uri is not valid: dns:///", and `--addr ' '` 'no such host:  :'). An empty or blank
     $TRIAD_GATEWAY never comes here: it is taken as unset (``main.parser``)."""
     if not target.strip():
-        return "no gateway address: --addr is empty: give HOST:PORT (make run's is 127.0.0.1:50051)"
-    return (
-        f"{target!r} is no gateway address: give --addr HOST:PORT (make run's is 127.0.0.1:50051)"
-    )
+        return f"no gateway address: --addr is empty: give HOST:PORT (make run's is {MAKE_RUN})"
+    return f"{target!r} is no gateway address: give --addr HOST:PORT (make run's is {MAKE_RUN})"
 
 
 NO_HAND = "hold no legal deck of"
@@ -113,7 +116,7 @@ def unreached(details: str) -> str:
     if any(said in details for said in NOT_THE_GATEWAY):
         return (
             f"the client cannot speak with what answers{at}: make run's gateway is "
-            "--addr 127.0.0.1:50051, over TLS (no --plaintext)"
+            f"--addr {MAKE_RUN}, over TLS (no --plaintext)"
         )
     return (
         f"cannot reach the gateway{at}: is `make run` running? "

@@ -35,7 +35,7 @@ from client.connection import (
     out,
     password,
 )
-from client.failures import advised
+from client.failures import MAKE_RUN, advised
 from client.leaving import stop_as_ctrl_c, ticket_named
 from client.play import (
     LEVELS,
@@ -274,8 +274,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--addr",
-        default=os.environ.get("TRIAD_GATEWAY", "").strip() or "127.0.0.1:50051",  # empty: unset
-        help="the gateway's HOST:PORT (default: $TRIAD_GATEWAY if not empty, else 127.0.0.1:50051)",
+        default=os.environ.get("TRIAD_GATEWAY", "").strip() or MAKE_RUN,  # empty: unset
+        help=f"the gateway's HOST:PORT (default: $TRIAD_GATEWAY if not empty, else {MAKE_RUN})",
     )
     p.add_argument("--ca", help="the gateway's CA certificate (default: .run/tls/gateway-dev.crt)")
     p.add_argument("--plaintext", action="store_true", help="no TLS (local tests only)")
