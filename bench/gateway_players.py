@@ -54,6 +54,8 @@ class Player:
     metadata: tuple[tuple[str, str], ...] = ()
     messages: int = 0
     """Session stream messages received."""
+    session_id: str = ""
+    """The open session's, named in each PlaceCard as the clients do."""
 
 
 @dataclass
@@ -83,10 +85,12 @@ async def register(stub: Any, player: Player) -> None:
 async def drain_session(stub: Any, player: Player) -> None:
     """Keep the player's session stream open and read (and drop) what it pushes."""
     with contextlib.suppress(grpc.aio.AioRpcError, asyncio.CancelledError):
-        async for _ in stub.OpenSession(
+        async for push in stub.OpenSession(
             g.OpenSessionRequest(client_version="bench-gateway/1"), metadata=player.metadata
         ):
             player.messages += 1
+            if push.HasField("session_opened"):
+                player.session_id = push.session_opened.session_id
 
 
 @contextlib.asynccontextmanager
@@ -200,7 +204,11 @@ async def play_out(stub: Any, pair: Pair, latencies: list[float]) -> int:
         reply = await call(
             stub.PlaceCard,
             g.PlaceCardRequest(
-                request_id=uuid4().hex, match_id=pair.match_id, card_id=card, cell=cell
+                request_id=uuid4().hex,
+                match_id=pair.match_id,
+                card_id=card,
+                cell=cell,
+                session_id=player.session_id,
             ),
             player,
         )

@@ -354,7 +354,12 @@ async def typed(
     placed = await client.call(
         client.stub.PlaceCard,
         g.PlaceCardRequest(
-            request_id=uuid.uuid4().hex, match_id=view.match_id, card_id=cid, cell=cell, lair=lair
+            request_id=uuid.uuid4().hex,
+            match_id=view.match_id,
+            card_id=cid,
+            cell=cell,
+            lair=lair,
+            session_id=told.session_id,
         ),
     )
     told.show(placed.view)

@@ -52,6 +52,9 @@ class Followed:
         """The moves of the match shown, by turn number, as its views told them."""
         self.opened = False
         """The session told its opening state (before it, no screen is the truth)."""
+        self.session_id = ""
+        """The session's id: a PlaceCard naming it is answered with the view, not also
+        pushed."""
         self.away: list[str] = []
         """Matches and battles that ended while the player was away, told once above the
         screen (as its note they read as the result of the match on it)."""
@@ -97,6 +100,7 @@ class Followed:
         if kind == "session_opened":
             opened = push.session_opened
             self.opened = True
+            self.session_id = opened.session_id
             if opened.HasField("active_match"):
                 active = opened.active_match
                 if self.resuming and self.view is None:

@@ -39,6 +39,11 @@ SESSION_OPENED = "session_opened"
 SESSION_CLOSED = "session_closed"
 """Announced at a logout: sessions whose token it revoked close."""
 
+ANSWERED = "answered_view"
+"""A push of this gateway's own: the placer's view that a PlaceCard naming this session
+answered with (and the match service therefore did not publish): the session shows what
+it tells but does not send the view again."""
+
 
 def _push_types() -> dict[str, type[Message]]:
     """The message class of every session push field, by field name."""
@@ -94,6 +99,7 @@ class Inbox:
 class _Listener:
     player_id: str
     inbox: Inbox
+    session_id: str = ""
     subscription: Any = None
     subscribing: bool = False
 
@@ -111,6 +117,8 @@ class PushHub:
         self.prefix = prefix
         """The deployment's player subjects (``pushes.player_prefix``)."""
         self._listeners: dict[int, _Listener] = {}
+        self._sessions: dict[str, _Listener] = {}
+        """The listeners of sessions held here, by session id."""
         self.publish = Pushes(client, prefix)
         """The gateway's own announcements (session opened, logout)."""
 
@@ -150,16 +158,32 @@ class PushHub:
         for listener in self._listeners.values():
             listener.inbox.put_nowait(Push(RESYNC, None))
 
+    def holds(self, player_id: str, session_id: str) -> bool:
+        """Whether ``session_id`` is a session of ``player_id`` held here."""
+        listener = self._sessions.get(session_id) if session_id else None
+        return listener is not None and listener.player_id == player_id
+
+    def tell(self, session_id: str, push: Push) -> None:
+        """``push`` into the inbox of ``session_id``, if it is still held here."""
+        if (listener := self._sessions.get(session_id)) is not None:
+            listener.inbox.put_nowait(push)
+
     @contextlib.asynccontextmanager
-    async def listen(self, player_id: str, inbox: Inbox) -> AsyncIterator[None]:
-        """Deliver ``player_id``'s pushes into ``inbox`` while the block runs."""
-        listener = _Listener(player_id, inbox)
+    async def listen(
+        self, player_id: str, inbox: Inbox, session_id: str = ""
+    ) -> AsyncIterator[None]:
+        """Deliver ``player_id``'s pushes into ``inbox`` while the block runs (and this
+        gateway's own for ``session_id``: ``tell``)."""
+        listener = _Listener(player_id, inbox, session_id)
         self._listeners[id(listener)] = listener
+        if session_id:
+            self._sessions[session_id] = listener
         try:
             await self._subscribe(listener)
             yield
         finally:
             del self._listeners[id(listener)]
+            self._sessions.pop(session_id, None)
             if listener.subscription is not None:
                 with contextlib.suppress(Exception):
                     await listener.subscription.unsubscribe()

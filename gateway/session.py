@@ -28,12 +28,10 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
 from typing import Any, cast
 
-from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -52,6 +50,7 @@ from gateway.notices import (
 )
 from gateway.presence import NOTHING_MISSED, Missed, PresenceReports
 from gateway.pushes import (
+    ANSWERED,
     RESYNC,
     SESSION_CLOSED,
     SESSION_OPENED,
@@ -60,39 +59,11 @@ from gateway.pushes import (
     Push,
     PushHub,
 )
+from gateway.shown import Shown, Shows
 from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.errors import DomainError, Unauthenticated
 from services.wire import duration, timestamp
-
-Shows = list[tuple[str, Message]]
-"""Session push fields and their messages, in the order they are to be sent."""
-
-
-@dataclass
-class Shown:
-    """What one session has shown, so that no push repeats what it showed."""
-
-    player_id: str
-    session_id: str
-    opened_at: datetime
-    views: dict[str, pb.MatchView] = field(default_factory=dict)
-    """The last view shown of each match: its notices tell what changed since."""
-    last: dict[str, bytes] = field(default_factory=dict)
-    """The last message shown under each key (field, and the trade, draft or table)."""
-    ended: set[str] = field(default_factory=set)
-    """Tickets and trades whose end was told."""
-    battles: dict[str, int] = field(default_factory=dict)
-    """The version of the last view shown of each battle (Skirmish)."""
-    met: dict[str, set[int]] = field(default_factory=dict)
-    """The seats of each match a view shown had connected (notices.match_notices)."""
-
-    def differs(self, key: str, message: Message) -> bool:
-        raw = message.SerializeToString(deterministic=True)
-        if self.last.get(key) == raw:
-            return False
-        self.last[key] = raw
-        return True
 
 
 class SessionRpcs(PlayerStatusReads, PresenceReports):
@@ -120,7 +91,7 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         inbox = Inbox()
         # Subscribed before anything is written or read, so nothing changes unseen in
         # between (a newer session's announcement included).
-        async with self._hub.listen(player_id, inbox):
+        async with self._hub.listen(player_id, inbox, session_id):
             held = await self._store.open_session(player_id, session_id, opened_at)
             SESSIONS.inc()
             try:
@@ -318,6 +289,11 @@ class SessionRpcs(PlayerStatusReads, PresenceReports):
         if update.field == "match_view":
             view = cast(pb.MatchView, message)
             return await self._show_view(shown, view)
+        if update.field == ANSWERED:  # the client has it (PlaceCard's reply): not again
+            view = cast(pb.MatchView, message)
+            known = view.match_id in shown.views
+            shows = await self._show_view(shown, view)
+            return [(name, m) for name, m in shows if name != "match_view"] if known else shows
         if update.field == "battle":  # a view not newer than the one shown is dropped
             battle = cast(pb.BattleView, message)
             if shown.battles.get(battle.battle_id, 0) >= battle.version:

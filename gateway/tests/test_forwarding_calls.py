@@ -181,7 +181,7 @@ async def test_a_battle_view_not_newer_than_the_one_shown_is_dropped() -> None:
     """Pushes are hints that may arrive out of order (two replicas, a restart's
     re-announcement): a session shows each battle's views in version order only."""
     from gateway.pushes import Push
-    from gateway.session import Shown
+    from gateway.shown import Shown
 
     servicer = Backend().servicer()
     shown = Shown("player-me", "s1", datetime.now(UTC))

@@ -14,7 +14,7 @@ from triad.v1 import match_pb2 as m
 from gateway.notices import away_notices, missed_is_news, trade_notices
 from gateway.presence import Missed
 from gateway.pushes import Push
-from gateway.session import Shown
+from gateway.shown import Shown
 from gateway.tests.forwarding_stand_ins import Backend
 
 

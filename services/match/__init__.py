@@ -15,10 +15,12 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   rules; pure), shared with the collection, the matchmaker and the wire vocabulary.
 - ``views.py``: what one player may see of a match (hidden cards never leave here).
 - ``handlers.py``: the use cases, no protobuf, SQL or NATS: create, place, forfeit,
-  presence and firing due timers (turns, disconnects, bot moves); typed results
-  (``Started``). Every committed change is announced (``Context.announce``) after its
-  commit. ``handlers_reads.py``: the reads (a player's view, the active match, the
-  operator's event pages, paged by ``services.platform.eventpages``).
+  presence; typed results (``Started``). Every committed change is announced
+  (``Context.announce``) after its commit, but for the placer's view when its reply
+  carries it (``placer_view_in_reply``). ``handlers_timers.py``: firing due timers
+  (turns, disconnects, bot moves), as the battle service's. ``handlers_reads.py``: the
+  reads (a player's view, the active match, the operator's event pages, paged by
+  ``services.platform.eventpages``).
 - ``bots/``: bot players (novice to hard) choosing from their seat's view, in worker
   processes (``BotPool``); ``bots/realm.py`` plays Realm tables (Lair included).
 - ``schema.py``: every migration: timers, request keys, active matches, presence,

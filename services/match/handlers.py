@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from random import Random
+from typing import Protocol
 
 import structlog
 
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.store import MatchRepository
-from services.match.views import match_view
 from services.platform.background import DueSoon
 from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
 from services.platform.eventstore import WrongExpectedVersion
@@ -36,10 +36,18 @@ from services.rules.draws import (
 log = structlog.get_logger()
 
 Decide = Callable[[domain.Match | None], domain.Decision]
-Announce = Callable[[domain.Match], Awaitable[None]]
 
 
-async def _announce_nothing(match: domain.Match) -> None:
+class Announce(Protocol):
+    """Tells the match's players of a version just committed (the edge publishes each
+    human seat's view); called after the commit, never inside its transaction. The
+    ``quiet`` player's view is not published: it goes in the reply alone
+    (``MatchServicePlaceCardRequest.placer_view_in_reply``)."""
+
+    def __call__(self, match: domain.Match, quiet: str = "") -> Awaitable[None]: ...
+
+
+async def _announce_nothing(match: domain.Match, quiet: str = "") -> None:
     return None
 
 
@@ -61,16 +69,15 @@ class Context:
     due: DueSoon | None = None
     """Wakes this process's timer loops when a command sets a timer due before they
     would look (a bot's move, a short turn)."""
-    """Tells the match's players of a version just committed (the edge publishes each
-    human seat's view); called after the commit, never inside its transaction."""
 
 
-async def _announce(ctx: Context, match: domain.Match) -> None:
-    """Announce a committed version. A push is a hint (the next one, or the session's
-    own read when it reconnects, repairs a lost one): failing to announce never turns a
-    committed change into an error for the caller."""
+async def _announce(ctx: Context, match: domain.Match, quiet: str = "") -> None:
+    """Announce a committed version (but for ``quiet``'s view: ``Announce``). A push is
+    a hint (the next one, or the session's own read when it reconnects, repairs a lost
+    one): failing to announce never turns a committed change into an error for the
+    caller."""
     try:
-        await ctx.announce(match)
+        await ctx.announce(match, quiet)
     except Exception as error:
         log.warning(
             "announce failed", match_id=match.match_id, version=match.version, error=repr(error)
@@ -78,7 +85,7 @@ async def _announce(ctx: Context, match: domain.Match) -> None:
 
 
 async def _execute(
-    ctx: Context, match_id: str, decide: Decide, request: Request | None = None
+    ctx: Context, match_id: str, decide: Decide, request: Request | None = None, quiet: str = ""
 ) -> domain.Match | None:
     """Decide on the match and append with the expected version; on a concurrent append,
     reload and decide again.
@@ -123,7 +130,7 @@ async def _execute(
                 winner = "" if done.winner is None else done.players[done.winner].player_id
                 log.info("match finished", match_id=match_id, reason=done.reason.value,
                          winner_id=winner, scores=list(done.scores), rated=done.rated)  # fmt: skip
-            await _announce(ctx, saved)
+            await _announce(ctx, saved, quiet)
             return saved
     raise Conflict(f"match {short_id(match_id)} is changing too fast; try again")
 
@@ -236,7 +243,11 @@ async def place_card(
     cell: int,
     expected_version: int | None = None,
     lair: bool = False,
+    in_reply: bool = False,
 ) -> domain.Match:
+    """The placement; with ``in_reply``, the placer's view of it is not published (the
+    caller passes it on: ``Announce``)."""
+
     def decide(state: domain.Match | None) -> domain.Decision:
         if expected_version is not None and state is not None and state.version != expected_version:
             raise Conflict(
@@ -246,7 +257,7 @@ async def place_card(
         seed = _round_seed(ctx, state)
         return domain.place(state, player_id, card_id, cell, ctx.clock(), seed, lair)
 
-    match = await _execute(ctx, match_id, decide, request)
+    match = await _execute(ctx, match_id, decide, request, player_id if in_reply else "")
     assert match is not None
     return match
 
@@ -296,92 +307,6 @@ async def report_presence(
 async def missed_match(ctx: Context, player_id: str) -> str | None:
     """The match that finished while the player's session was closed, told once."""
     return await ctx.store.missed_match(player_id)
-
-
-async def _due(ctx: Context, match: domain.Match, now: datetime) -> domain.Decision:
-    """What the earliest due timer of ``match`` decides (no events if all are stale).
-
-    Earliest first, so a loop that comes late (a restart, a load) settles what happened
-    first: a seat whose disconnect grace ran out before the other seat's turn did loses
-    by disconnect (RULES.md 5). Timers due at one instant go turn, then seat A's
-    disconnect, then B's. A bot's move due with its turn's timeout is not made late:
-    the turn timed out. Found more than ``ctx.late_seconds`` late, the server could not
-    act meanwhile (every replica down, PostgreSQL away): the clocks restart instead,
-    once a turn (``domain.restart_clocks``)."""
-    rng = ctx.rng
-    due = [t for t in domain.deadlines(match) if t.due <= now]
-    if any(t.kind is domain.DeadlineKind.TURN for t in due):
-        due = [t for t in due if t.kind is not domain.DeadlineKind.BOT]
-    due.sort(key=lambda t: t.due)
-    late = (now - due[0].due).total_seconds() if due else 0.0
-    if late > ctx.late_seconds and due[0].kind is not domain.DeadlineKind.BOT:
-        restarted = domain.restart_clocks(match, now, late)
-        if restarted.events:
-            return restarted
-    for timer in due:
-        if timer.kind is domain.DeadlineKind.TURN:
-            decision = domain.time_out(
-                match, timer.turn, now, rng.randrange(1 << 30), _round_seed(ctx, match)
-            )
-        elif timer.kind is domain.DeadlineKind.DISCONNECT:
-            decision = domain.disconnect_expired(match, timer.seat, now)
-        else:
-            bot = match.player(timer.seat)
-            view = match_view(match, bot.player_id)
-            if ctx.bot_pool is None:
-                chosen = bots.move(view, rng)
-            else:  # in a worker process, within the bot's budget and the turn timer
-                chosen = await ctx.bot_pool.move(view, rng, now)
-            # The move happens when the bot is done thinking: the opponent's turn timer
-            # starts then, not when the bot's timer fired.
-            decision = domain.place(
-                match,
-                bot.player_id,
-                chosen.card_id,
-                chosen.cell,
-                max(now, ctx.clock()),
-                _round_seed(ctx, match),
-                chosen.lair,
-                by_bot=True,
-            )
-        if decision.events:
-            return decision
-    return domain.Decision([], match)
-
-
-async def fire_due_timer(ctx: Context) -> bool:
-    """Fire the most overdue timer of one match, if any is due; True if one was claimed.
-
-    Runs in the claim's transaction: the timer row stays locked until the events are
-    appended, so a move arriving in the same instant waits, then finds the new version.
-    What it saved is announced once that transaction has committed.
-    """
-    now = ctx.clock()
-    saved: domain.Match | None = None
-    try:
-        async with ctx.store.claim_due(now) as claim:
-            match_id = claim.match_id
-            if match_id is None:
-                return False
-            ctx.store.forget(match_id)
-            match = await ctx.store.load(match_id)
-            if match is None:
-                return True
-            decision = await _due(ctx, match, now)
-            if decision.events:
-                saved = await claim.save(match, decision)
-                log.info(
-                    "timer fired",
-                    match_id=match_id,
-                    events=[type(e).__name__ for e in decision.events],
-                )
-            else:
-                await claim.refresh_timers(match)
-    except WrongExpectedVersion:
-        return True  # a move won the race; the next round sees the new state
-    if saved is not None:
-        await _announce(ctx, saved)
-    return True
 
 
 async def announce_in_progress(ctx: Context, stop: asyncio.Event) -> int:

@@ -7,7 +7,7 @@ from random import SystemRandom
 import structlog
 from prometheus_client import REGISTRY
 
-from services.match import handlers, metrics
+from services.match import handlers, handlers_timers, metrics
 from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
@@ -72,7 +72,7 @@ async def run(settings: MatchSettings) -> None:
         # meanwhile. SKIP LOCKED hands each loop a different match.
         work.every(
             settings.timer_poll_seconds,
-            lambda: handlers.fire_due_timer(ctx),
+            lambda: handlers_timers.fire_due_timer(ctx),
             copies=settings.bot_workers + 1,
             # Idle, a loop sleeps until the earliest timer (at most the poll interval),
             # woken when a command here sets one due sooner.

@@ -174,7 +174,9 @@ class SeatViews:
         """The view of ``player_id`` now (strangers get MatchNotFound)."""
         return view_message(match_view(match, player_id), self._clock())
 
-    async def announce(self, match: Match) -> None:
+    async def announce(self, match: Match, quiet: str = "") -> None:
+        """Each human seat's view of ``match`` built, kept for its reply and published,
+        but for ``quiet``'s (its reply carries it: ``handlers.Announce``)."""
         now = self._clock()
         view: MatchView | None = None  # the first seat's: the second shares what it can
         message: pb.MatchView | None = None
@@ -189,7 +191,8 @@ class SeatViews:
             self._built.move_to_end(key)
             if len(self._built) > self._keep:
                 self._built.popitem(last=False)
-            await self._pushes.send(player.player_id, MATCH_VIEW, message)
+            if player.player_id != quiet:
+                await self._pushes.send(player.player_id, MATCH_VIEW, message)
 
     def reply(self, match: Match, player_id: str) -> pb.MatchView:
         """The view announced for this version, taken (a reply needs it once), or one

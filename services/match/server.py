@@ -224,7 +224,15 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                 f"expected_version {expected} is not a version: send the view's version (0 or more)"
             )
         match = await handlers.place_card(
-            self._ctx, key, match_id, player, card, request.cell, expected, request.lair
+            self._ctx,
+            key,
+            match_id,
+            player,
+            card,
+            request.cell,
+            expected,
+            request.lair,
+            in_reply=request.placer_view_in_reply,
         )
         return m.MatchServicePlaceCardResponse(view=self._views.reply(match, player))
 

@@ -10,7 +10,7 @@ Use::
             pool = await life.enter(create_pool(settings.database_url))
             notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
             work = Background.of(life)                 # stopped (and awaited) at stop
-            work.every(settings.timer_poll_seconds, lambda: handlers.fire_due_timer(ctx))
+            work.every(settings.timer_poll_seconds, lambda: handlers_timers.fire_due_timer(ctx))
             work.start(notifier.keep_alive(work.stop))
             await serve(life, settings, registry, lambda s: register(s, servicer), [NAME])
 

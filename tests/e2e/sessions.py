@@ -151,7 +151,9 @@ def seconds(stamp: Any) -> float:
     return float(stamp.ToDatetime(tzinfo=UTC).timestamp())
 
 
-async def place_any(player: Player, view: pb.MatchView) -> pb.MatchView:
+async def place_any(player: Player, view: pb.MatchView, session_id: str = "") -> pb.MatchView:
+    """A card of the hand on an empty cell (naming ``session_id`` as the client's own:
+    PlaceCardRequest.session_id)."""
     empty = [c.index for c in view.board if c.WhichOneof("content") == "empty"]
     reply = await player.call(
         "PlaceCard",
@@ -160,6 +162,7 @@ async def place_any(player: Player, view: pb.MatchView) -> pb.MatchView:
             match_id=view.match_id,
             card_id=view.my_hand[0].card.card_id,
             cell=empty[0],
+            session_id=session_id,
         ),
     )
     return reply.view  # type: ignore[no-any-return]

@@ -2,7 +2,8 @@
 PostgreSQL and NATS, and the tests speak only the public API over TLS.
 
 The session stream shows the queue as it goes: the ticket waiting, cancelled and paired,
-and a Draft pairing told as the match found with its draft.
+and a Draft pairing told as the match found with its draft. A placement that names its
+client's session is answered with the view and not pushed back on that session.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from triad.v1 import gateway_pb2 as g
 from devtools.players import bearer
 from devtools.stack import Stack
 from tests.e2e.end_to_end import enqueue, open_session, pushed, queue_statuses, register
-from tests.e2e.sessions import Session, join
+from tests.e2e.sessions import OPEN_TABLE, Session, join, mover, place_any, table_match
 
 pytestmark = pytest.mark.integration
 
@@ -248,3 +249,41 @@ async def test_the_gateway_logs_accounts_registered_logins_refused_and_logouts(
     assert (refused["player_name"], refused["known"]) == (name, True)
     assert "not-the-password" not in backend.logs()["gateway"]
     assert mine["player logged out"]["all_sessions"] is False
+
+
+def match_versions(session: Session, match_id: str) -> list[int]:
+    """The versions of the match's views the session pushed, in order."""
+    shown = (p.match_view for p in session.pushes if p.HasField("match_view"))
+    return [v.version for v in shown if v.match_id == match_id]
+
+
+async def test_a_placement_naming_its_session_is_not_pushed_back_on_it(api: Any) -> None:
+    """Issue 18: the placer received the same version twice, in the reply and on its
+    session. Naming the session (as both clients do) leaves the reply alone to carry
+    it; the opponent is pushed it as always, and a session named by another player
+    changes nothing."""
+    ann, bea = await join(api), await join(api)
+    sessions = {ann.name: await Session.open(ann), bea.name: await Session.open(bea)}
+    try:
+        match_id = await table_match(ann, bea, OPEN_TABLE)
+        for session in sessions.values():
+            await session.attached(match_id)
+        first, second = await mover((ann, bea), match_id)
+        own, other = sessions[first.name], sessions[second.name]
+        mine = own.pushes[0].session_opened.session_id
+        theirs = other.pushes[0].session_opened.session_id
+
+        placed = await place_any(first, await first.view(match_id), session_id=mine)
+        await other.view_where(match_id, lambda v: v.version == placed.version)
+        answer = await place_any(second, await second.view(match_id))  # no session named
+        await own.view_where(match_id, lambda v: v.version == answer.version)
+        await other.view_where(match_id, lambda v: v.version == answer.version)
+        assert placed.version not in match_versions(own, match_id), match_versions(own, match_id)
+
+        # Another player's session named: ignored, the placer's own is pushed the view.
+        forged = await place_any(first, await first.view(match_id), session_id=theirs)
+        await own.view_where(match_id, lambda v: v.version == forged.version)
+        await other.view_where(match_id, lambda v: v.version == forged.version)
+    finally:
+        for session in sessions.values():
+            await session.close()

@@ -293,6 +293,7 @@ async function place(view: MatchView, cell: number): Promise<void> {
         cell,
         expectedVersion: view.version,
         lair: state.lair,
+        sessionId: state.sessionId,
       }),
     );
     state.selected = null;

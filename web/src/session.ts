@@ -78,6 +78,7 @@ function receive(push: OpenSessionResponse, page: SessionPage): boolean {
   switch (message.case) {
     case "sessionOpened": {
       const status = message.value.status;
+      state.sessionId = message.value.sessionId;
       note("session opened");
       // The opening says what is current: a ticket or challenge that ended while the
       // session was away is shown no more (the open challenges follow as pushes).

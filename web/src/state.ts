@@ -24,6 +24,9 @@ export interface State {
   elsewhere: boolean;
   /** The session stream cannot reach the server: this page does not update until it does. */
   unreached: boolean;
+  /** The session this page holds (SessionOpened): its PlaceCard is answered with the
+   * view, which the session then does not push again. */
+  sessionId: string;
   view: MatchView | null;
   matchId: string;
   selected: string | null;
@@ -49,6 +52,7 @@ export const state: State = {
   errorAbout: "",
   elsewhere: false,
   unreached: false,
+  sessionId: "",
   view: null,
   matchId: "",
   selected: null,

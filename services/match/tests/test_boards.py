@@ -12,7 +12,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 
-from services.match import domain, handlers, mapping, server
+from services.match import domain, handlers, handlers_timers, mapping, server
 from services.match.domain.events import MatchCard, MatchRules, Mode
 from services.match.handlers import Context
 from services.match.tests.builders import players
@@ -183,7 +183,7 @@ async def test_a_missed_turn_on_a_5x5_board_auto_plays_an_open_cell(
     key = Request.of("matchmaker", "create-timer", "mt")
     match = (await handlers.start_match(ctx, key, "mt", setup, players(), hands, "", 5)).match
     clock.now += timedelta(seconds=60)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     after = await ctx.store.load("mt")
     assert after is not None and after.last is not None and after.last.auto_played
     assert after.last.cell not in match.setup.blocked and len(match.setup.blocked) == 5

@@ -10,7 +10,7 @@ from random import Random
 
 import pytest
 
-from services.match import domain, handlers
+from services.match import domain, handlers, handlers_timers
 from services.match.domain.events import FinishReason, MatchRules, Mode, TradeRule
 from services.match.handlers import Context
 from services.match.store import PlayerBusy
@@ -140,9 +140,9 @@ async def test_a_turn_timer_auto_plays_then_forfeits_on_the_second_miss(
     ctx: Context, clock: Clock
 ) -> None:
     await new_match(ctx)
-    assert not await handlers.fire_due_timer(ctx)  # nothing due yet
+    assert not await handlers_timers.fire_due_timer(ctx)  # nothing due yet
     clock.now += timedelta(seconds=60)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     match = await ctx.store.load("m1")
     assert match is not None and match.last is not None and match.last.auto_played
     missed = match.last.seat
@@ -152,11 +152,11 @@ async def test_a_turn_timer_auto_plays_then_forfeits_on_the_second_miss(
     empty = match.position.board.empty_cells[0]
     match = await handlers.place_card(ctx, Request.of(other, "m", 1), "m1", other, card, empty)
     clock.now += timedelta(seconds=60)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     match = await ctx.store.load("m1")
     assert match is not None and match.finished is not None
     assert match.finished.forfeited is missed
-    assert not await handlers.fire_due_timer(ctx)  # no timers left
+    assert not await handlers_timers.fire_due_timer(ctx)  # no timers left
 
 
 async def test_a_timer_and_a_move_in_the_same_instant_exactly_one_wins(
@@ -169,7 +169,7 @@ async def test_a_timer_and_a_move_in_the_same_instant_exactly_one_wins(
         seat = match.position.to_move
         player, card = match.player(seat).player_id, match.position.hand(seat)[0].id
         results = await asyncio.gather(
-            handlers.fire_due_timer(ctx),
+            handlers_timers.fire_due_timer(ctx),
             handlers.place_card(ctx, Request.of(player, match_id, 1), match_id, player, card, 0),
             return_exceptions=True,
         )
@@ -189,7 +189,7 @@ async def test_a_bot_seat_moves_by_its_timer_from_its_own_view(ctx: Context, clo
     rng = Random(3)
     while match.in_progress:
         if match.player(match.position.to_move).is_bot:
-            assert await handlers.fire_due_timer(ctx)
+            assert await handlers_timers.fire_due_timer(ctx)
             latest = await ctx.store.load("m1")
             assert latest is not None
             match = latest
@@ -206,7 +206,7 @@ async def test_disconnect_grace_forfeits_through_the_timer(ctx: Context, clock: 
     match = await ctx.store.load("m1")
     assert match is not None and match.disconnected[0] is not None
     clock.now += timedelta(seconds=120)
-    while await handlers.fire_due_timer(ctx):
+    while await handlers_timers.fire_due_timer(ctx):
         latest = await ctx.store.load("m1")
         if latest is not None and latest.finished is not None:
             break
@@ -230,7 +230,7 @@ async def test_a_late_timer_loop_settles_the_grace_that_ran_out_first(
     clock.now = start + timedelta(seconds=20 + 120 + 5)
     latest = await ctx.store.load("m1")
     while latest is not None and latest.finished is None:  # the turn timed out first
-        assert await handlers.fire_due_timer(ctx)
+        assert await handlers_timers.fire_due_timer(ctx)
         latest = await ctx.store.load("m1")
     assert latest is not None and latest.finished is not None
     assert (latest.finished.forfeited, latest.finished.reason) == (Seat.B, FinishReason.DISCONNECT)
@@ -251,16 +251,16 @@ async def test_timers_found_late_after_an_outage_restart_the_clocks_once_a_turn(
     await handlers.report_presence(ctx, "p-b", "s-b", True)
     await handlers.report_presence(ctx, "p-b", "s-b", False)  # B away: forfeits at 120
     clock.now = start + timedelta(seconds=300)  # everything was down from 30 s to 300 s
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     restarted = await ctx.store.load("m1")
     assert restarted is not None and restarted.in_progress
     assert restarted.turn == match.turn and restarted.placements == match.placements
     assert restarted.deadline == clock.now + timedelta(seconds=ctx.turn_seconds)
     assert restarted.disconnected[Seat.B] == clock.now + timedelta(seconds=ctx.disconnect_seconds)
     assert restarted.disconnected[Seat.A] is None and restarted.warned == (False, False)
-    assert not await handlers.fire_due_timer(ctx)  # nothing due any more
+    assert not await handlers_timers.fire_due_timer(ctx)  # nothing due any more
     clock.now += timedelta(seconds=ctx.turn_seconds + 30)  # late again, in the same turn
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     timed_out = await ctx.store.load("m1")
     assert timed_out is not None and timed_out.last is not None and timed_out.last.auto_played
 
@@ -278,7 +278,7 @@ async def test_a_move_after_the_deadline_before_the_timer_fired_is_refused_and_a
     with pytest.raises(FailedPrecondition, match="turn is over"):
         await handlers.place_card(ctx, Request.of(player, "late", 1), "m1", player, card, 0)
     assert (await ctx.store.load("m1")) == match
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     latest = await ctx.store.load("m1")
     assert latest is not None and latest.last is not None and latest.last.auto_played
     assert latest.warned[seat]
@@ -320,7 +320,7 @@ async def test_a_long_random_run_replays_to_the_live_state_for_every_match(
             live[match.match_id] = await move(ctx, match, f"s{step}", rng)
         elif roll < 0.85:
             clock.now += timedelta(seconds=61)
-            while await handlers.fire_due_timer(ctx):
+            while await handlers_timers.fire_due_timer(ctx):
                 pass
         elif roll < 0.95:
             await handlers.report_presence(ctx, player, f"sess{step}", rng.random() < 0.5)

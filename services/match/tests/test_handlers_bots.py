@@ -8,7 +8,7 @@ from random import Random
 
 import pytest
 
-from services.match import codec, domain, handlers
+from services.match import codec, domain, handlers, handlers_timers
 from services.match.bots import BotPool
 from services.match.domain.events import MatchRules, Mode, SeatPlayer
 from services.match.handlers import Context
@@ -41,7 +41,7 @@ async def test_a_hard_bot_seat_plays_from_a_worker_without_blocking_the_loop(
         while match.in_progress:
             if match.player(match.position.to_move).is_bot:
                 started, cpu = time.perf_counter(), time.thread_time()
-                assert await handlers.fire_due_timer(ctx)
+                assert await handlers_timers.fire_due_timer(ctx)
                 waited += time.perf_counter() - started
                 spent += time.thread_time() - cpu
                 latest = await ctx.store.load("m1")
@@ -85,7 +85,7 @@ async def test_a_hard_bot_plays_a_realm_table_from_a_worker_and_the_log_rebuilds
         match, rng = created.match, Random(5)
         while match.in_progress:
             if match.player(match.position.to_move).is_bot:
-                assert await handlers.fire_due_timer(ctx)
+                assert await handlers_timers.fire_due_timer(ctx)
                 latest = await ctx.store.load("rm")
                 assert latest is not None
                 match = latest

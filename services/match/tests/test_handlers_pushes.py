@@ -16,7 +16,7 @@ import pytest
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as gw
 
-from services.match import domain, handlers
+from services.match import domain, handlers, handlers_timers
 from services.match.domain.errors import TurnOver
 from services.match.domain.events import MatchRules, Mode
 from services.match.handlers import Context
@@ -41,7 +41,7 @@ class Announced:
     matches: list[domain.Match] = field(default_factory=list)
     committed: list[int] = field(default_factory=list)
 
-    async def __call__(self, match: domain.Match) -> None:
+    async def __call__(self, match: domain.Match, quiet: str = "") -> None:
         self.store.forget(match.match_id)
         found = await self.store.load(match.match_id)
         self.committed.append(found.version if found is not None else 0)
@@ -122,7 +122,7 @@ async def test_a_bot_seat_is_never_pushed_to(ctx: Context, clock: Clock) -> None
     rng = Random(5)
     while match.in_progress:
         if match.player(match.position.to_move).is_bot:
-            assert await handlers.fire_due_timer(ctx)  # the bot's move, by its timer
+            assert await handlers_timers.fire_due_timer(ctx)  # the bot's move, by its timer
             latest = await ctx.store.load("m1")
             assert latest is not None
             match = latest
@@ -159,10 +159,10 @@ async def test_a_timer_announces_what_it_saved_once_its_transaction_has_committe
     told: Context, announced: Announced, clock: Clock
 ) -> None:
     await new_match(told)
-    assert not await handlers.fire_due_timer(told)
+    assert not await handlers_timers.fire_due_timer(told)
     assert announced.versions("m1") == [1]
     clock.now += timedelta(seconds=60)
-    assert await handlers.fire_due_timer(told)  # the turn times out: an auto-play
+    assert await handlers_timers.fire_due_timer(told)  # the turn times out: an auto-play
     (timed_out,) = announced.matches[1:]
     assert timed_out.version == 4  # timed out, warned, auto-played: one commit
     assert timed_out.last is not None and timed_out.last.auto_played
@@ -179,7 +179,7 @@ async def test_presence_and_the_disconnect_forfeit_announce_each_change(
     disconnected = announced.matches[-1]
     assert disconnected.disconnected[0] is not None
     clock.now += timedelta(seconds=120)
-    while await handlers.fire_due_timer(told):
+    while await handlers_timers.fire_due_timer(told):
         pass
     finished = announced.matches[-1]
     assert finished.finished is not None and finished.finished.forfeited is not None
@@ -212,7 +212,7 @@ async def test_each_committed_change_is_announced_once_at_the_version_it_reached
                 await move(told, match, f"s{step}", rng)
         elif roll < 0.8:
             clock.now += timedelta(seconds=61)
-            await handlers.fire_due_timer(told)
+            await handlers_timers.fire_due_timer(told)
         elif roll < 0.95:
             await handlers.report_presence(told, player, f"sess{step}", rng.random() < 0.5)
         else:
@@ -231,7 +231,7 @@ async def test_each_committed_change_is_announced_once_at_the_version_it_reached
 
 
 async def test_a_failing_announcement_does_not_fail_the_committed_move(ctx: Context) -> None:
-    async def broken(match: domain.Match) -> None:
+    async def broken(match: domain.Match, quiet: str = "") -> None:
         raise RuntimeError("no view today")
 
     ctx = replace(ctx, announce=broken)
@@ -255,6 +255,25 @@ async def test_the_reply_to_a_move_is_the_view_pushed_to_the_mover(
     assert views.reply(placed, player) is pushed  # built once
     assert views.reply(placed, player) == pushed  # taken once, then built again alike
     assert views.reply(match, player).version == 1  # an older state: built for it
+
+
+async def test_a_view_in_reply_is_not_published_to_the_placer_but_is_to_the_opponent(
+    ctx: Context, clock: Clock
+) -> None:
+    """The gateway holding the placer's session passes the reply's view on to it
+    (PlaceCardRequest.session_id): one push fewer per placement, no view lost."""
+    ctx, pushes, views = seat_pushes(ctx, clock)
+    match = await new_match(ctx)
+    player, card, cell = first_move(match)
+    opponent = "p-b" if player == "p-a" else "p-a"
+    request = Request.of(player, "r1", card, cell)
+    placed = await handlers.place_card(ctx, request, "m1", player, card, cell, in_reply=True)
+    assert [v.version for v in views_of(pushes, player)] == [1]
+    assert [v.version for v in views_of(pushes, opponent)] == [1, 2]
+    assert views.reply(placed, player) == view_message(match_view(placed, player), clock())
+    # A retry of it answers the same and publishes nothing.
+    again = await handlers.place_card(ctx, request, "m1", player, card, cell, in_reply=True)
+    assert again.version == 2 and len(pushes.sent) == 3
 
 
 async def test_a_start_announces_every_match_in_progress_that_seats_a_human(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from services.match import domain, handlers
+from services.match import domain, handlers, handlers_timers
 from services.match.domain.events import MatchCard, MatchRules, Mode
 from services.match.handlers import Context
 from services.match.tests.builders import card, players
@@ -61,7 +61,7 @@ async def test_a_tie_goes_on_in_round_two_and_the_log_rebuilds_it(
     assert await ctx.store.load("sd") == match
     # Round 2's turn timer was set from the tie: its miss auto-plays in round 2.
     clock.now += timedelta(seconds=61)
-    assert await handlers.fire_due_timer(ctx)
+    assert await handlers_timers.fire_due_timer(ctx)
     ctx.store.forget("sd")
     after = await ctx.store.load("sd")
     assert after is not None and after.round == 2 and after.warned[match.first] is True
