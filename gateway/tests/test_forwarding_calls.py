@@ -6,6 +6,7 @@ service, and battle views pushed out of order.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -19,7 +20,7 @@ from gateway.forwarding import MAX_PAGE_SIZE
 from gateway.store import Account
 from gateway.tests.forwarding_stand_ins import DECK, ME, RULES, Backend, caller  # noqa: F401
 from services.platform.downstream import INTERNAL_DEADLINE
-from services.platform.errors import InvalidArgument, NotFound, Unavailable
+from services.platform.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 
 
 async def test_a_practice_battle_is_started_by_the_matchmaker_as_the_caller() -> None:
@@ -197,3 +198,47 @@ async def test_a_battle_view_not_newer_than_the_one_shown_is_dropped() -> None:
     assert await show("b1", 2) == [] and await show("b1", 3) == []
     assert await show("b1", 4) == [4]
     assert await show("b2", 1) == [1], "each battle has its own versions"
+
+
+async def test_a_placement_naming_a_session_held_here_is_passed_to_it_not_pushed() -> None:
+    """PlaceCardRequest.session_id (issue 18: the placer received its view twice). The
+    session named, the caller's and held here, is given the reply's view; the match
+    service is asked not to publish it. A refusal tells it nothing; a failure that may
+    have placed the card has it read the state again; another player's session is
+    ignored."""
+    from gateway.pushes import ANSWERED, RESYNC, Inbox
+
+    backend = Backend()
+    servicer = backend.servicer()
+    meta = grpc.aio.Metadata()
+
+    async def place(session_id: str) -> list[str]:
+        request = g.PlaceCardRequest(
+            request_id="r1", match_id="m1", card_id="c1", cell=4, session_id=session_id
+        )
+        with contextlib.suppress(FailedPrecondition, Unavailable):
+            await servicer.PlaceCard(request, None)
+        told = []
+        while inbox._pushes:
+            told.append((await inbox.get()).field)
+        return told
+
+    inbox = Inbox()
+    async with servicer._hub.listen(ME.player_id, inbox, "s1"):
+        view = pb.MatchView(match_id="m1", version=5)
+        backend.answers["PlaceCard"] = match_pb2.MatchServicePlaceCardResponse(view=view)
+        assert await place("s1") == [ANSWERED]
+        assert backend.calls[-1].request.placer_view_in_reply
+        assert await place("") == [] and not backend.calls[-1].request.placer_view_in_reply
+        assert await place("someone-else") == []  # not a session of the caller's here
+        assert not backend.calls[-1].request.placer_view_in_reply
+        backend.answers["PlaceCard"] = grpc.aio.AioRpcError(
+            grpc.StatusCode.FAILED_PRECONDITION, meta, meta, details="not your turn"
+        )
+        assert await place("s1") == []
+        backend.answers["PlaceCard"] = grpc.aio.AioRpcError(
+            grpc.StatusCode.DEADLINE_EXCEEDED, meta, meta
+        )
+        assert await place("s1") == [RESYNC]
+    assert await place("s1") == []  # the session ended: nothing held, nothing told
+    assert not backend.calls[-1].request.placer_view_in_reply
