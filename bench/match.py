@@ -134,6 +134,7 @@ async def match_load(
                         player_id=state.players[seat],
                         card_id=state.hands[seat].pop(),
                         cell=state.empty.pop(),
+                        placer_view_in_reply=True,
                     ),
                     timeout=10,
                 )
@@ -230,6 +231,9 @@ def run(options: Options) -> Report:
             "both the echo and the match figures.",
             "Each PlaceCard is one PostgreSQL transaction: timer row lock, event append, "
             "timer update, idempotency key, NOTIFY; plus the view rebuilt for the reply.",
+            "Each PlaceCard asks for the placer's view in the reply (placer_view_in_reply), "
+            "as the gateway does for a client that names its session (both clients do): "
+            "only the opponent's view is published on NATS.",
             "The matches are created (CreateMatch + GetView) before each level's clock starts, "
             "so the window holds placements only; matches_created_in_window counts those a "
             "worker had to create inside it when the pool ran dry.",
