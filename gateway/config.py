@@ -63,6 +63,10 @@ class GatewaySettings(ServiceSettings):
     dead_seconds: float = 60.0
     """A gateway not seen this long died: its players are reported away
     (``TRIAD_GATEWAY_DEAD_SECONDS``)."""
+    queue_away_seconds: float = 15.0
+    """A player whose session ended and who opened none since, this long, leaves the
+    queue and closes the open table they host (``gateway/presence.py``;
+    ``TRIAD_QUEUE_AWAY_SECONDS``)."""
     health_port: int | None = None
     """``grpc.health.v1`` alone, without TLS, for Kubernetes' probes (they speak no
     TLS, and the gRPC port does when a certificate is set); None: not served."""
@@ -141,6 +145,7 @@ class GatewaySettings(ServiceSettings):
             web_origins=origins(env, "TRIAD_GATEWAY_WEB_ORIGINS"),
             sweep_seconds=number(env, "TRIAD_GATEWAY_SWEEP_SECONDS", 10.0, minimum=0.05),
             dead_seconds=number(env, "TRIAD_GATEWAY_DEAD_SECONDS", 60.0, minimum=0.1),
+            queue_away_seconds=number(env, "TRIAD_QUEUE_AWAY_SECONDS", 15.0, minimum=0.05),
             health_port=(
                 port(env, "TRIAD_GATEWAY_HEALTH_PORT", 0)
                 if optional(env, "TRIAD_GATEWAY_HEALTH_PORT") is not None

@@ -121,10 +121,12 @@ async def run(settings: GatewaySettings) -> None:
             battle=battle,
             hub=hub,
             heartbeat_seconds=settings.heartbeat_seconds,
+            queue_away_seconds=settings.queue_away_seconds,
         )
         # Last, after the server drained: the away reports still held back are sent when
         # due (at most REOPEN_SECONDS: its players reopen on another gateway meanwhile).
         life.push_async_callback(servicer.departures.finish)
+        life.push_async_callback(servicer.away.drop)
         # Says this gateway lives; reports away the players of gateways that died.
         dead_after = timedelta(seconds=settings.dead_seconds)
         Background.of(life).every(settings.sweep_seconds, partial(servicer.sweep, dead_after))

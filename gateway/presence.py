@@ -22,6 +22,17 @@ session, reported connected meanwhile, is newer, so the late report changes noth
 Otherwise the opponent would read "lost their connection" and "connected again" every
 token lifetime (15 minutes), and at every rolling restart, about a player who never
 left. A player who does not come back has their grace start those seconds late.
+
+A session that ends otherwise (the client closed, killed, or its connection lost) and is
+not followed by another of its player's, on any gateway, within
+``TRIAD_QUEUE_AWAY_SECONDS`` (15 s) leaves what waits for the player to be there: the
+queued ticket is cancelled and the open table they host closed, as Logout does
+(``_gone``). Found from outside: a browser tab closed, or a terminal client killed,
+while queued for Ranked stayed queued, was paired, and lost the match, its rating and a
+card by the disconnection forfeit (RULES.md 5), the opponent waiting two minutes for it.
+A ticket or table made after the session ended (a one-shot ``triad-client enqueue``
+needs no session) is left alone. A check still waiting when its gateway stops is
+dropped: the player's ticket then waits as before.
 """
 
 from __future__ import annotations
@@ -38,9 +49,8 @@ from triad.v1 import battle_pb2 as b
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
-from gateway.forwarding import Downstreams
 from gateway.notices import missed_is_news
-from gateway.status import or_else
+from gateway.status import PlayerStatusReads, or_else
 from gateway.store import GatewayStore
 from services.platform.downstream import INTERNAL_DEADLINE
 from services.wire import timestamp
@@ -85,11 +95,20 @@ class Departures:
     async def finish(self) -> None:
         await asyncio.gather(*self._waiting, return_exceptions=True)
 
+    async def drop(self) -> None:
+        """Give up those still held (their time not come)."""
+        for task in self._waiting:
+            task.cancel()
+        await self.finish()
 
-class PresenceReports(Downstreams):
+
+class PresenceReports(PlayerStatusReads):
     _store: GatewayStore
     _clock: Callable[[], datetime]
     departures: Departures
+    away: Departures
+    """The checks, ``TRIAD_QUEUE_AWAY_SECONDS`` after a session ended for good, that its
+    player came back (``_gone``)."""
 
     async def _ended(
         self, player_id: str, session_id: str, opened_at: datetime, back_soon: bool
@@ -105,6 +124,16 @@ class PresenceReports(Downstreams):
             self.departures.later(report)
         else:
             await report()
+            self.away.later(partial(self._gone, player_id, session_id, self._clock()))
+
+    async def _gone(self, player_id: str, session_id: str, ended_at: datetime) -> None:
+        """The session ended at ``ended_at`` and none of its player's has opened since
+        (the sessions table holds each player's latest, whichever gateway holds it): what
+        waits for the player, made before then, is given up."""
+        if await self._store.current_session(player_id) != session_id:
+            return  # back meanwhile, here or on another gateway
+        log.info("a player gone leaves the queue", player_id=player_id)
+        await self._leave_waiting(player_id, f"away:{session_id}", made_before=ended_at)
 
     async def _leaving(self, player_id: str, session_id: str, opened_at: datetime) -> None:
         """Told before the client hears its session end, so that no match can end
@@ -190,4 +219,5 @@ class PresenceReports(Downstreams):
         for held in orphans:
             log.info("session of a dead gateway ended", player_id=held.player_id)
             await self._presence(held.player_id, held.session_id, held.opened_at, False)
+            await self._gone(held.player_id, held.session_id, now - dead_after)
         return False

@@ -65,6 +65,7 @@ class GatewayServicer(
         battle: battle_pb2_grpc.BattleServiceAsyncStub | None = None,
         hub: PushHub | None = None,
         heartbeat_seconds: float = 10.0,
+        queue_away_seconds: float = 15.0,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
@@ -79,3 +80,4 @@ class GatewayServicer(
         self._clock = clock
         self._hub = hub if hub is not None else PushHub(None)
         self.departures = Departures()
+        self.away = Departures(queue_away_seconds)

@@ -60,13 +60,13 @@ from gateway.pushes import (
     PushHub,
 )
 from gateway.shown import Shown, Shows
-from gateway.status import PlayerStatusReads, or_else
+from gateway.status import or_else
 from gateway.store import GatewayStore
 from services.platform.errors import DomainError, Unauthenticated
 from services.wire import duration, timestamp
 
 
-class SessionRpcs(PlayerStatusReads, PresenceReports):
+class SessionRpcs(PresenceReports):
     _store: GatewayStore
     _auth: Authenticator
     _clock: Callable[[], datetime]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import structlog
@@ -48,6 +49,15 @@ class Queued:
 
     ticket: pb.Ticket | None = None
     table: pb.Table | None = None
+
+    def made_before(self, moment: datetime) -> Queued:
+        """The ticket and the table, each only if it was made before ``moment``."""
+        ticket, table = self.ticket, self.table
+        if ticket is not None and ticket.enqueue_time.ToDatetime(UTC) > moment:
+            ticket = None
+        if table is not None and table.create_time.ToDatetime(UTC) > moment:
+            table = None
+        return Queued(ticket, table)
 
 
 NOT_QUEUED = Queued()
@@ -174,16 +184,23 @@ class PlayerStatusReads(Downstreams):
             table = None
         return Queued(ticket=queued, table=table)
 
-    async def _leave_waiting(self, player_id: str, key: str) -> None:
-        """Give up what waits for the player to be there (Logout): a queued ticket is
-        cancelled and an open table they host is closed, so nobody is paired with or
-        joins a player who left (a match in progress goes on: RULES.md 5's grace).
-        ``key`` makes both idempotent; a matchmaker that does not answer is logged."""
+    async def _leave_waiting(
+        self, player_id: str, key: str, made_before: datetime | None = None
+    ) -> None:
+        """Give up what waits for the player to be there (Logout, or gone without it:
+        ``presence.PresenceReports._gone``): a queued ticket is cancelled and an open
+        table they host is closed, so nobody is paired with or joins a player who left
+        (a match in progress goes on: RULES.md 5's grace). ``made_before``: only a ticket
+        or table made before then (one made since, by a command without a session, is
+        the player's, there). ``key`` makes both idempotent; a matchmaker that does not
+        answer is logged."""
         if self._matchmaker is None:
             return
         stub = self._matchmaker
         try:
             queued = await self._queue(player_id)
+            if made_before is not None:
+                queued = queued.made_before(made_before)
             if queued.ticket is not None:
                 ticket = mm.MatchmakerServiceCancelTicketRequest(
                     request_id=f"{key}:ticket",
