@@ -88,6 +88,10 @@ def test_a_move_made_while_the_server_is_out_of_reach_is_told_in_words(
     played = play(backend, "unreached", tmp_path / "browser-unreached.png")
     told = "the server is out of reach; try again in a moment"
     assert (played["refused"], played["proxied"], played["offline"]) == (told, told, told), played
+    # The next try, answered late: the refusal leaves the screen as it starts, not when
+    # it ends (it stayed up while the call ran, and read as its answer).
+    assert played["shownBefore"] and not played["shownDuring"], played
+    assert played["shownAfter"] == 0, played  # the move made, nothing refused
     # Found from outside: reloaded while the gateway was out of reach, the page showed the
     # lobby as if all were well (the match in progress not there, nothing said).
     assert played["banner"] == (

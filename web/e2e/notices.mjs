@@ -38,6 +38,22 @@ export function noticeScenarios(kit) {
     await page.context().setOffline(true);
     const offline = await said();
     await page.context().setOffline(false);
+    // The next try, answered 1.5 s late: the last refusal leaves the screen as it starts.
+    await page.route(place, async (route) => {
+      await new Promise((done) => setTimeout(done, 1500));
+      await route.continue();
+    });
+    const alert = page.locator(".error[role=alert]:not([data-testid])");
+    const shownBefore = await alert.isVisible();
+    if ((await page.locator(".cell.empty:not(:disabled)").count()) === 0) {
+      await page.locator(".hand.mine .card:not(:disabled)").first().click();
+    }
+    const inHand = await page.locator(".hand.mine .card").count();
+    await page.locator(".cell.empty:not(:disabled)").first().click();
+    const shownDuring = await alert.isVisible();
+    await page.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+    const shownAfter = await alert.count();
+    await page.unroute(place);
     // Reloaded while the gateway is out of reach (its every call refused): the page says
     // it is not up to date, and stops saying so once its session opens again.
     const gateway = /triad\.v1\.TriadGateway\//;
@@ -48,7 +64,7 @@ export function noticeScenarios(kit) {
     await page.unroute(gateway);
     await page.waitForSelector("[data-testid=unreached]", { state: "detached", timeout: 20_000 });
     const resumed = await page.locator("[data-testid=board]").count();
-    return { refused, proxied, offline, banner, resumed };
+    return { refused, proxied, offline, shownBefore, shownDuring, shownAfter, banner, resumed };
   }
 
   /** Ann plays a practice match, then logs in on a second page: the first says it

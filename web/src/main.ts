@@ -94,6 +94,11 @@ function elsewhereBanner(): HTMLElement {
 
 async function act(action: () => Promise<void>): Promise<void> {
   Object.assign(state, { error: "", errorAbout: "", notice: "", noticeAbout: "" });
+  // The last refusal or notice leaves the screen as this action starts, not when it
+  // ends: it stayed up while the next call ran and read as that call's answer. Hidden,
+  // not removed, so that nothing under the pointer moves (the page is drawn at the end).
+  const said = app.querySelectorAll<HTMLElement>(":scope > p.error[role=alert]:not([data-testid]), :scope > p.notice");
+  for (const old of said) old.style.visibility = "hidden";
   try {
     await action();
   } catch (error) {
