@@ -7,6 +7,8 @@ where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,10 @@ def test_card_names_in_a_5x5_elemental_hand_are_whole_on_a_phone(
     played = play(backend, "names", tmp_path / "browser-names.png")
     assert {"hand", "theirs", "board"} <= set(played["shown"]), played
     assert played["cut"] == [], played
+    # Found from outside: a 20-letter name wrapped the scores line, and Bea's own score
+    # fell next to the opponent's. Each score now stays on its name's line.
+    scores = played["scores"]
+    assert scores["paired"] and scores["apart"], played
+    assert played["widths"] == [0, 0], played  # neither page wider than the phone
+    mine, theirs = scores["text"]
+    assert re.fullmatch(r"web\w{8} \d+", mine) and re.fullmatch(r"\d+ Wm{11}\w{8}", theirs), played

@@ -13,7 +13,8 @@
 //   elementalCell: at a 5×5 Elemental table, a card placed on a marked cell: the cell's
 //             element, the card's own and the +1 or -1 it gets, each readable;
 //   names:    at a 5×5 Elemental All Open table on a phone, a few cards placed: every
-//             card name in the hands and on the board shown whole, none cut short;
+//             card name in the hands and on the board shown whole, none cut short; and
+//             the scores line of Bea's page, Ann's name 20 letters long;
 //   badges:   a 4×4 table (at 1024x600) played until a capture is marked with its cause: the badge
 //             leaves the card's four values readable.
 
@@ -26,7 +27,8 @@ export function fitScenarios(kit) {
   return { fits, missedFit, pickFit, elementalCell, badges, names };
 
   async function names() {
-    const ann = await player();
+    // As long as a name may be (20): the scores line must still pair each with its score.
+    const ann = await player({ name: `Wmmmmmmmmmmm${Math.random().toString(16).slice(2, 10)}` });
     const bea = await player();
     await ann.check("input[name=elemental]");
     await ann.selectOption("select[name=visibility]", { label: "all open" });
@@ -50,6 +52,19 @@ export function fitScenarios(kit) {
       const cut = names.filter((n) => n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1);
       return { shown: names.map(where), cut: cut.map((n) => `${where(n)}: ${n.textContent}`) };
     });
+    // Each score on the line of its own name, and the two sides apart.
+    seen.scores = await bea.evaluate(() => {
+      const box = (node) => node.getBoundingClientRect();
+      const [mine, theirs] = [".score.mine", ".score.theirs"].map((side) => document.querySelector(side));
+      const paired = [mine, theirs].every(
+        (side) => Math.abs(box(side.querySelector(".points")).top - box(side.querySelector(".name")).top) < 2,
+      );
+      return { paired, apart: box(mine).right <= box(theirs).left, text: [mine.textContent, theirs.textContent] };
+    });
+    // Nor does the line push either page wider than the phone.
+    seen.widths = await Promise.all(
+      [ann, bea].map((page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth)),
+    );
     await ann.screenshot({ path: screenshot, fullPage: true });
     return seen;
   }

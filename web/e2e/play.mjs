@@ -259,10 +259,10 @@ async function switched() {
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */
 /** A new player on a phone-sized page (``options``: the browser context's, a timezone). */
-async function player(options = {}) {
+async function player({ name, ...options } = {}) {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: PHONE, ...options });
   const page = await context.newPage();
-  page.playerName = `web${Math.random().toString(16).slice(2, 10)}`;
+  page.playerName = name ?? `web${Math.random().toString(16).slice(2, 10)}`;
   page.on("pageerror", (error) => failures.push(`${page.playerName}: ${error.message}`));
   page.setDefaultTimeout(20_000);
   pages.push(page);

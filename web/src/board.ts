@@ -274,8 +274,10 @@ export function matchScreen(
     el(
       "header",
       { class: "scores" },
-      el("span", { class: "score mine" }, `${me?.playerName ?? "You"} ${me?.score ?? 0}`),
-      el("span", { class: "score theirs" }, `${them?.score ?? 0} ${them?.playerName ?? ""}`),
+      // Each name cut short where the line is narrow, never its score (found on a phone:
+      // a 20-letter name wrapped, and both scores read as the opponent's).
+      el("span", { class: "score mine" }, seatName(me?.playerName ?? "You"), " ", el("span", { class: "points" }, `${me?.score ?? 0}`)),
+      el("span", { class: "score theirs" }, el("span", { class: "points" }, `${them?.score ?? 0}`), " ", seatName(them?.playerName ?? "")),
     ),
     el("p", { class: "rules" }, matchRulesLine(view.rules)),
     roundsPanel(view, (round) => boardGrid(view, round.board, round.lastPlacement)) ?? "",
@@ -298,4 +300,10 @@ export function matchScreen(
     (myTurn && lairChoice(view, lair, on.lair)) || "",
     hand,
   );
+}
+
+/** A player's name in the scores line: cut with an ellipsis when it does not fit, whole
+ * on hover. */
+function seatName(name: string): HTMLElement {
+  return el("span", { class: "name", title: name }, name);
 }
