@@ -4,7 +4,7 @@ house hand, locking and releasing copies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from random import Random
 from uuid import NAMESPACE_URL, uuid5
@@ -102,13 +102,25 @@ def board_of(hand_size: int) -> int | None:
 
 
 async def deck_violations(
-    ctx: Context, player_id: str, copy_ids: Sequence[str], hand_size: int = 0
+    ctx: Context, player_id: str, copy_ids: Sequence[str], hand_size: int = 0, saved: bool = False
 ) -> tuple[Violation, ...]:
     """Every rule the deck breaks now (RULES.md 2, 9 and 11: for a table of
-    ``hand_size`` when given), read without locking."""
+    ``hand_size`` when given), read without locking. ``saved``: the copies of a saved
+    deck, each the player's when it was saved, so one gone since is named."""
     owned = await ctx.store.copies(player_id, copy_ids)
     locks = await ctx.store.locks(copy_ids)
-    return decks.deck_violations(copy_ids, owned, locks, board_of(hand_size))
+    gone = await _gone(ctx, copy_ids, owned) if saved else None
+    return decks.deck_violations(copy_ids, owned, locks, board_of(hand_size), gone)
+
+
+async def _gone(
+    ctx: Context, copy_ids: Sequence[str], owned: Mapping[str, OwnedCopy]
+) -> dict[str, OwnedCopy]:
+    """The copies of a saved deck the player no longer owns (traded, sold): found from
+    outside, a deck that lost two cards to a Difference trade named them only "copy
+    4124db6a, copy ef468272", which no screen shows."""
+    strangers = [i for i in copy_ids if i not in owned]
+    return await ctx.store.copies_by_id(strangers) if strangers else {}
 
 
 async def random_deck_possible(
@@ -172,6 +184,9 @@ async def resolve_deck_for_match(
         others = {i: holder for i, holder in locks.items() if holder != lock_for}
         broken = decks.deck_violations(copy_ids, owned, others, board)
         if broken:
+            if deck_id is not None:  # named again, gone copies by their characters
+                gone = await _gone(ctx, copy_ids, owned)
+                broken = decks.deck_violations(copy_ids, owned, others, board, gone)
             raise decks.DeckUnavailable(broken)
         if lock_for is not None:
             locked = decks.lock(player_id, copy_ids, owned.keys(), locks, lock_for)

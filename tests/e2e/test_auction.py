@@ -334,3 +334,35 @@ async def test_a_request_id_reused_for_a_call_fingerprinted_alike_is_invalid_arg
         assert "already used for a different request" in details, details
     mine = await seller.call("ListMyListings", g.ListMyListingsRequest())
     assert [x.listing_id for x in mine.listings] == [listed.listing.listing_id]
+
+
+async def test_a_saved_deck_names_a_card_sold_since_by_its_character(api: Any) -> None:
+    """Found from outside: a deck that lost two cards to a trade listed "copy 4124db6a,
+    copy ef468272 are not in your collection" and refused Practice in the same words,
+    ids no screen shows. Sold on the Auction House, the card is named by its character."""
+    seller, buyer = await join(api), await join(api)
+    mine = await collection(seller)
+    five = list(mine)[:5]
+    saved = await seller.call(
+        "SaveDeck", g.SaveDeckRequest(request_id=uuid4().hex, name="Sold", copy_ids=five)
+    )
+    listing = (await create(seller, five[0], 10)).listing
+    await buyer.call(
+        "BuyListing", g.BuyListingRequest(request_id=uuid4().hex, listing_id=listing.listing_id)
+    )
+    said = f"{mine[five[0]].copy.character.name} ({five[0][:8]}) is not in your collection"
+    decks = (await seller.call("ListDecks", g.ListDecksRequest())).decks
+    (deck,) = [d for d in decks if d.deck_id == saved.deck.deck_id]
+    assert [v.message for v in deck.violations] == [said], deck
+    code, details = await code_of(
+        seller.call(
+            "StartPractice",
+            g.StartPracticeRequest(
+                request_id=uuid4().hex,
+                origin_mode=pb.MODE_UNRANKED,
+                bot_level=pb.BOT_LEVEL_EASY,
+                deck=pb.DeckChoice(deck_id=deck.deck_id),
+            ),
+        )
+    )
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and said in details, details

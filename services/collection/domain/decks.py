@@ -108,13 +108,19 @@ def _be(copy_ids: Sequence[str]) -> str:
     return "is" if len(set(copy_ids)) == 1 else "are"
 
 
-def entries(copy_ids: Sequence[str], copies: Mapping[str, OwnedCopy]) -> list[DeckEntry]:
-    """Deck entries for the validator; a copy we do not know counts as its own character
-    of no rank, so only the ownership rule names it."""
+def entries(
+    copy_ids: Sequence[str],
+    copies: Mapping[str, OwnedCopy],
+    gone: Mapping[str, OwnedCopy] | None = None,
+) -> list[DeckEntry]:
+    """Deck entries for the validator; a copy the player does not own counts as its own
+    character of no rank, so only the ownership rule names it: by its character's name
+    when ``gone`` holds it (a saved deck's copy traded or sold away), else by its id."""
+    gone = gone or {}
     return [
         DeckEntry(i, copies[i].character.id, copies[i].character.stars, copies[i].character.name)
         if i in copies
-        else DeckEntry(i, f"?{i}", 1)
+        else DeckEntry(i, f"?{i}", 1, gone[i].character.name if i in gone else "")
         for i in copy_ids
     ]
 
@@ -124,12 +130,16 @@ def deck_violations(
     owned: Mapping[str, OwnedCopy],
     locked: Mapping[str, Holder],
     board: int | None = None,
+    gone: Mapping[str, OwnedCopy] | None = None,
 ) -> tuple[Violation, ...]:
     """Every rule of RULES.md 2, 9 and 11 the deck breaks now, with its cards (a locked
     one with what holds it and what frees it); ``board``: the side of the table it is
-    for (None: a deck of 5, 8 or 13 for its own board)."""
+    for (None: a deck of 5, 8 or 13 for its own board); ``gone``: the copies of a saved
+    deck the player no longer owns, to name them (:func:`entries`)."""
     held = {i: held_by(h) for i, h in locked.items()}
-    return validate_deck(entries(copy_ids, owned), owned=owned.keys(), locked=held, board=board)
+    return validate_deck(
+        entries(copy_ids, owned, gone), owned=owned.keys(), locked=held, board=board
+    )
 
 
 def held_by(holder: Holder) -> str:

@@ -23,7 +23,9 @@ class DeckRpcs:
     _ctx: Context
 
     async def _deck(self, player: str, record: DeckRecord) -> pb.Deck:
-        broken = await handlers_decks.deck_violations(self._ctx, player, record.copy_ids)
+        broken = await handlers_decks.deck_violations(
+            self._ctx, player, record.copy_ids, saved=True
+        )
         copies = await handlers.copies(self._ctx, player, record.copy_ids)
         return views.deck(record, copies, broken)
 
@@ -117,7 +119,7 @@ class DeckRpcs:
         else:
             raise InvalidArgument("say which deck to check: deck_id, copies or random")
         broken = await handlers_decks.deck_violations(
-            self._ctx, player, copy_ids, request.hand_size
+            self._ctx, player, copy_ids, request.hand_size, saved=which == "deck_id"
         )
         return c.CollectionServiceValidateDeckResponse(
             valid=not broken, violations=views.violations(broken)

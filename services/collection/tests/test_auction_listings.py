@@ -5,6 +5,7 @@ acts once.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from services.collection import handlers_auction, handlers_decks, handlers_drafts, handlers_trades
@@ -217,3 +218,28 @@ async def test_a_request_id_of_a_listing_is_refused_for_a_choice_fingerprinted_a
         handlers_drafts.pick(ctx, same, mine[0], "s", "5"),
     ):
         await refused(ctx.store, action, InvalidArgument, "already used for a different request")
+
+
+async def test_a_saved_deck_names_a_copy_sold_since_by_its_character(ctx: Context) -> None:
+    """Found from outside: a deck that lost two cards to a trade said "copy 4124db6a,
+    copy ef468272 are not in your collection", ids no screen shows. A copy a saved deck
+    held and the player no longer owns is named by its character; one never theirs, in a
+    deck being built, is still named by id alone (its character is not theirs to know)."""
+    mine = await starter(ctx, "s")
+    theirs = await starter(ctx, "b")
+    deck = await handlers_decks.save_deck(ctx, key("s", "d"), "s", "", "d", mine[:5])
+    sold = (await ctx.store.copies_by_id([mine[0]]))[mine[0]].character.name
+    await handlers_auction.buy_listing(
+        ctx, key("b", "buy"), "b", await listed(ctx, "s", mine[0], 10)
+    )
+    said = f"{sold} ({mine[0][:8]}) is not in your collection"
+    broken = await handlers_decks.deck_violations(ctx, "s", mine[:5], saved=True)
+    assert [v.message for v in broken] == [said]
+    await refused(
+        ctx.store,
+        handlers_decks.resolve_deck_for_match(ctx, key("s", "m"), "s", deck.deck_id, "m1", None),
+        DomainError,
+        re.escape(said),
+    )
+    built = await handlers_decks.deck_violations(ctx, "s", [*mine[1:5], theirs[0]])
+    assert [v.message for v in built] == [f"copy {theirs[0][:8]} is not in your collection"]
