@@ -194,7 +194,7 @@ async def join_table(
     if table.host_id == guest.player_id:
         raise FailedPrecondition("this is your own table: wait for a guest, or close it")
     if table.state is not TableState.OPEN or table.expire_at <= ctx.clock():
-        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
+        raise FailedPrecondition(not_open(table))
     if table.settings.rules.house_hands and deck is not None:
         raise InvalidArgument("this table deals house hands from the catalog: send no deck")
     if table.settings.random_deck and deck is not None:
@@ -210,9 +210,21 @@ async def join_table(
     await _check_hand(ctx, guest, deck, table.settings)
     start = guest_start(table, guest, deck)
     if not await open_start(ctx, start, request):
-        raise FailedPrecondition(f"table {short_id(table_id)} is not open any more")
+        raise FailedPrecondition(not_open(await table_named(ctx, table_id)))
     match_id = await run_start(ctx, start)
     return Joined(await table_named(ctx, table_id), match_id)
+
+
+def not_open(table: Table) -> str:
+    """Why a guest cannot sit at ``table``, in words naming its host (found from
+    outside: "table 68c9fffd is not open any more", an id the lobby shows nowhere)."""
+    why = {
+        TableState.JOINING: "another player sat down first",
+        TableState.STARTED: "another player sat down first",
+        TableState.CLOSED: "its host closed it",
+        TableState.DECLINED: "the challenged player declined it",
+    }.get(table.state, "it expired")
+    return f"{table.host_name}'s table is not open any more: {why}; look for tables again"
 
 
 def deals(settings: TableSettings) -> bool:

@@ -272,7 +272,7 @@ async def test_the_challenged_player_declines_and_the_host_is_free_again(
     assert declined.state is TableState.DECLINED
     assert await handlers_lobby.decline_challenge(ctx, "d", rival, table.table_id) == declined
     assert await handlers_lobby.decline_challenge(ctx, "d2", rival, table.table_id) == declined
-    with pytest.raises(FailedPrecondition, match="not open any more"):
+    with pytest.raises(FailedPrecondition, match="host's table is not open any more: the chal"):
         await handlers_lobby.join_table(ctx, "j", rival, table.table_id, DECK)
     await handlers_queues.enqueue(ctx, "q", host, Mode.UNRANKED, DECK)  # free again
 
@@ -283,6 +283,8 @@ async def test_the_challenged_player_declines_and_the_host_is_free_again(
     await handlers_lobby.close_table(ctx, "c", "id-wit", withdrawn.table_id)
     with pytest.raises(FailedPrecondition, match="wit withdrew this challenge"):
         await handlers_lobby.decline_challenge(ctx, "d4", rival, withdrawn.table_id)
+    with pytest.raises(FailedPrecondition, match="wit's table is not open any more: its host"):
+        await handlers_lobby.join_table(ctx, "j4", rival, withdrawn.table_id, DECK)
     accepted = await handlers_lobby.create_table(ctx, "t", player("acc"), PLAIN, DECK, other)
     await handlers_lobby.join_table(ctx, "j", other, accepted.table_id, DECK)
     with pytest.raises(FailedPrecondition, match="you accepted this challenge"):
@@ -292,6 +294,8 @@ async def test_the_challenged_player_declines_and_the_host_is_free_again(
     await handlers_lobby.expire_tables(ctx)
     with pytest.raises(FailedPrecondition, match="this challenge expired"):
         await handlers_lobby.decline_challenge(ctx, "d", player("z"), late.table_id)
+    with pytest.raises(FailedPrecondition, match="lat's table is not open any more: it expired"):
+        await handlers_lobby.join_table(ctx, "j", player("z"), late.table_id, DECK)
 
 
 async def test_a_table_opened_here_wakes_the_expiry_loop_only_if_it_expires_first(
