@@ -189,6 +189,11 @@ def test_a_table_hosted_on_a_4x4_board_is_found_joined_and_played_and_a_closed_o
     assert any("your table started" in line for line in played["pushes"]), played["pushes"]
     assert any(f"match found: against {bea['name']}" in p for p in played["pushes"])
     assert played["closedTable"]
+    # Found from outside: Join on a table closed since the list was read said "table
+    # 68c9fffd is not open any more", and the row stayed, Join and all, until another look.
+    assert played["refused"] == (
+        f"{ann['name']}'s table is not open any more: its host closed it; look for tables again"
+    ), played
 
 
 def test_a_challenge_is_accepted_another_declined_and_find_game_joins_a_public_table(

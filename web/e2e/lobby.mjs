@@ -21,7 +21,7 @@ export function lobbyScenarios(kit) {
       await page.click("button[name=lobby]");
       await page.waitForSelector("[data-testid=lobby]");
     }
-    // A 3×3 table, seen by Bea, closed by Ann: gone from Bea's next look.
+    // A 3×3 table, seen by Bea, closed by Ann: Bea's Join is refused in words and the row goes.
     await ann.selectOption("select[name=board]", "3");
     await ann.click("button[name=host]");
     await ann.waitForSelector("[data-testid=hosted]");
@@ -30,13 +30,16 @@ export function lobbyScenarios(kit) {
     const tableId = await again.getAttribute("data-table");
     await ann.click("button[name=close-table]");
     await ann.waitForSelector("button[name=host]");
-    await bea.click("button[name=tables]");
+    // Bea joins it from the list she read before: told whose table and why, and the
+    // row leaves her list without another look.
+    await again.locator("button[name=join]").click();
+    const refused = (await bea.locator(".error[role=alert]").textContent())?.trim() ?? "";
     await bea.waitForFunction(
       (id) => !document.querySelector(`[data-testid=open-tables] li[data-table="${id}"]`),
       tableId,
     );
     const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
-    return { players: finals, hosted, listed, moves, closedTable: tableId, pushes };
+    return { players: finals, hosted, listed, moves, closedTable: tableId, refused, pushes };
   }
 
   async function challenges() {

@@ -282,7 +282,14 @@ function openList(page: TablesPage): HTMLElement {
         button("Join", "join", page, async () => {
           const reply = await authed(() =>
             api.joinTable({ requestId: requestId(), tableId: table.tableId, deck: guestDeck(table) }),
-          );
+          ).catch((error: unknown) => {
+            // Closed, taken or expired since the list was read: it leaves the list
+            // with the refusal that says so (found from outside: it stayed, Join and all).
+            if (String(error).includes("not open any more")) {
+              tables.open = (tables.open ?? []).filter((t) => t.tableId !== table.tableId);
+            }
+            throw error;
+          });
           tables.open = null;
           // A battle table's match id is the battle's.
           await (table.settings?.battle ? page.followBattle(reply.matchId) : page.follow(reply.matchId));
