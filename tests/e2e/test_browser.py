@@ -307,6 +307,13 @@ def test_a_difference_winner_taps_d_cards_and_takes_them(backend: Stack, tmp_pat
     for said in (trade["winner"], trade["loser"]):
         for name in trade["names"]:
             assert name in said, (name, said)
+    if d > 1:
+        # The button says what is left to do (found from outside: a third card tapped
+        # read "Take these 3 of 2", disabled, nothing saying to put one back).
+        labels = [f"Pick {d - n} more" for n in range(d)]
+        if d < 5:  # a card beyond the d to tap, then put back
+            labels.append("1 too many: tap one to put it back")
+        assert trade["labels"] == [*labels, f"Take these {d}"], trade
 
 
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:

@@ -286,11 +286,23 @@ export function lobbyScenarios(kit) {
     const d = Number(/take (\w+) of/.exec(title)?.[1].replace("one", "1"));
     const offered = winner.locator("[data-testid=trade] [data-copy]");
     const names = [];
+    const take = winner.locator("[data-testid=trade] button[name=take]");
+    const labels = [];
     for (let i = 0; i < d; i++) {
+      if (d > 1) labels.push((await take.textContent()) ?? "");
       names.push((await offered.nth(i).locator(".name").textContent()) ?? "");
       await offered.nth(i).click();
     }
-    if (d > 1) await winner.click("[data-testid=trade] button[name=take]");
+    if (d > 1) {
+      // One too many tapped, then put back: the button says so, then takes the d.
+      if ((await offered.count()) > d) {
+        await offered.nth(d).click();
+        labels.push((await take.textContent()) ?? "");
+        await offered.nth(d).click();
+      }
+      labels.push((await take.textContent()) ?? "");
+      await take.click();
+    }
     const said = [];
     for (const page of [winner, loser]) {
       await page.waitForFunction(
@@ -301,7 +313,7 @@ export function lobbyScenarios(kit) {
       said.push((await page.textContent("[data-testid=trade]")) ?? "");
     }
     await winner.screenshot({ path: screenshot, fullPage: true });
-    return { hosted, players: finals, trade: { title, waiting, d, names, winner: said[0], loser: said[1] } };
+    return { hosted, players: finals, trade: { title, waiting, d, names, labels, winner: said[0], loser: said[1] } };
   }
 
   async function draft() {

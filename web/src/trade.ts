@@ -62,8 +62,13 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
   }
   panel.append(row);
   if (count > 1) {
-    const take = el("button", { type: "button", name: "take" }, `Take these ${tapped.copies.length} of ${count}`);
-    take.disabled = tapped.copies.length !== count;
+    // What is left to do, in the button's words (found from outside: a third card tapped
+    // read "Take these 3 of 2", disabled, and nothing said to put one back).
+    const n = tapped.copies.length;
+    const words =
+      n < count ? `Pick ${count - n} more` : n > count ? `${n - count} too many: tap one to put it back` : `Take these ${count}`;
+    const take = el("button", { type: "button", name: "take" }, words);
+    take.disabled = n !== count;
     take.addEventListener("click", () => void choose(tapped.copies));
     panel.append(take);
   }
