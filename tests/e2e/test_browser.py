@@ -319,6 +319,9 @@ def test_a_difference_winner_taps_d_cards_and_takes_them(backend: Stack, tmp_pat
 def test_a_queued_player_switches_to_practice_then_forfeits(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "switched", tmp_path / "browser-switched.png")
     assert played["refusal"] == "unknown player name or wrong password", played
+    # Found from outside: a Register the browser stopped (a password too short) left
+    # "wrong password" on the page beside the browser's own words.
+    assert played["refusalLeft"] is False, played
     assert "In the unranked queue" in played["queued"], played
     assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
     assert "In the unranked queue" not in played["lobby"]  # the ticket was given up

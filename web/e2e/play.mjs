@@ -235,6 +235,10 @@ async function switched() {
   await first.click("button[name=login]");
   const refusal = (await first.textContent(".error[role=alert]"))?.trim() ?? "";
   const kept = (await first.inputValue("input[name=name]")) === nobody; // to correct, not retype
+  // Then a password too short for Register: the browser says so, and the refusal goes.
+  await first.fill("input[name=password]", "a");
+  await first.click("button[name=register]");
+  const refusalLeft = await first.locator(".error[role=alert]").isVisible();
   await refused.close();
   const page = await player();
   await page.selectOption("select[name=mode]", { label: "unranked" });
@@ -254,7 +258,7 @@ async function switched() {
   await page.waitForSelector("form.login");
   const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
   const logAfterLogout = await page.locator("[data-testid=pushes] li").count();
-  return { name: page.playerName, refusal, kept, queued, result, lobby, pushes, afterLogout, logAfterLogout };
+  return { name: page.playerName, refusal, refusalLeft, kept, queued, result, lobby, pushes, afterLogout, logAfterLogout };
 }
 
 /** A new player on a phone-sized page of their own: registered, in the lobby. */

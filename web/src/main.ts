@@ -92,13 +92,17 @@ function elsewhereBanner(): HTMLElement {
   );
 }
 
-async function act(action: () => Promise<void>): Promise<void> {
+/** The last refusal or notice leaves the screen as the next action starts, not when it
+ * ends: it stayed up while the next call ran and read as that call's answer. Hidden, not
+ * removed, so that nothing under the pointer moves (the page is drawn at the end). */
+function forgetSaid(): void {
   Object.assign(state, { error: "", errorAbout: "", notice: "", noticeAbout: "" });
-  // The last refusal or notice leaves the screen as this action starts, not when it
-  // ends: it stayed up while the next call ran and read as that call's answer. Hidden,
-  // not removed, so that nothing under the pointer moves (the page is drawn at the end).
   const said = app.querySelectorAll<HTMLElement>(":scope > p.error[role=alert]:not([data-testid]), :scope > p.notice");
   for (const old of said) old.style.visibility = "hidden";
+}
+
+async function act(action: () => Promise<void>): Promise<void> {
+  forgetSaid();
   try {
     await action();
   } catch (error) {
@@ -142,6 +146,9 @@ function loginScreen(): HTMLElement {
     el("button", { type: "submit", name: "login" }, "Log in"),
     el("button", { type: "button", name: "register" }, "Register"),
   );
+  // A try the browser stops (a password too short) is a new try too: the last refusal
+  // goes (found from outside: "wrong password" stayed beside the browser's own words).
+  form.addEventListener("invalid", forgetSaid, true);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void enter(false);
