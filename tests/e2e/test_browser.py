@@ -254,6 +254,9 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert played["sold"]["onSaleSeconds"] == 48 * 3600, played["sold"]
     assert played["withdrawn"]["onSaleSeconds"] == 12 * 3600, played["withdrawn"]
     assert "until" in played["withdrawn"]["text"], played["withdrawn"]
+    # Found from outside: a listed copy looked like any other in the collection, and only
+    # saving a deck with it said it was on sale. It is marked so, and cannot be picked.
+    assert played["held"] == {"badge": "on sale", "disabled": True, "others": 1}, played
 
 
 def test_two_players_draft_five_cards_each_and_play_the_match_with_them(

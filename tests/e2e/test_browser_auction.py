@@ -87,6 +87,10 @@ async def test_listings_are_filtered_paged_with_more_and_one_bought(
     assert pages[-1] == {"ids": cheap, "more": False}, (pages[-1], cheap)
     holo = expected(elements=NONE, stars=[1], max_price=MAX_PRICE, holo=pb.HOLO_FILTER_HOLO)
     assert played["holo"]["ids"] == holo and played["holo"]["holoCards"] == len(holo), played
+    # Found from outside: a holo copy said nowhere which side its +1 is on. Each 1★ holo
+    # card marks one side (none of its sides is 10), a plain card none.
+    assert played["holo"]["holoSides"] == len(holo), played["holo"]
+    assert played["holo"]["plainSides"] == 0, played["holo"]
     if not holo:
         assert "Nothing on sale fits those filters." in played["holo"]["empty"], played["holo"]
     mine = expected(

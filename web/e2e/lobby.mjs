@@ -166,12 +166,23 @@ export function lobbyScenarios(kit) {
     await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
     await ann.screenshot({ path: screenshot, fullPage: true });
+    // A third on sale: Ann's collection shows it so, and it cannot go in a deck.
+    const onSale = await listFirst(11);
+    await ann.click("[data-testid=auction] button[name=lobby]");
+    await ann.click("button[name=cards]");
+    const listedCard = ann.locator(`[data-testid=collection] [data-copy="${onSale.copy}"]`);
+    await listedCard.waitFor();
+    const held = {
+      badge: (await listedCard.locator("[data-testid=held]").textContent()) ?? "",
+      disabled: await listedCard.isDisabled(),
+      others: await ann.locator("[data-testid=collection] [data-testid=held]").count(),
+    };
     // The bought copy is in the buyer's collection.
     await bea.click("[data-testid=auction] button[name=lobby]");
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API
@@ -248,6 +259,8 @@ export function lobbyScenarios(kit) {
     }
     const holo = await filtered(() => page.selectOption("select[name=holo]", { label: "holo only" }));
     const holoCards = await page.locator(`${items} .card.holo`).count();
+    // Each holo card marks the one side its +1 is on; a plain card none.
+    const holoSides = await page.locator(`${items} .card.holo .holo-side`).count();
     const empty = (await page.textContent("[data-testid=market]")) ?? "";
     await filtered(() => page.selectOption("select[name=holo]", { label: "holo or plain" }));
     const character = await filtered(() => page.selectOption("select[name=character]", { label: params.character }));
@@ -257,10 +270,11 @@ export function lobbyScenarios(kit) {
     await page.waitForSelector(`[data-testid=market] li[data-listing="${bought}"]`, { state: "detached" });
     await page.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
     const after = await shown();
+    const plainSides = await page.locator(`${items} .card:not(.holo) .holo-side`).count();
     const said = await page.locator("[data-testid=pushes] li").allTextContents();
     const seen = { noElement, stars, negative, refusal, typed, typingFocus, cheap, kept, pages, character };
     Object.assign(seen, { unbounded, unboundedSaid, dearRefusal });
-    return { ...seen, holo: { ...holo, holoCards, empty }, bought, after, pushes: said };
+    return { ...seen, holo: { ...holo, holoCards, holoSides, plainSides, empty }, bought, after, pushes: said };
   }
 
   async function difference() {

@@ -8,6 +8,7 @@ import {
   FinishReason,
   MatchStatus,
   Seat,
+  Side,
   Visibility,
   TradeRule,
   type BoardCell,
@@ -24,7 +25,7 @@ import { roundsPanel } from "./rounds.js";
 export { el };
 
 /** A card in a hand or on the board, or a copy of a collection (a trade's offer). */
-type CardLike = Pick<Card, "character" | "printedSides">;
+type CardLike = Pick<Card, "character" | "printedSides"> & { holoSide?: Side };
 
 const side = (n: number): string => (n >= 10 ? "A" : String(n));
 
@@ -40,15 +41,21 @@ export function cardFace(card: CardLike | undefined, sides?: Sides, realm = fals
   return el(
     "div",
     { class: "face", title: tag?.full || character?.name || "" },
-    el("span", { class: "top" }, side(shown?.top ?? 0)),
-    el("span", { class: "left" }, side(shown?.left ?? 0)),
+    el("span", { class: `top${boosted(card, Side.TOP)}` }, side(shown?.top ?? 0)),
+    el("span", { class: `left${boosted(card, Side.LEFT)}` }, side(shown?.left ?? 0)),
     el("span", { class: "name" }, character?.name ?? "?"),
-    el("span", { class: "right" }, side(shown?.right ?? 0)),
-    el("span", { class: "bottom" }, side(shown?.bottom ?? 0)),
+    el("span", { class: `right${boosted(card, Side.RIGHT)}` }, side(shown?.right ?? 0)),
+    el("span", { class: `bottom${boosted(card, Side.BOTTOM)}` }, side(shown?.bottom ?? 0)),
     element ? el("span", { class: "element" }, element) : "",
     tag?.short ? el("span", { class: "realm-tag" }, tag.short) : "",
     stars && character?.stars ? el("span", { class: "stars" }, `${character.stars}★`) : "",
   );
+}
+
+/** " holo-side" on the side of a holo copy that carries its +1 (found from outside: a
+ * holo copy said which it was nowhere), else "". */
+function boosted(card: CardLike | undefined, which: Side): string {
+  return card?.holoSide === which ? " holo-side" : "";
 }
 
 /** "three open · Same · Plus · Combo": a match's or a table's rules in words. */

@@ -19,6 +19,8 @@ export const cards = {
   copies: [] as OwnedCopy[],
   opened: [] as OwnedCopy[],
   picked: [] as string[],
+  /** What holds each locked copy, in words ("on sale", "in a match", "in a trade"). */
+  held: new Map<string, string>(),
   deckName: "",
   decks: [] as Deck[],
   /** The lobby's deck for practice and the queue: a saved deck's id, or "" for Random. */
@@ -52,6 +54,9 @@ export async function showCards(): Promise<void> {
   ]);
   cards.balance = balance.balance ?? null;
   cards.copies = collection.entries.flatMap((e) => (e.copy ? [e.copy] : []));
+  cards.held = new Map(
+    collection.entries.flatMap((e) => (e.copy && e.lock?.holder ? [[e.copy.copyId, heldWords(e.lock.holder.holder.case)]] : [])),
+  );
   // A copy picked for a deck and gone since (taken in a trade) is picked no more.
   cards.picked = cards.picked.filter((id) => cards.copies.some((copy) => copy.copyId === id));
   cards.shown = true;
@@ -59,7 +64,7 @@ export async function showCards(): Promise<void> {
 
 /** Logged out: nothing kept. */
 export function forgetCards(): void {
-  Object.assign(cards, { shown: false, balance: null, copies: [], opened: [], picked: [], decks: [], deckId: "" });
+  Object.assign(cards, { shown: false, balance: null, copies: [], opened: [], picked: [], held: new Map(), decks: [], deckId: "" });
 }
 
 /** A select of the saved decks (and Random) for the lobby. */
@@ -107,9 +112,26 @@ function copyCard<K extends "div" | "button">(copy: OwnedCopy, tag: K): HTMLElem
   );
 }
 
+/** A lock's holder in the words of a copy's badge. */
+function heldWords(holder: string | undefined): string {
+  if (holder === "listingId") return "on sale";
+  if (holder === "tradeId") return "in a trade";
+  return "in a match";
+}
+
 function pickable(copy: OwnedCopy, page: Page): HTMLButtonElement {
   const node = copyCard(copy, "button");
   node.type = "button";
+  // Locked (found from outside: a listed copy looked like any other, and only saving the
+  // deck said it was on sale): marked, and not picked for a deck until it is free.
+  const held = cards.held.get(copy.copyId);
+  if (held) {
+    node.classList.add("locked");
+    node.disabled = true;
+    node.title = `${node.title}: ${held}`;
+    node.append(el("span", { class: "held", "data-testid": "held" }, held));
+    return node;
+  }
   const at = cards.picked.indexOf(copy.copyId);
   if (at >= 0) node.classList.add("picked");
   node.addEventListener("click", () => {
