@@ -8,7 +8,6 @@ where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 from typing import Any
 
