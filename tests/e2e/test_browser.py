@@ -249,6 +249,9 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert any("listing sold" in line and "7 coins" in line for line in played["annPushes"])
     assert any("bought" in line and "7 coins" in line for line in played["beaPushes"])
     assert played["bought"] == 1, played
+    # The buyer's coins on the Auction House screen, before and after (7 coins).
+    before, after = played["balance"]
+    assert before > 0 and after == before - 7, played
     assert played["withdrawn"]["listing"] != played["sold"]["listing"]
     # On sale for as long as the seller chose: 48 hours unless asked, 12 when asked.
     assert played["sold"]["onSaleSeconds"] == 48 * 3600, played["sold"]

@@ -154,11 +154,15 @@ export function lobbyScenarios(kit) {
     const fractional = (await ann.textContent(".error[role=alert]"))?.trim() ?? "";
     const sold = await listFirst(7);
     await bea.click("button[name=reload]");
+    const coins = async (page) => Number(/(\d+) coins/.exec((await page.textContent("[data-testid=auction] [data-testid=balance]")) ?? "")?.[1]);
+    const balance = [await coins(bea)];
     const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
     const offered = (await offer.textContent()) ?? "";
     await offer.locator("button[name=buy]").click();
     await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
+    await bea.waitForFunction((before) => !document.querySelector("[data-testid=auction] [data-testid=balance]")?.textContent?.startsWith(`${before} `), balance[0]);
+    balance.push(await coins(bea));
     const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
     const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
     // The second listing, on sale for 12 hours, is withdrawn.
@@ -182,7 +186,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API

@@ -5,6 +5,7 @@
 // them sold or expired. main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
+import { cards } from "./cards.js";
 import { actionButton as button, captioned, screenFrame, select } from "./controls.js";
 import type { Page } from "./state.js";
 import {
@@ -93,11 +94,13 @@ async function reload(): Promise<void> {
 }
 
 async function readMine(): Promise<void> {
-  const [mine, collection] = await Promise.all([
+  const [mine, collection, balance] = await Promise.all([
     authed(() => api.listMyListings({ pageSize: 50 })),
     authed(() => api.listCollection({ pageSize: 200 })),
+    authed(() => api.getBalance({})),
   ]);
   auction.mine = mine.listings;
+  cards.balance = balance.balance ?? null; // (kept up to date by the balance push)
   auction.free = collection.entries.flatMap((e) => (e.copy && !e.lock ? [e.copy] : []));
   if (!auction.free.some((c) => c.copyId === auction.sell)) auction.sell = auction.free[0]?.copyId ?? "";
 }
@@ -162,6 +165,8 @@ export function auctionScreen(page: Page): HTMLElement {
   const screen = screenFrame(
     "auction",
     "Auction House",
+    // What the player can spend (found from outside: shown only on the cards screen).
+    el("span", { "data-testid": "balance" }, cards.balance ? `${cards.balance.coins} coins` : ""),
     button("Look again", "reload", page, reload),
     button("Back to the lobby", "lobby", page, async () => void (auction.shown = false)),
   );
