@@ -67,6 +67,9 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert any(line.startswith("You ") and "Energy" in line for line in final["lines"])
     assert any(line.startswith("Opponent CPU") for line in final["lines"]), final["lines"]
     assert final["log"]
+    # The last turn whole at the end: found from outside, its last line (what ended the
+    # battle) was under a scroll box's fold on a phone, with no sign that it scrolled.
+    assert final["logFolded"] is False, final
     # The battle's pushes reached the session and were listed.
     assert any("battle: turn" in line for line in played["pushes"]), played["pushes"]
     # Back in the lobby, a second battle starts on the front column (nothing tapped) and

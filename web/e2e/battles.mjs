@@ -79,6 +79,7 @@ export function battleScenarios(kit) {
         theirs: box("[data-testid=field-theirs]"),
         lines: [...document.querySelectorAll(".team-line")].map((n) => n.textContent),
         log: [...document.querySelectorAll("[data-testid=battle-log] li")].map((n) => n.textContent),
+        logFolded: (({ scrollHeight, clientHeight }) => scrollHeight > clientHeight + 1)(document.querySelector("[data-testid=battle-log]")),
         squares: document.querySelectorAll("[data-testid^=field-] .square").length,
       };
     });
