@@ -6,7 +6,10 @@ has no game rules of its own: every game call is forwarded, as the token's playe
   ``account_rpcs`` (accounts, tokens, the player's status, answered here),
   ``session`` (``OpenSession``: one stream per player) fed by ``pushes`` (the
   player's NATS subject, which the services publish on) and ``notices`` (what a change
-  of view tells the player),
+  of view tells the player), with ``presence`` (each session's opening and end told to
+  the match and battle services; a player gone for good leaves the queue and closes the
+  table they host; the sessions of a dead gateway reported) and ``shown`` (what the
+  session last showed),
   ``forward_match``, ``forward_collection``, ``forward_play`` (drafts, Trade One),
   ``forward_rating``, ``forward_matchmaker`` (RPCs forwarded to the internal services);
 - ``forwarding``: what every forwarding mixin shares (stubs, public request checks, and
