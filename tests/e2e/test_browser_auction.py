@@ -1,4 +1,7 @@
-"""The Auction House's browse in a real browser (web/e2e/lobby.mjs's ``market``): a
+"""The Auction House in a real browser (web/e2e/lobby.mjs's ``auction`` and ``market``).
+
+``auction``: one player lists a card, the other buys it; a second listing is withdrawn,
+a third shown as on sale in the seller's collection. ``market``: the browse: a
 seller lists copies an operator granted through the API, with an element and without,
 of different stars and prices, more than one page of them; the player filters by
 element "none", by stars, by a highest price (typed while queue pushes draw the page
@@ -103,3 +106,27 @@ async def test_listings_are_filtered_paged_with_more_and_one_bought(
     assert any("bought" in line and character.name in line for line in played["pushes"])
     sold = await seller.call("ListMyListings", g.ListMyListingsRequest(page_size=200))
     assert {x.listing_id: x.status for x in sold.listings}[bought] == pb.LISTING_STATUS_SOLD
+
+
+def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
+    backend: Stack, tmp_path: Path
+) -> None:
+    played = play(backend, "auction", tmp_path / "browser-auction.png")
+    # Found from outside: 12.5 showed BigInt's "cannot be converted to a BigInt".
+    assert played["fractional"] == "A price is a whole number of coins, 1 to 1,000,000.", played
+    assert "7 coins" in played["offered"], played["offered"]
+    # The seller was told by push; the buyer saw the purchase and now owns the copy.
+    assert any("listing sold" in line and "7 coins" in line for line in played["annPushes"])
+    assert any("bought" in line and "7 coins" in line for line in played["beaPushes"])
+    assert played["bought"] == 1, played
+    # The buyer's coins on the Auction House screen, before and after (7 coins).
+    before, after = played["balance"]
+    assert before > 0 and after == before - 7, played
+    assert played["withdrawn"]["listing"] != played["sold"]["listing"]
+    # On sale for as long as the seller chose: 48 hours unless asked, 12 when asked.
+    assert played["sold"]["onSaleSeconds"] == 48 * 3600, played["sold"]
+    assert played["withdrawn"]["onSaleSeconds"] == 12 * 3600, played["withdrawn"]
+    assert "until" in played["withdrawn"]["text"], played["withdrawn"]
+    # Found from outside: a listed copy looked like any other in the collection, and only
+    # saving a deck with it said it was on sale. It is marked so, and cannot be picked.
+    assert played["held"] == {"badge": "on sale", "disabled": True, "others": 1}, played
