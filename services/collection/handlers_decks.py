@@ -182,11 +182,11 @@ async def resolve_deck_for_match(
         locks = await unit.locks(copy_ids)
         # A copy already locked for this very match is no obstacle (the lock is retried).
         others = {i: holder for i, holder in locks.items() if holder != lock_for}
-        broken = decks.deck_violations(copy_ids, owned, others, board)
+        # A saved deck's copies gone since are named by their characters; a deck whose
+        # copies are all still the player's reads nothing more.
+        gone = await _gone(ctx, copy_ids, owned)
+        broken = decks.deck_violations(copy_ids, owned, others, board, gone)
         if broken:
-            if deck_id is not None:  # named again, gone copies by their characters
-                gone = await _gone(ctx, copy_ids, owned)
-                broken = decks.deck_violations(copy_ids, owned, others, board, gone)
             raise decks.DeckUnavailable(broken)
         if lock_for is not None:
             locked = decks.lock(player_id, copy_ids, owned.keys(), locks, lock_for)
