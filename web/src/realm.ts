@@ -98,12 +98,22 @@ export function realmLines(view: MatchView): string[] {
   const last = realm.lastMove;
   if (last) {
     const parts = last.lair ? ["Lair"] : [];
-    for (const c of last.comparisons) parts.push(`${c.attackerCell}→${c.defenderCell} ${c.attack} v ${c.defence}`);
-    for (const s of last.saved) parts.push(`${s.cell} saved by ${lower(Protection[s.by])}`);
+    // By the cards' names: the browser's board shows no cell numbers (the terminal's does).
+    for (const c of last.comparisons) {
+      const beat = c.attack > c.defence ? "beat" : "did not beat";
+      parts.push(`${cardOn(view, c.attackerCell)} ${beat} ${cardOn(view, c.defenderCell)}, ${c.attack} v ${c.defence}`);
+    }
+    for (const s of last.saved) parts.push(`${cardOn(view, s.cell)} saved by ${lower(Protection[s.by])}`);
     if (last.replacedCardId) parts.push("the weakest card replaced from the pile");
     if (parts.length) lines.push(`Last move: ${parts.join(" · ")}`);
   }
   return lines;
+}
+
+/** The name of the card on ``cell`` ("cell N" if none is there any more). */
+function cardOn(view: MatchView, cell: number): string {
+  const content = view.board.find((c) => c.index === cell)?.content;
+  return content?.case === "card" ? (content.value.card?.character?.name ?? `cell ${cell}`) : `cell ${cell}`;
 }
 
 /** The Realm state under the board; null at a standard table. */
