@@ -107,6 +107,16 @@ class SessionRpcs(PresenceReports):
                 opened, challenges = await asyncio.gather(
                     self._opened(player_id, session_id, missed), self._pending_challenges(me)
                 )
+                # A newer session may have been opened while the state was read: then it
+                # holds the player, and this stream, opened at the same moment, says only
+                # that (found from outside: six opened at once, some were told
+                # SessionOpened after the one that kept the player, then REPLACED).
+                # What ended while the player was away is told once: the holder says it.
+                if await self._store.current_session(player_id) != session_id:
+                    for notice in away_notices(opened):
+                        await self._hub.publish.send(player_id, "notice", notice)
+                    yield push(session_closed=replaced())
+                    return
                 yield push(session_opened=opened)
                 for notice in away_notices(opened):
                     yield push(notice=notice)

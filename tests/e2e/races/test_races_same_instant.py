@@ -250,3 +250,46 @@ async def test_a_practice_battle_started_again_while_its_first_try_runs_is_that_
         outcomes = await at_once(*(ann.call("StartPracticeBattle", start) for _ in range(12)))
         assert codes(outcomes) == {grpc.StatusCode.OK: 12}, outcomes
         assert len({answer.view.battle_id for _, answer in outcomes}) == 1
+
+
+async def test_sessions_opened_at_once_leave_one_and_tell_the_rest_only_replaced(
+    api: Any,
+) -> None:
+    """Found from outside: six sessions of one player opened at once; one kept the
+    player, but some of the others were told SessionOpened after it had been, and only
+    then REPLACED. gateway.proto: the last one holds the player, and each other
+    stream's only push is SessionClosed(REPLACED). A stream told SessionOpened before
+    the survivor was is an older session, replaced later: that is allowed."""
+    me = await join(api)
+    for _ in range(5):
+        pushes: list[list[g.OpenSessionResponse]] = [[] for _ in range(6)]
+
+        async def open_one(seen: list[g.OpenSessionResponse]) -> None:
+            async for push in api.OpenSession(g.OpenSessionRequest(), metadata=me.meta):
+                seen.append(push)
+                if push.HasField("session_closed"):
+                    return
+
+        open_ = {asyncio.create_task(open_one(seen)) for seen in pushes}
+        done: set[asyncio.Task[None]] = set()
+        while len(done) < 5:  # until every stream but the holder has ended
+            more, open_ = await asyncio.wait(open_, timeout=15, return_when="FIRST_COMPLETED")
+            assert more, [[p.WhichOneof("push") for p in seen] for seen in pushes]
+            done |= more
+        for _ in range(150):  # the holder may still be reading the state to send
+            if all(pushes):
+                break
+            await asyncio.sleep(0.1)
+        for stream in open_:
+            stream.cancel()
+        held = [seen for seen in pushes if not seen[-1].HasField("session_closed")]
+        assert len(held) == 1, [[p.WhichOneof("push") for p in seen] for seen in pushes]
+        holder = held[0][0]
+        assert holder.HasField("session_opened"), holder
+        for seen in pushes:
+            if seen is held[0]:
+                continue
+            assert seen[-1].session_closed.reason == g.SESSION_CLOSE_REASON_REPLACED, seen
+            if seen[0].HasField("session_opened"):
+                told, kept = seen[0].send_time.ToNanoseconds(), holder.send_time.ToNanoseconds()
+                assert told < kept, "a replaced session was told it opened after the holder"
