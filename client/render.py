@@ -260,6 +260,10 @@ def recent_moves(view: pb.MatchView, seen: list[pb.Placement] | None = None) -> 
     return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), last]
 
 
+HEADER_WIDTH = 76
+"""The columns inside the match's frame on an 80-column terminal."""
+
+
 def screen(
     view: pb.MatchView,
     received: datetime | None = None,
@@ -285,7 +289,12 @@ def screen(
     header.append("  vs  ")
     header.append(f"{them.player_name} {them.score}", style=THEIRS)
     lines: list[RenderableType] = [header]
-    if rounds:
+    beside = f"   {rounds}"
+    if rounds and header.cell_len + len(beside) <= HEADER_WIDTH:
+        # Beside the scores when both fit: a 5x5 Sudden Death match's last frame then
+        # leaves a row for the shell's prompt, which scrolled the rules line away.
+        header.append(beside, style="bold yellow")
+    elif rounds:
         lines.append(Text(rounds, style="bold yellow", no_wrap=True, overflow="ellipsis"))
     elemental = view.rules.elemental
     columns = layout.hand_columns
