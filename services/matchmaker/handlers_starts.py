@@ -254,6 +254,8 @@ async def run_start(ctx: Context, start: StartRecord) -> str:
         bot_cards = await execute(ctx, plan)
     except Refused as refusal:
         told = refusal.told(_asker(plan))
+        if plan.kind is StartKind.TABLE and plan.seats[0].player_id in refusal.culprits:
+            told += "; the table is closed: look for another table"  # closed by fail_start
         if await ctx.store.fail_start(start, refusal.culprits, told, ctx.clock()):
             ctx.metrics.failed(plan, len(refusal.culprits))
             log.info("start refused", start_id=plan.start_id, kind=plan.kind, reason=told)

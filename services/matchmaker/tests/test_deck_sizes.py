@@ -132,8 +132,13 @@ async def test_find_game_passes_over_a_table_whose_host_deck_cannot_play_any_mor
     assert found.table.table_id == sound.table_id
     with pytest.raises(NotFound, match="no open table"):
         await handlers_find.find_game(sized, "f", player("dan"), TableFilter(), FIVE)
-    with pytest.raises(FailedPrecondition, match="ann's deck cannot play now"):
+    # The guest is told what to do (found from outside: nothing said the table closed).
+    closed = "ann's deck cannot play now; the table is closed: look for another table"
+    with pytest.raises(FailedPrecondition, match=closed):
         await handlers_lobby.join_table(sized, "j", player("eve"), broken.table_id, FIVE)
+    assert (await handlers_lobby.get_table(sized, player("eve"), broken.table_id)).state is (
+        TableState.CLOSED
+    )
 
 
 async def test_a_random_table_needs_a_host_whose_free_copies_hold_a_deck(
