@@ -118,7 +118,7 @@ def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:
         "practice) first",
         Hold.TABLE: f"you already host open table {ref}: close it first",
         Hold.JOINING: f"you are joining table {ref} right now",
-        Hold.PRACTICE: "your practice match is starting right now",
+        Hold.PRACTICE: "your practice game is starting right now",  # a match or a battle
     }
     message = messages[held.kind]
     return AlreadyExists(message) if held.kind is already else FailedPrecondition(message)

@@ -60,6 +60,11 @@ async def test_a_battle_and_a_triad_practice_asked_at_once_start_one_game(
             fakes.matches.of(player(name).player_id)
         )
         assert games == 1
+        # Found from outside: the practice refused beside a battle starting was told
+        # "your practice match is starting right now".
+        refused = [str(r) for r in results if not isinstance(r, str)]
+        if fakes.battles.active.get(player(name).player_id):
+            assert not any("practice match" in said for said in refused), refused
 
 
 async def test_no_battle_beside_a_queued_ticket_or_an_open_table(
