@@ -100,9 +100,14 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
             text = "No holographic copies."
         console.print("No copies." if wanted == pb.CollectionFilter() else text)
         return 0
+    counted = f"{len(entries)} {'copy' if len(entries) == 1 else 'copies'}"
+    # A filtered list says so (found from outside: --locked's 8 copies read as the
+    # player's whole collection, of 10).
+    whole = wanted == pb.CollectionFilter()
+    title = "Your collection" if whole else "Your copies that fit the filters"
     console.print(
         copies_table(
-            f"Your collection: {len(entries)} {'copy' if len(entries) == 1 else 'copies'}",
+            f"{title}: {counted}",
             [e.copy for e in entries],
             [lock_text(e) for e in entries],
         )

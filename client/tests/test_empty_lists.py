@@ -73,3 +73,10 @@ async def test_one_copy_is_one_copy() -> None:
     assert await collection(One(), parser().parse_args(["collection"]), console) == 0
     text = console.export_text()
     assert "Your collection: 1 copy" in text and "1 copies" not in text, text
+    # A filtered list is not called the collection (found from outside: --locked's 8
+    # copies read as the whole collection, of 10).
+    console = Console(width=80, record=True, force_terminal=False)
+    assert await collection(One(), parser().parse_args(["collection", "--locked"]), console) == 0
+    text = console.export_text()
+    assert "Your copies that fit the filters: 1 copy" in text, text
+    assert "Your collection" not in text, text
