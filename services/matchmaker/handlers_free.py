@@ -79,6 +79,16 @@ async def check_free(ctx: Context, player: Player) -> None:
         raise FailedPrecondition(problem.replace("you is", "you are"))
 
 
+async def check_unheld(ctx: Context, player: Player, already: Hold) -> None:
+    """Refuse a player the matchmaker holds already (a ticket, a table, a start) before
+    their deck is checked: the hold is what stands in the way, ALREADY_EXISTS for a
+    second ``already`` (found from outside: a second Enqueue with a deck broken since
+    was told of the deck, not of the ticket queued). The claim checks it again."""
+    held = await ctx.store.engagement(player.player_id)
+    if held is not None:
+        raise engaged_error(Engaged(held), already)
+
+
 async def still_free(
     ctx: Context,
     player: Player,

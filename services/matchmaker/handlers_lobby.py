@@ -25,7 +25,13 @@ from services.matchmaker.domain import (
     realm_deck_problem,
 )
 from services.matchmaker.handlers import Context, Player, match_id_for
-from services.matchmaker.handlers_free import active_battle, check_free, engaged_error, still_free
+from services.matchmaker.handlers_free import (
+    active_battle,
+    check_free,
+    check_unheld,
+    engaged_error,
+    still_free,
+)
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_table
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -94,7 +100,11 @@ async def create_table(
     request = Request.of(host.player_id, request_id, "table", settings, deck, name)
     if (seen := await ctx.store.answered(request)) is not None:
         return await table_named(ctx, seen)
-    await asyncio.gather(check_free(ctx, host), _check_challengeable(ctx, host, challenged))
+    await asyncio.gather(
+        check_free(ctx, host),
+        _check_challengeable(ctx, host, challenged),
+        check_unheld(ctx, host, Hold.TABLE),
+    )
     await _check_hand(ctx, host, deck, settings)
     now = ctx.clock()
     table = Table(

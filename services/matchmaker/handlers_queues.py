@@ -5,6 +5,7 @@ ticket's status shows and when its player is told in ``handlers_status.py``."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from uuid import uuid4
@@ -33,7 +34,7 @@ from services.matchmaker.domain import (
     realm_deck_problem,
 )
 from services.matchmaker.handlers import Context, Player, QueueView, bot_seat, match_id_for
-from services.matchmaker.handlers_free import check_free, engaged_error, still_free
+from services.matchmaker.handlers_free import check_free, check_unheld, engaged_error, still_free
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_ticket, view_of
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -86,7 +87,7 @@ async def enqueue(
     request = Request.of(player.player_id, request_id, "enqueue", mode, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         return await _ticket(ctx, seen)
-    await check_free(ctx, player)
+    await asyncio.gather(check_free(ctx, player), check_unheld(ctx, player, Hold.TICKET))
     if deck is not None:  # refused now, not at pairing (someone else's, broken, not of 5)
         await ctx.ports.decks.check(player.player_id, deck, STANDARD.hand_size)
     ladder = LADDERS.get(mode)

@@ -25,7 +25,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import Clock, Fakes, player
-from services.platform.errors import FailedPrecondition, NotFound
+from services.platform.errors import AlreadyExists, FailedPrecondition, NotFound
 
 FIVE, EIGHT, THIRTEEN = DeckChoice(deck_id="five"), DeckChoice(deck_id="eight"), DeckChoice("13")
 SIZES = {"five": 5, "eight": 8, "13": 13}
@@ -91,6 +91,21 @@ async def test_a_3x3_table_refuses_a_deck_of_eight_when_opened_or_joined(sized: 
     assert (await handlers_lobby.get_table(sized, player("bea"), hosted.table_id)).state is (
         TableState.OPEN
     )
+
+
+async def test_a_second_ticket_or_table_is_refused_for_itself_before_the_deck(
+    sized: Context,
+) -> None:
+    """Found from outside: a second Enqueue with a deck broken since the first was told
+    of the deck (FAILED_PRECONDITION), not of the ticket queued (ALREADY_EXISTS); so was a
+    second table."""
+    ticket = await handlers_queues.enqueue(sized, "q1", player("ann"), Mode.UNRANKED, FIVE)
+    hosted = await handlers_lobby.create_table(sized, "t1", player("bea"), table(3), FIVE)
+    cast(SizedDecks, sized.ports.decks).sold.update({"id-ann", "id-bea"})
+    with pytest.raises(AlreadyExists, match=f"queued ticket {ticket.ticket_id}"):
+        await handlers_queues.enqueue(sized, "q2", player("ann"), Mode.UNRANKED, FIVE)
+    with pytest.raises(AlreadyExists, match=f"open table {hosted.table_id}"):
+        await handlers_lobby.create_table(sized, "t2", player("bea"), table(3), FIVE)
 
 
 async def test_find_game_passes_over_older_tables_the_deck_does_not_fit(
