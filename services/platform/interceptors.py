@@ -189,7 +189,26 @@ MAX_DETAILS = 500
 100,000 values quoted back would exceed the peer's metadata limit and break the call."""
 
 
+_HIDDEN = {
+    c: f"\\u{c:04x}"
+    for c in (
+        *range(0x20),
+        0x7F,
+        0x200E,
+        0x200F,
+        0x061C,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+    if chr(c) not in "\n\t"
+}
+"""Characters a refusal quoting what was sent shows escaped: controls, and the marks that
+turn text right to left (found from outside: a right-to-left override in an id came
+back inside the message, reversing how the words after it read)."""
+
+
 def _bounded(details: str) -> str:
+    details = details.translate(_HIDDEN)
     return details if len(details) <= MAX_DETAILS else details[: MAX_DETAILS - 3] + "..."
 
 

@@ -1,6 +1,7 @@
 """What every service's edge does with a request it cannot serve as sent (found by
 tests/e2e/hostile/): a body that is not the call's message, a text holding a NUL
-(PostgreSQL cannot store one), and a refusal quoting a huge input."""
+(PostgreSQL cannot store one), and a refusal quoting a huge input or marks that would
+change how its words read."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ SERVICE = "triad.test.Checked"
 async def named(request: health_pb2.HealthCheckRequest, _context: Any) -> bytes:
     if request.service.startswith("refuse"):
         raise InvalidArgument(f"no service {request.service!r}")
+    if request.service.startswith("as-sent"):  # quoted as it came, as short ids are
+        raise InvalidArgument(f"no service {request.service}; try another")
     return str(request.service).encode()
 
 
@@ -74,6 +77,17 @@ async def test_a_refusal_quoting_a_huge_input_is_cut_short(call: Any) -> None:
     details = refused.details() or ""
     assert details.startswith("no service 'refusexxx") and details.endswith("...")
     assert len(details) == MAX_DETAILS
+
+
+async def test_a_refusal_quoting_control_or_right_to_left_marks_shows_them_escaped(
+    call: Any,
+) -> None:
+    """Found from outside: an id holding a right-to-left override came back inside the
+    message ("you have no battle \u202e..."), turning the words after it around."""
+    sent = "as-sent\u202eevil\x1b[31m\u2066"
+    body = health_pb2.HealthCheckRequest(service=sent).SerializeToString()
+    details = (await refusal(call, body)).details() or ""
+    assert details == "no service as-sent\\u202eevil\\u001b[31m\\u2066; try another", details
 
 
 def test_a_nul_is_found_at_any_depth_and_zero_bytes_alone_are_no_nul() -> None:
