@@ -10,6 +10,7 @@ import os
 import select
 import struct
 import subprocess
+import sys
 import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +18,18 @@ from collections.abc import Callable, Mapping, Sequence
 import pyte
 
 from devtools.processes import ROOT
+
+INTERRUPTIBLE = (
+    sys.executable,
+    "-I",
+    "-S",
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execvp(sys.argv[1], sys.argv[1:])",
+)
+"""Runs the rest of a command line with SIGINT's default action, which ``exec`` keeps
+(an ignored signal stays ignored across ``exec``, and a shell cannot reset one it was
+started ignoring)."""
 
 
 class Terminal:
@@ -27,8 +40,10 @@ class Terminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.process = subprocess.Popen(
             # A session of its own whose controlling terminal is the pty (util-linux's
-            # setsid --ctty), as a shell gives a program: Ctrl-C typed there is SIGINT.
-            ["setsid", "--ctty", *argv],
+            # setsid --ctty), as a shell gives a program: Ctrl-C typed there is SIGINT,
+            # handled as by default whoever started the tests (a run started in the
+            # background by a script ignores SIGINT, and its children inherit that).
+            [*INTERRUPTIBLE, "setsid", "--ctty", *argv],
             stdin=slave,
             stdout=slave,
             stderr=slave,
