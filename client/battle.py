@@ -28,7 +28,7 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.battle_render import prompt, result_line, screen, too_small, waiting
+from client.battle_render import TAKEN_OVER, prompt, result_line, screen, too_small, waiting
 from client.battle_start import LEVELS, Held, fetch_view, session_held, start
 from client.connection import Caller, ClientError, Holder, as_json
 from client.failures import describe
@@ -192,6 +192,8 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) 
             elif note and (view.status, view.turn) != noted:
                 note = ""  # said of a turn (or the formation) gone by: no longer true
             noted = (view.status, view.turn)
+            if not note and view.you.cpu and view.status != pb.BATTLE_STATUS_FINISHED:
+                note = TAKEN_OVER  # said at once (found from outside: only once a line was typed)
             mine, latest[0] = _my_move(view), view
             if not reader.typing:
                 begun = (view.status, view.turn)

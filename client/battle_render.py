@@ -359,13 +359,20 @@ def too_small(columns: int, rows: int) -> list[str] | None:
     return textwrap.wrap(told, max(columns - 1, 20))
 
 
+TAKEN_OVER = (
+    "The CPU plays your seat now (you were away 30 s): you lose this battle whatever "
+    "happens, and may watch it end."
+)
+"""BATTLE.md 5: the player who left loses; back, they watch the rest, not play."""
+
+
 def waiting(view: pb.BattleView) -> str:
     """What a line typed while it is not the player's move is told: the CPU plays their
     seat, or what they sent is in and what comes next (found from outside: a line typed
     once the formation was placed read "Your plan is in: waiting for the turn to
     resolve", and stayed on the screen into turn 1, where no plan was in)."""
     if view.you.cpu:
-        return "The CPU plays your seat now (you were away): you may watch."
+        return TAKEN_OVER
     if view.status == pb.BATTLE_STATUS_FORMATION:
         return "Your formation is in: turn 1 begins once your opponent has placed theirs."
     return "Your plan is in: waiting for the turn to resolve."

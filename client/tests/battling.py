@@ -6,9 +6,10 @@ the screen.
 With ``away``, the session opens telling of another battle that ended while the player
 was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice); with
 ``stays``, the opponent never gives up (the test leaves with Ctrl-C, or gives up: the
-battle then ends only by the player's GiveUp).
+battle then ends only by the player's GiveUp); with ``taken``, the same, the CPU playing
+the player's seat (she was away).
 
-    python -m client.tests.battling [away|stays]
+    python -m client.tests.battling [away|stays|taken]
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ class Caller:
 async def main() -> None:
     view = await selection()
     told = (AWAY,) if sys.argv[1:] == ["away"] else ()
-    await play_battle(Caller(Gateway(view, ends=sys.argv[1:] != ["stays"]), told), view)
+    view.you.cpu = sys.argv[1:] == ["taken"]  # the CPU took the seat while she was away
+    ends = sys.argv[1:] not in (["stays"], ["taken"])
+    await play_battle(Caller(Gateway(view, ends=ends), told), view)
 
 
 if __name__ == "__main__":

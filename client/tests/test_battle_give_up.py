@@ -32,3 +32,16 @@ async def test_q_asks_first_and_gives_up_only_once_confirmed() -> None:
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
+
+
+async def test_a_seat_the_cpu_took_over_is_said_at_once() -> None:
+    """Found from outside: back after the CPU took her seat, the screen showed the CPU's
+    plan as hers with no prompt, and nothing said why until a line was typed."""
+    terminal = Terminal([sys.executable, "-m", "client.tests.battling", "taken"], SIZE)
+    try:
+        shown = await terminal.until(lambda s: "CPU plays your seat" in s, "the takeover")
+        told = " ".join(shown.split())
+        assert "you lose this battle whatever happens, and may watch it end" in told, shown
+        assert "plan (card" not in shown, "no prompt: she may not play"
+    finally:
+        terminal.close()
