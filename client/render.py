@@ -226,17 +226,20 @@ def status_line(view: pb.MatchView, received: datetime | None) -> str:
     turn = "Your turn" if my_turn(view) else f"{them.player_name}'s turn"
     timer = f" - {left:.0f} s left" if left is not None else ""
     warning = "  (you missed a turn: one more forfeits)" if me.missed_turn_warning else ""
-    return f"{turn}{timer}{warning}{away_words(them)}"
+    return f"{turn}{timer}{warning}{away_words(them, named=my_turn(view))}"
 
 
-def away_words(them: pb.MatchPlayerView) -> str:
+def away_words(them: pb.MatchPlayerView, named: bool = True) -> str:
     """The opponent without a session (they lost it, or never opened one since the
     match began) and when they forfeit unless they connect: the view says so from the
-    start, where the OPPONENT_DISCONNECTED notice needs them seen connected first."""
+    start, where the OPPONENT_DISCONNECTED notice needs them seen connected first.
+    ``named``: not on their turn, whose words just named them."""
     if them.connected or them.is_bot or not them.HasField("disconnect_forfeit_time"):
         return ""
     by = them.disconnect_forfeit_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
-    return f"  ({them.player_name} is not connected: forfeits at {by} UTC unless back)"
+    # Short enough for the frame with a 20-letter name and the turn's clock (found from
+    # outside: the longer words cut the time off on their turn, the name said twice).
+    return f"  ({them.player_name + ' ' if named else ''}away: forfeits at {by} UTC)"
 
 
 def move_text(view: pb.MatchView, move: pb.Placement) -> Text:

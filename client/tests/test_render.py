@@ -257,10 +257,21 @@ def test_an_opponent_without_a_session_is_shown_with_their_forfeit_time_in_80x24
     them.disconnect_forfeit_time.FromDatetime(datetime(2026, 12, 6, 1, 2, 3))
     lines = drawn(shown)
     fits(lines)
-    assert "bea is not connected: forfeits at 01:02:03 UTC unless back" in "\n".join(lines)
+    assert "(bea away: forfeits at 01:02:03 UTC)" in "\n".join(lines)
+    # Whole on the status line with a 20-letter name on their turn (found from outside:
+    # "...forfeits at 01:2…" with a 9-letter one).
+    them.player_name = "b" * 20
+    shown.turn_seat = them.seat
+    shown.turn_deadline_time.FromDatetime(datetime(2026, 12, 6, 1, 1, 0))
+    shown.server_time.FromDatetime(datetime(2026, 12, 6, 1, 0, 1))
+    line = next(line for line in drawn(shown) if "'s turn" in line)
+    assert f"{'b' * 20}'s turn - 59 s left  (away: forfeits at 01:02:03 UTC)" in line, line
+    shown.turn_seat = shown.my_seat  # on her turn the opponent is named
+    line = next(line for line in drawn(shown) if "Your turn" in line)
+    assert f"Your turn - 59 s left  ({'b' * 20} away: forfeits at 01:02:03 UTC)" in line, line
     them.connected = True
     them.ClearField("disconnect_forfeit_time")
-    assert "not connected" not in "\n".join(drawn(shown))
+    assert "away: forfeits" not in "\n".join(drawn(shown))
 
 
 def test_a_rounds_final_board_shows_the_move_that_filled_it() -> None:
