@@ -37,10 +37,12 @@ def cards(n: int) -> str:
 
 def receivers(view: pb.MatchView | None) -> dict[str, str]:
     """Direct: who receives each copy, by the final board (RULES.md 13: a copy moves to
-    the player who owns it on the board at the end)."""
+    the player who owns it on the board at the end); the viewer is "you"."""
     if view is None:
         return {}
-    names = {p.seat: p.player_name for p in view.players}
+    # "you" for the viewer: the column is narrow at 80 columns, and two names that
+    # begin alike read the same once cut (found from outside: 'mea1c29…', 'meb1c29…').
+    names = {p.seat: "you" if p.seat == view.my_seat else p.player_name for p in view.players}
     return {
         c.card.card.card_id: names.get(c.card.owner_seat, "")
         for c in view.board

@@ -92,7 +92,8 @@ async def test_the_loser_sees_what_is_at_stake_and_then_what_was_taken(tmp_path:
     terminal = started("loser", log)
     try:
         stake = await terminal.until(lambda s: "Waiting for ann's choice." in s, "the stake")
-        assert "You lose. (you forfeited at ann 5 - bea 5)" in stake, stake
+        # her own score first, as 'You lose 5-5' would say it
+        assert "You lose. (you forfeited at bea 5 - ann 5)" in stake, stake
         assert "Trade Difference: ann takes 2 cards of bea's deck (you give)" in stake
         assert "s left, then the server picks; q leaves." in stake
         assert "cards > " not in stake, "the loser has nothing to choose"

@@ -65,10 +65,11 @@ def test_what_direct_moved_is_shown_with_who_received_each_card_and_no_prompt() 
     moved[0].copy_id, moved[1].copy_id = copy_id(5, BEA), copy_id(7, ANN)
     lines = drawn(view, moved_at_once(pb.TRADE_RULE_DIRECT, moved, pb.TRADE_ROLE_GIVER))
     screen = "\n".join(lines)
-    assert lines[0] == "Draw. (ann 5 - bea 5)"
+    assert lines[0] == "Draw. (bea 5 - ann 5)"  # Bea's own score first
     assert "Trade Direct: the opponent's cards each player owns on the final board" in screen
+    # Bea is "you" (found from outside: two names that begin alike were cut to the same)
     assert "│ 0 │ c5bea-00 │ Quistis Trepe │" in screen and screen.count("│ ann │") == 1
-    assert "│ 1 │ c7ann-00 │ Chocobo" in screen and screen.count("│ bea │") == 1
+    assert "│ 1 │ c7ann-00 │ Chocobo" in screen and screen.count("│ you │") == 1
     assert lines[-1] == (
         "Quistis Trepe, Chocobo moved, each to the player who owns it on the board."
     )
