@@ -48,13 +48,14 @@ from client.summary import after_trade
 MODES = {m.removeprefix("MODE_").lower(): v for m, v in pb.Mode.items() if v}
 
 
-async def enqueue(client: Client, mode: str, deck: pb.DeckChoice) -> pb.Ticket:
-    """The player's new ticket in the ``mode`` queue (Draft brings no deck: it drafts)."""
+async def enqueue(client: Client, mode: str, deck: pb.DeckChoice) -> pb.QueueStatus:
+    """The new ticket in the ``mode`` queue (Draft: no deck) in its first status."""
     request = g.EnqueueRequest(
         request_id=uuid.uuid4().hex, mode=MODES[mode], deck=None if mode == "draft" else deck
     )
     reply: g.EnqueueResponse = await client.call(client.stub.Enqueue, request)
-    return reply.ticket
+    reply.status.ticket.CopyFrom(reply.ticket)
+    return reply.status
 
 
 QUEUES = ("unranked", "ranked", "roulette", "draft")
@@ -386,14 +387,14 @@ async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.D
     """Enqueue with the deck (Draft: none, it is drafted), show the queue until a match
     (or a draft) is found, play it; b switches to a practice bot meanwhile. A ticket
     still waiting when the player leaves is cancelled."""
-    drafted = mode == "draft"
-    ticket = await enqueue(client, mode, deck)
+    told = Followed()  # the Enqueue's status whole: the session's has the ticket alone
+    told.queue = status = await enqueue(client, mode, deck)  # (found from outside: no bot time)
     with_deck = "a Random deck" if deck.HasField("random") else "your deck"
-    with_deck = "the deck you will draft" if drafted else with_deck
-    console.print(f"Queued for {mode} with {with_deck} (ticket {ticket.ticket_id[:8]}).")
+    with_deck = "the deck you will draft" if mode == "draft" else with_deck
+    console.print(f"Queued for {mode} with {with_deck} (ticket {status.ticket.ticket_id[:8]}).")
     played = None
     try:
-        played = await play(client, console)
+        played = await play(client, console, told=told)
     finally:
         if played is None:
-            await leave_queue(client, console, ticket.ticket_id)
+            await leave_queue(client, console, status.ticket.ticket_id)

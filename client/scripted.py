@@ -66,7 +66,7 @@ async def play_json(client: Client) -> None:
 async def queue_json(client: Client, mode: str, deck: pb.DeckChoice) -> None:
     """``queue --json``: enqueue, then the match (a draft in the Draft queue) it finds,
     as JSON. Leaving first (Ctrl-C) cancels the ticket, as the queue screen does."""
-    ticket = await enqueue(client, mode, deck)
+    ticket = (await enqueue(client, mode, deck)).ticket
     found = None
     try:
         found = await next_game(client, ticket.ticket_id)

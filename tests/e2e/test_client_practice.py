@@ -157,6 +157,26 @@ async def test_a_queued_person_types_b_for_a_practice_bot(
         terminal.close()
 
 
+async def test_the_unranked_queue_says_when_a_bot_takes_the_seat(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """Found from outside: waiting in the Unranked queue the screen never said when a
+    bot takes the seat (the session opens with the ticket alone; the Enqueue's status
+    says it). Ctrl-C then leaves the queue."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    terminal = Terminal([*argv, "queue", "--mode", "unranked"], {})
+    try:
+        waiting = await terminal.until(lambda s: "In the Unranked queue" in s, "the queue")
+        assert re.search(r"a bot takes the seat at \d+ s", " ".join(waiting.split())), waiting
+        terminal.type("\x03")
+        await terminal.until(lambda s: "Left the queue." in s, "leaving the queue")
+    finally:
+        terminal.close()
+
+
 async def test_a_custom_practice_plays_the_rules_chosen(
     api: Any,
     backend: Stack,
