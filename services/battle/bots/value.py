@@ -33,7 +33,31 @@ def action_value(roster: Roster, battle: Battle, player: int, action: Action) ->
         on_enemy, squares = reach(card.range, action.target, enemy, own)
         field = _at(theirs if on_enemy else mine)
         units = [field[s] for s in squares if s in field]
-    return sum(_effect_value(roster, card, e, units, theirs) for e in range(len(card.effects)))
+    worth = sum(_effect_value(roster, card, e, units, theirs) for e in range(len(card.effects)))
+    return worth - _summons_waiting(roster, card, mine, action)
+
+
+WAITING_WORTH = 0.25
+"""What a summon onto an occupied square is worth against one placed now: it waits for
+the square (BATTLE.md 2) and may never come. A second reservation of a square is worth
+nothing: it waits behind the first."""
+
+
+def _summons_waiting(roster: Roster, card: Card, mine: Team, action: Action) -> float:
+    """What ``action``'s summons lose by their square: found from outside, the CPU
+    summoned onto its own occupied square 0 0 turn after turn (every square looked the
+    same to it, and 0 0 came first), its Energy spent on reservations piling up."""
+    square = action.target.square
+    if square is None or all(e.kind is not Kind.SUMMON for e in card.effects):
+        return 0.0
+    if any(r.square == square for r in mine.reservations):
+        keep = 0.0
+    elif square in _at(mine):
+        keep = WAITING_WORTH
+    else:
+        return 0.0
+    summons = [e for e in range(len(card.effects)) if card.effects[e].kind is Kind.SUMMON]
+    return sum(_effect_value(roster, card, e, [], mine) for e in summons) * (1.0 - keep)
 
 
 def _effect_value(roster: Roster, card: Card, index: int, units: list[Unit], theirs: Team) -> float:

@@ -9,7 +9,16 @@ from random import Random
 import pytest
 
 from services.battle.bots.arena import play, random_teams
-from services.battle.bots.levels import GreedyBot, Level, RandomBot, SearchBot, bot, formation
+from services.battle.bots.levels import (
+    GreedyBot,
+    Level,
+    RandomBot,
+    SearchBot,
+    bot,
+    formation,
+    greedy_plan,
+)
+from services.battle.bots.value import action_value
 from services.battle.rules import (
     Battle,
     BattleError,
@@ -21,6 +30,8 @@ from services.battle.rules import (
     view_for,
 )
 from services.battle.rules.replay import replay
+from services.battle.rules.state import Reservation
+from services.battle.rules.targets import Target
 
 ROSTER = load_roster()
 
@@ -93,3 +104,27 @@ def test_each_level_beats_the_one_below_more_often_than_not(
         assert outcome is not None
         wins += (outcome.winner == 0) == (i % 2 == 0)
     assert wins / battles > 0.55
+
+
+def test_the_cpu_summons_onto_a_free_square_not_an_occupied_or_reserved_one() -> None:
+    """Found from outside: the CPU summoned onto its own occupied square 0 0 turn after
+    turn, each a reservation waiting behind the last (BATTLE.md 2), its Energy wasted."""
+    teams = (("moss", "ember", "bastion"), ("sable", "wisp", "hollis"))
+    forms = (formation(ROSTER, teams[0]), formation(ROSTER, teams[1]))
+    battle = new_battle(ROSTER, teams, shuffled_decks(ROSTER, teams, Random(1)), forms)
+    mine = replace(battle.teams[0], hand=("moss.sprout",), energy=5)
+    battle = replace(battle, teams=(mine, battle.teams[1]))
+    occupied = {u.square for u in mine.units if u.square is not None}
+    [summon] = greedy_plan(ROSTER, battle, 0)
+    free = summon.target.square
+    assert summon.card == "moss.sprout" and free is not None and free not in occupied, summon
+
+    def worth(square: tuple[int, int], held: Battle = battle) -> float:
+        aimed = replace(summon, target=Target(*square))
+        return action_value(ROSTER, held, 0, aimed)
+
+    taken = next(iter(occupied))
+    assert 0 < worth(taken) < worth(free)  # it waits for the square
+    waiting = Reservation("thornling", free, "moss")
+    reserved = replace(battle, teams=(replace(mine, reservations=(waiting,)), battle.teams[1]))
+    assert worth(free, reserved) == 0  # behind a reservation already there
