@@ -106,8 +106,8 @@ def _for_turns(turns: int) -> str:
 def reserved_line(view: pb.BattleView) -> str | None:
     """The summons waiting for a square taken when they were summoned (BATTLE.md 2),
     yours then theirs, each with its square; None when none waits."""
-    parts = [
-        f"{whose} {r.name} for {r.square.row} {r.square.col}"
+    parts = [  # a square's two numbers kept on one line when the line wraps (no-break space)
+        f"{whose} {r.name} for {r.square.row}\u00a0{r.square.col}"
         for whose, team in (("your", view.you), ("their", view.opponent))
         for r in team.reservations
     ]

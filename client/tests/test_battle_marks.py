@@ -3,6 +3,8 @@ HP, said in words under the fields (views built by the battle service's presente
 
 from __future__ import annotations
 
+import re
+
 from triad.v1 import common_pb2 as pb
 
 from client.battle_render import WIDTH, screen
@@ -37,6 +39,14 @@ async def test_a_summon_waiting_for_its_square_is_said_under_the_fields() -> Non
     assert "Reserved: your Thornling for 0 0; their Wraith for 2 1" in said, said
     plain = await views()
     assert "Reserved:" not in "\n".join(screen(plain[0], rows=24))
+    # Wrapped, a square stays whole on its line (found from outside: 'for 0' / '    0'),
+    # wherever the names put the break.
+    for length in range(1, 12):
+        waiting, _ = await views()
+        for _ in range(6):
+            waiting.opponent.reservations.add(name="W" * length, square={"row": 0, "col": 0})
+        lines = screen(waiting, rows=24)
+        assert all(re.search(r"for \d$", line) is None for line in lines), lines
 
 
 async def test_every_character_standing_is_listed_by_spd_fastest_first() -> None:
