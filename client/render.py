@@ -226,6 +226,8 @@ def status_line(view: pb.MatchView, received: datetime | None) -> str:
     turn = "Your turn" if my_turn(view) else f"{them.player_name}'s turn"
     timer = f" - {left:.0f} s left" if left is not None else ""
     warning = "  (you missed a turn: one more forfeits)" if me.missed_turn_warning else ""
+    if them.missed_turn_warning:  # found from outside: told only by their move's line
+        warning += f"  ({them.player_name + ': ' if my_turn(view) else ''}one more miss forfeits)"
     return f"{turn}{timer}{warning}{away_words(them, named=my_turn(view))}"
 
 

@@ -318,3 +318,19 @@ def test_a_challenge_in_the_lobby_list_says_it_is_one_to_the_viewer() -> None:
     table.settings.rules.CopyFrom(pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN))
     table.settings.random_deck = True
     assert table_row(table).startswith("e2650a60  ann (challenges you): All Open"), table_row(table)
+
+
+def test_an_opponent_one_miss_from_forfeiting_is_said_on_the_status_line() -> None:
+    """Found from outside: the opponent's missed turn was told only in their move's line
+    (cut at 80 columns), and never that one more miss forfeits."""
+    shown = view(names=("ann", "b" * 20))
+    them = shown.players[1]
+    them.missed_turn_warning = True
+    shown.turn_deadline_time.FromDatetime(datetime(2026, 12, 6, 1, 1, 0))
+    shown.server_time.FromDatetime(datetime(2026, 12, 6, 1, 0, 1))
+    shown.turn_seat = them.seat
+    line = next(line for line in drawn(shown) if "'s turn" in line)
+    assert "'s turn - 59 s left  (one more miss forfeits)" in line, line
+    shown.turn_seat = shown.my_seat
+    line = next(line for line in drawn(shown) if "Your turn" in line)
+    assert f"Your turn - 59 s left  ({'b' * 20}: one more miss forfeits)" in line, line
