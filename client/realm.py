@@ -88,7 +88,23 @@ def realm_line(view: pb.MatchView) -> str:
         saved.append("weakest card replaced from the pile")
     if compared or saved:
         parts.append("last: " + "; ".join(compared + saved))
-    return " | ".join(parts)
+    return SEPARATOR.join(parts)
+
+
+SEPARATOR = " | "
+
+
+def realm_lines(view: pb.MatchView, width: int) -> list[str]:
+    """``realm_line`` in lines of at most ``width`` columns, broken between its parts
+    (found from outside: wrapped by the frame, '| last: ...' began the second line and a
+    part could be cut in two); a part longer than a line is left to the frame."""
+    lines: list[str] = []
+    for part in realm_line(view).split(SEPARATOR):
+        if lines and len(lines[-1]) + len(SEPARATOR) + len(part) <= width:
+            lines[-1] += SEPARATOR + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def parse_move(words: list[str], lair_allowed: bool) -> tuple[str, int, bool] | str:

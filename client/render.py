@@ -27,7 +27,7 @@ from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
 from client.board import CAUSE_STYLES, FULL, LAYOUTS, MINE, THEIRS, Layout, board
-from client.realm import is_realm, realm_attributes, realm_line
+from client.realm import is_realm, realm_attributes, realm_lines
 from client.rules_text import (
     MAX_ROUNDS,
     element_name,
@@ -325,7 +325,8 @@ def screen(
     layout_grid.add_row(board(view, layout), hands)
     # A Realm table's state (spent Lair and Resistance, Rot, hexes, the pile, the last
     # move's comparisons and saves) on a line under the board.
-    realm_lines = [Text(realm_line(view), style="cyan")] if view.HasField("realm") else []
+    realm = realm_lines(view, HEADER_WIDTH) if view.HasField("realm") else []
+    realm_text = [Text(line, style="cyan") for line in realm]
     status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
     moves = [move_text(view, m) for m in recent_moves(view, seen)]
     if layout.move_lines:
@@ -335,7 +336,7 @@ def screen(
     else:
         below = [status]
     return Panel(
-        Group(*lines, layout_grid, *realm_lines, *below),
+        Group(*lines, layout_grid, *realm_text, *below),
         title=match_rules_line(view),
         subtitle=f"{table_line(view.rules)} - match {view.match_id[:8]} v{view.version}",
     )

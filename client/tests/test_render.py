@@ -238,6 +238,14 @@ def test_a_realm_view_reads_its_modules_state_and_last_comparisons_and_fits_80x2
     lines = drawn(shown, 100, 30)
     screen = "\n".join(lines)
     assert "Fie NN" in screen and "Lair spent" in screen
+    # Too long for one line at 80 columns: broken between its parts (found from outside:
+    # '| last: ...' began the second line, and a part could be cut in two).
+    realm.cells[2].hex_spent = realm.cells[4].hex_spent = realm.cells[11].hex_spent = True
+    realm.last_move.comparisons.add(attacker_cell=5, defender_cell=9, attack=2, defence=3)
+    said = [line.strip("│ ") for line in drawn(shown) if "spent" in line or "last:" in line]
+    assert len(said) == 2 and not any(line[:1] == "|" or line[-1:] == "|" for line in said), said
+    assert "hex spent on 2,4,11" in said[0], said
+    assert "last: Lair; 5>6 7v4; 5>9 2v3; 9 saved by ward" in said[1], said
 
 
 def test_a_move_with_lair_parses_and_is_refused_where_there_is_none() -> None:
