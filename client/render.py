@@ -325,8 +325,8 @@ def screen(
     layout_grid.add_row(board(view, layout), hands)
     # A Realm table's state (spent Lair and Resistance, Rot, hexes, the pile, the last
     # move's comparisons and saves) on a line under the board.
-    realm = realm_lines(view, HEADER_WIDTH) if view.HasField("realm") else []
-    realm_text = [Text(line, style="cyan") for line in realm]
+    realm_said = realm_lines(view, HEADER_WIDTH) if view.HasField("realm") else []
+    realm_text = [Text(line, style="cyan") for line in realm_said]
     status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
     moves = [move_text(view, m) for m in recent_moves(view, seen)]
     if layout.move_lines:
