@@ -248,7 +248,8 @@ def log_lines(view: pb.BattleView) -> list[str]:
     cards = SEEN_CARDS
     lines = []
     for entry in view.log:
-        what = (cards.get(entry.card) or card_words(entry.card)) if entry.card else entry.step
+        named = entry.card_name or cards.get(entry.card) or card_words(entry.card)
+        what = named if entry.card else entry.step
         effects = ", ".join(effect_words(e, names) for e in entry.effects)
         who = names.get(entry.actor) or gone_unit(entry.actor, names)
         who = who or teams.get(entry.seat, f"team {entry.seat}")

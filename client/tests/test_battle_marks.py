@@ -88,3 +88,12 @@ async def test_a_crowded_screen_keeps_every_card_of_the_hand_before_the_spd_line
     assert len(lines) <= 22, "\n".join(lines)
     last = len(mine.you.hand) - 1
     assert any(line.startswith(f"{last} ") for line in lines), "\n".join(lines)
+
+
+async def test_a_card_the_player_never_held_is_named_as_the_server_names_it() -> None:
+    """Found from outside: named from its id, the opponent's Barkskin read "Bark"."""
+    mine, _ = await views()
+    del mine.log[:]
+    mine.log.add(step="card", seat=1 - mine.seat, actor="x", card="moss.bark", card_name="Barkskin")
+    said = " ".join(screen(mine, rows=24))
+    assert "Barkskin" in said and "Bark " not in said, said

@@ -221,7 +221,11 @@ def _seen(entry: Entry, seat: int, roster: Roster) -> Entry:
 
 
 def _log(log: tuple[Entry, ...], seat: int, roster: Roster) -> list[pb.BattleLogEntry]:
-    return [mapping.entry(_seen(e, seat, roster)) for e in log]
+    entries = [mapping.entry(_seen(e, seat, roster)) for e in log]
+    for message in entries:  # found from outside: named from its id, "Bark" for Barkskin
+        if message.card and (card := roster.cards.get(message.card)) is not None:
+            message.card_name = card.name
+    return entries
 
 
 def _same_for_both(log: tuple[Entry, ...]) -> bool:

@@ -68,7 +68,7 @@ export function logEntry(view: BattleView, entry: BattleLogEntry): string {
     for (const unit of team?.units ?? []) names.set(unit.uid, `${whose} ${unit.name}`);
   }
   const unit = (uid: string) => names.get(uid) ?? goneUnit(uid, view.seat);
-  const what = entry.card ? cardName(entry.card) : entry.step;
+  const what = entry.card ? entry.cardName || cardName(entry.card) : entry.step;
   const effects = entry.effects.map((e) => effectWords(e, unit));
   const who = entry.actor ? unit(entry.actor) : entry.seat === view.seat ? "your team" : "their team";
   if (entry.step === "unlock") {

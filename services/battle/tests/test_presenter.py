@@ -197,6 +197,18 @@ async def test_a_reserved_summons_appearing_names_its_summoner_not_its_id() -> N
             assert view.log[0].note == "reserved by Moss Warden", view.log[0]
 
 
+async def test_a_card_in_the_log_is_named_as_the_roster_names_it_for_both_seats() -> None:
+    """Found from outside: a card the viewer never held was named from its id, so one
+    player read "Barkskin" and the other "Bark" for the same action."""
+    ctx, _, _ = context()
+    bark = Entry(Step.CARD, 1, "1.moss", "moss.bark", targets=("1.moss",))
+    state = replace(await start(ctx), log=(bark,))
+    views = SeatViews(RecordedPushes(), rosters_of(ROSTER), lambda: datetime.now(UTC))
+    for seat in (0, 1):
+        for view in (views.view(state, seat), battle_view(state, seat, ROSTER)):
+            assert view.log[0].card_name == "Barkskin" == ROSTER.cards["moss.bark"].name
+
+
 def test_card_text_counts_turns_in_words() -> None:
     """A timed effect of one turn reads "for 1 turn", of two "for 2 turns": a roster may
     give a burn or a speed change any length from 1 to 9 (rules/FORMAT.md)."""
