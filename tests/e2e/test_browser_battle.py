@@ -27,7 +27,10 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # Turn 1 with its plan set, beside the final screen in bench/results/.
     shutil.copyfile(tmp_path / "browser-battle-turn.png", RESULTS / "browser-battle-turn.png")
     phone = played["viewport"]
-    # The formation tapped is the one the battle began with.
+    # The formation tapped is the one the battle began with, once set (found from
+    # outside: "Your formation is ready" beside the button, a player waited, and the
+    # deadline played the front column instead).
+    assert "press Set the formation" in played["ready"], played["ready"]
     assert sorted(played["placed"]) == ["0,1", "1,0", "2,2"], played["placed"]
     turns = played["turns"]
     assert turns, played

@@ -19,6 +19,7 @@ export function battleScenarios(kit) {
     for (const [row, col] of formation) {
       await page.click(`[data-testid=field-mine] [data-row="${row}"][data-col="${col}"]`);
     }
+    const ready = (await page.textContent("[data-testid=battle-prompt]"))?.trim() ?? "";
     await page.click("button[name=formation]");
     await page.waitForSelector("[data-testid=battle][data-status=selection]");
     const placed = await page.evaluate(() =>
@@ -120,7 +121,7 @@ export function battleScenarios(kit) {
     const gaveUp = (await page.textContent("[data-testid=battle-result]"))?.trim() ?? "";
     await page.click("button[name=battle-lobby]");
     await page.waitForSelector("[data-testid=lobby]");
-    return { name: page.playerName, placed, turns, resumed, result, final, pushes, front, gaveUp, cutNames, outside };
+    return { name: page.playerName, ready, placed, turns, resumed, result, final, pushes, front, gaveUp, cutNames, outside };
   }
 
   async function challenged() {

@@ -288,7 +288,9 @@ function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions)
     draft.formation = [];
     on.redraw();
   });
-  const prompt = next ? `Tap a square of your field for ${next.name}` : "Your formation is ready";
+  const prompt = next
+    ? `Tap a square of your field for ${next.name}`
+    : "Your formation is tapped: press Set the formation before the clock runs out, or the front column is played";
   return el("div", { class: "battle-plan" }, el("p", { class: "status", "data-testid": "battle-prompt" }, prompt), el("div", { class: "row" }, set, clear));
 }
 
