@@ -21,18 +21,21 @@
 //             refreshes were sent (tests/e2e/test_browser_tokens.py);
 //   directTie: at a Closed Direct table, the two play a line without a capture (found
 //             from both hands as the pages show them): a 5-5 draw, and what Direct moved
-//             (tests/e2e/test_browser_outside.py: with 60 s turns, none is missed).
+//             (tests/e2e/test_browser_outside.py: with 60 s turns, none is missed);
+//   oneTie:   the same at a Trade One table: what the result says of the trade.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie };
+  const directTie = () => tie("trade direct");
+  const oneTie = () => tie("trade one");
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie, oneTie };
 
-  async function directTie() {
+  async function tie(trade) {
     const ann = await player();
     const bea = await player();
     await ann.selectOption("select[name=visibility]", { label: "closed" });
-    await ann.selectOption("select[name=trade]", { label: "trade direct" });
+    await ann.selectOption("select[name=trade]", { label: trade });
     await seated(ann, bea);
     const players = [ann, bea];
     const first = await Promise.race(

@@ -126,8 +126,18 @@ export function resultLine(view: MatchView): string {
     verdict = outcome.result.value === view.mySeat ? "You won" : "You lost";
   }
   const score = `${mine ?? 0} to ${theirs ?? 0}`;
-  if (outcome?.reason === FinishReason.BOARD_FULL || !outcome?.reason) return `${verdict} ${score}: ${endReason(view)}`;
+  if (outcome?.reason === FinishReason.BOARD_FULL || !outcome?.reason) return `${verdict} ${score}: ${endReason(view)}${drawTrades(view)}`;
   return `${verdict}: ${endReason(view)} (it stood at ${score})`;
+}
+
+/** At a table trading One, Difference or All, a draw trades nothing (RULES.md 7, 13), as
+ * the terminal says ("Trade One: a draw trades nothing"); found from outside, the page said
+ * nothing of the trade. Direct trades on a draw too: its panel tells what moved. */
+function drawTrades(view: MatchView): string {
+  const rule = view.rules?.tradeRule ?? TradeRule.UNSPECIFIED;
+  const trading = [TradeRule.ONE, TradeRule.DIFFERENCE, TradeRule.ALL].includes(rule);
+  if (view.outcome?.result.case !== "draw" || !trading) return "";
+  return `. Trade ${TradeRule[rule].toLowerCase()}: a draw trades nothing`;
 }
 
 const CAUSES: Record<number, string> = {
