@@ -42,6 +42,9 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert all(len(t["plan"]) == t["set"] for t in turns), turns
     assert all(t["energy"].startswith("Your plan: ") for t in turns), turns
     assert all(t["log"] for t in turns), turns
+    # Each turn's log whole, as the end's is (found from outside: on a phone a turn's
+    # last line, a Burn at the turn's end, was under the box's fold, no sign it scrolled).
+    assert not any(t["folded"] for t in turns), turns
     # A planned card says what was tapped: a unit by its name, not "-> 0 1".
     plans = [line for t in turns for line in t["plan"]]
     assert not re.search(r"-> \d", " ".join(plans)), plans

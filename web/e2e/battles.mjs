@@ -58,7 +58,11 @@ export function battleScenarios(kit) {
       // The turn resolves (the CPU commits at once): a new turn, or the end.
       await turnResolved(page, status);
       const log = await page.locator("[data-testid=battle-log] li").allTextContents();
-      turns.push({ status, energy, set, plan, log });
+      const folded = await page.evaluate(() => {
+        const box = document.querySelector("[data-testid=battle-log]");
+        return box ? box.scrollHeight > box.clientHeight + 1 : false;
+      });
+      turns.push({ status, energy, set, plan, log, folded });
       if (turns.length === 2) {
         // A reload mid-battle: the session's opening brings the battle back as it stands.
         const before = await page.textContent("[data-testid=battle-status]");

@@ -347,10 +347,9 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
   } else {
     parts.push(forming ? formationPanel(view, draft, on) : handPanel(view, draft, on));
   }
-  // The end's last turn shown whole (found from outside: on a phone its last line, what
-  // ended the battle, was under the box's fold with no sign that it scrolled).
-  const logClass = finished ? "battle-log whole" : "battle-log";
-  const log = el("ol", { class: logClass, "data-testid": "battle-log" }, ...view.log.map((e) => el("li", {}, logEntry(view, e))));
+  // The last turn shown whole, in a turn as at the end (found from outside: on a phone its
+  // last lines were under a scroll box's fold, with no sign that it scrolled).
+  const log = el("ol", { class: "battle-log", "data-testid": "battle-log" }, ...view.log.map((e) => el("li", {}, logEntry(view, e))));
   if (view.log.length) parts.push(el("h2", {}, finished ? "The last turn" : `Turn ${Math.max(1, view.turn - 1)}`), log);
   if (finished) {
     const back = el("button", { type: "button", name: "battle-lobby" }, "Back to the lobby");
