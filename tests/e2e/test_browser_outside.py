@@ -49,9 +49,7 @@ def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
         assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played
 
 
-def test_a_draw_at_a_trade_one_table_says_it_trades_nothing(
-    backend: Stack, tmp_path: Path
-) -> None:
+def test_a_draw_at_a_trade_one_table_says_it_trades_nothing(backend: Stack, tmp_path: Path) -> None:
     """Found from outside: a Trade One match drawn said only "Draw 5 to 5: the board is
     full", nothing of the trade (RULES.md 7: a draw trades nothing; the terminal says so)."""
     played = play(backend, "oneTie", tmp_path / "browser-one-tie.png")
