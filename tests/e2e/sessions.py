@@ -14,10 +14,14 @@ from uuid import uuid4
 
 import grpc
 from google.protobuf.message import Message
+from triad.v1 import collection_pb2 as c
+from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
+from devtools.stack import Stack
+from services.collection.tests.process import ADMIN
 from services.match.mapping import card_back
 from services.rules import Board, Geometry, Position, Rules, Seat
 from services.wire import ELEMENTS_BACK
@@ -206,3 +210,29 @@ def position_of(view: pb.MatchView) -> Position:
     seat = SEAT_OF[view.my_seat]
     hands = (mine, tuple(theirs)) if seat is Seat.A else (tuple(theirs), mine)
     return Position(board, hands, SEAT_OF[view.turn_seat])
+
+
+async def granted_deck(
+    backend: Stack, player: Player, characters: list[str], name: str = "Granted"
+) -> str:
+    """A saved deck of copies an operator granted the player: exactly these characters."""
+    async with grpc.aio.insecure_channel(backend.backend.address("collection")) as channel:
+        stub = collection_pb2_grpc.CollectionServiceStub(channel)
+        granted = await stub.GrantCopies(
+            c.CollectionServiceGrantCopiesRequest(
+                request_id=uuid4().hex,
+                player_id=player.id,
+                character_ids=characters,
+                reason="e2e",
+            ),
+            metadata=(("authorization", f"Bearer {ADMIN}"),),
+            timeout=20,
+        )
+    saved = await player.call(
+        "SaveDeck",
+        g.SaveDeckRequest(
+            request_id=uuid4().hex, name=name, copy_ids=[x.copy_id for x in granted.copies]
+        ),
+    )
+    assert not saved.deck.violations, saved.deck.violations
+    return str(saved.deck.deck_id)

@@ -7,11 +7,13 @@ where Chromium or npm are missing) are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
 
 from devtools.stack import Overrides, Stack
+from tests.e2e.sessions import granted_deck, join
 from tests.e2e.test_browser import backend, play
 
 __all__ = ["backend"]  # the module's fixture: the whole backend, the client built
@@ -123,3 +125,38 @@ def test_card_names_in_a_5x5_elemental_hand_are_whole_on_a_phone(
     assert played["widths"] == [0, 0], played  # neither page wider than the phone
     mine, theirs = scores["text"]
     assert re.fullmatch(r"web\w{8} \d+", mine) and re.fullmatch(r"\d+ Wm{11}\w{8}", theirs), played
+
+
+LONG_NAMES = (
+    # The catalog's longest names, two 5x5 decks of them (RULES.md 11: two 5-star and
+    # five 4-star-or-higher at most): 28 letters ("Vaskarath the Glacier Throne") to 17.
+    ["chr-102", "chr-109", "chr-087", "chr-100", "chr-085", "chr-076", "chr-044",
+     "chr-043", "chr-082", "chr-050", "chr-081", "chr-036", "chr-063"],
+    ["chr-105", "chr-111", "chr-093", "chr-088", "chr-095", "chr-040", "chr-045",
+     "chr-053", "chr-062", "chr-064", "chr-065", "chr-066", "chr-069"],
+)  # fmt: skip
+
+
+def test_the_longest_names_are_whole_and_clear_of_the_values_at_a_desk_and_on_a_phone(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: "Aldebrand the Unsleeping" on a 5x5 board's marked cell at a
+    desk ran over its card's values above and below. Two players bring decks of the
+    catalog's longest names (granted by an operator) to a 5x5 Elemental table; on the
+    board and in the hands, at a desk's window and a phone's, every name is shown whole
+    and no text of a card or its cell covers another."""
+
+    async def registered() -> list[str]:
+        async with backend.channel() as channel:
+            players = [await join(backend.api(channel)) for _ in LONG_NAMES]
+            for player, deck in zip(players, LONG_NAMES, strict=True):
+                await granted_deck(backend, player, deck, name="Long names")
+            return [player.name for player in players]
+
+    played = play(backend, "longNames", tmp_path / "browser-long-names.png",
+                  {"names": asyncio.run(registered())})  # fmt: skip
+    assert played["placed"] >= 3, played  # long names on the board, not only in hands
+    for size in ("desk", "phone"):
+        seen = played[size]
+        assert seen["faces"] >= 13 + 3, seen
+        assert seen["cut"] == [] and seen["overlaps"] == [], (size, seen)

@@ -20,13 +20,10 @@ from uuid import uuid4
 
 import grpc
 import pytest
-from triad.v1 import collection_pb2 as c
-from triad.v1 import collection_pb2_grpc
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Overrides, Stack
-from services.collection.tests.process import ADMIN
 from services.match.mapping import card_back
 from services.rules import Board, Geometry, Rules, Seat
 from services.rules.realm import (
@@ -36,7 +33,7 @@ from services.rules.realm import (
     RealmRules,
     RealmState,
 )
-from tests.e2e.sessions import SEAT_OF, Player, Session, join
+from tests.e2e.sessions import SEAT_OF, Session, granted_deck, join
 
 pytestmark = pytest.mark.integration
 
@@ -63,30 +60,6 @@ Move = tuple[str, int, bool]
 
 STACK_OVERRIDES: Overrides = {}
 """The backend of this module: no quick populated bot (tests/e2e/conftest.py)."""
-
-
-async def granted_deck(backend: Stack, player: Player, characters: list[str]) -> str:
-    """A saved deck of copies an operator granted the player: exactly these characters."""
-    async with grpc.aio.insecure_channel(backend.backend.address("collection")) as channel:
-        stub = collection_pb2_grpc.CollectionServiceStub(channel)
-        granted = await stub.GrantCopies(
-            c.CollectionServiceGrantCopiesRequest(
-                request_id=uuid4().hex,
-                player_id=player.id,
-                character_ids=characters,
-                reason="realm e2e",
-            ),
-            metadata=(("authorization", f"Bearer {ADMIN}"),),
-            timeout=20,
-        )
-    saved = await player.call(
-        "SaveDeck",
-        g.SaveDeckRequest(
-            request_id=uuid4().hex, name="Realm", copy_ids=[x.copy_id for x in granted.copies]
-        ),
-    )
-    assert not saved.deck.violations, saved.deck.violations
-    return str(saved.deck.deck_id)
 
 
 def _realm(card: pb.Card) -> RealmCard:

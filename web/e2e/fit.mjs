@@ -15,6 +15,9 @@
 //   names:    at a 5×5 Elemental All Open table on a phone, a few cards placed: every
 //             card name in the hands and on the board shown whole, none cut short; and
 //             the scores line of Bea's page, Ann's name 20 letters long;
+//   longNames: two returning players' saved decks of the catalog's longest names
+//             (params.names: the players, each deck "Long names") at a 5×5 Elemental table: at a desk's
+//             window and a phone's, every card face's name whole and no text over another;
 //   badges:   a 4×4 table (at 1024x600) played until a capture is marked with its cause: the badge
 //             leaves the card's four values readable.
 
@@ -23,8 +26,66 @@ const PHONE = { width: 390, height: 844 };
 
 /** The scenarios, on ``kit``: player() and the screenshot path. */
 export function fitScenarios(kit) {
-  const { player, screenshot } = kit;
-  return { fits, missedFit, pickFit, elementalCell, badges, names };
+  const { player, returning, screenshot, params } = kit;
+  return { fits, missedFit, pickFit, elementalCell, badges, names, longNames };
+
+  async function longNames() {
+    const [ann, bea] = await Promise.all(params.names.map((name) => returning(name)));
+    for (const page of [ann, bea]) await page.selectOption("select[name=deck]", { label: "Long names" });
+    for (const page of [ann, bea]) await page.setViewportSize(DESK);
+    await ann.check("input[name=elemental]");
+    await ann.selectOption("select[name=board]", "5");
+    await ann.uncheck("input[name=house-hands]"); // the deck brought, not a house hand
+    await seated(ann, bea, 5);
+    // Ann's cards onto marked cells first (a cell's element line takes room from the card).
+    let placed = 0;
+    for (let move = 0; move < 8; move++) {
+      const mover = await Promise.race(
+        [ann, bea].map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+      );
+      const inHand = await mover.locator(".hand.mine .card").count();
+      await mover.locator(".hand.mine .card:not(:disabled)").first().click();
+      const marked = mover.locator(".cell.empty[data-mark]:not(:disabled)");
+      await ((await marked.count()) ? marked : mover.locator(".cell.empty:not(:disabled)")).first().click();
+      await mover.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+      if (mover === ann) placed += 1;
+    }
+    await ann.waitForFunction(() => document.querySelectorAll(".cell.mine, .cell.theirs").length === 8);
+    const seen = { placed, desk: await faceFaults(ann) };
+    await ann.screenshot({ path: screenshot.replace(".png", "-desk.png") });
+    await ann.setViewportSize(PHONE);
+    seen.phone = await faceFaults(ann);
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return seen;
+  }
+
+  /** Every card face on ``page`` (board and hands): names not shown whole, and texts of
+   * a card (or its cell's element line) over one another. */
+  function faceFaults(page) {
+    return page.evaluate(() => {
+      const faces = [...document.querySelectorAll(".face")].filter((f) => (f.querySelector(".name")?.textContent ?? "?") !== "?");
+      const cut = [];
+      const overlaps = [];
+      for (const face of faces) {
+        const name = face.querySelector(".name");
+        if (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1) cut.push(name.textContent);
+        const holder = face.closest(".cell") ?? face;
+        // (a capture's cause badge lies over the name on purpose, the name its title)
+        const texts = [...holder.querySelectorAll("span:not(.cause)")].filter((s) => s.getBoundingClientRect().width > 0 && s.textContent);
+        for (const [i, a] of texts.entries()) {
+          for (const b of texts.slice(i + 1)) {
+            if (a.contains(b) || b.contains(a)) continue;
+            const p = a.getBoundingClientRect();
+            const q = b.getBoundingClientRect();
+            if (!(p.right <= q.left || q.right <= p.left || p.bottom <= q.top || q.bottom <= p.top)) {
+              overlaps.push(`${name.textContent}: ${a.textContent} / ${b.textContent}`);
+            }
+          }
+        }
+      }
+      return { faces: faces.length, cut, overlaps };
+    });
+  }
 
   async function names() {
     // As long as a name may be (20): the scores line must still pair each with its score.

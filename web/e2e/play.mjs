@@ -110,7 +110,7 @@ try {
   const battles = battleScenarios({ player, screenshot });
   const battleLines = battleLineScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
-  const fit = fitScenarios({ player, screenshot });
+  const fit = fitScenarios({ player, returning, screenshot, params });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
   const review = reviewScenarios({ player, returning, screenshot });
   const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...battleLines, ...endings, ...fit, ...outside, ...review };

@@ -52,6 +52,24 @@ export function cardFace(card: CardLike | undefined, sides?: Sides, realm = fals
   );
 }
 
+/** Smaller steps of a name's type (em of the face's), tried in turn while it overflows. */
+const NAME_SIZES = ["0.5em", "0.42em", "0.36em"];
+
+/** Each card name under ``root`` shown whole in the room its face's values leave it:
+ * found from outside, a long name on a small card ("Aldebrand the Unsleeping" on a 5×5
+ * board's marked cell, or in the opponent's one-row hand at a desk) wrapped over more
+ * lines than there was room for and ran over the values above and below it. A name is
+ * held to its grid area (style.css) and drawn a step smaller while it overflows it. Each
+ * step reads the layout once for every name, after the page is drawn or resized. */
+export function fitNames(root: ParentNode): void {
+  let over = [...root.querySelectorAll<HTMLElement>(".face .name")];
+  for (const name of over) name.style.fontSize = "";
+  for (const size of NAME_SIZES) {
+    over = over.filter((name) => name.scrollHeight > name.clientHeight + 1);
+    for (const name of over) name.style.fontSize = size;
+  }
+}
+
 /** " holo-side" on the side of a holo copy that carries its +1 (found from outside: a
  * holo copy said which it was nowhere), else "". */
 function boosted(card: CardLike | undefined, which: Side): string {

@@ -6,7 +6,7 @@
 // (queue.ts), and take the cards a trade rule gives the winner (trade.ts).
 // One state object (state.ts), drawn again on every change.
 import { api, authed, forgetTokens, heldTable, keepTokens, reason, requestId, signedIn } from "./api.js";
-import { el, matchScreen } from "./board.js";
+import { el, fitNames, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, openBattle, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
@@ -60,6 +60,7 @@ function render(): void {
   const focus = keepFocus(app);
   app.replaceChildren(...parts);
   restoreFocus(app, focus);
+  fitNames(app);
   tickClocks(); // the time left shown at once, not half a second later
   keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
@@ -351,6 +352,7 @@ function tickClocks(): void {
   }
 }
 setInterval(tickClocks, 500);
+addEventListener("resize", () => fitNames(app));
 
 if (signedIn()) openSession(page);
 render();
