@@ -58,6 +58,27 @@ def _seat_word(view: pb.MatchView, seat: int) -> str:
     return "you" if seat == view.my_seat else "them"
 
 
+def replacement_of(view: pb.MatchView, placement: pb.Placement) -> pb.RealmReplacement | None:
+    """The Realm Sudden Death replacement ``placement`` is, if it is one."""
+    for replaced in view.realm.replacements:
+        if (replaced.cell, replaced.drawn.card_id) == (placement.cell, placement.card.card_id):
+            return replaced
+    return None
+
+
+def sudden_death_ending(view: pb.MatchView) -> str:
+    """How Realm Sudden Death ended a full board ('' when it replaced nothing): ', after
+    Realm Sudden Death drew 2 cards from the pile', and for a draw, that the pile ran out
+    (RULES.md 17: then the draw stands)."""
+    drawn = len(view.realm.replacements)
+    if not drawn:
+        return ""
+    words = f", after Realm Sudden Death drew {drawn} card{'s' if drawn > 1 else ''} from the pile"
+    if view.outcome.WhichOneof("result") == "draw":
+        words += " and ran it out, so the draw stands"
+    return words
+
+
 def realm_line(view: pb.MatchView) -> str:
     """The Realm state under the board: who has spent Lair and Resistance, pending Rot,
     hexes spent, the draw pile's size and the last move's comparisons and saves."""

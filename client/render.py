@@ -133,9 +133,10 @@ def my_turn(view: pb.MatchView) -> bool:
 
 def round_line(view: pb.MatchView) -> str:
     """'Round 2 of at most 5' in a Sudden Death match (RULES.md 12), and at a round's
-    start (no card placed yet) how the round before ended: '' otherwise."""
+    start (no card placed yet) how the round before ended: '' otherwise. A Realm
+    table's Sudden Death plays no rounds (RULES.md 17: its draw pile)."""
     number = view.round_number or 1
-    if not view.rules.sudden_death and number == 1:
+    if (not view.rules.sudden_death or is_realm(view.rules)) and number == 1:
         return ""
     line = f"Round {number} of at most {MAX_ROUNDS}"
     if view.earlier_rounds and not view.HasField("last_placement"):
@@ -262,7 +263,10 @@ def recent_moves(view: pb.MatchView, seen: list[pb.Placement] | None = None) -> 
     placed = sum(1 for c in view.board if c.WhichOneof("content") == "card")
     first_of_round = last.turn_number - placed + 1  # a placement adds one card
     earlier = {p.turn_number: p for p in seen or [] if first_of_round <= p.turn_number}
-    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), last]
+    # Realm Sudden Death: the move that tied the full board came in the same view as the
+    # replacements after it (the last of them the view's last placement).
+    tying = [view.realm.tying_placement] if view.realm.HasField("tying_placement") else []
+    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), *tying, last]
 
 
 HEADER_WIDTH = 76

@@ -8,7 +8,7 @@ from __future__ import annotations
 from triad.v1 import common_pb2 as pb
 
 from client.expiry import expiry
-from client.realm import is_realm, module_words
+from client.realm import is_realm, module_words, replacement_of, sudden_death_ending
 
 ELEMENT_NAMES = {v: k.removeprefix("ELEMENT_").lower() for k, v in pb.Element.items()}
 
@@ -143,7 +143,7 @@ def end_reason(view: pb.MatchView) -> str:
     outcome = view.outcome
     who = _name(view, outcome.forfeiting_seat)
     if outcome.reason == pb.FINISH_REASON_BOARD_FULL:
-        return "the board is full"
+        return "the board is full" + sudden_death_ending(view)
     if outcome.reason == pb.FINISH_REASON_FORFEIT:
         return f"{who} forfeited"
     if outcome.reason == pb.FINISH_REASON_TURN_TIMEOUT:
@@ -176,6 +176,11 @@ def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
     who = _name(view, last.seat, "You")
     auto = " (time ran out: the server placed it)" if last.auto_played else ""
     pieces = [(f"{who} put {last.card.character.name} on {last.cell}{auto}", "")]
+    replaced = replacement_of(view, last) if is_realm(view.rules) else None
+    if replaced is not None:  # Realm Sudden Death: placed for the removed card's owner
+        whose = "you" if last.seat == view.my_seat else who
+        said = f"Sudden Death: {replaced.removed.character.name} left {last.cell}, "
+        pieces = [(said + f"{last.card.character.name} came from the pile for {whose}", "")]
     if not last.captures:
         return [*pieces, (": no capture.", "")]
     pieces.append((": took ", ""))

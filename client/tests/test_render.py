@@ -17,6 +17,7 @@ from client.frame import cell_problem, frame
 from client.realm import parse_move, realm_attributes, realm_line
 from client.render import round_line, status_line
 from client.rules_text import rules_line, table_row
+from client.tests import views
 from client.tests.views import great_cloth, quintra, round_two, view
 
 
@@ -246,6 +247,43 @@ def test_a_realm_view_reads_its_modules_state_and_last_comparisons_and_fits_80x2
     assert len(said) == 2 and not any(line[:1] == "|" or line[-1:] == "|" for line in said), said
     assert "hex spent on 2,4,11" in said[0], said
     assert "last: Lair; 5>6 7v4; 5>9 2v3; 9 saved by ward" in said[1], said
+
+
+def test_realm_sudden_death_shows_the_tying_move_and_the_card_replaced() -> None:
+    """Found from outside: after Realm Sudden Death the screen told only the last
+    replacement's comparisons, "the weakest card replaced from the pile": not the move
+    that tied the full board (its captures), nor which card left, and the result said
+    only "the board is full"."""
+    shown = view(
+        hand=0, revealed=0, placed={c: pb.SEAT_A if c < 5 else pb.SEAT_B for c in range(9)}
+    )
+    shown.rules.family = pb.RULES_FAMILY_REALM
+    shown.rules.sudden_death = True
+    shown.status = pb.MATCH_STATUS_FINISHED
+    shown.outcome.reason = pb.FINISH_REASON_BOARD_FULL
+    shown.outcome.winner_seat = pb.SEAT_A
+    realm = shown.realm
+    realm.cells.extend(pb.RealmCellState() for _ in range(9))
+    realm.draw_pile_left = 9
+    removed, drawn_card = views.card(7, "b"), views.card(8, "pile")
+    tying = realm.tying_placement
+    tying.CopyFrom(pb.Placement(turn_number=9, seat=pb.SEAT_B, card=views.card(6, "b"), cell=8))
+    tying.captures.add(cell=5, cause=pb.CAPTURE_CAUSE_BASIC)
+    realm.replacements.add(cell=0, removed=removed, drawn=drawn_card, seat=pb.SEAT_A)
+    shown.last_placement.CopyFrom(
+        pb.Placement(turn_number=9, seat=pb.SEAT_A, card=drawn_card, cell=0)
+    )
+    realm.last_move.replaced_card_id = removed.card_id
+    screen = "\n".join(drawn(shown, 100, 30))
+    assert f"[BOT] Bea put {views.card(6).character.name} on 8: took 5 (higher side)." in screen, (
+        screen
+    )
+    left = f"Sudden Death: {removed.character.name} left 0, {drawn_card.character.name} came"
+    assert left + " from the pile for you: no capture." in screen, screen
+    assert "the board is full, after Realm Sudden Death drew 1 card from the pile." in screen
+    # Found on the way: a Realm table's Sudden Death was drawn as rounds ("Round 1 of at
+    # most 5"), which it does not play.
+    assert "Round" not in screen, screen
 
 
 def test_a_move_with_lair_parses_and_is_refused_where_there_is_none() -> None:

@@ -132,7 +132,8 @@ def _fill_board(board: Any, cells: tuple[CellView, ...]) -> None:
 
 def _fill_realm(out: pb.RealmView, view: MatchView) -> None:
     """The Realm state both seats see: each cell's hex (from its face-up card), spent
-    powers, the last move's Realm outcome and the size (only) of the draw pile."""
+    powers, the last move's Realm outcome, the size (only) of the draw pile, and once
+    Realm Sudden Death has replaced cards, the tying placement and each replacement."""
     realm = view.realm
     assert realm is not None and view.setup.realm is not None
     cards = tuple(cell.card for cell in view.board)
@@ -140,6 +141,15 @@ def _fill_realm(out: pb.RealmView, view: MatchView) -> None:
     if realm.last is not None:
         out.last_move.CopyFrom(mapping_realm.move(realm.last))
     out.draw_pile_left = realm.pile_left
+    if realm.tying is not None:
+        out.tying_placement.CopyFrom(_placement(*realm.tying))
+    for replaced in realm.replacements:
+        out.replacements.add(
+            cell=replaced.cell,
+            removed=mapping.card(replaced.removed),
+            drawn=mapping.card(replaced.drawn),
+            seat=mapping.SEATS[replaced.seat],
+        )
 
 
 def _fill_seat(message: pb.MatchView, view: MatchView) -> None:

@@ -72,6 +72,22 @@ class RealmInfo:
     state: RealmState
     last: RealmMove | None
     pile_left: int
+    tying: tuple[CardPlaced, MatchCard] | None = None
+    """Realm Sudden Death, once it has replaced cards: the placement that filled the
+    board with the scores tied, and its card."""
+    replacements: tuple[Replacement, ...] = ()
+    """Realm Sudden Death's replacements, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """A Realm Sudden Death replacement: the card removed from ``cell`` and the pile's
+    card placed there for ``seat`` (both were face up on the board)."""
+
+    cell: int
+    removed: MatchCard
+    drawn: MatchCard
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +164,28 @@ def match_view(match: Match, player_id: str, other_seat: MatchView | None = None
         finished=match.finished,
         round=match.round,
         earlier=earlier,
-        realm=None
-        if match.realm is None
-        else RealmInfo(
-            match.realm, None if match.last is None else match.last.realm, pile_left(match)
-        ),
+        realm=None if match.realm is None else _realm(match, match.realm),
+    )
+
+
+def _realm(match: Match, state: RealmState) -> RealmInfo:
+    """The Realm state both seats see, with Realm Sudden Death's replacements (the
+    placements that end the match, recorded after the one that tied the full board)."""
+    last = None if match.last is None else match.last.realm
+    placements = match.placements
+    n = len(placements)
+    while n and (move := placements[n - 1].realm) is not None and move.replaced:
+        n -= 1
+    if n == len(placements) or n == 0:
+        return RealmInfo(state, last, pile_left(match))
+    tying = placements[n - 1]
+    replacements = tuple(
+        Replacement(p.cell, match.cards[p.realm.replaced], match.cards[p.card_id], p.seat)
+        for p in placements[n:]
+        if p.realm is not None
+    )
+    return RealmInfo(
+        state, last, pile_left(match), (tying, match.cards[tying.card_id]), replacements
     )
 
 

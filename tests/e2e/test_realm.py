@@ -227,6 +227,14 @@ async def test_a_realm_great_cloth_match_with_every_module_plays_out_and_replays
         assert len(placed) == 16 and not final.my_hand and not final.opponent_hand
         ids = {x.card.card.card_id for x in placed}
         assert final.realm.last_move.replaced_card_id not in ids, "the replaced card left"
+        # Both players are shown the move that tied the full board and every card that
+        # left (found from outside: only the last replacement was told).
+        tying = final.realm.tying_placement
+        assert (tying.card.card_id, tying.cell) == line[-1][:2], tying
+        replaced = final.realm.replacements
+        assert len(replaced) == 10 - final.realm.draw_pile_left, replaced
+        assert replaced[-1].removed.card_id == final.realm.last_move.replaced_card_id
+        assert replaced[-1].drawn.card_id == final.last_placement.card.card_id
         finals[name] = await (ann if name == ann.name else bea).view(match_id)
     final = finals[ann.name]
     assert any(s.resistance_spent for s in final.realm.seats)

@@ -19,7 +19,7 @@ import {
   type Sides,
 } from "./gen/triad/v1/common_pb.js";
 import { el } from "./dom.js";
-import { cellMarks, isRealm, lairChoice, moduleWords, realmPanel, realmTag } from "./realm.js";
+import { cellMarks, isRealm, lairChoice, moduleWords, realmPanel, realmTag, suddenDeathEnding } from "./realm.js";
 import { roundsPanel } from "./rounds.js";
 
 export { el };
@@ -117,7 +117,7 @@ function endReason(view: MatchView): string {
   const who = seat === view.mySeat ? "you" : (view.players.find((p) => p.seat === seat)?.playerName ?? "your opponent");
   switch (outcome?.reason) {
     case FinishReason.BOARD_FULL:
-      return "the board is full";
+      return `the board is full${suddenDeathEnding(view)}`;
     case FinishReason.FORFEIT:
       return `${who} forfeited`;
     case FinishReason.TURN_TIMEOUT:

@@ -95,6 +95,7 @@ export function realmLines(view: MatchView): string[] {
     lines.push(`${name} spent: ${used.join(", ") || "nobody"}`);
   }
   if (view.rules?.suddenDeath) lines.push(`Draw pile: ${realm.drawPileLeft} left`);
+  lines.push(...suddenDeathLines(view));
   const last = realm.lastMove;
   if (last) {
     const parts = last.lair ? ["Lair"] : [];
@@ -104,8 +105,35 @@ export function realmLines(view: MatchView): string[] {
       parts.push(`${cardOn(view, c.attackerCell)} ${beat} ${cardOn(view, c.defenderCell)}, ${c.attack} v ${c.defence}`);
     }
     for (const s of last.saved) parts.push(`${cardOn(view, s.cell)} saved by ${lower(Protection[s.by])}`);
-    if (last.replacedCardId) parts.push("the weakest card replaced from the pile");
     if (parts.length) lines.push(`Last move: ${parts.join(" · ")}`);
+  }
+  return lines;
+}
+
+/** ", after Realm Sudden Death drew 2 cards from the pile" (and for a draw, that it ran
+ * the pile out: RULES.md 17, the draw stands); "" when it replaced nothing. As the
+ * terminal says it (client/realm.py). */
+export function suddenDeathEnding(view: MatchView): string {
+  const drawn = view.realm?.replacements.length ?? 0;
+  if (!drawn) return "";
+  const words = `, after Realm Sudden Death drew ${drawn} card${drawn > 1 ? "s" : ""} from the pile`;
+  return view.outcome?.result.case === "draw" ? `${words} and ran it out, so the draw stands` : words;
+}
+
+/** Realm Sudden Death, once it has replaced cards (RULES.md 17): the move that tied the
+ * full board, then each card that left and the pile's card put in its place. Found from
+ * outside: only the last replacement's comparisons were told, not the tying move nor
+ * which card left. */
+function suddenDeathLines(view: MatchView): string[] {
+  const realm = view.realm;
+  const tying = realm?.tyingPlacement;
+  if (!realm || !tying) return [];
+  const name = (seat: number, you: string) =>
+    seat === view.mySeat ? you : (view.players.find((p) => p.seat === seat)?.playerName ?? "your opponent");
+  const took = tying.captures.length ? `, taking ${tying.captures.length}` : "";
+  const lines = [`${name(tying.seat, "You")} tied the full board with ${tying.card?.character?.name ?? "a card"}${took}: Realm Sudden Death`];
+  for (const r of realm.replacements) {
+    lines.push(`${r.removed?.character?.name ?? "A card"} left the board; ${r.drawn?.character?.name ?? "a card"} came from the pile for ${name(r.seat, "you")}`);
   }
   return lines;
 }

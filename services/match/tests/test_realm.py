@@ -148,6 +148,35 @@ def test_realm_sudden_death_replaces_the_weakest_card_from_the_pile_until_the_ti
     assert match.pile_drawn == 1 and match.position.board.cards[0].id == "p0"  # type: ignore[union-attr]
 
 
+def test_both_views_show_the_placement_that_tied_and_each_replacement() -> None:
+    """Found from outside: after Realm Sudden Death a view showed only the last
+    replacement, so neither player saw the move that tied the full board (its captures)
+    nor which card had left the game."""
+    pile = (realm_card("p0", (9, 9, 9, 9)), *tuple(realm_card(f"p{i}") for i in range(1, 10)))
+    match = _fill(realm_match(RealmRules(), sudden_death=True, pile=pile))
+    for player in ("p-a", "p-b"):
+        view = view_message(match_view(match, player), later(20))
+        tying, replaced = view.realm.tying_placement, list(view.realm.replacements)
+        assert (tying.turn_number, tying.cell, tying.card.card_id) == (9, 8, "a4")
+        assert [(r.cell, r.removed.card_id, r.drawn.card_id, r.seat) for r in replaced] == [
+            (0, "a0", "p0", pb.SEAT_A)
+        ]
+        assert replaced[0].removed.character.name == "Card a0"
+        assert view.last_placement.card.card_id == "p0"
+    # Before Realm Sudden Death neither is set.
+    started = play(realm_match(RealmRules(), sudden_death=True, pile=pile), 4)
+    view = view_message(match_view(started, "p-a"), later(2))
+    assert not view.realm.HasField("tying_placement") and not view.realm.replacements
+
+
+def test_every_replacement_is_shown_when_the_pile_runs_out() -> None:
+    pile = tuple(realm_card(f"p{i}", (1, 1, 1, 1)) for i in range(10))
+    match = _fill(realm_match(RealmRules(), sudden_death=True, pile=pile))
+    view = view_message(match_view(match, "p-b"), later(20))
+    assert len(view.realm.replacements) == 10 and view.realm.draw_pile_left == 0
+    assert view.realm.tying_placement.turn_number == 9
+
+
 def test_when_the_pile_runs_out_the_draw_stands() -> None:
     pile = tuple(realm_card(f"p{i}", (1, 1, 1, 1)) for i in range(10))
     match = _fill(realm_match(RealmRules(), sudden_death=True, pile=pile))
