@@ -172,7 +172,10 @@ def _realm_back(message: pb.Rules) -> RealmModules | None:
         if message.HasField("realm"):
             raise InvalidArgument("rules.realm goes with rules.family REALM only")
         return None
-    m = message.realm
+    return _modules_back(message.realm)
+
+
+def _modules_back(m: pb.RealmModules) -> RealmModules:
     return RealmModules(m.type_advantage, m.alignment_clash, m.lair, m.resistance, m.cursed)
 
 
@@ -347,6 +350,9 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
         boards=frozenset(message.board_sizes),
         house_hands=flag("house_hands"),
         realm=flag("realm"),
+        realm_modules=_modules_back(message.realm_modules)
+        if message.HasField("realm_modules")
+        else None,
         sudden_death=flag("sudden_death"),
         battles=message.battles,
     )

@@ -135,6 +135,31 @@ async def test_a_realm_3x3_table_deals_house_hands(api: Any) -> None:
     assert view.realm.draw_pile_left == 10
 
 
+async def test_find_game_joins_only_a_realm_table_with_the_modules_asked_for(api: Any) -> None:
+    """RULES.md 14, Find Game filtered like the lobby list. Found from outside: the
+    browser's "Find a game like this" with Realm and only Cursed ticked seated the player
+    at a Realm table with only Lair on."""
+    ann, bea = await join(api), await join(api)
+    rules = pb.Rules(
+        visibility=pb.VISIBILITY_ALL_OPEN,
+        house_hands=True,
+        family=pb.RULES_FAMILY_REALM,
+        realm=pb.RealmModules(lair=True),
+    )
+    create = g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=rules))
+    table = (await ann.call("CreateTable", create)).table
+
+    def find(**modules: bool) -> g.FindGameRequest:
+        wanted = pb.TableFilter(realm=True, realm_modules=pb.RealmModules(**modules))
+        return g.FindGameRequest(request_id=uuid4().hex, filter=wanted)
+
+    with pytest.raises(grpc.aio.AioRpcError) as refusal:
+        await bea.call("FindGame", find(cursed=True))
+    assert refusal.value.code() == grpc.StatusCode.NOT_FOUND, refusal.value.details()
+    found = await bea.call("FindGame", find(lair=True))
+    assert found.table.table_id == table.table_id and found.match_id
+
+
 async def test_a_realm_great_cloth_match_with_every_module_plays_out_and_replays(
     backend: Stack, api: Any
 ) -> None:

@@ -251,6 +251,8 @@ function wanted() {
     boardSizes: [tables.size],
     tradeRules: [tradeRule()],
     realm: realmChoice.on,
+    // the modules ticked, exactly (found from outside: a table with others was joined)
+    realmModules: realmChoice.on ? { ...realmChoice.modules } : undefined,
   };
 }
 

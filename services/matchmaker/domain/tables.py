@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from services.matchmaker.domain.modes import RuleSet, TradeRule, Visibility
+from services.matchmaker.domain.modes import RealmModules, RuleSet, TradeRule, Visibility
 from services.matchmaker.domain.seats import DeckChoice
 
 
@@ -38,6 +38,8 @@ class TableFilter:
     house_hands: bool | None = None
     realm: bool | None = None
     """Realm tables (RULES.md 17) only (true) or standard ones only (false)."""
+    realm_modules: RealmModules | None = None
+    """Only Realm tables with exactly these modules; None: any."""
     sudden_death: bool | None = None
     battles: bool = False
     """Skirmish: battle tables only; else Triad tables only (never both)."""

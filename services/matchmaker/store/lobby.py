@@ -243,7 +243,8 @@ def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
         f"(${n + 2}::smallint[] IS NULL OR board = ANY(${n + 2}))",
         f"(${n + 3}::boolean IS NULL OR house_hands = ${n + 3})",
         f"(${n + 4}::boolean IS NULL OR (realm IS NOT NULL) = ${n + 4})",
-        f"battle = ${n + 5}",
+        f"(${n + 5}::text IS NULL OR realm = ${n + 5})",
+        f"battle = ${n + 6}",
     ]
     values = [
         *(getattr(filters, name) for name in _FLAGS),
@@ -252,6 +253,7 @@ def _filter_sql(filters: TableFilter, start: int) -> tuple[str, list[Any]]:
         sorted(filters.boards) or None,
         filters.house_hands,
         filters.realm,
+        None if filters.realm_modules is None else filters.realm_modules.text,
         filters.battles,
     ]
     return " AND ".join(conditions), values

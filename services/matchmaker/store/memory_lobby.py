@@ -219,5 +219,6 @@ def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bo
         and (not filters.boards or rules.board in filters.boards)
         and filters.house_hands in (None, rules.house_hands)
         and filters.realm in (None, rules.realm is not None)
+        and filters.realm_modules in (None, rules.realm)
         and t.settings.battle == filters.battles
     )

@@ -118,6 +118,40 @@ async def test_a_table_keeps_its_realm_modules_and_lists_them(adapter: Adapter) 
     assert await hosts(True) == ["re"] and await hosts(False) == ["pl"]
 
 
+async def test_find_game_like_this_takes_only_a_realm_table_with_the_same_modules(
+    adapter: Adapter,
+) -> None:
+    """Found from outside: Find Game with Realm and only Cursed ticked seated the player
+    at a Realm table with only Lair on. The filter names the modules, exactly."""
+    lair = RuleSet(Visibility.ALL_OPEN, realm=RealmModules(lair=True))
+    bare = RuleSet(Visibility.ALL_OPEN, realm=RealmModules())
+    for n, rules in enumerate((lair, bare, GREAT_CLOTH)):
+        t = replace(table(f"h{n}", n), settings=TableSettings(rules))
+        await adapter.lobby.create_table(t, key(t.host_name, "t"))
+    at = table("x", 9).created_at
+
+    async def hosts(**modules: bool) -> list[str]:
+        wanted = mapping.table_filter_back(
+            pb.TableFilter(realm=True, realm_modules=pb.RealmModules(**modules))
+        )
+        found = await adapter.lobby.list_tables("v", "viewer", wanted, at, 10, None)
+        oldest = await adapter.lobby.oldest_table("v", wanted, at, ())
+        assert ([oldest.host_name] if oldest else []) == [t.host_name for t in found][-1:]
+        return sorted(t.host_name for t in found)
+
+    assert await hosts(cursed=True) == []
+    assert await hosts(lair=True) == ["h0"]
+    assert await hosts() == ["h1"]
+    every = dict.fromkeys(
+        ("type_advantage", "alignment_clash", "lair", "resistance", "cursed"), True
+    )
+    assert await hosts(**every) == ["h2"]
+    # Without the modules, any Realm table.
+    wanted = mapping.table_filter_back(pb.TableFilter(realm=True))
+    listed = await adapter.lobby.list_tables("v", "viewer", wanted, at, 10, None)
+    assert len(listed) == 3
+
+
 def test_a_start_plan_keeps_the_realm_modules_and_an_older_plan_reads_standard() -> None:
     plan = StartPlan(
         start_id="s-1",
