@@ -127,6 +127,11 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert played["sold"]["onSaleSeconds"] == 48 * 3600, played["sold"]
     assert played["withdrawn"]["onSaleSeconds"] == 12 * 3600, played["withdrawn"]
     assert "until" in played["withdrawn"]["text"], played["withdrawn"]
+    # Bought by a player who still saw it on sale: refused in words, and gone from the
+    # list (found from outside: it stayed, with its Buy, under the listing's ids).
+    late = played["late"]
+    assert late["said"].endswith("for 9 coins is no longer on sale: its seller withdrew it."), late
+    assert late["shown"] == 0, late
     # Found from outside: a listed copy looked like any other in the collection, and only
     # saving a deck with it said it was on sale. It is marked so, and cannot be picked.
     assert played["held"] == {"badge": "on sale", "disabled": True, "others": 1}, played

@@ -167,8 +167,13 @@ export function lobbyScenarios(kit) {
     const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
     // The second listing, on sale for 12 hours, is withdrawn.
     const withdrawn = await listFirst(9, "12");
+    await bea.click("button[name=reload]"); // Bea sees it on sale, then Ann withdraws it
+    const stale = bea.locator(`[data-testid=market] li[data-listing="${withdrawn.listing}"]`);
+    await stale.waitFor();
     await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
+    await stale.locator("button[name=buy]").click();
+    const late = { said: (await bea.textContent(".error[role=alert]"))?.trim() ?? "", shown: await stale.count() };
     await ann.screenshot({ path: screenshot, fullPage: true });
     // A third on sale: Ann's collection shows it so, and it cannot go in a deck.
     const onSale = await listFirst(11);
@@ -186,7 +191,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API

@@ -4,6 +4,7 @@
 // one's listings, open ones withdrawn. The session's ``listing`` push says when one of
 // them sold or expired. main.ts shows this screen instead of the lobby.
 import { api, authed, requestId } from "./api.js";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { cardFace, el } from "./board.js";
 import { cards } from "./cards.js";
 import { actionButton as button, captioned, screenFrame, select } from "./controls.js";
@@ -263,6 +264,20 @@ function listingWords(listing: Listing): HTMLElement {
   return el("span", { class: "words" }, el("span", { class: "name" }, name), ` ${coinWords(listing.price)} `);
 }
 
+/** A listing someone else bought first (or withdrawn, or run out) leaves the list, and
+ * is said in words: found from outside, it stayed with its Buy button under "listing
+ * 2ab5bf7b (Skyreef Manta (1f21f7ce)) is sold: it is no longer on sale". Any other
+ * refusal (too few coins) is left as the server says it. */
+function gone(listing: Listing, error: unknown): unknown {
+  const failure = ConnectError.from(error);
+  const closed = / is (sold|cancelled|expired)\b| expired at /.exec(failure.rawMessage);
+  if (failure.code !== Code.FailedPrecondition || !closed) return error;
+  auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
+  const how = closed[1] === "sold" ? "someone bought it first" : closed[1] === "cancelled" ? "its seller withdrew it" : "its time ran out";
+  const name = listing.copy?.character?.name ?? "That card";
+  return new ConnectError(`${name} for ${coinWords(listing.price)} is no longer on sale: ${how}.`, failure.code);
+}
+
 function marketList(page: Page): HTMLElement {
   const list = el("ul", { class: "listings", "data-testid": "market", "aria-busy": String(auction.busy) });
   for (const listing of auction.market) {
@@ -271,7 +286,9 @@ function marketList(page: Page): HTMLElement {
     else
       item.append(
         button("Buy", "buy", page, async () => {
-          await authed(() => api.buyListing({ requestId: requestId(), listingId: listing.listingId }));
+          await authed(() => api.buyListing({ requestId: requestId(), listingId: listing.listingId })).catch((error) => {
+            throw gone(listing, error);
+          });
           page.note(`bought ${listing.copy?.character?.name ?? "a card"} for ${coinWords(listing.price)}`);
           // The pages read stay (a player who read on is not sent back to the first).
           auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
