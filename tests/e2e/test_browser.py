@@ -189,6 +189,8 @@ def test_a_table_hosted_on_a_4x4_board_is_found_joined_and_played_and_a_closed_o
     assert any("your table started" in line for line in played["pushes"]), played["pushes"]
     assert any(f"match found: against {bea['name']}" in p for p in played["pushes"])
     assert played["closedTable"]
+    closed = [line for line in played["pushes"] if "your table closed" in line]
+    assert len(closed) == 1, played["pushes"]  # found from outside: told twice
     # Found from outside: Join on a table closed since the list was read said "table
     # 68c9fffd is not open any more", and the row stayed, Join and all, until another look.
     assert played["refused"] == (

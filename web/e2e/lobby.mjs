@@ -38,6 +38,7 @@ export function lobbyScenarios(kit) {
       (id) => !document.querySelector(`[data-testid=open-tables] li[data-table="${id}"]`),
       tableId,
     );
+    await ann.locator("[data-testid=pushes] li", { hasText: "your table closed" }).first().waitFor();
     const pushes = await ann.locator("[data-testid=pushes] li").allTextContents();
     return { players: finals, hosted, listed, moves, closedTable: tableId, refused, pushes };
   }

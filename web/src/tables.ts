@@ -48,6 +48,9 @@ const RULE_LABELS: [RuleName, string][] = [
 /** The rules a Realm table never plays (RULES.md 17: its modules instead). */
 const NOT_REALM: RuleName[] = ["elemental", "sameWall"];
 
+/** The ends of tables told already ("table id, status"). */
+const toldEnds = new Set<string>();
+
 /** The session's ``table`` push (and the status at its opening): the host's table. */
 export function tablePush(table: Table | undefined, page: Page): void {
   if (!table) return;
@@ -57,6 +60,11 @@ export function tablePush(table: Table | undefined, page: Page): void {
   }
   if (tables.hosted?.tableId === table.tableId) tables.hosted = null;
   ended(table.tableId); // a refusal because of the table goes with it
+  // Told once: Close's reply and the session's push both bring the closed table (found
+  // from outside: "your table closed" twice in the same second).
+  const end = `${table.tableId} ${table.status}`;
+  if (toldEnds.has(end)) return;
+  toldEnds.add(end);
   if (table.status === TableStatus.DECLINED && table.challengedPlayerName) {
     // Who said no, in the push log and above the lobby (until the next action).
     const words = `${table.challengedPlayerName} declined your challenge`;
