@@ -132,6 +132,7 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     late = played["late"]
     assert late["said"].endswith("for 9 coins is no longer on sale: its seller withdrew it."), late
     assert late["shown"] == 0, late
+    assert played["wrapped"] == [], played  # found from outside: "Withdr/aw" on a phone
     # Found from outside: a listed copy looked like any other in the collection, and only
     # saving a deck with it said it was on sale. It is marked so, and cannot be picked.
     assert played["held"] == {"badge": "on sale", "disabled": True, "others": 1}, played

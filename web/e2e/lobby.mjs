@@ -168,6 +168,7 @@ export function lobbyScenarios(kit) {
     const beaPushes = await bea.locator("[data-testid=pushes] li").allTextContents();
     // The second listing, on sale for 12 hours, is withdrawn.
     const withdrawn = await listFirst(9, "12");
+    const wrapped = await ann.$$eval("[data-testid=auction] li button", (all) => all.filter((b) => { const r = document.createRange(); r.selectNodeContents(b); return r.getClientRects().length > 1; }).map((b) => b.textContent));
     await bea.click("button[name=reload]"); // Bea sees it on sale, then Ann withdraws it
     const stale = bea.locator(`[data-testid=market] li[data-listing="${withdrawn.listing}"]`);
     await stale.waitFor();
@@ -192,7 +193,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late, wrapped };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API
