@@ -281,3 +281,23 @@ def test_a_4x4_table_without_house_hands_plays_own_decks_and_may_trade(
     assert "Trade one · Random decks" in played["hosted"], played
     assert "house hands" not in played["hosted"] + played["rules"], played
     assert played["hands"] == [8, 8], played
+
+
+def test_a_browser_player_checks_their_boosters_against_the_revealed_seeds(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """services/collection/FAIRNESS.md in the browser. Found from outside: only the
+    terminal client could check a booster; the page showed no commitment, no client seed
+    and not even a booster's price."""
+    played = play(backend, "fairBoosters", tmp_path / "browser-fair-boosters.png")
+    assert "Open a booster (100 coins)" in played["button"], played
+    assert re.search(r"number 0 of server seed [0-9a-f]{16}", played["before"]), played
+    # Drawn from the seed in force: nothing to check until it is revealed.
+    assert played["pending"].startswith("0 of 0 checkable boosters"), played
+    assert "2 wait for their server seed" in played["pending"], played
+    assert re.fullmatch(r"Revealed: server seed [0-9a-f]{64} \(2 boosters drawn from it\)\.",
+                        played["revealed"]), played  # fmt: skip
+    # Recomputed in the page, card by card: a wrong derivation would differ.
+    assert played["checked"] == "2 of 2 checkable boosters match what the seeds give.", played
+    assert played["differing"] == [], played
+    assert "number 0 of server seed" in played["after"] and "ann's lucky words" in played["after"]

@@ -17,6 +17,9 @@
 //             card's element is drawn (its lines, and clear of the bottom side);
 //   seenCards: a Three Open table: the cards of Ann's hand marked as seen, beside the
 //             cards of hers Bea's page shows.
+//   fairBoosters: Ann opens two boosters and checks them (not yet: their seed is in
+//             force), sets a client seed (the server seed is revealed) and checks them
+//             again: recomputed in the page from the seeds, the odds and the catalog.
 //   ownDecks: Ann unticks house hands at a 4×4 table: the trade rule offered, then a
 //             Closed Trade One table with Random decks, which Bea joins from the list: the
 //             eight cards each brings.
@@ -24,7 +27,33 @@
 /** The scenarios, on ``kit``: player(), returning() and the screenshot path. */
 export function reviewScenarios(kit) {
   const { player, returning, screenshot } = kit;
-  return { battleQueue, tableDeck, battleLeft, tradeStars, elements, seenCards, ownDecks };
+  return { battleQueue, tableDeck, battleLeft, tradeStars, elements, seenCards, ownDecks, fairBoosters };
+
+  async function fairBoosters() {
+    const ann = await player();
+    await ann.click("button[name=cards]");
+    const commitment = ann.locator("[data-testid=commitment]");
+    await commitment.filter({ hasText: "number 0" }).waitFor();
+    const before = (await commitment.textContent()) ?? "";
+    const button = (await ann.textContent("button[name=booster]")) ?? "";
+    for (const n of [1, 2]) {
+      await ann.click("button[name=booster]");
+      await commitment.filter({ hasText: `number ${n} ` }).waitFor();
+    }
+    const verdict = async () => {
+      await ann.click("button[name=verify]");
+      return (await ann.locator("[data-testid=verdict]").textContent()) ?? "";
+    };
+    const pending = await verdict();
+    await ann.fill("input[name=client-seed]", "ann's lucky words");
+    await ann.click("button[name=set-seed]");
+    const revealed = (await ann.locator("[data-testid=revealed]").textContent()) ?? "";
+    await ann.locator("[data-testid=verdict]").evaluate((node) => node.remove()); // the next one anew
+    const checked = await verdict();
+    const after = (await commitment.textContent()) ?? "";
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { before, button, pending, revealed, checked, after, differing: await ann.locator("[data-testid=fairness] li").allTextContents() };
+  }
 
   async function ownDecks() {
     const ann = await player();

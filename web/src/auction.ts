@@ -7,6 +7,7 @@ import { api, authed, requestId } from "./api.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { cardFace, el } from "./board.js";
 import { cards } from "./cards.js";
+import { allPages } from "./fairness.js";
 import { actionButton as button, captioned, screenFrame, select } from "./controls.js";
 import type { Page } from "./state.js";
 import {
@@ -79,13 +80,9 @@ export function forgetAuction(): void {
 
 async function readCatalog(): Promise<void> {
   if (catalog.length) return;
-  const found: Character[] = [];
-  let token = "";
-  do {
-    const reply = await authed(() => api.listCatalog({ pageSize: 200, pageToken: token }));
-    found.push(...reply.characters);
-    token = reply.nextPageToken;
-  } while (token);
+  const found = await allPages((pageToken) =>
+    authed(() => api.listCatalog({ pageSize: 200, pageToken })).then((r) => ({ items: r.characters, next: r.nextPageToken })),
+  );
   catalog = found.sort((a, b) => a.name.localeCompare(b.name));
 }
 

@@ -5,6 +5,7 @@
 import { api, authed, requestId } from "./api.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button, screenFrame, select } from "./controls.js";
+import { fairness, fairnessPanel, readCommitment } from "./fairness.js";
 import type { Page } from "./state.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Balance, Deck, DeckChoiceSchema, OwnedCopy } from "./gen/triad/v1/common_pb.js";
@@ -51,6 +52,7 @@ export async function showCards(): Promise<void> {
     authed(() => api.getBalance({})),
     authed(() => api.listCollection({ pageSize: 200 })),
     loadDecks(),
+    readCommitment(),
   ]);
   cards.balance = balance.balance ?? null;
   cards.copies = collection.entries.flatMap((e) => (e.copy ? [e.copy] : []));
@@ -79,7 +81,7 @@ export function cardsScreen(page: Page): HTMLElement {
     "cards",
     "Your cards",
     el("span", { "data-testid": "balance" }, coins),
-    button("Open a booster", "booster", page, openBooster),
+    button(fairness.price ? `Open a booster (${fairness.price} coins)` : "Open a booster", "booster", page, openBooster),
     button("Back to the lobby", "lobby", page, async () => void (cards.shown = false)),
   );
   if (cards.opened.length) {
@@ -89,7 +91,7 @@ export function cardsScreen(page: Page): HTMLElement {
   const collection = el("div", { class: "hand collection", "data-testid": "collection" });
   for (const copy of cards.copies) collection.append(pickable(copy, page));
   screen.append(collection);
-  screen.append(deckForm(page), deckList(page));
+  screen.append(deckForm(page), deckList(page), fairnessPanel(page));
   return screen;
 }
 
@@ -192,4 +194,5 @@ async function openBooster(): Promise<void> {
     cards.opened = reply.draw?.copies ?? [];
     if (reply.balance) cards.balance = reply.balance;
   }
+  await readCommitment(); // the next booster's number
 }
