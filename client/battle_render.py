@@ -325,6 +325,10 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
         title += "  Sudden Death (+2 Energy)"
     lines = [title[:WIDTH], _team_line("You", view.you)[:WIDTH]]
     lines.append(_team_line("Opponent", view.opponent)[:WIDTH])
+    if view.opponent.HasField("takeover_time"):  # BATTLE.md 5: they left
+        at = view.opponent.takeover_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
+        away = f"{view.opponent.name} is away: the CPU takes their seat at {at} UTC"
+        lines += textwrap.wrap(away + " unless they come back.", WIDTH)
     lines += fields(view)
     if (marks := status_line(view)) is not None:
         lines += textwrap.wrap(marks, WIDTH, subsequent_indent="    ")

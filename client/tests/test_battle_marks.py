@@ -4,6 +4,7 @@ HP, said in words under the fields (views built by the battle service's presente
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
 
@@ -97,3 +98,17 @@ async def test_a_card_the_player_never_held_is_named_as_the_server_names_it() ->
     mine.log.add(step="card", seat=1 - mine.seat, actor="x", card="moss.bark", card_name="Barkskin")
     said = " ".join(screen(mine, rows=24))
     assert "Barkskin" in said and "Bark " not in said, said
+
+
+async def test_an_opponent_who_left_is_said_away_until_the_cpu_takes_their_seat() -> None:
+    """BATTLE.md 5. Found from outside: nothing said the opponent had left until the CPU
+    took their seat 30 s later."""
+    mine, _ = await views()
+    mine.opponent.name = "bea"
+    mine.opponent.takeover_time.FromDatetime(datetime(2026, 12, 7, 1, 2, 3))
+    lines = screen(mine, rows=24)
+    assert len(lines) <= 22 and all(len(line) <= WIDTH for line in lines)
+    said = " ".join(" ".join(lines).split())
+    assert "bea is away: the CPU takes their seat at 01:02:03 UTC unless they come back." in said
+    plain, _ = await views()
+    assert "is away" not in "\n".join(screen(plain, rows=24))

@@ -26,6 +26,8 @@ from services.battle.domain.events import (
     FormationSet,
     PlanCommitted,
     PlanSet,
+    SeatAway,
+    SeatBack,
     SeatTakenOver,
     Started,
     TurnResolved,
@@ -124,6 +126,11 @@ def describe(event: Event, state: BattleState) -> str:
         actions = "; ".join(entry_text(e) for e in event.log) or "nothing happened"
         first = seat_name(state, event.first)
         return f"turn {event.turn} resolved, {first} committed first: {actions}"
+    if isinstance(event, SeatAway):
+        when = event.until.strftime("%H:%M:%S UTC")
+        return f"{seat_name(state, event.seat)} is away: the CPU takes the seat at {when}"
+    if isinstance(event, SeatBack):
+        return f"{seat_name(state, event.seat)} is back"
     if isinstance(event, SeatTakenOver):
         return f"the CPU ({event.level}) takes over {seat_name(state, event.seat)}"
     return f"{seat_name(state, event.winner)} wins ({event.reason.value})"

@@ -28,6 +28,8 @@ from services.battle.domain.events import (
     FormationSet,
     PlanCommitted,
     PlanSet,
+    SeatAway,
+    SeatBack,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -120,6 +122,12 @@ def payload(battle_id: str, event: Event) -> Message:
             log=[mapping.entry(e) for e in event.log],
             selection_deadline=wire.timestamp(event.selection_deadline),
         )
+    if isinstance(event, SeatAway):
+        return b.BattleSeatAway(
+            battle_id=battle_id, seat=event.seat, takeover_time=wire.timestamp(event.until)
+        )
+    if isinstance(event, SeatBack):
+        return b.BattleSeatBack(battle_id=battle_id, seat=event.seat)
     if isinstance(event, SeatTakenOver):
         return b.BattleSeatTakenOver(
             battle_id=battle_id, seat=event.seat, bot_level=mapping.LEVELS[event.level]
@@ -217,6 +225,11 @@ def _register() -> None:
         ),
     )
     add(b.BattleTurnResolved, _resolved)  # type: ignore[arg-type]
+    add(
+        b.BattleSeatAway,
+        lambda m: SeatAway(m.seat, wire.moment(m.takeover_time)),  # type: ignore[attr-defined]
+    )
+    add(b.BattleSeatBack, lambda m: SeatBack(m.seat))  # type: ignore[attr-defined]
     add(
         b.BattleSeatTakenOver,
         lambda m: SeatTakenOver(m.seat, mapping.LEVELS_BACK[m.bot_level]),  # type: ignore[attr-defined]

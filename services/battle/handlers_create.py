@@ -10,6 +10,7 @@ from dataclasses import replace
 from services.battle import domain
 from services.battle.domain import BattleState, SeatRecord
 from services.battle.handlers import Context, SeatSpec, after, cpu_moves
+from services.battle.handlers_timers import tell_presence
 from services.battle.rules import Roster, shuffled_decks
 from services.battle.store.port import Write
 from services.platform.errors import AlreadyExists, FailedPrecondition, InvalidArgument, short_id
@@ -120,3 +121,5 @@ async def _watch_absent(ctx: Context, state: BattleState) -> None:
         ctx.wake(due)
         if await ctx.store.connected(record.player_id):
             await ctx.store.clear_disconnect(state.battle_id, seat)
+            continue
+        await tell_presence(ctx, state.battle_id, seat, due)

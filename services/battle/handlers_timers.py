@@ -99,13 +99,35 @@ async def report_presence(
         return None if active is None else active.battle_id
     if active is None or not applied:
         return None if active is None else active.battle_id
-    if connected:
+    due = None if connected else ctx.clock() + ctx.disconnect
+    if due is None:
         await ctx.store.clear_disconnect(active.battle_id, active.seat)
     else:
-        due = ctx.clock() + ctx.disconnect
         await ctx.store.set_disconnect(active.battle_id, active.seat, due)
         ctx.wake(due)
+    await tell_presence(ctx, active.battle_id, active.seat, due)
     return active.battle_id
+
+
+async def tell_presence(ctx: Context, battle_id: str, seat: int, due: datetime | None) -> None:
+    """Both seats' views say the player left and when the CPU takes the seat over
+    (``due``), or that they came back (None). Found from outside: the opponent was told
+    nothing for the 30 s before a takeover. The timer decides; this is what is seen."""
+    async with ctx.locks.hold(battle_id):
+        for _ in range(RETRIES):
+            state = await ctx.store.load(battle_id)
+            if state is None:
+                return
+            decision = domain.presence(state, seat, due)
+            if not decision.events:
+                return
+            try:
+                await ctx.store.save(Write(battle_id, decision, None, ()))
+            except WrongExpectedVersion:
+                continue
+            await after(ctx, decision)
+            return
+    log.warning("battle.presence_conflict", battle_id=battle_id, seat=seat)
 
 
 async def missed_battle(ctx: Context, player: str) -> str | None:

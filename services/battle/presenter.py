@@ -181,6 +181,9 @@ def _team(
 
 def _flags(message: pb.BattleTeamView, state: BattleState, seat: int) -> None:
     message.cpu = bool(state.cpu[seat])
+    away = state.away[seat]
+    if away is not None:
+        message.takeover_time.FromDatetime(away)
     message.committed = (
         state.formations[seat] is not None
         if state.phase is Phase.FORMATION

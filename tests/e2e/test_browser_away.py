@@ -109,6 +109,12 @@ def test_both_sides_of_a_battle_the_cpu_took_over_are_told_who_won(
     CPU plays for you", not that the battle was lost."""
     played = play(backend, "battleLeft", tmp_path / "browser-battle-left.png")
     _, bea = played["names"]
+    # Found from outside too: nothing was said in the 30 s before the CPU took over.
+    leaving = played["leaving"]
+    assert re.fullmatch(
+        rf"{bea} is away: the CPU takes their seat at .+ unless they come back", leaving
+    ), played
+    assert played["awayAfter"] == 0, played  # once taken over, no longer "away"
     assert played["told"] == (
         f"{bea} left: the CPU plays on for them, and the battle is yours whatever happens."
     ), played

@@ -8,8 +8,8 @@
 //   tableDeck: Ann saves five of her cards as a deck, picks it in the lobby and
 //             challenges Bea to a Closed table: the hand she is dealt; then she opens a
 //             public table with it and Bea, on Random, finds it with Find a game;
-//   battleLeft: Bea accepts Ann's Skirmish challenge and her page closes; once the CPU
-//             plays for her (2 s in tests/e2e/test_browser_away.py) each is told what
+//   battleLeft: Bea accepts Ann's Skirmish challenge and her page closes: Ann is told
+//             when the CPU takes her seat; once the CPU plays for her (2 s in tests/e2e/test_browser_away.py) each is told what
 //             that means, Bea on logging in again; Ann ends the battle;
 //   tradeStars: Bea forfeits a Closed Trade One table to Ann: the five cards Ann
 //             chooses from, as her page draws them, beside Bea's collection;
@@ -152,8 +152,11 @@ export function reviewScenarios(kit) {
     }
     await ann.waitForSelector("[data-testid=battle][data-status=selection]");
     await bea.context().close();
+    // Told at once that she is away and when the CPU takes her seat, then that it did.
+    const leaving = (await ann.locator("[data-testid=battle-away]").textContent({ timeout: 10_000 }))?.trim() ?? "";
     await ann.waitForSelector("[data-testid=battle-left]", { timeout: 30_000 });
     const told = (await ann.textContent("[data-testid=battle-left]"))?.trim() ?? "";
+    const awayAfter = await ann.locator("[data-testid=battle-away]").count();
     const buttons = await ann.locator("[data-testid=battle] button[name]").evaluateAll((nodes) =>
       nodes.map((n) => n.getAttribute("name")).filter((name) => !["formation", "commit"].includes(name)),
     );
@@ -164,7 +167,7 @@ export function reviewScenarios(kit) {
     await ann.waitForSelector("[data-testid=battle-result]");
     const result = (await ann.textContent("[data-testid=battle-result]"))?.trim() ?? "";
     await ann.screenshot({ path: screenshot, fullPage: true });
-    return { names: [ann.playerName, bea.playerName], told, buttons, away, result };
+    return { names: [ann.playerName, bea.playerName], told, buttons, away, result, leaving, awayAfter };
   }
 
   async function tradeStars() {

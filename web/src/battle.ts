@@ -338,6 +338,12 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     const said = `${view.opponent?.name} left: the CPU plays on for them, and the battle is yours whatever happens.`;
     parts.push(el("p", { class: "status", "data-testid": "battle-left" }, said));
   }
+  // BATTLE.md 5: away, the CPU takes the seat at a time (found from outside: not told).
+  const away = !finished && view.opponent?.takeoverTime ? timestampDate(view.opponent.takeoverTime) : null;
+  if (away) {
+    const said = `${view.opponent?.name} is away: the CPU takes their seat at ${away.toLocaleTimeString()} unless they come back`;
+    parts.push(el("p", { class: "status away", "data-testid": "battle-away", "data-deadline": String(away.getTime()) }, said));
+  }
   if (finished) {
     parts.push(el("p", { class: "status result", "data-testid": "battle-result" }, battleResult(view)));
   } else if (view.you?.committed || view.you?.cpu) {

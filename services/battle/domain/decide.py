@@ -40,6 +40,8 @@ from services.battle.domain.events import (
     FormationSet,
     PlanCommitted,
     PlanSet,
+    SeatAway,
+    SeatBack,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -313,3 +315,14 @@ def take_over(state: BattleState, seat: int, level: str) -> Decision:
     if state.over or state.cpu[seat] or seat in state.taken_over:
         return _decide(state, [])
     return _decide(state, [SeatTakenOver(seat, level)])
+
+
+def presence(state: BattleState, seat: int, away_until: datetime | None) -> Decision:
+    """The player of ``seat`` left (``away_until``: when the CPU takes the seat over) or
+    came back (None), told to both seats' views; nothing once the battle is over or the
+    CPU plays the seat, nor when it changes nothing."""
+    if state.over or state.cpu[seat] or state.away[seat] == away_until:
+        return _decide(state, [])
+    if away_until is None:
+        return _decide(state, [SeatBack(seat)])
+    return _decide(state, [SeatAway(seat, away_until)])

@@ -92,6 +92,22 @@ class TurnResolved:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatAway:
+    """The seat's player has no session open: the CPU takes the seat over ``until``
+    unless they come back first (BATTLE.md 5)."""
+
+    seat: int
+    until: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBack:
+    """The seat's player, away, opened a session again before the takeover."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeatTakenOver:
     seat: int
     level: str
@@ -111,6 +127,8 @@ Event = (
     | PlanSet
     | PlanCommitted
     | TurnResolved
+    | SeatAway
+    | SeatBack
     | SeatTakenOver
     | Finished
 )

@@ -20,6 +20,8 @@ from services.battle.domain.events import (
     FormationSet,
     PlanCommitted,
     PlanSet,
+    SeatAway,
+    SeatBack,
     SeatRecord,
     SeatTakenOver,
     Started,
@@ -67,6 +69,8 @@ class BattleState:
     """The CPU level playing each seat ("" for a human)."""
     taken_over: tuple[int, ...] = ()
     """Seats the CPU took over after a disconnect, in that order."""
+    away: tuple[datetime | None, datetime | None] = (None, None)
+    """For each seat whose player has no session open: when the CPU takes it over."""
     result: Result | None = None
     sets: tuple[int, int] = (0, 0)
     """How many plans each seat has set (SetPlan) in the battle: events its opponent is
@@ -141,9 +145,13 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
             log=event.log,
             deadline=event.selection_deadline,
         )
+    if isinstance(event, SeatAway | SeatBack):
+        until = event.until if isinstance(event, SeatAway) else None
+        return replace(state, away=_pair(state.away, event.seat, until))  # type: ignore[arg-type]
     if isinstance(event, SeatTakenOver):
         cpu = _pair(state.cpu, event.seat, event.level)
-        return replace(state, cpu=cpu, taken_over=(*state.taken_over, event.seat))  # type: ignore[arg-type]
+        away = _pair(state.away, event.seat, None)
+        return replace(state, cpu=cpu, taken_over=(*state.taken_over, event.seat), away=away)  # type: ignore[arg-type]
     if isinstance(event, Finished):
         return replace(
             state,

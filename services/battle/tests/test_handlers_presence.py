@@ -3,12 +3,25 @@ away from the start, as one whose session ends during the battle."""
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
+
 import pytest
 from structlog.testing import capture_logs
 
 from services.battle import handlers, handlers_create, handlers_timers
 from services.battle.domain import FinishReason
-from services.battle.tests.builders import ANN, BEA, context, humans, key, online, versus_cpu
+from services.battle.presenter import battle_view
+from services.battle.tests.builders import (
+    ANN,
+    BEA,
+    ROSTER,
+    context,
+    humans,
+    key,
+    online,
+    start,
+    versus_cpu,
+)
 from services.platform.errors import FailedPrecondition
 
 
@@ -139,3 +152,38 @@ async def test_a_battle_is_logged_as_it_starts_is_taken_over_and_ends() -> None:
         "disconnect",
         ANN,
     )
+
+
+async def test_both_views_tell_a_player_away_until_the_takeover_and_back_again() -> None:
+    """BATTLE.md 5. Found from outside: the opponent of a player who left was told
+    nothing for the 30 s before the CPU took the seat over."""
+    ctx, clock, announced = context()
+    await start(ctx)
+    opened = clock()
+    await handlers_timers.report_presence(ctx, BEA, "s1", True, opened)
+    told = len(announced.states)
+    await handlers_timers.report_presence(ctx, BEA, "s1", False, opened)
+    assert len(announced.states) == told + 1, "both seats are pushed the news"
+    due = opened + timedelta(seconds=30)
+    ann_view, bea_view = (battle_view(announced.states[-1], seat, ROSTER) for seat in (0, 1))
+    assert ann_view.opponent.takeover_time.ToDatetime(UTC) == due
+    assert bea_view.you.takeover_time.ToDatetime(UTC) == due
+    assert not ann_view.you.HasField("takeover_time")
+    clock.advance(10)
+    await handlers_timers.report_presence(ctx, BEA, "s2", True, clock())
+    back = battle_view(announced.states[-1], 0, ROSTER)
+    assert not back.opponent.HasField("takeover_time")
+    # Away again, for good: the takeover ends the line (the CPU plays the seat).
+    await handlers_timers.report_presence(ctx, BEA, "s2", False, clock())
+    clock.advance(31)
+    assert await handlers_timers.fire_due_timer(ctx)
+    taken = battle_view(announced.states[-1], 0, ROSTER)
+    assert taken.opponent.cpu and not taken.opponent.HasField("takeover_time")
+
+
+async def test_a_player_with_no_session_at_the_start_is_shown_away_from_it() -> None:
+    ctx, clock, announced = context()
+    await online(ctx, ANN)
+    await handlers_create.create_battle(ctx, "b1", humans())
+    view = battle_view(announced.states[-1], 0, ROSTER)
+    assert view.opponent.takeover_time.ToDatetime(UTC) == clock() + timedelta(seconds=30)
