@@ -247,6 +247,7 @@ class Relay:
                     failures=failures,
                     retry_in=round(delay, 3),
                 )
+                await self._measure_backlog()
                 await _sleep(stop, delay)
                 continue
             if failures:
@@ -315,6 +316,21 @@ class Relay:
         row = await conn.fetchrow(self._lag_sql, str(last.tx_id), last.seq)
         rest = row["oldest"]
         self._set_lag(len(events) + row["behind"], oldest if rest is None else min(oldest, rest))
+
+    async def _measure_backlog(self) -> None:
+        """The lag read from PostgreSQL alone, after a failed batch: found from outside,
+        with NATS down a batch failed before it measured anything, the lag stayed at its
+        last value (0) and TriadOutboxLag, whose runbook names NATS down, never fired.
+        Nothing is measured when PostgreSQL is out of reach too (the RPC alerts tell)."""
+        try:
+            checkpoint = await self._pool.fetchrow(self._read_sql, self.name)
+            if checkpoint is None:
+                return
+            row = await self._pool.fetchrow(self._lag_sql, checkpoint["tx_text"], checkpoint["seq"])
+        except Exception as error:
+            log.debug("relay.lag_unread", relay=self.name, error=repr(error))
+            return
+        self._set_lag(row["behind"], row["oldest"])
 
     async def _held_back(self, waiting_since: datetime | None) -> None:
         """Nothing is readable. If committed events wait all the same, an older

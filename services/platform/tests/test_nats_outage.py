@@ -111,6 +111,15 @@ async def test_relay_and_consumer_survive_a_nats_restart_and_deliver_what_was_ap
 
         await wait_until(relay_failed, what="the relay to fail while NATS is down")
 
+        async def lag_shown() -> bool:
+            # Found from outside: the lag stayed 0 while NATS was down (the batch failed
+            # before measuring), so TriadOutboxLag could not fire.
+            behind = registry.get_sample_value("triad_relay_lag_events", {"relay": "relay"})
+            age = registry.get_sample_value("triad_relay_lag_seconds", {"relay": "relay"})
+            return behind == 8 and (age or 0) > 0
+
+        await wait_until(lag_shown, what="the lag of the 8 events waiting in PostgreSQL")
+
         server = embedded_nats(store_dir=tmp_path / "js", port=port)
         assert await start(server) == url
         running = server
