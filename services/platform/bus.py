@@ -128,7 +128,12 @@ async def connect(
         log.warning("nats.error", error=repr(error))
 
     async def on_disconnected() -> None:
-        log.warning("nats.disconnected")
+        # Closed on purpose (a service stopping) is no warning: found from outside, every
+        # service warned "nats.disconnected" at each rollout's graceful stop.
+        if client.is_closed:
+            log.info("nats.disconnected", closing=True)
+        else:
+            log.warning("nats.disconnected")
 
     async def on_reconnected() -> None:
         log.info("nats.reconnected", server=_server(client))
