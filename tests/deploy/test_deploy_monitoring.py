@@ -45,6 +45,7 @@ PLANNED: dict[str, tuple[str, str]] = {}
 EXTERNAL: dict[str, str] = {
     "kube_pod_status_ready": "kube-state-metrics (kube-prometheus-stack): TriadPodNotReady",
     "kube_pod_status_phase": "kube-state-metrics: TriadPodNotReady (running pods only)",
+    "up": "Prometheus's own, per scraped target: TriadMetricsUnreachable",
 }
 
 
