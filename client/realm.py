@@ -67,19 +67,18 @@ def replacement_of(view: pb.MatchView, placement: pb.Placement) -> pb.RealmRepla
 
 
 def sudden_death_ending(view: pb.MatchView) -> str:
-    """How Realm Sudden Death ended a full board ('' when it replaced nothing): ', after
-    Realm Sudden Death drew 2 cards from the pile', and for a draw, that the pile ran out
-    (RULES.md 17: then the draw stands)."""
+    """How Realm Sudden Death ended a full board ('' when it replaced nothing): '; Sudden
+    Death drew 2 cards from the pile', and for a draw, that it drew them all (RULES.md 17:
+    then the draw stands). Short enough for the status line of an 80-column terminal."""
     drawn = len(view.realm.replacements)
     if not drawn:
         return ""
-    words = f", after Realm Sudden Death drew {drawn} card{'s' if drawn > 1 else ''} from the pile"
     if view.outcome.WhichOneof("result") == "draw":
-        words += " and ran it out, so the draw stands"
-    return words
+        return f"; Sudden Death drew all {drawn}: the draw stands"
+    return f"; Sudden Death drew {drawn} card{'s' if drawn > 1 else ''} from the pile"
 
 
-def realm_line(view: pb.MatchView) -> str:
+def realm_line(view: pb.MatchView, tie: str = "") -> str:
     """The Realm state under the board: who has spent Lair and Resistance, pending Rot,
     hexes spent, the draw pile's size and the last move's comparisons and saves."""
     realm = view.realm
@@ -105,22 +104,28 @@ def realm_line(view: pb.MatchView) -> str:
         f"{s.cell} saved by {pb.Protection.Name(s.by).removeprefix('PROTECTION_').lower()}"
         for s in last.saved
     ]
-    if last.replaced_card_id:
-        saved.append("weakest card replaced from the pile")
     if compared or saved:
         parts.append("last: " + "; ".join(compared + saved))
+    # Realm Sudden Death: the move that tied the full board (``tie``, in words) and the
+    # replacements before the last (the last is the move shown): found from outside,
+    # only the last of five was told, and a small terminal's one move line lost the tie.
+    if tie:
+        parts.append(f"tied by: {tie}")
+    for replaced in realm.replacements[:-1]:
+        removed, drawn = replaced.removed.character.name, replaced.drawn.character.name
+        parts.append(f"pile on {replaced.cell}: {removed} out, {drawn} in")
     return SEPARATOR.join(parts)
 
 
 SEPARATOR = " | "
 
 
-def realm_lines(view: pb.MatchView, width: int) -> list[str]:
+def realm_lines(view: pb.MatchView, width: int, tie: str = "") -> list[str]:
     """``realm_line`` in lines of at most ``width`` columns, broken between its parts
     (found from outside: wrapped by the frame, '| last: ...' began the second line and a
     part could be cut in two); a part longer than a line is left to the frame."""
     lines: list[str] = []
-    for part in realm_line(view).split(SEPARATOR):
+    for part in realm_line(view, tie).split(SEPARATOR):
         if lines and len(lines[-1]) + len(SEPARATOR) + len(part) <= width:
             lines[-1] += SEPARATOR + part
         else:

@@ -263,10 +263,7 @@ def recent_moves(view: pb.MatchView, seen: list[pb.Placement] | None = None) -> 
     placed = sum(1 for c in view.board if c.WhichOneof("content") == "card")
     first_of_round = last.turn_number - placed + 1  # a placement adds one card
     earlier = {p.turn_number: p for p in seen or [] if first_of_round <= p.turn_number}
-    # Realm Sudden Death: the move that tied the full board came in the same view as the
-    # replacements after it (the last of them the view's last placement).
-    tying = [view.realm.tying_placement] if view.realm.HasField("tying_placement") else []
-    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), *tying, last]
+    return [*(earlier[t] for t in sorted(earlier) if t < last.turn_number), last]
 
 
 HEADER_WIDTH = 76
@@ -329,7 +326,9 @@ def screen(
     layout_grid.add_row(board(view, layout), hands)
     # A Realm table's state (spent Lair and Resistance, Rot, hexes, the pile, the last
     # move's comparisons and saves) on a line under the board.
-    realm_said = realm_lines(view, HEADER_WIDTH) if view.HasField("realm") else []
+    tying = view.realm.tying_placement if view.realm.HasField("tying_placement") else None
+    tie = "".join(piece for piece, _ in move_words(view, tying)) if tying else ""
+    realm_said = realm_lines(view, HEADER_WIDTH, tie) if view.HasField("realm") else []
     realm_text = [Text(line, style="cyan") for line in realm_said]
     status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
     moves = [move_text(view, m) for m in recent_moves(view, seen)]

@@ -179,8 +179,8 @@ def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
     replaced = replacement_of(view, last) if is_realm(view.rules) else None
     if replaced is not None:  # Realm Sudden Death: placed for the removed card's owner
         whose = "you" if last.seat == view.my_seat else who
-        said = f"Sudden Death: {replaced.removed.character.name} left {last.cell}, "
-        pieces = [(said + f"{last.card.character.name} came from the pile for {whose}", "")]
+        said = f"Pile: {last.card.character.name} on {last.cell} for {whose}, "
+        pieces = [(said + f"{replaced.removed.character.name} out", "")]
     if not last.captures:
         return [*pieces, (": no capture.", "")]
     pieces.append((": took ", ""))

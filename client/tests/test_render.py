@@ -278,9 +278,17 @@ def test_realm_sudden_death_shows_the_tying_move_and_the_card_replaced() -> None
     assert f"[BOT] Bea put {views.card(6).character.name} on 8: took 5 (higher side)." in screen, (
         screen
     )
-    left = f"Sudden Death: {removed.character.name} left 0, {drawn_card.character.name} came"
-    assert left + " from the pile for you: no capture." in screen, screen
-    assert "the board is full, after Realm Sudden Death drew 1 card from the pile." in screen
+    said = f"Pile: {drawn_card.character.name} on 0 for you, {removed.character.name} out"
+    assert said + ": no capture." in screen, screen
+    assert "You win 0-0: the board is full; Sudden Death drew 1 card from the pile." in screen
+    # Found from outside: of five replacements only the last was told. Each before it is
+    # a part of the Realm line, under the board.
+    first_removed, first_drawn = views.card(5, "b"), views.card(4, "pile")
+    realm.replacements.insert(
+        0, pb.RealmReplacement(cell=3, removed=first_removed, drawn=first_drawn, seat=pb.SEAT_B)
+    )
+    said = f"pile on 3: {first_removed.character.name} out, {first_drawn.character.name} in"
+    assert said in "\n".join(drawn(shown, 100, 30))
     # Found on the way: a Realm table's Sudden Death was drawn as rounds ("Round 1 of at
     # most 5"), which it does not play.
     assert "Round" not in screen, screen

@@ -295,6 +295,8 @@ def test_a_browser_player_checks_their_boosters_against_the_revealed_seeds(
     # Drawn from the seed in force: nothing to check until it is revealed.
     assert played["pending"].startswith("0 of 0 checkable boosters"), played
     assert "2 wait for their server seed" in played["pending"], played
+    # Found from outside: 65 characters were cut to 64 without a word.
+    assert "a client seed is 1 to 64 printable ASCII characters" in played["tooLong"], played
     assert re.fullmatch(r"Revealed: server seed [0-9a-f]{64} \(2 boosters drawn from it\)\.",
                         played["revealed"]), played  # fmt: skip
     # Recomputed in the page, card by card: a wrong derivation would differ.

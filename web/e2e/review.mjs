@@ -45,6 +45,9 @@ export function reviewScenarios(kit) {
       return (await ann.locator("[data-testid=verdict]").textContent()) ?? "";
     };
     const pending = await verdict();
+    await ann.fill("input[name=client-seed]", "x".repeat(65)); // refused whole, not cut to 64
+    await ann.click("button[name=set-seed]");
+    const tooLong = (await ann.textContent(".error[role=alert]"))?.trim() ?? "";
     await ann.fill("input[name=client-seed]", "ann's lucky words");
     await ann.click("button[name=set-seed]");
     const revealed = (await ann.locator("[data-testid=revealed]").textContent()) ?? "";
@@ -52,7 +55,7 @@ export function reviewScenarios(kit) {
     const checked = await verdict();
     const after = (await commitment.textContent()) ?? "";
     await ann.screenshot({ path: screenshot, fullPage: true });
-    return { before, button, pending, revealed, checked, after, differing: await ann.locator("[data-testid=fairness] li").allTextContents() };
+    return { before, button, pending, tooLong, revealed, checked, after, differing: await ann.locator("[data-testid=fairness] li").allTextContents() };
   }
 
   async function ownDecks() {

@@ -46,7 +46,9 @@ export async function readCommitment(): Promise<void> {
 /** The section of the cards screen: the commitment, the client seed, the check. */
 export function fairnessPanel(page: Page): HTMLElement {
   const c = fairness.commitment;
-  const seed = el("input", { name: "client-seed", maxlength: "64", placeholder: "any words", value: fairness.clientSeed });
+  // No maxlength, no trimming: the seed is what was typed, or refused in words (found
+  // from outside: 65 characters were cut to 64 and spaces trimmed, unsaid).
+  const seed = el("input", { name: "client-seed", placeholder: "1 to 64 letters, digits, signs", value: fairness.clientSeed });
   seed.addEventListener("input", () => void (fairness.clientSeed = seed.value));
   const said = c
     ? `Your next booster is number ${c.nextCounter} of server seed ${c.serverSeedHash.slice(0, 16)}… (its SHA-256, committed before the draw) and your client seed "${c.clientSeed}".`
@@ -67,12 +69,13 @@ export function fairnessPanel(page: Page): HTMLElement {
 }
 
 async function setClientSeed(): Promise<void> {
-  const clientSeed = fairness.clientSeed.trim();
-  if (!clientSeed) throw new ConnectError("Type a client seed first: any 1 to 64 letters, digits or signs.", Code.InvalidArgument);
+  const clientSeed = fairness.clientSeed;
+  if (!clientSeed) throw new ConnectError("Type a client seed first: 1 to 64 ASCII letters, digits or signs.", Code.InvalidArgument);
   const reply = await authed(() => api.setClientSeed({ requestId: requestId(), clientSeed }));
   fairness.commitment = reply.commitment ?? fairness.commitment;
   const old = reply.revealedSeed;
-  fairness.revealed = old ? `Revealed: server seed ${old.serverSeed} (${old.drawCount} boosters drawn from it).` : "";
+  const boosters = old?.drawCount === 1n ? "1 booster" : `${old?.drawCount ?? 0} boosters`;
+  fairness.revealed = old ? `Revealed: server seed ${old.serverSeed} (${boosters} drawn from it).` : "";
   fairness.clientSeed = "";
 }
 

@@ -110,14 +110,14 @@ export function realmLines(view: MatchView): string[] {
   return lines;
 }
 
-/** ", after Realm Sudden Death drew 2 cards from the pile" (and for a draw, that it ran
- * the pile out: RULES.md 17, the draw stands); "" when it replaced nothing. As the
- * terminal says it (client/realm.py). */
+/** "; Sudden Death drew 2 cards from the pile" (and for a draw, that it drew them all:
+ * RULES.md 17, the draw stands); "" when it replaced nothing. As the terminal says it
+ * (client/realm.py). */
 export function suddenDeathEnding(view: MatchView): string {
   const drawn = view.realm?.replacements.length ?? 0;
   if (!drawn) return "";
-  const words = `, after Realm Sudden Death drew ${drawn} card${drawn > 1 ? "s" : ""} from the pile`;
-  return view.outcome?.result.case === "draw" ? `${words} and ran it out, so the draw stands` : words;
+  if (view.outcome?.result.case === "draw") return `; Sudden Death drew all ${drawn}: the draw stands`;
+  return `; Sudden Death drew ${drawn} card${drawn > 1 ? "s" : ""} from the pile`;
 }
 
 /** Realm Sudden Death, once it has replaced cards (RULES.md 17): the move that tied the
@@ -130,7 +130,11 @@ function suddenDeathLines(view: MatchView): string[] {
   if (!realm || !tying) return [];
   const name = (seat: number, you: string) =>
     seat === view.mySeat ? you : (view.players.find((p) => p.seat === seat)?.playerName ?? "your opponent");
-  const took = tying.captures.length ? `, taking ${tying.captures.length}` : "";
+  // Each card it took by name, as it was then: a cell Sudden Death emptied later held
+  // the first card removed from it (found from outside: only a count was said).
+  const then = (cell: number) =>
+    realm.replacements.find((r) => r.cell === cell)?.removed?.character?.name ?? cardOn(view, cell);
+  const took = tying.captures.length ? `, taking ${tying.captures.map((c) => then(c.cell)).join(", ")}` : "";
   const lines = [`${name(tying.seat, "You")} tied the full board with ${tying.card?.character?.name ?? "a card"}${took}: Realm Sudden Death`];
   for (const r of realm.replacements) {
     lines.push(`${r.removed?.character?.name ?? "A card"} left the board; ${r.drawn?.character?.name ?? "a card"} came from the pile for ${name(r.seat, "you")}`);
