@@ -74,10 +74,9 @@ export function outsideScenarios(kit) {
     const before = { coins: await coins(), cards: await count() };
     // A double click whose second click comes once the first one's booster is drawn, as
     // on a busy machine (found by CI: a second booster bought): still one press.
-    const middle = async () => {
-      const box = await page.locator("button[name=booster]").boundingBox();
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    };
+    // The mouse over the button as it is drawn now (hover waits for it and retries: a
+    // push that draws the page anew in between detached the one measured, found by CI).
+    const middle = () => page.locator("button[name=booster]").hover();
     await middle();
     await page.mouse.down({ clickCount: 1 });
     await page.mouse.up({ clickCount: 1 });
