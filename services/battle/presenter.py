@@ -182,7 +182,7 @@ def _team(
 def _flags(message: pb.BattleTeamView, state: BattleState, seat: int) -> None:
     message.cpu = bool(state.cpu[seat])
     away = state.away[seat]
-    if away is not None:
+    if away is not None and not state.over:  # once over, nobody takes a seat
         message.takeover_time.FromDatetime(away)
     message.committed = (
         state.formations[seat] is not None

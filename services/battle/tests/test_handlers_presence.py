@@ -7,6 +7,7 @@ from datetime import UTC, timedelta
 
 import pytest
 from structlog.testing import capture_logs
+from triad.v1 import common_pb2 as pb
 
 from services.battle import handlers, handlers_create, handlers_timers
 from services.battle.domain import FinishReason
@@ -179,6 +180,16 @@ async def test_both_views_tell_a_player_away_until_the_takeover_and_back_again()
     assert await handlers_timers.fire_due_timer(ctx)
     taken = battle_view(announced.states[-1], 0, ROSTER)
     assert taken.opponent.cpu and not taken.opponent.HasField("takeover_time")
+
+
+async def test_a_battle_that_ends_while_a_player_is_away_shows_no_takeover_to_come() -> None:
+    ctx, clock, announced = context()
+    await start(ctx)
+    await handlers_timers.report_presence(ctx, BEA, "s1", False, clock())
+    await handlers.give_up(ctx, key(ANN), "b1", ANN)
+    ended = battle_view(announced.states[-1], 0, ROSTER)
+    assert ended.status == pb.BATTLE_STATUS_FINISHED
+    assert not ended.opponent.HasField("takeover_time"), ended.opponent
 
 
 async def test_a_player_with_no_session_at_the_start_is_shown_away_from_it() -> None:
