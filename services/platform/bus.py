@@ -57,7 +57,7 @@ class EventStream:
     prefix: str = "triad.events"
     replicas: int = 1  # 3 on a JetStream cluster
     duplicate_window: float = 120.0  # seconds during which a repeated Nats-Msg-Id is dropped
-    max_age: float = 0.0  # seconds; 0 keeps events forever (PostgreSQL can replay them anyway)
+    max_age: float = 0.0  # seconds; 0 keeps events for ever (deployments: Settings.stream_max_age)
     namespace: str = ""
     """The deployment's NATS namespace the stream is of (``of``); empty: the plain one."""
 
@@ -67,9 +67,14 @@ class EventStream:
         (``TRIAD_EVENTS_<NS>`` on ``triad.ns.<ns>.events.>``)."""
         ns = shared.namespace
         if not ns:
-            return cls(replicas=shared.stream_replicas)
-        name = "TRIAD_EVENTS_" + ns.upper()
-        return cls(name, f"triad.ns.{ns}.events", shared.stream_replicas, namespace=ns)
+            return cls(replicas=shared.stream_replicas, max_age=shared.stream_max_age)
+        return cls(
+            "TRIAD_EVENTS_" + ns.upper(),
+            f"triad.ns.{ns}.events",
+            shared.stream_replicas,
+            max_age=shared.stream_max_age,
+            namespace=ns,
+        )
 
     def subject(self, stream_id: str, event_type: str) -> str:
         """``<prefix>.<component>.<ShortType>``, e.g. ``triad.events.match.CardPlaced``."""

@@ -27,6 +27,11 @@ NATS_SCHEMES = frozenset({"nats", "tls", "ws", "wss"})
 
 N = TypeVar("N", int, float)
 
+STREAM_MAX_AGE = 7 * 24 * 3600.0
+STREAM_MAX_AGE_MINIMUM = 3600.0
+"""An hour: well above the stream's duplicate window (JetStream refuses a window longer
+than the age), and no consumer restart is meant to take longer."""
+
 
 class SettingsError(ValueError):
     """A TRIAD_ variable is malformed; the message names it and says what is expected."""
@@ -40,6 +45,14 @@ class Settings:
     nats_url: str | None = None
     stream_replicas: int = 1
     """Replicas of the JetStream event stream (3 on a NATS cluster of three)."""
+    stream_max_age: float = STREAM_MAX_AGE
+    """How long the JetStream event stream keeps an event, in seconds
+    (``TRIAD_NATS_STREAM_MAX_AGE_SECONDS``; 7 days by default; 0 keeps every event for
+    ever). PostgreSQL's event logs keep every event whatever this is: the stream is the
+    delivery, not the record. A consumer stopped for longer than this misses what aged
+    out, and ``triad-admin consumer reset`` cannot go further back; the consumer-lag
+    alerts fire hours before. Unbounded, the stream grows until NATS's store is full and
+    every relay stops publishing (found in review: nothing bounded it)."""
     namespace: str = ""
     """This deployment's part of a NATS it may share with others (``TRIAD_NATS_NAMESPACE``:
     staging beside production, or test backends on one server): its event stream and
@@ -54,6 +67,7 @@ class Settings:
             database_url=postgres_url(env, PREFIX + "DATABASE_URL"),
             nats_url=nats_url(env, PREFIX + "NATS_URL"),
             stream_replicas=int(number(env, PREFIX + "NATS_STREAM_REPLICAS", 1, minimum=1)),
+            stream_max_age=stream_max_age(env, PREFIX + "NATS_STREAM_MAX_AGE_SECONDS"),
             namespace=namespace(env, PREFIX + "NATS_NAMESPACE"),
         )
 
@@ -61,6 +75,17 @@ class Settings:
     def nats_servers(self) -> list[str]:
         """The NATS seed URLs as nats-py takes them (a cluster is a comma-separated list)."""
         return [] if self.nats_url is None else [u.strip() for u in self.nats_url.split(",")]
+
+
+def stream_max_age(env: Mapping[str, str], name: str) -> float:
+    """The event stream's retention in seconds: 0 (for ever) or at least an hour."""
+    value = number(env, name, STREAM_MAX_AGE)
+    if 0 < value < STREAM_MAX_AGE_MINIMUM:
+        raise SettingsError(
+            f"{name} must be 0 (keep events for ever) or at least {STREAM_MAX_AGE_MINIMUM:.0f} "
+            f"seconds, got {value:g}"
+        )
+    return value
 
 
 _NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_]{0,31}")

@@ -16,6 +16,7 @@ import yaml
 from tests.deploy.deploy_manifests import K8S
 from tests.deploy.deploy_metrics import registered_labels
 from tests.deploy.deploy_promql import dashboard_expressions, load_dashboards, metric_names
+from tests.deploy.test_deploy_monitoring import EXTERNAL
 
 MONITORING = K8S / "components" / "monitoring"
 DASHBOARDS = MONITORING / "dashboards"
@@ -38,7 +39,19 @@ def expressions() -> list[tuple[str, str]]:
     return found
 
 
-LABELS = registered_labels()
+EXTERNAL_LABELS: dict[str, frozenset[str]] = {
+    "kube_pod_status_ready": frozenset({"namespace", "pod", "condition"}),
+    "kube_pod_status_phase": frozenset({"namespace", "pod", "phase"}),
+    "up": frozenset(),
+    "kubelet_volume_stats_available_bytes": frozenset({"namespace", "persistentvolumeclaim"}),
+    "kubelet_volume_stats_capacity_bytes": frozenset({"namespace", "persistentvolumeclaim"}),
+    "jetstream_server_total_message_bytes": frozenset({"server_id", "server_name", "cluster"}),
+    "jetstream_server_max_storage": frozenset({"server_id", "server_name", "cluster"}),
+}
+"""The labels of the other exporters' metrics the alerts read (kube-state-metrics, the
+kubelet, the NATS exporter's jsz collector), as those exporters document them."""
+
+LABELS = {**registered_labels(), **EXTERNAL_LABELS}
 
 
 @pytest.mark.parametrize(("where", "expr"), expressions())
@@ -53,3 +66,7 @@ def test_every_label_used_is_carried_by_the_metrics(where: str, expr: str) -> No
     for clause in _CLAUSE.findall(expr):
         for label in (part.strip() for part in clause.split(",") if part.strip()):
             assert label in carried, f"{where}: no metric of {expr!r} carries {label}"
+
+
+def test_every_external_metric_has_its_labels_written_down() -> None:
+    assert set(EXTERNAL_LABELS) == set(EXTERNAL)

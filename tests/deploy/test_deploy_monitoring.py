@@ -46,6 +46,10 @@ EXTERNAL: dict[str, str] = {
     "kube_pod_status_ready": "kube-state-metrics (kube-prometheus-stack): TriadPodNotReady",
     "kube_pod_status_phase": "kube-state-metrics: TriadPodNotReady (running pods only)",
     "up": "Prometheus's own, per scraped target: TriadMetricsUnreachable",
+    "kubelet_volume_stats_available_bytes": "the kubelet (kube-prometheus-stack scrapes it)",
+    "kubelet_volume_stats_capacity_bytes": "the kubelet: TriadVolumeFilling",
+    "jetstream_server_total_message_bytes": "the NATS exporter sidecar: TriadJetStreamStoreFilling",
+    "jetstream_server_max_storage": "the NATS exporter sidecar: TriadJetStreamStoreFilling",
 }
 
 

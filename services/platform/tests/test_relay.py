@@ -78,6 +78,20 @@ async def test_the_stream_is_created_idempotently_and_brought_to_its_configurati
     assert updated.config.duplicate_window == 300.0
 
 
+async def test_a_stream_kept_for_ever_is_brought_to_the_deployments_retention(
+    nc: Client, stream: EventStream
+) -> None:
+    """A stream created before retention was set (kept for ever) ages its events out
+    once a service starts with ``TRIAD_NATS_STREAM_MAX_AGE_SECONDS``."""
+    js = nc.jetstream()
+    for_ever = await bus.ensure_stream(js, stream)
+    week = EventStream(stream.name, stream.prefix, max_age=7 * 24 * 3600.0)
+    aged = await bus.ensure_stream(js, week)
+
+    assert not for_ever.config.max_age
+    assert aged.config.max_age == 7 * 24 * 3600
+
+
 async def test_every_event_is_published_once_in_the_global_order_across_many_streams(
     pg_pool: Any, pg_schema: str, store: PostgresEventStore, nc: Client, stream: EventStream
 ) -> None:

@@ -129,3 +129,23 @@ def test_a_nats_namespace_gives_a_deployment_names_no_other_deployment_has() -> 
         "triad.ns.staging.events.>",
     ]
     assert [player_prefix(s) for s in (plain, events)] == ["triad.player", "triad.ns.events.player"]
+
+
+def test_the_event_stream_keeps_events_a_week_unless_told_otherwise() -> None:
+    """Found in review: the stream kept every event for ever, so it grew until NATS's
+    store was full and every relay stopped publishing."""
+
+    def stream(**env: str) -> EventStream:
+        return EventStream.of(Settings.from_env(env))
+
+    assert stream().max_age == 7 * 24 * 3600
+    assert stream(TRIAD_NATS_STREAM_MAX_AGE_SECONDS="0").max_age == 0  # for ever, on purpose
+    assert (
+        stream(TRIAD_NATS_NAMESPACE="blue", TRIAD_NATS_STREAM_MAX_AGE_SECONDS="86400")
+        .config()
+        .max_age
+        == 86400
+    )
+    for too_short in ("60", "-1", "a day"):
+        with pytest.raises(SettingsError, match="TRIAD_NATS_STREAM_MAX_AGE_SECONDS"):
+            stream(TRIAD_NATS_STREAM_MAX_AGE_SECONDS=too_short)
