@@ -27,6 +27,7 @@ from client.expiry import expiry
 from client.hosted import refuse_own
 from client.lobby_rows import challenge_row, print_rows
 from client.play import play
+from client.realm import OPTIONS, chosen_modules
 from client.rules_text import rules_line, table_row
 
 VISIBILITIES = {
@@ -38,14 +39,6 @@ FLAGS = ("same", "plus", "combo", "elemental", "realm")
 """The filters `find` takes, each on, off or unset (realm: Realm tables, RULES.md 17)."""
 BOARDS = ("3x3", "4x4", "5x5")
 TRADES = {t.removeprefix("TRADE_RULE_").lower(): n for t, n in pb.TradeRule.items() if n}
-REALM_MODULES = {
-    "types": "type_advantage",
-    "clash": "alignment_clash",
-    "lair": "lair",
-    "resistance": "resistance",
-    "cursed": "cursed",
-}
-"""--realm's module names -> RealmModules fields (RULES.md 17)."""
 
 
 def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.TableSettings:
@@ -69,15 +62,7 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
     realm = getattr(args, "realm", None)  # host and challenge only, not a custom practice
     if realm is not None:  # Realm Triad (RULES.md 17): the family and its modules
         rules.family = pb.RULES_FAMILY_REALM
-        # 'none' as the help words it (found from outside: `--realm none` was refused
-        # 'unknown Realm modules'), as --realm alone: Same/Plus/Combo only
-        named = set(filter(None, realm.split(","))) - {"none"}
-        on = set(REALM_MODULES) if realm == "all" else named
-        if unknown := on - set(REALM_MODULES):
-            raise CommandError(
-                f"unknown Realm modules {sorted(unknown)}: use {', '.join(REALM_MODULES)}"
-            )
-        rules.realm.CopyFrom(pb.RealmModules(**{REALM_MODULES[m]: True for m in on}))
+        rules.realm.CopyFrom(chosen_modules(realm))
     return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
 
 
@@ -117,7 +102,7 @@ def _table_options(cmd: argparse.ArgumentParser) -> None:
         const="",
         metavar="MODULES",
         help="a Realm table (3x3 or 4x4): 'all' or modules from "
-        f"{','.join(REALM_MODULES)} (comma-separated; none, or left out: Same/Plus/Combo only)",
+        f"{','.join(OPTIONS)} (comma-separated; none, or left out: Same/Plus/Combo only)",
     )
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")
@@ -148,6 +133,9 @@ def table_filter(args: argparse.Namespace) -> pb.TableFilter:
     wanted.trade_rules.extend(TRADES[t] for t in getattr(args, "trade", None) or ())
     wanted.board_sizes.extend(int(b[0]) for b in getattr(args, "board", None) or ())
     wanted.battles = bool(getattr(args, "battles", False))
+    if (modules := getattr(args, "realm_modules", None)) is not None:
+        wanted.realm = True  # Realm tables with exactly these modules (RULES.md 17)
+        wanted.realm_modules.CopyFrom(chosen_modules(modules))
     return wanted
 
 
@@ -157,6 +145,11 @@ def _filter_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
     cmd.add_argument("--trade", choices=list(TRADES), action="append", help="repeatable")
     cmd.add_argument("--board", choices=BOARDS, action="append", help="repeatable")
+    cmd.add_argument(
+        "--realm-modules",
+        metavar="MODULES",
+        help=f"Realm tables with exactly these modules: 'all', 'none' or from {','.join(OPTIONS)}",
+    )
 
 
 async def _open_tables(client: Caller, wanted: pb.TableFilter) -> list[pb.Table]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
+from client.connection import CommandError
+
 MODULES = {
     "type_advantage": "Type Advantage",
     "alignment_clash": "Alignment Clash",
@@ -16,6 +18,25 @@ MODULES = {
 }
 """The RealmModules fields, as a player reads them."""
 LAIR_WORDS = ("lair", "l")
+OPTIONS = {
+    "types": "type_advantage",
+    "clash": "alignment_clash",
+    "lair": "lair",
+    "resistance": "resistance",
+    "cursed": "cursed",
+}
+"""The module names ``--realm`` and ``--realm-modules`` take -> RealmModules fields."""
+
+
+def chosen_modules(text: str) -> pb.RealmModules:
+    """The modules a command line names: 'all', or names from ``OPTIONS`` separated by
+    commas; 'none' or nothing: Same/Plus/Combo only (found from outside: `--realm none`,
+    as the help words it, was refused 'unknown Realm modules')."""
+    named = set(filter(None, text.split(","))) - {"none"}
+    on = set(OPTIONS) if text == "all" else named
+    if unknown := on - set(OPTIONS):
+        raise CommandError(f"unknown Realm modules {sorted(unknown)}: use {', '.join(OPTIONS)}")
+    return pb.RealmModules(**{OPTIONS[m]: True for m in on})
 
 
 def realm_attributes(character: pb.Character, short: bool = False) -> str:

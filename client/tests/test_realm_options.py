@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from client.commands_lobby import table_settings
+from client.commands_lobby import table_filter, table_settings
 from client.connection import CommandError
 from client.main import parser
 
@@ -40,3 +40,15 @@ def test_find_filters_realm_tables_and_place_declares_lair() -> None:
     assert parser().parse_args(["find", "--realm"]).realm is True
     assert parser().parse_args(["find", "--no-realm"]).realm is False
     assert parser().parse_args(["place", "m", "0", "5", "--lair"]).lair
+
+
+def test_find_realm_modules_asks_for_realm_tables_with_exactly_those_modules() -> None:
+    wanted = table_filter(parser().parse_args(["find", "--realm-modules", "clash,cursed"]))
+    assert wanted.realm and wanted.HasField("realm")
+    assert wanted.realm_modules == pb.RealmModules(alignment_clash=True, cursed=True)
+    assert table_filter(parser().parse_args(["tables", "--realm-modules", "none"])).HasField(
+        "realm_modules"
+    )
+    assert not table_filter(parser().parse_args(["find", "--realm"])).HasField("realm_modules")
+    with pytest.raises(CommandError, match="unknown Realm modules"):
+        table_filter(parser().parse_args(["find", "--realm-modules", "dragons"]))

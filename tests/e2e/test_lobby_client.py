@@ -238,3 +238,32 @@ async def test_a_challenge_to_the_player_says_when_it_expires_in_their_local_tim
     assert f"{short} {ann.name} (challenges you):" in lobby and f"; {said}" in lobby, lobby
     status = " ".join((await asyncio.to_thread(beas.run, "status")).stdout.split())
     assert f"triad-client accept {short} or decline {short}; it {said}." in status, status
+
+
+async def test_the_client_finds_and_lists_realm_tables_by_their_modules(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found in review: `find --realm` could not pick modules, so a player after Cursed
+    was seated at a Realm table with only Lair on."""
+    ann, bea, cid = await join(api), await join(api), await join(api)
+    anns, beas = (
+        client_of(backend, tmp_path / "ann", ann),
+        client_of(backend, tmp_path / "bea", bea),
+    )
+    lair = await asyncio.to_thread(anns.json, "host", "--realm", "lair", "--house-hands")
+    realm = pb.Rules(
+        family=pb.RULES_FAMILY_REALM,
+        realm=pb.RealmModules(cursed=True),
+        house_hands=True,
+        visibility=pb.VISIBILITY_ALL_OPEN,
+    )
+    cursed = await cid.call(
+        "CreateTable",
+        g.CreateTableRequest(request_id=uuid4().hex, settings=pb.TableSettings(rules=realm)),
+    )
+    listed = await asyncio.to_thread(beas.json, "tables", "--realm-modules", "lair")
+    assert [t["tableId"] for t in listed["tables"]] == [lair["table"]["tableId"]]
+    line = await asyncio.to_thread(beas.fails, "find", "--realm-modules", "dragons", code=2)
+    assert "unknown Realm modules ['dragons']" in line
+    found = await asyncio.to_thread(beas.json, "find", "--realm-modules", "cursed")
+    assert found["table"]["tableId"] == cursed.table.table_id and found["matchId"]
