@@ -119,7 +119,7 @@ async def grant_starter(ctx: Context, request: Request, player: PlayerRef) -> Gr
             )
             await unit.append_player(player.player_id, [*granted, coins])
             await unit.mark_starter(player.player_id, grant_id)
-            metrics.COINS_IN.labels(reason=CurrencyReason.STARTER.value).inc(coins.amount)
+            metrics.count_coins(coins)
             log.info("starter granted", player_id=player.player_id, copies=len(granted))
         return Granted(grant_id, coins=unit.coins(player.player_id), at=now)
 

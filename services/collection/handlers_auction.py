@@ -132,8 +132,7 @@ async def buy_listing(
         metrics.AUCTION_LISTINGS.labels(event="sold").inc()
         metrics.AUCTION_SALES.inc()
         metrics.AUCTION_FEES_BURNED.inc(sold.fee)
-        metrics.COINS_OUT.labels(reason=CurrencyReason.AUCTION_PURCHASE.value).inc(paid.amount)
-        metrics.COINS_IN.labels(reason=CurrencyReason.AUCTION_SALE.value).inc(proceeds.amount)
+        metrics.count_coins(paid, proceeds)
         log.info("listing sold", listing_id=listing_id, price=sold.price, fee=sold.fee)
         return ListingChanged(listing_id=listing_id, coins=unit.coins(buyer_id), at=now)
 

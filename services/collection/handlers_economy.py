@@ -63,7 +63,7 @@ async def credit_in(
         return None
     event = wealth.credit(player_id, row.coins, amount, reason, reference_id)
     await unit.append_player(player_id, [event])
-    metrics.COINS_IN.labels(reason=reason.value).inc(amount)
+    metrics.count_coins(event)
     return event
 
 
@@ -116,7 +116,7 @@ async def spend(
         row = await unit.player(player_id)
         event: CurrencyDebited = wealth.spend(player_id, row.coins, amount, reason, reference_id)
         await unit.append_player(player_id, [event])
-        metrics.COINS_OUT.labels(reason=reason.value).inc(amount)
+        metrics.count_coins(event)
         return _balance(unit, player_id, ctx)
 
     return await ctx.store.run(work, request)
@@ -226,6 +226,7 @@ async def open_booster(
             ctx.catalog, player_id, ctx.new_id(), row.coins, seed, row.boosters_since_pity, now
         )
         await unit.append_player(player_id, [paid, opened])
+        metrics.count_coins(paid)
         _count_booster(opened)
         return BoosterBought(opened.draw.draw_id, coins=unit.coins(player_id), at=now)
 
@@ -234,7 +235,6 @@ async def open_booster(
 
 def _count_booster(opened: BoosterOpened) -> None:
     metrics.BOOSTERS_OPENED.labels(pity=str(opened.draw.pity_applied).lower()).inc()
-    metrics.COINS_OUT.labels(reason=CurrencyReason.BOOSTER_PURCHASE.value).inc(opened.draw.price)
     for copy in opened.draw.copies:
         metrics.CARDS_DRAWN.labels(
             stars=str(copy.character.stars), holo=str(copy.holo).lower()

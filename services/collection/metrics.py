@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge
 
 from services.collection.domain.draft_session import Status as DraftStatus
-from services.collection.domain.events import CurrencyReason
+from services.collection.domain.events import CurrencyChange, CurrencyCredited, CurrencyReason
 from services.collection.domain.wealth import RewardDecision
 from services.platform.metrics import zeroed
 
@@ -99,3 +99,10 @@ AUCTION_VIOLATIONS = Gauge(
     "open listing whose copy is not locked by it or not the seller's, a listing lock "
     "without its open listing, a sale without a buyer.",
 )
+
+
+def count_coins(*changes: CurrencyChange) -> None:
+    """Count the coins these credits (``COINS_IN``) and debits (``COINS_OUT``) move."""
+    for change in changes:
+        moved = COINS_IN if isinstance(change, CurrencyCredited) else COINS_OUT
+        moved.labels(reason=change.reason.value).inc(change.amount)

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, get_type_hints
 
-from services.collection import codec
+from services.collection import codec, results
 from services.collection.domain.catalog import Catalog
 from services.collection.domain.events import (
     BoosterDraw,
@@ -28,14 +28,6 @@ from services.collection.domain.events import (
 )
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
-from services.collection.results import (
-    Balance,
-    CompletedTrade,
-    CopyLock,
-    DeckRecord,
-    DeckResolved,
-    SeedRecord,
-)
 from services.collection.store.memory_auction import MemoryAuctionReads
 from services.collection.store.memory_tables import DraftRow, SeedRow, Tables
 from services.collection.store.projection import ProjectionBroken
@@ -151,13 +143,13 @@ class MemoryUnit:
     async def reveal_seed(self, seed_id: str, now: datetime) -> None:
         self.t.seeds[seed_id].revealed_at = now
 
-    async def resolution(self, player_id: str, purpose_id: str) -> DeckResolved | None:
+    async def resolution(self, player_id: str, purpose_id: str) -> results.DeckResolved | None:
         return self.t.resolutions.get((player_id, purpose_id))
 
     async def save_resolution(
         self, player_id: str, purpose_id: str, copy_ids: Sequence[str], random: bool
     ) -> None:
-        self.t.resolutions[player_id, purpose_id] = DeckResolved(tuple(copy_ids), random)
+        self.t.resolutions[player_id, purpose_id] = results.DeckResolved(tuple(copy_ids), random)
 
     async def stream(self, stream_id: str) -> list[tuple[CollectionEvent, datetime]]:
         return self.t.stream(stream_id)
@@ -253,16 +245,16 @@ class MemoryStore(MemoryAuctionReads):
     async def locks(self, copy_ids: Sequence[str]) -> dict[str, Holder]:
         return self.tables.holders(copy_ids)
 
-    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, CopyLock]:
+    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, results.CopyLock]:
         locks = self.tables.locks
-        return {i: CopyLock(locks[i][1], locks[i][2]) for i in copy_ids if i in locks}
+        return {i: results.CopyLock(locks[i][1], locks[i][2]) for i in copy_ids if i in locks}
 
-    async def balance(self, player_id: str) -> Balance:
+    async def balance(self, player_id: str) -> results.Balance:
         row = self.tables.players.get(player_id)
         return (
-            Balance(0, None)
+            results.Balance(0, None)
             if row is None
-            else Balance(row.coins, self.tables.coins_at.get(player_id))
+            else results.Balance(row.coins, self.tables.coins_at.get(player_id))
         )
 
     async def boosters_since_pity(self, player_id: str) -> int:
@@ -271,7 +263,7 @@ class MemoryStore(MemoryAuctionReads):
 
     async def decks(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
-    ) -> list[DeckRecord]:
+    ) -> list[results.DeckRecord]:
         mine = [
             d
             for owner, d in self.tables.decks.values()
@@ -286,7 +278,7 @@ class MemoryStore(MemoryAuctionReads):
         mine.sort(key=lambda d: d.updated_at, reverse=True)
         return mine[:limit]
 
-    async def deck(self, player_id: str, deck_id: str) -> DeckRecord | None:
+    async def deck(self, player_id: str, deck_id: str) -> results.DeckRecord | None:
         owner, record = self.tables.decks.get(deck_id, ("", None))
         return record if owner == player_id else None
 
@@ -295,9 +287,9 @@ class MemoryStore(MemoryAuctionReads):
 
     async def seeds(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
-    ) -> list[SeedRecord]:
+    ) -> list[results.SeedRecord]:
         mine = [
-            SeedRecord(
+            results.SeedRecord(
                 seed_id,
                 s.seed_hash,
                 s.server_seed if s.revealed_at is not None else "",
@@ -363,9 +355,11 @@ class MemoryStore(MemoryAuctionReads):
     async def pending_trade_of(self, player_id: str) -> str | None:
         return self.tables.pending_trade_of(player_id)
 
-    async def trades_completed_since(self, player_id: str, after: datetime) -> list[CompletedTrade]:
+    async def trades_completed_since(
+        self, player_id: str, after: datetime
+    ) -> list[results.CompletedTrade]:
         found = [
-            CompletedTrade(trade_id, t.completed_at)
+            results.CompletedTrade(trade_id, t.completed_at)
             for trade_id, t in self.tables.trades.items()
             if player_id in (t.winner_id, t.loser_id)
             and t.completed_at is not None

@@ -10,24 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from services.collection import codec
-from services.collection.domain import auction
-from services.collection.domain.events import (
-    BoosterDraw,
-    BoosterOpened,
-    CollectionEvent,
-    CopiesLocked,
-    CopiesReleased,
-    CopyGranted,
-    CopyTransferred,
-    CurrencyChange,
-    CurrencyCredited,
-    DeckDeleted,
-    DeckSaved,
-    Holder,
-    OwnedCopy,
-    TradeCardChosen,
-    TradeOpened,
-)
+from services.collection.domain import auction, events
 from services.collection.domain.events_auction import ListingClose, ListingCreated, ListingSold
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
@@ -75,14 +58,14 @@ class Tables:
 
     players: dict[str, PlayerRow] = field(default_factory=dict)
     coins_at: dict[str, datetime] = field(default_factory=dict)
-    copies: dict[str, tuple[OwnedCopy, str]] = field(default_factory=dict)
+    copies: dict[str, tuple[events.OwnedCopy, str]] = field(default_factory=dict)
     """copy id -> (the copy, what created it)"""
-    locks: dict[str, tuple[str, Holder, datetime]] = field(default_factory=dict)
+    locks: dict[str, tuple[str, events.Holder, datetime]] = field(default_factory=dict)
     """copy id -> (owner, holder, locked at)"""
     decks: dict[str, tuple[str, DeckRecord]] = field(default_factory=dict)
     credits: set[tuple[str, str, str]] = field(default_factory=set)
     seeds: dict[str, SeedRow] = field(default_factory=dict)
-    draws: dict[str, tuple[str, BoosterDraw]] = field(default_factory=dict)
+    draws: dict[str, tuple[str, events.BoosterDraw]] = field(default_factory=dict)
     trades: dict[str, TradeRow] = field(default_factory=dict)
     drafts: dict[str, DraftRow] = field(default_factory=dict)
     resolutions: dict[tuple[str, str], DeckResolved] = field(default_factory=dict)
@@ -121,7 +104,9 @@ class Tables:
 
     # --- the read side, over these tables -------------------------------------------------
 
-    def copies_of(self, owner_id: str, copy_ids: Sequence[str] | None) -> dict[str, OwnedCopy]:
+    def copies_of(
+        self, owner_id: str, copy_ids: Sequence[str] | None
+    ) -> dict[str, events.OwnedCopy]:
         wanted = None if copy_ids is None else set(copy_ids)
         found = [
             c
@@ -130,7 +115,7 @@ class Tables:
         ]
         return {c.copy_id: c for c in sorted(found, key=lambda c: (c.acquired_at, c.copy_id))}
 
-    def holders(self, copy_ids: Sequence[str]) -> dict[str, Holder]:
+    def holders(self, copy_ids: Sequence[str]) -> dict[str, events.Holder]:
         return {i: self.locks[i][1] for i in copy_ids if i in self.locks}
 
     def active_seed(self, player_id: str) -> ActiveSeed | None:
@@ -141,7 +126,7 @@ class Tables:
                 )
         return None
 
-    def stream(self, stream_id: str) -> list[tuple[CollectionEvent, datetime]]:
+    def stream(self, stream_id: str) -> list[tuple[events.CollectionEvent, datetime]]:
         return [
             (codec.decode(e.type, e.data, at, e.schema_version), at)
             for e, at in self.streams.get(stream_id, [])
@@ -178,11 +163,11 @@ class Tables:
 
     # --- the projection -------------------------------------------------------------------
 
-    def project(self, event: CollectionEvent, version: int, at: datetime) -> None:
+    def project(self, event: events.CollectionEvent, version: int, at: datetime) -> None:
         match event:
-            case CopyGranted():
+            case events.CopyGranted():
                 self._insert_copy(event.copy, event.grant_id)
-            case BoosterOpened():
+            case events.BoosterOpened():
                 draw = event.draw
                 for made in draw.copies:
                     self._insert_copy(made, draw.draw_id)
@@ -196,9 +181,9 @@ class Tables:
                 self.draws[draw.draw_id] = (event.player_id, draw)
                 self.seeds[draw.seed_id].draw_count += 1
                 self.players[event.player_id].boosters_since_pity = event.boosters_since_pity
-            case CurrencyChange():
+            case events.CurrencyChange():
                 row = self.players[event.player_id]
-                sign = 1 if isinstance(event, CurrencyCredited) else -1
+                sign = 1 if isinstance(event, events.CurrencyCredited) else -1
                 if row.coins + sign * event.amount < 0:
                     raise InsufficientBalance(
                         "balance too low: a concurrent spend came first (a balance never "
@@ -206,28 +191,28 @@ class Tables:
                     )
                 row.coins += sign * event.amount
                 self.coins_at[event.player_id] = at
-                if isinstance(event, CurrencyCredited):
+                if isinstance(event, events.CurrencyCredited):
                     credit = (event.player_id, event.reason.value, event.reference_id)
                     if credit in self.credits:
                         raise ProjectionBroken(f"credit {credit} twice")
                     self.credits.add(credit)
-            case DeckSaved():
+            case events.DeckSaved():
                 owner, before = self.decks.get(event.deck_id, (event.player_id, None))
                 created = at if before is None else before.created_at
                 record = DeckRecord(event.deck_id, event.name, event.copy_ids, created, at)
                 self.decks[event.deck_id] = (owner, record)
-            case DeckDeleted():
+            case events.DeckDeleted():
                 self.decks.pop(event.deck_id, None)
-            case CopiesLocked():
+            case events.CopiesLocked():
                 for copy_id in event.copy_ids:
                     if copy_id in self.locks or copy_id not in self.copies:
                         raise ProjectionBroken(f"copy {copy_id} cannot be locked")
                     self.locks[copy_id] = (event.player_id, event.holder, at)
-            case CopiesReleased():
+            case events.CopiesReleased():
                 for copy_id in event.copy_ids:
                     if copy_id in self.locks and self.locks[copy_id][1] == event.holder:
                         del self.locks[copy_id]
-            case TradeOpened():
+            case events.TradeOpened():
                 if any(t.match_id == event.match_id for t in self.trades.values()):
                     raise ProjectionBroken(f"match {event.match_id} opened two trades")
                 self.trades[event.trade_id] = TradeRow(
@@ -237,9 +222,9 @@ class Tables:
                     event.deadline,
                     event.opened_at,
                 )
-            case TradeCardChosen():
+            case events.TradeCardChosen():
                 self.trades[event.trade_id].due_at = None
-            case CopyTransferred():
+            case events.CopyTransferred():
                 found = self.copies.get(event.copy_id)
                 if found is None or found[0].owner_id != event.from_player_id:
                     raise ProjectionBroken(
@@ -281,7 +266,7 @@ class Tables:
                 raise ProjectionBroken(f"copy {copy_id} is not {event.seller_id}'s to sell")
             self.copies[copy_id] = (event.copy, held[1])
 
-    def _insert_copy(self, made: OwnedCopy, origin_id: str) -> None:
+    def _insert_copy(self, made: events.OwnedCopy, origin_id: str) -> None:
         if made.copy_id in self.copies:
             raise ProjectionBroken(f"copy {made.copy_id} made twice")
         self.copies[made.copy_id] = (made, origin_id)

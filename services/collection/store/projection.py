@@ -16,24 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from services.collection.domain import auction
-from services.collection.domain.events import (
-    BoosterOpened,
-    CollectionEvent,
-    CopiesLocked,
-    CopiesReleased,
-    CopyGranted,
-    CopyTransferred,
-    CurrencyCredited,
-    CurrencyDebited,
-    DeckDeleted,
-    DeckSaved,
-    OwnedCopy,
-    ServerSeedCommitted,
-    ServerSeedRevealed,
-    TradeCardChosen,
-    TradeOpened,
-)
+from services.collection.domain import auction, events
 from services.collection.domain.events_auction import ListingClose, ListingCreated, ListingSold
 from services.collection.schema import Tables
 
@@ -43,7 +26,7 @@ class ProjectionBroken(RuntimeError):
     rolls back, so the event is not appended either."""
 
 
-async def _insert_copy(conn: Any, t: Tables, copy: OwnedCopy, origin_id: str) -> None:
+async def _insert_copy(conn: Any, t: Tables, copy: events.OwnedCopy, origin_id: str) -> None:
     await conn.execute(
         f"INSERT INTO {t.copies} (copy_id, owner_id, character_id, holo, holo_side, source, "
         "origin_id, acquired_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -58,12 +41,14 @@ async def _insert_copy(conn: Any, t: Tables, copy: OwnedCopy, origin_id: str) ->
     )
 
 
-async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at: datetime) -> None:
+async def project(
+    conn: Any, t: Tables, event: events.CollectionEvent, version: int, at: datetime
+) -> None:
     """Apply one appended event (at ``version`` of its stream) to the tables."""
     match event:
-        case CopyGranted():
+        case events.CopyGranted():
             await _insert_copy(conn, t, event.copy, event.grant_id)
-        case BoosterOpened():
+        case events.BoosterOpened():
             for copy in event.draw.copies:
                 await _insert_copy(conn, t, copy, event.draw.draw_id)
             await conn.execute(
@@ -84,8 +69,8 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 event.player_id,
                 event.boosters_since_pity,
             )
-        case CurrencyCredited() | CurrencyDebited():
-            sign = 1 if isinstance(event, CurrencyCredited) else -1
+        case events.CurrencyCredited() | events.CurrencyDebited():
+            sign = 1 if isinstance(event, events.CurrencyCredited) else -1
             # The CHECK constraint refuses a negative result, whatever Python decided.
             await conn.execute(
                 f"UPDATE {t.players} SET coins = coins + $2, coins_updated_at = $3 "
@@ -94,14 +79,14 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 sign * event.amount,
                 at,
             )
-            if isinstance(event, CurrencyCredited):
+            if isinstance(event, events.CurrencyCredited):
                 await conn.execute(
                     f"INSERT INTO {t.credits} VALUES ($1, $2, $3)",
                     event.player_id,
                     event.reason.value,
                     event.reference_id,
                 )
-        case DeckSaved():
+        case events.DeckSaved():
             await conn.execute(
                 f"INSERT INTO {t.decks} VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (deck_id) "
                 "DO UPDATE SET name = EXCLUDED.name, copy_ids = EXCLUDED.copy_ids, "
@@ -112,9 +97,9 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 list(event.copy_ids),
                 at,
             )
-        case DeckDeleted():
+        case events.DeckDeleted():
             await conn.execute(f"DELETE FROM {t.decks} WHERE deck_id = $1", event.deck_id)
-        case CopiesLocked():
+        case events.CopiesLocked():
             await conn.executemany(
                 f"INSERT INTO {t.locks} VALUES ($1, $2, $3, $4, $5)",
                 [
@@ -122,7 +107,7 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                     for i in event.copy_ids
                 ],
             )
-        case CopiesReleased():
+        case events.CopiesReleased():
             await conn.execute(
                 f"DELETE FROM {t.locks} WHERE copy_id = ANY($1::text[]) "
                 "AND holder_kind = $2 AND holder_id = $3",
@@ -130,9 +115,9 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 event.holder.kind.value,
                 event.holder.id,
             )
-        case ServerSeedCommitted() | ServerSeedRevealed():
+        case events.ServerSeedCommitted() | events.ServerSeedRevealed():
             pass  # the seeds table is written with the secret by the store itself
-        case TradeOpened():
+        case events.TradeOpened():
             await conn.execute(
                 f"INSERT INTO {t.trades} VALUES ($1, $2, $3, $4, $5, $6, NULL)",
                 event.trade_id,
@@ -142,11 +127,11 @@ async def project(conn: Any, t: Tables, event: CollectionEvent, version: int, at
                 event.deadline,
                 event.opened_at,
             )
-        case TradeCardChosen():
+        case events.TradeCardChosen():
             await conn.execute(
                 f"UPDATE {t.trades} SET due_at = NULL WHERE trade_id = $1", event.trade_id
             )
-        case CopyTransferred():
+        case events.CopyTransferred():
             moved = await conn.execute(
                 f"UPDATE {t.copies} SET owner_id = $3, source = $4, acquired_at = $5 "
                 "WHERE copy_id = $1 AND owner_id = $2",

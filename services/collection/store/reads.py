@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from services.collection import codec
+from services.collection import codec, results
 from services.collection.domain.catalog import Catalog
 from services.collection.domain.events import (
     BoosterDraw,
@@ -21,15 +21,8 @@ from services.collection.domain.events import (
     OwnedCopy,
 )
 from services.collection.domain.seeds import ActiveSeed
-from services.collection.results import (
-    Balance,
-    CompletedTrade,
-    CopyLock,
-    DeckRecord,
-    SeedRecord,
-)
 from services.collection.schema import Tables
-from services.collection.store.reads_auction import copy_of
+from services.collection.store.reads_auction import copy_of, keyset
 from services.collection.store.unit import draft_deadlines, trade_deadlines
 from services.platform.claims import next_due
 from services.platform.eventstore import PostgresEventStore
@@ -44,6 +37,11 @@ class Reads:
 
     def _copy(self, row: Mapping[str, Any]) -> OwnedCopy:
         return copy_of(self.catalog, row, "owner_id", "copy_id")
+
+    async def _id(self, conn: Any, sql: str, *args: Any) -> str | None:
+        """The one id ``sql`` selects, read on ``conn`` (else the pool); None if no row."""
+        value = await (conn or self.pool).fetchval(sql, *args)
+        return None if value is None else str(value)
 
     async def copies(
         self,
@@ -85,23 +83,25 @@ class Reads:
         )
         return {r["copy_id"]: Holder(HolderKind(r["holder_kind"]), r["holder_id"]) for r in rows}
 
-    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, CopyLock]:
+    async def lock_times(self, copy_ids: Sequence[str]) -> dict[str, results.CopyLock]:
         rows = await self.pool.fetch(
             f"SELECT * FROM {self.tables.locks} WHERE copy_id = ANY($1::text[])", list(copy_ids)
         )
         return {
-            r["copy_id"]: CopyLock(
+            r["copy_id"]: results.CopyLock(
                 Holder(HolderKind(r["holder_kind"]), r["holder_id"]), r["locked_at"]
             )
             for r in rows
         }
 
-    async def balance(self, player_id: str) -> Balance:
+    async def balance(self, player_id: str) -> results.Balance:
         row = await self.pool.fetchrow(
             f"SELECT coins, coins_updated_at FROM {self.tables.players} WHERE player_id = $1",
             player_id,
         )
-        return Balance(0, None) if row is None else Balance(row["coins"], row["coins_updated_at"])
+        if row is None:
+            return results.Balance(0, None)
+        return results.Balance(row["coins"], row["coins_updated_at"])
 
     async def boosters_since_pity(self, player_id: str) -> int:
         value = await self.pool.fetchval(
@@ -111,8 +111,8 @@ class Reads:
         return int(value or 0)
 
     @staticmethod
-    def _deck(row: Mapping[str, Any]) -> DeckRecord:
-        return DeckRecord(
+    def _deck(row: Mapping[str, Any]) -> results.DeckRecord:
+        return results.DeckRecord(
             row["deck_id"],
             row["name"],
             tuple(row["copy_ids"]),
@@ -122,7 +122,7 @@ class Reads:
 
     async def decks(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
-    ) -> list[DeckRecord]:
+    ) -> list[results.DeckRecord]:
         """The player's decks, last changed first; only those after ``after`` (a keyset
         position: updated_at, deck_id) if given."""
         rows = await self.pool.fetch(
@@ -131,12 +131,11 @@ class Reads:
             "ORDER BY updated_at DESC, deck_id LIMIT $2",
             player_id,
             limit,
-            None if after is None else after[0],
-            "" if after is None else after[1],
+            *keyset(after),
         )
         return [self._deck(r) for r in rows]
 
-    async def deck(self, player_id: str, deck_id: str) -> DeckRecord | None:
+    async def deck(self, player_id: str, deck_id: str) -> results.DeckRecord | None:
         r = await self.pool.fetchrow(
             f"SELECT * FROM {self.tables.decks} WHERE player_id = $1 AND deck_id = $2",
             player_id,
@@ -162,7 +161,7 @@ class Reads:
 
     async def seeds(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
-    ) -> list[SeedRecord]:
+    ) -> list[results.SeedRecord]:
         """The player's server seeds, newest first (committed_at, then seed_id); only those
         after ``after`` (a keyset position: committed_at, seed_id) if given. The secret
         only of revealed ones."""
@@ -172,11 +171,10 @@ class Reads:
             "ORDER BY committed_at DESC, seed_id LIMIT $2",
             player_id,
             limit,
-            None if after is None else after[0],
-            "" if after is None else after[1],
+            *keyset(after),
         )
         return [
-            SeedRecord(
+            results.SeedRecord(
                 r["seed_id"],
                 r["seed_hash"],
                 r["server_seed"] if r["revealed_at"] is not None else "",
@@ -249,24 +247,26 @@ class Reads:
         copies locked: one being played, or one that ended and that the collection has
         not settled yet (its settlement releases these locks and opens the trade in one
         transaction)."""
-        value = await (conn or self.pool).fetchval(
+        return await self._id(
+            conn,
             f"SELECT holder_id FROM {self.tables.locks} WHERE owner_id = $1 "
             "AND holder_kind = $2 AND holder_id <> $3 ORDER BY locked_at LIMIT 1",
             player_id,
             HolderKind.MATCH.value,
             current_match_id,
         )
-        return None if value is None else str(value)
 
     async def pending_trade_of(self, player_id: str, conn: Any = None) -> str | None:
-        value = await (conn or self.pool).fetchval(
+        return await self._id(
+            conn,
             f"SELECT trade_id FROM {self.tables.trades} WHERE completed_at IS NULL "
             "AND (winner_id = $1 OR loser_id = $1) ORDER BY opened_at LIMIT 1",
             player_id,
         )
-        return None if value is None else str(value)
 
-    async def trades_completed_since(self, player_id: str, after: datetime) -> list[CompletedTrade]:
+    async def trades_completed_since(
+        self, player_id: str, after: datetime
+    ) -> list[results.CompletedTrade]:
         """(trade id, completion time) of the player's trades completed after ``after``,
         oldest first: what a watcher has not reported yet, however fast they completed."""
         rows = await self.pool.fetch(
@@ -276,15 +276,15 @@ class Reads:
             player_id,
             after,
         )
-        return [CompletedTrade(str(row["trade_id"]), row["completed_at"]) for row in rows]
+        return [results.CompletedTrade(str(row["trade_id"]), row["completed_at"]) for row in rows]
 
     async def open_draft_of(self, player_id: str, conn: Any = None) -> str | None:
-        value = await (conn or self.pool).fetchval(
+        return await self._id(
+            conn,
             f"SELECT draft_id FROM {self.tables.drafts} WHERE open "
             "AND (player_a = $1 OR player_b = $1) LIMIT 1",
             player_id,
         )
-        return None if value is None else str(value)
 
     async def next_due_trade(self) -> datetime | None:
         """When the earliest trade choice deadline falls due (None: no trade waits): how

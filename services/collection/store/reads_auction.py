@@ -31,6 +31,12 @@ def listing_deadlines(tables: Tables) -> DueWork:
     return DueWork(tables.listings, "listing_id")
 
 
+def keyset(position: tuple[datetime, str] | None) -> tuple[datetime | None, str]:
+    """The two arguments of a keyset position (an instant, then an id) in a page query,
+    which reads a NULL instant as the first page."""
+    return (None, "") if position is None else position
+
+
 def copy_of(catalog: Catalog, row: Mapping[str, Any], owner: str, key: str) -> OwnedCopy:
     """The copy a row of ``copies`` or of ``listings`` holds, owned by its ``owner``
     column; ``key`` names the row (its id column) should its character be unknown."""
@@ -133,8 +139,7 @@ class AuctionReads:
             "ORDER BY created_at DESC, listing_id DESC LIMIT $2",
             seller_id,
             limit,
-            None if before is None else before[0],
-            "" if before is None else before[1],
+            *keyset(before),
         )
         return [listing_of(self.catalog, r) for r in rows]
 
