@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from uuid import uuid4
 
 import structlog
@@ -54,6 +55,14 @@ async def obstacle(
     return None
 
 
+async def your_obstacle(
+    ctx: Context, seat: Seat, match_id: str = "", *, obligations: bool = True
+) -> str | None:
+    """``obstacle`` as the player themself is told it ("you are playing match ...")."""
+    problem = await obstacle(ctx, replace(seat, name="you"), match_id, obligations=obligations)
+    return None if problem is None else problem.replace("you is", "you are")
+
+
 async def _none() -> None:
     return None
 
@@ -74,9 +83,9 @@ async def active_battle(ctx: Context, player_id: str) -> str | None:
 
 async def check_free(ctx: Context, player: Player) -> None:
     """Refuse (FAILED_PRECONDITION) a player with an active match or an obligation."""
-    problem = await obstacle(ctx, Seat(player.player_id, "you"))
+    problem = await your_obstacle(ctx, Seat(player.player_id, player.name))
     if problem is not None:
-        raise FailedPrecondition(problem.replace("you is", "you are"))
+        raise FailedPrecondition(problem)
 
 
 async def check_unheld(ctx: Context, player: Player, already: Hold) -> None:
@@ -103,7 +112,7 @@ async def still_free(
     has moved on (a pairing took the ticket, a guest sat down at the table), and the
     game found may be that very start's (a Draft paired at once): the claim stands, and
     its start checks the player itself (``handlers_starts``)."""
-    problem = await obstacle(ctx, Seat(player.player_id, "you"))
+    problem = await your_obstacle(ctx, Seat(player.player_id, player.name))
     if problem is None:
         return
     try:
@@ -111,7 +120,7 @@ async def still_free(
     except DomainError:
         return
     await ctx.store.forget(request)
-    raise FailedPrecondition(problem.replace("you is", "you are"))
+    raise FailedPrecondition(problem)
 
 
 def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import structlog
@@ -26,7 +26,7 @@ from services.matchmaker.domain import (
     StartPlan,
 )
 from services.matchmaker.handlers import Context, MatchSeat, MatchSpec
-from services.matchmaker.handlers_free import engaged_error, obstacle
+from services.matchmaker.handlers_free import engaged_error, your_obstacle
 from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
@@ -181,16 +181,9 @@ async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
     obligations = plan.kind is not StartKind.DRAFT_MATCH
     humans = plan.humans
     problems = await asyncio.gather(
-        *(
-            obstacle(ctx, replace(s, name="you"), plan.match_id, obligations=obligations)
-            for s in humans
-        )
+        *(your_obstacle(ctx, s, plan.match_id, obligations=obligations) for s in humans)
     )
-    return {
-        s.player_id: p.replace("you is", "you are")
-        for s, p in zip(humans, problems, strict=True)
-        if p
-    }
+    return {s.player_id: p for s, p in zip(humans, problems, strict=True) if p}
 
 
 def _busy(plan: StartPlan, culprits: Mapping[str, str]) -> dict[str, str]:

@@ -33,7 +33,7 @@ from services.matchmaker.domain import (
     TradeRule,
     Visibility,
 )
-from services.platform.enums import require_enum
+from services.platform.enums import backwards, by_name, require_enum
 from services.platform.errors import InvalidArgument
 from services.rules.compatibility import BOARDS, board_problem
 from services.rules.realm import CreatureType, alignment_words, parse_alignment
@@ -44,26 +44,18 @@ from services.wire import (
     alignment_back,
 )
 
-MODES: dict[Mode, pb.Mode.ValueType] = {m: pb.Mode.Value(f"MODE_{m.name}") for m in Mode}
-MODES_BACK = {v: k for k, v in MODES.items()}
-VISIBILITIES: dict[Visibility, pb.Visibility.ValueType] = {
-    v: pb.Visibility.Value(f"VISIBILITY_{v.name}") for v in Visibility
-}
-VISIBILITIES_BACK = {v: k for k, v in VISIBILITIES.items()}
-BOT_LEVELS: dict[BotLevel, pb.BotLevel.ValueType] = {
-    b: pb.BotLevel.Value(f"BOT_LEVEL_{b.name}") for b in BotLevel
-}
-BOT_LEVELS_BACK = {v: k for k, v in BOT_LEVELS.items()}
-BATTLE_LEVELS: dict[BattleLevel, pb.BattleBotLevel.ValueType] = {
-    b: pb.BattleBotLevel.Value(f"BATTLE_BOT_LEVEL_{b.name}") for b in BattleLevel
-}
-BATTLE_LEVELS_BACK = {v: k for k, v in BATTLE_LEVELS.items()}
-TRADE_RULES: dict[TradeRule, pb.TradeRule.ValueType] = {
-    r: pb.TradeRule.Value(f"TRADE_RULE_{r.name}") for r in TradeRule
-}
-TRADE_RULES_BACK: dict[int, TradeRule] = {v: k for k, v in TRADE_RULES.items()}
+MODES = by_name(Mode, pb.Mode)
+MODES_BACK = backwards(MODES)
+VISIBILITIES = by_name(Visibility, pb.Visibility)
+VISIBILITIES_BACK = backwards(VISIBILITIES)
+BOT_LEVELS = by_name(BotLevel, pb.BotLevel)
+BOT_LEVELS_BACK = backwards(BOT_LEVELS)
+BATTLE_LEVELS = by_name(BattleLevel, pb.BattleBotLevel)
+BATTLE_LEVELS_BACK = backwards(BATTLE_LEVELS)
+TRADE_RULES = by_name(TradeRule, pb.TradeRule)
+TRADE_RULES_BACK: dict[int, TradeRule] = backwards(TRADE_RULES)
 LADDERS: dict[str, pb.Ladder.ValueType] = {"ranked": pb.LADDER_RANKED, "draft": pb.LADDER_DRAFT}
-LADDERS_BACK = {v: k for k, v in LADDERS.items()}
+LADDERS_BACK = backwards(LADDERS)
 TICKET_STATES: dict[TicketState, pb.TicketStatus.ValueType] = {
     # A claimed ticket shows as queued until its match exists: a client told "paired"
     # must find the match.
@@ -80,9 +72,7 @@ TABLE_STATES: dict[TableState, pb.TableStatus.ValueType] = {
     TableState.EXPIRED: pb.TABLE_STATUS_EXPIRED,
     TableState.DECLINED: pb.TABLE_STATUS_DECLINED,
 }
-CANCEL_REASONS: dict[CancelReason, ev.TicketCancelReason.ValueType] = {
-    r: ev.TicketCancelReason.Value(f"TICKET_CANCEL_REASON_{r.name}") for r in CancelReason
-}
+CANCEL_REASONS = by_name(CancelReason, ev.TicketCancelReason)
 ELEMENTS = ("fire", "ice", "thunder", "earth", "poison", "wind", "water", "holy")
 SIDES = ("top", "right", "bottom", "left")
 

@@ -36,6 +36,11 @@ def _player(ref: pb.PlayerRef, field: str) -> Player:
     return player
 
 
+def _deck(request: Any) -> DeckChoice | None:
+    """The deck a request brings in its ``deck`` field; None when it is left out."""
+    return mapping.deck_choice_back(request.deck, request.HasField("deck"))
+
+
 class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     def __init__(self, ctx: Context, notifier: Notifier, heartbeat: float = 3.0) -> None:
         self._ctx = ctx
@@ -51,7 +56,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             require(request.request_id, "request_id"),
             player,
             mapping.mode_back(request.mode, "mode", mapping.QUEUE_MODES),
-            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            _deck(request),
         )
         view = await handlers_status.view_of(self._ctx, ticket, self._ctx.clock())
         return mm.MatchmakerServiceEnqueueResponse(
@@ -111,7 +116,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> mm.MatchmakerServiceStartPracticeResponse:
         player = _player(request.player, "player")
         custom = None
-        deck = mapping.deck_choice_back(request.deck, request.HasField("deck"))
+        deck = _deck(request)
         if request.HasField("custom_settings"):
             if request.custom_settings.battle:
                 raise InvalidArgument(
@@ -153,7 +158,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             _player(request.player, "player"),
             require(request.ticket_id, "ticket_id"),
             mapping.bot_level_back(request.bot_level),
-            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            _deck(request),
         )
         return mm.MatchmakerServiceSwitchToPracticeResponse(
             ticket=mapping.ticket(switched.ticket), match_id=switched.match_id
@@ -174,7 +179,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             require(request.request_id, "request_id"),
             host,
             settings,
-            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            _deck(request),
             _challenged(request),
         )
         return mm.MatchmakerServiceCreateTableResponse(table=mapping.table(table))
@@ -209,7 +214,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             require(request.request_id, "request_id"),
             _player(request.player, "player"),
             require(request.table_id, "table_id"),
-            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            _deck(request),
         )
         return mm.MatchmakerServiceJoinTableResponse(
             table=mapping.table(joined.table), match_id=joined.match_id
@@ -234,7 +239,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
             require(request.request_id, "request_id"),
             _player(request.player, "player"),
             mapping.table_filter_back(request.filter),
-            mapping.deck_choice_back(request.deck, request.HasField("deck")),
+            _deck(request),
         )
         return mm.MatchmakerServiceFindGameResponse(
             table=mapping.table(joined.table), match_id=joined.match_id

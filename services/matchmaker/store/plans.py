@@ -6,27 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.matchmaker.domain import (
-    BattleLevel,
-    BotLevel,
-    Card,
-    DeckChoice,
-    Mode,
-    RealmModules,
-    RuleSet,
-    Seat,
-    StartKind,
-    StartPlan,
-    TradeRule,
-    Visibility,
-)
+from services.matchmaker import domain
 
 
-def _deck_json(value: DeckChoice | None) -> dict[str, Any] | None:
+def _deck_json(value: domain.DeckChoice | None) -> dict[str, Any] | None:
     return None if value is None else {"deck_id": value.deck_id, "random": value.random}
 
 
-def _card_json(value: Card) -> dict[str, Any]:
+def _card_json(value: domain.Card) -> dict[str, Any]:
     return {
         "card_id": value.card_id,
         "origin": value.origin,
@@ -43,11 +30,11 @@ def _card_json(value: Card) -> dict[str, Any]:
     }
 
 
-def _card_from(data: dict[str, Any]) -> Card:
-    return Card(**{**data, "sides": tuple(data["sides"]), "printed": tuple(data["printed"])})
+def _card_from(data: dict[str, Any]) -> domain.Card:
+    return domain.Card(**{**data, "sides": tuple(data["sides"]), "printed": tuple(data["printed"])})
 
 
-def plan_json(plan: StartPlan) -> str:
+def plan_json(plan: domain.StartPlan) -> str:
     """The plan as stored in ``match_starts.plan`` (any replica may finish the start)."""
     seats = [
         {
@@ -85,39 +72,39 @@ def plan_json(plan: StartPlan) -> str:
     )  # fmt: skip
 
 
-def plan_from(text: str) -> StartPlan:
+def plan_from(text: str) -> domain.StartPlan:
     data = json.loads(text)
     visibility, *flags = data["rules"]
     if len(flags) > 5 and isinstance(flags[5], bool):  # written before trade rules
-        flags[5] = TradeRule.ONE if flags[5] else TradeRule.NONE
+        flags[5] = domain.TradeRule.ONE if flags[5] else domain.TradeRule.NONE
     elif len(flags) > 5:
-        flags[5] = TradeRule(flags[5])
+        flags[5] = domain.TradeRule(flags[5])
     if len(flags) > 10:  # Realm modules (issue 20); None for the standard family
-        flags[10] = None if flags[10] is None else RealmModules.parse(flags[10])
+        flags[10] = None if flags[10] is None else domain.RealmModules.parse(flags[10])
     seats = tuple(
-        Seat(
+        domain.Seat(
             player_id=s["player_id"],
             name=s["name"],
-            bot_level=BotLevel(s["bot_level"]) if s["bot_level"] else None,
-            deck=DeckChoice(**s["deck"]) if s["deck"] else None,
+            bot_level=domain.BotLevel(s["bot_level"]) if s["bot_level"] else None,
+            deck=domain.DeckChoice(**s["deck"]) if s["deck"] else None,
             ticket_id=s["ticket_id"],
             rating=s["rating"],
             waited=s["waited"],
             cards=tuple(_card_from(c) for c in s["cards"]),
             characters=tuple(s.get("characters", ())),  # plans older than practice battles
-            battle_level=BattleLevel(s["battle_level"]) if s.get("battle_level") else None,
+            battle_level=domain.BattleLevel(s["battle_level"]) if s.get("battle_level") else None,
         )
         for s in data["seats"]
     )
-    return StartPlan(
+    return domain.StartPlan(
         start_id=data["start_id"],
-        kind=StartKind(data["kind"]),
-        mode=Mode(data["mode"]),
-        rules=RuleSet(Visibility(visibility), *flags),
+        kind=domain.StartKind(data["kind"]),
+        mode=domain.Mode(data["mode"]),
+        rules=domain.RuleSet(domain.Visibility(visibility), *flags),
         seats=(seats[0], seats[1]),
         match_id=data["match_id"],
         draft_id=data["draft_id"],
-        origin_mode=Mode(data["origin_mode"]) if data["origin_mode"] else None,
+        origin_mode=domain.Mode(data["origin_mode"]) if data["origin_mode"] else None,
         ladder=data["ladder"],
         origin_id=data["origin_id"],
         table_id=data["table_id"],
