@@ -337,3 +337,40 @@ def test_the_readme_names_every_external_metric() -> None:
     checks = README.read_text().split("## Offline checks", 1)[1].split("\n## ", 1)[0]
     for name in EXTERNAL:
         assert f"`{name}`" in checks, name
+
+
+def test_the_overview_counts_the_games_calls_not_the_health_probes(tmp_path: Path) -> None:
+    """Found in review: with every service selected ("All"), Overview's requests per
+    second counted the health checks of Kubernetes' probes beside the players' calls."""
+    overview = load_dashboards(DASHBOARDS)["overview.json"]
+    (choice,) = (v for v in overview["templating"]["list"] if v["name"] == "service")
+    (panel,) = (p for p in overview["panels"] if p.get("title") == "Requests per second")
+    expr = panel["targets"][0]["expr"]
+    for variable, value in {"namespace": "triad", "service": choice["allValue"]}.items():
+        expr = expr.replace(f"${variable}", value).replace("$__rate_interval", "5m")
+    calls = 'triad_rpc_total{namespace="triad",code="OK",service='
+    unit = {
+        "rule_files": [],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [
+                    {
+                        "series": calls + '"triad.v1.MatchService",method="PlaceCard"}',
+                        "values": "0+600x10",
+                    },
+                    {
+                        "series": calls + '"grpc.health.v1.Health",method="Check"}',
+                        "values": "0+6000x10",
+                    },
+                ],
+                "promql_expr_test": [
+                    {"expr": expr, "eval_time": "10m", "exp_samples": [{"value": 10}]}
+                ],
+            }
+        ],
+    }
+    (tmp_path / "health-test.yaml").write_text(yaml.safe_dump(unit))
+    tested = run(promtool(), "test", "rules", "health-test.yaml", cwd=tmp_path)
+    assert tested.returncode == 0, f"{expr}\n{tested.stdout}{tested.stderr}"
