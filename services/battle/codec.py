@@ -20,21 +20,7 @@ from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.battle import mapping
-from services.battle.domain.events import (
-    Created,
-    Event,
-    Finished,
-    FinishReason,
-    FormationSet,
-    PlanCommitted,
-    PlanSet,
-    SeatAway,
-    SeatBack,
-    SeatRecord,
-    SeatTakenOver,
-    Started,
-    TurnResolved,
-)
+from services.battle.domain import events as ev
 from services.battle.rules import Battle
 from services.battle.rules.codec import decode_battle, encode_battle
 from services.platform import codec as events
@@ -64,8 +50,8 @@ def _state_back(text: str) -> Battle:
     return decode_battle(json.loads(text))
 
 
-def payload(battle_id: str, event: Event) -> Message:
-    if isinstance(event, Created):
+def payload(battle_id: str, event: ev.Event) -> Message:
+    if isinstance(event, ev.Created):
         return b.BattleCreated(
             battle_id=battle_id,
             content_version=event.content_version,
@@ -82,20 +68,20 @@ def payload(battle_id: str, event: Event) -> Message:
             formation_deadline=wire.timestamp(event.formation_deadline),
             create_time=wire.timestamp(event.at),
         )
-    if isinstance(event, FormationSet):
+    if isinstance(event, ev.FormationSet):
         return b.BattleFormationSet(
             battle_id=battle_id,
             seat=event.seat,
             squares=[mapping.square(s) for s in event.squares],
             by_default=event.by_default,
         )
-    if isinstance(event, Started):
+    if isinstance(event, ev.Started):
         return b.BattleStarted(
             battle_id=battle_id,
             state_json=_state(event.battle),
             selection_deadline=wire.timestamp(event.selection_deadline),
         )
-    if isinstance(event, PlanSet):
+    if isinstance(event, ev.PlanSet):
         return b.BattlePlanSet(
             battle_id=battle_id,
             seat=event.seat,
@@ -103,7 +89,7 @@ def payload(battle_id: str, event: Event) -> Message:
             actions=mapping.plan(event.plan),
             set_time=wire.timestamp(event.at),
         )
-    if isinstance(event, PlanCommitted):
+    if isinstance(event, ev.PlanCommitted):
         return b.BattlePlanCommitted(
             battle_id=battle_id,
             seat=event.seat,
@@ -113,7 +99,7 @@ def payload(battle_id: str, event: Event) -> Message:
             at_deadline=event.at_deadline,
             by_cpu=event.by_cpu,
         )
-    if isinstance(event, TurnResolved):
+    if isinstance(event, ev.TurnResolved):
         return b.BattleTurnResolved(
             battle_id=battle_id,
             turn=event.turn,
@@ -122,13 +108,13 @@ def payload(battle_id: str, event: Event) -> Message:
             log=[mapping.entry(e) for e in event.log],
             selection_deadline=wire.timestamp(event.selection_deadline),
         )
-    if isinstance(event, SeatAway):
+    if isinstance(event, ev.SeatAway):
         return b.BattleSeatAway(
             battle_id=battle_id, seat=event.seat, takeover_time=wire.timestamp(event.until)
         )
-    if isinstance(event, SeatBack):
+    if isinstance(event, ev.SeatBack):
         return b.BattleSeatBack(battle_id=battle_id, seat=event.seat)
-    if isinstance(event, SeatTakenOver):
+    if isinstance(event, ev.SeatTakenOver):
         return b.BattleSeatTakenOver(
             battle_id=battle_id, seat=event.seat, bot_level=mapping.LEVELS[event.level]
         )
@@ -139,7 +125,7 @@ def payload(battle_id: str, event: Event) -> Message:
     )
 
 
-def new_event(battle_id: str, version: int, event: Event, players: list[str]) -> NewEvent:
+def new_event(battle_id: str, version: int, event: ev.Event, players: list[str]) -> NewEvent:
     """The stored form of the event at ``version``; ``BattleFinished`` names the players
     (a consumer needs nothing but the payload)."""
     message = payload(battle_id, event)
@@ -155,9 +141,9 @@ def new_event(battle_id: str, version: int, event: Event, players: list[str]) ->
     )
 
 
-def _created(m: b.BattleCreated) -> Created:
+def _created(m: b.BattleCreated) -> ev.Created:
     seats = tuple(
-        SeatRecord(
+        ev.SeatRecord(
             s.player_id,
             s.name,
             mapping.LEVELS_BACK[s.bot_level],
@@ -166,7 +152,7 @@ def _created(m: b.BattleCreated) -> Created:
         )
         for s in m.seats
     )
-    return Created(
+    return ev.Created(
         (seats[0], seats[1]),
         m.content_version,
         wire.moment(m.formation_deadline),
@@ -174,9 +160,9 @@ def _created(m: b.BattleCreated) -> Created:
     )
 
 
-def _resolved(m: b.BattleTurnResolved) -> TurnResolved:
+def _resolved(m: b.BattleTurnResolved) -> ev.TurnResolved:
     deadline = wire.moment(m.selection_deadline) if m.HasField("selection_deadline") else None
-    return TurnResolved(
+    return ev.TurnResolved(
         m.turn,
         m.first,
         _state_back(m.state_json),
@@ -185,28 +171,28 @@ def _resolved(m: b.BattleTurnResolved) -> TurnResolved:
     )
 
 
-_DECODERS: dict[str, tuple[type[Message], Callable[[Message], Event]]] = {}
+_DECODERS: dict[str, tuple[type[Message], Callable[[Message], ev.Event]]] = {}
 
 
 def _register() -> None:
-    def add(kind: type[Message], read: Callable[[Message], Event]) -> None:
+    def add(kind: type[Message], read: Callable[[Message], ev.Event]) -> None:
         _DECODERS[events.type_name(kind())] = (kind, read)
 
     add(b.BattleCreated, _created)  # type: ignore[arg-type]
     add(
         b.BattleFormationSet,
-        lambda m: FormationSet(m.seat, mapping.squares_back(m.squares), m.by_default),  # type: ignore[attr-defined]
+        lambda m: ev.FormationSet(m.seat, mapping.squares_back(m.squares), m.by_default),  # type: ignore[attr-defined]
     )
     add(
         b.BattleStarted,
-        lambda m: Started(
+        lambda m: ev.Started(
             _state_back(m.state_json),  # type: ignore[attr-defined]
             wire.moment(m.selection_deadline),  # type: ignore[attr-defined]
         ),
     )
     add(
         b.BattlePlanSet,
-        lambda m: PlanSet(
+        lambda m: ev.PlanSet(
             m.seat,  # type: ignore[attr-defined]
             m.turn,  # type: ignore[attr-defined]
             mapping.plan_back(m.actions),  # type: ignore[attr-defined]
@@ -215,7 +201,7 @@ def _register() -> None:
     )
     add(
         b.BattlePlanCommitted,
-        lambda m: PlanCommitted(
+        lambda m: ev.PlanCommitted(
             m.seat,  # type: ignore[attr-defined]
             m.turn,  # type: ignore[attr-defined]
             mapping.plan_back(m.actions),  # type: ignore[attr-defined]
@@ -227,18 +213,18 @@ def _register() -> None:
     add(b.BattleTurnResolved, _resolved)  # type: ignore[arg-type]
     add(
         b.BattleSeatAway,
-        lambda m: SeatAway(m.seat, wire.moment(m.takeover_time)),  # type: ignore[attr-defined]
+        lambda m: ev.SeatAway(m.seat, wire.moment(m.takeover_time)),  # type: ignore[attr-defined]
     )
-    add(b.BattleSeatBack, lambda m: SeatBack(m.seat))  # type: ignore[attr-defined]
+    add(b.BattleSeatBack, lambda m: ev.SeatBack(m.seat))  # type: ignore[attr-defined]
     add(
         b.BattleSeatTakenOver,
-        lambda m: SeatTakenOver(m.seat, mapping.LEVELS_BACK[m.bot_level]),  # type: ignore[attr-defined]
+        lambda m: ev.SeatTakenOver(m.seat, mapping.LEVELS_BACK[m.bot_level]),  # type: ignore[attr-defined]
     )
     add(
         b.BattleFinished,
-        lambda m: Finished(
+        lambda m: ev.Finished(
             m.outcome.winner_seat,  # type: ignore[attr-defined]
-            FinishReason(m.outcome.reason),  # type: ignore[attr-defined]
+            ev.FinishReason(m.outcome.reason),  # type: ignore[attr-defined]
             wire.moment(m.finish_time),  # type: ignore[attr-defined]
         ),
     )
@@ -247,12 +233,12 @@ def _register() -> None:
 _register()
 
 
-def decode(type_name: str, schema_version: int, data: bytes) -> Event:
+def decode(type_name: str, schema_version: int, data: bytes) -> ev.Event:
     kind, read = _DECODERS[type_name]
     message = kind()
     message.ParseFromString(READER.upcast(type_name, schema_version, data, SCHEMA_VERSION))
     return read(message)
 
 
-def decode_record(record: Recorded) -> Event:
+def decode_record(record: Recorded) -> ev.Event:
     return decode(record.type, record.schema_version, record.data)

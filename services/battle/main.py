@@ -93,7 +93,6 @@ async def run(settings: BattleSettings) -> None:
             settings.timer_poll_seconds,
             lambda: handlers_timers.fire_due_timer(ctx),
             next_due=store.next_due,
-            clock=utc_now,
             due=due,
         )
         work.every(5.0, count_active)

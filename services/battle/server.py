@@ -15,6 +15,7 @@ from services import wire
 from services.battle import handlers, handlers_create, handlers_timers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
 from services.battle.presenter import SeatViews
+from services.battle.rules import Plan
 from services.platform.bus import envelope
 from services.platform.edge import bind, check_operator, require
 from services.platform.errors import InvalidArgument
@@ -35,6 +36,21 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
     def _ids(self, battle_id: str, player_id: str) -> tuple[str, str]:
         bind(battle_id=battle_id, player_id=player_id)
         return require(battle_id, "battle_id"), require(player_id, "player_id")
+
+    def _plan(
+        self,
+        request: b.BattleServiceSetPlanRequest | b.BattleServiceCommitPlanRequest,
+        kind: str,
+    ) -> tuple[str, str, Plan, Request]:
+        """A SetPlan's or CommitPlan's battle, player and plan, and its request key
+        (``kind``: ``set`` or ``commit``)."""
+        battle_id, player = self._ids(request.battle_id, request.player_id)
+        _check_turn(request.turn)
+        plan = mapping.plan_back(request.actions)
+        key = Request.of(
+            player, request_id(request.request_id), kind, battle_id, request.turn, plan
+        )
+        return battle_id, player, plan, key
 
     async def CreateBattle(
         self, request: b.BattleServiceCreateBattleRequest, context: Any
@@ -64,24 +80,14 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
     async def SetPlan(
         self, request: b.BattleServiceSetPlanRequest, context: Any
     ) -> b.BattleServiceSetPlanResponse:
-        battle_id, player = self._ids(request.battle_id, request.player_id)
-        _check_turn(request.turn)
-        plan = mapping.plan_back(request.actions)
-        key = Request.of(
-            player, request_id(request.request_id), "set", battle_id, request.turn, plan
-        )
+        battle_id, player, plan, key = self._plan(request, "set")
         seen = await handlers.set_plan(self._ctx, key, battle_id, player, request.turn, plan)
         return b.BattleServiceSetPlanResponse(view=self._view(seen))
 
     async def CommitPlan(
         self, request: b.BattleServiceCommitPlanRequest, context: Any
     ) -> b.BattleServiceCommitPlanResponse:
-        battle_id, player = self._ids(request.battle_id, request.player_id)
-        _check_turn(request.turn)
-        plan = mapping.plan_back(request.actions)
-        key = Request.of(
-            player, request_id(request.request_id), "commit", battle_id, request.turn, plan
-        )
+        battle_id, player, plan, key = self._plan(request, "commit")
         seen = await handlers.commit_plan(self._ctx, key, battle_id, player, request.turn, plan)
         return b.BattleServiceCommitPlanResponse(view=self._view(seen))
 

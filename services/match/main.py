@@ -21,13 +21,7 @@ from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
 from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
-from services.platform.service import (
-    Background,
-    open_notifier,
-    open_pushes,
-    run_service,
-    serve,
-)
+from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 
 log = structlog.get_logger()
 
@@ -77,7 +71,6 @@ async def run(settings: MatchSettings) -> None:
             # Idle, a loop sleeps until the earliest timer (at most the poll interval),
             # woken when a command here sets one due sooner.
             next_due=store.next_due,
-            clock=utc_now,
             due=due,
         )
         work.every(5.0, count_active)

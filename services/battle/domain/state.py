@@ -12,21 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
-from services.battle.domain.events import (
-    Created,
-    Event,
-    Finished,
-    FinishReason,
-    FormationSet,
-    PlanCommitted,
-    PlanSet,
-    SeatAway,
-    SeatBack,
-    SeatRecord,
-    SeatTakenOver,
-    Started,
-    TurnResolved,
-)
+from services.battle.domain import events as ev
 from services.battle.rules import Battle, Entry, Plan
 from services.battle.rules.state import Square
 
@@ -42,14 +28,14 @@ class Phase(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Result:
     winner: int
-    reason: FinishReason
+    reason: ev.FinishReason
 
 
 @dataclass(frozen=True, slots=True)
 class BattleState:
     battle_id: str
     version: int
-    seats: tuple[SeatRecord, SeatRecord]
+    seats: tuple[ev.SeatRecord, ev.SeatRecord]
     content_version: str
     phase: Phase
     deadline: datetime | None
@@ -103,9 +89,9 @@ def _pair(values: tuple[object, object], seat: int, value: object) -> tuple[obje
     return (value, values[1]) if seat == 0 else (values[0], value)
 
 
-def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> BattleState:
+def evolve(state: BattleState | None, event: ev.Event, battle_id: str = "") -> BattleState:
     """The state after one event (``state`` is None before ``Created``)."""
-    if isinstance(event, Created):
+    if isinstance(event, ev.Created):
         return BattleState(
             battle_id,
             1,
@@ -117,25 +103,25 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
         )
     assert state is not None, f"{type(event).__name__} before the battle was created"
     state = replace(state, version=state.version + 1)
-    if isinstance(event, FormationSet):
+    if isinstance(event, ev.FormationSet):
         return replace(state, formations=_pair(state.formations, event.seat, event.squares))  # type: ignore[arg-type]
-    if isinstance(event, Started):
+    if isinstance(event, ev.Started):
         return replace(
             state,
             phase=Phase.SELECTION,
             battle=event.battle,
             deadline=event.selection_deadline,
         )
-    if isinstance(event, PlanSet):
+    if isinstance(event, ev.PlanSet):
         set_plans = _pair(state.set_plans, event.seat, event.plan)
         sets = _pair(state.sets, event.seat, state.sets[event.seat] + 1)
         return replace(state, set_plans=set_plans, sets=sets)  # type: ignore[arg-type]
-    if isinstance(event, PlanCommitted):
+    if isinstance(event, ev.PlanCommitted):
         first = state.first if state.first is not None else event.seat
         plans = _pair(state.plans, event.seat, event.plan)
         set_plans = _pair(state.set_plans, event.seat, ())
         return replace(state, plans=plans, first=first, set_plans=set_plans)  # type: ignore[arg-type]
-    if isinstance(event, TurnResolved):
+    if isinstance(event, ev.TurnResolved):
         return replace(
             state,
             battle=event.battle,
@@ -145,14 +131,14 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
             log=event.log,
             deadline=event.selection_deadline,
         )
-    if isinstance(event, SeatAway | SeatBack):
-        until = event.until if isinstance(event, SeatAway) else None
+    if isinstance(event, ev.SeatAway | ev.SeatBack):
+        until = event.until if isinstance(event, ev.SeatAway) else None
         return replace(state, away=_pair(state.away, event.seat, until))  # type: ignore[arg-type]
-    if isinstance(event, SeatTakenOver):
+    if isinstance(event, ev.SeatTakenOver):
         cpu = _pair(state.cpu, event.seat, event.level)
         away = _pair(state.away, event.seat, None)
         return replace(state, cpu=cpu, taken_over=(*state.taken_over, event.seat), away=away)  # type: ignore[arg-type]
-    if isinstance(event, Finished):
+    if isinstance(event, ev.Finished):
         return replace(
             state,
             phase=Phase.FINISHED,
@@ -164,7 +150,7 @@ def evolve(state: BattleState | None, event: Event, battle_id: str = "") -> Batt
     raise TypeError(f"not a battle event: {event!r}")
 
 
-def fold(battle_id: str, events: list[Event]) -> BattleState | None:
+def fold(battle_id: str, events: list[ev.Event]) -> BattleState | None:
     state: BattleState | None = None
     for event in events:
         state = evolve(state, event, battle_id)
