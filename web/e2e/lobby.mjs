@@ -1,6 +1,7 @@
 // The lobby's scenarios of web/e2e/play.mjs (its header says what each plays): tables and
 // challenges, cards and decks, the Auction House, Draft. play.mjs lends its players and
 // helpers; each scenario returns what it saw, printed by play.mjs as one JSON line.
+import { buy } from "./market.mjs";
 
 /** The scenarios, on ``kit``: player(), queuedPair(), playOut(), hostAndJoin(), finalScreen(), the
  * screenshot path and the test's params. */
@@ -159,7 +160,7 @@ export function lobbyScenarios(kit) {
     const balance = [await coins(bea)];
     const offer = bea.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`);
     const offered = (await offer.textContent()) ?? "";
-    await offer.locator("button[name=buy]").click();
+    const kept = await buy(offer, () => coins(bea)); // Buy, "Keep looking", then Buy and "Yes"
     await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
     await bea.waitForFunction((before) => !document.querySelector("[data-testid=auction] [data-testid=balance]")?.textContent?.startsWith(`${before} `), balance[0]);
@@ -174,7 +175,7 @@ export function lobbyScenarios(kit) {
     await stale.waitFor();
     await ann.locator(`[data-testid=mine] li[data-listing="${withdrawn.listing}"] button[name=cancel-listing]`).click();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${withdrawn.listing}"][data-status=cancelled]`);
-    await stale.locator("button[name=buy]").click();
+    await buy(stale);
     const late = { said: (await bea.textContent(".error[role=alert]"))?.trim() ?? "", shown: await stale.count() };
     await ann.screenshot({ path: screenshot, fullPage: true });
     // A third on sale: Ann's collection shows it so, and it cannot go in a deck.
@@ -193,7 +194,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late, wrapped };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late, wrapped, kept };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API
@@ -277,7 +278,7 @@ export function lobbyScenarios(kit) {
     const character = await filtered(() => page.selectOption("select[name=character]", { label: params.character }));
     // One of the character's listings bought: gone from the market, the purchase told.
     const bought = character.ids[0];
-    await page.click(`[data-testid=market] li[data-listing="${bought}"] button[name=buy]`);
+    await buy(page.locator(`[data-testid=market] li[data-listing="${bought}"]`));
     await page.waitForSelector(`[data-testid=market] li[data-listing="${bought}"]`, { state: "detached" });
     await page.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
     const after = await shown();

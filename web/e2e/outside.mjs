@@ -22,6 +22,7 @@
 //             that draws Ann's page anew) before it comes up: where Ann is then;
 
 import { legalFive } from "./lobby.mjs";
+import { buy } from "./market.mjs";
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
@@ -246,7 +247,7 @@ export function outsideScenarios(kit) {
     await bea.click("button[name=reload]");
     const offer = bea.locator(`[data-testid=market] li[data-listing="${listing}"]`);
     const offered = (await offer.textContent()) ?? "";
-    await offer.locator("button[name=buy]").click();
+    await buy(offer);
     await ann.waitForSelector("[data-testid=mine] li[data-status=sold]");
     // Bea's line is drawn once her buy has ended, which may be after Ann's sold push.
     await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).first().waitFor();

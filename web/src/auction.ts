@@ -52,6 +52,9 @@ function fresh() {
     price: "",
     /** How many hours a listing stays on sale (RULES.md 15: up to 48). */
     hours: "48",
+    /** The listing whose Buy was pressed, waiting for its "Yes, buy": coins are spent
+     * only on the second press (found in review: one stray click bought a card). */
+    buying: "",
   };
 }
 
@@ -280,9 +283,12 @@ function marketList(page: Page): HTMLElement {
   for (const listing of auction.market) {
     const item = el("li", { "data-listing": listing.listingId }, listingCard(listing), listingWords(listing));
     if (listing.sellerPlayerId === auction.me) item.append("(yours)");
+    else if (auction.buying !== listing.listingId)
+      item.append(button("Buy", "buy", page, async () => void (auction.buying = listing.listingId)));
     else
       item.append(
-        button("Buy", "buy", page, async () => {
+        button(`Yes, buy for ${coinWords(listing.price)}`, "buy-confirm", page, async () => {
+          auction.buying = "";
           await authed(() => api.buyListing({ requestId: requestId(), listingId: listing.listingId })).catch((error) => {
             throw gone(listing, error);
           });
@@ -291,6 +297,7 @@ function marketList(page: Page): HTMLElement {
           auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
           await readMine();
         }),
+        button("Keep looking", "buy-cancel", page, async () => void (auction.buying = "")),
       );
     list.append(item);
   }
