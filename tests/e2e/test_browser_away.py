@@ -98,6 +98,10 @@ def test_a_move_made_while_the_server_is_out_of_reach_is_told_in_words(
         "The server is out of reach, so this page is not up to date: it reconnects by itself."
     ), played
     assert played["resumed"] == 1, played  # reached again: the match is back, the words gone
+    # Found in review: a reload emptied the log of what the player had been told. It is
+    # kept for the tab (the session opened again notes itself on top).
+    log = played["log"]
+    assert log["before"] and log["after"][-len(log["before"]) :] == log["before"], log
 
 
 def test_both_sides_of_a_battle_the_cpu_took_over_are_told_who_won(

@@ -58,13 +58,15 @@ export function noticeScenarios(kit) {
     // it is not up to date, and stops saying so once its session opens again.
     const gateway = /triad\.v1\.TriadGateway\//;
     await page.route(gateway, (route) => route.abort("connectionrefused"));
+    const logged = await page.locator("[data-testid=pushes] li").allTextContents();
     await page.reload();
     const banner = (await page.textContent("[data-testid=unreached]"))?.trim() ?? "";
     await page.screenshot({ path: screenshot, fullPage: true });
     await page.unroute(gateway);
     await page.waitForSelector("[data-testid=unreached]", { state: "detached", timeout: 20_000 });
     const resumed = await page.locator("[data-testid=board]").count();
-    return { refused, proxied, offline, shownBefore, shownDuring, shownAfter, banner, resumed };
+    const log = { before: logged, after: await page.locator("[data-testid=pushes] li").allTextContents() };
+    return { refused, proxied, offline, shownBefore, shownDuring, shownAfter, banner, resumed, log };
   }
 
   /** Ann plays a practice match, then logs in on a second page: the first says it

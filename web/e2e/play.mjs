@@ -257,6 +257,8 @@ async function switched() {
   await page.click("button[name=logout]");
   await page.waitForSelector("form.login");
   const afterLogout = (await page.locator(".error[role=alert]").count()) === 0 ? "" : await page.textContent(".error");
+  await page.reload(); // the log is kept for the tab, but not past a logout
+  await page.waitForSelector("form.login");
   const logAfterLogout = await page.locator("[data-testid=pushes] li").count();
   return { name: page.playerName, refusal, refusalLeft, kept, queued, result, lobby, pushes, afterLogout, logAfterLogout };
 }

@@ -20,7 +20,7 @@ import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
 import { heldByPress } from "./press.js";
 import { onceAtATime } from "./controls.js";
-import { ended, note, putAwayMatch, state, tieToTrade } from "./state.js";
+import { ended, forgetLog, note, putAwayMatch, state, tieToTrade } from "./state.js";
 import {
   BattleBotLevel,
   BattleStatus,
@@ -339,7 +339,8 @@ async function logOut(): Promise<void> {
     forgetDraft();
     Object.assign(state, { view: null, matchId: "", queue: null, ticketId: "", trade: null });
     // What this player's session told, off a page the next person may use.
-    Object.assign(state, { pushes: [], notice: "", elsewhere: false });
+    forgetLog();
+    Object.assign(state, { notice: "", elsewhere: false });
   }
 }
 

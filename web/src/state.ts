@@ -45,6 +45,19 @@ export interface State {
   level: BotLevel;
 }
 
+/** The push log is kept for the tab as its tokens are (sessionStorage): found in review,
+ * a reload emptied it, and with it what the player had just been told. */
+const LOG_KEY = "triad.pushes";
+
+function keptLog(): string[] {
+  try {
+    const kept: unknown = JSON.parse(sessionStorage.getItem(LOG_KEY) ?? "[]");
+    return Array.isArray(kept) ? kept.filter((line) => typeof line === "string").slice(0, 12) : [];
+  } catch {
+    return [];
+  }
+}
+
 export const state: State = {
   error: "",
   notice: "",
@@ -61,7 +74,7 @@ export const state: State = {
   ticketId: "",
   endedTickets: new Set(),
   trade: null,
-  pushes: [],
+  pushes: keptLog(),
   forfeitAsked: false,
   mode: Mode.UNRANKED,
   level: BotLevel.NOVICE,
@@ -71,6 +84,13 @@ export const state: State = {
 export function note(line: string): void {
   const time = new Date().toLocaleTimeString();
   state.pushes = [`${time} ${line}`, ...state.pushes].slice(0, 12);
+  sessionStorage.setItem(LOG_KEY, JSON.stringify(state.pushes));
+}
+
+/** The push log off the page, at logout: the next person at this tab reads nothing of it. */
+export function forgetLog(): void {
+  state.pushes = [];
+  sessionStorage.removeItem(LOG_KEY);
 }
 
 /** The match followed put away, no longer shown: a battle the player is now in takes
