@@ -287,11 +287,14 @@ async def report_presence(
     applied: bool = True,
 ) -> str | None:
     """Records the player's presence, then applies it to their active match, if any
-    (not ``applied``: recorded only); returns its id. A report about a session older
-    than the latest known one (by ``opened_at``, the session's open time; the clock
-    when not given), or an ended session reporting itself open, changes nothing."""
+    (not ``applied``: recorded only, a session ending whose client reopens at once);
+    returns its id. A report about a session older than the latest known one (by
+    ``opened_at``, the session's open time; the clock when not given), or an ended
+    session reporting itself open, changes nothing. A session ended for good records
+    since when its player is away (``away_since``)."""
     opened = opened_at if opened_at is not None else ctx.clock()
-    if not await ctx.store.record_presence(player_id, session_id, opened, connected):
+    away = None if connected or not applied else ctx.clock()
+    if not await ctx.store.record_presence(player_id, session_id, opened, connected, away):
         return None
     match_id = await ctx.store.active_match(player_id) if applied else None
     if match_id is None:

@@ -6,6 +6,7 @@ they share its :class:`~services.match.handlers.Context`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from services.match import domain
 from services.match.handlers import Context
@@ -39,6 +40,11 @@ async def active_match(ctx: Context, player_id: str) -> ActiveMatch | None:
         return None
     match = await view(ctx, match_id, player_id)
     return ActiveMatch(match, match.seat_of(player_id))
+
+
+async def away_since(ctx: Context, player_id: str) -> datetime | None:
+    """Since when the player's latest session has been closed for good, if it has."""
+    return await ctx.store.away_since(player_id)
 
 
 async def match_events(ctx: Context, match_id: str, from_version: int, limit: int) -> EventsPage:

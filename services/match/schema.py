@@ -310,4 +310,15 @@ MIGRATIONS = (
         FOR EACH ROW EXECUTE FUNCTION presence_missed();
         """,
     ),
+    Migration(
+        "presence",
+        3,
+        "since when the player has been gone",
+        """
+        -- When the latest session ended for good (not one whose client reopens at once:
+        -- LEAVING); NULL while it is open. The matchmaker starts no match for a player
+        -- who left after queueing or hosting (GetActiveMatch.away_since).
+        ALTER TABLE presence ADD COLUMN away_since timestamptz;
+        """,
+    ),
 )

@@ -270,17 +270,21 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     ) -> m.MatchServiceGetActiveMatchResponse:
         bind(match_id="", player_id=request.player_id)
         player = require(request.player_id, "player_id")
-        active = await handlers_reads.active_match(self._ctx, player)
-        if active is None:
-            return m.MatchServiceGetActiveMatchResponse()
-        return m.MatchServiceGetActiveMatchResponse(
-            active_match=m.ActiveMatch(
-                match_id=active.match.match_id,
-                mode=mapping.MODES[active.match.setup.mode],
-                seat=mapping.SEATS[active.seat],
-                version=active.match.version,
-            )
+        active, away = await asyncio.gather(
+            handlers_reads.active_match(self._ctx, player),
+            handlers_reads.away_since(self._ctx, player),
         )
+        reply = m.MatchServiceGetActiveMatchResponse(away_since=wire.timestamp(away))
+        if active is not None:
+            reply.active_match.CopyFrom(
+                m.ActiveMatch(
+                    match_id=active.match.match_id,
+                    mode=mapping.MODES[active.match.setup.mode],
+                    seat=mapping.SEATS[active.seat],
+                    version=active.match.version,
+                )
+            )
+        return reply
 
     async def GetMatchEvents(
         self, request: m.MatchServiceGetMatchEventsRequest, context: Any

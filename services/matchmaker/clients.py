@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from random import Random
 from typing import Any, ClassVar, TypeVar
 
@@ -32,6 +33,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import match_pb2 as m
 from triad.v1 import rating_pb2 as rat
 
+from services import wire
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
 from services.matchmaker.handlers import MatchSpec
@@ -68,6 +70,11 @@ class GrpcMatches(_Downstream):
         request = m.MatchServiceGetActiveMatchRequest(player_id=player_id)
         reply = await self._ask(self._stub.GetActiveMatch, request)
         return str(reply.active_match.match_id) if reply.HasField("active_match") else None
+
+    async def away_since(self, player_id: str) -> datetime | None:
+        request = m.MatchServiceGetActiveMatchRequest(player_id=player_id)
+        reply = await self._ask(self._stub.GetActiveMatch, request)
+        return wire.moment(reply.away_since) if reply.HasField("away_since") else None
 
     async def create(self, spec: MatchSpec) -> None:
         seats = [

@@ -83,6 +83,11 @@ class Matches(Protocol):
         """The id of the player's active match, if any."""
         ...
 
+    async def away_since(self, player_id: str) -> datetime | None:
+        """When the player's latest session ended for good, if it has and none opened
+        since (never seen: None)."""
+        ...
+
     async def create(self, spec: MatchSpec) -> None:
         """Create the match (idempotent on request and match id)."""
         ...

@@ -9,6 +9,14 @@ player in ``engaged_players``; but a start holds them only until its game exists
 a whole practice or pairing can begin and end between a ticket's check and its claim.
 ``still_free`` therefore checks again once the claim holds the player, and a start
 does the same (``handlers_starts``) before it creates anything.
+
+A player who left is not seated either (``left_after_waiting``): a queued ticket or an
+open table whose player's session ended for good after it was made (the match service
+knows, ``Matches.away_since``) fails its start. Found in review: in the
+``TRIAD_QUEUE_AWAY_SECONDS`` before the gateway gives such a ticket up (15 s, so that a
+reload keeps its place), a pairing seated the absent player, who then lost the match,
+its rating and a card by the disconnection forfeit while the opponent waited for them.
+The innocent opponent goes back to the queue with the wait they had.
 """
 
 from __future__ import annotations
@@ -16,11 +24,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import datetime
 from uuid import uuid4
 
 import structlog
 
-from services.matchmaker.domain import Seat
+from services.matchmaker.domain import Seat, StartKind, StartPlan
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.store import Engaged, Hold, Request
 from services.platform.errors import (
@@ -61,6 +70,25 @@ async def your_obstacle(
     """``obstacle`` as the player themself is told it ("you are playing match ...")."""
     problem = await obstacle(ctx, replace(seat, name="you"), match_id, obligations=obligations)
     return None if problem is None else problem.replace("you is", "you are")
+
+
+async def left_after_waiting(ctx: Context, plan: StartPlan) -> dict[str, str]:
+    """The plan's players whose queued ticket (a pairing) or open table (its host) was
+    made before their session ended for good, and who have not come back: id -> what
+    they are told. A guest joining a table, a practice, a switch and a draft's match
+    are asked for by a player there at that moment."""
+    waiting: dict[str, datetime] = {}
+    if plan.kind is StartKind.PAIRING:
+        tickets = await asyncio.gather(*(ctx.store.ticket(s.ticket_id) for s in plan.humans))
+        waiting = {t.player_id: t.enqueued_at for t in tickets if t is not None}
+    elif plan.kind is StartKind.TABLE and (table := await ctx.lobby.table(plan.table_id)):
+        waiting = {table.host_id: table.created_at}
+    gone = await asyncio.gather(*(ctx.ports.matches.away_since(p) for p in waiting))
+    return {
+        player: "you left before it could start (your session ended after you were waiting)"
+        for (player, since), left in zip(waiting.items(), gone, strict=True)
+        if left is not None and left > since
+    }
 
 
 async def _none() -> None:

@@ -26,7 +26,7 @@ from services.matchmaker.domain import (
     StartPlan,
 )
 from services.matchmaker.handlers import Context, MatchSeat, MatchSpec
-from services.matchmaker.handlers_free import engaged_error, your_obstacle
+from services.matchmaker.handlers_free import engaged_error, left_after_waiting, your_obstacle
 from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
 from services.platform.errors import (
@@ -180,10 +180,13 @@ async def _obstacles(ctx: Context, plan: StartPlan) -> dict[str, str]:
     not an obligation that keeps its own match from starting."""
     obligations = plan.kind is not StartKind.DRAFT_MATCH
     humans = plan.humans
-    problems = await asyncio.gather(
-        *(your_obstacle(ctx, s, plan.match_id, obligations=obligations) for s in humans)
+    left, problems = await asyncio.gather(
+        left_after_waiting(ctx, plan),
+        asyncio.gather(
+            *(your_obstacle(ctx, s, plan.match_id, obligations=obligations) for s in humans)
+        ),
     )
-    return {s.player_id: p for s, p in zip(humans, problems, strict=True) if p}
+    return {**left, **{s.player_id: p for s, p in zip(humans, problems, strict=True) if p}}
 
 
 def _busy(plan: StartPlan, culprits: Mapping[str, str]) -> dict[str, str]:

@@ -39,6 +39,7 @@ class _Session:
     opened_at: datetime
     connected: bool
     missed: str | None = None
+    away_since: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,12 @@ class MemoryMatchStore:
         return self._active.get(player_id)
 
     async def record_presence(
-        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+        self,
+        player_id: str,
+        session_id: str,
+        opened_at: datetime,
+        connected: bool,
+        away_since: datetime | None = None,
     ) -> bool:
         known = self._presence.get(player_id)
         if known is not None and not (
@@ -98,8 +104,14 @@ class MemoryMatchStore:
         ):
             return False
         missed = known.missed if known is not None else None
-        self._presence[player_id] = _Session(session_id, opened_at, connected, missed)
+        if known is not None and known.session_id == session_id and not known.connected:
+            away_since = known.away_since or away_since  # the same end told again
+        self._presence[player_id] = _Session(session_id, opened_at, connected, missed, away_since)
         return True
+
+    async def away_since(self, player_id: str) -> datetime | None:
+        known = self._presence.get(player_id)
+        return None if known is None or known.connected else known.away_since
 
     async def missed_match(self, player_id: str) -> str | None:
         known = self._presence.get(player_id)

@@ -166,10 +166,20 @@ class MatchRepository(Protocol):
     async def active_match(self, player_id: str) -> str | None: ...
 
     async def record_presence(
-        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+        self,
+        player_id: str,
+        session_id: str,
+        opened_at: datetime,
+        connected: bool,
+        away_since: datetime | None = None,
     ) -> bool:
         """Record a session opening or ending; False when a later session is known or an
-        ended one reports itself open again."""
+        ended one reports itself open again. ``away_since``: when an ended session ended
+        for good (None while its client may reopen at once); a second report of the same
+        end keeps the first time."""
+
+    async def away_since(self, player_id: str) -> datetime | None:
+        """When the player's latest session ended for good, if it has and none opened since."""
 
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]: ...
 

@@ -194,16 +194,24 @@ class MatchStore:
         return str(value) if value is not None else None
 
     async def record_presence(
-        self, player_id: str, session_id: str, opened_at: datetime, connected: bool
+        self,
+        player_id: str,
+        session_id: str,
+        opened_at: datetime,
+        connected: bool,
+        away_since: datetime | None = None,
     ) -> bool:
         """Record that a session of the player opened or ended; False (nothing
         recorded) when a session opened later is already known, or when an ended
         session reports itself open again (a late report of a stream that is gone)."""
         row = await self._pool.fetchval(
             f"INSERT INTO {self._schema}.presence AS p "
-            "(player_id, session_id, opened_at, connected) VALUES ($1, $2, $3, $4) "
+            "(player_id, session_id, opened_at, connected, away_since) "
+            "VALUES ($1, $2, $3, $4, $5) "
             "ON CONFLICT (player_id) DO UPDATE SET session_id = EXCLUDED.session_id, "
-            "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected "
+            "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected, "
+            "away_since = CASE WHEN p.session_id = EXCLUDED.session_id AND NOT p.connected "
+            "THEN coalesce(p.away_since, EXCLUDED.away_since) ELSE EXCLUDED.away_since END "
             "WHERE p.opened_at < EXCLUDED.opened_at "
             "OR (p.session_id = EXCLUDED.session_id AND (p.connected OR NOT EXCLUDED.connected)) "
             "RETURNING true",
@@ -211,8 +219,17 @@ class MatchStore:
             session_id,
             opened_at,
             connected,
+            away_since,
         )
         return bool(row)
+
+    async def away_since(self, player_id: str) -> datetime | None:
+        value: datetime | None = await self._pool.fetchval(
+            f"SELECT away_since FROM {self._schema}.presence "
+            "WHERE player_id = $1 AND NOT connected",
+            player_id,
+        )
+        return value
 
     async def missed_match(self, player_id: str) -> str | None:
         value = await self._pool.fetchval(

@@ -132,6 +132,24 @@ async def test_presence_keeps_the_latest_session_and_an_ended_one_stays_ended(
     assert await repo.record_presence("ann", "s2", t2, False)  # the same end again: fine
 
 
+async def test_presence_knows_since_when_a_player_is_gone_for_good(repo: MatchRepository) -> None:
+    """A session ending whose client reopens at once (LEAVING: no time) is not gone; the
+    same end told again for good is, from then; a second telling keeps the first time;
+    a session opened since clears it."""
+    t1, gone, later = T0, T0 + timedelta(seconds=5), T0 + timedelta(seconds=9)
+    assert await repo.away_since("ann") is None  # never seen: not away
+    assert await repo.record_presence("ann", "s1", t1, True)
+    assert await repo.record_presence("ann", "s1", t1, False)  # leaving: reopens at once
+    assert await repo.away_since("ann") is None
+    assert await repo.record_presence("ann", "s1", t1, False, gone)  # it did not
+    assert await repo.record_presence("ann", "s1", t1, False, later)  # told again
+    assert await repo.away_since("ann") == gone
+    assert await repo.record_presence("ann", "s2", later, True)  # back
+    assert await repo.away_since("ann") is None
+    assert await repo.record_presence("bea", "s3", t1, False, gone)  # first seen leaving
+    assert await repo.away_since("bea") == gone
+
+
 async def test_a_match_that_ends_while_its_player_is_away_is_told_on_their_return_once(
     repo: MatchRepository,
 ) -> None:

@@ -47,9 +47,14 @@ class FakeMatches:
         self.created: dict[str, MatchSpec] = {}
         self.calls = 0
         self.active: dict[str, str] = {}
+        self.away: dict[str, datetime] = {}
+        """Players whose session ended for good, and when (the match service's presence)."""
 
     async def active_match(self, player_id: str) -> str | None:
         return self.active.get(player_id)
+
+    async def away_since(self, player_id: str) -> datetime | None:
+        return self.away.get(player_id)
 
     async def create(self, spec: MatchSpec) -> None:
         self.calls += 1

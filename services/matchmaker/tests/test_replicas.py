@@ -46,6 +46,10 @@ class RecordingMatches:
         await asyncio.sleep(0)  # a network call yields
         return self.active.get(player_id)
 
+    async def away_since(self, player_id: str) -> datetime | None:
+        await asyncio.sleep(0)
+        return None  # every player here is at their client
+
     async def create(self, spec: MatchSpec) -> None:
         await asyncio.sleep(0)
         self.created.setdefault(spec.match_id, spec)
