@@ -213,10 +213,12 @@ class Authenticator:
             )
 
     async def authenticate(self, metadata: Any) -> Claims:
-        header = _authorization(metadata)
-        if not header.startswith("Bearer "):
+        # The scheme's name is case-insensitive (RFC 9110 11.1): found in review,
+        # "bearer <token>" was refused.
+        scheme, _, token = _authorization(metadata).partition(" ")
+        if scheme.lower() != "bearer":
             raise Unauthenticated("send your access token as 'authorization: Bearer <token>'")
-        claims = self.tokens.verify(header.removeprefix("Bearer ").strip(), self.clock())
+        claims = self.tokens.verify(token.strip(), self.clock())
         if await self.revocations.refuses(claims):
             raise Unauthenticated("the access token was revoked: log in again")
         if not self.limiter.take(claims.player_id):

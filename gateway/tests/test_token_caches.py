@@ -273,3 +273,7 @@ async def test_a_logout_here_refuses_the_token_at_once_and_only_it() -> None:
             await auth.authenticate(bearer(bad))
     with pytest.raises(Unauthenticated, match="Bearer"):
         await auth.authenticate((("authorization", token),))
+    for scheme in ("bearer", "BEARER"):  # the scheme's name is case-insensitive
+        assert await auth.authenticate((("authorization", f"{scheme} {other}"),))
+    with pytest.raises(Unauthenticated, match="Bearer"):
+        await auth.authenticate((("authorization", f"Basic {other}"),))

@@ -21,6 +21,7 @@ import pytest
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
+from tests.e2e.sessions import join
 
 pytestmark = pytest.mark.integration
 
@@ -118,3 +119,17 @@ async def test_a_register_retried_with_another_password_is_a_reused_id(api: Any)
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "already registered" in (refused.value.details() or "")
     assert (await login(api, name, PASSWORD))[0] == grpc.StatusCode.OK
+
+
+async def test_the_token_scheme_is_read_whatever_its_case(api: Any) -> None:
+    """Found in review: 'authorization: bearer <token>' was refused, though a scheme's
+    name is case-insensitive (RFC 9110 11.1)."""
+    ann = await join(api)
+    for scheme in ("bearer", "BEARER", "Bearer"):
+        meta = (("authorization", f"{scheme} {ann.tokens.access_token}"),)
+        reply = await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=meta, timeout=20)
+        assert reply.status is not None
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        meta = (("authorization", f"Basic {ann.tokens.access_token}"),)
+        await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=meta, timeout=20)
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
