@@ -221,7 +221,7 @@ def bad_tokens(good: str, attacker_id: str, victim_id: str, revoked: list[str]) 
         *revoked,
     ]
     headers = [f"Bearer {t}" for t in tokens]
-    headers += ["", "Bearer", f"bearer {good}", f"Basic {good}", f"Token {good}", good]
+    headers += ["", "Bearer", f"Basic {good}", f"Token {good}", good]  # (bearer: RFC 9110 11.1)
     return headers
 
 
