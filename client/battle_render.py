@@ -62,7 +62,7 @@ def _statuses(unit: pb.BattleUnit) -> str:
     said = [f"shield {unit.shield}"] if unit.shield else []
     said += [f"cover {unit.cover} turn{'s' if unit.cover != 1 else ''}"] if unit.cover else []
     if unit.burn:
-        ends = f", {unit.burn_turns} turn end{'s' if unit.burn_turns != 1 else ''}"
+        ends = f", {unit.burn_turns} turn end{'s' if unit.burn_turns != 1 else ''} left"
         said.append(f"burn {unit.burn} a turn" + (ends if unit.burn_turns else ""))
     return f"{_label(unit)} {', '.join(said)}"
 

@@ -168,7 +168,7 @@ async def start(
             who = f"for {args.challenge}: they join" if args.challenge else "to anyone: one joins"
             console.print(
                 f"Battle table {table_id} open {who} it with triad-client battle --join "
-                f"{table_id} (Ctrl-C leaves{expiry(made.table)})."
+                f"{table_id} (Ctrl-C closes it{expiry(made.table)})."
             )
             leave = (stub.CloseTable, g.CloseTableRequest(table_id=table_id), "Table closed.")
         else:

@@ -71,7 +71,8 @@ async def test_a_burn_and_a_changed_spd_say_how_long_they_last() -> None:
     ours.burn, ours.burn_turns = 2, 1
     theirs.spd, theirs.spd_turns = theirs.spd - 4, 2
     said = " ".join(" ".join(screen(mine, rows=24)).split())
-    assert f"your {ours.name.split()[0][:6]} burn 2 a turn, 1 turn end" in said, said
+    # Found in review: "1 turn end" read as the moment it ends, not how many remain.
+    assert f"your {ours.name.split()[0][:6]} burn 2 a turn, 1 turn end left" in said, said
     assert f"their {theirs.name.split()[0][:6]} {theirs.spd} for 2 turns" in said, said
 
 

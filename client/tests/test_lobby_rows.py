@@ -181,5 +181,6 @@ async def test_the_host_of_a_table_is_told_when_it_expires() -> None:
     expires(opened)
     assert re.match(r"Table 9e8d7c6b open: .*; expires at .* XYZ\.$", opened), opened
     expires(battle_table)
-    assert re.search(r"\(Ctrl-C leaves; expires at .* XYZ\)\.$", battle_table), battle_table
+    # Found in review: it said "Ctrl-C leaves", where the table stays open elsewhere.
+    assert re.search(r"\(Ctrl-C closes it; expires at .* XYZ\)\.$", battle_table), battle_table
     assert closed == "Table closed."

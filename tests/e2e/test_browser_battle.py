@@ -129,7 +129,7 @@ def test_a_battle_says_its_marks_spd_order_and_reserved_summons_in_words(
     spd = " ".join(s["battle-spd"] for s in seen)
     assert re.search(r"(your|their) [A-Z][\w ]+ \d+ for \d turns?", spd), seen
     marks = " ".join(s["battle-marks"] for s in seen)
-    burning = r"Marks: .*(your|their) [A-Z][^;]* burn \d+ a turn, \d turn ends?"
+    burning = r"Marks: .*(your|their) [A-Z][^;]* burn \d+ a turn, \d turn ends? left"
     assert re.search(burning, marks), seen
     reserved = next((s["battle-reserved"] for s in seen if "your" in s["battle-reserved"]), "")
     assert re.fullmatch(r"Reserved: (.+; )?your Wraith for square \d \d(; .+)?", reserved), seen

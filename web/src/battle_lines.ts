@@ -19,12 +19,12 @@ function sides(view: BattleView): [string, BattleTeamView | undefined][] {
   ];
 }
 
-/** A unit's shield, Cover and Burn in words ("burn 4 a turn, 2 turn ends"); "" without. */
+/** A unit's shield, Cover and Burn in words ("burn 4 a turn, 2 turn ends left"); "" without. */
 function statuses(unit: BattleUnit): string {
   const said: string[] = [];
   if (unit.shield) said.push(`shield ${unit.shield}`);
   if (unit.cover) said.push(`cover ${plural(unit.cover, "turn")}`);
-  if (unit.burn) said.push(`burn ${unit.burn} a turn${unit.burnTurns ? `, ${plural(unit.burnTurns, "turn end")}` : ""}`);
+  if (unit.burn) said.push(`burn ${unit.burn} a turn${unit.burnTurns ? `, ${plural(unit.burnTurns, "turn end")} left` : ""}`);
   return said.join(", ");
 }
 
