@@ -14,6 +14,7 @@ from client.frame import settled
 from client.rules_text import rules_line
 
 RESUMED = "You have an active battle: your match resumes."
+FOUND = ("Match found: ", "Draft found: ")
 """Said when a session opens in a match in progress (RULES.md 5's words)."""
 NOT_YOUR_TURN = "Not your turn yet."
 """Said to a move typed on the opponent's turn, until the match moves on."""
@@ -70,8 +71,11 @@ class Followed:
             self.view, self.received = view, datetime.now(UTC)
             if self.note == NOT_YOUR_TURN:
                 self.note = ""  # the match moved on: it may be your turn now
-            if self.note == RESUMED and view.status == pb.MATCH_STATUS_FINISHED:
-                self.note = ""  # under the trade it read as news of the match's end
+            stale = self.note == RESUMED or self.note.startswith(FOUND)
+            if stale and view.status == pb.MATCH_STATUS_FINISHED:
+                # Under the result it read as news after the end (found in review: "Match
+                # found: you play bea." under a Trade All's cards moved).
+                self.note = ""
         if view.HasField("last_placement"):
             self.moves[view.last_placement.turn_number] = view.last_placement
 

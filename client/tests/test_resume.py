@@ -70,3 +70,20 @@ def test_a_challenge_pushed_at_a_reopen_mid_match_leaves_the_match_screen_alone(
     challenge = pb.Table(table_id="30eb2069-x", host_name="ann", status=pb.TABLE_STATUS_OPEN)
     assert told.take(g.OpenSessionResponse(challenge=challenge))
     assert told.note == RESUMED
+
+
+def test_the_match_found_is_not_told_again_under_the_result() -> None:
+    """Found in review: after a Trade All, 'Match found: you play bea.' was printed last,
+    under the cards moved, as if a new match had been found."""
+    told = Followed()
+    found = g.MatchFound(match_id="m1", opponent_name="bea")
+    assert told.take(g.OpenSessionResponse(match_found=found))
+    assert told.note == "Match found: you play bea."
+    playing = views.view(hand=5)
+    playing.match_id, playing.version = "m1", 2
+    assert told.take(g.OpenSessionResponse(match_view=playing))
+    assert told.note == "Match found: you play bea."  # said while the match runs
+    finished = views.view(hand=0)
+    finished.match_id, finished.version, finished.status = "m1", 9, pb.MATCH_STATUS_FINISHED
+    assert told.take(g.OpenSessionResponse(match_view=finished))
+    assert told.note == ""
