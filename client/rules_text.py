@@ -172,7 +172,7 @@ def result_words(view: pb.MatchView) -> str:
 
 def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
     """A move of ``view``'s match as (text, kind) pieces, kind '' or a cause's tag for
-    its style: 'Bea put Ifrit on 4: took 1 (Same), 3 (Same), 5 (Combo).'"""
+    its style: 'Bea put Ifrit on 4: took 1, 3 (Same), 5 (Combo).'"""
     who = _name(view, last.seat, "You")
     auto = " (time ran out: the server placed it)" if last.auto_played else ""
     pieces = [(f"{who} put {last.card.character.name} on {last.cell}{auto}", "")]
@@ -183,11 +183,15 @@ def move_words(view: pb.MatchView, last: pb.Placement) -> list[tuple[str, str]]:
         pieces = [(said + f"{replaced.removed.character.name} out", "")]
     if not last.captures:
         return [*pieces, (": no capture.", "")]
+    # Captures of one cause in a row are named once, after the last of them: found in
+    # review, a 4x4 Combo chain's "9 (Combo), 5 (Combo), ..." ran past 80 columns.
     pieces.append((": took ", ""))
-    for n, capture in enumerate(last.captures):
+    captures = last.captures
+    for n, capture in enumerate(captures):
         pieces.append((", " if n else "", ""))
-        cause = CAUSE_NAMES.get(capture.cause, "captured")
-        pieces.append((f"{capture.cell} ({cause})", CAUSE_TAGS.get(capture.cause, "")))
+        closes = n + 1 == len(captures) or captures[n + 1].cause != capture.cause
+        cause = f" ({CAUSE_NAMES.get(capture.cause, 'captured')})" if closes else ""
+        pieces.append((f"{capture.cell}{cause}", CAUSE_TAGS.get(capture.cause, "")))
     return [*pieces, (".", "")]
 
 

@@ -15,7 +15,7 @@ from triad.v1 import common_pb2 as pb
 from client.board import FULL, TIGHTEST, board
 from client.frame import frame
 from client.render import recent_moves
-from client.rules_text import end_reason, match_rules_line, result_words
+from client.rules_text import end_reason, match_rules_line, move_words, result_words
 from client.summary import summary
 from client.tests.views import quintra, view
 
@@ -116,6 +116,23 @@ def test_the_last_move_names_each_capture_with_its_cause() -> None:
     # On the board: the cause over the captured card's top side.
     assert "2 SAME" in screen and "6 COMBO" in screen
     assert "TAKEN" not in screen and "PLUS" not in screen
+
+
+def test_captures_of_one_cause_in_a_row_name_it_once() -> None:
+    """Found in review: a 4x4 Combo chain's "9 (Combo), 5 (Combo), ..." was cut at 80
+    columns; a cause is now named after the last capture of its run."""
+    shown = captured_by_ann()
+    causes = [pb.CAPTURE_CAUSE_BASIC, *[pb.CAPTURE_CAUSE_COMBO] * 3, pb.CAPTURE_CAUSE_SAME]
+    del shown.last_placement.captures[:]
+    cells = (1, 5, 7, 3, 0)
+    shown.last_placement.captures.extend(
+        pb.Capture(cell=cell, cause=cause) for cell, cause in zip(cells, causes, strict=True)
+    )
+    words = "".join(text for text, _ in move_words(shown, shown.last_placement))
+    assert words == "You put Shiva on 4: took 1 (higher side), 5, 7, 3 (Combo), 0 (Same).", words
+    # Each captured cell keeps its cause's style.
+    tags = [tag for text, tag in move_words(shown, shown.last_placement) if text[:1].isdigit()]
+    assert tags == ["TAKEN", "COMBO", "COMBO", "COMBO", "SAME"], tags
 
 
 def test_a_move_without_captures_and_an_auto_played_one_say_so() -> None:
