@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from services.matchmaker.domain import DeckChoice, Table, TableFilter, realm_deck_problem
 from services.matchmaker.handlers import Context, Player
-from services.matchmaker.handlers_free import check_free, engaged_error
+from services.matchmaker.handlers_free import check_free, engaged_error, host_left
 from services.matchmaker.handlers_lobby import Joined, guest_start, seat_deck, table_named
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.store import Engaged, Request
@@ -131,8 +131,8 @@ async def _find(
         tried.add(table.table_id)
         if not await _fits(ctx, guest, deck, table, sizes):
             continue  # a board of another hand size: the next oldest
-        if not await _host_can_play(ctx, table):
-            continue  # the host's deck cannot play any more: the next oldest
+        if not await _host_can_play(ctx, table) or await host_left(ctx, table):
+            continue  # the host's deck cannot play any more, or the host left: the next
         start = guest_start(table, guest, None if table.settings.random_deck else deck)
         if await open_start(ctx, start, request):
             match_id = await run_start(ctx, start)
@@ -187,6 +187,7 @@ def _filter_key(filters: TableFilter) -> tuple[object, ...]:
         sorted(filters.boards),
         filters.house_hands,
         *(() if filters.realm is None else (("realm", filters.realm),)),
+        *(() if filters.realm_modules is None else (("modules", filters.realm_modules.text),)),
         *(() if filters.sudden_death is None else (("sudden_death", filters.sudden_death),)),
         *(("battles",) if filters.battles else ()),
     )

@@ -29,7 +29,7 @@ from uuid import uuid4
 
 import structlog
 
-from services.matchmaker.domain import Seat, StartKind, StartPlan
+from services.matchmaker.domain import Seat, StartKind, StartPlan, Table
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.store import Engaged, Hold, Request
 from services.platform.errors import (
@@ -89,6 +89,13 @@ async def left_after_waiting(ctx: Context, plan: StartPlan) -> dict[str, str]:
         for (player, since), left in zip(waiting.items(), gone, strict=True)
         if left is not None and left > since
     }
+
+
+async def host_left(ctx: Context, table: Table) -> bool:
+    """Whether the host's session ended for good after they opened ``table`` (Find Game
+    passes such a table over: joining it would only be refused, and close it)."""
+    away = await ctx.ports.matches.away_since(table.host_id)
+    return away is not None and away > table.created_at
 
 
 async def _none() -> None:

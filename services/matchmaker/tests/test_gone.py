@@ -9,9 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from services.matchmaker import handlers_lobby, handlers_pairing, handlers_queues
+from services.matchmaker import (
+    handlers_find,
+    handlers_lobby,
+    handlers_pairing,
+    handlers_queues,
+)
 from services.matchmaker.domain import CancelReason, Mode, RuleSet, TicketState, Visibility
-from services.matchmaker.domain.tables import TableSettings, TableState
+from services.matchmaker.domain.tables import TableFilter, TableSettings, TableState
 from services.matchmaker.handlers import Context
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
 from services.platform.errors import FailedPrecondition
@@ -63,3 +68,20 @@ async def test_a_table_whose_host_left_closes_for_the_guest(
     closed = await handlers_lobby.get_table(ctx, host, table.table_id)
     assert closed.state is TableState.CLOSED and "you left" in closed.closed_because
     assert not fakes.matches.created
+
+
+async def test_find_game_passes_over_a_table_whose_host_left(
+    ctx: Context, fakes: Fakes, clock: Clock
+) -> None:
+    """Joining it would only be refused (and close it): the next oldest is joined."""
+    gone, there, guest = player("gone"), player("there"), player("guest")
+    settings = TableSettings(RuleSet(Visibility.ALL_OPEN, same=True))
+    left = await handlers_lobby.create_table(ctx, "t1", gone, settings, DECK)
+    clock.advance(1)
+    kept = await handlers_lobby.create_table(ctx, "t2", there, settings, DECK)
+    clock.advance(1)
+    fakes.matches.away[gone.player_id] = ctx.clock()
+    joined = await handlers_find.find_game(ctx, "f", guest, TableFilter(), DECK)
+    assert joined.table.table_id == kept.table_id and joined.match_id
+    still = await handlers_lobby.get_table(ctx, gone, left.table_id)
+    assert still.state is TableState.OPEN  # the gateway closes it in its time

@@ -29,6 +29,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.handlers import Context
+from services.matchmaker.store import RequestReused
 from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
@@ -240,3 +241,23 @@ async def test_a_random_deck_brought_to_a_realm_table_is_refused(ctx: Context) -
         )
     joined = await handlers_lobby.join_table(ctx, "j2", player("g2"), hosted.table_id, DECK)
     assert joined.match_id
+
+
+async def test_a_find_game_id_sent_again_with_other_realm_modules_is_refused(
+    ctx: Context,
+) -> None:
+    """Found on reading the diff again: the request's fingerprint left the modules out,
+    so the same id asking for other modules was answered with the first table."""
+    realm = RuleSet(Visibility.ALL_OPEN, same=True, realm=RealmModules(lair=True))
+    hosted = await handlers_lobby.create_table(ctx, "t", player("ho"), TableSettings(realm), DECK)
+    guest = player("gu")
+
+    def wanted(modules: RealmModules) -> TableFilter:
+        return TableFilter(realm=True, realm_modules=modules)
+
+    joined = await handlers_find.find_game(ctx, "f", guest, wanted(RealmModules(lair=True)), DECK)
+    assert joined.table.table_id == hosted.table_id
+    again = await handlers_find.find_game(ctx, "f", guest, wanted(RealmModules(lair=True)), DECK)
+    assert again == joined  # a retry: the first answer
+    with pytest.raises(RequestReused):
+        await handlers_find.find_game(ctx, "f", guest, wanted(RealmModules(cursed=True)), DECK)
