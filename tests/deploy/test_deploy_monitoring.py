@@ -300,36 +300,42 @@ def test_planned_metrics_are_not_registered_yet(families: list[Family]) -> None:
         assert name in used and name not in registered, name
 
 
-def test_the_server_error_ratio_reads_zero_when_nothing_fails(tmp_path: Path) -> None:
-    """Overview's "Server error ratio" on a backend that answers every call, some of them
-    with a client's mistake, is 0 %, not "No data" (found from outside: no failure had
-    ever been counted, so the ratio's numerator had no series and the panel stayed
-    empty on a healthy backend)."""
+def overview_panel_reads(
+    tmp_path: Path, title: str, service: str, series: dict[str, str], value: float
+) -> None:
+    """Overview's panel ``title``, as Grafana asks it with ``service`` chosen, reads
+    ``value`` at 10 minutes over ``series`` (series -> promtool values), by promtool."""
     overview = load_dashboards(DASHBOARDS)["overview.json"]
-    (panel,) = (p for p in overview["panels"] if p.get("title") == "Server error ratio")
+    (panel,) = (p for p in overview["panels"] if p.get("title") == title)
     expr = panel["targets"][0]["expr"]
-    for variable, value in {"namespace": "triad", "service": ".+", "__rate_interval": "5m"}.items():
-        expr = expr.replace(f"${variable}", value)
-    series = 'triad_rpc_total{namespace="triad",service="triad.v1.MatchService",method="PlaceCard"'
+    for variable, chosen in {"namespace": "triad", "service": service}.items():
+        expr = expr.replace(f"${variable}", chosen).replace("$__rate_interval", "5m")
     unit = {
         "rule_files": [],
         "evaluation_interval": "1m",
         "tests": [
             {
                 "interval": "1m",
-                "input_series": [
-                    {"series": series + ',code="OK"}', "values": "0+600x10"},
-                    {"series": series + ',code="FAILED_PRECONDITION"}', "values": "0+6x10"},
-                ],
+                "input_series": [{"series": k, "values": v} for k, v in series.items()],
                 "promql_expr_test": [
-                    {"expr": expr, "eval_time": "10m", "exp_samples": [{"value": 0}]}
+                    {"expr": expr, "eval_time": "10m", "exp_samples": [{"value": value}]}
                 ],
             }
         ],
     }
-    (tmp_path / "ratio-test.yaml").write_text(yaml.safe_dump(unit))
-    tested = run(promtool(), "test", "rules", "ratio-test.yaml", cwd=tmp_path)
+    (tmp_path / "panel-test.yaml").write_text(yaml.safe_dump(unit))
+    tested = run(promtool(), "test", "rules", "panel-test.yaml", cwd=tmp_path)
     assert tested.returncode == 0, f"{expr}\n{tested.stdout}{tested.stderr}"
+
+
+def test_the_server_error_ratio_reads_zero_when_nothing_fails(tmp_path: Path) -> None:
+    """Overview's "Server error ratio" on a backend that answers every call, some of them
+    with a client's mistake, is 0 %, not "No data" (found from outside: no failure had
+    ever been counted, so the ratio's numerator had no series and the panel stayed
+    empty on a healthy backend)."""
+    series = 'triad_rpc_total{namespace="triad",service="triad.v1.MatchService",method="PlaceCard"'
+    calls = {series + ',code="OK"}': "0+600x10", series + ',code="FAILED_PRECONDITION"}': "0+6x10"}
+    overview_panel_reads(tmp_path, "Server error ratio", ".+", calls, 0)
 
 
 def test_the_readme_names_every_external_metric() -> None:
@@ -344,33 +350,9 @@ def test_the_overview_counts_the_games_calls_not_the_health_probes(tmp_path: Pat
     second counted the health checks of Kubernetes' probes beside the players' calls."""
     overview = load_dashboards(DASHBOARDS)["overview.json"]
     (choice,) = (v for v in overview["templating"]["list"] if v["name"] == "service")
-    (panel,) = (p for p in overview["panels"] if p.get("title") == "Requests per second")
-    expr = panel["targets"][0]["expr"]
-    for variable, value in {"namespace": "triad", "service": choice["allValue"]}.items():
-        expr = expr.replace(f"${variable}", value).replace("$__rate_interval", "5m")
     calls = 'triad_rpc_total{namespace="triad",code="OK",service='
-    unit = {
-        "rule_files": [],
-        "evaluation_interval": "1m",
-        "tests": [
-            {
-                "interval": "1m",
-                "input_series": [
-                    {
-                        "series": calls + '"triad.v1.MatchService",method="PlaceCard"}',
-                        "values": "0+600x10",
-                    },
-                    {
-                        "series": calls + '"grpc.health.v1.Health",method="Check"}',
-                        "values": "0+6000x10",
-                    },
-                ],
-                "promql_expr_test": [
-                    {"expr": expr, "eval_time": "10m", "exp_samples": [{"value": 10}]}
-                ],
-            }
-        ],
+    series = {
+        calls + '"triad.v1.MatchService",method="PlaceCard"}': "0+600x10",
+        calls + '"grpc.health.v1.Health",method="Check"}': "0+6000x10",
     }
-    (tmp_path / "health-test.yaml").write_text(yaml.safe_dump(unit))
-    tested = run(promtool(), "test", "rules", "health-test.yaml", cwd=tmp_path)
-    assert tested.returncode == 0, f"{expr}\n{tested.stdout}{tested.stderr}"
+    overview_panel_reads(tmp_path, "Requests per second", choice["allValue"], series, 10)
