@@ -86,7 +86,7 @@ function legalTarget(view: BattleView, card: BattleCard, side: Side, row: number
     case "enemy-unit": {
       if (side !== "theirs" || !enemy.has(key(row, col))) return false;
       const screened = col > 0 && (enemy.has(key(row, 0)) || (col > 1 && enemy.has(key(row, 1))));
-      return !screened || card.text.includes("ignores formation");
+      return !screened || card.range === "cross" || card.text.includes("ignores formation");
     }
     case "enemy-row":
       return side === "theirs" && [0, 1, 2].some((c) => enemy.has(key(row, c)));

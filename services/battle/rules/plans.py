@@ -231,7 +231,7 @@ def _takes(card: Card, legal: list[Target]) -> str:
     said = f"{card.name} {_TAKES[card.range]}"
     if legal == [NONE]:
         return said
-    if card.range in (Range.SINGLE, Range.CROSS) and not card.ignore_formation:
+    if card.range is Range.SINGLE and not card.ignore_formation:
         said += ", not one behind another unit in its row"
     return f"{said}: one of {_shows(legal)}" if legal else f"{said}: there is none now"
 

@@ -5,8 +5,11 @@ checks on a frozen battle and resolution on a turn's working copy share them.
 
 Decisions where BATTLE.md is silent:
 
-- Formation binds the ranges that choose one enemy unit: ``single`` and the centre of
-  ``cross``; ``row`` and ``column`` may choose any enemy line holding a unit.
+- Formation binds ``single`` alone, the single-target range BATTLE.md 2 names (as
+  Cover takes ``single`` hits alone): ``cross`` may be centred on any enemy unit, one
+  behind another included (found in review: the engine held the centre of ``cross`` to
+  formation, and Cover did not take its hit, two readings of one term); ``row`` and
+  ``column`` may choose any enemy line holding a unit.
 - ``cross`` reaches the chosen unit and the occupied squares above, below, left and
   right of it on the same field.
 - ``ally`` chooses any unit of one's own field, the user and summons included.
@@ -67,7 +70,7 @@ def is_legal(
             row is not None
             and col is not None
             and (row, col) in enemy
-            and (ignore_formation or not screened((row, col), enemy))
+            and (ignore_formation or rng is _CROSS or not screened((row, col), enemy))
         )
     if rng is _ROW:
         return col is None and row is not None and any((row, c) in enemy for c in range(COLS))
@@ -89,10 +92,11 @@ def choices(
 ) -> list[Target]:
     """Every legal target of a card of range ``rng`` on these fields, in square order."""
     if rng is _SINGLE or rng is _CROSS:
+        free = ignore_formation or rng is _CROSS
         return [
             Target(r, c)
             for r, c in SQUARES
-            if (r, c) in enemy and (ignore_formation or not screened((r, c), enemy))
+            if (r, c) in enemy and (free or not screened((r, c), enemy))
         ]
     if rng is Range.ROW:
         return [Target(row=r) for r in range(ROWS) if any((r, c) in enemy for c in range(COLS))]

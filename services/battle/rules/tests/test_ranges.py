@@ -22,6 +22,16 @@ def test_cross_reaches_the_target_and_the_occupied_squares_beside_it() -> None:
     assert out.log[0].targets == ("0.alpha", "0.charlie", "0.bravo")  # square order
 
 
+def test_cross_may_be_centred_on_a_unit_behind_another() -> None:
+    """BATTLE.md 2's formation binds single-target cards, and Cover takes single-target
+    hits: ``cross`` is neither (found in review: the engine refused Arc centred behind a
+    front unit, while Cover let its hit through)."""
+    b = battle(hands=((), ("d.cross",)), formations=(((0, 0), (1, 0), (0, 1)), None))
+    out = resolve_turn(ROSTER, b, ((), (act("d.cross", 0, 1),)), 0)  # charlie, behind alpha
+    assert out.log[0].targets == ("0.alpha", "0.charlie")
+    assert _hp(out.battle, "0.alpha", "0.bravo", "0.charlie") == (90, 100, 50)
+
+
 def test_row_and_column_reach_every_unit_in_the_line_whatever_the_formation() -> None:
     b = battle(hands=(("a.sweep",), ("d.col",)), formations=(None, SPREAD))
     out = resolve_turn(ROSTER, b, ((act("a.sweep", row=1),), (act("d.col", col=0),)), 0)
