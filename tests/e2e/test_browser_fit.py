@@ -160,3 +160,5 @@ def test_the_longest_names_are_whole_and_clear_of_the_values_at_a_desk_and_on_a_
         seen = played[size]
         assert seen["faces"] >= 13 + 3, seen
         assert seen["cut"] == [] and seen["overlaps"] == [], (size, seen)
+        # Found from outside: words broke mid-word ("Lightning Cartograp/her").
+        assert seen["broken"] == [], (size, seen)

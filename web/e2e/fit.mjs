@@ -65,10 +65,20 @@ export function fitScenarios(kit) {
     return page.evaluate(() => {
       const faces = [...document.querySelectorAll(".face")].filter((f) => (f.querySelector(".name")?.textContent ?? "?") !== "?");
       const cut = [];
+      const broken = [];
       const overlaps = [];
       for (const face of faces) {
         const name = face.querySelector(".name");
         if (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1) cut.push(name.textContent);
+        const text = name.firstChild;
+        let at = 0;
+        for (const word of text?.nodeType === Node.TEXT_NODE ? text.data.split(" ") : []) {
+          const range = document.createRange(); // a word on two lines: broken mid-word
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          if (word && range.getClientRects().length > 1) broken.push(`${name.textContent}: ${word}`);
+          at += word.length + 1;
+        }
         const holder = face.closest(".cell") ?? face;
         // (a capture's cause badge lies over the name on purpose, the name its title)
         const texts = [...holder.querySelectorAll("span:not(.cause)")].filter((s) => s.getBoundingClientRect().width > 0 && s.textContent);
@@ -83,7 +93,7 @@ export function fitScenarios(kit) {
           }
         }
       }
-      return { faces: faces.length, cut, overlaps };
+      return { faces: faces.length, cut, broken, overlaps };
     });
   }
 

@@ -63,11 +63,22 @@ const NAME_SIZES = ["0.5em", "0.42em", "0.36em"];
  * step reads the layout once for every name, after the page is drawn or resized. */
 export function fitNames(root: ParentNode): void {
   let over = [...root.querySelectorAll<HTMLElement>(".face .name")];
-  for (const name of over) name.style.fontSize = "";
+  for (const name of over) {
+    name.style.fontSize = "";
+    name.classList.remove("squeezed");
+  }
   for (const size of NAME_SIZES) {
-    over = over.filter((name) => name.scrollHeight > name.clientHeight + 1);
+    over = over.filter(overflows);
     for (const name of over) name.style.fontSize = size;
   }
+  // Still too wide at the smallest type: its words may break anywhere, not be cut.
+  for (const name of over.filter(overflows)) name.classList.add("squeezed");
+}
+
+/** A name taller than its area, or with a word wider than it (found from outside: words
+ * broke mid-word, "Blightbloo/m Dryad", where a smaller type kept them whole). */
+function overflows(name: HTMLElement): boolean {
+  return name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1;
 }
 
 /** " holo-side" on the side of a holo copy that carries its +1 (found from outside: a
