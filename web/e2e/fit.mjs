@@ -160,9 +160,10 @@ export function fitScenarios(kit) {
             if (!apart) found.push(`${badge.textContent} over ${value.className} ${value.textContent}`);
           }
         }
-        return { badges: document.querySelectorAll(".cell .cause").length, found };
+        const words = [...document.querySelectorAll(".cell .cause")].map((b) => b.textContent);
+        return { badges: words.length, words, found };
       });
-    const seen = { badges: 0, found: [] };
+    const seen = { badges: 0, words: [], found: [] };
     for (let move = 0; move < 16 && seen.badges === 0; move++) {
       // Whoever's cards come alive: read at once, Ann's page could still be waiting for
       // Bea's move and send the turn to Bea (found by review).
@@ -178,6 +179,7 @@ export function fitScenarios(kit) {
       );
       const now = await covered(ann);
       seen.badges = now.badges;
+      seen.words = now.words;
       seen.found.push(...now.found);
     }
     await ann.screenshot({ path: screenshot });

@@ -173,7 +173,7 @@ const CAUSES: Record<number, string> = {
   [CaptureCause.SAME]: "same",
   [CaptureCause.PLUS]: "plus",
   [CaptureCause.COMBO]: "combo",
-  [CaptureCause.BASIC]: "basic",
+  [CaptureCause.BASIC]: "taken", // by a higher side: the terminal's TAKEN (found from outside: "basic", a word of the code)
 };
 
 /** What a cell's element mark does to the card on it (RULES.md 4): +1 on every side when
