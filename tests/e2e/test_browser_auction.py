@@ -117,6 +117,8 @@ def test_a_card_listed_at_the_auction_house_is_bought_and_another_withdrawn(
     assert "7 coins" in played["offered"], played["offered"]
     # The seller was told by push; the buyer saw the purchase and now owns the copy.
     assert any("listing sold" in line and "7 coins" in line for line in played["annPushes"])
+    # Found in review: the seller's On sale list kept the card sold, "(yours)".
+    assert played["stillOffered"] == 0, played
     assert any("bought" in line and "7 coins" in line for line in played["beaPushes"])
     assert played["bought"] == 1, played
     # The buyer's coins on the Auction House screen, before and after (7 coins).

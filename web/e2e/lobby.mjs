@@ -163,6 +163,7 @@ export function lobbyScenarios(kit) {
     const kept = await buy(offer, () => coins(bea)); // Buy, "Keep looking", then Buy and "Yes"
     await bea.locator("[data-testid=pushes] li", { hasText: "bought" }).waitFor();
     await ann.waitForSelector(`[data-testid=mine] li[data-listing="${sold.listing}"][data-status=sold]`);
+    const stillOffered = await ann.locator(`[data-testid=market] li[data-listing="${sold.listing}"]`).count();
     await bea.waitForFunction((before) => !document.querySelector("[data-testid=auction] [data-testid=balance]")?.textContent?.startsWith(`${before} `), balance[0]);
     balance.push(await coins(bea));
     const annPushes = await ann.locator("[data-testid=pushes] li").allTextContents();
@@ -194,7 +195,7 @@ export function lobbyScenarios(kit) {
     await bea.click("button[name=cards]");
     await bea.waitForSelector("[data-testid=collection] [data-copy]");
     const bought = await bea.locator(`[data-testid=collection] [data-copy="${sold.copy}"]`).count();
-    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late, wrapped, kept };
+    return { names: [ann.playerName, bea.playerName], offered, annPushes, beaPushes, bought, sold, withdrawn, fractional, held, balance, late, wrapped, kept, stillOffered };
   }
 
   /** The Auction House's filters and pages on listings the test made through the API

@@ -70,6 +70,9 @@ export function listingPush(listing: Listing, page: Page): void {
   const name = listing.copy?.character?.name ?? "a card";
   page.note(`listing ${ListingStatus[listing.status].toLowerCase()}: ${name} for ${coinWords(listing.price)}`);
   auction.mine = auction.mine.map((l) => (l.listingId === listing.listingId ? listing : l));
+  // No longer on sale: off the market list too (found in review: the seller read "sold"
+  // under Your listings and the same card "(yours)" under On sale).
+  auction.market = auction.market.filter((l) => l.listingId !== listing.listingId);
 }
 
 export async function showAuction(): Promise<void> {
