@@ -21,7 +21,7 @@ from tests.e2e.test_browser import backend, play
 __all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
 TURN = re.compile(r"Skirmish · turn (\d+)/10 · (\w+)")
-WAITED = re.compile(r"In the unranked queue for (\d+) s")
+WAITED = re.compile(r"In the roulette queue for (\d+) s")
 EXPIRES = re.compile(r" It expires at (?:.+, )?(\d{1,2}):(\d\d):(\d\d)(?:\s?([AP]M))?\.")
 TABLE_TTL = timedelta(seconds=600)  # the matchmaker's default: an open table's life
 
@@ -76,9 +76,11 @@ def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
 
 def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path: Path) -> None:
     played = play(backend, "requeued", tmp_path / "browser-requeued.png")
-    # Shown within two seconds of the reload, with no queue push since (Unranked alone
-    # sends none for 20 s): from the ticket the session opened with.
+    # Shown within two seconds of the reload, with no queue push since (Roulette alone
+    # sends none): from the ticket the session opened with.
     assert played["shownAfter"] is not None and played["shownAfter"] < 2_000, played
+    # Found in review: after a reload the lobby's mode read "unranked" beside the queue.
+    assert played["mode"] == "roulette", played
     reloaded = sessions(played["pushes"])[0]  # what the page was told since the reload
     assert not any("queue:" in line for line in reloaded), played
     assert any("session opened" in line for line in reloaded), played

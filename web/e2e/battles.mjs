@@ -202,9 +202,9 @@ export function battleScenarios(kit) {
 
   async function requeued() {
     const page = await player();
-    // Unranked, alone: after the first status the queue sends no push until a bot takes
-    // the seat after 20 s.
-    await page.selectOption("select[name=mode]", { label: "unranked" });
+    // Roulette, alone: after the first status the queue sends no push (no rating window
+    // widens, no bot takes the seat).
+    await page.selectOption("select[name=mode]", { label: "roulette" });
     await page.click("button[name=queue]");
     await page.waitForSelector("[data-testid=queue]");
     await page.waitForTimeout(2_000);
@@ -221,12 +221,13 @@ export function battleScenarios(kit) {
     }
     const after = shownAfter === null ? "" : ((await page.textContent("[data-testid=queue] p")) ?? "");
     const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
+    const mode = await page.$eval("select[name=mode]", (s) => s.selectedOptions[0]?.textContent ?? "");
     await page.screenshot({ path: screenshot, fullPage: true });
     if (shownAfter !== null) {
       await page.click("[data-testid=queue] button[name=cancel]");
       await page.waitForFunction(() => !document.querySelector("[data-testid=queue]"));
     }
-    return { before, shownAfter, after, pushes };
+    return { before, shownAfter, after, pushes, mode };
   }
 
   async function lobbyBattle() {

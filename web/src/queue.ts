@@ -46,6 +46,9 @@ export function queuedTicket(ticket: Ticket): void {
   const since = ticket.enqueueTime ? timestampMs(ticket.enqueueTime) : Date.now();
   const waited = BigInt(Math.max(0, Math.floor((Date.now() - since) / 1000)));
   state.ticketId = ticket.ticketId;
+  // The lobby's mode is the ticket's (found in review: after a reload while queued for
+  // Ranked, the mode beside "Find an opponent" read "unranked").
+  if (ticket.mode) state.mode = ticket.mode;
   // Practice is open to every queued ticket but a Skirmish one, which has no practice
   // match to switch to (the matchmaker's practice_available).
   const practiceAvailable = ticket.mode !== Mode.BATTLE;
