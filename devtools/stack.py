@@ -105,9 +105,10 @@ def stack(
         yield Stack(backend, front, backend.cert_path, schemas)
 
 
-BEATS = frozenset({"gateways"})
-"""Tables that say a process lives (the gateways' beats, gateway/presence.py), not what
-anyone did: left out of ``checksums``."""
+BEATS = frozenset({"gateways", "rate_buckets"})
+"""Tables that say a process lives (the gateways' beats, gateway/presence.py) or count
+refused calls (the open calls' limits, gateway/limits.py), not what anyone did: left out
+of ``checksums``."""
 
 
 async def checksums(database_url: str, schemas: list[str]) -> dict[str, str]:

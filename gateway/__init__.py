@@ -16,9 +16,10 @@ has no game rules of its own: every game call is forwarded, as the token's playe
   ``forward``, which copies a public request to its internal RPC and back by field name);
   ``status``: the player's status gathered from every service;
 - ``auth``: authentication and rate limits on every call (a token verified once;
-  ``revocations``: logouts pushed between gateway replicas); ``accounts``: passwords and
-  tokens; ``store``: the gateway's tables (accounts, refresh tokens, revocations,
-  idempotency keys, sessions).
+  ``revocations``: logouts pushed between gateway replicas; ``limits``: wrong passwords,
+  refused refresh tokens and new accounts, counted by the replicas together);
+  ``accounts``: passwords and tokens; ``store``: the gateway's tables (accounts, refresh
+  tokens, revocations, idempotency keys, sessions, rate buckets).
 
 Calls to the services go through ``services.platform.downstream`` (a refusal passes on
 with its message; anything else is UNAVAILABLE), request keys through

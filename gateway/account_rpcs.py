@@ -98,7 +98,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         first = Request.of(f"register:{name.lower()}", key, name)
         if await self._store.answered(first) is not None:
             return await self._retried(name, password, client_address(context.peer()))
-        self._auth.take_registration(client_address(context.peer()))
+        await self._auth.take_registration(client_address(context.peer()))
         hashed = await asyncio.to_thread(accounts.hash_password, password)
         account = Account(str(uuid.uuid4()), name, hashed, self._clock())
         try:
@@ -154,12 +154,12 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             raise Unauthenticated("unknown player name or wrong password")
         # Names are unique whatever their case: one throttle per account, not per spelling.
         throttle = name.lower()
-        self._auth.check_login_allowed(throttle, address)
+        await self._auth.check_login_allowed(throttle, address)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
-            self._auth.login_failed(throttle, address)
+            await self._auth.login_failed(throttle, address)
             # The name as typed (never the password): a guesser's target, or a typo.
             log.info("login refused", player_name=name, known=account is not None, address=address)
             raise Unauthenticated("unknown player name or wrong password")
@@ -175,7 +175,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         if not request.refresh_token:
             raise Unauthenticated("a refresh token is required")
         address = client_address(context.peer())
-        self._auth.check_refresh_allowed(address)
+        await self._auth.check_refresh_allowed(address)
         token_key = accounts.refresh_key(request.refresh_token)
         first = Request.of(f"refresh:{token_key}", key, token_key)
         sealed = await self._store.answered(first)
@@ -192,7 +192,7 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             # try spent it and recorded its answer: the first answer, not "log in again".
             raced = await self._store.answered(first)
             if raced is None:
-                self._auth.refresh_failed(address)
+                await self._auth.refresh_failed(address)
                 raise
             return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, raced))
         return response

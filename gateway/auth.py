@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextvars
 import ipaddress
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from gateway.accounts import Claims, TokenSigner, VerifiedTokens
+from gateway.limits import OpenCallLimits, RateLimiter
 from gateway.revocations import (
     SUBJECT,
     RevocationFeed,
@@ -50,14 +50,6 @@ def caller() -> Claims:
     return _CALLER.get()
 
 
-FAILED_LOGINS_PER_MINUTE = 6.0
-FAILED_LOGIN_BURST = 10.0
-FAILED_LOGINS_PER_ADDRESS_PER_MINUTE = 30.0
-FAILED_LOGIN_ADDRESS_BURST = 100.0
-REGISTRATIONS_PER_MINUTE = 10.0
-REGISTRATION_BURST = 30.0
-
-
 def client_address(peer: str | None) -> str:
     """The host part of a gRPC peer ("ipv4:203.0.113.7:51234", "ipv6:[2001:db8::1]:443"),
     without the port, which changes with every connection. Behind a load balancer this
@@ -73,40 +65,10 @@ def client_address(peer: str | None) -> str:
     return peer  # unix sockets and the like: the whole peer
 
 
-class RateLimiter:
-    """A token bucket per player: ``rate`` requests a second, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self._buckets: dict[str, tuple[float, float]] = {}
-
-    def ready(self, key: str, now: float | None = None) -> bool:
-        """Whether :meth:`take` would succeed now (takes nothing)."""
-        moment = time.monotonic() if now is None else now
-        tokens, last = self._buckets.get(key, (self.burst, moment))
-        return min(self.burst, tokens + (moment - last) * self.rate) >= 1
-
-    def take(self, player_id: str, now: float | None = None) -> bool:
-        moment = time.monotonic() if now is None else now
-        tokens, last = self._buckets.get(player_id, (self.burst, moment))
-        tokens = min(self.burst, tokens + (moment - last) * self.rate)
-        if tokens < 1:
-            self._buckets[player_id] = (tokens, moment)
-            return False
-        self._buckets[player_id] = (tokens - 1, moment)
-        if len(self._buckets) > 100_000:  # forget idle players now and then
-            self._buckets = {k: v for k, v in self._buckets.items() if moment - v[1] < 60}
-        return True
-
-
-NAME_CEILING = 10
-"""Wrong passwords one name may take from all addresses together, in multiples of what
-one address may try (``Authenticator.failed_logins_by_name``)."""
-
-
 def _guesser(name: str, address: str) -> str:
-    """The failed-login key of one name tried from one client address."""
-    return f"{name}\x00{limit_key(address)}"
+    """The failed-login key of one name tried from one client address (a name has no
+    space: ``accounts.NAME``)."""
+    return f"{name} {limit_key(address)}"
 
 
 def limit_key(address: str) -> str:
@@ -133,81 +95,50 @@ class Authenticator:
         store: RevocationReads,
         limiter: RateLimiter,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        failed_logins: RateLimiter | None = None,
-        registrations: RateLimiter | None = None,
+        limits: OpenCallLimits | None = None,
         revocations: Revocations | None = None,
-        failed_logins_by_address: RateLimiter | None = None,
         revocation_subject: str = SUBJECT,
     ) -> None:
         self.signer, self.store, self.limiter, self.clock = signer, store, limiter, clock
+        """``limiter``: each player's authenticated calls, in this replica's memory."""
         self.tokens = VerifiedTokens(signer)
         self.revocations = revocations or Revocations(store)
         self.feed = RevocationFeed(self.revocations, revocation_subject)
         """Connected by ``main`` when there is NATS (``feed.connect``)."""
-        self.failed_logins = failed_logins or RateLimiter(
-            FAILED_LOGINS_PER_MINUTE / 60, FAILED_LOGIN_BURST
-        )
-        """Wrong passwords per player name from one address: guessing costs a wait, not
-        only scrypt's time. Per address, so a stranger's guesses do not lock the player
-        out of their own account (found from outside: ten wrong passwords from anywhere
-        locked the name for everyone). Kept per replica (each replica allows its own
-        burst), which bounds guessing to a few attempts a minute per replica without a
-        shared store on the log-in path."""
-        self.failed_logins_by_name = RateLimiter(
-            NAME_CEILING * self.failed_logins.rate, NAME_CEILING * self.failed_logins.burst
-        )
-        """Wrong passwords per player name from every address together: a guesser with
-        many addresses is held to ``NAME_CEILING`` times one address's allowance."""
-        self.failed_logins_by_address = failed_logins_by_address or RateLimiter(
-            FAILED_LOGINS_PER_ADDRESS_PER_MINUTE / 60, FAILED_LOGIN_ADDRESS_BURST
-        )
-        """Wrong passwords per client address, whatever the name: one host guessing a
-        few passwords for each of many accounts (within every name's own burst) is slowed
-        too. Generous, so players behind one shared address are not locked out."""
-        self.failed_refreshes = RateLimiter(
-            self.failed_logins_by_address.rate, self.failed_logins_by_address.burst
-        )
-        """Refused refresh tokens (made up, spent, expired or revoked) per client address,
-        as generous as wrong passwords but counted apart (neither holds up the other):
-        each costs database reads and names no player to hold to the per-player rate
-        (found from outside: 300 made-up tokens from one host in half a second, all
-        answered)."""
-        self.registrations = registrations or RateLimiter(
-            REGISTRATIONS_PER_MINUTE / 60, REGISTRATION_BURST
-        )
-        """New accounts per client address: each costs a slow password hash and a starter
-        collection, so one host cannot make the server hash (or hoard accounts) at will.
-        Per replica and in memory, like the log-in limit."""
+        self.limits = limits or OpenCallLimits()
+        """The open calls' limits: shared by every replica in ``main``
+        (``OpenCallLimits.shared``), one process's own in tests."""
 
-    def check_login_allowed(self, name: str, address: str) -> None:
-        if not self.failed_logins.ready(_guesser(name, address)) or not (
-            self.failed_logins_by_name.ready(name)
+    async def check_login_allowed(self, name: str, address: str) -> None:
+        limits = self.limits
+        if not await limits.guesses.ready(_guesser(name, address)) or not (
+            await limits.by_name.ready(name)
         ):
             raise ResourceExhausted(
                 f"too many wrong passwords for {name!r}: wait a minute before trying again"
             )
-        if not self.failed_logins_by_address.ready(limit_key(address)):
+        if not await limits.by_address.ready(limit_key(address)):
             raise ResourceExhausted(
                 "too many wrong passwords from your address: wait a minute before trying again"
             )
 
-    def login_failed(self, name: str, address: str) -> None:
-        self.failed_logins.take(_guesser(name, address))
-        self.failed_logins_by_name.take(name)
-        self.failed_logins_by_address.take(limit_key(address))
+    async def login_failed(self, name: str, address: str) -> None:
+        await self.limits.guesses.take(_guesser(name, address))
+        await self.limits.by_name.take(name)
+        await self.limits.by_address.take(limit_key(address))
 
-    def check_refresh_allowed(self, address: str) -> None:
-        if not self.failed_refreshes.ready(limit_key(address)):
+    async def check_refresh_allowed(self, address: str) -> None:
+        if not await self.limits.refreshes.ready(limit_key(address)):
             raise ResourceExhausted(
                 "too many refused refresh tokens from your address: wait a minute before "
                 "trying again, or log in"
             )
 
-    def refresh_failed(self, address: str) -> None:
-        self.failed_refreshes.take(limit_key(address))
+    async def refresh_failed(self, address: str) -> None:
+        await self.limits.refreshes.take(limit_key(address))
 
-    def take_registration(self, address: str) -> None:
-        if not self.registrations.take(limit_key(address)):
+    async def take_registration(self, address: str) -> None:
+        if not await self.limits.registrations.take(limit_key(address)):
             raise ResourceExhausted(
                 "too many new accounts from your address: wait a minute before registering again"
             )

@@ -6,16 +6,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gateway.auth import (
-    FAILED_LOGIN_ADDRESS_BURST,
-    FAILED_LOGIN_BURST,
-    FAILED_LOGINS_PER_ADDRESS_PER_MINUTE,
-    FAILED_LOGINS_PER_MINUTE,
-    REGISTRATION_BURST,
-    REGISTRATIONS_PER_MINUTE,
-)
 from gateway.closed import SETTING as CLOSED_METHODS
 from gateway.closed import closed_methods
+from gateway.limits import Allowance, Allowances
 from services.platform.endpoints import default_address
 from services.platform.settings import (
     ServiceSettings,
@@ -44,12 +37,8 @@ class GatewaySettings(ServiceSettings):
     battle_addr: str | None
     rate_per_second: float
     rate_burst: float
-    failed_logins_per_minute: float
-    failed_login_burst: float
-    failed_logins_per_address_per_minute: float
-    failed_login_address_burst: float
-    registrations_per_minute: float
-    registration_burst: float
+    open_calls: Allowances
+    """Wrong passwords, refused refresh tokens and new accounts (``gateway.limits``)."""
     heartbeat_seconds: float
     web_port: int | None
     """gRPC-Web and the browser client (``gateway.web``); None: not served."""
@@ -113,26 +102,26 @@ class GatewaySettings(ServiceSettings):
             battle_addr=optional(env, "TRIAD_BATTLE_ADDR"),
             rate_per_second=number(env, "TRIAD_RATE_PER_SECOND", 20.0, minimum=0.1),
             rate_burst=number(env, "TRIAD_RATE_BURST", 40.0, minimum=1.0),
-            failed_logins_per_minute=number(
-                env, "TRIAD_FAILED_LOGINS_PER_MINUTE", FAILED_LOGINS_PER_MINUTE, minimum=0.1
-            ),
-            failed_login_burst=number(
-                env, "TRIAD_FAILED_LOGIN_BURST", FAILED_LOGIN_BURST, minimum=1.0
-            ),
-            failed_logins_per_address_per_minute=number(
-                env,
-                "TRIAD_FAILED_LOGINS_PER_ADDRESS_PER_MINUTE",
-                FAILED_LOGINS_PER_ADDRESS_PER_MINUTE,
-                minimum=0.1,
-            ),
-            failed_login_address_burst=number(
-                env, "TRIAD_FAILED_LOGIN_ADDRESS_BURST", FAILED_LOGIN_ADDRESS_BURST, minimum=1.0
-            ),
-            registrations_per_minute=number(
-                env, "TRIAD_REGISTRATIONS_PER_MINUTE", REGISTRATIONS_PER_MINUTE, minimum=0.01
-            ),
-            registration_burst=number(
-                env, "TRIAD_REGISTRATION_BURST", REGISTRATION_BURST, minimum=1.0
+            open_calls=Allowances(
+                failed_logins=_allowance(
+                    env,
+                    "TRIAD_FAILED_LOGINS_PER_MINUTE",
+                    "TRIAD_FAILED_LOGIN_BURST",
+                    OPEN.failed_logins,
+                ),
+                failed_logins_by_address=_allowance(
+                    env,
+                    "TRIAD_FAILED_LOGINS_PER_ADDRESS_PER_MINUTE",
+                    "TRIAD_FAILED_LOGIN_ADDRESS_BURST",
+                    OPEN.failed_logins_by_address,
+                ),
+                registrations=_allowance(
+                    env,
+                    "TRIAD_REGISTRATIONS_PER_MINUTE",
+                    "TRIAD_REGISTRATION_BURST",
+                    OPEN.registrations,
+                    slowest=0.01,
+                ),
             ),
             heartbeat_seconds=number(env, "TRIAD_HEARTBEAT_SECONDS", 10.0, minimum=0.05),
             # Served only when set (0: a free port); make run sets DEFAULT_PORTS' web port.
@@ -166,3 +155,17 @@ def origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
                 "such as https://play.example.com"
             )
     return found
+
+
+OPEN = Allowances()
+"""The open calls' allowances when the environment names none."""
+
+
+def _allowance(
+    env: Mapping[str, str], per_minute: str, burst: str, default: Allowance, slowest: float = 0.1
+) -> Allowance:
+    """The environment's ``per_minute`` a minute, ``burst`` at once."""
+    return Allowance(
+        number(env, per_minute, default.per_minute, minimum=slowest),
+        number(env, burst, default.burst, minimum=1.0),
+    )

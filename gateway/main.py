@@ -25,9 +25,10 @@ from triad.v1 import (
 )
 
 from gateway.accounts import TokenSigner
-from gateway.auth import Authenticator, RateLimiter, authenticated
+from gateway.auth import Authenticator, authenticated
 from gateway.closed import closed
 from gateway.config import GatewaySettings
+from gateway.limits import OpenCallLimits, RateLimiter
 from gateway.pushes import PushHub
 from gateway.revocations import revocation_subject
 from gateway.server import GatewayServicer
@@ -44,6 +45,8 @@ log = structlog.get_logger(__name__)
 
 S = TypeVar("S")
 
+SWEEP_LIMITS_SECONDS = 60.0
+"""How often the refilled buckets of the open calls' limits are deleted."""
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["TriadGateway"].full_name
 
 
@@ -55,20 +58,14 @@ async def run(settings: GatewaySettings) -> None:
         await migrate(pool, settings.schema, MIGRATIONS)
         store = GatewayStore(pool, settings.schema, gateway_id=uuid.uuid4().hex)
         signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))
+        # Counted by every replica together (found in review: each replica's own).
+        limits = OpenCallLimits.shared(pool, settings.schema, settings.open_calls)
+        Background.of(life).every(SWEEP_LIMITS_SECONDS, limits.sweep)
         auth = Authenticator(
             signer,
             store,
             RateLimiter(settings.rate_per_second, settings.rate_burst),
-            failed_logins=RateLimiter(
-                settings.failed_logins_per_minute / 60, settings.failed_login_burst
-            ),
-            registrations=RateLimiter(
-                settings.registrations_per_minute / 60, settings.registration_burst
-            ),
-            failed_logins_by_address=RateLimiter(
-                settings.failed_logins_per_address_per_minute / 60,
-                settings.failed_login_address_burst,
-            ),
+            limits=limits,
             revocation_subject=revocation_subject(settings.shared.namespace),
         )
         match_channel = await life.enter(internal_channel(settings.match_addr))

@@ -1,5 +1,6 @@
 """The gateway's tables (schema ``gateway``): accounts, refresh tokens, revocations,
-idempotency keys of the calls it answers itself, and each player's current session."""
+idempotency keys of the calls it answers itself, each player's current session, and
+the open calls' rate limits (``gateway.limits``)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,20 @@ MIGRATIONS = (
             gateway_id text PRIMARY KEY,
             seen_at    timestamptz NOT NULL
         );
+        """,
+    ),
+    Migration(
+        "gateway",
+        3,
+        "the open calls' rate limits, shared by the replicas (gateway.limits)",
+        """
+        CREATE TABLE rate_buckets (
+            bucket text PRIMARY KEY,
+            tokens double precision NOT NULL,
+            took   boolean NOT NULL,
+            at     timestamptz NOT NULL
+        );
+        CREATE INDEX rate_buckets_at ON rate_buckets (at);
         """,
     ),
 )

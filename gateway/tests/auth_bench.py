@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from gateway import auth
+from gateway import auth, limits
 from gateway.accounts import TokenSigner
 from gateway.store import Revocation
 
@@ -68,7 +68,7 @@ async def main(before_rev: str, players: int, seconds: float, rounds: int) -> No
         for issued in (signer.issue(str(uuid4()), f"p{i}", now) for i in range(players))
     ]
     before_module = load_before(before_rev)
-    limiter = auth.RateLimiter(1e9, 1e9)
+    limiter = limits.RateLimiter(1e9, 1e9)
     stores = {"before": CountingStore(), "after": CountingStore()}
     subjects: dict[str, Any] = {
         "before": before_module.Authenticator(signer, stores["before"], limiter),

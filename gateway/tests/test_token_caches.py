@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from gateway.accounts import TOKEN_EXPIRED, Claims, TokenSigner, VerifiedTokens
-from gateway.auth import Authenticator, RateLimiter
+from gateway.auth import Authenticator
+from gateway.limits import RateLimiter
 from gateway.revocations import POLLED_SECONDS, PUSHED_SECONDS, Revocations, Revoked
 from gateway.store import Revocation
 from services.platform.errors import Unauthenticated

@@ -1,6 +1,7 @@
 """A logout through one gateway replica is honoured by the others within a second (issue
 18): the replica that revoked pushes the revocation on NATS to every replica, which keeps
-its "not revoked" answers a minute otherwise.
+its "not revoked" answers a minute otherwise. And wrong passwords are counted by the
+replicas together (gateway/limits.py), so a guesser gains nothing by spreading guesses.
 
 Two gateway processes in front of the whole backend, on real PostgreSQL and NATS. Each
 test first has the second gateway answer a call with the token, so that gateway holds
@@ -117,3 +118,27 @@ async def test_a_logout_gives_up_the_players_ticket_and_open_table(
     eve = await join(first)
     listed = await eve.call("ListTables", g.ListTablesRequest())
     assert table.table.table_id not in [t.table_id for t in listed.tables]
+
+
+async def test_wrong_passwords_through_one_gateway_count_on_the_other(
+    apis: tuple[Any, Any],
+) -> None:
+    """Found in review: each replica counted wrong passwords in its own memory, so a
+    guesser behind a load balancer had the allowance of every replica together."""
+    first, second = apis
+    eve = await join(first)
+
+    async def guess(api: Any) -> grpc.StatusCode:
+        try:
+            await api.Login(
+                g.LoginRequest(request_id=uuid4().hex, player_name=eve.name, password="no!" * 4)
+            )
+        except grpc.aio.AioRpcError as error:
+            return error.code()
+        return grpc.StatusCode.OK
+
+    burst = 10  # FAILED_LOGIN_BURST: guesses for one name from one address at once
+    for api in (first, second) * (burst // 2):
+        assert await guess(api) == grpc.StatusCode.UNAUTHENTICATED
+    for api in (second, first):
+        assert await guess(api) == grpc.StatusCode.RESOURCE_EXHAUSTED

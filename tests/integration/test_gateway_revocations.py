@@ -20,7 +20,8 @@ import pytest
 
 from devtools.embedded import NatsProcess
 from gateway.accounts import Issued, TokenSigner
-from gateway.auth import Authenticator, RateLimiter
+from gateway.auth import Authenticator
+from gateway.limits import RateLimiter
 from gateway.revocations import POLLED_SECONDS, Revoked
 from gateway.store import MIGRATIONS, Account, GatewayStore, Revocation
 from services.platform.errors import Unauthenticated
