@@ -4,7 +4,10 @@ queries the edge shows them through."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
+from typing import TypeVar
 
 import structlog
 
@@ -13,6 +16,7 @@ from services.collection.domain import seeds, wealth
 from services.collection.domain.events import (
     BoosterDraw,
     BoosterOpened,
+    CurrencyChange,
     CurrencyCredited,
     CurrencyDebited,
     CurrencyReason,
@@ -26,6 +30,10 @@ from services.platform.errors import Conflict, NotFound, short_id
 
 log = structlog.get_logger()
 
+ChangeT = TypeVar("ChangeT", CurrencyCredited, CurrencyDebited)
+CoinStep = Callable[[Unit, str, int, CurrencyReason, str], Awaitable[CurrencyChange | None]]
+"""A credit or a spend inside a transaction: (unit, player, amount, reason, reference)."""
+
 
 def _balance(unit: Unit, player_id: str, ctx: Context) -> Balance:
     return Balance(unit.coins(player_id), ctx.clock())
@@ -38,18 +46,21 @@ async def balance(ctx: Context, player_id: str) -> Balance:
     return await ctx.store.balance(player_id)
 
 
-async def credit(
+async def change_coins(
     ctx: Context,
     request: Request | None,
     player_id: str,
     amount: int,
     reason: CurrencyReason,
     reference_id: str,
+    *,
+    step: CoinStep,
 ) -> Balance:
-    """Add coins once per (player, reason, reference)."""
+    """Credit or spend (``step``: ``credit_in`` or ``spend_in``) in one transaction;
+    the balance it leaves."""
 
     async def work(unit: Unit) -> Balance:
-        await credit_in(unit, player_id, amount, reason, reference_id)
+        await step(unit, player_id, amount, reason, reference_id)
         return _balance(unit, player_id, ctx)
 
     return await ctx.store.run(work, request)
@@ -58,13 +69,31 @@ async def credit(
 async def credit_in(
     unit: Unit, player_id: str, amount: int, reason: CurrencyReason, reference_id: str
 ) -> CurrencyCredited | None:
+    """Add coins once per (player, reason, reference): None if added before."""
     row = await unit.player(player_id)
     if await unit.credited(player_id, reason.value, reference_id):
         return None
-    event = wealth.credit(player_id, row.coins, amount, reason, reference_id)
-    await unit.append_player(player_id, [event])
+    return await _record(unit, wealth.credit(player_id, row.coins, amount, reason, reference_id))
+
+
+async def spend_in(
+    unit: Unit, player_id: str, amount: int, reason: CurrencyReason, reference_id: str
+) -> CurrencyDebited:
+    """Take coins: never below zero."""
+    row = await unit.player(player_id)
+    return await _record(unit, wealth.spend(player_id, row.coins, amount, reason, reference_id))
+
+
+async def _record(unit: Unit, event: ChangeT) -> ChangeT:
+    """Append a credit or a debit to its player's stream, and count its coins."""
+    await unit.append_player(event.player_id, [event])
     metrics.count_coins(event)
     return event
+
+
+# The use cases: (ctx, request, player_id, amount, reason, reference_id) -> Balance.
+credit = partial(change_coins, step=credit_in)
+spend = partial(change_coins, step=spend_in)
 
 
 async def reward_match(unit: Unit, played: wealth.PlayedMatch, pair_limit: int) -> None:
@@ -102,24 +131,6 @@ async def reward_match(unit: Unit, played: wealth.PlayedMatch, pair_limit: int) 
             players=list(played.humans),
             placements=played.placements,
         )
-
-
-async def spend(
-    ctx: Context,
-    request: Request,
-    player_id: str,
-    amount: int,
-    reason: CurrencyReason,
-    reference_id: str,
-) -> Balance:
-    async def work(unit: Unit) -> Balance:
-        row = await unit.player(player_id)
-        event: CurrencyDebited = wealth.spend(player_id, row.coins, amount, reason, reference_id)
-        await unit.append_player(player_id, [event])
-        metrics.count_coins(event)
-        return _balance(unit, player_id, ctx)
-
-    return await ctx.store.run(work, request)
 
 
 # --- seeds and boosters ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, TypeVar, get_type_hints
 
@@ -31,7 +32,7 @@ from services.collection.domain.wealth import RewardDecision
 from services.collection.store.memory_auction import MemoryAuctionReads
 from services.collection.store.memory_tables import DraftRow, SeedRow, Tables
 from services.collection.store.projection import ProjectionBroken
-from services.collection.store.unit import PlayerRow, player_stream
+from services.collection.store.unit import PlayerRow, player_stream, seed_record
 from services.platform.errors import Conflict
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request
@@ -289,15 +290,7 @@ class MemoryStore(MemoryAuctionReads):
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
     ) -> list[results.SeedRecord]:
         mine = [
-            results.SeedRecord(
-                seed_id,
-                s.seed_hash,
-                s.server_seed if s.revealed_at is not None else "",
-                s.client_seed,
-                s.draw_count,
-                s.committed_at,
-                s.revealed_at,
-            )
+            seed_record({"seed_id": seed_id, **asdict(s)})
             for seed_id, s in self.tables.seeds.items()
             if s.player_id == player_id
             and (

@@ -19,7 +19,7 @@ from services.collection.results import (
     DeckResolved,
 )
 from services.collection.store.errors import InsufficientBalance
-from services.collection.store.projection import ProjectionBroken
+from services.collection.store.projection import ProjectionBroken, trade_row
 from services.collection.store.unit import PlayerRow
 from services.platform.requests_memory import MemoryRequests
 
@@ -215,13 +215,7 @@ class Tables:
             case events.TradeOpened():
                 if any(t.match_id == event.match_id for t in self.trades.values()):
                     raise ProjectionBroken(f"match {event.match_id} opened two trades")
-                self.trades[event.trade_id] = TradeRow(
-                    event.match_id,
-                    event.winner.player_id,
-                    event.loser.player_id,
-                    event.deadline,
-                    event.opened_at,
-                )
+                self.trades[event.trade_id] = TradeRow(*trade_row(event))
             case events.TradeCardChosen():
                 self.trades[event.trade_id].due_at = None
             case events.CopyTransferred():

@@ -26,6 +26,18 @@ class ProjectionBroken(RuntimeError):
     rolls back, so the event is not appended either."""
 
 
+def trade_row(event: events.TradeOpened) -> tuple[str, str, str, datetime, datetime]:
+    """A new trade's row after its ``trade_id`` (match, winner, loser, due_at, opened_at):
+    due at the opening's deadline, not completed."""
+    return (
+        event.match_id,
+        event.winner.player_id,
+        event.loser.player_id,
+        event.deadline,
+        event.opened_at,
+    )
+
+
 async def _insert_copy(conn: Any, t: Tables, copy: events.OwnedCopy, origin_id: str) -> None:
     await conn.execute(
         f"INSERT INTO {t.copies} (copy_id, owner_id, character_id, holo, holo_side, source, "
@@ -121,11 +133,7 @@ async def project(
             await conn.execute(
                 f"INSERT INTO {t.trades} VALUES ($1, $2, $3, $4, $5, $6, NULL)",
                 event.trade_id,
-                event.match_id,
-                event.winner.player_id,
-                event.loser.player_id,
-                event.deadline,
-                event.opened_at,
+                *trade_row(event),
             )
         case events.TradeCardChosen():
             await conn.execute(

@@ -23,7 +23,7 @@ from services.collection.domain.events import (
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.schema import Tables
 from services.collection.store.reads_auction import copy_of, keyset
-from services.collection.store.unit import draft_deadlines, trade_deadlines
+from services.collection.store.unit import draft_deadlines, seed_record, trade_deadlines
 from services.platform.claims import next_due
 from services.platform.eventstore import PostgresEventStore
 
@@ -173,18 +173,7 @@ class Reads:
             limit,
             *keyset(after),
         )
-        return [
-            results.SeedRecord(
-                r["seed_id"],
-                r["seed_hash"],
-                r["server_seed"] if r["revealed_at"] is not None else "",
-                r["client_seed"],
-                r["draw_count"],
-                r["committed_at"],
-                r["revealed_at"],
-            )
-            for r in rows
-        ]
+        return [seed_record(r) for r in rows]
 
     async def draws(
         self,

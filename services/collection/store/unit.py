@@ -4,7 +4,7 @@ their stream and project them, all on one connection."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -15,7 +15,7 @@ from services.collection.domain.catalog import Catalog
 from services.collection.domain.events import CollectionEvent, CurrencyChange, Holder, OwnedCopy
 from services.collection.domain.seeds import ActiveSeed
 from services.collection.domain.wealth import RewardDecision
-from services.collection.results import DeckResolved
+from services.collection.results import DeckResolved, SeedRecord
 from services.collection.schema import Tables
 from services.collection.store.projection import project
 from services.collection.store.reads_auction import listing_deadlines
@@ -63,6 +63,20 @@ class PlayerRow:
     coins: int
     boosters_since_pity: int
     starter_grant_id: str | None
+
+
+def seed_record(row: Mapping[str, Any]) -> SeedRecord:
+    """A ``seeds`` row (its columns by name) as the player may see it: the secret only
+    once revealed."""
+    return SeedRecord(
+        row["seed_id"],
+        row["seed_hash"],
+        row["server_seed"] if row["revealed_at"] is not None else "",
+        row["client_seed"],
+        row["draw_count"],
+        row["committed_at"],
+        row["revealed_at"],
+    )
 
 
 class PostgresUnit:
