@@ -36,7 +36,7 @@ from triad.v1 import rating_pb2 as rat
 from services import wire
 from services.matchmaker import mapping
 from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_deck
-from services.matchmaker.handlers import MatchSpec
+from services.matchmaker.handlers import DeckRequest, MatchSpec
 from services.platform.downstream import AS_REFUSAL, call
 from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.rules.deck import within_star_limits
@@ -132,21 +132,14 @@ class GrpcCollection(_Downstream):
     SERVICE = "collection"
     STUB = collection_pb2_grpc.CollectionServiceStub
 
-    async def resolve(
-        self,
-        player_id: str,
-        choice: DeckChoice,
-        purpose_id: str,
-        lock: bool,
-        hand_size: int = 5,
-    ) -> tuple[Card, ...]:
+    async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
         request = col.CollectionServiceResolveDeckForMatchRequest(
-            hand_size=hand_size,
-            request_id=f"resolve:{purpose_id}:{player_id}",
-            player_id=player_id,
-            deck=mapping.deck_choice(choice),
-            purpose_id=purpose_id,
-            lock_for=pb.LockHolder(match_id=purpose_id) if lock else None,
+            hand_size=asked.hand_size,
+            request_id=f"resolve:{asked.purpose_id}:{asked.player_id}",
+            player_id=asked.player_id,
+            deck=mapping.deck_choice(asked.choice),
+            purpose_id=asked.purpose_id,
+            lock_for=pb.LockHolder(match_id=asked.purpose_id) if asked.lock else None,
         )
         reply = await self._ask(self._stub.ResolveDeckForMatch, request)
         return tuple(mapping.card_back(c) for c in reply.cards)
@@ -281,17 +274,11 @@ def draw_deck(rng: Random, id_prefix: str, origin: str, size: int = 5) -> tuple[
 
 
 class StarterDecks:
-    async def resolve(
-        self,
-        player_id: str,
-        choice: DeckChoice,
-        purpose_id: str,
-        lock: bool,
-        hand_size: int = 5,
-    ) -> tuple[Card, ...]:
+    async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
         # Random draws per purpose (a new deck each match); a saved deck is stable.
-        seed = f"{player_id}:{choice.deck_id or 'random:' + purpose_id}"
-        return draw_deck(Random(seed), f"starter-{player_id}", "owned_copy", hand_size)
+        player_id = asked.player_id
+        seed = f"{player_id}:{asked.choice.deck_id or 'random:' + asked.purpose_id}"
+        return draw_deck(Random(seed), f"starter-{player_id}", "owned_copy", asked.hand_size)
 
     async def release(self, match_id: str) -> None:
         return None

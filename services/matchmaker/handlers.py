@@ -93,17 +93,21 @@ class Matches(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DeckRequest:
+    """A player's deck asked for a match: ``hand_size`` cards (RULES.md 11) of
+    ``choice`` for match ``purpose_id``, locked for it when ``lock`` (a trading match)."""
+
+    player_id: str
+    choice: DeckChoice
+    purpose_id: str
+    lock: bool
+    hand_size: int = 5
+
+
 class Decks(Protocol):
-    async def resolve(
-        self,
-        player_id: str,
-        choice: DeckChoice,
-        purpose_id: str,
-        lock: bool,
-        hand_size: int = 5,
-    ) -> tuple[Card, ...]:
-        """The player's ``hand_size`` cards (RULES.md 11) for match ``purpose_id``,
-        locked for it when ``lock`` (a trading match). Idempotent on (player, purpose).
+    async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
+        """The cards of the deck ``asked`` for. Idempotent on (player, purpose).
         Raises NotFound (no such deck) or FailedPrecondition (the deck breaks a rule
         now, or is not of that size)."""
         ...

@@ -34,7 +34,15 @@ from services.matchmaker.handlers_free import (
 )
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_table
-from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
+from services.matchmaker.store import (
+    Engaged,
+    Hold,
+    Request,
+    RequestSeen,
+    StartRecord,
+    StartState,
+    TableQuery,
+)
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -177,7 +185,7 @@ async def list_tables(
     size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
     after = key_token_back(page_token)
     tables = await ctx.lobby.list_tables(
-        viewer.player_id, viewer.name, filters.applying(), ctx.clock(), size + 1, after
+        TableQuery(viewer.player_id, viewer.name, filters.applying(), ctx.clock(), size + 1, after)
     )
     if len(tables) <= size:
         return TablePage(tables, "")

@@ -25,7 +25,7 @@ from services.matchmaker.domain import (
     StartKind,
     StartPlan,
 )
-from services.matchmaker.handlers import Context, MatchSeat, MatchSpec
+from services.matchmaker.handlers import Context, DeckRequest, MatchSeat, MatchSpec
 from services.matchmaker.handlers_free import engaged_error, left_after_waiting, your_obstacle
 from services.matchmaker.handlers_status import tell_settled
 from services.matchmaker.store import Engaged, Request, RequestSeen, StartRecord, StartState
@@ -212,7 +212,7 @@ async def _hand(ctx: Context, plan: StartPlan, seat: Seat) -> tuple[Card, ...] |
         return Unplayable("you have no deck for this match", f"{seat.name} has no deck for it")
     try:
         return await ctx.ports.decks.resolve(
-            seat.player_id, seat.deck, plan.match_id, plan.rules.trades, size
+            DeckRequest(seat.player_id, seat.deck, plan.match_id, plan.rules.trades, size)
         )
     except (NotFound, FailedPrecondition, InvalidArgument) as error:
         # The owner reads their own reason (and the cards it names), the other the name.
@@ -363,9 +363,7 @@ async def open_start(ctx: Context, start: StartRecord, request: Request) -> bool
     now under its lease; False when its ticket or table was just taken."""
     now = ctx.clock()
     try:
-        opened = await ctx.store.open_start(
-            start.plan, ctx.lease_until(now), start.token, request, now
-        )
+        opened = await ctx.store.open_start(start, ctx.lease_until(now), request, now)
     except Engaged as error:
         raise engaged_error(error) from None
     except RequestSeen:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from triad.v1 import common_pb2 as pb
@@ -34,6 +34,22 @@ def _player(ref: pb.PlayerRef, field: str) -> Player:
     )
     bind(player_id=player.player_id)
     return player
+
+
+class _Keyed(Protocol):
+    """A request a player sends under an idempotency key."""
+
+    @property
+    def request_id(self) -> str: ...
+
+    @property
+    def player(self) -> pb.PlayerRef: ...
+
+
+def _keyed(request: _Keyed) -> tuple[str, Player]:
+    """The request's id and its player, checked in that order: the first two arguments
+    of every use case a player asks for under an idempotency key."""
+    return require(request.request_id, "request_id"), _player(request.player, "player")
 
 
 def _deck(request: Any) -> DeckChoice | None:
@@ -142,8 +158,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> mm.MatchmakerServiceStartPracticeBattleResponse:
         battle_id = await handlers_queues.start_practice_battle(
             self._ctx,
-            require(request.request_id, "request_id"),
-            _player(request.player, "player"),
+            *_keyed(request),
             mapping.battle_level_back(request.bot_level),
             tuple(request.characters),
         )
@@ -154,8 +169,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> mm.MatchmakerServiceSwitchToPracticeResponse:
         switched = await handlers_queues.switch_to_practice(
             self._ctx,
-            require(request.request_id, "request_id"),
-            _player(request.player, "player"),
+            *_keyed(request),
             require(request.ticket_id, "ticket_id"),
             mapping.bot_level_back(request.bot_level),
             _deck(request),
@@ -210,11 +224,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self, request: mm.MatchmakerServiceJoinTableRequest, context: Any
     ) -> mm.MatchmakerServiceJoinTableResponse:
         joined = await handlers_lobby.join_table(
-            self._ctx,
-            require(request.request_id, "request_id"),
-            _player(request.player, "player"),
-            require(request.table_id, "table_id"),
-            _deck(request),
+            self._ctx, *_keyed(request), require(request.table_id, "table_id"), _deck(request)
         )
         return mm.MatchmakerServiceJoinTableResponse(
             table=mapping.table(joined.table), match_id=joined.match_id
@@ -235,11 +245,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self, request: mm.MatchmakerServiceFindGameRequest, context: Any
     ) -> mm.MatchmakerServiceFindGameResponse:
         joined = await handlers_find.find_game(
-            self._ctx,
-            require(request.request_id, "request_id"),
-            _player(request.player, "player"),
-            mapping.table_filter_back(request.filter),
-            _deck(request),
+            self._ctx, *_keyed(request), mapping.table_filter_back(request.filter), _deck(request)
         )
         return mm.MatchmakerServiceFindGameResponse(
             table=mapping.table(joined.table), match_id=joined.match_id
@@ -249,10 +255,7 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
         self, request: mm.MatchmakerServiceDeclineChallengeRequest, context: Any
     ) -> mm.MatchmakerServiceDeclineChallengeResponse:
         table = await handlers_lobby.decline_challenge(
-            self._ctx,
-            require(request.request_id, "request_id"),
-            _player(request.player, "player"),
-            require(request.table_id, "table_id"),
+            self._ctx, *_keyed(request), require(request.table_id, "table_id")
         )
         return mm.MatchmakerServiceDeclineChallengeResponse(table=mapping.table(table))
 

@@ -34,6 +34,7 @@ from services.matchmaker.store.base import (
     RequestSeen,
     StartRecord,
     StartState,
+    TableQuery,
 )
 from services.matchmaker.store.lobby import LobbyStore
 from services.matchmaker.store.starts import StartRepository
@@ -56,6 +57,7 @@ __all__ = [
     "Round",
     "StartRecord",
     "StartState",
+    "TableQuery",
 ]
 
 
@@ -119,16 +121,11 @@ class Repository(Protocol):
         ...
 
     async def open_start(
-        self,
-        plan: StartPlan,
-        lease_until: datetime,
-        token: UUID,
-        request: Request | None,
-        now: datetime,
+        self, start: StartRecord, lease_until: datetime, request: Request | None, now: datetime
     ) -> bool:
-        """Record a practice, switch or join under our lease, holding what it needs;
-        False (nothing written) when its ticket is no longer queued or its table no
-        longer open."""
+        """Record a practice, switch or join (its plan, pending under ``start.token``'s
+        lease) holding what it needs; False (nothing written) when its ticket is no
+        longer queued or its table no longer open."""
         ...
 
     async def paired_draft(self, draft_id: str) -> bool: ...
@@ -197,15 +194,9 @@ class Lobby(Protocol):
 
     async def open_tables(self) -> int: ...
 
-    async def list_tables(
-        self,
-        viewer_id: str,
-        viewer_name: str,
-        filters: TableFilter,
-        now: datetime,
-        limit: int,
-        after: tuple[datetime, str] | None,
-    ) -> list[Table]: ...
+    async def list_tables(self, query: TableQuery) -> list[Table]:
+        """The open tables ``query`` asks for, newest first."""
+        ...
 
 
 class MatchmakerStore(TicketRepository, StartRepository):

@@ -17,7 +17,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from google.protobuf.message import Message
 
 from services.matchmaker import codec
-from services.matchmaker.domain import Card, DeckChoice, StartKind, StartPlan
+from services.matchmaker.domain import Card, DeckChoice, StartKind, StartPlan, TableFilter
 from services.matchmaker.store import plans
 from services.platform import requests
 from services.platform.eventstore import NewEvent, PostgresEventStore
@@ -36,6 +36,7 @@ __all__ = [
     "RequestSeen",
     "StartRecord",
     "StartState",
+    "TableQuery",
 ]
 
 NOTIFY_CHANNEL = "triad_matchmaker"
@@ -85,6 +86,21 @@ class StartRecord:
     state: StartState
     token: UUID
     error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TableQuery:
+    """What a lobby list asks for: the open tables ``viewer_id`` may join (a public
+    table, or a challenge to them by id, or by ``viewer_name`` when it names no id)
+    that pass ``filters`` at ``now``, newest first: at most ``limit`` of them after the
+    keyset position ``after`` (created_at, table_id), from the first when None."""
+
+    viewer_id: str
+    viewer_name: str
+    filters: TableFilter
+    now: datetime
+    limit: int
+    after: tuple[datetime, str] | None
 
 
 @dataclass(frozen=True, slots=True)

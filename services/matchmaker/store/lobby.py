@@ -21,7 +21,14 @@ from services.matchmaker.domain import (
     TradeRule,
     Visibility,
 )
-from services.matchmaker.store.base import Base, Hold, Request, decode_deck, encode_deck
+from services.matchmaker.store.base import (
+    Base,
+    Hold,
+    Request,
+    TableQuery,
+    decode_deck,
+    encode_deck,
+)
 from services.platform.claims import DueWork, next_due, take_due
 
 _COLUMNS = (
@@ -194,17 +201,10 @@ class LobbyStore(Base):
             )
         )
 
-    async def list_tables(
-        self,
-        viewer_id: str,
-        viewer_name: str,
-        filters: TableFilter,
-        now: datetime,
-        limit: int,
-        after: tuple[datetime, str] | None,
-    ) -> list[Table]:
+    async def list_tables(self, query: TableQuery) -> list[Table]:
         """Open tables the viewer may join, newest first, after a keyset position."""
-        matches, values = _filter_sql(filters, start=4)
+        after = query.after
+        matches, values = _filter_sql(query.filters, start=4)
         n = 4 + len(values)  # the first parameter after the filter's
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._s}.lobby_tables "
@@ -215,14 +215,14 @@ class LobbyStore(Base):
             f"AND (${n}::boolean IS NULL OR (challenged_name <> '') = ${n}) "
             f"AND (${n + 1}::timestamptz IS NULL OR (created_at, table_id) < (${n + 1}, ${n + 2})) "
             f"ORDER BY created_at DESC, table_id DESC LIMIT ${n + 3}",
-            now,
-            viewer_id,
-            viewer_name,
+            query.now,
+            query.viewer_id,
+            query.viewer_name,
             *values,
-            filters.challenges_only,
+            query.filters.challenges_only,
             after[0] if after else None,
             after[1] if after else "",
-            limit,
+            query.limit,
         )
         return [_table(r) for r in rows]
 

@@ -142,13 +142,9 @@ class MemoryStore(MemoryLobby):
         self._starts[plan.start_id] = StartEntry(kept, StartState.PENDING, token, lease_until)
 
     async def open_start(
-        self,
-        plan: StartPlan,
-        lease_until: datetime,
-        token: UUID,
-        request: Request | None,
-        now: datetime,
+        self, start: StartRecord, lease_until: datetime, request: Request | None, now: datetime
     ) -> bool:
+        plan = start.plan
         human = plan.humans[-1]
         self._requests.check_new(request)
         if plan.kind is StartKind.PRACTICE:
@@ -179,7 +175,7 @@ class MemoryStore(MemoryLobby):
                 guest_id=human.player_id,
                 guest_name=human.name,
             )
-        self._insert_start(plan, lease_until, token)
+        self._insert_start(plan, lease_until, start.token)
         return True
 
     async def paired_draft(self, draft_id: str) -> bool:

@@ -20,6 +20,7 @@ from services.matchmaker.store.base import (
     Request,
     StartRecord,
     StartState,
+    TableQuery,
     new_event,
 )
 from services.platform.memstore import InMemoryEventStore
@@ -176,19 +177,13 @@ class MemoryLobby(MemoryShared):
     async def open_tables(self) -> int:
         return sum(1 for t in self._tables.values() if t.state is TableState.OPEN)
 
-    async def list_tables(
-        self,
-        viewer_id: str,
-        viewer_name: str,
-        filters: TableFilter,
-        now: datetime,
-        limit: int,
-        after: tuple[datetime, str] | None,
-    ) -> list[Table]:
+    async def list_tables(self, query: TableQuery) -> list[Table]:
+        viewer_id, filters, after = query.viewer_id, query.filters, query.after
+
         def shown(t: Table) -> bool:
             return (
-                _passes(t, viewer_id, filters, now)
-                and (not t.challenged_name or t.challenges(viewer_id, viewer_name))
+                _passes(t, viewer_id, filters, query.now)
+                and (not t.challenged_name or t.challenges(viewer_id, query.viewer_name))
                 and filters.challenges_only in (None, bool(t.challenged_name))
                 and (after is None or (t.created_at, t.table_id) < after)
             )
@@ -198,7 +193,7 @@ class MemoryLobby(MemoryShared):
             key=lambda t: (t.created_at, t.table_id),
             reverse=True,
         )
-        return found[:limit]
+        return found[: query.limit]
 
 
 def _passes(t: Table, viewer_id: str, filters: TableFilter, now: datetime) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 from services.matchmaker import codec
 from services.matchmaker.domain import CancelReason, Card, StartKind, StartPlan
@@ -31,16 +31,12 @@ class _Refused(Exception):
 
 class StartRepository(Base):
     async def open_start(
-        self,
-        plan: StartPlan,
-        lease_until: datetime,
-        token: UUID,
-        request: Request | None,
-        now: datetime,
+        self, start: StartRecord, lease_until: datetime, request: Request | None, now: datetime
     ) -> bool:
         """Record a start a player asked for (practice, switch, join) under our lease,
         engaging the player and claiming the ticket or table it needs. False (nothing
         written) when that ticket is no longer queued or that table no longer open."""
+        plan = start.plan
         human = plan.humans[-1]  # the practising player, or the guest of a table
         try:
             async with self._pool.acquire() as conn, conn.transaction():
@@ -71,7 +67,7 @@ class StartRepository(Base):
                     )
                     if not claimed:
                         raise _Refused
-                await self.insert_start(conn, plan, lease_until, token)
+                await self.insert_start(conn, plan, lease_until, start.token)
         except _Refused:
             return False
         return True

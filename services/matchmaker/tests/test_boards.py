@@ -28,6 +28,7 @@ from services.matchmaker.domain import (
 )
 from services.matchmaker.domain.modes import practice_rules
 from services.matchmaker.handlers import Context
+from services.matchmaker.store import TableQuery
 from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
@@ -97,7 +98,9 @@ async def test_a_table_keeps_its_board_and_the_lobby_filters_by_it(adapter: Adap
     assert (shown.board.rows, shown.board.blocked_count, shown.house_hands) == (5, 3, True)
 
     async def listed(filters: TableFilter) -> set[str]:
-        tables = await adapter.lobby.list_tables("v", "viewer", filters, cloth.created_at, 10, None)
+        tables = await adapter.lobby.list_tables(
+            TableQuery("v", "viewer", filters, cloth.created_at, 10, None)
+        )
         return {t.host_name for t in tables}
 
     assert await listed(TableFilter()) == {"qu", "cl", "pl"}

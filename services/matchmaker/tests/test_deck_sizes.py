@@ -23,7 +23,7 @@ from services.matchmaker.domain import (
     TableState,
     Visibility,
 )
-from services.matchmaker.handlers import Context
+from services.matchmaker.handlers import Context, DeckRequest
 from services.matchmaker.tests.conftest import Clock, Fakes, player
 from services.platform.errors import AlreadyExists, FailedPrecondition, NotFound
 
@@ -59,11 +59,9 @@ class SizedDecks(StarterDecks):
         self.checks.append(hand_size)
         self._refuse(choice, hand_size, player_id)
 
-    async def resolve(
-        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool, hand_size: int = 5
-    ) -> tuple[Card, ...]:
-        self._refuse(choice, hand_size, player_id)
-        return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+    async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
+        self._refuse(asked.choice, asked.hand_size, asked.player_id)
+        return await super().resolve(asked)
 
 
 @pytest.fixture

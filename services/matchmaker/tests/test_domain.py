@@ -32,6 +32,7 @@ from services.matchmaker.domain import (
     rating_band,
     roulette_rules,
 )
+from services.matchmaker.handlers import DeckRequest
 from services.platform.errors import InvalidArgument
 from services.rules.compatibility import rule_set_problem
 
@@ -151,8 +152,8 @@ def test_built_in_decks_are_legal_and_reproducible() -> None:
     assert again == asyncio.run(LocalBotDecks().draw("req-1"))
     assert again != asyncio.run(LocalBotDecks().draw("req-2"))
     saved = DeckChoice(deck_id="d1")
-    first = asyncio.run(StarterDecks().resolve("p1", saved, "m1", lock=False))
-    assert first == asyncio.run(StarterDecks().resolve("p1", saved, "m2", lock=True))
+    first = asyncio.run(StarterDecks().resolve(DeckRequest("p1", saved, "m1", lock=False)))
+    assert first == asyncio.run(StarterDecks().resolve(DeckRequest("p1", saved, "m2", lock=True)))
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from services.matchmaker.domain import (
     TradeRule,
     Visibility,
 )
-from services.matchmaker.handlers import Context
+from services.matchmaker.handlers import Context, DeckRequest
 from services.matchmaker.tests.conftest import DECK, Clock, Fakes, player
 from services.platform.errors import (
     AlreadyExists,
@@ -314,14 +314,12 @@ class _HostDeckLocked(StarterDecks):
     """The host listed a copy of their table deck on the Auction House meanwhile: the
     collection refuses the deck, naming the card."""
 
-    async def resolve(
-        self, player_id: str, choice: DeckChoice, purpose_id: str, lock: bool, hand_size: int = 5
-    ) -> tuple[Card, ...]:
-        if player_id == "id-host":
+    async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
+        if asked.player_id == "id-host":
             raise FailedPrecondition(
                 "Hailstone Golemite (821aa49e) is locked by listing 5f3a until it completes"
             )
-        return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+        return await super().resolve(asked)
 
 
 async def test_a_guest_is_never_told_the_hidden_cards_of_a_host_deck_that_cannot_play(
@@ -346,17 +344,10 @@ async def test_a_guest_is_never_told_the_hidden_cards_of_a_host_deck_that_cannot
 
 async def test_a_guest_whose_own_deck_cannot_play_is_told_which_cards(ctx: Context) -> None:
     class GuestDeckLocked(StarterDecks):
-        async def resolve(
-            self,
-            player_id: str,
-            choice: DeckChoice,
-            purpose_id: str,
-            lock: bool,
-            hand_size: int = 5,
-        ) -> tuple[Card, ...]:
-            if player_id == "id-guest":
+        async def resolve(self, asked: DeckRequest) -> tuple[Card, ...]:
+            if asked.player_id == "id-guest":
                 raise FailedPrecondition("Hailstone Golemite (821aa49e) is locked by listing 5f3a")
-            return await super().resolve(player_id, choice, purpose_id, lock, hand_size)
+            return await super().resolve(asked)
 
     ctx = replace(ctx, ports=replace(ctx.ports, decks=GuestDeckLocked()))
     table = await handlers_lobby.create_table(ctx, "t", player("host"), PLAIN, DECK)

@@ -29,7 +29,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.handlers import Context
-from services.matchmaker.store import RequestReused
+from services.matchmaker.store import RequestReused, TableQuery
 from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
@@ -102,7 +102,7 @@ async def test_a_table_keeps_its_realm_modules_and_lists_them(adapter: Adapter) 
     assert found is not None and found.settings.rules.realm == EVERY_MODULE
     assert (await adapter.lobby.table(plain.table_id)).settings.rules.realm is None  # type: ignore[union-attr]
     listed = await adapter.lobby.list_tables(
-        "v", "viewer", TableFilter(), realm.created_at, 10, None
+        TableQuery("v", "viewer", TableFilter(), realm.created_at, 10, None)
     )
     shown = {t.host_name: mapping.table(t).settings.rules for t in listed}
     assert shown["re"].family == pb.RULES_FAMILY_REALM and shown["re"].realm.cursed
@@ -110,7 +110,9 @@ async def test_a_table_keeps_its_realm_modules_and_lists_them(adapter: Adapter) 
 
     async def hosts(realm: bool) -> list[str]:
         wanted = mapping.table_filter_back(pb.TableFilter(realm=realm))
-        found = await adapter.lobby.list_tables("v", "viewer", wanted, realm_at, 10, None)
+        found = await adapter.lobby.list_tables(
+            TableQuery("v", "viewer", wanted, realm_at, 10, None)
+        )
         oldest = await adapter.lobby.oldest_table("v", wanted, realm_at, ())
         assert oldest is not None and oldest.host_name == found[-1].host_name
         return [t.host_name for t in found]
@@ -135,7 +137,7 @@ async def test_find_game_like_this_takes_only_a_realm_table_with_the_same_module
         wanted = mapping.table_filter_back(
             pb.TableFilter(realm=True, realm_modules=pb.RealmModules(**modules))
         )
-        found = await adapter.lobby.list_tables("v", "viewer", wanted, at, 10, None)
+        found = await adapter.lobby.list_tables(TableQuery("v", "viewer", wanted, at, 10, None))
         oldest = await adapter.lobby.oldest_table("v", wanted, at, ())
         assert ([oldest.host_name] if oldest else []) == [t.host_name for t in found][-1:]
         return sorted(t.host_name for t in found)
@@ -149,7 +151,7 @@ async def test_find_game_like_this_takes_only_a_realm_table_with_the_same_module
     assert await hosts(**every) == ["h2"]
     # Without the modules, any Realm table.
     wanted = mapping.table_filter_back(pb.TableFilter(realm=True))
-    listed = await adapter.lobby.list_tables("v", "viewer", wanted, at, 10, None)
+    listed = await adapter.lobby.list_tables(TableQuery("v", "viewer", wanted, at, 10, None))
     assert len(listed) == 3
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -101,13 +101,18 @@ def pairing(*tickets: Ticket) -> StartPlan:
     )
 
 
+def pending(plan: StartPlan, token: UUID | None = None) -> StartRecord:
+    """``plan`` as a start just recorded, under ``token``'s lease (a new one if None)."""
+    return StartRecord(plan, StartState.PENDING, token or uuid4())
+
+
 async def claimed(adapter: Adapter, *tickets: Ticket, lease: float = 10) -> StartRecord:
     plan = pairing(*tickets)
     token = uuid4()
     async with adapter.store.queue_round(tickets[0].mode, 100) as queue:
         assert queue is not None
         await queue.claim(plan, T0 + timedelta(seconds=lease), token)
-    return StartRecord(plan, StartState.PENDING, token)
+    return pending(plan, token)
 
 
 async def test_a_ticket_is_queued_once_per_player_and_request(adapter: Adapter) -> None:
@@ -291,7 +296,7 @@ async def test_a_practice_or_a_switch_holds_the_player_or_the_ticket(adapter: Ad
         (human, bot),
         match_id="m-p", origin_mode=Mode.UNRANKED,
     )  # fmt: skip
-    assert await store.open_start(practice, lease, uuid4(), key("ann", "p"), T0)
+    assert await store.open_start(pending(practice), lease, key("ann", "p"), T0)
     assert await store.engagement("id-ann") == Engagement(Hold.PRACTICE, practice.start_id)
     assert await store.answered(key("ann", "p")) == practice.start_id
     with pytest.raises(Engaged):
@@ -305,13 +310,13 @@ async def test_a_practice_or_a_switch_holds_the_player_or_the_ticket(adapter: Ad
         seats=(Seat("id-bea", "bea", deck=DECK, ticket_id=bea.ticket_id), practice.seats[1]),
     )
     token = uuid4()
-    assert await store.open_start(switch, lease, token, key("bea", "s"), T0)
+    assert await store.open_start(pending(switch, token), lease, key("bea", "s"), T0)
     held = await store.ticket(bea.ticket_id)
     assert held is not None and held.state is TicketState.CLAIMED
     other = replace(switch, start_id=str(uuid4()))
-    assert not await store.open_start(other, lease, uuid4(), key("bea", "s2"), T0)
+    assert not await store.open_start(pending(other), lease, key("bea", "s2"), T0)
     assert await store.answered(key("bea", "s2")) is None  # refused: nothing written
-    record = StartRecord(switch, StartState.PENDING, token)
+    record = pending(switch, token)
     assert await store.finish_start(record, [], T0)
     done = await store.ticket(bea.ticket_id)
     assert done is not None and done.cancel_reason is CancelReason.SWITCHED_TO_PRACTICE

@@ -28,10 +28,17 @@ from services.matchmaker.store import (
     Engaged,
     Engagement,
     Hold,
-    StartRecord,
-    StartState,
+    TableQuery,
 )
-from services.matchmaker.tests.test_store_contract import DECK, EVERY, T0, Adapter, adapter, key
+from services.matchmaker.tests.test_store_contract import (
+    DECK,
+    EVERY,
+    T0,
+    Adapter,
+    adapter,
+    key,
+    pending,
+)
 
 __all__ = ["adapter"]  # the fixture, parametrised over both adapters
 
@@ -64,7 +71,9 @@ async def test_tables_open_list_close_and_expire(adapter: Adapter) -> None:
     assert await lobby.open_tables() == 3
 
     async def shown(viewer: str, filters: TableFilter = EVERY, **kw: Any) -> list[str]:
-        found = await lobby.list_tables(f"id-{viewer}", viewer, filters, T0, 10, kw.get("after"))
+        found = await lobby.list_tables(
+            TableQuery(f"id-{viewer}", viewer, filters, T0, 10, kw.get("after"))
+        )
         return [t.table_id for t in found]
 
     assert await shown("viv") == [duel.table_id, same.table_id, plain.table_id]
@@ -81,7 +90,7 @@ async def test_tables_open_list_close_and_expire(adapter: Adapter) -> None:
     assert await lobby.hosted_table("id-ho") is None and await store.engagement("id-ho") is None
     for moment, listed in ((600, [same.table_id]), (601, [])):  # expired ones are not shown
         at = T0 + timedelta(seconds=moment)
-        found_tables = await lobby.list_tables("id-x", "x", EVERY, at, 10, None)
+        found_tables = await lobby.list_tables(TableQuery("id-x", "x", EVERY, at, 10, None))
         assert [t.table_id for t in found_tables] == listed
     assert await lobby.expire_tables(T0 + timedelta(seconds=600)) == []
     assert await lobby.expire_tables(T0 + timedelta(seconds=601)) == [
@@ -104,25 +113,25 @@ async def test_joining_a_table_holds_it_until_the_start_is_settled(adapter: Adap
         match_id="m-t", origin_id=open_.table_id, table_id=open_.table_id,
     )  # fmt: skip
     lease, token = T0 + timedelta(seconds=10), uuid4()
-    assert not await store.open_start(plan, lease, token, key("gu", "j0"), open_.expire_at)
-    assert await store.open_start(plan, lease, token, key("gu", "j"), T0)
+    assert not await store.open_start(pending(plan, token), lease, key("gu", "j0"), open_.expire_at)
+    assert await store.open_start(pending(plan, token), lease, key("gu", "j"), T0)
     joining = await lobby.table(open_.table_id)
     assert joining is not None and (joining.state, joining.guest_name) == (TableState.JOINING, "gu")
     assert await store.engagement("id-gu") == Engagement(Hold.JOINING, open_.table_id)
-    assert await lobby.list_tables("id-x", "x", TableFilter(), T0, 10, None) == []
+    assert await lobby.list_tables(TableQuery("id-x", "x", TableFilter(), T0, 10, None)) == []
     other = replace(plan, start_id=str(uuid4()), seats=(plan.seats[0], Seat("id-zo", "zo")))
-    assert not await store.open_start(other, lease, uuid4(), key("zo", "j"), T0)
+    assert not await store.open_start(pending(other), lease, key("zo", "j"), T0)
     assert await store.engagement("id-zo") is None  # refused: nothing held
     # The guest's match cannot start because of the guest: the table opens again.
-    record = StartRecord(plan, StartState.PENDING, token)
+    record = pending(plan, token)
     assert await store.fail_start(record, {"id-gu": "gu is playing"}, "gu is playing", T0)
     reopened = await lobby.table(open_.table_id)
     assert reopened is not None and (reopened.state, reopened.guest_id) == (TableState.OPEN, "")
     assert await store.engagement("id-gu") is None
     again = replace(plan, start_id=str(uuid4()))
     token = uuid4()
-    assert await store.open_start(again, lease, token, key("gu", "j2"), T0)
-    assert await store.finish_start(StartRecord(again, StartState.PENDING, token), [], T0)
+    assert await store.open_start(pending(again, token), lease, key("gu", "j2"), T0)
+    assert await store.finish_start(pending(again, token), [], T0)
     started = await lobby.table(open_.table_id)
     assert started is not None and (started.state, started.match_id) == (TableState.STARTED, "m-t")
     assert await store.engagement("id-ho") is None and await store.engagement("id-gu") is None
@@ -172,7 +181,7 @@ async def test_only_the_challenged_player_declines_an_open_challenge(adapter: Ad
     again, declined = await lobby.decline_table(duel.table_id, "id-viv", key("viv", "d2"))
     assert not declined and again is not None and again.state is TableState.DECLINED
     assert await lobby.decline_table("tb-none", "id-viv", key("viv", "d3")) == (None, False)
-    assert await lobby.list_tables("id-viv", "viv", EVERY, T0, 10, None) == [public]
+    assert await lobby.list_tables(TableQuery("id-viv", "viv", EVERY, T0, 10, None)) == [public]
     assert [k for _, k in await adapter.kinds()] == [
         "TableCreated", "TableCreated", "TableDeclined",
     ]  # fmt: skip

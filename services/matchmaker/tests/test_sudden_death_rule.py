@@ -22,6 +22,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.domain.modes import practice_rules
+from services.matchmaker.store import TableQuery
 from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
 from services.matchmaker.tests.test_store_contract_lobby import table
@@ -57,7 +58,9 @@ async def test_the_lobby_filters_by_sudden_death(adapter: Adapter) -> None:
         await adapter.lobby.create_table(t, key(t.host_name, "t"))
 
     async def listed(filters: TableFilter) -> set[str]:
-        tables = await adapter.lobby.list_tables("v", "viewer", filters, plain.created_at, 10, None)
+        tables = await adapter.lobby.list_tables(
+            TableQuery("v", "viewer", filters, plain.created_at, 10, None)
+        )
         return {t.host_name for t in tables}
 
     assert await listed(TableFilter()) == {"sd", "pl"}

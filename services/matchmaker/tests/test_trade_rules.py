@@ -26,6 +26,7 @@ from services.matchmaker.domain import (
     Visibility,
 )
 from services.matchmaker.handlers import Context
+from services.matchmaker.store import TableQuery
 from services.matchmaker.store.plans import plan_from, plan_json
 from services.matchmaker.tests.conftest import DECK, Fakes, player
 from services.matchmaker.tests.test_store_contract import Adapter, adapter, key
@@ -108,7 +109,14 @@ async def test_a_table_keeps_its_trade_rule_and_the_lobby_filters_by_it(
 
     async def shown(*trades: TradeRule) -> list[str]:
         found = await adapter.lobby.list_tables(
-            "viewer", "viewer", TableFilter(trades=frozenset(trades)), made[0].created_at, 10, None
+            TableQuery(
+                "viewer",
+                "viewer",
+                TableFilter(trades=frozenset(trades)),
+                made[0].created_at,
+                10,
+                None,
+            )
         )
         return sorted(t.host_name for t in found)
 
@@ -118,7 +126,7 @@ async def test_a_table_keeps_its_trade_rule_and_the_lobby_filters_by_it(
     (kept,) = [
         t
         for t in await adapter.lobby.list_tables(
-            "viewer", "viewer", TableFilter(), made[0].created_at, 10, None
+            TableQuery("viewer", "viewer", TableFilter(), made[0].created_at, 10, None)
         )
         if t.host_name == "df"
     ]
