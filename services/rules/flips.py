@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from services.rules.cards import Sides
 from services.rules.geometry import Contact
-from services.rules.resolve import Rules
+from services.rules.resolve import Rules, combo_chain
 
 Near = list[tuple[int, int, int]]
 """The neighbours of an empty cell that matter: (cell, the side of a card placed here
@@ -176,17 +176,7 @@ def compile_flips(
         if combo:
             # The set the chain reaches does not depend on the order it is walked in
             # (captures only ever add attackers), so owners come out as the rulebook's.
-            for attacker in special:  # grows while we walk it
-                attack = at[attacker]
-                assert attack is not None
-                for n, mine, theirs in contacts[attacker]:
-                    if own[n] == q:
-                        defence = at[n]
-                        assert defence is not None
-                        if attack[mine] > defence[theirs]:
-                            own[n] = p
-                            flipped.append(n)
-                            special.append(n)
+            flipped.extend(combo_chain(contacts, at, own, special, p, q))
         return flipped
 
     return Flips(near_all, capture)

@@ -16,10 +16,10 @@ works on flat sequences and precomputed neighbour tables and allocates little.
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from services.rules.cards import ACE, Sides
 from services.rules.geometry import Contact, Geometry
@@ -66,6 +66,8 @@ Touching = list[tuple[int, int, int]]
 
 Owners = MutableSequence[int | None]
 Adjusted = Sequence[Sides | None]
+Owner = TypeVar("Owner")
+"""A cell's owner as a resolver keeps it: a seat, or what marks an empty cell."""
 
 
 def resolve(
@@ -102,7 +104,9 @@ def resolve(
         captures.append(Capture(n, special[n]))
     _basic(touching, owners, player, enemy, captures)
     if rules.combo and special:
-        _combo(geometry.contacts, adjusted, owners, sorted(special), player, enemy, captures)
+        # Combo: the special set, in ascending cell order, starts the chain.
+        chain = combo_chain(geometry.contacts, adjusted, owners, sorted(special), player, enemy)
+        captures.extend(Capture(n, _COMBO) for n in chain)
     return captures
 
 
@@ -146,17 +150,19 @@ def _basic(
             captures.append(Capture(n, _BASIC))
 
 
-def _combo(
-    contacts: tuple[tuple[Contact, ...], ...],
+def combo_chain(
+    contacts: Sequence[tuple[Contact, ...]],
     adjusted: Adjusted,
-    owners: Owners,
+    owners: MutableSequence[Owner],
     queue: list[int],
-    player: int,
-    enemy: int,
-    captures: list[Capture],
-) -> None:
-    """Combo: each card of the special set, in ascending cell order, attacks its enemy
-    neighbours by the basic rule; every card it takes joins the end of the queue."""
+    player: Owner,
+    enemy: Owner,
+) -> Iterator[int]:
+    """Combo: each card of ``queue`` (the special set) in turn attacks its enemy
+    neighbours by the basic rule; every card it takes goes to ``player`` in ``owners``,
+    joins the end of the queue and is yielded. The caller takes every card it yields
+    (the chain goes on only as it is read). The search's resolver (:mod:`flips`) reads
+    it too, with its own owners (-1 for an empty cell)."""
     for attacker in queue:  # the queue grows while we walk it
         attack = adjusted[attacker]
         assert attack is not None
@@ -166,5 +172,5 @@ def _combo(
                 assert defence is not None
                 if attack[mine] > defence[theirs]:
                     owners[n] = player
-                    captures.append(Capture(n, _COMBO))
                     queue.append(n)
+                    yield n
