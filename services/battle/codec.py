@@ -171,6 +171,15 @@ def _resolved(m: b.BattleTurnResolved) -> ev.TurnResolved:
     )
 
 
+def _plan_set(m: b.BattlePlanSet) -> ev.PlanSet:
+    return ev.PlanSet(m.seat, m.turn, mapping.plan_back(m.actions), wire.moment(m.set_time))
+
+
+def _plan_committed(m: b.BattlePlanCommitted) -> ev.PlanCommitted:
+    plan, at = mapping.plan_back(m.actions), wire.moment(m.commit_time)
+    return ev.PlanCommitted(m.seat, m.turn, plan, at, m.at_deadline, m.by_cpu)
+
+
 _DECODERS: dict[str, tuple[type[Message], Callable[[Message], ev.Event]]] = {}
 
 
@@ -190,26 +199,8 @@ def _register() -> None:
             wire.moment(m.selection_deadline),  # type: ignore[attr-defined]
         ),
     )
-    add(
-        b.BattlePlanSet,
-        lambda m: ev.PlanSet(
-            m.seat,  # type: ignore[attr-defined]
-            m.turn,  # type: ignore[attr-defined]
-            mapping.plan_back(m.actions),  # type: ignore[attr-defined]
-            wire.moment(m.set_time),  # type: ignore[attr-defined]
-        ),
-    )
-    add(
-        b.BattlePlanCommitted,
-        lambda m: ev.PlanCommitted(
-            m.seat,  # type: ignore[attr-defined]
-            m.turn,  # type: ignore[attr-defined]
-            mapping.plan_back(m.actions),  # type: ignore[attr-defined]
-            wire.moment(m.commit_time),  # type: ignore[attr-defined]
-            m.at_deadline,  # type: ignore[attr-defined]
-            m.by_cpu,  # type: ignore[attr-defined]
-        ),
-    )
+    add(b.BattlePlanSet, _plan_set)  # type: ignore[arg-type]
+    add(b.BattlePlanCommitted, _plan_committed)  # type: ignore[arg-type]
     add(b.BattleTurnResolved, _resolved)  # type: ignore[arg-type]
     add(
         b.BattleSeatAway,

@@ -1,10 +1,12 @@
 """The BattleService gRPC edge: protobuf in, handlers, protobuf out. Nothing else.
 
 ``GetBattleEvents`` is the operators' (``triad-admin battle show``): it answers only a
-call that carries the TRIAD_ADMIN_TOKEN the service was given (``check_operator``)."""
+call that carries the TRIAD_ADMIN_TOKEN the service was given (``answer_events``
+checks it with ``check_operator``)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import grpc
@@ -16,10 +18,9 @@ from services.battle import handlers, handlers_create, handlers_timers, mapping
 from services.battle.handlers import Context, SeatSpec, Seen
 from services.battle.presenter import SeatViews
 from services.battle.rules import Plan
-from services.platform.bus import envelope
-from services.platform.edge import bind, check_operator, require
+from services.platform.edge import bind, require
 from services.platform.errors import InvalidArgument
-from services.platform.eventpages import page_limit
+from services.platform.eventpages import answer_events
 from services.platform.requests import Request, request_id
 
 
@@ -139,14 +140,9 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
     async def GetBattleEvents(
         self, request: b.BattleServiceGetBattleEventsRequest, context: Any
     ) -> b.BattleServiceGetBattleEventsResponse:
-        bind(battle_id=request.battle_id, player_id="")
-        check_operator(self._admin_token, context)
-        battle_id = require(request.battle_id, "battle_id")
-        limit = page_limit(request.page_size)
-        page = await handlers.battle_events(self._ctx, battle_id, request.from_version, limit)
-        return b.BattleServiceGetBattleEventsResponse(
-            events=[envelope(r) for r in page.events], next_version=page.next_version
-        )
+        read = partial(handlers.battle_events, self._ctx)
+        reply = b.BattleServiceGetBattleEventsResponse
+        return await answer_events(request, "battle_id", read, reply, self._admin_token, context)
 
 
 def register(server: grpc.aio.Server, servicer: BattleServicer) -> None:

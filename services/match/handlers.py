@@ -20,7 +20,7 @@ import structlog
 
 from services.match import bots, domain
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
-from services.match.store import MatchRepository
+from services.match.store import MatchRepository, SessionReport
 from services.platform.background import DueSoon
 from services.platform.errors import Conflict, DomainError, InvalidArgument, short_id
 from services.platform.eventstore import WrongExpectedVersion
@@ -294,7 +294,8 @@ async def report_presence(
     since when its player is away (``away_since``)."""
     opened = opened_at if opened_at is not None else ctx.clock()
     away = None if connected or not applied else ctx.clock()
-    if not await ctx.store.record_presence(player_id, session_id, opened, connected, away):
+    report = SessionReport(player_id, session_id, opened, connected, away)
+    if not await ctx.store.record_presence(report):
         return None
     match_id = await ctx.store.active_match(player_id) if applied else None
     if match_id is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import grpc
@@ -17,11 +18,10 @@ from services.match.domain import Match
 from services.match.domain.events import MatchCard, MatchRules, SeatPlayer
 from services.match.handlers import Context
 from services.match.presenter import SeatViews
-from services.platform.bus import envelope
-from services.platform.edge import bind, check_operator, require
+from services.platform.edge import bind, require
 from services.platform.enums import require_enum
 from services.platform.errors import InvalidArgument
-from services.platform.eventpages import page_limit
+from services.platform.eventpages import answer_events
 from services.platform.notifier import Notifier
 from services.platform.requests import Request
 from services.rules import validate_deck
@@ -289,14 +289,9 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     async def GetMatchEvents(
         self, request: m.MatchServiceGetMatchEventsRequest, context: Any
     ) -> m.MatchServiceGetMatchEventsResponse:
-        bind(match_id=request.match_id, player_id="")
-        check_operator(self._admin_token, context)
-        match_id = require(request.match_id, "match_id")
-        limit = page_limit(request.page_size)
-        page = await handlers_reads.match_events(self._ctx, match_id, request.from_version, limit)
-        return m.MatchServiceGetMatchEventsResponse(
-            events=[envelope(r) for r in page.events], next_version=page.next_version
-        )
+        read = partial(handlers_reads.match_events, self._ctx)
+        reply = m.MatchServiceGetMatchEventsResponse
+        return await answer_events(request, "match_id", read, reply, self._admin_token, context)
 
 
 def register(server: grpc.aio.Server, servicer: MatchServicer) -> None:

@@ -5,7 +5,8 @@ A service's handler names its store's reader and the word for the thing::
 
     await events_page(ctx.store.records, battle_id, from_version, limit, "battle")
 
-and its servicer caps the page the caller asked for with :func:`page_limit`. On the
+and its servicer answers the call with :func:`answer_events`: the operator's token
+checked, the page capped by :func:`page_limit`, the events as envelopes. On the
 operator's side, :func:`operator_events` asks a service for page after page until the
 last, with the operator's token, and :func:`event_line` prints one event as every
 ``show`` command does.
@@ -15,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import grpc
 from google.protobuf.message import Message
 from triad.v1 import events_pb2 as ev
 
-from services.platform.edge import operator_metadata
+from services.platform.bus import envelope
+from services.platform.edge import bind, check_operator, operator_metadata, require
 from services.platform.errors import NotFound
 from services.platform.eventstore import Recorded
 
@@ -39,6 +41,9 @@ ReadRecords = Callable[[str, int, int], Awaitable[list[Recorded]]]
 stream after ``after_version``, in version order."""
 
 
+Reply = TypeVar("Reply")
+
+
 @dataclass(frozen=True, slots=True)
 class EventsPage:
     """Stored events of one stream for operators, and the version the next page starts
@@ -46,6 +51,10 @@ class EventsPage:
 
     events: list[Recorded]
     next_version: int
+
+
+ReadPage = Callable[[str, int, int], Awaitable[EventsPage]]
+"""A handler's page of one stream: ``(id, from_version, limit)`` to an :class:`EventsPage`."""
 
 
 def page_limit(page_size: int) -> int:
@@ -69,6 +78,37 @@ async def events_page(
     page = found[:limit]
     more = len(found) > limit
     return EventsPage(page, page[-1].version + 1 if more else 0)
+
+
+class EventsRequest(Protocol):
+    """A ``Get...Events`` request: where the page starts and how many events it asks for
+    (besides the stream's id, which the servicer names)."""
+
+    @property
+    def from_version(self) -> int: ...
+
+    @property
+    def page_size(self) -> int: ...
+
+
+async def answer_events(
+    request: EventsRequest,
+    field: str,
+    read: ReadPage,
+    reply: Callable[..., Reply],
+    admin_token: str | None,
+    context: Any,
+) -> Reply:
+    """A servicer's answer to a ``Get...Events`` call: the stream's id is the request's
+    ``field`` ("match_id", "battle_id"), on every log line and required; only an operator
+    (``check_operator``) gets the page ``read`` finds, at most :func:`page_limit` events,
+    as ``reply(events=..., next_version=...)``."""
+    key: str = getattr(request, field)
+    bind(**{field: key, "player_id": ""})
+    check_operator(admin_token, context)
+    key = require(key, field)
+    page = await read(key, request.from_version, page_limit(request.page_size))
+    return reply(events=[envelope(r) for r in page.events], next_version=page.next_version)
 
 
 class EventsReply(Protocol):

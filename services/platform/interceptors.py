@@ -273,6 +273,14 @@ def _bind_request(context: Context, rpc: str) -> None:
     )
 
 
+def _handle(behavior: Behavior, request: Any, context: Context) -> Any:
+    """The handler called on a well-formed request (what it returns: a result, an
+    awaitable or a stream); a malformed one raises InvalidArgument instead."""
+    if isinstance(request, _Malformed):
+        raise InvalidArgument(request.reason)
+    return behavior(request, context)
+
+
 class _Rpc:
     """One method's labels, and the wrappers that bind its context, time it and map
     its failures."""
@@ -296,9 +304,7 @@ class _Rpc:
             started = time.perf_counter()
             _bind_request(context, self.full_method)
             try:
-                if isinstance(request, _Malformed):
-                    raise InvalidArgument(request.reason)
-                result = behavior(request, context)
+                result = _handle(behavior, request, context)
                 if inspect.isawaitable(result):
                     result = await result
             except BaseException as error:
@@ -314,9 +320,7 @@ class _Rpc:
             started = time.perf_counter()
             _bind_request(context, self.full_method)
             try:
-                if isinstance(request, _Malformed):
-                    raise InvalidArgument(request.reason)
-                responses = behavior(request, context)
+                responses = _handle(behavior, request, context)
                 if hasattr(responses, "__aiter__"):
                     # aclosing: if the client goes away mid-stream, the handler's own
                     # finally blocks run now, not whenever the generator is collected.

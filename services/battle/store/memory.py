@@ -13,6 +13,7 @@ from services.battle.domain.events import Created
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
+from services.platform.presence import take_missed_memory
 from services.platform.requests import Request
 from services.platform.requests_memory import MemoryRequests
 
@@ -99,11 +100,7 @@ class MemoryBattles:
         return True
 
     async def missed_battle(self, player_id: str) -> str | None:
-        known = self._presence.get(player_id)
-        if known is None:
-            return None
-        missed, known.missed = known.missed, None
-        return missed
+        return take_missed_memory(self._presence.get(player_id))
 
     async def connected(self, player_id: str) -> bool:
         known = self._presence.get(player_id)

@@ -35,6 +35,7 @@ from services.platform.eventstore import (
 )
 from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import quote_schema
+from services.platform.presence import take_missed
 from services.platform.requests import Request, RequestSeen, answered
 
 
@@ -194,14 +195,7 @@ class PostgresBattles:
         )
 
     async def missed_battle(self, player_id: str) -> str | None:
-        value = await self._pool.fetchval(
-            f"UPDATE {self._s}.presence p SET missed_battle_id = NULL "
-            f"FROM (SELECT player_id, missed_battle_id FROM {self._s}.presence "
-            "WHERE player_id = $1 AND missed_battle_id IS NOT NULL FOR UPDATE) was "
-            "WHERE p.player_id = was.player_id RETURNING was.missed_battle_id",
-            player_id,
-        )
-        return None if value is None else str(value)
+        return await take_missed(self._pool, f"{self._s}.presence", "missed_battle_id", player_id)
 
     async def set_disconnect(self, battle_id: str, seat: int, due: datetime) -> None:
         kind = DeadlineKind.DISCONNECT

@@ -21,6 +21,7 @@ from services.match import domain
 from services.match.store.port import (
     Answered,
     PlayerBusy,
+    SessionReport,
     TimerClaim,
     Write,
     describe,
@@ -29,6 +30,7 @@ from services.match.store.port import (
 )
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
+from services.platform.presence import take_missed_memory
 from services.platform.requests import Request
 from services.platform.requests_memory import MemoryRequests
 
@@ -89,24 +91,21 @@ class MemoryMatchStore:
     async def active_match(self, player_id: str) -> str | None:
         return self._active.get(player_id)
 
-    async def record_presence(
-        self,
-        player_id: str,
-        session_id: str,
-        opened_at: datetime,
-        connected: bool,
-        away_since: datetime | None = None,
-    ) -> bool:
-        known = self._presence.get(player_id)
+    async def record_presence(self, report: SessionReport) -> bool:
+        known = self._presence.get(report.player_id)
+        same = known is not None and known.session_id == report.session_id
         if known is not None and not (
-            known.opened_at < opened_at
-            or (known.session_id == session_id and (known.connected or not connected))
+            known.opened_at < report.opened_at
+            or (same and (known.connected or not report.connected))
         ):
             return False
         missed = known.missed if known is not None else None
-        if known is not None and known.session_id == session_id and not known.connected:
+        away_since = report.away_since
+        if known is not None and same and not known.connected:
             away_since = known.away_since or away_since  # the same end told again
-        self._presence[player_id] = _Session(session_id, opened_at, connected, missed, away_since)
+        self._presence[report.player_id] = _Session(
+            report.session_id, report.opened_at, report.connected, missed, away_since
+        )
         return True
 
     async def away_since(self, player_id: str) -> datetime | None:
@@ -114,11 +113,7 @@ class MemoryMatchStore:
         return None if known is None or known.connected else known.away_since
 
     async def missed_match(self, player_id: str) -> str | None:
-        known = self._presence.get(player_id)
-        if known is None:
-            return None
-        missed, known.missed = known.missed, None
-        return missed
+        return take_missed_memory(self._presence.get(player_id))
 
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
         found = {p: self._presence.get(p) for p in player_ids}

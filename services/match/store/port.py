@@ -59,6 +59,18 @@ def describe(timers: Sequence[domain.Deadline]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionReport:
+    """A session of a player opening or ending, as ``record_presence`` takes it."""
+
+    player_id: str
+    session_id: str
+    opened_at: datetime
+    connected: bool
+    away_since: datetime | None = None
+    """When an ended session ended for good (None while its client may reopen at once)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Seated:
     """A human this command seats: the row that keeps them to one active match."""
 
@@ -165,18 +177,10 @@ class MatchRepository(Protocol):
 
     async def active_match(self, player_id: str) -> str | None: ...
 
-    async def record_presence(
-        self,
-        player_id: str,
-        session_id: str,
-        opened_at: datetime,
-        connected: bool,
-        away_since: datetime | None = None,
-    ) -> bool:
+    async def record_presence(self, report: SessionReport) -> bool:
         """Record a session opening or ending; False when a later session is known or an
-        ended one reports itself open again. ``away_since``: when an ended session ended
-        for good (None while its client may reopen at once); a second report of the same
-        end keeps the first time."""
+        ended one reports itself open again. A second report of the same end keeps the
+        first ``away_since``."""
 
     async def away_since(self, player_id: str) -> datetime | None:
         """When the player's latest session ended for good, if it has and none opened since."""

@@ -32,6 +32,7 @@ from services.match import domain, metrics
 from services.match.store.port import (
     Answered,
     PlayerBusy,
+    SessionReport,
     TimerClaim,
     Write,
     describe,
@@ -48,6 +49,7 @@ from services.platform.eventstore import (
 from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import quote_schema
 from services.platform.notifier import Waiters
+from services.platform.presence import take_missed
 from services.platform.requests import Request, RequestSeen, answered
 
 NOTIFY_CHANNEL = "triad_match"
@@ -193,14 +195,7 @@ class MatchStore:
         )
         return str(value) if value is not None else None
 
-    async def record_presence(
-        self,
-        player_id: str,
-        session_id: str,
-        opened_at: datetime,
-        connected: bool,
-        away_since: datetime | None = None,
-    ) -> bool:
+    async def record_presence(self, report: SessionReport) -> bool:
         """Record that a session of the player opened or ended; False (nothing
         recorded) when a session opened later is already known, or when an ended
         session reports itself open again (a late report of a stream that is gone)."""
@@ -215,11 +210,11 @@ class MatchStore:
             "WHERE p.opened_at < EXCLUDED.opened_at "
             "OR (p.session_id = EXCLUDED.session_id AND (p.connected OR NOT EXCLUDED.connected)) "
             "RETURNING true",
-            player_id,
-            session_id,
-            opened_at,
-            connected,
-            away_since,
+            report.player_id,
+            report.session_id,
+            report.opened_at,
+            report.connected,
+            report.away_since,
         )
         return bool(row)
 
@@ -232,14 +227,9 @@ class MatchStore:
         return value
 
     async def missed_match(self, player_id: str) -> str | None:
-        value = await self._pool.fetchval(
-            f"UPDATE {self._schema}.presence p SET missed_match_id = NULL "
-            f"FROM (SELECT player_id, missed_match_id FROM {self._schema}.presence "
-            "WHERE player_id = $1 AND missed_match_id IS NOT NULL FOR UPDATE) was "
-            "WHERE p.player_id = was.player_id RETURNING was.missed_match_id",
-            player_id,
+        return await take_missed(
+            self._pool, f"{self._schema}.presence", "missed_match_id", player_id
         )
-        return None if value is None else str(value)
 
     async def open_sessions(self, player_ids: Sequence[str]) -> dict[str, str]:
         """The open session of each of ``player_ids`` that has one."""

@@ -5,13 +5,19 @@ suite; the PostgreSQL run is an integration test."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 from services.match import codec, domain
 from services.match.domain.events import MatchRules, Mode, TradeRule
-from services.match.store import Answered, MatchRepository, MemoryMatchStore, PlayerBusy
+from services.match.store import (
+    Answered,
+    MatchRepository,
+    MemoryMatchStore,
+    PlayerBusy,
+    SessionReport,
+)
 from services.match.tests.builders import ALL, T0, hand, players
 from services.platform.eventstore import WrongExpectedVersion
 from services.platform.requests import Request, RequestReused, RequestSeen
@@ -117,19 +123,37 @@ async def test_a_request_is_answered_from_its_first_run_and_refused_with_other_c
     assert latest is not None and latest.version == moved.version
 
 
+async def report(
+    repo: MatchRepository,
+    player_id: str,
+    session_id: str,
+    opened_at: datetime,
+    connected: bool,
+    away_since: datetime | None = None,
+) -> bool:
+    """``record_presence`` of one session report."""
+    return await repo.record_presence(
+        SessionReport(player_id, session_id, opened_at, connected, away_since)
+    )
+
+
 async def test_presence_keeps_the_latest_session_and_an_ended_one_stays_ended(
     repo: MatchRepository,
 ) -> None:
     t1, t2 = T0, T0 + timedelta(seconds=1)
-    assert await repo.record_presence("ann", "s1", t1, True)
+    assert await report(repo, "ann", "s1", t1, True)
     assert await repo.open_sessions(["ann", "bea"]) == {"ann": "s1"}
-    assert await repo.record_presence("ann", "s2", t2, True)  # opened later: it wins
-    assert not await repo.record_presence("ann", "s1", t1, False)  # an older one: ignored
+    assert await report(repo, "ann", "s2", t2, True)  # opened later: it wins
+    assert not await repo.record_presence(
+        SessionReport("ann", "s1", t1, False)
+    )  # an older one: ignored
     assert await repo.open_sessions(["ann"]) == {"ann": "s2"}
-    assert await repo.record_presence("ann", "s2", t2, False)
+    assert await report(repo, "ann", "s2", t2, False)
     assert await repo.open_sessions(["ann"]) == {}
-    assert not await repo.record_presence("ann", "s2", t2, True)  # ended stays ended
-    assert await repo.record_presence("ann", "s2", t2, False)  # the same end again: fine
+    assert not await report(repo, "ann", "s2", t2, True)  # ended stays ended
+    assert await repo.record_presence(
+        SessionReport("ann", "s2", t2, False)
+    )  # the same end again: fine
 
 
 async def test_presence_knows_since_when_a_player_is_gone_for_good(repo: MatchRepository) -> None:
@@ -138,15 +162,19 @@ async def test_presence_knows_since_when_a_player_is_gone_for_good(repo: MatchRe
     a session opened since clears it."""
     t1, gone, later = T0, T0 + timedelta(seconds=5), T0 + timedelta(seconds=9)
     assert await repo.away_since("ann") is None  # never seen: not away
-    assert await repo.record_presence("ann", "s1", t1, True)
-    assert await repo.record_presence("ann", "s1", t1, False)  # leaving: reopens at once
+    assert await report(repo, "ann", "s1", t1, True)
+    assert await repo.record_presence(
+        SessionReport("ann", "s1", t1, False)
+    )  # leaving: reopens at once
     assert await repo.away_since("ann") is None
-    assert await repo.record_presence("ann", "s1", t1, False, gone)  # it did not
-    assert await repo.record_presence("ann", "s1", t1, False, later)  # told again
+    assert await report(repo, "ann", "s1", t1, False, gone)  # it did not
+    assert await report(repo, "ann", "s1", t1, False, later)  # told again
     assert await repo.away_since("ann") == gone
-    assert await repo.record_presence("ann", "s2", later, True)  # back
+    assert await report(repo, "ann", "s2", later, True)  # back
     assert await repo.away_since("ann") is None
-    assert await repo.record_presence("bea", "s3", t1, False, gone)  # first seen leaving
+    assert await repo.record_presence(
+        SessionReport("bea", "s3", t1, False, gone)
+    )  # first seen leaving
     assert await repo.away_since("bea") == gone
 
 
@@ -155,9 +183,9 @@ async def test_a_match_that_ends_while_its_player_is_away_is_told_on_their_retur
 ) -> None:
     match = await started(repo, "m1")
     ann, bea = (match.player(seat).player_id for seat in (Seat.A, Seat.B))
-    assert await repo.record_presence(ann, "s1", T0, True)
-    assert await repo.record_presence(ann, "s1", T0, False)  # Ann's session ended
-    assert await repo.record_presence(bea, "s2", T0, True)
+    assert await report(repo, ann, "s1", T0, True)
+    assert await report(repo, ann, "s1", T0, False)  # Ann's session ended
+    assert await report(repo, bea, "s2", T0, True)
     assert await repo.missed_match(ann) is None  # in progress: nothing missed yet
     await repo.save(match, domain.forfeit(match, bea, T0 + timedelta(seconds=5)))
     assert await repo.missed_match(bea) is None  # she was there
