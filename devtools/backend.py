@@ -41,7 +41,9 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from devtools import leftovers
 from devtools.devcert import ensure_dev_certificate
+from devtools.leftovers import wait_group_gone
 from devtools.topology import (
     NAMES,
     SERVICES,
@@ -220,7 +222,7 @@ class Backend:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(10)
-        _wait_group_gone(process.pid)
+        wait_group_gone(process.pid)
 
     def restart(self, name: str, timeout: float | None = None) -> None:
         """Start the service again (killing it first if it still runs) on the same port
@@ -302,6 +304,7 @@ class Backend:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        leftovers.started(name, running.process.pid)
 
     def _wait_healthy(self, name: str, deadline: float) -> None:
         running = self._get(name)
@@ -334,34 +337,7 @@ class Backend:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(running.process.pid, signal.SIGKILL)
                 running.process.wait(10)
-                _wait_group_gone(running.process.pid)
-
-
-def _wait_group_gone(group: int, timeout: float = 10.0) -> None:
-    """Wait until no live process is left in the process group (a SIGKILLed worker
-    takes a moment to die; a zombie waiting for its reaper counts as gone)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _group_alive(group):
-        time.sleep(0.02)
-
-
-def _group_alive(group: int) -> bool:
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return False  # no /proc: nothing to look at
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        # After the command: state, ppid, pgrp.
-        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
-            return True
-    return False
+                wait_group_gone(running.process.pid)
 
 
 def _serving(address: str, root: bytes | None) -> bool:

