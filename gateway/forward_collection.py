@@ -9,8 +9,7 @@ from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from gateway.forwarding import Downstreams, forwarded
-from services.platform.downstream import INTERNAL_DEADLINE, call
+from gateway.forwarding import Downstreams, forwarded, internal
 
 WHAT = "collection"
 
@@ -61,10 +60,8 @@ class CollectionRpcs(Downstreams):
         answers a repeat with the first grant, so a retried Register is safe."""
         if self._collection is None:
             return  # a deployment without collection has no collections to start
-        await call(
+        await internal(
             WHAT,
-            self._collection.GrantStarterCollection(
-                c.CollectionServiceGrantStarterCollectionRequest(request_id=key, player=player),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._collection.GrantStarterCollection,
+            c.CollectionServiceGrantStarterCollectionRequest(request_id=key, player=player),
         )

@@ -6,6 +6,7 @@ service. A challenged player is named by the client and found here, among the ac
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -15,11 +16,32 @@ from triad.v1 import matchmaker_pb2 as mm
 
 from gateway.accounts import NAME
 from gateway.auth import caller
-from gateway.forwarding import Downstreams, P, answer, ask, forwarded, me, request_id
+from gateway.forwarding import (
+    Downstreams,
+    P,
+    answer,
+    ask,
+    forwarded,
+    internal_kind,
+    me,
+    request_id,
+)
 from gateway.store import GatewayStore
 from services.platform.errors import NotFound
 
 WHAT = "matchmaker"
+
+
+def starting(rpc: str, response: type[P]) -> Callable[[MatchmakerRpcs, Message, Any], Awaitable[P]]:
+    """The public RPC that is the matchmaker's ``rpc`` field for field and starts a
+    match, as a servicer method: ``ask``, then ``MatchmakerRpcs._started``."""
+    kind = internal_kind(WHAT, rpc)
+
+    async def method(self: MatchmakerRpcs, request: Message, context: Any) -> P:
+        reply = await ask(WHAT, getattr(self._matchmaker_stub(), rpc), kind, request)
+        return await self._started(response, reply)
+
+    return method
 
 
 class MatchmakerRpcs(Downstreams):
@@ -34,30 +56,11 @@ class MatchmakerRpcs(Downstreams):
     CloseTable = forwarded(WHAT, "CloseTable", g.CloseTableResponse)
     DeclineChallenge = forwarded(WHAT, "DeclineChallenge", g.DeclineChallengeResponse)
 
-    async def StartPractice(
-        self, request: g.StartPracticeRequest, context: Any
-    ) -> g.StartPracticeResponse:
-        # Only CUSTOM carries settings; an empty one would read as "custom rules, all
-        # off" to the matchmaker, so custom_settings goes only when given.
-        reply = await ask(
-            WHAT,
-            self._matchmaker_stub().StartPractice,
-            mm.MatchmakerServiceStartPracticeRequest,
-            request,
-        )
-        return await self._with_view(g.StartPracticeResponse, reply, reply.match_id)
-
-    async def SwitchToPractice(
-        self, request: g.SwitchToPracticeRequest, context: Any
-    ) -> g.SwitchToPracticeResponse:
-        # An unset deck: the ticket's deck.
-        reply = await ask(
-            WHAT,
-            self._matchmaker_stub().SwitchToPractice,
-            mm.MatchmakerServiceSwitchToPracticeRequest,
-            request,
-        )
-        return await self._with_view(g.SwitchToPracticeResponse, reply, reply.match_id)
+    # Only CUSTOM carries settings; an empty one would read as "custom rules, all off" to
+    # the matchmaker, so custom_settings goes only when given.
+    StartPractice = starting("StartPractice", g.StartPracticeResponse)
+    # An unset deck: the ticket's deck.
+    SwitchToPractice = starting("SwitchToPractice", g.SwitchToPracticeResponse)
 
     async def CreateTable(
         self, request: g.CreateTableRequest, context: Any
@@ -75,35 +78,19 @@ class MatchmakerRpcs(Downstreams):
         )
         return answer(g.CreateTableResponse, reply)
 
-    async def JoinTable(self, request: g.JoinTableRequest, context: Any) -> g.JoinTableResponse:
-        reply = await ask(
-            WHAT, self._matchmaker_stub().JoinTable, mm.MatchmakerServiceJoinTableRequest, request
-        )
-        return await self._started(g.JoinTableResponse, reply)
+    JoinTable = starting("JoinTable", g.JoinTableResponse)
+    # An unset deck: Random tables.
+    FindGame = starting("FindGame", g.FindGameResponse)
 
-    async def FindGame(self, request: g.FindGameRequest, context: Any) -> g.FindGameResponse:
-        # An unset deck: Random tables.
-        reply = await ask(
-            WHAT, self._matchmaker_stub().FindGame, mm.MatchmakerServiceFindGameRequest, request
-        )
-        return await self._started(g.FindGameResponse, reply)
-
-    async def _started(
-        self,
-        kind: type[P],
-        reply: mm.MatchmakerServiceJoinTableResponse | mm.MatchmakerServiceFindGameResponse,
-    ) -> P:
-        """The public ``kind`` of a call that joined a table: the reply, and the match it
-        started as the guest sees it; no view for a battle table (Skirmish: ``match_id``
-        is the battle's, read with GetBattleView)."""
-        if reply.table.settings.battle:
+    async def _started(self, kind: type[P], reply: Any) -> P:
+        """The public ``kind`` of a call that started a match: the reply (an internal
+        response naming its ``match_id``), and the caller's first view of the match; no
+        view for a battle table joined (Skirmish: ``match_id`` is the battle's, read with
+        GetBattleView)."""
+        table = getattr(reply, "table", None)  # JoinTable and FindGame join a table
+        if table is not None and table.settings.battle:
             return answer(kind, reply)
-        return await self._with_view(kind, reply, reply.match_id)
-
-    async def _with_view(self, kind: type[P], reply: Message, match_id: str) -> P:
-        """The public ``kind`` of a call that started the match ``match_id``: the reply,
-        and the caller's first view of the match."""
-        return answer(kind, reply, view=await self._view(match_id, caller().player_id))
+        return answer(kind, reply, view=await self._view(reply.match_id, caller().player_id))
 
     async def _challenged(self, name: str) -> pb.PlayerRef | None:
         """The player a challenge names, as the accounts know them (their name as they

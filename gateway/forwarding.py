@@ -136,6 +136,18 @@ def answer(kind: type[P], reply: Message, /, *, optional: Collection[str] = (), 
     return kind(**fields, **given)
 
 
+async def internal(what: str, rpc: grpc.aio.UnaryUnaryMultiCallable[Q, R], request: Q) -> R:
+    """``rpc`` of the ``what`` service called with the internal ``request``, within the
+    internal deadline; its failure as ``call`` maps it."""
+    return await call(what, rpc(request, timeout=INTERNAL_DEADLINE))
+
+
+def internal_kind(what: str, rpc: str) -> type[Message]:
+    """The request ``rpc`` of the ``what`` service takes, read from the service's
+    descriptor: an ``rpc`` the service lacks fails here (when a mixin is defined)."""
+    return GetMessageClass(INTERNAL_SERVICES[what].methods_by_name[rpc].input_type)
+
+
 async def ask(
     what: str,
     rpc: grpc.aio.UnaryUnaryMultiCallable[Q, R],
@@ -146,7 +158,7 @@ async def ask(
 ) -> R:
     """``rpc`` of the ``what`` service called with ``internal_request(kind, public,
     **given)``, within the internal deadline; its failure as ``call`` maps it."""
-    return await call(what, rpc(internal_request(kind, public, **given), timeout=INTERNAL_DEADLINE))
+    return await internal(what, rpc, internal_request(kind, public, **given))
 
 
 async def forward(
@@ -168,10 +180,9 @@ def forwarded(
     what: str, rpc: str, response: type[P], /, *, optional: Collection[str] = ()
 ) -> Callable[[Downstreams, Message, Any], Awaitable[P]]:
     """The public RPC that is ``rpc`` of the ``what`` service field for field, as a
-    servicer method: ``forward`` with the request ``rpc`` takes (read from the service's
-    descriptor, so an ``rpc`` the service lacks fails when the mixin is defined) and the
-    public ``response``."""
-    kind = GetMessageClass(INTERNAL_SERVICES[what].methods_by_name[rpc].input_type)
+    servicer method: ``forward`` with the request ``rpc`` takes (``internal_kind``) and
+    the public ``response``."""
+    kind = internal_kind(what, rpc)
 
     async def method(self: Downstreams, request: Message, context: Any) -> P:
         stub_rpc = getattr(self._stub(what), rpc)
@@ -214,32 +225,25 @@ class Downstreams:
         return configured(self._matchmaker, "matchmaker")
 
     async def _active_match_id(self, player_id: str) -> str | None:
-        reply = await call(
+        reply = await internal(
             "match",
-            self._match.GetActiveMatch(
-                m.MatchServiceGetActiveMatchRequest(player_id=player_id), timeout=INTERNAL_DEADLINE
-            ),
+            self._match.GetActiveMatch,
+            m.MatchServiceGetActiveMatchRequest(player_id=player_id),
         )
         return reply.active_match.match_id if reply.HasField("active_match") else None
 
     async def _battle_view_for(self, battle_id: str, player_id: str) -> pb.BattleView:
-        reply = await call(
+        reply = await internal(
             "battle",
-            self._battle_stub().GetBattleView(
-                battle_pb2.BattleServiceGetBattleViewRequest(
-                    battle_id=battle_id, player_id=player_id
-                ),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle_stub().GetBattleView,
+            battle_pb2.BattleServiceGetBattleViewRequest(battle_id=battle_id, player_id=player_id),
         )
         return reply.view
 
     async def _view(self, match_id: str, player_id: str) -> pb.MatchView:
-        reply = await call(
+        reply = await internal(
             "match",
-            self._match.GetView(
-                m.MatchServiceGetViewRequest(match_id=match_id, player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._match.GetView,
+            m.MatchServiceGetViewRequest(match_id=match_id, player_id=player_id),
         )
         return reply.view

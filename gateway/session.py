@@ -32,6 +32,7 @@ from datetime import datetime
 from itertools import count
 from typing import Any, cast
 
+from google.protobuf.message import Message
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
@@ -224,16 +225,16 @@ class SessionRpcs(PresenceReports):
         current: list[Push] = []
         if opened.active_match.match_id:
             current.append(Push("match_view", opened.active_match))
-        if status.HasField("balance"):
-            current.append(Push("balance", status.balance))
-        if status.HasField("pending_trade"):
-            current.append(Push("trade_prompt", status.pending_trade))
-        if opened.HasField("draft"):
-            current.append(Push("draft", opened.draft))
-        if opened.HasField("active_battle"):
-            current.append(Push("battle", opened.active_battle))
-        if status.HasField("hosted_table"):
-            current.append(Push("table", status.hosted_table))
+        shown: tuple[tuple[Message, str, str], ...] = (  # holder, field, push
+            (status, "balance", "balance"),
+            (status, "pending_trade", "trade_prompt"),
+            (opened, "draft", "draft"),
+            (opened, "active_battle", "battle"),
+            (status, "hosted_table", "table"),
+        )
+        for holder, part, kind in shown:
+            if holder.HasField(part):
+                current.append(Push(kind, getattr(holder, part)))
         if status.HasField("ticket"):
             current.append(Push("queue_status", pb.QueueStatus(ticket=status.ticket)))
         return current + challenges

@@ -20,8 +20,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import matchmaker_pb2 as mm
 
-from gateway.forwarding import Downstreams
-from services.platform.downstream import INTERNAL_DEADLINE, call
+from gateway.forwarding import Downstreams, internal
 from services.platform.errors import DomainError, Unavailable
 
 log = structlog.get_logger()
@@ -129,32 +128,25 @@ class PlayerStatusReads(Downstreams):
 
         async def obligations_after_match() -> c.CollectionServiceHasPendingObligationsResponse:
             active = await match
-            reply: c.CollectionServiceHasPendingObligationsResponse = await call(
+            return await internal(
                 "collection",
-                stub.HasPendingObligations(
-                    c.CollectionServiceHasPendingObligationsRequest(
-                        player_id=player_id, current_match_id=active or ""
-                    ),
-                    timeout=INTERNAL_DEADLINE,
+                stub.HasPendingObligations,
+                c.CollectionServiceHasPendingObligationsRequest(
+                    player_id=player_id, current_match_id=active or ""
                 ),
             )
-            return reply
 
         balance, obligations, trade = await asyncio.gather(
-            call(
+            internal(
                 "collection",
-                stub.GetBalance(
-                    c.CollectionServiceGetBalanceRequest(player_id=player_id),
-                    timeout=INTERNAL_DEADLINE,
-                ),
+                stub.GetBalance,
+                c.CollectionServiceGetBalanceRequest(player_id=player_id),
             ),
             obligations_after_match(),
-            call(
+            internal(
                 "collection",
-                stub.GetPendingTrade(
-                    c.CollectionServiceGetPendingTradeRequest(player_id=player_id),
-                    timeout=INTERNAL_DEADLINE,
-                ),
+                stub.GetPendingTrade,
+                c.CollectionServiceGetPendingTradeRequest(player_id=player_id),
             ),
         )
         return Holdings(
@@ -168,12 +160,10 @@ class PlayerStatusReads(Downstreams):
         configured here (nobody can queue then)."""
         if self._matchmaker is None:
             return NOT_QUEUED
-        reply = await call(
+        reply = await internal(
             "matchmaker",
-            self._matchmaker.GetQueueStatus(
-                mm.MatchmakerServiceGetQueueStatusRequest(player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._matchmaker.GetQueueStatus,
+            mm.MatchmakerServiceGetQueueStatusRequest(player_id=player_id),
         )
         ticket = reply.status.ticket
         # The matchmaker also returns a ticket that ended a moment ago; the status shows
@@ -207,12 +197,12 @@ class PlayerStatusReads(Downstreams):
                     player_id=player_id,
                     ticket_id=queued.ticket.ticket_id,
                 )
-                await call("matchmaker", stub.CancelTicket(ticket, timeout=INTERNAL_DEADLINE))
+                await internal("matchmaker", stub.CancelTicket, ticket)
             if queued.table is not None:
                 table = mm.MatchmakerServiceCloseTableRequest(
                     request_id=f"{key}:table", player_id=player_id, table_id=queued.table.table_id
                 )
-                await call("matchmaker", stub.CloseTable(table, timeout=INTERNAL_DEADLINE))
+                await internal("matchmaker", stub.CloseTable, table)
         except DomainError as error:  # paired or joined meanwhile, or the matchmaker away
             log.info("logout left the queue as it was", player_id=player_id, error=str(error))
 
@@ -229,13 +219,11 @@ class PlayerStatusReads(Downstreams):
             mine = pb.TableFilter(challenges_only=True, battles=battles)
             token = ""
             while True:
-                reply = await call(
+                reply = await internal(
                     "matchmaker",
-                    stub.ListTables(
-                        mm.MatchmakerServiceListTablesRequest(
-                            player=player, filter=mine, page_size=MAX_PAGE, page_token=token
-                        ),
-                        timeout=INTERNAL_DEADLINE,
+                    stub.ListTables,
+                    mm.MatchmakerServiceListTablesRequest(
+                        player=player, filter=mine, page_size=MAX_PAGE, page_token=token
                     ),
                 )
                 tables.extend(reply.tables)
@@ -248,12 +236,10 @@ class PlayerStatusReads(Downstreams):
         """The player's view of their open draft; None when collection is not here."""
         if self._collection is None:
             return None
-        reply = await call(
+        reply = await internal(
             "collection",
-            self._collection.GetDraft(
-                c.CollectionServiceGetDraftRequest(draft_id=draft_id, player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._collection.GetDraft,
+            c.CollectionServiceGetDraftRequest(draft_id=draft_id, player_id=player_id),
         )
         return reply.draft
 
@@ -262,12 +248,10 @@ class PlayerStatusReads(Downstreams):
         battle service is not here."""
         if self._battle is None:
             return None
-        active = await call(
+        active = await internal(
             "battle",
-            self._battle.GetActiveBattle(
-                b.BattleServiceGetActiveBattleRequest(player_id=player_id),
-                timeout=INTERNAL_DEADLINE,
-            ),
+            self._battle.GetActiveBattle,
+            b.BattleServiceGetActiveBattleRequest(player_id=player_id),
         )
         return str(active.battle_id) or None
 

@@ -214,7 +214,7 @@ export function endingScenarios(kit) {
 }
 
 /** The page's own hand: each card's id and printed sides (A is 10). */
-async function handOf(page) {
+export async function handOf(page) {
   return page.evaluate(() =>
     [...document.querySelectorAll(".hand.mine .card")].map((node) => {
       const side = (name) => {

@@ -2,6 +2,8 @@
 // each plays). play.mjs lends its players and helpers; each scenario returns what it
 // saw, printed by play.mjs as one JSON line.
 
+import { handOf } from "./endings.mjs";
+
 /** The scenarios, on ``kit``: player(), playTurn(), hostAndJoin(), finalScreen() and the
  * screenshot path. */
 export function realmScenarios(kit) {
@@ -189,19 +191,6 @@ export function realmScenarios(kit) {
       placed: document.querySelectorAll("[data-testid=board] .cell.mine, [data-testid=board] .cell.theirs").length,
       hand: document.querySelectorAll(".hand.mine .card").length,
     }));
-  }
-
-  /** The page's own hand: each card's id and printed sides (A is 10). */
-  async function handOf(page) {
-    return page.evaluate(() =>
-      [...document.querySelectorAll(".hand.mine .card")].map((node) => {
-        const side = (name) => {
-          const text = node.querySelector(`.face .${name}`)?.textContent ?? "0";
-          return text === "A" ? 10 : Number(text);
-        };
-        return { id: node.dataset.card, top: side("top"), right: side("right"), bottom: side("bottom"), left: side("left") };
-      }),
-    );
   }
 }
 
