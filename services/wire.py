@@ -1,11 +1,13 @@
 """The ``triad.v1`` wire vocabulary every service edge speaks the same way: points and
-spans of time, card sides, elements, holo sides, ladders and the Realm attributes
-(creature types, alignments). One definition, so a card or a timestamp means the same
-bytes whichever service wrote it."""
+spans of time, card sides, elements, holo sides, ladders, visibilities, trade rules, the
+Realm attributes (creature types, alignments) and the ``Rules`` message of a rule set.
+One definition, so a card or a timestamp means the same bytes whichever service wrote
+it."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -13,8 +15,9 @@ from triad.v1 import common_pb2 as pb
 
 from services.platform.enums import backwards, by_name
 from services.platform.errors import InvalidArgument
-from services.rules import Element, Side, Sides
+from services.rules import Element, Side, Sides, Visibility
 from services.rules.realm import Alignment, CreatureType, Law, Moral
+from services.rules.trade import TradeRule
 
 ELEMENTS = {None: pb.ELEMENT_UNSPECIFIED} | by_name(Element, pb.Element)
 ELEMENTS_BACK = backwards(ELEMENTS)
@@ -26,6 +29,11 @@ LADDERS: dict[str, pb.Ladder.ValueType] = {
     "draft": pb.LADDER_DRAFT,
 }
 LADDERS_BACK = backwards(LADDERS)
+VISIBILITIES = by_name(Visibility, pb.Visibility)
+VISIBILITIES_BACK = backwards(VISIBILITIES)
+TRADE_RULES = by_name(TradeRule, pb.TradeRule)
+TRADE_RULES_BACK: dict[int, TradeRule] = backwards(TRADE_RULES)
+"""Unset (a request or an event before trade rules) is read as NONE by its caller."""
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -111,3 +119,84 @@ def alignment_back(message: pb.Alignment) -> Alignment | None:
     """None when the message carries no alignment (written before catalog version 2)."""
     law, moral = LAWS_BACK.get(message.law), MORALS_BACK.get(message.moral)
     return None if law is None or moral is None else Alignment(law, moral)
+
+
+# ---- rule sets: the ``Rules`` message a match, a table or a queue carries ----------------
+
+
+class PlacementRules(Protocol):
+    """The placement rules a ``Rules`` message carries as flags (RULES.md 3, 4)."""
+
+    @property
+    def same(self) -> bool: ...
+    @property
+    def plus(self) -> bool: ...
+    @property
+    def combo(self) -> bool: ...
+    @property
+    def elemental(self) -> bool: ...
+    @property
+    def same_wall(self) -> bool: ...
+
+
+class RealmFlags(Protocol):
+    """The Realm modules a ``Rules`` message of the Realm family names (RULES.md 17)."""
+
+    @property
+    def type_advantage(self) -> bool: ...
+    @property
+    def clash(self) -> bool: ...
+    @property
+    def lair(self) -> bool: ...
+    @property
+    def resistance(self) -> bool: ...
+    @property
+    def cursed(self) -> bool: ...
+
+
+class TableRules(Protocol):
+    """What a ``Rules`` message says beside its placement rules and its board."""
+
+    @property
+    def visibility(self) -> Visibility: ...
+    @property
+    def trade(self) -> TradeRule: ...
+    @property
+    def sudden_death(self) -> bool: ...
+    @property
+    def house_hands(self) -> bool: ...
+    @property
+    def realm(self) -> RealmFlags | None: ...
+
+
+def _realm_fields(value: RealmFlags | None) -> dict[str, Any]:
+    """The Realm fields of a ``Rules`` message: the family and its modules; none for
+    the standard family."""
+    if value is None:
+        return {}
+    modules = pb.RealmModules(
+        type_advantage=value.type_advantage,
+        alignment_clash=value.clash,
+        lair=value.lair,
+        resistance=value.resistance,
+        cursed=value.cursed,
+    )
+    return {"family": pb.RULES_FAMILY_REALM, "realm": modules}
+
+
+def rules_message(table: TableRules, placement: PlacementRules, board: pb.BoardShape) -> pb.Rules:
+    """The ``Rules`` message of ``table``'s choices, its ``placement`` rules and its
+    ``board`` (each service knows its board in its own terms)."""
+    return pb.Rules(
+        visibility=VISIBILITIES[table.visibility],
+        same=placement.same,
+        plus=placement.plus,
+        combo=placement.combo,
+        elemental=placement.elemental,
+        same_wall=placement.same_wall,
+        sudden_death=table.sudden_death,
+        trade_rule=TRADE_RULES[table.trade],
+        board=board,
+        house_hands=table.house_hands,
+        **_realm_fields(table.realm),
+    )

@@ -77,8 +77,7 @@ from services.collection.mapping import (
 )
 from services.platform import codec as events
 from services.platform.codec import Upcaster
-from services.platform.enums import backwards, by_name
-from services.wire import LADDERS, LADDERS_BACK, moment, timestamp
+from services.wire import LADDERS, LADDERS_BACK, TRADE_RULES, TRADE_RULES_BACK, moment, timestamp
 
 Encoded = events.Encoded
 """One event as stored (the platform's): type name, schema version, payload bytes."""
@@ -90,8 +89,6 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 READER = events.Reader(UPCASTERS, events.read_newer_as_current("collection"))
 """A newer version is logged and read as the current one (additive changes only)."""
 MATCH_FINISHED = "triad.v1.MatchFinished"
-TRADE_RULES = by_name(TradeRule, pb.TradeRule)
-TRADE_RULES_BACK = backwards(TRADE_RULES)
 BOOSTER = 5
 """Cards per draft booster in ``DraftParticipant.boosters``."""
 

@@ -26,7 +26,7 @@ from services.collection.domain.seeds import ActiveSeed
 from services.collection.handlers import Context
 from services.collection.results import Balance, BoosterBought, SeedRecord, SeedRotated
 from services.collection.store import Request, Unit
-from services.platform.errors import Conflict, NotFound, short_id
+from services.platform.errors import Conflict, NotFound, require_found, short_id
 
 log = structlog.get_logger()
 
@@ -253,10 +253,7 @@ def _count_booster(opened: BoosterOpened) -> None:
 
 
 async def booster_draw(ctx: Context, draw_id: str) -> BoosterDraw:
-    found = await ctx.store.draw(draw_id)
-    if found is None:
-        raise NotFound(f"no booster draw {draw_id}")
-    return found
+    return require_found(await ctx.store.draw(draw_id), f"no booster draw {draw_id}")
 
 
 async def booster_draws(

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 
 from triad.v1 import common_pb2 as pb
 
-from services.collection.codec import TRADE_RULES
 from services.collection.domain import boosters
 from services.collection.domain.draft_session import Draft, Status
 from services.collection.domain.events import OwnedCopy
@@ -27,7 +26,7 @@ from services.collection.results import (
 )
 from services.rules import DeckRule, Violation
 from services.rules.deck import DECK_SIZE
-from services.wire import timestamp
+from services.wire import TRADE_RULES, timestamp
 
 DECK_RULES: dict[DeckRule, pb.DeckRule.ValueType] = {
     DeckRule.SIZE: pb.DECK_RULE_FIVE_CARDS,

@@ -40,8 +40,6 @@ from services.match.mapping import (
     REASONS_BACK,
     SEATS,
     SEATS_BACK,
-    TRADE_RULES,
-    TRADE_RULES_BACK,
     captures,
     captures_back,
     card,
@@ -57,7 +55,15 @@ from services.platform import codec as events
 from services.platform.codec import Encoded, Upcaster
 from services.platform.eventstore import Recorded
 from services.rules import Seat
-from services.wire import ELEMENTS, ELEMENTS_BACK, duration, moment, timestamp
+from services.wire import (
+    ELEMENTS,
+    ELEMENTS_BACK,
+    TRADE_RULES,
+    TRADE_RULES_BACK,
+    duration,
+    moment,
+    timestamp,
+)
 
 SCHEMA_VERSION = 1
 """The schema version every match event is written at today."""

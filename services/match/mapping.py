@@ -20,7 +20,7 @@ from services.match.domain.events import (
     TradeRule,
 )
 from services.platform.enums import backwards, by_name
-from services.rules import Capture, Rules, Seat, Visibility
+from services.rules import Capture, Rules, Seat
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,
@@ -30,8 +30,11 @@ from services.wire import (
     LADDERS_BACK,
     SIDES,
     SIDES_BACK,
+    TRADE_RULES_BACK,
+    VISIBILITIES_BACK,
     alignment,
     alignment_back,
+    rules_message,
     sides,
     sides_back,
     timestamp,
@@ -47,9 +50,6 @@ SEATS: dict[Seat | None, pb.Seat.ValueType] = {
 SEATS_BACK: dict[int, Seat | None] = backwards(SEATS)
 MODES = {None: pb.MODE_UNSPECIFIED} | by_name(Mode, pb.Mode)
 MODES_BACK: dict[int, Mode | None] = backwards(MODES)
-TRADE_RULES = by_name(TradeRule, pb.TradeRule)
-TRADE_RULES_BACK: dict[int, TradeRule] = backwards(TRADE_RULES)
-"""Unset (a request or an event before trade rules) is read as NONE by its caller."""
 TRADE_NAMES: dict[int, str] = {
     pb.TRADE_RULE_ONE: "Trade One",
     pb.TRADE_RULE_DIRECT: "Direct",
@@ -58,8 +58,6 @@ TRADE_NAMES: dict[int, str] = {
 }
 """A trade rule as the rulebook names it, for refusals (None has no name: it trades
 nothing)."""
-VISIBILITIES = by_name(Visibility, pb.Visibility)
-VISIBILITIES_BACK = backwards(VISIBILITIES)
 CAUSES, CAUSES_BACK = mapping_realm.CAUSES, mapping_realm.CAUSES_BACK
 REASONS = by_name(FinishReason, pb.FinishReason)
 REASONS_BACK = backwards(REASONS)
@@ -140,25 +138,13 @@ def seat_player_back(message: pb.SeatPlayer) -> SeatPlayer:
 @lru_cache(maxsize=1_024)
 def rules(setup: MatchRules) -> pb.Rules:
     """Built once per rule set (every view carries it); shared like :func:`card`."""
-    r = setup.rules
-    return pb.Rules(
-        visibility=VISIBILITIES[setup.visibility],
-        same=r.same,
-        plus=r.plus,
-        combo=r.combo,
-        elemental=r.elemental,
-        same_wall=r.same_wall,
-        sudden_death=setup.sudden_death,
-        trade_rule=TRADE_RULES[setup.trade],
-        board=pb.BoardShape(
-            rows=setup.rows,
-            columns=setup.cols,
-            blocked_cells=sorted(setup.blocked),
-            blocked_count=len(setup.blocked),
-        ),
-        house_hands=setup.house_hands,
-        **mapping_realm.rules_fields(setup.realm),
+    board = pb.BoardShape(
+        rows=setup.rows,
+        columns=setup.cols,
+        blocked_cells=sorted(setup.blocked),
+        blocked_count=len(setup.blocked),
     )
+    return rules_message(setup, setup.rules, board)
 
 
 @lru_cache(maxsize=1_024)

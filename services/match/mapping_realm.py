@@ -29,22 +29,6 @@ PROTECTIONS = by_name(Protection, pb.Protection)
 PROTECTIONS_BACK = backwards(PROTECTIONS)
 
 
-def rules_fields(realm: RealmRules | None) -> dict[str, Any]:
-    """The Realm fields of a ``Rules`` message: none for the standard family."""
-    if realm is None:
-        return {}
-    return {
-        "family": pb.RULES_FAMILY_REALM,
-        "realm": pb.RealmModules(
-            type_advantage=realm.type_advantage,
-            alignment_clash=realm.clash,
-            lair=realm.lair,
-            resistance=realm.resistance,
-            cursed=realm.cursed,
-        ),
-    }
-
-
 def rules_back(message: pb.Rules, rules: Rules) -> RealmRules | None:
     """The Realm modules of a ``Rules`` message (Same, Plus and Combo are ``rules``'s);
     None for the standard family."""

@@ -46,8 +46,8 @@ from services.matchmaker.store import (
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
+    require_found,
     short_id,
 )
 from services.platform.pages import key_token, key_token_back
@@ -170,10 +170,7 @@ async def _check_challengeable(ctx: Context, host: Player, challenged: Player | 
 
 
 async def table_named(ctx: Context, table_id: str) -> Table:
-    table = await ctx.lobby.table(table_id)
-    if table is None:
-        raise NotFound(f"no table {short_id(table_id)}")
-    return table
+    return require_found(await ctx.lobby.table(table_id), f"no table {short_id(table_id)}")
 
 
 async def list_tables(
@@ -310,9 +307,8 @@ async def decline_challenge(ctx: Context, request_id: str, player: Player, table
     request = Request.of(player.player_id, request_id, "decline", table_id)
     if (seen := await ctx.store.answered(request)) is not None:
         return await table_named(ctx, seen)
-    table, declined = await ctx.lobby.decline_table(table_id, player.player_id, request)
-    if table is None:
-        raise NotFound(f"no table {short_id(table_id)}")
+    found, declined = await ctx.lobby.decline_table(table_id, player.player_id, request)
+    table = require_found(found, f"no table {short_id(table_id)}")
     if declined:
         ctx.metrics.tables.labels("declined").inc()
         await tell_table(ctx, table)
@@ -339,9 +335,8 @@ async def close_table(ctx: Context, request_id: str, player_id: str, table_id: s
     request = Request.of(player_id, request_id, "close", table_id)
     if (seen := await ctx.store.answered(request)) is not None:
         return await table_named(ctx, seen)
-    table, closed = await ctx.lobby.close_table(table_id, player_id, request)
-    if table is None:
-        raise NotFound(f"no table {short_id(table_id)}")
+    found, closed = await ctx.lobby.close_table(table_id, player_id, request)
+    table = require_found(found, f"no table {short_id(table_id)}")
     if table.host_id != player_id:
         raise PermissionDenied("only the host can close a table")
     if closed:

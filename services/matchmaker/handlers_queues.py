@@ -43,6 +43,7 @@ from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    require_found,
     short_id,
 )
 
@@ -123,10 +124,9 @@ async def enqueue(
 
 
 async def _ticket(ctx: Context, ticket_id: str) -> Ticket:
-    ticket = await ctx.store.ticket(ticket_id)
-    if ticket is None:
-        raise NotFound(f"you have no ticket {short_id(ticket_id)}")
-    return ticket
+    return require_found(
+        await ctx.store.ticket(ticket_id), f"you have no ticket {short_id(ticket_id)}"
+    )
 
 
 async def cancel(ctx: Context, request_id: str, player_id: str, ticket_id: str) -> Ticket:

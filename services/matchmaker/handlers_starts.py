@@ -36,6 +36,7 @@ from services.platform.errors import (
     InvalidArgument,
     NotFound,
     Unavailable,
+    require_found,
 )
 
 log = structlog.get_logger()
@@ -310,9 +311,7 @@ async def resume(ctx: Context, start_id: str) -> StartRecord:
     """Answer a retried request from its start: finished or failed as it was, run again
     if the replica that began it is gone, or, while its first try still runs, waited
     for (up to ``SETTLING_SECONDS``, then ABORTED: ask again)."""
-    start = await ctx.store.start(start_id)
-    if start is None:
-        raise NotFound(f"no start {start_id}")
+    start = require_found(await ctx.store.start(start_id), f"no start {start_id}")
     give_up = asyncio.get_running_loop().time() + SETTLING_SECONDS
     while start.state is StartState.PENDING:
         now = ctx.clock()

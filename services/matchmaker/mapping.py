@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
@@ -31,7 +30,6 @@ from services.matchmaker.domain import (
     Ticket,
     TicketState,
     TradeRule,
-    Visibility,
 )
 from services.platform.enums import backwards, by_name, require_enum
 from services.platform.errors import InvalidArgument
@@ -40,20 +38,19 @@ from services.rules.realm import CreatureType, alignment_words, parse_alignment
 from services.wire import (
     CREATURE_TYPES,
     CREATURE_TYPES_BACK,
+    TRADE_RULES_BACK,
+    VISIBILITIES_BACK,
     alignment,
     alignment_back,
+    rules_message,
 )
 
 MODES = by_name(Mode, pb.Mode)
 MODES_BACK = backwards(MODES)
-VISIBILITIES = by_name(Visibility, pb.Visibility)
-VISIBILITIES_BACK = backwards(VISIBILITIES)
 BOT_LEVELS = by_name(BotLevel, pb.BotLevel)
 BOT_LEVELS_BACK = backwards(BOT_LEVELS)
 BATTLE_LEVELS = by_name(BattleLevel, pb.BattleBotLevel)
 BATTLE_LEVELS_BACK = backwards(BATTLE_LEVELS)
-TRADE_RULES = by_name(TradeRule, pb.TradeRule)
-TRADE_RULES_BACK: dict[int, TradeRule] = backwards(TRADE_RULES)
 LADDERS: dict[str, pb.Ladder.ValueType] = {"ranked": pb.LADDER_RANKED, "draft": pb.LADDER_DRAFT}
 LADDERS_BACK = backwards(LADDERS)
 TICKET_STATES: dict[TicketState, pb.TicketStatus.ValueType] = {
@@ -127,33 +124,8 @@ def battle_seat(seat: Seat) -> pb.BattleSeat:
 
 
 def rules(value: RuleSet) -> pb.Rules:
-    return pb.Rules(
-        visibility=VISIBILITIES[value.visibility],
-        same=value.same,
-        plus=value.plus,
-        combo=value.combo,
-        elemental=value.elemental,
-        same_wall=value.same_wall,
-        sudden_death=value.sudden_death,
-        trade_rule=TRADE_RULES[value.trade],
-        board=pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked),
-        house_hands=value.house_hands,
-        **_realm_fields(value.realm),
-    )
-
-
-def _realm_fields(value: RealmModules | None) -> dict[str, Any]:
-    """Realm Triad (issue 20): the family and its modules; none for the standard one."""
-    if value is None:
-        return {}
-    modules = pb.RealmModules(
-        type_advantage=value.type_advantage,
-        alignment_clash=value.clash,
-        lair=value.lair,
-        resistance=value.resistance,
-        cursed=value.cursed,
-    )
-    return {"family": pb.RULES_FAMILY_REALM, "realm": modules}
+    board = pb.BoardShape(rows=value.board, columns=value.board, blocked_count=value.blocked)
+    return rules_message(value, value, board)
 
 
 def _realm_back(message: pb.Rules) -> RealmModules | None:

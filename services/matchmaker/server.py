@@ -24,7 +24,7 @@ from services.matchmaker.domain import MODE_RULES, DeckChoice, Mode, TableSettin
 from services.matchmaker.handlers import Context, Player
 from services.matchmaker.pushes import status
 from services.platform.edge import bind, require
-from services.platform.errors import InvalidArgument, NotFound
+from services.platform.errors import InvalidArgument, require_found
 from services.platform.notifier import Notifier
 
 
@@ -106,9 +106,10 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServiceServicer):
     ) -> AsyncIterator[mm.MatchmakerServiceWatchQueueResponse]:
         player_id = require(request.player_id, "player_id")
         with self._notifier.watch(player_id) as changed:
-            view = (await handlers_queues.queue_status(self._ctx, player_id)).view
-            if view is None:
-                raise NotFound("you have no ticket: enqueue first")
+            view = require_found(
+                (await handlers_queues.queue_status(self._ctx, player_id)).view,
+                "you have no ticket: enqueue first",
+            )
             ticket_id, last, sent_at = view.ticket.ticket_id, None, 0.0
             while True:
                 changed.clear()

@@ -6,6 +6,10 @@ sentence a person can act on. Pure: domain code may raise these.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+T = TypeVar("T")
+
 SHORT_ID = 8
 """Characters of an id that name a match, trade, ticket, table or copy in a message: the
 client shows ids cut to these (``match 696d2bce``), and accepts their start for copies."""
@@ -30,6 +34,14 @@ class FailedPrecondition(DomainError):
 
 class NotFound(DomainError):
     """No such thing, or not one the caller may see (NOT_FOUND)."""
+
+
+def require_found(value: T | None, message: str) -> T:
+    """``value`` when there is one (a lookup found it), else NotFound with ``message``
+    ("no table 696d2bce"): the one way a handler refuses what it cannot find."""
+    if value is None:
+        raise NotFound(message)
+    return value
 
 
 class PermissionDenied(DomainError):

@@ -12,7 +12,7 @@ from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
 from services.collection.mapping import character, elements, next_token, owned_copy, page, stars
 from services.platform.edge import bind, check_operator, require, require_bound
-from services.platform.errors import InvalidArgument, NotFound
+from services.platform.errors import InvalidArgument, NotFound, require_found
 from services.platform.pages import key_token, key_token_back
 from services.platform.requests import Request
 from services.rules.deck import card_label
@@ -87,9 +87,10 @@ class CopyRpcs:
         player = require(request.player_id, "player_id")
         copy_id = require(request.copy_id, "copy_id")
         bind(player_id=player, copy_id=copy_id)
-        found = (await handlers.copies(self._ctx, player, [copy_id])).get(copy_id)
-        if found is None:
-            raise NotFound(f"you have no {card_label(copy_id)}")
+        found = require_found(
+            (await handlers.copies(self._ctx, player, [copy_id])).get(copy_id),
+            f"you have no {card_label(copy_id)}",
+        )
         lock = (await handlers.copy_locks(self._ctx, [copy_id])).get(copy_id)
         return c.CollectionServiceGetCopyResponse(entry=views.entry(found, lock))
 

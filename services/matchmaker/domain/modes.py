@@ -13,6 +13,7 @@ from services.platform.errors import InvalidArgument
 from services.rules.compatibility import board_problem, realm_problem, rule_set_problem
 from services.rules.deck import hand_size_for
 from services.rules.trade import TradeRule as TradeRule  # noqa: PLC0414 (re-export)
+from services.rules.view import Visibility as Visibility  # noqa: PLC0414 (re-export)
 
 UNRATED = 1500
 """RULES.md 10: every player starts at 1500; unrated queues compare everyone at it."""
@@ -35,12 +36,6 @@ DECKLESS = (Mode.DRAFT, Mode.BATTLE)
 PRACTICE_ORIGINS = (Mode.UNRANKED, Mode.RANKED, Mode.DRAFT, Mode.ROULETTE, Mode.CUSTOM)
 LADDERS: dict[Mode, str] = {Mode.RANKED: "ranked", Mode.DRAFT: "draft"}
 """The Elo ladder each rated queue pairs by and counts for (Season 0)."""
-
-
-class Visibility(StrEnum):
-    ALL_OPEN = "all_open"
-    CLOSED = "closed"
-    THREE_OPEN = "three_open"
 
 
 class BotLevel(StrEnum):
