@@ -7,14 +7,14 @@ Resumes your battle in progress, else starts one: practice against the CPU
 Each screen (``battle_render``) shows both fields, HP, Energy, your hand and the last
 turn's actions; you type your formation before turn 1, then each turn's plan: cards by
 their number in the hand, each with its target (``0 1 0`` a square, ``2 row 1``,
-``3 col 0``, ``4`` none), separated by ``;``. Enter alone passes; ``q`` gives up. While
-the opponent chooses, the screen waits and counts the deadline down.
+``3 col 0``, ``4`` none), separated by ``;`` (``battle_typed``). Enter alone passes;
+``q`` gives up; ``log`` shows the whole last turn a page at a time when the screen's rows
+do not hold it. While the opponent chooses, the screen waits and counts the deadline down.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import textwrap
@@ -28,8 +28,10 @@ from rich.console import Console
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
+from client.battle_log import CUT, LOG_COMMAND, log_lines, log_page, page_prompt, ran_out
 from client.battle_render import TAKEN_OVER, prompt, result_line, screen, too_small, waiting
 from client.battle_start import LEVELS, Held, fetch_view, session_held, start
+from client.battle_typed import parse_plan, parse_squares, refusal_words
 from client.connection import Caller, ClientError, Holder, as_json
 from client.failures import describe
 from client.forfeit_question import BATTLE_KEPT, GIVE_UP_QUESTION, Step, step
@@ -43,71 +45,57 @@ LATE = 5.0
 STALE = "That line was typed for the turn before (its deadline passed): nothing was sent."
 
 
-def parse_squares(line: str) -> list[pb.BattleSquare]:
-    """``r c r c r c``: one square per character, in the team's order."""
-    numbers = line.replace(",", " ").split()
-    if len(numbers) != 6 or not all(n in "012" and n for n in numbers):
-        raise ClientError("type three squares as row and column, 0..2 each: 0 0 1 0 2 1")
-    values = [int(n) for n in numbers]
-    return [pb.BattleSquare(row=values[i], col=values[i + 1]) for i in range(0, 6, 2)]
-
-
-def _target(words: list[str], where: str) -> pb.BattleTarget:
-    def number(text: str) -> int:
-        if text not in ("0", "1", "2"):
-            raise ClientError(f"{where}: rows and columns are 0..2, not {text!r}")
-        return int(text)
-
-    if not words:
-        return pb.BattleTarget()
-    if len(words) == 2 and words[0] in ("row", "col"):
-        value = number(words[1])
-        return pb.BattleTarget(row=value) if words[0] == "row" else pb.BattleTarget(col=value)
-    if len(words) == 2:
-        return pb.BattleTarget(row=number(words[0]), col=number(words[1]))
-    raise ClientError(f"{where}: a target is 'r c', 'row R', 'col C' or nothing")
-
-
-def parse_plan(line: str, view: pb.BattleView) -> list[pb.BattleAction]:
-    """``card [target]; card [target]; ...`` with cards by their number in the hand."""
-    actions = []
-    for part in (p.strip() for p in re.split(r"[;]", line)):
-        if not part:
-            continue
-        words = part.split()
-        hand = view.you.hand
-        if not words[0].isdigit() or not 0 <= int(words[0]) < len(hand):
-            raise ClientError(f"{words[0]!r}: your cards are numbered 0..{len(hand) - 1}")
-        card = hand[int(words[0])]
-        target = _target(words[1:], f"card {words[0]} ({card.name})")
-        actions.append(pb.BattleAction(character=card.owner, card=card.id, target=target))
-    return actions
-
-
 def draw(
-    view: pb.BattleView, note: str = "", typing: str | None = None, last: list[str] | None = None
-) -> None:
+    view: pb.BattleView,
+    note: str = "",
+    typing: str | None = None,
+    last: list[str] | None = None,
+    late: str = "",
+    page: int | None = None,
+) -> bool:
     """The screen, the note (wrapped: a refusal names the legal targets at its end) and,
-    when it is your move, the prompt with the line being typed, in 24 rows; drawn over
-    the last one (each line cleared to its end), so a redraw every second does not
-    flicker. Off a terminal (a pipe, a file) a screen is written as text, and again only
-    when more than its clock changed since ``last`` (found from outside: `battle | cat`
-    wrote the cursor's codes into the text, and the whole screen twice a second)."""
+    when it is your move, the prompt with the line being typed, in the terminal's rows
+    (found from outside: 24 always, a taller terminal's rows left empty while the last
+    turn's first actions were cut); drawn over the last one (each line cleared to its
+    end), so a redraw every second does not flicker. ``late``: the turn passed for want
+    of a plan; ``page``: the ``log`` command's page of the whole last turn from that
+    line, shown instead, with its own prompt. Off a terminal (a pipe, a file) a screen
+    is written as text, and again only when more than its clock changed since ``last``
+    (found from outside: `battle | cat` wrote the cursor's codes into the text, and the
+    whole screen twice a second). True when the last turn's actions did not all fit."""
     size = shutil.get_terminal_size()
-    told = textwrap.wrap(note, 79)[:3]
-    lines = too_small(size.columns, size.lines) or screen(view, rows=24 - max(0, len(told) - 1))
+    told = textwrap.wrap(note, 79)[:3] if page is None else []
+    ask = prompt(view)
+    rows = size.lines - max(0, len(told) - 1)
+    lines = too_small(size.columns, size.lines)
+    if lines is None and page is not None:
+        lines, more = log_page(view, rows, page)
+        ask, typing = page_prompt(more), typing or ""
+    lines = lines or screen(view, rows=rows, late=late)
     if not sys.stdout.isatty():
-        below_clock = "\n".join([*lines[1:], *told, prompt(view) if typing is not None else ""])
+        below_clock = "\n".join([*lines[1:], *told, ask if typing is not None else ""])
         if last is None or last[:1] != [below_clock]:
             sys.stdout.write("\n".join([lines[0], below_clock]).rstrip("\n") + "\n")
             sys.stdout.flush()
         if last is not None:
             last[:] = [below_clock]
-        return
+        return any(line.startswith(CUT) for line in lines)
     text = "\n".join(f"{line}{CLEAR_LINE}" for line in [*lines, *told])
-    end = f"\n{prompt(view)}{typing}{CLEAR_LINE}" if typing is not None else "\n"
+    end = f"\n{ask}{typing}{CLEAR_LINE}" if typing is not None else "\n"
     sys.stdout.write(HOME + text + end + CLEAR_BELOW)
     sys.stdout.flush()
+    return any(line.startswith(CUT) for line in lines)
+
+
+def next_page(view: pb.BattleView, page: int) -> int | None:
+    """Where the ``log`` command's next page starts, None after its last (the battle's
+    screen again)."""
+    return log_page(view, shutil.get_terminal_size().lines, page)[1]
+
+
+def moved(before: pb.BattleView, after: pb.BattleView) -> bool:
+    """Whether ``after`` is another turn (or the formation over, or the battle)."""
+    return (before.status, before.turn) != (after.status, after.turn)
 
 
 async def _act(client: Caller, view: pb.BattleView, line: str, giving_up: bool) -> pb.BattleView:
@@ -179,11 +167,13 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) 
     hand of the turn before: found from outside, "4 row 0" typed for turn 1 was committed
     for turn 2 when Enter came after the deadline."""
     note, view, drawn = "", latest[0], list[str]()
+    late, page = "", None  # the turn passed for want of a plan; the log command's page
     if sys.stdout.isatty():
         sys.stdout.write("\x1b[2J")
     with LineReader() as reader:
         polled = time.monotonic()
         begun = noted = (view.status, view.turn)
+        seen = view  # as last drawn: a turn gone by since, and no commit of hers, ran out
         while True:
             if (pushed := held.newer(view)) is not None:
                 view = pushed
@@ -191,14 +181,19 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) 
                 note = held.away.pop(0)
             elif note and (view.status, view.turn) != noted:
                 note = ""  # said of a turn (or the formation) gone by: no longer true
-            noted = (view.status, view.turn)
+            if moved(seen, view):
+                late, page = ran_out(seen, view), None
+            noted, seen = (view.status, view.turn), view
             if not note and view.you.cpu and view.status != pb.BATTLE_STATUS_FINISHED:
                 note = TAKEN_OVER  # said at once (found from outside: only once a line was typed)
             mine, latest[0] = _my_move(view), view
             if not reader.typing:
                 begun = (view.status, view.turn)
-            draw(view, note, reader.typing if mine else None, drawn)
+            shown = reader.typing if mine or page is not None else None
+            cut = draw(view, note, shown, drawn, late, page)
             if view.status == pb.BATTLE_STATUS_FINISHED:  # the screen says the result
+                if cut:  # no prompt to type log at: the whole turn under the screen
+                    print("\n".join(["The last turn in full:", *log_lines(view)]), flush=True)
                 return 0
             if mine and reader.done:
                 return 1
@@ -206,6 +201,9 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) 
             if line is None:
                 if _read_again(view, held, time.monotonic() - polled):
                     view, polled = await fetch_view(client, view.battle_id), time.monotonic()
+                continue
+            if page is not None or line.strip().lower() == LOG_COMMAND:
+                page = 0 if page is None else next_page(view, page)  # nothing is sent
                 continue
             if not mine:
                 note = waiting(view)
@@ -219,10 +217,12 @@ async def _screen_loop(client: Caller, latest: list[pb.BattleView], held: Held) 
                 continue
             try:
                 view, note = await _act(client, view, line, taken is Step.CONFIRM), ""
+                if moved(seen, view):  # her own commit resolved the turn: nothing ran out
+                    late, seen = "", view
             except ClientError as error:
                 note = str(error)
             except grpc.aio.AioRpcError as error:
-                note = describe(error)
+                note = refusal_words(describe(error), line)
                 view = await fetch_view(client, view.battle_id)
                 noted = (view.status, view.turn)  # the refusal is said of the battle now
 

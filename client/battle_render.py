@@ -1,15 +1,19 @@
 """The Skirmish screen (``triad-client battle``), drawn as plain lines that fit an 80x24
-terminal: the turn and its deadline, both 3x3 fields facing each other (your front
-column on the right of yours, the opponent's on the left of theirs), HP, Energy, your
-hand and the last turn's actions. A pure function of the view: ``screen(view, now)``."""
+terminal: the turn and its deadline, both 3x3 fields facing each other under whose they
+are (your front column on the right of yours, the opponent's on the left of theirs), HP,
+Energy, your hand and plan, and the last turn's actions (``battle_log``), which take a
+taller terminal's rows. A pure function of the view: ``screen(view, now, rows)``."""
 
 from __future__ import annotations
 
-import re
 import textwrap
 from datetime import UTC, datetime
 
 from triad.v1 import common_pb2 as pb
+
+from client.battle_log import log_block
+from client.battle_names import fit, label, team_labels
+from client.battle_plan import plan_lines
 
 WIDTH = 79
 ROWS = 24
@@ -38,11 +42,6 @@ def seconds_left(view: pb.BattleView, now: datetime | None = None) -> int | None
     return max(0, int(left.total_seconds()))
 
 
-def _label(unit: pb.BattleUnit) -> str:
-    """A unit as the field and the hand name it: its first name, at most 6 letters."""
-    return unit.name.split()[0][:6]
-
-
 MARKS = (("shield", "+"), ("cover", "*"), ("burn", "~"))
 """A unit's statuses on the field, one sign each after its HP; ``status_line`` says them
 in words."""
@@ -52,26 +51,27 @@ def _marks(unit: pb.BattleUnit) -> str:
     return "".join(sign for field, sign in MARKS if getattr(unit, field))
 
 
-def _unit_text(unit: pb.BattleUnit) -> str:
-    """Its name cut to leave room for its HP and every mark (a cell is ``CELL`` - 1)."""
+def _unit_text(unit: pb.BattleUnit, said: str) -> str:
+    """Its label cut to leave room for its HP and every mark (a cell is ``CELL`` - 1),
+    keeping the number that tells two of a kind apart."""
     tail = f" {unit.hp}{_marks(unit)}"
-    return f"{_label(unit)[: CELL - 1 - len(tail)]}{tail}"
+    return f"{fit(said, CELL - 1 - len(tail))}{tail}"
 
 
-def _statuses(unit: pb.BattleUnit) -> str:
-    said = [f"shield {unit.shield}"] if unit.shield else []
-    said += [f"cover {unit.cover} turn{'s' if unit.cover != 1 else ''}"] if unit.cover else []
+def _statuses(unit: pb.BattleUnit, said: str) -> str:
+    marks = [f"shield {unit.shield}"] if unit.shield else []
+    marks += [f"cover {unit.cover} turn{'s' if unit.cover != 1 else ''}"] if unit.cover else []
     if unit.burn:
         ends = f", {unit.burn_turns} turn end{'s' if unit.burn_turns != 1 else ''} left"
-        said.append(f"burn {unit.burn} a turn" + (ends if unit.burn_turns else ""))
-    return f"{_label(unit)} {', '.join(said)}"
+        marks.append(f"burn {unit.burn} a turn" + (ends if unit.burn_turns else ""))
+    return f"{said} {', '.join(marks)}"
 
 
 def status_line(view: pb.BattleView) -> str | None:
     """The field's marks in words (``+`` shield, ``*`` cover, ``~`` burn), yours then
     theirs; None when no unit has any."""
     parts = [
-        f"{whose} {_statuses(u)}"
+        f"{whose} {_statuses(u, team_labels(team).get(u.uid, label(u)))}"
         for whose, team in (("your", view.you), ("their", view.opponent))
         for u in team.units
         if u.HasField("square") and _marks(u)
@@ -89,7 +89,7 @@ def spd_line(view: pb.BattleView) -> str | None:
     if view.status in (pb.BATTLE_STATUS_FORMATION, pb.BATTLE_STATUS_FINISHED):
         return None
     standing = [
-        (u.spd, f"{whose}{_label(u)} {u.spd}" + _for_turns(u.spd_turns))
+        (u.spd, f"{whose}{label(u)} {u.spd}" + _for_turns(u.spd_turns))
         for whose, team in (("", view.you), ("their ", view.opponent))
         for u in team.units
         if not u.summon and u.HasField("square")
@@ -115,15 +115,25 @@ def reserved_line(view: pb.BattleView) -> str | None:
 
 
 def _grid(team: pb.BattleTeamView) -> dict[tuple[int, int], str]:
-    return {(u.square.row, u.square.col): _unit_text(u) for u in team.units if u.HasField("square")}
+    labels = team_labels(team)
+    return {
+        (u.square.row, u.square.col): _unit_text(u, labels.get(u.uid, label(u)))
+        for u in team.units
+        if u.HasField("square")
+    }
+
+
+WHOSE = "   you".ljust(3 + 3 * CELL) + "| opponent"
+"""Over the fields, whose each is (found from outside: nothing said which was which)."""
 
 
 def fields(view: pb.BattleView) -> list[str]:
-    """Both fields facing each other, your columns 2 1 0 | the opponent's 0 1 2."""
+    """Both fields facing each other, your columns 2 1 0 | the opponent's 0 1 2, under
+    whose they are."""
     mine, theirs = _grid(view.you), _grid(view.opponent)
     head = "   " + "".join(f"col {c}".ljust(CELL) for c in (2, 1, 0))
     head += "| " + "".join(f"col {c}".ljust(CELL) for c in (0, 1, 2))
-    lines = [head]
+    lines = [WHOSE, head]
     for row in range(3):
         left = "".join(mine.get((row, c), ".").ljust(CELL) for c in (2, 1, 0))
         right = "".join(theirs.get((row, c), ".").ljust(CELL) for c in (0, 1, 2))
@@ -131,13 +141,19 @@ def fields(view: pb.BattleView) -> list[str]:
     return lines
 
 
-def _team_line(label: str, team: pb.BattleTeamView) -> str:
+def taken_over(team: pb.BattleTeamView) -> bool:
+    """A player's seat the CPU plays now (they left: BATTLE.md 5), not a practice's CPU
+    (named "CPU" from the start)."""
+    return team.cpu and team.name not in ("", "CPU")
+
+
+def _team_line(said: str, team: pb.BattleTeamView) -> str:
     # Down: 0 HP, off the field (an opponent's unit before turn 1 has no square either:
     # their formation is hidden until the battle begins).
     down = [u.name for u in team.units if not u.summon and not u.HasField("square") and not u.hp]
-    line = f"{label} {team.name or '?'}: Energy {team.energy}, hand {team.hand_size}"
+    line = f"{said} {team.name or '?'}: Energy {team.energy}, hand {team.hand_size}"
     if team.cpu:
-        line += " (CPU)"
+        line += " (played by the CPU)" if taken_over(team) else " (CPU)"
     if team.committed:
         line += ", ready"
     if down:
@@ -147,7 +163,7 @@ def _team_line(label: str, team: pb.BattleTeamView) -> str:
 
 def hand_lines(view: pb.BattleView) -> list[str]:
     """Each card with who plays it named as on the field (not by its roster id)."""
-    owners = {u.ref: _label(u) for u in view.you.units if not u.summon and u.name}
+    owners = {u.ref: label(u) for u in view.you.units if not u.summon and u.name}
     lines = []
     for i, card in enumerate(view.you.hand):
         cooling = f" CT {card.cooling}" if card.cooling else ""
@@ -159,117 +175,6 @@ def hand_lines(view: pb.BattleView) -> list[str]:
         )
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="    ")  # not cut: flags last
     return lines
-
-
-def _aim(target: pb.BattleTarget) -> str:
-    if target.HasField("row") and target.HasField("col"):
-        return f" {target.row} {target.col}"
-    if target.HasField("row"):
-        return f" row {target.row}"
-    return f" col {target.col}" if target.HasField("col") else ""
-
-
-def plan_lines(view: pb.BattleView) -> list[str]:
-    """The player's own plan this turn as typed (BATTLE.md 6: a player sees their own
-    plan): the one committed, else one set and not committed (it acts at the deadline).
-    Found from outside: once committed, the screen said "ready" and no more."""
-    plan, said = (view.plan, "Your plan") if view.plan else (view.set_actions, "Your plan set")
-    if not plan:
-        return []
-    names = {card.id: card.name for card in view.you.hand}
-    parts = [f"{names.get(a.card) or card_words(a.card)}{_aim(a.target)}" for a in plan]
-    return textwrap.wrap(f"{said}: {'; '.join(parts)}", WIDTH, subsequent_indent="    ")
-
-
-def card_words(card_id: str) -> str:
-    """A card id as words: 'rime.ice_wall' -> 'Ice Wall'."""
-    return card_id.rsplit(".", 1)[-1].replace("_", " ").title()
-
-
-CHANGES = {
-    "damage": "{unit} takes {amount} damage",
-    "absorbed": "{unit}'s shield absorbs {amount}",
-    "heal": "{unit} heals {amount}",
-    "shield": "{unit} gains a {amount} shield",
-    "burn": "{unit} burns for {amount} a turn",
-    "cover": "{unit} takes the hits aimed at its allies",
-    "spd": "{unit} Spd {amount:+d}",
-    "energy": "{unit} gains {amount} Energy",
-    "energy_steal": "{unit} loses {amount} Energy",
-    "summon": "{unit} appears",
-    "defeated": "{unit} is defeated",
-}
-"""An effect (``BattleEffect.change``) in words; a change this client does not know is
-shown by its name."""
-
-_RESERVED = re.compile(r"(\d+)\.([\w.]+)@(\d),(\d)")
-
-
-def effect_words(effect: pb.BattleEffect, names: dict[str, str]) -> str:
-    """One effect of a log entry, in words."""
-    if effect.change == "reserved" and (spot := _RESERVED.fullmatch(effect.unit)):
-        _, summon, row, col = spot.groups()
-        return f"a {card_words(summon)} is reserved for square {row} {col}"
-    unit = names.get(effect.unit) or gone_unit(effect.unit, names)
-    said = CHANGES.get(effect.change)
-    if said is not None:
-        return said.format(unit=unit, amount=effect.amount)
-    return f"{unit} {effect.change}" + (f" {effect.amount}" if effect.amount else "")
-
-
-_UID = re.compile(r"(\d+)\.([\w.]+)")
-
-
-def gone_unit(uid: str, names: dict[str, str]) -> str:
-    """A unit no longer on the fields (a summon defeated leaves them; the turn's log still
-    names it), by its uid "<seat>.<ref>": yours or theirs, its ref's words."""
-    if not (parts := _UID.fullmatch(uid)):
-        return uid
-    seat, ref = parts.groups()
-    whose = "your" if names.get(f"team {seat}") == "your team" else "their"
-    return f"{whose} {card_words(ref)}"
-
-
-SEEN_CARDS: dict[str, str] = {}
-"""The names of the cards seen in the player's hand in this run, by id: the log names
-cards by id, and a card played has left the hand by the time its action is shown
-(found from outside: Barkskin read "Bark", Raise Wraith "Raise", as the browser, which
-keeps them, did not). The opponent's, never seen, are said from their ids."""
-
-
-def log_lines(view: pb.BattleView) -> list[str]:
-    """The last turn's actions, units named as on the fields (yours or theirs: the
-    same first name may stand on both), cards by their names, effects in words."""
-    names = {u.uid: _label(u) for u in view.you.units if u.name}
-    names |= {u.uid: f"their {_label(u)}" for u in view.opponent.units if u.name}
-    names |= {f"team {view.seat}": "your team", f"team {1 - view.seat}": "their team"}
-    teams = {view.seat: "you", 1 - view.seat: "they"}
-    SEEN_CARDS.update((c.id, c.name) for c in view.you.hand)
-    cards = SEEN_CARDS
-    lines = []
-    for entry in view.log:
-        named = entry.card_name or cards.get(entry.card) or card_words(entry.card)
-        what = named if entry.card else entry.step
-        effects = ", ".join(effect_words(e, names) for e in entry.effects)
-        who = names.get(entry.actor) or gone_unit(entry.actor, names)
-        who = who or teams.get(entry.seat, f"team {entry.seat}")
-        if entry.step == "unlock":
-            line = unlocked(who, what, entry.seat == view.seat)
-        else:
-            line = f"{who} {what}"
-            line += f": {entry.fizzled}" if entry.fizzled else f" -> {effects or 'nothing'}"
-            line += f" ({entry.note})" if entry.note else ""  # a retarget, a Cover
-        # wrapped, not cut: an action's last effects are often what it did
-        lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
-    return lines
-
-
-def unlocked(who: str, card: str, mine: bool) -> str:
-    """A Special unlocked at the turn end: it went to the hand, it was not played. The
-    opponent's is not named (the server leaves its card out: their hand is hidden)."""
-    if mine:
-        return f"{who}'s {card} is now in your hand"
-    return f"{who}'s Special is now in their hand"
 
 
 BY_WHOM = {
@@ -315,8 +220,12 @@ def decided(view: pb.BattleView) -> str:
     )
 
 
-def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> list[str]:
-    """The whole screen but the prompt, at most ``rows - 2`` lines."""
+def screen(
+    view: pb.BattleView, now: datetime | None = None, rows: int = ROWS, late: str = ""
+) -> list[str]:
+    """The whole screen but the prompt, at most ``rows - 2`` lines: a taller terminal's
+    rows go to the last turn's actions (``log_block``, ``late`` first: a turn passed
+    for want of a plan)."""
     left = seconds_left(view, now)
     title = f"Skirmish  turn {view.turn}/10  {STATUS.get(view.status, '?')}"
     if left is not None:
@@ -329,6 +238,9 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
         at = view.opponent.takeover_time.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
         away = f"{view.opponent.name} is away: the CPU takes their seat at {at} UTC"
         lines += textwrap.wrap(away + " unless they come back.", WIDTH)
+    elif taken_over(view.opponent) and view.status != pb.BATTLE_STATUS_FINISHED:
+        gone = f"{view.opponent.name} left: the CPU plays their seat now (they lose this battle)."
+        lines += textwrap.wrap(gone, WIDTH)
     lines += fields(view)
     if (marks := status_line(view)) is not None:
         lines += textwrap.wrap(marks, WIDTH, subsequent_indent="    ")
@@ -340,16 +252,7 @@ def screen(view: pb.BattleView, now: datetime | None = None, rows: int = 24) -> 
     for said in (spd_line(view), reserved_line(view)):
         if said is not None:
             lines += textwrap.wrap(said, WIDTH, subsequent_indent="    ")
-    log = log_lines(view)
-    room = rows - 2 - len(lines) - 1
-    if log and room > 0:
-        shown = log[-room:]
-        while len(shown) < len(log) and shown and shown[0].startswith(" "):
-            shown = shown[1:]  # the tail of an action whose head is cut: from the next
-        cut = len(shown) < len(log)
-        lines.append("Last turn:" + (f" (the last {len(shown)} lines)" if cut else ""))
-        lines += shown
-    return lines[: rows - 2]
+    return [*lines, *log_block(view, rows - 2 - len(lines), late)][: rows - 2]
 
 
 def too_small(columns: int, rows: int) -> list[str] | None:

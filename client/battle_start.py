@@ -143,6 +143,12 @@ async def start(
     """Your battle in progress, else a new one (practice, the Battle queue, a table); the
     queue and a table wait on ``held``'s session, else on a session of their own."""
     stub = client.stub
+    if getattr(args, "characters", None) and (chosen := _not_practice(args)):
+        raise ClientError(
+            f"{chosen} takes no --characters: the queue and tables give each player three "
+            "characters at random (--characters picks a practice battle's team); leave "
+            "--characters out"
+        )
     active = (await client.call(stub.GetActiveBattle, g.GetActiveBattleRequest())).battle_id
     if active:
         console.print(f"You have a battle in progress ({active[:8]}): resuming it.")
@@ -187,6 +193,21 @@ async def start(
         ),
     )
     return started.view  # type: ignore[no-any-return]
+
+
+def _not_practice(args: argparse.Namespace) -> str:
+    """The option that makes the battle not a practice one ("" for a practice): found
+    from outside, `battle --host --characters a,b,c` opened a table and the battle drew
+    another team, --characters ignored (CreateTable, JoinTable and Enqueue carry none)."""
+    for option, given in (
+        ("--join", getattr(args, "join", None)),
+        ("--host", getattr(args, "host", False)),
+        ("--challenge", getattr(args, "challenge", None)),
+        ("--queue", getattr(args, "queue", False)),
+    ):
+        if given:
+            return option
+    return ""
 
 
 async def _wait_for_battle(

@@ -7,9 +7,10 @@ With ``away``, the session opens telling of another battle that ended while the 
 was away (``SessionOpened.missed_battle`` and its BATTLE_ENDED_AWAY notice); with
 ``stays``, the opponent never gives up (the test leaves with Ctrl-C, or gives up: the
 battle then ends only by the player's GiveUp); with ``taken``, the same, the CPU playing
-the player's seat (she was away).
+the player's seat (she was away); with ``logged``, as ``stays``, the last turn's log
+holding ACTIONS actions (12), "Move 1" to "Move 12", each wrapping onto a second line.
 
-    python -m client.tests.battling [away|stays|taken]
+    python -m client.tests.battling [away|stays|taken|logged [ACTIONS]]
 """
 
 from __future__ import annotations
@@ -89,11 +90,25 @@ class Caller:
         await asyncio.Event().wait()  # nothing more to say
 
 
+def logged(view: pb.BattleView, actions: int = 12) -> None:
+    """``view``'s last turn: ``actions`` of hers, each hitting every unit of theirs."""
+    view.ClearField("log")
+    them = [u.uid for u in view.opponent.units]
+    for n in range(1, actions + 1):
+        hits = [pb.BattleEffect(unit=uid, change="damage", amount=n) for uid in them]
+        actor = view.you.units[n % 3].uid
+        view.log.add(
+            seat=view.seat, actor=actor, card="x.move", card_name=f"Move {n}", effects=hits
+        )
+
+
 async def main() -> None:
     view = await selection()
     told = (AWAY,) if sys.argv[1:] == ["away"] else ()
     view.you.cpu = sys.argv[1:] == ["taken"]  # the CPU took the seat while she was away
-    ends = sys.argv[1:] not in (["stays"], ["taken"])
+    if sys.argv[1:2] == ["logged"]:
+        logged(view, int(sys.argv[2]) if sys.argv[2:] else 12)
+    ends = sys.argv[1:2] not in (["stays"], ["taken"], ["logged"])
     await play_battle(Caller(Gateway(view, ends=ends), told), view)
 
 

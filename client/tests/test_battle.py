@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from triad.v1 import common_pb2 as pb
 
-from client.battle import draw, parse_plan, parse_squares
-from client.battle_render import WIDTH, hand_lines, log_lines, prompt, screen
+from client.battle import draw
+from client.battle_log import log_lines
+from client.battle_render import WIDTH, hand_lines, prompt, screen
+from client.battle_typed import parse_plan, parse_squares
 from client.connection import ClientError
 from devtools.terminal import Terminal
 from services.battle import handlers
@@ -298,7 +300,7 @@ async def test_a_log_cut_to_the_screen_starts_at_an_action_not_mid_way() -> None
         hits = [pb.BattleEffect(unit=uid, change="damage", amount=10) for uid in them]
         mine.log.add(seat=mine.seat, actor=mine.you.units[0].uid, card="ember.flare", effects=hits)
     lines = screen(mine, rows=24)
-    at = next(i for i, line in enumerate(lines) if line.startswith("Last turn:"))
+    at = next(i for i, line in enumerate(lines) if line.startswith("Last turn"))
     shown = lines[at + 1 :]
     assert shown and not shown[0].startswith(" "), "\n".join(lines)
     assert len(lines) <= 22, "\n".join(lines)
@@ -332,7 +334,7 @@ async def test_a_hit_a_cover_unit_took_says_so() -> None:
         note="covered by Tor Bastion",
     )
     said = " ".join(line.strip() for line in log_lines(mine))
-    assert said.endswith("Tor takes 9 damage (covered by Tor Bastion)"), said
+    assert said.endswith("Tor takes 9 damage (covered by Tor)"), said
 
 
 async def test_a_plan_finished_after_its_turn_resolved_is_not_sent_for_the_next(

@@ -11,7 +11,9 @@ Decision where BATTLE.md is silent: a card is played by the character it belongs
 A refusal names the action as the player's screen does, from 1 ("your action 1 (Kira
 Volt: Jolt)"), and for a wrong target says what the card takes in words ("Rally targets
 its user: send no target"; a summon "needs a square of your own field"), with the legal
-choices where it takes one.
+choices where it takes one; a target that chose no unit (an empty square, an empty
+line) is told so first ("that square of the enemy field is empty"), and a card on CT
+when it is played again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from services.battle.rules.content import Card, Range, Roster
-from services.battle.rules.state import ROWS, Battle, BattleError, Square, Team, unit_id
+from services.battle.rules.state import COLS, ROWS, Battle, BattleError, Square, Team, unit_id
 from services.battle.rules.targets import NONE, Target, choices, is_legal
 
 
@@ -165,6 +167,8 @@ def _check(
         ):
             sent = "no target" if action.target == NONE else f"target {_show(action.target)}"
             takes = _takes(card, card_targets(roster, battle, player, card))
+            if (empty := _empty(card, action.target, enemy, own)) is not None:
+                takes = f"{empty}; {takes}"
             raise PlanError(f"{_where(roster, i, action)}: {sent} refused: {takes}", player)
     if cost > team.energy:
         raise PlanError(f"plan costs {cost} Energy, {team.energy} held", player)
@@ -179,12 +183,18 @@ def _refuse_card(
         raise PlanError(f"{where}: no such card", player)
     if twice:
         raise PlanError(f"{where}: a card is set once per turn", player)
-    if any(c == action.card for c, _ in team.cooldowns):
-        raise PlanError(f"{where}: on CT", player)
+    if (left := dict(team.cooldowns).get(action.card)) is not None:
+        # found from outside: "on CT" alone; a card's CT counts down at each turn end
+        # (``turns.py``), so with n turn ends left it is played again n turns on
+        raise PlanError(f"{where}: on CT, playable again in {_turns(left)}", player)
     owner = next((u for u in team.units if u.uid == unit_id(player, action.character)), None)
     if owner is not None and not owner.alive:
         raise PlanError(f"{where}: {_named(roster, action)} is defeated", player)
     raise PlanError(f"{where}: not in the hand", player)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn{'s' if count != 1 else ''}"
 
 
 def _where(roster: Roster, index: int, action: Action) -> str:
@@ -220,6 +230,32 @@ _TAKES = {
     Range.ALLIES: "helps every unit of your team: send no target",
 }
 """What a card of each range takes, in words a player can act on."""
+
+
+def _empty(card: Card, target: Target, enemy: set[Square], own: set[Square]) -> str | None:
+    """Why a target was refused when it chose no unit at all: its square, or its line,
+    is empty (found from outside: an empty square was told "not one behind another unit
+    in its row", the formation's reason)."""
+    square = target.square
+    if card.summons or square is None:
+        line = _line(target) if card.range in (Range.ROW, Range.COLUMN) else None
+        if line is not None and not any(s in enemy for s in line):
+            return f"that enemy {_show(target)[1:-1]} is empty"
+        return None
+    if card.range in (Range.SINGLE, Range.CROSS) and square not in enemy:
+        return "that square of the enemy field is empty"
+    if card.range is Range.ALLY and square not in own:
+        return "that square of your field is empty"
+    return None
+
+
+def _line(target: Target) -> list[Square] | None:
+    """The squares of the row or the column ``target`` names (None: it names neither)."""
+    if target.row is not None and target.col is None:
+        return [(target.row, c) for c in range(COLS)]
+    if target.col is not None and target.row is None:
+        return [(r, target.col) for r in range(ROWS)]
+    return None
 
 
 def _takes(card: Card, legal: list[Target]) -> str:

@@ -86,3 +86,59 @@ async def test_a_card_that_summons_is_shown_taking_a_square_and_one_aimed_at_its
     state = _holding(await start(ctx), 1, "sable.vanish", "moss.sprout")
     hand = {c.id: c.range for c in battle_view(state, 1, ROSTER).you.hand}
     assert hand == {"sable.vanish": "self", "moss.sprout": "square"}
+
+
+async def _told(seat: int, plan: Plan, cooldowns: tuple[tuple[str, int], ...] = ()) -> str:
+    """Why the seat (0 ann: ember, bastion, wisp, all in column 0; 1 bea: sable 0 0,
+    moss 1 0, volt 2 1) may not commit ``plan``, its cards in hand."""
+    ctx, clock, _ = context()
+    state = _holding(await start(ctx), seat, *(a.card for a in plan))
+    assert state.battle is not None
+    teams = list(state.battle.teams)
+    teams[seat] = replace(teams[seat], cooldowns=cooldowns)
+    state = replace(state, battle=replace(state.battle, teams=(teams[0], teams[1])))
+    with pytest.raises(BadPlan) as refused:
+        domain.commit_plan(state, seat, state.turn, plan, ROSTER, clock(), ctx.timing)
+    return str(refused.value)
+
+
+async def test_a_single_target_card_aimed_at_an_empty_square_is_told_the_square_is_empty() -> None:
+    """Found from outside: an empty square was refused with the formation's reason ("not
+    one behind another unit in its row"). Ann's three stand in column 0: 2 2 is empty."""
+    told = await _told(1, (Action("volt", "volt.jolt", Target(2, 2)),))
+    assert told.startswith(
+        "your action 1 (Kira Volt: Jolt): target {row 2, col 2} refused: "
+        "that square of the enemy field is empty; Jolt targets one enemy unit"
+    ), told
+
+
+async def test_an_ally_card_aimed_at_an_empty_square_of_ones_field_is_told_it_is_empty() -> None:
+    told = await _told(1, (Action("moss", "moss.bark", Target(0, 2)),))
+    assert "target {row 0, col 2} refused: that square of your field is empty; " in told, told
+
+
+async def test_a_line_card_aimed_at_an_empty_line_is_told_the_line_is_empty() -> None:
+    told = await _told(0, (Action("bastion", "bastion.quake", Target(col=2)),))
+    assert "target {col 2} refused: that enemy col 2 is empty; " in told, told
+
+
+async def test_a_target_the_formation_bars_is_not_said_to_be_empty() -> None:
+    """A unit behind another in its row keeps the formation's reason alone: bea's Moss
+    moved to 2 0, in front of her Kira at 2 1."""
+    ctx, clock, _ = context()
+    state = _holding(await start(ctx), 0, "ember.spark")
+    assert state.battle is not None
+    bea = state.battle.teams[1]
+    units = tuple(replace(u, square=(2, 0)) if u.ref == "moss" else u for u in bea.units)
+    teams = (state.battle.teams[0], replace(bea, units=units))
+    state = replace(state, battle=replace(state.battle, teams=teams))
+    with pytest.raises(BadPlan) as refused:
+        plan = (Action("ember", "ember.spark", Target(2, 1)),)
+        domain.commit_plan(state, 0, state.turn, plan, ROSTER, clock(), ctx.timing)
+    told = str(refused.value)
+    assert "empty" not in told and "not one behind another unit in its row" in told, told
+
+
+async def test_a_card_on_ct_says_in_how_many_turns_it_is_played_again() -> None:
+    told = await _told(1, (Action("sable", "sable.vanish", Target()),), (("sable.vanish", 2),))
+    assert told == "your action 1 (Sable Quill: Vanish): on CT, playable again in 2 turns"
