@@ -62,7 +62,7 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     result = played["result"]
     assert re.fullmatch(r"You (won|lost) \(.+\)\.", result), result
     final = played["final"]
-    assert TURN.fullmatch(final["status"]).group(2) == "over"  # type: ignore[union-attr]
+    assert TURN.fullmatch(final["status"]).group(2) == "finished"  # type: ignore[union-attr]
     if len(turns) < 10:
         assert "every character of the loser is down" in result
     else:
@@ -82,7 +82,7 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     # Back in the lobby, a second battle starts on the front column (nothing tapped) and
     # is given up on turn 1: lost.
     assert sorted(played["front"]) == ["0,0", "1,0", "2,0"], played["front"]
-    assert played["gaveUp"] == "You gave up.", played["gaveUp"]
+    assert played["gaveUp"] == "You gave up: you lost.", played["gaveUp"]
     # Found from outside: on a phone each unit's name was cut to one line ("Rook M...",
     # "Pax Iro..."), where the skills and the log name them in full; now it wraps, and
     # its square grows rather than cutting the name or the marks under it.

@@ -67,11 +67,11 @@ def test_a_battle_challenge_is_told_as_one_declined_or_accepted_and_played(
     assert len(played["plan"]) == 1, played
     for status in played["after"]:
         seen = TURN.fullmatch(status)
-        assert seen and (seen[1] == "2" or seen[2] == "over"), played
+        assert seen and (seen[1] == "2" or seen[2] == "finished"), played
     assert played["log"], played
     assert any("battle: turn" in line for line in played["pushes"]), played
     # Ann gave up: she lost and Bea won.
-    assert played["results"] == ["You gave up.", "You won (your opponent gave up)."]
+    assert played["results"] == ["You gave up: you lost.", "You won (your opponent gave up)."]
 
 
 def test_a_reload_while_queued_shows_the_queue_at_once(backend: Stack, tmp_path: Path) -> None:
@@ -143,8 +143,9 @@ def test_a_battle_decided_after_turn_10_says_which_tie_break_settled_it(
         assert lines["battle-spd"].startswith("SPD, fastest first: "), lines
         assert len(lines["battle-spd"].split(": ", 1)[1].split(", ")) == 6, lines
     # Bea's plan committed says where its card aims, as it did while she set it (and as
-    # the terminal says it): before, the card's name alone.
-    set_as = re.fullmatch(r"(.+) \(\d+E\)( → .+) ×", played["planned"][0])
+    # the terminal says it): before, the card's name alone. (The list says when it acts
+    # besides, after a "·".)
+    set_as = re.fullmatch(r"(.+) \(\d+E\)( → .+?) · .+ ×", played["planned"][0])
     assert set_as and played["committed"] == [f"Your plan: {set_as[1]}{set_as[2]}"], played
     # Turns 8, 9 and 10 say Sudden Death to both; the end says it no more, nor the SPD.
     turns = [TURN.fullmatch(s["status"]) for s in played["sudden"]]

@@ -68,6 +68,8 @@
 //             change and a summon reserved are shown (tests/e2e/test_browser_battle.py);
 //   decided:  a challenge both sides pass to the end of turn 10: Sudden Death and the
 //             decision in words (tests/e2e/test_browser_battles.py).
+//   (web/e2e/battle_review.mjs, tests/e2e/test_browser_battle_review.py: planned,
+//             deskGiveUp: what an outside review of the Skirmish screens found)
 //   (web/e2e/endings.mjs, tests/e2e/test_browser_endings.py: how things end, short clocks)
 //   (web/e2e/fit.mjs, tests/e2e/test_browser_fit.py: the match in a 1280x720 window)
 //   (web/e2e/outside.mjs, review.mjs, tests/e2e/test_browser_outside.py: found from outside)
@@ -81,6 +83,7 @@ import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
 import { battleLineScenarios } from "./battle_lines.mjs";
+import { battleReviewScenarios } from "./battle_review.mjs";
 import { endingScenarios } from "./endings.mjs";
 import { fitScenarios } from "./fit.mjs";
 import { outsideScenarios } from "./outside.mjs";
@@ -109,11 +112,12 @@ try {
   const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
   const battleLines = battleLineScenarios({ player, screenshot });
+  const battleReview = battleReviewScenarios({ player, screenshot });
   const endings = endingScenarios({ player, queuedPair, screenshot });
   const fit = fitScenarios({ player, returning, screenshot, params });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
   const review = reviewScenarios({ player, returning, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...battleLines, ...endings, ...fit, ...outside, ...review };
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...battleLines, ...battleReview, ...endings, ...fit, ...outside, ...review };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

@@ -5,11 +5,16 @@
 // team's order); each turn you tap cards, and for a card that aims, a legal square of
 // the field it aims at, then commit the plan (an empty plan passes); each change to the
 // plan is set on the server as you go (SetPlan), so it acts at the 60 s deadline if you
-// do not commit. Pure DOM; the calls go through ``BattleActions`` (main.ts).
+// do not commit. Give up stands beside the title, within reach however long the log.
+// Pure DOM; the calls go through ``BattleActions`` (main.ts). The hand, the plan and the
+// formation's panel are battle_hand.ts's; where a card aims, battle_aim.ts's.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { el } from "./board.js";
+import { el } from "./dom.js";
+import { aimOf, key, legalTarget, targetWords, type PlannedAction, type Side } from "./battle_aim.js";
+import { formationPanel, handPanel } from "./battle_hand.js";
 import { cardName, learnCardNames, logEntry } from "./battle_log.js";
 import { battleResult, marksLine, reservedLine, spdLine, suddenDeathLine } from "./battle_lines.js";
+export type { PlannedAction } from "./battle_aim.js";
 import {
   BattleStatus,
   type BattleCard,
@@ -17,13 +22,6 @@ import {
   type BattleUnit,
   type BattleView,
 } from "./gen/triad/v1/common_pb.js";
-
-/** One action of the plan being set, as the screen keeps it before the commit. */
-export interface PlannedAction {
-  card: BattleCard;
-  row?: number;
-  col?: number;
-}
 
 /** What the screen keeps between redraws for the battle shown. */
 export interface BattleDraft {
@@ -47,74 +45,6 @@ export interface BattleActions {
   commit(plan: PlannedAction[]): void;
   giveUp(): void;
   leave(): void;
-}
-
-type Side = "mine" | "theirs";
-type Aim = "enemy-unit" | "enemy-row" | "enemy-col" | "ally" | "own-square" | "none";
-
-function aimOf(card: BattleCard): Aim {
-  switch (card.range) {
-    case "single":
-    case "cross":
-      return "enemy-unit";
-    case "row":
-      return "enemy-row";
-    case "column":
-      return "enemy-col";
-    case "ally":
-      return "ally";
-    case "square":
-      return "own-square";
-    default:
-      return "none";
-  }
-}
-
-const key = (row: number, col: number): string => `${row},${col}`;
-
-function occupied(team: BattleTeamView | undefined): Set<string> {
-  const squares = new Set<string>();
-  for (const unit of team?.units ?? []) if (unit.square) squares.add(key(unit.square.row, unit.square.col));
-  return squares;
-}
-
-/** Whether a square may be tapped as the target of ``card`` (the server's rule, targets.py). */
-function legalTarget(view: BattleView, card: BattleCard, side: Side, row: number, col: number): boolean {
-  const enemy = occupied(view.opponent);
-  const own = occupied(view.you);
-  switch (aimOf(card)) {
-    case "enemy-unit": {
-      if (side !== "theirs" || !enemy.has(key(row, col))) return false;
-      const screened = col > 0 && (enemy.has(key(row, 0)) || (col > 1 && enemy.has(key(row, 1))));
-      return !screened || card.range === "cross" || card.text.includes("ignores formation");
-    }
-    case "enemy-row":
-      return side === "theirs" && [0, 1, 2].some((c) => enemy.has(key(row, c)));
-    case "enemy-col":
-      return side === "theirs" && [0, 1, 2].some((r) => enemy.has(key(r, col)));
-    case "ally":
-      return side === "mine" && own.has(key(row, col));
-    case "own-square":
-      return side === "mine";
-    default:
-      return false;
-  }
-}
-
-/** Where a planned card aims, as it was tapped: the unit by its name ("their Pax
- * Ironleaf"), an enemy line, or a square of one's own field (a summon). */
-function targetWords(view: BattleView, action: PlannedAction): string {
-  const { row, col } = action;
-  const aim = aimOf(action.card);
-  if (row !== undefined && col !== undefined) {
-    const [whose, team] = aim === "enemy-unit" ? ["their", view.opponent] : ["your", view.you];
-    const unit = team?.units.find((u) => u.square?.row === row && u.square?.col === col);
-    if (unit && aim !== "own-square") return ` → ${whose} ${unit.name}`;
-    return ` → square ${row} ${col}`;
-  }
-  if (row !== undefined) return ` → their row ${row}`;
-  if (col !== undefined) return ` → their column ${col}`;
-  return "";
 }
 
 /** The plan committed, each card with where it aims as it was tapped ("Spark → their
@@ -216,86 +146,36 @@ function teamLine(label: string, team: BattleTeamView | undefined, hidden: boole
   return el("p", { class: "team-line" }, words.join(" · "));
 }
 
-function handPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
-  const spent = draft.plan.reduce((sum, action) => sum + action.card.cost, 0);
-  const left = (view.you?.energy ?? 0) - spent;
-  const alive = new Set((view.you?.units ?? []).filter((u) => u.square && !u.summon).map((u) => u.ref));
-  const names = new Map((view.you?.units ?? []).map((u) => [u.ref, u.name]));
-  const hand = el("div", { class: "battle-hand", "data-testid": "battle-hand" });
-  for (const card of view.you?.hand ?? []) {
-    const set = draft.plan.some((a) => a.card.id === card.id);
-    const usable = !set && !card.cooling && card.cost <= left && alive.has(card.owner) && !draft.aiming;
-    const node = el(
-      "button",
-      { type: "button", class: "skill", "data-card": card.id, "data-range": card.range },
-      el("span", { class: "skill-head" }, `${card.name}${card.special ? " ★" : ""}`, el("b", {}, `${card.cost}E`)),
-      el("span", { class: "skill-who" }, `${names.get(card.owner) ?? card.owner} · ${card.range} · ${card.group}`),
-      el("span", { class: "skill-text" }, card.cooling ? `CT ${card.cooling} · ${card.text}` : card.text),
-    );
-    if (set) node.classList.add("set");
-    if (draft.aiming?.id === card.id) node.classList.add("selected");
-    node.disabled = !usable;
-    node.addEventListener("click", () => {
-      if (aimOf(card) === "none") {
-        draft.plan.push({ card });
-        on.setPlan(draft.plan);
-      } else draft.aiming = card;
-      on.redraw();
-    });
-    hand.append(node);
-  }
-  const plan = el("ol", { class: "plan", "data-testid": "plan" });
-  draft.plan.forEach((action, index) => {
-    const drop = el("button", { type: "button", class: "drop", "aria-label": "remove" }, "×");
-    drop.addEventListener("click", () => {
-      draft.plan.splice(index, 1);
-      on.setPlan(draft.plan);
-      on.redraw();
-    });
-    plan.append(el("li", {}, `${action.card.name} (${action.card.cost}E)${targetWords(view, action)} `, drop));
-  });
-  const commit = el("button", { type: "button", name: "commit" }, draft.plan.length ? "Commit the plan" : "Pass the turn");
-  commit.disabled = draft.aiming !== null;
-  commit.addEventListener("click", () => on.commit(draft.plan));
-  const parts: HTMLElement[] = [
-    el("p", { class: "status", "data-testid": "battle-prompt" },
-      draft.aiming ? `${draft.aiming.name}: tap its target` : `Your plan: ${left} Energy left`),
-    hand,
-    plan,
-    el("div", { class: "row" }, commit),
-  ];
-  if (draft.aiming) {
-    const cancel = el("button", { type: "button", name: "cancel-aim" }, "Cancel");
-    cancel.addEventListener("click", () => {
-      draft.aiming = null;
-      on.redraw();
-    });
-    parts[3]!.append(cancel);
-  }
-  return el("div", { class: "battle-plan" }, ...parts);
-}
-
-function formationPanel(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
-  const characters = (view.you?.units ?? []).filter((u) => !u.summon);
-  const next = characters[draft.formation.length];
-  const set = el("button", { type: "button", name: "formation" }, draft.formation.length ? "Set the formation" : "Keep the front column");
-  set.disabled = draft.formation.length > 0 && draft.formation.length < 3;
-  // None tapped: the default formation, the front column (BATTLE.md 2).
-  const front = [0, 1, 2].map((row) => ({ row, col: 0 }));
-  set.addEventListener("click", () => on.setFormation(draft.formation.length ? draft.formation : front));
-  const clear = el("button", { type: "button", name: "clear-formation" }, "Start again");
-  clear.addEventListener("click", () => {
-    draft.formation = [];
-    on.redraw();
-  });
-  const prompt = next
-    ? `Tap a square of your field for ${next.name}`
-    : "Your formation is tapped: press Set the formation before the clock runs out, or the front column is played";
-  return el("div", { class: "battle-plan" }, el("p", { class: "status", "data-testid": "battle-prompt" }, prompt), el("div", { class: "row" }, set, clear));
-}
-
 /** Said to a player whose seat the CPU took over: they lost, and may watch (BATTLE.md 5). */
 const AWAY = "You were away too long: the CPU plays for you, and this battle is lost. You may watch it to the end.";
+
+/** Give up (asked twice), or End the battle against a seat whose player left; none
+ * for a player whose seat the CPU took (BATTLE.md 5: they may watch, not give up). */
+function quitControls(view: BattleView, draft: BattleDraft, on: BattleActions, left: boolean): HTMLElement | null {
+  if (view.you?.cpu) return null;
+  if (left) {
+    // Giving up against a seat taken over ends the battle as its player's loss (they left).
+    const end = el("button", { type: "button", name: "end-battle" }, "End the battle: you win");
+    end.addEventListener("click", () => on.giveUp());
+    return end;
+  }
+  if (draft.giveUpAsked) {
+    const yes = el("button", { type: "button", name: "give-up-confirm" }, "Yes, give up the battle");
+    yes.addEventListener("click", () => on.giveUp());
+    const no = el("button", { type: "button", name: "give-up-cancel" }, "Keep fighting");
+    no.addEventListener("click", () => {
+      draft.giveUpAsked = false;
+      on.redraw();
+    });
+    return el("div", { class: "row" }, yes, no);
+  }
+  const ask = el("button", { type: "button", name: "give-up" }, "Give up");
+  ask.addEventListener("click", () => {
+    draft.giveUpAsked = true;
+    on.redraw();
+  });
+  return ask;
+}
 
 /** The whole battle screen for ``view``. */
 export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleActions): HTMLElement {
@@ -303,15 +183,21 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
   const finished = view.status === BattleStatus.FINISHED;
   const forming = view.status === BattleStatus.FORMATION;
   const deadline = view.deadline && !finished ? timestampDate(view.deadline) : null;
-  const phase = finished ? "over" : forming ? "formation" : "selection";
+  const phase = finished ? "finished" : forming ? "formation" : "selection"; // the terminal's words
   const title = el(
     "p",
     { class: "status", "data-testid": "battle-status", ...(deadline ? { "data-deadline": String(deadline.getTime()) } : {}) },
     `Skirmish · turn ${view.turn}/10 · ${phase}`,
   );
   const sudden = suddenDeathLine(view);
+  // BATTLE.md 5: a seat the CPU took over has lost (its player stayed away) while the
+  // battle plays on: the one still here is told it is won, and may end it at once.
+  const left = Boolean(!finished && !view.you?.cpu && view.opponent?.cpu && view.opponent.name !== "CPU");
+  // Give up beside the title (found from outside: under the last turn's log it went
+  // below the fold of an 800 px window as the log grew).
+  const quit = finished ? null : quitControls(view, draft, on, left);
   const parts: HTMLElement[] = [
-    title,
+    el("div", { class: "battle-head" }, title, ...(quit ? [quit] : [])),
     ...(sudden ? [el("p", { class: "team-line", "data-testid": "battle-sudden-death" }, sudden)] : []),
     teamLine("Opponent", view.opponent, true),
     el(
@@ -331,9 +217,6 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     ["battle-reserved", reservedLine(view)],
   ];
   for (const [testid, said] of lines) if (said) parts.push(el("p", { class: "team-line", "data-testid": testid }, said));
-  // BATTLE.md 5: a seat the CPU took over has lost (its player stayed away) while the
-  // battle plays on: the one still here is told it is won, and may end it at once.
-  const left = !finished && !view.you?.cpu && view.opponent?.cpu && view.opponent.name !== "CPU";
   if (left) {
     const said = `${view.opponent?.name} left: the CPU plays on for them, and the battle is yours whatever happens.`;
     parts.push(el("p", { class: "status", "data-testid": "battle-left" }, said));
@@ -361,29 +244,6 @@ export function battleScreen(view: BattleView, draft: BattleDraft, on: BattleAct
     const back = el("button", { type: "button", name: "battle-lobby" }, "Back to the lobby");
     back.addEventListener("click", () => on.leave());
     parts.push(back);
-  } else if (view.you?.cpu) {
-    // BATTLE.md 5: the CPU plays a seat whose player was away; they may watch, not give up.
-  } else if (left) {
-    // Giving up against a seat taken over ends the battle as its player's loss (they left).
-    const end = el("button", { type: "button", name: "end-battle" }, "End the battle: you win");
-    end.addEventListener("click", () => on.giveUp());
-    parts.push(end);
-  } else if (draft.giveUpAsked) {
-    const yes = el("button", { type: "button", name: "give-up-confirm" }, "Yes, give up the battle");
-    yes.addEventListener("click", () => on.giveUp());
-    const no = el("button", { type: "button", name: "give-up-cancel" }, "Keep fighting");
-    no.addEventListener("click", () => {
-      draft.giveUpAsked = false;
-      on.redraw();
-    });
-    parts.push(el("div", { class: "row" }, yes, no));
-  } else {
-    const ask = el("button", { type: "button", name: "give-up" }, "Give up");
-    ask.addEventListener("click", () => {
-      draft.giveUpAsked = true;
-      on.redraw();
-    });
-    parts.push(ask);
   }
   return el("section", { class: "battle", "data-testid": "battle", "data-status": phase }, ...parts);
 }

@@ -75,7 +75,7 @@ const REASONS: Record<string, string> = {
 
 /** Ends one player brought about, said to each side in its own words. */
 const BY_WHOM: Record<string, [string, string]> = {
-  give_up: ["You won (your opponent gave up).", "You gave up."],
+  give_up: ["You won (your opponent gave up).", "You gave up: you lost."],
   disconnect: [
     // The CPU played on for the one who left, to the end or until the other ended it.
     "You won (your opponent left; the CPU played for them).",
