@@ -179,7 +179,7 @@ def hand_lines(view: pb.BattleView) -> list[str]:
 
 BY_WHOM = {
     ("give_up", True): "You won (your opponent gave up).",
-    ("give_up", False): "You gave up.",
+    ("give_up", False): "You gave up: you lost.",
     ("disconnect", True): "You won (your opponent left and the CPU finished for them).",
     ("disconnect", False): "You lost (you left and the CPU finished for you).",
 }

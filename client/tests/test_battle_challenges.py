@@ -186,7 +186,7 @@ async def test_battle_give_up_ends_the_battle_from_a_script(
     assert await battle(bea, args, Console()) == 0
     [gave_up] = bea.stub.sent
     assert gave_up.battle_id == "b1000000-0000"
-    assert capsys.readouterr().out == "Battle b1000000: You gave up.\n"
+    assert capsys.readouterr().out == "Battle b1000000: You gave up: you lost.\n"
     bea.stub = Battling("")
     with pytest.raises(CommandError, match="you have no battle in progress"):
         await battle(bea, args, Console())

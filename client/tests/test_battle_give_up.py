@@ -28,7 +28,7 @@ async def test_q_asks_first_and_gives_up_only_once_confirmed() -> None:
         terminal.type("q\r")
         await terminal.until(lambda s: ASKED in s, "the question again")
         terminal.type("y\r")
-        await terminal.until(lambda s: "You gave up." in s, "the end")
+        await terminal.until(lambda s: "You gave up: you lost." in s, "the end")
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()

@@ -214,7 +214,7 @@ async def test_a_terminal_battle_keeps_its_seat_while_the_player_thinks(
         terminal.type("q\r")  # then gives up (q asks first; y confirms), which ends it
         await terminal.until(lambda s: "Give up this battle?" in s, "the question")
         terminal.type("y\r")
-        await terminal.until(lambda s: "You gave up." in s, "the end")
+        await terminal.until(lambda s: "You gave up: you lost." in s, "the end")
     finally:
         terminal.close()
 
