@@ -2,7 +2,9 @@
 cells), owners in colour, each cell's element mark and what it does to the card on it
 (+1 or -1 on every side, RULES.md 4), and the last move: the card placed underlined,
 each card it captured on a background of its cause's colour with the cause written on
-the cell (SAME, PLUS, COMBO; TAKEN for a higher side).
+the cell (SAME, PLUS, COMBO; TAKEN for a higher side). At a Cursed Realm table each card
+shows its hex (RULES.md 17): 'ward' under its name, '(ward)' once spent; compact cells
+its first letter between the left and right sides.
 
 A ``Layout`` says how much room the match screen takes; ``render.fitted`` draws the
 first of ``LAYOUTS`` that fits the terminal."""
@@ -16,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
+from client.realm import cell_hex
 from client.rules_text import CAUSE_TAGS, ELEMENT_NAMES, elemental_bonus, side
 
 MINE, THEIRS = "bold cyan", "bold red"
@@ -126,6 +129,8 @@ def _named_cell(view: pb.MatchView, cell: pb.BoardCell, tag: str) -> Text:
     text.append(f"\n{side(s.left)} ")
     text.append(f"{cell.card.card.character.name[:7]:^7}", style="italic")
     text.append(f" {side(s.right)}\n{side(s.bottom)}")
+    if hexed := cell_hex(view, cell.index):  # a Realm table's Cursed: no marks there
+        text.append(f" {hexed}", style="magenta")
     if mark:
         bonus, style = _bonus(cell)
         text.append(f" {mark}", style="yellow")
@@ -149,6 +154,8 @@ def _compact_cell(view: pb.MatchView, cell: pb.BoardCell, tag: str) -> Text:
     text.append(tag[:1] or " ", style="bold white")
     text.append(f" {side(s.top)}  \n{side(s.left)}")
     bonus, style = _bonus(cell)
+    if hexed := cell_hex(view, cell.index, compact=True):  # Cursed: 'W', '(W)' spent
+        bonus, style = hexed, "magenta"
     text.append(f"{bonus:^3}", style=style)
     text.append(f"{side(s.right)}\n  {side(s.bottom)}  ")
     return text

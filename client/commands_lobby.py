@@ -59,15 +59,33 @@ def table_settings(args: argparse.Namespace, deck: pb.DeckChoice | None) -> pb.T
         house_hands=args.house_hands,
         board=pb.BoardShape(rows=size, columns=size, blocked_count=args.blocked),
     )
-    realm = getattr(args, "realm", None)  # host and challenge only, not a custom practice
+    realm = getattr(args, "realm", None)  # host, challenge and a custom practice
     if realm is not None:  # Realm Triad (RULES.md 17): the family and its modules
         rules.family = pb.RULES_FAMILY_REALM
         rules.realm.CopyFrom(chosen_modules(realm))
-    return pb.TableSettings(rules=rules, random_deck=deck is None and not args.house_hands)
+        if getattr(args, "command", "") == "practice" and not getattr(args, "deck", None):
+            rules.house_hands = True  # a Realm table never plays Random decks
+    return pb.TableSettings(rules=rules, random_deck=deck is None and not rules.house_hands)
 
 
-def rules_options(cmd: argparse.ArgumentParser) -> None:
-    """The rules of a table (RULES.md 3, 11, 12): also a custom practice's."""
+def realm_option(cmd: argparse.ArgumentParser, practice: bool = False) -> None:
+    """A Realm table (RULES.md 17) and its modules: ``host``, ``challenge`` and a custom
+    practice (found from outside: the API took a Realm practice, the terminal had none;
+    without --deck a Realm practice is dealt house hands, never Random decks)."""
+    dealt = "; without --deck, house hands" if practice else ""
+    cmd.add_argument(
+        "--realm",
+        nargs="?",
+        const="",
+        metavar="MODULES",
+        help="a Realm table (3x3 or 4x4): 'all' or modules from "
+        f"{','.join(OPTIONS)} (comma-separated; none, or left out: Same/Plus/Combo only{dealt})",
+    )
+
+
+def rules_options(cmd: argparse.ArgumentParser, realm: bool = False) -> None:
+    """The rules of a table (RULES.md 3, 11, 12): also a custom practice's (``realm``:
+    with ``--realm``, RULES.md 17)."""
     cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), default="three-open")
     for flag in ("same", "plus"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=True)
@@ -90,20 +108,15 @@ def rules_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--sudden-death", action="store_true", help="a tie plays again (at most 5 rounds)"
     )
+    if realm:
+        realm_option(cmd, practice=True)
 
 
 def _table_options(cmd: argparse.ArgumentParser) -> None:
     """The rules a host chooses (RULES.md 3, 11, 12, 13)."""
     rules_options(cmd)
     cmd.add_argument("--trade", choices=list(TRADES), default="none", help="the trade rule")
-    cmd.add_argument(
-        "--realm",
-        nargs="?",
-        const="",
-        metavar="MODULES",
-        help="a Realm table (3x3 or 4x4): 'all' or modules from "
-        f"{','.join(OPTIONS)} (comma-separated; none, or left out: Same/Plus/Combo only)",
-    )
+    realm_option(cmd)
     cmd.add_argument("--deck", help="a saved deck (id or its start); default: Random decks")
     cmd.add_argument("--request-id", help="retry without opening twice")
 

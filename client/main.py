@@ -248,7 +248,7 @@ async def run(args: argparse.Namespace) -> int:
 
 RULE_OPTIONS = (
     "visibility", "same", "plus", "combo", "elemental", "same_wall", "board", "blocked",
-    "house_hands", "sudden_death",
+    "house_hands", "sudden_death", "realm",
 )  # fmt: skip
 """The table options a practice takes (``rules_options``): any of them makes it custom."""
 
@@ -335,7 +335,7 @@ def parser() -> argparse.ArgumentParser:
     practice.add_argument(
         "--deck", help="a saved deck (its name, id or the start of it); default Random"
     )
-    rules_options(practice)
+    rules_options(practice, realm=True)
     practice.set_defaults(rule_defaults={n: practice.get_default(n) for n in RULE_OPTIONS})
     sub.add_parser(
         "play", parents=[common], help="play your active match, or wait for your next one"

@@ -5,9 +5,12 @@ comparisons) and a move with Lair ("0 5 lair")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from triad.v1 import common_pb2 as pb
 
 from client.connection import CommandError
+from services.rules.realm import HEX_OF_TYPE, CreatureType
 
 MODULES = {
     "type_advantage": "Type Advantage",
@@ -39,19 +42,47 @@ def chosen_modules(text: str) -> pb.RealmModules:
     return pb.RealmModules(**{OPTIONS[m]: True for m in on})
 
 
-def realm_attributes(character: pb.Character, short: bool = False) -> str:
+def realm_attributes(
+    character: pb.Character, short: bool = False, cursed: bool = False, letter: bool = False
+) -> str:
     """A character's Realm attributes: 'dragon, chaotic evil, legendary' (``short``:
-    'Dra CE L'); '-' when the server sent none."""
+    'Dra CE ★', the browser's Legendary mark: found from outside, an 'L' read as Lawful
+    or the left side); with its hex at a Cursed table: 'Dra CE ★ ember' (``letter``:
+    'Dra CE ★ E', as compact board cells show it); '-' when the server sent none."""
     if not character.creature_type:
         return "-"
     kind = pb.CreatureType.Name(character.creature_type).removeprefix("CREATURE_TYPE_").lower()
     law = pb.AlignmentLaw.Name(character.alignment.law).removeprefix("ALIGNMENT_LAW_").lower()
     moral = pb.AlignmentMoral.Name(character.alignment.moral)
     moral = moral.removeprefix("ALIGNMENT_MORAL_").lower()
+    hexed = [type_hex(character.creature_type)] if cursed else []
+    hexed = [h[:1].upper() for h in hexed] if letter else hexed
     if short:
         words = [kind[:3].title(), (law[:1] + moral[:1]).upper()]
-        return " ".join(words + ["L"] * character.legendary)
-    return ", ".join([kind, f"{law} {moral}"] + ["legendary"] * character.legendary)
+        return " ".join(words + [LEGENDARY] * character.legendary + hexed)
+    return ", ".join([kind, f"{law} {moral}"] + ["legendary"] * character.legendary + hexed)
+
+
+LEGENDARY = "★"
+"""The Legendary mark, as the browser shows it (the client's stars are ★ too)."""
+
+
+def type_hex(kind: pb.CreatureType.ValueType) -> str:
+    """The hex a creature type carries under Cursed (RULES.md 17), in a word: 'ward'.
+    From the rules' own table (a hand card's view carries no hex; a board cell's does)."""
+    name = pb.CreatureType.Name(kind).removeprefix("CREATURE_TYPE_").lower()
+    return HEX_OF_TYPE[CreatureType(name)].value
+
+
+def cell_hex(view: pb.MatchView, index: int, compact: bool = False) -> str:
+    """The hex of the card on a board cell at a Cursed table, as the view tells it:
+    'ward', '(ward)' once spent (compact: its first letter, 'W' or '(W)'); '' for none."""
+    cells = view.realm.cells
+    if index >= len(cells) or not cells[index].hex:
+        return ""
+    word = pb.Hex.Name(cells[index].hex).removeprefix("HEX_").lower()
+    word = word[:1].upper() if compact else word
+    return f"({word})" if cells[index].hex_spent else word
 
 
 def is_realm(rules: pb.Rules) -> bool:
@@ -99,58 +130,112 @@ def sudden_death_ending(view: pb.MatchView) -> str:
     return f"; Sudden Death drew {drawn} card{'s' if drawn > 1 else ''} from the pile"
 
 
-def realm_line(view: pb.MatchView, tie: str = "") -> str:
-    """The Realm state under the board: who has spent Lair and Resistance, pending Rot,
-    hexes spent, the draw pile's size and the last move's comparisons and saves."""
+MODIFIER_WORDS = {
+    pb.REALM_MODIFIER_KIND_TYPE_ADVANTAGE: "type",
+    pb.REALM_MODIFIER_KIND_GUARD: "guard",
+    pb.REALM_MODIFIER_KIND_LAIR: "lair",
+    pb.REALM_MODIFIER_KIND_EMBER: "ember",
+    pb.REALM_MODIFIER_KIND_ROT: "rot",
+    pb.REALM_MODIFIER_KIND_BIND: "bind",
+    pb.REALM_MODIFIER_KIND_ALIGNMENT_CLASH: "clash",
+}
+"""A Realm modifier in a comparison, in a short word (RULES.md 17, "Modifiers")."""
+
+
+def _side_said(value: int, modifiers: Sequence[pb.RealmModifier], compact: bool) -> str:
+    """One side of a comparison from its printed value: '9 +1 type +1 clash' (compact:
+    '+1type+1clash', the printed value left out); the printed value alone without
+    modifiers (compact: '')."""
+    printed = value - sum(m.amount for m in modifiers)
+    said = [
+        f"{m.amount:+d}{'' if compact else ' '}{MODIFIER_WORDS.get(m.kind, '?')}" for m in modifiers
+    ]
+    if compact:
+        return "".join(said)
+    return " ".join([str(printed), *said])
+
+
+def comparison_words(c: pb.RealmComparison, compact: bool = False) -> str:
+    """'6>5 11v4 (9 +1 type +1 clash v 4)': the cells, the modified values, and which
+    modifiers made them, each side from its printed value (compact: '6>5 11v4
+    (+1type+1clash)'); the values alone when no modifier applied, or from a server
+    before modifiers were recorded."""
+    said = f"{c.attacker_cell}>{c.defender_cell} {c.attack}v{c.defence}"
+    if not c.attack_modifiers and not c.defence_modifiers:
+        return said
+    attack = _side_said(c.attack, c.attack_modifiers, compact)
+    defence = _side_said(c.defence, c.defence_modifiers, compact)
+    if compact:  # a side without modifiers is left out: '(+1lair)', '(v -1rot)'
+        return f"{said} ({attack}{' v ' + defence if defence else ''})".replace("( v", "(v")
+    return f"{said} ({attack} v {defence})"
+
+
+Part = tuple[str, str]
+"""A piece of the Realm state's text and what joins it to the piece before it on a line."""
+
+
+def realm_parts(view: pb.MatchView, tie: str = "", compact: bool = False) -> list[Part]:
+    """The Realm state under the board, in pieces: who has spent Lair and Resistance
+    (only the modules the table plays), pending Rot, hexes spent, the draw pile's size,
+    the last move's comparisons (each one a piece, with its modifiers) and saves."""
     realm = view.realm
-    parts = []
+    parts: list[Part] = []
     for power in ("lair", "resistance"):
+        if not getattr(view.rules.realm, power):  # found from outside: 'nobody' at tables
+            continue  # without the module
         spent = [_seat_word(view, s.seat) for s in realm.seats if getattr(s, f"{power}_spent")]
-        parts.append(f"{power.title()} spent: {', '.join(spent) or 'nobody'}")
+        parts.append((SEPARATOR, f"{power.title()} spent: {', '.join(spent) or 'nobody'}"))
     rot = [f"{i}:-{c.pending_rot}" for i, c in enumerate(realm.cells) if c.pending_rot]
     if rot:
-        parts.append("Rot " + " ".join(rot))
+        parts.append((SEPARATOR, "Rot " + " ".join(rot)))
     spent_hexes = [str(i) for i, c in enumerate(realm.cells) if c.hex_spent]
     if spent_hexes:
-        parts.append("hex spent on " + ",".join(spent_hexes))
+        parts.append((SEPARATOR, "hex spent on " + ",".join(spent_hexes)))
     if view.rules.sudden_death:
-        parts.append(f"pile {realm.draw_pile_left}")
+        parts.append((SEPARATOR, f"pile {realm.draw_pile_left}"))
     last = realm.last_move
-    compared = [
-        f"{c.attacker_cell}>{c.defender_cell} {c.attack}v{c.defence}" for c in last.comparisons
-    ]
+    compared = [comparison_words(c, compact) for c in last.comparisons]
     if last.lair:
         compared.insert(0, "Lair")
     saved = [
         f"{s.cell} saved by {pb.Protection.Name(s.by).removeprefix('PROTECTION_').lower()}"
         for s in last.saved
     ]
-    if compared or saved:
-        parts.append("last: " + "; ".join(compared + saved))
+    for n, piece in enumerate(compared + saved):
+        parts.append((SEPARATOR, "last: " + piece) if n == 0 else ("; ", piece))
     # Realm Sudden Death: the move that tied the full board (``tie``, in words) and the
     # replacements before the last (the last is the move shown): found from outside,
     # only the last of five was told, and a small terminal's one move line lost the tie.
     if tie:
-        parts.append(f"tied by: {tie}")
+        parts.append((SEPARATOR, f"tied by: {tie}"))
     for replaced in realm.replacements[:-1]:
         removed, drawn = replaced.removed.character.name, replaced.drawn.character.name
-        parts.append(f"pile on {replaced.cell}: {removed} out, {drawn} in")
-    return SEPARATOR.join(parts)
+        parts.append((SEPARATOR, f"pile on {replaced.cell}: {removed} out, {drawn} in"))
+    return parts
+
+
+def realm_line(view: pb.MatchView, tie: str = "") -> str:
+    """The Realm state under the board on one line (``realm_parts``)."""
+    return "".join(
+        (joiner if n else "") + piece for n, (joiner, piece) in enumerate(realm_parts(view, tie))
+    )
 
 
 SEPARATOR = " | "
 
 
-def realm_lines(view: pb.MatchView, width: int, tie: str = "") -> list[str]:
-    """``realm_line`` in lines of at most ``width`` columns, broken between its parts
+def realm_lines(view: pb.MatchView, width: int, tie: str = "", compact: bool = False) -> list[str]:
+    """The Realm state in lines of at most ``width`` columns, broken between its pieces
     (found from outside: wrapped by the frame, '| last: ...' began the second line and a
-    part could be cut in two); a part longer than a line is left to the frame."""
+    part could be cut in two; a last move's comparisons each a piece, since their
+    modifiers made the part longer than a line); a piece longer than a line is left to
+    the frame. ``compact``: the comparisons' modifiers in their compact form."""
     lines: list[str] = []
-    for part in realm_line(view, tie).split(SEPARATOR):
-        if lines and len(lines[-1]) + len(SEPARATOR) + len(part) <= width:
-            lines[-1] += SEPARATOR + part
+    for joiner, piece in realm_parts(view, tie, compact):
+        if lines and len(lines[-1]) + len(joiner) + len(piece) <= width:
+            lines[-1] += joiner + piece
         else:
-            lines.append(part)
+            lines.append(piece)
     return lines
 
 

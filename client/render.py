@@ -3,7 +3,7 @@ hands, the score, the mode and the rules in the panel's title, the board, Sudden
 and the trade rule under it, the round of a Sudden Death match, the last move with its
 captures and their causes, the turn timer, and once over the result in words. At a
 Realm table (RULES.md 17, ``realm.py``) the hands show each card's creature type,
-alignment and Legendary mark, and a line under the board the Realm state.
+alignment, Legendary mark and hex (Cursed), and lines under the board the Realm state.
 
 Every board the view describes is drawn (rows x columns, blocked cells), beside hands
 of 5, 8 or 13 cards, in the first of the ``LAYOUTS`` that fits the terminal: named
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
@@ -27,31 +27,15 @@ from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
 from client.board import CAUSE_STYLES, FULL, LAYOUTS, MINE, THEIRS, Layout, board
-from client.realm import is_realm, realm_attributes, realm_lines
+from client.hands import hand
+from client.realm import is_realm, realm_lines
 from client.rules_text import (
     MAX_ROUNDS,
-    element_name,
     match_rules_line,
     move_words,
     result_words,
-    sides,
     table_line,
 )
-
-
-class Shrinking:
-    """Text that gives way to the board: measured as taking ``least`` columns (rich
-    measures a text by its longest word), drawn on one line cut with an ellipsis."""
-
-    def __init__(self, text: str, least: int) -> None:
-        self.text = Text(text, no_wrap=True, overflow="ellipsis")
-        self.least = least
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(min(self.least, len(self.text)), len(self.text))
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.text
 
 
 def plain_console(**options: Any) -> Console:
@@ -60,58 +44,6 @@ def plain_console(**options: Any) -> Console:
     MarkupError traceback, one named '[bot] x' was listed as ' x', and a client seed
     'x[/y]' broke `seed`; deck names and client seeds are the player's own text)."""
     return Console(markup=False, emoji=False, **options)
-
-
-def hand(
-    title: str,
-    cards: list[pb.Card],
-    style: str,
-    elemental: bool,
-    columns: int = 1,
-    numbered: bool = True,
-    realm: bool = False,
-) -> Table:
-    """A hand as rows that shrink to the width left beside the board: the name gives
-    way first. The element shows only when the Elemental rule makes it matter. In two
-    columns (large hands) the cards run down the left column, then the right one."""
-    table = Table.grid(padding=(0, 1))
-    table.title, table.title_justify, table.title_style = title, "left", "bold"
-    wide = columns == 1
-    per_column = -(-len(cards) // columns) if cards else 0
-    last = str(max(len(cards) - 1, 0))
-    number_width = max(3, len(last) + 2) if wide else max(2, len(last))  # never cut: '[12]'
-    for part in range(columns):
-        if part:
-            table.add_column(min_width=1)  # a gap between the two columns of cards
-        if numbered:
-            table.add_column(width=number_width, justify="left" if wide else "right")
-        # The name's column is the one the table may narrow; the name itself never wraps.
-        table.add_column()
-        if elemental:
-            table.add_column(no_wrap=True, max_width=7 if wide else 3)
-        if realm:
-            table.add_column(no_wrap=True)
-        table.add_column(width=11 if wide else 8)
-    for line in range(per_column):
-        row: list[RenderableType] = []
-        for part in range(columns):
-            index = part * per_column + line
-            if index >= len(cards):
-                break
-            card = cards[index]
-            name = card.character.name + (" (holo)" if card.holo else "")
-            if part:
-                row.append("")
-            if numbered:
-                row.append(f"[{index}]" if wide else str(index))
-            row.append(Shrinking(name, 5 if wide else 3))
-            if elemental:
-                row.append(element_name(card.character.element)[: 7 if wide else 3])
-            if realm:
-                row.append(realm_attributes(card.character, short=True))
-            row.append(sides(card.printed_sides, spaced=wide))
-        table.add_row(*row, style=style)
-    return table
 
 
 def seconds_left(
@@ -245,9 +177,10 @@ def away_words(them: pb.MatchPlayerView, named: bool = True) -> str:
     return f"  ({them.player_name + ' ' if named else ''}away: forfeits at {by} UTC)"
 
 
-def move_text(view: pb.MatchView, move: pb.Placement) -> Text:
-    """A move and what it captured, each capture in its cause's colour."""
-    text = Text(no_wrap=True, overflow="ellipsis")
+def move_text(view: pb.MatchView, move: pb.Placement, wrap: bool = False) -> Text:
+    """A move and what it captured, each capture in its cause's colour; on one line cut
+    short unless ``wrap``."""
+    text = Text() if wrap else Text(no_wrap=True, overflow="ellipsis")
     for piece, tag in move_words(view, move):
         text.append(piece, style=f"bold {CAUSE_STYLES[tag]}" if tag else "")
     return text
@@ -306,9 +239,10 @@ def screen(
     columns = layout.hand_columns
     hidden = sum(1 for s in view.opponent_hand if s.WhichOneof("slot") == "hidden")
     shown = [s.revealed for s in view.opponent_hand if s.WhichOneof("slot") == "revealed"]
-    realm = is_realm(view.rules)
+    realm, cursed = is_realm(view.rules), view.rules.realm.cursed  # hexes in hand
+    mine = [c.card for c in view.my_hand]
     hands = Group(
-        hand("Your hand", [c.card for c in view.my_hand], "", elemental, columns, realm=realm),
+        hand("Your hand", mine, "", elemental, columns, realm=realm, cursed=cursed),
         Text(""),
         hand(
             f"Their hand ({hidden} hidden)" if hidden else "Their hand",
@@ -318,6 +252,7 @@ def screen(
             columns,
             False,
             realm,
+            cursed,
         ),
     )
     layout_grid = Table.grid(padding=(0, 2))
@@ -328,12 +263,16 @@ def screen(
     # move's comparisons and saves) on a line under the board.
     tying = view.realm.tying_placement if view.realm.HasField("tying_placement") else None
     tie = "".join(piece for piece, _ in move_words(view, tying)) if tying else ""
-    realm_said = realm_lines(view, HEADER_WIDTH, tie) if view.HasField("realm") else []
+    compact = not layout.named_cells  # a tighter layout: the comparisons' modifiers too
+    realm_said = realm_lines(view, HEADER_WIDTH, tie, compact) if view.HasField("realm") else []
     realm_text = [Text(line, style="cyan") for line in realm_said]
-    status = Text(status_line(view, received), style="bold", no_wrap=True, overflow="ellipsis")
-    moves = [move_text(view, m) for m in recent_moves(view, seen)]
+    # The status and the moves wrap (found from outside: a long capture list and the end's
+    # result were cut); a layout they make too tall gives way to the next (``fitted``).
+    said = status_line(view, received)
+    status = Text(said, style="bold", no_wrap=True, overflow="ellipsis")
+    moves = [move_text(view, m, wrap=True) for m in recent_moves(view, seen)]
     if layout.move_lines:
-        below = [*moves[-layout.move_lines :], status]
+        below = [*moves[-layout.move_lines :], Text(said, style="bold")]
     elif moves:  # no line of its own: the last move after the status
         below = [Text.assemble(status, "  |  ", moves[-1], no_wrap=True, overflow="ellipsis")]
     else:

@@ -7,8 +7,8 @@ import pytest
 from triad.v1 import common_pb2 as pb
 
 from client.commands_lobby import table_filter, table_settings
-from client.connection import CommandError
-from client.main import parser
+from client.connection import ClientError, CommandError
+from client.main import parser, practice_mode
 
 
 def test_host_realm_all_turns_every_module_on_over_the_great_cloth() -> None:
@@ -52,3 +52,20 @@ def test_find_realm_modules_asks_for_realm_tables_with_exactly_those_modules() -
     assert not table_filter(parser().parse_args(["find", "--realm"])).HasField("realm_modules")
     with pytest.raises(CommandError, match="unknown Realm modules"):
         table_filter(parser().parse_args(["find", "--realm-modules", "dragons"]))
+
+
+def test_practice_realm_is_a_custom_practice_with_house_hands_unless_a_deck_is_named() -> None:
+    """Found from outside: the API took a Realm practice against a bot, the terminal
+    had no `practice --realm`. Realm tables never play Random decks (RULES.md 17): a
+    Realm practice without --deck is dealt house hands."""
+    args = parser().parse_args(["practice", "--realm", "lair,cursed", "--level", "hard"])
+    assert practice_mode(args) == "custom"
+    rules = table_settings(args, None).rules
+    assert rules.family == pb.RULES_FAMILY_REALM and rules.house_hands
+    assert rules.realm == pb.RealmModules(lair=True, cursed=True)
+    decked = table_settings(parser().parse_args(["practice", "--realm", "--deck", "d1"]), None)
+    assert decked.rules.family == pb.RULES_FAMILY_REALM and not decked.rules.house_hands
+    plain = table_settings(parser().parse_args(["practice", "--board", "4x4"]), None).rules
+    assert plain.family == pb.RULES_FAMILY_UNSPECIFIED and not plain.house_hands
+    with pytest.raises(ClientError, match="--realm sets a custom practice's rules"):
+        practice_mode(parser().parse_args(["practice", "--mode", "ranked", "--realm", "all"]))

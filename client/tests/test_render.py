@@ -208,7 +208,11 @@ def test_a_characters_realm_attributes_read_in_full_and_short() -> None:
         legendary=True,
     )
     assert realm_attributes(legend) == "dragon, chaotic evil, legendary"
-    assert realm_attributes(legend, short=True) == "Dra CE L"
+    # Found from outside: an 'L' for Legendary read as Lawful or the left side.
+    assert realm_attributes(legend, short=True) == "Dra CE ★"
+    assert realm_attributes(legend, short=True, cursed=True) == "Dra CE ★ ember"
+    assert realm_attributes(legend, True, True, letter=True) == "Dra CE ★ E"
+    assert realm_attributes(legend, cursed=True) == "dragon, chaotic evil, legendary, ember"
     assert realm_attributes(pb.Character(stars=2)) == "-"
 
 
@@ -233,8 +237,12 @@ def test_a_realm_view_reads_its_modules_state_and_last_comparisons_and_fits_80x2
     assert "Realm, Lair, Cursed" in rules_line(shown.rules)
     assert "Realm Sudden Death" in rules_line(shown.rules)
     line = realm_line(shown)
-    for part in ("Lair spent: you", "Resistance spent: them", "Rot 6:-1", "pile 10"):
+    for part in ("Lair spent: you", "Rot 6:-1", "pile 10"):
         assert part in line
+    # Found from outside: 'Resistance spent: nobody' at a table without Resistance.
+    assert "Resistance" not in line, line
+    shown.rules.realm.resistance = True
+    assert "Resistance spent: them" in realm_line(shown)
     assert "last: Lair; 5>6 7v4; 9 saved by ward" in line
     lines = drawn(shown, 100, 30)
     screen = "\n".join(lines)

@@ -3,6 +3,7 @@ modules, a placement's Realm outcome and the Realm state, in events and in views
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from triad.v1 import common_pb2 as pb
@@ -15,6 +16,8 @@ from services.rules.realm import (
     HEX_OF_TYPE,
     Comparison,
     Hex,
+    Modifier,
+    ModifierKind,
     Protection,
     RealmRules,
     RealmState,
@@ -25,6 +28,8 @@ CAUSES = by_name(Cause, pb.CaptureCause)
 """Capture causes (shared with :mod:`services.match.mapping`)."""
 CAUSES_BACK = backwards(CAUSES)
 HEXES = {None: pb.HEX_UNSPECIFIED} | by_name(Hex, pb.Hex)
+MODIFIERS = by_name(ModifierKind, pb.RealmModifierKind)
+MODIFIERS_BACK = backwards(MODIFIERS)
 PROTECTIONS = by_name(Protection, pb.Protection)
 PROTECTIONS_BACK = backwards(PROTECTIONS)
 
@@ -60,11 +65,23 @@ def move(value: RealmMove) -> pb.RealmMove:
                 defender_cell=c.defender,
                 attack=c.attack,
                 defence=c.defence,
+                attack_modifiers=modifiers(c.attack_modifiers),
+                defence_modifiers=modifiers(c.defence_modifiers),
             )
             for c in value.comparisons
         ],
         replaced_card_id=value.replaced,
     )
+
+
+def modifiers(values: tuple[Modifier, ...]) -> list[pb.RealmModifier]:
+    return [pb.RealmModifier(kind=MODIFIERS[m.kind], amount=m.amount) for m in values]
+
+
+def modifiers_back(values: Iterable[pb.RealmModifier]) -> tuple[Modifier, ...]:
+    """The modifiers of one side of a comparison; none in an event written before they
+    were recorded (its comparisons then show only the modified values)."""
+    return tuple(Modifier(MODIFIERS_BACK[m.kind], m.amount) for m in values)
 
 
 def state(
@@ -108,7 +125,15 @@ def event_back(message: ev.CardPlaced) -> RealmMove | None:
         lair=m.lair,
         saved=tuple(Saved(x.cell, CAUSES_BACK[x.cause], PROTECTIONS_BACK[x.by]) for x in m.saved),
         comparisons=tuple(
-            Comparison(c.attacker_cell, c.defender_cell, c.attack, c.defence) for c in m.comparisons
+            Comparison(
+                c.attacker_cell,
+                c.defender_cell,
+                c.attack,
+                c.defence,
+                modifiers_back(c.attack_modifiers),
+                modifiers_back(c.defence_modifiers),
+            )
+            for c in m.comparisons
         ),
         state=RealmState(
             tuple(c.hex_spent for c in s.cells),

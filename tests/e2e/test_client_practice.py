@@ -302,3 +302,36 @@ async def test_a_board_the_players_copies_cannot_fill_names_house_hands(
     dealt = client.json("practice", "--board", "4x4", "--house-hands")
     assert len(dealt["view"]["myHand"]) == 8, "the option helps: both hands dealt"
     client.json("forfeit", dealt["matchId"])
+
+
+async def test_a_realm_practice_from_the_terminal_plays_house_hands_against_a_bot(
+    api: Any,
+    backend: Stack,
+    tmp_path: Path,
+) -> None:
+    """Found from outside: the API took a Realm practice (RULES.md 17), the terminal's
+    `practice` had no --realm. `practice --realm all` on an 80x24 terminal: a Realm
+    table, house hands (a Realm table plays no Random decks), the hexes in the hand and
+    a move with Lair told under the board."""
+    me = await register(api)
+    argv = signed_in(backend, tmp_path / "state.json", me).argv
+    terminal = Terminal([*argv, "practice", "--realm", "all", "--level", "novice"], {})
+    try:
+        screen = await terminal.until(lambda s: "Realm: all modules" in s, "the Realm match")
+        screen = await terminal.until(lambda s: "Your turn" in s, "the player's turn", timeout=30)
+        view = (
+            await api.GetActiveMatch(g.GetActiveMatchRequest(), metadata=bearer(me.tokens))
+        ).view
+        assert view.mode == pb.MODE_PRACTICE and view.origin_mode == pb.MODE_CUSTOM
+        assert view.rules.family == pb.RULES_FAMILY_REALM and view.rules.house_hands
+        assert view.rules.realm.cursed and view.rules.realm.lair
+        assert any(h in screen for h in ("ward", "ember", "rot", "silence", "bind")), screen
+        cell = next(c.index for c in view.board if c.WhichOneof("content") == "empty")
+        terminal.type(f"0 {cell} lair\r")
+        await terminal.until(lambda s: "Lair spent: you" in s, "the Lair told under the board")
+        terminal.type("q\r")
+        await terminal.until(lambda s: "Forfeit this match?" in s, "the question")
+        terminal.type("y\r")
+        await terminal.until(lambda s: "you forfeited." in s, "the forfeit")
+    finally:
+        terminal.close()

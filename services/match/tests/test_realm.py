@@ -9,8 +9,9 @@ from dataclasses import replace
 
 import pytest
 from triad.v1 import common_pb2 as pb
+from triad.v1 import events_pb2 as ev
 
-from services.match import domain
+from services.match import codec, domain, mapping_realm
 from services.match.domain.errors import LairRefused
 from services.match.domain.events import CardPlaced, MatchCard, MatchFinished, MatchRules, Mode
 from services.match.presenter import view_message
@@ -252,3 +253,39 @@ def test_a_realm_view_shows_hexes_spent_powers_and_comparisons_but_no_hidden_car
         other = "b" if seat == pb.SEAT_A else "a"
         hidden = [c.id for c in match.position.hand(Seat.B if other == "b" else Seat.A)]
         assert hidden and not any(i.encode() in text for i in hidden)
+
+
+def _lair_match() -> domain.Match:
+    """A's card on 0, then B's Lair on 1 takes it: 5 + 1 (Lair) against 5."""
+    return play(play(realm_match(), 0), 1, lair=True)
+
+
+def test_a_realm_view_shows_which_modifier_decided_each_comparison() -> None:
+    """RULES.md 17 (Clash): 'views show it'; and with it every modifier a side took."""
+    message = view_message(match_view(_lair_match(), "p-a"), later(2))
+    [compared] = message.realm.last_move.comparisons
+    assert (compared.attack, compared.defence) == (6, 5)
+    assert [(m.kind, m.amount) for m in compared.attack_modifiers] == [
+        (pb.REALM_MODIFIER_KIND_LAIR, 1)
+    ]
+    assert not compared.defence_modifiers
+
+
+def test_a_placement_stored_before_modifiers_were_recorded_still_reads_and_shows() -> None:
+    """An event written before comparisons carried their modifiers decodes with none:
+    its view shows the modified values alone, as it always did."""
+    match = _lair_match()
+    event = match.last
+    assert event is not None and event.realm is not None
+    cards = {c.card_id: c for seat in match.seats for c in seat.hand}
+    stored = codec.encode(event, cards)
+    older = ev.CardPlaced.FromString(stored.data)
+    for c in older.realm_move.comparisons:
+        c.ClearField("attack_modifiers")
+        c.ClearField("defence_modifiers")
+    back = codec.decode(stored.type, stored.schema_version, older.SerializeToString(), T0, None)
+    assert isinstance(back, CardPlaced) and back.realm is not None
+    assert [tuple(c) for c in back.realm.comparisons] == [(1, 0, 6, 5, (), ())]
+    assert back.realm.comparisons[0].attack_modifiers == ()
+    view = mapping_realm.move(back.realm)
+    assert [(c.attack, c.defence, len(c.attack_modifiers)) for c in view.comparisons] == [(6, 5, 0)]

@@ -21,7 +21,8 @@ Interpretations (where section 17 leaves room, this is what the engine does):
 - *Bind* replaces the defending side's printed value by 0; the other modifiers (Rot)
   still apply to it, so a Bound side may read below 0. Bind never touches attacks.
 - *Alignment Clash* adds +1 once to the higher value when either word clashes (both
-  clashing is still +1). It changes no capture; :class:`Comparison` records show it.
+  clashing is still +1). It changes no capture; :class:`Comparison` records show it, with
+  every other modifier each side took (:class:`Modifier`).
 - *Ember* counts a comparison as taken part in whether or not it captures, and the +1
   holds for every comparison of that placement (attacking and defending); a card
   captured by Same or Plus takes part only if it then attacks in Combo. The placed
@@ -59,6 +60,8 @@ from services.rules.realm.cards import (
 from services.rules.realm.outcome import (
     Comparison,
     LairSpent,
+    Modifier,
+    ModifierKind,
     Protection,
     RealmPlacement,
     RealmRules,
@@ -76,6 +79,8 @@ __all__ = [
     "Hex",
     "LairSpent",
     "Law",
+    "Modifier",
+    "ModifierKind",
     "Moral",
     "Protection",
     "RealmBoard",

@@ -69,14 +69,39 @@ class Saved(NamedTuple):
     by: Protection
 
 
+class ModifierKind(StrEnum):
+    """A Realm modifier that can change a compared value (RULES.md 17, "Modifiers")."""
+
+    TYPE_ADVANTAGE = "type_advantage"
+    GUARD = "guard"
+    """Type Advantage's Construct: its bottom side +1 whenever it defends."""
+    LAIR = "lair"
+    EMBER = "ember"
+    ROT = "rot"
+    BIND = "bind"
+    """The defending side reads 0: its amount is minus the printed value."""
+    ALIGNMENT_CLASH = "alignment_clash"
+
+
+class Modifier(NamedTuple):
+    """One modifier applied to one side of a comparison, and by how much."""
+
+    kind: ModifierKind
+    amount: int
+
+
 class Comparison(NamedTuple):
     """One basic or Combo comparison with both modified values as the rules read them
-    (Alignment Clash included), for views that explain a capture."""
+    (Alignment Clash included), for views that explain a capture. Each side's
+    modifiers are listed in the order applied; the printed value is the modified value
+    less their amounts."""
 
     attacker: int
     defender: int
     attack: int
     defence: int
+    attack_modifiers: tuple[Modifier, ...] = ()
+    defence_modifiers: tuple[Modifier, ...] = ()
 
 
 class RealmPlacement(NamedTuple):

@@ -26,10 +26,12 @@ from itertools import combinations
 
 from services.rules.geometry import Contact, Geometry
 from services.rules.realm.cards import Hex, RealmCard
-from services.rules.realm.modifiers import ADVANTAGE, GUARD, clash, clashes
+from services.rules.realm.modifiers import ADVANTAGE, GUARD, clashes
 from services.rules.realm.outcome import (
     Comparison,
     LairSpent,
+    Modifier,
+    ModifierKind,
     Protection,
     RealmPlacement,
     RealmRules,
@@ -40,6 +42,13 @@ from services.rules.resolve import Capture, Cause, Owners, Touching, _same
 
 _PLUS, _BASIC, _COMBO = Cause.PLUS, Cause.BASIC, Cause.COMBO
 _WARD, _EMBER, _ROT, _SILENCE, _BIND = Hex.WARD, Hex.EMBER, Hex.ROT, Hex.SILENCE, Hex.BIND
+
+_M = ModifierKind
+_TYPE, _GUARD, _LAIR, _EMBERED, _CLASH = (
+    (Modifier(kind, 1),)
+    for kind in (_M.TYPE_ADVANTAGE, _M.GUARD, _M.LAIR, _M.EMBER, _M.ALIGNMENT_CLASH)
+)
+"""The +1 modifiers, each as the one-item tuple a comparison records."""
 
 Cards = Sequence[RealmCard | None]
 
@@ -227,28 +236,48 @@ def _wins(
     foe: RealmCard,
     foe_side: int,
 ) -> bool:
-    """One basic or Combo comparison: is the attacker's modified value strictly higher?"""
+    """One basic or Combo comparison: is the attacker's modified value strictly higher?
+    Recorded with the modifiers each side took (shared one-item tuples: the bot's
+    search runs this in its inner loop)."""
     attack = card.sides[side]
-    defence = 0 if work.cursed and foe.hex is _BIND else foe.sides[foe_side]
+    defence = foe.sides[foe_side]
+    ups: tuple[Modifier, ...] = ()
+    downs: tuple[Modifier, ...] = ()
+    if work.cursed and foe.hex is _BIND:
+        downs = (Modifier(_M.BIND, -defence),)
+        defence = 0
     if work.type_advantage:
         if foe.kind in ADVANTAGE[card.kind][side]:
             attack += 1
+            ups = _TYPE
         if card.kind in ADVANTAGE[foe.kind][foe_side]:
             defence += 1
+            downs += _TYPE
         if GUARD[foe.kind] == foe_side:
             defence += 1
-    if attacker == work.cell:
-        attack += work.lair
+            downs += _GUARD
+    if attacker == work.cell and work.lair:
+        attack += 1
+        ups += _LAIR
     if work.cursed:  # each hex's function runs only for the cards that carry it
-        if card.hex is _EMBER:
-            attack += _ember(work, attacker)
-        if foe.hex is _EMBER:
-            defence += _ember(work, defender)
+        if card.hex is _EMBER and _ember(work, attacker):
+            attack += 1
+            ups += _EMBERED
+        if foe.hex is _EMBER and _ember(work, defender):
+            defence += 1
+            downs += _EMBERED
         if work.rot[defender]:
-            defence -= _rot(work, defender)
+            rot = _rot(work, defender)
+            defence -= rot
+            downs += (Modifier(_M.ROT, -rot),)
     if work.clash and attack != defence and clashes(card.alignment, foe.alignment):
-        attack, defence = clash(attack, defence)
-    work.comparisons.append(Comparison(attacker, defender, attack, defence))
+        if attack > defence:
+            attack += 1
+            ups += _CLASH
+        else:
+            defence += 1
+            downs += _CLASH
+    work.comparisons.append(Comparison(attacker, defender, attack, defence, ups, downs))
     return attack > defence
 
 

@@ -12,6 +12,8 @@ from services.rules.realm import (
     Comparison,
     CreatureType,
     LairSpent,
+    Modifier,
+    ModifierKind,
     Protection,
     RealmCard,
     RealmRules,
@@ -75,11 +77,46 @@ def test_clash_adds_one_to_the_higher_value_once_and_changes_no_capture() -> Non
     _, on = play(board, 4, placed, "clash")
     _, off = play(board, 4, placed)
     assert caps(on) == caps(off) == {1: "basic"}
-    assert on.comparisons == (Comparison(4, 1, 7, 5),)
+    assert on.comparisons == (Comparison(4, 1, 7, 5, (Modifier(ModifierKind.ALIGNMENT_CLASH, 1),)),)
     assert off.comparisons == (Comparison(4, 1, 6, 5),)
     calm = {1: card((1, 1, 5, 1), owner="B", alignment=["lawful", "neutral"])}
     _, placement = play(calm, 4, placed, "clash")
     assert placement.comparisons == (Comparison(4, 1, 6, 5),)
+
+
+def test_each_comparison_records_the_modifiers_each_side_took() -> None:
+    """'views show it' (Clash), and with it every modifier that decided a comparison:
+    the kind and amount per side, in the order applied, adding up from the printed
+    value to the modified one."""
+    mods = ModifierKind
+    board = {
+        1: card((1, 1, 5, 1), "giant", owner="B", alignment=["chaotic", "neutral"], rot=1),
+        3: card((1, 3, 1, 1), "fiend", owner="B"),
+    }
+    placed = card((6, 1, 1, 3), "dragon", alignment=["lawful", "neutral"])
+    _, placement = play(board, 4, placed, "type_advantage", "clash", "lair", "cursed", lair=True)
+    top, left = placement.comparisons[0], placement.comparisons[1]
+    assert top == Comparison(
+        4,
+        1,
+        9 + 1,
+        -1,
+        (
+            Modifier(mods.TYPE_ADVANTAGE, 1),
+            Modifier(mods.LAIR, 1),
+            Modifier(mods.EMBER, 1),
+            Modifier(mods.ALIGNMENT_CLASH, 1),
+        ),
+        (Modifier(mods.BIND, -5), Modifier(mods.ROT, -1)),
+    )
+    assert left == Comparison(
+        4, 3, 5, 4, (Modifier(mods.LAIR, 1), Modifier(mods.EMBER, 1)), (Modifier(mods.EMBER, 1),)
+    )
+    for c in placement.comparisons:
+        assert c.attack - sum(m.amount for m in c.attack_modifiers) in placed["sides"]
+    guarded = {1: card((1, 1, 4, 1), "construct", owner="B")}
+    _, placement = play(guarded, 4, card((6, 1, 1, 1)), "type_advantage")
+    assert placement.comparisons == (Comparison(4, 1, 6, 5, (), (Modifier(mods.GUARD, 1),)),)
 
 
 def test_lair_is_spent_after_use_and_refused_a_second_time() -> None:
@@ -215,6 +252,8 @@ def test_bind_reads_zero_only_under_cursed_and_never_in_same() -> None:
     board = {1: card((1, 1, 9, 1), "beast", owner="B")}
     _, placement = play(board, 4, card((2, 1, 1, 1), "ooze"), "cursed")
     assert caps(placement) == {1: "basic"}
-    assert placement.comparisons == (Comparison(4, 1, 2, 0),)
+    assert placement.comparisons == (
+        Comparison(4, 1, 2, 0, (), (Modifier(ModifierKind.BIND, -9),)),
+    )
     _, placement = play(board, 4, card((2, 1, 1, 1), "ooze"))
     assert caps(placement) == {}

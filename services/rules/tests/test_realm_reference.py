@@ -3,8 +3,9 @@
 The reference below is written for clarity, not speed: it recomputes every modified
 value from the rulebook's list each time, walks the board by rows and columns and
 tries every subset for Plus. The kernel (with its lazy copies, cached neighbour tables
-and inlined checks) must agree with it on captures, cancellations, comparisons, owners
-and the state handed back, on 3x3 and 4x4 boards with blocked cells and any modules.
+and inlined checks) must agree with it on captures, cancellations, comparisons (with
+the modifiers each side took), owners and the state handed back, on 3x3 and 4x4
+boards with blocked cells and any modules.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from services.rules.realm import (
     Comparison,
     CreatureType,
     Law,
+    Modifier,
+    ModifierKind,
     Moral,
     Protection,
     RealmCard,
@@ -84,29 +87,40 @@ def reference(
     embered: set[int] = set()
     bitten: set[int] = set()
 
-    def value(at: int, side: int, foe_at: int, attacking: bool) -> int:
+    def value(at: int, side: int, foe_at: int, attacking: bool) -> tuple[int, list[Modifier]]:
+        """The modified value of a side, and the modifiers that made it, in the
+        rulebook's list order (Clash is added by ``compare``)."""
         me, foe = board[at], board[foe_at]
         assert me is not None and foe is not None
         v = me.sides[side]
+        took: list[Modifier] = []
+
+        def add(kind: ModifierKind, amount: int) -> None:
+            nonlocal v
+            v += amount
+            took.append(Modifier(kind, amount))
+
         if rules.cursed and not attacking and me.kind in BIND:
-            v = 0
+            add(ModifierKind.BIND, -v)
         if rules.type_advantage:
-            v += foe.kind in ADVANTAGE.get((me.kind, side), set())
-            v += not attacking and me.kind is T.CONSTRUCT and side == 2
+            if foe.kind in ADVANTAGE.get((me.kind, side), set()):
+                add(ModifierKind.TYPE_ADVANTAGE, 1)
+            if not attacking and me.kind is T.CONSTRUCT and side == 2:
+                add(ModifierKind.GUARD, 1)
         if lair and at == cell:
-            v += 1
+            add(ModifierKind.LAIR, 1)
         if rules.cursed:
             if me.kind in EMBER and (at == cell or not state.hex_spent[at]):
-                v += 1  # the placed card's Ember is whole
+                add(ModifierKind.EMBER, 1)  # the placed card's Ember is whole
                 embered.add(at)
             if not attacking and state.rot[at]:
-                v -= state.rot[at]
+                add(ModifierKind.ROT, -state.rot[at])
                 bitten.add(at)
-        return v
+        return v, took
 
     def compare(at: int, side: int, foe_at: int, foe_side: int) -> bool:
-        attack = value(at, side, foe_at, True)
-        defence = value(foe_at, foe_side, at, False)
+        attack, ups = value(at, side, foe_at, True)
+        defence, downs = value(foe_at, foe_side, at, False)
         a, d = board[at], board[foe_at]
         assert a is not None and d is not None
         clashing = {a.alignment.law, d.alignment.law} == {Law.LAWFUL, Law.CHAOTIC} or {
@@ -114,8 +128,10 @@ def reference(
             d.alignment.moral,
         } == {Moral.GOOD, Moral.EVIL}
         if rules.clash and clashing and attack != defence:
+            higher = ups if attack > defence else downs
+            higher.append(Modifier(ModifierKind.ALIGNMENT_CLASH, 1))
             attack, defence = (attack + 1, defence) if attack > defence else (attack, defence + 1)
-        comparisons.append(Comparison(at, foe_at, attack, defence))
+        comparisons.append(Comparison(at, foe_at, attack, defence, tuple(ups), tuple(downs)))
         return attack > defence
 
     def attempt(n: int, cause: Cause) -> bool:
