@@ -41,6 +41,8 @@
 //   sudden:   an All Open Sudden Death table without Same, Plus or Combo: the two play
 //             a line that ties round 1 (searched from the hands the pages show), both
 //             see round 2 with round 1's score, then one forfeits;
+//   (web/e2e/realm_view.mjs, tests/e2e/test_browser_realm.py: Realm cards as drawn, a
+//             Realm practice)
 //   (web/e2e/notices.mjs)
 //   away:     two players challenge a third on her cards screen; she accepts one there,
 //             sees the other while seated (its Accept refused), and accepts it after;
@@ -79,6 +81,7 @@
 import { chromium } from "playwright-core";
 import { lobbyScenarios } from "./lobby.mjs";
 import { realmScenarios } from "./realm.mjs";
+import { realmViewScenarios } from "./realm_view.mjs";
 import { deskScenarios } from "./desk.mjs";
 import { noticeScenarios } from "./notices.mjs";
 import { battleScenarios } from "./battles.mjs";
@@ -108,6 +111,7 @@ const pages = [];
 try {
   const lobby = lobbyScenarios({ player, queuedPair, playOut, hostAndJoin, finalScreen, screenshot, params });
   const realm = realmScenarios({ player, playTurn, hostAndJoin, finalScreen, screenshot });
+  const realmView = realmViewScenarios({ player, playTurn, hostAndJoin, screenshot });
   const desk = deskScenarios({ player, screenshot });
   const notices = noticeScenarios({ player, returning, screenshot });
   const battles = battleScenarios({ player, screenshot });
@@ -117,7 +121,7 @@ try {
   const fit = fitScenarios({ player, returning, screenshot, params });
   const outside = outsideScenarios({ player, queuedPair, playOut, screenshot });
   const review = reviewScenarios({ player, returning, screenshot });
-  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...desk, ...notices, ...battles, ...battleLines, ...battleReview, ...endings, ...fit, ...outside, ...review };
+  const scenarios = { practice, ranked, switched, ...lobby, ...realm, ...realmView, ...desk, ...notices, ...battles, ...battleLines, ...battleReview, ...endings, ...fit, ...outside, ...review };
   const played = await scenarios[scenario]();
   console.log(JSON.stringify({ ...played, viewport: PHONE, failures }));
 } catch (error) {

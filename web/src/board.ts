@@ -30,17 +30,19 @@ type CardLike = Pick<Card, "character" | "printedSides"> & { holoSide?: Side };
 const side = (n: number): string => (n >= 10 ? "A" : String(n));
 
 /** A card face: its four sides around its name (and element, when it has one); at a
- * Realm table (``realm``) its creature type, alignment and Legendary mark too; with
- * ``stars`` its star rank (what a deck's rules count: drafts, collections). Its full name
- * is its title, for the names cut short. */
+ * Realm table (``realm``) its creature type, alignment and Legendary mark on a line of
+ * their own under it, and no element (RULES.md 17: a Realm table never plays Elemental;
+ * found from outside, "holy" and "wind" read as if they mattered there); with ``stars``
+ * its star rank (what a deck's rules count: drafts, collections). Its full name is its
+ * title, for the names cut short. */
 export function cardFace(card: CardLike | undefined, sides?: Sides, realm = false, stars = false): HTMLElement {
   const shown = sides ?? card?.printedSides ?? card?.character?.sides;
   const character = card?.character;
-  const element = character && character.element ? Element[character.element].toLowerCase() : "";
+  const element = character && character.element && !realm ? Element[character.element].toLowerCase() : "";
   const tag = realm ? realmTag(character) : null;
   return el(
     "div",
-    { class: "face", title: tag?.full || character?.name || "" },
+    { class: tag?.short ? "face realm" : "face", title: tag?.full || character?.name || "" },
     el("span", { class: `top${boosted(card, Side.TOP)}` }, side(shown?.top ?? 0)),
     el("span", { class: `left${boosted(card, Side.LEFT)}` }, side(shown?.left ?? 0)),
     el("span", { class: "name" }, character?.name ?? "?"),
@@ -54,13 +56,16 @@ export function cardFace(card: CardLike | undefined, sides?: Sides, realm = fals
 
 /** Smaller steps of a name's type (em of the face's), tried in turn while it overflows. */
 const NAME_SIZES = ["0.5em", "0.42em", "0.36em"];
+/** The same for a Realm card's tag ("Pla CG ★"), never below about 9 px on a phone. */
+const TAG_SIZES = ["0.72em"];
 
 /** Each card name under ``root`` shown whole in the room its face's values leave it:
  * found from outside, a long name on a small card ("Aldebrand the Unsleeping" on a 5×5
  * board's marked cell, or in the opponent's one-row hand at a desk) wrapped over more
  * lines than there was room for and ran over the values above and below it. A name is
- * held to its grid area (style.css) and drawn a step smaller while it overflows it. Each
- * step reads the layout once for every name, after the page is drawn or resized. */
+ * held to its grid area (style.css) and drawn a step smaller while it overflows it; a
+ * Realm card's tag likewise (TAG_SIZES). Each step reads the layout once for every name,
+ * after the page is drawn or resized. */
 export function fitNames(root: ParentNode): void {
   let over = [...root.querySelectorAll<HTMLElement>(".face .name")];
   for (const name of over) {
@@ -73,6 +78,14 @@ export function fitNames(root: ParentNode): void {
   }
   // Still too wide at the smallest type: its words may break anywhere, not be cut.
   for (const name of over.filter(overflows)) name.classList.add("squeezed");
+  // A Realm tag's line a step smaller when it is wider than its card (a narrow one),
+  // then cut with an ellipsis: the face's title says it in full.
+  let tags = [...root.querySelectorAll<HTMLElement>(".face .realm-tag")];
+  for (const tag of tags) tag.style.fontSize = "";
+  for (const size of TAG_SIZES) {
+    tags = tags.filter(overflows);
+    for (const tag of tags) tag.style.fontSize = size;
+  }
 }
 
 /** A name taller than its area, or with a word wider than it (found from outside: words
@@ -96,8 +109,10 @@ export function rulesLine(rules: Rules | undefined): string {
   if (rules.combo) words.push("Combo");
   if (rules.sameWall) words.push("Same Wall");
   if (rules.elemental) words.push("Elemental");
-  if (rules.suddenDeath) words.push("Sudden Death");
+  // A Realm table's Sudden Death is its own (RULES.md 17), named as the terminal names it.
+  if (rules.suddenDeath && !isRealm(rules)) words.push("Sudden Death");
   words.push(...moduleWords(rules));
+  if (rules.suddenDeath && isRealm(rules)) words.push("Realm Sudden Death");
   // The terminal client's words: "No trade", else the rule (NONE is 1, not unset).
   if (rules.tradeRule === TradeRule.NONE) words.push("No trade");
   else if (rules.tradeRule) words.push(`Trade ${TradeRule[rules.tradeRule].toLowerCase()}`);
@@ -224,7 +239,10 @@ export function boardGrid(
     } else if (cell.content.case === "card") {
       const placed = cell.content.value;
       node.classList.add(placed.ownerSeat === view.mySeat ? "mine" : "theirs");
-      node.append(cardFace(placed.card, placed.adjustedSides), ...cellMarks(view, cell.index));
+      // A Realm card keeps its type, alignment and Legendary mark on the board: they
+      // decide Type Advantage, Alignment Clash and Resistance there (found from outside:
+      // only the hex stayed once the card was placed).
+      node.append(cardFace(placed.card, placed.adjustedSides, isRealm(view.rules)), ...cellMarks(view, cell.index));
       if (mark) node.append(markLine(mark, elementBonus(placed.card, cell.mark)));
       const cause = captured.get(cell.index);
       if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));

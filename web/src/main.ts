@@ -4,15 +4,17 @@
 // battles (skirmish.ts), read the ladders (ladders.ts), see the session's pushes
 // (session.ts), answer a challenge on any screen (challenges.ts), wait in a queue
 // (queue.ts), and take the cards a trade rule gives the winner (trade.ts).
-// One state object (state.ts), drawn again on every change.
+// Practice at a Realm table too (realmform.ts). One state object (state.ts), drawn again
+// on every change.
 import { api, authed, forgetTokens, heldTable, keepTokens, reason, requestId, signedIn } from "./api.js";
 import { el, fitNames, matchScreen } from "./board.js";
 import { closeSession, openSession } from "./session.js";
 import { battlePanel, forgetBattle, lobbyChoice, openBattle, shownBattle, startBattle } from "./skirmish.js";
 import { forgetTables, tablesPanel } from "./tables.js";
+import { practiceRealmRow, practiceRules } from "./realmform.js";
 import { challengeNotices, forgetChallenges } from "./challenges.js";
 import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
-import { cards, cardsScreen, deckChoice, deckSelect, forgetCards, showCards } from "./cards.js";
+import { cards, cardsScreen, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
 import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
@@ -179,6 +181,7 @@ function lobbyScreen(name: string): HTMLElement {
     el("h1", {}, `Hello, ${name}`),
     el("div", { class: "row" }, el("label", {}, "Deck ", deckSelect()), button("Cards and decks", "cards", showCards), button("Auction House", "auction", showAuction), button("Ladders", "ladders", showLadders)),
     el("div", { class: "row" }, practice, level),
+    practiceRealmRow(page),
     el("div", { class: "row" }, queue, mode),
     el("div", { class: "row" }, battle, battleLevel),
   ];
@@ -250,12 +253,7 @@ function button(label: string, name: string, action: () => Promise<unknown>): HT
 
 async function startPractice(level: BotLevel): Promise<void> {
   const reply = await authed(() =>
-    api.startPractice({
-      requestId: requestId(),
-      originMode: Mode.UNRANKED,
-      botLevel: level,
-      deck: deckChoice(),
-    }),
+    api.startPractice({ requestId: requestId(), botLevel: level, ...practiceRules() }),
   );
   await follow(reply.matchId);
 }

@@ -1,9 +1,10 @@
 // Realm tables on the match screen (RULES.md 17), as the terminal client shows them
-// (client/realm.py): a card's creature type, alignment and Legendary mark in the hands,
-// the modules in the rules line, each board card's hex (struck through once spent) and
+// (client/realm.py): a card's creature type, alignment and Legendary mark in the hands
+// and on the board (board.ts cardFace), the modules and Realm Sudden Death in the rules
+// line (board.ts rulesLine), each board card's hex (struck through once spent) and
 // pending Rot, the Lair choice with a placement, and under the board the seats' spent
 // Lair and Resistance, the draw pile's size (Realm Sudden Death) and the last move's
-// comparisons and saved captures. The host form's Realm choice is realmform.ts.
+// comparisons and saved captures. The lobby's Realm choices (host, practice) are realmform.ts.
 import { checkbox } from "./controls.js";
 import { el } from "./dom.js";
 import {
