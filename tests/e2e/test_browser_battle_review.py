@@ -23,7 +23,7 @@ WHEN = {
     "normal": "acts in the middle (normal)",
     "slow": "acts last (slow)",
 }
-NAMES = {"bastion": "Tor Bastion", "hollis": "Hollis Grave", "rook": "Rook Marrow"}
+NAMES = {"bastion": "Tor Bastion", "hollis": "Hollis Grave", "moss": "Moss Warden"}
 
 
 def test_a_plan_says_when_each_card_acts_and_the_hand_says_what_it_cannot_play(

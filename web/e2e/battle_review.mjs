@@ -3,8 +3,9 @@
 // scenario returns what it saw, printed by play.mjs as one JSON line.
 //
 //   planned: a practice battle against the CPU with Tor Bastion (Bulwark swift, Slam and
-//            Quake slow), Hollis Grave (Raise Wraith summons) and Rook Marrow (Brace
-//            swift, Crush slow), started through the API: the hand as the formation is
+//            Quake slow), Hollis Grave and Moss (Raise Wraith and Sprout summon: two, so
+//            that one is seen even when the CPU defeats the other's character first),
+//            started through the API: the hand as the formation is
 //            set; then each turn a character's swift card before its slow one, and cheap
 //            cards until one left in the hand is too dear, until both were seen: what the
 //            plan list says of when each acts, what a card too dear says, how a summon's
@@ -17,6 +18,7 @@ import { gatewayCall, turnResolved } from "./battles.mjs";
 
 const DESK = { width: 1280, height: 800 };
 const GROUPS = ["swift", "normal", "slow"];
+const SUMMONS = ["hollis.raise", "moss.sprout"];
 
 /** A practice battle against a random CPU with ``team``, started through the API (the
  * lobby draws a random team), shown at its formation. */
@@ -90,11 +92,11 @@ export function battleReviewScenarios(kit) {
 
   async function planned() {
     const page = await player();
-    const started = await practice(page, ["bastion", "hollis", "rook"]);
+    const started = await practice(page, ["bastion", "hollis", "moss"]);
     const formationHand = await hand(page);
     const seen = { summons: [], specials: [], legend: "" };
     const note = async () => {
-      for (const card of await hand(page)) if (card.id === "hollis.raise") seen.summons.push(card.who);
+      for (const card of await hand(page)) if (SUMMONS.includes(card.id)) seen.summons.push(card.who);
       seen.specials.push(
         ...(await page.evaluate(() =>
           [...document.querySelectorAll("[data-testid=battle-hand] .special")].map((n) => ({
@@ -108,7 +110,7 @@ export function battleReviewScenarios(kit) {
     await page.click("button[name=formation]"); // the front column
     let mixed = null;
     let dear = null;
-    for (let turn = 0; turn < 8 && !(mixed && dear && seen.summons.length); turn++) {
+    for (let turn = 0; turn < 10 && !(mixed && dear && seen.summons.length); turn++) {
       const next = await Promise.race([
         page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
         page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
@@ -145,7 +147,7 @@ export function battleReviewScenarios(kit) {
           dear = { ...over, left: energy };
           break;
         }
-        const cheap = cards.filter((c) => c.usable && c.id !== "hollis.raise").sort((a, b) => a.cost - b.cost);
+        const cheap = cards.filter((c) => c.usable && !SUMMONS.includes(c.id)).sort((a, b) => a.cost - b.cost);
         if (!cheap.length || !(await tap(page, cheap[0].id))) break;
       }
       if (turn === 0) await page.screenshot({ path: screenshot.replace(/\.png$/, "-turn.png"), fullPage: true });
@@ -160,7 +162,7 @@ export function battleReviewScenarios(kit) {
   async function deskGiveUp() {
     const page = await player();
     await page.setViewportSize(DESK);
-    const started = await practice(page, ["bastion", "hollis", "rook"]);
+    const started = await practice(page, ["bastion", "hollis", "moss"]);
     const labels = await page.evaluate(() =>
       [...document.querySelectorAll(".field-label")].map((n) => ({
         text: n.textContent ?? "",

@@ -11,6 +11,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { el } from "./dom.js";
 import { aimOf, key, legalTarget, targetWords, type PlannedAction, type Side } from "./battle_aim.js";
+import type { BattleActions, BattleDraft } from "./battle_draft.js";
 import { formationPanel, handPanel } from "./battle_hand.js";
 import { cardName, learnCardNames, logEntry } from "./battle_log.js";
 import { battleResult, marksLine, reservedLine, spdLine, suddenDeathLine } from "./battle_lines.js";
@@ -22,30 +23,6 @@ import {
   type BattleUnit,
   type BattleView,
 } from "./gen/triad/v1/common_pb.js";
-
-/** What the screen keeps between redraws for the battle shown. */
-export interface BattleDraft {
-  formation: { row: number; col: number }[];
-  plan: PlannedAction[];
-  /** A card picked that still needs its target. */
-  aiming: BattleCard | null;
-  giveUpAsked: boolean;
-}
-
-export function freshDraft(): BattleDraft {
-  return { formation: [], plan: [], aiming: null, giveUpAsked: false };
-}
-
-export interface BattleActions {
-  /** Redraw after a change to the draft. */
-  redraw(): void;
-  setFormation(squares: { row: number; col: number }[]): void;
-  /** The plan changed: set it (not committed), so it acts at the deadline. */
-  setPlan(plan: PlannedAction[]): void;
-  commit(plan: PlannedAction[]): void;
-  giveUp(): void;
-  leave(): void;
-}
 
 /** The plan committed, each card with where it aims as it was tapped ("Spark → their
  * Kira Volt"), as the terminal's screen says it (BATTLE.md 6: a player sees their own

@@ -5,7 +5,7 @@
 // this turn, and its cards follow in the order set).
 import { el } from "./dom.js";
 import { aimOf, rangeWords, targetWords, type PlannedAction } from "./battle_aim.js";
-import type { BattleActions, BattleDraft } from "./battle.js";
+import type { BattleActions, BattleDraft } from "./battle_draft.js";
 import type { BattleCard, BattleView } from "./gen/triad/v1/common_pb.js";
 
 /** When a group acts, in the player's words (BATTLE.md 1: swift "acts first", slow

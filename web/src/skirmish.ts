@@ -3,7 +3,8 @@
 // battle table, formation, plan, give up) and the session's battle pushes. main.ts shows it instead of the lobby while a
 // battle is shown; battle.ts draws the screen.
 import { api, authed, requestId } from "./api.js";
-import { battleScreen, freshDraft, type PlannedAction } from "./battle.js";
+import { battleScreen, type PlannedAction } from "./battle.js";
+import { freshDraft } from "./battle_draft.js";
 import { putAwayMatch, state, type Page } from "./state.js";
 import { BattleBotLevel, BattleStatus, MatchStatus, type BattleView } from "./gen/triad/v1/common_pb.js";
 
