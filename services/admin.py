@@ -8,10 +8,11 @@ team's units with their HP and the outcome, rebuilt from the log alone
 operator token from TRIAD_ADMIN_TOKEN, which the service must have been given.
 
 ``triad-admin consumer list`` shows every idempotent consumer of the event stream with
-its position and what it has left; ``triad-admin consumer reset NAME [--from POSITION]``
-has it apply again the events after POSITION (default 0, the beginning), safely while
-its service runs. These talk to PostgreSQL and NATS (TRIAD_DATABASE_URL,
-TRIAD_NATS_URL): see ``services/platform/consumer_admin.py`` for how and why.
+its position and what it has left; ``triad-admin consumer reset NAME --from POSITION``
+has it apply again the events after POSITION (required: 0 is the beginning, everything
+the stream still holds), safely while its service runs. These talk to PostgreSQL and
+NATS (TRIAD_DATABASE_URL, TRIAD_NATS_URL): see ``services/platform/consumer_admin.py``
+for how and why.
 
 This module is no service's own: services never import each other's packages, so the
 one tool that spans them takes each service's ``admin`` module from here.
@@ -45,35 +46,35 @@ async def show(service: str, address: str, token: str, item_id: str) -> int:
     try:
         await SHOWS[service](address, token, item_id)
     except grpc.aio.AioRpcError as error:
-        print(f"triad-admin: {error.code().name}: {error.details()}", file=sys.stderr)
-        option = f"--{service}-addr"
-        if error.code() is grpc.StatusCode.PERMISSION_DENIED:
-            print(
-                f"triad-admin: the {service} service at {address} refused the operator token: "
-                "set TRIAD_ADMIN_TOKEN to the one it was given",
-                file=sys.stderr,
-            )
-        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            # In a pod the default is every pod of the service, which the network policies
-            # keep from one another: the pod's own server is the one it may ask.
-            print(
-                f"triad-admin: no {service} service answered at {address}; give {option} "
-                f"(in a {service} pod: {option} {default_address(service)})",
-                file=sys.stderr,
-            )
+        print(f"triad-admin: {refusal(service, address, error)}", file=sys.stderr)
         return 1
     return 0
 
 
-def print_consumers(
-    states: list[consumer_admin.ConsumerState], as_json: bool, schema: str | None = None
-) -> None:
+def refusal(service: str, address: str, error: grpc.aio.AioRpcError) -> str:
+    """One line for a failed ``show``: what to do when we know, else gRPC's own words."""
+    option = f"--{service}-addr"
+    if error.code() is grpc.StatusCode.PERMISSION_DENIED:
+        return (
+            f"the {service} service at {address} refused the operator token: "
+            "set TRIAD_ADMIN_TOKEN to the one it was given"
+        )
+    if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        # In a pod the default is every pod of the service, which the network policies
+        # keep from one another: the pod's own server is the one it may ask.
+        return (
+            f"no {service} service answered at {address}; give {option} "
+            f"(in a {service} pod: {option} {default_address(service)})"
+        )
+    return f"{error.code().name}: {error.details()}"
+
+
+def print_consumers(states: list[consumer_admin.ConsumerState], as_json: bool) -> None:
     if as_json:
         print(json.dumps([s.as_json() for s in states], indent=2))
         return
     if not states:
-        where = f" in schema {schema!r} (is the name right?)" if schema else ""
-        print(f"no consumers registered{where}; they register when their service starts")
+        print("no consumers registered; they register when their service starts")
         return
     header = f"{'schema':22} {'consumer':40} {'position':>9} {'left':>6}  last applied"
     print(header)
@@ -115,12 +116,24 @@ async def consumers(args: argparse.Namespace) -> int:
     # Printed once the servers are closed: a reader that goes away (| head) is not an
     # unreachable server.
     if listed is not None:
-        print_consumers(listed, args.json, args.schema)
+        if not listed and args.schema:
+            print(
+                f"triad-admin: no consumers registered in schema {args.schema!r} "
+                "(is the name right? `consumer list` names every schema)",
+                file=sys.stderr,
+            )
+            return 1
+        print_consumers(listed, args.json)
         return 0
     print(
         f"{result.name} ({result.schema}) moved from {result.previous} back to "
         f"{result.position}: {result.marks_forgotten} events will be applied again"
     )
+    if result.previous > result.position:
+        print(
+            f"replaying stream sequences {result.position + 1} to {result.previous} "
+            f"(those {result.name} takes); progress: triad-admin consumer list"
+        )
     return 0
 
 
@@ -145,13 +158,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="area", required=True)
     match_cmd = sub.add_parser("match", help="matches").add_subparsers(dest="action", required=True)
-    match_show = match_cmd.add_parser("show", help="a match's events and final board from the log")
+    match_show = match_cmd.add_parser(
+        "show",
+        help="a match's events and final board from the log",
+        epilog=_show_epilog("match"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     match_show.add_argument("item_id", metavar="match_id")
     battle_cmd = sub.add_parser("battle", help="Skirmish battles").add_subparsers(
         dest="action", required=True
     )
     battle_show = battle_cmd.add_parser(
-        "show", help="a battle's events, then its teams and outcome, from the log"
+        "show",
+        help="a battle's events, then its teams and outcome, from the log",
+        epilog=_show_epilog("battle"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     battle_show.add_argument("item_id", metavar="battle_id")
     consumer_cmd = sub.add_parser(
@@ -167,13 +188,26 @@ def _parser() -> argparse.ArgumentParser:
         "--from",
         dest="position",
         type=int,
-        default=0,
+        required=True,
         metavar="POSITION",
-        help="the stream sequence to go back to; later events are applied again (default 0)",
+        help="the stream sequence to go back to; later events are applied again (required: "
+        "0 replays from the start, everything the stream still holds, up to "
+        "TRIAD_NATS_STREAM_MAX_AGE_SECONDS back; `consumer list` shows each position)",
     )
     for cmd in (list_cmd, reset_cmd):
         cmd.add_argument("--schema", help="only the consumers of this schema (service)")
     return parser
+
+
+def _show_epilog(service: str) -> str:
+    port = default_address(service)
+    return (
+        f"Needs TRIAD_ADMIN_TOKEN: the operator token the {service} service was given\n"
+        "(Secret triad-admin; a pod of the service has it in its environment).\n"
+        f"In the cluster, ask the pod's own server (the network policies keep pods apart):\n"
+        f"  kubectl -n triad exec deploy/triad-{service} -- \\\n"
+        f"    triad-admin --{service}-addr {port} {service} show ID"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,7 +37,8 @@ async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
     """One round of one queue; the claimed starts, for the caller to run."""
     now = ctx.clock()
     async with ctx.store.queue_round(mode, ctx.config.round_limit) as queue:
-        if queue is None:
+        if queue is None:  # another replica pairs it now, and reports what it finds
+            ctx.metrics.pairable.labels(mode.value).set(0)
             return []
         tickets = {t.ticket_id: t for t in queue.tickets}
         waiting = [t.as_waiting() for t in queue.tickets]
@@ -51,6 +52,8 @@ async def pair_queue(ctx: Context, mode: Mode) -> list[StartRecord]:
             leftovers = [w for w in waiting if w.ticket_id not in paired]
             for due in due_for_bot(leftovers, now.timestamp(), ctx.config.bot_fill_seconds):
                 plans.append(_plan(ctx, mode, (tickets[due.ticket_id],), now))
+        # Set before the claims: a round that fails from here on leaves them counted.
+        ctx.metrics.pairable.labels(mode.value).set(sum(len(p.ticket_ids) for p in plans))
         token = uuid4()
         for plan in plans:
             await queue.claim(plan, ctx.lease_until(now), token)
@@ -112,6 +115,7 @@ async def pair_all(ctx: Context, waiting: Mapping[Mode, int] | None = None) -> b
             starts += await pair_queue(ctx, mode)
         else:  # what its last round left waiting has gone (paired, cancelled)
             ctx.shown.queues.pop(mode, None)
+            ctx.metrics.pairable.labels(mode.value).set(0)
     if starts:
         await run_started(ctx, starts)
     return bool(starts)

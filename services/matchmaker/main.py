@@ -132,7 +132,7 @@ async def run(settings: MatchmakerSettings) -> None:
             rng=SystemRandom(),
             config=settings.config,
             metrics=MatchmakerMetrics.register(registry),
-            pushes=PlayerUpdates(await open_pushes(life, settings, "matchmaker")),
+            pushes=PlayerUpdates(await open_pushes(life, settings, "matchmaker", registry)),
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)

@@ -25,6 +25,7 @@ GAP_BUCKETS = (0, 10, 25, 50, 75, 100, 150, 200, 250, 300, 400)
 @dataclass(frozen=True, slots=True)
 class MatchmakerMetrics:
     queue_length: Gauge
+    pairable: Gauge
     wait_seconds: Histogram
     rating_gap: Histogram
     pairings: Counter
@@ -38,11 +39,21 @@ class MatchmakerMetrics:
 
     @classmethod
     def register(cls, registry: CollectorRegistry) -> MatchmakerMetrics:
+        pairable = Gauge(
+            "triad_matchmaker_pairable_tickets",
+            "Tickets this replica's last pairing round found a seat for (an opponent within "
+            "the window, or an Unranked bot), by queue: a working round starts them, so the "
+            "next one finds 0; players far from everyone are not counted.",
+            ["mode"], registry=registry,
+        )  # fmt: skip
+        for mode in QUEUED:
+            pairable.labels(mode).set(0)
         return cls(
             queue_length=Gauge(
                 "triad_matchmaker_queue_length", "Tickets waiting, by queue.", ["mode"],
                 registry=registry,
             ),
+            pairable=pairable,
             wait_seconds=Histogram(
                 "triad_matchmaker_wait_seconds",
                 "Time from enqueue to a started match (or draft), by queue and rating band.",

@@ -112,6 +112,12 @@ def _token(value: str) -> str:
     return _NOT_IN_TOKEN.sub("_", value) or "_"
 
 
+DRAIN_TIMEOUT_SECONDS = 8
+"""The longest a drain of a connection waits (nats-py's default is 30 s): a pod's stop is
+its preStop sleep (5 s), the server's drain (10 s) and then NATS, within the 30 s grace
+period (``tests/deploy`` holds the sum to the manifests)."""
+
+
 async def connect(
     servers: str | Sequence[str],
     *,
@@ -155,6 +161,7 @@ async def connect(
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": reconnect_time_wait,
         "ping_interval": ping_interval,
+        "drain_timeout": DRAIN_TIMEOUT_SECONDS,
         "error_cb": on_error,
         "disconnected_cb": on_disconnected,
         "reconnected_cb": on_reconnected,

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from google.protobuf.message import Message
-from prometheus_client import Counter
+from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from services.platform.settings import Settings
 
@@ -45,10 +46,37 @@ log = structlog.get_logger()
 PREFIX = "triad.player"
 _NOT_IN_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
 
-SENT = Counter(
-    "triad_player_pushes_total",
-    "Player updates published on the players' NATS subjects, by push field and outcome.",
-    ["field", "outcome"],
+
+@dataclass(frozen=True, slots=True)
+class PushMetrics:
+    """What a process published to its players, in the registry its /metrics serves."""
+
+    sent: Counter
+
+    @classmethod
+    def register(cls, registry: CollectorRegistry) -> PushMetrics:
+        return cls(
+            sent=Counter(
+                "triad_player_pushes_total",
+                "Player updates published on the players' NATS subjects, by push field and "
+                "outcome.",
+                ["field", "outcome"],
+                registry=registry,
+            )
+        )
+
+    @classmethod
+    def of(cls, registry: CollectorRegistry) -> PushMetrics:
+        """The push metrics of ``registry``, registered on first use: a process makes
+        several publishers (the gateway one per NATS connection) and they share them."""
+        metrics = _BY_REGISTRY.get(registry)
+        if metrics is None:
+            metrics = _BY_REGISTRY[registry] = cls.register(registry)
+        return metrics
+
+
+_BY_REGISTRY: weakref.WeakKeyDictionary[CollectorRegistry, PushMetrics] = (
+    weakref.WeakKeyDictionary()
 )
 
 
@@ -90,9 +118,17 @@ class Pushes:
     A service serves whether NATS is up or not: ``connect`` runs in the background and
     the pushes start once it is connected (``connected`` is set then)."""
 
-    def __init__(self, client: Client | None, prefix: str = PREFIX) -> None:
+    def __init__(
+        self,
+        client: Client | None,
+        prefix: str = PREFIX,
+        registry: CollectorRegistry = REGISTRY,
+    ) -> None:
+        """``registry`` is the one the process serves on /metrics: the services that make
+        their own (``metrics.new_registry``) pass it; the others serve the default one."""
         self._client = client
         self.prefix = prefix
+        self._sent = PushMetrics.of(registry).sent
         self._hooks: list[Callable[[], Awaitable[None]]] = []
         self._running: set[asyncio.Future[None]] = set()
 
@@ -137,16 +173,16 @@ class Pushes:
 
     async def send(self, player_id: str, push: str, message: Message) -> None:
         if self._client is None or self._client.is_closed:
-            SENT.labels(push, "dropped").inc()
+            self._sent.labels(push, "dropped").inc()
             return
         try:
             raw = message.SerializeToString()
             await self._client.publish(subject(player_id, push, self.prefix), raw)
         except Exception as error:  # a push is a hint: the next one or a reconnect repairs
-            SENT.labels(push, "failed").inc()
+            self._sent.labels(push, "failed").inc()
             log.warning("push.failed", player_id=player_id, push=push, error=repr(error))
             return
-        SENT.labels(push, "sent").inc()
+        self._sent.labels(push, "sent").inc()
 
     async def send_all(self, pushes: Iterable[tuple[str, str, Message]]) -> None:
         for player_id, push, message in pushes:

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-from prometheus_client import CollectorRegistry
+from prometheus_client import REGISTRY, CollectorRegistry
 
 from services.platform.background import every
 from services.platform.grpcserver import (
@@ -128,11 +128,17 @@ async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Not
     return notifier
 
 
-async def open_pushes(life: Lifecycle, settings: ServiceSettings, name: str) -> Pushes:
+async def open_pushes(
+    life: Lifecycle,
+    settings: ServiceSettings,
+    name: str,
+    registry: CollectorRegistry = REGISTRY,
+) -> Pushes:
     """The service's publisher of player updates (``pushes``), on a NATS connection of
     its own made in the background, closed when ``life`` ends; without
-    ``TRIAD_NATS_URL`` it drops them."""
-    pushes = Pushes(None, player_prefix(settings.shared))
+    ``TRIAD_NATS_URL`` it drops them. Its counter (``triad_player_pushes_total``) goes
+    into ``registry``: pass the one ``serve`` exposes when it is not the default."""
+    pushes = Pushes(None, player_prefix(settings.shared), registry)
     if settings.nats_url is None:
         return pushes
     # In the background: the service serves while NATS is away, as its relay does.

@@ -108,7 +108,7 @@ async def run(settings: RatingSettings) -> None:
         reader = RatingReader(pool, settings.schema)
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         metrics = RatingMetrics.register(registry)
-        pushes = await open_pushes(life, settings, "rating")
+        pushes = await open_pushes(life, settings, "rating", registry)
         consumer_metrics = ConsumerMetrics.register(registry)
         work = Background.of(life)
         work.start(

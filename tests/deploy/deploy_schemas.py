@@ -2,7 +2,7 @@
 
 Kubernetes' own kinds are checked by kubernetes-validate (PyPI) in strict mode: an
 unknown field anywhere fails. It has no schemas for custom resources, so the ones we
-use (CloudNativePG ``Cluster``, Prometheus Operator ``PodMonitor`` and
+use (CloudNativePG ``Cluster`` and ``ScheduledBackup``, Prometheus Operator ``PodMonitor`` and
 ``PrometheusRule``) are checked against the ``openAPIV3Schema`` of their CRDs, vendored
 in ``deploy/k8s/schemas/`` (descriptions stripped) and made strict the same way:
 ``additionalProperties: false`` wherever the CRD lists properties and does not keep

@@ -5,6 +5,7 @@ STYLE.md Kubernetes habits (probes, restricted pods, resources, autoscaling, sec
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
 import subprocess
@@ -104,6 +105,24 @@ def test_probes_are_native_grpc_and_liveness_never_asks_for_a_dependency(overlay
             "port": svc.probe_port,
             "service": svc.grpc_service,
         }
+
+
+def test_a_service_stops_within_its_grace_period(overlay: str) -> None:
+    """Found by an operator review: preStop 5 s + the server's 10 s drain + nats-py's
+    30 s drain timeout could outrun the 30 s grace period, and the kubelet's SIGKILL then
+    cut a stop short."""
+    from services.platform.bus import DRAIN_TIMEOUT_SECONDS
+    from services.platform.grpcserver import ServerConfig
+
+    defaults = {f.name: f.default for f in dataclasses.fields(ServerConfig)}
+    server_grace = float(defaults["stop_grace_seconds"])  # type: ignore[arg-type]
+    deployments = objects(overlay, "Deployment")
+    for svc in SERVICES:
+        pod = deployments[svc.app]["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        sleep = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+        stopping = sleep + server_grace + DRAIN_TIMEOUT_SECONDS
+        assert stopping + 5 <= pod["terminationGracePeriodSeconds"], (svc.app, stopping)
 
 
 def test_every_pod_is_restricted(overlay: str) -> None:

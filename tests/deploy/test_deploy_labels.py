@@ -47,9 +47,11 @@ EXTERNAL_LABELS: dict[str, frozenset[str]] = {
     "kubelet_volume_stats_capacity_bytes": frozenset({"namespace", "persistentvolumeclaim"}),
     "jetstream_server_total_message_bytes": frozenset({"server_id", "server_name", "cluster"}),
     "jetstream_server_max_storage": frozenset({"server_id", "server_name", "cluster"}),
+    "cnpg_collector_last_available_backup_timestamp": frozenset(),
 }
 """The labels of the other exporters' metrics the alerts read (kube-state-metrics, the
-kubelet, the NATS exporter's jsz collector), as those exporters document them."""
+kubelet, the NATS exporter's jsz collector, CloudNativePG's instance exporter), as those
+exporters document them."""
 
 LABELS = {**registered_labels(), **EXTERNAL_LABELS}
 

@@ -50,6 +50,9 @@ EXTERNAL: dict[str, str] = {
     "kubelet_volume_stats_capacity_bytes": "the kubelet: TriadVolumeFilling",
     "jetstream_server_total_message_bytes": "the NATS exporter sidecar: TriadJetStreamStoreFilling",
     "jetstream_server_max_storage": "the NATS exporter sidecar: TriadJetStreamStoreFilling",
+    "cnpg_collector_last_available_backup_timestamp": (
+        "CloudNativePG's exporter on each PostgreSQL instance: TriadDatabaseBackupStale"
+    ),
 }
 
 

@@ -228,12 +228,15 @@ async def test_a_replay_from_the_start_while_running_applies_everything_again_ch
 
     reset_at = datetime.now(UTC)
     for name, c in before.items():
-        done = admin(backend, "consumer", "reset", name)
+        done = admin(backend, "consumer", "reset", name, "--from", "0")
         assert done.returncode == 0, done.stderr
-        assert done.stdout.strip() == (
+        said = done.stdout.splitlines()
+        assert said[0] == (
             f"{name} ({c['schema']}) moved from {c['position']} back to 0: "
             f"{c['marks']} events will be applied again"
         )
+        if c["position"]:
+            assert said[1].startswith(f"replaying stream sequences 1 to {c['position']} ")
 
     after = await settled(backend)
     for name, c in before.items():
@@ -263,7 +266,9 @@ async def test_a_replay_from_a_position_applies_only_the_events_after_it(
     position = rating["position"] - 1  # the last MatchFinished is at the position itself
     done = admin(backend, "consumer", "reset", rating["name"], "--from", str(position))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().endswith(f"back to {position}: 1 events will be applied again")
+    said = done.stdout.splitlines()
+    assert said[0].endswith(f"back to {position}: 1 events will be applied again")
+    assert said[1].startswith(f"replaying stream sequences {position + 1} to {position + 1} ")
     after = await settled(backend)
     assert after[rating["name"]]["position"] == rating["position"]
     assert after[rating["name"]]["marks"] == rating["marks"]
@@ -277,10 +282,10 @@ async def test_a_reset_the_tool_refuses_says_why_and_changes_nothing(backend: St
     before = await settled(backend)
     rating = backend.backend.env("rating")["TRIAD_RATING_CONSUMER"]
     for args, words in (
-        (("no-such-consumer",), "no consumer named 'no-such-consumer'"),
+        (("no-such-consumer", "--from", "0"), "no consumer named 'no-such-consumer'"),
         ((rating, "--from", "-1"), "0 or more"),
         ((rating, "--from", "999999"), "moves a consumer back"),
-        ((rating, "--schema", "nowhere"), "in schema nowhere"),
+        ((rating, "--from", "0", "--schema", "nowhere"), "in schema nowhere"),
     ):
         done = admin(backend, "consumer", "reset", *args)
         assert done.returncode == 1, done
@@ -324,8 +329,8 @@ def test_a_listing_read_in_part_or_of_a_schema_that_is_not_there_says_what_happe
         os.close(write)
     assert (done.returncode, done.stderr) == (0, "")
     typo = admin(backend, "consumer", "list", "--schema", "ratnig")
-    assert typo.returncode == 0
-    assert "in schema 'ratnig' (is the name right?)" in typo.stdout, typo.stdout
+    assert (typo.returncode, typo.stdout) == (1, ""), typo
+    assert "in schema 'ratnig' (is the name right?" in typo.stderr, typo.stderr
 
 
 @pytest.mark.parametrize("away", ["nats", "postgres"])

@@ -63,3 +63,47 @@ def test_show_with_no_service_there_says_which_address_to_give(service: str) -> 
     assert done.returncode == 1 and not done.stdout, done
     assert f"no {service} service answered at {address}; give --{service}-addr" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_reset_without_a_position_is_refused_before_anything_moves() -> None:
+    """Found by an operator review: `consumer reset NAME` without `--from` replayed the
+    whole retained stream (up to 7 days), without a word. The position is now required;
+    no server is asked (none is there)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
+    env |= {"TRIAD_DATABASE_URL": f"postgresql://triad@127.0.0.1:{free_port()}/triad"}
+    env |= {"TRIAD_NATS_URL": f"nats://127.0.0.1:{free_port()}"}
+    done = subprocess.run(
+        [str(ADMIN), "consumer", "reset", "rating"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and not done.stdout, done
+    assert "--from" in done.stderr and "required" in done.stderr, done.stderr
+    helped = subprocess.run(
+        [str(ADMIN), "consumer", "reset", "--help"], capture_output=True, text=True, check=False
+    )
+    assert "0 replays from the start" in " ".join(helped.stdout.split())
+
+
+@pytest.mark.parametrize("service", ["match", "battle"])
+def test_a_show_error_is_one_line_and_the_help_says_what_it_needs(service: str) -> None:
+    """Found by an operator review: every error came twice, gRPC's raw words and then
+    the line saying what to do; and nothing said that `show` needs the operator token."""
+    address = f"127.0.0.1:{free_port()}"
+    done = subprocess.run(
+        [str(ADMIN), f"--{service}-addr", address, service, "show", f"a-{service}"],
+        env={**os.environ, "TRIAD_ADMIN_TOKEN": "token"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+    helped = subprocess.run(
+        [str(ADMIN), service, "show", "--help"], capture_output=True, text=True, check=False
+    )
+    assert "TRIAD_ADMIN_TOKEN" in helped.stdout
+    assert f"kubectl -n triad exec deploy/triad-{service}" in helped.stdout
