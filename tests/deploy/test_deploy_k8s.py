@@ -334,11 +334,11 @@ def test_postgresql_takes_every_pool_at_the_autoscalers_maxima(overlay: str) -> 
     assert needed <= allowed, (needed, allowed)
 
 
-SIZES = {"MB": 10**6, "GB": 10**9, "Mi": 2**20, "Gi": 2**30}
+SIZES = {"MB": 10**6, "GB": 10**9, "Mi": 2**20, "Gi": 2**30, "MiB": 2**20, "GiB": 2**30}
 
 
 def size(text: str) -> int:
-    number, unit = re.fullmatch(r"(\d+)\s*(MB|GB|Mi|Gi)", text.strip()).groups()  # type: ignore[union-attr]
+    number, unit = re.fullmatch(r"(\d+)\s*(MiB|GiB|MB|GB|Mi|Gi)", text.strip()).groups()  # type: ignore[union-attr]
     return int(number) * SIZES[unit]
 
 
@@ -360,3 +360,16 @@ def test_jetstream_stores_up_to_its_volume_and_not_past_it(overlay: str) -> None
     assert size(limit) <= 0.95 * volume, (limit, volume)
     if overlay == "prod":
         assert size(limit) >= 0.8 * volume, (limit, volume)
+
+
+def test_nats_knows_its_memory_limit(overlay: str) -> None:
+    """Found in review: nats-server (Go) did not know its container's memory limit, so a
+    large file store could grow its heap past it and have it OOM-killed. GOMEMLIMIT
+    holds the Go runtime about a tenth below the limit."""
+    nats = objects(overlay, "StatefulSet")["triad-nats"]
+    (container,) = [
+        c for c in nats["spec"]["template"]["spec"]["containers"] if c["name"] == "nats"
+    ]
+    limit = size(container["resources"]["limits"]["memory"])
+    soft = size(next(e["value"] for e in container["env"] if e["name"] == "GOMEMLIMIT"))
+    assert 0.8 * limit <= soft <= 0.92 * limit, (soft, limit)
