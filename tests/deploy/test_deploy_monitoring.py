@@ -44,7 +44,9 @@ PLANNED: dict[str, tuple[str, str]] = {}
 # Metrics of other exporters that alerts use. Name -> where they come from.
 EXTERNAL: dict[str, str] = {
     "kube_pod_status_ready": "kube-state-metrics (kube-prometheus-stack): TriadPodNotReady",
-    "kube_pod_status_phase": "kube-state-metrics: TriadPodNotReady (running pods only)",
+    "kube_pod_status_phase": (
+        "kube-state-metrics: TriadPodNotReady (running pods only), TriadPodPending"
+    ),
     "up": "Prometheus's own, per scraped target: TriadMetricsUnreachable",
     "kubelet_volume_stats_available_bytes": "the kubelet (kube-prometheus-stack scrapes it)",
     "kubelet_volume_stats_capacity_bytes": "the kubelet: TriadVolumeFilling",
@@ -52,6 +54,12 @@ EXTERNAL: dict[str, str] = {
     "jetstream_server_max_storage": "the NATS exporter sidecar: TriadJetStreamStoreFilling",
     "cnpg_collector_last_available_backup_timestamp": (
         "CloudNativePG's exporter on each PostgreSQL instance: TriadDatabaseBackupStale"
+    ),
+    "cnpg_backends_total": (
+        "CloudNativePG's exporter (default queries, backends): TriadDatabaseConnectionsHigh"
+    ),
+    "cnpg_pg_settings_setting": (
+        "CloudNativePG's exporter (default queries, pg_settings): TriadDatabaseConnectionsHigh"
     ),
 }
 
@@ -113,6 +121,8 @@ def test_every_alert_is_unit_tested_and_has_a_runbook() -> None:
         "TriadPendingTradeStuck",
         "TriadNoPairingProgress",
         "TriadPodNotReady",
+        "TriadPodPending",
+        "TriadDatabaseConnectionsHigh",
     }
     names = {rule["alert"] for rule in alerts()}
     assert required <= names
