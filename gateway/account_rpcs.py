@@ -154,15 +154,17 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
             raise Unauthenticated("unknown player name or wrong password")
         # Names are unique whatever their case: one throttle per account, not per spelling.
         throttle = name.lower()
-        await self._auth.check_login_allowed(throttle, address)
+        # Every attempt takes its tokens first (at once, however many are sent together);
+        # a good password gives them back: only wrong ones count.
+        await self._auth.begin_login(throttle, address)
         account = await self._store.account_named(name)
         stored = account.password_hash if account is not None else accounts.DUMMY_HASH
         good = await asyncio.to_thread(accounts.verify_password, password, stored)
         if account is None or not good:
-            await self._auth.login_failed(throttle, address)
             # The name as typed (never the password): a guesser's target, or a typo.
             log.info("login refused", player_name=name, known=account is not None, address=address)
             raise Unauthenticated("unknown player name or wrong password")
+        await self._auth.login_succeeded(throttle, address)
         async with self._store.pool.acquire() as conn, conn.transaction():
             tokens = await self._tokens(conn, account)
         log.info("player logged in", player_id=account.player_id, address=address)
@@ -175,27 +177,27 @@ class AccountRpcs(CollectionRpcs, PlayerStatusReads):
         if not request.refresh_token:
             raise Unauthenticated("a refresh token is required")
         address = client_address(context.peer())
-        await self._auth.check_refresh_allowed(address)
+        # Taken first, given back unless the token is refused (as a login's guess).
+        await self._auth.begin_refresh(address)
         token_key = accounts.refresh_key(request.refresh_token)
         first = Request.of(f"refresh:{token_key}", key, token_key)
         sealed = await self._store.answered(first)
-        if sealed is not None:
-            return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, sealed))
-        try:
-            async with self._store.pool.acquire() as conn, conn.transaction():
-                account = await self._store.use_refresh(conn, token_key, self._clock())
-                response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
-                sealed = _seal(request.refresh_token, response.SerializeToString())
-                await self._store.remember(conn, first, sealed)
-        except Unauthenticated:
-            # A retry sent while its first try ran waited for the token's row until that
-            # try spent it and recorded its answer: the first answer, not "log in again".
-            raced = await self._store.answered(first)
-            if raced is None:
-                await self._auth.refresh_failed(address)
-                raise
-            return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, raced))
-        return response
+        if sealed is None:
+            try:
+                async with self._store.pool.acquire() as conn, conn.transaction():
+                    account = await self._store.use_refresh(conn, token_key, self._clock())
+                    response = g.RefreshTokenResponse(tokens=await self._tokens(conn, account))
+                    sealed = _seal(request.refresh_token, response.SerializeToString())
+                    await self._store.remember(conn, first, sealed)
+            except Unauthenticated:
+                # A retry sent while its first try ran waited for the token's row until
+                # that try spent it and recorded its answer: the first answer, not "log in
+                # again".
+                sealed = await self._store.answered(first)
+                if sealed is None:
+                    raise
+        await self._auth.refresh_succeeded(address)
+        return g.RefreshTokenResponse.FromString(_unseal(request.refresh_token, sealed))
 
     async def Logout(self, request: g.LogoutRequest, context: Any) -> g.LogoutResponse:
         me = caller()

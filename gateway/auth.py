@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from gateway.accounts import Claims, TokenSigner, VerifiedTokens
-from gateway.limits import OpenCallLimits, RateLimiter
+from gateway.limits import Buckets, OpenCallLimits, RateLimiter
 from gateway.revocations import (
     SUBJECT,
     RevocationFeed,
@@ -109,33 +109,47 @@ class Authenticator:
         """The open calls' limits: shared by every replica in ``main``
         (``OpenCallLimits.shared``), one process's own in tests."""
 
-    async def check_login_allowed(self, name: str, address: str) -> None:
+    async def begin_login(self, name: str, address: str) -> None:
+        """Take a guess's tokens before its password is checked (``login_succeeded``
+        gives them back): found from outside, the limits were read before the slow check
+        and spent after it, so guesses sent at the same moment all passed the read."""
         limits = self.limits
-        if not await limits.guesses.ready(_guesser(name, address)) or not (
-            await limits.by_name.ready(name)
+        taken: list[tuple[Buckets, str]] = []
+        for buckets, key in (
+            (limits.guesses, _guesser(name, address)),
+            (limits.by_name, name),
+            (limits.by_address, limit_key(address)),
         ):
-            raise ResourceExhausted(
-                f"too many wrong passwords for {name!r}: wait a minute before trying again"
-            )
-        if not await limits.by_address.ready(limit_key(address)):
-            raise ResourceExhausted(
-                "too many wrong passwords from your address: wait a minute before trying again"
-            )
+            if not await buckets.take(key):
+                for back, its in taken:
+                    await back.give_back(its)
+                if buckets is limits.by_address:
+                    raise ResourceExhausted(
+                        "too many wrong passwords from your address: wait a minute before "
+                        "trying again"
+                    )
+                raise ResourceExhausted(
+                    f"too many wrong passwords for {name!r}: wait a minute before trying again"
+                )
+            taken.append((buckets, key))
 
-    async def login_failed(self, name: str, address: str) -> None:
-        await self.limits.guesses.take(_guesser(name, address))
-        await self.limits.by_name.take(name)
-        await self.limits.by_address.take(limit_key(address))
+    async def login_succeeded(self, name: str, address: str) -> None:
+        """A good password: its guess did not count."""
+        await self.limits.guesses.give_back(_guesser(name, address))
+        await self.limits.by_name.give_back(name)
+        await self.limits.by_address.give_back(limit_key(address))
 
-    async def check_refresh_allowed(self, address: str) -> None:
-        if not await self.limits.refreshes.ready(limit_key(address)):
+    async def begin_refresh(self, address: str) -> None:
+        """Take a refresh's token before the refresh token is looked up
+        (``refresh_succeeded`` gives it back), as ``begin_login`` does."""
+        if not await self.limits.refreshes.take(limit_key(address)):
             raise ResourceExhausted(
                 "too many refused refresh tokens from your address: wait a minute before "
                 "trying again, or log in"
             )
 
-    async def refresh_failed(self, address: str) -> None:
-        await self.limits.refreshes.take(limit_key(address))
+    async def refresh_succeeded(self, address: str) -> None:
+        await self.limits.refreshes.give_back(limit_key(address))
 
     async def take_registration(self, address: str) -> None:
         if not await self.limits.registrations.take(limit_key(address)):

@@ -61,6 +61,12 @@ class RateLimiter:
             self._buckets = {k: v for k, v in self._buckets.items() if moment - v[1] < 60}
         return True
 
+    def give_back(self, key: str) -> None:
+        """Return one token :meth:`take` took (never above the burst)."""
+        if key in self._buckets:
+            tokens, last = self._buckets[key]
+            self._buckets[key] = (min(self.burst, tokens + 1), last)
+
 
 class Buckets(Protocol):
     """Token buckets of one kind, one a key (a name, an address, a name from an address)."""
@@ -71,6 +77,10 @@ class Buckets(Protocol):
 
     async def take(self, key: str) -> bool:
         """One token taken from ``key``'s bucket; False (and none taken) when it is empty."""
+        ...
+
+    async def give_back(self, key: str) -> None:
+        """A token taken for an attempt that turned out not to count (a good password)."""
         ...
 
 
@@ -86,6 +96,9 @@ class LocalBuckets:
 
     async def take(self, key: str) -> bool:
         return self._limiter.take(key)
+
+    async def give_back(self, key: str) -> None:
+        self._limiter.give_back(key)
 
 
 class SharedBuckets:
@@ -122,6 +135,14 @@ class SharedBuckets:
 
     async def take(self, key: str) -> bool:
         return bool(await self._pool.fetchval(self._take, self._bucket(key), self.burst, self.rate))
+
+    async def give_back(self, key: str) -> None:
+        await self._pool.execute(
+            f"UPDATE {self._s}.rate_buckets SET tokens = LEAST($2::float8, tokens + 1) "
+            "WHERE bucket = $1",
+            self._bucket(key),
+            self.burst,
+        )
 
     async def sweep(self) -> int:
         """Forget this kind's buckets that have refilled; how many were forgotten."""

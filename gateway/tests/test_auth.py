@@ -40,25 +40,23 @@ async def test_wrong_passwords_are_counted_per_name_and_per_address() -> None:
         Allowances(failed_logins=Allowance(NEVER, 3), failed_logins_by_address=Allowance(NEVER, 5))
     )
     for _ in range(3):
-        await auth.check_login_allowed("ann", "203.0.113.7")
-        await auth.login_failed("ann", "203.0.113.7")
+        await auth.begin_login("ann", "203.0.113.7")  # a wrong guess
     with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
-        await auth.check_login_allowed("ann", "203.0.113.7")  # that guesser waits
+        await auth.begin_login("ann", "203.0.113.7")  # that guesser waits
     # Found from outside: a stranger's guesses locked Ann out of her own account. From
     # her address she still logs in; guessers on many addresses meet the name's ceiling.
-    await auth.check_login_allowed("ann", "198.51.100.2")
+    await auth.begin_login("ann", "198.51.100.2")
+    await auth.login_succeeded("ann", "198.51.100.2")  # her password: given back
     for n in range(1, NAME_CEILING):
         for _ in range(3):
-            await auth.check_login_allowed("ann", f"192.0.2.{n}")
-            await auth.login_failed("ann", f"192.0.2.{n}")
+            await auth.begin_login("ann", f"192.0.2.{n}")  # a wrong guess
     with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
-        await auth.check_login_allowed("ann", "198.51.100.2")
+        await auth.begin_login("ann", "198.51.100.2")
     for name in ("bea", "cid"):  # each name within its burst: the address runs out
-        await auth.check_login_allowed(name, "203.0.113.7")
-        await auth.login_failed(name, "203.0.113.7")
+        await auth.begin_login(name, "203.0.113.7")  # a wrong guess
     with pytest.raises(ResourceExhausted, match="from your address"):
-        await auth.check_login_allowed("dan", "203.0.113.7")
-    await auth.check_login_allowed("dan", "198.51.100.2")  # another address guesses on
+        await auth.begin_login("dan", "203.0.113.7")
+    await auth.begin_login("dan", "198.51.100.2")  # another address guesses on
 
 
 async def test_an_ipv6_host_is_limited_by_its_64_not_by_each_address_it_walks_through() -> None:
@@ -71,10 +69,9 @@ async def test_an_ipv6_host_is_limited_by_its_64_not_by_each_address_it_walks_th
         await auth.take_registration(client_address("ipv6:[2001:db8:0:7:ffff::9]:443"))
     await auth.take_registration("2001:db8:0:8::1")  # the next /64 is another network
     for n in range(1, 4):
-        await auth.check_login_allowed("ann", f"2001:db8:0:7::a{n}")
-        await auth.login_failed("ann", f"2001:db8:0:7::a{n}")
+        await auth.begin_login("ann", f"2001:db8:0:7::a{n}")  # a wrong guess
     with pytest.raises(ResourceExhausted, match="too many wrong passwords for 'ann'"):
-        await auth.check_login_allowed("ann", "2001:db8:0:7::b")
+        await auth.begin_login("ann", "2001:db8:0:7::b")
     # IPv4 clients of a dual-stack socket are each their own address, not one /64.
     for n in range(1, 6):
         await auth.take_registration(f"::ffff:198.51.100.{n}")

@@ -88,3 +88,17 @@ async def test_a_sweep_forgets_refilled_buckets_only(pg_pool: Any, pg_schema: st
     assert await slow.sweep() == 0
     assert await pg_pool.fetchval(f"SELECT count(*) FROM {pg_schema}.rate_buckets") == 1
     assert [await slow.take("ann"), await slow.take("ann")] == [True, False], "still counted"
+
+
+async def test_a_token_given_back_can_be_taken_again_never_past_the_burst(
+    buckets: Callable[[str, float, float], Buckets],
+) -> None:
+    """A good password gives back the token its attempt took (gateway.auth.begin_login)."""
+    login = buckets("login", NEVER, 2)
+    assert [await login.take("ann"), await login.take("ann")] == [True, True]
+    await login.give_back("ann")
+    assert await login.take("ann")
+    assert not await login.take("ann")
+    fresh = buckets("login", NEVER, 2)
+    await fresh.give_back("bea")  # nothing taken: still the burst, no more
+    assert [await fresh.take("bea") for _ in range(3)] == [True, True, False]

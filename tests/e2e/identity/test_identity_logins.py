@@ -12,6 +12,7 @@ a megabyte of text) is refused at once, as an unknown name, and never remembered
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 from uuid import uuid4
@@ -27,7 +28,9 @@ pytestmark = pytest.mark.integration
 
 
 BURST = 10
-"""Wrong passwords a name may have at once (gateway.auth.FAILED_LOGIN_BURST)."""
+"""Wrong passwords a name may have at once (gateway.limits.FAILED_LOGIN_BURST)."""
+REFRESH_BURST = 100
+"""Refused refresh tokens an address may have at once (FAILED_LOGIN_ADDRESS_BURST)."""
 
 
 async def login(api: Any, name: str, password: str) -> tuple[grpc.StatusCode, str]:
@@ -133,3 +136,45 @@ async def test_the_token_scheme_is_read_whatever_its_case(api: Any) -> None:
         meta = (("authorization", f"Basic {ann.tokens.access_token}"),)
         await api.GetPlayerStatus(g.GetPlayerStatusRequest(), metadata=meta, timeout=20)
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_guesses_sent_at_once_get_the_burst_and_no_more(api: Any) -> None:
+    """Found from outside: the throttle was read before the password's check and spent
+    after it, so guesses sent at the same moment all passed the read: 50 at once were
+    all checked, and a locked name's password was found by a burst a refill later. A
+    guess now takes its token before the check; a good password gives it back."""
+    rng = random.Random()
+    eve = await register(api, rng)
+    answers = await asyncio.gather(*(login(api, eve, f"wrong guess {n}") for n in range(50)))
+    codes = [code for code, _ in answers]
+    assert codes.count(grpc.StatusCode.UNAUTHENTICATED) == BURST, codes
+    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == 50 - BURST, codes
+    assert (await login(api, eve, PASSWORD))[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_good_passwords_spend_nothing_of_the_throttle(api: Any) -> None:
+    rng = random.Random()
+    fay = await register(api, rng)
+    for _ in range(BURST + 5):
+        assert (await login(api, fay, PASSWORD))[0] == grpc.StatusCode.OK
+    for _ in range(BURST):
+        assert (await login(api, fay, "a wrong guess"))[0] == grpc.StatusCode.UNAUTHENTICATED
+    assert (await login(api, fay, "one more"))[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_made_up_refresh_tokens_sent_at_once_get_the_burst_and_no_more(api: Any) -> None:
+    """Found from outside: 300 made-up refresh tokens sent at once were all looked up,
+    the burst being 100 (the limit was read before the look-up, spent after)."""
+
+    async def refresh(n: int) -> grpc.StatusCode:
+        try:
+            await api.RefreshToken(
+                g.RefreshTokenRequest(request_id=uuid4().hex, refresh_token=f"made-up-{n}")
+            )
+        except grpc.aio.AioRpcError as error:
+            return error.code()
+        return grpc.StatusCode.OK
+
+    codes = await asyncio.gather(*(refresh(n) for n in range(REFRESH_BURST + 50)))
+    assert codes.count(grpc.StatusCode.UNAUTHENTICATED) == REFRESH_BURST, codes
+    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == 50, codes
