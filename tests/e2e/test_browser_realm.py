@@ -6,11 +6,12 @@ what is skipped where Chromium or npm are missing) are tests/e2e/test_browser.py
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 from devtools.stack import Stack
-from tests.e2e.test_browser import backend, play
+from tests.e2e.test_browser import RESULTS, backend, play
 
 __all__ = ["backend"]  # the module's fixture: the whole backend, the client built
 
@@ -70,3 +71,54 @@ def test_a_practice_against_a_bot_plays_a_realm_table_with_the_modules_ticked(
     assert played["hexes"] and set(played["hexes"]) <= HEXES, played
     assert any(line.startswith("Lair spent:") for line in played["lines"]), played
     assert played["result"].startswith("You lost") and "forfeited" in played["result"], played
+
+
+COMPARISON = re.compile(r", (-?\d+) v (-?\d+)(?: \(([^()]*)\))?")
+MODIFIER = re.compile(r"([+−]\d+) (Type|Guard|Lair|Ember|Rot|Bind|Clash)")
+
+
+def modifiers_add_up(line: str) -> list[str]:
+    """Each comparison told in ``line`` ("Ifrit beat Shiva, 12 v 8 (10 +1 Lair +1 Clash
+    v 8)"): each side's printed value and its modifiers add up to the value compared.
+    The modifiers named, in order."""
+    named: list[str] = []
+    for attack, defence, said in COMPARISON.findall(line):
+        if not said:
+            continue
+        sides = said.split(" v ")
+        assert len(sides) == 2, line
+        for value, side in zip((attack, defence), sides, strict=True):
+            printed, _, rest = side.partition(" ")
+            amounts = MODIFIER.findall(rest)
+            assert MODIFIER.sub("", rest).strip() == "", line  # nothing else said
+            total = int(printed) + sum(int(amount.replace("−", "-")) for amount, _ in amounts)
+            assert total == int(value), line
+            named += [word for _, word in amounts]
+    return named
+
+
+def test_a_comparisons_modifiers_are_told_and_no_hex_covers_a_value(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: the last move said "Ifrit beat Shiva, 12 v 8" and not which
+    modifiers made it 12 (the terminal: '6>5 11v4 (9 +1 type +1 clash v 4)'); and on a
+    4×4 board a hex ("silence") or Rot mark covered the card's top value, on a phone and
+    at a desk. Lair declared beside an enemy card makes a comparison with +1 Lair certain."""
+    played = play(backend, "realmTold", tmp_path / "browser-realm-told.png")
+    desk = "browser-realm-told-desk.png"
+    shutil.copyfile(tmp_path / desk, RESULTS / desk)
+    assert played["moves"] == 16, played
+    for seen in played["lair"]:  # the Lair's comparison, on the phone and at the desk
+        last = [line for line in seen["lines"] if line.startswith("Last move: Lair")]
+        assert last and "Lair" in modifiers_add_up(last[0]), seen["lines"]
+    for line in played["lines"]:
+        modifiers_add_up(line)
+    for seen in played["lair"] + played["end"]:  # a desk's match is in its window
+        assert seen["across"] and (seen["inWindow"] or seen["width"] < 1280), seen
+    assert [seen["width"] for seen in played["end"]] == [390, 1280, 1280, 390]
+    marks = played["marks"] + [mark for seen in played["end"] for mark in seen["marks"]]
+    assert {mark["width"] for mark in marks} == {390, 1280}, marks
+    for mark in marks:
+        assert mark["text"] in HEXES or re.fullmatch(r"rot −\d+", mark["text"]), mark
+        assert mark["whole"] and mark["contained"], mark
+        assert mark["overlaps"] == [], mark

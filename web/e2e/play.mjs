@@ -42,7 +42,7 @@
 //             a line that ties round 1 (searched from the hands the pages show), both
 //             see round 2 with round 1's score, then one forfeits;
 //   (web/e2e/realm_view.mjs, tests/e2e/test_browser_realm.py: Realm cards as drawn, a
-//             Realm practice)
+//             Realm practice, comparisons' modifiers and the hex and Rot marks)
 //   (web/e2e/notices.mjs)
 //   away:     two players challenge a third on her cards screen; she accepts one there,
 //             sees the other while seated (its Accept refused), and accepts it after;

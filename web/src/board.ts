@@ -242,7 +242,7 @@ export function boardGrid(
       // A Realm card keeps its type, alignment and Legendary mark on the board: they
       // decide Type Advantage, Alignment Clash and Resistance there (found from outside:
       // only the hex stayed once the card was placed).
-      node.append(cardFace(placed.card, placed.adjustedSides, isRealm(view.rules)), ...cellMarks(view, cell.index));
+      node.append(...cellMarks(view, cell.index), cardFace(placed.card, placed.adjustedSides, isRealm(view.rules)));
       if (mark) node.append(markLine(mark, elementBonus(placed.card, cell.mark)));
       const cause = captured.get(cell.index);
       if (cause) node.append(el("span", { class: `cause ${cause}` }, cause));

@@ -4,7 +4,8 @@
 // line (board.ts rulesLine), each board card's hex (struck through once spent) and
 // pending Rot, the Lair choice with a placement, and under the board the seats' spent
 // Lair and Resistance, the draw pile's size (Realm Sudden Death) and the last move's
-// comparisons and saved captures. The lobby's Realm choices (host, practice) are realmform.ts.
+// comparisons (with the modifiers that made each value) and saved captures. The lobby's
+// Realm choices (host, practice) are realmform.ts.
 import { checkbox } from "./controls.js";
 import { el } from "./dom.js";
 import {
@@ -13,9 +14,12 @@ import {
   CreatureType,
   Hex,
   Protection,
+  RealmModifierKind,
   RulesFamily,
   type Character,
   type MatchView,
+  type RealmComparison,
+  type RealmModifier,
   type RealmSeatState,
   type Rules,
 } from "./gen/triad/v1/common_pb.js";
@@ -57,17 +61,46 @@ export function realmTag(character: Character | undefined): { short: string; ful
   };
 }
 
-/** A board card's hex and pending Rot, drawn in the cell's top corners. */
+/** A board card's pending Rot and hex, on a line of their own over the card (found
+ * from outside: in the cell's top corners "silence" covered a 4×4 cell's top value). */
 export function cellMarks(view: MatchView, index: number): HTMLElement[] {
   const cell = view.realm?.cells[index];
-  if (!cell) return [];
+  if (!cell || (!cell.hex && !cell.pendingRot)) return [];
   const marks: HTMLElement[] = [];
+  if (cell.pendingRot) marks.push(el("span", { class: "rot" }, `rot −${cell.pendingRot}`));
   if (cell.hex) {
     const spent = cell.hexSpent ? " spent" : "";
     marks.push(el("span", { class: `hex${spent}`, title: `hex${spent}` }, lower(Hex[cell.hex])));
   }
-  if (cell.pendingRot) marks.push(el("span", { class: "rot" }, `rot −${cell.pendingRot}`));
-  return marks;
+  return [el("div", { class: "realm-marks" }, ...marks)];
+}
+
+/** A Realm modifier in a word (RULES.md 17, "Modifiers"), as the terminal says it
+ * (client/realm.py MODIFIER_WORDS). */
+const MODIFIER_WORDS: Partial<Record<RealmModifierKind, string>> = {
+  [RealmModifierKind.TYPE_ADVANTAGE]: "Type",
+  [RealmModifierKind.GUARD]: "Guard",
+  [RealmModifierKind.LAIR]: "Lair",
+  [RealmModifierKind.EMBER]: "Ember",
+  [RealmModifierKind.ROT]: "Rot",
+  [RealmModifierKind.BIND]: "Bind",
+  [RealmModifierKind.ALIGNMENT_CLASH]: "Clash",
+};
+
+/** One side of a comparison from its printed value: "10 +1 Lair +1 Clash", "5 −5 Bind". */
+function sideSaid(value: number, modifiers: RealmModifier[]): string {
+  const printed = value - modifiers.reduce((sum, m) => sum + m.amount, 0);
+  const said = modifiers.map((m) => `${m.amount < 0 ? "−" : "+"}${Math.abs(m.amount)} ${MODIFIER_WORDS[m.kind] ?? "?"}`);
+  return [String(printed), ...said].join(" ");
+}
+
+/** "12 v 8 (10 +1 Lair +1 Clash v 8)": the values compared and, when a modifier made
+ * them, each side from its printed value; the values alone without modifiers (or from a
+ * match stored before they were recorded). */
+export function comparisonWords(c: RealmComparison): string {
+  const said = `${c.attack} v ${c.defence}`;
+  if (!c.attackModifiers.length && !c.defenceModifiers.length) return said;
+  return `${said} (${sideSaid(c.attack, c.attackModifiers)} v ${sideSaid(c.defence, c.defenceModifiers)})`;
 }
 
 /** Declare Lair with the next placement: offered on the player's turn while their Lair
@@ -103,7 +136,7 @@ export function realmLines(view: MatchView): string[] {
     // By the cards' names: the browser's board shows no cell numbers (the terminal's does).
     for (const c of last.comparisons) {
       const beat = c.attack > c.defence ? "beat" : "did not beat";
-      parts.push(`${cardOn(view, c.attackerCell)} ${beat} ${cardOn(view, c.defenderCell)}, ${c.attack} v ${c.defence}`);
+      parts.push(`${cardOn(view, c.attackerCell)} ${beat} ${cardOn(view, c.defenderCell)}, ${comparisonWords(c)}`);
     }
     for (const s of last.saved) parts.push(`${cardOn(view, s.cell)} saved by ${lower(Protection[s.by])}`);
     if (parts.length) lines.push(`Last move: ${parts.join(" · ")}`);
