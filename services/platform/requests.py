@@ -53,8 +53,11 @@ class RequestSeen(Exception):
 
 def request_id(value: str, longest: int = MAX_REQUEST_ID) -> str:
     """``value`` if it is a request id of 1 to ``longest`` characters, else InvalidArgument."""
-    if not 1 <= len(value) <= longest:
+    if not value:
         raise InvalidArgument(f"request_id is required: 1 to {longest} characters")
+    if len(value) > longest:
+        # found from outside: a long id was told it was "required"
+        raise InvalidArgument(f"request_id is too long: {len(value)} characters, at most {longest}")
     return value
 
 

@@ -30,7 +30,7 @@ from services.platform.errors import (
     Unavailable,
 )
 from services.platform.interceptors import STATUS_BY_ERROR
-from services.platform.requests import Request, RequestReused, fingerprint
+from services.platform.requests import Request, RequestReused, fingerprint, request_id
 
 
 def rpc_error(code: grpc.StatusCode, details: str = "") -> grpc.aio.AioRpcError:
@@ -60,6 +60,18 @@ def test_a_request_id_reused_for_other_content_is_refused_naming_the_id() -> Non
     with pytest.raises(RequestReused, match="'r-1' was already used for a different request"):
         first.check(Request.of("place:m1", "r-1", "card", 5).fingerprint)
     assert issubclass(RequestReused, InvalidArgument)
+
+
+def test_a_request_id_is_refused_as_missing_or_as_too_long_in_those_words() -> None:
+    """Found from outside: a 65-character id through the gateway (at most 64) was told
+    "request_id is required"."""
+    assert request_id("r" * 64, 64) == "r" * 64
+    with pytest.raises(InvalidArgument, match=r"^request_id is required: 1 to 64 characters$"):
+        request_id("", 64)
+    with pytest.raises(
+        InvalidArgument, match=r"^request_id is too long: 65 characters, at most 64$"
+    ):
+        request_id("r" * 65, 64)
 
 
 # ---- edge checks ---------------------------------------------------------------------
