@@ -280,7 +280,7 @@ async def test_triad_admin_shows_a_battle_from_its_log(
 
     wrong = triad_admin(battle_service, battle, "wrong")
     assert wrong.returncode == 1 and not wrong.stdout
-    assert "PERMISSION_DENIED" in wrong.stderr
+    assert "refused the operator token: set TRIAD_ADMIN_TOKEN" in wrong.stderr
     assert "the battle service at" in wrong.stderr and "refused the operator token" in wrong.stderr
     missing = triad_admin(battle_service, battle, None)
     assert missing.returncode == 2 and not missing.stdout
