@@ -114,7 +114,9 @@ async def collection(client: Caller, args: argparse.Namespace, console: Console)
     )
     console.print(
         Text(
-            "Build a deck: triad-client deck save NAME and five ids of the copy column", style="dim"
+            "Build a deck: triad-client deck save NAME and 5, 8 or 13 ids of the copy column "
+            "(a 3x3, 4x4 or 5x5 deck)",
+            style="dim",
         )
     )
     return 0
@@ -208,7 +210,9 @@ async def deck(client: Caller, args: argparse.Namespace, console: Console) -> in
         if args.json:
             print(as_json(g.ListDecksResponse(decks=decks)))
         elif not decks:
-            console.print("No saved decks. triad-client deck save NAME COPY x5 saves one.")
+            console.print(
+                "No saved decks. triad-client deck save NAME and 5, 8 or 13 copies saves one."
+            )
         for d in [] if args.json else decks:
             console.print(deck_table(d))
             if d.violations:

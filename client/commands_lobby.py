@@ -155,9 +155,9 @@ def table_filter(args: argparse.Namespace) -> pb.TableFilter:
 def _filter_options(cmd: argparse.ArgumentParser) -> None:
     for flag in (*FLAGS, "same-wall", "random-deck", "house-hands", "sudden-death"):
         cmd.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, default=None)
-    cmd.add_argument("--visibility", choices=sorted(VISIBILITIES), action="append")
-    cmd.add_argument("--trade", choices=list(TRADES), action="append", help="repeatable")
-    cmd.add_argument("--board", choices=BOARDS, action="append", help="repeatable")
+    repeatable = {"visibility": sorted(VISIBILITIES), "trade": list(TRADES), "board": BOARDS}
+    for option, values in repeatable.items():  # a rule with several values: any of them
+        cmd.add_argument(f"--{option}", choices=values, action="append", help="repeatable")
     cmd.add_argument(
         "--realm-modules",
         metavar="MODULES",

@@ -131,6 +131,7 @@ def frame(
     else:
         parts = []
     prompt: Text | None = None
+    offer_hint: Text | None = None  # the trade's, which a note replaces where both do not fit
     finished = view is not None and view.status == pb.MATCH_STATUS_FINISHED
     noted = bool(note) and trade is None and not finished  # once over, the summary says it all
     if noted:
@@ -159,7 +160,8 @@ def frame(
         deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
         left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
         if choosing(trade):
-            parts.append(Text(choice_hint(trade, left), style="dim"))
+            offer_hint = Text(choice_hint(trade, left), style="dim")
+            parts.append(offer_hint)
             prompt_words = TRADE_PROMPT if trade.take_count <= 1 else TAKE_PROMPT
             offer_prompt = Text(prompt_words.format(count=trade.take_count), style="bold")
             offer_prompt.append(typing)
@@ -185,6 +187,11 @@ def frame(
         waiting_prompt.append(typing)
         waiting_prompt.append("_", style="blink")
         parts.append(waiting_prompt)
+    if trade is not None and note and console is not None and too_tall(console, parts):
+        # Found from outside: in a terminal with no row spare under the offer, a refusal
+        # ('Card 3 is named twice') pushed the prompt off the screen. The note takes the
+        # hint's line, as on the match screen, until the next line typed.
+        parts = [part for part in parts if part is not offer_hint]
     if view is None or trade is not None:
         return Group(*parts)
     shown = view
@@ -224,6 +231,11 @@ TRADE_WAIT_SECONDS = 20.0
 
 TRADE_GONE_SECONDS = 5.0
 """How long the trade's result may take to arrive once it is no longer pending."""
+
+
+def too_tall(console: Console, parts: list[RenderableType]) -> bool:
+    """Whether ``parts`` take more rows than the terminal has (Live cuts the rest)."""
+    return len(console.render_lines(Group(*parts), console.options, pad=False)) > console.height
 
 
 def choosing(trade: pb.Trade) -> bool:

@@ -8,6 +8,7 @@ stake, then what was taken."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -21,8 +22,10 @@ from devtools.terminal import Terminal
 SIZE = {"COLUMNS": "80", "LINES": "24"}
 
 
-def started(scenario: str, log: Path) -> Terminal:
-    return Terminal([sys.executable, "-m", "client.tests.pick", scenario, str(log)], SIZE)
+def started(scenario: str, log: Path, rows: int = 24) -> Terminal:
+    size = {**SIZE, "LINES": str(rows)}
+    argv = [sys.executable, "-m", "client.tests.pick", scenario, str(log)]
+    return Terminal(argv, size, rows=rows)
 
 
 def shows(text: str) -> Callable[[str], bool]:
@@ -63,6 +66,38 @@ async def test_the_winner_takes_d_cards_typed_at_once_and_mistakes_are_refused_b
         [call] = calls(log)
         assert call["copyIds"] == [copy_id(3), copy_id(1)] and "copyId" not in call
         assert call["tradeId"] == "7rade000-0000-0000-0000-000000000000" and call["requestId"]
+    finally:
+        terminal.close()
+
+
+async def test_a_refusal_in_a_terminal_with_no_row_spare_keeps_the_prompt_on_the_screen(
+    tmp_path: Path,
+) -> None:
+    """Found from outside: where the offer filled the terminal to its last row (13 rows
+    for five cards), a refused `3 3`, `3 9` or `3` pushed the hint and the prompt off the
+    screen ('...' in their place). The refusal takes the hint's line and stays there,
+    the prompt under it, until the next line typed."""
+    log = tmp_path / "calls.jsonl"
+    terminal = started("winner", log, rows=13)
+    try:
+        offer = await terminal.until(lambda s: "take 2 cards > " in s, "the offer")
+        assert "Take 2 cards: 2 numbers of 0..4" in offer, offer
+        refusals = {
+            "3 3": "Card 3 is named twice: type 2 different numbers.",
+            "3 9": "There is no card 9: the cards are 0..4.",
+            "3": "Take 2 cards at once, not 1: type 2 different numbers of 0..4, e.g. 0 1.",
+        }
+        for typed, refused in refusals.items():
+            terminal.type(typed + "\r")
+            screen = await terminal.until(shows(refused), f"the refusal of {typed!r}")
+            await asyncio.sleep(0.6)  # redrawn since (a quarter second apart): still there
+            screen = terminal.text()
+            assert refused in screen and "take 2 cards > _" in screen, screen
+            assert "..." not in screen and "Quistis Trepe" in screen, screen
+        assert calls(log) == [], "nothing refused here reaches the server"
+        terminal.type("3 1\r")
+        await terminal.until(lambda s: "Ifrit, Chocobo moved to ann." in s, "the taking")
+        assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
 
