@@ -16,6 +16,20 @@ from devtools.processes import free_port
 ADMIN = Path(sys.executable).parent / "triad-admin"
 
 
+def admin(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``triad-admin args`` run to its end (``env``: the whole environment, else ours)."""
+    return subprocess.run(
+        [str(ADMIN), *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def show_unanswered(service: str) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """``SERVICE show`` aimed at an address nobody serves: the address, and the run."""
+    address = f"127.0.0.1:{free_port()}"
+    env = {**os.environ, "TRIAD_ADMIN_TOKEN": "token"}
+    return address, admin(f"--{service}-addr", address, service, "show", f"a-{service}", env=env)
+
+
 @pytest.mark.parametrize(
     ("option", "value", "words"),
     [
@@ -34,14 +48,7 @@ def test_a_malformed_server_url_is_refused_in_one_line(option: str, value: str, 
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
     env |= {"TRIAD_DATABASE_URL": "postgresql://triad@127.0.0.1/triad"}
     env |= {"TRIAD_NATS_URL": "nats://127.0.0.1:4222"}
-    done = subprocess.run(
-        [str(ADMIN), option, value, "consumer", "list"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = admin(option, value, "consumer", "list", env=env)
     assert done.returncode == 2 and not done.stdout, done
     assert "Traceback" not in done.stderr and words in done.stderr, done.stderr
 
@@ -51,15 +58,7 @@ def test_show_with_no_service_there_says_which_address_to_give(service: str) -> 
     """Found from outside: in a match pod `triad-admin match show` without --match-addr
     dialled every match pod, which the network policies keep apart, and said only
     "Deadline Exceeded". `battle show` says it alike."""
-    address = f"127.0.0.1:{free_port()}"
-    done = subprocess.run(
-        [str(ADMIN), f"--{service}-addr", address, service, "show", f"a-{service}"],
-        env={**os.environ, "TRIAD_ADMIN_TOKEN": "token"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    address, done = show_unanswered(service)
     assert done.returncode == 1 and not done.stdout, done
     assert f"no {service} service answered at {address}; give --{service}-addr" in done.stderr
     assert "Traceback" not in done.stderr
@@ -72,19 +71,10 @@ def test_a_reset_without_a_position_is_refused_before_anything_moves() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAD_")}
     env |= {"TRIAD_DATABASE_URL": f"postgresql://triad@127.0.0.1:{free_port()}/triad"}
     env |= {"TRIAD_NATS_URL": f"nats://127.0.0.1:{free_port()}"}
-    done = subprocess.run(
-        [str(ADMIN), "consumer", "reset", "rating"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = admin("consumer", "reset", "rating", env=env)
     assert done.returncode == 2 and not done.stdout, done
     assert "--from" in done.stderr and "required" in done.stderr, done.stderr
-    helped = subprocess.run(
-        [str(ADMIN), "consumer", "reset", "--help"], capture_output=True, text=True, check=False
-    )
+    helped = admin("consumer", "reset", "--help")
     assert "0 replays from the start" in " ".join(helped.stdout.split())
 
 
@@ -92,18 +82,8 @@ def test_a_reset_without_a_position_is_refused_before_anything_moves() -> None:
 def test_a_show_error_is_one_line_and_the_help_says_what_it_needs(service: str) -> None:
     """Found by an operator review: every error came twice, gRPC's raw words and then
     the line saying what to do; and nothing said that `show` needs the operator token."""
-    address = f"127.0.0.1:{free_port()}"
-    done = subprocess.run(
-        [str(ADMIN), f"--{service}-addr", address, service, "show", f"a-{service}"],
-        env={**os.environ, "TRIAD_ADMIN_TOKEN": "token"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    _, done = show_unanswered(service)
     assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
-    helped = subprocess.run(
-        [str(ADMIN), service, "show", "--help"], capture_output=True, text=True, check=False
-    )
+    helped = admin(service, "show", "--help")
     assert "TRIAD_ADMIN_TOKEN" in helped.stdout
     assert f"kubectl -n triad exec deploy/triad-{service}" in helped.stdout
