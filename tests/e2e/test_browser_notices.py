@@ -2,6 +2,7 @@
 a challenge is shown, and answered, on whatever screen the player is; seated at a match
 it is shown but not accepted until the match is over. And the queue's waiting time
 counts on by itself between the server's pushes, its clock stopped with its screen.
+And a card picked before the join's reply arrives stays picked (web/e2e/desk.mjs).
 The whole backend runs as processes; the helpers (and what is skipped where Chromium or
 npm are missing) are tests/e2e/test_browser.py's.
 """
@@ -51,3 +52,15 @@ def test_the_queue_clock_counts_on_between_pushes_and_stops_with_its_screen(
     assert 1 <= int(then[1]) - int(first[1]) <= 3, played
     # One clock while the queue is on the screen; none on the cards screen or once left.
     assert played["intervals"] == {"queued": 1, "onCards": 0, "back": 1, "left": 0}, played
+
+
+def test_a_card_picked_before_the_join_reply_arrives_stays_picked(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """Found by CI: the joiner's page followed the match for the push that it was found
+    and again for the join's late reply, and the second follow dropped the card picked in
+    between, so the cells stayed shut and her clicks did nothing."""
+    played = play(backend, "lateReply", tmp_path / "browser-late-reply.png")
+    assert played["picked"] == 1, played
+    assert played["kept"] == 1 and played["open"] > 0, played
+    assert played["placed"] == 1, played

@@ -7,7 +7,7 @@ const DESK = { width: 1280, height: 800 };
 /** The scenario, on ``kit``: player() and the screenshot path. */
 export function deskScenarios(kit) {
   const { player, screenshot } = kit;
-  return { desk };
+  return { desk, lateReply };
 
   async function desk() {
     const page = await player();
@@ -72,5 +72,48 @@ export function deskScenarios(kit) {
     await page.waitForSelector("[data-testid=result]");
     const pushes = await page.locator("[data-testid=pushes] li").allTextContents();
     return { tradeAt4, tradeAt3, hostGap, findRefusal, typed, typingFocus, card, pickedFocus, cell, fits, pushes };
+  }
+
+  /** Found by CI: the joiner's page followed the match twice, for the push that it was
+   * found and for the join's reply, and the second dropped the card she had picked in
+   * between: her cell clicks did nothing. Here Bea's join reply is held until she has
+   * picked a card on her first turn. */
+  async function lateReply() {
+    const ann = await player();
+    const bea = await player();
+    let release = () => {};
+    const held = new Promise((resolve) => (release = resolve));
+    await bea.route("**/triad.v1.TriadGateway/JoinTable", async (route) => {
+      const response = await route.fetch(); // joined: the push goes out meanwhile
+      await held;
+      await route.fulfill({ response });
+    });
+    await ann.click("button[name=host]");
+    await bea.click("button[name=tables]");
+    await bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}") button[name=join]`).click();
+    const turn = (page) => page.waitForSelector(".hand.mine .card:not(:disabled)", { timeout: 30_000 }).then(() => page);
+    if ((await Promise.race([turn(ann), turn(bea)])) === ann) {
+      await ann.locator(".hand.mine .card:not(:disabled)").first().click();
+      await ann.locator(".cell.empty:not(:disabled)").first().click();
+      await turn(bea);
+    }
+    const inHand = await bea.locator(".hand.mine .card").count();
+    await bea.locator(".hand.mine .card:not(:disabled)").first().click();
+    const picked = await bea.locator(".hand.mine .card.selected").count();
+    // The reply's follow asks for the view and draws the page again: a new board.
+    await bea.evaluate(() => (document.querySelector("[data-testid=board]").dataset.before = "1"));
+    const viewed = bea.waitForResponse("**/triad.v1.TriadGateway/GetMatchView");
+    release();
+    await viewed;
+    await bea.waitForFunction(() => !document.querySelector("[data-testid=board][data-before]"));
+    const kept = await bea.locator(".hand.mine .card.selected").count();
+    const open = await bea.locator(".cell.empty:not(:disabled)").count();
+    if (open) {
+      await bea.locator(".cell.empty:not(:disabled)").first().click();
+      await bea.waitForFunction((n) => document.querySelectorAll(".hand.mine .card").length < n, inHand);
+    }
+    const placed = inHand - (await bea.locator(".hand.mine .card").count());
+    await bea.screenshot({ path: screenshot });
+    return { picked, kept, open, placed };
   }
 }

@@ -32,6 +32,8 @@
 //   desk:     at a 1280x800 window: no trade offered for a 4×4 table, Find Game refused
 //             in the page's words, a name typed while queue pushes arrive, a practice
 //             card placed by keyboard, and the whole match in the window;
+//   lateReply: the joiner's join reply held until she has picked a card on her turn:
+//             the reply's follow keeps the card picked (tests/e2e/test_browser_notices.py);
 //   (web/e2e/realm.mjs)
 //   realm:    one player hosts a 4×4 Realm table with every module and Realm Sudden
 //             Death, the other joins it from the list; both play it out by clicking,

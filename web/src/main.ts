@@ -274,9 +274,11 @@ async function follow(matchId: string): Promise<void> {
   // The last trade's line, told and not dismissed, is not carried over a new board
   // (whether the match came by a push or by the reply that started it).
   if (state.trade && state.trade.status !== TradeStatus.AWAITING_CHOICE) state.trade = null;
+  // Followed twice (the push that it was found and the reply that started it, in
+  // either order): the card picked in between stays picked (found by CI, the second
+  // follow dropped it and her cell clicks did nothing).
+  if (state.matchId !== matchId) Object.assign(state, { selected: null, lair: false });
   state.matchId = matchId;
-  state.selected = null;
-  state.lair = false;
   if (state.ticketId) state.endedTickets.add(state.ticketId); // paired, or switched to practice
   state.ticketId = "";
   state.queue = null;
