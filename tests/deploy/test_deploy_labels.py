@@ -48,6 +48,7 @@ EXTERNAL_LABELS: dict[str, frozenset[str]] = {
     "jetstream_server_total_message_bytes": frozenset({"server_id", "server_name", "cluster"}),
     "jetstream_server_max_storage": frozenset({"server_id", "server_name", "cluster"}),
     "cnpg_collector_last_available_backup_timestamp": frozenset(),
+    "cnpg_collector_last_failed_backup_timestamp": frozenset(),
     "cnpg_backends_total": frozenset({"datname", "usename", "application_name", "state"}),
     "cnpg_pg_settings_setting": frozenset({"name"}),
 }

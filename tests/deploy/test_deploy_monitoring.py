@@ -55,6 +55,9 @@ EXTERNAL: dict[str, str] = {
     "cnpg_collector_last_available_backup_timestamp": (
         "CloudNativePG's exporter on each PostgreSQL instance: TriadDatabaseBackupStale"
     ),
+    "cnpg_collector_last_failed_backup_timestamp": (
+        "CloudNativePG's exporter on each PostgreSQL instance: TriadDatabaseBackupFailing"
+    ),
     "cnpg_backends_total": (
         "CloudNativePG's exporter (default queries, backends): TriadDatabaseConnectionsHigh"
     ),
