@@ -333,6 +333,18 @@ async def deck_choice(client: Caller, args: argparse.Namespace) -> pb.DeckChoice
     return pb.DeckChoice(deck_id=await resolve_deck(client, args.deck))
 
 
+async def practice_deck(
+    client: Caller, args: argparse.Namespace, custom: pb.TableSettings | None
+) -> pb.DeckChoice | None:
+    """The deck a practice brings: none where it deals house hands (RULES.md 11), where
+    --deck is refused rather than dropped (found from outside: the server ignored it)."""
+    if custom is None or not custom.rules.house_hands:
+        return await deck_choice(client, args)
+    if args.deck:
+        raise CommandError("house hands are dealt from the catalog: leave --deck out")
+    return None
+
+
 async def queue_deck(client: Caller, args: argparse.Namespace) -> pb.DeckChoice | None:
     """The deck an Enqueue carries: none for a Draft (the deck is drafted), else
     ``deck_choice``'s."""

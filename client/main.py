@@ -24,7 +24,7 @@ from triad.v1 import gateway_pb2_grpc
 from client import commands
 from client.arguments import Parser, within
 from client.board import Layout
-from client.commands_cards import deck_choice, queue_deck
+from client.commands_cards import deck_choice, practice_deck, queue_deck
 from client.commands_lobby import rules_options, table_settings
 from client.connection import (
     Client,
@@ -181,16 +181,15 @@ async def run(args: argparse.Namespace) -> int:
                 if args.count and seen >= args.count:
                     break
         elif command == "practice":
+            custom = table_settings(args, None) if practice_mode(args) == "custom" else None
             started = await client.call(
                 stub.StartPractice,
                 g.StartPracticeRequest(
                     request_id=uuid.uuid4().hex,
                     origin_mode=MODES[practice_mode(args)],
                     bot_level=LEVELS[args.level],
-                    deck=await deck_choice(client, args),
-                    custom_settings=(
-                        table_settings(args, None) if practice_mode(args) == "custom" else None
-                    ),
+                    deck=await practice_deck(client, args, custom),
+                    custom_settings=custom,
                 ),
             )
             if args.json:  # a script plays it with place

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from triad.v1 import common_pb2 as pb
 
+from client.commands_cards import practice_deck
 from client.commands_lobby import table_filter, table_settings
 from client.connection import ClientError, CommandError
 from client.main import parser, practice_mode
@@ -69,3 +70,19 @@ def test_practice_realm_is_a_custom_practice_with_house_hands_unless_a_deck_is_n
     assert plain.family == pb.RULES_FAMILY_UNSPECIFIED and not plain.house_hands
     with pytest.raises(ClientError, match="--realm sets a custom practice's rules"):
         practice_mode(parser().parse_args(["practice", "--mode", "ranked", "--realm", "all"]))
+
+
+async def test_a_house_hands_practice_sends_no_deck_and_refuses_one_named() -> None:
+    """The server refuses a deck at a practice dealing house hands (RULES.md 11): the
+    terminal sends none there, says so for a --deck named, and still sends Random or the
+    deck named where hands are not dealt."""
+    nobody = object()  # never called: no deck is looked up
+    dealt = parser().parse_args(["practice", "--board", "4x4", "--house-hands"])
+    assert await practice_deck(nobody, dealt, table_settings(dealt, None)) is None  # type: ignore[arg-type]
+    realm = parser().parse_args(["practice", "--realm", "all"])
+    assert await practice_deck(nobody, realm, table_settings(realm, None)) is None  # type: ignore[arg-type]
+    named = parser().parse_args(["practice", "--house-hands", "--board", "4x4", "--deck", "d1"])
+    with pytest.raises(CommandError, match="house hands are dealt from the catalog"):
+        await practice_deck(nobody, named, table_settings(named, None))  # type: ignore[arg-type]
+    plain = parser().parse_args(["practice"])
+    assert (await practice_deck(nobody, plain, None)) == pb.DeckChoice(random=pb.RandomDeck())  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from services.matchmaker.domain import (
     TableSettings,
     TableState,
     check_custom_rules,
+    dealt_deck_problem,
     realm_deck_problem,
 )
 from services.matchmaker.handlers import Context, Player, match_id_for
@@ -89,11 +90,8 @@ async def create_table(
     drawn = settings.random_deck or (deck is not None and deck.random)
     if (problem := realm_deck_problem(settings.rules, drawn)) is not None:
         raise InvalidArgument(problem)
-    if settings.rules.house_hands and (deck is not None or settings.random_deck):
-        raise InvalidArgument(
-            "a house hands table deals both hands from the catalog: send no deck, "
-            "and leave Random off"
-        )
+    if problem := dealt_deck_problem(settings.rules, deck is not None or settings.random_deck):
+        raise InvalidArgument(problem)
     if settings.random_deck and deck is not None:
         raise InvalidArgument("a Random table draws both decks: send no deck")
     if not deals(settings) and deck is None:

@@ -30,6 +30,7 @@ from services.matchmaker.domain import (
     Table,
     Ticket,
     TicketState,
+    dealt_deck_problem,
     practice_rules,
     realm_deck_problem,
 )
@@ -209,6 +210,8 @@ async def start_practice(
     if deck is None and not rules.house_hands:  # house hands are dealt (RULES.md 11)
         raise InvalidArgument("a deck is required: a saved deck id, or Random")
     if (problem := realm_deck_problem(rules, deck is not None and deck.random)) is not None:
+        raise InvalidArgument(problem)
+    if (problem := dealt_deck_problem(rules, deck is not None)) is not None:
         raise InvalidArgument(problem)
     request = Request.of(player.player_id, request_id, "practice", origin, level, deck, custom)
     if (seen := await ctx.store.answered(request)) is not None:

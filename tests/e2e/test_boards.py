@@ -311,3 +311,30 @@ async def test_find_game_passes_over_a_table_whose_host_sold_a_card_of_its_deck(
         f"Your table {older.table_id[:8]} was closed when a guest sat down: "
         f"{shown[-1].close_reason}."
     )
+
+
+async def test_a_house_hands_practice_refuses_a_deck_rather_than_ignore_it(api: Any) -> None:
+    """Found from outside: a practice dealing house hands took a saved deck (or Random)
+    and silently played without it; a hosted table refused the same. Refused alike now,
+    nothing started; without the deck it is dealt 13 house cards."""
+    ann = await join(api)
+    practice = g.StartPracticeRequest(
+        request_id=uuid4().hex,
+        origin_mode=pb.MODE_CUSTOM,
+        bot_level=pb.BOT_LEVEL_NOVICE,
+        custom_settings=pb.TableSettings(rules=QUINTRA),
+        deck=await saved(ann, 5),
+    )
+    said = await refused(ann, "StartPractice", practice)
+    assert "house hands" in said and "send no deck" in said, said
+    practice.deck.Clear()
+    practice.deck.random.SetInParent()
+    assert "send no deck" in await refused(ann, "StartPractice", practice)
+    status = (await ann.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
+    assert not status.active_match_id, "nothing started"
+    practice.ClearField("deck")
+    practice.request_id = uuid4().hex
+    started = await ann.call("StartPractice", practice)
+    view = await ann.view(started.match_id)
+    assert len(view.my_hand) == 13
+    assert {c.card.origin for c in view.my_hand} == {pb.CARD_ORIGIN_HOUSE}

@@ -202,6 +202,16 @@ def realm_deck_problem(rules: RuleSet, random_deck: bool) -> str | None:
     return "a Realm table plays house hands or saved decks, not Random decks: bring a saved deck"
 
 
+def dealt_deck_problem(rules: RuleSet, brought: bool) -> str | None:
+    """RULES.md 11: house hands are dealt from the catalog, so a deck ``brought`` (saved
+    or Random) is refused rather than ignored, at a table and in practice alike."""
+    if not rules.house_hands or not brought:
+        return None
+    return (
+        "a house hands table deals both hands from the catalog: send no deck, and leave Random off"
+    )
+
+
 def practice_rules(origin: Mode, custom: RuleSet | None, roulette_index: int) -> RuleSet:
     """The rules of a practice match: those of the mode it starts from, never trading."""
     if origin not in PRACTICE_ORIGINS:
