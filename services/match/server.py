@@ -86,9 +86,11 @@ def _setup(request: m.MatchServiceCreateMatchRequest) -> tuple[MatchRules, int]:
     return setup, 0 if given else count
 
 
-def _pile_card(message: pb.Card) -> MatchCard:
+def _card(message: pb.Card, field: str) -> MatchCard:
+    """A card the request brings (``field`` names where, for the error): it has an id,
+    and every side, printed or played, is 1 to 10."""
     value = mapping.card_back(message)
-    require(value.card_id, "realm_draw_pile.card_id")
+    require(value.card_id, f"{field}.card_id")
     if not all(1 <= s <= 10 for s in (*value.sides, *value.base_sides)):
         raise InvalidArgument(f"card {value.card_id}: sides run from 1 to 10")
     return value
@@ -104,10 +106,7 @@ def _seat(
         raise InvalidArgument("a bot's name must carry the [BOT] label")
     cards = []
     for card in setup_message.deck:
-        value = mapping.card_back(card)
-        require(value.card_id, "seats.deck.card_id")
-        if not all(1 <= s <= 10 for s in (*value.sides, *value.base_sides)):
-            raise InvalidArgument(f"card {value.card_id}: sides run from 1 to 10")
+        value = _card(card, "seats.deck")
         if not 1 <= value.stars <= 5:
             raise InvalidArgument(f"card {value.card_id}: stars run from 1 to 5")
         cards.append(value)
@@ -162,7 +161,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             (hand_a, hand_b),
             request.origin_id,
             blocked_count,
-            tuple(_pile_card(c) for c in request.realm_draw_pile),
+            tuple(_card(c, "realm_draw_pile") for c in request.realm_draw_pile),
         )
         return m.MatchServiceCreateMatchResponse(
             match_id=started.match.match_id,
