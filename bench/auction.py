@@ -29,12 +29,9 @@ from bench.rating import database, rate, timed
 from bench.report import Options, Report, Target
 from bench.service import LoadResult, all_cores, lone_service
 from services.collection.domain.catalog import load_catalog
-from services.collection.schema import MIGRATIONS
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
+from services.collection.schema import SCHEMA_MIGRATIONS
 from services.platform.database import connect_pool
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.wire import ELEMENTS
 
 NAME = "auction"
@@ -126,27 +123,20 @@ async def browse(address: str, sizes: Sizes, seed: int) -> dict[str, LoadResult]
                 return reply
 
             found[name] = await timed(sizes.calls, one)
+
+        async def cheapest(token: str) -> c.CollectionServiceListAuctionResponse:
+            request = c.CollectionServiceListAuctionRequest(
+                order=pb.AUCTION_ORDER_CHEAPEST, page_size=PAGE, page_token=token
+            )
+            return await stub.ListAuction(request, timeout=10)
+
         # A page deep in the cheapest order: the token of page 20, asked again and again.
         token = ""
         for _ in range(20):
-            reply = await stub.ListAuction(
-                c.CollectionServiceListAuctionRequest(
-                    order=pb.AUCTION_ORDER_CHEAPEST, page_size=PAGE, page_token=token
-                ),
-                timeout=10,
-            )
+            reply = await cheapest(token)
             token = reply.next_page_token
         assert len(reply.listings) == PAGE or sizes.listings < 20 * PAGE
-
-        async def deep(_: int) -> object:
-            return await stub.ListAuction(
-                c.CollectionServiceListAuctionRequest(
-                    order=pb.AUCTION_ORDER_CHEAPEST, page_size=PAGE, page_token=token
-                ),
-                timeout=10,
-            )
-
-        found["cheapest_page_21"] = await timed(sizes.calls, deep)
+        found["cheapest_page_21"] = await timed(sizes.calls, lambda _: cheapest(token))
     return found
 
 
@@ -154,9 +144,7 @@ async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str
     schema = f"bench_auction_{uuid.uuid4().hex[:10]}"
     pool = await connect_pool(url, min_size=1, max_size=4)
     try:
-        await migrate(
-            pool, schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS]
-        )
+        await migrate(pool, schema, SCHEMA_MIGRATIONS)
         await load_listings(pool, schema, sizes.listings)
         env = {"TRIAD_NATS_URL": "", "TRIAD_TIMER_POLL_SECONDS": "60"}
         async with lone_service("collection", url, schema, logs, env) as (address, _):

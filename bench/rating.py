@@ -36,14 +36,13 @@ from triad.v1 import rating_pb2_grpc
 from bench.report import Measurement, Options, Report
 from bench.service import LoadResult, all_cores, lone_service
 from devtools.embedded import embedded_postgres
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.database import connect_pool
 from services.platform.migrations import migrate
 from services.platform.settings import Settings
 from services.rating.consumers import RatingConsumer
 from services.rating.domain import Ladder, LadderKey
 from services.rating.metrics import RatingMetrics
-from services.rating.schema import MIGRATIONS
+from services.rating.schema import SCHEMA_MIGRATIONS
 from services.rating.store import RatingReader
 from services.rating.tests.builders import envelope, random_games
 
@@ -226,7 +225,7 @@ async def measure_all(url: str, sizes: Sizes, seed: int, logs: Path) -> dict[str
     schema = f"bench_rating_{uuid.uuid4().hex[:10]}"
     pool = await connect_pool(url, min_size=2, max_size=WORKERS + 4)
     try:
-        await migrate(pool, schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
+        await migrate(pool, schema, SCHEMA_MIGRATIONS)
         consumer = RatingConsumer(
             cast(Any, None),  # apply() never touches NATS
             pool,

@@ -15,15 +15,13 @@ from services.battle.handlers import Context
 from services.battle.metrics import BattleMetrics
 from services.battle.presenter import SeatViews
 from services.battle.rules import load_rosters
-from services.battle.schema import MIGRATIONS
+from services.battle.schema import SCHEMA_MIGRATIONS
 from services.battle.server import SERVICE_NAME, BattleServicer, register
 from services.battle.store import PostgresBattles
 from services.platform.background import DueSoon, publish_log, utc_now
 from services.platform.database import create_pool
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.service import Background, open_pushes, run_service, serve
 
 log = structlog.get_logger()
@@ -42,7 +40,7 @@ async def run(settings: BattleSettings) -> None:
         pool = await life.enter(
             create_pool(settings.database_url, max_size=settings.database_pool_size)
         )
-        await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
+        await migrate(pool, settings.schema, SCHEMA_MIGRATIONS)
         store = PostgresBattles(pool, settings.schema, linger=settings.commit_linger_seconds)
         pushes = await open_pushes(life, settings, "battle")
         views = SeatViews(pushes, rosters, utc_now)

@@ -28,6 +28,7 @@ platform's event store and relay tables (the battles' events live in ``events``)
 
 from __future__ import annotations
 
+from services.platform import eventstore_schema, relay_schema
 from services.platform.migrations import Migration
 
 MIGRATIONS = (
@@ -198,3 +199,8 @@ MIGRATIONS = (
         """,
     ),
 )
+
+
+SCHEMA_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay_schema.MIGRATIONS, *MIGRATIONS)
+"""Every migration the battle schema takes, in order: the platform's event store and
+outbox relay, then the battle's own above."""

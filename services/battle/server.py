@@ -6,12 +6,14 @@ checks it with ``check_operator``)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
 import grpc
 from triad.v1 import battle_pb2 as b
 from triad.v1 import battle_pb2_grpc
+from triad.v1 import common_pb2 as pb
 
 from services import wire
 from services.battle import handlers, handlers_create, handlers_timers, mapping
@@ -23,6 +25,9 @@ from services.platform.errors import InvalidArgument
 from services.platform.eventpages import answer_events
 from services.platform.requests import Request, request_id
 
+PlanCommand = Callable[[Context, Request, str, str, int, Plan], Awaitable[Seen]]
+"""``handlers.set_plan`` or ``handlers.commit_plan``."""
+
 
 class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
     def __init__(self, ctx: Context, views: SeatViews, admin_token: str | None = None) -> None:
@@ -31,27 +36,28 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         self._views = views
         self._admin_token = admin_token
 
-    def _view(self, seen: Seen) -> Any:
+    def _view(self, seen: Seen) -> pb.BattleView:
         return self._views.view(seen.state, seen.seat)
 
     def _ids(self, battle_id: str, player_id: str) -> tuple[str, str]:
         bind(battle_id=battle_id, player_id=player_id)
         return require(battle_id, "battle_id"), require(player_id, "player_id")
 
-    def _plan(
+    async def _plan(
         self,
         request: b.BattleServiceSetPlanRequest | b.BattleServiceCommitPlanRequest,
         kind: str,
-    ) -> tuple[str, str, Plan, Request]:
-        """A SetPlan's or CommitPlan's battle, player and plan, and its request key
-        (``kind``: ``set`` or ``commit``)."""
+        command: PlanCommand,
+    ) -> pb.BattleView:
+        """A SetPlan's or CommitPlan's view after ``command`` on its battle, player, turn
+        and plan (``kind``: ``set`` or ``commit``, in its request key)."""
         battle_id, player = self._ids(request.battle_id, request.player_id)
         _check_turn(request.turn)
         plan = mapping.plan_back(request.actions)
         key = Request.of(
             player, request_id(request.request_id), kind, battle_id, request.turn, plan
         )
-        return battle_id, player, plan, key
+        return self._view(await command(self._ctx, key, battle_id, player, request.turn, plan))
 
     async def CreateBattle(
         self, request: b.BattleServiceCreateBattleRequest, context: Any
@@ -81,16 +87,14 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
     async def SetPlan(
         self, request: b.BattleServiceSetPlanRequest, context: Any
     ) -> b.BattleServiceSetPlanResponse:
-        battle_id, player, plan, key = self._plan(request, "set")
-        seen = await handlers.set_plan(self._ctx, key, battle_id, player, request.turn, plan)
-        return b.BattleServiceSetPlanResponse(view=self._view(seen))
+        view = await self._plan(request, "set", handlers.set_plan)
+        return b.BattleServiceSetPlanResponse(view=view)
 
     async def CommitPlan(
         self, request: b.BattleServiceCommitPlanRequest, context: Any
     ) -> b.BattleServiceCommitPlanResponse:
-        battle_id, player, plan, key = self._plan(request, "commit")
-        seen = await handlers.commit_plan(self._ctx, key, battle_id, player, request.turn, plan)
-        return b.BattleServiceCommitPlanResponse(view=self._view(seen))
+        view = await self._plan(request, "commit", handlers.commit_plan)
+        return b.BattleServiceCommitPlanResponse(view=view)
 
     async def GetBattleView(
         self, request: b.BattleServiceGetBattleViewRequest, context: Any

@@ -15,18 +15,15 @@ from services.collection.config import CollectionSettings
 from services.collection.consumers import match_finished_consumer, postgres_store
 from services.collection.domain.catalog import load_catalog
 from services.collection.handlers import Context
-from services.collection.schema import MIGRATIONS, NOTIFY_CHANNEL
+from services.collection.schema import NOTIFY_CHANNEL, SCHEMA_MIGRATIONS
 from services.collection.server import SERVICE_NAME, CollectionServicer, register
 from services.collection.server.pushes import Publisher
 from services.collection.store import Store
 from services.platform.background import appends_to, open_event_stream, utc_now
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.relay import Relay, RelayMetrics
 from services.platform.service import (
     Background,
@@ -74,11 +71,7 @@ async def run(settings: CollectionSettings) -> None:
         pool: Any = await life.enter(
             create_pool(settings.database_url, max_size=settings.database_pool_size)
         )
-        await migrate(
-            pool,
-            settings.schema,
-            [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS],
-        )
+        await migrate(pool, settings.schema, SCHEMA_MIGRATIONS)
         catalog = load_catalog()
         ctx = Context(
             store=Store(pool, settings.schema, catalog),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from services.platform import consumer, eventstore_schema, relay_schema
 from services.platform.migrations import Migration, quote_schema
 
 NOTIFY_CHANNEL = "triad_collection"
@@ -294,3 +295,13 @@ class Tables:
 
     def __getattr__(self, name: str) -> str:
         return f"{quote_schema(self.schema)}.{name}"
+
+
+SCHEMA_MIGRATIONS = (
+    *eventstore_schema.MIGRATIONS,
+    *relay_schema.MIGRATIONS,
+    *consumer.MIGRATIONS,
+    *MIGRATIONS,
+)
+"""Every migration the collection schema takes, in order: the platform's event store,
+outbox relay and consumer offsets, then the collection's own above."""

@@ -12,15 +12,13 @@ from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
 from services.match.presenter import SeatViews
-from services.match.schema import MIGRATIONS
+from services.match.schema import SCHEMA_MIGRATIONS
 from services.match.server import SERVICE_NAME, MatchServicer, register
 from services.match.store import NOTIFY_CHANNEL, MatchStore
 from services.platform.background import DueSoon, publish_log, utc_now
 from services.platform.database import create_pool
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 
 log = structlog.get_logger()
@@ -31,7 +29,7 @@ async def run(settings: MatchSettings) -> None:
         pool = await life.enter(
             create_pool(settings.database_url, max_size=settings.database_pool_size)
         )
-        await migrate(pool, settings.schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
+        await migrate(pool, settings.schema, SCHEMA_MIGRATIONS)
         store = MatchStore(pool, settings.schema, linger=settings.commit_linger_seconds)
         bot_pool = await life.enter(BotPool(settings.bot_workers, settings.bot_seconds))
         pushes = await open_pushes(life, settings, "match")

@@ -20,6 +20,7 @@ service has run; append, never edit).
 
 from __future__ import annotations
 
+from services.platform import eventstore_schema, relay_schema
 from services.platform.migrations import Migration
 
 # The pieces match_save_batch()'s two versions (migrations match/3 and match/4) share,
@@ -322,3 +323,8 @@ MIGRATIONS = (
         """,
     ),
 )
+
+
+SCHEMA_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay_schema.MIGRATIONS, *MIGRATIONS)
+"""Every migration the match schema takes, in order: the platform's event store and
+outbox relay, then the match's own above."""

@@ -34,20 +34,17 @@ from services.matchmaker.domain import QUEUES
 from services.matchmaker.handlers import Context, Ports
 from services.matchmaker.metrics import MatchmakerMetrics
 from services.matchmaker.pushes import PlayerUpdates
-from services.matchmaker.schema import MIGRATIONS
+from services.matchmaker.schema import SCHEMA_MIGRATIONS
 from services.matchmaker.server import SERVICE_NAME, MatchmakerServicer, register
 from services.matchmaker.store import NOTIFY_CHANNEL, LobbyStore, MatchmakerStore
 from services.platform import bus
 from services.platform.background import publish_log, utc_now
 from services.platform.channels import internal_channel
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import Consumer, ConsumerMetrics
 from services.platform.database import create_pool
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.grpcserver import Lifecycle
 from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
 
 log = structlog.get_logger()
@@ -113,7 +110,7 @@ async def run(settings: MatchmakerSettings) -> None:
         await migrate(
             pool,
             settings.schema,
-            [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *CONSUMER_MIGRATIONS, *MIGRATIONS],
+            SCHEMA_MIGRATIONS,
         )
         addresses = {
             "match": settings.match_addr,

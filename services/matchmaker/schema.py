@@ -30,6 +30,7 @@ tables are what the log folds to, kept in step by those same transactions.
 
 from __future__ import annotations
 
+from services.platform import consumer, eventstore_schema, relay_schema
 from services.platform.migrations import Migration
 
 MIGRATIONS = (
@@ -207,3 +208,13 @@ MIGRATIONS = (
         """,
     ),
 )
+
+
+SCHEMA_MIGRATIONS = (
+    *eventstore_schema.MIGRATIONS,
+    *relay_schema.MIGRATIONS,
+    *consumer.MIGRATIONS,
+    *MIGRATIONS,
+)
+"""Every migration the matchmaker schema takes, in order: the platform's event store,
+outbox relay and consumer offsets, then the matchmaker's own above."""

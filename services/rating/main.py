@@ -10,7 +10,6 @@ import asyncpg
 import structlog
 
 from services.platform import bus
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.consumer import ConsumerMetrics
 from services.platform.database import create_pool
 from services.platform.grpcserver import Lifecycle
@@ -22,7 +21,7 @@ from services.rating.config import RatingSettings
 from services.rating.consumers import ForfeitedDraftConsumer, RatingConsumer
 from services.rating.domain import Ladder, LadderKey
 from services.rating.metrics import BAND, RatingMetrics
-from services.rating.schema import MIGRATIONS, NOTIFY_CHANNEL
+from services.rating.schema import NOTIFY_CHANNEL, SCHEMA_MIGRATIONS
 from services.rating.server import SERVICE_NAME, RatingServicer, register
 from services.rating.store import RatingReader
 
@@ -104,7 +103,7 @@ async def run(settings: RatingSettings) -> None:
         pool = await life.enter(
             create_pool(settings.database_url, max_size=min(16, settings.database_pool_size))
         )
-        await migrate(pool, settings.schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
+        await migrate(pool, settings.schema, SCHEMA_MIGRATIONS)
         reader = RatingReader(pool, settings.schema)
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         metrics = RatingMetrics.register(registry)

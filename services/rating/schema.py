@@ -34,6 +34,7 @@ scan of the ladder (see the LIMIT 1 subqueries).
 
 from __future__ import annotations
 
+from services.platform import consumer
 from services.platform.migrations import Migration
 from services.rating.domain import START_RATING
 
@@ -259,3 +260,8 @@ MIGRATIONS = (
         """,
     ),
 )
+
+
+SCHEMA_MIGRATIONS = (*consumer.MIGRATIONS, *MIGRATIONS)
+"""Every migration the rating schema takes, in order: the platform's consumer offsets,
+then the rating's own above."""

@@ -9,20 +9,18 @@ import pytest
 
 from services.battle import codec, handlers
 from services.battle.domain.deadlines import DeadlineKind
-from services.battle.schema import MIGRATIONS
+from services.battle.schema import SCHEMA_MIGRATIONS
 from services.battle.store import MemoryBattles, PostgresBattles
 from services.battle.store.port import BattleRepository, DueTimer
 from services.battle.tests.builders import ANN, BEA, commit, context, create, humans, key, start
 from services.platform.eventstore import WrongExpectedVersion
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
-from services.platform.relay import MIGRATIONS as RELAY_MIGRATIONS
 from services.platform.requests import Request, RequestReused
 
 
 @pytest.fixture
 async def postgres(pg_pool: Any, pg_schema: str) -> PostgresBattles:
-    await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *RELAY_MIGRATIONS, *MIGRATIONS])
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     return PostgresBattles(pg_pool, pg_schema)
 
 

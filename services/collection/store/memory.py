@@ -187,6 +187,23 @@ class MemoryUnit:
         return None if found is None else found.seller_id
 
 
+def _newest_first(
+    items: list[T],
+    moment: Callable[[T], tuple[Any, ...]],
+    key: Callable[[T], str],
+    limit: int,
+    after: tuple[Any, ...] | None,
+) -> list[T]:
+    """A keyset page as ``reads.py`` orders it: newest first (``moment`` descending, then
+    ``key`` ascending), ``limit`` of those past ``after`` (a moment, then a key)."""
+    if after is not None:
+        at, last = after[:-1], after[-1]
+        items = [x for x in items if moment(x) < at or (moment(x) == at and key(x) > last)]
+    items = sorted(items, key=key)
+    items.sort(key=moment, reverse=True)
+    return items[:limit]
+
+
 def _same_kind(first: object, work: Callable[..., Any], request: Request | None) -> None:
     """A recorded result answers a retry only if the retried call makes the same kind of
     result: else the id was used for another kind of call fingerprinted alike."""
@@ -265,19 +282,8 @@ class MemoryStore(MemoryAuctionReads):
     async def decks(
         self, player_id: str, limit: int, after: tuple[datetime, str] | None = None
     ) -> list[results.DeckRecord]:
-        mine = [
-            d
-            for owner, d in self.tables.decks.values()
-            if owner == player_id
-            and (
-                after is None
-                or d.updated_at < after[0]
-                or (d.updated_at == after[0] and d.deck_id > after[1])
-            )
-        ]
-        mine.sort(key=lambda d: d.deck_id)
-        mine.sort(key=lambda d: d.updated_at, reverse=True)
-        return mine[:limit]
+        mine = [d for owner, d in self.tables.decks.values() if owner == player_id]
+        return _newest_first(mine, lambda d: (d.updated_at,), lambda d: d.deck_id, limit, after)
 
     async def deck(self, player_id: str, deck_id: str) -> results.DeckRecord | None:
         owner, record = self.tables.decks.get(deck_id, ("", None))
@@ -293,15 +299,8 @@ class MemoryStore(MemoryAuctionReads):
             seed_record({"seed_id": seed_id, **asdict(s)})
             for seed_id, s in self.tables.seeds.items()
             if s.player_id == player_id
-            and (
-                after is None
-                or s.committed_at < after[0]
-                or (s.committed_at == after[0] and seed_id > after[1])
-            )
         ]
-        mine.sort(key=lambda s: s.seed_id)
-        mine.sort(key=lambda s: s.committed_at, reverse=True)
-        return mine[:limit]
+        return _newest_first(mine, lambda s: (s.committed_at,), lambda s: s.seed_id, limit, after)
 
     async def draws(
         self,
@@ -313,20 +312,11 @@ class MemoryStore(MemoryAuctionReads):
         mine = [
             d
             for owner, d in self.tables.draws.values()
-            if owner == player_id
-            and (not seed_id or d.seed_id == seed_id)
-            and (
-                after is None
-                or d.opened_at < after[0]
-                or (
-                    d.opened_at == after[0]
-                    and (d.counter < after[1] or (d.counter == after[1] and d.draw_id > after[2]))
-                )
-            )
+            if owner == player_id and (not seed_id or d.seed_id == seed_id)
         ]
-        mine.sort(key=lambda d: d.draw_id)
-        mine.sort(key=lambda d: (d.opened_at, d.counter), reverse=True)
-        return mine[:limit]
+        return _newest_first(
+            mine, lambda d: (d.opened_at, d.counter), lambda d: d.draw_id, limit, after
+        )
 
     async def draw(self, draw_id: str) -> BoosterDraw | None:
         found = self.tables.draws.get(draw_id)

@@ -10,18 +10,10 @@ from typing import Any
 import pytest
 
 from services.collection.handlers import Context
-from services.collection.schema import MIGRATIONS
+from services.collection.schema import SCHEMA_MIGRATIONS
 from services.collection.store import MemoryStore, Repository, Store
 from services.collection.tests.builders import CATALOG, Clock
-from services.platform import consumer, eventstore_schema, relay
 from services.platform.migrations import migrate
-
-ALL_MIGRATIONS = (
-    *eventstore_schema.MIGRATIONS,
-    *relay.MIGRATIONS,
-    *consumer.MIGRATIONS,
-    *MIGRATIONS,
-)
 
 
 @pytest.fixture
@@ -31,7 +23,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def pg_store(pg_pool: Any, pg_schema: str) -> Store:
-    await migrate(pg_pool, pg_schema, ALL_MIGRATIONS)
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     return Store(pg_pool, pg_schema, CATALOG)
 
 

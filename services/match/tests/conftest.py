@@ -13,7 +13,6 @@ from services.match import schema
 from services.match.handlers import Context
 from services.match.store import MatchStore, MemoryMatchStore
 from services.match.tests.builders import T0
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 
 
@@ -34,7 +33,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def pg_store(pg_pool: Any, pg_schema: str) -> MatchStore:
-    await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *schema.MIGRATIONS])
+    await migrate(pg_pool, pg_schema, schema.SCHEMA_MIGRATIONS)
     return MatchStore(pg_pool, pg_schema)
 
 

@@ -15,12 +15,11 @@ import pytest
 from services.matchmaker.clients import LocalBotDecks, StarterDecks
 from services.matchmaker.domain import DeckChoice, Seat
 from services.matchmaker.handlers import Config, Context, MatchSpec, Player, Ports
-from services.matchmaker.schema import MIGRATIONS
+from services.matchmaker.schema import SCHEMA_MIGRATIONS
 from services.matchmaker.store import MatchmakerStore
 from services.matchmaker.store.lobby import LobbyStore
 from services.matchmaker.store.memory import MemoryStore
 from services.platform.errors import FailedPrecondition
-from services.platform.eventstore_schema import MIGRATIONS as EVENT_MIGRATIONS
 from services.platform.migrations import migrate
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -164,7 +163,7 @@ def fakes() -> Fakes:
 
 @pytest.fixture
 async def migrated(pg_pool: Any, pg_schema: str) -> str:
-    await migrate(pg_pool, pg_schema, [*EVENT_MIGRATIONS, *MIGRATIONS])
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     return pg_schema
 
 

@@ -8,14 +8,13 @@ from uuid import UUID
 
 import pytest
 
-from services.platform.consumer import MIGRATIONS as CONSUMER_MIGRATIONS
 from services.platform.migrations import migrate
 from services.rating import handlers
 from services.rating.domain import FinishedGame
 from services.rating.handlers import Outcome, Reader
 from services.rating.memory import MemoryRatings
 from services.rating.read_models import LoggedChange
-from services.rating.schema import MIGRATIONS
+from services.rating.schema import SCHEMA_MIGRATIONS
 from services.rating.store import PostgresLadders, RatingReader
 from services.rating.tests.builders import event_id
 
@@ -63,7 +62,7 @@ def postgres_ratings(pool: Any, schema: str) -> Ratings:
 
 @pytest.fixture
 async def rating_schema(pg_pool: Any, pg_schema: str) -> str:
-    await migrate(pg_pool, pg_schema, [*CONSUMER_MIGRATIONS, *MIGRATIONS])
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     return pg_schema
 
 
