@@ -19,7 +19,6 @@ scores, the result and a best move. Errors are reported as for ``resolve``.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import sys
@@ -47,13 +46,15 @@ from services.rules.vectors import (
 T = TypeVar("T")
 
 
-def resolve_lines(lines: Iterable[str], out: TextIO) -> int:
-    """Resolve every vector in ``lines``; return how many failed."""
+def resolve_lines(lines: Iterable[str], out: TextIO, source: str = "") -> int:
+    """Resolve every vector in ``lines``; return how many failed. An error names the
+    line it was read from (of ``source``, a file's name, when several are read): blank
+    lines give no answer, so the answers alone do not tell (found from outside)."""
     failed = 0
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        reply, ok = _answer(load_line, line, _resolved)
+        reply, ok = _answer(load_line, line, _resolved, f"{source} line {number}".lstrip())
         failed += not ok
         out.write(json.dumps(reply) + "\n")
         # Each answer goes out before the next line is read: a checker may send one
@@ -74,18 +75,22 @@ def _answer(
     read: Callable[[T], dict[str, Any]],
     item: T,
     answer: Callable[[Any, dict[str, Any]], dict[str, Any]],
+    where: str,
 ) -> tuple[dict[str, Any], bool]:
     """The reply to one input (``answer(name, raw)`` of the object ``read(item)`` gives)
-    and whether it succeeded; a bad input becomes ``{"name": ..., "error": ...}``."""
+    and whether it succeeded; a bad input becomes ``{"name": ..., "error": ...}``, the
+    error led by ``where`` it was read ("line 7")."""
     name: Any = None
     try:
         raw = read(item)
         name = raw.get("name")
         return answer(name, raw), True
     except (VectorError, RuleViolation) as exc:
-        return {"name": name if isinstance(name, str) else None, "error": str(exc)}, False
+        said = f"{where}: {exc}"
+        return {"name": name if isinstance(name, str) else None, "error": said}, False
     except RecursionError:
-        return {"name": None, "error": "not JSON this command accepts: nested too deeply"}, False
+        said = f"{where}: not JSON this command accepts: nested too deeply"
+        return {"name": None, "error": said}, False
 
 
 def _documents(text: str) -> list[str | Parsed]:
@@ -129,8 +134,8 @@ def solve_text(text: str, out: TextIO, wdl: bool = False, moves: bool = False) -
         return solution_json(name, problem, solution, wdl, values)
 
     failed = 0
-    for item in _documents(text):
-        reply, ok = _answer(_position_object, item, solved)
+    for number, item in enumerate(_documents(text), 1):
+        reply, ok = _answer(_position_object, item, solved, f"position {number}")
         failed += not ok
         out.write(json.dumps(reply) + "\n")
         out.flush()  # positions can take seconds each: show each answer as it comes
@@ -185,7 +190,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         if args.command == "resolve":
-            return 1 if resolve_lines(itertools.chain(*inputs), sys.stdout) else 0
+            named = len(inputs) > 1
+            sources = zip(inputs, args.files if named else [""], strict=True)
+            failed = sum(resolve_lines(f, sys.stdout, source) for f, source in sources)
+            return 1 if failed else 0
         return 1 if solve_text(sys.stdin.read(), sys.stdout, args.wdl, args.moves) else 0
     except BrokenPipeError:  # the reader went away (`| head`): not our failure
         sys.stderr.close()

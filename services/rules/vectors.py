@@ -194,7 +194,9 @@ def _blocked(value: object, size: int) -> frozenset[int]:
 def _rules(value: object) -> Rules:
     if not isinstance(value, dict):
         raise VectorError("'rules' must be an object such as {\"same\": true}")
-    value = {key: flag for key, flag in value.items() if flag is not None}  # null: off
+    # Null is off, and a rule off needs no knowing: an unknown name is refused only
+    # where it is asked for (found from outside: {"cursed": false} failed the vector).
+    value = {key: flag for key, flag in value.items() if flag is not None and flag is not False}
     unknown = sorted(set(value) - RULE_NAMES)
     if unknown:
         known = ", ".join(sorted(RULE_NAMES))

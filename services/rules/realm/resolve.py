@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from services.rules.geometry import Contact, Geometry
+from services.rules.geometry import Contact, Contacts, Geometry
 from services.rules.realm.cards import Hex, RealmCard
 from services.rules.realm.modifiers import ADVANTAGE, GUARD, clashes
 from services.rules.realm.outcome import (
@@ -51,25 +51,6 @@ _TYPE, _GUARD, _LAIR, _EMBERED, _CLASH = (
 """The +1 modifiers, each as the one-item tuple a comparison records."""
 
 Cards = Sequence[RealmCard | None]
-
-
-Contacts = tuple[tuple[Contact, ...], ...]
-_ASCENDING: dict[int, tuple[Contacts, Contacts]] = {}
-
-
-def ascending_contacts(geometry: Geometry) -> Contacts:
-    """The geometry's neighbour table with each cell's neighbours in ascending cell
-    order (top, left, right, bottom), the order in which Realm attacks are attempted.
-
-    Kept by the identity of the geometry's own table (shapes are cached for good by
-    :meth:`Geometry.of`): hashing a ``Geometry`` on every placement cost more than the
-    rest of a simple placement."""
-    table = geometry.contacts
-    known = _ASCENDING.get(id(table))
-    if known is None or known[0] is not table:
-        known = (table, tuple(tuple(sorted(near)) for near in table))
-        _ASCENDING[id(table)] = known
-    return known[1]
 
 
 _SUBSETS = {
@@ -161,7 +142,7 @@ def resolve(
     lair = lair and rules.lair
     if lair and state.lair_spent[player]:
         raise LairSpent("Lair is once per match, and this player has already declared it")
-    contacts = ascending_contacts(geometry)
+    contacts = geometry.ascending
     work = _Work(cards, owners, state, cell, card, player, rules, lair)
     sides = card.sides
     touching: Touching = [

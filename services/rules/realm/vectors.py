@@ -101,7 +101,9 @@ def realm_result_json(name: Any, board: RealmBoard, placement: RealmPlacement) -
 def _realm_rules(value: object) -> RealmRules:
     if not isinstance(value, dict):
         raise VectorError('\'rules\' must be an object such as {"same": true, "cursed": true}')
-    value = {key: flag for key, flag in value.items() if flag is not None}  # null: off
+    # Null is off, and a rule off needs no knowing: an unknown name is refused only
+    # where it is asked for (found from outside: {"cursed": false} failed the vector).
+    value = {key: flag for key, flag in value.items() if flag is not None and flag is not False}
     unknown = sorted(set(value) - REALM_RULE_NAMES - NOT_REALM_RULES)
     if unknown:
         known = ", ".join(sorted(REALM_RULE_NAMES))

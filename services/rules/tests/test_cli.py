@@ -93,6 +93,27 @@ def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:
     assert results[3]["captures"] == GOOD["expect"]["captures"]
 
 
+def test_an_error_names_the_line_it_was_read_from_blank_lines_counted() -> None:
+    """Found from outside: blank lines get no answer, so an error's place in the
+    answers was not its line; the error now says which line (and, of several files
+    named, which file: see the test of files below)."""
+    lines = [json.dumps(GOOD), "", "   ", broken(move__cell=1), json.dumps(GOOD)]
+    code, results, _ = resolve("\n".join(lines) + "\n")
+    assert code == 1 and len(results) == 3
+    assert str(results[1]["error"]).startswith("line 4: move.cell: cell 1 already holds a card"), results
+
+
+def test_a_rule_written_off_needs_no_knowing_but_an_unknown_one_on_is_refused() -> None:
+    """Found from outside: a standard vector naming a rule it does not play, written
+    false (a Realm module, Sudden Death), failed whole; off is off, whatever its name.
+    Asked for, an unknown rule is still refused rather than ignored."""
+    off = json.loads(broken(rules=dict(GOOD["rules"], cursed=False, sudden_death=False)))
+    code, results, _ = resolve(json.dumps(off) + "\n" + broken(rules={"cursed": True}) + "\n")
+    assert code == 1
+    assert results[0]["captures"] == GOOD["expect"]["captures"]
+    assert "unknown rule 'cursed'" in str(results[1]["error"]), results
+
+
 def test_good_input_exits_zero_and_ignores_expect() -> None:
     vector = dict(GOOD, expect={"owners": [], "captures": {"0": "nonsense"}})
     code, results, _ = resolve(json.dumps(vector) + "\n\n")
@@ -217,7 +238,7 @@ def test_vector_files_may_be_named_instead_of_standard_input(tmp_path: Path) -> 
     assert run.returncode == 1  # the second file's line fails
     answers = [json.loads(line) for line in run.stdout.splitlines()]
     assert [a.get("captures") for a in answers[:2]] == [GOOD["expect"]["captures"]] * 2
-    assert "unknown rule 'reverse'" in answers[2]["error"]
+    assert answers[2]["error"].startswith(f"{second} line 1: unknown rule 'reverse'")
     missing = subprocess.run(
         [*command, str(tmp_path / "none.jsonl")], capture_output=True, text=True, check=False
     )

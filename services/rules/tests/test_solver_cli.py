@@ -173,7 +173,7 @@ def test_a_malformed_position_gets_an_error_line_naming_the_problem(
 def test_an_array_of_positions_holding_something_else_names_it() -> None:
     code, results, _ = solve("[1]\n")  # one JSON document: an array of positions
     assert code == 1
-    assert [r["error"] for r in results] == ["a position is a JSON object, got int"]
+    assert [r["error"] for r in results] == ["position 1: a position is a JSON object, got int"]
 
 
 def test_the_command_goes_on_after_a_bad_line_and_keeps_the_name() -> None:
