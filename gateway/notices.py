@@ -124,11 +124,11 @@ def match_found(view: pb.MatchView) -> g.MatchFound:
     )
 
 
-_ENDINGS = {
-    pb.FINISH_REASON_BOARD_FULL: "the board filled",
-    pb.FINISH_REASON_FORFEIT: "a forfeit",
-    pb.FINISH_REASON_TURN_TIMEOUT: "a second missed turn",
-    pb.FINISH_REASON_DISCONNECT: "a disconnection past the grace",
+_ENDINGS = {  # found from outside: "you won, by the board filled"
+    pb.FINISH_REASON_BOARD_FULL: "with the board full",
+    pb.FINISH_REASON_FORFEIT: "by a forfeit",
+    pb.FINISH_REASON_TURN_TIMEOUT: "by a second missed turn",
+    pb.FINISH_REASON_DISCONNECT: "by a disconnection past the grace",
 }
 
 
@@ -154,9 +154,7 @@ def missed_notice(view: pb.MatchView) -> g.Notice:
     else:
         result = "you won" if outcome.winner_seat == view.my_seat else "you lost"
     how = _ENDINGS.get(outcome.reason, "")
-    return _ended_away(
-        "MATCH_ENDED_AWAY", "match", view.match_id, opponent, result, how and f"by {how}"
-    )
+    return _ended_away("MATCH_ENDED_AWAY", "match", view.match_id, opponent, result, how)
 
 
 _BATTLE_ENDINGS = {  # (BattleOutcome.reason, won): how, in the viewer's words

@@ -11,7 +11,7 @@ from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 from triad.v1 import match_pb2 as m
 
-from gateway.notices import away_notices, missed_is_news, trade_notices
+from gateway.notices import away_notices, missed_is_news, missed_notice, trade_notices
 from gateway.presence import Missed
 from gateway.pushes import Push
 from gateway.shown import Shown
@@ -93,6 +93,15 @@ def test_a_battle_ended_away_says_who_won_and_how_in_the_players_words() -> None
     assert _ended_away("wipeout", 1) == f"{said}you lost, your team was wiped out."
     assert _ended_away("decision", 0) == f"{said}you won, decided after turn 10."
     assert away_notices(g.SessionOpened()) == []
+
+
+def test_a_match_ended_away_says_how_in_words() -> None:
+    """Found from outside: "ended while you were away: you won, by the board filled"."""
+    said = "ended while you were away: "
+    full = ended(pb.FINISH_REASON_BOARD_FULL, pb.SEAT_B)
+    assert missed_notice(full).message.endswith(f"{said}you won, with the board full.")
+    timed_out = ended(pb.FINISH_REASON_TURN_TIMEOUT, pb.SEAT_A)
+    assert missed_notice(timed_out).message.endswith(f"{said}you lost, by a second missed turn.")
 
 
 def ended(reason: pb.FinishReason.ValueType, forfeiting: pb.Seat.ValueType) -> pb.MatchView:
