@@ -25,7 +25,7 @@ from client.commands_cards import resolve_deck
 from client.connection import Caller, Client, CommandError, Holder, as_json, pages
 from client.expiry import expiry
 from client.hosted import refuse_own
-from client.lobby_rows import challenge_row, print_rows
+from client.lobby_rows import challenge_row, joined_line, print_rows
 from client.play import play
 from client.realm import OPTIONS, chosen_modules
 from client.rules_text import rules_line, table_row
@@ -222,7 +222,7 @@ async def _join(
 
 async def join(client: Caller, args: argparse.Namespace, console: Console) -> int:
     table = await _table(client, args.table)
-    return await _join(client, args, console, table, f"Joined {table.host_name}'s table.")
+    return await _join(client, args, console, table, joined_line(table))
 
 
 async def close(client: Caller, args: argparse.Namespace, console: Console) -> int:
@@ -252,9 +252,7 @@ async def find(client: Caller, args: argparse.Namespace, console: Console) -> in
     )
     if args.json:
         print(as_json(found))
-    table = found.table
-    text = f"Joined {table.host_name}'s table ({rules_line(table.settings.rules)})."
-    return await _played(client, console, args, text)
+    return await _played(client, console, args, joined_line(found.table, bool(args.deck)))
 
 
 async def _create(client: Caller, args: argparse.Namespace, challenged: str = "") -> Any:

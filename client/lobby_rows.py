@@ -35,6 +35,21 @@ def challenge_row(table: pb.Table) -> str:
     return f"{table.table_id[:8]}  from {table.host_name}: {what}"
 
 
+def joined_line(table: pb.Table, deck_named: bool = False) -> str:
+    """What ``join`` and ``find`` say of the table joined: whose, and what it plays,
+    Random decks included; and that a deck named stays out where the table deals or
+    draws the hands (found from outside: `find --deck` joined a Random table and the
+    line left that out, the hand drawn unexplained)."""
+    rules = rules_line(table.settings.rules)
+    dealt = table.settings.random_deck or table.settings.rules.house_hands
+    if table.settings.random_deck:
+        rules += ", Random decks"
+    said = f"Joined {table.host_name}'s table ({rules})."
+    if deck_named and dealt:
+        said += " Your deck stays out: this table deals the hands."
+    return said
+
+
 def wrapped(row: str, width: int) -> list[str]:
     """``row`` in lines of at most ``width`` columns, broken after punctuation where it
     can (at spaces where one piece is longer than a line), further lines indented."""

@@ -22,12 +22,13 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 from rich.console import Console
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from client.battle_start import start
 from client.commands_lobby import host
 from client.connection import CommandError
-from client.lobby_rows import wrapped
+from client.lobby_rows import joined_line, wrapped
 from client.main import parser
 from client.tests.lobby import BATTLE, EXPIRES, Gateway
 from devtools.processes import ROOT
@@ -184,3 +185,17 @@ async def test_the_host_of_a_table_is_told_when_it_expires() -> None:
     # Found in review: it said "Ctrl-C leaves", where the table stays open elsewhere.
     assert re.search(r"\(Ctrl-C closes it; expires at .* XYZ\)\.$", battle_table), battle_table
     assert closed == "Table closed."
+
+
+def test_the_table_joined_says_it_plays_random_decks_and_that_a_deck_named_stays_out() -> None:
+    """Found from outside: `find --deck eight` joined a Random table, and its line
+    ('Joined rvd's table (All Open, ..., No trade).') left that out; `join` said only
+    'Joined rvb's table.'"""
+    rules = pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN, same=True)
+    drawn = pb.Table(host_name="rvd", settings=pb.TableSettings(rules=rules, random_deck=True))
+    assert joined_line(drawn) == "Joined rvd's table (All Open, Same, No trade, Random decks)."
+    assert joined_line(drawn, deck_named=True).endswith(
+        "Random decks). Your deck stays out: this table deals the hands."
+    )
+    decks = pb.Table(host_name="rvb", settings=pb.TableSettings(rules=rules))
+    assert joined_line(decks, deck_named=True) == "Joined rvb's table (All Open, Same, No trade)."
