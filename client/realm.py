@@ -119,10 +119,16 @@ def replacement_of(view: pb.MatchView, placement: pb.Placement) -> pb.RealmRepla
 
 
 def sudden_death_ending(view: pb.MatchView) -> str:
-    """How Realm Sudden Death ended a full board ('' when it replaced nothing): '; Sudden
-    Death drew 2 cards from the pile', and for a draw, that it drew them all (RULES.md 17:
-    then the draw stands). Short enough for the status line of an 80-column terminal."""
+    """How Sudden Death ended a full board ('' when it changed nothing): '; Sudden Death
+    drew 2 cards from the pile', and for a draw, that it drew them all (RULES.md 17: then
+    the draw stands); a draw after rounds of Sudden Death, that the last tied too
+    (RULES.md 12). Short enough for the status line of an 80-column terminal."""
     drawn = len(view.realm.replacements)
+    rounds = len(view.earlier_rounds)
+    if view.outcome.WhichOneof("result") == "draw" and rounds and not drawn:
+        # RULES.md 12: the last round tied as well (found from outside: "Draw 13-13: the
+        # board is full" did not say why no round followed).
+        return f"; round {rounds + 1} tied too: the draw stands"
     if not drawn:
         return ""
     if view.outcome.WhichOneof("result") == "draw":

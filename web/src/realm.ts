@@ -145,10 +145,14 @@ export function realmLines(view: MatchView): string[] {
 }
 
 /** "; Sudden Death drew 2 cards from the pile" (and for a draw, that it drew them all:
- * RULES.md 17, the draw stands); "" when it replaced nothing. As the terminal says it
- * (client/realm.py). */
+ * RULES.md 17, the draw stands); for a draw after rounds of Sudden Death, that the last
+ * tied too (RULES.md 12); "" otherwise. As the terminal says it (client/realm.py). */
 export function suddenDeathEnding(view: MatchView): string {
   const drawn = view.realm?.replacements.length ?? 0;
+  const rounds = view.earlierRounds.length;
+  // RULES.md 12: the last round tied as well (found from outside: the draw's line did not
+  // say why no round followed).
+  if (view.outcome?.result.case === "draw" && rounds && !drawn) return `; round ${rounds + 1} tied too: the draw stands`;
   if (!drawn) return "";
   if (view.outcome?.result.case === "draw") return `; Sudden Death drew all ${drawn}: the draw stands`;
   return `; Sudden Death drew ${drawn} card${drawn > 1 ? "s" : ""} from the pile`;
