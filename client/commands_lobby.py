@@ -320,10 +320,11 @@ async def challenges_to(client: Caller) -> list[pb.Table]:
 async def _challenge(client: Caller, given: str) -> pb.Table:
     """An open challenge to you (Triad or battle) by its id (or the start of it)."""
     matching = [t for t in await challenges_to(client) if t.table_id.startswith(given)]
-    if len(matching) != 1:
-        raise CommandError(
-            f"no single open challenge to you starts with {given!r}: see triad-client challenges"
-        )
+    if len(matching) > 1:
+        raise CommandError(f"several challenges to you start with {given!r}: give more of its id")
+    if not matching:  # found from outside: an expired one was said to be 'no single' one
+        raise CommandError(f"no open challenge to you starts with {given!r} (expired, withdrawn "
+                           "or answered?): see triad-client challenges")  # fmt: skip
     return matching[0]
 
 

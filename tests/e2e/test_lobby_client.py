@@ -53,7 +53,7 @@ async def test_the_client_finds_a_game_challenges_lists_and_declines(
     declined = await asyncio.to_thread(beas.json, "decline", table_id[:8])
     assert declined["table"]["status"] == "TABLE_STATUS_DECLINED"
     line = await asyncio.to_thread(beas.fails, "decline", table_id[:8], code=2)
-    assert "no single open challenge to you" in line
+    assert "no open challenge to you starts with" in line and "answered?" in line
 
     settings = pb.TableSettings(
         rules=pb.Rules(visibility=pb.VISIBILITY_CLOSED, elemental=True), random_deck=True
