@@ -152,7 +152,7 @@ def test_two_players_queue_for_ranked_and_the_winner_takes_a_card(
         assert played["trade"] == []  # a draw trades nothing
         return
     trade = played["trade"]
-    assert trade["offered"] == 5 and trade["taken"]
+    assert trade["offered"] == trade["stakes"] == 5 and trade["taken"], "both see the 5"
     # Found from outside: the loser read "Or they are picked at random" of the one card.
     assert "is choosing one of your cards to take." in trade["waiting"], trade
     assert "Or the server picks one at random in" in trade["waiting"], trade

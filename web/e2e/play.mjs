@@ -201,6 +201,7 @@ async function ranked() {
     const loser = winner === ann ? bea : ann;
     // What the loser reads while the winner chooses.
     const waiting = (await loser.locator("[data-testid=trade]", { hasText: "is choosing" }).textContent()) ?? "";
+    const stakes = await loser.locator("[data-testid=stakes] [data-copy]").count(); // the cards at stake
     await winner.locator("[data-testid=trade] [data-copy]").first().click();
     const done = (page) => page.waitForFunction(
       () => / took /.test(document.querySelector("[data-testid=trade]")?.textContent ?? ""),
@@ -212,7 +213,7 @@ async function ranked() {
     const pushes = await Promise.all(
       [winner, loser].map((p) => p.locator("[data-testid=pushes] li").allTextContents()),
     );
-    trade = { offered, taken, waiting, winner: said[0], loser: said[1], pushes };
+    trade = { offered, taken, waiting, stakes, winner: said[0], loser: said[1], pushes };
   }
   await (winner ?? ann).screenshot({ path: screenshot, fullPage: true });
   // Each is told their rating change, then finds both players on the Ranked ladder.

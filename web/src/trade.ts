@@ -33,6 +33,9 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
     const what = count === 1 ? "one of your cards" : `${count} of your cards`;
     const random = count === 1 ? "Or the server picks one at random in" : "Or the server picks them at random in";
     panel.append(el("p", {}, `${trade.winnerName} is choosing ${what} to take.`), clockLine(trade, random));
+    // The cards at stake, as the terminal lists them (found from outside: the page
+    // named only who was choosing).
+    panel.append(stakes(trade));
     return panel;
   }
   if (tapped.tradeId !== trade.tradeId) Object.assign(tapped, { tradeId: trade.tradeId, copies: [] });
@@ -73,6 +76,18 @@ export function tradePanel(trade: Trade, page: Page): HTMLElement {
     panel.append(take);
   }
   return panel;
+}
+
+/** The loser's cards the winner chooses among, shown as their collection shows them. */
+function stakes(trade: Trade): HTMLElement {
+  const row = el("div", { class: "hand", "data-testid": "stakes" });
+  for (const copy of trade.offeredCopies) {
+    const look = `card mine${copy.holo ? " holo" : ""}`;
+    const node = el("button", { class: look, "data-copy": copy.copyId }, cardFace(copy, undefined, false, true));
+    node.disabled = true;
+    row.append(node);
+  }
+  return row;
 }
 
 /** The choice's deadline counting down (main.ts ticks every ``data-deadline``). */
