@@ -88,7 +88,9 @@ def trade_status(trade: pb.Trade) -> str:
     if done != "moved" and len(chosen) == 1:
         done = "is moving"
     if rule_of(trade) == pb.TRADE_RULE_DIRECT:
-        return f"{names} {done}, each to the player who owns it on the board."
+        # one card alone is not "each" (found from outside)
+        whom = ", each to the player" if len(chosen) > 1 else " to the player"
+        return f"{names} {done}{whom} who owns it on the board."
     how = " (picked by the server: time ran out)" if trade.auto_picked else ""
     return f"{names} {done} to {trade.winner_name}{how}."
 

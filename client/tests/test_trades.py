@@ -74,6 +74,8 @@ def test_what_direct_moved_is_shown_with_who_received_each_card_and_no_prompt() 
         "Quistis Trepe, Chocobo moved, each to the player who owns it on the board."
     )
     assert "take card" not in screen
+    alone = drawn(view, moved_at_once(pb.TRADE_RULE_DIRECT, moved[:1], pb.TRADE_ROLE_GIVER))
+    assert alone[-1] == "Quistis Trepe moved to the player who owns it on the board."
 
 
 def test_the_end_of_a_direct_trade_says_what_moved_once() -> None:
