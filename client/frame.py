@@ -11,7 +11,7 @@ from rich.text import Text
 from triad.v1 import common_pb2 as pb
 
 from client.board import FULL, Layout, example_cell
-from client.commands_trades import choice_hint, rule_of, trade_status, trade_table
+from client.commands_trades import choice_hint, trade_status, trade_table
 from client.drafting import draft_frame
 from client.expiry import expiry
 from client.render import fitted, my_turn, round_ended, screen
@@ -167,10 +167,6 @@ def frame(
             offer_prompt.append(typing)
             offer_prompt.append("_", style="blink")
             parts.append(offer_prompt)
-        elif (
-            trade.status == pb.TRADE_STATUS_AWAITING_CHOICE and rule_of(trade) == pb.TRADE_RULE_ONE
-        ):
-            pass  # One's loser: the screen ends at once, the summary under it says what follows
         elif trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:  # the loser, told the stake
             parts.append(
                 Text(
@@ -261,9 +257,11 @@ def result_line(view: pb.MatchView) -> str:
 
 def awaits_trade(view: pb.MatchView) -> bool:
     """Whether this player has a trade to see once the match is over (RULES.md 7, 13):
-    One's winner (the choice; the loser is not kept waiting), both players of a
-    Difference or All match with a winner, and both of a Direct match whose board
-    holds a captured card, whatever the result."""
+    both players of a One, Difference or All match with a winner (the winner's choice,
+    the loser's stake and then what was taken: found from outside, One's loser was let
+    go before the choice and never told which card left, though no new match could
+    start before it), and both of a Direct match whose board holds a captured card,
+    whatever the result."""
     if view.status != pb.MATCH_STATUS_FINISHED:
         return False
     rule = view.rules.trade_rule
@@ -271,6 +269,4 @@ def awaits_trade(view: pb.MatchView) -> bool:
         return captured_on_board(view)
     if view.outcome.WhichOneof("result") == "draw":
         return False
-    if rule == pb.TRADE_RULE_ONE:
-        return view.outcome.winner_seat == view.my_seat
-    return rule in (pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)
+    return rule in (pb.TRADE_RULE_ONE, pb.TRADE_RULE_DIFFERENCE, pb.TRADE_RULE_ALL)

@@ -44,7 +44,9 @@ def drawn(view: pb.MatchView, trade: pb.Trade, typing: str = "", note: str = "")
 def test_who_stays_for_the_trade_when_the_match_ends() -> None:
     captured = {4: (A, A), 5: (B, A)}  # Ann captured Bea's card in cell 5
     assert awaits_trade(finished(pb.TRADE_RULE_ONE))  # the winner chooses
-    assert not awaits_trade(finished(pb.TRADE_RULE_ONE, mine=B))  # the loser is not kept
+    # The loser stays to see which card was taken (found from outside: let go before
+    # the choice, she was never told).
+    assert awaits_trade(finished(pb.TRADE_RULE_ONE, mine=B))
     assert awaits_trade(finished(pb.TRADE_RULE_DIFFERENCE))
     assert awaits_trade(finished(pb.TRADE_RULE_DIFFERENCE, mine=B))  # the stake, the taking
     assert awaits_trade(finished(pb.TRADE_RULE_ALL, mine=B))
@@ -157,20 +159,19 @@ def test_a_winner_who_leaves_the_pick_is_not_told_to_wait_for_themselves() -> No
     assert any(f"{ANN} takes one of your cards" in line for line in said), said  # as before
 
 
-def test_trade_ones_loser_is_not_offered_a_key_as_the_client_ends() -> None:
-    """Found from outside: the loser's last screen of a Trade One said 'Waiting for
-    ann's choice. 119 s left, then the server picks; q leaves.' over the shell's prompt:
-    the client had already ended (it does not keep the loser), so no key did anything.
-    A Difference loser, who is kept to see what was taken, is still told it."""
+def test_the_loser_is_kept_to_see_what_is_taken_and_told_how_to_leave() -> None:
+    """The loser of a One or Difference match is kept until the winner's choice, told
+    whose it is, the time left and that q leaves (before, One's loser was let go at once
+    and never told which card left)."""
     stake = difference(pb.TRADE_ROLE_GIVER, take=1)
     stake.trade_rule = pb.TRADE_RULE_ONE
-    screen = " ".join(drawn(finished(pb.TRADE_RULE_ONE, mine=B), stake))
-    assert "q leaves" not in screen and "Waiting for" not in screen, screen
-    assert "You lose." in screen and "(you give)" in screen, screen
-    kept = " ".join(
-        drawn(finished(pb.TRADE_RULE_DIFFERENCE, mine=B), difference(pb.TRADE_ROLE_GIVER))
-    )
-    assert f"Waiting for {ANN}'s choice." in kept and "q leaves." in kept, kept
+    for finished_view, stake_shown in (
+        (finished(pb.TRADE_RULE_ONE, mine=B), stake),
+        (finished(pb.TRADE_RULE_DIFFERENCE, mine=B), difference(pb.TRADE_ROLE_GIVER)),
+    ):
+        kept = " ".join(drawn(finished_view, stake_shown))
+        assert f"Waiting for {ANN}'s choice." in kept and "q leaves." in kept, kept
+        assert "You lose." in kept and "(you give)" in kept, kept
 
 
 class Pending:

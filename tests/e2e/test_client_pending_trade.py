@@ -1,5 +1,5 @@
 """``triad-client play`` opened while a trade is pending after a finished match
-(RULES.md 13, Difference), through the TLS gateway with every service a process on
+(RULES.md 13, Difference; RULES.md 7, One), through the TLS gateway with every service a process on
 real PostgreSQL and NATS: the winner gets the choice as right after the match (the
 result line and the pick), the loser what is at stake and, at the deadline, what was
 taken. The trade as the API meets it: test_trade_rules.py."""
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.stack import Overrides, Stack
@@ -66,3 +67,30 @@ async def test_play_resumes_a_pending_difference_trade_for_the_winner_and_the_lo
     finally:
         losing.close()
         winning.close()
+
+
+async def test_the_loser_of_trade_one_stays_to_be_told_which_card_was_taken(
+    api: Any, backend: Stack, tmp_path: Path
+) -> None:
+    """Found from outside: One's loser was let go before the winner chose ('takes one of
+    your cards ... your collection after'), and nothing ever named the card that left,
+    though no new match could start before it moved."""
+    winner, loser, sessions, match_id, _ = await difference_won(api, pb.TRADE_RULE_ONE)
+    trade = await opened(winner, match_id)
+    for session in sessions.values():
+        await session.close()  # the players were away when the match ended
+    losing = screen_of(backend, loser, tmp_path)
+    try:
+        stake = await losing.until(lambda s: "choice." in flat(s), "the stake", timeout=30)
+        assert "You lose." in stake and "q leaves" in flat(stake), stake
+        taken = trade.offered_copies[2]
+        choose = g.ChooseTradeCardRequest(
+            request_id="pick-2", trade_id=trade.trade_id, copy_id=taken.copy_id
+        )
+        await winner.call("ChooseTradeCard", choose)
+        told = await losing.until(lambda s: "moved to" in flat(s), "the card taken", timeout=30)
+        said = flat(told)  # a holographic copy is named "Name (holo)"
+        assert taken.character.name in said and f"moved to {winner.name}." in said, told
+        assert losing.process.wait(timeout=30) == 0
+    finally:
+        losing.close()

@@ -137,11 +137,14 @@ async def test_a_direct_table_gives_each_player_the_opponents_cards_they_hold_on
     pytest.fail("three Direct games in a row without a single capture")
 
 
-async def difference_won(api: Any) -> tuple[Player, Player, dict[str, Session], str, int]:
-    """A Difference table played to its eighth card, then the player behind (or the one
-    to move, on equal scores) forfeits: (winner, loser, sessions, match id, d)."""
+async def difference_won(
+    api: Any, rule: pb.TradeRule.ValueType = pb.TRADE_RULE_DIFFERENCE
+) -> tuple[Player, Player, dict[str, Session], str, int]:
+    """A Difference table (or one of another ``rule``) played to its eighth card, then
+    the player behind (or the one to move, on equal scores) forfeits: (winner, loser,
+    sessions, match id, d)."""
     ann, bea, sessions = await pair(api)
-    match_id = await table_match(ann, bea, table(pb.TRADE_RULE_DIFFERENCE))
+    match_id = await table_match(ann, bea, table(rule))
     await play((ann, bea), match_id, 8)
     view = await ann.view(match_id)
     score = {p.seat: p.score for p in view.players}
