@@ -209,9 +209,7 @@ async def _play(
                 fetched = waits.trade_id
                 await show_traded_match(client, told, waits)
             view = told.view
-            trade = told.trade
-            if view is not None and trade is not None and trade.match_id != view.match_id:
-                trade = None  # another match's
+            trade = told.trade_of(view)
             # Input ended (a pipe, /dev/null): once the session told what there is.
             over = follower.done() or (reader.done and told.opened) or leaving
             gone_table = told.table is not None and told.table.status in TABLE_ENDS
@@ -256,9 +254,7 @@ async def _play(
                 if done and rated and time.monotonic() - ended < RATING_WAIT_SECONDS:
                     done = False  # the rating change is on its way: for the summary
                 over = over or done
-                trade = told.trade
-                if trade is not None and trade.match_id != view.match_id:
-                    trade = None
+                trade = told.trade_of(view)
             while told.away:  # above the live screen, which keeps its 80x24
                 live.console.print(Text(told.away.pop(0), style="yellow"))
             shown = trade if ended else None
@@ -273,7 +269,7 @@ async def _play(
                     told.note,
                     shown,
                     console,
-                    waiting,
+                    told.waiting(waiting),
                     draft,
                     rating,
                     list(told.moves.values()),

@@ -30,6 +30,9 @@ CHALLENGE_ENDS = {
 """How a challenge to the player ended, where its push was the news on the screen."""
 
 
+OPENING = "Opening your session: the server tells what is going on."
+
+
 class Followed:
     """What the session stream told, newest first: the match view, the queue, the
     trade, the draft, rating changes by match, and the last notice."""
@@ -188,3 +191,17 @@ class Followed:
         if view.match_id == draft.match_id or view.status != pb.MATCH_STATUS_FINISHED:
             return None
         return draft
+
+    def trade_of(self, view: pb.MatchView | None) -> pb.Trade | None:
+        """The trade kept, unless it is of another match than ``view``'s."""
+        trade = self.trade
+        if view is not None and trade is not None and trade.match_id != view.match_id:
+            return None  # another match's
+        return trade
+
+    def waiting(self, waiting: str) -> str:
+        """What the screen shows before a match: ``waiting`` (a hosted table), or until the
+        session's first push, that it is opening (found from outside: after a client was
+        killed mid-match, the next ``play`` said "No active match" for a second before
+        the match)."""
+        return waiting if self.opened or self.queue is not None else OPENING

@@ -7,10 +7,11 @@ Ctrl-C, and reads the CancelTicket calls written to LOG.cancel: the queue's scre
 Ctrl-C leaves); ``expired``: the challenge is hosted, then expires with its table (a
 ``table`` push); ``battle``: the ticket is one of the Battle queue; ``paired``: then the
 queue pairs it (a ``battle`` push: the battle begins); ``challenged``: nothing is going
-on, then ann challenges the player (a ``challenge`` push), then withdraws it. It runs
-what ``triad-client play`` runs (``resume``).
+on, then ann challenges the player (a ``challenge`` push), then withdraws it; ``late``:
+the session opens 2 s late, with a match in progress. It runs what ``triad-client
+play`` runs (``resume``).
 
-    python -m client.tests.queued LOG [hosted|expired|battle|paired|challenged]
+    python -m client.tests.queued LOG [hosted|expired|battle|paired|challenged|late]
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ class Gateway:
             opened = g.SessionOpened(status=g.PlayerStatus(hosted_table=table))
         if self.hosted == "challenged":
             opened = g.SessionOpened(status=g.PlayerStatus())
+        if self.hosted == "late":  # a session slow to open, with a match in progress
+            await asyncio.sleep(2)
+            opened = g.SessionOpened(status=g.PlayerStatus(), active_match=view())
         yield g.OpenSessionResponse(session_opened=opened)
         if self.hosted == "challenged":
             await asyncio.sleep(1)

@@ -143,3 +143,20 @@ async def test_a_battle_the_queue_pairs_is_played_on_the_play_screen(tmp_path: P
         assert "No active match" not in shown, shown
     finally:
         terminal.close()
+
+
+async def test_until_the_session_opens_the_screen_says_so_not_that_nothing_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Found from outside: `play` right after a client was killed mid-match said "No
+    active match and no ticket: waiting for one" for a second, then showed the match."""
+    log = tmp_path / "calls.jsonl"
+    command = [sys.executable, "-m", "client.tests.queued", str(log), "late"]
+    terminal = Terminal(command, SIZE)
+    try:
+        opening = await terminal.until(lambda s: "Opening your session" in s, "the opening")
+        assert "No active match" not in opening, opening
+        resumed = await terminal.until(lambda s: "Your turn" in s, "the match", timeout=10)
+        assert "Opening your session" not in resumed and "No active match" not in resumed
+    finally:
+        terminal.close()
