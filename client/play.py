@@ -391,6 +391,6 @@ async def queue_and_play(client: Client, console: Console, mode: str, deck: pb.D
     played = None
     try:
         played = await play(client, console, told=told)
-    finally:
-        if played is None:
+    finally:  # a match begun (b's practice, or paired) is no queue left (found from outside)
+        if played is None and told.view is None and told.draft is None:
             await leave_queue(client, console, status.ticket.ticket_id)
