@@ -96,7 +96,10 @@ class State:
     def tokens(self) -> dict[str, str]:
         found = self.data.get(self.profile)
         if not found:
-            raise ClientError(f"not logged in as profile {self.profile!r}: run register or login")
+            raise ClientError(  # found from outside: which command, with the profile, was not said
+                f"not logged in as profile {self.profile!r}: run "
+                f"triad-client --profile {self.profile} login NAME (or register NAME)"
+            )
         return dict(found)
 
     def save(self, player: g.Player, tokens: g.AuthTokens) -> None:

@@ -285,11 +285,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--profile", default="default", help="several players on one machine")
     p.add_argument("--json", action="store_true", help="print answers as JSON")
-    # --json also after the subcommand; SUPPRESS keeps one given before it.
+    # --json and --profile also after the subcommand; SUPPRESS keeps one given before it.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print answers as JSON"
     )
+    common.add_argument("--profile", default=argparse.SUPPRESS, help="players on one machine")
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("register", "login"):
         cmd = sub.add_parser(name, parents=[common], help=f"{name} and keep the tokens")

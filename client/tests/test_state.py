@@ -212,3 +212,18 @@ async def test_logout_json_prints_json(
     assert json.loads(capsys.readouterr().out) == {}
     with pytest.raises(CommandError, match="not logged in"):
         assert State(path, "default").tokens
+
+
+def test_profile_may_follow_the_subcommand_and_a_missing_login_says_how(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `status --profile alt` was refused ('unrecognized arguments')
+    although --json works there; and 'not logged in as profile alt: run register or
+    login' did not say to name the profile in that command."""
+    assert parser().parse_args(["status", "--profile", "alt"]).profile == "alt"
+    assert parser().parse_args(["--profile", "alt", "status"]).profile == "alt"
+    assert parser().parse_args(["status"]).profile == "default"
+    state = tmp_path / "state.json"
+    assert main(["--state", str(state), "status", "--profile", "alt"]) == 2
+    said = capsys.readouterr().err
+    assert "triad-client --profile alt login NAME" in said, said
