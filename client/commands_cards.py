@@ -45,7 +45,8 @@ async def catalog(client: Caller, args: argparse.Namespace, console: Console) ->
     if not whole.characters:  # found from outside: a table's bare header, '0 characters'
         console.print("No character fits those filters: triad-client catalog lists them all.")
         return 0
-    table = Table(title=f"Catalog: {whole.total_size} characters", title_justify="left")
+    many = "character" if whole.total_size == 1 else "characters"  # found from outside
+    table = Table(title=f"Catalog: {whole.total_size} {many}", title_justify="left")
     # The name and the Realm words wrap (the longest, 'elemental, lawful neutral,
     # legendary', would squeeze the name to nothing in 80 columns); the rest do not.
     for heading in ("id", "name", "stars", "element", "sides", "realm"):

@@ -87,6 +87,16 @@ columns of it fit 80 (found from outside: cut to 10, 'Brannoch E' and 'Chapel Ga
 named more than one character)."""
 
 
+SHORT_ELEMENTS = {
+    pb.ELEMENT_THUNDER: "thun",
+    pb.ELEMENT_EARTH: "erth",
+    pb.ELEMENT_POISON: "pois",
+    pb.ELEMENT_WATER: "watr",
+}
+"""Elements in at most four letters, the rest whole (found from outside: cut to three,
+holy read 'hol', as if holographic)."""
+
+
 def _slot(slot: pb.DraftSlot) -> Text:
     """A card in two lines: its name, then stars, element, printed sides, PICKED."""
     if slot.WhichOneof("card") != "revealed":
@@ -94,9 +104,9 @@ def _slot(slot: pb.DraftSlot) -> Text:
     card = slot.revealed
     name = card.character.name
     name = (name if len(name) <= NAME else name[: NAME - 1] + "…") + ("*" if card.holo else "")
-    element = element_name(card.character.element)[:3]
+    element = SHORT_ELEMENTS.get(card.character.element, element_name(card.character.element))
     text = Text(name, style="bold green" if slot.picked else "")
-    text.append(f"\n{card.character.stars}★ {element:<3} {sides(card.printed_sides, spaced=False)}")
+    text.append(f"\n{card.character.stars}★ {element:<4} {sides(card.printed_sides, spaced=False)}")
     text.append(" PICKED" if slot.picked else "")
     return text
 

@@ -94,9 +94,13 @@ def test_every_booster_open_names_each_card_whole_in_80_columns() -> None:
         if n < 15:
             view.boosters[n // 5].slots[n % 5].revealed.character.name = name
     view.boosters[0].slots[3].revealed.holo = True
+    # Found from outside: holy cut to 'hol' read as holographic. Picked ones are widest.
+    for slot, element in ((0, pb.ELEMENT_HOLY), (6, pb.ELEMENT_THUNDER), (14, pb.ELEMENT_WATER)):
+        view.boosters[slot // 5].slots[slot % 5].revealed.character.element = element
     screen = shown(view)
     lines = screen.splitlines()
     assert len(lines) <= 24 and max(map(len, lines)) <= 80, screen
+    assert " holy " in screen and " thun " in screen and " watr " in screen, screen
     for name in names[:3]:
         assert name in screen, screen
     assert "Vaskarath the Glacie…" in screen and "Vaskarath the Glacie…*" in screen, screen
