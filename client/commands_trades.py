@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import uuid
+from datetime import UTC, datetime
 
 from rich.console import Console
 from rich.table import Table
@@ -77,7 +78,15 @@ def trade_table(trade: pb.Trade, view: pb.MatchView | None = None) -> Table:
 def trade_status(trade: pb.Trade) -> str:
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE and trade.my_role == pb.TRADE_ROLE_CHOOSER:
         # the winner left the pick (q): it is still theirs to make, until the deadline
-        return "Your choice is open until its deadline (then the server picks): triad-client trade."
+        # found from outside: no time was said, and `trade` itself pointed to `trade`
+        deadline = trade.choice_deadline_time.ToDatetime(tzinfo=UTC)
+        left = max(0, int((deadline - datetime.now(UTC)).total_seconds()))
+        n = count_of(trade)
+        take = "N takes card N" if n == 1 else f"N1 N2 ... takes those {n}"
+        return (
+            f"Your choice is open for {left} s more, then the server picks: "
+            f"triad-client trade choose {take}."
+        )
     if trade.status == pb.TRADE_STATUS_AWAITING_CHOICE:
         return f"Waiting for {trade.winner_name or 'the winner'}'s choice."
     # the holo named (found from outside: 'Reedling moved' of a holographic Reedling)
