@@ -242,13 +242,15 @@ def choosing(trade: pb.Trade) -> bool:
 
 def result_line(view: pb.MatchView) -> str:
     """The result with both scores, above the trade; with why it ended before the board
-    was full ('You win! (bea forfeited at ann 5 - bea 5)')."""
+    was full, after the scores ('You win! (ann 5 - bea 5; bea forfeited)': found from
+    outside, 'You win! (bea stayed disconnected past the grace period at ann 6 - bea 4)'
+    was hard to read)."""
     # The player's own score first, as 'You win 10-6' says it (found from outside: a
     # winner in the second seat read 'You win! (bea 2 - ann 8)', the loser first).
     seats = sorted(view.players, key=lambda p: p.seat != view.my_seat)
     scores = " - ".join(f"{p.player_name} {p.score}" for p in seats)
     if view.outcome.reason != pb.FINISH_REASON_BOARD_FULL:
-        scores = f"{end_reason(view)} at {scores}"
+        scores = f"{scores}; {end_reason(view)}"
     if view.outcome.WhichOneof("result") == "draw":
         return f"Draw. ({scores})"
     won = view.outcome.winner_seat == view.my_seat

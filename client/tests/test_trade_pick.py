@@ -43,7 +43,7 @@ async def test_the_winner_takes_d_cards_typed_at_once_and_mistakes_are_refused_b
     terminal = started("winner", log)
     try:
         offer = await terminal.until(lambda s: "take 2 cards > " in s, "the offer")
-        assert "You win! (bea forfeited at ann 5 - bea 5)" in offer, offer
+        assert "You win! (ann 5 - bea 5; bea forfeited)" in offer, offer
         assert "Trade Difference: ann takes 2 cards of bea's deck (you choose)" in offer
         for n, name in enumerate(("Quistis Trepe", "Chocobo", "Behemoth", "Ifrit", "Shiva")):
             assert f"│ {n} │ {copy_id(n)[:8]} │ {name}" in offer, offer
@@ -128,7 +128,7 @@ async def test_the_loser_sees_what_is_at_stake_and_then_what_was_taken(tmp_path:
     try:
         stake = await terminal.until(lambda s: "Waiting for ann's choice." in s, "the stake")
         # her own score first, as 'You lose 5-5' would say it
-        assert "You lose. (you forfeited at bea 5 - ann 5)" in stake, stake
+        assert "You lose. (bea 5 - ann 5; you forfeited)" in stake, stake
         assert "Trade Difference: ann takes 2 cards of bea's deck (you give)" in stake
         assert "s left, then the server picks; q leaves." in stake
         assert "cards > " not in stake, "the loser has nothing to choose"
