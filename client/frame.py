@@ -15,7 +15,7 @@ from client.commands_trades import choice_hint, trade_status, trade_table
 from client.drafting import draft_frame
 from client.expiry import expiry
 from client.render import fitted, my_turn, round_ended, screen
-from client.rules_text import end_reason
+from client.rules_text import end_reason, move_words
 from client.summary import captured_on_board, summary
 
 PROMPT = "card cell > "
@@ -128,6 +128,9 @@ def frame(
         parts: list[RenderableType] = [line]
     elif trade is not None:  # the board gives way to the trade (80x24)
         parts = [Text(result_line(view), style="bold")]
+        if view.HasField("last_placement"):  # found from outside: the end's move unseen
+            last = "".join(piece for piece, _ in move_words(view, view.last_placement))
+            parts.append(Text(f"Last move: {last}", style="dim"))
     else:
         parts = []
     prompt: Text | None = None

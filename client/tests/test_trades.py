@@ -121,6 +121,21 @@ def test_a_13_card_difference_offer_fits_80x24_with_a_refusal_and_the_prompt() -
     assert sum(line.startswith("│ ") for line in lines) == 13
 
 
+def test_the_trade_screen_says_what_the_last_move_did_within_80x24() -> None:
+    """Found from outside: the board gave way to the trade at once, so the winner never
+    saw what the match's last move captured. Its line stays above the offer."""
+    ended = finished(pb.TRADE_RULE_DIFFERENCE)
+    ended.last_placement.CopyFrom(pb.Placement(seat=pb.SEAT_B, cell=4, card=ended.my_hand[0].card))
+    ended.last_placement.captures.add(cell=1, cause=pb.CAPTURE_CAUSE_SAME)
+    ended.last_placement.captures.add(cell=5, cause=pb.CAPTURE_CAUSE_COMBO)
+    note = "Take 4 cards at once, not 3: type 4 different numbers of 0..12, e.g. 0 1 2 3."
+    lines = drawn(ended, difference(take=4, size=13), "1 2", note)
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    said = " ".join(" ".join(lines).split())
+    assert f"Last move: {BEA} put " in said and "took 1 (Same), 5 (Combo)." in said, said
+    assert lines[-1] == "take 4 cards > 1 2_"
+
+
 @pytest.mark.parametrize(
     ("typed", "refused"),
     [
