@@ -68,9 +68,14 @@ def trade_table(trade: pb.Trade, view: pb.MatchView | None = None) -> Table:
     if rule == pb.TRADE_RULE_ALL:
         return copies_table(f"Trade All: {winner} takes {loser}'s whole deck", copies)
     role = "you choose" if trade.my_role == pb.TRADE_ROLE_CHOOSER else "you give"
+    capped = ""
+    if rule == pb.TRADE_RULE_DIFFERENCE and view is not None:  # RULES.md 13: at most a deck
+        a, b = (p.score for p in view.players)
+        if abs(a - b) > count_of(trade):  # found from outside: 13-3 took 8, unexplained
+            capped = f"; the difference, {abs(a - b)}, is capped at the deck"
     return copies_table(
         f"{TRADE_NAMES.get(rule, 'Trade')}: {winner} takes {cards(count_of(trade))} "
-        f"of {loser}'s deck ({role})",
+        f"of {loser}'s deck ({role}{capped})",
         copies,
     )
 

@@ -136,6 +136,23 @@ def test_the_trade_screen_says_what_the_last_move_did_within_80x24() -> None:
     assert lines[-1] == "take 4 cards > 1 2_"
 
 
+def test_a_difference_over_the_deck_says_it_is_capped_and_still_fits_80x24() -> None:
+    """RULES.md 13: d is the score difference, at most the deck's size. Found from
+    outside: a 13-3 win on 4x4 took 8 cards with nothing said of the cap."""
+    ended = finished(pb.TRADE_RULE_DIFFERENCE)
+    for player, score in zip(ended.players, (20, 6), strict=True):
+        player.score = score
+    note = "Take 13 cards at once, not 3: type 13 different numbers of 0..12."
+    lines = drawn(ended, difference(take=13, size=13), "1 2", note)
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    said = " ".join(" ".join(lines).split())
+    assert "(you choose; the difference, 14, is capped at the deck)" in said, said
+    for player, score in zip(ended.players, (7, 3), strict=True):
+        player.score = score
+    said = " ".join(" ".join(drawn(ended, difference(take=4, size=5))).split())
+    assert "capped" not in said, said
+
+
 @pytest.mark.parametrize(
     ("typed", "refused"),
     [
