@@ -14,7 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from client.board import FULL, TIGHTEST, board
 from client.frame import frame
-from client.render import recent_moves
+from client.render import recent_moves, status_line
 from client.rules_text import end_reason, match_rules_line, move_words, result_words
 from client.summary import summary
 from client.tests.views import quintra, view
@@ -356,3 +356,18 @@ def test_a_5x5_match_with_a_long_notice_still_shows_its_board_in_80x24(note: str
     assert "needs at least" not in out.getvalue(), "\n".join(lines)
     assert len(lines) <= 24 and max(map(len, lines)) <= 80, "\n".join(lines)
     assert any(line.startswith(note[:40]) for line in lines), "\n".join(lines)
+
+
+def test_a_draw_after_the_last_round_of_sudden_death_says_that_round_tied_too() -> None:
+    """RULES.md 12: at most five rounds, a tie after the fifth is a draw. Found from
+    outside: "Draw 13-13: the board is full." did not say why no round followed."""
+    ties = ((5, 5),) * 4
+    last = view(rules=pb.Rules(sudden_death=True), round_number=5, earlier=ties)
+    last.status = pb.MATCH_STATUS_FINISHED
+    last.outcome.CopyFrom(pb.MatchOutcome(reason=pb.FINISH_REASON_BOARD_FULL))
+    last.outcome.draw.SetInParent()
+    said = status_line(last, None)
+    assert said.endswith("the board is full; round 5 tied too: the draw stands."), said
+    assert len(said) <= 80, said
+    del last.earlier_rounds[:]  # no Sudden Death round before: a plain draw
+    assert status_line(last, None).endswith("the board is full."), status_line(last, None)

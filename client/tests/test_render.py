@@ -165,21 +165,6 @@ def test_the_score_of_the_round_before_is_the_viewers_first() -> None:
     assert round_line(view()) == "", "no round without Sudden Death"
 
 
-def test_a_draw_after_the_last_round_of_sudden_death_says_that_round_tied_too() -> None:
-    """RULES.md 12: at most five rounds, a tie after the fifth is a draw. Found from
-    outside: "Draw 13-13: the board is full." did not say why no round followed."""
-    ties = ((5, 5),) * 4
-    last = view(rules=pb.Rules(sudden_death=True), round_number=5, earlier=ties)
-    last.status = pb.MATCH_STATUS_FINISHED
-    last.outcome.CopyFrom(pb.MatchOutcome(reason=pb.FINISH_REASON_BOARD_FULL))
-    last.outcome.draw.SetInParent()
-    said = status_line(last, None)
-    assert said.endswith("the board is full; round 5 tied too: the draw stands."), said
-    assert len(said) <= 80, said
-    del last.earlier_rounds[:]  # no Sudden Death round before: a plain draw
-    assert status_line(last, None).endswith("the board is full."), status_line(last, None)
-
-
 def test_the_rules_line_names_the_board_house_hands_and_each_trade_rule() -> None:
     rules = pb.Rules(
         visibility=pb.VISIBILITY_THREE_OPEN,

@@ -100,7 +100,8 @@ def test_an_error_names_the_line_it_was_read_from_blank_lines_counted() -> None:
     lines = [json.dumps(GOOD), "", "   ", broken(move__cell=1), json.dumps(GOOD)]
     code, results, _ = resolve("\n".join(lines) + "\n")
     assert code == 1 and len(results) == 3
-    assert str(results[1]["error"]).startswith("line 4: move.cell: cell 1 already holds a card"), results
+    said = str(results[1]["error"])
+    assert said.startswith("line 4: move.cell: cell 1 already holds a card"), results
 
 
 def test_a_rule_written_off_needs_no_knowing_but_an_unknown_one_on_is_refused() -> None:
