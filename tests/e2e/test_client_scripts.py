@@ -123,7 +123,8 @@ def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
     assert "Trade One" in client.fails("trade", "choose", "0", code=2)
     nowhere = Client(backend, tmp_path / "state.json", address=NOWHERE)
     assert "make run" in nowhere.fails("balance")
-    assert "register or login" in client.fails("--profile", "nobody", "balance", code=2)
+    said = client.fails("--profile", "nobody", "balance", code=2)
+    assert "run triad-client --profile nobody login NAME (or register NAME)" in said, said
 
 
 async def test_the_winner_of_a_ranked_match_takes_a_card_with_the_client(

@@ -156,6 +156,26 @@ export function battleReviewScenarios(kit) {
       await turnResolved(page, status);
     }
     await page.screenshot({ path: screenshot, fullPage: true });
+    // No summon card may be drawn in the turns above, or the CPU may end the battle
+    // first (found in a fresh clone's run): fresh battles, their hands looked at over a
+    // few passed turns, until one shows.
+    for (let again = 0; again < 6 && !seen.summons.length; again++) {
+      if (await page.locator("button[name=give-up]").count()) await giveUp(page);
+      await practice(page, TEAM);
+      await note();
+      await page.click("button[name=formation]");
+      for (let turn = 0; turn < 3 && !seen.summons.length; turn++) {
+        const next = await Promise.race([
+          page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
+          page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
+        ]);
+        if (next === "end") break;
+        const status = (await page.textContent("[data-testid=battle-status]")) ?? "";
+        await note();
+        await page.click("button[name=commit]"); // an empty plan passes the turn
+        await turnResolved(page, status);
+      }
+    }
     // A battle that reached its tenth turn while the loop looked for all three has no
     // Give up left (found in a fresh clone's run): the wording is checked on a new one.
     if (!(await page.locator("button[name=give-up]").count())) await practice(page, TEAM);
