@@ -76,6 +76,14 @@ async function left(page) {
   return Number(/(\d+) Energy left/.exec((await page.textContent("[data-testid=battle-prompt]")) ?? "")?.[1] ?? -1);
 }
 
+/** "turn" once the page asks for a plan, "end" once the battle is over. */
+function nextTurn(page) {
+  return Promise.race([
+    page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
+    page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
+  ]);
+}
+
 async function giveUp(page) {
   await page.click("button[name=give-up]");
   await page.click("button[name=give-up-confirm]");
@@ -112,10 +120,7 @@ export function battleReviewScenarios(kit) {
     let mixed = null;
     let dear = null;
     for (let turn = 0; turn < 8 && !(mixed && dear && seen.summons.length); turn++) {
-      const next = await Promise.race([
-        page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
-        page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
-      ]);
+      const next = await nextTurn(page);
       if (next === "end") break;
       const status = (await page.textContent("[data-testid=battle-status]")) ?? "";
       await note();
@@ -165,10 +170,7 @@ export function battleReviewScenarios(kit) {
       await note();
       await page.click("button[name=formation]");
       for (let turn = 0; turn < 3 && !seen.summons.length; turn++) {
-        const next = await Promise.race([
-          page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
-          page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
-        ]);
+        const next = await nextTurn(page);
         if (next === "end") break;
         const status = (await page.textContent("[data-testid=battle-status]")) ?? "";
         await note();
@@ -203,10 +205,7 @@ export function battleReviewScenarios(kit) {
       }, name);
     const seen = [];
     for (let turn = 0; turn < 4; turn++) {
-      const next = await Promise.race([
-        page.waitForSelector("[data-testid=battle-result]", { timeout: 60_000 }).then(() => "end"),
-        page.waitForSelector("button[name=commit]", { timeout: 60_000 }).then(() => "turn"),
-      ]);
+      const next = await nextTurn(page);
       if (next === "end") break;
       const status = (await page.textContent("[data-testid=battle-status]")) ?? "";
       for (let pick = 0; pick < 3; pick++) {
