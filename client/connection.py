@@ -283,7 +283,13 @@ def match_of(push: g.OpenSessionResponse) -> str:
 
 
 def _expired(error: grpc.aio.AioRpcError) -> bool:
-    return error.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in (error.details() or "")
+    """The access token is refused in a way a refresh mends: it expired, or it is not
+    valid any more (the gateway's token secret was rotated without an overlap; found from
+    outside: every terminal was told to log in again while a refresh would have served)."""
+    details = error.details() or ""
+    return error.code() == grpc.StatusCode.UNAUTHENTICATED and (
+        "access token expired" in details or "access token is not valid" in details
+    )
 
 
 def channel(args: argparse.Namespace) -> grpc.aio.Channel:

@@ -29,6 +29,9 @@ MAX_PASSWORD = 200
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 TOKEN_VERSION = "v1"
 TOKEN_EXPIRED = "the access token expired: refresh it or log in again"
+TOKEN_NOT_VALID = "the access token is not valid: refresh it or log in again"
+"""Signed with neither secret this gateway accepts: forged, or issued before a rotation
+of the token secret that kept no overlap; a refresh token still gives a new one."""
 VERIFIED_TOKENS = 100_000
 """How many verified tokens a replica keeps (each about 1 KB): a player holds one at a
 time, so this is the players of the last token lifetime, more than a replica serves."""
@@ -107,9 +110,16 @@ def _unb64(text: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class TokenSigner:
+    """Signs access tokens with ``secret`` and accepts those signed with it or with
+    ``accepted``, a second secret never signed with: during a rotation of the token
+    secret, the next one (every replica accepts it before any signs with it), then the
+    last one (tokens issued before the switch live out their lifetime);
+    deploy/k8s/README.md, 'Rotating secrets'."""
+
     secret: bytes
     access_ttl: timedelta = timedelta(minutes=15)
     refresh_ttl: timedelta = timedelta(days=30)
+    accepted: bytes | None = None
 
     def issue(self, player_id: str, name: str, now: datetime) -> Issued:
         """A signed token and its claims exactly as ``verify`` reads them back. The
@@ -143,8 +153,8 @@ class TokenSigner:
         if len(parts) != 3 or parts[0] != TOKEN_VERSION:
             raise Unauthenticated("the access token is malformed: log in again")
         signed = f"{parts[0]}.{parts[1]}"
-        if not hmac.compare_digest(self._sign(signed), parts[2]):
-            raise Unauthenticated("the access token is not valid: log in again")
+        if not self._genuine(signed, parts[2]):
+            raise Unauthenticated(TOKEN_NOT_VALID)
         try:
             raw = json.loads(_unb64(parts[1]))
             claims = Claims(
@@ -160,8 +170,16 @@ class TokenSigner:
             raise Unauthenticated(TOKEN_EXPIRED)
         return claims
 
-    def _sign(self, text: str) -> str:
-        return _b64(hmac.new(self.secret, text.encode(), hashlib.sha256).digest())
+    def _sign(self, text: str, secret: bytes | None = None) -> str:
+        key = self.secret if secret is None else secret
+        return _b64(hmac.new(key, text.encode(), hashlib.sha256).digest())
+
+    def _genuine(self, signed: str, signature: str) -> bool:
+        if hmac.compare_digest(self._sign(signed), signature):
+            return True
+        return self.accepted is not None and hmac.compare_digest(
+            self._sign(signed, self.accepted), signature
+        )
 
 
 class VerifiedTokens:

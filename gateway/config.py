@@ -62,6 +62,10 @@ class GatewaySettings(ServiceSettings):
     closed_methods: frozenset[str] = frozenset()
     """Public methods answered "closed for now by the operators" (``gateway.closed``;
     ``TRIAD_GATEWAY_CLOSED_METHODS``); none by default."""
+    token_secret_accepted: bytes | None = None
+    """A second token secret whose access tokens are accepted, never signed with: the
+    next secret, then the last one, while the token secret is rotated
+    (``TRIAD_TOKEN_SECRET_ACCEPTED``; ``accounts.TokenSigner``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -72,6 +76,13 @@ class GatewaySettings(ServiceSettings):
             raise SettingsError(
                 f"TRIAD_TOKEN_SECRET must be set to a random string of at least {MIN_SECRET} "
                 "characters (it signs every access token)"
+            )
+        accepted = optional(env, "TRIAD_TOKEN_SECRET_ACCEPTED")
+        if accepted is not None and len(accepted) < MIN_SECRET:
+            raise SettingsError(
+                f"TRIAD_TOKEN_SECRET_ACCEPTED must be at least {MIN_SECRET} characters, as "
+                "TRIAD_TOKEN_SECRET (the other secret accepted while the token secret is "
+                "rotated), or unset"
             )
         cert = optional(env, "TRIAD_GATEWAY_TLS_CERT")
         key = optional(env, "TRIAD_GATEWAY_TLS_KEY")
@@ -90,6 +101,7 @@ class GatewaySettings(ServiceSettings):
             **common,
             schema=optional(env, "TRIAD_GATEWAY_SCHEMA") or "gateway",
             token_secret=secret.encode(),
+            token_secret_accepted=None if accepted is None else accepted.encode(),
             access_minutes=number(env, "TRIAD_ACCESS_TOKEN_MINUTES", 15.0, minimum=0.01),
             tls_cert=cert,
             tls_key=key,

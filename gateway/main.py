@@ -57,7 +57,11 @@ async def run(settings: GatewaySettings) -> None:
         )
         await migrate(pool, settings.schema, MIGRATIONS)
         store = GatewayStore(pool, settings.schema, gateway_id=uuid.uuid4().hex)
-        signer = TokenSigner(settings.token_secret, timedelta(minutes=settings.access_minutes))
+        signer = TokenSigner(
+            settings.token_secret,
+            timedelta(minutes=settings.access_minutes),
+            accepted=settings.token_secret_accepted,
+        )
         # Counted by every replica together (found in review: each replica's own).
         limits = OpenCallLimits.shared(pool, settings.schema, settings.open_calls)
         Background.of(life).every(SWEEP_LIMITS_SECONDS, limits.sweep)

@@ -11,10 +11,12 @@ import pytest
 
 from gateway.accounts import TOKEN_EXPIRED, Claims, TokenSigner, VerifiedTokens
 from gateway.auth import Authenticator
+from gateway.config import GatewaySettings
 from gateway.limits import RateLimiter
 from gateway.revocations import POLLED_SECONDS, PUSHED_SECONDS, Revocations, Revoked
 from gateway.store import Revocation
 from services.platform.errors import Unauthenticated
+from services.platform.settings import SettingsError
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 SIGNER = TokenSigner(b"k" * 48, timedelta(minutes=15))
@@ -37,6 +39,37 @@ def altered(token: str) -> list[str]:
         f"{version}.{flip(body)}.{signature}",
         f"{version}.{body}.{flip(signature)}",
     ]
+
+
+# -- the token secret, rotated -------------------------------------------------------
+
+
+def test_a_signer_accepts_its_second_secret_but_never_signs_with_it() -> None:
+    """TRIAD_TOKEN_SECRET_ACCEPTED: a rotation's next (then last) secret is accepted,
+    a third is not; tokens are signed with the first secret alone."""
+    old, new, other = b"o" * 48, b"n" * 48, b"x" * 48
+    rotating = TokenSigner(new, accepted=old)
+    for signer in (TokenSigner(old), TokenSigner(new), rotating):
+        token = signer.issue("p1", "P1", NOW).token
+        assert rotating.verify(token, NOW).player_id == "p1"
+    issued = rotating.issue("p1", "P1", NOW).token
+    assert TokenSigner(new).verify(issued, NOW).player_id == "p1"
+    for refusing in (TokenSigner(old), TokenSigner(other, accepted=old)):
+        with pytest.raises(Unauthenticated, match="not valid: refresh it or log in again"):
+            refusing.verify(issued, NOW)
+
+
+def test_the_accepted_secret_is_read_from_the_environment_and_as_long_as_the_first() -> None:
+    base = {
+        "TRIAD_DATABASE_URL": "postgresql://u@127.0.0.1:5432/db",
+        "TRIAD_TOKEN_SECRET": "s" * 40,
+        "TRIAD_GATEWAY_PLAINTEXT": "1",
+    }
+    assert GatewaySettings.from_env(base).token_secret_accepted is None
+    rotating = GatewaySettings.from_env({**base, "TRIAD_TOKEN_SECRET_ACCEPTED": "a" * 40})
+    assert rotating.token_secret_accepted == b"a" * 40
+    with pytest.raises(SettingsError, match="TRIAD_TOKEN_SECRET_ACCEPTED must be at least 32"):
+        GatewaySettings.from_env({**base, "TRIAD_TOKEN_SECRET_ACCEPTED": "short"})
 
 
 # -- verified tokens ------------------------------------------------------------------
