@@ -41,6 +41,7 @@ from triad.v1 import match_pb2 as m
 from gateway.auth import caller
 from services.platform.downstream import INTERNAL_DEADLINE, call
 from services.platform.errors import Unavailable
+from services.platform.interceptors import carried
 from services.platform.requests import request_id as checked_request_id
 
 MAX_REQUEST_ID = 64
@@ -138,8 +139,8 @@ def answer(kind: type[P], reply: Message, /, *, optional: Collection[str] = (), 
 
 async def internal(what: str, rpc: grpc.aio.UnaryUnaryMultiCallable[Q, R], request: Q) -> R:
     """``rpc`` of the ``what`` service called with the internal ``request``, within the
-    internal deadline; its failure as ``call`` maps it."""
-    return await call(what, rpc(request, timeout=INTERNAL_DEADLINE))
+    internal deadline and the player's request id; its failure as ``call`` maps it."""
+    return await call(what, rpc(request, timeout=INTERNAL_DEADLINE, metadata=carried()))
 
 
 def internal_kind(what: str, rpc: str) -> type[Message]:

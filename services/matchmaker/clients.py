@@ -39,6 +39,7 @@ from services.matchmaker.domain import UNRATED, Card, DeckChoice, Seat, legal_de
 from services.matchmaker.handlers import DeckRequest, MatchSpec
 from services.platform.downstream import AS_REFUSAL, call
 from services.platform.errors import FailedPrecondition, InvalidArgument
+from services.platform.interceptors import carried
 from services.rules.deck import within_star_limits
 from services.rules.realm import CreatureType
 
@@ -59,7 +60,8 @@ class _Downstream:
         self._timeout = timeout
 
     async def _ask(self, rpc: Callable[..., Awaitable[T]], request: Message) -> T:
-        return await call(self.SERVICE, rpc(request, timeout=self._timeout), kinds=AS_REFUSAL)
+        pending = rpc(request, timeout=self._timeout, metadata=carried())
+        return await call(self.SERVICE, pending, kinds=AS_REFUSAL)
 
 
 class GrpcMatches(_Downstream):
@@ -117,7 +119,7 @@ class GrpcBattles(_Downstream):
             request_id=battle_id,
             seats=[mapping.battle_seat(s) for s in seats],
         )
-        pending = self._stub.CreateBattle(request, timeout=self._timeout)
+        pending = self._stub.CreateBattle(request, timeout=self._timeout, metadata=carried())
         await call(self.SERVICE, pending, kinds=BATTLE_REFUSAL)
 
     async def active_battle(self, player_id: str) -> str | None:

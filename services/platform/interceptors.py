@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import asyncpg
@@ -263,14 +264,28 @@ def _holds_nul(message: Message) -> bool:
     return False
 
 
+_REQUEST_ID: ContextVar[str | None] = ContextVar("triad_request_id", default=None)
+"""The request id of the RPC this task serves (``_bind_request``), for ``carried``."""
+
+
+def carried() -> tuple[tuple[str, str], ...]:
+    """The metadata that carries the request id of the RPC being served on to the calls
+    it makes, so one id follows a player's call through the log lines of every service
+    it reaches (found from outside: each service made an id of its own, and an operator
+    could join the lines only by player and time); nothing outside an RPC."""
+    bound = _REQUEST_ID.get()
+    return () if bound is None else ((REQUEST_ID_HEADER, bound),)
+
+
 def _bind_request(context: Context, rpc: str) -> None:
     """This RPC's ``request_id`` (from ``x-request-id``, else a fresh one) and ``rpc``,
-    for every log line of it. grpc.aio runs each RPC in a task of its own, so what is
-    bound here is seen by the handler and everything it awaits, and by nothing else."""
+    for every log line of it and every call it makes (``carried``). grpc.aio runs each
+    RPC in a task of its own, so what is bound here is seen by the handler and
+    everything it awaits, and by nothing else."""
+    bound = request_id(context.invocation_metadata())
+    _REQUEST_ID.set(bound)
     structlog.contextvars.clear_contextvars()
-    structlog.contextvars.bind_contextvars(
-        request_id=request_id(context.invocation_metadata()), rpc=rpc
-    )
+    structlog.contextvars.bind_contextvars(request_id=bound, rpc=rpc)
 
 
 def _handle(behavior: Behavior, request: Any, context: Context) -> Any:
