@@ -256,9 +256,26 @@ async def view(ctx: Context, battle_id: str, player: str) -> Seen:
     return Seen(state, seat)
 
 
-async def active_battle(ctx: Context, player: str) -> str | None:
+@dataclass(frozen=True, slots=True)
+class Playing:
+    """A player's battle in progress, and whether the CPU has taken their seat over."""
+
+    battle_id: str
+    taken_over: bool
+
+
+async def active_battle(ctx: Context, player: str) -> Playing | None:
+    """The player's battle in progress. **Decision:** once the CPU has taken their seat
+    over (BATTLE.md 5) they have lost and may only watch the rest: ``taken_over``, and
+    they are free to start another match or battle (found from outside: they were
+    refused every queue, told to finish a battle they could no longer play, for up to
+    ten turns)."""
     active = await ctx.store.active_battle(player)
-    return None if active is None else active.battle_id
+    if active is None:
+        return None
+    state = await ctx.store.load(active.battle_id)
+    taken = state is not None and active.seat in state.taken_over
+    return Playing(active.battle_id, taken)
 
 
 async def battle_events(ctx: Context, battle_id: str, from_version: int, limit: int) -> EventsPage:

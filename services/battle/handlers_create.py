@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from services.battle import domain
 from services.battle.domain import BattleState, SeatRecord
-from services.battle.handlers import Context, SeatSpec, after, cpu_moves
+from services.battle.handlers import Context, SeatSpec, active_battle, after, cpu_moves
 from services.battle.handlers_timers import tell_presence
 from services.battle.rules import Roster, shuffled_decks
 from services.battle.store.port import Write
@@ -75,13 +75,13 @@ async def create_battle(ctx: Context, battle_id: str, specs: list[SeatSpec]) -> 
     if existing is not None:
         return _asked(existing, specs)
     for spec in specs:
-        active = await ctx.store.active_battle(spec.player_id) if spec.player_id else None
+        active = await active_battle(ctx, spec.player_id) if spec.player_id else None
         if active is not None and active.battle_id == battle_id:
             # a try of this same request saved it since the load above: its battle
             again = await ctx.store.load(battle_id)
             if again is not None:
                 return _asked(again, specs)
-        if active is not None:
+        if active is not None and not active.taken_over:  # else lost: it becomes the new one
             raise FailedPrecondition(
                 f"{spec.name or spec.player_id} has a battle in progress "
                 f"({active.battle_id[:8]}): finish it (triad-client battle resumes it) "

@@ -117,7 +117,11 @@ class BattleServicer(battle_pb2_grpc.BattleServiceServicer):
         bind(battle_id="", player_id=request.player_id)
         player = require(request.player_id, "player_id")
         found = await handlers.active_battle(self._ctx, player)
-        return b.BattleServiceGetActiveBattleResponse(battle_id=found or "")
+        if found is None:
+            return b.BattleServiceGetActiveBattleResponse()
+        return b.BattleServiceGetActiveBattleResponse(
+            battle_id=found.battle_id, taken_over=found.taken_over
+        )
 
     async def ReportPresence(
         self, request: b.BattleServiceReportPresenceRequest, context: Any

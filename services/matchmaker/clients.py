@@ -125,7 +125,8 @@ class GrpcBattles(_Downstream):
     async def active_battle(self, player_id: str) -> str | None:
         request = bat.BattleServiceGetActiveBattleRequest(player_id=player_id)
         reply = await self._ask(self._stub.GetActiveBattle, request)
-        return str(reply.battle_id) or None
+        # A battle whose seat the CPU took over is lost, only watched: it holds nobody.
+        return None if reply.taken_over else str(reply.battle_id) or None
 
 
 class GrpcCollection(_Downstream):

@@ -152,7 +152,10 @@ class Battles(Protocol):
         """Create the battle of these seats (players, or the CPU); idempotent on its id."""
         ...
 
-    async def active_battle(self, player_id: str) -> str | None: ...
+    async def active_battle(self, player_id: str) -> str | None:
+        """The battle the player plays now; not one whose seat the CPU took over (they
+        lost it and only watch)."""
+        ...
 
 
 class Drafts(Protocol):

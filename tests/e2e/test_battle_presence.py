@@ -24,7 +24,7 @@ from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.client_runs import client_of
 from tests.e2e.sessions import Session, join
-from tests.e2e.test_battle import GRACE, p_view
+from tests.e2e.test_battle import GRACE, p_view, paired_battle
 
 pytestmark = pytest.mark.integration
 
@@ -271,6 +271,40 @@ async def test_a_battle_lost_while_away_is_told_to_the_next_session_once(api: An
     third = await Session.open(jo)
     await third.close()
     assert not third.pushes[0].session_opened.HasField("missed_battle"), "told once"
+
+
+async def test_a_player_the_cpu_took_over_is_free_to_play_on_at_once(api: Any) -> None:
+    """Found from outside: a player whose seat the CPU had taken (BATTLE.md 5: they lost,
+    they may watch) was refused every queue, "finish it first", while the CPU and their
+    opponent played the battle out. Bea leaves a battle ann is still in; once the CPU
+    has her seat she starts a practice battle and a Triad practice while ann's goes on."""
+    ann, bea = await join(api), await join(api)
+    sessions = [await Session.open(ann), await Session.open(bea)]
+    try:
+        battle_id = await paired_battle(ann, bea)
+        await sessions[1].close()
+        deadline = time.monotonic() + 30
+        while not (await p_view(bea, battle_id)).you.cpu and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        assert (await p_view(bea, battle_id)).you.cpu
+        practice = g.StartPracticeBattleRequest(request_id=uuid4().hex)
+        second = (await bea.call("StartPracticeBattle", practice)).view.battle_id
+        assert (await p_view(ann, battle_id)).status != pb.BATTLE_STATUS_FINISHED
+        active = await bea.call("GetActiveBattle", g.GetActiveBattleRequest())
+        assert active.battle_id == second != battle_id
+        await bea.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=second))
+        await bea.call(
+            "StartPractice",
+            g.StartPracticeRequest(
+                request_id=uuid4().hex,
+                origin_mode=pb.MODE_UNRANKED,
+                bot_level=pb.BOT_LEVEL_EASY,
+                deck=pb.DeckChoice(random=pb.RandomDeck()),
+            ),
+        )
+    finally:
+        for session in sessions:
+            await session.close()
 
 
 async def test_a_public_battle_table_is_hosted_listed_and_joined_from_the_terminal(

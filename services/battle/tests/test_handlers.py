@@ -145,10 +145,32 @@ async def test_a_player_away_30_seconds_is_taken_over_by_the_cpu_and_loses() -> 
         await handlers.set_plan(ctx, key(BEA), "b1", BEA, state.turn, ())
     watching = battle_view((await handlers.view(ctx, "b1", BEA)).state, 1, ROSTER)
     assert watching.you.cpu and not watching.opponent.hand, "back, bea watches"
+    assert await handlers.active_battle(ctx, BEA) == handlers.Playing("b1", taken_over=True)
+    assert await handlers.active_battle(ctx, ANN) == handlers.Playing("b1", taken_over=False)
     while not state.over:
         state = await commit(ctx, "b1", ANN)
     assert state.result is not None
     assert (state.result.winner, state.result.reason) == (0, FinishReason.DISCONNECT)
+
+
+async def test_a_player_whose_seat_the_cpu_took_may_start_another_battle_at_once() -> None:
+    """BATTLE.md 5: they lost and may only watch; found from outside, they were refused
+    every queue until the CPU and their opponent had played the battle out. The new
+    battle is their active one, and the old one's end does not take it away."""
+    ctx, clock, _ = context()
+    await start(ctx)
+    await handlers_timers.report_presence(ctx, BEA, "s1", False, clock())
+    with pytest.raises(FailedPrecondition, match="has a battle in progress"):
+        await create(ctx, "b2", versus_cpu(player=BEA))
+    clock.advance(31)
+    assert await handlers_timers.fire_due_timer(ctx)
+    await create(ctx, "b2", versus_cpu(player=BEA))
+    assert await handlers.active_battle(ctx, BEA) == handlers.Playing("b2", taken_over=False)
+    with pytest.raises(FailedPrecondition, match="has a battle in progress"):
+        await create(ctx, "b3", versus_cpu(player=ANN))
+    await handlers.give_up(ctx, key(ANN), "b1", ANN)
+    assert await handlers.active_battle(ctx, BEA) == handlers.Playing("b2", taken_over=False)
+    assert await handlers.active_battle(ctx, ANN) is None
 
 
 async def test_reconnecting_within_30_seconds_keeps_the_seat() -> None:
