@@ -87,7 +87,7 @@ run: proto web-maybe ## start the whole backend on this machine (and the browser
 # spend much of their time waiting on timers and other processes (two workers kept the
 # cores 58 % busy). Serial: TEST_WORKERS=0.
 TEST_WORKERS ?= 3
-test: proto lint test-tools ## run every test (unit, integration, conformance)
+test: proto lint test-tools ## ruff and mypy, then every test but chaos (make chaos): unit, integration, end-to-end, conformance, deployment; first builds the browser client (with npm) and, as root, installs chromium, promtool, kubectl
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Unit and handler tests: no server. devtools/testing.py marks every test that asks for

@@ -1,4 +1,5 @@
-"""``triad-admin``: the operators' commands, over every service.
+"""``triad-admin``: the operators' commands: matches and battles shown from their logs, and
+the event stream's consumers listed and replayed.
 
 ``triad-admin match show MATCH_ID`` prints a match's events and its final board, rebuilt
 from the log alone (``services/match/admin.py``: GetMatchEvents on ``--match-addr``).
