@@ -124,6 +124,12 @@ async def test_refusals_and_deadlines_are_statuses_in_the_trailers(client: Any) 
     slow = framed(g.LoginRequest(player_name="slow"))
     _, _, trailers = await post(client, LOGIN, slow, **{"grpc-timeout": "100m"})
     assert trailers["grpc-status"] == "4"  # DEADLINE_EXCEEDED
+    # A timeout beyond gRPC's eight digits, or in other digits, is ignored (was HTTP 500).
+    for odd in ("1" + "0" * 309 + "n", "9" * 5000 + "m", "\u00b2m"):
+        reply, _, trailers = await post(
+            client, LOGIN, framed(g.LoginRequest(player_name="ann")), **{"grpc-timeout": odd}
+        )
+        assert (reply.status, trailers["grpc-status"]) == (200, "0"), odd
     # The wrapper's request checks: an unknown enum number, bytes that are no message.
     bad = struct.pack(">BI", 0, 2) + b"\x0a\xff"
     _, _, trailers = await post(client, LOGIN, bad)
@@ -198,6 +204,7 @@ def test_framing_and_header_helpers() -> None:
             unframe(garbage)  # random bytes, not a compressed message
     assert parse_timeout("1500m") == 1.5 and parse_timeout("2S") == 2.0
     assert parse_timeout("soon") is None and parse_timeout(None) is None
+    assert parse_timeout("99999999H") == 99999999 * 3600.0 and parse_timeout("123456789S") is None
     assert percent_encoded("50% off: é") == "50%25 off: %C3%A9"
 
 
