@@ -23,11 +23,12 @@ STATUS = {
     pb.BATTLE_STATUS_SELECTION: "selection",
     pb.BATTLE_STATUS_FINISHED: "finished",
 }
-REASONS = {
-    "wipeout": "every character of the loser is down",
+WIPED = {
+    True: "all their characters are down",
+    False: "all your characters are down",
 }
-"""Ends by the rules (a give-up or a departure is said by ``BY_WHOM``, a decision by
-``decided``)."""
+"""A wipeout, as each side reads it (``wiped``; found from outside: "every character of
+the loser is down" left the player to work out which side that was)."""
 
 
 SUDDEN_DEATH = 8
@@ -166,15 +167,19 @@ def hand_lines(view: pb.BattleView) -> list[str]:
     owners = {u.ref: label(u) for u in view.you.units if not u.summon and u.name}
     lines = []
     for i, card in enumerate(view.you.hand):
-        cooling = f" CT {card.cooling}" if card.cooling else ""
+        ct = f" CT {card.ct}" if card.ct else ""  # found from outside: unseen till used
+        cooling = f" (on CT {_turns(card.cooling)})" if card.cooling else ""
         special = " SPECIAL" if card.special else ""
         line = (
-            f"{i} {owners.get(card.owner, card.owner)}: {card.name} {card.cost}E {card.range} "
-            f"{card.group}"
-            f"{cooling}{special} - {card.text}"
+            f"{i} {owners.get(card.owner, card.owner)}: {card.name} {card.cost}E{ct} "
+            f"{card.range} {card.group}{cooling}{special} - {card.text}"
         )
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="    ")  # not cut: flags last
     return lines
+
+
+def _turns(n: int) -> str:
+    return f"{n} more turn" if n == 1 else f"{n} more turns"
 
 
 BY_WHOM = {
@@ -192,9 +197,24 @@ def result_line(view: pb.BattleView) -> str:
         return said
     if view.outcome.reason == "decision":
         why = decided(view)
+    elif view.outcome.reason == "wipeout":
+        why = wiped(view, won)
     else:
-        why = REASONS.get(view.outcome.reason, view.outcome.reason)
+        why = view.outcome.reason
     return f"{'You won' if won else 'You lost'} ({why})."
+
+
+def wiped(view: pb.BattleView, won: bool) -> str:
+    """Whose characters are all down; both sides' when one card felled both teams
+    (BATTLE.md 5: the team that played it wins)."""
+    if all(_standing(team) == 0 for team in (view.you, view.opponent)):
+        whose = "yours" if won else "theirs"
+        return f"both teams fell to one card, {whose}: the side that played it wins"
+    return WIPED[won]
+
+
+def _standing(team: pb.BattleTeamView) -> int:
+    return sum(1 for u in team.units if not u.summon and u.HasField("square"))
 
 
 def decided(view: pb.BattleView) -> str:
@@ -206,7 +226,7 @@ def decided(view: pb.BattleView) -> str:
     standing, hp = [], []
     for team in (view.you, view.opponent):
         characters = [u for u in team.units if not u.summon]
-        standing.append(sum(1 for u in characters if u.HasField("square")))
+        standing.append(_standing(team))
         hp.append(sum(u.hp for u in characters))
     if standing[0] != standing[1]:
         return f"after turn 10: more characters standing, {standing[0]} to {standing[1]}"

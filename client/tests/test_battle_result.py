@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from triad.v1 import common_pb2 as pb
 
-from client.battle_render import WIDTH, result_line, screen
+from client.battle_render import WIDTH, hand_lines, result_line, screen
 from services.battle.presenter import battle_view
 from services.battle.tests.builders import ANN, BEA, ROSTER, commit, context, start
 
@@ -63,3 +63,40 @@ async def test_turns_8_to_10_say_sudden_death_in_the_title() -> None:
     assert len(title) <= WIDTH
     ann.turn = 7
     assert "Sudden Death" not in screen(ann, rows=24)[0]
+
+
+async def test_a_wipeout_says_whose_characters_are_all_down() -> None:
+    """Found from outside: "You lost (every character of the loser is down)"."""
+    ann = await passed_to_the_end()
+    ann.outcome.reason = "wipeout"
+    for unit in ann.you.units:
+        unit.hp = 0
+        unit.ClearField("square")
+    ann.outcome.winner_seat = 1 - ann.seat
+    assert result_line(ann) == "You lost (all your characters are down)."
+    ann.outcome.winner_seat = ann.seat  # as the opponent reads their own loss
+    ann.you.CopyFrom(ann.opponent)
+    for unit in ann.opponent.units:
+        unit.hp = 0
+        unit.ClearField("square")
+    assert result_line(ann) == "You won (all their characters are down)."
+    for unit in ann.you.units:
+        unit.ClearField("square")
+    assert result_line(ann) == (
+        "You won (both teams fell to one card, yours: the side that played it wins)."
+    )
+
+
+def test_every_card_shows_its_ct_and_one_cooling_how_long_still() -> None:
+    """Found from outside: a card's CT was shown only once the card was cooling, so a
+    player learnt of it by playing it."""
+    view = pb.BattleView()
+    view.you.units.add(ref="ember", name="Ember")
+    view.you.hand.add(owner="ember", name="Wildfire", cost=3, ct=1, range="row", group="normal")
+    view.you.hand.add(owner="ember", name="Quake", cost=4, ct=2, range="all", group="slow")
+    view.you.hand.add(owner="ember", name="Jab", cost=1, range="single", group="swift")
+    view.you.hand[1].cooling = 1
+    lines = hand_lines(view)
+    assert lines[0].startswith("0 Ember: Wildfire 3E CT 1 row normal -"), lines
+    assert lines[1].startswith("1 Ember: Quake 4E CT 2 all slow (on CT 1 more turn) -"), lines
+    assert lines[2].startswith("2 Ember: Jab 1E single swift -"), lines

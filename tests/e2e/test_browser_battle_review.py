@@ -9,10 +9,12 @@ are missing) are tests/e2e/test_browser.py's.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
+from devtools.processes import ROOT
 from devtools.stack import Stack
 from tests.e2e.test_browser import RESULTS, backend, play
 
@@ -24,6 +26,14 @@ WHEN = {
     "slow": "acts last (slow)",
 }
 NAMES = {"bastion": "Tor Bastion", "hollis": "Hollis Grave", "moss": "Moss Warden"}
+CTS = {
+    card["id"]: card["ct"]
+    for character in json.loads((ROOT / "services/battle/data/roster.json").read_text())[
+        "characters"
+    ]
+    for card in character["cards"]
+}
+"""Each card's CT in the battle's content (BATTLE.md 1)."""
 
 
 def test_a_plan_says_when_each_card_acts_and_the_hand_says_what_it_cannot_play(
@@ -38,6 +48,10 @@ def test_a_plan_says_when_each_card_acts_and_the_hand_says_what_it_cannot_play(
     # The hand is shown while the formation is set (the view carries it), to plan by.
     hand = played["formationHand"]
     assert len(hand) == 5 and all(card["owner"] in NAMES for card in hand), hand
+    # Every card says its CT (found from outside: only once it was cooling).
+    for card in hand:
+        ct = CTS[card["id"].split(":")[0]]
+        assert (f"CT {ct}" in card["text"]) == bool(ct) and "CT 0" not in card["text"], card
     # A character's swift card set before its slow one: both act in the swift group
     # (BATTLE.md 4.3, Decision), and the plan list says so in the player's words.
     mixed = played["mixed"]

@@ -49,7 +49,7 @@ function hand(page) {
         cost: Number(/(\d+)E/.exec(node.querySelector(".skill-head")?.textContent ?? "")?.[1] ?? 0),
         usable: !node.disabled,
         set: node.classList.contains("set"),
-        cooling: /\bCT \d/.test(node.textContent ?? ""),
+        cooling: Boolean(node.querySelector(".cooling")),
         who,
         text: node.textContent ?? "",
         title: node.getAttribute("title") ?? "",

@@ -35,8 +35,17 @@ function cardParts(card: BattleCard, names: Map<string, string>): HTMLElement[] 
   return [
     el("span", { class: "skill-head" }, name, el("b", {}, `${card.cost}E`)),
     el("span", { class: "skill-who" }, `${names.get(card.owner) ?? card.owner} · ${rangeWords(card)} · ${card.group}`),
-    el("span", { class: "skill-text" }, card.cooling ? `CT ${card.cooling} · ${card.text}` : card.text),
+    // Every card's CT, cooling or not (found from outside: seen only once the card cooled).
+    el("span", { class: "skill-text" }, ...ctParts(card), card.text),
   ];
+}
+
+/** "CT 1 · " (a card's cooldown, BATTLE.md 1), "on CT 1 more turn · " while it cools. */
+function ctParts(card: BattleCard): (string | HTMLElement)[] {
+  if (card.cooling) return [el("b", { class: "cooling" }, `on CT ${plural(card.cooling, "more turn")}`), " · "];
+  if (!card.ct) return [];
+  const title = `Cooldown: once played, it rests ${plural(card.ct, "turn")}`;
+  return [el("span", { class: "ct", title }, `CT ${card.ct}`), " · "];
 }
 
 const ownerNames = (view: BattleView): Map<string, string> => new Map((view.you?.units ?? []).map((u) => [u.ref, u.name]));

@@ -69,9 +69,18 @@ export function suddenDeathLine(view: BattleView): string | null {
   return `Sudden Death: +2 Energy a turn (turns ${SUDDEN_DEATH}–10)`;
 }
 
-const REASONS: Record<string, string> = {
-  wipeout: "every character of the loser is down",
-};
+/** Characters of a team still on the field (summons do not count). */
+const standingOf = (team: BattleView["you"]): number => (team?.units ?? []).filter((u) => !u.summon && u.square).length;
+
+/** A wipeout, as each side reads it: whose characters are all down; both sides' when one
+ * card felled both teams (BATTLE.md 5: the team that played it wins). Found from outside:
+ * "every character of the loser is down" left the player to work out which side. */
+export function wiped(view: BattleView, won: boolean): string {
+  if (!standingOf(view.you) && !standingOf(view.opponent)) {
+    return `both teams fell to one card, ${won ? "yours" : "theirs"}: the side that played it wins`;
+  }
+  return won ? "all their characters are down" : "all your characters are down";
+}
 
 /** Ends one player brought about, said to each side in its own words. */
 const BY_WHOM: Record<string, [string, string]> = {
@@ -100,11 +109,11 @@ export function decided(view: BattleView): string {
   return `after turn 10: level at ${standing[0]} characters and ${hp[0]} HP each, the side whose action resolved last wins`;
 }
 
-/** "You won (every character of the loser is down)." */
+/** "You won (all their characters are down)." */
 export function battleResult(view: BattleView): string {
   const won = view.outcome?.winnerSeat === view.seat;
   const reason = view.outcome?.reason ?? "";
   if (BY_WHOM[reason]) return BY_WHOM[reason][won ? 0 : 1];
-  const why = reason === "decision" ? decided(view) : (REASONS[reason] ?? reason);
+  const why = reason === "decision" ? decided(view) : reason === "wipeout" ? wiped(view, won) : reason;
   return `${won ? "You won" : "You lost"} (${why}).`;
 }
