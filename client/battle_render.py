@@ -89,14 +89,34 @@ def spd_line(view: pb.BattleView) -> str | None:
     under "You gave up.")."""
     if view.status in (pb.BATTLE_STATUS_FORMATION, pb.BATTLE_STATUS_FINISHED):
         return None
-    standing = [
-        (u.spd, f"{whose}{label(u)} {u.spd}" + _for_turns(u.spd_turns))
-        for whose, team in (("", view.you), ("their ", view.opponent))
+    theirs_first = view.opponent.committed and not view.you.committed
+    standing = [  # (SPD, acts after the other side's units of its SPD, words)
+        (
+            u.spd,
+            theirs == (not theirs_first),
+            f"{whose}{label(u)} {u.spd}" + _for_turns(u.spd_turns),
+        )
+        for theirs, whose, team in ((False, "", view.you), (True, "their ", view.opponent))
         for u in team.units
         if not u.summon and u.HasField("square")
     ]
-    standing.sort(key=lambda s: -s[0])
-    return "Spd: " + ", ".join(said for _, said in standing)
+    standing.sort(key=lambda s: (-s[0], s[1]))
+    line = "Spd: " + ", ".join(said for _, _, said in standing)
+    tied = {spd for spd, later, _ in standing if later} & {
+        spd for spd, later, _ in standing if not later
+    }
+    return line + (tie_note(view) if tied else "")
+
+
+def tie_note(view: pb.BattleView) -> str:
+    """What decides a tie in SPD across the teams (BATTLE.md 4.3: "the player who
+    committed first"): found from outside, the line listed the player's unit first,
+    and the CPU, which commits at once, acted first."""
+    if view.you.committed != view.opponent.committed:
+        if view.you.committed:
+            return " (same SPD: yours act first as you committed first)"
+        return " (same SPD: theirs act first as they committed first)"
+    return " (same SPD: whoever commits first acts first)"
 
 
 def _for_turns(turns: int) -> str:

@@ -8,7 +8,8 @@ from datetime import datetime
 
 from triad.v1 import common_pb2 as pb
 
-from client.battle_render import WIDTH, screen
+from client.battle_names import label
+from client.battle_render import WIDTH, screen, spd_line
 from client.tests.test_battle import views
 
 
@@ -113,3 +114,31 @@ async def test_an_opponent_who_left_is_said_away_until_the_cpu_takes_their_seat(
     assert "bea is away: the CPU takes their seat at 01:02:03 UTC unless they come back." in said
     plain, _ = await views()
     assert "is away" not in "\n".join(screen(plain, rows=24))
+
+
+async def test_a_tie_in_spd_across_teams_goes_to_the_side_that_committed_first() -> None:
+    """BATTLE.md 4.3: same SPD, different teams, the player who committed first acts
+    first. Found from outside: the line put the player's unit first, while the CPU,
+    which commits at once, acted first."""
+    mine, _ = await views()
+    ours = next(u for u in mine.you.units if u.HasField("square"))
+    theirs = next(u for u in mine.opponent.units if u.HasField("square"))
+    theirs.spd = ours.spd
+    mine.you.committed = mine.opponent.committed = False
+    a, b = label(ours), f"their {label(theirs)}"
+
+    def said() -> str:
+        line = spd_line(mine)
+        assert line is not None
+        return line
+
+    assert said().index(a) < said().index(b), said()
+    assert said().endswith(" (same SPD: whoever commits first acts first)"), said()
+    mine.opponent.committed = True
+    assert said().index(b) < said().index(a), said()
+    assert said().endswith(" (same SPD: theirs act first as they committed first)"), said()
+    mine.opponent.committed, mine.you.committed = False, True
+    assert said().index(a) < said().index(b), said()
+    assert said().endswith(" (same SPD: yours act first as you committed first)"), said()
+    theirs.spd = ours.spd + 1
+    assert "same SPD" not in said(), said()

@@ -141,7 +141,15 @@ def test_a_battle_decided_after_turn_10_says_which_tie_break_settled_it(
     # Turn 1 on both pages: every character by SPD (both formations placed).
     for lines in played["first"]:
         assert lines["battle-spd"].startswith("SPD, fastest first: "), lines
-        assert len(lines["battle-spd"].split(": ", 1)[1].split(", ")) == 6, lines
+        listed, _, note = lines["battle-spd"].partition(" (same SPD: ")
+        parts = listed.split(": ", 1)[1].split(", ")
+        assert len(parts) == 6, lines
+        # A tie across the teams says who acts first (BATTLE.md 4.3), and only then.
+        spds = [(p.split()[0], re.search(r" (\d+)(?: for \d+ turns?)?$", p)) for p in parts]
+        speeds = [(side, int(found[1])) for side, found in spds if found]
+        assert len(speeds) == 6, lines
+        tie = any(s != t and a == b for s, a in speeds for t, b in speeds)
+        assert bool(note) == tie, lines
     # Bea's plan committed says where its card aims, as it did while she set it (and as
     # the terminal says it): before, the card's name alone. (The list says when it acts
     # besides, after a "·".)

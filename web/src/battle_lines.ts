@@ -43,14 +43,30 @@ export function marksLine(view: BattleView): string | null {
  * opponent's formation is hidden) and once the battle is over (nothing resolves). */
 export function spdLine(view: BattleView): string | null {
   if (view.status === BattleStatus.FORMATION || view.status === BattleStatus.FINISHED) return null;
-  const standing = sides(view).flatMap(([whose, team]) =>
+  // Same SPD across the teams: the side that committed first acts first (BATTLE.md 4.3;
+  // found from outside: yours were listed first while the CPU, committing at once, acted).
+  const theirsFirst = Boolean(view.opponent?.committed) && !view.you?.committed;
+  const standing = sides(view).flatMap(([whose, team], side) =>
     (team?.units ?? [])
       .filter((u) => !u.summon && u.square)
-      .map((u) => ({ spd: u.spd, said: `${whose} ${u.name} ${u.spd}${u.spdTurns ? ` for ${plural(u.spdTurns, "turn")}` : ""}` })),
+      .map((u) => ({
+        spd: u.spd,
+        later: (side === 1) !== theirsFirst,
+        said: `${whose} ${u.name} ${u.spd}${u.spdTurns ? ` for ${plural(u.spdTurns, "turn")}` : ""}`,
+      })),
   );
   if (!standing.length) return null;
-  standing.sort((a, b) => b.spd - a.spd); // stable: yours first at the same SPD, as placed
-  return `SPD, fastest first: ${standing.map((s) => s.said).join(", ")}`;
+  standing.sort((a, b) => b.spd - a.spd || Number(a.later) - Number(b.later)); // then as placed
+  const tied = standing.some((a) => standing.some((b) => a.later !== b.later && a.spd === b.spd));
+  return `SPD, fastest first: ${standing.map((s) => s.said).join(", ")}${tied ? tieNote(view) : ""}`;
+}
+
+/** What decides a tie in SPD across the teams: " (same SPD: theirs act first as they committed first)". */
+function tieNote(view: BattleView): string {
+  if (Boolean(view.you?.committed) !== Boolean(view.opponent?.committed)) {
+    return view.you?.committed ? " (same SPD: yours act first as you committed first)" : " (same SPD: theirs act first as they committed first)";
+  }
+  return " (same SPD: whoever commits first acts first)";
 }
 
 /** The summons waiting for a square that was taken when they were summoned (BATTLE.md 2;
