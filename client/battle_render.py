@@ -328,5 +328,7 @@ def waiting(view: pb.BattleView) -> str:
 
 def prompt(view: pb.BattleView) -> str:
     if view.status == pb.BATTLE_STATUS_FORMATION:
-        return "squares (r c r c r c; Enter: front column) > "
+        # The squares go to the characters in this order (found from outside: unsaid).
+        names = ", ".join(label(u) for u in view.you.units if not u.summon)
+        return f"squares r c for {names} (Enter: front column) > "
     return "plan (card [r c|row R|col C]; ...; Enter: pass; q gives up) > "

@@ -14,6 +14,7 @@ from triad.v1 import common_pb2 as pb
 
 from client.battle import draw
 from client.battle_log import log_lines
+from client.battle_names import label
 from client.battle_render import WIDTH, hand_lines, prompt, screen
 from client.battle_typed import parse_plan, parse_squares
 from client.connection import ClientError
@@ -287,6 +288,10 @@ async def test_the_opponents_hidden_formation_is_not_shown_as_down() -> None:
     text = "\n".join(screen(theirs, rows=24))
     assert "down:" not in text, text
     assert all(u.name.split()[0][:6] not in text.split("|", 1)[1] for u in theirs.opponent.units)
+    # The prompt names the characters in the order the squares go to (found from outside).
+    names = ", ".join(label(u) for u in theirs.you.units)
+    assert prompt(theirs) == f"squares r c for {names} (Enter: front column) > "
+    assert len(prompt(theirs)) + len("0 0 1 0 2 0") < WIDTH, prompt(theirs)
 
 
 async def test_a_log_cut_to_the_screen_starts_at_an_action_not_mid_way() -> None:
