@@ -178,7 +178,13 @@ def place(
         raise IllegalPlacement(str(exc)) from None
     _check_in_progress(match)
     if match.position.to_move != seat:
-        raise NotYourTurn(f"it is not your turn: wait for {match.player(seat.other).name}")
+        other = match.player(seat.other).name
+        if match.warned[seat]:  # found from outside: a move just late read as out of turn
+            raise NotYourTurn(
+                f"it is not your turn: yours ran out and the server played a card for you; "
+                f"wait for {other}"
+            )
+        raise NotYourTurn(f"it is not your turn: wait for {other}")
     if not by_bot and match.deadline is not None and now >= match.deadline:
         raise TurnOver("your turn is over: the server plays for a missed turn")
     try:

@@ -282,6 +282,12 @@ async def test_a_move_after_the_deadline_before_the_timer_fired_is_refused_and_a
     latest = await ctx.store.load("m1")
     assert latest is not None and latest.last is not None and latest.last.auto_played
     assert latest.warned[seat]
+    # Sent again, a moment later: the turn is the other's now, and the refusal says why
+    # (found from outside: "it is not your turn" alone, the player never told hers ran out).
+    card = latest.position.hand(seat)[0].id
+    with pytest.raises(FailedPrecondition) as again:
+        await handlers.place_card(ctx, Request.of(player, "later", 1), "m1", player, card, 1)
+    assert "yours ran out and the server played a card for you; wait for" in str(again.value)
 
 
 async def test_a_reconnect_after_the_grace_forfeits_before_the_timer_fired(
