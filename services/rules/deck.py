@@ -137,17 +137,16 @@ def validate_deck(
     for e in entries:
         by_character.setdefault(e.character_id, []).append(e)
     for same in by_character.values():
-        if len(same) > 1:
-            cards = (
-                f"{_labels(same)} are the same character"
-                if len({e.copy_id for e in same}) > 1
-                else f"{same[0].label} is there {len(same)} times"
-            )
+        # One copy over and over is said once, above (found from outside: the same fact
+        # three ways in one message); copies of one character, here.
+        distinct = list({e.copy_id: e for e in same}.values())
+        if len(distinct) > 1:
             found.append(
                 _about(
                     DeckRule.DISTINCT_CHARACTERS,
-                    same,
-                    f"{cards}; {a_deck} needs {word} different characters",
+                    distinct,
+                    f"{_labels(distinct)} are the same character; {a_deck} needs {word} "
+                    "different characters",
                 )
             )
     bad_stars = tuple(e for e in entries if not 1 <= e.stars <= 5)

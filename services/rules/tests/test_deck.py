@@ -88,7 +88,15 @@ def test_five_different_characters_and_each_copy_once() -> None:
     assert [v.rule for v in found] == [DeckRule.DISTINCT_CHARACTERS]
     assert set(found[0].copy_ids) == {"copy0", "copyX"}
     same_copy = [*entries[:4], entries[0]]
-    assert DeckRule.DISTINCT_COPIES in rules_broken(same_copy)
+    # One copy over and over is one fact, said once (found from outside: three ways).
+    [once] = validate_deck(same_copy)
+    assert once.rule is DeckRule.DISTINCT_COPIES and "appears 2 times" in once.message
+    both = [*entries[:3], entries[0], DeckEntry("copyX", "char0", 1)]
+    assert [v.rule for v in validate_deck(both)] == [
+        DeckRule.DISTINCT_COPIES,
+        DeckRule.DISTINCT_CHARACTERS,
+    ]
+    assert validate_deck(both)[1].message.startswith("copy copy0, copy copyX are the same")
 
 
 def test_star_violations_name_the_cards() -> None:
