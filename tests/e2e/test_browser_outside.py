@@ -49,6 +49,27 @@ def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
         assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played
 
 
+MOVED = re.compile(r"Direct: you receive (.+?); (\S+) receives (.+?)\.(?:OK)?$")
+
+
+def test_direct_tells_each_player_which_cards_they_received_and_gave(
+    backend: Stack, tmp_path: Path
+) -> None:
+    """RULES.md 13. Found from outside: after a Direct match both pages said "the cards
+    held on the board changed hands (…)", one list for both ways (after Sudden Death
+    rounds, mixed hands, neither player could tell what they had gained or lost). Each
+    page now says what it received and what the other did, and the two agree."""
+    played = play(backend, "directPlayed", tmp_path / "browser-direct-played.png")
+    ann, bea = played["seen"]
+    if not ann["trade"] and not bea["trade"]:
+        pytest.skip("no card was captured in this match: nothing moved under Direct")
+    mine, theirs = (MOVED.search(seen["trade"][0]) for seen in (ann, bea))
+    assert mine and theirs, played
+    assert (mine[2], theirs[2]) == (bea["name"], ann["name"]), played
+    assert mine[1] == theirs[3].replace("nothing of yours", "nothing of theirs"), played
+    assert theirs[1] == mine[3].replace("nothing of yours", "nothing of theirs"), played
+
+
 def test_a_draw_at_a_trade_one_table_says_it_trades_nothing(backend: Stack, tmp_path: Path) -> None:
     """Found from outside: a Trade One match drawn said only "Draw 5 to 5: the board is
     full", nothing of the trade (RULES.md 7: a draw trades nothing; the terminal says so)."""

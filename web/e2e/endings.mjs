@@ -23,13 +23,43 @@
 //             from both hands as the pages show them): a 5-5 draw, and what Direct moved
 //             (tests/e2e/test_browser_outside.py: with 60 s turns, none is missed);
 //   oneTie:   the same at a Trade One table: what the result says of the trade.
+//   directPlayed: at a Closed Direct table, each plays the first card of the hand on the
+//             first empty cell to the end: what each page says moved, each way.
 
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function endingScenarios(kit) {
   const { player, queuedPair, screenshot } = kit;
   const directTie = () => tie("trade direct");
   const oneTie = () => tie("trade one");
-  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie, oneTie };
+  return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie, oneTie, directPlayed };
+
+  async function directPlayed() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=visibility]", { label: "closed" });
+    await ann.selectOption("select[name=trade]", { label: "trade direct" });
+    await seated(ann, bea);
+    const players = [ann, bea];
+    const first = await Promise.race(
+      players.map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+    );
+    for (let turn = 0; turn < 9; turn++) {
+      const page = turn % 2 === 0 ? first : first === ann ? bea : ann;
+      const card = await page.locator(".hand.mine .card:not(:disabled)").first().getAttribute("data-card");
+      await page.click(`.hand.mine [data-card="${card}"]:not(:disabled)`);
+      await page.click(".cell.empty:not(:disabled)");
+      await page.waitForFunction((id) => !document.querySelector(`.hand.mine [data-card="${id}"]`), card);
+    }
+    const seen = [];
+    for (const page of players) {
+      await page.waitForSelector("[data-testid=result]");
+      await page.waitForSelector("[data-testid=trade]", { timeout: 10_000 }).catch(() => null);
+      const trade = await page.locator("[data-testid=trade]").allTextContents();
+      seen.push({ name: page.playerName, trade });
+    }
+    await ann.screenshot({ path: screenshot, fullPage: true });
+    return { seen };
+  }
 
   async function tie(trade) {
     const ann = await player();

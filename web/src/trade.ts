@@ -6,6 +6,7 @@
 // moves, a draw's too, or that nothing does).
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, authed, requestId, signedIn } from "./api.js";
+import { auction } from "./auction.js";
 import { cardFace, el } from "./board.js";
 import { actionButton as button } from "./controls.js";
 import { state, type Page } from "./state.js";
@@ -107,7 +108,7 @@ function resultLine(trade: Trade): string {
   const names = moved.map((id) => trade.offeredCopies.find((c) => c.copyId === id)?.character?.name ?? "a card");
   const cards = names.length ? names.join(", ") : "nothing";
   const random = trade.autoPicked ? " (picked at random at the deadline)" : "";
-  if (trade.tradeRule === TradeRule.DIRECT) return `Direct: the cards held on the board changed hands (${cards}).`;
+  if (trade.tradeRule === TradeRule.DIRECT) return directMoves(trade, moved) ?? `Direct: ${cards} changed hands.`;
   if (trade.tradeRule === TradeRule.ALL) {
     // The whole deck is what was offered: each card named (one may never have been shown).
     const deck = trade.offeredCopies.map((copy) => copy.character?.name ?? "a card");
@@ -115,6 +116,23 @@ function resultLine(trade: Trade): string {
     return `${winner} took ${whose} whole deck${deck.length ? `: ${deck.join(", ")}` : ""}.`;
   }
   return `${winner} took ${cards} from ${loser}${random}.`;
+}
+
+/** Direct's moves each way, told by each copy's owner before the trade (offered_copies):
+ * "Direct: you receive Snibbet; Bea receives Puddle Hopper, Fennimop." Found from
+ * outside: after Sudden Death rounds the hands are mixed, and "the cards held on the
+ * board changed hands (…)" told neither player which way each went. Null while the
+ * session has not said who this player is. */
+function directMoves(trade: Trade, moved: string[]): string | null {
+  const me = auction.me;
+  if (!me) return null;
+  const them = (trade.myRole === TradeRole.CHOOSER ? trade.loserName : trade.winnerName) || "your opponent";
+  const copies = moved.flatMap((id) => trade.offeredCopies.filter((c) => c.copyId === id));
+  const named = (mine: boolean) =>
+    copies.filter((c) => (c.ownerPlayerId === me) === mine).map((c) => c.character?.name ?? "a card");
+  const [received, given] = [named(false), named(true)];
+  if (!received.length && !given.length) return "Direct: no card changed hands.";
+  return `Direct: you receive ${received.join(", ") || "nothing of theirs"}; ${them} receives ${given.join(", ") || "nothing of yours"}.`;
 }
 
 /** Under a finished Direct match (RULES.md 13: whatever the result, a draw too): each
