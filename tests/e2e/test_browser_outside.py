@@ -49,6 +49,14 @@ def test_a_draw_under_direct_says_what_moved_or_that_nothing_did(
         assert said.startswith("Direct, a draw too:") and "nothing changes hands" in said, played
 
 
+def test_the_lobby_lists_the_tables_like_the_forms_choices(backend: Stack, tmp_path: Path) -> None:
+    """RULES.md 6: the lobby list is filterable by rule. Found from outside: "Look for
+    tables" ignored the form; only Find Game read it. Ann's open 4x4 table is listed
+    among the tables like 4x4, not among those like 3x3, and among all tables."""
+    played = play(backend, "tablesLike", tmp_path / "browser-tables-like.png")
+    assert (played["small"], played["large"], played["all"]) == (0, 1, 1), played
+
+
 MOVED = re.compile(r"Direct: you receive (.+?); (\S+) receives (.+?)\.(?:OK)?$")
 
 

@@ -20,6 +20,8 @@
 //             tests/e2e/test_browser_endings.py): what the other is told;
 //   pressThroughPush: Ann's mouse button goes down on Cards; Bea challenges her (a push
 //             that draws Ann's page anew) before it comes up: where Ann is then;
+//   tablesLike: Ann opens a public 4×4 table; Bea lists the tables like her form's
+//             choices, 3×3 and then 4×4: which lists hold Ann's;
 
 import { legalFive } from "./lobby.mjs";
 import { buy } from "./market.mjs";
@@ -27,7 +29,28 @@ import { buy } from "./market.mjs";
 /** The scenarios, on ``kit``: player(), queuedPair() and the screenshot path. */
 export function outsideScenarios(kit) {
   const { player, queuedPair, playOut, screenshot } = kit;
-  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional, opponentMissed, pressThroughPush };
+  return { cardsAfterTrade, doubleClick, draftWaiting, tradeAll, realmForm, longDeckName, clockAtOnce, challengeExpired, oneCoin, provisional, opponentMissed, pressThroughPush, tablesLike };
+
+  async function tablesLike() {
+    const ann = await player();
+    const bea = await player();
+    await ann.selectOption("select[name=board]", "4");
+    await ann.click("button[name=host]");
+    await ann.waitForSelector("[data-testid=hosted]");
+    const row = `[data-testid=open-tables] li:has-text("${ann.playerName}")`;
+    await bea.selectOption("select[name=board]", "3");
+    await bea.click("button[name=tables-like]");
+    await bea.waitForFunction(() => document.querySelector("[data-testid=open-tables] li") || /No open table/.test(document.body.textContent ?? ""));
+    const small = await bea.locator(row).count();
+    await bea.selectOption("select[name=board]", "4");
+    await bea.click("button[name=tables-like]");
+    const large = await bea.waitForSelector(row, { timeout: 10_000 }).then(() => 1, () => 0);
+    await bea.selectOption("select[name=board]", "3");
+    await bea.click("button[name=tables]");
+    const all = await bea.waitForSelector(row, { timeout: 10_000 }).then(() => 1, () => 0);
+    await bea.screenshot({ path: screenshot, fullPage: true });
+    return { small, large, all };
+  }
 
   /** Ann challenges Bea at a Closed table with ``trade`` and forfeits before a card is down. */
   async function forfeitedTo(ann, bea, trade) {

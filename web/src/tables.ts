@@ -310,6 +310,12 @@ function openList(page: TablesPage): HTMLElement {
   const look = button("Look for tables", "tables", page, async () => {
     tables.open = await openTables();
   });
+  // The list filtered by the rules chosen above (RULES.md 6: "filterable by rule"; found
+  // from outside: the list ignored the form, only Find Game read it).
+  const like = button("Tables like this", "tables-like", page, async () => {
+    const reply = await authed(() => api.listTables({ filter: wanted() }));
+    tables.open = reply.tables.filter((t) => t.tableId !== tables.hosted?.tableId);
+  });
   // Find Game: the oldest open public table with the rules chosen above, joined with
   // the lobby's deck (a saved one, or Random): a table of players' decks fits too.
   const find = button("Find a game like this", "find", page, async () => {
@@ -319,7 +325,7 @@ function openList(page: TablesPage): HTMLElement {
     tables.open = null;
     await page.follow(reply.matchId);
   });
-  const parts: HTMLElement[] = [el("div", { class: "row" }, look, find)];
+  const parts: HTMLElement[] = [el("div", { class: "row" }, look, like, find)];
   if (tables.open !== null && tables.open.length === 0) parts.push(el("p", {}, "No open table."));
   return el("div", { class: "open" }, ...parts, list);
 }
