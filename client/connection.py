@@ -235,6 +235,7 @@ class Client:
         player never counts as away; it ends with the push that closed it for good (a
         newer session elsewhere, a logout)."""
         moving = 0  # tries to reach another gateway after one stopped
+        opened = False  # a stream has been open: its breaking is the gateway's, not ours
         while True:
             used = self.state.tokens["access_token"]
             stream = self.stub.OpenSession(
@@ -243,7 +244,7 @@ class Client:
             closed = None
             try:
                 async for push in stream:
-                    moving = 0
+                    moving, opened = 0, True
                     if push.HasField("session_closed"):
                         closed = push.session_closed.reason
                         if closed in REOPENED:
@@ -253,9 +254,13 @@ class Client:
                     if closed is not None:
                         return
             except grpc.aio.AioRpcError as error:
-                if moving and error.code() == grpc.StatusCode.UNAVAILABLE and moving < 30:
-                    closed = g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN  # not up yet: again
-                    await asyncio.sleep(1)
+                if (moving or opened) and _broken(error) and moving < MOVING_TRIES:
+                    # A gateway stopped (not up yet: again), or one that crashed, which
+                    # says nothing: its stream just breaks (found from outside: the client
+                    # quit, its ticket stayed queued, and it was paired into a match the
+                    # player never saw, lost on two missed turns).
+                    closed = g.SESSION_CLOSE_REASON_SERVER_SHUTDOWN
+                    await asyncio.sleep(1 if moving else 0.2)
                 elif not _expired(error):
                     raise
                 else:
@@ -280,6 +285,17 @@ def match_of(push: g.OpenSessionResponse) -> str:
     return str(
         push.session_opened.active_match.match_id or push.session_opened.missed_match.match_id
     )
+
+
+MOVING_TRIES = 30
+"""Seconds, about, that a broken session stream is opened again before the client gives
+up: within a match's disconnect grace and the 30 s before the CPU takes a battle seat."""
+
+
+def _broken(error: grpc.aio.AioRpcError) -> bool:
+    """The stream was cut or its gateway cannot be reached: the connection's fault, not
+    the request's (UNAVAILABLE; INTERNAL, as a stream reset by a killed peer may read)."""
+    return error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL)
 
 
 def _expired(error: grpc.aio.AioRpcError) -> bool:
