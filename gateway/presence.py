@@ -57,6 +57,11 @@ from services.wire import timestamp
 
 log = structlog.get_logger(__name__)
 
+HELD_TRIES = 120
+HELD_RETRY_CEILING = 5.0
+"""A held report that fails (a server out of reach) is tried again, each wait half a
+second longer up to this, ``HELD_TRIES`` times in all: about nine minutes."""
+
 REOPEN_SECONDS = 5.0
 """How long a session ended by its token's expiry has to be reopened before its player is
 reported away."""
@@ -79,8 +84,8 @@ class Departures:
     waits for those still held (at the gateway's stop, so that none is lost and the
     players it moved to other gateways have their seconds to reopen there)."""
 
-    def __init__(self, seconds: float = REOPEN_SECONDS) -> None:
-        self.seconds = seconds
+    def __init__(self, seconds: float = REOPEN_SECONDS, retry: float = 0.5) -> None:
+        self.seconds, self.retry = seconds, retry
         self._waiting: set[asyncio.Task[None]] = set()
 
     def later(self, report: Callable[[], Awaitable[object]]) -> None:
@@ -89,8 +94,22 @@ class Departures:
         task.add_done_callback(self._waiting.discard)
 
     async def _after(self, report: Callable[[], Awaitable[object]]) -> None:
+        """``report`` after the held seconds, tried again until it is made: found from
+        outside, with PostgreSQL away for a moment the check that a player left was
+        dropped ("Task exception was never retrieved"), and their ticket stayed queued
+        for good. A held report that keeps failing is given up after ``HELD_TRIES``."""
         await asyncio.sleep(self.seconds)
-        await report()
+        for attempt in range(1, HELD_TRIES + 1):
+            try:
+                await report()
+                return
+            except Exception as error:
+                if attempt == 1:
+                    log.warning("a held presence report failed; retrying", error=repr(error))
+                if attempt == HELD_TRIES:
+                    log.error("a held presence report given up", error=repr(error))
+                    return
+            await asyncio.sleep(min(HELD_RETRY_CEILING, self.retry * attempt))
 
     async def finish(self) -> None:
         await asyncio.gather(*self._waiting, return_exceptions=True)
