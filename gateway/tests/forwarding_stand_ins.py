@@ -29,6 +29,7 @@ class Call:
     method: str
     request: Any
     timeout: float | None
+    metadata: Any = ()
 
 
 @dataclass
@@ -45,8 +46,10 @@ class Backend:
             def __getattr__(self, name: str) -> Any:
                 output = GetMessageClass(service.methods_by_name[name].output_type)
 
-                async def invoke(request: Message, timeout: float | None = None) -> Message:
-                    backend.calls.append(Call(service.name, name, request, timeout))
+                async def invoke(
+                    request: Message, timeout: float | None = None, metadata: Any = ()
+                ) -> Message:
+                    backend.calls.append(Call(service.name, name, request, timeout, metadata))
                     answer = backend.answers.get(name)
                     if isinstance(answer, Exception):
                         raise answer
