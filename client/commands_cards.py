@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
@@ -282,22 +283,29 @@ async def odds(client: Caller, args: argparse.Namespace, console: Console) -> in
         f"A booster: {o.cards_per_booster} cards for {o.price_coins} coins "
         f"(draws: {o.algorithm}, verifiable)"
     )
-    table = Table(title="Chance of each star rank per slot", title_justify="left")
-    table.add_column("slot")
-    ranks = sorted({s.stars for slot in o.slots for s in slot.star_odds})
-    for rank in ranks:
-        table.add_column(stars(rank), justify="right")
-    for slot in o.slots:
-        chance = {s.stars: s.probability for s in slot.star_odds}
-        table.add_row(str(slot.slot_index), *(f"{100 * chance.get(r, 0):.1f}%" for r in ranks))
-    console.print(table)
+    console.print(slot_table("Chance of each star rank per slot", o.slots))
     console.print(f"Holographic: {100 * o.holo_probability:.0f}% of cards (+1 on one side)")
     console.print(f"Pity: {o.pity.description}")
     console.print(
         f"You: {answer.boosters_since_pity} of {o.pity.booster_count} boosters since your "
         f"last card of {o.pity.min_stars} stars or more"
     )
+    if answer.draft_slots:  # found from outside: the Draft's odds were nowhere
+        title = "A Draft's boosters (free, 3 a player): chance of each star rank per slot"
+        console.print(slot_table(title, answer.draft_slots))
     return 0
+
+
+def slot_table(title: str, slots: Sequence[pb.BoosterSlotOdds]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("slot")
+    ranks = sorted({s.stars for slot in slots for s in slot.star_odds})
+    for rank in ranks:
+        table.add_column(stars(rank), justify="right")
+    for slot in slots:
+        chance = {s.stars: s.probability for s in slot.star_odds}
+        table.add_row(str(slot.slot_index), *(f"{100 * chance.get(r, 0):.1f}%" for r in ranks))
+    return table
 
 
 async def booster(client: Caller, args: argparse.Namespace, console: Console) -> int:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from triad.v1 import common_pb2 as pb
 
 from services.collection.domain import boosters
+from services.collection.domain.catalog import Character
+from services.collection.domain.draft import slot_odds as draft_slot_odds
 from services.collection.domain.draft_session import Draft, Status
 from services.collection.domain.events import OwnedCopy
 from services.collection.domain.seeds import ActiveSeed
@@ -109,18 +111,22 @@ def obligation(value: Obligation) -> pb.Obligation:
     return pb.Obligation(kind=OBLIGATION_KINDS[value.kind], id=value.id, message=value.message)
 
 
+def slot_odds(index: int, weights: Sequence[tuple[int, int]]) -> pb.BoosterSlotOdds:
+    """One slot's chance of each star rank, from each rank's weight."""
+    total = sum(w for _, w in weights)
+    return pb.BoosterSlotOdds(
+        slot_index=index,
+        star_odds=[pb.StarOdds(stars=s, weight=w, probability=w / total) for s, w in weights],
+    )
+
+
+def draft_odds(catalog: Sequence[Character]) -> list[pb.BoosterSlotOdds]:
+    """A Draft booster's slots (RULES.md 8): each rank's share of the characters allowed."""
+    return [slot_odds(i, weights) for i, weights in enumerate(draft_slot_odds(catalog))]
+
+
 def odds() -> pb.BoosterOdds:
-    slots = []
-    for index, slot in enumerate(boosters.SLOTS):
-        total = slot.total
-        slots.append(
-            pb.BoosterSlotOdds(
-                slot_index=index,
-                star_odds=[
-                    pb.StarOdds(stars=s, weight=w, probability=w / total) for s, w in slot.weights
-                ],
-            )
-        )
+    slots = [slot_odds(index, slot.weights) for index, slot in enumerate(boosters.SLOTS)]
     return pb.BoosterOdds(
         price_coins=boosters.BOOSTER_PRICE,
         cards_per_booster=boosters.CARDS_PER_BOOSTER,

@@ -99,6 +99,9 @@ def test_a_script_browses_builds_a_deck_opens_a_booster_and_reads_the_ladder(
     odds = client.json("odds")
     price = int(odds["odds"]["priceCoins"])
     assert price > 0 and odds["odds"]["cardsPerBooster"] == 5
+    shown = client.run("odds")  # the Draft's odds too, on the screen (found from outside)
+    assert shown.returncode == 0 and "A Draft's boosters" in shown.stdout, shown
+    assert len(odds["draftSlots"]) == 5, odds
     assert coins >= price, "a new player can afford a booster"
     opened = client.json("booster")
     drawn = [c["copyId"] for c in opened["draw"]["copies"]]

@@ -10,6 +10,7 @@ picks are completed with a legal completion drawn at random from all of them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -42,6 +43,21 @@ class DraftCard:
 
     def entry(self) -> DeckEntry:
         return DeckEntry(self.id, self.character.id, self.character.stars)
+
+
+def slot_odds(catalog: Sequence[Character]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per slot of a booster, each star rank allowed there with how many characters of
+    it the catalog holds: every allowed character is equally likely (``draw_booster``),
+    so a rank's chance is its count over the slot's total (published by GetBoosterOdds;
+    found from outside: the Draft's odds were nowhere to be read)."""
+    return tuple(
+        tuple(
+            (stars, count)
+            for stars, count in sorted(Counter(c.stars for c in catalog).items())
+            if stars >= min_stars
+        )
+        for min_stars in SLOT_MIN_STARS
+    )
 
 
 def draw_booster(catalog: Sequence[Character], booster: int, rng: Random) -> tuple[DraftCard, ...]:

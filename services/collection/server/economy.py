@@ -65,7 +65,9 @@ class EconomyRpcs:
             player = require(request.player_id, "player")
             since = await economy.boosters_since_pity(self._ctx, player)
         return c.CollectionServiceGetBoosterOddsResponse(
-            odds=views.odds(), boosters_since_pity=since
+            odds=views.odds(),
+            boosters_since_pity=since,
+            draft_slots=views.draft_odds(list(self._ctx.catalog)),
         )
 
     async def GetSeedCommitment(

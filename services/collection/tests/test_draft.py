@@ -16,6 +16,7 @@ from services.collection.domain.draft import (
     draw_booster,
     draw_pool,
     legal_completions,
+    slot_odds,
 )
 from services.rules import DeckEntry, validate_deck
 from services.rules.realm import Alignment, CreatureType, Law, Moral
@@ -38,6 +39,22 @@ def test_a_booster_holds_three_any_one_3star_plus_one_4star_plus() -> None:
         assert len(cards) == 5
         assert all(c.character.stars >= m for c, m in zip(cards, SLOT_MIN_STARS, strict=True))
         assert len({c.id for c in cards}) == 5
+
+
+def test_the_published_odds_of_each_slot_are_those_the_boosters_are_drawn_with() -> None:
+    """GetBoosterOdds' draft_slots (found from outside: the Draft's odds were nowhere):
+    each slot's ranks and their shares, checked against 6,000 drawn boosters. A catalog
+    with as many characters of each rank would hide a wrong weight: these differ."""
+    uneven = [c for c in CATALOG if int(c.id.split("-")[1]) < c.stars]  # 1, 2, ... 5 a rank
+    published = slot_odds(uneven)
+    assert [min(s for s, _ in slot) for slot in published] == list(SLOT_MIN_STARS)
+    rng = Random(6)
+    drawn = [draw_booster(uneven, b, rng) for b in range(6000)]
+    for index, slot in enumerate(published):
+        total = sum(count for _, count in slot)
+        for stars, count in slot:
+            seen = sum(b[index].character.stars == stars for b in drawn) / len(drawn)
+            assert abs(seen - count / total) < 0.025, (index, stars, seen, count / total)
 
 
 def test_each_card_is_holographic_with_probability_five_percent() -> None:

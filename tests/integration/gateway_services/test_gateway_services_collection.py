@@ -89,6 +89,13 @@ async def test_boosters_are_bought_verified_and_listed(api: Api) -> None:
     ann = await join(api)
     odds = await ann.GetBoosterOdds(g.GetBoosterOddsRequest())
     assert odds.odds.price_coins > 0 and odds.boosters_since_pity == 0
+    # The Draft's boosters too (RULES.md 8; found from outside: published nowhere): each
+    # slot's ranks from its lowest, their chances summing to one.
+    lowest = [min(s.stars for s in slot.star_odds) for slot in odds.draft_slots]
+    assert lowest == [1, 1, 1, 3, 4], odds.draft_slots
+    for slot in odds.draft_slots:
+        assert abs(sum(s.probability for s in slot.star_odds) - 1) < 1e-9, slot
+        assert max(s.stars for s in slot.star_odds) == 5, slot
     commitment = (await ann.GetSeedCommitment(g.GetSeedCommitmentRequest())).commitment
     assert commitment.server_seed_hash and commitment.next_counter == 0
 
