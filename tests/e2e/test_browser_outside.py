@@ -232,6 +232,9 @@ def test_a_ladders_provisional_mark_is_explained(backend: Stack, tmp_path: Path)
     played = play(backend, "provisional", tmp_path / "browser-provisional.png")
     assert any("?" in row for row in played["rows"][1:]), played  # a first game: provisional
     assert played["key"] == ["? provisional: fewer than 20 rated games on this ladder"], played
+    # The match's end says what it did to the rating (found from outside: only the
+    # session's list did).
+    assert re.fullmatch(r"Ranked rating [+-]\d+: 1500 → \d+", played["rated"]), played
 
 
 def test_a_player_queues_for_a_skirmish_battle(backend: Stack, tmp_path: Path) -> None:

@@ -283,13 +283,14 @@ export function outsideScenarios(kit) {
     const [ann, bea] = await queuedPair("ranked");
     await Promise.all([ann, bea].map((page) => page.waitForSelector("[data-testid=board]")));
     await playOut([ann, bea]);
+    const rated = await ann.waitForSelector("[data-testid=rating-change]", { timeout: 20_000 }).then((node) => node.textContent(), () => "");
     await ann.click("button[name=lobby]");
     await ann.click("button[name=ladders]");
     await ann.waitForSelector(`[data-testid=ladder] td:text-is("${bea.playerName}")`);
     const rows = await ann.locator("[data-testid=ladder] tr").allTextContents();
     const key = await ann.locator("[data-testid=ladder-key]").allTextContents();
     await ann.screenshot({ path: screenshot, fullPage: true });
-    return { rows, key };
+    return { rows, key, rated };
   }
 
   async function opponentMissed() {

@@ -5,7 +5,7 @@ import { api, authed } from "./api.js";
 import { el } from "./board.js";
 import { actionButton as button, screenFrame, select } from "./controls.js";
 import type { Page } from "./state.js";
-import { Ladder, type LeaderboardEntry, type RatingChange } from "./gen/triad/v1/common_pb.js";
+import { Ladder, MatchStatus, type LeaderboardEntry, type MatchView, type RatingChange } from "./gen/triad/v1/common_pb.js";
 
 const TOP = 20;
 
@@ -42,13 +42,33 @@ export function forgetLadders(): void {
   Object.assign(ladders, { shown: false, entries: [], mine: null, players: 0 });
 }
 
+/** Each rated match's change, as pushed (the last 20): said under the match's end. */
+const rated = new Map<string, RatingChange>();
+
+/** "Ranked rating +20: 1500 → 1520". */
+function ratingWords(change: RatingChange): string {
+  const ladder = Ladder[change.ladder?.ladder ?? Ladder.UNSPECIFIED].toLowerCase();
+  const sign = change.delta >= 0 ? "+" : "";
+  return `${ladder[0].toUpperCase()}${ladder.slice(1)} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`;
+}
+
+/** Under a finished rated match, its rating change once pushed (found from outside: it
+ * was only in the session's list, the end screen said nothing of the ladder). */
+export function ratingLine(view: MatchView): HTMLElement | null {
+  const change = view.status === MatchStatus.FINISHED ? rated.get(view.matchId) : undefined;
+  return change ? el("p", { class: "rating-change", "data-testid": "rating-change" }, ratingWords(change)) : null;
+}
+
 /** The session's ``rating_change`` push, in words; the ladder on screen, if it is the
  * one that changed, read again (the rating of a match just ended often lands after the
  * player has opened the ladders to see it). */
 export function ratingPush(change: RatingChange, page: Page): void {
   const changed = change.ladder?.ladder ?? Ladder.UNSPECIFIED;
-  const sign = change.delta >= 0 ? "+" : "";
-  page.note(`${Ladder[changed].toLowerCase()} rating ${sign}${change.delta}: ${change.ratingBefore} → ${change.ratingAfter}`);
+  page.note(ratingWords(change).toLowerCase());
+  if (change.matchId) {
+    rated.set(change.matchId, change);
+    if (rated.size > 20) rated.delete(rated.keys().next().value ?? "");
+  }
   if (changed !== ladders.ladder) return;
   if (reading.now) reading.again = true;
   else if (ladders.shown) void page.act(showLadders);

@@ -16,7 +16,7 @@ import { challengeNotices, forgetChallenges } from "./challenges.js";
 import { enqueue, keepQueueClock, queuePanel } from "./queue.js";
 import { cards, cardsScreen, deckSelect, forgetCards, showCards } from "./cards.js";
 import { auction, auctionScreen, forgetAuction, showAuction } from "./auction.js";
-import { forgetLadders, ladders, laddersScreen, showLadders } from "./ladders.js";
+import { forgetLadders, ladders, laddersScreen, ratingLine, showLadders } from "./ladders.js";
 import { draftScreen, endedDraft, forgetDraft, shownDraft } from "./draft.js";
 import { directLine, tradePanel } from "./trade.js";
 import { keepFocus, restoreFocus } from "./focus.js";
@@ -224,6 +224,7 @@ function matchPanel(view: MatchView): HTMLElement {
   const finished = view.status === MatchStatus.FINISHED;
   screen.append(
     directLine(view) ?? "",
+    ratingLine(view) ?? "",
     finished
       ? button("Back to the lobby", "lobby", async () => {
           state.view = null;
