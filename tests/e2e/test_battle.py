@@ -337,7 +337,7 @@ async def test_triad_client_battle_plays_a_practice_battle_on_an_80x24_terminal(
     terminal = Terminal([*argv, "battle", "--level", "random"], {})
     code = None
     try:
-        shown = await terminal.until(lambda s: "squares (r c" in s, "the formation prompt")
+        shown = await terminal.until(lambda s: "squares r c for" in s, "the formation prompt")
         assert "Skirmish  turn 1/10  formation" in shown, shown
         terminal.type("\r")
         shown = await terminal.until(lambda s: "plan (card" in s, "the plan prompt")

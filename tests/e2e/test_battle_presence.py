@@ -372,7 +372,7 @@ async def test_two_terminals_in_the_battle_queue_are_paired_and_both_see_the_bat
         # Both place their formation, one after the other: the first is shown turn 1 as
         # the second's placing pushes it (the screen no longer asks every second).
         for terminal in terminals:
-            await terminal.until(lambda s: "squares (r c" in s, "the formation prompt")
+            await terminal.until(lambda s: "squares r c for" in s, "the formation prompt")
             terminal.type("\r")
         for terminal in terminals:
             await terminal.until(lambda s: "turn 1/10" in s and "plan (card" in s, "turn 1")

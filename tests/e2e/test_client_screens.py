@@ -64,8 +64,9 @@ async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
             ).view
             result = final.outcome.WhichOneof("result")
             if result == "draw" or final.outcome.winner_seat != mine.my_seat:
-                assert terminal.process.wait(timeout=30) == 0  # no pick: it ends
-                if result != "draw":  # Bea takes her card, so that Ann may queue again
+                # A draw ends the screen at once; a loss once Bea has taken her card (the
+                # loser waits on the trade screen for it), so that Ann may queue again.
+                if result != "draw":
                     for _ in range(150):
                         trade = (
                             await api.GetPendingTrade(
@@ -83,6 +84,7 @@ async def test_a_person_who_wins_ranked_takes_the_card_on_the_clients_screen(
                         ),
                         metadata=bearer(bea.tokens),
                     )
+                assert terminal.process.wait(timeout=30) == 0  # nothing more to do: it ends
                 continue
             offer = await terminal.until(lambda s: "take card > " in s, "the offer")
             assert "You win!" in offer and bea.player.player_name in offer
