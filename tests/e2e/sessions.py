@@ -49,6 +49,16 @@ class Player:
         return reply.view  # type: ignore[no-any-return]
 
 
+def easy_practice() -> g.StartPracticeRequest:
+    """A practice match against an easy bot, Unranked's rules, a Random deck."""
+    return g.StartPracticeRequest(
+        request_id=uuid4().hex,
+        origin_mode=pb.MODE_UNRANKED,
+        bot_level=pb.BOT_LEVEL_EASY,
+        deck=pb.DeckChoice(random=pb.RandomDeck()),
+    )
+
+
 async def join(api: Any) -> Player:
     reply = await api.Register(
         g.RegisterRequest(

@@ -23,7 +23,7 @@ from triad.v1 import gateway_pb2 as g
 from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.client_runs import client_of
-from tests.e2e.sessions import Session, join
+from tests.e2e.sessions import Session, easy_practice, join
 from tests.e2e.test_battle import GRACE, p_view, paired_battle
 
 pytestmark = pytest.mark.integration
@@ -62,12 +62,7 @@ async def test_one_game_at_a_time_a_battle_and_a_triad_match_exclude_each_other(
     fay, gus = await join(api), await join(api)
     practice = await fay.call(
         "StartPractice",
-        g.StartPracticeRequest(
-            request_id=uuid4().hex,
-            origin_mode=pb.MODE_UNRANKED,
-            bot_level=pb.BOT_LEVEL_EASY,
-            deck=pb.DeckChoice(random=pb.RandomDeck()),
-        ),
+        easy_practice(),
     )
     with pytest.raises(grpc.aio.AioRpcError) as in_match:
         await fay.call("StartPracticeBattle", g.StartPracticeBattleRequest(request_id="b1"))
@@ -295,12 +290,7 @@ async def test_a_player_the_cpu_took_over_is_free_to_play_on_at_once(api: Any) -
         await bea.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=second))
         await bea.call(
             "StartPractice",
-            g.StartPracticeRequest(
-                request_id=uuid4().hex,
-                origin_mode=pb.MODE_UNRANKED,
-                bot_level=pb.BOT_LEVEL_EASY,
-                deck=pb.DeckChoice(random=pb.RandomDeck()),
-            ),
+            easy_practice(),
         )
     finally:
         for session in sessions:

@@ -35,7 +35,7 @@ from tests.e2e.end_to_end import (
     pushed,
     register,
 )
-from tests.e2e.sessions import OPEN_TABLE, join, mover, place_any, table_match
+from tests.e2e.sessions import OPEN_TABLE, easy_practice, join, mover, place_any, table_match
 
 pytestmark = pytest.mark.integration
 
@@ -43,12 +43,7 @@ pytestmark = pytest.mark.integration
 async def test_practice_against_a_bot_through_the_matchmaker(api: Any) -> None:
     me = await register(api)
     started = await api.StartPractice(
-        g.StartPracticeRequest(
-            request_id=uuid4().hex,
-            origin_mode=pb.MODE_UNRANKED,
-            bot_level=pb.BOT_LEVEL_EASY,
-            deck=pb.DeckChoice(random=pb.RandomDeck()),
-        ),
+        easy_practice(),
         metadata=bearer(me.tokens),
     )
     assert started.view.match_id == started.match_id

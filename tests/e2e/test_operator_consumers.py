@@ -34,6 +34,7 @@ from devtools.processes import free_port
 from devtools.stack import Stack, checksums, stack
 from devtools.testing import with_database
 from tests.e2e.end_to_end import RANKED, active_view, enqueue, play, register
+from tests.e2e.sessions import easy_practice
 
 pytestmark = pytest.mark.integration
 ADMIN = Path(sys.executable).parent / "triad-admin"
@@ -197,12 +198,7 @@ async def test_the_launcher_runs_two_match_replicas_and_a_match_is_played_across
     assert backend.backend.replicas("collection") == ("collection", "collection-2")
     me = await register(api)
     started = await api.StartPractice(
-        g.StartPracticeRequest(
-            request_id=uuid4().hex,
-            origin_mode=pb.MODE_UNRANKED,
-            bot_level=pb.BOT_LEVEL_EASY,
-            deck=pb.DeckChoice(random=pb.RandomDeck()),
-        ),
+        easy_practice(),
         metadata=bearer(me.tokens),
     )
     final = await play(api, [me], started.match_id)

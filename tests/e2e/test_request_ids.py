@@ -13,11 +13,11 @@ from typing import Any
 from uuid import uuid4
 
 import pytest
-from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import PASSWORD
 from devtools.stack import Stack
+from tests.e2e.sessions import easy_practice
 
 pytestmark = pytest.mark.integration
 
@@ -69,12 +69,7 @@ async def test_a_practice_start_is_logged_under_its_id_by_the_match_it_made(
         ("x-request-id", traced),
     )
     await api.StartPractice(
-        g.StartPracticeRequest(
-            request_id=uuid4().hex,
-            origin_mode=pb.MODE_UNRANKED,
-            bot_level=pb.BOT_LEVEL_EASY,
-            deck=pb.DeckChoice(random=pb.RandomDeck()),
-        ),
+        easy_practice(),
         metadata=meta,
         timeout=20,
     )

@@ -14,12 +14,12 @@ from uuid import uuid4
 
 import asyncpg
 import pytest
-from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
 from devtools.players import collect
 from devtools.stack import Stack, stack
 from tests.e2e import sessions
+from tests.e2e.sessions import easy_practice
 
 pytestmark = pytest.mark.integration
 
@@ -70,12 +70,7 @@ async def test_a_backend_never_acts_on_the_events_of_another_on_the_same_nats(
         ann = await sessions.join(one.api(channel))
         started = await ann.call(
             "StartPractice",
-            g.StartPracticeRequest(
-                request_id=uuid4().hex,
-                origin_mode=pb.MODE_UNRANKED,
-                bot_level=pb.BOT_LEVEL_EASY,
-                deck=pb.DeckChoice(random=pb.RandomDeck()),
-            ),
+            easy_practice(),
         )
         forfeit = g.ForfeitRequest(request_id=uuid4().hex, match_id=started.match_id)
         await ann.call("Forfeit", forfeit)

@@ -34,15 +34,8 @@ export function endingScenarios(kit) {
   return { idleDraft, missedTwice, forfeitedAtOnce, tradeBlocked, draftPractice, tokenExpired, refreshRace, directTie, oneTie, directPlayed };
 
   async function directPlayed() {
-    const ann = await player();
-    const bea = await player();
-    await ann.selectOption("select[name=visibility]", { label: "closed" });
-    await ann.selectOption("select[name=trade]", { label: "trade direct" });
-    await seated(ann, bea);
+    const { ann, bea, first } = await closedTable("trade direct");
     const players = [ann, bea];
-    const first = await Promise.race(
-      players.map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
-    );
     for (let turn = 0; turn < 9; turn++) {
       const page = turn % 2 === 0 ? first : first === ann ? bea : ann;
       const card = await page.locator(".hand.mine .card:not(:disabled)").first().getAttribute("data-card");
@@ -61,16 +54,23 @@ export function endingScenarios(kit) {
     return { seen };
   }
 
-  async function tie(trade) {
+  /** Ann hosts a Closed table with ``trade`` and Bea accepts: both seated, and the
+   * one to move first. */
+  async function closedTable(trade) {
     const ann = await player();
     const bea = await player();
     await ann.selectOption("select[name=visibility]", { label: "closed" });
     await ann.selectOption("select[name=trade]", { label: trade });
     await seated(ann, bea);
-    const players = [ann, bea];
     const first = await Promise.race(
-      players.map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
+      [ann, bea].map((page) => page.waitForSelector(".hand.mine .card:not(:disabled)").then(() => page)),
     );
+    return { ann, bea, first };
+  }
+
+  async function tie(trade) {
+    const { ann, bea, first } = await closedTable(trade);
+    const players = [ann, bea];
     const second = first === ann ? bea : ann;
     const line = quietLine([await handOf(first), await handOf(second)]);
     if (!line) throw new Error("no line of moves without a capture for these hands");
