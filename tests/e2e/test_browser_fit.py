@@ -80,8 +80,9 @@ def test_the_match_rules_line_names_the_board_blocked_cells_and_house_hands(
     """Found from outside: a 4x4 house-hands table played under "three open · Same ·
     Plus · Combo · Elemental · No trade", where the lobby's listing said it all."""
     played = play(backend, "fits", tmp_path / "browser-fits-rules.png")
-    assert played["rules5"].startswith("5×5 · 2 blocked · three open"), played
-    assert played["rules4"].startswith("4×4 · three open"), played
+    # The mode first (found from outside: a practice from the Ranked queue looked Ranked).
+    assert played["rules5"].startswith("Custom · 5×5 · 2 blocked · three open"), played
+    assert played["rules4"].startswith("Custom · 4×4 · three open"), played
     for board in ("5", "4"):
         assert played[f"rules{board}"].endswith("No trade · house hands"), played
 

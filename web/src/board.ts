@@ -7,6 +7,7 @@ import {
   Element,
   FinishReason,
   MatchStatus,
+  Mode,
   Seat,
   Side,
   Visibility,
@@ -132,6 +133,17 @@ export function boardWords(rules: Rules | undefined): string[] {
  * rules, as the lobby lists its table. */
 export function matchRulesLine(rules: Rules | undefined): string {
   return [...boardWords(rules), rulesLine(rules), rules?.houseHands ? "house hands" : ""].filter(Boolean).join(" · ");
+}
+
+/** "Ranked, rated", "Practice, Ranked rules": the mode first on the rules line, as the
+ * terminal's (found from outside: a practice switched to from the Ranked queue looked
+ * like the Ranked match itself). */
+function modeWords(view: MatchView): string {
+  const name = (mode: Mode) => (mode ? `${Mode[mode][0]}${Mode[mode].slice(1).toLowerCase()}` : "");
+  let words = name(view.mode);
+  if (view.mode === Mode.PRACTICE && view.originMode) words += `, ${name(view.originMode)} rules`;
+  if (view.ladder?.ladder) words += ", rated";
+  return words;
 }
 
 /** Why the match ended, in the terminal client's words: "the board is full", "Bea
@@ -343,7 +355,7 @@ export function matchScreen(
       el("span", { class: "score mine" }, seatName(me?.playerName ?? "You"), " ", el("span", { class: "points" }, `${me?.score ?? 0}`)),
       el("span", { class: "score theirs" }, el("span", { class: "points" }, `${them?.score ?? 0}`), " ", seatName(them?.playerName ?? "")),
     ),
-    el("p", { class: "rules" }, matchRulesLine(view.rules)),
+    el("p", { class: "rules", "data-testid": "match-rules" }, [modeWords(view), matchRulesLine(view.rules)].filter(Boolean).join(" · ")),
     roundsPanel(view, (round) => boardGrid(view, round.board, round.lastPlacement)) ?? "",
     theirHand,
     // The board's box: at a desk the space the rest of the screen leaves, which the
