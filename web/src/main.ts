@@ -66,6 +66,8 @@ function render(): void {
   tickClocks(); // the time left shown at once, not half a second later
   keepQueueClock();
   pushLog.replaceChildren(...state.pushes.map((line) => el("li", {}, line)));
+  // No "Session" heading over nothing (found from outside: on the login page).
+  pushLog.parentElement?.toggleAttribute("hidden", !state.pushes.length);
 }
 
 /** Said while the session stream cannot reach the server (a reload while it restarts,
