@@ -23,6 +23,7 @@ from triad.v1 import gateway_pb2 as g
 
 from client.connection import Caller, ClientError, Holder, pages
 from client.expiry import expiry
+from client.frame import TABLE_ENDS, table_line
 from client.session import BATTLE_ENDED_AWAY
 
 LEVELS = {n.removeprefix("BATTLE_BOT_LEVEL_").lower(): v for n, v in pb.BattleBotLevel.items() if v}
@@ -44,9 +45,17 @@ class Held:
     )
     view: pb.BattleView | None = None
     live: bool = False
+    table_id: str = ""
+    """The battle table the player opened and waits on, once made."""
+    ended: str = ""
+    """Why that table will never start (declined, expired, closed), once pushed."""
 
     def take(self, push: g.OpenSessionResponse) -> None:
         self.live = True
+        if said := table_ended(push, self.table_id):
+            self.ended = said
+            if not self.begun.done():
+                self.begun.set_result("")
         if push.HasField("notice") and push.notice.code == BATTLE_ENDED_AWAY:
             self.away.append(push.notice.message)
         if push.HasField("session_opened") and push.session_opened.active_battle.battle_id:
@@ -161,6 +170,7 @@ async def start(
         return await fetch_view(client, joined.match_id)
     if args.queue or args.challenge or args.host:
         leave: Any
+        opened = ""
         if args.challenge or args.host:
             made = await client.call(
                 stub.CreateTable,
@@ -171,6 +181,9 @@ async def start(
                 ),
             )
             table_id = made.table.table_id
+            if held is not None:
+                held.table_id = table_id  # its end is pushed: said, and the wait ends
+            opened = table_id
             who = f"for {args.challenge}: they join" if args.challenge else "to anyone: one joins"
             console.print(
                 f"Battle table {table_id} open {who} it with triad-client battle --join "
@@ -184,7 +197,7 @@ async def start(
             console.print("In the Battle queue: waiting for an opponent (Ctrl-C leaves).")
             ticket = g.CancelTicketRequest(ticket_id=queued.ticket.ticket_id)
             leave = (stub.CancelTicket, ticket, "Left the queue.")
-        return await _wait_for_battle(client, console, leave, held)
+        return await _wait_for_battle(client, console, leave, held, opened)
     characters = [c for c in (args.characters or "").split(",") if c]
     started = await client.call(
         stub.StartPracticeBattle,
@@ -211,17 +224,22 @@ def _not_practice(args: argparse.Namespace) -> str:
 
 
 async def _wait_for_battle(
-    client: Holder, console: Console, leave: tuple[Any, Any, str], held: Held | None
+    client: Holder,
+    console: Console,
+    leave: tuple[Any, Any, str],
+    held: Held | None,
+    table_id: str = "",
 ) -> pb.BattleView:
     """Wait on the player's session for the battle the queue or the table makes (found
     from outside: the wait asked GetActiveBattle twice a second, a query of the battle
     service each time, for as long as the player waited). Interrupted (Ctrl-C), or the
     session closed for good (a newer one elsewhere, a logout), give the ticket up or
     close the table, as promised, unless the battle began meanwhile (then it plays on:
-    ``triad-client battle`` resumes it)."""
+    ``triad-client battle`` resumes it). A table that will never start (declined,
+    expired) ends the wait, saying why."""
     found = ""
     try:
-        found = await (held.begun if held is not None else _first_battle(client))
+        found = await (held.begun if held is not None else _first_battle(client, table_id))
     finally:
         if not found:
             rpc, request, said = leave
@@ -229,6 +247,8 @@ async def _wait_for_battle(
             with contextlib.suppress(grpc.aio.AioRpcError):  # paired meanwhile: play on
                 await client.call(rpc, request)
                 console.print(said)
+    if not found and held is not None and held.ended:
+        raise ClientError(held.ended)
     if not found:
         raise ClientError(
             "your session closed (you logged out, or opened one elsewhere) before a "
@@ -237,13 +257,24 @@ async def _wait_for_battle(
     return await fetch_view(client, found)
 
 
-async def _first_battle(client: Holder) -> str:
+async def _first_battle(client: Holder, table_id: str = "") -> str:
     """The battle a session stream of its own says began ("" if it closed for good
     first): ``battle --json``, which shows no screen, holds none."""
     async for push in client.pushes():  # the stream is cancelled as it is dropped
         if found := battle_begun(push):
             return found
+        if said := table_ended(push, table_id):
+            raise ClientError(said)
     return ""
+
+
+def table_ended(push: g.OpenSessionResponse, table_id: str) -> str:
+    """Why the table ``table_id`` will never start, if ``push`` says it ended (found from
+    outside: a challenge to a battle declined left its host waiting, told nothing, until
+    the table expired ten minutes on)."""
+    if not table_id or not push.HasField("table") or push.table.table_id != table_id:
+        return ""
+    return table_line(push.table) if push.table.status in TABLE_ENDS else ""
 
 
 def battle_begun(push: g.OpenSessionResponse) -> str:

@@ -297,6 +297,28 @@ async def test_a_player_the_cpu_took_over_is_free_to_play_on_at_once(api: Any) -
             await session.close()
 
 
+async def test_a_battle_challenge_declined_is_told_to_its_host_and_the_wait_ends(
+    backend: Stack, api: Any, tmp_path: Path
+) -> None:
+    """Found from outside: `battle --challenge NAME` declined left its host on "Battle
+    table ... open for NAME", told nothing, until the table expired ten minutes on."""
+    kim, lee = await join(api), await join(api)
+    host = Terminal([*client_of(backend, kim, tmp_path), "battle", "--challenge", lee.name], {})
+    try:
+        shown = await host.until(lambda s: f"open for {lee.name}" in s, "the challenge")
+        table_id = re.search(r"Battle table (\S+) open", shown)
+        assert table_id, shown
+        decline = g.DeclineChallengeRequest(request_id=uuid4().hex, table_id=table_id[1])
+        await lee.call("DeclineChallenge", decline)
+        said = await host.until(lambda s: "declined your challenge" in s, "the decline")
+        assert f"{lee.name} declined your challenge (table {table_id[1][:8]})." in " ".join(
+            said.split()
+        ), said
+        assert await asyncio.to_thread(host.process.wait, 30) != 0  # it ends: no battle
+    finally:
+        host.close()
+
+
 async def test_a_public_battle_table_is_hosted_listed_and_joined_from_the_terminal(
     backend: Stack, api: Any, tmp_path: Path
 ) -> None:
