@@ -21,7 +21,9 @@ from services.platform.requests import RequestReused
 def _team(ctx: Context, roster: Roster, spec: SeatSpec) -> tuple[str, str, str]:
     chosen = spec.characters or tuple(ctx.rng.sample(sorted(roster.characters), 3))
     if len(chosen) != 3 or len(set(chosen)) != 3:
-        raise InvalidArgument(f"a team is three different characters, got {list(chosen)}")
+        # In words, not a Python list (found from outside: "got ['ember', 'wisp']").
+        got = ", ".join(chosen) or "none"
+        raise InvalidArgument(f"a team is three different characters; got {len(chosen)}: {got}")
     return chosen[0], chosen[1], chosen[2]
 
 

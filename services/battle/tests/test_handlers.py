@@ -25,7 +25,7 @@ from services.battle.tests.builders import (
     start,
     versus_cpu,
 )
-from services.platform.errors import FailedPrecondition
+from services.platform.errors import FailedPrecondition, InvalidArgument
 from services.platform.requests import Request, RequestReused
 
 
@@ -252,3 +252,12 @@ async def test_a_commands_reply_is_the_view_its_push_carried_and_a_new_state_a_n
     assert views.view(after, 0) is not pushed and views.view(after, 0) == battle_view(
         after, 0, ROSTER
     )
+
+
+async def test_a_team_of_other_than_three_different_characters_is_refused_in_words() -> None:
+    """Found from outside: "a team is three different characters, got ['ember', 'wisp']"."""
+    ctx, _, _ = context()
+    two = [SeatSpec(ANN, "ann", "", ("ember", "wisp")), *versus_cpu()[1:]]
+    with pytest.raises(InvalidArgument) as refused:
+        await create(ctx, "b9", two)
+    assert str(refused.value) == "a team is three different characters; got 2: ember, wisp"
