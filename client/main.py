@@ -72,7 +72,7 @@ async def match_id(client: Client, typed: str) -> str:
         return typed
     reply = await client.call(client.stub.GetActiveMatch, g.GetActiveMatchRequest())
     active = str(reply.view.match_id)
-    if typed and active.startswith(typed):
+    if active and active.startswith(typed):  # "" (forfeit alone): the active match
         return active
     state = getattr(client, "state", None)
     seen = {m for m in (state.matches() if state else []) if typed and m.startswith(typed)}
@@ -313,7 +313,7 @@ def parser() -> argparse.ArgumentParser:
     place.add_argument("--lair", action="store_true", help="declare Lair (Realm tables)")
     place.add_argument("--request-id")
     sub.add_parser("forfeit", parents=[common], help="give up a match: you lose it").add_argument(
-        "match", help="its id, or the start of your active match's id"
+        "match", nargs="?", default="", help="its id or its start (default: your active match)"
     )
     sub.add_parser(
         "watch", parents=[common], help="print session pushes as JSON lines"
