@@ -31,6 +31,7 @@ CHALLENGE_ENDS = {
 
 
 OPENING = "Opening your session: the server tells what is going on."
+BATTLE_RESUMES = "You have an active battle: your Skirmish battle resumes."
 
 
 class Followed:
@@ -204,4 +205,6 @@ class Followed:
         session's first push, that it is opening (found from outside: after a client was
         killed mid-match, the next ``play`` said "No active match" for a second before
         the match)."""
+        if self.battle is not None:  # found from outside: "No active match" said first
+            return BATTLE_RESUMES
         return waiting if self.opened or self.queue is not None else OPENING

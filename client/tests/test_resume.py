@@ -8,7 +8,7 @@ from __future__ import annotations
 from triad.v1 import common_pb2 as pb
 from triad.v1 import gateway_pb2 as g
 
-from client.session import RESUMED, Followed
+from client.session import BATTLE_RESUMES, OPENING, RESUMED, Followed
 from client.tests import views
 
 
@@ -87,3 +87,13 @@ def test_the_match_found_is_not_told_again_under_the_result() -> None:
     finished.match_id, finished.version, finished.status = "m1", 9, pb.MATCH_STATUS_FINISHED
     assert told.take(g.OpenSessionResponse(match_view=finished))
     assert told.note == ""
+
+
+def test_a_session_opened_in_a_battle_says_the_battle_resumes_not_no_match() -> None:
+    """Found from outside: `play` said "No active match and no ticket" before showing
+    the Skirmish battle the player was in."""
+    told = Followed()
+    assert told.waiting("") == OPENING
+    battle = pb.BattleView(battle_id="b1", status=pb.BATTLE_STATUS_SELECTION)
+    told.take(g.OpenSessionResponse(session_opened=g.SessionOpened(active_battle=battle)))
+    assert told.waiting("") == BATTLE_RESUMES
