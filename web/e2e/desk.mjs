@@ -89,6 +89,8 @@ export function deskScenarios(kit) {
       await route.fulfill({ response });
     });
     await ann.click("button[name=host]");
+    // Her table open before Bea looks (found by a run: looked at first, the list lacked it).
+    await ann.waitForSelector("[data-testid=hosted]");
     await bea.click("button[name=tables]");
     await bea.locator(`[data-testid=open-tables] li:has-text("${ann.playerName}") button[name=join]`).click();
     const turn = (page) => page.waitForSelector(".hand.mine .card:not(:disabled)", { timeout: 30_000 }).then(() => page);
