@@ -211,7 +211,14 @@ BY_WHOM = {
 """Ends one player brought about, said to each side in its own words."""
 
 
+NOBODY_WON = "You lost: both players left, so nobody won."
+NO_WINNER = -1
+"""``BattleOutcome.winner_seat`` when both players left (BATTLE.md 5: each loses)."""
+
+
 def result_line(view: pb.BattleView) -> str:
+    if view.outcome.winner_seat == NO_WINNER:
+        return NOBODY_WON
     won = view.outcome.winner_seat == view.seat
     if (said := BY_WHOM.get((view.outcome.reason, won))) is not None:
         return said

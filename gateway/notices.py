@@ -157,6 +157,9 @@ def missed_notice(view: pb.MatchView) -> g.Notice:
     return _ended_away("MATCH_ENDED_AWAY", "match", view.match_id, opponent, result, how)
 
 
+NO_WINNER = -1
+"""``BattleOutcome.winner_seat`` when both players left (BATTLE.md 5: each loses)."""
+
 _BATTLE_ENDINGS = {  # (BattleOutcome.reason, won): how, in the viewer's words
     ("disconnect", False): "the CPU played your side after you left",
     ("disconnect", True): "the CPU played {them}'s side after they left",
@@ -175,6 +178,8 @@ def battle_missed_notice(view: pb.BattleView) -> g.Notice:
     won = view.outcome.winner_seat == view.seat
     them = view.opponent.name
     how = _BATTLE_ENDINGS.get((view.outcome.reason, won), "").format(them=them)
+    if view.outcome.winner_seat == NO_WINNER:
+        how = f"you and {them} both left, so nobody won"
     result = "you won" if won else "you lost"
     return _ended_away("BATTLE_ENDED_AWAY", "battle", view.battle_id, them, result, how)
 

@@ -21,6 +21,7 @@ from triad.v1 import events_pb2 as ev
 from services.battle import codec
 from services.battle.domain import BattleState
 from services.battle.domain.events import (
+    NO_WINNER,
     Created,
     Event,
     FormationSet,
@@ -56,6 +57,12 @@ def seat_name(state: BattleState, seat: int) -> str:
     record = state.seats[seat]
     who = record.name or (f"CPU {record.level}" if record.cpu else record.player_id)
     return f"seat {seat} ({who})"
+
+
+def winner_words(state: BattleState, winner: int) -> str:
+    if winner == NO_WINNER:
+        return "nobody wins: both players left"
+    return f"{seat_name(state, winner)} wins"
 
 
 def square(value: Square | None) -> str:
@@ -133,7 +140,7 @@ def describe(event: Event, state: BattleState) -> str:
         return f"{seat_name(state, event.seat)} is back"
     if isinstance(event, SeatTakenOver):
         return f"the CPU ({event.level}) takes over {seat_name(state, event.seat)}"
-    return f"{seat_name(state, event.winner)} wins ({event.reason.value})"
+    return f"{winner_words(state, event.winner)} ({event.reason.value})"
 
 
 def team_lines(state: BattleState, seat: int, team: Team) -> Iterator[str]:
@@ -147,7 +154,7 @@ def team_lines(state: BattleState, seat: int, team: Team) -> Iterator[str]:
 def outcome_line(state: BattleState) -> str:
     if state.result is not None:
         result = state.result
-        return f"outcome: {seat_name(state, result.winner)} wins ({result.reason.value})"
+        return f"outcome: {winner_words(state, result.winner)} ({result.reason.value})"
     return f"outcome: none yet ({state.phase.value})"
 
 

@@ -32,7 +32,7 @@ from services.battle import domain
 from services.battle.bots.levels import Level, bot, formation
 from services.battle.domain import BattleState, Decision, Phase, Timing
 from services.battle.domain.errors import ContentNotDeployed, no_battle
-from services.battle.domain.events import Created, Finished, SeatTakenOver
+from services.battle.domain.events import NO_WINNER, Created, Finished, SeatTakenOver
 from services.battle.rules import (
     ContentNotLoaded,
     Plan,
@@ -360,7 +360,7 @@ def _log_lifecycle(decision: Decision) -> None:
                 "battle.finished",
                 battle_id=state.battle_id,
                 reason=event.reason.value,
-                winner_id=players[event.winner],
+                winner_id=players[event.winner] if event.winner != NO_WINNER else "",
                 players=players,
                 turn=turn,
             )

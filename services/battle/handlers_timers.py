@@ -48,7 +48,7 @@ def _due(ctx: Context, state: BattleState, timer: DueTimer, roster: Roster) -> D
     if timer.kind is DeadlineKind.SELECTION and ripe:
         return domain.selection_due(state, roster, now, ctx.timing)
     if timer.kind is DeadlineKind.DISCONNECT:
-        return domain.take_over(state, timer.seat, ctx.takeover_level)
+        return domain.take_over(state, timer.seat, ctx.takeover_level, now)
     return domain.decide._decide(state, [])  # stale: the save puts the right timer back
 
 

@@ -271,7 +271,7 @@ def _assemble(
         view.outcome.CopyFrom(
             pb.BattleOutcome(
                 winner_seat=state.result.winner,
-                winner_player_id=state.seats[state.result.winner].player_id,
+                winner_player_id=state.winner_id,
                 reason=state.result.reason.value,
             )
         )

@@ -24,7 +24,7 @@ from devtools.stack import Overrides, Stack
 from devtools.terminal import Terminal
 from tests.e2e.client_runs import client_of
 from tests.e2e.sessions import Session, easy_practice, join
-from tests.e2e.test_battle import GRACE, p_view, paired_battle
+from tests.e2e.test_battle import GRACE, p_view
 
 pytestmark = pytest.mark.integration
 
@@ -230,71 +230,6 @@ async def test_the_players_status_names_their_battle_in_progress(api: Any) -> No
     await fay.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=battle_id))
     status = (await fay.call("GetPlayerStatus", g.GetPlayerStatusRequest())).status
     assert not status.active_battle_id and not status.obligations
-
-
-async def test_a_battle_lost_while_away_is_told_to_the_next_session_once(api: Any) -> None:
-    """Found from outside: a player who closed the client mid-battle (the CPU took their
-    seat over and the battle ended as their loss, BATTLE.md 5) was told nothing when they
-    came back. Their next session opens with the battle's final view and a notice in
-    words; the one after with neither."""
-    jo = await join(api)
-    first = await Session.open(jo)
-    try:
-        started = await jo.call(
-            "StartPracticeBattle", g.StartPracticeBattleRequest(request_id=uuid4().hex)
-        )
-    finally:
-        await first.close()  # she closes the client: 30 s (here GRACE) and the CPU plays
-    battle_id = started.view.battle_id
-    deadline = time.monotonic() + 30
-    view = started.view
-    while view.status != pb.BATTLE_STATUS_FINISHED and time.monotonic() < deadline:
-        await asyncio.sleep(0.3)
-        view = await p_view(jo, battle_id)
-    assert view.status == pb.BATTLE_STATUS_FINISHED and view.you.cpu
-    again = await Session.open(jo)
-    try:
-        assert again.pushes[0].session_opened.missed_battle == view
-        notice = (await again.wait_for(lambda p: p.HasField("notice"))).notice
-    finally:
-        await again.close()
-    assert (notice.code, notice.subject_id) == ("BATTLE_ENDED_AWAY", battle_id)
-    assert notice.message == (
-        f"Your battle against {view.opponent.name} ended while you were away: you lost, "
-        "the CPU played your side after you left."
-    )
-    third = await Session.open(jo)
-    await third.close()
-    assert not third.pushes[0].session_opened.HasField("missed_battle"), "told once"
-
-
-async def test_a_player_the_cpu_took_over_is_free_to_play_on_at_once(api: Any) -> None:
-    """Found from outside: a player whose seat the CPU had taken (BATTLE.md 5: they lost,
-    they may watch) was refused every queue, "finish it first", while the CPU and their
-    opponent played the battle out. Bea leaves a battle ann is still in; once the CPU
-    has her seat she starts a practice battle and a Triad practice while ann's goes on."""
-    ann, bea = await join(api), await join(api)
-    sessions = [await Session.open(ann), await Session.open(bea)]
-    try:
-        battle_id = await paired_battle(ann, bea)
-        await sessions[1].close()
-        deadline = time.monotonic() + 30
-        while not (await p_view(bea, battle_id)).you.cpu and time.monotonic() < deadline:
-            await asyncio.sleep(0.2)
-        assert (await p_view(bea, battle_id)).you.cpu
-        practice = g.StartPracticeBattleRequest(request_id=uuid4().hex)
-        second = (await bea.call("StartPracticeBattle", practice)).view.battle_id
-        assert (await p_view(ann, battle_id)).status != pb.BATTLE_STATUS_FINISHED
-        active = await bea.call("GetActiveBattle", g.GetActiveBattleRequest())
-        assert active.battle_id == second != battle_id
-        await bea.call("GiveUp", g.GiveUpRequest(request_id=uuid4().hex, battle_id=second))
-        await bea.call(
-            "StartPractice",
-            easy_practice(),
-        )
-    finally:
-        for session in sessions:
-            await session.close()
 
 
 async def test_a_battle_challenge_declined_is_told_to_its_host_and_the_wait_ends(

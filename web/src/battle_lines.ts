@@ -125,8 +125,12 @@ export function decided(view: BattleView): string {
   return `after turn 10: level at ${standing[0]} characters and ${hp[0]} HP each, the side whose action resolved last wins`;
 }
 
+/** BattleOutcome.winnerSeat when both players left (BATTLE.md 5: each loses). */
+const NO_WINNER = -1;
+
 /** "You won (all their characters are down)." */
 export function battleResult(view: BattleView): string {
+  if (view.outcome?.winnerSeat === NO_WINNER) return "You lost: both players left, so nobody won.";
   const won = view.outcome?.winnerSeat === view.seat;
   const reason = view.outcome?.reason ?? "";
   if (BY_WHOM[reason]) return BY_WHOM[reason][won ? 0 : 1];

@@ -16,10 +16,11 @@ from services.battle.domain.decide import (
     set_plan,
     take_over,
 )
-from services.battle.domain.events import Event, FinishReason, SeatRecord
+from services.battle.domain.events import NO_WINNER, Event, FinishReason, SeatRecord
 from services.battle.domain.state import SEATS, BattleState, Phase, fold
 
 __all__ = [
+    "NO_WINNER",
     "SEATS",
     "BattleState",
     "Deadline",

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 
 from services.battle.domain.errors import BadFormation, BadPlan, BattleOver, NotNow
 from services.battle.domain.events import (
+    NO_WINNER,
     Created,
     Event,
     Finished,
@@ -291,8 +292,7 @@ def _resolve(state: BattleState, roster: Roster, now: datetime, t: Timing) -> De
 def _finish(state: BattleState, battle: Battle, now: datetime) -> Decision:
     assert battle.outcome is not None
     if state.taken_over:
-        loser = state.taken_over[0]
-        return _decide(state, [Finished(1 - loser, FinishReason.DISCONNECT, now)])
+        return _decide(state, [Finished(_left_behind(state), FinishReason.DISCONNECT, now)])
     reason = {
         Reason.WIPEOUT: FinishReason.WIPEOUT,
         Reason.DECISION: FinishReason.DECISION,
@@ -310,11 +310,28 @@ def give_up(state: BattleState, seat: int, now: datetime) -> Decision:
     return _decide(state, [Finished(1 - seat, FinishReason.GIVE_UP, now)])
 
 
-def take_over(state: BattleState, seat: int, level: str) -> Decision:
-    """The player of ``seat`` has been away too long: the CPU plays on (they lose)."""
+def take_over(state: BattleState, seat: int, level: str, now: datetime) -> Decision:
+    """The player of ``seat`` has been away too long: the CPU plays on (they lose).
+
+    **Decision:** when the CPU has taken both seats over, both players left and both have
+    lost (BATTLE.md 5): the battle ends there with no winner, nobody left to play it for.
+    """
     if state.over or state.cpu[seat] or seat in state.taken_over:
         return _decide(state, [])
-    return _decide(state, [SeatTakenOver(seat, level)])
+    decision = _decide(state, [SeatTakenOver(seat, level)])
+    if 1 - seat not in decision.state.taken_over:
+        return decision
+    return also(
+        decision, _decide(decision.state, [Finished(NO_WINNER, FinishReason.DISCONNECT, now)])
+    )
+
+
+def _left_behind(state: BattleState) -> int:
+    """The winner of a battle the CPU took a seat of: the other seat's player, unless
+    they left too."""
+    if len(state.taken_over) > 1:
+        return NO_WINNER
+    return 1 - state.taken_over[0]
 
 
 def presence(state: BattleState, seat: int, away_until: datetime | None) -> Decision:

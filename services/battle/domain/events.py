@@ -113,9 +113,15 @@ class SeatTakenOver:
     level: str
 
 
+NO_WINNER = -1
+"""``Finished.winner`` when both players left and the CPU took both seats over: each
+lost (BATTLE.md 5, "the disconnected player loses"), so nobody won."""
+
+
 @dataclass(frozen=True, slots=True)
 class Finished:
     winner: int
+    """The winning seat, or ``NO_WINNER``."""
     reason: FinishReason
     at: datetime
 

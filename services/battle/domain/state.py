@@ -75,6 +75,13 @@ class BattleState:
     def over(self) -> bool:
         return self.phase is Phase.FINISHED
 
+    @property
+    def winner_id(self) -> str:
+        """The winner's player id: "" for the CPU, when nobody won, or before the end."""
+        if self.result is None or self.result.winner == ev.NO_WINNER:
+            return ""
+        return self.seats[self.result.winner].player_id
+
     def seat_of(self, player_id: str) -> int | None:
         for seat in SEATS:
             if player_id and self.seats[seat].player_id == player_id:

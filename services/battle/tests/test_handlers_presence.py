@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 from triad.v1 import common_pb2 as pb
 
 from services.battle import handlers, handlers_create, handlers_timers
-from services.battle.domain import FinishReason
+from services.battle.domain import NO_WINNER, FinishReason
 from services.battle.presenter import battle_view
 from services.battle.tests.builders import (
     ANN,
@@ -90,6 +90,24 @@ async def test_giving_up_to_a_player_who_left_still_leaves_them_the_loss() -> No
     seen = await handlers.give_up(ctx, key(ANN), "b1", ANN)
     assert seen.state.result is not None
     assert (seen.state.result.winner, seen.state.result.reason) == (0, FinishReason.DISCONNECT)
+
+
+async def test_when_both_players_have_left_both_lose_and_the_battle_ends() -> None:
+    """Found from outside: BATTLE.md 5 has a disconnected player lose; with both away
+    past their 30 s, the seat the CPU took second won (seat 1 when both went at once)
+    once the CPUs had played it out. Now the second takeover ends it with no winner."""
+    ctx, clock, _ = context()
+    await handlers_create.create_battle(ctx, "b1", humans())  # neither has a session
+    clock.advance(31)
+    while await handlers_timers.fire_due_timer(ctx):
+        pass
+    state = await ctx.store.load("b1")
+    assert state is not None and sorted(state.taken_over) == [0, 1]
+    assert state.result is not None
+    assert (state.result.winner, state.result.reason) == (NO_WINNER, FinishReason.DISCONNECT)
+    for seat in (0, 1):
+        outcome = battle_view(state, seat, ROSTER).outcome
+        assert (outcome.winner_seat, outcome.winner_player_id) == (NO_WINNER, "")
 
 
 async def test_a_battle_lost_while_away_is_told_to_the_next_session_once() -> None:

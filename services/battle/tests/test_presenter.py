@@ -29,7 +29,7 @@ def _states(state: BattleState, turns: int) -> list[BattleState]:
                 return seen
             assert state.battle is not None
             if turn == 1 and seat == 1:
-                state = domain.take_over(state, 1, "greedy").state
+                state = domain.take_over(state, 1, "greedy", ctx.clock()).state
                 seen.append(state)
             assert state.battle is not None
             plan = GreedyBot().choose(ROSTER, view_for(state.battle, seat), Random(turn))
