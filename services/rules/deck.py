@@ -67,6 +67,14 @@ def within_star_limits(fives: int, fours: int, size: int = DECK_SIZE) -> bool:
     return fives <= most_fives and fives + fours <= most_high
 
 
+def star_limits(hand_size: int) -> tuple[int, int]:
+    """(most 5★, most 4★ + 5★) in a hand of ``hand_size`` cards: the table's row for the
+    largest listed hand that is not larger (a Sudden Death round's rebuilt hand, RULES.md
+    12, can have any size). What a bot guessing hidden cards assumes of a hand."""
+    fitting = [size for size in STAR_LIMITS if size <= hand_size] or [min(STAR_LIMITS)]
+    return STAR_LIMITS[max(fitting)]
+
+
 @dataclass(frozen=True, slots=True)
 class DeckEntry:
     copy_id: str

@@ -17,10 +17,11 @@ from random import Random
 from services.match import domain
 from services.match.bots.knowledge import SeatKnowledge, knowledge
 from services.match.bots.levels import Budget, Level, decide
-from services.match.bots.sampling import ELEMENTS, HAND_SIZES, CatalogEntry, star_limits
+from services.match.bots.sampling import ELEMENTS, CatalogEntry
 from services.match.domain.events import MatchCard, MatchRules, Mode, SeatPlayer
 from services.match.views import match_view
 from services.rules import Element, Geometry, Rules, Seat, Visibility
+from services.rules.deck import hand_size_for, star_limits
 from services.rules.draws import draw_blocked_cells, draw_cell_marks, draw_revealed
 
 STANDARD = Rules(same=True, plus=True, combo=True)
@@ -51,7 +52,7 @@ class Table:
 
     @property
     def hand_size(self) -> int:
-        return HAND_SIZES[self.rows * self.cols]
+        return hand_size_for(self.rows)
 
     @property
     def name(self) -> str:

@@ -16,22 +16,9 @@ from random import Random
 
 from services.match.bots.knowledge import SeatKnowledge
 from services.rules import ACE, Card, Element, Sides
+from services.rules.deck import BOARD_HANDS, DECK_SIZE, star_limits
 
 ELEMENTS: tuple[Element | None, ...] = (*Element, None)
-
-STAR_LIMITS: dict[int, tuple[int, int]] = {5: (1, 2), 8: (1, 3), 13: (2, 5)}
-"""Per hand size: (most 5★, most 4★-or-higher) cards (RULES.md 2 and 11)."""
-
-HAND_SIZES: dict[int, int] = {9: 5, 16: 8, 25: 13}
-"""Per board size in cells (3x3, 4x4, 5x5): the hand each player is dealt (RULES.md 11)."""
-
-
-def star_limits(hand_size: int) -> tuple[int, int]:
-    """(most 5★, most 4★ + 5★) in a hand of ``hand_size`` cards: the table's row for the
-    largest listed hand that is not larger (a Sudden Death round's rebuilt hand, RULES.md
-    12, can have any size)."""
-    fitting = [size for size in STAR_LIMITS if size <= hand_size] or [min(STAR_LIMITS)]
-    return STAR_LIMITS[max(fitting)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +72,7 @@ def _from_catalog(
 ) -> tuple[Card, ...] | None:
     used = {seen.character_id for seen in seat.opponent_seen}
     stars = [seen.stars for seen in seat.opponent_seen]
-    most_fives, most_high = star_limits(HAND_SIZES.get(seat.rows * seat.cols, 5))
+    most_fives, most_high = star_limits(BOARD_HANDS.get(seat.rows, DECK_SIZE))
     drawn: list[Card] = []
     for index in range(count):
         fives = stars.count(5)

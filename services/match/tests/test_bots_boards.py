@@ -23,11 +23,11 @@ from services.match.bots.arena import (
     play,
     synthetic_catalog,
 )
-from services.match.bots.sampling import star_limits
 from services.match.domain.events import MatchRules, Mode, SeatPlayer
 from services.match.tests.builders import after
 from services.match.views import match_view
 from services.rules import Visibility
+from services.rules.deck import star_limits
 from services.rules.solver import solve
 
 CATALOG = synthetic_catalog(Random(7))
