@@ -29,7 +29,9 @@ timers, seats and request key in one transaction. The rooms, imports pointing in
   ``Write``) and its adapters: ``postgres.py`` (group commit, state cache) and
   ``memory.py`` (the same contract in memory, for handler tests).
 - ``codec.py``: event bytes: ``triad.v1`` payloads, type names, the schema version
-  read back from each stored event and the upcaster hook (``UPCASTERS``).
+  read back from each stored event and the upcaster hook (``UPCASTERS``);
+  ``codec_timers.py`` the payloads of the events timers and presence make (a missed
+  turn, a seat away and back, a forfeit).
 - ``consumers.py``: none: the match service consumes no events; its log is relayed to
   JetStream for the others (``services.platform.relay``).
 - ``mapping.py``: protobuf <-> domain values at the gRPC edge (cards, seats, rules),

@@ -39,5 +39,6 @@ Events and work:
   stored events for operators, a page at a time (``GetMatchEvents``, ``GetBattleEvents``);
 - ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
   (``every``) and the relay's process; ``claims``: claiming due work (timers,
-  deadlines, leases) with SKIP LOCKED.
+  deadlines, leases) with SKIP LOCKED; ``presence``: a player's missed match or
+  battle, kept on their presence row and told once on their return.
 """

@@ -244,18 +244,17 @@ def settle_garbage_collector() -> None:
 class Lifecycle:
     """Everything a process acquires, released in reverse order once it is told to stop.
 
-    ::
+    ``run_service`` gives ``run`` the settings, read once; ``serve`` starts and waits::
 
-        async def main() -> None:
-            settings = Settings.from_env()
+        async def run(settings: MatchSettings) -> None:
             async with Lifecycle() as life:
-                nc = await nats.connect(settings.nats_servers)
+                nc = await nats.connect(settings.shared.nats_url)
                 life.push_async_callback(nc.drain)
-                pool = await life.enter(asyncpg.create_pool(settings.database_url))
-                server = await life.start_server(build_server(config, register, names))
-                await life.wait(server)
+                pool = await life.enter(asyncpg.create_pool(settings.shared.database_url))
+                await serve(life, settings, REGISTRY, register, [SERVICE_NAME])
 
-        asyncio.run(main())
+        def main() -> int:
+            return run_service("match", MatchSettings.from_env, run)
 
     Leaving the block stops the server (health NOT_SERVING, then ``stop(grace)``) and
     then closes the pool and drains NATS: the reverse of the order they were acquired.

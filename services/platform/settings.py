@@ -39,7 +39,10 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Where the shared infrastructure is. ``None`` means: start the embedded server."""
+    """Where the shared infrastructure is. ``None``: not configured. A service refuses
+    to start without a database (``required_database``) and runs without NATS, its
+    events unpublished; ``make run`` (``devtools``) starts embedded servers and sets
+    both URLs for the processes it runs."""
 
     database_url: str | None = None
     nats_url: str | None = None

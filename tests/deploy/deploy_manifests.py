@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
+from services.platform.endpoints import DEFAULT_PORTS
+
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 OVERLAYS = ("dev", "prod")
@@ -57,13 +59,23 @@ class Service:
         return self.entrypoint or self.app
 
 
+def _service(name: str, grpc_service: str, **more: Any) -> Service:
+    """A service at the code's default ports (``services/platform/endpoints.py``)."""
+    ports = DEFAULT_PORTS[name]
+    return Service(name, grpc_service, ports.grpc, ports.metrics, web_port=ports.web, **more)
+
+
+GATEWAY_HEALTH_PORT = 50052
+"""The manifests' plain health port for the gateway's probes (the code has no default:
+``TRIAD_GATEWAY_HEALTH_PORT`` unset serves none)."""
+
 SERVICES = (
-    Service("gateway", "triad.v1.TriadGateway", 50051, 9151, web_port=8443, health_port=50052),
-    Service("match", "triad.v1.MatchService", 50061, 9161),
-    Service("matchmaker", "triad.v1.MatchmakerService", 50062, 9162),
-    Service("collection", "triad.v1.CollectionService", 50063, 9163),
-    Service("rating", "triad.v1.RatingService", 50064, 9164),
-    Service("battle", "triad.v1.BattleService", 50065, 9165, entrypoint="triad-battle-service"),
+    _service("gateway", "triad.v1.TriadGateway", health_port=GATEWAY_HEALTH_PORT),
+    _service("match", "triad.v1.MatchService"),
+    _service("matchmaker", "triad.v1.MatchmakerService"),
+    _service("collection", "triad.v1.CollectionService"),
+    _service("rating", "triad.v1.RatingService"),
+    _service("battle", "triad.v1.BattleService", entrypoint="triad-battle-service"),
 )
 
 
