@@ -133,6 +133,23 @@ async def check_unheld(ctx: Context, player: Player, already: Hold) -> None:
         raise engaged_error(Engaged(held), already)
 
 
+async def checked_unless_answered(
+    ctx: Context, request: Request, checks: Awaitable[object]
+) -> str | None:
+    """Await ``checks``; if they refuse, the first answer to ``request`` when it has one
+    by now: a try of the same request id still running when this one began may be what
+    holds the player (its ticket, its table). Found from outside: a Draft Enqueue sent
+    three times at once was answered once and refused twice, "you already have queued
+    ticket", its own. None: the checks passed."""
+    try:
+        await checks
+    except DomainError:
+        if (seen := await ctx.store.answered(request)) is not None:
+            return seen
+        raise
+    return None
+
+
 async def still_free(
     ctx: Context,
     player: Player,

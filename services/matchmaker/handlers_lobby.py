@@ -30,6 +30,7 @@ from services.matchmaker.handlers_free import (
     active_battle,
     check_free,
     check_unheld,
+    checked_unless_answered,
     engaged_error,
     still_free,
 )
@@ -44,6 +45,7 @@ from services.matchmaker.store import (
     StartState,
     TableQuery,
 )
+from services.platform import pages
 from services.platform.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -106,11 +108,13 @@ async def create_table(
     request = Request.of(host.player_id, request_id, "table", settings, deck, name)
     if (seen := await ctx.store.answered(request)) is not None:
         return await table_named(ctx, seen)
-    await asyncio.gather(
+    checks = asyncio.gather(
         check_free(ctx, host),
         _check_challengeable(ctx, host, challenged),
         check_unheld(ctx, host, Hold.TABLE),
     )
+    if (seen := await checked_unless_answered(ctx, request, checks)) is not None:
+        return await table_named(ctx, seen)
     await _check_hand(ctx, host, deck, settings)
     now = ctx.clock()
     table = Table(
@@ -175,9 +179,8 @@ async def list_tables(
     ctx: Context, viewer: Player, filters: TableFilter, page_size: int, page_token: str
 ) -> TablePage:
     """Open tables the viewer may join, newest first; and the next page's token."""
-    if page_size < 0:
-        raise InvalidArgument("page_size must not be negative")
-    size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
+    refusal = "page_size must not be negative"
+    size = pages.page_size(page_size, DEFAULT_PAGE, MAX_PAGE, refusal=refusal)
     after = key_token_back(page_token)
     tables = await ctx.lobby.list_tables(
         TableQuery(viewer.player_id, viewer.name, filters.applying(), ctx.clock(), size + 1, after)

@@ -35,7 +35,13 @@ from services.matchmaker.domain import (
     realm_deck_problem,
 )
 from services.matchmaker.handlers import Context, Player, QueueView, bot_seat, match_id_for
-from services.matchmaker.handlers_free import check_free, check_unheld, engaged_error, still_free
+from services.matchmaker.handlers_free import (
+    check_free,
+    check_unheld,
+    checked_unless_answered,
+    engaged_error,
+    still_free,
+)
 from services.matchmaker.handlers_starts import open_start, resume, run_start
 from services.matchmaker.handlers_status import tell_ticket, view_of
 from services.matchmaker.store import Engaged, Hold, Request, RequestSeen, StartRecord, StartState
@@ -89,7 +95,9 @@ async def enqueue(
     request = Request.of(player.player_id, request_id, "enqueue", mode, deck)
     if (seen := await ctx.store.answered(request)) is not None:
         return await _ticket(ctx, seen)
-    await asyncio.gather(check_free(ctx, player), check_unheld(ctx, player, Hold.TICKET))
+    checks = asyncio.gather(check_free(ctx, player), check_unheld(ctx, player, Hold.TICKET))
+    if (seen := await checked_unless_answered(ctx, request, checks)) is not None:
+        return await _ticket(ctx, seen)
     if deck is not None:  # refused now, not at pairing (someone else's, broken, not of 5)
         await ctx.ports.decks.check(player.player_id, deck, STANDARD.hand_size)
     ladder = LADDERS.get(mode)

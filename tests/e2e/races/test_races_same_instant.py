@@ -11,6 +11,7 @@ nothing is placed, paid, drawn or committed twice.
   counter, and the balance never goes below zero.
 - CommitPlan: five plans for one turn at once; one is the turn's.
 - CreateListing: one copy listed six times at once; one listing.
+- Enqueue and CreateTable retried (same request id) at once: one ticket, one table.
 - Register, RefreshToken and FindGame retried (same request id) while the first try
   still runs, as a client whose deadline passed does: every try gets the first answer
   (or, for Find Game, ABORTED: the first is being handled, ask again), never "the name
@@ -250,6 +251,35 @@ async def test_a_practice_battle_started_again_while_its_first_try_runs_is_that_
         outcomes = await at_once(*(ann.call("StartPracticeBattle", start) for _ in range(12)))
         assert codes(outcomes) == {grpc.StatusCode.OK: 12}, outcomes
         assert len({answer.view.battle_id for _, answer in outcomes}) == 1
+
+
+async def test_a_ticket_or_table_asked_again_while_its_first_try_runs_is_that_one(
+    api: Any,
+) -> None:
+    """Found from outside: a Draft Enqueue sent three times under one request id at once
+    was answered once, and twice ALREADY_EXISTS ("you already have queued ticket"): the
+    tries after the first saw its ticket before they saw its answer."""
+    for _ in range(5):  # the tries overlap in a different order each time
+        ann = await join(api)
+        enqueue = g.EnqueueRequest(request_id=uuid4().hex, mode=pb.MODE_DRAFT)
+        outcomes = await at_once(*(ann.call("Enqueue", enqueue) for _ in range(6)))
+        assert codes(outcomes) == {grpc.StatusCode.OK: 6}, outcomes
+        assert len({answer.ticket.ticket_id for _, answer in outcomes}) == 1
+        await ann.call(
+            "CancelTicket",
+            g.CancelTicketRequest(
+                request_id=uuid4().hex, ticket_id=outcomes[0][1].ticket.ticket_id
+            ),
+        )
+        create = g.CreateTableRequest(
+            request_id=uuid4().hex,
+            settings=pb.TableSettings(
+                rules=pb.Rules(visibility=pb.VISIBILITY_ALL_OPEN), random_deck=True
+            ),
+        )
+        outcomes = await at_once(*(ann.call("CreateTable", create) for _ in range(6)))
+        assert codes(outcomes) == {grpc.StatusCode.OK: 6}, outcomes
+        assert len({answer.table.table_id for _, answer in outcomes}) == 1
 
 
 async def test_sessions_opened_at_once_leave_one_and_tell_the_rest_only_replaced(
