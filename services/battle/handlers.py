@@ -364,3 +364,25 @@ def _log_lifecycle(decision: Decision) -> None:
                 players=players,
                 turn=turn,
             )
+
+
+async def announce_in_progress(ctx: Context, stop: asyncio.Event) -> int:
+    """Announce the current version of every battle in progress to its players (once
+    NATS is there: a push lost to a crash between a commit and its publication is sent
+    now); how many were announced. A battle whose content is not loaded is logged
+    (``roster_of``) and passed over. One battle at a time, until done or ``stop``."""
+    announced = 0
+    for battle_id in await ctx.store.in_progress():
+        if stop.is_set():
+            break
+        state = await ctx.store.load(battle_id)
+        if state is None:
+            continue
+        try:
+            roster_of(ctx, state)
+        except ContentNotDeployed:
+            continue
+        await ctx.announce(state, domain.SEATS)
+        announced += 1
+    log.info("battles in progress announced", battles=announced)
+    return announced

@@ -8,7 +8,7 @@ from random import SystemRandom
 import structlog
 from prometheus_client import REGISTRY
 
-from services.battle import handlers_timers
+from services.battle import handlers, handlers_timers
 from services.battle.config import BattleSettings
 from services.battle.domain import Timing
 from services.battle.handlers import Context
@@ -71,19 +71,7 @@ async def run(settings: BattleSettings) -> None:
             # Players whose push was lost (a crash between a commit and its publication,
             # NATS away) get the current view of their battle once NATS is there.
             try:
-                for battle_id in await store.in_progress():
-                    state = await store.load(battle_id)
-                    if state is None:
-                        continue
-                    if state.content_version not in rosters:
-                        log.error(
-                            "battle.content_not_deployed",
-                            battle_id=battle_id,
-                            content_version=state.content_version,
-                            loaded=sorted(rosters.by_version),
-                        )
-                        continue
-                    await views.announce(state)
+                await handlers.announce_in_progress(ctx, work.stop)
             except Exception as error:  # the next change of each battle pushes it anyway
                 log.warning("announcing the battles in progress failed", error=repr(error))
 

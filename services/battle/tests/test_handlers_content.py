@@ -6,6 +6,7 @@ version, and the timers go on with the other battles."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 
@@ -42,7 +43,7 @@ from services.battle.tests.builders import (
 from services.platform.pushes import RecordedPushes
 
 A = ROSTER
-CAT, DAN = "cat-id", "dan-id"
+CAT, DAN, EVE = "cat-id", "dan-id", "eve-id"
 
 
 def _rebalanced(card_id: str) -> Roster:
@@ -157,3 +158,24 @@ async def test_a_battle_of_content_not_deployed_is_refused_and_the_timers_go_on(
     assert await handlers_timers.fire_due_timer(ctx)
     resumed = await ctx.store.load("b1")
     assert resumed is not None and resumed.turn == 2
+
+
+async def test_battles_in_progress_are_announced_once_nats_is_back_but_not_unloaded_ones() -> None:
+    """At a start (or NATS back) every battle in progress is pushed again to its players,
+    but for one whose content is not deployed (logged) and one that is over."""
+    old, clock, _ = context()
+    await start(old)  # b1, under A
+    b = _rebalanced("wisp.needle")
+    ctx, _, announced = context(store=old.store, rosters=rosters_of(b))  # A is gone
+    ctx.clock = clock
+    await create(ctx, "b2", humans(CAT, DAN))
+    await create(ctx, "b3", versus_cpu(player=EVE))
+    await handlers.give_up(ctx, key(EVE), "b3", EVE)
+    announced.states.clear()
+    with capture_logs() as logs:
+        assert await handlers.announce_in_progress(ctx, asyncio.Event()) == 1
+    assert [(s.battle_id, s.over) for s in announced.states] == [("b2", False)]
+    assert any(e["event"] == "battle.content_not_deployed" for e in logs)
+    stop = asyncio.Event()
+    stop.set()
+    assert await handlers.announce_in_progress(ctx, stop) == 0
