@@ -1,4 +1,12 @@
-"""A player's missed game, kept on their presence row: the match or battle that finished
+"""A player's presence as the match and battle services keep it: their latest gateway
+session and whether it is open, and the game they missed.
+
+Which report wins (:data:`REPORT_WINS` in SQL, :func:`report_wins` in memory): a
+session opened later always replaces what is known; the same session's ending does,
+and so does its opening again while it is open, but an opening that arrives after its
+own ending (the two reports crossed) is the past and changes nothing.
+
+A player's missed game, kept on their presence row: the match or battle that finished
 while their latest session was closed, told once on their return (``ReportPresence``).
 
 The match and battle services keep it in a ``presence`` table's ``missed_<kind>_id``
@@ -9,7 +17,31 @@ attribute; :func:`take_missed_memory` does the same there.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
+
+REPORT_WINS = (
+    "p.opened_at < EXCLUDED.opened_at OR (p.session_id = EXCLUDED.session_id "
+    "AND (p.connected OR NOT EXCLUDED.connected))"
+)
+"""The upsert's condition (``INSERT INTO <presence> AS p ... ON CONFLICT (player_id) DO
+UPDATE ... WHERE`` this): the report, ``EXCLUDED``, replaces the row ``p``."""
+
+
+class Known(Protocol):
+    """An in-memory session record."""
+
+    session_id: str
+    opened_at: datetime
+    connected: bool
+
+
+def report_wins(known: Known | None, session_id: str, opened_at: datetime, connected: bool) -> bool:
+    """:data:`REPORT_WINS` for the in-memory adapters: the report replaces ``known``."""
+    if known is None:
+        return True
+    same = known.session_id == session_id
+    return known.opened_at < opened_at or (same and (known.connected or not connected))
 
 
 async def take_missed(pool: Any, table: str, column: str, player_id: str) -> str | None:

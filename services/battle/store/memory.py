@@ -13,7 +13,7 @@ from services.battle.domain.events import Created
 from services.battle.store.port import Active, DueTimer, Write
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
-from services.platform.presence import take_missed_memory
+from services.platform.presence import report_wins, take_missed_memory
 from services.platform.requests import Request
 from services.platform.requests_memory import MemoryRequests
 
@@ -91,9 +91,7 @@ class MemoryBattles:
         self, player_id: str, session_id: str, connected: bool, opened_at: datetime
     ) -> bool:
         known = self._presence.get(player_id)
-        if known is not None and opened_at < known.opened_at:
-            return False
-        if known is not None and not connected and known.session_id != session_id:
+        if not report_wins(known, session_id, opened_at, connected):
             return False
         missed = known.missed if known is not None else None
         self._presence[player_id] = _Session(session_id, opened_at, connected, missed)

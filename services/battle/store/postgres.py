@@ -35,7 +35,7 @@ from services.platform.eventstore import (
 )
 from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import quote_schema
-from services.platform.presence import take_missed
+from services.platform.presence import REPORT_WINS, take_missed
 from services.platform.requests import Request, RequestSeen, answered
 
 
@@ -173,13 +173,11 @@ class PostgresBattles:
     async def record_presence(
         self, player_id: str, session_id: str, connected: bool, opened_at: datetime
     ) -> bool:
-        # A newer session always wins; an ending is recorded only for the latest session.
         changed = await self._pool.fetchval(
             f"INSERT INTO {self._s}.presence AS p VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (player_id) DO UPDATE SET session_id = EXCLUDED.session_id, "
             "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected "
-            "WHERE EXCLUDED.opened_at >= p.opened_at "
-            "AND (EXCLUDED.connected OR p.session_id = EXCLUDED.session_id) RETURNING true",
+            f"WHERE {REPORT_WINS} RETURNING true",
             player_id,
             session_id,
             opened_at,

@@ -50,6 +50,25 @@ async def test_a_session_opening_within_30_seconds_of_the_start_keeps_the_seat()
     assert state is not None and state.cpu == ("", "")
 
 
+async def test_a_late_opening_report_of_a_session_that_ended_keeps_the_player_away() -> None:
+    """A session's opening, reported late (after its ending: the two reports crossed),
+    is the past: the player stays away and the CPU takes the seat over at 30 s, as the
+    match service has it. Before, it counted as the player back, and the CPU never came."""
+    ctx, clock, _ = context()
+    await online(ctx, ANN)
+    opened = clock()
+    await handlers_timers.report_presence(ctx, BEA, "s9", True, opened)
+    await handlers_create.create_battle(ctx, "b1", humans())
+    assert await handlers_timers.report_presence(ctx, BEA, "s9", False, opened) == "b1"
+    await handlers_timers.report_presence(ctx, BEA, "s9", True, opened)  # late
+    assert not await ctx.store.connected(BEA)
+    clock.advance(31)
+    while await handlers_timers.fire_due_timer(ctx):
+        pass
+    state = await ctx.store.load("b1")
+    assert state is not None and state.taken_over == (1,)
+
+
 async def test_a_practice_battle_started_with_no_session_is_played_out_by_the_cpu() -> None:
     ctx, clock, _ = context()
     await handlers_create.create_battle(ctx, "b1", versus_cpu())

@@ -96,6 +96,8 @@ async def test_presence_sets_and_clears_the_disconnect_timer(store: BattleReposi
     assert await store.record_presence(BEA, "s1", False, opened)
     assert not await store.connected(BEA)
     assert not await store.record_presence(BEA, "s0", True, opened - timedelta(seconds=1))
+    assert not await store.record_presence(BEA, "s1", True, opened), "its opening, late"
+    assert not await store.connected(BEA)
     await store.set_disconnect("b1", 1, clock() + timedelta(seconds=30))
     assert await store.next_due() == clock() + timedelta(seconds=30)
     await store.clear_disconnect("b1", 1)

@@ -30,7 +30,7 @@ from services.match.store.port import (
 )
 from services.platform.eventstore import Recorded, WrongExpectedVersion
 from services.platform.memstore import InMemoryEventStore
-from services.platform.presence import take_missed_memory
+from services.platform.presence import report_wins, take_missed_memory
 from services.platform.requests import Request
 from services.platform.requests_memory import MemoryRequests
 
@@ -93,15 +93,11 @@ class MemoryMatchStore:
 
     async def record_presence(self, report: SessionReport) -> bool:
         known = self._presence.get(report.player_id)
-        same = known is not None and known.session_id == report.session_id
-        if known is not None and not (
-            known.opened_at < report.opened_at
-            or (same and (known.connected or not report.connected))
-        ):
+        if not report_wins(known, report.session_id, report.opened_at, report.connected):
             return False
         missed = known.missed if known is not None else None
         away_since = report.away_since
-        if known is not None and same and not known.connected:
+        if known is not None and known.session_id == report.session_id and not known.connected:
             away_since = known.away_since or away_since  # the same end told again
         self._presence[report.player_id] = _Session(
             report.session_id, report.opened_at, report.connected, missed, away_since

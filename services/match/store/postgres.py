@@ -49,7 +49,7 @@ from services.platform.eventstore import (
 from services.platform.groupcommit import GroupCommit
 from services.platform.migrations import quote_schema
 from services.platform.notifier import Waiters
-from services.platform.presence import take_missed
+from services.platform.presence import REPORT_WINS, take_missed
 from services.platform.requests import Request, RequestSeen, answered
 
 NOTIFY_CHANNEL = "triad_match"
@@ -207,9 +207,7 @@ class MatchStore:
             "opened_at = EXCLUDED.opened_at, connected = EXCLUDED.connected, "
             "away_since = CASE WHEN p.session_id = EXCLUDED.session_id AND NOT p.connected "
             "THEN coalesce(p.away_since, EXCLUDED.away_since) ELSE EXCLUDED.away_since END "
-            "WHERE p.opened_at < EXCLUDED.opened_at "
-            "OR (p.session_id = EXCLUDED.session_id AND (p.connected OR NOT EXCLUDED.connected)) "
-            "RETURNING true",
+            f"WHERE {REPORT_WINS} RETURNING true",
             report.player_id,
             report.session_id,
             report.opened_at,
