@@ -27,7 +27,7 @@ from services.collection.domain.events import (
 from services.platform.edge import require, require_enum
 from services.platform.enums import backwards, by_name
 from services.platform.errors import InvalidArgument
-from services.platform.pages import forged, key_token, key_token_back
+from services.platform.pages import forged, key_token, key_token_back, page_size
 from services.rules import Element, Side, Sides
 from services.rules.cards import with_holo
 from services.wire import (
@@ -241,12 +241,11 @@ def optional_moment(stamp: Any) -> datetime | None:
 
 def page(size: int, token: str, cap: int, default: int = 50) -> tuple[int, int]:
     """(limit, offset) of an AIP-158 page; the token is the offset of the page."""
-    if size < 0:
-        raise InvalidArgument("page_size cannot be negative")
+    limit = page_size(size, default, cap, refusal="page_size cannot be negative")
     # isascii: str.isdigit also holds for "²", which int() refuses
     if token and not (token.isascii() and token.isdigit() and len(token) < 10):
         raise InvalidArgument("page_token is not one this service gave out")
-    return min(size or default, cap), int(token or 0)
+    return limit, int(token or 0)
 
 
 COUNTER_MAX = 2**31 - 1

@@ -26,6 +26,7 @@ from services.platform.bus import envelope
 from services.platform.edge import bind, check_operator, operator_metadata, require
 from services.platform.errors import NotFound
 from services.platform.eventstore import Recorded
+from services.platform.pages import page_size
 
 DEFAULT_PAGE = 500
 """Events in a page when the request leaves ``page_size`` at 0."""
@@ -57,9 +58,10 @@ ReadPage = Callable[[str, int, int], Awaitable[EventsPage]]
 """A handler's page of one stream: ``(id, from_version, limit)`` to an :class:`EventsPage`."""
 
 
-def page_limit(page_size: int) -> int:
-    """The events a page holds for a request's ``page_size`` (0: the default)."""
-    return min(page_size or DEFAULT_PAGE, MAX_EVENTS_PAGE)
+def page_limit(requested: int) -> int:
+    """The events a page holds for a request's ``page_size`` (``page_size``'s rule: 0 is
+    the default, more than the cap is the cap, a negative size is INVALID_ARGUMENT)."""
+    return page_size(requested, DEFAULT_PAGE, MAX_EVENTS_PAGE)
 
 
 async def events_page(

@@ -1,11 +1,13 @@
-"""Keyset page tokens (AIP-158): a page ends at its last item's time and key, and the next
-page starts after it, so an item added or removed between two reads moves nothing past the
-cursor (an offset would repeat or skip one). A token is opaque to clients; one that this
-code did not write is INVALID_ARGUMENT, never a fault further down (PostgreSQL refuses a
-NUL in a text and a time out of range).
+"""A request's page size, one rule for every list (:func:`page_size`), and keyset page
+tokens (AIP-158): a page ends at its last item's time and key, and the next page starts
+after it, so an item added or removed between two reads moves nothing past the cursor (an
+offset would repeat or skip one). A token is opaque to clients; one that this code did
+not write is INVALID_ARGUMENT, never a fault further down (PostgreSQL refuses a NUL in a
+text and a time out of range).
 
 Use::
 
+    limit = page_size(request.page_size, DEFAULT_PAGE, MAX_PAGE)
     token = key_token(last.created_at, last.table_id)
     after = key_token_back(request.page_token)  # None on the first page
 """
@@ -17,6 +19,16 @@ import binascii
 from datetime import UTC, datetime
 
 from services.platform.errors import InvalidArgument
+
+
+def page_size(requested: int, default: int, cap: int, *, refusal: str | None = None) -> int:
+    """The items a page holds for a request's ``page_size`` (AIP-158): a negative size is
+    INVALID_ARGUMENT (``refusal``, or "page_size must not be negative, got -1"); 0 means
+    ``default``; a size larger than ``cap`` is ``cap`` (and so is a default above it).
+    Every list RPC's page size goes through here, so none reaches a store negative."""
+    if requested < 0:
+        raise InvalidArgument(refusal or f"page_size must not be negative, got {requested}")
+    return min(requested or default, cap)
 
 
 def key_token(at: datetime, key: str) -> str:

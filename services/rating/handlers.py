@@ -28,6 +28,7 @@ from uuid import UUID
 
 import structlog
 
+from services.platform import pages
 from services.platform.errors import InvalidArgument, NotFound
 from services.rating import domain
 from services.rating.domain import (
@@ -264,9 +265,7 @@ class HistoryPage:
 async def history(
     reader: Reader, player_id: str, key: LadderKey, page_size: int, before_player_seq: int
 ) -> HistoryPage:
-    if page_size < 0:
-        raise InvalidArgument(f"page_size must not be negative, got {page_size}")
-    size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
+    size = pages.page_size(page_size, DEFAULT_PAGE, MAX_PAGE)
     found = await reader.history(player_id, key, before_player_seq, size + 1)
     page = found[:size]
     return HistoryPage(page, page[-1].player_seq if len(found) > size else 0)
