@@ -40,13 +40,15 @@ class _Deadline:
 async def _save(
     unit: Unit,
     before: Draft | None,
-    events: Sequence[DraftEvent],
+    decision: session.Decision,
     written: _Deadline | None = None,
 ) -> Draft | None:
+    """``decision``'s events appended and the draft's row written as its state leaves it
+    (the state the decision folded, not folded again here)."""
+    events = decision.events
     if not events:
         return before
-    after = session.fold(events, before)
-    assert after is not None
+    after = decision.state
     await unit.append(draft_stream(after.draft_id), before.version if before else 0, events)
     due = await _save_row(unit, after)
     if written is not None:
@@ -72,10 +74,10 @@ async def _command(
     ctx: Context,
     request: Request,
     draft_id: str,
-    decide: Callable[[Draft | None], Sequence[DraftEvent]],
+    decide: Callable[[Draft | None], session.Decision],
 ) -> DraftChanged:
-    """A seat's command on a draft: its row locked, its state loaded, ``decide``'s events
-    saved, and the deadline they write woken once committed."""
+    """A seat's command on a draft: its row locked, its state loaded, ``decide``'s
+    decision saved, and the deadline it writes woken once committed."""
     written = _Deadline()
 
     async def work(unit: Unit) -> DraftChanged:
@@ -109,7 +111,7 @@ async def create_draft(
                 busy = await unit.open_draft_of(player.player_id)
                 if busy is not None:
                     raise PendingObligation(f"{player.name} is in draft {busy} already")
-        events = session.create(
+        decision = session.create(
             existing,
             draft_id,
             ladder,
@@ -121,8 +123,8 @@ async def create_draft(
             ctx.pick_seconds,
             ctx.inactivity_seconds,
         )
-        await _save(unit, existing, events, written)
-        return DraftStarted(bool(events))
+        await _save(unit, existing, decision, written)
+        return DraftStarted(bool(decision.events))
 
     started = await ctx.store.run(work, request)
     written.wake(ctx)

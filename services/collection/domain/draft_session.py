@@ -1,5 +1,9 @@
 """A draft session (RULES.md 8) as an aggregate: a fold of its stream and its decisions.
 
+Each command returns a :class:`Decision`: its events and the draft they lead to,
+folded once, here; saving writes that draft and never folds the same events again
+(``fold(decision.events, before) == decision.state`` is what the tests hold it to).
+
 Two participants each get three temporary boosters (``draft.draw_pool``, drawn by the
 handler and recorded whole in ``DraftCreated``). A participant reveals cards and picks
 five that make a legal deck within the pick window (3 minutes); a pick that would leave
@@ -162,6 +166,27 @@ def fold(events: Sequence[DraftEvent], state: Draft | None = None) -> Draft | No
     return state
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a command decided: its events, and the draft after them (the draft it was
+    decided on when there are none)."""
+
+    events: list[DraftEvent]
+    state: Draft
+
+    @classmethod
+    def folding(cls, draft: Draft, events: list[DraftEvent]) -> Decision:
+        """``events`` decided on ``draft``, folded onto it."""
+        after = fold(events, draft)
+        assert after is not None
+        return cls(events, after)
+
+    def then(self, events: list[DraftEvent]) -> Decision:
+        """This decision followed by ``events`` decided on its draft."""
+        after = Decision.folding(self.state, events)
+        return Decision([*self.events, *after.events], after.state)
+
+
 def create(
     existing: Draft | None,
     draft_id: str,
@@ -173,7 +198,7 @@ def create(
     now: datetime,
     pick_seconds: float = PICK_SECONDS,
     inactivity_seconds: float = INACTIVITY_SECONDS,
-) -> list[DraftEvent]:
+) -> Decision:
     """Start the draft; nothing when it exists with the same participants (a retry)."""
     ids = {p.player_id for p in players}
     if len(ids) != 2 or "" in ids:
@@ -181,23 +206,22 @@ def create(
     if existing is not None:
         if {s.player.player_id for s in existing.seats} != ids:
             raise AlreadyExists(f"draft {draft_id} exists with other participants")
-        return []
+        return Decision([], existing)
     participants = (
         DraftParticipant(players[0], tag_pool(0, pools[0])),
         DraftParticipant(players[1], tag_pool(1, pools[1])),
     )
-    return [
-        DraftCreated(
-            draft_id,
-            ladder,
-            season,
-            pairing_id,
-            participants,
-            now + timedelta(seconds=pick_seconds),
-            now + timedelta(seconds=inactivity_seconds),
-            now,
-        )
-    ]
+    created = DraftCreated(
+        draft_id,
+        ladder,
+        season,
+        pairing_id,
+        participants,
+        now + timedelta(seconds=pick_seconds),
+        now + timedelta(seconds=inactivity_seconds),
+        now,
+    )
+    return Decision([created], evolve(None, created))
 
 
 def _open_for(draft: Draft | None, draft_id: str, player_id: str, now: datetime) -> int:
@@ -223,7 +247,7 @@ def reveal(
     slots: Sequence[int],
     now: datetime,
     inactivity_seconds: float = INACTIVITY_SECONDS,
-) -> list[DraftEvent]:
+) -> Decision:
     if not 0 <= booster < 3:
         raise InvalidArgument(f"booster {booster} does not exist; boosters are 0, 1 and 2")
     bad = [s for s in slots if not 0 <= s < 5]
@@ -234,11 +258,12 @@ def reveal(
     seat = draft.seats[index]
     wanted = dict.fromkeys(slots or range(5))
     inactive = now + timedelta(seconds=inactivity_seconds)
-    return [
+    revealed: list[DraftEvent] = [
         DraftCardRevealed(draft_id, player_id, booster, slot, card.id, inactive)
         for slot in wanted
         if (card := seat.pool[booster * 5 + slot]).id not in seat.revealed
     ]
+    return Decision.folding(draft, revealed)
 
 
 def pick(
@@ -248,7 +273,7 @@ def pick(
     card_id: str,
     now: datetime,
     inactivity_seconds: float = INACTIVITY_SECONDS,
-) -> list[DraftEvent]:
+) -> Decision:
     index = _open_for(draft, draft_id, player_id, now)
     assert draft is not None
     seat = draft.seats[index]
@@ -274,22 +299,22 @@ def pick(
         False,
         now + timedelta(seconds=inactivity_seconds),
     )
-    after = evolve(draft, picked)
-    return [picked, *_completion(after)]
+    return _completion(Decision([picked], evolve(draft, picked)))
 
 
-def _completion(draft: Draft) -> list[DraftEvent]:
+def _completion(decision: Decision) -> Decision:
+    """``decision``, and the draft's completion should it leave every deck done."""
+    draft = decision.state
     if not all(s.done for s in draft.seats):
-        return []
-    return [
-        DraftCompleted(
-            draft.draft_id,
-            draft.ladder,
-            draft.season,
-            (_deck(draft.seats[0]), _deck(draft.seats[1])),
-            match_id_for(draft.draft_id),
-        )
-    ]
+        return decision
+    completed = DraftCompleted(
+        draft.draft_id,
+        draft.ladder,
+        draft.season,
+        (_deck(draft.seats[0]), _deck(draft.seats[1])),
+        match_id_for(draft.draft_id),
+    )
+    return decision.then([completed])
 
 
 def _deck(seat: Seat) -> DraftedDeck:
@@ -304,26 +329,25 @@ def due(draft: Draft) -> datetime | None:
     return min([draft.pick_deadline, *idle])
 
 
-def expire(draft: Draft, now: datetime, rng: Random) -> list[DraftEvent]:
+def expire(draft: Draft, now: datetime, rng: Random) -> Decision:
     """What the deadlines decide at ``now``: inactivity forfeits first (120 s < 3 min),
     else at the pick deadline a random legal completion of each unfinished deck."""
     if draft.status is not Status.PICKING:
-        return []
+        return Decision([], draft)
     idle = tuple(s.player.player_id for s in draft.seats if not s.done and s.inactive_at <= now)
     if idle:
         others = [s.player.player_id for s in draft.seats if s.player.player_id not in idle]
-        return [
-            DraftForfeited(
-                draft.draft_id,
-                draft.ladder,
-                draft.season,
-                idle,
-                others[0] if others else "",
-                (draft.seats[0].player, draft.seats[1].player),
-            )
-        ]
+        forfeited = DraftForfeited(
+            draft.draft_id,
+            draft.ladder,
+            draft.season,
+            idle,
+            others[0] if others else "",
+            (draft.seats[0].player, draft.seats[1].player),
+        )
+        return Decision([forfeited], evolve(draft, forfeited))
     if now < draft.pick_deadline:
-        return []
+        return Decision([], draft)
     events: list[DraftEvent] = []
     state = draft
     for seat in draft.seats:
@@ -334,4 +358,4 @@ def expire(draft: Draft, now: datetime, rng: Random) -> list[DraftEvent]:
             )
             events.append(event)
             state = evolve(state, event)
-    return [*events, *_completion(state)]
+    return _completion(Decision(events, state))

@@ -51,11 +51,10 @@ def every_event() -> list[CollectionEvent]:
     chosen, moved = picked
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
     players = (PlayerRef("a", "A"), PlayerRef("b", "B"))
-    draft_events = session.create(None, "d1", "draft", 0, "pair", players, pools, T0)
-    draft = session.fold(draft_events)
-    assert draft is not None
+    started = session.create(None, "d1", "draft", 0, "pair", players, pools, T0)
+    draft = started.state
     end = session.expire(draft, draft.pick_deadline, rng)  # both idle: forfeit
-    draft_events += end
+    draft_events = [*started.events, *end.events]
     reveal = DraftCardRevealed("d1", "a", 1, 2, "a-b1-2", T0 + timedelta(seconds=120))
     return [
         *granted,
@@ -108,12 +107,11 @@ def test_a_completed_draft_carries_both_decks_in_full() -> None:
     rng = Random(8)
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
     players = (PlayerRef("a", "A"), PlayerRef("b", "B"))
-    draft = session.fold(session.create(None, "d1", "draft", 0, "p", players, pools, T0))
-    assert draft is not None
+    draft = session.create(None, "d1", "draft", 0, "p", players, pools, T0).state
     # Both keep acting, so the deadline completes their decks rather than forfeits them.
     awake = [replace(s, inactive_at=draft.pick_deadline + timedelta(1)) for s in draft.seats]
     active = replace(draft, seats=(awake[0], awake[1]))
-    events = session.expire(active, draft.pick_deadline, rng)
+    events = session.expire(active, draft.pick_deadline, rng).events
     completed = events[-1]
     payload = codec.message(completed)
     assert isinstance(payload, ev.DraftCompleted)

@@ -12,7 +12,6 @@ from services.collection.domain.draft import draw_pool, legal_completions
 from services.collection.domain.events import (
     DraftCardPicked,
     DraftCompleted,
-    DraftEvent,
     DraftForfeited,
     PlayerRef,
 )
@@ -27,16 +26,16 @@ BEA = PlayerRef("bea", "Bea")
 def created(seed: int = 3) -> session.Draft:
     rng = Random(seed)
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
-    events = session.create(None, "d1", "draft", 0, "pair1", (ANN, BEA), pools, T0)
-    state = session.fold(events)
-    assert state is not None
-    return state
+    decision = session.create(None, "d1", "draft", 0, "pair1", (ANN, BEA), pools, T0)
+    assert session.fold(decision.events) == decision.state
+    return decision.state
 
 
-def apply(state: session.Draft, events: list[DraftEvent]) -> session.Draft:
-    after = session.fold(events, state)
-    assert after is not None
-    return after
+def apply(state: session.Draft, decision: session.Decision) -> session.Draft:
+    """The draft ``decision`` leaves, which is its events folded onto ``state``: decided
+    once, never folded again to be saved."""
+    assert session.fold(decision.events, state) == decision.state
+    return decision.state
 
 
 def test_draft_card_ids_are_unique_across_both_participants() -> None:
@@ -48,7 +47,9 @@ def test_draft_card_ids_are_unique_across_both_participants() -> None:
 def test_a_retry_creates_nothing_and_other_participants_are_refused() -> None:
     state = created()
     pools = (state.seats[0].pool, state.seats[1].pool)
-    assert session.create(state, "d1", "draft", 0, "p", (BEA, ANN), pools, T0) == []
+    assert session.create(state, "d1", "draft", 0, "p", (BEA, ANN), pools, T0) == (
+        session.Decision([], state)
+    )
     with pytest.raises(AlreadyExists):
         session.create(state, "d1", "draft", 0, "p", (ANN, PlayerRef("x", "X")), pools, T0)
 
@@ -88,9 +89,8 @@ def test_a_pick_that_would_leave_no_legal_deck_is_refused() -> None:
     if len(fives) < 2 and len(fours) < 3:
         pytest.skip("this pool has no way to break the star limits")
     now = T0 + timedelta(seconds=1)
-    state = apply(
-        state, [e for b in range(3) for e in session.reveal(state, "d1", "ann", b, [], now)]
-    )
+    for booster in range(3):
+        state = apply(state, session.reveal(state, "d1", "ann", booster, [], now))
     picked = 0
     with pytest.raises(session.PickRefused, match="no legal deck") as refused:
         for card in fives if len(fives) >= 2 else fours:
@@ -114,8 +114,10 @@ def test_the_deadline_completes_both_decks_legally_with_the_picks_kept() -> None
             seat = state.seats[state.seat_index(who)]
             hidden = [s for s in range(5) if seat.pool[10 + s].id not in seat.revealed]
             state = apply(state, session.reveal(state, "d1", who, 2, hidden[:1], at))
-    assert session.expire(state, T0 + timedelta(seconds=179), Random(1)) == []
-    events = session.expire(state, state.pick_deadline, Random(1))
+    assert session.expire(state, T0 + timedelta(seconds=179), Random(1)).events == []
+    decision = session.expire(state, state.pick_deadline, Random(1))
+    assert apply(state, decision).status is session.Status.COMPLETED
+    events = decision.events
     assert all(isinstance(e, DraftCardPicked) and e.auto_picked for e in events[:-1])
     done = events[-1]
     assert isinstance(done, DraftCompleted) and done.match_id == session.match_id_for("d1")
@@ -130,12 +132,12 @@ def test_a_participant_idle_for_120_seconds_forfeits_and_the_other_wins() -> Non
     state = created()
     state = apply(state, session.reveal(state, "d1", "bea", 0, [0], T0 + timedelta(seconds=60)))
     assert session.due(state) == T0 + timedelta(seconds=120)
-    events = session.expire(state, T0 + timedelta(seconds=120), Random(1))
+    decision = session.expire(state, T0 + timedelta(seconds=120), Random(1))
     # Both participants with their names: the rating service rates the forfeit by them.
-    assert events == [DraftForfeited("d1", "draft", 0, ("ann",), "bea", (ANN, BEA))]
-    assert apply(state, events).status is session.Status.FORFEITED
+    assert decision.events == [DraftForfeited("d1", "draft", 0, ("ann",), "bea", (ANN, BEA))]
+    assert apply(state, decision).status is session.Status.FORFEITED
     with pytest.raises(session.DraftOver):
-        session.reveal(apply(state, events), "d1", "bea", 0, [1], T0 + timedelta(seconds=121))
+        session.reveal(apply(state, decision), "d1", "bea", 0, [1], T0 + timedelta(seconds=121))
 
 
 def test_a_reveal_or_pick_after_120_idle_seconds_is_refused_the_seat_forfeits() -> None:
@@ -145,7 +147,7 @@ def test_a_reveal_or_pick_after_120_idle_seconds_is_refused_the_seat_forfeits() 
     state = created()
     card = legal_picks(state, 0)[0]
     index = next(i for i, c in enumerate(state.seats[0].pool) if c.id == card)
-    assert session.reveal(state, "d1", "ann", 0, [0], T0 + timedelta(seconds=119.999))
+    assert session.reveal(state, "d1", "ann", 0, [0], T0 + timedelta(seconds=119.999)).events
     for late in (120, 125):
         at = T0 + timedelta(seconds=late)
         with pytest.raises(session.DraftOver, match="in time: you forfeit"):
@@ -153,7 +155,7 @@ def test_a_reveal_or_pick_after_120_idle_seconds_is_refused_the_seat_forfeits() 
     shown = apply(state, session.reveal(state, "d1", "ann", index // 5, [index % 5], T0))
     with pytest.raises(session.DraftOver, match="in time: you forfeit"):
         session.pick(shown, "d1", "ann", card, T0 + timedelta(seconds=120))
-    forfeit = session.expire(state, T0 + timedelta(seconds=120), Random(1))
+    forfeit = session.expire(state, T0 + timedelta(seconds=120), Random(1)).events
     assert isinstance(forfeit[0], DraftForfeited) and forfeit[0].forfeiting == ("ann", "bea")
 
 
@@ -168,4 +170,4 @@ def test_at_the_pick_deadline_the_window_is_closed_as_the_completion_runs() -> N
     card = next(iter(state.seats[0].revealed))
     with pytest.raises(session.DraftOver, match="pick window"):
         session.pick(state, "d1", "ann", card, state.pick_deadline)
-    assert session.expire(state, state.pick_deadline, Random(1))
+    assert session.expire(state, state.pick_deadline, Random(1)).events

@@ -22,11 +22,9 @@ BEA = PlayerRef("bea", "Bea")
 def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
     rng = Random(2)
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
-    state = session.fold(session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0))
-    assert state is not None
+    state = session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0).state
     now = T0 + timedelta(seconds=3)
-    state = session.fold(session.reveal(state, "d1", "ann", 1, [0, 4], now), state)
-    assert state is not None
+    state = session.reveal(state, "d1", "ann", 1, [0, 4], now).state
     view = views.draft(state, "ann")
     raw = view.SerializeToString()
     mine = state.seats[0].pool
@@ -64,15 +62,12 @@ def test_a_player_whose_deck_is_picked_is_shown_no_forfeit_deadline() -> None:
     and they never forfeit; the opponent still picking keeps theirs."""
     rng = Random(3)
     pools = (draw_pool(list(CATALOG), rng), draw_pool(list(CATALOG), rng))
-    state = session.fold(session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0))
-    assert state is not None
+    state = session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0).state
     now = T0 + timedelta(seconds=1)
     for booster in range(3):  # every card revealed first, as a player does
-        state = session.fold(session.reveal(state, "d1", "ann", booster, [], now), state)
-        assert state is not None
+        state = session.reveal(state, "d1", "ann", booster, [], now).state
     for card in legal_completions((), state.seats[0].pool)[0]:
-        state = session.fold(session.pick(state, "d1", "ann", card.id, now), state)
-        assert state is not None
+        state = session.pick(state, "d1", "ann", card.id, now).state
     assert state.seats[0].done and state.status is session.Status.PICKING
     assert not views.draft(state, "ann").HasField("inactivity_deadline_time")
     assert views.draft(state, "bea").HasField("inactivity_deadline_time")
