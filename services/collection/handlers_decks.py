@@ -22,7 +22,7 @@ from services.collection.handlers import Context, PendingObligation
 from services.collection.results import CopiesChanged, DeckChanged, DeckRecord, DeckResolved
 from services.collection.store import Request, Unit
 from services.platform.errors import InvalidArgument, NotFound, short_id
-from services.rules import Side, Violation
+from services.rules import Violation
 from services.rules.deck import (
     BOARD_HANDS,
     DECK_SIZE,
@@ -207,7 +207,7 @@ def draw_bot_deck(ctx: Context, request_id: str, hand_size: int) -> list[Charact
     rng = Random(uuid5(NAMESPACE_URL, f"triad:bot-deck:{request_id}").int)
     pool = [c for c in ctx.catalog if c.stars <= 4]
     if hand_size and hand_size != DECK_SIZE:
-        return [c for c, _, _ in decks.deal_house_hand(pool, hand_size, rng)]
+        return [card.character for card in decks.deal_house_hand(pool, hand_size, rng)]
     while True:
         deck = rng.sample(pool, DECK_SIZE)
         entries = [DeckEntry(c.id, c.id, c.stars) for c in deck]
@@ -215,9 +215,7 @@ def draw_bot_deck(ctx: Context, request_id: str, hand_size: int) -> list[Charact
             return deck
 
 
-def deal_house_hand(
-    ctx: Context, request_id: str, hand_size: int
-) -> tuple[tuple[Character, Side | None, bool], ...]:
+def deal_house_hand(ctx: Context, request_id: str, hand_size: int) -> tuple[decks.HouseCard, ...]:
     """A house hand (RULES.md 11) of ``hand_size`` from the whole catalog, 5% holo; the
     same request id deals the same hand (the match records it; nothing is stored here,
     as the cards never enter a collection)."""

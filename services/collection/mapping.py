@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from triad.v1 import common_pb2 as pb
 
 from services.collection.domain.catalog import Character, shipped_catalog
+from services.collection.domain.decks import HouseCard
 from services.collection.domain.draft import DraftCard
 from services.collection.domain.events import (
     BoosterDraw,
@@ -167,13 +168,14 @@ def bot_card(card_id: str, value: Character) -> pb.Card:
     )
 
 
-def house_card(card_id: str, value: Character, holo_side: Side | None, holo: bool) -> pb.Card:
+def house_card(card_id: str, dealt: HouseCard) -> pb.Card:
     """A house hand's card (RULES.md 11): a catalog character, maybe Holographic, owned
     by nobody."""
+    value, holo_side = dealt.character, dealt.holo_side
     return pb.Card(
         card_id=card_id,
         origin=pb.CARD_ORIGIN_HOUSE,
-        **_printed(value, holo, holo_side, with_holo(value.sides, holo_side)),
+        **_printed(value, dealt.holo, holo_side, with_holo(value.sides, holo_side)),
     )
 
 

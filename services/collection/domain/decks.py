@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from random import Random
 
 from services.collection.domain.catalog import Character
@@ -242,12 +243,20 @@ HOUSE_HOLO_CHANCE = 0.05
 """RULES.md 11: a house hand's card is Holographic with probability 5%, like Draft's."""
 
 
-def deal_house_hand(
-    catalog: Sequence[Character], size: int, rng: Random
-) -> tuple[tuple[Character, Side | None, bool], ...]:
+@dataclass(frozen=True, slots=True)
+class HouseCard:
+    """A house hand's card (RULES.md 11): a catalog character, maybe Holographic (its
+    bonus side then, None when it has none below A), owned by nobody."""
+
+    character: Character
+    holo_side: Side | None
+    holo: bool
+
+
+def deal_house_hand(catalog: Sequence[Character], size: int, rng: Random) -> tuple[HouseCard, ...]:
     """**Decision** (RULES.md 11, house hands): a legal hand of ``size`` drawn at random
     from the whole catalog, each card Holographic with probability 5% (its side drawn
-    among those below A): (character, holo side, holo) per card. Characters are taken
+    among those below A). Characters are taken
     in random order, each kept if the hand's star limits still hold (always a hand when
     the catalog has enough characters of 3★ or less)."""
     if size not in STAR_LIMITS:
@@ -267,7 +276,7 @@ def deal_house_hand(
     for character in hand:
         holo = rng.random() < HOUSE_HOLO_CHANCE
         sides = holo_candidates(character.sides)
-        dealt.append((character, rng.choice(sides) if holo and sides else None, holo))
+        dealt.append(HouseCard(character, rng.choice(sides) if holo and sides else None, holo))
     return tuple(dealt)
 
 

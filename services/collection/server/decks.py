@@ -164,8 +164,8 @@ class DeckRpcs:
             hand = handlers_decks.deal_house_hand(self._ctx, request_id, request.hand_size or 5)
             return c.CollectionServiceDrawBotDeckResponse(
                 cards=[
-                    house_card(handlers_decks.house_card_id(request_id, n), x, side, holo)
-                    for n, (x, side, holo) in enumerate(hand)
+                    house_card(handlers_decks.house_card_id(request_id, n), card)
+                    for n, card in enumerate(hand)
                 ]
             )
         deck = handlers_decks.draw_bot_deck(self._ctx, request_id, request.hand_size)

@@ -69,7 +69,7 @@ def test_a_house_hand_is_a_legal_hand_from_the_whole_catalog_the_same_for_a_retr
     hand = handlers_decks.deal_house_hand(ctx, "start-1:p1", size)
     assert hand == handlers_decks.deal_house_hand(ctx, "start-1:p1", size)
     assert hand != handlers_decks.deal_house_hand(ctx, "start-1:p2", size)
-    entries = [DeckEntry(c.id, c.id, c.stars) for c, _, _ in hand]
+    entries = [DeckEntry(c.character.id, c.character.id, c.character.stars) for c in hand]
     assert len(entries) == size and validate_deck(entries) == ()
     ids = {handlers_decks.house_card_id("start-1:p1", n) for n in range(size)}
     assert len(ids) == size
@@ -80,10 +80,10 @@ def test_house_hands_are_holographic_one_card_in_twenty_and_reach_every_rank(
 ) -> None:
     rng = Random(3)
     cards = [card for _ in range(400) for card in decks.deal_house_hand(list(ctx.catalog), 13, rng)]
-    holo = sum(1 for _, _, h in cards if h)
+    holo = sum(1 for card in cards if card.holo)
     assert 0.035 < holo / len(cards) < 0.065  # 5,200 cards: 5% within about 4 sigma
-    assert all(side is not None for _, side, h in cards if h and side is not None)
-    ranks = Counter(c.stars for c, _, _ in cards)
+    assert all(card.holo for card in cards if card.holo_side is not None)
+    ranks = Counter(card.character.stars for card in cards)
     assert set(ranks) == {1, 2, 3, 4, 5}
     most_fives, _ = STAR_LIMITS[13]
     assert ranks[5] <= 400 * most_fives
