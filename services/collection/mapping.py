@@ -2,7 +2,7 @@
 request fields every RPC reads the same way (paging, filters, lock holders).
 
 Event payloads are ``codec.py``'s; per-player views (trades, drafts, decks) are
-``views.py``'s. Both build on the value mappers here.
+``presenter.py``'s. Both build on the value mappers here.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ One servicer, its RPCs grouped by what they serve:
   collection's notices announce changes (not an RPC: ``main.py`` runs its publisher).
 
 Requests are read with ``services.platform.edge`` and ``mapping.py``; answers are built
-by ``mapping.py`` and ``views.py``. Servicers call handlers, never the store.
+by ``mapping.py`` and ``presenter.py``. Servicers call handlers, never the store.
 """
 
 from __future__ import annotations

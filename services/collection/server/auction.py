@@ -14,7 +14,7 @@ from google.protobuf.duration_pb2 import Duration
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 
-from services.collection import handlers_auction, views
+from services.collection import handlers_auction, presenter
 from services.collection.domain.auction import (
     MAX_PRICE,
     AuctionOrder,
@@ -175,7 +175,7 @@ class AuctionRpcs:
         done = await handlers_auction.buy_listing(self._ctx, key, player, listing_id)
         found = await handlers_auction.listing(self._ctx, listing_id)
         return c.CollectionServiceBuyListingResponse(
-            listing=listing(found), balance=views.balance(done.balance)
+            listing=listing(found), balance=presenter.balance(done.balance)
         )
 
     async def ListAuction(

@@ -6,7 +6,7 @@ from typing import Any
 
 from triad.v1 import collection_pb2 as c
 
-from services.collection import handlers, handlers_economy, views
+from services.collection import handlers, handlers_economy, presenter
 from services.collection.domain.catalog import CatalogFilter
 from services.collection.domain.events import PlayerRef
 from services.collection.handlers import Context
@@ -76,7 +76,7 @@ class CopyRpcs:
         chunk = [x for x in found if after is None or (x.acquired_at, x.copy_id) > after]
         last = chunk[limit - 1] if len(chunk) > limit else None
         return c.CollectionServiceListCopiesResponse(
-            entries=[views.entry(x, locks.get(x.copy_id)) for x in chunk[:limit]],
+            entries=[presenter.entry(x, locks.get(x.copy_id)) for x in chunk[:limit]],
             next_page_token="" if last is None else key_token(last.acquired_at, last.copy_id),
             total_size=len(found),
         )
@@ -92,7 +92,7 @@ class CopyRpcs:
             f"you have no {card_label(copy_id)}",
         )
         lock = (await handlers.copy_locks(self._ctx, [copy_id])).get(copy_id)
-        return c.CollectionServiceGetCopyResponse(entry=views.entry(found, lock))
+        return c.CollectionServiceGetCopyResponse(entry=presenter.entry(found, lock))
 
     async def GrantStarterCollection(
         self, request: c.CollectionServiceGrantStarterCollectionRequest, context: Any
@@ -106,7 +106,7 @@ class CopyRpcs:
         copies = await handlers.copies_granted(self._ctx, done.grant_id)
         balance = await handlers_economy.balance(self._ctx, player)
         return c.CollectionServiceGrantStarterCollectionResponse(
-            copies=[owned_copy(x) for x in copies], balance=views.balance(balance)
+            copies=[owned_copy(x) for x in copies], balance=presenter.balance(balance)
         )
 
     async def GrantCopies(

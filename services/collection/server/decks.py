@@ -8,7 +8,7 @@ from typing import Any
 from triad.v1 import collection_pb2 as c
 from triad.v1 import common_pb2 as pb
 
-from services.collection import handlers, handlers_decks, views
+from services.collection import handlers, handlers_decks, presenter
 from services.collection.handlers import Context
 from services.collection.mapping import bot_card, copy_card, holder_of, house_card, keyed
 from services.collection.results import DeckRecord
@@ -27,7 +27,7 @@ class DeckRpcs:
             self._ctx, player, record.copy_ids, saved=True
         )
         copies = await handlers.copies(self._ctx, player, record.copy_ids)
-        return views.deck(record, copies, broken)
+        return presenter.deck(record, copies, broken)
 
     async def SaveDeck(
         self, request: c.CollectionServiceSaveDeckRequest, context: Any
@@ -122,7 +122,7 @@ class DeckRpcs:
             self._ctx, player, copy_ids, request.hand_size, saved=which == "deck_id"
         )
         return c.CollectionServiceValidateDeckResponse(
-            valid=not broken, violations=views.violations(broken)
+            valid=not broken, violations=presenter.violations(broken)
         )
 
     async def ResolveDeckForMatch(

@@ -8,7 +8,7 @@ from typing import Any
 from triad.v1 import collection_pb2 as c
 
 from services.collection import handlers_economy as economy
-from services.collection import views
+from services.collection import presenter
 from services.collection.domain import wealth
 from services.collection.domain.events import CurrencyReason
 from services.collection.handlers import Context
@@ -34,7 +34,7 @@ class EconomyRpcs:
     ) -> c.CollectionServiceGetBalanceResponse:
         player = require_bound(request.player_id, "player_id")
         balance = await economy.balance(self._ctx, player)
-        return c.CollectionServiceGetBalanceResponse(balance=views.balance(balance))
+        return c.CollectionServiceGetBalanceResponse(balance=presenter.balance(balance))
 
     async def CreditCurrency(
         self, request: c.CollectionServiceCreditCurrencyRequest, context: Any
@@ -44,7 +44,7 @@ class EconomyRpcs:
         reference = request.reference_id or request_id
         key = Request.of(player, request_id, "credit", amount, reason, reference)
         done = await economy.credit(self._ctx, key, player, amount, reason, reference)
-        return c.CollectionServiceCreditCurrencyResponse(balance=views.balance(done))
+        return c.CollectionServiceCreditCurrencyResponse(balance=presenter.balance(done))
 
     async def SpendCurrency(
         self, request: c.CollectionServiceSpendCurrencyRequest, context: Any
@@ -55,7 +55,7 @@ class EconomyRpcs:
         key = Request.of(player, request_id, "spend", amount, reason, request.reference_id)
         reference = request.reference_id or request_id
         done = await economy.spend(self._ctx, key, player, amount, reason, reference)
-        return c.CollectionServiceSpendCurrencyResponse(balance=views.balance(done))
+        return c.CollectionServiceSpendCurrencyResponse(balance=presenter.balance(done))
 
     async def GetBoosterOdds(
         self, request: c.CollectionServiceGetBoosterOddsRequest, context: Any
@@ -65,9 +65,9 @@ class EconomyRpcs:
             player = require(request.player_id, "player")
             since = await economy.boosters_since_pity(self._ctx, player)
         return c.CollectionServiceGetBoosterOddsResponse(
-            odds=views.odds(),
+            odds=presenter.odds(),
             boosters_since_pity=since,
-            draft_slots=views.draft_odds(list(self._ctx.catalog)),
+            draft_slots=presenter.draft_odds(list(self._ctx.catalog)),
         )
 
     async def GetSeedCommitment(
@@ -75,7 +75,7 @@ class EconomyRpcs:
     ) -> c.CollectionServiceGetSeedCommitmentResponse:
         player = require_bound(request.player_id, "player_id")
         seed = await economy.seed_commitment(self._ctx, player)
-        return c.CollectionServiceGetSeedCommitmentResponse(commitment=views.commitment(seed))
+        return c.CollectionServiceGetSeedCommitmentResponse(commitment=presenter.commitment(seed))
 
     async def SetClientSeed(
         self, request: c.CollectionServiceSetClientSeedRequest, context: Any
@@ -88,9 +88,9 @@ class EconomyRpcs:
         found = await economy.seed_records(self._ctx, player, done.seed_id, done.revealed or "")
         response = c.CollectionServiceSetClientSeedResponse()
         if done.seed_id in found:
-            response.commitment.CopyFrom(views.commitment(found[done.seed_id]))
+            response.commitment.CopyFrom(presenter.commitment(found[done.seed_id]))
         if done.revealed in found:
-            response.revealed_seed.CopyFrom(views.server_seed(found[done.revealed]))
+            response.revealed_seed.CopyFrom(presenter.server_seed(found[done.revealed]))
         return response
 
     async def OpenBooster(
@@ -106,7 +106,7 @@ class EconomyRpcs:
         done = await economy.open_booster(self._ctx, key, player, request.expected_server_seed_hash)
         draw = await economy.booster_draw(self._ctx, done.draw_id)
         return c.CollectionServiceOpenBoosterResponse(
-            draw=booster_draw(draw), balance=views.balance(done.balance)
+            draw=booster_draw(draw), balance=presenter.balance(done.balance)
         )
 
     async def ListBoosterDraws(
@@ -139,5 +139,5 @@ class EconomyRpcs:
             lambda s: key_token(s.committed_at, s.seed_id),
         )
         return c.CollectionServiceListServerSeedsResponse(
-            seeds=[views.server_seed(s) for s in found], next_page_token=token
+            seeds=[presenter.server_seed(s) for s in found], next_page_token=token
         )

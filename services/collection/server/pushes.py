@@ -30,7 +30,7 @@ from services.collection import (
     handlers_drafts,
     handlers_economy,
     handlers_trades,
-    views,
+    presenter,
 )
 from services.collection.handlers import Context
 from services.collection.server.auction import listing
@@ -40,16 +40,16 @@ log = structlog.get_logger()
 
 
 async def balance_view(ctx: Context, player: str) -> pb.Balance:
-    return views.balance(await handlers_economy.balance(ctx, player))
+    return presenter.balance(await handlers_economy.balance(ctx, player))
 
 
 async def trade_view(ctx: Context, trade_id: str, player: str) -> pb.Trade:
     """The trade as ``player`` sees it: to the winner the prompt, to the loser the notice."""
-    return views.trade(await handlers_trades.trade_for(ctx, trade_id, player), player)
+    return presenter.trade(await handlers_trades.trade_for(ctx, trade_id, player), player)
 
 
 async def draft_view(ctx: Context, draft_id: str, player: str) -> pb.DraftView:
-    return views.draft(await handlers_drafts.view(ctx, draft_id, player), player)
+    return presenter.draft(await handlers_drafts.view(ctx, draft_id, player), player)
 
 
 class Changed(enum.Enum):
@@ -96,7 +96,7 @@ async def pushes_for(ctx: Context, change: Change) -> list[tuple[str, Message]]:
                 # Never changed: nothing to tell, and no row at all for a player of
                 # another schema whose notice this database's channel carried.
                 return []
-            return [("balance", views.balance(held))]
+            return [("balance", presenter.balance(held))]
         case Changed.TRADE_COMPLETED:
             return [("trade_result", await trade_view(ctx, change.id, player))]
         case Changed.TRADE:

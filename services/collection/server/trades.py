@@ -7,7 +7,7 @@ from typing import Any
 
 from triad.v1 import collection_pb2 as c
 
-from services.collection import handlers_trades, views
+from services.collection import handlers_trades, presenter
 from services.collection.handlers import Context
 from services.platform.edge import bind, require, require_bound
 from services.platform.errors import InvalidArgument
@@ -40,7 +40,7 @@ class TradeRpcs:
         found = await handlers_trades.pending_trade(self._ctx, player)
         if found is None:
             return c.CollectionServiceGetPendingTradeResponse()
-        return c.CollectionServiceGetPendingTradeResponse(trade=views.trade(found, player))
+        return c.CollectionServiceGetPendingTradeResponse(trade=presenter.trade(found, player))
 
     async def ChooseTradeCard(
         self, request: c.CollectionServiceChooseTradeCardRequest, context: Any
@@ -52,7 +52,7 @@ class TradeRpcs:
         key = Request.of(player, require(request.request_id, "request_id"), trade_id, *copy_ids)
         await handlers_trades.choose_cards(self._ctx, key, trade_id, player, copy_ids)
         state = await handlers_trades.trade_for(self._ctx, trade_id, player)
-        return c.CollectionServiceChooseTradeCardResponse(trade=views.trade(state, player))
+        return c.CollectionServiceChooseTradeCardResponse(trade=presenter.trade(state, player))
 
     async def HasPendingObligations(
         self, request: c.CollectionServiceHasPendingObligationsRequest, context: Any
@@ -60,5 +60,5 @@ class TradeRpcs:
         player = require_bound(request.player_id, "player_id")
         found = await handlers_trades.obligations(self._ctx, player, request.current_match_id)
         return c.CollectionServiceHasPendingObligationsResponse(
-            blocked=bool(found), obligations=[views.obligation(o) for o in found]
+            blocked=bool(found), obligations=[presenter.obligation(o) for o in found]
         )

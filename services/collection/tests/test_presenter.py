@@ -8,7 +8,7 @@ from random import Random
 
 from triad.v1 import common_pb2 as pb
 
-from services.collection import views
+from services.collection import presenter
 from services.collection.domain import draft_session as session
 from services.collection.domain import trade
 from services.collection.domain.draft import draw_pool, legal_completions
@@ -25,7 +25,7 @@ def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
     state = session.create(None, "d1", "draft", 0, "p", (ANN, BEA), pools, T0).state
     now = T0 + timedelta(seconds=3)
     state = session.reveal(state, "d1", "ann", 1, [0, 4], now).state
-    view = views.draft(state, "ann")
+    view = presenter.draft(state, "ann")
     raw = view.SerializeToString()
     mine = state.seats[0].pool
     for card in state.seats[1].pool:
@@ -43,14 +43,14 @@ def test_a_draft_view_holds_only_the_players_revealed_cards() -> None:
 def test_a_trade_shows_the_winner_as_chooser_and_the_loser_as_giver() -> None:
     opened = trade.open_trade("m1", ANN, BEA, legal_copies(owner="bea"), T0)
     state = trade.evolve(None, opened, T0)
-    assert views.trade(state, "ann").my_role == pb.TRADE_ROLE_CHOOSER
-    as_loser = views.trade(state, "bea")
+    assert presenter.trade(state, "ann").my_role == pb.TRADE_ROLE_CHOOSER
+    as_loser = presenter.trade(state, "bea")
     assert as_loser.my_role == pb.TRADE_ROLE_GIVER
     assert as_loser.status == pb.TRADE_STATUS_AWAITING_CHOICE and len(as_loser.offered_copies) == 5
 
 
 def test_the_published_odds_are_the_weights_the_draw_uses() -> None:
-    odds = views.odds()
+    odds = presenter.odds()
     assert odds.algorithm == "hmac-sha256-v1" and odds.holo_probability == 0.05
     assert [round(sum(s.probability for s in slot.star_odds), 9) for slot in odds.slots] == [1] * 5
     assert odds.pity.booster_count == 10 and odds.pity.min_stars == 4
@@ -69,6 +69,6 @@ def test_a_player_whose_deck_is_picked_is_shown_no_forfeit_deadline() -> None:
     for card in legal_completions((), state.seats[0].pool)[0]:
         state = session.pick(state, "d1", "ann", card.id, now).state
     assert state.seats[0].done and state.status is session.Status.PICKING
-    assert not views.draft(state, "ann").HasField("inactivity_deadline_time")
-    assert views.draft(state, "bea").HasField("inactivity_deadline_time")
-    assert views.draft(state, "ann").HasField("pick_deadline_time")  # the draft's own end
+    assert not presenter.draft(state, "ann").HasField("inactivity_deadline_time")
+    assert presenter.draft(state, "bea").HasField("inactivity_deadline_time")
+    assert presenter.draft(state, "ann").HasField("pick_deadline_time")  # the draft's own end
