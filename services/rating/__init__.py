@@ -13,10 +13,10 @@ match); the gRPC API only reads. The rooms, imports pointing inward (edge -> han
 - ``read_models.py``: what the reads return: standings, placings, the top of a ladder,
   logged changes.
 - ``schema.py``: every migration: tables, lock order, the two server-side functions.
-- ``store.py``: the PostgreSQL adapters of the ports (``PostgresLadders`` in the
-  consumer's transaction, ``RatingReader`` on the pool).
-- ``memory.py``: the same ports in memory, held to the same contract
-  (``tests/test_store_contract.py``), so handler tests need no database.
+- ``store/``: the adapters of the ports: ``postgres.py`` (``PostgresLadders`` in the
+  consumer's transaction, ``RatingReader`` on the pool) and ``memory.py``, the same
+  ports in memory, held to the same contract (``tests/test_store_contract.py``), so
+  handler tests need no database.
 - ``codec.py``: event bytes in: an envelope (type, schema version, upcasters) read as
   a ``FinishedGame``.
 - ``consumers.py``: the durable JetStream consumers (MatchFinished, DraftForfeited),

@@ -12,10 +12,9 @@ from services.platform.migrations import migrate
 from services.rating import handlers
 from services.rating.domain import FinishedGame
 from services.rating.handlers import Outcome, Reader
-from services.rating.memory import MemoryRatings
 from services.rating.read_models import LoggedChange
 from services.rating.schema import SCHEMA_MIGRATIONS
-from services.rating.store import PostgresLadders, RatingReader
+from services.rating.store import MemoryRatings, PostgresLadders, RatingReader
 from services.rating.tests.builders import event_id
 
 

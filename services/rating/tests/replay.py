@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 from services.rating import domain, handlers
 from services.rating.domain import FinishedGame, LadderKey
-from services.rating.memory import MemoryRatings
 from services.rating.read_models import LoggedChange
+from services.rating.store import MemoryRatings
 from services.rating.tests.builders import Delivery, event_id
 
 T = TypeVar("T")

@@ -19,9 +19,8 @@ from prometheus_client import CollectorRegistry
 
 from services.rating.consumers import RatingConsumer
 from services.rating.domain import ResultKey
-from services.rating.memory import MemoryRatings
 from services.rating.metrics import RatingMetrics
-from services.rating.store import PostgresLadders, RatingReader
+from services.rating.store import MemoryRatings, PostgresLadders, RatingReader
 from services.rating.tests.builders import (
     DRAFT,
     RANKED,

@@ -19,7 +19,7 @@ from services.platform.tests.logcapture import captured_logs
 from services.rating import handlers, mapping
 from services.rating.domain import LOSS, FinishedGame, Ladder, LadderKey, Unrated
 from services.rating.handlers import AlreadyRated, Ignored, Rated
-from services.rating.memory import MemoryRatings
+from services.rating.store import MemoryRatings
 from services.rating.tests.builders import (
     DRAFT,
     RANKED,
