@@ -53,7 +53,7 @@ def on_sale_for(listing: pb.Listing) -> timedelta:
 
 async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> None:
     seller, buyer = await join(api), await join(api)
-    session = await Session.open(seller)
+    session, buyer_session = await Session.open(seller), await Session.open(buyer)
     try:
         assert (await coins(seller), await coins(buyer)) == (START, START)
         mine = await collection(seller)
@@ -143,6 +143,12 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         )
         assert pushed.listing.status == pb.LISTING_STATUS_SOLD
         assert pushed.listing.buyer_player_id == buyer.id
+        # Both sessions are told their new balance (found from outside: "the buyer
+        # appears to get no balance push").
+        await session.wait_for(lambda p: p.HasField("balance") and p.balance.coins == START + 114)
+        await buyer_session.wait_for(
+            lambda p: p.HasField("balance") and p.balance.coins == START - 120
+        )
 
         # Cancel: another listing withdrawn; a buyer after it is refused.
         other = (await create(seller, second, 40, timedelta(hours=2, minutes=30))).listing
@@ -199,6 +205,7 @@ async def test_two_clients_list_browse_buy_and_cancel_to_the_coin(api: Any) -> N
         ]
     finally:
         await session.close()
+        await buyer_session.close()
 
 
 async def test_a_page_token_continues_only_the_order_it_was_made_in(api: Any) -> None:
