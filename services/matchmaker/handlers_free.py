@@ -185,8 +185,10 @@ def engaged_error(error: Engaged, already: Hold | None = None) -> DomainError:
     # need its whole id (a short one in the message left the player nothing to send).
     ref = held.ref_id
     messages = {
-        Hold.TICKET: f"you already have queued ticket {ref}: cancel it (or switch it to "
-        "practice) first",
+        # Found from outside: "or switch it to practice" was said of a Battle ticket too,
+        # which has no practice match to switch to.
+        Hold.TICKET: f"you already have queued ticket {ref}: cancel it first (a Triad "
+        "queue's ticket may switch to practice instead)",
         Hold.TABLE: f"you already host open table {ref}: close it first",
         Hold.JOINING: f"you are joining table {ref} right now",
         Hold.PRACTICE: "your practice game is starting right now",  # a match or a battle

@@ -134,8 +134,8 @@ async def test_a_table_host_or_a_queued_player_cannot_start_a_practice_battle(
         ),
         (
             grpc.StatusCode.FAILED_PRECONDITION,
-            f"you already have queued ticket {ticket_id}: cancel it (or switch it to practice) "
-            "first",
+            f"you already have queued ticket {ticket_id}: cancel it first (a Triad queue's "
+            "ticket may switch to practice instead)",
         ),
     ]
 

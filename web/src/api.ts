@@ -124,7 +124,7 @@ export function unreached(error: unknown): boolean {
  * an open table: close it first (Close the table, in the lobby)", not its 36-character id. */
 function heldInWords(said: string): string {
   return said
-    .replace(/you already have queued ticket \S+: cancel it \(or switch it to practice\) first/, "you are in a queue: leave it first (Leave the queue, in the lobby)")
+    .replace(/you already have queued ticket \S+: cancel it first \([^)]*\)/, "you are in a queue: leave it first (Leave the queue, in the lobby)")
     .replace(/you already host open table \S+: close it first/, "you host an open table: close it first (Close the table, in the lobby)")
     .replace(/you are joining table \S+ right now/, "you are joining a table right now");
 }
