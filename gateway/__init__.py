@@ -19,7 +19,8 @@ has no game rules of its own: every game call is forwarded, as the token's playe
   ``revocations``: logouts pushed between gateway replicas; ``limits``: wrong passwords,
   refused refresh tokens and new accounts, counted by the replicas together);
   ``accounts``: passwords and tokens; ``store``: the gateway's tables (accounts, refresh
-  tokens, revocations, idempotency keys, sessions, rate buckets).
+  tokens, revocations, idempotency keys, sessions, rate buckets), ``schema``: every
+  migration of them.
 
 Calls to the services go through ``services.platform.downstream`` (a refusal passes on
 with its message; anything else is UNAVAILABLE), request keys through

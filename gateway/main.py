@@ -31,8 +31,9 @@ from gateway.config import GatewaySettings
 from gateway.limits import OpenCallLimits, RateLimiter
 from gateway.pushes import PushHub
 from gateway.revocations import revocation_subject
+from gateway.schema import SCHEMA_MIGRATIONS
 from gateway.server import GatewayServicer
-from gateway.store import MIGRATIONS, GatewayStore
+from gateway.store import GatewayStore
 from gateway.web import WebServer
 from services.platform.channels import internal_channel
 from services.platform.database import create_pool
@@ -55,7 +56,7 @@ async def run(settings: GatewaySettings) -> None:
         pool = await life.enter(
             create_pool(settings.database_url, max_size=settings.database_pool_size)
         )
-        await migrate(pool, settings.schema, MIGRATIONS)
+        await migrate(pool, settings.schema, SCHEMA_MIGRATIONS)
         store = GatewayStore(pool, settings.schema, gateway_id=uuid.uuid4().hex)
         signer = TokenSigner(
             settings.token_secret,
