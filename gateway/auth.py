@@ -157,7 +157,12 @@ class Authenticator:
                 "too many new accounts from your address: wait a minute before registering again"
             )
 
-    async def authenticate(self, metadata: Any) -> Claims:
+    async def check(self, metadata: Any) -> Claims:
+        """The caller's claims, if their token is valid and not revoked; no call is
+        counted. For a session stream asking again whether its token still holds (a
+        logout announced, NATS back): found in review, that spent one of the player's
+        calls, and a player at their limit then had the stream end RESOURCE_EXHAUSTED
+        instead of with its SessionClosed."""
         # The scheme's name is case-insensitive (RFC 9110 11.1): found in review,
         # "bearer <token>" was refused.
         scheme, _, token = _authorization(metadata).partition(" ")
@@ -166,6 +171,11 @@ class Authenticator:
         claims = self.tokens.verify(token.strip(), self.clock())
         if await self.revocations.refuses(claims):
             raise Unauthenticated("the access token was revoked: log in again")
+        return claims
+
+    async def authenticate(self, metadata: Any) -> Claims:
+        """``check``, and the call counted against the player's rate."""
+        claims = await self.check(metadata)
         if not self.limiter.take(claims.player_id):
             raise ResourceExhausted("too many requests: slow down and retry in a moment")
         return claims

@@ -282,7 +282,7 @@ class SessionRpcs(PresenceReports):
 
     async def _refused(self, context: Any) -> g.SessionClosed | None:
         try:
-            await self._auth.authenticate(context.invocation_metadata())
+            await self._auth.check(context.invocation_metadata())
         except Unauthenticated as error:
             reason = (
                 g.SESSION_CLOSE_REASON_TOKEN_EXPIRED

@@ -15,7 +15,7 @@ from gateway.config import GatewaySettings
 from gateway.limits import RateLimiter
 from gateway.revocations import POLLED_SECONDS, PUSHED_SECONDS, Revocations, Revoked
 from gateway.store import Revocation
-from services.platform.errors import Unauthenticated
+from services.platform.errors import ResourceExhausted, Unauthenticated
 from services.platform.settings import SettingsError
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -289,6 +289,21 @@ def test_a_revocation_reads_back_as_it_was_pushed() -> None:
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("user-agent", "test"), ("authorization", f"Bearer {token}"))
+
+
+async def test_checking_a_token_again_counts_no_call_against_the_players_rate() -> None:
+    """A session stream's check of its token (``check``) spends nothing: a player at
+    their limit is still told their token holds, or that it was revoked."""
+    auth = Authenticator(SIGNER, Store(), RateLimiter(0.001, 1), clock=lambda: NOW)
+    auth.revocations.pushed = True
+    token, claims = issue("p1")
+    assert await auth.authenticate(bearer(token)) == claims  # the one call allowed
+    with pytest.raises(ResourceExhausted):
+        await auth.authenticate(bearer(token))
+    assert await auth.check(bearer(token)) == claims
+    await auth.revoked(Revoked("p1", claims.jti))
+    with pytest.raises(Unauthenticated, match="revoked"):
+        await auth.check(bearer(token))
 
 
 async def test_a_logout_here_refuses_the_token_at_once_and_only_it() -> None:
