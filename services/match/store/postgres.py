@@ -381,6 +381,12 @@ class MatchStore:
         self._cache.pop(match_id, None)
 
     def _remember(self, state: domain.Match) -> None:
+        if not state.in_progress:
+            # Found from outside (a soak run): finished matches filled the cache to its
+            # 10,000, some 26 kB each, and the process never gave the memory back. A
+            # finished match is read again at most by a late view, from the log.
+            self._cache.pop(state.match_id, None)
+            return
         self._cache[state.match_id] = state
         self._cache.move_to_end(state.match_id)
         while len(self._cache) > CACHE_SIZE:

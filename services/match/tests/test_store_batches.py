@@ -127,6 +127,22 @@ async def test_a_notified_version_the_cache_holds_is_served_without_reading_the_
     assert counting.fetches == reads + 2
 
 
+async def test_a_finished_match_leaves_the_cache_and_is_read_from_the_log(
+    pg_store: MatchStore,
+) -> None:
+    """Found from outside (a soak run): finished matches stayed cached, up to 10,000 of
+    them, and the match service's memory never came back down after the load."""
+    writer = pg_store
+    counting = CountingPool(writer.pool)
+    store = MatchStore(counting, writer._schema.strip('"'))
+    match = await store.save(None, creation("m1", "m1"))
+    over = await store.save(match, domain.forfeit(match, match.player(Seat.A).player_id, T0))
+    assert not over.in_progress
+    reads = counting.fetches
+    assert await store.load("m1", known=over.version) == over
+    assert counting.fetches == reads + 1, "not cached: the log is read"
+
+
 async def test_a_notice_that_overtakes_its_own_save_waits_for_it_instead_of_reading(
     pg_store: MatchStore,
 ) -> None:
