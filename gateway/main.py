@@ -24,6 +24,7 @@ from triad.v1 import (
     rating_pb2_grpc,
 )
 
+from gateway import schema
 from gateway.accounts import TokenSigner
 from gateway.auth import Authenticator, authenticated
 from gateway.closed import closed
@@ -65,7 +66,9 @@ async def run(settings: GatewaySettings) -> None:
         )
         # Counted by every replica together (found in review: each replica's own).
         limits = OpenCallLimits.shared(pool, settings.schema, settings.open_calls)
-        Background.of(life).every(SWEEP_LIMITS_SECONDS, limits.sweep)
+        work = Background.of(life)
+        work.every(SWEEP_LIMITS_SECONDS, limits.sweep)
+        work.prune(pool, settings, schema.transient(settings.schema))
         auth = Authenticator(
             signer,
             store,

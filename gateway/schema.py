@@ -7,7 +7,10 @@ writes them is ``store.py``."""
 
 from __future__ import annotations
 
-from services.platform.migrations import Migration
+from datetime import timedelta
+
+from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient
 
 SCHEMA_MIGRATIONS = (
     Migration(
@@ -78,4 +81,27 @@ SCHEMA_MIGRATIONS = (
         CREATE INDEX rate_buckets_at ON rate_buckets (at);
         """,
     ),
+    Migration(
+        "gateway",
+        4,
+        "request keys and expired tokens by age, for their pruning",
+        """
+        -- services.platform.retention: request keys after TRIAD_RETENTION_DAYS; a
+        -- refresh token or a revoked access token once it has expired.
+        CREATE INDEX requests_by_age ON requests (created_at);
+        CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+        CREATE INDEX revoked_tokens_by_expiry ON revoked_tokens (expires_at);
+        """,
+    ),
 )
+
+
+def transient(schema: str) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here: request keys; refresh tokens
+    and revoked access tokens once expired (a day later, for clocks a little apart)."""
+    s, day = quote_schema(schema), timedelta(days=1)
+    return [
+        Transient(f"{s}.requests", "created_at"),
+        Transient(f"{s}.refresh_tokens", "expires_at", kept=day),
+        Transient(f"{s}.revoked_tokens", "expires_at", kept=day),
+    ]

@@ -8,7 +8,7 @@ from random import SystemRandom
 import structlog
 from prometheus_client import REGISTRY
 
-from services.battle import handlers, handlers_timers
+from services.battle import handlers, handlers_timers, schema
 from services.battle.config import BattleSettings
 from services.battle.domain import Timing
 from services.battle.handlers import Context
@@ -62,6 +62,7 @@ async def run(settings: BattleSettings) -> None:
             wake=due.due_at,
         )
         work = Background.of(life)
+        work.prune(pool, settings, schema.transient(settings.schema))
 
         async def count_active() -> bool:
             metrics.active.set(len(await store.in_progress()))

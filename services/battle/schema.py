@@ -29,7 +29,8 @@ platform's event store and relay tables (the battles' events live in ``events``)
 from __future__ import annotations
 
 from services.platform import eventstore_schema, relay_schema
-from services.platform.migrations import Migration
+from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient
 
 MIGRATIONS = (
     Migration(
@@ -198,9 +199,23 @@ MIGRATIONS = (
         FOR EACH ROW EXECUTE FUNCTION presence_missed();
         """,
     ),
+    Migration(
+        "battle",
+        5,
+        "request keys by age, for their pruning (services.platform.retention)",
+        """
+        ALTER TABLE requests ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+        CREATE INDEX requests_by_age ON requests (created_at);
+        """,
+    ),
 )
 
 
 SCHEMA_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay_schema.MIGRATIONS, *MIGRATIONS)
 """Every migration the battle schema takes, in order: the platform's event store and
 outbox relay, then the battle's own above."""
+
+
+def transient(schema: str) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here: request keys."""
+    return [Transient(f"{quote_schema(schema)}.requests", "created_at")]

@@ -10,7 +10,7 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY
 
-from services.collection import handlers_auction, handlers_drafts, handlers_trades, metrics
+from services.collection import handlers_auction, handlers_drafts, handlers_trades, metrics, schema
 from services.collection.config import CollectionSettings
 from services.collection.consumers import match_finished_consumer, postgres_store
 from services.collection.domain.catalog import load_catalog
@@ -87,6 +87,9 @@ async def run(settings: CollectionSettings) -> None:
         publisher = Publisher(ctx, await open_pushes(life, settings, "collection"))
         notifier.hear(publisher.hear)
         work = Background.of(life)
+        work.prune(
+            pool, settings, schema.transient(settings.schema, settings.shared.stream_max_age)
+        )
 
         async def count_locks() -> bool:
             counts = await ctx.store.count_locks()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from services.platform import consumer, eventstore_schema, relay_schema
 from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient, processed_marks
 
 NOTIFY_CHANNEL = "triad_collection"
 """Where the collection's tables announce a player whose balance, trade or draft changed,
@@ -284,6 +285,18 @@ MIGRATIONS = (
             FOR EACH ROW EXECUTE FUNCTION notify_listing_watchers();
         """,
     ),
+    Migration(
+        "collection",
+        6,
+        "request keys and deck resolutions by age, for their pruning",
+        """
+        -- services.platform.retention: a request key, and a match's deck resolution
+        -- (it answers a retried ResolveDeckForMatch), go after TRIAD_RETENTION_DAYS.
+        CREATE INDEX requests_by_age ON requests (created_at);
+        ALTER TABLE resolutions ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+        CREATE INDEX resolutions_by_age ON resolutions (created_at);
+        """,
+    ),
 )
 
 
@@ -305,3 +318,14 @@ SCHEMA_MIGRATIONS = (
 )
 """Every migration the collection schema takes, in order: the platform's event store,
 outbox relay and consumer offsets, then the collection's own above."""
+
+
+def transient(schema: str, stream_max_age: float) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here: request keys, deck
+    resolutions, the match-settling consumer's processed marks."""
+    tables = Tables(schema)
+    return [
+        Transient(tables.requests, "created_at"),
+        Transient(tables.resolutions, "created_at"),
+        *processed_marks(tables.processed_events, stream_max_age),
+    ]

@@ -7,7 +7,7 @@ from random import SystemRandom
 import structlog
 from prometheus_client import REGISTRY
 
-from services.match import handlers, handlers_timers, metrics
+from services.match import handlers, handlers_timers, metrics, schema
 from services.match.bots import BotPool
 from services.match.config import MatchSettings
 from services.match.handlers import Context
@@ -48,6 +48,7 @@ async def run(settings: MatchSettings) -> None:
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)
+        work.prune(pool, settings, schema.transient(settings.schema))
 
         async def count_active() -> bool:
             metrics.ACTIVE_MATCHES.set(await store.count_active())

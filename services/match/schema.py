@@ -21,7 +21,8 @@ service has run; append, never edit).
 from __future__ import annotations
 
 from services.platform import eventstore_schema, relay_schema
-from services.platform.migrations import Migration
+from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient
 
 # The pieces match_save_batch()'s two versions (migrations match/3 and match/4) share,
 # written once; each migration puts them back word for word as released (its checksum
@@ -322,9 +323,22 @@ MIGRATIONS = (
         ALTER TABLE presence ADD COLUMN away_since timestamptz;
         """,
     ),
+    Migration(
+        "match",
+        5,
+        "request keys by age, for their pruning (services.platform.retention)",
+        """
+        CREATE INDEX requests_by_age ON requests (created_at);
+        """,
+    ),
 )
 
 
 SCHEMA_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay_schema.MIGRATIONS, *MIGRATIONS)
 """Every migration the match schema takes, in order: the platform's event store and
 outbox relay, then the match's own above."""
+
+
+def transient(schema: str) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here: request keys."""
+    return [Transient(f"{quote_schema(schema)}.requests", "created_at")]

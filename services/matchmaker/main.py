@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from services.matchmaker import consumers, handlers_lobby, handlers_pairing, handlers_starts
+from services.matchmaker import consumers, handlers_lobby, handlers_pairing, handlers_starts, schema
 from services.matchmaker.clients import (
     FixedRatings,
     GrpcBattles,
@@ -133,6 +133,9 @@ async def run(settings: MatchmakerSettings) -> None:
         )
         notifier = await open_notifier(life, settings.database_url, NOTIFY_CHANNEL)
         work = Background.of(life)
+        work.prune(
+            pool, settings, schema.transient(settings.schema, settings.shared.stream_max_age)
+        )
 
         async def gauges() -> bool:
             lengths = await ctx.store.queue_lengths()

@@ -31,7 +31,8 @@ tables are what the log folds to, kept in step by those same transactions.
 from __future__ import annotations
 
 from services.platform import consumer, eventstore_schema, relay_schema
-from services.platform.migrations import Migration
+from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient, processed_marks
 
 MIGRATIONS = (
     Migration(
@@ -207,6 +208,22 @@ MIGRATIONS = (
         ALTER TABLE lobby_tables ADD COLUMN closed_because text NOT NULL DEFAULT '';
         """,
     ),
+    Migration(
+        "matchmaker",
+        10,
+        "finished bookkeeping by age, for its pruning (services.platform.retention)",
+        """
+        -- After TRIAD_RETENTION_DAYS: request keys, match starts that started or
+        -- failed, tickets paired or cancelled, tables no longer open or joining.
+        CREATE INDEX requests_by_age ON requests (created_at);
+        CREATE INDEX match_starts_finished ON match_starts (finished_at)
+            WHERE state <> 'pending';
+        CREATE INDEX tickets_done ON tickets (enqueued_at)
+            WHERE state IN ('paired', 'cancelled');
+        CREATE INDEX lobby_done ON lobby_tables (created_at)
+            WHERE state IN ('started', 'closed', 'expired');
+        """,
+    ),
 )
 
 
@@ -218,3 +235,18 @@ SCHEMA_MIGRATIONS = (
 )
 """Every migration the matchmaker schema takes, in order: the platform's event store,
 outbox relay and consumer offsets, then the matchmaker's own above."""
+
+
+def transient(schema: str, stream_max_age: float) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here (the conditions match the
+    partial indexes above, so each round reads an index)."""
+    s = quote_schema(schema)
+    return [
+        Transient(f"{s}.requests", "created_at"),
+        Transient(f"{s}.match_starts", "finished_at", where="state <> 'pending'"),
+        Transient(f"{s}.tickets", "enqueued_at", where="state IN ('paired', 'cancelled')"),
+        Transient(
+            f"{s}.lobby_tables", "created_at", where="state IN ('started', 'closed', 'expired')"
+        ),
+        *processed_marks(f"{s}.processed_events", stream_max_age),
+    ]

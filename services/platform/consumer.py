@@ -93,6 +93,14 @@ MIGRATIONS = (
         );
         """,
     ),
+    Migration(
+        "consumer",
+        3,
+        "processed marks by age, for their pruning (services.platform.retention)",
+        """
+        CREATE INDEX processed_events_by_age ON processed_events (processed_at);
+        """,
+    ),
 )
 
 

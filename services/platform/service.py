@@ -29,13 +29,14 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from datetime import timedelta
 from typing import Any, TypeVar
 
 import grpc
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry
 
-from services.platform.background import every
+from services.platform.background import every, utc_now
 from services.platform.grpcserver import (
     GrpcServer,
     Lifecycle,
@@ -48,6 +49,7 @@ from services.platform.logging import configure_logging
 from services.platform.metrics import RpcMetrics
 from services.platform.notifier import Notifier
 from services.platform.pushes import Pushes, player_prefix
+from services.platform.retention import PAUSE_SECONDS, Transient, pruning
 from services.platform.settings import ServiceSettings, SettingsError
 
 log = structlog.get_logger()
@@ -118,6 +120,13 @@ class Background:
     async def close(self) -> None:
         self.stop.set()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def prune(self, pool: Any, settings: ServiceSettings, tables: Sequence[Transient]) -> None:
+        """Keep ``tables`` pruned (``services.platform.retention``): a round at once,
+        then every ``PAUSE_SECONDS`` (at once again while a round had more to do)."""
+        if tables:
+            kept = timedelta(days=settings.retention_days)
+            self.every(PAUSE_SECONDS, pruning(pool, tables, kept, utc_now))
 
 
 async def open_notifier(life: Lifecycle, database_url: str, channel: str) -> Notifier:

@@ -214,6 +214,9 @@ class ServiceSettings:
     """The most PostgreSQL connections one process's pool holds
     (``TRIAD_DATABASE_POOL_SIZE``, 32 by default): the deployment sizes PostgreSQL's
     ``max_connections`` as replicas times this."""
+    retention_days: float
+    """How long request keys and finished bookkeeping are kept before they are pruned
+    (``TRIAD_RETENTION_DAYS``, 7 by default; ``services.platform.retention``)."""
     shared: Settings
     """Where the shared servers are, as read with these settings."""
 
@@ -227,6 +230,7 @@ class Basics(TypedDict):
     port: int
     metrics_port: int
     database_pool_size: int
+    retention_days: float
     shared: Settings
 
 
@@ -234,7 +238,7 @@ def basics(env: Mapping[str, str], service: str) -> Basics:
     """The fields every service reads the same way: the shared servers (the database is
     required), ``TRIAD_<SERVICE>_HOST`` (local by default), ``TRIAD_<SERVICE>_PORT`` and
     ``TRIAD_<SERVICE>_METRICS_PORT`` (by default the service's in ``DEFAULT_PORTS``),
-    ``TRIAD_DATABASE_POOL_SIZE``."""
+    ``TRIAD_DATABASE_POOL_SIZE``, ``TRIAD_RETENTION_DAYS``."""
     shared = Settings.from_env(env)
     name = f"{PREFIX}{service.upper()}"
     return Basics(
@@ -244,6 +248,7 @@ def basics(env: Mapping[str, str], service: str) -> Basics:
         port=port(env, f"{name}_PORT", DEFAULT_PORTS[service].grpc),
         metrics_port=port(env, f"{name}_METRICS_PORT", DEFAULT_PORTS[service].metrics),
         database_pool_size=whole(env, f"{PREFIX}DATABASE_POOL_SIZE", 32, minimum=2),
+        retention_days=number(env, f"{PREFIX}RETENTION_DAYS", 7.0, minimum=0.0001),
         shared=shared,
     )
 

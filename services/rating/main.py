@@ -17,6 +17,7 @@ from services.platform.metrics import new_registry
 from services.platform.migrations import migrate
 from services.platform.pushes import PlayerPushes
 from services.platform.service import Background, open_notifier, open_pushes, run_service, serve
+from services.rating import schema
 from services.rating.config import RatingSettings
 from services.rating.consumers import ForfeitedDraftConsumer, RatingConsumer
 from services.rating.domain import Ladder, LadderKey
@@ -110,6 +111,9 @@ async def run(settings: RatingSettings) -> None:
         pushes = await open_pushes(life, settings, "rating", registry)
         consumer_metrics = ConsumerMetrics.register(registry)
         work = Background.of(life)
+        work.prune(
+            pool, settings, schema.transient(settings.schema, settings.shared.stream_max_age)
+        )
         work.start(
             consume(settings, pool, work.stop, metrics, consumer_metrics, pushes),
             notifier.keep_alive(work.stop),

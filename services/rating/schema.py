@@ -35,7 +35,8 @@ scan of the ladder (see the LIMIT 1 subqueries).
 from __future__ import annotations
 
 from services.platform import consumer
-from services.platform.migrations import Migration
+from services.platform.migrations import Migration, quote_schema
+from services.platform.retention import Transient, processed_marks
 from services.rating.domain import START_RATING
 
 NOTIFY_CHANNEL = "triad_rating"
@@ -265,3 +266,9 @@ MIGRATIONS = (
 SCHEMA_MIGRATIONS = (*consumer.MIGRATIONS, *MIGRATIONS)
 """Every migration the rating schema takes, in order: the platform's consumer offsets,
 then the rating's own above."""
+
+
+def transient(schema: str, stream_max_age: float) -> list[Transient]:
+    """What ``services.platform.retention`` prunes here: the consumers' processed marks
+    (a rating change itself is kept: it is the ladder's history)."""
+    return processed_marks(f"{quote_schema(schema)}.processed_events", stream_max_age)

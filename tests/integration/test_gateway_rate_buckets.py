@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gateway.limits import Buckets, LocalBuckets, SharedBuckets
-from gateway.store import MIGRATIONS
+from gateway.schema import SCHEMA_MIGRATIONS
 from services.platform.migrations import migrate
 
 pytestmark = pytest.mark.integration
@@ -28,7 +28,7 @@ async def buckets(
 ) -> Callable[[str, float, float], Buckets]:
     if request.param == "local":
         return LocalBuckets
-    await migrate(pg_pool, pg_schema, MIGRATIONS)
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
 
     def shared(kind: str, rate: float, burst: float) -> Buckets:
         return SharedBuckets(pg_pool, pg_schema, kind, rate, burst)
@@ -69,7 +69,7 @@ async def test_takes_at_the_same_instant_never_share_the_last_token(
 
 
 async def test_two_replicas_count_in_one_bucket(pg_pool: Any, pg_schema: str) -> None:
-    await migrate(pg_pool, pg_schema, MIGRATIONS)
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     one, two = (SharedBuckets(pg_pool, pg_schema, "login", NEVER, 4) for _ in range(2))
     assert [await one.take("ann"), await two.take("ann")] == [True, True]
     assert [await one.take("ann"), await two.take("ann")] == [True, True]
@@ -78,7 +78,7 @@ async def test_two_replicas_count_in_one_bucket(pg_pool: Any, pg_schema: str) ->
 
 
 async def test_a_sweep_forgets_refilled_buckets_only(pg_pool: Any, pg_schema: str) -> None:
-    await migrate(pg_pool, pg_schema, MIGRATIONS)
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     quick = SharedBuckets(pg_pool, pg_schema, "refresh", 100.0, 2)  # full again in 20 ms
     slow = SharedBuckets(pg_pool, pg_schema, "login", NEVER, 2)
     await quick.take("203.0.113.7")

@@ -23,7 +23,8 @@ from gateway.accounts import Issued, TokenSigner
 from gateway.auth import Authenticator
 from gateway.limits import RateLimiter
 from gateway.revocations import POLLED_SECONDS, Revoked
-from gateway.store import MIGRATIONS, Account, GatewayStore, Revocation
+from gateway.schema import SCHEMA_MIGRATIONS
+from gateway.store import Account, GatewayStore, Revocation
 from services.platform.errors import Unauthenticated
 from services.platform.migrations import migrate
 
@@ -79,7 +80,7 @@ class Replica:
 
 @asynccontextmanager
 async def replicas(pool: Any, schema: str, nats: str) -> AsyncIterator[tuple[Replica, Replica]]:
-    await migrate(pool, schema, MIGRATIONS)
+    await migrate(pool, schema, SCHEMA_MIGRATIONS)
     store = GatewayStore(pool, schema)
     pair = Replica(store), Replica(store)
     subject = f"test.{uuid4().hex}.revocations"  # NATS is shared by the tests

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from gateway.store import MIGRATIONS, GatewayStore, HeldSession
+from gateway.schema import SCHEMA_MIGRATIONS
+from gateway.store import GatewayStore, HeldSession
 from services.platform.migrations import migrate
 
 pytestmark = pytest.mark.integration
@@ -23,7 +24,7 @@ T0 = datetime(2026, 12, 1, tzinfo=UTC)
 
 @pytest.fixture
 async def schema(pg_pool: Any, pg_schema: str) -> str:
-    await migrate(pg_pool, pg_schema, MIGRATIONS)
+    await migrate(pg_pool, pg_schema, SCHEMA_MIGRATIONS)
     return pg_schema
 
 

@@ -89,6 +89,7 @@ async def test_metrics_are_served_on_the_interface_grpc_listens_on(
         port=0,
         metrics_port=0,
         database_pool_size=1,
+        retention_days=7.0,
         shared=Settings(),
     )
 
