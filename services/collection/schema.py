@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.platform import consumer, eventstore_schema, relay_schema
+from services.platform import consumer_schema, eventstore_schema, relay_schema
 from services.platform.migrations import Migration, quote_schema
 from services.platform.retention import Transient, processed_marks
 
@@ -313,7 +313,7 @@ class Tables:
 SCHEMA_MIGRATIONS = (
     *eventstore_schema.MIGRATIONS,
     *relay_schema.MIGRATIONS,
-    *consumer.MIGRATIONS,
+    *consumer_schema.MIGRATIONS,
     *MIGRATIONS,
 )
 """Every migration the collection schema takes, in order: the platform's event store,

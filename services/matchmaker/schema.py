@@ -30,7 +30,7 @@ tables are what the log folds to, kept in step by those same transactions.
 
 from __future__ import annotations
 
-from services.platform import consumer, eventstore_schema, relay_schema
+from services.platform import consumer_schema, eventstore_schema, relay_schema
 from services.platform.migrations import Migration, quote_schema
 from services.platform.retention import Transient, processed_marks
 
@@ -230,7 +230,7 @@ MIGRATIONS = (
 SCHEMA_MIGRATIONS = (
     *eventstore_schema.MIGRATIONS,
     *relay_schema.MIGRATIONS,
-    *consumer.MIGRATIONS,
+    *consumer_schema.MIGRATIONS,
     *MIGRATIONS,
 )
 """Every migration the matchmaker schema takes, in order: the platform's event store,

@@ -34,11 +34,12 @@ Events and work:
 - ``relay``: the event log as outbox, relayed to JetStream (``relay_schema`` its
   checkpoints, ``relay_metrics`` its gauges and counters); ``bus``: NATS and the event
   stream; ``pushes``: each player's updates on their own subject, for whichever gateway
-  holds their session; ``consumer``:
-  idempotent consumers (``consumer_admin``: replaying one); ``eventpages``: a stream's
-  stored events for operators, a page at a time (``GetMatchEvents``, ``GetBattleEvents``);
+  holds their session; ``consumer``: idempotent consumers (``consumer_schema`` their
+  migrations, ``consumer_admin``: replaying one); ``eventpages``: a stream's stored
+  events for operators, a page at a time (``GetMatchEvents``, ``GetBattleEvents``);
 - ``notifier``: PostgreSQL LISTEN/NOTIFY wake-ups; ``background``: polling loops
   (``every``) and the relay's process; ``claims``: claiming due work (timers,
-  deadlines, leases) with SKIP LOCKED; ``presence``: a player's missed match or
-  battle, kept on their presence row and told once on their return.
+  deadlines, leases) with SKIP LOCKED; ``presence``: which session report wins, and a
+  player's missed match or battle, told once on their return; ``retention``: pruning
+  request keys and finished bookkeeping (``Background.prune``).
 """

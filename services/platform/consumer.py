@@ -53,7 +53,7 @@ from triad.v1 import events_pb2
 
 from services.platform.bus import EventStream
 from services.platform.interceptors import out_of_reach
-from services.platform.migrations import Migration, quote_schema
+from services.platform.migrations import quote_schema
 
 log = structlog.get_logger()
 
@@ -63,45 +63,6 @@ _sequence: ContextVar[int | None] = ContextVar("consumer_stream_sequence", defau
 
 Handler = Callable[[Any, events_pb2.EventEnvelope], Awaitable[None]]
 """``handler(conn, envelope)``: perform the effect on ``conn``, inside the open transaction."""
-
-MIGRATIONS = (
-    Migration(
-        "consumer",
-        1,
-        "processed events: one row per (consumer, event) whose effect has committed",
-        """
-        CREATE TABLE processed_events (
-            consumer     text        NOT NULL,
-            event_id     uuid        NOT NULL,
-            processed_at timestamptz NOT NULL DEFAULT now(),
-            PRIMARY KEY (consumer, event_id)
-        );
-        """,
-    ),
-    Migration(
-        "consumer",
-        2,
-        "replayable consumers: the stream sequence of each mark, and a registry of consumers",
-        """
-        ALTER TABLE processed_events ADD COLUMN stream_seq bigint;
-        CREATE INDEX processed_events_by_position ON processed_events (consumer, stream_seq);
-        CREATE TABLE event_consumers (
-            consumer       text        PRIMARY KEY,
-            stream         text        NOT NULL,
-            filter_subject text        NOT NULL,
-            bound_at       timestamptz NOT NULL DEFAULT now()
-        );
-        """,
-    ),
-    Migration(
-        "consumer",
-        3,
-        "processed marks by age, for their pruning (services.platform.retention)",
-        """
-        CREATE INDEX processed_events_by_age ON processed_events (processed_at);
-        """,
-    ),
-)
 
 
 def lock_key(schema: str, durable: str) -> int:

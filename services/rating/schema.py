@@ -34,7 +34,7 @@ scan of the ladder (see the LIMIT 1 subqueries).
 
 from __future__ import annotations
 
-from services.platform import consumer
+from services.platform import consumer_schema
 from services.platform.migrations import Migration, quote_schema
 from services.platform.retention import Transient, processed_marks
 from services.rating.domain import START_RATING
@@ -263,7 +263,7 @@ MIGRATIONS = (
 )
 
 
-SCHEMA_MIGRATIONS = (*consumer.MIGRATIONS, *MIGRATIONS)
+SCHEMA_MIGRATIONS = (*consumer_schema.MIGRATIONS, *MIGRATIONS)
 """Every migration the rating schema takes, in order: the platform's consumer offsets,
 then the rating's own above."""
 

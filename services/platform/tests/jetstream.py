@@ -17,11 +17,11 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from triad.v1 import events_pb2
 
-from services.platform import consumer, eventstore_schema, relay
+from services.platform import consumer_schema, eventstore_schema, relay
 from services.platform.bus import EventStream
 from services.platform.eventstore import NewEvent, PostgresEventStore, WrongExpectedVersion
 
-ALL_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay.MIGRATIONS, *consumer.MIGRATIONS)
+ALL_MIGRATIONS = (*eventstore_schema.MIGRATIONS, *relay.MIGRATIONS, *consumer_schema.MIGRATIONS)
 
 
 def unique_stream() -> EventStream:
