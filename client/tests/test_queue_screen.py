@@ -138,8 +138,12 @@ async def test_a_battle_the_queue_pairs_is_played_on_the_play_screen(tmp_path: P
     terminal = Terminal(argv, SIZE)
     try:
         await terminal.until(lambda s: "In the Battle queue" in s, "the queue")
-        shown = await terminal.until(lambda s: "Skirmish" in s, "the battle's screen")
-        assert "turn 2/10" in shown and "plan (card" in shown, shown
+        # The screen's title and plan prompt, not "your Skirmish battle resumes" said
+        # just before it (found by a fresh clone's make test: matched that line first).
+        shown = await terminal.until(
+            lambda s: "Skirmish  turn" in s and "plan (card" in s, "the battle's screen"
+        )
+        assert "turn 2/10" in shown, shown
         assert "No active match" not in shown, shown
     finally:
         terminal.close()
