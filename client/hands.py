@@ -77,7 +77,9 @@ def hand(
             if elemental:
                 row.append(element_name(card.character.element)[: 7 if wide else 3])
             if realm:
-                row.append(realm_attributes(card.character, True, cursed, letter=not wide))
+                # The hex by its letter (W, E, R, S, B), as compact board cells show it:
+                # its word left a 3x3 hand's own names two letters (found from outside).
+                row.append(realm_attributes(card.character, True, cursed, letter=True))
             row.append(sides(card.printed_sides, spaced=wide and not cursed))  # room for hexes
         table.add_row(*row, style=style)
     return table

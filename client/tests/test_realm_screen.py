@@ -104,9 +104,9 @@ def test_hexes_show_in_both_hands_and_on_board_cells_at_a_cursed_table() -> None
     lines = drawn(realm_view())
     fits(lines)
     screen = "\n".join(lines)
-    for hexed in ("Con LE ward", "Dra LE ★ ember", "Und LE rot", "Fey LE silence", "Gia LE bind"):
-        assert hexed in screen, screen  # Ann's hand
-    assert "Und LE ★ rot" in screen, screen  # the opponent's
+    for hexed in ("Con LE W ", "Dra LE ★ E ", "Und LE R ", "Fey LE S ", "Gia LE B "):
+        assert hexed in screen, screen  # Ann's hand: the hex by its letter, as on 4x4
+    assert "Und LE ★ R " in screen, screen  # the opponent's
     assert " 9 silence " in screen and " 7 ember " in screen, "under the card's name"
     assert "(ward)" in screen, "the Ward on 5 is spent"
     great = "\n".join(drawn(realm_view(4)))
@@ -114,6 +114,15 @@ def test_hexes_show_in_both_hands_and_on_board_cells_at_a_cursed_table() -> None
     assert "(W)" in great and "│3 E 9│" not in great, great
     plain = "\n".join(drawn(realm_view(modules=pb.RealmModules(lair=True))))
     assert "ember" not in plain and "ward" not in plain and "Dra LE ★ " in plain, plain
+
+
+def test_a_cursed_3x3_hand_leaves_its_own_card_names_readable() -> None:
+    """Found from outside: 'Ys… Fey CN silence T7R9B3L7', a player's own hand cut to
+    two letters a name beside the hex words, while the opponent's (unnumbered) read."""
+    hand = [c.card.character.name for c in realm_view().my_hand]
+    screen = "\n".join(drawn(realm_view()))
+    for name in hand:
+        assert f"] {name[:6]}" in screen, screen
 
 
 def test_the_state_line_names_only_the_modules_the_table_plays() -> None:
