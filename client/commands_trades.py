@@ -38,12 +38,13 @@ def cards(n: int) -> str:
 
 def receivers(view: pb.MatchView | None) -> dict[str, str]:
     """Direct: who receives each copy, by the final board (RULES.md 13: a copy moves to
-    the player who owns it on the board at the end); the viewer is "you"."""
+    the player who owns it on the board at the end): "you" or "them"."""
     if view is None:
         return {}
-    # "you" for the viewer: the column is narrow at 80 columns, and two names that
-    # begin alike read the same once cut (found from outside: 'mea1c29…', 'meb1c29…').
-    names = {p.seat: "you" if p.seat == view.my_seat else p.player_name for p in view.players}
+    # "you" and "them": the column is narrow at 80 columns, where a name was cut (found
+    # from outside: 'mea1c29…' and 'meb1c29…' read the same; 'uw170481…' of a 12-letter
+    # name). The opponent is named over the table, in the result line.
+    names = {p.seat: "you" if p.seat == view.my_seat else "them" for p in view.players}
     return {
         c.card.card.card_id: names.get(c.card.owner_seat, "")
         for c in view.board

@@ -71,12 +71,16 @@ def test_what_direct_moved_is_shown_with_who_received_each_card_and_no_prompt() 
     assert lines[0] == "Draw. (bea 5 - ann 5)"  # Bea's own score first
     assert "Trade Direct: the opponent's cards each player owns on the final board" in screen
     # Bea is "you" (found from outside: two names that begin alike were cut to the same)
-    assert "│ 0 │ c5bea-00 │ Quistis Trepe │" in screen and screen.count("│ ann │") == 1
-    assert "│ 1 │ c7ann-00 │ Chocobo" in screen and screen.count("│ you │") == 1
+    assert "│ 0 │ c5bea-00 │ Quistis Trepe │" in screen and screen.count("│ them │") == 1
+    assert "│ 1 │ c7ann-00 │ Chocobo" in screen and screen.count("│ you  │") == 1
     assert lines[-1] == (
         "Quistis Trepe, Chocobo moved, each to the player who owns it on the board."
     )
     assert "take card" not in screen
+    # Found from outside: a 12-letter opponent's name was cut to 'uw170481…' there.
+    view.players[0].player_name = "uw1704817782"
+    long = "\n".join(drawn(view, moved_at_once(pb.TRADE_RULE_DIRECT, moved, pb.TRADE_ROLE_GIVER)))
+    assert "│ them │" in long and "uw170481…" not in long, long
     alone = drawn(view, moved_at_once(pb.TRADE_RULE_DIRECT, moved[:1], pb.TRADE_ROLE_GIVER))
     assert alone[-1] == "Quistis Trepe moved to the player who owns it on the board."
 
