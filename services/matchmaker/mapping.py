@@ -299,6 +299,11 @@ def table_filter_back(message: pb.TableFilter) -> TableFilter:
     for size in message.board_sizes:
         if size not in BOARDS:
             raise InvalidArgument(f"filter.board_sizes: boards are 3, 4 or 5 wide, not {size}")
+    if message.HasField("realm_modules") and not message.realm:
+        # Found from outside: the modules alone found no table, NOT_FOUND, unexplained.
+        raise InvalidArgument(
+            "filter.realm_modules picks among Realm tables: set filter.realm true with it"
+        )
     return TableFilter(
         visibilities=frozenset(visibilities),
         same=flag("same"),

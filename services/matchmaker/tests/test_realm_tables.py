@@ -119,6 +119,10 @@ async def test_a_table_keeps_its_realm_modules_and_lists_them(adapter: Adapter) 
 
     realm_at = realm.created_at
     assert await hosts(True) == ["re"] and await hosts(False) == ["pl"]
+    for realm_flag in (None, False):  # modules without realm: refused, not "no table fits"
+        with pytest.raises(InvalidArgument, match=r"set filter\.realm true"):
+            modules = pb.RealmModules(lair=True)
+            mapping.table_filter_back(pb.TableFilter(realm=realm_flag, realm_modules=modules))
 
 
 async def test_find_game_like_this_takes_only_a_realm_table_with_the_same_modules(
