@@ -380,6 +380,10 @@ def test_a_tied_sudden_death_round_shows_round_two_and_how_round_one_ended(
         assert seen["placed"] == 0 and seen["hand"] == 5, seen
     # RULES.md 12: round 1's final board, full, the move that filled it marked.
     assert played["finalBoard"] == {"cells": 9, "last": [played["line"][-1][1]], "board": 0}
+    desk = played["desk"]  # at 1280x720: opened beside the board, which keeps its size
+    assert desk["open"]["width"] >= desk["closed"]["width"] - 1, desk
+    assert desk["final"]["right"] <= desk["open"]["left"], desk
+    assert desk["final"]["width"] >= 100, desk
     ann, bea = played["results"]
     assert ann.startswith("You lost") and "forfeited" in ann, ann
     assert bea.startswith("You won"), bea

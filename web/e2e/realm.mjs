@@ -156,8 +156,16 @@ export function realmScenarios(kit) {
     await Promise.all(players.map((page) => page.waitForSelector("[data-testid=rounds][data-round='2']")));
     const roundTwo = await Promise.all(players.map(roundsSeen));
     // Round 1's final board, opened under the rounds: full, the filling move marked.
+    // At a 1280x720 desk it opens beside the board, which keeps its size (found from
+    // outside: opened above it, a 5x5 board was left 150 px wide).
+    const phone = ann.viewportSize();
+    await ann.setViewportSize({ width: 1280, height: 720 });
+    const box = (selector) => ann.evaluate((s) => document.querySelector(s)?.getBoundingClientRect().toJSON(), selector);
+    const closedBoard = await box("[data-testid=board]");
     await ann.click("[data-testid=final-boards] summary");
     await ann.waitForSelector("[data-testid=final-board] .cell.last"); // drawn once opened
+    const desk = { closed: closedBoard, open: await box("[data-testid=board]"), final: await box("[data-testid=final-board]") };
+    await ann.setViewportSize(phone);
     const finalBoard = await ann.evaluate(() => ({
       cells: document.querySelectorAll("[data-testid=final-board] .cell.mine, [data-testid=final-board] .cell.theirs").length,
       last: [...document.querySelectorAll("[data-testid=final-board] .cell.last")].map((n) => Number(n.dataset.cell)),
@@ -179,6 +187,7 @@ export function realmScenarios(kit) {
       roundOne,
       roundTwo,
       finalBoard,
+      desk,
       ended,
       results,
     };

@@ -21,7 +21,7 @@ import {
 } from "./gen/triad/v1/common_pb.js";
 import { el } from "./dom.js";
 import { cellMarks, isRealm, lairChoice, moduleWords, realmPanel, realmTag, suddenDeathEnding } from "./realm.js";
-import { roundsPanel } from "./rounds.js";
+import { finalBoards, roundsPanel } from "./rounds.js";
 
 export { el };
 
@@ -356,11 +356,16 @@ export function matchScreen(
       el("span", { class: "score theirs" }, el("span", { class: "points" }, `${them?.score ?? 0}`), " ", seatName(them?.playerName ?? "")),
     ),
     el("p", { class: "rules", "data-testid": "match-rules" }, [modeWords(view), matchRulesLine(view.rules)].filter(Boolean).join(" · ")),
-    roundsPanel(view, (round) => boardGrid(view, round.board, round.lastPlacement)) ?? "",
+    roundsPanel(view) ?? "",
     theirHand,
     // The board's box: at a desk the space the rest of the screen leaves, which the
     // square board fills as far as it can (style.css).
-    el("div", { class: "board-area" }, board),
+    el(
+      "div",
+      { class: "board-area" },
+      finalBoards(view, (round) => boardGrid(view, round.board, round.lastPlacement)),
+      board,
+    ),
     realmPanel(view) ?? "",
     el(
       "p",

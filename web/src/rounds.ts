@@ -25,9 +25,9 @@ export function earlierRoundLine(view: MatchView, round: RoundResult): string {
   return `Round ${round.roundNumber}: ${mine}–${theirs}, ${first} placed first`;
 }
 
-/** The round over the board with the earlier rounds under it, and their final boards
- * (``drawBoard``: board.ts's grid, read-only); null without rounds. */
-export function roundsPanel(view: MatchView, drawBoard: (round: RoundResult) => HTMLElement): HTMLElement | null {
+/** The round over the board with the earlier rounds under it; null without rounds.
+ * Their final boards are ``finalBoards``, in the board's box. */
+export function roundsPanel(view: MatchView): HTMLElement | null {
   const line = roundLine(view);
   if (!line) return null;
   const earlier = view.earlierRounds.map((r) => el("li", { "data-round": String(r.roundNumber) }, earlierRoundLine(view, r)));
@@ -35,9 +35,7 @@ export function roundsPanel(view: MatchView, drawBoard: (round: RoundResult) => 
     "div",
     { class: "rounds", "data-testid": "rounds", "data-round": String(view.roundNumber || 1) },
     el("strong", { "data-testid": "round" }, line),
-    ...(earlier.length
-      ? [el("ol", { class: "earlier-rounds", "data-testid": "earlier-rounds" }, ...earlier), finalBoards(view, drawBoard)]
-      : []),
+    ...(earlier.length ? [el("ol", { class: "earlier-rounds", "data-testid": "earlier-rounds" }, ...earlier)] : []),
   );
 }
 
@@ -45,9 +43,13 @@ export function roundsPanel(view: MatchView, drawBoard: (round: RoundResult) => 
 const opened = new Set<string>();
 
 /** Each earlier round's final board with the move that filled it (RULES.md 12: views
- * show each round's final board), drawn once opened: closed, it takes one line of the
- * screen, and none of its cells stands among the match board's. */
-function finalBoards(view: MatchView, drawBoard: (round: RoundResult) => HTMLElement): HTMLElement {
+ * show each round's final board), drawn once opened (``drawBoard``: board.ts's grid,
+ * read-only): closed, it takes one line of the screen, and none of its cells stands
+ * among the match board's. In the board's box: at a desk it opens beside the board, in
+ * the room the square board leaves (style.css; found from outside: opened over it, it
+ * left a 5x5 board 150 px, its values on top of each other); "" without earlier rounds. */
+export function finalBoards(view: MatchView, drawBoard: (round: RoundResult) => HTMLElement): HTMLElement | "" {
+  if (!roundLine(view) || !view.earlierRounds.length) return "";
   const count = view.earlierRounds.length;
   const summary = count > 1 ? `The ${count} earlier rounds' final boards` : "Round 1's final board";
   const shown = el("details", { class: "final-boards", "data-testid": "final-boards" }, el("summary", {}, summary));
