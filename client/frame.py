@@ -143,7 +143,10 @@ def frame(
     if view is not None and finished and trade is None:
         parts.extend(summary(view, rating, None)[1:])  # the result is in the panel
     elif view is not None and trade is None:
-        lair = " [lair]" if view.rules.realm.lair else ""  # a Realm table with Lair
+        # A Realm table with Lair, until the player's is spent (found from outside:
+        # '[lair]' was offered after it, and typing it was refused)
+        spent = any(s.seat == view.my_seat and s.lair_spent for s in view.realm.seats)
+        lair = " [lair]" if view.rules.realm.lair and not spent else ""
         hint = (
             f"Type card and cell{lair} (0 {example_cell(view)}: your first card to cell "
             f"{example_cell(view)}); q forfeits."

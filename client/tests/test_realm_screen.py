@@ -161,3 +161,11 @@ def test_a_long_capture_list_and_the_end_line_wrap_within_80x24() -> None:
     said = " ".join(line.strip("│ ") for line in lines)
     ended = "You win at 8-5: [BOT] Bartholomew stayed disconnected past the grace period."
     assert ended in said, "\n".join(lines)
+
+
+def test_the_prompt_offers_lair_until_the_players_lair_is_spent() -> None:
+    """Found from outside: 'Type card and cell [lair]' after the Lair was declared."""
+    shown = realm_view()  # Ann (seat A) has spent hers
+    assert "Type card and cell (0" in "\n".join(drawn(shown))
+    shown.realm.seats[0].lair_spent = False
+    assert "Type card and cell [lair] (0" in "\n".join(drawn(shown))
