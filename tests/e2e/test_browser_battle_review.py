@@ -99,6 +99,9 @@ def test_give_up_stays_within_reach_at_a_desk_and_the_field_labels_read(
     assert len(seen) >= 2 and any(s["log"] for s in seen), seen
     for s in seen:
         assert s["giveUp"] and s["giveUp"]["bottom"] <= s["giveUp"]["height"], seen
+        # Found from outside: under a plan of three, Commit stood below a 720 px window.
+        assert s["commit"] and s["commit"]["bottom"] <= s["commit"]["height"], seen
+    assert any(s["plan"] >= 2 for s in seen), seen
     confirm = played["confirm"]
     assert confirm, played
     for button in confirm.values():

@@ -10,13 +10,13 @@
 //            cards until one left in the hand is too dear, until both were seen: what the
 //            plan list says of when each acts, what a card too dear says, how a summon's
 //            target and a Special's star are told; then given up, on a phone;
-//   deskGiveUp: at a 1280x800 window, a practice battle played a few turns (the last
-//            turn's log under the plan): where Give up and its confirmation stand, and
+//   deskGiveUp: at a 1280x720 window, a practice battle played a few turns (the last
+//            turn's log under the plan): where Give up, its confirmation and Commit stand, and
 //            how large the fields' labels are; then given up.
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { gatewayCall, turnResolved } from "./battles.mjs";
 
-const DESK = { width: 1280, height: 800 };
+const DESK = { width: 1280, height: 720 };
 const GROUPS = ["swift", "normal", "slow"];
 const SUMMONS = ["hollis.raise", "moss.sprout"];
 const TEAM = ["bastion", "hollis", "moss"];
@@ -213,7 +213,8 @@ export function battleReviewScenarios(kit) {
         if (!usable.length || !(await tap(page, usable[0].id))) break;
       }
       const log = await page.locator("[data-testid=battle-log] li").count();
-      seen.push({ status, log, giveUp: await where("give-up") });
+      const plan = await page.locator("[data-testid=plan] li").count();
+      seen.push({ status, log, plan, giveUp: await where("give-up"), commit: await where("commit") });
       await page.click("button[name=commit]");
       await turnResolved(page, status);
     }

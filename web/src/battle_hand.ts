@@ -126,14 +126,21 @@ export function handPanel(view: BattleView, draft: BattleDraft, on: BattleAction
     });
     buttons.append(cancel);
   }
+  // Commit (or Cancel an aim) beside the prompt, over the hand: within reach however
+  // long the plan (found from outside: under a plan of three, at a 1280x720 desk, it
+  // stood below the window's bottom).
   return el(
     "div",
     { class: "battle-plan" },
-    el("p", { class: "status", "data-testid": "battle-prompt" }, draft.aiming ? `${draft.aiming.name}: tap its target` : `Your plan: ${left} Energy left`),
+    el(
+      "div",
+      { class: "plan-head" },
+      el("p", { class: "status", "data-testid": "battle-prompt" }, draft.aiming ? `${draft.aiming.name}: tap its target` : `Your plan: ${left} Energy left`),
+      buttons,
+    ),
     hand,
     el("p", { class: "battle-legend", "data-testid": "battle-legend" }, LEGEND),
     plan,
-    buttons,
   );
 }
 
