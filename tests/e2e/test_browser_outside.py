@@ -150,7 +150,8 @@ def test_the_realm_choice_offers_no_trade_elemental_or_same_wall(
     """Found from outside: with Realm Triad ticked the form still offered a trade rule,
     Elemental and Same Wall, which a Realm table never plays (RULES.md 17), and Open
     was refused: "house hands never trade: ... choose the trade rule None, or bring
-    decks", then "a Realm table plays no Elemental or Same Wall"."""
+    decks", then "a Realm table plays no Elemental or Same Wall". Nor does it play on
+    5×5: neither is offered with the other (found from outside: refused at Open)."""
     played = play(backend, "realmForm", tmp_path / "browser-realm-form.png")
     assert not any(played["offered"].values()), played
     assert played["errors"] == [], played

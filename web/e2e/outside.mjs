@@ -9,7 +9,8 @@
 //   draftWaiting: paired for a Draft, Ann picks her five cards while Bea picks none;
 //   tradeAll: Ann forfeits a Closed Trade All table to Bea: what both are told moved;
 //             then Bea, the line not dismissed, starts a practice match;
-//   realmForm: a host picks Trade One, Elemental and Same Wall, then Realm Triad, and opens;
+//   realmForm: a host looks at Realm Triad on 5×5; picks 3×3, Trade One, Elemental and Same
+//             Wall, then Realm Triad (and looks at 5×5), and opens;
 //   longDeckName: on a phone, a deck saved under a name of 40 letters without a space;
 //   clockAtOnce: in a practice match, the turn's clock as the page draws a card tapped;
 //   challengeExpired: Ann challenges Bea, who does not answer, and the table expires
@@ -164,13 +165,15 @@ export function outsideScenarios(kit) {
 
   async function realmForm() {
     const page = await player();
-    await page.selectOption("select[name=visibility]", { label: "closed" });
+    await page.selectOption("select[name=board]", "5");
+    const onFive = !(await page.isDisabled("input[name=realm]"));
+    await page.selectOption("select[name=board]", "3");
     await page.selectOption("select[name=trade]", { label: "trade one" });
     await page.check("input[name=elemental]");
     await page.check("input[name=sameWall]");
     await page.check("input[name=realm]");
-    const offered = {};
-    for (const name of ["select[name=trade]", "input[name=elemental]", "input[name=sameWall]"]) {
+    const offered = { realmOnFive: onFive };
+    for (const name of ["select[name=trade]", "input[name=elemental]", "input[name=sameWall]", "select[name=board] option[value='5']"]) {
       offered[name] = !(await page.isDisabled(name));
     }
     await page.click("button[name=host]");

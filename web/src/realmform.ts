@@ -31,9 +31,13 @@ export const realmChoice: RealmChoice = { on: false, modules: noModules() };
  * the API takes a Realm practice (a Custom one). */
 export const practiceRealm: RealmChoice = { on: false, modules: noModules() };
 
-/** The host form's "Realm Triad", and once ticked a box for each module. */
-export function realmRow(page: Page): HTMLElement {
-  return choiceRow(realmChoice, "realm", page);
+/** Why a 5×5 board and Realm Triad are not offered together (RULES.md 17). */
+export const REALM_BOARDS = "Realm tables play on 3×3 or the 4×4 Great Cloth";
+
+/** The host form's "Realm Triad", and once ticked a box for each module; not offered
+ * (``allowed`` false) on a board a Realm table never plays. */
+export function realmRow(page: Page, allowed = true): HTMLElement {
+  return choiceRow(realmChoice, "realm", page, allowed);
 }
 
 /** The practice's "Realm Triad" (boxes named practice-realm, practice-realm-lair...). */
@@ -41,11 +45,12 @@ export function practiceRealmRow(page: Page): HTMLElement {
   return choiceRow(practiceRealm, "practice-realm", page);
 }
 
-function choiceRow(choice: RealmChoice, name: string, page: Page): HTMLElement {
+function choiceRow(choice: RealmChoice, name: string, page: Page, allowed = true): HTMLElement {
   const realm = checkbox(name, choice.on, (on) => {
     choice.on = on;
     page.render(); // the modules are a Realm table's choice only
   });
+  if (!allowed) Object.assign(realm, { disabled: true, title: REALM_BOARDS });
   const row = el("div", { class: "row rules-choice realm-choice", "data-testid": `${name}-choice` });
   row.append(el("label", {}, realm, " Realm Triad"));
   if (!choice.on) return row;

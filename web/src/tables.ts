@@ -11,7 +11,7 @@ import { boardWords, el, rulesLine } from "./board.js";
 import { TableStatus, TradeRule, Visibility, type Table } from "./gen/triad/v1/common_pb.js";
 import { cards, deckChoice } from "./cards.js";
 import { actionButton as button, checkbox, select } from "./controls.js";
-import { realmChoice, realmRow, realmRules } from "./realmform.js";
+import { REALM_BOARDS, realmChoice, realmRow, realmRules } from "./realmform.js";
 import { ended, state, type Page } from "./state.js";
 
 /** What main.ts lends besides the page: follow a match (or a battle) once it starts. */
@@ -114,6 +114,11 @@ function hostForm(page: TablesPage): HTMLElement {
     tables.size = Number(v);
     page.render(); // the blocked cells are a 5×5 choice only
   });
+  // A Realm table plays on 3×3 or 4×4 (RULES.md 17): 5×5 is not offered with Realm
+  // ticked, nor Realm on 5×5 (realmRow; found from outside: refused at Open, and the
+  // refusal stayed after the form was changed to what the server takes).
+  const five = size.querySelector<HTMLOptionElement>('option[value="5"]');
+  if (five && realmChoice.on) Object.assign(five, { disabled: true, title: REALM_BOARDS });
   const visibility = select(
     "visibility",
     [
@@ -170,7 +175,7 @@ function hostForm(page: TablesPage): HTMLElement {
     { class: "host" },
     row,
     checks,
-    realmRow(page),
+    realmRow(page, tables.size !== 5),
     el("label", { class: "row" }, "Open to ", challenged),
     el("div", { class: "row" }, ...hostButtons(page)),
   );
