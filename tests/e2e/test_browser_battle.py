@@ -79,6 +79,9 @@ def test_a_whole_practice_battle_played_by_tapping(backend: Stack, tmp_path: Pat
     assert final["logFolded"] is False, final
     # The battle's pushes reached the session and were listed.
     assert any("battle: turn" in line for line in played["pushes"]), played["pushes"]
+    # ... its end too, which the last commit's reply brings (found from outside: the
+    # list ended at "battle: turn 10, selection").
+    assert any(line.endswith("finished") for line in played["pushes"]), played["pushes"]
     # Back in the lobby, a second battle starts on the front column (nothing tapped) and
     # is given up on turn 1: lost.
     assert sorted(played["front"]) == ["0,0", "1,0", "2,0"], played["front"]

@@ -77,23 +77,33 @@ const lastNoted = { battleId: "", words: "" };
  * finished match still on the screen, as main.ts's followBattle does for one joined; a
  * match in progress keeps its place (no one plays both at once). */
 export function battlePush(view: BattleView, page: Page): void {
-  const before = shown.battle;
-  const words = `battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`;
-  // Once a turn and phase: each plan set or readiness is a new version of the same turn,
-  // and the log read "turn 1, selection" two or three times in the same second.
-  if ((before?.battleId !== view.battleId || before.version < view.version) && (words !== lastNoted.words || view.battleId !== lastNoted.battleId)) {
-    page.note(words);
-    Object.assign(lastNoted, { battleId: view.battleId, words });
-  }
+  noteBattle(view, page);
   show(view);
   if (shown.battle === view && view.you && state.view?.status === MatchStatus.FINISHED) putAwayMatch();
 }
 
+/** The battle's turn and phase in the session's list, once each: each plan set or
+ * readiness is a new version of the same turn, and the log read "turn 1, selection" two
+ * or three times in the same second. */
+function noteBattle(view: BattleView, page: Page): void {
+  const before = shown.battle;
+  const words = `battle: turn ${view.turn}, ${BattleStatus[view.status].toLowerCase()}`;
+  if ((before?.battleId !== view.battleId || before.version < view.version) && (words !== lastNoted.words || view.battleId !== lastNoted.battleId)) {
+    page.note(words);
+    Object.assign(lastNoted, { battleId: view.battleId, words });
+  }
+}
+
 export function battlePanel(view: BattleView, page: Page): HTMLElement {
+  // A reply's view is the caller's only copy (no push follows it): noted as a push's
+  // (found from outside: a battle ended by the player's commit was never said ended).
   const call = (action: () => Promise<{ view?: BattleView }>) =>
     void page.act(async () => {
       const reply = await authed(action);
-      if (reply.view) show(reply.view);
+      if (reply.view) {
+        noteBattle(reply.view, page);
+        show(reply.view);
+      }
     });
   const battleId = view.battleId;
   return battleScreen(view, shown.draft, {
