@@ -330,7 +330,8 @@ async def test_a_realm_practice_from_the_terminal_plays_house_hands_against_a_bo
         assert view.mode == pb.MODE_PRACTICE and view.origin_mode == pb.MODE_CUSTOM
         assert view.rules.family == pb.RULES_FAMILY_REALM and view.rules.house_hands
         assert view.rules.realm.cursed and view.rules.realm.lair
-        assert any(h in screen for h in ("ward", "ember", "rot", "silence", "bind")), screen
+        # each hand card's hex by its letter after its type and alignment: 'Dra CE ★ E'
+        assert re.search(r"[A-Z][a-z]{2} [A-Z]{2} (★ )?[WERSB] ", screen), screen
         cell = next(c.index for c in view.board if c.WhichOneof("content") == "empty")
         terminal.type(f"0 {cell} lair\r")
         await terminal.until(lambda s: "Lair spent: you" in s, "the Lair told under the board")
